@@ -1,0 +1,74 @@
+"""Typed errors. A user's mistake becomes an `InputError` listing every problem found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with the input: where it is, what was expected, what was found."""
+
+    file: str
+    """The file (or `<command line>` for an option)."""
+    question_id: str | None
+    """The question it concerns, when it concerns one."""
+    field: str
+    """The field (dotted path within the record; `line N` prefixes for JSONL)."""
+    expected: str
+    """What a valid input has there."""
+    found: str
+    """What the input has there."""
+
+    def message(self) -> str:
+        """One line naming file, question, field, expected and found."""
+        where = self.file
+        if self.question_id is not None:
+            where += f": question {self.question_id!r}"
+        return f"{where}: {self.field}: expected {self.expected}; found {self.found}"
+
+
+class RagtriageError(Exception):
+    """Base class of every error ragtriage raises on purpose."""
+
+
+class InputError(RagtriageError):
+    """The input is invalid; carries every problem found, in a stable order."""
+
+    def __init__(self, problems: list[Problem] | tuple[Problem, ...]) -> None:
+        ordered = tuple(dict.fromkeys(problems))
+        self.problems: tuple[Problem, ...] = ordered
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """All problems, one per line, with a count first."""
+        count = len(self.problems)
+        head = f"{count} problem{'s' if count != 1 else ''} found in the input:"
+        return "\n".join([head, *(f"- {p.message()}" for p in self.problems)])
+
+
+class ProblemCollector:
+    """Gathers problems so that every one is reported, not only the first."""
+
+    def __init__(self) -> None:
+        self._problems: list[Problem] = []
+
+    def add(
+        self, file: str, question_id: str | None, field: str, expected: str, found: str
+    ) -> None:
+        """Record one problem."""
+        self._problems.append(Problem(file, question_id, field, expected, found))
+
+    def extend(self, problems: list[Problem] | tuple[Problem, ...]) -> None:
+        """Record several problems."""
+        self._problems.extend(problems)
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        """The problems recorded so far."""
+        return tuple(self._problems)
+
+    def raise_if_any(self) -> None:
+        """Raise `InputError` with everything recorded, if anything was."""
+        if self._problems:
+            raise InputError(self._problems)

@@ -1,0 +1,23 @@
+"""Evaluation: validate, then score every run per question and in aggregate."""
+
+from ._evaluate import (
+    Evaluation,
+    LevelChoice,
+    QuestionFilter,
+    QuestionRecord,
+    RunEvaluation,
+    evaluate,
+    evaluate_files,
+    summarize,
+)
+
+__all__ = [
+    "Evaluation",
+    "LevelChoice",
+    "QuestionFilter",
+    "QuestionRecord",
+    "RunEvaluation",
+    "evaluate",
+    "evaluate_files",
+    "summarize",
+]

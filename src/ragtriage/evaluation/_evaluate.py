@@ -1,0 +1,213 @@
+"""`evaluate`: validate a dataset, score every run question by question, then aggregate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from .._version import __version__
+from ..errors import InputError
+from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
+from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures
+from ..metrics.stale import stale_ids
+from ..schemas import LabelPolicy, Provenance, Question
+from ..validation import check_dataset
+
+LevelChoice = Literal["auto", "document", "chunk", "span"]
+QuestionFilter = Callable[[Question], bool]
+
+
+@dataclass(frozen=True)
+class QuestionRecord:
+    """Every measure's per-question score for one question of one run, with the evidence."""
+
+    question_id: str
+    """The question."""
+    tags: tuple[str, ...]
+    """Its slices."""
+    split: str
+    """Its split."""
+    answerability: str
+    """Its answerability label."""
+    outcome: str | None
+    """What the system did."""
+    scores: Mapping[str, Score | None]
+    """Per-question score by measure name; None = not applicable."""
+    details: Mapping[str, tuple[str, ...]]
+    """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
+
+
+@dataclass(frozen=True)
+class RunEvaluation:
+    """One run's per-question records and aggregates, overall and per slice and split."""
+
+    name: str
+    """Run name."""
+    provenance: Provenance
+    """The run's recorded conditions."""
+    k: int | None
+    """Cut-off used."""
+    evidence_level: str
+    """`document`, `chunk`, `span` or `mixed`: how evidence was matched."""
+    questions: tuple[QuestionRecord, ...]
+    """Per-question records, in evaluation-set order."""
+    summary: Mapping[str, Aggregate]
+    """Aggregates over all evaluated questions, by measure name."""
+    slices: Mapping[str, Mapping[str, Aggregate]]
+    """Aggregates per `tag:NAME` and `split:NAME`."""
+    views: tuple[QuestionView, ...] = field(repr=False, compare=False)
+    """The resolved per-question views (input to diagnosis)."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of `evaluate`: every run, the measures used and the provenance."""
+
+    runs: tuple[RunEvaluation, ...]
+    """One entry per run."""
+    measures: tuple[Measure, ...]
+    """Measures reported."""
+    sources: tuple[SourceFile, ...]
+    """Input files with hashes."""
+    label_policy: LabelPolicy
+    """Which labels counted."""
+    allow_unreviewed: bool
+    """Whether unreviewed answers were allowed (scored not applicable)."""
+    tool_version: str = __version__
+    """ragtriage version."""
+    dataset: Dataset | None = field(default=None, repr=False, compare=False)
+    """The dataset evaluated."""
+
+
+def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for stage in ("candidates", "context", "cited", "support"):
+        ids = stale_ids(view, stage)
+        if ids:
+            out[f"stale_{stage}"] = ids
+    context = set(view.context)
+    claims = view.claims or ()
+    bad = tuple(c.claim_id for c in claims if not c.citations or any(i not in context for i in c.citations))
+    if bad:
+        out["invalid_citation_claims"] = bad
+    unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
+    if unsupported:
+        out["unsupported_claims"] = unsupported
+    uncertain = tuple(c.claim_id for c in claims if c.state in ("cannot_judge", "unlabelled"))
+    uncertain += tuple(f.fact_id for f in view.facts if f.state in ("cannot_judge", "unlabelled"))
+    if uncertain:
+        out["uncertain_labels"] = uncertain
+    missing = tuple(
+        f.fact_id for f in view.facts if view.outcome == "answered" and f.state == "not_covered"
+    )
+    if missing:
+        out["missing_facts"] = missing
+    absent = tuple(
+        "|".join(g.any_of)
+        for i, g in enumerate(view.question.required_evidence)
+        if not view.group_satisfied(i, view.context)
+    )
+    if absent and view.question.answerability == "answerable":
+        out["missing_evidence"] = absent
+    return out
+
+
+def _level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
+    if choice != "auto":
+        return choice
+    return index.evidence_level(i for g in q.required_evidence for i in g.any_of)
+
+
+def summarize(
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
+) -> dict[str, Aggregate]:
+    """Aggregate each measure over a set of per-question records."""
+    return {m.name: aggregate(m, [r.scores[m.name] for r in records]) for m in chosen}
+
+
+def _slices(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, dict[str, Aggregate]]:
+    groups: dict[str, list[QuestionRecord]] = {}
+    for rec in records:
+        groups.setdefault(f"split:{rec.split}", []).append(rec)
+        for tag in rec.tags:
+            groups.setdefault(f"tag:{tag}", []).append(rec)
+    return {key: summarize(groups[key], chosen) for key in sorted(groups)}
+
+
+def evaluate(
+    dataset: Dataset,
+    *,
+    k: int | None = None,
+    metrics: Sequence[str] | None = None,
+    label_policy: LabelPolicy = "human-first",
+    allow_unreviewed: bool = False,
+    evidence_level: LevelChoice = "auto",
+    question_filter: QuestionFilter | None = None,
+) -> Evaluation:
+    """Validate and score every run of a dataset; raise `InputError` listing every problem."""
+    chosen = measures(metrics)
+    ks = {run.name: k or run.provenance.k or dataset.default_k for run in dataset.runs}
+    problems = check_dataset(
+        dataset, ks, allow_unreviewed=allow_unreviewed, label_policy=label_policy
+    )
+    if problems:
+        raise InputError(problems)
+    index = SnapshotIndex.build(dataset.snapshot)
+    questions = [q for q in dataset.evalset.questions if question_filter is None or question_filter(q)]
+    levels = {q.id: _level(evidence_level, index, q) for q in questions}
+    level_names = {levels[q.id] for q in questions if q.required_evidence}
+    run_level = level_names.pop() if len(level_names) == 1 else ("mixed" if level_names else "document")
+    out = []
+    for run in dataset.runs:
+        results = {res.question_id: res for res in run.results}
+        views = tuple(
+            build_view(q, results[q.id], index, levels[q.id], ks[run.name], label_policy)
+            for q in questions
+        )
+        records = tuple(
+            QuestionRecord(
+                question_id=v.question.id,
+                tags=tuple(v.question.tags),
+                split=v.question.split,
+                answerability=v.question.answerability,
+                outcome=v.outcome,
+                scores={m.name: m.compute(v) for m in chosen},
+                details=_details(v),
+            )
+            for v in views
+        )
+        out.append(
+            RunEvaluation(
+                name=run.name,
+                provenance=run.provenance,
+                k=ks[run.name],
+                evidence_level=run_level,
+                questions=records,
+                summary=summarize(records, chosen),
+                slices=_slices(records, chosen),
+                views=views,
+            )
+        )
+    return Evaluation(
+        runs=tuple(out),
+        measures=chosen,
+        sources=dataset.sources,
+        label_policy=label_policy,
+        allow_unreviewed=allow_unreviewed,
+        dataset=dataset,
+    )
+
+
+def evaluate_files(
+    dataset: Path,
+    *,
+    snapshot: Path | None = None,
+    runs: Sequence[Path] = (),
+    labels: Sequence[Path] = (),
+    **options: object,
+) -> Evaluation:
+    """Load files and evaluate them (see `evaluate` for the options)."""
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels)
+    return evaluate(loaded, **options)  # type: ignore[arg-type]

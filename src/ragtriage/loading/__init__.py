@@ -1,0 +1,21 @@
+"""Loading: read snapshot, evaluation set, runs and labels (native JSON/JSONL or article format)."""
+
+from ._article import ARTICLE_DEFAULT_K, ARTICLE_REVIEWER, convert_article
+from ._dataset import Dataset, load_dataset
+from ._files import SourceFile, file_sha256
+from ._index import EvidenceLevel, SnapshotIndex
+from ._readers import LoadedFile, read_file
+
+__all__ = [
+    "ARTICLE_DEFAULT_K",
+    "ARTICLE_REVIEWER",
+    "Dataset",
+    "EvidenceLevel",
+    "LoadedFile",
+    "SnapshotIndex",
+    "SourceFile",
+    "convert_article",
+    "file_sha256",
+    "load_dataset",
+    "read_file",
+]

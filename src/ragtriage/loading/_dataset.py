@@ -1,0 +1,159 @@
+"""Assemble a dataset (snapshot, evaluation set, runs with their labels) from files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ProblemCollector
+from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
+from ._article import ARTICLE_DEFAULT_K, convert_article
+from ._files import SourceFile
+from ._readers import read_file
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Everything one evaluation reads, schema-valid (semantic checks come in `validate`)."""
+
+    snapshot: Snapshot
+    """The knowledge snapshot."""
+    evalset: EvalSet
+    """The evaluation set."""
+    runs: tuple[Run, ...]
+    """The runs, with labels from label files attached."""
+    sources: tuple[SourceFile, ...]
+    """The files read, with their hashes."""
+    default_k: int | None = None
+    """A cut-off implied by the format (the article scorer's 2), if any."""
+    article: bool = False
+    """True when the dataset came from an article-format file."""
+
+    run_files: dict[str, str] | None = None
+    """For each run name, the file it came from."""
+
+    def run_file(self, run_name: str) -> str:
+        """The file a run came from (for error messages)."""
+        return (self.run_files or {}).get(run_name, self.sources[0].path)
+
+
+def _attach_labels(
+    runs: list[Run], label_sets: list[tuple[str, LabelSet]], collector: ProblemCollector
+) -> list[Run]:
+    by_name = {run.name: run for run in runs}
+    for path, labels in label_sets:
+        if labels.run not in by_name:
+            collector.add(path, None, "run", f"the name of a loaded run ({', '.join(sorted(by_name)) or 'none'})", repr(labels.run))
+            continue
+        run = by_name[labels.run]
+        results = {res.question_id: res for res in run.results}
+        claim_updates: dict[str, dict[str, list]] = {}  # type: ignore[type-arg]
+        fact_updates: dict[str, list] = {}  # type: ignore[type-arg]
+        for entry in labels.claim_labels:
+            result = results.get(entry.question_id)
+            if result is None:
+                collector.add(path, entry.question_id, "claim_labels.question_id", f"a question answered by run {run.name!r}", "no such result")
+                continue
+            ids = [c.id or f"c{n}" for n, c in enumerate(result.claims or [], start=1)]
+            if entry.claim_id not in ids:
+                collector.add(path, entry.question_id, "claim_labels.claim_id", f"a claim of the answer ({', '.join(ids) or 'none'})", repr(entry.claim_id))
+                continue
+            claim_updates.setdefault(entry.question_id, {}).setdefault(entry.claim_id, []).append(entry.label)
+        for fentry in labels.fact_labels:
+            if fentry.question_id not in results:
+                collector.add(path, fentry.question_id, "fact_labels.question_id", f"a question answered by run {run.name!r}", "no such result")
+                continue
+            fact_updates.setdefault(fentry.question_id, []).append(fentry.label)
+        new_results = []
+        for res in run.results:
+            claims_add = claim_updates.get(res.question_id, {})
+            facts_add = fact_updates.get(res.question_id, [])
+            if not claims_add and not facts_add:
+                new_results.append(res)
+                continue
+            claims = [
+                c.model_copy(update={"labels": [*c.labels, *claims_add.get(c.id or f"c{n}", [])]})
+                for n, c in enumerate(res.claims or [], start=1)
+            ]
+            new_results.append(
+                res.model_copy(
+                    update={
+                        "claims": claims if res.claims is not None else None,
+                        "fact_labels": [*res.fact_labels, *facts_add],
+                    }
+                )
+            )
+        by_name[run.name] = run.model_copy(update={"results": new_results})
+    return [by_name[run.name] for run in runs]
+
+
+def load_dataset(
+    dataset: Path,
+    *,
+    snapshot: Path | None = None,
+    runs: Sequence[Path] = (),
+    labels: Sequence[Path] = (),
+) -> Dataset:
+    """Read the files of one evaluation; raise `InputError` with every schema problem."""
+    collector = ProblemCollector()
+    main = read_file(dataset, collector)
+    sources = [main.source]
+    snap: Snapshot | None = None
+    evalset: EvalSet | None = None
+    loaded_runs: list[Run] = []
+    run_files: dict[str, str] = {}
+    default_k: int | None = None
+    is_article = isinstance(main.content, ArticleDataset)
+    if isinstance(main.content, ArticleDataset):
+        snap, evalset, embedded = convert_article(
+            main.content, main.source.sha256, main.source.path, collector
+        )
+        loaded_runs.extend(embedded)
+        run_files.update({r.name: main.source.path for r in embedded})
+        default_k = ARTICLE_DEFAULT_K
+    elif isinstance(main.content, EvalSet):
+        evalset = main.content
+    elif main.content is not None:
+        collector.add(main.source.path, None, "kind", "an evaluation set or an article-format file", repr(main.source.kind))
+    if snapshot is not None:
+        snap_file = read_file(snapshot, collector)
+        sources.append(snap_file.source)
+        if isinstance(snap_file.content, Snapshot):
+            if snap is not None:
+                collector.add(str(snapshot), None, "--snapshot", "no snapshot option for an article-format file (its corpus is the snapshot)", "a snapshot file")
+            snap = snap_file.content
+        elif snap_file.content is not None:
+            collector.add(str(snapshot), None, "kind", "snapshot", repr(snap_file.source.kind))
+    elif isinstance(main.content, EvalSet):
+        collector.add("<command line>", None, "--snapshot", "a snapshot file for a native evaluation set", "none given")
+    for path in runs:
+        run_file = read_file(path, collector)
+        sources.append(run_file.source)
+        if isinstance(run_file.content, Run):
+            if run_file.content.name in run_files:
+                collector.add(str(path), None, "name", "a run name not used by another run", repr(run_file.content.name))
+            run_files[run_file.content.name] = str(path)
+            loaded_runs.append(run_file.content)
+        elif run_file.content is not None:
+            collector.add(str(path), None, "kind", "run", repr(run_file.source.kind))
+    label_sets: list[tuple[str, LabelSet]] = []
+    for path in labels:
+        label_file = read_file(path, collector)
+        sources.append(label_file.source)
+        if isinstance(label_file.content, LabelSet):
+            label_sets.append((str(path), label_file.content))
+        elif label_file.content is not None:
+            collector.add(str(path), None, "kind", "labels", repr(label_file.source.kind))
+    seen_names: set[str] = set()
+    for run in loaded_runs:
+        if run.name in seen_names and is_article:
+            collector.add(main.source.path, None, "runs.name", "a run name not used by another run", repr(run.name))
+        seen_names.add(run.name)
+    collector.raise_if_any()
+    assert snap is not None and evalset is not None  # guaranteed by the checks above
+    attached = _attach_labels(loaded_runs, label_sets, collector)
+    collector.raise_if_any()
+    return Dataset(
+        snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files
+    )

@@ -1,0 +1,151 @@
+"""Reading JSON and JSONL files into models, turning every parse or schema error into a Problem."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import Problem, ProblemCollector
+
+M = TypeVar("M", bound=BaseModel)
+
+_MAX_FOUND = 80
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """An input file as read: where it was, what kind it held and its content hash."""
+
+    path: str
+    """The path as the user gave it."""
+    kind: str
+    """`snapshot`, `evalset`, `run`, `labels` or `article`."""
+    sha256: str
+    """SHA-256 of the file's bytes."""
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def short(value: object) -> str:
+    """A value as it appears in an error message, shortened when long."""
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= _MAX_FOUND else text[: _MAX_FOUND - 3] + "..."
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        else:
+            parts.append(("." if parts else "") + item)
+    return "".join(parts) or "(record)"
+
+
+def pydantic_problems(
+    error: ValidationError, file: str, question_id: str | None, prefix: str = ""
+) -> list[Problem]:
+    """Translate a pydantic error into problems naming the field, expected and found."""
+    problems = []
+    for item in error.errors(include_url=False):
+        field = prefix + _loc(tuple(item["loc"]))
+        kind = item["type"]
+        if kind == "missing":
+            expected, found = "a value (required field)", "nothing"
+        elif kind == "extra_forbidden":
+            field = prefix + _loc(tuple(item["loc"]))
+            expected, found = "no such field (it is not part of the format)", "an unknown field"
+        else:
+            message = str(item["msg"])
+            expected = message.removeprefix("Input should be ").removeprefix("Value error, ")
+            found = short(item.get("input"))
+        problems.append(Problem(file, question_id, field, expected, found))
+    return problems
+
+
+def read_json(path: Path, label: str, collector: ProblemCollector) -> Any:
+    """Parse a whole JSON file; a missing file or broken JSON becomes a problem (returns None)."""
+    try:
+        with path.open("rb") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        collector.add(label, None, "(file)", "an existing file", "no such file")
+    except IsADirectoryError:
+        collector.add(label, None, "(file)", "a file", "a directory")
+    except UnicodeDecodeError as exc:
+        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+    except json.JSONDecodeError as exc:
+        collector.add(
+            label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg
+        )
+    return None
+
+
+def iter_jsonl(path: Path, label: str, collector: ProblemCollector) -> Iterator[tuple[int, str]]:
+    """Yield (line number, line) of a JSONL file, skipping blank lines; streams the file."""
+    try:
+        handle = path.open("r", encoding="utf-8")
+    except FileNotFoundError:
+        collector.add(label, None, "(file)", "an existing file", "no such file")
+        return
+    except IsADirectoryError:
+        collector.add(label, None, "(file)", "a file", "a directory")
+        return
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield number, line
+        except UnicodeDecodeError as exc:
+            collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+
+
+def validate_item(
+    model: type[M],
+    data: Any,
+    file: str,
+    collector: ProblemCollector,
+    id_key: str | None,
+    prefix: str = "",
+) -> M | None:
+    """Validate one record (already parsed), naming its question ID in problems."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        qid = data.get(id_key) if id_key and isinstance(data, dict) else None
+        collector.extend(
+            pydantic_problems(exc, file, qid if isinstance(qid, str) else None, prefix)
+        )
+        return None
+
+
+def validate_line(
+    model: type[M], line: str, number: int, file: str, collector: ProblemCollector, id_key: str
+) -> M | None:
+    """Validate one JSONL line straight from its text (no intermediate dict kept)."""
+    try:
+        return model.model_validate_json(line, strict=True)
+    except ValidationError as exc:
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as bad:
+            collector.add(file, None, f"line {number} column {bad.colno}", "valid JSON", bad.msg)
+            return None
+        qid = data.get(id_key) if isinstance(data, dict) else None
+        collector.extend(
+            pydantic_problems(exc, file, qid if isinstance(qid, str) else None, f"line {number}: ")
+        )
+        return None

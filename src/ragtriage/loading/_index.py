@@ -1,0 +1,82 @@
+"""Look-ups over a snapshot: which IDs exist, chunk -> document, versions and permissions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..schemas import Chunk, Document, Snapshot
+
+EvidenceLevel = Literal["document", "chunk", "span"]
+
+
+@dataclass(frozen=True)
+class SnapshotIndex:
+    """Fast look-ups over a snapshot's documents and chunks."""
+
+    documents: dict[str, Document]
+    """Documents by ID."""
+    chunks: dict[str, Chunk]
+    """Chunks by ID."""
+    superseded_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """For each superseded document, the documents that declare they supersede it."""
+
+    @classmethod
+    def build(cls, snapshot: Snapshot) -> SnapshotIndex:
+        """Index a snapshot (first occurrence wins; duplicates are reported by validation)."""
+        documents: dict[str, Document] = {}
+        for doc in snapshot.documents:
+            documents.setdefault(doc.id, doc)
+        chunks: dict[str, Chunk] = {}
+        for chunk in snapshot.chunks:
+            chunks.setdefault(chunk.id, chunk)
+        newer: dict[str, list[str]] = {}
+        for doc in documents.values():
+            for old in doc.supersedes:
+                newer.setdefault(old, []).append(doc.id)
+        return cls(documents, chunks, {k: tuple(sorted(v)) for k, v in newer.items()})
+
+    def known(self, item_id: str) -> bool:
+        """True for a document or chunk ID of the snapshot."""
+        return item_id in self.documents or item_id in self.chunks
+
+    def document_of(self, item_id: str) -> str:
+        """The document an ID belongs to (itself for a document ID)."""
+        chunk = self.chunks.get(item_id)
+        return chunk.document_id if chunk is not None else item_id
+
+    def document(self, item_id: str) -> Document | None:
+        """The document an ID belongs to, if known."""
+        return self.documents.get(self.document_of(item_id))
+
+    def is_stale(self, item_id: str) -> bool:
+        """True when the ID's document is superseded or withdrawn."""
+        doc = self.document(item_id)
+        return doc is not None and doc.status != "current"
+
+    def may_read(self, item_id: str, groups: Iterable[str] | None) -> bool:
+        """Whether a user with these groups may read the item (`None` groups: no user given)."""
+        doc = self.document(item_id)
+        if doc is None or doc.access_groups is None or groups is None:
+            return True
+        return bool(set(doc.access_groups) & set(groups))
+
+    def evidence_level(self, required_ids: Iterable[str]) -> EvidenceLevel:
+        """`document` when every required ID is a document ID, else `chunk`."""
+        return "document" if all(i in self.documents for i in required_ids) else "chunk"
+
+    def matches(self, required_id: str, item_id: str, level: EvidenceLevel) -> bool:
+        """Whether a retrieved item satisfies one required ID at the given level."""
+        if level == "document":
+            return self.document_of(item_id) == self.document_of(required_id)
+        if level == "chunk":
+            return item_id == required_id
+        want, got = self.chunks.get(required_id), self.chunks.get(item_id)
+        if want is None:
+            return self.document_of(item_id) == required_id
+        if got is None:
+            return item_id == want.document_id
+        return (
+            want.document_id == got.document_id and got.start < want.end and want.start < got.end
+        )

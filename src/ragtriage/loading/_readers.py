@@ -1,0 +1,216 @@
+"""Read one native or article file of any kind, JSON or JSONL, collecting every problem."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ProblemCollector
+from ..schemas import (
+    ArticleDataset,
+    Chunk,
+    ClaimLabelEntry,
+    Document,
+    EvalSet,
+    FactLabelEntry,
+    LabelSet,
+    Question,
+    QuestionResult,
+    Run,
+    RunHeader,
+    Snapshot,
+)
+from ._files import (
+    SourceFile,
+    file_sha256,
+    iter_jsonl,
+    read_json,
+    short,
+    validate_item,
+    validate_line,
+)
+
+KINDS = ("snapshot", "evalset", "run", "labels")
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A file read and validated against its schema; `content` is None when it had problems."""
+
+    source: SourceFile
+    """Where it came from."""
+    content: Snapshot | EvalSet | Run | LabelSet | ArticleDataset | None
+    """The validated content."""
+
+
+def _validate_list(
+    items: Any,
+    key: str,
+    model: type[Any],
+    id_key: str | None,
+    label: str,
+    collector: ProblemCollector,
+) -> list[Any]:
+    if not isinstance(items, list):
+        collector.add(label, None, key, "a list", short(items))
+        return []
+    out = []
+    for index, item in enumerate(items):
+        has_id = isinstance(item, dict) and isinstance(item.get(id_key or ""), str)
+        prefix = "" if has_id else f"{key}[{index}]."
+        valid = validate_item(model, item, label, collector, id_key, prefix)
+        if valid is not None:
+            out.append(valid)
+    return out
+
+
+def _split_envelope(
+    data: dict[str, Any], list_keys: tuple[str, ...]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    envelope = {key: value for key, value in data.items() if key not in list_keys}
+    lists = {key: data[key] for key in list_keys if key in data}
+    return envelope, lists
+
+
+def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
+    if not isinstance(data, dict):
+        collector.add(label, None, "(top level)", "a JSON object", short(data))
+        return None
+    if "schemaVersion" in data:
+        if data["schemaVersion"] != 1:
+            collector.add(
+                label, None, "schemaVersion", "1 (the article format)", short(data["schemaVersion"])
+            )
+            return None
+        return validate_item(ArticleDataset, data, label, collector, None)
+    kind = data.get("kind")
+    if kind not in KINDS:
+        collector.add(
+            label, None, "kind", "one of snapshot, evalset, run, labels", short(kind)
+        )
+        return None
+    if data.get("schema_version") != 1:
+        collector.add(
+            label, None, "schema_version", "1", short(data.get("schema_version", "nothing"))
+        )
+        return None
+    if kind == "snapshot":
+        env, lists = _split_envelope(data, ("documents", "chunks"))
+        docs = _validate_list(lists.get("documents", []), "documents", Document, "id", label, collector)
+        chunks = _validate_list(lists.get("chunks", []), "chunks", Chunk, "id", label, collector)
+        if "documents" not in lists:
+            collector.add(label, None, "documents", "a value (required field)", "nothing")
+        head = validate_item(Snapshot, {**env, "documents": []}, label, collector, None)
+        return None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
+    if kind == "evalset":
+        env, lists = _split_envelope(data, ("questions",))
+        if "questions" not in lists:
+            collector.add(label, None, "questions", "a value (required field)", "nothing")
+        questions = _validate_list(lists.get("questions", []), "questions", Question, "id", label, collector)
+        head = validate_item(EvalSet, {**env, "questions": []}, label, collector, None)
+        return None if head is None else head.model_copy(update={"questions": questions})
+    if kind == "run":
+        env, lists = _split_envelope(data, ("results",))
+        if "results" not in lists:
+            collector.add(label, None, "results", "a value (required field)", "nothing")
+        results = _validate_list(
+            lists.get("results", []), "results", QuestionResult, "question_id", label, collector
+        )
+        header = validate_item(RunHeader, env, label, collector, None)
+        if header is None:
+            return None
+        return Run.model_construct(**dict(header), results=results)
+    env, lists = _split_envelope(data, ("claim_labels", "fact_labels"))
+    claims = _validate_list(
+        lists.get("claim_labels", []), "claim_labels", ClaimLabelEntry, "question_id", label, collector
+    )
+    facts = _validate_list(
+        lists.get("fact_labels", []), "fact_labels", FactLabelEntry, "question_id", label, collector
+    )
+    head = validate_item(LabelSet, env, label, collector, None)
+    return None if head is None else head.model_copy(update={"claim_labels": claims, "fact_labels": facts})
+
+
+def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
+    lines = iter_jsonl(path, label, collector)
+    first = next(lines, None)
+    if first is None:
+        if not collector.problems:
+            collector.add(label, None, "line 1", "a header line with kind and schema_version", "an empty file")
+        return None
+    number, text = first
+    try:
+        header_data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        collector.add(label, None, f"line {number} column {exc.colno}", "valid JSON", exc.msg)
+        return None
+    kind = header_data.get("kind") if isinstance(header_data, dict) else None
+    if kind not in KINDS:
+        collector.add(label, None, f"line {number}: kind", "one of snapshot, evalset, run, labels", short(kind))
+        return None
+    if header_data.get("schema_version") != 1:
+        found = short(header_data.get("schema_version", "nothing"))
+        collector.add(label, None, f"line {number}: schema_version", "1", found)
+        return None
+    if kind == "run":
+        header = validate_item(RunHeader, header_data, label, collector, None, f"line {number}: ")
+        results = [
+            item
+            for n, line in lines
+            if (item := validate_line(QuestionResult, line, n, label, collector, "question_id"))
+            is not None
+        ]
+        return None if header is None else Run.model_construct(**dict(header), results=results)
+    if kind == "evalset":
+        head = validate_item(EvalSet, {**header_data, "questions": []}, label, collector, None)
+        questions = [
+            item
+            for n, line in lines
+            if (item := validate_line(Question, line, n, label, collector, "id")) is not None
+        ]
+        return None if head is None else head.model_copy(update={"questions": questions})
+    if kind == "snapshot":
+        head = validate_item(Snapshot, {**header_data, "documents": []}, label, collector, None)
+        docs: list[Document] = []
+        chunks: list[Chunk] = []
+        for n, line in lines:
+            model: type[Document] | type[Chunk] = Chunk if '"document_id"' in line else Document
+            item = validate_line(model, line, n, label, collector, "id")
+            if isinstance(item, Chunk):
+                chunks.append(item)
+            elif isinstance(item, Document):
+                docs.append(item)
+        return None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
+    head_labels = validate_item(LabelSet, header_data, label, collector, None)
+    claim_entries: list[ClaimLabelEntry] = []
+    fact_entries: list[FactLabelEntry] = []
+    for n, line in lines:
+        if '"claim_id"' in line:
+            claim = validate_line(ClaimLabelEntry, line, n, label, collector, "question_id")
+            if claim is not None:
+                claim_entries.append(claim)
+        else:
+            fact = validate_line(FactLabelEntry, line, n, label, collector, "question_id")
+            if fact is not None:
+                fact_entries.append(fact)
+    if head_labels is None:
+        return None
+    return head_labels.model_copy(update={"claim_labels": claim_entries, "fact_labels": fact_entries})
+
+
+def read_file(path: Path, collector: ProblemCollector, label: str | None = None) -> LoadedFile:
+    """Read and schema-validate one file; problems go to `collector`."""
+    shown = label or str(path)
+    before = len(collector.problems)
+    if path.suffix == ".jsonl":
+        content = _from_jsonl(path, shown, collector)
+    else:
+        data = read_json(path, shown, collector)
+        content = None if len(collector.problems) > before else _from_json(data, shown, collector)
+    if len(collector.problems) > before:
+        content = None
+    kind = "article" if isinstance(content, ArticleDataset) else getattr(content, "kind", "unknown")
+    digest = file_sha256(path) if path.is_file() else ""
+    return LoadedFile(SourceFile(shown, kind, digest), content)

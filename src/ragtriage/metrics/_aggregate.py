@@ -1,0 +1,46 @@
+"""Aggregation: per-question scores into one value with numerator, denominator and averaging."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._registry import Averaging, Measure, Score
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """A metric over a set of questions; `value` is None when the denominator is empty."""
+
+    metric: str
+    """Canonical measure name."""
+    value: float | None
+    """numerator / denominator, or None (not applicable)."""
+    numerator: float
+    """Macro: sum of per-question values. Micro: pooled numerators."""
+    denominator: float
+    """Macro: questions with a value. Micro: pooled denominators."""
+    averaging: Averaging
+    """`macro` (over questions) or `micro` (over the pooled unit, e.g. claims)."""
+    not_applicable: int
+    """Questions in the set for which the metric was not applicable."""
+
+
+def aggregate(measure: Measure, scores: Sequence[Score | None]) -> Aggregate:
+    """Combine per-question scores according to the measure's averaging kind."""
+    present = [s for s in scores if s is not None]
+    missing = len(scores) - len(present)
+    if measure.spec.averaging == "micro":
+        num = math.fsum(s.numerator for s in present)
+        den = math.fsum(s.denominator for s in present)
+    else:
+        num = math.fsum(s.value for s in present)
+        den = float(len(present))
+    value = num / den if den else None
+    return Aggregate(measure.name, value, _tidy(num), _tidy(den), measure.spec.averaging, missing)
+
+
+def _tidy(number: float) -> float:
+    """Whole numbers as ints in output (3 rather than 3.0); other values unchanged."""
+    return int(number) if float(number).is_integer() else number

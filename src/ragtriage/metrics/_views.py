@@ -1,0 +1,171 @@
+"""Per-question views: one question, one run's result, resolved against the snapshot.
+
+This is the exact reference path: every metric is computed from these views, one question
+at a time. Faster paths are tested against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from ..loading import EvidenceLevel, SnapshotIndex
+from ..schemas import ClaimLabel, FactLabel, LabelPolicy, Question, QuestionResult
+
+L = TypeVar("L", ClaimLabel, FactLabel)
+
+ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
+FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """A claim with the label that counts under the label policy."""
+
+    claim_id: str
+    """`c1`, `c2`, ... when the run gives no ID."""
+    text: str
+    """The claim."""
+    citations: tuple[str, ...]
+    """Cited IDs."""
+    state: ClaimState
+    """The verdict that counts; `cannot_judge` also when labellers of one kind disagree."""
+    supported_by: tuple[str, ...]
+    """Supporting context IDs from the counted label."""
+    labelled_by: str | None
+    """`human` or `judge`: the kind of label that counted."""
+
+
+@dataclass(frozen=True)
+class FactView:
+    """A reference fact with the coverage verdict that counts."""
+
+    fact_id: str
+    """The fact."""
+    state: FactState
+    """The verdict that counts."""
+    labelled_by: str | None
+    """`human` or `judge`."""
+
+
+def _pick(labels: Sequence[L], policy: LabelPolicy) -> list[L]:
+    humans = [lab for lab in labels if lab.labeller.kind == "human"]
+    judges = [lab for lab in labels if lab.labeller.kind == "judge"]
+    if policy == "human":
+        return humans
+    if policy == "judge":
+        return judges
+    return humans or judges
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """One question and one run's result for it, resolved for scoring."""
+
+    question: Question
+    """The question."""
+    result: QuestionResult
+    """The run's result."""
+    index: SnapshotIndex
+    """The snapshot look-ups."""
+    level: EvidenceLevel
+    """Level at which evidence is matched."""
+    k: int | None
+    """Cut-off for rankings (and for the derived context)."""
+    candidates: tuple[str, ...]
+    """First-stage ranking IDs."""
+    reranked: tuple[str, ...] | None
+    """Reranked IDs, if a reranking stage ran."""
+    context: tuple[str, ...]
+    """IDs of the final context."""
+    context_derived: bool
+    """True when the context is the top k of the final ranking (no recorded context)."""
+    claims: tuple[ClaimView, ...] | None
+    """Claims with counted labels; `None` when the run has no extracted claims."""
+    facts: tuple[FactView, ...]
+    """Reference facts with counted coverage."""
+
+    @property
+    def ranking(self) -> tuple[str, ...]:
+        """The final ranking: reranked when reranking ran, else the candidates."""
+        return self.reranked if self.reranked is not None else self.candidates
+
+    @property
+    def outcome(self) -> str | None:
+        """The result's outcome (None for a retrieval-only run)."""
+        return self.result.outcome
+
+    def group_satisfied(self, group_index: int, items: Sequence[str]) -> bool:
+        """Whether required group `group_index` is satisfied by any of `items`."""
+        group = self.question.required_evidence[group_index]
+        return any(
+            self.index.matches(req, item, self.level) for req in group.any_of for item in items
+        )
+
+    def groups_satisfied(self, items: Sequence[str]) -> int:
+        """How many required groups `items` satisfy (each group counts once)."""
+        return sum(
+            self.group_satisfied(i, items) for i in range(len(self.question.required_evidence))
+        )
+
+    def relevant_grade(self, item: str) -> int:
+        """The best grade of a required group this item satisfies (0 when none)."""
+        grades = [
+            group.grade
+            for group in self.question.required_evidence
+            if any(self.index.matches(req, item, self.level) for req in group.any_of)
+        ]
+        return max(grades, default=0)
+
+
+def build_view(
+    question: Question,
+    result: QuestionResult,
+    index: SnapshotIndex,
+    level: EvidenceLevel,
+    k: int | None,
+    policy: LabelPolicy,
+) -> QuestionView:
+    """Resolve one result against its question and the snapshot."""
+    candidates = tuple(item.id for item in result.candidates)
+    reranked = None if result.reranked is None else tuple(item.id for item in result.reranked)
+    ranking = reranked if reranked is not None else candidates
+    if result.context is not None:
+        context, derived = tuple(item.id for item in result.context), False
+    else:
+        context, derived = (ranking[:k] if k is not None else ranking), True
+    claims: tuple[ClaimView, ...] | None = None
+    if result.claims is not None:
+        views = []
+        for number, claim in enumerate(result.claims, start=1):
+            chosen = _pick(claim.labels, policy)
+            verdicts = {lab.verdict for lab in chosen}
+            state: ClaimState
+            if not chosen:
+                state, support, kind = "unlabelled", (), None
+            elif len(verdicts) > 1:
+                state, support, kind = "cannot_judge", (), chosen[0].labeller.kind
+            else:
+                state = chosen[0].verdict
+                support = tuple(dict.fromkeys(i for lab in chosen for i in lab.supported_by))
+                kind = chosen[0].labeller.kind
+            views.append(
+                ClaimView(claim.id or f"c{number}", claim.text, tuple(claim.citations), state, support, kind)
+            )
+        claims = tuple(views)
+    facts = []
+    for fact in question.reference_facts:
+        labels = _pick([lab for lab in result.fact_labels if lab.fact_id == fact.id], policy)
+        verdicts = {lab.verdict for lab in labels}
+        fstate: FactState
+        if not labels:
+            fstate = "unlabelled"
+        elif len(verdicts) > 1:
+            fstate = "cannot_judge"
+        else:
+            fstate = labels[0].verdict
+        facts.append(FactView(fact.id, fstate, labels[0].labeller.kind if labels else None))
+    return QuestionView(
+        question, result, index, level, k, candidates, reranked, context, derived, claims, tuple(facts)
+    )

@@ -1,0 +1,35 @@
+"""Reference-fact coverage: how much of what the user needed the answer states."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ._registry import MetricSpec, Score, register
+from ._views import QuestionView
+
+
+def _fact_coverage(view: QuestionView, params: Mapping[str, int]) -> Score | None:
+    if view.question.answerability != "answerable" or not view.facts or view.outcome is None:
+        return None
+    if view.outcome != "answered":
+        return Score(0, len(view.facts))
+    covered = sum(f.state == "covered" for f in view.facts)
+    judged = sum(f.state in ("covered", "not_covered") for f in view.facts)
+    return Score(covered, judged) if judged else None
+
+
+FACT_COVERAGE = register(
+    MetricSpec(
+        name="fact_coverage",
+        layer="coverage",
+        direction="higher",
+        averaging="macro",
+        kind="ratio",
+        summary="Share of a question's reference facts the answer covers.",
+        formula="covered reference facts / judged reference facts (a non-answer covers none)",
+        denominator="answerable questions with reference facts (macro average)",
+        not_applicable="unanswerable or needs-clarification; no reference facts; no answer recorded",
+        requires=("question.reference_facts", "fact labels", "result.outcome"),
+        compute=_fact_coverage,
+    )
+)

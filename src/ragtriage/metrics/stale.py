@@ -1,0 +1,59 @@
+"""Stale evidence: superseded or withdrawn documents at each stage of a question's pipeline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ._registry import MetricSpec, Score, register
+from ._views import QuestionView
+
+
+def stage_items(view: QuestionView, stage: str) -> tuple[str, ...]:
+    """IDs seen at a stage: `candidates`, `context`, `cited` or `support`."""
+    if stage == "candidates":
+        return view.candidates
+    if stage == "context":
+        return view.context
+    claims = view.claims or ()
+    if stage == "cited":
+        return tuple(dict.fromkeys(i for c in claims for i in c.citations))
+    return tuple(dict.fromkeys(i for c in claims if c.state == "supported" for i in c.supported_by))
+
+
+def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:
+    """The superseded or withdrawn items among a stage's IDs."""
+    return tuple(i for i in stage_items(view, stage) if view.index.is_stale(i))
+
+
+def _stale(stage: str) -> Callable[[QuestionView, Mapping[str, int]], Score | None]:
+    def compute(view: QuestionView, params: Mapping[str, int]) -> Score | None:
+        if not stage_items(view, stage):
+            return None
+        return Score(int(bool(stale_ids(view, stage))), 1)
+
+    return compute
+
+
+_WHERE = {
+    "candidates": "among the candidates",
+    "context": "in the final context",
+    "cited": "cited by the answer",
+    "support": "used as support for a claim",
+}
+
+for _stage, _where in _WHERE.items():
+    register(
+        MetricSpec(
+            name=f"stale_{'in_' if _stage in ('candidates', 'context') else ''}{_stage}",
+            layer="stale",
+            direction="lower",
+            averaging="macro",
+            kind="boolean",
+            summary=f"Share of questions with a superseded or withdrawn document {_where}.",
+            formula=f"1 when any document {_where} is superseded or withdrawn, else 0",
+            denominator=f"questions with at least one item {_where}",
+            not_applicable=f"nothing {_where}",
+            requires=("document.status", "result"),
+            compute=_stale(_stage),
+        )
+    )

@@ -1,0 +1,18 @@
+"""Rendering: table, JSON and Markdown (HTML lives beside them)."""
+
+from ._json import aggregate_json, dumps, evaluation_json, question_json, run_json, score_json
+from ._text import fmt_aggregate, fmt_number, fmt_value, render_markdown, render_table
+
+__all__ = [
+    "aggregate_json",
+    "dumps",
+    "evaluation_json",
+    "fmt_aggregate",
+    "fmt_number",
+    "fmt_value",
+    "question_json",
+    "render_markdown",
+    "render_table",
+    "run_json",
+    "score_json",
+]

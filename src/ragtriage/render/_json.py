@@ -1,0 +1,91 @@
+"""The JSON report: a stable contract CI scripts parse. Sorted keys, no timestamps."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..metrics import Aggregate, Measure, Score
+
+
+def aggregate_json(agg: Aggregate) -> dict[str, Any]:
+    """One aggregate as `{value, numerator, denominator, averaging, not_applicable}`."""
+    return {
+        "value": agg.value,
+        "numerator": agg.numerator,
+        "denominator": agg.denominator,
+        "averaging": agg.averaging,
+        "not_applicable": agg.not_applicable,
+    }
+
+
+def score_json(measure: Measure, score: Score | None) -> float | bool | None:
+    """A per-question value: float for ratios, true/false for booleans, null when n/a."""
+    if score is None:
+        return None
+    if measure.spec.kind == "boolean":
+        return bool(score.numerator)
+    return score.value
+
+
+def question_json(record: QuestionRecord, measures: tuple[Measure, ...]) -> dict[str, Any]:
+    """One question's row: id, labels, every measure's value and the IDs behind them."""
+    row: dict[str, Any] = {
+        "id": record.question_id,
+        "tags": list(record.tags),
+        "split": record.split,
+        "answerability": record.answerability,
+        "outcome": record.outcome,
+        "details": {key: list(value) for key, value in record.details.items()},
+    }
+    for m in measures:
+        row[m.name] = score_json(m, record.scores[m.name])
+    return row
+
+
+def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any]:
+    """One run's section of the report."""
+    return {
+        "name": run.name,
+        "k": run.k,
+        "evidence_level": run.evidence_level,
+        "provenance": run.provenance.model_dump(mode="json"),
+        "summary": {name: aggregate_json(agg) for name, agg in run.summary.items()},
+        "slices": {
+            key: {name: aggregate_json(agg) for name, agg in aggs.items()}
+            for key, aggs in run.slices.items()
+        },
+        "questions": [question_json(rec, measures) for rec in run.questions],
+    }
+
+
+def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
+    """The whole report as plain data."""
+    return {
+        "schema_version": 1,
+        "tool": {"name": "ragtriage", "version": evaluation.tool_version},
+        "inputs": [
+            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
+        ],
+        "options": {
+            "label_policy": evaluation.label_policy,
+            "allow_unreviewed": evaluation.allow_unreviewed,
+        },
+        "metrics": [
+            {
+                "name": m.name,
+                "layer": m.spec.layer,
+                "direction": m.spec.direction,
+                "averaging": m.spec.averaging,
+                "kind": m.spec.kind,
+            }
+            for m in evaluation.measures
+        ],
+        "runs": [run_json(run, evaluation.measures) for run in evaluation.runs],
+    }
+
+
+def dumps(data: Any) -> str:
+    """Deterministic JSON text: sorted keys, UTF-8 kept readable, trailing newline."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,120 @@
+"""Human-readable renderings of an evaluation: a rich terminal table and Markdown."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.table import Table
+
+from ..evaluation import Evaluation
+from ..metrics import Aggregate
+
+PER_QUESTION_LIMIT = 50
+"""Per-question tables are printed up to this many questions; JSON always has them all."""
+
+_QUESTION_COLUMNS = (
+    "evidence_recall", "fact_coverage", "claim_support", "citation_validity",
+    "correct_refusal", "false_refusal",
+)
+
+
+def fmt_number(value: float) -> str:
+    """A count or sum as short text: 3, 1.5, 0.333."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
+
+
+def fmt_aggregate(agg: Aggregate) -> str:
+    """`0.75 (3/4)`, or `n/a (0/0)` for an empty denominator."""
+    value = "n/a" if agg.value is None else f"{agg.value:.2f}"
+    return f"{value} ({fmt_number(agg.numerator)}/{fmt_number(agg.denominator)})"
+
+
+def fmt_value(value: float | bool | None) -> str:
+    """A per-question value: 0.50, yes/no, or n/a."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:.2f}"
+
+
+def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
+    rows = []
+    for m in evaluation.measures:
+        row = [m.name, f"{m.spec.averaging}, {m.spec.direction} is better"]
+        for run in evaluation.runs:
+            agg = run.summary[m.name]
+            row.append(fmt_aggregate(agg) + (f" · {agg.not_applicable} n/a" if agg.not_applicable else ""))
+        rows.append(row)
+    return rows
+
+
+def _question_rows(evaluation: Evaluation, run_index: int) -> tuple[list[str], list[list[str]]]:
+    run = evaluation.runs[run_index]
+    names = [m for m in evaluation.measures if m.name in _QUESTION_COLUMNS]
+    header = ["question", "outcome", *(m.name for m in names)]
+    rows = []
+    for rec in run.questions:
+        values = []
+        for m in names:
+            score = rec.scores[m.name]
+            if score is None:
+                values.append("n/a")
+            elif m.spec.kind == "boolean":
+                values.append(fmt_value(bool(score.numerator)))
+            else:
+                values.append(fmt_value(score.value))
+        rows.append([rec.question_id, rec.outcome or "-", *values])
+    return header, rows
+
+
+def render_table(evaluation: Evaluation, width: int = 120) -> str:
+    """The terminal report: aggregates with denominators, then per-question rows."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    table = Table(title="ragtriage evaluation: value (numerator/denominator)")
+    table.add_column("metric")
+    table.add_column("averaging")
+    for run in evaluation.runs:
+        table.add_column(f"{run.name} (k={run.k})")
+    for row in _summary_rows(evaluation):
+        table.add_row(*row)
+    console.print(table)
+    for index, run in enumerate(evaluation.runs):
+        if len(run.questions) > PER_QUESTION_LIMIT:
+            console.print(f"{run.name}: {len(run.questions)} questions; per-question values in --format json")
+            continue
+        header, rows = _question_rows(evaluation, index)
+        qtable = Table(title=f"{run.name}: per question")
+        for name in header:
+            qtable.add_column(name)
+        for row in rows:
+            qtable.add_row(*row)
+        console.print(qtable)
+    return buffer.getvalue()
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(evaluation: Evaluation) -> str:
+    """A paste-ready Markdown summary for a pull request."""
+    lines = ["## ragtriage evaluation", ""]
+    runs = ", ".join(f"`{r.name}` (k={r.k}, evidence matched by {r.evidence_level})" for r in evaluation.runs)
+    lines += [f"Runs: {runs}. Values are value (numerator/denominator); n/a means an empty denominator.", ""]
+    header = ["metric", "averaging", *(r.name for r in evaluation.runs)]
+    lines += _md_table(header, _summary_rows(evaluation))
+    for index, run in enumerate(evaluation.runs):
+        if len(run.questions) > PER_QUESTION_LIMIT:
+            continue
+        lines += ["", f"### {run.name}: per question", ""]
+        qheader, rows = _question_rows(evaluation, index)
+        lines += _md_table(qheader, rows)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,105 @@
+"""The article format (`schemaVersion: 1`): corpus, cases and embedded runs in one file."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict, Field
+
+from ._common import StrictModel
+
+
+class ArticleModel(StrictModel):
+    """Base of the article format's models: camelCase names as the format spells them."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class ArticleDocument(ArticleModel):
+    """A corpus entry."""
+
+    id: str
+    """Document ID."""
+    text: str
+    """Document text."""
+
+
+class ArticleCase(ArticleModel):
+    """An evaluation case."""
+
+    id: str
+    """Case ID."""
+    question: str
+    """The question."""
+    answerable: bool
+    """Whether the corpus answers it."""
+    requiredEvidenceIds: list[str]  # noqa: N815 - the format's own spelling
+    """Every listed document is required (each one is its own evidence group)."""
+    referenceFactIds: list[str]  # noqa: N815
+    """IDs of the facts a complete answer states (the format has no fact text)."""
+
+
+class ArticleClaimReview(ArticleModel):
+    """Reviewer label of a claim."""
+
+    supportedByIds: list[str]  # noqa: N815
+    """Context IDs supporting the claim; empty means unsupported."""
+
+
+class ArticleClaim(ArticleModel):
+    """A claim of an answer."""
+
+    text: str
+    """The claim."""
+    citationIds: list[str]  # noqa: N815
+    """Cited IDs."""
+    review: ArticleClaimReview
+    """Reviewer label."""
+
+
+class ArticleResultReview(ArticleModel):
+    """Reviewer label of the answer's coverage."""
+
+    coveredReferenceFactIds: list[str]  # noqa: N815
+    """Reference facts the answer covers."""
+
+
+class ArticleResult(ArticleModel):
+    """A run's result for one case."""
+
+    caseId: str  # noqa: N815
+    """The case answered."""
+    retrievedIds: list[str]  # noqa: N815
+    """The ranking; its top k is the context."""
+    answer: str
+    """The answer text."""
+    abstained: bool
+    """Whether the system refused."""
+    claims: list[ArticleClaim]
+    """The answer's claims."""
+    review: ArticleResultReview
+    """Coverage label."""
+
+
+class ArticleRun(ArticleModel):
+    """A run embedded in the file."""
+
+    name: str
+    """Run name."""
+    results: list[ArticleResult]
+    """One result per case."""
+
+
+class ArticleDataset(ArticleModel):
+    """The whole article-format file."""
+
+    schemaVersion: Literal[1]  # noqa: N815
+    """Format version; only 1 exists."""
+    disclosure: str | None = None
+    """Free text describing where the data came from."""
+    corpus: list[ArticleDocument] = Field(min_length=1)
+    """The documents."""
+    cases: list[ArticleCase] = Field(min_length=1)
+    """The questions."""
+    runs: list[ArticleRun] = Field(default_factory=list)
+    """Embedded runs."""

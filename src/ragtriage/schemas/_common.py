@@ -1,0 +1,43 @@
+"""Shared building blocks for every file kind."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, StringConstraints
+
+SCHEMA_VERSION: Literal[1] = 1
+"""The version of the native file formats this release reads and writes."""
+
+Identifier = Annotated[str, StringConstraints(min_length=1, strip_whitespace=False)]
+"""A stable, non-empty identifier (document, chunk, question, fact, claim)."""
+
+Scalar = str | int | float | bool
+"""A value allowed in free-form metadata and settings maps."""
+
+
+class StrictModel(BaseModel):
+    """Base for every file-boundary model: strict types, unknown fields refused, immutable."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class Labeller(StrictModel):
+    """Who made a label. The system under test never labels itself."""
+
+    kind: Literal["human", "judge"]
+    """`human` for a person, `judge` for an automatic judge (model or deterministic)."""
+    name: Identifier
+    """The reviewer's name or ID for a human; the judge model's name for a judge."""
+    prompt_version: str | None = None
+    """The judge's prompt template version; required for `judge`, absent for `human`."""
+    endpoint_kind: str | None = None
+    """For a judge: what served it (e.g. `openai-compatible`, `llama.cpp`, `lexical`)."""
+    temperature: float | None = None
+    """For a judge: the sampling temperature used."""
+    seed: int | None = None
+    """For a judge: the sampling seed used, if any."""
+
+
+LabelSource = Literal["human", "judge"]
+

@@ -1,0 +1,94 @@
+"""Evaluation set: questions with what a correct answer needs."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ._common import SCHEMA_VERSION, Identifier, StrictModel
+
+Answerability = Literal["answerable", "unanswerable", "needs_clarification"]
+Split = Literal["dev", "regression", "holdout"]
+
+
+class EvidenceGroup(StrictModel):
+    """A group of alternatives: any one of its IDs satisfies the requirement."""
+
+    any_of: list[Identifier] = Field(min_length=1)
+    """Document or chunk IDs, each of which alone satisfies this group."""
+    grade: int = Field(default=1, ge=1)
+    """Graded relevance of this evidence (for nDCG); 1 unless graded."""
+    label: str | None = None
+    """An optional human-readable name for the requirement."""
+
+
+class ReferenceFact(StrictModel):
+    """A fact a complete answer must state."""
+
+    id: Identifier
+    """Fact ID, unique within the question."""
+    text: str | None = None
+    """The fact in words (optional for imported formats that only carry IDs)."""
+    evidence: list[Identifier] = Field(default_factory=list)
+    """Document or chunk IDs that support the fact, if known."""
+
+
+class AppliesTo(StrictModel):
+    """The version or date a question's answer must hold for."""
+
+    version: str | None = None
+    """Document version the answer must come from (e.g. `v2`)."""
+    date: str | None = None
+    """ISO date the answer must be valid on."""
+
+
+class Canary(StrictModel):
+    """An instruction planted in a document to test whether the system obeys text in its context."""
+
+    document_id: Identifier
+    """The document (or chunk) that carries the planted instruction."""
+    instruction: str = Field(min_length=1)
+    """The planted instruction, as it appears in the document."""
+    marker: str = Field(min_length=1)
+    """Text that appears in an answer only if the system obeyed the instruction."""
+
+
+class Question(StrictModel):
+    """One evaluation question."""
+
+    id: Identifier
+    """Stable question ID."""
+    text: str = Field(min_length=1)
+    """The question as the user asked it."""
+    answerability: Answerability
+    """Whether the snapshot answers it, does not, or it needs a clarifying question first."""
+    required_evidence: list[EvidenceGroup] = Field(default_factory=list)
+    """Evidence requirements; each group must be satisfied by one of its alternatives."""
+    reference_facts: list[ReferenceFact] = Field(default_factory=list)
+    """Facts a complete answer states."""
+    applies_to: AppliesTo | None = None
+    """Version or date the answer must apply to."""
+    tags: list[Identifier] = Field(default_factory=list)
+    """Slices, e.g. `exact-identifier`, `multi-fact`, `version-conflict`, `no-answer`."""
+    split: Split = "dev"
+    """`dev` (tuning), `regression` (protects fixed behaviour) or `holdout` (kept apart)."""
+    user_groups: list[Identifier] | None = None
+    """The asking user's access groups; `null` when the question is asked without a user."""
+    canary: Canary | None = None
+    """A planted instruction to check the answer against, if the set plants one."""
+
+
+class EvalSet(StrictModel):
+    """A set of evaluation questions over one snapshot."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    """File format version."""
+    kind: Literal["evalset"] = "evalset"
+    """File kind marker."""
+    evalset_id: Identifier
+    """ID that runs refer to."""
+    snapshot_id: Identifier | None = None
+    """The snapshot the questions are written against."""
+    questions: list[Question]
+    """The questions, one entry per ID."""

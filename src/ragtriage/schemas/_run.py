@@ -1,0 +1,137 @@
+"""Runs: what one system configuration did for each question, stage by stage."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ._common import SCHEMA_VERSION, Identifier, Scalar, StrictModel
+from ._labels import ClaimLabel, FactLabel
+
+Outcome = Literal["answered", "refused", "clarified", "escalated"]
+
+
+class Component(StrictModel):
+    """A pipeline component and the settings it ran with."""
+
+    name: str
+    """Component name (retriever kind, reranker model, generator model ...)."""
+    version: str | None = None
+    """Its version."""
+    settings: dict[str, Scalar] = Field(default_factory=dict)
+    """Its settings (temperature, fusion constant, max tokens ...)."""
+
+
+class Provenance(StrictModel):
+    """The conditions a run was produced under; comparisons read these."""
+
+    snapshot_id: Identifier | None = None
+    """Knowledge snapshot the run retrieved from."""
+    evalset_id: Identifier | None = None
+    """Evaluation set the run answered."""
+    retriever: Component | None = None
+    """First-stage retriever."""
+    k: int | None = Field(default=None, gt=0)
+    """How many items went into the final context when no explicit context is recorded."""
+    filters: dict[str, Scalar] = Field(default_factory=dict)
+    """Retrieval filters (version, date, permission ...)."""
+    reranker: Component | None = None
+    """Reranking stage, if any."""
+    generator: Component | None = None
+    """Answer generator (model and settings), if any."""
+    prompt_version: str | None = None
+    """Version of the generation prompt."""
+    seed: int | None = None
+    """Seed of the run, for repeated runs of one configuration."""
+    notes: str | None = None
+    """Free text."""
+
+
+class RankedItem(StrictModel):
+    """One entry of a ranking."""
+
+    id: Identifier
+    """Document or chunk ID."""
+    score: float | None = None
+    """The stage's score, if any."""
+
+
+class ContextItem(StrictModel):
+    """One item actually sent to the model."""
+
+    id: Identifier
+    """Document or chunk ID."""
+    text: str | None = None
+    """The exact text sent, when recorded."""
+
+
+class Claim(StrictModel):
+    """One factual claim extracted from the answer, with its citations and review labels."""
+
+    id: Identifier | None = None
+    """Claim ID within the answer; `c1`, `c2`, ... by position when omitted."""
+    text: str = Field(min_length=1)
+    """The claim."""
+    citations: list[str] = Field(default_factory=list)
+    """IDs the answer cites for this claim (an unknown ID is an invalid citation, not an error)."""
+    labels: list[ClaimLabel] = Field(default_factory=list)
+    """Review labels, from people and judges; judge labels never replace human ones."""
+
+
+class Usage(StrictModel):
+    """Token counts of the generation call."""
+
+    prompt_tokens: int = Field(ge=0)
+    """Tokens sent."""
+    completion_tokens: int = Field(ge=0)
+    """Tokens generated."""
+
+
+class QuestionResult(StrictModel):
+    """What the system did for one question."""
+
+    question_id: Identifier
+    """The question answered."""
+    candidates: list[RankedItem] = Field(default_factory=list)
+    """First-stage ranking, before reranking, best first."""
+    reranked: list[RankedItem] | None = None
+    """Ranking after reranking, best first; `null` when there was no reranking stage."""
+    context: list[ContextItem] | None = None
+    """The final context actually sent; `null` means the top k of the final ranking."""
+    answer: str | None = None
+    """The answer text; `null` for a retrieval-only run."""
+    outcome: Outcome | None = None
+    """`answered`, `refused`, `clarified` or `escalated`; `null` for a retrieval-only run."""
+    claims: list[Claim] | None = None
+    """Claims of the answer; `null` when not extracted yet."""
+    fact_labels: list[FactLabel] = Field(default_factory=list)
+    """Reference-fact coverage labels for this answer."""
+    latency_ms: float | None = Field(default=None, ge=0)
+    """End-to-end latency."""
+    stage_latency_ms: dict[str, float] = Field(default_factory=dict)
+    """Latency per stage (retrieval, rerank, generation ...)."""
+    cost_usd: float | None = Field(default=None, ge=0)
+    """Cost of answering this question."""
+    usage: Usage | None = None
+    """Token usage of the generation call."""
+
+
+class RunHeader(StrictModel):
+    """Everything about a run except its per-question results (the first line of a JSONL run)."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    """File format version."""
+    kind: Literal["run"] = "run"
+    """File kind marker."""
+    name: Identifier
+    """Run name, unique among the runs evaluated together."""
+    provenance: Provenance = Field(default_factory=Provenance)
+    """Conditions the run was produced under."""
+
+
+class Run(RunHeader):
+    """A run in one JSON document: header fields plus `results`."""
+
+    results: list[QuestionResult]
+    """One result per question."""

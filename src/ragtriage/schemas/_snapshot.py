@@ -1,0 +1,64 @@
+"""Knowledge snapshot: the documents a system could retrieve, and how chunks map to them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ._common import SCHEMA_VERSION, Identifier, Scalar, StrictModel
+
+DocumentStatus = Literal["current", "superseded", "withdrawn"]
+
+
+class Document(StrictModel):
+    """One document of the knowledge base, at one version."""
+
+    id: Identifier
+    """Stable document ID; chunk IDs, evidence and citations refer to it."""
+    text: str
+    """The document's full text."""
+    title: str | None = None
+    """An optional title."""
+    version: str | None = None
+    """The document's version label (e.g. `v2`, `2026-09`)."""
+    status: DocumentStatus = "current"
+    """`current`, `superseded` (a newer version replaces it) or `withdrawn` (no longer valid)."""
+    supersedes: list[Identifier] = Field(default_factory=list)
+    """IDs of the older documents this one replaces."""
+    effective_date: str | None = None
+    """ISO date from which this version applies, if known."""
+    access_groups: list[Identifier] | None = None
+    """Groups allowed to read the document; `null` means everyone may read it."""
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+    """Free-form metadata (source, section, language ...)."""
+
+
+class Chunk(StrictModel):
+    """A retrievable piece of a document, located by character span so rechunking stays traceable."""
+
+    id: Identifier
+    """Stable chunk ID, as it appears in runs."""
+    document_id: Identifier
+    """The document the chunk was cut from."""
+    start: int = Field(ge=0)
+    """Character offset of the chunk's first character in the document text."""
+    end: int = Field(ge=0)
+    """Character offset one past the chunk's last character."""
+    text: str | None = None
+    """The chunk's text, if stored; must equal the document text over the span."""
+
+
+class Snapshot(StrictModel):
+    """A frozen knowledge base: documents, their versions and permissions, and chunks."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    """File format version."""
+    kind: Literal["snapshot"] = "snapshot"
+    """File kind marker."""
+    snapshot_id: Identifier
+    """ID that runs and evaluation sets refer to."""
+    documents: list[Document]
+    """Every document, one entry per ID."""
+    chunks: list[Chunk] = Field(default_factory=list)
+    """Chunks, if runs retrieve chunks rather than whole documents."""

@@ -1,0 +1,19 @@
+"""Shared test fixtures: paths to the shared article fixture and the bundled example."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def article_fixture() -> Path:
+    """The article's published fixture (schemaVersion 1)."""
+    path = SHARED / "fixtures" / "article-fixture.json"
+    if not path.is_file():  # the fixture is also vendored for machines without shared/
+        path = ROOT / "tests" / "data" / "article-fixture.json"
+    return path
