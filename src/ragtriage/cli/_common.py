@@ -42,12 +42,14 @@ def write_output(text: str, output: Path | None) -> None:
         output.write_text(text, encoding="utf-8")
 
 
-class KType(click.ParamType):
+class KType(click.ParamType):  # type: ignore[type-arg]
     """The cut-off k: a positive integer, with the same message as file-level checks."""
 
     name = "k"
 
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int:
         from ..validation import parse_k
 
         if isinstance(value, int) and not isinstance(value, bool):

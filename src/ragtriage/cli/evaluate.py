@@ -13,16 +13,66 @@ from ._common import KType, handle_errors, write_output
 
 @click.command("evaluate")
 @click.argument("dataset", type=click.Path(path_type=Path), required=False)
-@click.option("--snapshot", type=click.Path(path_type=Path), help="Snapshot file (for a native evaluation set).")
-@click.option("--run", "runs", multiple=True, type=click.Path(path_type=Path), help="Run file (JSON or JSONL); repeatable.")
-@click.option("--labels", multiple=True, type=click.Path(path_type=Path), help="Label file for a run; repeatable.")
-@click.option("-k", "k", type=KType(), default=None, help="Cut-off: the top k of the final ranking is the context when a run records none.")
-@click.option("--metric", "metrics", multiple=True, help="Measure to report (e.g. evidence_recall); repeatable. Default: the standard set.")
-@click.option("--label-policy", type=click.Choice(["human-first", "human", "judge"]), default="human-first", show_default=True, help="Which labels count.")
-@click.option("--allow-unreviewed", is_flag=True, help="Score unreviewed answers as not applicable instead of refusing the input.")
-@click.option("--evidence-level", type=click.Choice(["auto", "document", "chunk", "span"]), default="auto", show_default=True, help="How retrieved IDs are matched to required evidence.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
-@click.option("--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+@click.option(
+    "--snapshot",
+    type=click.Path(path_type=Path),
+    help="Snapshot file (for a native evaluation set).",
+)
+@click.option(
+    "--run",
+    "runs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Run file (JSON or JSONL); repeatable.",
+)
+@click.option(
+    "--labels",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Label file for a run; repeatable.",
+)
+@click.option(
+    "-k",
+    "k",
+    type=KType(),
+    default=None,
+    help="Cut-off: the top k of the final ranking is the context when a run records none.",
+)
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="Measure to report (e.g. evidence_recall); repeatable. Default: the standard set.",
+)
+@click.option(
+    "--label-policy",
+    type=click.Choice(["human-first", "human", "judge"]),
+    default="human-first",
+    show_default=True,
+    help="Which labels count.",
+)
+@click.option(
+    "--allow-unreviewed",
+    is_flag=True,
+    help="Score unreviewed answers as not applicable instead of refusing the input.",
+)
+@click.option(
+    "--evidence-level",
+    type=click.Choice(["auto", "document", "chunk", "span"]),
+    default="auto",
+    show_default=True,
+    help="How retrieved IDs are matched to required evidence.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."
+)
 @click.option("--example", is_flag=True, help="Evaluate the bundled example instead of DATASET.")
 @handle_errors
 def evaluate_command(

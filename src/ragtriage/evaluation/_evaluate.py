@@ -89,7 +89,9 @@ def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
             out[f"stale_{stage}"] = ids
     context = set(view.context)
     claims = view.claims or ()
-    bad = tuple(c.claim_id for c in claims if not c.citations or any(i not in context for i in c.citations))
+    bad = tuple(
+        c.claim_id for c in claims if not c.citations or any(i not in context for i in c.citations)
+    )
     if bad:
         out["invalid_citation_claims"] = bad
     unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
@@ -120,14 +122,14 @@ def _level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLe
     return index.evidence_level(i for g in q.required_evidence for i in g.any_of)
 
 
-def summarize(
-    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
-) -> dict[str, Aggregate]:
+def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
     """Aggregate each measure over a set of per-question records."""
     return {m.name: aggregate(m, [r.scores[m.name] for r in records]) for m in chosen}
 
 
-def _slices(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, dict[str, Aggregate]]:
+def _slices(
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
+) -> dict[str, dict[str, Aggregate]]:
     groups: dict[str, list[QuestionRecord]] = {}
     for rec in records:
         groups.setdefault(f"split:{rec.split}", []).append(rec)
@@ -155,10 +157,14 @@ def evaluate(
     if problems:
         raise InputError(problems)
     index = SnapshotIndex.build(dataset.snapshot)
-    questions = [q for q in dataset.evalset.questions if question_filter is None or question_filter(q)]
+    questions = [
+        q for q in dataset.evalset.questions if question_filter is None or question_filter(q)
+    ]
     levels = {q.id: _level(evidence_level, index, q) for q in questions}
     level_names = {levels[q.id] for q in questions if q.required_evidence}
-    run_level = level_names.pop() if len(level_names) == 1 else ("mixed" if level_names else "document")
+    run_level = (
+        level_names.pop() if len(level_names) == 1 else ("mixed" if level_names else "document")
+    )
     out = []
     for run in dataset.runs:
         results = {res.question_id: res for res in run.results}

@@ -50,7 +50,9 @@ def convert_article(
                 reference_facts=[ReferenceFact(id=fact) for fact in case.referenceFactIds],
             )
         )
-    evalset = EvalSet(evalset_id=f"article-{tag}", snapshot_id=snapshot.snapshot_id, questions=questions)
+    evalset = EvalSet(
+        evalset_id=f"article-{tag}", snapshot_id=snapshot.snapshot_id, questions=questions
+    )
     runs = []
     for run in data.runs:
         results = []
@@ -102,7 +104,9 @@ def convert_article(
         runs.append(
             Run(
                 name=run.name,
-                provenance=Provenance(snapshot_id=snapshot.snapshot_id, evalset_id=evalset.evalset_id),
+                provenance=Provenance(
+                    snapshot_id=snapshot.snapshot_id, evalset_id=evalset.evalset_id
+                ),
                 results=results,
             )
         )

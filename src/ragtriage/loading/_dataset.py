@@ -44,7 +44,13 @@ def _attach_labels(
     by_name = {run.name: run for run in runs}
     for path, labels in label_sets:
         if labels.run not in by_name:
-            collector.add(path, None, "run", f"the name of a loaded run ({', '.join(sorted(by_name)) or 'none'})", repr(labels.run))
+            collector.add(
+                path,
+                None,
+                "run",
+                f"the name of a loaded run ({', '.join(sorted(by_name)) or 'none'})",
+                repr(labels.run),
+            )
             continue
         run = by_name[labels.run]
         results = {res.question_id: res for res in run.results}
@@ -53,16 +59,36 @@ def _attach_labels(
         for entry in labels.claim_labels:
             result = results.get(entry.question_id)
             if result is None:
-                collector.add(path, entry.question_id, "claim_labels.question_id", f"a question answered by run {run.name!r}", "no such result")
+                collector.add(
+                    path,
+                    entry.question_id,
+                    "claim_labels.question_id",
+                    f"a question answered by run {run.name!r}",
+                    "no such result",
+                )
                 continue
             ids = [c.id or f"c{n}" for n, c in enumerate(result.claims or [], start=1)]
             if entry.claim_id not in ids:
-                collector.add(path, entry.question_id, "claim_labels.claim_id", f"a claim of the answer ({', '.join(ids) or 'none'})", repr(entry.claim_id))
+                collector.add(
+                    path,
+                    entry.question_id,
+                    "claim_labels.claim_id",
+                    f"a claim of the answer ({', '.join(ids) or 'none'})",
+                    repr(entry.claim_id),
+                )
                 continue
-            claim_updates.setdefault(entry.question_id, {}).setdefault(entry.claim_id, []).append(entry.label)
+            claim_updates.setdefault(entry.question_id, {}).setdefault(entry.claim_id, []).append(
+                entry.label
+            )
         for fentry in labels.fact_labels:
             if fentry.question_id not in results:
-                collector.add(path, fentry.question_id, "fact_labels.question_id", f"a question answered by run {run.name!r}", "no such result")
+                collector.add(
+                    path,
+                    fentry.question_id,
+                    "fact_labels.question_id",
+                    f"a question answered by run {run.name!r}",
+                    "no such result",
+                )
                 continue
             fact_updates.setdefault(fentry.question_id, []).append(fentry.label)
         new_results = []
@@ -115,24 +141,48 @@ def load_dataset(
     elif isinstance(main.content, EvalSet):
         evalset = main.content
     elif main.content is not None:
-        collector.add(main.source.path, None, "kind", "an evaluation set or an article-format file", repr(main.source.kind))
+        collector.add(
+            main.source.path,
+            None,
+            "kind",
+            "an evaluation set or an article-format file",
+            repr(main.source.kind),
+        )
     if snapshot is not None:
         snap_file = read_file(snapshot, collector)
         sources.append(snap_file.source)
         if isinstance(snap_file.content, Snapshot):
             if snap is not None:
-                collector.add(str(snapshot), None, "--snapshot", "no snapshot option for an article-format file (its corpus is the snapshot)", "a snapshot file")
+                collector.add(
+                    str(snapshot),
+                    None,
+                    "--snapshot",
+                    "no snapshot option for an article-format file (its corpus is the snapshot)",
+                    "a snapshot file",
+                )
             snap = snap_file.content
         elif snap_file.content is not None:
             collector.add(str(snapshot), None, "kind", "snapshot", repr(snap_file.source.kind))
     elif isinstance(main.content, EvalSet):
-        collector.add("<command line>", None, "--snapshot", "a snapshot file for a native evaluation set", "none given")
+        collector.add(
+            "<command line>",
+            None,
+            "--snapshot",
+            "a snapshot file for a native evaluation set",
+            "none given",
+        )
     for path in runs:
         run_file = read_file(path, collector)
         sources.append(run_file.source)
         if isinstance(run_file.content, Run):
             if run_file.content.name in run_files:
-                collector.add(str(path), None, "name", "a run name not used by another run", repr(run_file.content.name))
+                collector.add(
+                    str(path),
+                    None,
+                    "name",
+                    "a run name not used by another run",
+                    repr(run_file.content.name),
+                )
             run_files[run_file.content.name] = str(path)
             loaded_runs.append(run_file.content)
         elif run_file.content is not None:
@@ -148,12 +198,16 @@ def load_dataset(
     seen_names: set[str] = set()
     for run in loaded_runs:
         if run.name in seen_names and is_article:
-            collector.add(main.source.path, None, "runs.name", "a run name not used by another run", repr(run.name))
+            collector.add(
+                main.source.path,
+                None,
+                "runs.name",
+                "a run name not used by another run",
+                repr(run.name),
+            )
         seen_names.add(run.name)
     collector.raise_if_any()
     assert snap is not None and evalset is not None  # guaranteed by the checks above
     attached = _attach_labels(loaded_runs, label_sets, collector)
     collector.raise_if_any()
-    return Dataset(
-        snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files
-    )
+    return Dataset(snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files)

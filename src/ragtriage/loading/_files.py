@@ -88,9 +88,7 @@ def read_json(path: Path, label: str, collector: ProblemCollector) -> Any:
     except UnicodeDecodeError as exc:
         collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
     except json.JSONDecodeError as exc:
-        collector.add(
-            label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg
-        )
+        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
     return None
 
 

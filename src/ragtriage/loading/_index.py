@@ -77,6 +77,4 @@ class SnapshotIndex:
             return self.document_of(item_id) == required_id
         if got is None:
             return item_id == want.document_id
-        return (
-            want.document_id == got.document_id and got.start < want.end and want.start < got.end
-        )
+        return want.document_id == got.document_id and got.start < want.end and want.start < got.end

@@ -87,9 +87,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         return validate_item(ArticleDataset, data, label, collector, None)
     kind = data.get("kind")
     if kind not in KINDS:
-        collector.add(
-            label, None, "kind", "one of snapshot, evalset, run, labels", short(kind)
-        )
+        collector.add(label, None, "kind", "one of snapshot, evalset, run, labels", short(kind))
         return None
     if data.get("schema_version") != 1:
         collector.add(
@@ -98,19 +96,27 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         return None
     if kind == "snapshot":
         env, lists = _split_envelope(data, ("documents", "chunks"))
-        docs = _validate_list(lists.get("documents", []), "documents", Document, "id", label, collector)
+        docs = _validate_list(
+            lists.get("documents", []), "documents", Document, "id", label, collector
+        )
         chunks = _validate_list(lists.get("chunks", []), "chunks", Chunk, "id", label, collector)
         if "documents" not in lists:
             collector.add(label, None, "documents", "a value (required field)", "nothing")
         head = validate_item(Snapshot, {**env, "documents": []}, label, collector, None)
-        return None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
+        return (
+            None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
+        )
     if kind == "evalset":
         env, lists = _split_envelope(data, ("questions",))
         if "questions" not in lists:
             collector.add(label, None, "questions", "a value (required field)", "nothing")
-        questions = _validate_list(lists.get("questions", []), "questions", Question, "id", label, collector)
-        head = validate_item(EvalSet, {**env, "questions": []}, label, collector, None)
-        return None if head is None else head.model_copy(update={"questions": questions})
+        questions = _validate_list(
+            lists.get("questions", []), "questions", Question, "id", label, collector
+        )
+        eval_head = validate_item(EvalSet, {**env, "questions": []}, label, collector, None)
+        return (
+            None if eval_head is None else eval_head.model_copy(update={"questions": questions})
+        )
     if kind == "run":
         env, lists = _split_envelope(data, ("results",))
         if "results" not in lists:
@@ -124,13 +130,22 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         return Run.model_construct(**dict(header), results=results)
     env, lists = _split_envelope(data, ("claim_labels", "fact_labels"))
     claims = _validate_list(
-        lists.get("claim_labels", []), "claim_labels", ClaimLabelEntry, "question_id", label, collector
+        lists.get("claim_labels", []),
+        "claim_labels",
+        ClaimLabelEntry,
+        "question_id",
+        label,
+        collector,
     )
     facts = _validate_list(
         lists.get("fact_labels", []), "fact_labels", FactLabelEntry, "question_id", label, collector
     )
-    head = validate_item(LabelSet, env, label, collector, None)
-    return None if head is None else head.model_copy(update={"claim_labels": claims, "fact_labels": facts})
+    label_head = validate_item(LabelSet, env, label, collector, None)
+    return (
+        None
+        if label_head is None
+        else label_head.model_copy(update={"claim_labels": claims, "fact_labels": facts})
+    )
 
 
 def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
@@ -138,7 +153,9 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
     first = next(lines, None)
     if first is None:
         if not collector.problems:
-            collector.add(label, None, "line 1", "a header line with kind and schema_version", "an empty file")
+            collector.add(
+                label, None, "line 1", "a header line with kind and schema_version", "an empty file"
+            )
         return None
     number, text = first
     try:
@@ -148,7 +165,13 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
         return None
     kind = header_data.get("kind") if isinstance(header_data, dict) else None
     if kind not in KINDS:
-        collector.add(label, None, f"line {number}: kind", "one of snapshot, evalset, run, labels", short(kind))
+        collector.add(
+            label,
+            None,
+            f"line {number}: kind",
+            "one of snapshot, evalset, run, labels",
+            short(kind),
+        )
         return None
     if header_data.get("schema_version") != 1:
         found = short(header_data.get("schema_version", "nothing"))
@@ -157,32 +180,36 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
     if kind == "run":
         header = validate_item(RunHeader, header_data, label, collector, None, f"line {number}: ")
         results = [
-            item
+            result
             for n, line in lines
-            if (item := validate_line(QuestionResult, line, n, label, collector, "question_id"))
+            if (result := validate_line(QuestionResult, line, n, label, collector, "question_id"))
             is not None
         ]
         return None if header is None else Run.model_construct(**dict(header), results=results)
     if kind == "evalset":
-        head = validate_item(EvalSet, {**header_data, "questions": []}, label, collector, None)
+        eval_head = validate_item(EvalSet, {**header_data, "questions": []}, label, collector, None)
         questions = [
-            item
+            question
             for n, line in lines
-            if (item := validate_line(Question, line, n, label, collector, "id")) is not None
+            if (question := validate_line(Question, line, n, label, collector, "id")) is not None
         ]
-        return None if head is None else head.model_copy(update={"questions": questions})
+        return (
+            None if eval_head is None else eval_head.model_copy(update={"questions": questions})
+        )
     if kind == "snapshot":
         head = validate_item(Snapshot, {**header_data, "documents": []}, label, collector, None)
         docs: list[Document] = []
         chunks: list[Chunk] = []
         for n, line in lines:
             model: type[Document] | type[Chunk] = Chunk if '"document_id"' in line else Document
-            item = validate_line(model, line, n, label, collector, "id")
-            if isinstance(item, Chunk):
-                chunks.append(item)
-            elif isinstance(item, Document):
-                docs.append(item)
-        return None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
+            record = validate_line(model, line, n, label, collector, "id")
+            if isinstance(record, Chunk):
+                chunks.append(record)
+            elif isinstance(record, Document):
+                docs.append(record)
+        return (
+            None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
+        )
     head_labels = validate_item(LabelSet, header_data, label, collector, None)
     claim_entries: list[ClaimLabelEntry] = []
     fact_entries: list[FactLabelEntry] = []
@@ -197,7 +224,9 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
                 fact_entries.append(fact)
     if head_labels is None:
         return None
-    return head_labels.model_copy(update={"claim_labels": claim_entries, "fact_labels": fact_entries})
+    return head_labels.model_copy(
+        update={"claim_labels": claim_entries, "fact_labels": fact_entries}
+    )
 
 
 def read_file(path: Path, collector: ProblemCollector, label: str | None = None) -> LoadedFile:

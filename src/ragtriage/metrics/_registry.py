@@ -12,9 +12,7 @@ from typing import Literal
 from ..errors import InputError, Problem
 from ._views import QuestionView
 
-Layer = Literal[
-    "retrieval", "support", "citation", "coverage", "refusal", "clarification", "stale"
-]
+Layer = Literal["retrieval", "support", "citation", "coverage", "refusal", "clarification", "stale"]
 Averaging = Literal["macro", "micro"]
 ValueKind = Literal["ratio", "boolean"]
 
@@ -117,14 +115,28 @@ def parse_measure(text: str, source: str = "<command line>") -> Measure:
     for param, raw in zip(spec.params, values, strict=True):
         if not raw.isdigit() or int(raw) <= 0:
             raise InputError(
-                [Problem(source, None, f"metric {spec.name} parameter {param}", "a positive integer", repr(raw))]
+                [
+                    Problem(
+                        source,
+                        None,
+                        f"metric {spec.name} parameter {param}",
+                        "a positive integer",
+                        repr(raw),
+                    )
+                ]
             )
         bound.append((param, int(raw)))
     return Measure(spec, tuple(bound))
 
 
 LAYER_ORDER: tuple[Layer, ...] = (
-    "retrieval", "coverage", "support", "citation", "refusal", "clarification", "stale"
+    "retrieval",
+    "coverage",
+    "support",
+    "citation",
+    "refusal",
+    "clarification",
+    "stale",
 )
 """The order layers are reported in: the pipeline's, then the side checks."""
 
@@ -132,7 +144,9 @@ LAYER_ORDER: tuple[Layer, ...] = (
 def default_measures() -> tuple[Measure, ...]:
     """The measures `evaluate` reports by default (parameter-free metrics of the default set)."""
     specs = [s for s in REGISTRY.values() if s.in_default_set and not s.params]
-    specs.sort(key=lambda s: LAYER_ORDER.index(s.layer) if s.layer in LAYER_ORDER else len(LAYER_ORDER))
+    specs.sort(
+        key=lambda s: LAYER_ORDER.index(s.layer) if s.layer in LAYER_ORDER else len(LAYER_ORDER)
+    )
     return tuple(Measure(spec) for spec in specs)
 
 

@@ -142,6 +142,8 @@ def build_view(
             chosen = _pick(claim.labels, policy)
             verdicts = {lab.verdict for lab in chosen}
             state: ClaimState
+            support: tuple[str, ...]
+            kind: str | None
             if not chosen:
                 state, support, kind = "unlabelled", (), None
             elif len(verdicts) > 1:
@@ -151,21 +153,38 @@ def build_view(
                 support = tuple(dict.fromkeys(i for lab in chosen for i in lab.supported_by))
                 kind = chosen[0].labeller.kind
             views.append(
-                ClaimView(claim.id or f"c{number}", claim.text, tuple(claim.citations), state, support, kind)
+                ClaimView(
+                    claim.id or f"c{number}",
+                    claim.text,
+                    tuple(claim.citations),
+                    state,
+                    support,
+                    kind,
+                )
             )
         claims = tuple(views)
     facts = []
     for fact in question.reference_facts:
         labels = _pick([lab for lab in result.fact_labels if lab.fact_id == fact.id], policy)
-        verdicts = {lab.verdict for lab in labels}
+        fact_verdicts = {lab.verdict for lab in labels}
         fstate: FactState
         if not labels:
             fstate = "unlabelled"
-        elif len(verdicts) > 1:
+        elif len(fact_verdicts) > 1:
             fstate = "cannot_judge"
         else:
             fstate = labels[0].verdict
         facts.append(FactView(fact.id, fstate, labels[0].labeller.kind if labels else None))
     return QuestionView(
-        question, result, index, level, k, candidates, reranked, context, derived, claims, tuple(facts)
+        question,
+        result,
+        index,
+        level,
+        k,
+        candidates,
+        reranked,
+        context,
+        derived,
+        claims,
+        tuple(facts),
     )

@@ -28,7 +28,9 @@ FACT_COVERAGE = register(
         summary="Share of a question's reference facts the answer covers.",
         formula="covered reference facts / judged reference facts (a non-answer covers none)",
         denominator="answerable questions with reference facts (macro average)",
-        not_applicable="unanswerable or needs-clarification; no reference facts; no answer recorded",
+        not_applicable=(
+            "unanswerable or needs-clarification; no reference facts; no answer recorded"
+        ),
         requires=("question.reference_facts", "fact labels", "result.outcome"),
         compute=_fact_coverage,
     )

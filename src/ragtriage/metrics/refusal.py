@@ -8,7 +8,9 @@ from ._registry import MetricSpec, Score, register
 from ._views import QuestionView
 
 
-def _outcome_rate(answerability: str, outcome: str) -> Callable[[QuestionView, Mapping[str, int]], Score | None]:
+def _outcome_rate(
+    answerability: str, outcome: str
+) -> Callable[[QuestionView, Mapping[str, int]], Score | None]:
     def compute(view: QuestionView, params: Mapping[str, int]) -> Score | None:
         if view.question.answerability != answerability or view.outcome is None:
             return None
@@ -37,18 +39,30 @@ def _spec(name: str, answerability: str, outcome: str, direction: str, summary: 
 
 
 CORRECT_REFUSAL = _spec(
-    "correct_refusal", "unanswerable", "refused", "higher",
+    "correct_refusal",
+    "unanswerable",
+    "refused",
+    "higher",
     "Share of unanswerable questions the system refused.",
 )
 FALSE_REFUSAL = _spec(
-    "false_refusal", "answerable", "refused", "lower",
+    "false_refusal",
+    "answerable",
+    "refused",
+    "lower",
     "Share of answerable questions the system refused (report with correct_refusal).",
 )
 CORRECT_CLARIFICATION = _spec(
-    "correct_clarification", "needs_clarification", "clarified", "higher",
+    "correct_clarification",
+    "needs_clarification",
+    "clarified",
+    "higher",
     "Share of questions needing clarification where the system asked for it.",
 )
 NEEDLESS_CLARIFICATION = _spec(
-    "needless_clarification", "answerable", "clarified", "lower",
+    "needless_clarification",
+    "answerable",
+    "clarified",
+    "lower",
     "Share of answerable questions where the system asked for clarification instead.",
 )

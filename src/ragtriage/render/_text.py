@@ -14,8 +14,12 @@ PER_QUESTION_LIMIT = 50
 """Per-question tables are printed up to this many questions; JSON always has them all."""
 
 _QUESTION_COLUMNS = (
-    "evidence_recall", "fact_coverage", "claim_support", "citation_validity",
-    "correct_refusal", "false_refusal",
+    "evidence_recall",
+    "fact_coverage",
+    "claim_support",
+    "citation_validity",
+    "correct_refusal",
+    "false_refusal",
 )
 
 
@@ -45,7 +49,9 @@ def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
         row = [m.name, f"{m.spec.averaging}, {m.spec.direction} is better"]
         for run in evaluation.runs:
             agg = run.summary[m.name]
-            row.append(fmt_aggregate(agg) + (f" · {agg.not_applicable} n/a" if agg.not_applicable else ""))
+            row.append(
+                fmt_aggregate(agg) + (f" · {agg.not_applicable} n/a" if agg.not_applicable else "")
+            )
         rows.append(row)
     return rows
 
@@ -83,7 +89,9 @@ def render_table(evaluation: Evaluation, width: int = 120) -> str:
     console.print(table)
     for index, run in enumerate(evaluation.runs):
         if len(run.questions) > PER_QUESTION_LIMIT:
-            console.print(f"{run.name}: {len(run.questions)} questions; per-question values in --format json")
+            console.print(
+                f"{run.name}: {len(run.questions)} questions; per-question values in --format json"
+            )
             continue
         header, rows = _question_rows(evaluation, index)
         qtable = Table(title=f"{run.name}: per question")
@@ -107,8 +115,13 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 def render_markdown(evaluation: Evaluation) -> str:
     """A paste-ready Markdown summary for a pull request."""
     lines = ["## ragtriage evaluation", ""]
-    runs = ", ".join(f"`{r.name}` (k={r.k}, evidence matched by {r.evidence_level})" for r in evaluation.runs)
-    lines += [f"Runs: {runs}. Values are value (numerator/denominator); n/a means an empty denominator.", ""]
+    runs = ", ".join(
+        f"`{r.name}` (k={r.k}, evidence matched by {r.evidence_level})" for r in evaluation.runs
+    )
+    lines += [
+        f"Runs: {runs}. Values are value (numerator/denominator); n/a means an empty denominator.",
+        "",
+    ]
     header = ["metric", "averaging", *(r.name for r in evaluation.runs)]
     lines += _md_table(header, _summary_rows(evaluation))
     for index, run in enumerate(evaluation.runs):

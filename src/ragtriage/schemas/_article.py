@@ -33,16 +33,16 @@ class ArticleCase(ArticleModel):
     """The question."""
     answerable: bool
     """Whether the corpus answers it."""
-    requiredEvidenceIds: list[str]  # noqa: N815 - the format's own spelling
+    requiredEvidenceIds: list[str]
     """Every listed document is required (each one is its own evidence group)."""
-    referenceFactIds: list[str]  # noqa: N815
+    referenceFactIds: list[str]
     """IDs of the facts a complete answer states (the format has no fact text)."""
 
 
 class ArticleClaimReview(ArticleModel):
     """Reviewer label of a claim."""
 
-    supportedByIds: list[str]  # noqa: N815
+    supportedByIds: list[str]
     """Context IDs supporting the claim; empty means unsupported."""
 
 
@@ -51,7 +51,7 @@ class ArticleClaim(ArticleModel):
 
     text: str
     """The claim."""
-    citationIds: list[str]  # noqa: N815
+    citationIds: list[str]
     """Cited IDs."""
     review: ArticleClaimReview
     """Reviewer label."""
@@ -60,16 +60,16 @@ class ArticleClaim(ArticleModel):
 class ArticleResultReview(ArticleModel):
     """Reviewer label of the answer's coverage."""
 
-    coveredReferenceFactIds: list[str]  # noqa: N815
+    coveredReferenceFactIds: list[str]
     """Reference facts the answer covers."""
 
 
 class ArticleResult(ArticleModel):
     """A run's result for one case."""
 
-    caseId: str  # noqa: N815
+    caseId: str
     """The case answered."""
-    retrievedIds: list[str]  # noqa: N815
+    retrievedIds: list[str]
     """The ranking; its top k is the context."""
     answer: str
     """The answer text."""
@@ -93,7 +93,7 @@ class ArticleRun(ArticleModel):
 class ArticleDataset(ArticleModel):
     """The whole article-format file."""
 
-    schemaVersion: Literal[1]  # noqa: N815
+    schemaVersion: Literal[1]
     """Format version; only 1 exists."""
     disclosure: str | None = None
     """Free text describing where the data came from."""

@@ -40,4 +40,3 @@ class Labeller(StrictModel):
 
 
 LabelSource = Literal["human", "judge"]
-

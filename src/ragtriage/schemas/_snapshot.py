@@ -35,7 +35,7 @@ class Document(StrictModel):
 
 
 class Chunk(StrictModel):
-    """A retrievable piece of a document, located by character span so rechunking stays traceable."""
+    """A retrievable piece of a document, located by character span (rechunking stays traceable)."""
 
     id: Identifier
     """Stable chunk ID, as it appears in runs."""
