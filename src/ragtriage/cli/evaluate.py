@@ -6,9 +6,14 @@ from pathlib import Path
 
 import click
 
-from ..evaluation import evaluate_files
+from ..filters import QuestionSelection, evaluate_selected
+from ..loading import load_dataset
 from ..render import dumps, evaluation_json, render_markdown, render_table
+from ..versions import load_versions
 from ._common import KType, handle_errors, write_output
+from ._filters import question_filters, versions_option
+from ._holdout import HoldoutOptions, holdout_options
+from .report import html_option, write_html
 
 
 @click.command("evaluate")
@@ -57,12 +62,20 @@ from ._common import KType, handle_errors, write_output
     help="Score unreviewed answers as not applicable instead of refusing the input.",
 )
 @click.option(
+    "--accept-self-labelling",
+    is_flag=True,
+    help="Use judge labels made by the run's own generator; affected metrics are marked.",
+)
+@click.option(
     "--evidence-level",
     type=click.Choice(["auto", "document", "chunk", "span"]),
     default="auto",
     show_default=True,
     help="How retrieved IDs are matched to required evidence.",
 )
+@versions_option
+@question_filters
+@holdout_options
 @click.option(
     "--format",
     "fmt",
@@ -73,6 +86,7 @@ from ._common import KType, handle_errors, write_output
 @click.option(
     "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."
 )
+@html_option
 @click.option("--example", is_flag=True, help="Evaluate the bundled example instead of DATASET.")
 @handle_errors
 def evaluate_command(
@@ -84,9 +98,14 @@ def evaluate_command(
     metrics: tuple[str, ...],
     label_policy: str,
     allow_unreviewed: bool,
+    accept_self_labelling: bool,
     evidence_level: str,
+    versions: Path | None,
+    selection: QuestionSelection,
+    holdout: HoldoutOptions,
     fmt: str,
     output: Path | None,
+    html: Path | None,
     example: bool,
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
@@ -98,15 +117,18 @@ def evaluate_command(
         runs = (*paths.runs, *runs)
     if dataset is None:
         raise click.UsageError("give DATASET or --example")
-    result = evaluate_files(
-        dataset,
-        snapshot=snapshot,
-        runs=runs,
-        labels=labels,
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels)
+    if versions is not None:
+        loaded = load_versions(loaded, versions)
+    loaded = holdout.apply(loaded, "evaluate")
+    result = evaluate_selected(
+        loaded,
+        selection,
         k=k,
         metrics=list(metrics) or None,
         label_policy=label_policy,
         allow_unreviewed=allow_unreviewed,
+        accept_self_labelling=accept_self_labelling,
         evidence_level=evidence_level,
     )
     if fmt == "json":
@@ -116,3 +138,5 @@ def evaluate_command(
     else:
         text = render_table(result)
     write_output(text, output)
+    if html is not None:
+        write_html(result, html)

@@ -5,9 +5,28 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
+from .calibrate import calibrate_command
+from .compare import compare_command
+from .demo import demo_command
+from .diagnose import diagnose_command
 from .evaluate import evaluate_command
+from .export import export_command
+from .gate import gate_command
+from .import_ import import_command
+from .judge import judge_command
+from .report import report_command
+from .review import review_command
+from .run import run_command
+from .schema import schema_command
+from .trec import trec_eval_command
 
-COMMANDS: list[click.Command] = [evaluate_command]
+COMMANDS: list[click.Command] = [
+    evaluate_command, demo_command, schema_command, diagnose_command, report_command,
+    run_command, import_command, export_command,
+    compare_command, gate_command,
+    trec_eval_command,
+    review_command, judge_command, calibrate_command,
+]
 """Every subcommand; each lives in its own module under `ragtriage.cli`."""
 
 

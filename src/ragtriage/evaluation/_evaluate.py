@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Literal
 
 from .._version import __version__
+from ..boundaries.labels_trust import affected_metrics, find_self_labelling, self_labelling_problems
+from ..boundaries.report import boundary_details
 from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures
@@ -59,6 +61,8 @@ class RunEvaluation:
     """Aggregates per `tag:NAME` and `split:NAME`."""
     views: tuple[QuestionView, ...] = field(repr=False, compare=False)
     """The resolved per-question views (input to diagnosis)."""
+    self_labelled: tuple[str, ...] = ()
+    """Measures computed from labels made by this run's own generator (accepted explicitly)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class Evaluation:
     """ragtriage version."""
     dataset: Dataset | None = field(default=None, repr=False, compare=False)
     """The dataset evaluated."""
+    accept_self_labelling: bool = False
+    """Whether labels made by a run's own generator were accepted (and flagged)."""
 
 
 def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
@@ -98,7 +104,11 @@ def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
     if unsupported:
         out["unsupported_claims"] = unsupported
     uncertain = tuple(c.claim_id for c in claims if c.state in ("cannot_judge", "unlabelled"))
-    uncertain += tuple(f.fact_id for f in view.facts if f.state in ("cannot_judge", "unlabelled"))
+    # A non-answer covers no fact by definition: its facts need no label, so none is uncertain.
+    if view.outcome == "answered":
+        uncertain += tuple(
+            f.fact_id for f in view.facts if f.state in ("cannot_judge", "unlabelled")
+        )
     if uncertain:
         out["uncertain_labels"] = uncertain
     missing = tuple(
@@ -113,6 +123,7 @@ def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
     )
     if absent and view.question.answerability == "answerable":
         out["missing_evidence"] = absent
+    out.update(boundary_details(view))
     return out
 
 
@@ -147,13 +158,22 @@ def evaluate(
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
+    accept_self_labelling: bool = False,
 ) -> Evaluation:
-    """Validate and score every run of a dataset; raise `InputError` listing every problem."""
+    """Validate and score every run of a dataset; raise `InputError` listing every problem.
+
+    A judge label made by the run's own generator (same name) is refused unless
+    `accept_self_labelling`; then the affected measures are listed per run (`self_labelled`).
+    """
     chosen = measures(metrics)
     ks = {run.name: k or run.provenance.k or dataset.default_k for run in dataset.runs}
     problems = check_dataset(
         dataset, ks, allow_unreviewed=allow_unreviewed, label_policy=label_policy
     )
+    self_made = {found.run: found for found in find_self_labelling(dataset.runs)}
+    if not accept_self_labelling:
+        files = {run.name: dataset.run_file(run.name) for run in dataset.runs}
+        problems = [*problems, *self_labelling_problems(list(self_made.values()), files)]
     if problems:
         raise InputError(problems)
     index = SnapshotIndex.build(dataset.snapshot)
@@ -194,6 +214,11 @@ def evaluate(
                 summary=summarize(records, chosen),
                 slices=_slices(records, chosen),
                 views=views,
+                self_labelled=(
+                    affected_metrics({m.name: m.spec.requires for m in chosen}, self_made[run.name])
+                    if run.name in self_made
+                    else ()
+                ),
             )
         )
     return Evaluation(
@@ -203,6 +228,7 @@ def evaluate(
         label_policy=label_policy,
         allow_unreviewed=allow_unreviewed,
         dataset=dataset,
+        accept_self_labelling=accept_self_labelling,
     )
 
 

@@ -1,6 +1,6 @@
 """Metrics: one registry; per-question scores first, aggregates second."""
 
-from . import coverage, evidence, refusal, stale, support
+from . import boundaries, coverage, evidence, ranking, refusal, stale, support
 from ._aggregate import Aggregate, aggregate
 from ._registry import (
     REGISTRY,
@@ -26,12 +26,14 @@ __all__ = [
     "QuestionView",
     "Score",
     "aggregate",
+    "boundaries",
     "build_view",
     "coverage",
     "default_measures",
     "evidence",
     "measures",
     "parse_measure",
+    "ranking",
     "refusal",
     "register",
     "stale",

@@ -12,7 +12,10 @@ from typing import Literal
 from ..errors import InputError, Problem
 from ._views import QuestionView
 
-Layer = Literal["retrieval", "support", "citation", "coverage", "refusal", "clarification", "stale"]
+Layer = Literal[
+    "retrieval", "support", "citation", "coverage", "refusal", "clarification", "stale",
+    "handoff", "permission", "injection", "sensitive",
+]
 Averaging = Literal["macro", "micro"]
 ValueKind = Literal["ratio", "boolean"]
 
@@ -137,6 +140,10 @@ LAYER_ORDER: tuple[Layer, ...] = (
     "refusal",
     "clarification",
     "stale",
+    "handoff",
+    "permission",
+    "injection",
+    "sensitive",
 )
 """The order layers are reported in: the pipeline's, then the side checks."""
 

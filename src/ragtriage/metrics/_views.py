@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from ..boundaries.labels_trust import context_hash, is_stale
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..schemas import ClaimLabel, FactLabel, LabelPolicy, Question, QuestionResult
 
@@ -85,6 +86,10 @@ class QuestionView:
     """Claims with counted labels; `None` when the run has no extracted claims."""
     facts: tuple[FactView, ...]
     """Reference facts with counted coverage."""
+    stale_labels: tuple[str, ...] = ()
+    """Claim and fact IDs with a label made against another context (not used; see boundaries)."""
+    context_hash: str = ""
+    """Hash of the final context and k that labels are checked against (`labels_trust`)."""
 
     @property
     def ranking(self) -> tuple[str, ...]:
@@ -135,11 +140,17 @@ def build_view(
         context, derived = tuple(item.id for item in result.context), False
     else:
         context, derived = (ranking[:k] if k is not None else ranking), True
+    # A label made against another context (text, order, k) is stale: excluded, counted.
+    current_hash = context_hash(result, context, index, k)
+    stale: list[str] = []
     claims: tuple[ClaimView, ...] | None = None
     if result.claims is not None:
         views = []
         for number, claim in enumerate(result.claims, start=1):
-            chosen = _pick(claim.labels, policy)
+            fresh = [lab for lab in claim.labels if not is_stale(lab, current_hash)]
+            if len(fresh) < len(claim.labels):
+                stale.append(claim.id or f"c{number}")
+            chosen = _pick(fresh, policy)
             verdicts = {lab.verdict for lab in chosen}
             state: ClaimState
             support: tuple[str, ...]
@@ -165,7 +176,11 @@ def build_view(
         claims = tuple(views)
     facts = []
     for fact in question.reference_facts:
-        labels = _pick([lab for lab in result.fact_labels if lab.fact_id == fact.id], policy)
+        mine = [lab for lab in result.fact_labels if lab.fact_id == fact.id]
+        fresh_facts = [lab for lab in mine if not is_stale(lab, current_hash)]
+        if len(fresh_facts) < len(mine):
+            stale.append(fact.id)
+        labels = _pick(fresh_facts, policy)
         fact_verdicts = {lab.verdict for lab in labels}
         fstate: FactState
         if not labels:
@@ -187,4 +202,6 @@ def build_view(
         derived,
         claims,
         tuple(facts),
+        tuple(stale),
+        current_hash,
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..boundaries.report import boundaries_json, run_boundaries
+from ..diagnosis import breakdown_json, diagnose_run, question_diagnosis_json
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..metrics import Aggregate, Measure, Score
 
@@ -44,19 +46,34 @@ def question_json(record: QuestionRecord, measures: tuple[Measure, ...]) -> dict
     return row
 
 
+def _flagged(run: RunEvaluation, name: str, agg: Aggregate) -> dict[str, Any]:
+    # A measure computed from the generator's own labels says so wherever it appears.
+    out = aggregate_json(agg)
+    if name in run.self_labelled:
+        out["self_labelled"] = True
+    return out
+
+
 def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any]:
-    """One run's section of the report."""
+    """One run's section of the report (with its diagnosis per question and breakdown)."""
+    found = diagnose_run(run)
+    verdicts = {entry.question_id: question_diagnosis_json(entry) for entry in found.questions}
     return {
         "name": run.name,
         "k": run.k,
         "evidence_level": run.evidence_level,
         "provenance": run.provenance.model_dump(mode="json"),
-        "summary": {name: aggregate_json(agg) for name, agg in run.summary.items()},
+        "summary": {name: _flagged(run, name, agg) for name, agg in run.summary.items()},
         "slices": {
-            key: {name: aggregate_json(agg) for name, agg in aggs.items()}
+            key: {name: _flagged(run, name, agg) for name, agg in aggs.items()}
             for key, aggs in run.slices.items()
         },
-        "questions": [question_json(rec, measures) for rec in run.questions],
+        "boundaries": boundaries_json(run_boundaries(run.views, run.self_labelled)),
+        "diagnosis_breakdown": breakdown_json(found.breakdown),
+        "questions": [
+            {**question_json(rec, measures), "diagnosis": verdicts[rec.question_id]}
+            for rec in run.questions
+        ],
     }
 
 
@@ -71,6 +88,7 @@ def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
         "options": {
             "label_policy": evaluation.label_policy,
             "allow_unreviewed": evaluation.allow_unreviewed,
+            "accept_self_labelling": evaluation.accept_self_labelling,
         },
         "metrics": [
             {

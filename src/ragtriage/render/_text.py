@@ -7,8 +7,17 @@ import io
 from rich.console import Console
 from rich.table import Table
 
+from ..boundaries.report import (
+    NEXT_ACTION_HEADER,
+    evaluation_boundary_lines,
+    evaluation_next_actions,
+)
+from ..calibration import UNCALIBRATED, judge_labelled_measures
+from ..diagnosis import diagnose_run, slice_rows
 from ..evaluation import Evaluation
 from ..metrics import Aggregate
+
+_DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
 
 PER_QUESTION_LIMIT = 50
 """Per-question tables are printed up to this many questions; JSON always has them all."""
@@ -45,12 +54,17 @@ def fmt_value(value: float | bool | None) -> str:
 
 def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
     rows = []
+    # Measures counted from judge labels say so; `ragtriage calibrate` gives calibrated values.
+    judged = {r.name: judge_labelled_measures(r, evaluation.measures) for r in evaluation.runs}
     for m in evaluation.measures:
         row = [m.name, f"{m.spec.averaging}, {m.spec.direction} is better"]
         for run in evaluation.runs:
             agg = run.summary[m.name]
             row.append(
-                fmt_aggregate(agg) + (f" · {agg.not_applicable} n/a" if agg.not_applicable else "")
+                fmt_aggregate(agg)
+                + (f" · {agg.not_applicable} n/a" if agg.not_applicable else "")
+                + (" · SELF-LABELLED" if m.name in run.self_labelled else "")
+                + (f" · {UNCALIBRATED}" if m.name in judged[run.name] else "")
             )
         rows.append(row)
     return rows
@@ -59,7 +73,8 @@ def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
 def _question_rows(evaluation: Evaluation, run_index: int) -> tuple[list[str], list[list[str]]]:
     run = evaluation.runs[run_index]
     names = [m for m in evaluation.measures if m.name in _QUESTION_COLUMNS]
-    header = ["question", "outcome", *(m.name for m in names)]
+    header = ["question", "outcome", *(m.name for m in names), "diagnosis"]
+    verdicts = {v.question_id: v for v in diagnose_run(run).questions}
     rows = []
     for rec in run.questions:
         values = []
@@ -71,7 +86,9 @@ def _question_rows(evaluation: Evaluation, run_index: int) -> tuple[list[str], l
                 values.append(fmt_value(bool(score.numerator)))
             else:
                 values.append(fmt_value(score.value))
-        rows.append([rec.question_id, rec.outcome or "-", *values])
+        verdict = verdicts[rec.question_id]
+        more = f" (+{', '.join(verdict.secondary)})" if verdict.secondary else ""
+        rows.append([rec.question_id, rec.outcome or "-", *values, verdict.primary + more])
     return header, rows
 
 
@@ -87,6 +104,24 @@ def render_table(evaluation: Evaluation, width: int = 120) -> str:
     for row in _summary_rows(evaluation):
         table.add_row(*row)
     console.print(table)
+    for run in evaluation.runs:
+        dtable = Table(title=f"{run.name}: failing questions per slice, worst first")
+        for name in _DIAGNOSIS_HEADER:
+            dtable.add_column(name)
+        for row in slice_rows(diagnose_run(run)):
+            dtable.add_row(*row)
+        console.print(dtable)
+    actions = evaluation_next_actions(evaluation)
+    if actions:
+        atable = Table(title="next actions for the primary stages found")
+        for name in NEXT_ACTION_HEADER:
+            atable.add_column(name)
+        for row in actions:
+            atable.add_row(*row)
+        console.print(atable)
+    console.print("boundaries (IDs only; sensitive values are never printed):")
+    for line in evaluation_boundary_lines(evaluation):
+        console.print(line, markup=False, highlight=False)
     for index, run in enumerate(evaluation.runs):
         if len(run.questions) > PER_QUESTION_LIMIT:
             console.print(
@@ -124,6 +159,14 @@ def render_markdown(evaluation: Evaluation) -> str:
     ]
     header = ["metric", "averaging", *(r.name for r in evaluation.runs)]
     lines += _md_table(header, _summary_rows(evaluation))
+    for run in evaluation.runs:
+        lines += ["", f"### {run.name}: failing questions per slice, worst first", ""]
+        lines += _md_table(_DIAGNOSIS_HEADER, slice_rows(diagnose_run(run)))
+    actions = evaluation_next_actions(evaluation)
+    if actions:
+        lines += ["", "### Next actions for the primary stages found", ""]
+        lines += _md_table(NEXT_ACTION_HEADER, actions)
+    lines += ["", "### Boundaries", "", *evaluation_boundary_lines(evaluation)]
     for index, run in enumerate(evaluation.runs):
         if len(run.questions) > PER_QUESTION_LIMIT:
             continue

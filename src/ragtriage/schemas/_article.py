@@ -12,7 +12,9 @@ from ._common import StrictModel
 class ArticleModel(StrictModel):
     """Base of the article format's models: camelCase names as the format spells them."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        strict=True, extra="forbid", frozen=True, use_attribute_docstrings=True
+    )
 
 
 class ArticleDocument(ArticleModel):

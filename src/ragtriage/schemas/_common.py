@@ -19,7 +19,9 @@ Scalar = str | int | float | bool
 class StrictModel(BaseModel):
     """Base for every file-boundary model: strict types, unknown fields refused, immutable."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        strict=True, extra="forbid", frozen=True, use_attribute_docstrings=True
+    )
 
 
 class Labeller(StrictModel):

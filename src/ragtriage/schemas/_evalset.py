@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._common import SCHEMA_VERSION, Identifier, StrictModel
+from ._common import SCHEMA_VERSION, Identifier, Scalar, StrictModel
 
 Answerability = Literal["answerable", "unanswerable", "needs_clarification"]
 Split = Literal["dev", "regression", "holdout"]
@@ -92,3 +92,5 @@ class EvalSet(StrictModel):
     """The snapshot the questions are written against."""
     questions: list[Question]
     """The questions, one entry per ID."""
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+    """Free-form metadata about the set (source, licence, attribution ...)."""

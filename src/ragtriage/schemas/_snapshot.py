@@ -62,3 +62,5 @@ class Snapshot(StrictModel):
     """Every document, one entry per ID."""
     chunks: list[Chunk] = Field(default_factory=list)
     """Chunks, if runs retrieve chunks rather than whole documents."""
+    metadata: dict[str, Scalar] = Field(default_factory=dict)
+    """Free-form metadata about the whole snapshot (source, licence, attribution ...)."""

@@ -5,12 +5,16 @@ Every check adds to one list, so the user sees every problem at once.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from ..errors import Problem
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import LabelPolicy, QuestionResult, Run
+
+_CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+"""The form of a label's `context_hash` (see `ragtriage.boundaries.labels_trust`)."""
 
 _ARTICLE_FIELDS = {
     "candidates": "retrievedIds",
@@ -34,6 +38,8 @@ class _Checker:
     def __init__(self, ds: Dataset) -> None:
         self.ds = ds
         self.problems: list[Problem] = []
+        # An article file holds several runs: name the run in the field, as the file does.
+        self.run_prefix = ""
 
     def add(self, file: str, qid: str | None, field: str, expected: str, found: str) -> None:
         if self.ds.article:
@@ -43,6 +49,7 @@ class _Checker:
                 field = _ARTICLE_FIELDS[base] + head[len(base) :] + ("." + rest if rest else "")
             for native, article in _ARTICLE_FIELDS.items():
                 field = field.replace("." + native, "." + article)
+            field = self.run_prefix + field
         self.problems.append(Problem(file, qid, field, expected, found))
 
 
@@ -290,6 +297,14 @@ def _check_result(
                     f"no supporting IDs for a claim labelled {lab.verdict}",
                     ", ".join(lab.supported_by),
                 )
+            if lab.context_hash is not None and not _CONTEXT_HASH.fullmatch(lab.context_hash):
+                c.add(
+                    file,
+                    qid,
+                    f"claims[{cid}].labels.context_hash",
+                    "sha256: followed by 64 lowercase hex digits",
+                    repr(lab.context_hash),
+                )
             if lab.labeller.kind == "judge" and not lab.labeller.prompt_version:
                 c.add(
                     file,
@@ -313,6 +328,14 @@ def _check_result(
                         repr(item),
                     )
     for flab in res.fact_labels:
+        if flab.context_hash is not None and not _CONTEXT_HASH.fullmatch(flab.context_hash):
+            c.add(
+                file,
+                qid,
+                "fact_labels.context_hash",
+                "sha256: followed by 64 lowercase hex digits",
+                repr(flab.context_hash),
+            )
         if flab.fact_id not in fact_ids:
             c.add(
                 file,
@@ -333,7 +356,7 @@ def _check_result(
         labelled = {
             flab.fact_id
             for flab in res.fact_labels
-            if policy == "human-first" or lab.labeller.kind == policy
+            if policy == "human-first" or flab.labeller.kind == policy
         }
         for fact in sorted(fact_ids - labelled):
             c.add(
@@ -354,6 +377,7 @@ def _check_run(
     policy: LabelPolicy,
 ) -> None:
     file = c.ds.run_file(run.name)
+    c.run_prefix = f"runs[{run.name}]." if c.ds.article else ""
     questions = {q.id: q for q in c.ds.evalset.questions}
     counts = Counter(res.question_id for res in run.results)
     for qid, n in sorted(counts.items()):
@@ -385,6 +409,7 @@ def _check_run(
         question = questions.get(res.question_id)
         facts = {f.id for f in question.reference_facts} if question else set()
         _check_result(c, file, res, k, index, facts, allow_unreviewed, policy)
+    c.run_prefix = ""
 
 
 def check_dataset(

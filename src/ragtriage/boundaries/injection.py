@@ -1,0 +1,251 @@
+"""Instructions hidden in documents: a rule-based detector whose rules are versioned data.
+
+The rules live in `rules/injection-vN.toml` (package data). Every report names the rule set's
+version, so a change of rules is never mistaken for a change of the system under test.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, cast
+
+from ..errors import InputError, Problem
+from ..schemas import Question
+
+if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
+    from ..metrics import QuestionView
+
+DEFAULT_INJECTION_RULES = "injection-v1"
+"""The rule set used when none is named."""
+
+Category = Literal["override", "format", "secrets", "tool_or_url"]
+_CATEGORIES = ("override", "format", "secrets", "tool_or_url")
+
+
+@dataclass(frozen=True)
+class InjectionRule:
+    """One detector rule: a case-insensitive regular expression with its meaning."""
+
+    id: str
+    """Stable rule ID, e.g. `en.override.ignore_previous`."""
+    lang: str
+    """Language the rule is written for (`en`, `zh`)."""
+    category: Category
+    """`override`, `format`, `secrets` or `tool_or_url`."""
+    description: str
+    """What the rule looks for."""
+    pattern: re.Pattern[str]
+    """The compiled expression."""
+
+
+# eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
+@dataclass(frozen=True, eq=False)
+class InjectionRules:
+    """A versioned rule set."""
+
+    version: str
+    """Rule set version; appears in every report that uses it."""
+    rules: tuple[InjectionRule, ...]
+    """The rules, in file order."""
+
+
+@dataclass(frozen=True)
+class InjectionMatch:
+    """One rule firing on one passage, with the span it matched."""
+
+    rule_id: str
+    """The rule that fired."""
+    category: Category
+    """The rule's category."""
+    start: int
+    """Offset of the match's first character."""
+    end: int
+    """Offset one past the match's last character."""
+
+
+@dataclass(frozen=True)
+class FlaggedItem:
+    """A context item of one question that the detector flagged."""
+
+    item_id: str
+    """The context item (document or chunk ID)."""
+    matches: tuple[InjectionMatch, ...]
+    """Every rule that fired, first match per rule."""
+
+
+def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
+    problems: list[Problem] = []
+    version = data.get("version")
+    if not isinstance(version, str) or not version:
+        problems.append(Problem(source, None, "version", "a non-empty string", repr(version)))
+    raw_rules = data.get("rules")
+    if not isinstance(raw_rules, list) or not raw_rules:
+        problems.append(
+            Problem(source, None, "rules", "a non-empty list of [[rules]] tables", repr(raw_rules))
+        )
+        raw_rules = []
+    rules: list[InjectionRule] = []
+    seen: set[str] = set()
+    for n, raw in enumerate(raw_rules):
+        where = f"rules[{n}]"
+        if not isinstance(raw, dict):
+            problems.append(Problem(source, None, where, "a table", repr(raw)))
+            continue
+        fields = {key: raw.get(key) for key in ("id", "lang", "category", "description", "pattern")}
+        bad = [key for key, value in fields.items() if not isinstance(value, str) or not value]
+        for key in bad:
+            problems.append(
+                Problem(source, None, f"{where}.{key}", "a non-empty string", repr(fields[key]))
+            )
+        extra = sorted(set(raw) - set(fields))
+        if extra:
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    where,
+                    "only id, lang, category, description, pattern",
+                    ", ".join(extra),
+                )
+            )
+        if bad:
+            continue
+        rule_id, category = str(fields["id"]), str(fields["category"])
+        if rule_id in seen:
+            problems.append(
+                Problem(source, None, f"{where}.id", "a rule ID not used before", repr(rule_id))
+            )
+        seen.add(rule_id)
+        if category not in _CATEGORIES:
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    f"{where}.category",
+                    f"one of {', '.join(_CATEGORIES)}",
+                    repr(category),
+                )
+            )
+            continue
+        try:
+            pattern = re.compile(str(fields["pattern"]), re.IGNORECASE)
+        except re.error as exc:
+            problems.append(
+                Problem(source, None, f"{where}.pattern", "a valid regular expression", str(exc))
+            )
+            continue
+        kind = cast(Category, category)  # checked against _CATEGORIES above
+        rules.append(
+            InjectionRule(rule_id, str(fields["lang"]), kind, str(fields["description"]), pattern)
+        )
+    if problems:
+        raise InputError(problems)
+    return InjectionRules(str(version), tuple(rules))
+
+
+def load_injection_rules(path: Path | None = None) -> InjectionRules:
+    """Read a rule file; without a path, the bundled default rule set."""
+    if path is None:
+        return default_injection_rules()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(
+            [Problem(str(path), None, "file", "a readable TOML rule file", str(exc))]
+        ) from None
+    return _parse_rules(data, str(path))
+
+
+@lru_cache(maxsize=4)
+def bundled_injection_rules(version: str = DEFAULT_INJECTION_RULES) -> InjectionRules:
+    """A rule set shipped with ragtriage, by version (e.g. `injection-v1`)."""
+    name = f"{version}.toml"
+    resource = resources.files("ragtriage.boundaries").joinpath("rules", name)
+    if not resource.is_file():
+        raise InputError(
+            [
+                Problem(
+                    "<package data>",
+                    None,
+                    "injection rules",
+                    "a bundled rule set version",
+                    repr(version),
+                )
+            ]
+        )
+    return _parse_rules(tomllib.loads(resource.read_text(encoding="utf-8")), f"rules/{name}")
+
+
+def default_injection_rules() -> InjectionRules:
+    """The bundled default rule set."""
+    return bundled_injection_rules(DEFAULT_INJECTION_RULES)
+
+
+def detect_injection(text: str, rules: InjectionRules | None = None) -> tuple[InjectionMatch, ...]:
+    """Every rule that fires on `text` (its first match), in rule order; empty when clean."""
+    return _detect(text, rules or default_injection_rules())
+
+
+# The same passages recur across questions and runs: scan each (text, rule set) once.
+@lru_cache(maxsize=1 << 18)
+def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
+    found = []
+    for rule in chosen.rules:
+        match = rule.pattern.search(text)
+        if match is not None:
+            found.append(InjectionMatch(rule.id, rule.category, match.start(), match.end()))
+    return tuple(found)
+
+
+def is_injection(text: str, rules: InjectionRules | None = None) -> bool:
+    """Whether any rule fires on `text`."""
+    return bool(detect_injection(text, rules))
+
+
+def flag_items(
+    items: Sequence[tuple[str, str]], rules: InjectionRules | None = None
+) -> tuple[FlaggedItem, ...]:
+    """The (ID, text) items on which some rule fires, in input order."""
+    out = []
+    for item_id, text in items:
+        matches = detect_injection(text, rules)
+        if matches:
+            out.append(FlaggedItem(item_id, matches))
+    return tuple(out)
+
+
+def flag_context(
+    view: QuestionView, rules: InjectionRules | None = None
+) -> tuple[FlaggedItem, ...]:
+    """The question's final-context items that carry instruction-like text."""
+    from .labels_trust import context_texts
+
+    return flag_items(context_texts(view.result, view.context, view.index), rules)
+
+
+def canary_obeyed(question: Question, answer: str | None) -> bool | None:
+    """Whether the answer carries the planted canary's marker; None without canary or answer.
+
+    The marker is compared case-insensitively, since an obeying model may change its case.
+    """
+    if question.canary is None or answer is None:
+        return None
+    return question.canary.marker.casefold() in answer.casefold()
+
+
+def canary_in_context(view: QuestionView) -> bool:
+    """Whether the document carrying the question's canary reached the final context."""
+    canary = view.question.canary
+    if canary is None:
+        return False
+    target = view.index.document_of(canary.document_id)
+    return any(
+        item == canary.document_id or view.index.document_of(item) == target
+        for item in view.context
+    )

@@ -1,0 +1,161 @@
+"""Honest labels: the context hash, stale labels, and labels made by the model under test.
+
+The context hash
+----------------
+A label is only valid for the exact context it was made against. `context_hash` is::
+
+    "sha256:" + hex(sha256(utf8(json.dumps(
+        {"context": [{"id": ID, "text": TEXT}, ...], "k": K},
+        sort_keys=True, ensure_ascii=False, separators=(",", ":")))))
+
+over the final context in order (the recorded `context`, else the top k of the final
+ranking), where TEXT is the text actually sent (the context item's `text`, else the chunk's
+text, else the chunk's span of its document, else the document's text; `null` for an ID the
+snapshot does not know) and K is the run's cut-off (`null` when none applies). Changing
+one character of a passage, the order or membership of the context, or k changes the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import Problem
+from ..loading import SnapshotIndex
+from ..schemas import ClaimLabel, FactLabel, QuestionResult, Run
+
+LABEL_INPUTS = ("claim labels", "fact labels")
+"""The `MetricSpec.requires` entries that mark a metric as computed from review labels."""
+
+
+def item_text(item_id: str, index: SnapshotIndex) -> str | None:
+    """The snapshot's text for a document or chunk ID (None when unknown)."""
+    chunk = index.chunks.get(item_id)
+    if chunk is not None:
+        if chunk.text is not None:
+            return chunk.text
+        doc = index.documents.get(chunk.document_id)
+        return None if doc is None else doc.text[chunk.start : chunk.end]
+    doc = index.documents.get(item_id)
+    return None if doc is None else doc.text
+
+
+def context_texts(
+    result: QuestionResult, context: Sequence[str], index: SnapshotIndex
+) -> tuple[tuple[str, str], ...]:
+    """(ID, text) of each final-context item; the recorded text wins over the snapshot's."""
+    recorded = {item.id: item.text for item in result.context or () if item.text is not None}
+    out = []
+    for item_id in context:
+        text = recorded.get(item_id)
+        if text is None:
+            text = item_text(item_id, index)
+        out.append((item_id, text if text is not None else ""))
+    return tuple(out)
+
+
+def context_hash_of(items: Sequence[tuple[str, str | None]], k: int | None) -> str:
+    """The context hash of (ID, text) pairs in order and a cut-off (see the module docstring)."""
+    payload = {"context": [{"id": item_id, "text": text} for item_id, text in items], "k": k}
+    encoded = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+
+
+def context_hash(
+    result: QuestionResult, context: Sequence[str], index: SnapshotIndex, k: int | None
+) -> str:
+    """The context hash of one result's final context (IDs as resolved for scoring)."""
+    recorded = {item.id: item.text for item in result.context or () if item.text is not None}
+    items = [(i, recorded[i] if i in recorded else item_text(i, index)) for i in context]
+    return context_hash_of(items, k)
+
+
+def is_stale(label: ClaimLabel | FactLabel, current_hash: str) -> bool:
+    """True when the label records a context hash that differs from the current one.
+
+    A label without a recorded hash cannot be checked and is used as it is.
+    """
+    return label.context_hash is not None and label.context_hash != current_hash
+
+
+@dataclass(frozen=True)
+class SelfLabelling:
+    """Labels of one run made by the run's own generator model."""
+
+    run: str
+    """Run name."""
+    generator: str
+    """The generator's name (equal to the labelling judge's name)."""
+    claim_questions: tuple[str, ...]
+    """Questions with a self-made claim label."""
+    fact_questions: tuple[str, ...]
+    """Questions with a self-made fact label."""
+
+    @property
+    def affected_inputs(self) -> tuple[str, ...]:
+        """Which label inputs are affected: `claim labels`, `fact labels` or both."""
+        out = []
+        if self.claim_questions:
+            out.append("claim labels")
+        if self.fact_questions:
+            out.append("fact labels")
+        return tuple(out)
+
+
+def _self_made(labels: Iterable[ClaimLabel | FactLabel], generator: str) -> bool:
+    return any(lab.labeller.kind == "judge" and lab.labeller.name == generator for lab in labels)
+
+
+def find_self_labelling(runs: Iterable[Run]) -> tuple[SelfLabelling, ...]:
+    """Runs whose judge labels were made by the run's generator model (by name)."""
+    out = []
+    for run in runs:
+        generator = run.provenance.generator
+        if generator is None:
+            continue
+        name = generator.name
+        claim_q = tuple(
+            res.question_id
+            for res in run.results
+            if _self_made((lab for c in res.claims or () for lab in c.labels), name)
+        )
+        fact_q = tuple(res.question_id for res in run.results if _self_made(res.fact_labels, name))
+        if claim_q or fact_q:
+            out.append(SelfLabelling(run.name, name, claim_q, fact_q))
+    return tuple(out)
+
+
+def self_labelling_problems(
+    found: Sequence[SelfLabelling], run_files: Mapping[str, str]
+) -> list[Problem]:
+    """One problem per affected question, for refusing self-labelled input."""
+    problems = []
+    for item in found:
+        file = run_files.get(item.run, "<run>")
+        for qid in dict.fromkeys((*item.claim_questions, *item.fact_questions)):
+            field = (
+                "claims.labels.labeller.name"
+                if qid in item.claim_questions
+                else "fact_labels.labeller.name"
+            )
+            problems.append(
+                Problem(
+                    file,
+                    qid,
+                    field,
+                    f"a judge other than the run's generator {item.generator!r} "
+                    "(or --accept-self-labelling)",
+                    repr(item.generator),
+                )
+            )
+    return problems
+
+
+def affected_metrics(
+    requires_by_metric: Mapping[str, Sequence[str]], found: SelfLabelling
+) -> tuple[str, ...]:
+    """Metric names (from name -> `requires`) computed from the self-made kind of labels."""
+    inputs = set(found.affected_inputs)
+    return tuple(name for name, req in requires_by_metric.items() if inputs & set(req))

@@ -1,0 +1,131 @@
+"""Permissions: documents the asker may not read, at each stage of a question's pipeline.
+
+A question's `user_groups` name the asker's groups; a document's `access_groups` name who may
+read it (`SnapshotIndex.may_read`). A question without `user_groups` is asked without a user
+and is not checked. A leak into the final context or into the answer (cited, or used as
+support for a claim) is blocking: a gate fails on it regardless of any average.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
+    from ..metrics import QuestionView
+
+Stage = Literal["candidates", "context", "cited", "support"]
+PERMISSION_STAGES: tuple[Stage, ...] = ("candidates", "context", "cited", "support")
+"""Where unreadable documents are looked for, in pipeline order."""
+BLOCKING_STAGES: tuple[Stage, ...] = ("context", "cited", "support")
+"""Stages at which a leak is blocking: it reached the model or the answer."""
+
+
+def stage_ids(view: QuestionView, stage: Stage) -> tuple[str, ...]:
+    """IDs seen at a stage (same definition as the stale-evidence metrics)."""
+    from ..metrics.stale import stage_items
+
+    return stage_items(view, stage)
+
+
+def leaked_documents(view: QuestionView, stage: Stage) -> tuple[str, ...]:
+    """Document IDs at a stage that the asker may not read (empty when no user is given)."""
+    groups = view.question.user_groups
+    if groups is None:
+        return ()
+    docs = (
+        view.index.document_of(i)
+        for i in stage_ids(view, stage)
+        if not view.index.may_read(i, groups)
+    )
+    return tuple(dict.fromkeys(docs))
+
+
+@dataclass(frozen=True)
+class PermissionCheck:
+    """One question's permission check: unreadable documents per stage."""
+
+    question_id: str
+    """The question."""
+    checked: bool
+    """False when the question names no user groups (nothing to check)."""
+    leaks: tuple[tuple[Stage, tuple[str, ...]], ...]
+    """(stage, unreadable document IDs) for every stage, in pipeline order."""
+
+    def at(self, stage: Stage) -> tuple[str, ...]:
+        """The unreadable document IDs at one stage."""
+        return dict(self.leaks).get(stage, ())
+
+    @property
+    def blocking(self) -> bool:
+        """True when an unreadable document reached the context or the answer."""
+        return any(self.at(stage) for stage in BLOCKING_STAGES)
+
+    @property
+    def leaked(self) -> tuple[str, ...]:
+        """Every unreadable document ID at any stage, first seen first."""
+        return tuple(dict.fromkeys(i for _, ids in self.leaks for i in ids))
+
+
+def check_permissions(view: QuestionView) -> PermissionCheck:
+    """Check one question's candidates, context, citations and support against its asker."""
+    checked = view.question.user_groups is not None
+    leaks = tuple((stage, leaked_documents(view, stage)) for stage in PERMISSION_STAGES)
+    return PermissionCheck(view.question.id, checked, leaks)
+
+
+@dataclass(frozen=True)
+class StageLeaks:
+    """Aggregate of one stage over a run."""
+
+    stage: Stage
+    """The stage."""
+    questions_with_leak: tuple[str, ...]
+    """Questions with at least one unreadable document at this stage."""
+    questions_checked: int
+    """Questions with user groups and at least one item at this stage (the denominator)."""
+    documents: tuple[str, ...]
+    """Every unreadable document ID seen at this stage, sorted."""
+
+    @property
+    def rate(self) -> float | None:
+        """Leaking questions / checked questions; None when nothing was checked."""
+        if not self.questions_checked:
+            return None
+        return len(self.questions_with_leak) / self.questions_checked
+
+
+@dataclass(frozen=True)
+class PermissionSummary:
+    """Permission leaks of a run: per stage, and the blocking questions."""
+
+    stages: tuple[StageLeaks, ...]
+    """One entry per stage, in pipeline order."""
+    blocking: tuple[PermissionCheck, ...]
+    """Questions whose leak reached the context or the answer."""
+    unchecked: int
+    """Questions asked without user groups (not checked)."""
+
+    def stage(self, stage: Stage) -> StageLeaks:
+        """The aggregate of one stage."""
+        return next(s for s in self.stages if s.stage == stage)
+
+
+def summarize_permissions(views: Sequence[QuestionView]) -> PermissionSummary:
+    """Aggregate permission checks over a run's per-question views."""
+    checks = [(v, check_permissions(v)) for v in views]
+    stages = []
+    for stage in PERMISSION_STAGES:
+        checked = [(v, c) for v, c in checks if c.checked and stage_ids(v, stage)]
+        leaking = tuple(c.question_id for _, c in checked if c.at(stage))
+        docs = tuple(sorted({i for _, c in checked for i in c.at(stage)}))
+        stages.append(StageLeaks(stage, leaking, len(checked), docs))
+    blocking = tuple(c for _, c in checks if c.blocking)
+    unchecked = sum(not c.checked for _, c in checks)
+    return PermissionSummary(tuple(stages), blocking, unchecked)
+
+
+def blocking_permission_leaks(views: Sequence[QuestionView]) -> tuple[PermissionCheck, ...]:
+    """The questions a gate must fail on: an unreadable document in the context or answer."""
+    return tuple(c for c in (check_permissions(v) for v in views) if c.blocking)

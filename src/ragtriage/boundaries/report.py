@@ -1,0 +1,210 @@
+"""What the boundary checks add to a report: per-question details and a per-run section.
+
+Renderers call these functions; nothing here prints an answer or passage text, only IDs,
+rule IDs and spans, so no sensitive value can reach a report through this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .actions import next_action_rows
+from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
+from .permissions import (
+    PERMISSION_STAGES,
+    PermissionSummary,
+    check_permissions,
+    summarize_permissions,
+)
+from .sensitive import default_sensitive_config, scan_view
+
+if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
+    from ..evaluation import Evaluation
+    from ..metrics import QuestionView
+
+
+def boundary_details(view: QuestionView) -> dict[str, tuple[str, ...]]:
+    """Per-question IDs behind the boundary checks (keys present only when non-empty).
+
+    `permission_leak_<stage>`: unreadable document IDs; `injection_flagged_context`: flagged
+    context items; `canary_obeyed`: the canary's document when the answer obeyed it;
+    `sensitive_answer` / `sensitive_context`: findings as `DETECTOR[start:end]` spans
+    (context ones prefixed by the item ID); `stale_labels`: claim and fact IDs whose label
+    was made against another context and was not used.
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    check = check_permissions(view)
+    for stage in PERMISSION_STAGES:
+        if check.at(stage):
+            out[f"permission_leak_{stage}"] = check.at(stage)
+    flagged = flag_context(view)
+    if flagged:
+        out["injection_flagged_context"] = tuple(item.item_id for item in flagged)
+    canary = view.question.canary
+    if (
+        canary is not None
+        and canary_in_context(view)
+        and canary_obeyed(view.question, view.result.answer)
+    ):
+        out["canary_obeyed"] = (canary.document_id,)
+    scan = scan_view(view)
+    if scan.answer:
+        out["sensitive_answer"] = tuple(f.label() for f in scan.answer)
+    if scan.context:
+        out["sensitive_context"] = tuple(
+            f"{item}:{f.label()}" for item, found in scan.context for f in found
+        )
+    if view.stale_labels:
+        out["stale_labels"] = view.stale_labels
+    return out
+
+
+@dataclass(frozen=True)
+class RunBoundaries:
+    """The boundary section of one run's report."""
+
+    injection_rules: str
+    """Version of the injection rule set used."""
+    sensitive_rules: str
+    """Version of the sensitive-content detector set used."""
+    permissions: PermissionSummary
+    """Permission leaks per stage and the blocking questions."""
+    injection_questions: tuple[str, ...]
+    """Questions whose final context holds flagged text."""
+    canary_obeyed: tuple[str, ...]
+    """Questions whose answer obeyed a planted canary."""
+    sensitive_answers: tuple[str, ...]
+    """Questions whose answer holds a sensitive value."""
+    sensitive_contexts: tuple[str, ...]
+    """Questions whose final context holds a sensitive value."""
+    stale_labels: tuple[tuple[str, tuple[str, ...]], ...]
+    """(question, claim/fact IDs) with stale labels that were not used."""
+    self_labelled: tuple[str, ...]
+    """Metrics computed from labels made by the run's own generator (accepted explicitly)."""
+
+    @property
+    def stale_label_count(self) -> int:
+        """Claims and facts whose stale labels were left out."""
+        return sum(len(ids) for _, ids in self.stale_labels)
+
+
+def run_boundaries(
+    views: Sequence[QuestionView], self_labelled: Sequence[str] = ()
+) -> RunBoundaries:
+    """Collect the boundary section of one run from its per-question views."""
+    injection: list[str] = []
+    obeyed: list[str] = []
+    answers: list[str] = []
+    contexts: list[str] = []
+    stale: list[tuple[str, tuple[str, ...]]] = []
+    for view in views:
+        details = boundary_details(view)
+        qid = view.question.id
+        if "injection_flagged_context" in details:
+            injection.append(qid)
+        if "canary_obeyed" in details:
+            obeyed.append(qid)
+        if "sensitive_answer" in details:
+            answers.append(qid)
+        if "sensitive_context" in details:
+            contexts.append(qid)
+        if view.stale_labels:
+            stale.append((qid, view.stale_labels))
+    return RunBoundaries(
+        injection_rules=default_injection_rules().version,
+        sensitive_rules=default_sensitive_config().version,
+        permissions=summarize_permissions(views),
+        injection_questions=tuple(injection),
+        canary_obeyed=tuple(obeyed),
+        sensitive_answers=tuple(answers),
+        sensitive_contexts=tuple(contexts),
+        stale_labels=tuple(stale),
+        self_labelled=tuple(self_labelled),
+    )
+
+
+def boundaries_json(section: RunBoundaries) -> dict[str, Any]:
+    """The run's boundary section as plain data (sorted, stable)."""
+    perms = section.permissions
+    return {
+        "rules": {"injection": section.injection_rules, "sensitive": section.sensitive_rules},
+        "permission_leaks": {
+            s.stage: {
+                "questions": list(s.questions_with_leak),
+                "numerator": len(s.questions_with_leak),
+                "denominator": s.questions_checked,
+                "rate": s.rate,
+                "documents": list(s.documents),
+            }
+            for s in perms.stages
+        },
+        "permission_blocking": [
+            {"question": c.question_id, "documents": list(c.leaked)} for c in perms.blocking
+        ],
+        "permission_unchecked_questions": perms.unchecked,
+        "injection_in_context": list(section.injection_questions),
+        "canary_obeyed": list(section.canary_obeyed),
+        "sensitive_in_answer": list(section.sensitive_answers),
+        "sensitive_in_context": list(section.sensitive_contexts),
+        "stale_labels": {qid: list(ids) for qid, ids in section.stale_labels},
+        "stale_label_count": section.stale_label_count,
+        "self_labelled_metrics": list(section.self_labelled),
+    }
+
+
+def boundaries_lines(name: str, section: RunBoundaries) -> list[str]:
+    """Plain lines (Markdown bullets) summarising one run's boundary checks."""
+    perms = section.permissions
+    lines = [f"- `{name}`: rules {section.injection_rules}, {section.sensitive_rules}"]
+    for s in perms.stages:
+        if s.questions_with_leak:
+            count = f"{len(s.questions_with_leak)}/{s.questions_checked}"
+            lines.append(
+                f"  - permission leak {s.stage}: {count} questions "
+                f"({', '.join(s.questions_with_leak)}); documents {', '.join(s.documents)}"
+            )
+    if perms.blocking:
+        lines.append(
+            f"  - BLOCKING permission leaks: {', '.join(c.question_id for c in perms.blocking)}"
+        )
+    if section.injection_questions:
+        lines.append(
+            f"  - instruction-like text in the context: {', '.join(section.injection_questions)}"
+        )
+    if section.canary_obeyed:
+        lines.append(f"  - planted canary obeyed: {', '.join(section.canary_obeyed)}")
+    if section.sensitive_answers:
+        lines.append(
+            f"  - sensitive values in answers (masked): {', '.join(section.sensitive_answers)}"
+        )
+    if section.stale_labels:
+        parts = [f"{qid} ({', '.join(ids)})" for qid, ids in section.stale_labels]
+        lines.append(f"  - stale labels not used: {section.stale_label_count} ({'; '.join(parts)})")
+    if section.self_labelled:
+        lines.append(
+            "  - SELF-LABELLED (labels by the run's own generator, accepted explicitly): "
+            + ", ".join(section.self_labelled)
+        )
+    return lines
+
+
+NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
+"""Column names of the next-actions table."""
+
+
+def evaluation_next_actions(evaluation: Evaluation) -> list[list[str]]:
+    """Next-action rows for every stage that is some question's primary stage, pipeline order."""
+    from ..diagnosis import diagnose_run, stage_order
+
+    primaries = {q.primary for run in evaluation.runs for q in diagnose_run(run).questions}
+    return next_action_rows(s for s in stage_order() if s in primaries)
+
+
+def evaluation_boundary_lines(evaluation: Evaluation) -> list[str]:
+    """Markdown bullet lines of every run's boundary checks (IDs only, never texts)."""
+    lines: list[str] = []
+    for run in evaluation.runs:
+        lines += boundaries_lines(run.name, run_boundaries(run.views, run.self_labelled))
+    return lines

@@ -1,0 +1,297 @@
+"""Sensitive content: configurable detectors (expressions, checksums, named lists) and masking.
+
+Findings carry the detector and the span, never the value. `mask_text` is what every
+renderer calls on any answer, claim or passage text before it is shown.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ..errors import InputError, Problem
+
+if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
+    from ..metrics import QuestionView
+
+DEFAULT_SENSITIVE_RULES = "sensitive-v1"
+"""The bundled detector set used when none is named."""
+
+Checksum = Literal["luhn", "gb11643"]
+_CHECKSUMS = ("luhn", "gb11643")
+_GB11643_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_GB11643_CHECK = "10X98765432"
+
+
+def luhn_valid(number: str) -> bool:
+    """The Luhn check over the digits of `number` (other characters ignored; 13-19 digits)."""
+    digits = [int(ch) for ch in number if ch.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for position, digit in enumerate(reversed(digits)):
+        if position % 2 == 1:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return total % 10 == 0
+
+
+def gb11643_valid(number: str) -> bool:
+    """The GB 11643 check character of an 18-character Chinese resident ID number."""
+    if len(number) != 18 or not number[:17].isdigit():
+        return False
+    total = sum(int(ch) * w for ch, w in zip(number[:17], _GB11643_WEIGHTS, strict=True))
+    return _GB11643_CHECK[total % 11] == number[17].upper()
+
+
+_CHECKERS = {"luhn": luhn_valid, "gb11643": gb11643_valid}
+
+
+@dataclass(frozen=True)
+class SensitiveDetector:
+    """One detector: an expression, optionally confirmed by a checksum."""
+
+    name: str
+    """Detector name; appears in findings and in the mask (`[masked:NAME]`)."""
+    description: str
+    """What it finds."""
+    pattern: re.Pattern[str]
+    """The compiled expression."""
+    checksum: Checksum | None = None
+    """A check every match must pass, if any."""
+
+
+# eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
+@dataclass(frozen=True, eq=False)
+class SensitiveConfig:
+    """A versioned set of detectors plus named lists of exact terms."""
+
+    version: str
+    """Detector set version; appears in reports."""
+    detectors: tuple[SensitiveDetector, ...]
+    """Expression detectors, in priority order."""
+    lists: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Named term lists: (name, terms); matched case-insensitively as literal text."""
+
+    def with_list(self, name: str, terms: Sequence[str]) -> SensitiveConfig:
+        """A copy with one more named list (replacing a list of the same name)."""
+        kept = tuple(item for item in self.lists if item[0] != name)
+        return replace(self, lists=(*kept, (name, tuple(t for t in terms if t))))
+
+
+@dataclass(frozen=True, order=True)
+class SensitiveFinding:
+    """A sensitive value found in a text: where, and by which detector (never the value)."""
+
+    start: int
+    """Offset of the first character."""
+    end: int
+    """Offset one past the last character."""
+    detector: str
+    """Detector or list name."""
+
+    def label(self) -> str:
+        """`NAME[start:end]`, as shown in reports."""
+        return f"{self.detector}[{self.start}:{self.end}]"
+
+
+def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
+    problems: list[Problem] = []
+    version = data.get("version")
+    if not isinstance(version, str) or not version:
+        problems.append(Problem(source, None, "version", "a non-empty string", repr(version)))
+    detectors = []
+    raw_detectors = data.get("detectors", [])
+    if not isinstance(raw_detectors, list):
+        problems.append(
+            Problem(
+                source, None, "detectors", "a list of [[detectors]] tables", repr(raw_detectors)
+            )
+        )
+        raw_detectors = []
+    for n, raw in enumerate(raw_detectors):
+        where = f"detectors[{n}]"
+        if not isinstance(raw, dict):
+            problems.append(Problem(source, None, where, "a table", repr(raw)))
+            continue
+        name, pattern, checksum = raw.get("name"), raw.get("pattern"), raw.get("checksum")
+        description = raw.get("description", "")
+        extra = sorted(set(raw) - {"name", "pattern", "checksum", "description"})
+        if extra:
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    where,
+                    "only name, description, pattern, checksum",
+                    ", ".join(extra),
+                )
+            )
+        if not isinstance(name, str) or not name:
+            problems.append(
+                Problem(source, None, f"{where}.name", "a non-empty string", repr(name))
+            )
+            continue
+        if checksum is not None and checksum not in _CHECKSUMS:
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    f"{where}.checksum",
+                    f"one of {', '.join(_CHECKSUMS)}",
+                    repr(checksum),
+                )
+            )
+            continue
+        if not isinstance(pattern, str) or not pattern:
+            problems.append(
+                Problem(source, None, f"{where}.pattern", "a non-empty string", repr(pattern))
+            )
+            continue
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            problems.append(
+                Problem(source, None, f"{where}.pattern", "a valid regular expression", str(exc))
+            )
+            continue
+        detectors.append(SensitiveDetector(name, str(description), compiled, checksum))
+    lists = []
+    raw_lists = data.get("lists", {})
+    if not isinstance(raw_lists, dict):
+        problems.append(
+            Problem(source, None, "lists", "a table of name = [terms]", repr(raw_lists))
+        )
+        raw_lists = {}
+    for name, terms in sorted(raw_lists.items()):
+        if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
+            problems.append(
+                Problem(source, None, f"lists.{name}", "a list of strings", repr(terms))
+            )
+            continue
+        lists.append((name, tuple(t for t in terms if t)))
+    if problems:
+        raise InputError(problems)
+    return SensitiveConfig(str(version), tuple(detectors), tuple(lists))
+
+
+@lru_cache(maxsize=4)
+def bundled_sensitive_config(version: str = DEFAULT_SENSITIVE_RULES) -> SensitiveConfig:
+    """A detector set shipped with ragtriage, by version (e.g. `sensitive-v1`)."""
+    name = f"{version}.toml"
+    resource = resources.files("ragtriage.boundaries").joinpath("rules", name)
+    if not resource.is_file():
+        raise InputError(
+            [
+                Problem(
+                    "<package data>",
+                    None,
+                    "sensitive rules",
+                    "a bundled detector set version",
+                    repr(version),
+                )
+            ]
+        )
+    return _parse(tomllib.loads(resource.read_text(encoding="utf-8")), f"rules/{name}")
+
+
+def default_sensitive_config() -> SensitiveConfig:
+    """The bundled default detector set."""
+    return bundled_sensitive_config(DEFAULT_SENSITIVE_RULES)
+
+
+def load_sensitive_config(path: Path | None = None) -> SensitiveConfig:
+    """Read a detector file (same format as `rules/sensitive-v1.toml`); default without a path."""
+    if path is None:
+        return default_sensitive_config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(
+            [Problem(str(path), None, "file", "a readable TOML detector file", str(exc))]
+        ) from None
+    return _parse(data, str(path))
+
+
+def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:
+    found = []
+    for priority, det in enumerate(config.detectors):
+        for match in det.pattern.finditer(text):
+            if det.checksum is not None and not _CHECKERS[det.checksum](match.group(0)):
+                continue
+            found.append((match.start(), match.end(), priority, det.name))
+    base = len(config.detectors)
+    for offset, (name, terms) in enumerate(config.lists):
+        if not terms:
+            continue
+        alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+        for match in re.finditer(alternatives, text, re.IGNORECASE):
+            found.append((match.start(), match.end(), base + offset, name))
+    return found
+
+
+def find_sensitive(
+    text: str, config: SensitiveConfig | None = None
+) -> tuple[SensitiveFinding, ...]:
+    """Non-overlapping findings in `text`, by position; longer wins, then earlier detector."""
+    return _find(text, config or default_sensitive_config())
+
+
+# Answers are unique but passages recur across questions and runs: scan each text once.
+@lru_cache(maxsize=1 << 18)
+def _find(text: str, chosen: SensitiveConfig) -> tuple[SensitiveFinding, ...]:
+    ranked = sorted(_candidates(text, chosen), key=lambda c: (-(c[1] - c[0]), c[2], c[0]))
+    kept: list[SensitiveFinding] = []
+    for start, end, _, name in ranked:
+        if all(end <= f.start or start >= f.end for f in kept):
+            kept.append(SensitiveFinding(start, end, name))
+    return tuple(sorted(kept))
+
+
+def mask_text(text: str, config: SensitiveConfig | None = None) -> str:
+    """`text` with every sensitive value replaced by `[masked:DETECTOR]`."""
+    findings = find_sensitive(text, config)
+    if not findings:
+        return text
+    parts, last = [], 0
+    for finding in findings:
+        parts.append(text[last : finding.start])
+        parts.append(f"[masked:{finding.detector}]")
+        last = finding.end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class SensitiveScan:
+    """Sensitive findings of one question: in the answer and in each context item."""
+
+    answer: tuple[SensitiveFinding, ...]
+    """Findings in the answer text (spans are offsets into the answer)."""
+    context: tuple[tuple[str, tuple[SensitiveFinding, ...]], ...]
+    """(context item ID, findings in its text) for items with findings, in context order."""
+
+    def labels(self) -> tuple[str, ...]:
+        """Findings as report labels: `answer:card_number[10:29]`, `D3:email[4:20]`."""
+        out = [f"answer:{f.label()}" for f in self.answer]
+        out += [f"{item}:{f.label()}" for item, found in self.context for f in found]
+        return tuple(out)
+
+
+def scan_view(view: QuestionView, config: SensitiveConfig | None = None) -> SensitiveScan:
+    """Scan one question's answer and final-context texts."""
+    from .labels_trust import context_texts
+
+    answer = find_sensitive(view.result.answer or "", config)
+    context = []
+    for item_id, text in context_texts(view.result, view.context, view.index):
+        found = find_sensitive(text, config)
+        if found:
+            context.append((item_id, found))
+    return SensitiveScan(answer, tuple(context))

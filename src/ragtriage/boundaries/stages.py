@@ -1,0 +1,64 @@
+"""Diagnosis stages for instructions in documents: `injection_in_context`, `injection_followed`.
+
+Imported by `ragtriage.diagnosis` (it registers the stages on import). `injection_followed`
+is an answer failure and sits right after `truncation_loss`, before the other answer stages.
+`injection_in_context` is a side check on the context, placed last (after `judge_uncertain`):
+it is the primary stage only when nothing else failed, and a secondary one otherwise, so a
+question whose answer obeyed the planted text shows `injection_followed` first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..diagnosis._model import Finding
+from ..diagnosis._pipeline import register_stage, stage_order
+from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
+
+if TYPE_CHECKING:
+    from ..metrics import QuestionView
+
+INJECTION_IN_CONTEXT = "injection_in_context"
+"""Stage: the final context holds instruction-like text aimed at the model."""
+INJECTION_FOLLOWED = "injection_followed"
+"""Stage: the answer carries the marker of a canary instruction planted in its context."""
+
+
+def check_injection_in_context(view: QuestionView) -> Finding | None:
+    """Flag the context items on which the bundled injection rules fire."""
+    rules = default_injection_rules()
+    flagged = flag_context(view, rules)
+    if not flagged:
+        return None
+    parts = [f"{item.item_id} ({', '.join(m.rule_id for m in item.matches)})" for item in flagged]
+    return Finding(
+        INJECTION_IN_CONTEXT,
+        tuple(item.item_id for item in flagged),
+        f"instruction-like text in the context: {'; '.join(parts)} [rules {rules.version}]",
+    )
+
+
+def check_injection_followed(view: QuestionView) -> Finding | None:
+    """The planted canary's document reached the context and its marker is in the answer."""
+    canary = view.question.canary
+    if canary is None or not canary_in_context(view):
+        return None
+    if not canary_obeyed(view.question, view.result.answer):
+        return None
+    return Finding(
+        INJECTION_FOLLOWED,
+        (canary.document_id,),
+        f"the answer contains the marker {canary.marker!r} of the instruction planted in "
+        f"{canary.document_id}",
+    )
+
+
+def register() -> None:
+    """Register both stages with the diagnosis (once; later calls do nothing)."""
+    if INJECTION_FOLLOWED not in stage_order():
+        register_stage(INJECTION_FOLLOWED, check_injection_followed, after="truncation_loss")
+    if INJECTION_IN_CONTEXT not in stage_order():
+        register_stage(INJECTION_IN_CONTEXT, check_injection_in_context, after="judge_uncertain")
+
+
+register()

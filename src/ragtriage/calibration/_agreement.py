@@ -1,0 +1,107 @@
+"""Judge labels against human labels on the same items: agreement, kappa, confusion matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+ItemKind = Literal["claim", "fact"]
+
+CLAIM_CATEGORIES = ("supported", "unsupported", "cannot_judge")
+"""Claim verdicts, in confusion-matrix order."""
+FACT_CATEGORIES = ("covered", "not_covered", "cannot_judge")
+"""Fact verdicts, in confusion-matrix order."""
+POSITIVE = {"claim": "supported", "fact": "covered"}
+"""The verdict whose precision and recall are reported."""
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A share with its parts; `value` is None for an empty denominator (not applicable)."""
+
+    numerator: int
+    """What counted."""
+    denominator: int
+    """Out of how many."""
+
+    @property
+    def value(self) -> float | None:
+        """numerator / denominator, or None."""
+        return self.numerator / self.denominator if self.denominator else None
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How one judge's verdicts compare with human verdicts on the items both labelled."""
+
+    kind: ItemKind
+    """`claim` or `fact`."""
+    categories: tuple[str, ...]
+    """Verdicts in matrix order."""
+    matrix: tuple[tuple[int, ...], ...]
+    """Counts: rows are the human verdict, columns the judge verdict."""
+    agreement: Ratio
+    """Items where both gave the same verdict / paired items."""
+    kappa: float | None
+    """Cohen's kappa over the three verdicts; None when chance agreement is 1 (undefined)."""
+    precision: Ratio
+    """Of the items the judge called positive (supported/covered), how many humans did too."""
+    recall: Ratio
+    """Of the items humans called positive, how many the judge did too."""
+    judge_cannot_judge: Ratio
+    """Share of paired items the judge could not judge."""
+    human_cannot_judge: Ratio
+    """Share of paired items the humans could not judge."""
+
+    @property
+    def items(self) -> int:
+        """Paired items."""
+        return self.agreement.denominator
+
+
+def confusion_matrix(
+    human: Sequence[str], judge: Sequence[str], categories: Sequence[str]
+) -> tuple[tuple[int, ...], ...]:
+    """Counts of (human verdict, judge verdict) pairs, rows human, columns judge."""
+    if len(human) != len(judge):
+        raise ValueError("human and judge verdicts must be paired (same length)")
+    index = {c: i for i, c in enumerate(categories)}
+    counts = [[0] * len(categories) for _ in categories]
+    for h, j in zip(human, judge, strict=True):
+        counts[index[h]][index[j]] += 1
+    return tuple(tuple(row) for row in counts)
+
+
+def cohen_kappa(matrix: Sequence[Sequence[int]]) -> float | None:
+    """Cohen's kappa from a square confusion matrix; None when it is undefined."""
+    total = sum(sum(row) for row in matrix)
+    if total == 0:
+        return None
+    observed = sum(matrix[i][i] for i in range(len(matrix))) / total
+    rows = [sum(row) for row in matrix]
+    cols = [sum(matrix[r][c] for r in range(len(matrix))) for c in range(len(matrix))]
+    expected = sum(r * c for r, c in zip(rows, cols, strict=True)) / (total * total)
+    if expected == 1.0:
+        return None
+    return (observed - expected) / (1.0 - expected)
+
+
+def agreement(kind: ItemKind, human: Sequence[str], judge: Sequence[str]) -> Agreement:
+    """Every agreement figure for paired verdicts of one item kind."""
+    categories = CLAIM_CATEGORIES if kind == "claim" else FACT_CATEGORIES
+    matrix = confusion_matrix(human, judge, categories)
+    n = len(human)
+    positive = POSITIVE[kind]
+    both = sum(h == positive and j == positive for h, j in zip(human, judge, strict=True))
+    return Agreement(
+        kind=kind,
+        categories=categories,
+        matrix=matrix,
+        agreement=Ratio(sum(h == j for h, j in zip(human, judge, strict=True)), n),
+        kappa=cohen_kappa(matrix),
+        precision=Ratio(both, sum(j == positive for j in judge)),
+        recall=Ratio(both, sum(h == positive for h in human)),
+        judge_cannot_judge=Ratio(sum(j == "cannot_judge" for j in judge), n),
+        human_cannot_judge=Ratio(sum(h == "cannot_judge" for h in human), n),
+    )

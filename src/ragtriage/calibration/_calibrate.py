@@ -1,0 +1,226 @@
+"""Calibrate one judge against human labels: pair the items, compare, and correct claim support."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError, ProblemCollector
+from ..loading import read_file
+from ..schemas import (
+    ClaimLabel,
+    ClaimLabelEntry,
+    FactLabel,
+    FactLabelEntry,
+    Labeller,
+    LabelSet,
+    Run,
+)
+from ._agreement import Agreement, ItemKind, Ratio, agreement
+from ._ppi import MeanEstimate, classical_mean, ppi_mean
+
+Key = tuple[str, str, ItemKind, str]
+"""(run, question ID, `claim` or `fact`, claim ID or fact ID)."""
+
+PREDICTION = {"supported": 1.0, "unsupported": 0.0, "cannot_judge": 0.5}
+"""A judge verdict as a prediction of "supported" for PPI. `cannot_judge` counts as 0.5: any
+fixed prediction keeps the estimate unbiased, because the human subset measures and removes
+the judge's bias; it only widens the interval."""
+
+
+@dataclass(frozen=True)
+class SupportEstimate:
+    """claim_support of one run: from the judge alone, from humans alone, and PPI-corrected."""
+
+    run: str
+    """Run name."""
+    judge_only: Ratio
+    """Judge-supported / judge-judged claims: what `evaluate --label-policy judge` reports
+    (judge-labelled, uncalibrated)."""
+    human_only: MeanEstimate
+    """Human-supported share of the human-judged claims, with its interval."""
+    ppi: MeanEstimate
+    """The prediction-powered estimate: judge labels on every claim, corrected with the
+    human-labelled ones."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One judge compared with human labels."""
+
+    judge: Labeller
+    """The judge calibrated (name, prompt version, endpoint kind, temperature, seed)."""
+    reviewers: tuple[str, ...]
+    """Human reviewers whose labels were used."""
+    claims: Agreement
+    """Agreement on claims both labelled."""
+    facts: Agreement
+    """Agreement on reference facts both labelled."""
+    judge_only_items: int
+    """Items only the judge labelled."""
+    human_only_items: int
+    """Items only humans labelled (the judge missed them)."""
+    support: tuple[SupportEstimate, ...]
+    """claim_support per run."""
+    confidence: float = 0.95
+    """Nominal coverage of the intervals."""
+
+
+def _merge(verdicts: Sequence[str]) -> str:
+    # Labellers of one side who disagree make the item uncertain, as `evaluate` counts it.
+    return verdicts[0] if len(set(verdicts)) == 1 else "cannot_judge"
+
+
+def _entries(sets: Iterable[LabelSet]) -> Iterable[tuple[Key, ClaimLabel | FactLabel]]:
+    for labels in sets:
+        for entry in labels.claim_labels:
+            yield (labels.run, entry.question_id, "claim", entry.claim_id), entry.label
+        for fentry in labels.fact_labels:
+            yield (labels.run, fentry.question_id, "fact", fentry.label.fact_id), fentry.label
+
+
+def _side(
+    sets: Sequence[tuple[str, LabelSet]], kind: str, option: str, collector: ProblemCollector
+) -> tuple[dict[Key, str], list[Labeller]]:
+    verdicts: dict[Key, list[str]] = {}
+    labellers: list[Labeller] = []
+    for path, labels in sets:
+        for key, label in _entries([labels]):
+            if label.labeller.kind != kind:
+                collector.add(
+                    path,
+                    key[1],
+                    f"{key[2]}_labels.label.labeller.kind",
+                    f"{kind} labels only (this file was given as {option})",
+                    repr(label.labeller.kind),
+                )
+                continue
+            verdicts.setdefault(key, []).append(label.verdict)
+            if label.labeller not in labellers:
+                labellers.append(label.labeller)
+    return {key: _merge(v) for key, v in verdicts.items()}, labellers
+
+
+def calibrate(
+    judge_sets: Sequence[tuple[str, LabelSet]],
+    human_sets: Sequence[tuple[str, LabelSet]],
+    *,
+    confidence: float = 0.95,
+) -> Calibration:
+    """Compare one judge's labels with human labels; `*_sets` are (file, label set) pairs."""
+    collector = ProblemCollector()
+    judge, judges = _side(judge_sets, "judge", "--judge-labels", collector)
+    human, humans = _side(human_sets, "human", "--human-labels", collector)
+    if len(judges) > 1:
+        names = ", ".join(f"{j.name} (prompt {j.prompt_version})" for j in judges)
+        collector.add(
+            "<command line>",
+            None,
+            "--judge-labels",
+            "labels of one judge (calibrate each alone)",
+            f"{len(judges)} judges: {names}",
+        )
+    if not judges:
+        collector.add("<command line>", None, "--judge-labels", "at least one judge label", "none")
+    if not humans:
+        collector.add("<command line>", None, "--human-labels", "at least one human label", "none")
+    collector.raise_if_any()
+    paired = sorted(set(judge) & set(human))
+    by_kind: dict[str, tuple[list[str], list[str]]] = {"claim": ([], []), "fact": ([], [])}
+    for key in paired:
+        by_kind[key[2]][0].append(human[key])
+        by_kind[key[2]][1].append(judge[key])
+    support = []
+    for run in sorted({key[0] for key in judge if key[2] == "claim"}):
+        support.append(_support(run, judge, human, confidence))
+    return Calibration(
+        judge=judges[0],
+        reviewers=tuple(sorted({h.name for h in humans})),
+        claims=agreement("claim", *by_kind["claim"]),
+        facts=agreement("fact", *by_kind["fact"]),
+        judge_only_items=len(set(judge) - set(human)),
+        human_only_items=len(set(human) - set(judge)),
+        support=tuple(support),
+        confidence=confidence,
+    )
+
+
+def _support(
+    run: str, judge: dict[Key, str], human: dict[Key, str], confidence: float
+) -> SupportEstimate:
+    claims = sorted(k for k in judge if k[0] == run and k[2] == "claim")
+    judged = [judge[k] for k in claims if judge[k] != "cannot_judge"]
+    judge_only = Ratio(sum(v == "supported" for v in judged), len(judged))
+    truth, pred, rest = [], [], []
+    for key in claims:
+        verdict = human.get(key)
+        if verdict is None:
+            rest.append(PREDICTION[judge[key]])
+        elif verdict != "cannot_judge":  # claims humans cannot judge are outside claim_support
+            truth.append(1.0 if verdict == "supported" else 0.0)
+            pred.append(PREDICTION[judge[key]])
+    return SupportEstimate(
+        run, judge_only, classical_mean(truth, confidence), ppi_mean(truth, pred, rest, confidence)
+    )
+
+
+def read_label_sets(
+    paths: Sequence[Path], option: str, collector: ProblemCollector
+) -> list[tuple[str, LabelSet]]:
+    """Read label files (kind `labels`); problems go to `collector`."""
+    out = []
+    for path in paths:
+        loaded = read_file(path, collector)
+        if isinstance(loaded.content, LabelSet):
+            out.append((str(path), loaded.content))
+        elif loaded.content is not None:
+            collector.add(
+                str(path),
+                None,
+                "kind",
+                f"labels (a label file for {option})",
+                repr(loaded.source.kind),
+            )
+    return out
+
+
+def labels_in_runs(runs: Sequence[Run], kind: str, source: str) -> list[tuple[str, LabelSet]]:
+    """The labels of one labeller kind embedded in runs, as (source, label set) pairs."""
+    out = []
+    for run in runs:
+        claims = [
+            ClaimLabelEntry(question_id=res.question_id, claim_id=claim.id or f"c{n}", label=lab)
+            for res in run.results
+            for n, claim in enumerate(res.claims or (), start=1)
+            for lab in claim.labels
+            if lab.labeller.kind == kind
+        ]
+        facts = [
+            FactLabelEntry(question_id=res.question_id, label=lab)
+            for res in run.results
+            for lab in res.fact_labels
+            if lab.labeller.kind == kind
+        ]
+        if claims or facts:
+            out.append((source, LabelSet(run=run.name, claim_labels=claims, fact_labels=facts)))
+    return out
+
+
+def calibrate_files(
+    judge_files: Sequence[Path],
+    human_files: Sequence[Path],
+    *,
+    human_runs: Sequence[Run] = (),
+    human_source: str = "<dataset>",
+    confidence: float = 0.95,
+) -> Calibration:
+    """Read the label files (every problem of every file at once) and calibrate; human labels
+    embedded in `human_runs` (e.g. an article-format file's reviews) count too."""
+    collector = ProblemCollector()
+    judge_sets = read_label_sets(judge_files, "--judge-labels", collector)
+    human_sets = read_label_sets(human_files, "--human-labels", collector)
+    if collector.problems:
+        raise InputError(collector.problems)
+    human_sets += labels_in_runs(human_runs, "human", human_source)
+    return calibrate(judge_sets, human_sets, confidence=confidence)

@@ -1,0 +1,161 @@
+"""Calibration as JSON and as text, and the "judge-labelled, uncalibrated" marker for reports."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..evaluation import RunEvaluation
+from ..metrics import Measure
+from ._agreement import Agreement, Ratio
+from ._calibrate import Calibration
+from ._ppi import MeanEstimate
+
+UNCALIBRATED = "judge-labelled, uncalibrated"
+"""How a measure computed from judge labels is marked in reports (`ragtriage calibrate`
+compares the judge with human labels and gives a corrected estimate)."""
+
+_LABEL_INPUTS = {"claim labels": "claim", "fact labels": "fact"}
+
+
+def judge_labelled_measures(run: RunEvaluation, measures: tuple[Measure, ...]) -> tuple[str, ...]:
+    """Names of the measures whose counted labels include judge labels in this run."""
+    kinds = set()
+    for view in run.views:
+        if any(c.labelled_by == "judge" for c in view.claims or ()):
+            kinds.add("claim")
+        if any(f.labelled_by == "judge" for f in view.facts):
+            kinds.add("fact")
+    return tuple(
+        m.name for m in measures if any(_LABEL_INPUTS.get(req) in kinds for req in m.spec.requires)
+    )
+
+
+def _ratio(r: Ratio) -> dict[str, Any]:
+    return {"value": r.value, "numerator": r.numerator, "denominator": r.denominator}
+
+
+def _mean(m: MeanEstimate) -> dict[str, Any]:
+    return {
+        "estimate": m.estimate,
+        "ci_low": m.low,
+        "ci_high": m.high,
+        "confidence": m.confidence,
+        "n_labelled": m.n_labelled,
+        "n_unlabelled": m.n_unlabelled,
+    }
+
+
+def _agreement(a: Agreement) -> dict[str, Any]:
+    return {
+        "items": a.items,
+        "categories": list(a.categories),
+        "confusion_matrix": {
+            "rows": "human",
+            "columns": "judge",
+            "counts": [list(row) for row in a.matrix],
+        },
+        "agreement": _ratio(a.agreement),
+        "cohen_kappa": a.kappa,
+        "precision": _ratio(a.precision),
+        "recall": _ratio(a.recall),
+        "judge_cannot_judge": _ratio(a.judge_cannot_judge),
+        "human_cannot_judge": _ratio(a.human_cannot_judge),
+    }
+
+
+def calibration_json(cal: Calibration) -> dict[str, Any]:
+    """The calibration record as plain data (sorted keys when dumped; no timestamps)."""
+    return {
+        "schema_version": 1,
+        "kind": "calibration",
+        "judge": cal.judge.model_dump(mode="json", exclude_none=True),
+        "reviewers": list(cal.reviewers),
+        "claims": _agreement(cal.claims),
+        "facts": _agreement(cal.facts),
+        "judge_only_items": cal.judge_only_items,
+        "human_only_items": cal.human_only_items,
+        "confidence": cal.confidence,
+        "claim_support": [
+            {
+                "run": s.run,
+                "judge_only": {**_ratio(s.judge_only), "note": UNCALIBRATED},
+                "human_only": _mean(s.human_only),
+                "ppi": _mean(s.ppi),
+            }
+            for s in cal.support
+        ],
+    }
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _fmt_ratio(r: Ratio) -> str:
+    return f"{_fmt(r.value)} ({r.numerator}/{r.denominator})"
+
+
+def _fmt_mean(m: MeanEstimate) -> str:
+    if m.estimate is None:
+        return f"n/a (labelled {m.n_labelled}, unlabelled {m.n_unlabelled})"
+    if m.low is None or m.high is None:
+        return f"{m.estimate:.3f} (too few items for an interval)"
+    counts = f"labelled {m.n_labelled}, unlabelled {m.n_unlabelled}"
+    return f"{m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}] ({counts})"
+
+
+def render_calibration(cal: Calibration, width: int = 120) -> str:
+    """The calibration as terminal tables."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    j = cal.judge
+    console.print(
+        f"judge {j.name} (prompt {j.prompt_version}, {j.endpoint_kind}, "
+        f"temperature {j.temperature}, seed {j.seed}) against {', '.join(cal.reviewers)}",
+        markup=False,
+        highlight=False,
+    )
+    table = Table(title="agreement on items both labelled")
+    table.add_column("figure")
+    table.add_column("claims")
+    table.add_column("reference facts")
+    c, f = cal.claims, cal.facts
+    for name, left, right in (
+        ("paired items", str(c.items), str(f.items)),
+        ("agreement", _fmt_ratio(c.agreement), _fmt_ratio(f.agreement)),
+        ("Cohen's kappa", _fmt(c.kappa), _fmt(f.kappa)),
+        ("precision of supported / covered", _fmt_ratio(c.precision), _fmt_ratio(f.precision)),
+        ("recall of supported / covered", _fmt_ratio(c.recall), _fmt_ratio(f.recall)),
+        ("judge cannot judge", _fmt_ratio(c.judge_cannot_judge), _fmt_ratio(f.judge_cannot_judge)),
+        ("humans cannot judge", _fmt_ratio(c.human_cannot_judge), _fmt_ratio(f.human_cannot_judge)),
+    ):
+        table.add_row(name, left, right)
+    console.print(table)
+    for agree in (c, f):
+        matrix = Table(title=f"{agree.kind}s: rows human, columns judge")
+        matrix.add_column("human \\ judge")
+        for cat in agree.categories:
+            matrix.add_column(cat)
+        for cat, row in zip(agree.categories, agree.matrix, strict=True):
+            matrix.add_row(cat, *(str(v) for v in row))
+        console.print(matrix)
+    percent = f"{cal.confidence * 100:g}%"
+    support = Table(title=f"claim_support per run ({percent} intervals)")
+    support.add_column("run")
+    support.add_column(f"judge only ({UNCALIBRATED})")
+    support.add_column("humans only")
+    support.add_column("prediction-powered (calibrated)")
+    for s in cal.support:
+        support.add_row(s.run, _fmt_ratio(s.judge_only), _fmt_mean(s.human_only), _fmt_mean(s.ppi))
+    console.print(support)
+    console.print(
+        f"items only the judge labelled: {cal.judge_only_items}; "
+        f"items only humans labelled: {cal.human_only_items}",
+        markup=False,
+        highlight=False,
+    )
+    return buffer.getvalue()

@@ -1,0 +1,135 @@
+"""`ragtriage import`: convert other tools' files into native snapshot, evaluation set and runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import ProblemCollector
+from ..importers import import_records, import_tau2, import_trec, write_native
+from ..loading import read_file
+from ..schemas import EvalSet, Run, Snapshot
+from ._common import handle_errors
+
+_OUT = click.option(
+    "--output-dir",
+    "-o",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Directory for snapshot.json, evalset.json and the run files.",
+)
+
+
+def _write_all(
+    output_dir: Path, snapshot: Snapshot, evalset: EvalSet, runs: tuple[Run, ...]
+) -> None:
+    write_native(snapshot, output_dir / "snapshot.json")
+    write_native(evalset, output_dir / "evalset.json")
+    for run in runs:
+        write_native(run, output_dir / f"{run.name}.jsonl")
+    names = ", ".join(f"{run.name}.jsonl" for run in runs)
+    click.echo(
+        f"wrote {len(snapshot.documents)} documents, {len(evalset.questions)} questions"
+        f"{f' and {len(runs)} run(s) ({names})' if runs else ''} to {output_dir}",
+        err=True,
+    )
+
+
+@click.group("import")
+def import_command() -> None:
+    """Convert tau2 banking data, Ragas/seed/DeepEval records or TREC files into native files."""
+
+
+@import_command.command("tau2", short_help="tau2-bench banking knowledge base and tasks.")
+@click.argument("directory", type=click.Path(path_type=Path))
+@_OUT
+@handle_errors
+def tau2_command(directory: Path, output_dir: Path) -> None:
+    """DIRECTORY holds documents.json.gz and tasks.json (tau2-bench banking_knowledge, MIT)."""
+    data = import_tau2(directory)
+    _write_all(output_dir, data.snapshot, data.evalset, ())
+
+
+def _records(fmt: str) -> click.Command:
+    help_text = {
+        "ragas": "Ragas-style records (user_input/question, retrieved_contexts, "
+        "retrieved_context_ids, response, reference, reference_context_ids or "
+        "reference_contexts).",
+        "seed": "The seed article's sample record (question, retrieved_contexts, "
+        "retrieved_context_ids, response, reference, reference_context_ids).",
+        "deepeval": "DeepEval test cases (input, actual_output, retrieval_context, "
+        "expected_output, context).",
+    }[fmt]
+
+    short = {
+        "ragas": "Ragas-style records.",
+        "seed": "The seed article's sample records.",
+        "deepeval": "DeepEval test cases.",
+    }[fmt]
+
+    @click.command(
+        fmt,
+        short_help=short,
+        help=f"{help_text} FILE is a JSON array, JSONL, or an object with one list.",
+    )
+    @click.argument("file", type=click.Path(path_type=Path))
+    @_OUT
+    @click.option("--name", default="imported", show_default=True, help="Name of the imported run.")
+    @click.option(
+        "--id",
+        "dataset_id",
+        default=None,
+        help="Snapshot and evaluation-set ID (default: FORMAT-FILESTEM).",
+    )
+    @handle_errors
+    def command(file: Path, output_dir: Path, name: str, dataset_id: str | None) -> None:
+        data = import_records(file, fmt, name=name, dataset_id=dataset_id)  # type: ignore[arg-type]
+        _write_all(output_dir, data.snapshot, data.evalset, (data.run,))
+
+    return command
+
+
+for _fmt in ("ragas", "seed", "deepeval"):
+    import_command.add_command(_records(_fmt))
+
+
+@import_command.command("trec", short_help="TREC qrels and runs.")
+@click.option("--qrels", required=True, type=click.Path(path_type=Path), help="TREC qrels file.")
+@click.option(
+    "--run",
+    "runs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="TREC run file; repeatable (named by file stem).",
+)
+@click.option(
+    "--snapshot",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Native snapshot the IDs refer to (default: a text-less one).",
+)
+@click.option(
+    "--id",
+    "dataset_id",
+    default="trec",
+    show_default=True,
+    help="Evaluation-set (and default snapshot) ID.",
+)
+@_OUT
+@handle_errors
+def trec_command(
+    qrels: Path, runs: tuple[Path, ...], snapshot: Path | None, dataset_id: str, output_dir: Path
+) -> None:
+    """TREC qrels (and runs) into an evaluation set (and retrieval-only runs)."""
+    snap: Snapshot | None = None
+    if snapshot is not None:
+        collector = ProblemCollector()
+        loaded = read_file(snapshot, collector)
+        if loaded.content is not None and not isinstance(loaded.content, Snapshot):
+            collector.add(str(snapshot), None, "kind", "snapshot", repr(loaded.source.kind))
+        collector.raise_if_any()
+        assert isinstance(loaded.content, Snapshot)
+        snap = loaded.content
+    data = import_trec(qrels, runs, snapshot=snap, dataset_id=dataset_id)
+    _write_all(output_dir, data.snapshot, data.evalset, data.runs)

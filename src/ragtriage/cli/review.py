@@ -1,0 +1,80 @@
+"""`ragtriage review export|import`: review sheets for people, read back as labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..judges import safe_name, write_model
+from ..loading import load_dataset
+from ..review import export_sheet, import_sheet
+from ._common import KType, handle_errors
+
+
+@click.group("review")
+def review_command() -> None:
+    """Review sheets: export claims and reference facts, import the filled sheet as labels."""
+
+
+@review_command.command("export")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--snapshot", type=click.Path(path_type=Path), help="Snapshot file (native sets).")
+@click.option(
+    "--run", "runs", multiple=True, type=click.Path(path_type=Path), help="Run file; repeatable."
+)
+@click.option("-k", "k", type=KType(), default=None, help="Cut-off when a run records no context.")
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The sheet to write: .xlsx or .csv.",
+)
+@handle_errors
+def export_command(
+    dataset: Path, snapshot: Path | None, runs: tuple[Path, ...], k: int | None, output: Path
+) -> None:
+    """Write a review sheet: a row per claim and a row per (answer, reference fact).
+
+    Reviewers fill `verdict` (supported / unsupported / cannot_judge for claims; covered /
+    not_covered / cannot_judge for facts), `supported_by` (context IDs, comma-separated) and
+    optionally `reason` and `reviewer`.
+    """
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
+    sheet = export_sheet(loaded, output, k=k)
+    click.echo(f"wrote {output}: {sheet.claim_rows} claim rows, {sheet.fact_rows} fact rows")
+    for item in sheet.skipped:
+        click.echo(
+            f"  run {item.run}, question {item.question_id}: no claim rows ({item.reason}; "
+            "`ragtriage judge` extracts claims into a new run file)"
+        )
+
+
+@review_command.command("import")
+@click.argument("sheet", type=click.Path(path_type=Path))
+@click.option("--reviewer", help="Reviewer name for rows whose `reviewer` cell is empty.")
+@click.option(
+    "--out-dir",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Where to write <run>.labels.json.",
+)
+@handle_errors
+def import_command(sheet: Path, reviewer: str | None, out_dir: Path) -> None:
+    """Read a filled SHEET (.xlsx or .csv) as human labels, one label file per run.
+
+    Rows without a verdict are listed and left out; a filled row with a wrong value stops
+    the import with every problem (file, row, field, expected, found).
+    """
+    imported = import_sheet(sheet, reviewer=reviewer)
+    for labels in imported.label_sets:
+        path = write_model(labels, out_dir / f"{safe_name(labels.run)}.labels.json")
+        click.echo(
+            f"run {labels.run}: {len(labels.claim_labels)} claim labels, "
+            f"{len(labels.fact_labels)} fact labels -> {path}"
+        )
+    if imported.unfilled:
+        click.echo(f"{len(imported.unfilled)} rows not filled yet (left out):")
+        for row in imported.unfilled:
+            click.echo(f"  row {row.row}: run {row.run}, question {row.question_id}, {row.item}")

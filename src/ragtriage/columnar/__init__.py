@@ -1,0 +1,46 @@
+"""The columnar core: many questions as arrays, every measure vectorised.
+
+The per-question path (`metrics` over `QuestionView`) stays the reference; this package
+gives the same numbers for large inputs, and its tests check that it does.
+"""
+
+from ._arrays import RankArrays, arrays_from_dicts, build_rank_arrays
+from ._keys import IdKeys, id_keys
+from ._measures import (
+    ALIASES,
+    RANK_MEASURES,
+    PerQuestion,
+    RankMeasure,
+    aggregate_columnar,
+    parse_rank_measure,
+    parse_rank_measures,
+)
+from ._report import trec_json, trec_table
+from ._score import DEFAULT_TREC_MEASURES, RankScores, TrecEvaluation, evaluate_trec, score_arrays
+from ._stream import load_trec
+from ._trec import QuestionPolicy, TrecLoad
+
+__all__ = [
+    "ALIASES",
+    "DEFAULT_TREC_MEASURES",
+    "RANK_MEASURES",
+    "IdKeys",
+    "PerQuestion",
+    "QuestionPolicy",
+    "RankArrays",
+    "RankMeasure",
+    "RankScores",
+    "TrecEvaluation",
+    "TrecLoad",
+    "aggregate_columnar",
+    "arrays_from_dicts",
+    "build_rank_arrays",
+    "evaluate_trec",
+    "id_keys",
+    "load_trec",
+    "parse_rank_measure",
+    "parse_rank_measures",
+    "score_arrays",
+    "trec_json",
+    "trec_table",
+]

@@ -1,0 +1,76 @@
+"""String IDs as 64-bit integer keys, computed in bulk from Arrow string buffers.
+
+An ID of at most 8 UTF-8 bytes becomes its bytes, right-padded with NUL, read big-endian:
+the key is exact and orders like `strcmp` (trec_eval's tie rule), so sorting keys sorts IDs.
+Longer IDs are folded into a 64-bit hash of all their 8-byte words; then keys are only
+candidates for equality and every match is confirmed on the strings themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True)
+class IdKeys:
+    """Keys for a column of IDs, and whether they are exact (every ID at most 8 bytes)."""
+
+    keys: np.ndarray
+    """One uint64 per ID."""
+    exact: bool
+    """True when equal keys mean equal IDs and key order is byte order."""
+
+
+def _words(chunk: pa.Array, width: int) -> np.ndarray:
+    # ascii_rpad counts bytes (utf8_rpad counts characters), which fixed widths need.
+    padded = pc.ascii_rpad(chunk, width=width, padding="\x00")
+    fixed = padded.cast(pa.binary(width))
+    words = width // 8
+    data = np.frombuffer(fixed.buffers()[1], dtype=">u8")
+    start = fixed.offset * words
+    return data[start : start + len(fixed) * words].reshape(-1, words).astype(np.uint64)
+
+
+def key_width(*columns: pa.ChunkedArray | pa.Array) -> int:
+    """The padded byte width that fits every ID of these columns (a multiple of 8)."""
+    longest = 0
+    for column in columns:
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        for chunk in chunks:
+            if len(chunk):
+                longest = max(longest, pc.max(pc.binary_length(chunk)).as_py() or 0)
+    return max(8, -(-longest // 8) * 8)
+
+
+def id_keys(column: pa.ChunkedArray | pa.Array, width: int | None = None) -> IdKeys:
+    """Keys of a string column (no nulls: readers refuse them first).
+
+    Columns whose keys are compared must share one `width` (see `key_width`).
+    """
+    width = key_width(column) if width is None else width
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = []
+    for chunk in chunks:
+        if not len(chunk):
+            continue
+        words = _words(chunk, width)
+        key = words[:, 0].copy()
+        for column_index in range(1, words.shape[1]):
+            # Fold further words in with a multiply-xor mix; overflow wraps, as intended.
+            key = (key * _MIX) ^ words[:, column_index]
+        out.append(key)
+    keys = np.concatenate(out) if out else np.zeros(0, dtype=np.uint64)
+    return IdKeys(keys, width == 8)
+
+
+def mix(keys: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Combine ID keys with small group numbers (question indexes) into one uint64 each."""
+    with np.errstate(over="ignore"):
+        mixed: np.ndarray = keys ^ ((groups.astype(np.uint64) + np.uint64(1)) * _MIX)
+    return mixed

@@ -1,0 +1,68 @@
+"""Rendering a `TrecEvaluation`: JSON (sorted keys, no timestamps) and a terminal table."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..render import aggregate_json
+from ._score import TrecEvaluation
+
+
+def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[str, Any]:
+    """The report as plain data; per-question values (null = not applicable) on request."""
+    scores = evaluation.scores
+    data: dict[str, Any] = {
+        "schema_version": 1,
+        "tool": {"name": "ragtriage", "version": evaluation.tool_version},
+        "inputs": [
+            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
+        ],
+        "options": {"engine": evaluation.engine, "tie_rule": evaluation.tie_rule},
+        "metrics": [
+            {
+                "name": m.label,
+                "averaging": "macro",
+                "direction": "higher",
+                "formula": m.summary,
+                "reference_metric": f"{m.reference}@{m.k}",
+            }
+            for m in scores.measures
+        ],
+        "questions_scored": len(scores.question_ids),
+        "missing_questions": list(evaluation.missing),
+        "skipped_questions": list(evaluation.skipped),
+        "summary": {label: aggregate_json(agg) for label, agg in scores.summary.items()},
+    }
+    if per_question:
+        columns = {label: pq.values() for label, pq in scores.per_question.items()}
+        data["questions"] = [
+            {"id": qid, **{label: values[row] for label, values in columns.items()}}
+            for row, qid in enumerate(scores.question_ids)
+        ]
+    return data
+
+
+def trec_table(evaluation: TrecEvaluation) -> str:
+    """Measure, value, numerator/denominator and not-applicable count, one row each."""
+    table = Table(title=f"ragtriage trec-eval ({len(evaluation.scores.question_ids)} questions)")
+    for column in ("measure", "value", "numerator / denominator", "n/a"):
+        table.add_column(column, justify="left" if column == "measure" else "right")
+    for label, agg in evaluation.scores.summary.items():
+        value = "n/a" if agg.value is None else f"{agg.value:.4f}"
+        table.add_row(
+            label, value, f"{agg.numerator:.6g} / {agg.denominator:.6g}", str(agg.not_applicable)
+        )
+    buffer = io.StringIO()
+    Console(file=buffer, width=100, force_terminal=False, color_system=None).print(table)
+    notes = []
+    if evaluation.missing:
+        notes.append(
+            f"{len(evaluation.missing)} qrels question(s) had no ranking and were scored as empty."
+        )
+    if evaluation.skipped:
+        notes.append(f"{len(evaluation.skipped)} run question(s) without judgements were skipped.")
+    return buffer.getvalue() + "".join(note + "\n" for note in notes)

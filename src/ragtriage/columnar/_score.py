@@ -1,0 +1,117 @@
+"""Score TREC files (or any `RankArrays`) with rank measures, on a chosen engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from .._version import __version__
+from ..engines import Engine, LocalEngine, shard_bounds
+from ..loading import SourceFile, file_sha256
+from ..metrics import Aggregate
+from ._arrays import RankArrays
+from ._measures import PerQuestion, RankMeasure, aggregate_columnar, parse_rank_measures
+from ._stream import load_trec
+from ._trec import STRICT, QuestionPolicy
+
+DEFAULT_TREC_MEASURES = ("recall@10", "precision@10", "mrr@10", "ndcg@10", "ap@100")
+"""What `trec-eval` reports when no measure is named."""
+
+
+@dataclass(frozen=True)
+class RankScores:
+    """Per-question numerators/denominators of every measure, and the aggregates."""
+
+    question_ids: tuple[str, ...]
+    """Scored questions, in row order."""
+    measures: tuple[RankMeasure, ...]
+    """Measures, in the order asked."""
+    per_question: Mapping[str, PerQuestion]
+    """By measure label."""
+    summary: Mapping[str, Aggregate]
+    """Macro averages by measure label."""
+
+
+@dataclass(frozen=True)
+class TrecEvaluation:
+    """The result of scoring one run file against one qrels file."""
+
+    scores: RankScores
+    """Per-question values and aggregates."""
+    sources: tuple[SourceFile, ...]
+    """Qrels and run files with their hashes."""
+    missing: tuple[str, ...]
+    """Qrels questions with no ranking, scored as empty rankings (`--allow-missing`)."""
+    skipped: tuple[str, ...]
+    """Run questions without judgements, not scored (`--allow-extra`)."""
+    engine: str
+    """Where scoring ran (`local` or `ray`)."""
+    tie_rule: str = "score descending, then document ID descending (trec_eval)"
+    """How rankings were ordered."""
+    tool_version: str = field(default=__version__)
+    """ragtriage version."""
+
+
+def _score_shard(measures: Sequence[RankMeasure], shard: RankArrays) -> dict[str, PerQuestion]:
+    return {m.label: m.per_question(shard) for m in measures}
+
+
+def score_arrays(
+    arrays: RankArrays, measures: Sequence[RankMeasure], engine: Engine | None = None
+) -> RankScores:
+    """Score every question; shards (if the engine uses several) are re-joined in order."""
+    engine = engine or LocalEngine()
+    bounds = shard_bounds(len(arrays.question_ids), engine.shard_count(len(arrays.question_ids)))
+    shards = [arrays.shard(lo, hi) for lo, hi in bounds] if len(bounds) > 1 else [arrays]
+    parts = engine.map(partial(_score_shard, tuple(measures)), shards)
+    per_question: dict[str, PerQuestion] = {}
+    summary: dict[str, Aggregate] = {}
+    for m in measures:
+        pieces = [part[m.label] for part in parts]
+        summary[m.label] = aggregate_columnar(m.label, pieces)
+        per_question[m.label] = _concat(pieces)
+    return RankScores(arrays.question_ids, tuple(measures), per_question, summary)
+
+
+def _concat(pieces: Sequence[PerQuestion]) -> PerQuestion:
+    import numpy as np
+
+    if len(pieces) == 1:
+        return pieces[0]
+    return PerQuestion(
+        np.concatenate([p.numerator for p in pieces]),
+        np.concatenate([p.denominator for p in pieces]),
+    )
+
+
+def evaluate_trec(
+    qrels: Path,
+    run: Path,
+    *,
+    metrics: Sequence[str] = DEFAULT_TREC_MEASURES,
+    policy: QuestionPolicy = STRICT,
+    engine: Engine | None = None,
+) -> TrecEvaluation:
+    """Read a TREC qrels and run file and score the run; `InputError` lists every problem."""
+    measures = parse_rank_measures(metrics)
+    depth = max(m.k for m in measures)
+    # hashlib releases the GIL: the input hashes are computed while the files are parsed.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        digests = pool.map(_digest, (qrels, run))
+        loaded = load_trec(qrels, run, depth=depth, policy=policy)
+        engine = engine or LocalEngine()
+        scores = score_arrays(loaded.arrays, measures, engine)
+        sources = tuple(
+            SourceFile(str(path), kind, digest)
+            for (path, kind), digest in zip(
+                ((qrels, "trec-qrels"), (run, "trec-run")), digests, strict=True
+            )
+        )
+    return TrecEvaluation(scores, sources, loaded.missing, loaded.skipped, engine.name)
+
+
+def _digest(path: Path) -> str:
+    return file_sha256(path) if path.is_file() else ""

@@ -1,0 +1,314 @@
+"""Streaming a TREC run into `RankArrays`, batch by batch, in bounded memory.
+
+Only the qrels (small) are held whole. The run is parsed by pyarrow's streaming CSV reader;
+each batch is checked (fields, scores, duplicates, ranking order), matched against the
+qrels, and reduced at once to grade rows of the (questions, depth) matrix, so memory grows
+with the number of questions, not with the run's size. A question's lines must be
+contiguous (a batch boundary may cut through them: the tail is carried into the next
+batch); files that break that, or any check, go to the line-by-line reader instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from ..errors import InputError
+from ._arrays import RankArrays, build_rank_arrays
+from ._keys import IdKeys, id_keys, key_width, mix
+from ._trec import (
+    STRICT,
+    QuestionPolicy,
+    TrecLoad,
+    _blocks,
+    _delimiter,
+    _Fallback,
+    _has_duplicates,
+    _qrels_fast,
+    _question_problems,
+    _rank_order,
+    _slow,
+    _strings_clean,
+    _unique_pairs,
+)
+
+_RUN_NAMES = ("qid", "q0", "docid", "rank", "score", "tag")
+_SMALL_JUDGED = 16
+"""Up to this many judgements per question, rows are matched by direct comparison."""
+_BLOCK_BYTES = 8 << 20  # small blocks stream faster (measured: 8 MB beats 32 MB)
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """The qrels, interned: sorted question IDs and one (question, ID) key per judgement."""
+
+    question_values: pa.Array
+    group: np.ndarray
+    docs: pa.Array
+    grade: np.ndarray
+    width: int
+    sorted_keys: np.ndarray
+    key_order: np.ndarray
+    by_question: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+    """Exact keys only: (doc keys, grades) sorted by question, each question's first slot
+    and count; lets a row be matched against its own question's few judgements."""
+    row_of: dict[str, int]
+    """Question ID -> row."""
+
+    @property
+    def exact(self) -> bool:
+        return self.width == 8
+
+
+def _judged(path: Path) -> _Judged:
+    qid, doc, grade = _qrels_fast(path)
+    values = pc.unique(qid).sort()
+    group = pc.index_in(qid, value_set=values).to_numpy().astype(np.int64)
+    width = key_width(doc)
+    ids = id_keys(doc, width)
+    keys, _, distinct = _unique_pairs(group, doc, ids)
+    if not distinct:
+        raise _Fallback("duplicate judgements (or colliding keys)")
+    flat = doc.combine_chunks() if isinstance(doc, pa.ChunkedArray) else doc
+    order = np.argsort(keys)
+    by_question = None
+    counts = np.bincount(group, minlength=len(values))
+    if ids.exact and counts.size and int(counts.max()) <= _SMALL_JUDGED:
+        per = np.lexsort((ids.keys, group))
+        first = np.cumsum(counts) - counts
+        by_question = (ids.keys[per], grade[per], first, counts)
+    row_of = {qid: row for row, qid in enumerate(values.to_pylist())}
+    return _Judged(values, group, flat, grade, width, keys[order], order, by_question, row_of)
+
+
+@dataclass
+class _Sink:
+    """What the batches leave behind: one grade row and one length per question."""
+
+    depth: int
+    size: int
+    grades: np.ndarray = field(init=False)
+    lengths: np.ndarray = field(init=False)
+    seen: np.ndarray = field(init=False)
+    extra: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.grades = np.zeros((self.size, self.depth), dtype=np.int32)
+        self.lengths = np.zeros(self.size, dtype=np.int64)
+        self.seen = np.zeros(self.size, dtype=bool)
+
+
+def _batches(path: Path) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+    if path.stat().st_size == 0:
+        return
+    try:
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(column_names=list(_RUN_NAMES), block_size=_BLOCK_BYTES),
+            parse_options=pcsv.ParseOptions(
+                delimiter=_delimiter(path), quote_char=False, escape_char=False, double_quote=False
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types={name: pa.string() for name in _RUN_NAMES} | {"score": pa.float64()},
+                strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
+        for batch in reader:
+            strings = ("qid", "q0", "docid", "rank", "tag")
+            if not all(_strings_clean(pa.chunked_array([batch[name]])) for name in strings):
+                raise _Fallback("blank fields")
+            score = batch["score"]
+            values = score.to_numpy(zero_copy_only=False)
+            if score.null_count or not np.isfinite(values).all():
+                raise _Fallback("bad scores")
+            yield batch["qid"], batch["docid"], values
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+        raise _Fallback(str(exc)) from exc
+
+
+def _grades(judged: _Judged, docs: pa.Array, groups: np.ndarray, ids: IdKeys) -> np.ndarray:
+    """Each row's qrels grade (0 when unjudged), matched on (question, ID)."""
+    lengths = pc.binary_length(docs).to_numpy(zero_copy_only=False)
+    fits = lengths <= judged.width
+    # An ID longer than every judged ID cannot be judged; blank it so keys fit the width.
+    if judged.exact and ids.exact and judged.by_question is not None:
+        return _grades_direct(judged.by_question, ids.keys, groups)
+    if judged.exact and ids.exact:
+        keys = mix(ids.keys, groups)  # both 8-byte keys already: reuse them
+    else:
+        keyed = docs if bool(fits.all()) else pc.if_else(pa.array(fits), docs, "")
+        keys = mix(id_keys(keyed, judged.width).keys, groups)
+    # Binary search in the sorted qrels keys (built once), then confirm each hit.
+    slot = np.searchsorted(judged.sorted_keys, keys)
+    slot[slot == judged.sorted_keys.size] = 0
+    hit = fits & (judged.sorted_keys[slot] == keys) if judged.sorted_keys.size else fits & False
+    rows = np.flatnonzero(hit)
+    target = judged.key_order[slot[rows]]
+    same = judged.group[target] == groups[rows]
+    if not judged.exact:  # hashed keys: confirm on the strings
+        left = judged.docs.take(pa.array(target))
+        same &= pc.equal(left, docs.take(pa.array(rows))).to_numpy(zero_copy_only=False)
+    out = np.zeros(groups.size, dtype=np.int32)
+    out[rows[same]] = judged.grade[target[same]]
+    return out
+
+
+def _grades_direct(
+    by_question: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: np.ndarray,
+    groups: np.ndarray,
+) -> np.ndarray:
+    """Exact keys, few judgements per question: compare each row with its question's
+    judgements one slot at a time (no search, no hashing)."""
+    judged_keys, judged_grade, first, counts = by_question
+    out = np.zeros(groups.size, dtype=np.int32)
+    if not judged_keys.size:
+        return out
+    start, count = first[groups], counts[groups]
+    last = judged_keys.size - 1
+    for slot in range(int(count.max()) if count.size else 0):
+        where = np.minimum(start + slot, last)
+        hit = (slot < count) & (judged_keys[where] == keys)
+        out[hit] = judged_grade[where[hit]]
+    return out
+
+
+def _consume(
+    judged: _Judged, sink: _Sink, qid: pa.Array, docs: pa.Array, score: np.ndarray
+) -> None:
+    """Score-ready grade rows for whole questions (rows grouped by question)."""
+    starts, lengths, block_qids = _blocks(pa.chunked_array([qid]))
+    # A dict built once beats a hash set rebuilt by pc.index_in for every batch.
+    found = [judged.row_of.get(q, -1) for q in block_qids.to_pylist()]
+    index = np.array(found, dtype=np.int64)
+    known = index >= 0
+    if not bool(known.all()):
+        sink.extra.update(
+            q for q, row in zip(block_qids.to_pylist(), found, strict=True) if row < 0
+        )
+        keep = np.repeat(known, lengths)
+        docs, score = docs.filter(pa.array(keep)), score[keep]
+        starts, lengths = starts[known], lengths[known]
+    groups = index[known]
+    if not groups.size:
+        return
+    if bool(sink.seen[groups].any()) or np.unique(groups).size != groups.size:
+        raise _Fallback("a question's lines are not contiguous")
+    sink.seen[groups] = True
+    local = np.repeat(np.arange(groups.size), lengths)
+    ids = id_keys(docs)
+    if _has_duplicates(local, lengths, ids, pa.chunked_array([docs])):
+        raise _Fallback("duplicate ranked documents")
+    rank = _rank_order(local, score, ids)
+    row_group = groups[local]
+    grade = _grades(judged, docs, row_group, ids)[rank]
+    offsets = np.cumsum(lengths) - lengths
+    position = np.arange(local.size) - np.repeat(offsets, lengths)
+    inside = position < sink.depth
+    sink.grades[row_group[inside], position[inside]] = grade[inside]
+    sink.lengths[groups] = lengths
+
+
+def _first_end(qid: pa.Array) -> int:
+    """End of the first question's rows (looking at a growing window, not the batch)."""
+    window = 1024
+    while True:
+        head = qid.slice(0, window)
+        change = pc.not_equal(head, qid[0]).to_numpy(zero_copy_only=False)
+        hits = np.flatnonzero(change)
+        if hits.size or window >= len(qid):
+            return int(hits[0]) if hits.size else len(qid)
+        window *= 4
+
+
+def _last_start(qid: pa.Array) -> int:
+    """Start of the last question's rows (looking at a growing window from the end)."""
+    window = 1024
+    while True:
+        begin = max(0, len(qid) - window)
+        tail = qid.slice(begin)
+        change = pc.not_equal(tail, qid[len(qid) - 1]).to_numpy(zero_copy_only=False)
+        hits = np.flatnonzero(change)
+        if hits.size or begin == 0:
+            return begin + int(hits[-1]) + 1 if hits.size else 0
+        window *= 4
+
+
+def _stream(judged: _Judged, path: Path, depth: int) -> _Sink:
+    sink = _Sink(depth, len(judged.question_values))
+    carry: tuple[pa.Array, pa.Array, np.ndarray] | None = None
+    for qid, docs, score in _batches(path):
+        start = 0
+        if carry is not None:
+            if carry[0][0].as_py() == qid[0].as_py():
+                # The carried question continues here: join just its rows (a small copy).
+                start = _first_end(qid)
+                carry = (
+                    pa.concat_arrays([carry[0], qid.slice(0, start)]),
+                    pa.concat_arrays([carry[1], docs.slice(0, start)]),
+                    np.concatenate([carry[2], score[:start]]),
+                )
+            if start < len(qid):
+                _consume(judged, sink, *carry)
+                carry = None
+        if start == len(qid):
+            continue
+        # The batch's last question may continue in the next batch: hold it back.
+        last = _last_start(qid)
+        if last > start:
+            _consume(
+                judged,
+                sink,
+                qid.slice(start, last - start),
+                docs.slice(start, last - start),
+                score[start:last],
+            )
+        carry = (qid.slice(last), docs.slice(last), score[last:])
+    if carry is not None:
+        _consume(judged, sink, *carry)
+    return sink
+
+
+def load_trec(
+    qrels_path: Path,
+    run_path: Path,
+    *,
+    depth: int,
+    policy: QuestionPolicy = STRICT,
+) -> TrecLoad:
+    """Read a qrels and a run file into arrays keeping the top `depth` ranks per question.
+
+    Raises `InputError` listing every problem in both files (line numbers included).
+    """
+    try:
+        judged = _judged(qrels_path)
+        sink = _stream(judged, run_path, depth)
+    except _Fallback:
+        return _slow(qrels_path, run_path, depth, policy)
+    question_ids = judged.question_values.to_pylist()
+    ranked = [qid for qid, seen in zip(question_ids, sink.seen.tolist(), strict=True) if seen]
+    problems, missing, extra = _question_problems(
+        question_ids, [*ranked, *sink.extra], str(run_path), policy
+    )
+    if problems:
+        raise InputError(problems)
+    return TrecLoad(_assemble(judged, sink, question_ids), missing, extra, True)
+
+
+def _assemble(judged: _Judged, sink: _Sink, question_ids: list[str]) -> RankArrays:
+    ideal = build_rank_arrays(
+        question_ids,
+        judged.group,
+        judged.grade,
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int32),
+        sink.depth,
+    )
+    return RankArrays(tuple(question_ids), sink.grades, sink.lengths, ideal.n_relevant, ideal.ideal)

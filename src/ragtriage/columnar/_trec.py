@@ -1,0 +1,237 @@
+"""TREC qrels and run files straight into `RankArrays`, with complete validation.
+
+Fast path: pyarrow's CSV reader parses the files in C++, IDs become 64-bit keys
+(`_keys`), and every check (field count, numbers, finite scores, duplicates, ranking
+order) is a vectorised test. When any check fails, or the layout is one the fast path does
+not take (fields separated by runs of blanks, long IDs with tied scores), the files are
+read again line by line by `formats.trec`, which names every problem with its line number.
+The result never depends on the path taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from ..errors import Problem, ProblemCollector
+from ..formats.trec import Qrels, TrecRun, parse_qrels, parse_run
+from ._arrays import RankArrays, arrays_from_dicts
+from ._keys import IdKeys, mix
+
+
+@dataclass(frozen=True)
+class QuestionPolicy:
+    """How questions that are in one file but not the other are treated (strict by default)."""
+
+    allow_missing: bool = False
+    """Score a qrels question absent from the run as an empty ranking (like `trec_eval -c`)."""
+    allow_extra: bool = False
+    """Skip run questions that the qrels do not judge (trec_eval skips them silently)."""
+
+
+STRICT = QuestionPolicy()
+"""The default: every question of either file must be in the other."""
+
+
+@dataclass(frozen=True)
+class TrecLoad:
+    """Arrays ready to score, and what the question policy did."""
+
+    arrays: RankArrays
+    """One row per scored question."""
+    missing: tuple[str, ...]
+    """Qrels questions with no ranking (scored as empty; only with `allow_missing`)."""
+    skipped: tuple[str, ...]
+    """Run questions without judgements (not scored; only with `allow_extra`)."""
+    fast_path: bool
+    """Whether the vectorised reader was used (False: the line-by-line reader)."""
+
+
+class _Fallback(Exception):
+    """The fast path cannot vouch for the input; read it line by line instead."""
+
+
+def _delimiter(path: Path) -> str:
+    with path.open("rb") as handle:
+        for line in handle:
+            if line.strip():
+                return "\t" if b"\t" in line and b" " not in line.strip() else " "
+    return " "
+
+
+def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataType]) -> pa.Table:
+    try:
+        if path.stat().st_size == 0:
+            return pa.table({name: pa.array([], type=types[name]) for name in types})
+        return pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(column_names=list(names), block_size=16 << 20),
+            parse_options=pcsv.ParseOptions(
+                delimiter=_delimiter(path), quote_char=False, escape_char=False, double_quote=False
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types=dict(types),
+                include_columns=list(types),
+                strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+        raise _Fallback(str(exc)) from exc
+
+
+def _strings_clean(column: pa.ChunkedArray) -> bool:
+    """No null and no empty field (pyarrow splits on single blanks: empty = repeated blanks)."""
+    if column.null_count:
+        return False
+    for chunk in column.chunks:
+        # Equal neighbouring offsets mark an empty string; cheaper than measuring lengths.
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+        offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
+        if bool(np.any(offsets[1:] == offsets[:-1])):
+            return False
+    return True
+
+
+def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]:
+    table = _read_table(
+        path,
+        ("qid", "iteration", "docid", "grade"),
+        {"qid": pa.string(), "iteration": pa.string(), "docid": pa.string(), "grade": pa.int64()},
+    )
+    if not all(_strings_clean(table[c]) for c in ("qid", "iteration", "docid")):
+        raise _Fallback("blank fields")
+    if table["grade"].null_count:
+        raise _Fallback("missing grades")
+    return table["qid"], table["docid"], table["grade"].to_numpy()
+
+
+def _unique_pairs(
+    groups: np.ndarray, docs: pa.ChunkedArray, ids: IdKeys
+) -> tuple[np.ndarray, bool, bool]:
+    """Keys of (group, ID) pairs, whether the pairs are distinct (confirmed on the strings)
+    and whether the keys are too."""
+    keys = mix(ids.keys, groups)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if same.size and not ids.exact:
+        docs_flat = docs.combine_chunks()
+        left, right = order[same], order[same + 1]
+        real = (groups[left] == groups[right]) & pc.equal(
+            docs_flat.take(pa.array(left)), docs_flat.take(pa.array(right))
+        ).to_numpy(zero_copy_only=False)
+        return keys, not bool(real.any()), False
+    return keys, same.size == 0, same.size == 0
+
+
+def _question_problems(
+    qrels_ids: Sequence[str], run_ids: Sequence[str], run_label: str, policy: QuestionPolicy
+) -> tuple[list[Problem], tuple[str, ...], tuple[str, ...]]:
+    judged, ranked = set(qrels_ids), set(run_ids)
+    missing = tuple(sorted(judged - ranked))
+    extra = tuple(sorted(ranked - judged))
+    problems = []
+    if not policy.allow_missing:
+        problems += [
+            Problem(
+                run_label,
+                qid,
+                "question ID",
+                "a ranking for every question of the qrels (or --allow-missing)",
+                "no line for it",
+            )
+            for qid in missing
+        ]
+    if not policy.allow_extra:
+        problems += [
+            Problem(
+                run_label,
+                qid,
+                "question ID",
+                "a question the qrels judge (or --allow-extra)",
+                "not in the qrels",
+            )
+            for qid in extra
+        ]
+    return problems, missing, extra
+
+
+def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) -> TrecLoad:
+    collector = ProblemCollector()
+    judged: set[str] = set()
+    ranked: set[str] = set()
+    qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged)
+    run: TrecRun = parse_run(run_path, collector, seen=ranked)
+    # Question sets from every line, valid or not, so a bad line does not also show up
+    # as a missing question.
+    problems, missing, extra = _question_problems(
+        sorted(judged), sorted(ranked), str(run_path), policy
+    )
+    collector.extend(problems)
+    collector.raise_if_any()
+    return TrecLoad(arrays_from_dicts(qrels, run, depth), missing, extra, False)
+
+
+def _blocks(qid: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """Runs of equal adjacent question IDs: start row, length and the ID of each run."""
+    n = len(qid)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.string())
+    flat = qid.combine_chunks()
+    change = pc.not_equal(flat.slice(1), flat.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.concatenate(([0], np.flatnonzero(change) + 1)).astype(np.int64)
+    lengths = np.diff(np.append(starts, n))
+    return starts, lengths, flat.take(pa.array(starts))
+
+
+def _rank_order(groups: np.ndarray, scores: np.ndarray, ids: IdKeys) -> np.ndarray:
+    """Positions (into rows grouped by question) in ranking order.
+
+    trec_eval's rule: score descending, equal scores by document ID descending. Most files
+    are written in that order already, which a linear check confirms; otherwise sort.
+    """
+    same_group = groups[1:] == groups[:-1]
+    falling = scores[1:] <= scores[:-1]
+    tied = np.flatnonzero(same_group & (scores[1:] == scores[:-1]))
+    if tied.size and not ids.exact:
+        raise _Fallback("tied scores with IDs longer than 8 bytes")
+    if bool(np.all(~same_group | falling)) and (
+        not tied.size or bool(np.all(ids.keys[tied] > ids.keys[tied + 1]))
+    ):
+        return np.arange(groups.size, dtype=np.int64)
+    return np.lexsort((~ids.keys, -scores, groups))
+
+
+def _has_duplicates(
+    groups: np.ndarray, lengths: np.ndarray, ids: IdKeys, docs: pa.ChunkedArray
+) -> bool:
+    """Whether a question ranks one document twice (rows grouped by question)."""
+    if not (ids.exact and lengths.size and int(lengths.max()) <= 1024):
+        return not _unique_pairs(groups, docs, ids)[1]
+    # Each question's keys as one row of a padded matrix, sorted: a duplicate is two equal
+    # neighbours before the padding. Done in slices of questions to bound memory.
+    width = int(lengths.max())
+    starts = np.cumsum(lengths) - lengths
+    pad = np.iinfo(np.uint64).max
+    step = max(1, 20_000_000 // width)
+    for lo in range(0, lengths.size, step):
+        hi = min(lo + step, lengths.size)
+        first, last = int(starts[lo]), int(starts[hi - 1] + lengths[hi - 1])
+        lens = lengths[lo:hi]
+        row = np.repeat(np.arange(hi - lo), lens)
+        position = np.arange(last - first) - np.repeat(starts[lo:hi] - first, lens)
+        matrix = np.full((hi - lo, width), pad, dtype=np.uint64)
+        matrix[row, position] = ids.keys[first:last]
+        matrix.sort(axis=1)
+        equal = matrix[:, 1:] == matrix[:, :-1]
+        equal &= np.arange(1, width) < lens[:, None]
+        if equal.any():
+            return True
+    return False

@@ -1,0 +1,71 @@
+"""Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
+
+from ._compare import compare, select_runs
+from ._model import (
+    STATUS_ORDER,
+    Comparison,
+    FlakyQuestion,
+    MetricChange,
+    MetricComparison,
+    PairComparison,
+    QuestionChange,
+    RepeatStat,
+    RunGroup,
+)
+from ._provenance import (
+    CONDITIONS,
+    ConditionDiff,
+    ProvenanceDiff,
+    diff_conditions,
+    group_repeats,
+    run_conditions,
+)
+from ._render import (
+    comparison_json,
+    metric_rows,
+    question_rows,
+    render_comparison_markdown,
+    render_comparison_table,
+)
+from ._stages import QuestionStages, run_stages
+from ._stats import (
+    BootstrapCI,
+    PairedSample,
+    TestResult,
+    bootstrap_ci,
+    mcnemar_exact,
+    sign_flip_test,
+)
+
+__all__ = [
+    "CONDITIONS",
+    "STATUS_ORDER",
+    "BootstrapCI",
+    "Comparison",
+    "ConditionDiff",
+    "FlakyQuestion",
+    "MetricChange",
+    "MetricComparison",
+    "PairComparison",
+    "PairedSample",
+    "ProvenanceDiff",
+    "QuestionChange",
+    "QuestionStages",
+    "RepeatStat",
+    "RunGroup",
+    "TestResult",
+    "bootstrap_ci",
+    "compare",
+    "comparison_json",
+    "diff_conditions",
+    "group_repeats",
+    "mcnemar_exact",
+    "metric_rows",
+    "question_rows",
+    "render_comparison_markdown",
+    "render_comparison_table",
+    "run_conditions",
+    "run_stages",
+    "select_runs",
+    "sign_flip_test",
+]

@@ -1,0 +1,374 @@
+"""`compare`: two or more runs on one evaluation set, question by question and in aggregate."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InputError, Problem
+from ..evaluation import Evaluation, RunEvaluation
+from ..metrics import Measure
+from ._model import (
+    STATUS_ORDER,
+    Comparison,
+    FlakyQuestion,
+    MetricChange,
+    MetricComparison,
+    PairComparison,
+    QuestionChange,
+    RepeatStat,
+    RunGroup,
+    StageMap,
+)
+from ._pairing import change_status, combine_statuses, group_values, pair
+from ._provenance import diff_conditions, group_conditions, group_repeats
+from ._stages import modal_stage, run_stages, stage_order
+from ._stats import TestResult, bootstrap_ci, group_means, mcnemar_exact, sign_flip_test
+
+
+def _primary(stages: StageMap, run: str, question: str) -> str | None:
+    found = stages.get(run, {}).get(question)
+    return None if found is None else found.primary
+
+
+def _repeat_stats(
+    runs: Sequence[RunEvaluation], chosen: Sequence[Measure]
+) -> tuple[RepeatStat, ...]:
+    if len(runs) < 2:
+        return ()
+    out = []
+    for m in chosen:
+        values = [v for v in (run.summary[m.name].value for run in runs) if v is not None]
+        mean = math.fsum(values) / len(values) if values else None
+        std = float(np.std(values, ddof=1)) if len(values) > 1 else None
+        out.append(RepeatStat(m.name, mean, std, len(values)))
+    return tuple(out)
+
+
+def _flaky(runs: Sequence[RunEvaluation], stages: StageMap) -> tuple[FlakyQuestion, ...]:
+    if len(runs) < 2:
+        return ()
+    out = []
+    for rec in runs[0].questions:
+        qid = rec.question_id
+        outcomes = tuple(
+            next((r.outcome for r in run.questions if r.question_id == qid), None) for run in runs
+        )
+        primaries = tuple(_primary(stages, run.name, qid) for run in runs)
+        if len(set(outcomes)) > 1 or len(set(primaries)) > 1:
+            out.append(FlakyQuestion(qid, outcomes, primaries))
+    return tuple(out)
+
+
+def _group(runs: Sequence[RunEvaluation], chosen: Sequence[Measure], stages: StageMap) -> RunGroup:
+    names = tuple(run.name for run in runs)
+    return RunGroup(
+        "+".join(names),
+        names,
+        group_conditions(runs),
+        _repeat_stats(runs, chosen),
+        _flaky(runs, stages),
+    )
+
+
+def _metric(
+    m: Measure,
+    base: Sequence[RunEvaluation],
+    cand: Sequence[RunEvaluation],
+    *,
+    seed: int,
+    resamples: int,
+    permutations: int,
+    level: float,
+) -> MetricComparison:
+    paired = pair(group_values(base, m), group_values(cand, m))
+    s = paired.sample
+    spec = m.spec
+    if s.size == 0:
+        return MetricComparison(
+            m.name,
+            spec.layer,
+            spec.direction,
+            spec.kind,
+            spec.averaging,
+            0,
+            paired.unpaired,
+            None,
+            None,
+            None,
+            None,
+            None,
+            0,
+            0,
+            0,
+        )
+    bn, bd = group_means(s.base_num, s.base_den)
+    cn, cd = group_means(s.cand_num, s.cand_den)
+    base_value = float(bn.sum() / bd.sum())
+    cand_value = float(cn.sum() / cd.sum())
+    statuses = [
+        change_status(spec.direction, float(b), float(c))
+        for b, c in zip(bn / bd, cn / cd, strict=True)
+    ]
+    label = f"{m.name}:{'+'.join(r.name for r in base)}:{'+'.join(r.name for r in cand)}"
+    ci = bootstrap_ci(s, resamples=resamples, seed=seed, label=label, level=level)
+    test: TestResult
+    if spec.kind == "boolean" and not s.repeated:
+        test = mcnemar_exact(s.base_num[:, 0] > 0.5, s.cand_num[:, 0] > 0.5)
+    else:
+        test = sign_flip_test(s, resamples=permutations, seed=seed, label=label)
+    return MetricComparison(
+        m.name,
+        spec.layer,
+        spec.direction,
+        spec.kind,
+        spec.averaging,
+        s.size,
+        paired.unpaired,
+        base_value,
+        cand_value,
+        cand_value - base_value,
+        ci,
+        test,
+        statuses.count("improved"),
+        statuses.count("unchanged"),
+        statuses.count("regressed"),
+    )
+
+
+def _question_status(base_stage: str | None, cand_stage: str | None, metric_status: str) -> str:
+    if base_stage == "ok" and cand_stage not in (None, "ok"):
+        return "regressed"
+    if cand_stage == "ok" and base_stage not in (None, "ok"):
+        return "improved"
+    if metric_status in ("regressed", "improved", "mixed"):
+        return metric_status
+    if base_stage != cand_stage:
+        return "changed"
+    return "unchanged"
+
+
+def _questions(
+    base: Sequence[RunEvaluation],
+    cand: Sequence[RunEvaluation],
+    chosen: Sequence[Measure],
+    stages: StageMap,
+) -> tuple[QuestionChange, ...]:
+    order = stage_order()
+    base_values = {m.name: group_values(base, m) for m in chosen}
+    cand_values = {m.name: group_values(cand, m) for m in chosen}
+    cand_rows = {rec.question_id: i for i, rec in enumerate(cand[0].questions)}
+    out = []
+    for row, rec in enumerate(base[0].questions):
+        qid = rec.question_id
+        crow = cand_rows.get(qid)
+        changes = []
+        for m in chosen:
+            b = base_values[m.name].value(row)
+            c = None if crow is None else cand_values[m.name].value(crow)
+            changes.append(
+                MetricChange(m.name, m.spec.layer, b, c, change_status(m.spec.direction, b, c))
+            )
+        layers: dict[str, list[str]] = {}
+        for ch in changes:
+            layers.setdefault(ch.layer, []).append(ch.status)
+        b_stage = modal_stage([_primary(stages, r.name, qid) for r in base], order)
+        c_stage = modal_stage([_primary(stages, r.name, qid) for r in cand], order)
+        metric_status = combine_statuses([ch.status for ch in changes])
+        out.append(
+            QuestionChange(
+                qid,
+                rec.tags,
+                rec.split,
+                _question_status(b_stage, c_stage, metric_status),
+                b_stage,
+                c_stage,
+                tuple(changes),
+                {layer: combine_statuses(v) for layer, v in layers.items()},
+            )
+        )
+    position = {status: i for i, status in enumerate(STATUS_ORDER)}
+    return tuple(sorted(out, key=lambda q: position[q.status]))
+
+
+def _check_comparable(
+    evaluation: Evaluation,
+    selected: Sequence[RunEvaluation],
+    allow_questions: bool,
+    allow_snapshot: bool,
+) -> list[str]:
+    """Refuse runs on a different snapshot or question set unless allowed; return warnings."""
+    base = selected[0]
+    dataset = evaluation.dataset
+    answered: dict[str, frozenset[str]] = {}
+    if dataset is not None:
+        answered = {r.name: frozenset(res.question_id for res in r.results) for r in dataset.runs}
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    for run in selected[1:]:
+        file = dataset.run_file(run.name) if dataset is not None else run.name
+        checks = [
+            (
+                "snapshot_id",
+                base.provenance.snapshot_id,
+                run.provenance.snapshot_id,
+                allow_snapshot,
+                "--allow-different-snapshot",
+            ),
+            (
+                "evalset_id",
+                base.provenance.evalset_id,
+                run.provenance.evalset_id,
+                allow_questions,
+                "--allow-different-questions",
+            ),
+        ]
+        for field, want, got, allowed, option in checks:
+            if want == got:
+                continue
+            if allowed:
+                warnings.append(
+                    f"run {run.name!r} has {field} {got!r}, base {base.name!r} has {want!r} "
+                    f"(allowed by {option})"
+                )
+            else:
+                problems.append(
+                    Problem(
+                        file,
+                        None,
+                        f"provenance.{field}",
+                        f"{want!r} as in base run {base.name!r} (or pass {option})",
+                        repr(got),
+                    )
+                )
+        mine, theirs = answered.get(run.name), answered.get(base.name)
+        if mine is not None and theirs is not None and mine != theirs:
+            detail = (
+                f"{len(mine - theirs)} question(s) not in the base, {len(theirs - mine)} missing"
+            )
+            if allow_questions:
+                warnings.append(
+                    f"run {run.name!r} answers a different question set: {detail} "
+                    "(allowed by --allow-different-questions)"
+                )
+            else:
+                problems.append(
+                    Problem(
+                        file,
+                        None,
+                        "results",
+                        f"the question set of base run {base.name!r} "
+                        "(or pass --allow-different-questions)",
+                        detail,
+                    )
+                )
+    if problems:
+        raise InputError(problems)
+    return warnings
+
+
+def select_runs(evaluation: Evaluation, names: Sequence[str] | None) -> tuple[RunEvaluation, ...]:
+    """The named runs in the order given (all runs for None); unknown names raise InputError."""
+    by_name = {run.name: run for run in evaluation.runs}
+    if names is None:
+        return evaluation.runs
+    known = ", ".join(by_name) or "none"
+    problems = [
+        Problem("<command line>", None, "RUNS", f"the name of a loaded run ({known})", repr(n))
+        for n in names
+        if n not in by_name
+    ]
+    if problems:
+        raise InputError(problems)
+    return tuple(by_name[n] for n in names)
+
+
+def compare(
+    evaluation: Evaluation,
+    runs: Sequence[str] | None = None,
+    *,
+    seed: int = 0,
+    resamples: int = 5000,
+    permutations: int = 10000,
+    level: float = 0.95,
+    allow_different_questions: bool = False,
+    allow_different_snapshot: bool = False,
+    group: bool = True,
+    stages: StageMap | None = None,
+) -> Comparison:
+    """Compare runs of one evaluation: the first named run (or its group of repeats) is the base.
+
+    Runs that differ only in their recorded seed are grouped as repeats when `group` is
+    true; each other configuration is compared with the base. Raises `InputError` for
+    fewer than two runs, unknown names, or runs on a different snapshot or question set
+    unless allowed.
+    """
+    selected = select_runs(evaluation, runs)
+    if len(selected) < 2:
+        raise InputError(
+            [
+                Problem(
+                    "<command line>",
+                    None,
+                    "RUNS",
+                    "at least two runs to compare",
+                    f"{len(selected)} run(s)",
+                )
+            ]
+        )
+    if len({r.name for r in selected}) != len(selected):
+        raise InputError(
+            [
+                Problem(
+                    "<command line>",
+                    None,
+                    "RUNS",
+                    "each run named once",
+                    ", ".join(r.name for r in selected),
+                )
+            ]
+        )
+    warnings = _check_comparable(
+        evaluation, selected, allow_different_questions, allow_different_snapshot
+    )
+    if stages is None:
+        stages = {run.name: run_stages(run) for run in selected}
+    grouped = group_repeats(selected) if group else tuple((run,) for run in selected)
+    chosen = evaluation.measures
+    groups = tuple(_group(g, chosen, stages) for g in grouped)
+    pairs = []
+    for members, info in zip(grouped[1:], groups[1:], strict=True):
+        diff = diff_conditions(groups[0].conditions, info.conditions)
+        if diff.confounded:
+            warnings.append(f"{groups[0].label} vs {info.label}: {diff.warning()}")
+        metrics = tuple(
+            _metric(
+                m,
+                grouped[0],
+                members,
+                seed=seed,
+                resamples=resamples,
+                permutations=permutations,
+                level=level,
+            )
+            for m in chosen
+        )
+        pairs.append(
+            PairComparison(
+                groups[0], info, diff, metrics, _questions(grouped[0], members, chosen, stages)
+            )
+        )
+    return Comparison(
+        groups,
+        tuple(pairs),
+        chosen,
+        seed,
+        resamples,
+        permutations,
+        level,
+        len(selected[0].questions),
+        tuple(warnings),
+        evaluation.sources,
+    )

@@ -1,0 +1,117 @@
+"""Pairing: one metric's per-question values of two groups of runs, question by question."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..evaluation import RunEvaluation
+from ..metrics import Measure
+from ._stats import FloatArray, PairedSample
+
+TOLERANCE = 1e-9
+"""Per-question values closer than this count as unchanged (floating-point noise)."""
+
+
+@dataclass(frozen=True)
+class GroupValues:
+    """One measure's per-question numerators and denominators for a group of repeats.
+
+    Shape (questions, repeats); NaN where a repeat has no value. A macro metric stores
+    the per-question value over a denominator of 1.
+    """
+
+    question_ids: tuple[str, ...]
+    """Questions, in evaluation-set order."""
+    num: FloatArray
+    """Numerators."""
+    den: FloatArray
+    """Denominators."""
+
+    def value(self, row: int) -> float | None:
+        """The question's value pooled over its repeats (None when no repeat has one)."""
+        present = ~np.isnan(self.num[row])
+        if not present.any():
+            return None
+        return float(self.num[row][present].sum() / self.den[row][present].sum())
+
+
+def group_values(runs: Sequence[RunEvaluation], measure: Measure) -> GroupValues:
+    """Collect a measure's per-question scores from each run of a group."""
+    ids = tuple(rec.question_id for rec in runs[0].questions)
+    num = np.full((len(ids), len(runs)), np.nan)
+    den = np.full((len(ids), len(runs)), np.nan)
+    micro = measure.spec.averaging == "micro"
+    for col, run in enumerate(runs):
+        by_id = {rec.question_id: rec for rec in run.questions}
+        for row, qid in enumerate(ids):
+            rec = by_id.get(qid)
+            score = None if rec is None else rec.scores.get(measure.name)
+            if score is None:
+                continue
+            num[row, col] = score.numerator if micro else score.value
+            den[row, col] = score.denominator if micro else 1.0
+    return GroupValues(ids, num, den)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """The questions where both groups have a value, as arrays for the statistics."""
+
+    question_ids: tuple[str, ...]
+    """Paired questions, in base order."""
+    sample: PairedSample
+    """Their values."""
+    unpaired: int
+    """Questions of either group with a value on one side only or on neither."""
+
+
+def pair(base: GroupValues, candidate: GroupValues) -> Paired:
+    """Keep the questions (by ID) on which both groups have at least one value."""
+    cand_rows = {qid: i for i, qid in enumerate(candidate.question_ids)}
+    rows_b: list[int] = []
+    rows_c: list[int] = []
+    for i, qid in enumerate(base.question_ids):
+        j = cand_rows.get(qid)
+        if j is None:
+            continue
+        if np.isnan(base.num[i]).all() or np.isnan(candidate.num[j]).all():
+            continue
+        rows_b.append(i)
+        rows_c.append(j)
+    every = set(base.question_ids) | set(candidate.question_ids)
+    sample = PairedSample(
+        base.num[rows_b], base.den[rows_b], candidate.num[rows_c], candidate.den[rows_c]
+    )
+    ids = tuple(base.question_ids[i] for i in rows_b)
+    return Paired(ids, sample, len(every) - len(ids))
+
+
+def change_status(direction: str, base: float | None, candidate: float | None) -> str:
+    """`improved`, `regressed` or `unchanged` for one value; `not_paired` / `not_applicable`."""
+    if base is None and candidate is None:
+        return "not_applicable"
+    if base is None or candidate is None:
+        return "not_paired"
+    delta = candidate - base
+    if abs(delta) <= TOLERANCE:
+        return "unchanged"
+    better = delta > 0 if direction == "higher" else delta < 0
+    return "improved" if better else "regressed"
+
+
+def combine_statuses(statuses: Sequence[str]) -> str:
+    """One status from several: `mixed` when some improved and some regressed."""
+    better = "improved" in statuses
+    worse = "regressed" in statuses
+    if better and worse:
+        return "mixed"
+    if worse:
+        return "regressed"
+    if better:
+        return "improved"
+    if "unchanged" in statuses:
+        return "unchanged"
+    return "not_paired" if "not_paired" in statuses else "not_applicable"

@@ -1,0 +1,337 @@
+"""Renderings of a comparison: JSON (the contract), a terminal table and PR-ready Markdown."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ._model import (
+    STATUS_ORDER,
+    Comparison,
+    MetricComparison,
+    PairComparison,
+    QuestionChange,
+    RunGroup,
+)
+from ._stats import EXACT_LIMIT
+
+LIST_LIMIT = 50
+"""Per status (Markdown) and in the table, at most this many questions are listed."""
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.3f}"
+
+
+def methods(comparison: Comparison) -> dict[str, str]:
+    """The statistical methods in words, with seed and resample counts."""
+    return {
+        "bootstrap": (
+            f"paired expanded-percentile bootstrap over questions, {comparison.resamples} "
+            f"resamples, {comparison.level:.0%} level, seed {comparison.seed}; with repeated "
+            "runs, repeats are resampled within each resampled question"
+        ),
+        "continuous_test": (
+            "paired permutation test (sign flip of per-question differences; for micro "
+            f"averages, base and candidate swapped per question): exact up to {EXACT_LIMIT} "
+            f"differing questions, else Monte Carlo with {comparison.permutations} resamples, "
+            f"seed {comparison.seed}; repeats averaged per question first"
+        ),
+        "binary_test": "exact McNemar test (two-sided binomial on the discordant pairs)",
+        "pairing": "only questions where both sides have a value are compared",
+    }
+
+
+def _metric_json(m: MetricComparison) -> dict[str, Any]:
+    return {
+        "layer": m.layer,
+        "direction": m.direction,
+        "kind": m.kind,
+        "averaging": m.averaging,
+        "paired": m.paired,
+        "unpaired": m.unpaired,
+        "base": m.base,
+        "candidate": m.candidate,
+        "difference": m.difference,
+        "ci": None
+        if m.ci is None
+        else {
+            "low": m.ci.low,
+            "high": m.ci.high,
+            "level": m.ci.level,
+            "resamples": m.ci.resamples,
+            "method": m.ci.method,
+        },
+        "test": None
+        if m.test is None
+        else {
+            "name": m.test.name,
+            "p_value": m.test.p_value,
+            "resamples": m.test.resamples,
+            "detail": m.test.detail,
+        },
+        "wins": m.wins,
+        "ties": m.ties,
+        "losses": m.losses,
+    }
+
+
+def _question_json(q: QuestionChange) -> dict[str, Any]:
+    return {
+        "id": q.question_id,
+        "status": q.status,
+        "tags": list(q.tags),
+        "split": q.split,
+        "base_stage": q.base_stage,
+        "candidate_stage": q.candidate_stage,
+        "stage_change": q.stage_change,
+        "layers": dict(sorted(q.layers.items())),
+        "metrics": {
+            ch.metric: {"base": ch.base, "candidate": ch.candidate, "status": ch.status}
+            for ch in q.metrics
+        },
+    }
+
+
+def _group_json(g: RunGroup) -> dict[str, Any]:
+    return {
+        "label": g.label,
+        "runs": list(g.runs),
+        "conditions": dict(g.conditions),
+        "repeats": {
+            r.metric: {"mean": r.mean, "std": r.std, "runs_with_value": r.runs_with_value}
+            for r in g.repeats
+        },
+        "flaky": [
+            {"id": f.question_id, "outcomes": list(f.outcomes), "stages": list(f.stages)}
+            for f in g.flaky
+        ],
+    }
+
+
+def _pair_json(p: PairComparison) -> dict[str, Any]:
+    return {
+        "base": p.base.label,
+        "candidate": p.candidate.label,
+        "provenance": {
+            "differences": [
+                {"condition": d.condition, "base": d.base, "candidate": d.candidate}
+                for d in p.provenance.differences
+            ],
+            "confounded": p.provenance.confounded,
+        },
+        "counts": {status: p.count(status) for status in STATUS_ORDER},
+        "metrics": {m.metric: _metric_json(m) for m in p.metrics},
+        "questions": [_question_json(q) for q in p.questions],
+    }
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    """The whole comparison as plain data (dump with `render.dumps` for stable text)."""
+    return {
+        "schema_version": 1,
+        "kind": "comparison",
+        "tool": {"name": "ragtriage", "version": comparison.tool_version},
+        "inputs": [
+            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in comparison.sources
+        ],
+        "settings": {
+            "seed": comparison.seed,
+            "resamples": comparison.resamples,
+            "permutations": comparison.permutations,
+            "level": comparison.level,
+            "methods": methods(comparison),
+        },
+        "questions": comparison.questions,
+        "warnings": list(comparison.warnings),
+        "groups": [_group_json(g) for g in comparison.groups],
+        "comparisons": [_pair_json(p) for p in comparison.pairs],
+    }
+
+
+def _p(m: MetricComparison) -> str:
+    if m.test is None:
+        return "n/a"
+    short = {
+        "mcnemar_exact": "McNemar",
+        "sign_flip_exact": "perm. exact",
+        "sign_flip_monte_carlo": "perm. MC",
+    }
+    return f"{m.test.p_value:.3g} ({short.get(m.test.name, m.test.name)})"
+
+
+def metric_rows(pair: PairComparison) -> list[list[str]]:
+    """Per metric: name, base, candidate, difference, interval, p-value, W/T/L, paired count."""
+    rows = []
+    for m in pair.metrics:
+        ci = "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]"
+        rows.append(
+            [
+                f"{m.metric} ({m.direction} better)",
+                _num(m.base),
+                _num(m.candidate),
+                _signed(m.difference),
+                ci,
+                _p(m),
+                f"{m.wins}/{m.ties}/{m.losses}",
+                f"{m.paired} ({m.unpaired} unpaired)",
+            ]
+        )
+    return rows
+
+
+def metric_header(level: float) -> list[str]:
+    """Column names of `metric_rows`, with the confidence level."""
+    return [
+        "metric",
+        "base",
+        "candidate",
+        "difference",
+        f"{level:.0%} CI",
+        "p (test)",
+        "win/tie/loss",
+        "paired",
+    ]
+
+
+def question_rows(pair: PairComparison, include_unchanged: bool = False) -> list[list[str]]:
+    """Per question (regressions first): status, stage change, metrics that moved."""
+    rows = []
+    for q in pair.questions:
+        if q.status == "unchanged" and not include_unchanged:
+            continue
+        moved = [
+            f"{ch.metric} {_num(ch.base, 2)}->{_num(ch.candidate, 2)}"
+            for ch in q.metrics
+            if ch.status in ("improved", "regressed")
+        ]
+        stage = "-" if q.stage_change is None else f"{q.base_stage} -> {q.candidate_stage}"
+        rows.append([q.question_id, q.status, stage, q.split, "; ".join(moved) or "-"])
+    return rows
+
+
+QUESTION_HEADER = ["question", "status", "stage", "split", "metrics that moved"]
+
+
+def _headline(pair: PairComparison) -> str:
+    counts = ", ".join(f"{pair.count(s)} {s}" for s in STATUS_ORDER)
+    return f"{pair.candidate.label} vs {pair.base.label}: {counts}"
+
+
+def _provenance_rows(pair: PairComparison) -> list[list[str]]:
+    return [
+        [d.condition, d.base or "(not recorded)", d.candidate or "(not recorded)"]
+        for d in pair.provenance.differences
+    ]
+
+
+def _repeat_lines(comparison: Comparison) -> list[str]:
+    lines = []
+    for g in comparison.groups:
+        if not g.repeats:
+            continue
+        stats = "; ".join(
+            f"{r.metric} {_num(r.mean)} ± {_num(r.std)}" for r in g.repeats if r.mean is not None
+        )
+        lines.append(
+            f"{g.label}: {len(g.runs)} repeats (seeds {g.conditions.get('seed')}); "
+            f"mean ± sd: {stats}"
+        )
+        flaky = ", ".join(f.question_id for f in g.flaky) or "none"
+        lines.append(
+            f"{g.label}: flaky questions (outcome or stage changes between repeats): {flaky}"
+        )
+    return lines
+
+
+def render_comparison_table(comparison: Comparison, width: int = 140) -> str:
+    """The terminal report: per pair, the headline, provenance, metrics, then questions."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    for warning in comparison.warnings:
+        console.print(f"warning: {warning}")
+    for line in _repeat_lines(comparison):
+        console.print(line)
+    for pair in comparison.pairs:
+        console.print(_headline(pair))
+        if pair.provenance.differences:
+            ptable = Table(title="conditions that differ")
+            for name in ("condition", pair.base.label, pair.candidate.label):
+                ptable.add_column(name)
+            for row in _provenance_rows(pair):
+                ptable.add_row(*row)
+            console.print(ptable)
+        mtable = Table(title=f"metrics over paired questions (of {comparison.questions})")
+        for name in metric_header(comparison.level):
+            mtable.add_column(name)
+        for row in metric_rows(pair):
+            mtable.add_row(*row)
+        console.print(mtable)
+        rows = question_rows(pair)
+        qtable = Table(title="questions that changed, regressions first")
+        for name in QUESTION_HEADER:
+            qtable.add_column(name)
+        for row in rows[:LIST_LIMIT]:
+            qtable.add_row(*row)
+        console.print(qtable)
+        if len(rows) > LIST_LIMIT:
+            console.print(
+                f"... and {len(rows) - LIST_LIMIT} more changed questions (all in --format json)"
+            )
+    console.print(
+        f"methods: {methods(comparison)['bootstrap']}; {methods(comparison)['continuous_test']}; "
+        f"{methods(comparison)['binary_test']}"
+    )
+    return buffer.getvalue()
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def render_comparison_markdown(comparison: Comparison) -> str:
+    """A pull-request comment: warnings, then per pair regressions, improvements, metrics."""
+    lines = ["## ragtriage comparison", ""]
+    for warning in comparison.warnings:
+        lines.append(f"> **Warning:** {warning}")
+    if comparison.warnings:
+        lines.append("")
+    for line in _repeat_lines(comparison):
+        lines += [f"- {line}"]
+    for pair in comparison.pairs:
+        lines += [*([""] if lines[-1] else []), f"### {_headline(pair)}", ""]
+        for status in ("regressed", "mixed", "improved", "changed"):
+            chosen = [q for q in pair.questions if q.status == status]
+            if not chosen:
+                continue
+            lines.append(f"**{status.capitalize()} ({len(chosen)})**")
+            lines.append("")
+            for q in chosen[:LIST_LIMIT]:
+                stage = q.stage_change or q.question_id
+                lines.append(f"- `{stage}`")
+            if len(chosen) > LIST_LIMIT:
+                lines.append(f"- ... and {len(chosen) - LIST_LIMIT} more (all in --format json)")
+            lines.append("")
+        if pair.provenance.differences:
+            lines += ["Conditions that differ:", ""]
+            lines += _md_table(
+                ["condition", pair.base.label, pair.candidate.label], _provenance_rows(pair)
+            )
+            lines.append("")
+        lines += [f"Metrics over paired questions (of {comparison.questions}):", ""]
+        lines += _md_table(metric_header(comparison.level), metric_rows(pair))
+    m = methods(comparison)
+    lines += ["", f"<sub>{m['bootstrap']}. {m['continuous_test']}. {m['binary_test']}.</sub>"]
+    return "\n".join(lines) + "\n"

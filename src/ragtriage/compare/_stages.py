@@ -1,0 +1,52 @@
+"""The diagnosis stage of each question, read through the diagnosis package."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..diagnosis import diagnose_run
+from ..diagnosis import stage_order as diagnosis_stage_order
+from ..evaluation import RunEvaluation
+
+
+@dataclass(frozen=True)
+class QuestionStages:
+    """One question's diagnosis in one run."""
+
+    primary: str
+    """The primary failure stage (`ok` when nothing failed)."""
+    secondary: tuple[str, ...]
+    """Further stages, in pipeline order."""
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        """Primary and secondary stages."""
+        return (self.primary, *self.secondary)
+
+
+def stage_order() -> tuple[str, ...]:
+    """Every diagnosis stage in pipeline order, registered ones included, `ok` last."""
+    return diagnosis_stage_order()
+
+
+def run_stages(run: RunEvaluation) -> dict[str, QuestionStages]:
+    """Per-question stages of a run, by question ID."""
+    diagnosis = diagnose_run(run)
+    return {
+        q.question_id: QuestionStages(str(q.primary), tuple(str(s) for s in q.secondary))
+        for q in diagnosis.questions
+    }
+
+
+def modal_stage(stages: Sequence[str | None], order: Sequence[str]) -> str | None:
+    """The most frequent stage among repeats; a tie goes to the stage earliest in the pipeline."""
+    present = [s for s in stages if s is not None]
+    if not present:
+        return None
+    counts = Counter(present)
+    top = max(counts.values())
+    tied = [s for s in counts if counts[s] == top]
+    rank: Mapping[str, int] = {s: i for i, s in enumerate(order)}
+    return min(tied, key=lambda s: (rank.get(s, len(rank)), s))

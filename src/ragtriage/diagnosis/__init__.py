@@ -1,0 +1,51 @@
+"""Diagnosis: for every question, the pipeline stage where it failed, with the proving IDs.
+
+Stages run in pipeline order (`stage_order()`); a question's primary stage is the first that
+failed, the others are secondary, and `ok` means none failed. Other modules add stages with
+`register_stage` (e.g. injection checks), which keeps the pipeline order.
+"""
+
+from ..boundaries import stages as _boundary_stages  # noqa: F401  (registers the injection stages)
+from ._diagnose import diagnose, diagnose_run
+from ._model import (
+    Breakdown,
+    Finding,
+    QuestionDiagnosis,
+    RunDiagnosis,
+    SliceBreakdown,
+    StageCount,
+    build_breakdown,
+)
+from ._pipeline import OK, STAGES, Check, diagnose_view, register_stage, stage_order
+from ._render import (
+    breakdown_json,
+    question_diagnosis_json,
+    render_diagnosis_markdown,
+    render_diagnosis_table,
+    run_diagnosis_json,
+    slice_rows,
+)
+
+__all__ = [
+    "OK",
+    "STAGES",
+    "Breakdown",
+    "Check",
+    "Finding",
+    "QuestionDiagnosis",
+    "RunDiagnosis",
+    "SliceBreakdown",
+    "StageCount",
+    "breakdown_json",
+    "build_breakdown",
+    "diagnose",
+    "diagnose_run",
+    "diagnose_view",
+    "question_diagnosis_json",
+    "register_stage",
+    "render_diagnosis_markdown",
+    "render_diagnosis_table",
+    "run_diagnosis_json",
+    "slice_rows",
+    "stage_order",
+]

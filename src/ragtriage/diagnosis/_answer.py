@@ -1,0 +1,204 @@
+"""Answer-side stages: stale versions, unsupported claims, missing facts, outcomes, labels.
+
+Stale evidence, unsupported claims and incomplete answers are judged for answerable questions
+only: when a question should have been refused or clarified, answering it at all is the
+failure (`missed_refusal` / `missed_clarification`), and that finding lists the claims made.
+"""
+
+from __future__ import annotations
+
+from ..metrics import QuestionView
+from ..metrics.stale import stage_items, stale_ids
+from ._model import Finding
+from ._retrieval import first_match
+
+VERSION_CONFLICT_TAG = "version-conflict"
+"""A question with this tag (or with `applies_to.version`) is a version-conflict question."""
+
+
+def _answered_answerable(view: QuestionView) -> bool:
+    return view.question.answerability == "answerable" and view.outcome == "answered"
+
+
+def is_version_question(view: QuestionView) -> bool:
+    """True for a question tagged `version-conflict` or bound to a version by `applies_to`."""
+    applies = view.question.applies_to
+    return VERSION_CONFLICT_TAG in view.question.tags or (
+        applies is not None and applies.version is not None
+    )
+
+
+def _wrong_version(view: QuestionView, items: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    applies = view.question.applies_to
+    wanted = applies.version if applies is not None else None
+    if wanted is None:
+        return ()
+    out: list[tuple[str, str]] = []
+    for item in items:
+        doc = view.index.document(item)
+        if doc is not None and doc.version is not None and doc.version != wanted:
+            out.append((item, doc.version))
+    return tuple(out)
+
+
+def check_stale_evidence(view: QuestionView) -> Finding | None:
+    """A superseded/withdrawn document supports or is cited; a version question used the old one."""
+    if not _answered_answerable(view):
+        return None
+    reasons: list[str] = []
+    ids: list[str] = []
+    roles: dict[str, list[str]] = {}
+    for label, stage in (("supports a claim", "support"), ("is cited", "cited")):
+        for item in stale_ids(view, stage):
+            roles.setdefault(item, []).append(label)
+    for item, labels in roles.items():
+        reasons.append(f"{item} {_status(view, (item,))} {' and '.join(labels)}")
+        ids.append(item)
+    if is_version_question(view):
+        used = tuple(dict.fromkeys((*stage_items(view, "support"), *stage_items(view, "cited"))))
+        wrong = _wrong_version(view, used)
+        if wrong:
+            wanted = view.question.applies_to.version if view.question.applies_to else None
+            used_text = ", ".join(f"{item} ({version})" for item, version in wrong)
+            reasons.append(f"the question applies to {wanted}; the answer used {used_text}")
+            ids.extend(item for item, _ in wrong)
+        in_context = stale_ids(view, "context")
+        required_present = any(
+            first_match(view, i, view.context) is not None
+            for i in range(len(view.question.required_evidence))
+        )
+        if not used and in_context and not required_present:
+            reasons.append(
+                f"answered a version question with only {', '.join(in_context)} "
+                f"{_status(view, in_context)} in the context"
+            )
+            ids.extend(in_context)
+    if not ids:
+        return None
+    return Finding("stale_evidence", tuple(dict.fromkeys(ids)), "; ".join(reasons))
+
+
+def _status(view: QuestionView, items: tuple[str, ...]) -> str:
+    parts = []
+    for item in items:
+        doc = view.index.document(item)
+        if doc is None:
+            continue
+        newer = view.index.superseded_by.get(doc.id, ())
+        if doc.status == "superseded" and newer:
+            parts.append(f"superseded by {', '.join(newer)}")
+        else:
+            parts.append(doc.status)
+    return "(" + "; ".join(dict.fromkeys(parts)) + ")"
+
+
+def check_unsupported_claim(view: QuestionView) -> Finding | None:
+    """An answer to an answerable question with a claim labelled unsupported."""
+    if not _answered_answerable(view) or not view.claims:
+        return None
+    bad = tuple(c.claim_id for c in view.claims if c.state == "unsupported")
+    if not bad:
+        return None
+    return Finding(
+        "unsupported_claim",
+        bad,
+        f"{len(bad)} of {len(view.claims)} claims not supported by the context: {', '.join(bad)}",
+    )
+
+
+def check_incomplete_answer(view: QuestionView) -> Finding | None:
+    """An answer to an answerable question that leaves reference facts uncovered."""
+    if not _answered_answerable(view):
+        return None
+    missing = tuple(f.fact_id for f in view.facts if f.state == "not_covered")
+    if not missing:
+        return None
+    return Finding(
+        "incomplete_answer",
+        missing,
+        f"{len(missing)} of {len(view.facts)} reference facts not covered: {', '.join(missing)}",
+    )
+
+
+def _claim_ids(view: QuestionView) -> tuple[str, ...]:
+    return tuple(c.claim_id for c in view.claims or ())
+
+
+def check_missed_refusal(view: QuestionView) -> Finding | None:
+    """An unanswerable question that was answered (or met with a clarifying question)."""
+    if view.question.answerability != "unanswerable":
+        return None
+    if view.outcome not in ("answered", "clarified"):
+        return None
+    claims = _claim_ids(view)
+    made = f" with {len(claims)} claim{'s' if len(claims) != 1 else ''}" if claims else ""
+    why = f"the material does not answer it, yet the outcome is {view.outcome}{made}"
+    return Finding("missed_refusal", claims, why)
+
+
+def _evidence_in_context(view: QuestionView) -> tuple[tuple[str, ...], int, int]:
+    """(context items satisfying required groups, groups satisfied, groups required)."""
+    found = []
+    satisfied = 0
+    groups = view.question.required_evidence
+    for index in range(len(groups)):
+        position = first_match(view, index, view.context)
+        if position is not None:
+            satisfied += 1
+            found.append(view.context[position])
+    return tuple(dict.fromkeys(found)), satisfied, len(groups)
+
+
+def _needless(stage: str, outcome: str, view: QuestionView) -> Finding | None:
+    # Only when the context held every required group: stopping short with evidence missing
+    # is the right call for the generator, and the retrieval stage already names the loss.
+    if view.question.answerability != "answerable" or view.outcome != outcome:
+        return None
+    found, satisfied, groups = _evidence_in_context(view)
+    if satisfied < groups:
+        return None
+    if groups == 1:
+        held = "the context held the required evidence"
+    else:
+        held = f"the context held all {groups} required evidence groups"
+    return Finding(stage, found, f"{outcome} although {held}")
+
+
+def check_false_refusal(view: QuestionView) -> Finding | None:
+    """An answerable question refused although its context held all required evidence."""
+    return _needless("false_refusal", "refused", view)
+
+
+def check_needless_clarification(view: QuestionView) -> Finding | None:
+    """An answerable question met with a clarifying question, its evidence all in context."""
+    return _needless("needless_clarification", "clarified", view)
+
+
+def check_missed_clarification(view: QuestionView) -> Finding | None:
+    """A question that needed clarification but was answered or refused."""
+    if view.question.answerability != "needs_clarification":
+        return None
+    if view.outcome not in ("answered", "refused"):
+        return None
+    return Finding(
+        "missed_clarification",
+        _claim_ids(view),
+        f"the question needs clarification, yet the outcome is {view.outcome}",
+    )
+
+
+def check_judge_uncertain(view: QuestionView) -> Finding | None:
+    """A claim or counted fact whose labels say `cannot_judge` (or that has no label)."""
+    uncertain = [c.claim_id for c in view.claims or () if c.state == "cannot_judge"]
+    unlabelled = [c.claim_id for c in view.claims or () if c.state == "unlabelled"]
+    if _answered_answerable(view):
+        uncertain += [f.fact_id for f in view.facts if f.state == "cannot_judge"]
+        unlabelled += [f.fact_id for f in view.facts if f.state == "unlabelled"]
+    if not uncertain and not unlabelled:
+        return None
+    parts = []
+    if uncertain:
+        parts.append(f"cannot judge {', '.join(uncertain)}")
+    if unlabelled:
+        parts.append(f"no label for {', '.join(unlabelled)}")
+    return Finding("judge_uncertain", (*uncertain, *unlabelled), "; ".join(parts))

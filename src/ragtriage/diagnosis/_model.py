@@ -1,0 +1,164 @@
+"""The values diagnosis produces: findings, per-question verdicts and per-slice breakdowns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One failed stage of one question, with the IDs that prove it and a one-line reason."""
+
+    stage: str
+    """The stage name (one of `stage_order()`)."""
+    ids: tuple[str, ...]
+    """The IDs that prove it: documents, chunks, claims or facts, depending on the stage."""
+    why: str
+    """One line a person can read without looking anything up."""
+
+
+@dataclass(frozen=True)
+class QuestionDiagnosis:
+    """One question's verdict: the first failing stage in pipeline order, then the others."""
+
+    question_id: str
+    """The question."""
+    primary: str
+    """The first failing stage in pipeline order; `ok` when nothing failed."""
+    secondary: tuple[str, ...]
+    """The other failing stages, in pipeline order."""
+    findings: tuple[Finding, ...]
+    """Every finding, in pipeline order (empty for `ok`)."""
+    tags: tuple[str, ...] = ()
+    """The question's tags (slices), for breakdowns."""
+    split: str = "dev"
+    """The question's split, for breakdowns."""
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """Primary then secondary stages."""
+        return (self.primary, *self.secondary)
+
+
+@dataclass(frozen=True)
+class StageCount:
+    """How often one stage occurred in a slice; the denominator is the slice's question count."""
+
+    stage: str
+    """The stage."""
+    primary: int
+    """Questions whose primary stage this is."""
+    present: int
+    """Questions where this stage was found at all (primary or secondary)."""
+    questions: int
+    """Questions in the slice (the denominator of both rates)."""
+
+    @property
+    def primary_rate(self) -> float | None:
+        """primary / questions; None for an empty slice."""
+        return self.primary / self.questions if self.questions else None
+
+    @property
+    def present_rate(self) -> float | None:
+        """present / questions; None for an empty slice."""
+        return self.present / self.questions if self.questions else None
+
+
+@dataclass(frozen=True)
+class SliceBreakdown:
+    """Stage counts for one slice: `all`, `tag:NAME` or `split:NAME`."""
+
+    key: str
+    """`all`, `tag:NAME` or `split:NAME`."""
+    questions: int
+    """Questions in the slice."""
+    stages: tuple[StageCount, ...]
+    """One entry per stage, in pipeline order (zeros included)."""
+
+    @property
+    def failing(self) -> int:
+        """Questions whose primary stage is not `ok`."""
+        return self.questions - self.count("ok").primary
+
+    @property
+    def failure_rate(self) -> float | None:
+        """failing / questions; None for an empty slice."""
+        return self.failing / self.questions if self.questions else None
+
+    def count(self, stage: str) -> StageCount:
+        """The counts of one stage (zeros for a stage that never occurred)."""
+        for entry in self.stages:
+            if entry.stage == stage:
+                return entry
+        return StageCount(stage, 0, 0, self.questions)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Stage counts overall, per tag and per split."""
+
+    overall: SliceBreakdown
+    """Every diagnosed question."""
+    by_tag: tuple[SliceBreakdown, ...]
+    """One entry per tag, sorted by key."""
+    by_split: tuple[SliceBreakdown, ...]
+    """One entry per split, sorted by key."""
+
+    def worst_first(self) -> tuple[SliceBreakdown, ...]:
+        """Tag and split slices, highest failure rate first (then most failures, then key)."""
+        slices = [*self.by_tag, *self.by_split]
+        return tuple(
+            sorted(slices, key=lambda s: (-(s.failure_rate or 0.0), -s.failing, s.key))
+        )
+
+
+@dataclass(frozen=True)
+class RunDiagnosis:
+    """One run's diagnosis: every question's verdict and the breakdown."""
+
+    run: str
+    """Run name."""
+    questions: tuple[QuestionDiagnosis, ...]
+    """Per-question verdicts, in evaluation-set order."""
+    breakdown: Breakdown
+    """Counts and rates per stage overall, per tag and per split."""
+    stages: tuple[str, ...] = ()
+    """The pipeline order used (built-in stages plus registered ones)."""
+    k: int | None = None
+    """The cut-off the run was evaluated with."""
+    evidence_level: str = "document"
+    """How evidence was matched: `document`, `chunk`, `span` or `mixed`."""
+
+    def question(self, question_id: str) -> QuestionDiagnosis:
+        """The verdict of one question (KeyError when it was not diagnosed)."""
+        for entry in self.questions:
+            if entry.question_id == question_id:
+                return entry
+        raise KeyError(question_id)
+
+
+def _slice(key: str, members: Sequence[QuestionDiagnosis], order: Sequence[str]) -> SliceBreakdown:
+    counts = []
+    for stage in order:
+        primary = sum(q.primary == stage for q in members)
+        present = sum(stage in q.stages for q in members)
+        counts.append(StageCount(stage, primary, present, len(members)))
+    return SliceBreakdown(key, len(members), tuple(counts))
+
+
+def build_breakdown(
+    questions: Sequence[QuestionDiagnosis], order: Sequence[str]
+) -> Breakdown:
+    """Count stages overall, per tag and per split (rates over each slice's questions)."""
+    tags: dict[str, list[QuestionDiagnosis]] = {}
+    splits: dict[str, list[QuestionDiagnosis]] = {}
+    for entry in questions:
+        splits.setdefault(entry.split, []).append(entry)
+        for tag in dict.fromkeys(entry.tags):
+            tags.setdefault(tag, []).append(entry)
+    return Breakdown(
+        overall=_slice("all", questions, order),
+        by_tag=tuple(_slice(f"tag:{t}", tags[t], order) for t in sorted(tags)),
+        by_split=tuple(_slice(f"split:{s}", splits[s], order) for s in sorted(splits)),
+    )

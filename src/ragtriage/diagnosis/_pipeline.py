@@ -1,0 +1,82 @@
+"""The stage pipeline: built-in stages in pipeline order, plus stages other modules register."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..metrics import QuestionView
+from . import _answer, _retrieval
+from ._model import Finding, QuestionDiagnosis
+
+Check = Callable[[QuestionView], "Finding | None"]
+"""A stage check: one question's view in, a finding or None (the stage did not fail) out."""
+
+OK = "ok"
+"""The verdict of a question where no stage failed; always last."""
+
+_BUILTIN: tuple[tuple[str, Check], ...] = (
+    ("permission_leak", _retrieval.check_permission_leak),
+    ("retrieval_miss", _retrieval.check_retrieval_miss),
+    ("ranking_loss", _retrieval.check_ranking_loss),
+    ("truncation_loss", _retrieval.check_truncation_loss),
+    ("stale_evidence", _answer.check_stale_evidence),
+    ("unsupported_claim", _answer.check_unsupported_claim),
+    ("incomplete_answer", _answer.check_incomplete_answer),
+    ("missed_refusal", _answer.check_missed_refusal),
+    ("false_refusal", _answer.check_false_refusal),
+    ("needless_clarification", _answer.check_needless_clarification),
+    ("missed_clarification", _answer.check_missed_clarification),
+    ("judge_uncertain", _answer.check_judge_uncertain),
+)
+
+STAGES: tuple[str, ...] = (*(name for name, _ in _BUILTIN), OK)
+"""The built-in stages in pipeline order; `stage_order()` adds registered ones."""
+
+_pipeline: list[tuple[str, Check]] = list(_BUILTIN)
+
+
+def register_stage(name: str, check: Check, after: str) -> None:
+    """Insert a stage right after `after` (a known stage other than `ok`).
+
+    Stages registered after the same stage keep their registration order. Raises ValueError
+    for a name already in use or an unknown/invalid `after` (programming errors, not input).
+    """
+    known = [stage for stage, _ in _pipeline]
+    if name in known or name == OK:
+        raise ValueError(f"stage {name!r} is already registered")
+    if after == OK or after not in known:
+        expected = ", ".join(known)
+        raise ValueError(f"cannot register {name!r} after {after!r}: expected one of {expected}")
+    position = known.index(after) + 1
+    # Keep earlier registrations after the same anchor ahead of this one.
+    while position < len(_pipeline) and _pipeline[position][0] not in STAGES:
+        position += 1
+    _pipeline.insert(position, (name, check))
+
+
+def stage_order() -> tuple[str, ...]:
+    """Every stage in pipeline order, registered ones included, `ok` last."""
+    return (*(name for name, _ in _pipeline), OK)
+
+
+def diagnose_view(view: QuestionView) -> QuestionDiagnosis:
+    """Run every stage check on one question; the first failing stage is the primary."""
+    findings = []
+    for name, check in _pipeline:
+        finding = check(view)
+        if finding is None:
+            continue
+        if finding.stage != name:
+            raise ValueError(f"the check of stage {name!r} returned a {finding.stage!r} finding")
+        findings.append(finding)
+    question = view.question
+    if not findings:
+        return QuestionDiagnosis(question.id, OK, (), (), tuple(question.tags), question.split)
+    return QuestionDiagnosis(
+        question.id,
+        findings[0].stage,
+        tuple(f.stage for f in findings[1:]),
+        tuple(findings),
+        tuple(question.tags),
+        question.split,
+    )

@@ -1,0 +1,222 @@
+"""Diagnosis as JSON data, a terminal table (breakdown first, worst slice first) and Markdown."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..boundaries.actions import diagnosis_next_actions
+from ._model import Breakdown, QuestionDiagnosis, RunDiagnosis, SliceBreakdown
+
+_ACTION_HEADER = ("stage", "try first", "hold fixed")
+
+QUESTION_LIMIT = 50
+"""Per-question rows are printed up to this many failing questions; JSON always has them all."""
+
+
+def question_diagnosis_json(entry: QuestionDiagnosis) -> dict[str, Any]:
+    """`{primary, secondary, findings: [{stage, ids, why}]}` for one question."""
+    return {
+        "primary": entry.primary,
+        "secondary": list(entry.secondary),
+        "findings": [{"stage": f.stage, "ids": list(f.ids), "why": f.why} for f in entry.findings],
+    }
+
+
+def slice_json(part: SliceBreakdown) -> dict[str, Any]:
+    """One slice: question count, failing count and rate, and every stage's counts and rates."""
+    return {
+        "questions": part.questions,
+        "failing": {
+            "numerator": part.failing,
+            "denominator": part.questions,
+            "rate": part.failure_rate,
+        },
+        "stages": {
+            c.stage: {
+                "primary": c.primary,
+                "present": c.present,
+                "denominator": c.questions,
+                "primary_rate": c.primary_rate,
+                "present_rate": c.present_rate,
+            }
+            for c in part.stages
+        },
+    }
+
+
+def breakdown_json(breakdown: Breakdown) -> dict[str, Any]:
+    """`{all, tags: {tag:NAME: ...}, splits: {split:NAME: ...}, worst_first: [keys]}`."""
+    return {
+        "all": slice_json(breakdown.overall),
+        "tags": {part.key: slice_json(part) for part in breakdown.by_tag},
+        "splits": {part.key: slice_json(part) for part in breakdown.by_split},
+        "worst_first": [part.key for part in breakdown.worst_first()],
+    }
+
+
+def run_diagnosis_json(run: RunDiagnosis) -> dict[str, Any]:
+    """One run's diagnosis: settings, breakdown and per-question verdicts."""
+    return {
+        "name": run.run,
+        "k": run.k,
+        "evidence_level": run.evidence_level,
+        "stages": list(run.stages),
+        "breakdown": breakdown_json(run.breakdown),
+        "questions": [
+            {"id": entry.question_id, **question_diagnosis_json(entry)} for entry in run.questions
+        ],
+    }
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{rate:.0%}"
+
+
+def _top_stages(part: SliceBreakdown) -> str:
+    found = sorted(
+        (c for c in part.stages if c.primary and c.stage != "ok"),
+        key=lambda c: (-c.primary, part.stages.index(c)),
+    )
+    return ", ".join(f"{c.stage} {c.primary}" for c in found) or "-"
+
+
+def slice_rows(run: RunDiagnosis) -> list[list[str]]:
+    """Rows `slice, questions, failing (rate), primary stages`: overall, then worst slice first."""
+    rows = []
+    for part in (run.breakdown.overall, *run.breakdown.worst_first()):
+        rows.append(
+            [
+                part.key,
+                str(part.questions),
+                f"{part.failing} ({_pct(part.failure_rate)})",
+                _top_stages(part),
+            ]
+        )
+    return rows
+
+
+def stage_rows(run: RunDiagnosis) -> list[list[str]]:
+    """Rows `stage, primary (rate), present (rate)` for stages that occurred, pipeline order."""
+    return [
+        [
+            c.stage,
+            f"{c.primary}/{c.questions} ({_pct(c.primary_rate)})",
+            f"{c.present}/{c.questions} ({_pct(c.present_rate)})",
+        ]
+        for c in run.breakdown.overall.stages
+        if c.present
+    ]
+
+
+def question_rows(run: RunDiagnosis, failing_only: bool = True) -> list[list[str]]:
+    """Rows `question, primary, secondary, proving IDs, why` (failing questions by default)."""
+    rows = []
+    for entry in run.questions:
+        if failing_only and entry.primary == "ok":
+            continue
+        first = entry.findings[0] if entry.findings else None
+        rows.append(
+            [
+                entry.question_id,
+                entry.primary,
+                ", ".join(entry.secondary) or "-",
+                ", ".join(first.ids) if first else "-",
+                first.why if first else "-",
+            ]
+        )
+    return rows
+
+
+_SLICE_HEADER = ["slice", "questions", "failing", "primary stages"]
+_STAGE_HEADER = ["stage", "primary", "present (primary or secondary)"]
+_QUESTION_HEADER = ["question", "primary", "secondary", "proving IDs", "why (primary)"]
+
+
+def _print_table(
+    console: Console, title: str, header: Sequence[str], rows: list[list[str]]
+) -> None:
+    table = Table(title=title)
+    for name in header:
+        table.add_column(name)
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> str:
+    """The terminal report: per run the slice breakdown (worst first), stages, failing questions."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    for run in runs:
+        k = f"k={run.k}, " if run.k is not None else ""
+        if not run.questions:
+            console.print(f"{run.run}: no question matches the selection")
+            continue
+        _print_table(
+            console,
+            f"{run.run} ({k}evidence by {run.evidence_level}): "
+            "failing questions per slice, worst first",
+            _SLICE_HEADER,
+            slice_rows(run),
+        )
+        _print_table(console, f"{run.run}: stages", _STAGE_HEADER, stage_rows(run))
+        rows = question_rows(run)
+        if len(rows) > QUESTION_LIMIT:
+            console.print(
+                f"{run.run}: {len(rows)} failing questions; every verdict is in --format json"
+            )
+        elif rows:
+            _print_table(console, f"{run.run}: failing questions", _QUESTION_HEADER, rows)
+    actions = diagnosis_next_actions(runs)
+    if actions:
+        _print_table(console, "next actions for the primary stages found", _ACTION_HEADER, actions)
+    return buffer.getvalue()
+
+
+def md_table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table (pipes escaped)."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + " --- |" * len(header)]
+    return lines + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+
+
+def render_diagnosis_markdown(
+    runs: Sequence[RunDiagnosis], selection: str = "all questions"
+) -> str:
+    """A paste-ready pull-request summary: one line per run, then its tables."""
+    lines = ["## ragtriage diagnosis", ""]
+    for run in runs:
+        overall = run.breakdown.overall
+        lines.append(
+            f"- **{run.run}**: {overall.failing} of {overall.questions} questions fail "
+            f"({_pct(overall.failure_rate)}); primary stages: {_top_stages(overall)}"
+        )
+    lines += ["", f"Questions: {selection}. Rates are over each slice's questions.", ""]
+    for run in runs:
+        k = f"k={run.k}, " if run.k is not None else ""
+        lines += [f"### {run.run} ({k}evidence matched by {run.evidence_level})", ""]
+        if not run.questions:
+            lines += ["No question matches the selection.", ""]
+            continue
+        lines += [*md_table(_SLICE_HEADER, slice_rows(run)), ""]
+        lines += [*md_table(_STAGE_HEADER, stage_rows(run)), ""]
+        rows = question_rows(run)
+        if rows:
+            lines += ["<details><summary>Failing questions</summary>", ""]
+            lines += md_table(_QUESTION_HEADER, rows[:QUESTION_LIMIT])
+            if len(rows) > QUESTION_LIMIT:
+                lines += ["", f"... and {len(rows) - QUESTION_LIMIT} more (see --format json)."]
+            lines += ["", "</details>", ""]
+    actions = diagnosis_next_actions(runs)
+    if actions:
+        lines += ["### Next actions for the primary stages found", ""]
+        lines += [*md_table(_ACTION_HEADER, actions), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"

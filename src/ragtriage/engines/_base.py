@@ -1,0 +1,46 @@
+"""What an engine is: something that maps a function over shards of work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Engine(Protocol):
+    """Runs one function over many inputs and returns the outputs in input order."""
+
+    name: str
+    """`local` or `ray`."""
+
+    def shard_count(self, items: int) -> int:
+        """How many shards to cut `items` questions into."""
+        ...
+
+    def map(self, func: Callable[[T], R], inputs: Sequence[T]) -> list[R]:
+        """`[func(x) for x in inputs]`, possibly elsewhere; order is kept."""
+        ...
+
+
+class LocalEngine:
+    """Everything in this process, one shard: the default, and the reference for Ray."""
+
+    name = "local"
+
+    def shard_count(self, items: int) -> int:
+        """One shard: vectorised code gains nothing from splitting on one machine."""
+        return 1
+
+    def map(self, func: Callable[[T], R], inputs: Sequence[T]) -> list[R]:
+        """Plain loop."""
+        return [func(item) for item in inputs]
+
+
+def shard_bounds(items: int, shards: int) -> list[tuple[int, int]]:
+    """Split `range(items)` into `shards` contiguous, nearly equal [start, stop) ranges."""
+    shards = max(1, min(shards, items)) if items else 1
+    edges = [items * i // shards for i in range(shards + 1)]
+    return list(pairwise(edges))

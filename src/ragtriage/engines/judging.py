@@ -1,0 +1,102 @@
+"""Judge calls on an engine: the questions of a dataset are sharded, each shard is judged by
+its own judge (made on the worker by a picklable factory), and the shards' labels are joined
+back in question order.
+
+Every label depends only on its own question's answer and context, and each judge is
+deterministic for a given spec and cache, so the result equals one local `judge_dataset`
+call; call statistics are summed. With a Ray engine, judge calls run on the cluster's
+workers — point the factory at an endpoint the workers can reach.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from functools import partial
+
+from ..judges import (
+    CallStats,
+    Judge,
+    JudgedRun,
+    JudgeResult,
+    check_judgeable,
+    judge_dataset,
+    run_cutoffs,
+)
+from ..loading import Dataset
+from ..schemas import LabelSet, Run
+from ._base import Engine, shard_bounds
+
+JudgeFactory = Callable[[], Judge]
+"""Builds a judge where the shard runs (a client cannot travel between processes)."""
+
+
+def _judge_shard(factory: JudgeFactory, k: int | None, shard: Dataset) -> JudgeResult:
+    return judge_dataset(shard, factory(), k=k)
+
+
+def _shard(dataset: Dataset, question_ids: Sequence[str]) -> Dataset:
+    wanted = set(question_ids)
+    evalset = dataset.evalset.model_copy(
+        update={"questions": [q for q in dataset.evalset.questions if q.id in wanted]}
+    )
+    runs = tuple(
+        run.model_copy(update={"results": [r for r in run.results if r.question_id in wanted]})
+        for run in dataset.runs
+    )
+    return dataclasses.replace(dataset, evalset=evalset, runs=runs)
+
+
+def _sum_stats(parts: Sequence[CallStats]) -> CallStats:
+    by_task: dict[str, int] = {}
+    for part in parts:
+        for task, count in part.by_task.items():
+            by_task[task] = by_task.get(task, 0) + count
+    costs = [p.cost_usd for p in parts if p.cost_usd is not None]
+    return CallStats(
+        calls=sum(p.calls for p in parts),
+        requests=sum(p.requests for p in parts),
+        cache_hits=sum(p.cache_hits for p in parts),
+        retries=sum(p.retries for p in parts),
+        failures=sum(p.failures for p in parts),
+        prompt_tokens=sum(p.prompt_tokens for p in parts),
+        completion_tokens=sum(p.completion_tokens for p in parts),
+        cost_usd=sum(costs) if costs else None,
+        by_task=dict(sorted(by_task.items())),
+    )
+
+
+def _join_run(dataset_run: Run, parts: Sequence[JudgedRun]) -> JudgedRun:
+    labels = LabelSet(
+        run=dataset_run.name,
+        claim_labels=[e for p in parts for e in p.labels.claim_labels],
+        fact_labels=[e for p in parts for e in p.labels.fact_labels],
+    )
+    changed = [p.run for p in parts if p.run is not None]
+    new_run = None
+    if changed:
+        provenance = changed[0].provenance
+        results = [r for p in parts for r in (p.run.results if p.run else ())]
+        by_id = {r.question_id: r for r in results}
+        new_run = Run(
+            name=dataset_run.name,
+            provenance=provenance,
+            results=[by_id.get(r.question_id, r) for r in dataset_run.results],
+        )
+    notes = tuple(n for p in parts for n in p.notes)
+    return JudgedRun(dataset_run.name, labels, new_run, notes)
+
+
+def judge_on_engine(
+    dataset: Dataset, factory: JudgeFactory, engine: Engine, *, k: int | None = None
+) -> JudgeResult:
+    """Judge every answered result of every run, sharded by question over `engine`."""
+    check_judgeable(dataset, run_cutoffs(dataset, k))  # every problem, before any call
+    ids = [q.id for q in dataset.evalset.questions]
+    bounds = shard_bounds(len(ids), engine.shard_count(len(ids)))
+    shards = [_shard(dataset, ids[lo:hi]) for lo, hi in bounds]
+    parts = engine.map(partial(_judge_shard, factory, k), shards)
+    runs = tuple(
+        _join_run(run, [part.runs[i] for part in parts]) for i, run in enumerate(dataset.runs)
+    )
+    return JudgeResult(parts[0].spec, runs, _sum_stats([p.stats for p in parts]))

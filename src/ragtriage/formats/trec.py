@@ -1,0 +1,257 @@
+"""TREC qrels and run files: read, write, and convert to the native models.
+
+Qrels lines are `QID ITER DOCID GRADE`; run lines are `QID Q0 DOCID RANK SCORE TAG`, fields
+separated by any whitespace. A grade above 0 means relevant. The rank column is ignored,
+as trec_eval ignores it: a question's ranking is its documents sorted by score, highest
+first, and equal scores by document ID in descending byte order (trec_eval's rule).
+
+Every malformed line, duplicate (question, document) pair and non-finite score is reported
+with its line number, what was expected and what was found; nothing is skipped silently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+from ..errors import ProblemCollector
+from ..schemas import (
+    Document,
+    EvalSet,
+    EvidenceGroup,
+    Question,
+    QuestionResult,
+    RankedItem,
+    Run,
+    Snapshot,
+)
+
+Qrels = dict[str, dict[str, int]]
+"""Question ID -> document ID -> grade (graded relevance; > 0 is relevant)."""
+
+TrecRun = dict[str, list[tuple[str, float]]]
+"""Question ID -> (document ID, score) pairs, in ranking order (best first)."""
+
+QRELS_FIELDS = ("question ID", "iteration", "document ID", "grade")
+"""The four qrels columns, in file order."""
+
+RUN_FIELDS = ("question ID", "Q0", "document ID", "rank", "score", "run tag")
+"""The six run columns, in file order."""
+
+
+def ranking_key(item: tuple[str, float]) -> tuple[float, bytes]:
+    """Sort key of trec_eval's rule: score, then document ID bytes (use with reverse=True)."""
+    return item[1], item[0].encode("utf-8")
+
+
+def _lines(path: Path, label: str, collector: ProblemCollector) -> Iterator[tuple[int, list[str]]]:
+    try:
+        handle = path.open("r", encoding="utf-8")
+    except FileNotFoundError:
+        collector.add(label, None, "(file)", "an existing file", "no such file")
+        return
+    except IsADirectoryError:
+        collector.add(label, None, "(file)", "a file", "a directory")
+        return
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                parts = line.split()
+                if parts:
+                    yield number, parts
+        except UnicodeDecodeError as exc:
+            collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+
+
+def _field_count(
+    parts: list[str], fields: Sequence[str], number: int, label: str, collector: ProblemCollector
+) -> bool:
+    if len(parts) == len(fields):
+        return True
+    collector.add(
+        label,
+        parts[0] if parts else None,
+        f"line {number}",
+        f"{len(fields)} whitespace-separated fields ({', '.join(fields)})",
+        f"{len(parts)} field{'s' if len(parts) != 1 else ''}",
+    )
+    return False
+
+
+def parse_qrels(
+    path: Path,
+    collector: ProblemCollector,
+    label: str | None = None,
+    seen: set[str] | None = None,
+) -> Qrels:
+    """Read a qrels file; every problem goes to `collector` (the result is partial then).
+
+    `seen`, when given, receives the question ID of every line, valid or not.
+    """
+    shown = label or str(path)
+    qrels: Qrels = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for number, parts in _lines(path, shown, collector):
+        if seen is not None:
+            seen.add(parts[0])
+        if not _field_count(parts, QRELS_FIELDS, number, shown, collector):
+            continue
+        qid, _iteration, docid, raw = parts
+        try:
+            grade = int(raw)
+        except ValueError:
+            collector.add(shown, qid, f"line {number}: grade", "an integer", repr(raw))
+            continue
+        first = first_line.setdefault((qid, docid), number)
+        if first != number:
+            collector.add(
+                shown,
+                qid,
+                f"line {number}: document ID",
+                "each document judged once per question",
+                f"{docid!r} again (first on line {first})",
+            )
+            continue
+        qrels.setdefault(qid, {})[docid] = grade
+    return qrels
+
+
+def parse_run(
+    path: Path,
+    collector: ProblemCollector,
+    label: str | None = None,
+    seen: set[str] | None = None,
+) -> TrecRun:
+    """Read a run file, rankings sorted by trec_eval's rule; problems go to `collector`.
+
+    `seen`, when given, receives the question ID of every line, valid or not.
+    """
+    shown = label or str(path)
+    run: TrecRun = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for number, parts in _lines(path, shown, collector):
+        if seen is not None:
+            seen.add(parts[0])
+        if not _field_count(parts, RUN_FIELDS, number, shown, collector):
+            continue
+        qid, _q0, docid, _rank, raw, _tag = parts
+        try:
+            score = float(raw)
+        except ValueError:
+            score = math.nan
+        if not math.isfinite(score):
+            collector.add(shown, qid, f"line {number}: score", "a finite number", repr(raw))
+            continue
+        first = first_line.setdefault((qid, docid), number)
+        if first != number:
+            collector.add(
+                shown,
+                qid,
+                f"line {number}: document ID",
+                "each document at most once per question",
+                f"{docid!r} again (first on line {first})",
+            )
+            continue
+        run.setdefault(qid, []).append((docid, score))
+    return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
+
+
+def read_qrels(path: Path | str) -> Qrels:
+    """Read a qrels file into {question: {document: grade}}; raise `InputError` on any problem."""
+    collector = ProblemCollector()
+    qrels = parse_qrels(Path(path), collector)
+    collector.raise_if_any()
+    return qrels
+
+
+def read_run(path: Path | str) -> TrecRun:
+    """Read a run into {question: [(document, score), ...]} best first; raise `InputError`."""
+    collector = ProblemCollector()
+    run = parse_run(Path(path), collector)
+    collector.raise_if_any()
+    return run
+
+
+def _check_token(value: str, what: str) -> str:
+    if not value or any(ch.isspace() for ch in value):
+        raise ValueError(f"a TREC {what} must be non-empty and free of whitespace: {value!r}")
+    return value
+
+
+def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: Path | str) -> None:
+    """Write qrels sorted by question then document (same input, same bytes)."""
+    lines = [
+        f"{_check_token(qid, 'question ID')} 0 {_check_token(docid, 'document ID')} {int(grade)}\n"
+        for qid in sorted(qrels)
+        for docid, grade in sorted(qrels[qid].items())
+    ]
+    Path(path).write_text("".join(lines), encoding="utf-8")
+
+
+def write_run(
+    run: Mapping[str, Sequence[tuple[str, float]]], path: Path | str, tag: str = "ragtriage"
+) -> None:
+    """Write a run: questions sorted, each ranking in trec_eval order, rank from 1.
+
+    Scores are written with `repr`, so reading the file back gives the same floats.
+    """
+    _check_token(tag, "run tag")
+    out = []
+    for qid in sorted(run):
+        ranked = sorted(run[qid], key=ranking_key, reverse=True)
+        for rank, (docid, score) in enumerate(ranked, start=1):
+            if not math.isfinite(score):
+                raise ValueError(f"a TREC score must be finite: {score!r} for {qid!r}/{docid!r}")
+            out.append(
+                f"{_check_token(qid, 'question ID')} Q0 {_check_token(docid, 'document ID')}"
+                f" {rank} {float(score)!r} {tag}\n"
+            )
+    Path(path).write_text("".join(out), encoding="utf-8")
+
+
+def qrels_to_evalset(
+    qrels: Qrels, evalset_id: str = "trec", snapshot_id: str | None = None
+) -> EvalSet:
+    """Qrels as an evaluation set: each relevant document is one required evidence group.
+
+    A question with no relevant document is `unanswerable` (the collection holds no answer
+    for it), so its retrieval measures are not applicable rather than 0.
+    """
+    questions = []
+    for qid in sorted(qrels):
+        groups = [
+            EvidenceGroup(any_of=[docid], grade=grade)
+            for docid, grade in sorted(qrels[qid].items())
+            if grade > 0
+        ]
+        questions.append(
+            Question(
+                id=qid,
+                text=f"TREC question {qid}",
+                answerability="answerable" if groups else "unanswerable",
+                required_evidence=groups,
+            )
+        )
+    return EvalSet(evalset_id=evalset_id, snapshot_id=snapshot_id, questions=questions)
+
+
+def run_to_native(run: TrecRun, name: str = "trec") -> Run:
+    """A TREC run as a retrieval-only native run (candidates only, no answers)."""
+    results = [
+        QuestionResult(
+            question_id=qid,
+            candidates=[RankedItem(id=docid, score=score) for docid, score in run[qid]],
+        )
+        for qid in sorted(run)
+    ]
+    return Run(name=name, results=results)
+
+
+def snapshot_for(qrels: Qrels, run: TrecRun, snapshot_id: str = "trec") -> Snapshot:
+    """A text-less snapshot holding every document ID the qrels or the run mention."""
+    ids = {docid for judged in qrels.values() for docid in judged}
+    ids.update(docid for ranked in run.values() for docid, _ in ranked)
+    return Snapshot(
+        snapshot_id=snapshot_id, documents=[Document(id=docid, text="") for docid in sorted(ids)]
+    )

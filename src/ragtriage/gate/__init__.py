@@ -1,0 +1,39 @@
+"""Release gates: a policy file agreed in advance, every rule checked, exit codes for CI."""
+
+from ._gate import gate, in_slice
+from ._model import GateResult, RuleResult, Verdict
+from ._policy import (
+    BlockRule,
+    CostBudget,
+    Defaults,
+    DropRule,
+    LatencyBudget,
+    LoadedPolicy,
+    NoRegressionRule,
+    Policy,
+    ThresholdRule,
+    load_policy,
+)
+from ._render import gate_json, render_gate_markdown, render_gate_table, render_junit
+
+__all__ = [
+    "BlockRule",
+    "CostBudget",
+    "Defaults",
+    "DropRule",
+    "GateResult",
+    "LatencyBudget",
+    "LoadedPolicy",
+    "NoRegressionRule",
+    "Policy",
+    "RuleResult",
+    "ThresholdRule",
+    "Verdict",
+    "gate",
+    "gate_json",
+    "in_slice",
+    "load_policy",
+    "render_gate_markdown",
+    "render_gate_table",
+    "render_junit",
+]

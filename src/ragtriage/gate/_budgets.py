@@ -1,0 +1,118 @@
+"""Latency and cost budgets: percentiles of latency_ms and mean cost_usd, failing closed."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import numpy as np
+
+from ..evaluation import RunEvaluation
+from ._model import RuleResult
+from ._policy import LoadedPolicy
+
+
+def _records(
+    run: RunEvaluation, field: Literal["latency_ms", "cost_usd"]
+) -> tuple[list[float], list[str]]:
+    values, missing = [], []
+    for view in run.views:
+        value = getattr(view.result, field)
+        if value is None:
+            missing.append(view.question.id)
+        else:
+            values.append(float(value))
+    return values, missing
+
+
+def _percentile(q: int) -> Callable[[Sequence[float]], float]:
+    # numpy's default (linear interpolation between closest ranks)
+    return lambda values: float(np.percentile(values, q))
+
+
+def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
+    """The latency (p50/p95) and cost rules of a policy applied to one run."""
+    out = []
+    latency = policy.policy.latency
+    if latency is not None:
+        values, missing = _records(run, "latency_ms")
+        total = len(values) + len(missing)
+        for label, budget, q in (("p50", latency.p50_ms, 50), ("p95", latency.p95_ms, 95)):
+            if budget is None:
+                continue
+            out.append(
+                _budget(
+                    f"latency {label} <= {budget:g} ms",
+                    "latency",
+                    values,
+                    missing,
+                    total,
+                    latency.max_missing,
+                    _percentile(q),
+                    budget,
+                    "ms",
+                )
+            )
+    cost = policy.policy.cost
+    if cost is not None:
+        values, missing = _records(run, "cost_usd")
+        total = len(values) + len(missing)
+        out.append(
+            _budget(
+                f"mean cost per question <= ${cost.max_mean_usd:g}",
+                "cost",
+                values,
+                missing,
+                total,
+                cost.max_missing,
+                lambda v: math.fsum(v) / len(v),
+                cost.max_mean_usd,
+                "USD",
+            )
+        )
+    return out
+
+
+def _budget(
+    name: str,
+    kind: str,
+    values: Sequence[float],
+    missing: Sequence[str],
+    total: int,
+    max_missing: float,
+    statistic: Callable[[Sequence[float]], float],
+    budget: float,
+    unit: str,
+) -> RuleResult:
+    limit = f"<= {budget:g} {unit}, at most {max_missing:.0%} of questions unrecorded"
+    if not values:
+        return RuleResult(
+            name,
+            kind,
+            "fail",
+            None,
+            "nothing recorded",
+            limit,
+            f"no question records {kind} (fail closed)",
+            tuple(missing),
+        )
+    observed = float(statistic(values))
+    problems = []
+    if total and len(missing) / total > max_missing:
+        problems.append(f"{len(missing)}/{total} questions unrecorded (fail closed)")
+    if observed > budget:
+        problems.append(f"{observed:g} {unit} > {budget:g} {unit}")
+    detail = (
+        "; ".join(problems) if problems else f"{observed:g} {unit} over {len(values)} question(s)"
+    )
+    return RuleResult(
+        name,
+        kind,
+        "fail" if problems else "pass",
+        observed,
+        f"{observed:g} {unit}",
+        limit,
+        detail,
+        tuple(missing) if problems and missing else (),
+    )

@@ -1,0 +1,313 @@
+"""`gate`: check one run against a release policy; every rule reports what it saw and its verdict.
+
+Rules fail closed: a metric without a value, a slice without questions, too many questions
+without a value or with uncertain labels, or missing latency/cost records all fail the rule.
+Rules that need a baseline are reported as skipped when none is given (unless the policy
+requires one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..compare import Comparison, MetricComparison, compare, run_stages, select_runs
+from ..errors import InputError, Problem
+from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..metrics import parse_measure
+from ._budgets import budget_rules
+from ._model import GateResult, RuleResult, Verdict
+from ._policy import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
+
+LABEL_LAYERS = ("support", "coverage")
+"""Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
+
+
+def in_slice(record: QuestionRecord, key: str) -> bool:
+    """Whether a question belongs to `all`, `tag:NAME` or `split:NAME`."""
+    if key == "all":
+        return True
+    kind, _, name = key.partition(":")
+    return name in record.tags if kind == "tag" else record.split == name
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
+    name = rule.name or f"no {rule.stage}" + ("" if rule.slice == "all" else f" in {rule.slice}")
+    members = [r.question_id for r in run.questions if in_slice(r, rule.slice)]
+    stages = run_stages(run)
+    hits = tuple(q for q in members if q in stages and rule.stage in stages[q].all)
+    verdict: Verdict = "fail" if len(hits) > rule.max_questions else "pass"
+    detail = f"{len(hits)} of {len(members)} question(s) in {rule.slice} diagnosed {rule.stage}"
+    if hits:
+        detail += ": " + ", ".join(hits)
+    return RuleResult(
+        name,
+        "block",
+        verdict,
+        float(len(hits)),
+        f"{len(hits)}/{len(members)} questions",
+        f"at most {rule.max_questions} question(s)",
+        detail,
+        hits,
+    )
+
+
+def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
+    # Findings come from evaluate's per-question details: detector and span, never the value.
+    keys = {"answer": ("sensitive_answer",), "context": ("sensitive_context",)}
+    wanted = keys.get(rule.where, ("sensitive_answer", "sensitive_context"))
+    where = {"answer": "in the answer", "context": "in the context"}.get(rule.where, "anywhere")
+    name = rule.name or f"no sensitive values {where}" + (
+        "" if rule.slice == "all" else f" in {rule.slice}"
+    )
+    members = [r for r in run.questions if in_slice(r, rule.slice)]
+    hits = tuple(r.question_id for r in members if any(r.details.get(k) for k in wanted))
+    found = [
+        f"{r.question_id} ({', '.join(f for k in wanted for f in r.details.get(k, ()))})"
+        for r in members
+        if r.question_id in hits
+    ]
+    verdict: Verdict = "fail" if len(hits) > rule.max_questions else "pass"
+    detail = f"{len(hits)} of {len(members)} question(s) with a sensitive value {where}"
+    if found:
+        detail += ": " + "; ".join(found)
+    return RuleResult(
+        name,
+        "sensitive",
+        verdict,
+        float(len(hits)),
+        f"{len(hits)}/{len(members)} questions",
+        f"at most {rule.max_questions} question(s)",
+        detail,
+        hits,
+    )
+
+
+def _no_regression(
+    policy: LoadedPolicy, run: RunEvaluation, comparison: Comparison | None
+) -> RuleResult | None:
+    rule = policy.policy.no_regression
+    if rule is None:
+        return None
+    scope = [f"split {s}" for s in rule.splits] + [f"tag {t}" for t in rule.tags]
+    name = rule.name or "no regression on protected questions"
+    limit = "no regression on questions in " + " or ".join(scope)
+    if comparison is None:
+        return RuleResult(
+            name, "no_regression", "skipped", None, "no baseline", limit, "needs --baseline"
+        )
+    protected = [
+        q
+        for q in comparison.pairs[0].questions
+        if q.split in rule.splits or set(q.tags) & set(rule.tags)
+    ]
+    bad = tuple(q.question_id for q in protected if q.status in ("regressed", "mixed"))
+    changes = [
+        q.stage_change or q.question_id for q in protected if q.status in ("regressed", "mixed")
+    ]
+    detail = f"{len(bad)} of {len(protected)} protected question(s) regressed"
+    if changes:
+        detail += ": " + "; ".join(changes)
+    verdict: Verdict = "fail" if bad else "pass"
+    return RuleResult(
+        name,
+        "no_regression",
+        verdict,
+        float(len(bad)),
+        f"{len(bad)}/{len(protected)} regressed",
+        limit,
+        detail,
+        bad,
+    )
+
+
+def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) -> RuleResult:
+    measure = parse_measure(rule.metric)
+    bounds = []
+    if rule.min is not None:
+        bounds.append(f">= {rule.min:g}")
+    if rule.max is not None:
+        bounds.append(f"<= {rule.max:g}")
+    name = rule.name or f"{measure.name} {' and '.join(bounds)}" + (
+        "" if rule.slice == "all" else f" in {rule.slice}"
+    )
+    members = [r for r in run.questions if in_slice(r, rule.slice)]
+    agg = (
+        run.summary.get(measure.name)
+        if rule.slice == "all"
+        else run.slices.get(rule.slice, {}).get(measure.name)
+    )
+    defaults = policy.policy.defaults
+    max_na = (
+        rule.max_not_applicable
+        if rule.max_not_applicable is not None
+        else defaults.max_not_applicable
+    )
+    max_unc = (
+        rule.max_judge_uncertain
+        if rule.max_judge_uncertain is not None
+        else defaults.max_judge_uncertain
+    )
+    limit = " and ".join(bounds)
+    if not members or agg is None:
+        return RuleResult(
+            name,
+            "threshold",
+            "fail",
+            None,
+            "no questions",
+            limit,
+            f"{rule.slice} holds no question (fail closed)",
+        )
+    observed = f"{_fmt(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
+    na_share = agg.not_applicable / len(members)
+    uncertain = tuple(r.question_id for r in members if r.details.get("uncertain_labels"))
+    unc_share = len(uncertain) / len(members)
+    problems: list[str] = []
+    if max_na is not None and na_share > max_na:
+        problems.append(
+            f"{agg.not_applicable}/{len(members)} questions not applicable "
+            f"({na_share:.0%} > {max_na:.0%}; fail closed)"
+        )
+    if max_unc is not None and measure.spec.layer in LABEL_LAYERS and unc_share > max_unc:
+        problems.append(
+            f"{len(uncertain)}/{len(members)} questions with uncertain labels "
+            f"({unc_share:.0%} > {max_unc:.0%}; fail closed)"
+        )
+    if agg.value is None:
+        problems.append("not applicable to any question (fail closed)")
+    else:
+        if rule.min is not None and agg.value < rule.min:
+            problems.append(f"{agg.value:.3f} < {rule.min:g}")
+        if rule.max is not None and agg.value > rule.max:
+            problems.append(f"{agg.value:.3f} > {rule.max:g}")
+    verdict: Verdict = "fail" if problems else "pass"
+    detail = "; ".join(problems) if problems else f"within bounds over {len(members)} question(s)"
+    return RuleResult(
+        name,
+        "threshold",
+        verdict,
+        agg.value,
+        observed,
+        limit,
+        detail,
+        uncertain if problems and uncertain else (),
+    )
+
+
+def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -> RuleResult:
+    measure = parse_measure(rule.metric)
+    alpha = rule.alpha if rule.alpha is not None else policy.policy.defaults.alpha
+    parts = []
+    if rule.max_drop is not None:
+        parts.append(f"drop <= {rule.max_drop:g}")
+    if rule.significant:
+        parts.append(
+            f"{'or not ' if rule.max_drop is not None else 'no '}significant drop (p < {alpha:g})"
+        )
+    limit = " ".join(parts) if rule.max_drop is None else ", ".join(parts)
+    name = rule.name or f"{measure.name} {limit}"
+    if comparison is None:
+        return RuleResult(name, "drop", "skipped", None, "no baseline", limit, "needs --baseline")
+    found: MetricComparison | None = next(
+        (m for m in comparison.pairs[0].metrics if m.metric == measure.name), None
+    )
+    if found is None or found.difference is None:
+        return RuleResult(
+            name,
+            "drop",
+            "fail",
+            None,
+            "no paired questions",
+            limit,
+            "no question has a value in both runs (fail closed)",
+        )
+    drop = -found.difference if found.direction == "higher" else found.difference
+    p = found.test.p_value if found.test is not None else 1.0
+    test = found.test.name if found.test is not None else "none"
+    exceeds = drop > (rule.max_drop if rule.max_drop is not None else 0.0) + 1e-12
+    failed = exceeds and (not rule.significant or (drop > 0 and p < alpha))
+    moved = f"{'drop' if drop > 0 else 'gain'} {abs(drop):.3f}"
+    observed = f"{moved} ({_fmt(found.base)} -> {_fmt(found.candidate)}, p={p:.3g})"
+    detail = f"{moved} over {found.paired} paired question(s); p = {p:.3g} ({test})"
+    return RuleResult(name, "drop", "fail" if failed else "pass", drop, observed, limit, detail)
+
+
+def _unique(results: Sequence[RuleResult]) -> tuple[RuleResult, ...]:
+    seen: dict[str, int] = {}
+    out = []
+    for r in results:
+        seen[r.name] = seen.get(r.name, 0) + 1
+        if seen[r.name] > 1:
+            r = RuleResult(
+                f"{r.name} #{seen[r.name]}",
+                r.kind,
+                r.verdict,
+                r.observed,
+                r.observed_text,
+                r.limit,
+                r.detail,
+                r.questions,
+            )
+        out.append(r)
+    return tuple(out)
+
+
+def gate(
+    evaluation: Evaluation,
+    policy: LoadedPolicy,
+    run: str,
+    baseline: str | None = None,
+    *,
+    seed: int = 0,
+    resamples: int = 2000,
+    permutations: int = 10000,
+) -> GateResult:
+    """Apply every rule of `policy` to run `run` (against `baseline` for the baseline rules)."""
+    names = [run] if baseline is None else [baseline, run]
+    selected = select_runs(evaluation, names)
+    target = selected[-1]
+    if baseline is None and policy.policy.require_baseline:
+        raise InputError(
+            [
+                Problem(
+                    "<command line>",
+                    None,
+                    "--baseline",
+                    f"a baseline run (policy {policy.path} sets require_baseline)",
+                    "none given",
+                )
+            ]
+        )
+    comparison = None
+    if baseline is not None:
+        comparison = compare(
+            evaluation,
+            names,
+            seed=seed,
+            resamples=resamples,
+            permutations=permutations,
+            group=False,
+        )
+    results: list[RuleResult] = [_block(rule, target) for rule in policy.policy.block]
+    regression = _no_regression(policy, target, comparison)
+    if regression is not None:
+        results.append(regression)
+    results += [_threshold(rule, policy, target) for rule in policy.policy.threshold]
+    results += [_drop(rule, policy, comparison) for rule in policy.policy.drop]
+    results += budget_rules(policy, target)
+    results += [_sensitive(rule, target) for rule in policy.policy.sensitive]
+    p = policy.policy
+    return GateResult(
+        p.name,
+        policy.path,
+        policy.sha256,
+        target.name,
+        baseline,
+        len(target.questions),
+        _unique(results),
+        evaluation.sources,
+    )

@@ -1,0 +1,67 @@
+"""The values a gate produces: one result per rule, and the whole verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .._version import __version__
+from ..loading import SourceFile
+
+Verdict = Literal["pass", "fail", "skipped"]
+"""A rule's verdict."""
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One rule of the policy applied to the run."""
+
+    name: str
+    """The rule's name (unique within the result)."""
+    kind: str
+    """`block`, `no_regression`, `threshold`, `drop`, `latency` or `cost`."""
+    verdict: Verdict
+    """`pass`, `fail` or `skipped` (a baseline rule without a baseline)."""
+    observed: float | None
+    """The observed number (count, value, drop, milliseconds, dollars), None when there is none."""
+    observed_text: str
+    """The observation in words, with numerator and denominator where there are some."""
+    limit: str
+    """What the rule allows, in words."""
+    detail: str
+    """Why it passed or failed."""
+    questions: tuple[str, ...] = ()
+    """Questions that make the rule fail (offending questions), if any."""
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Every rule's verdict for one run, and what was gated."""
+
+    policy_name: str
+    """The policy's name."""
+    policy_path: str
+    """The policy file."""
+    policy_sha256: str
+    """SHA-256 of the policy file."""
+    run: str
+    """The gated run."""
+    baseline: str | None
+    """The baseline run, if any."""
+    questions: int
+    """Questions gated."""
+    rules: tuple[RuleResult, ...]
+    """Verdicts, in policy order: block, no_regression, threshold, drop, latency, cost."""
+    sources: tuple[SourceFile, ...]
+    """Input files with hashes."""
+    tool_version: str = __version__
+    """ragtriage version."""
+
+    @property
+    def passed(self) -> bool:
+        """True when no rule failed."""
+        return not any(r.verdict == "fail" for r in self.rules)
+
+    def count(self, verdict: Verdict) -> int:
+        """How many rules have this verdict."""
+        return sum(r.verdict == verdict for r in self.rules)

@@ -1,0 +1,269 @@
+"""The release policy file (TOML): a strict pydantic model, read with every problem listed."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from ..errors import InputError, Problem, ProblemCollector
+from ..loading._files import pydantic_problems
+from ..metrics import parse_measure
+from ..schemas import StrictModel
+
+_SLICE = re.compile(r"^(all|tag:.+|split:(dev|regression|holdout))$")
+
+
+class Defaults(StrictModel):
+    """Limits that apply to every threshold rule that does not set its own."""
+
+    max_not_applicable: float | None = Field(default=None, ge=0, le=1)
+    """Largest share of the slice's questions without a value before the metric fails."""
+    max_judge_uncertain: float | None = Field(default=None, ge=0, le=1)
+    """Largest share of the slice's questions with `cannot_judge`/unlabelled claims or facts
+    before a label-based metric (support, coverage layers) fails."""
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    """Significance level of `significant` drop rules."""
+
+
+class BlockRule(StrictModel):
+    """Blocking: no question in the slice may be diagnosed with the stage (primary or secondary)."""
+
+    stage: str
+    """A diagnosis stage, e.g. `permission_leak` or `stale_evidence`."""
+    slice: str = "all"
+    """`all`, `tag:NAME` or `split:NAME`."""
+    max_questions: int = Field(default=0, ge=0)
+    """How many such questions are tolerated (0: any one blocks)."""
+    name: str | None = None
+    """Rule name in the output; generated when absent."""
+
+
+class SensitiveRule(StrictModel):
+    """Blocking: no answer (or context) may hold a value the sensitive-content detectors find."""
+
+    where: Literal["answer", "context", "any"] = "answer"
+    """Where to look: the answer, the final context, or either."""
+    slice: str = "all"
+    """`all`, `tag:NAME` or `split:NAME`."""
+    max_questions: int = Field(default=0, ge=0)
+    """How many such questions are tolerated (0: any one blocks)."""
+    name: str | None = None
+    """Rule name in the output; generated when absent."""
+
+
+class NoRegressionRule(StrictModel):
+    """Blocking: no protected question may regress against the baseline."""
+
+    splits: list[str] = Field(default_factory=lambda: ["regression"])
+    """Splits whose questions are protected."""
+    tags: list[str] = Field(default_factory=lambda: ["fixed-regression"])
+    """Tags whose questions are protected."""
+    name: str | None = None
+    """Rule name in the output."""
+
+
+class ThresholdRule(StrictModel):
+    """A metric's value over a slice must stay within bounds."""
+
+    metric: str
+    """Measure name, e.g. `evidence_recall` or `ndcg@10`."""
+    slice: str = "all"
+    """`all`, `tag:NAME` or `split:NAME`."""
+    min: float | None = None
+    """Lowest allowed value."""
+    max: float | None = None
+    """Highest allowed value."""
+    max_not_applicable: float | None = Field(default=None, ge=0, le=1)
+    """Overrides `defaults.max_not_applicable`."""
+    max_judge_uncertain: float | None = Field(default=None, ge=0, le=1)
+    """Overrides `defaults.max_judge_uncertain`."""
+    name: str | None = None
+    """Rule name in the output."""
+
+
+class DropRule(StrictModel):
+    """A metric may not get worse than the baseline by more than an amount (paired questions)."""
+
+    metric: str
+    """Measure name."""
+    max_drop: float | None = Field(default=None, ge=0)
+    """Largest allowed change in the worse direction (absolute, in the metric's units)."""
+    significant: bool = False
+    """Fail only on a drop the paired test finds significant at `alpha` (and above `max_drop`)."""
+    alpha: float | None = Field(default=None, gt=0, lt=1)
+    """Overrides `defaults.alpha`."""
+    name: str | None = None
+    """Rule name in the output."""
+
+
+class LatencyBudget(StrictModel):
+    """Percentiles of `latency_ms` over the gated questions."""
+
+    p50_ms: float | None = Field(default=None, gt=0)
+    """Median budget."""
+    p95_ms: float | None = Field(default=None, gt=0)
+    """95th percentile budget."""
+    max_missing: float = Field(default=0.0, ge=0, le=1)
+    """Largest share of questions without a recorded latency (fail closed beyond it)."""
+
+
+class CostBudget(StrictModel):
+    """Mean `cost_usd` per gated question."""
+
+    max_mean_usd: float = Field(gt=0)
+    """Budget per question, in US dollars."""
+    max_missing: float = Field(default=0.0, ge=0, le=1)
+    """Largest share of questions without a recorded cost (fail closed beyond it)."""
+
+
+class Policy(StrictModel):
+    """A release policy, agreed before the results are seen."""
+
+    schema_version: Literal[1] = 1
+    """Policy format version."""
+    name: str = "release policy"
+    """Shown in every output."""
+    description: str | None = None
+    """Free text."""
+    require_baseline: bool = False
+    """Refuse to gate without `--baseline` (else baseline rules are reported as skipped)."""
+    defaults: Defaults = Field(default_factory=Defaults)
+    """Limits shared by the rules."""
+    block: list[BlockRule] = Field(default_factory=list)
+    """Blocking stage rules."""
+    no_regression: NoRegressionRule | None = None
+    """Blocking regression rule (needs a baseline)."""
+    threshold: list[ThresholdRule] = Field(default_factory=list)
+    """Bounds per metric and slice."""
+    drop: list[DropRule] = Field(default_factory=list)
+    """Allowed drops against the baseline."""
+    latency: LatencyBudget | None = None
+    """Latency budget."""
+    cost: CostBudget | None = None
+    """Cost budget."""
+    sensitive: list[SensitiveRule] = Field(default_factory=list)
+    """Blocking sensitive-content rules (`ragtriage.boundaries.sensitive` detectors)."""
+
+
+@dataclass(frozen=True)
+class LoadedPolicy:
+    """A policy as read: the model, where it came from and the file's SHA-256."""
+
+    policy: Policy
+    """The policy."""
+    path: str
+    """The file as given."""
+    sha256: str
+    """SHA-256 of the file's bytes (a policy edited after seeing results shows in review)."""
+
+    def metrics(self) -> tuple[str, ...]:
+        """Every measure the policy reads."""
+        names = [r.metric for r in self.policy.threshold] + [r.metric for r in self.policy.drop]
+        return tuple(dict.fromkeys(parse_measure(n).name for n in names))
+
+
+def _semantic(
+    policy: Policy, file: str, collector: ProblemCollector, stages: tuple[str, ...]
+) -> None:
+    metrics = [(f"threshold[{i}].metric", r.metric) for i, r in enumerate(policy.threshold)]
+    metrics += [(f"drop[{i}].metric", r.metric) for i, r in enumerate(policy.drop)]
+    for field, metric in metrics:
+        try:
+            parse_measure(metric, file)
+        except InputError as exc:
+            for p in exc.problems:
+                collector.add(file, None, field, p.expected, p.found)
+    for i, block in enumerate(policy.block):
+        if block.stage not in stages or block.stage == "ok":
+            collector.add(
+                file,
+                None,
+                f"block[{i}].stage",
+                f"a diagnosis stage ({', '.join(s for s in stages if s != 'ok')})",
+                repr(block.stage),
+            )
+    slices = [(f"block[{i}].slice", r.slice) for i, r in enumerate(policy.block)]
+    slices += [(f"threshold[{i}].slice", r.slice) for i, r in enumerate(policy.threshold)]
+    slices += [(f"sensitive[{i}].slice", r.slice) for i, r in enumerate(policy.sensitive)]
+    for field, value in slices:
+        if not _SLICE.match(value):
+            collector.add(
+                file,
+                None,
+                field,
+                "`all`, `tag:NAME` or `split:dev|regression|holdout`",
+                repr(value),
+            )
+    for i, rule in enumerate(policy.threshold):
+        if rule.min is None and rule.max is None:
+            collector.add(file, None, f"threshold[{i}]", "`min`, `max` or both", "neither")
+        elif rule.min is not None and rule.max is not None and rule.min > rule.max:
+            collector.add(
+                file, None, f"threshold[{i}]", "min <= max", f"min {rule.min}, max {rule.max}"
+            )
+    for i, drop in enumerate(policy.drop):
+        if drop.max_drop is None and not drop.significant:
+            collector.add(
+                file, None, f"drop[{i}]", "`max_drop`, `significant = true` or both", "neither"
+            )
+    if policy.no_regression is not None:
+        for j, split in enumerate(policy.no_regression.splits):
+            if split not in ("dev", "regression", "holdout"):
+                collector.add(
+                    file,
+                    None,
+                    f"no_regression.splits[{j}]",
+                    "dev, regression or holdout",
+                    repr(split),
+                )
+    if (
+        policy.latency is not None
+        and policy.latency.p50_ms is None
+        and policy.latency.p95_ms is None
+    ):
+        collector.add(file, None, "latency", "`p50_ms`, `p95_ms` or both", "neither")
+
+
+def _parse_toml(raw: bytes, file: str, collector: ProblemCollector) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        collector.add(file, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = re.sub(r"\s*\(at line \d+, column \d+\)$", "", message)
+        at = re.search(r"line (\d+), column (\d+)", message)
+        where = f"line {at.group(1)} column {at.group(2)}" if at else "(file)"
+        collector.add(file, None, where, "valid TOML", found)
+    return None
+
+
+def load_policy(path: Path) -> LoadedPolicy:
+    """Read and check a policy file; raise `InputError` naming file, field, expected and found."""
+    from ..diagnosis import stage_order
+
+    file = str(path)
+    collector = ProblemCollector()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(
+            [Problem(file, None, "(file)", "an existing policy file", "no such file")]
+        ) from None
+    except IsADirectoryError:
+        raise InputError([Problem(file, None, "(file)", "a file", "a directory")]) from None
+    data = _parse_toml(raw, file, collector)
+    collector.raise_if_any()
+    try:
+        policy = Policy.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(pydantic_problems(exc, file, None)) from None
+    _semantic(policy, file, collector, stage_order())
+    collector.raise_if_any()
+    return LoadedPolicy(policy, file, hashlib.sha256(raw).hexdigest())

@@ -1,0 +1,150 @@
+"""Renderings of a gate result: JSON, terminal table, PR-ready Markdown and JUnit XML."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ._model import GateResult
+
+_MARK = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIP"}
+
+
+def gate_json(result: GateResult) -> dict[str, Any]:
+    """The gate result as plain data (dump with `render.dumps` for stable text)."""
+    return {
+        "schema_version": 1,
+        "kind": "gate",
+        "tool": {"name": "ragtriage", "version": result.tool_version},
+        "inputs": [{"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in result.sources],
+        "policy": {
+            "name": result.policy_name,
+            "path": result.policy_path,
+            "sha256": result.policy_sha256,
+        },
+        "run": result.run,
+        "baseline": result.baseline,
+        "questions": result.questions,
+        "passed": result.passed,
+        "counts": {v: result.count(v) for v in ("pass", "fail", "skipped")},
+        "rules": [
+            {
+                "name": r.name,
+                "kind": r.kind,
+                "verdict": r.verdict,
+                "observed": r.observed,
+                "observed_text": r.observed_text,
+                "limit": r.limit,
+                "detail": r.detail,
+                "questions": list(r.questions),
+            }
+            for r in result.rules
+        ],
+    }
+
+
+def _headline(result: GateResult) -> str:
+    verdict = "PASSED" if result.passed else "FAILED"
+    against = f" against baseline {result.baseline}" if result.baseline else ""
+    return (
+        f"gate {verdict}: run {result.run}{against}, policy {result.policy_name!r} "
+        f"(sha256 {result.policy_sha256}); {result.count('pass')} passed, "
+        f"{result.count('fail')} failed, {result.count('skipped')} skipped, "
+        f"{result.questions} questions"
+    )
+
+
+def _rows(result: GateResult) -> list[list[str]]:
+    return [[_MARK[r.verdict], r.name, r.observed_text, r.limit, r.detail] for r in result.rules]
+
+
+_HEADER = ["verdict", "rule", "observed", "limit", "detail"]
+
+
+def render_gate_table(result: GateResult, width: int = 140) -> str:
+    """The terminal report: headline, then one row per rule (failures keep policy order)."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    console.print(_headline(result))
+    table = Table()
+    for name in _HEADER:
+        table.add_column(name)
+    for row in _rows(result):
+        table.add_row(*row)
+    console.print(table)
+    return buffer.getvalue()
+
+
+def render_gate_markdown(result: GateResult) -> str:
+    """A pull-request comment: verdict, failed rules first, then the full rule table."""
+    icon = "✅" if result.passed else "❌"
+    lines = [f"## {icon} ragtriage gate: {'passed' if result.passed else 'failed'}", ""]
+    against = f" against `{result.baseline}`" if result.baseline else ""
+    lines += [
+        f"Run `{result.run}`{against}, {result.questions} questions; "
+        f"policy **{result.policy_name}** "
+        f"(`{result.policy_path}`, sha256 `{result.policy_sha256}`).",
+        "",
+    ]
+    failed = [r for r in result.rules if r.verdict == "fail"]
+    if failed:
+        lines += ["Failed rules:", ""]
+        lines += [f"- **{r.name}**: {r.detail}" for r in failed]
+        lines.append("")
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines.append("| " + " | ".join(_HEADER) + " |")
+    lines.append("|" + " --- |" * len(_HEADER))
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in _rows(result)]
+    return "\n".join(lines) + "\n"
+
+
+def render_junit(result: GateResult) -> str:
+    """JUnit XML: one test case per rule, so CI shows each rule; no timestamps (reproducible)."""
+    tests = str(len(result.rules))
+    failures = str(result.count("fail"))
+    skipped = str(result.count("skipped"))
+    suites = ET.Element(
+        "testsuites",
+        name="ragtriage gate",
+        tests=tests,
+        failures=failures,
+        errors="0",
+        skipped=skipped,
+    )
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name=f"ragtriage gate: {result.policy_name} on {result.run}",
+        tests=tests,
+        failures=failures,
+        errors="0",
+        skipped=skipped,
+    )
+    props = ET.SubElement(suite, "properties")
+    for key, value in (
+        ("policy", result.policy_path),
+        ("policy_sha256", result.policy_sha256),
+        ("run", result.run),
+        ("baseline", result.baseline or ""),
+        ("questions", str(result.questions)),
+    ):
+        ET.SubElement(props, "property", name=key, value=value)
+    for r in result.rules:
+        case = ET.SubElement(suite, "testcase", classname=f"ragtriage.gate.{r.kind}", name=r.name)
+        if r.verdict == "fail":
+            failure = ET.SubElement(case, "failure", message=r.detail, type=r.kind)
+            failure.text = f"observed: {r.observed_text}\nlimit: {r.limit}\n{r.detail}"
+        elif r.verdict == "skipped":
+            ET.SubElement(case, "skipped", message=r.detail)
+        out = ET.SubElement(case, "system-out")
+        out.text = f"observed: {r.observed_text}; limit: {r.limit}"
+    ET.indent(suites)
+    body = ET.tostring(suites, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

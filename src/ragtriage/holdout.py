@@ -1,0 +1,198 @@
+"""The holdout split: left out unless asked for, and every look at it recorded in a ledger.
+
+A holdout estimate stays honest only while nobody tunes against it. Commands therefore
+leave `split: holdout` questions out by default; when a user includes them, one line is
+appended to a ledger file beside the evaluation set (`<evalset>.holdout-ledger.jsonl`),
+and the command warns once the holdout has been looked at more than a chosen number of
+times. The ledger is never part of a scored report, so reports stay byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import Field, ValidationError
+
+from .errors import InputError, Problem, ProblemCollector
+from .loading import Dataset
+from .schemas import StrictModel
+
+HOLDOUT = "holdout"
+"""The split kept apart."""
+
+LEDGER_SUFFIX = ".holdout-ledger.jsonl"
+"""Appended to the evaluation set's file name without its extension."""
+
+DEFAULT_WARN_AFTER = 3
+"""Warn when the holdout has been looked at more than this many times."""
+
+
+class LedgerEntry(StrictModel):
+    """One look at the holdout (one line of the ledger file)."""
+
+    time: str
+    """When, in UTC, ISO 8601 (`2026-11-30T05:40:00Z`)."""
+    dataset_sha256: str
+    """SHA-256 of the evaluation set file (an edited set shows a different hash)."""
+    evalset: str
+    """The evaluation set's path as given."""
+    runs: list[str]
+    """Names of the runs evaluated."""
+    user: str
+    """Who looked: `--who`, else $USER, else `unknown`."""
+    command: str
+    """The ragtriage command that looked (`evaluate`, `compare`, `diagnose`, `gate`)."""
+    holdout_questions: int = Field(ge=0)
+    """How many holdout questions were scored."""
+
+
+@dataclass(frozen=True)
+class HoldoutLook:
+    """The result of recording a look: where, the entry, and the total count so far."""
+
+    ledger: Path
+    """The ledger file."""
+    entry: LedgerEntry
+    """The entry appended."""
+    looks: int
+    """Entries in the ledger after this one."""
+
+
+def holdout_ids(dataset: Dataset) -> tuple[str, ...]:
+    """IDs of the holdout questions, in evaluation-set order."""
+    return tuple(q.id for q in dataset.evalset.questions if q.split == HOLDOUT)
+
+
+def without_holdout(dataset: Dataset) -> Dataset:
+    """The dataset minus its holdout questions and every run's results for them.
+
+    Input hashes still describe the files as read; only what is scored changes.
+    """
+    hidden = set(holdout_ids(dataset))
+    if not hidden:
+        return dataset
+    evalset = dataset.evalset.model_copy(
+        update={"questions": [q for q in dataset.evalset.questions if q.id not in hidden]}
+    )
+    runs = tuple(
+        run.model_copy(update={"results": [r for r in run.results if r.question_id not in hidden]})
+        for run in dataset.runs
+    )
+    return Dataset(
+        dataset.snapshot,
+        evalset,
+        runs,
+        dataset.sources,
+        dataset.default_k,
+        dataset.article,
+        dataset.run_files,
+    )
+
+
+def evalset_source(dataset: Dataset) -> tuple[str, str]:
+    """Path and SHA-256 of the file that held the evaluation set."""
+    for source in dataset.sources:
+        if source.kind in ("evalset", "article"):
+            return source.path, source.sha256
+    first = dataset.sources[0]
+    return first.path, first.sha256
+
+
+def ledger_path(evalset: Path) -> Path:
+    """`data/evalset.json` -> `data/evalset.holdout-ledger.jsonl`.
+
+    The bundled example lives inside the installed package, which must stay read-only:
+    its ledger goes to the temporary directory instead.
+    """
+    package = Path(__file__).resolve().parent
+    if package in evalset.resolve().parents:
+        return Path(tempfile.gettempdir()) / ("ragtriage-example" + LEDGER_SUFFIX)
+    return evalset.with_name(evalset.stem + LEDGER_SUFFIX)
+
+
+def current_user(who: str | None = None) -> str:
+    """The name recorded for a look: `who` when given, else $USER, else `unknown`."""
+    return who or os.environ.get("USER") or "unknown"
+
+
+def read_ledger(path: Path) -> tuple[LedgerEntry, ...]:
+    """Every entry of a ledger (none when the file does not exist); bad lines raise InputError."""
+    if not path.exists():
+        return ()
+    collector = ProblemCollector()
+    entries = []
+    with path.open("r", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                entries.append(LedgerEntry.model_validate_json(line))
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                where = ".".join(str(p) for p in first["loc"]) or "(record)"
+                collector.add(
+                    str(path), None, f"line {number}: {where}", "a ledger entry", str(first["msg"])
+                )
+    collector.raise_if_any()
+    return tuple(entries)
+
+
+def record_look(
+    dataset: Dataset,
+    *,
+    command: str,
+    runs: Sequence[str],
+    who: str | None = None,
+    ledger: Path | None = None,
+    now: datetime | None = None,
+) -> HoldoutLook | None:
+    """Append a ledger entry when the dataset holds holdout questions; None when it holds none."""
+    count = len(holdout_ids(dataset))
+    if count == 0:
+        return None
+    evalset, sha = evalset_source(dataset)
+    path = ledger if ledger is not None else ledger_path(Path(evalset))
+    previous = read_ledger(path)
+    moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    entry = LedgerEntry(
+        time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        dataset_sha256=sha,
+        evalset=evalset,
+        runs=list(runs),
+        user=current_user(who),
+        command=command,
+        holdout_questions=count,
+    )
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry.model_dump(), sort_keys=True, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    None,
+                    "(file)",
+                    "a writable holdout ledger (or pass --ledger)",
+                    exc.strerror or str(exc),
+                )
+            ]
+        ) from exc
+    return HoldoutLook(path, entry, len(previous) + 1)
+
+
+def look_warning(look: HoldoutLook, warn_after: int = DEFAULT_WARN_AFTER) -> str | None:
+    """A warning once the holdout has been looked at more than `warn_after` times."""
+    if look.looks <= warn_after:
+        return None
+    return (
+        f"the holdout of {look.entry.evalset} has been looked at {look.looks} times "
+        f"(more than {warn_after}); every look tunes against it, so its scores are "
+        f"drifting towards optimistic (ledger: {look.ledger})"
+    )

@@ -1,0 +1,33 @@
+"""Importers: bring other tools' files in as native snapshot, evaluation set and run files.
+
+- `import_tau2`: the tau2-bench banking knowledge base and tasks (real data, MIT, attributed).
+- `import_records`: Ragas-style records, the seed article's sample record, DeepEval test cases.
+- `import_trec` / `export_trec`: TREC qrels and runs (parsed by `ragtriage.formats.trec`).
+- `write_native`: write any native model as JSON or JSONL.
+"""
+
+from ._rag_records import DIALECTS, Dialect, ImportedRecords, RecordFormat, import_records
+from ._records import read_records, text_id
+from ._tau2 import TAU2_ATTRIBUTION, Tau2Data, import_tau2
+from ._trec import ImportedTrec, evalset_to_qrels, export_trec, import_trec, run_to_trec
+from ._write import native_text, write_native
+
+__all__ = [
+    "DIALECTS",
+    "TAU2_ATTRIBUTION",
+    "Dialect",
+    "ImportedRecords",
+    "ImportedTrec",
+    "RecordFormat",
+    "Tau2Data",
+    "evalset_to_qrels",
+    "export_trec",
+    "import_records",
+    "import_tau2",
+    "import_trec",
+    "native_text",
+    "read_records",
+    "run_to_trec",
+    "text_id",
+    "write_native",
+]

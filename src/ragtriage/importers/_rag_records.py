@@ -1,0 +1,365 @@
+"""Ragas-style records, the seed article's sample record and DeepEval test cases.
+
+All three describe one question per record: the question, the retrieved contexts (with or
+without IDs), the response, a reference answer, and the reference contexts (by ID or by text).
+Each dialect names the fields; the conversion to native files is shared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import ProblemCollector
+from ..loading._files import short
+from ..schemas import (
+    ContextItem,
+    Document,
+    EvalSet,
+    EvidenceGroup,
+    Provenance,
+    Question,
+    QuestionResult,
+    RankedItem,
+    ReferenceFact,
+    Run,
+    Snapshot,
+)
+from ..schemas._common import Scalar
+from ._records import read_records, text_id
+
+RecordFormat = Literal["ragas", "seed", "deepeval"]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """Field names of one record format."""
+
+    question: tuple[str, ...]
+    """Keys that may hold the question (one of them must)."""
+    contexts: str
+    """The retrieved context texts, in rank order."""
+    context_ids: str | None
+    """Their IDs (same length), if the format has them."""
+    response: str
+    """The system's answer."""
+    reference: str
+    """The reference answer."""
+    reference_ids: str | None
+    """IDs of the contexts a correct answer needs, if the format has them."""
+    reference_texts: str | None
+    """Texts of the contexts a correct answer needs, if the format has them."""
+    optional: frozenset[str]
+    """Other keys accepted (and ignored)."""
+    ids_required: bool
+    """Whether `context_ids` and `reference_ids` must be given (the seed record: yes)."""
+
+
+DIALECTS: dict[RecordFormat, Dialect] = {
+    "ragas": Dialect(
+        ("user_input", "question"),
+        "retrieved_contexts",
+        "retrieved_context_ids",
+        "response",
+        "reference",
+        "reference_context_ids",
+        "reference_contexts",
+        frozenset(
+            {
+                "id",
+                "multi_responses",
+                "rubrics",
+                "persona_name",
+                "query_style",
+                "query_length",
+                "synthesizer_name",
+            }
+        ),
+        False,
+    ),
+    "seed": Dialect(
+        ("question",),
+        "retrieved_contexts",
+        "retrieved_context_ids",
+        "response",
+        "reference",
+        "reference_context_ids",
+        None,
+        frozenset({"id"}),
+        True,
+    ),
+    "deepeval": Dialect(
+        ("input",),
+        "retrieval_context",
+        None,
+        "actual_output",
+        "expected_output",
+        None,
+        "context",
+        frozenset(
+            {
+                "id",
+                "name",
+                "additional_metadata",
+                "comments",
+                "tools_called",
+                "expected_tools",
+                "source_file",
+                "completion_time",
+                "token_cost",
+            }
+        ),
+        False,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ImportedRecords:
+    """Native files made from a record file."""
+
+    snapshot: Snapshot
+    """Every context seen (retrieved or referenced); one known only by ID has empty text."""
+    evalset: EvalSet
+    """One question per record."""
+    run: Run
+    """What the system retrieved and answered, per question."""
+
+
+def _strings(
+    record: dict[str, Any], key: str, label: str, where: str, qid: str, c: ProblemCollector
+) -> list[str] | None:
+    value = record.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        c.add(
+            label,
+            qid,
+            f"{where}.{key}",
+            "a list of strings",
+            "nothing" if key not in record else short(value),
+        )
+        return None
+    return value
+
+
+def _optional_text(
+    record: dict[str, Any], key: str, label: str, where: str, qid: str, c: ProblemCollector
+) -> str | None:
+    value = record.get(key)
+    if value is not None and not isinstance(value, str):
+        c.add(label, qid, f"{where}.{key}", "a string or null", short(value))
+        return None
+    return value
+
+
+class _Builder:
+    def __init__(self, label: str, collector: ProblemCollector) -> None:
+        self.label = label
+        self.c = collector
+        self.texts: dict[str, str] = {}
+        self.placeholders: set[str] = set()
+
+    def context(self, item_id: str, text: str, where: str, qid: str) -> None:
+        known = self.texts.get(item_id)
+        if known is not None and known != text:
+            self.c.add(
+                self.label,
+                qid,
+                where,
+                f"the same text for context {item_id!r} in every record",
+                "a different text",
+            )
+        self.texts.setdefault(item_id, text)
+        self.placeholders.discard(item_id)
+
+    def referenced(self, item_id: str) -> None:
+        if item_id not in self.texts:
+            self.placeholders.add(item_id)
+
+
+def _reference_ids(
+    dialect: Dialect, record: dict[str, Any], where: str, qid: str, b: _Builder
+) -> list[str] | None:
+    """IDs of the record's reference contexts: given, or derived from their texts."""
+    label, c = b.label, b.c
+    if dialect.reference_ids and (dialect.ids_required or dialect.reference_ids in record):
+        return _strings(record, dialect.reference_ids, label, where, qid, c)
+    if dialect.reference_texts and dialect.reference_texts in record:
+        texts = _strings(record, dialect.reference_texts, label, where, qid, c)
+        if texts is None:
+            return None
+        for n, text in enumerate(texts):
+            b.context(text_id(text), text, f"{where}.{dialect.reference_texts}[{n}]", qid)
+        return [text_id(text) for text in texts]
+    names = " or ".join(k for k in (dialect.reference_ids, dialect.reference_texts) if k)
+    c.add(
+        label, qid, where, f"the reference contexts ({names}) to score retrieval against", "nothing"
+    )
+    return None
+
+
+def _convert(
+    fmt: RecordFormat, dialect: Dialect, where: str, record: Any, number: int, b: _Builder
+) -> tuple[Question, QuestionResult] | None:
+    label, c = b.label, b.c
+    if not isinstance(record, dict):
+        c.add(label, None, where, "a JSON object (one record)", short(record))
+        return None
+    raw_id = record.get("id")
+    qid: str = raw_id if isinstance(raw_id, str) and raw_id else f"q{number:04d}"
+    allowed = {
+        *dialect.question,
+        dialect.contexts,
+        dialect.response,
+        dialect.reference,
+        *dialect.optional,
+    }
+    allowed |= {
+        k for k in (dialect.context_ids, dialect.reference_ids, dialect.reference_texts) if k
+    }
+    for key in sorted(set(record) - allowed):
+        c.add(
+            label,
+            qid,
+            f"{where}.{key}",
+            f"no such field (a {fmt} record has {', '.join(sorted(allowed))})",
+            "an unknown field",
+        )
+    if dialect.ids_required and dialect.reference not in record:
+        # The seed's record type has no default for `reference`: it is given, possibly null.
+        c.add(
+            label,
+            qid,
+            f"{where}.{dialect.reference}",
+            "a string or null (required field)",
+            "nothing",
+        )
+    present = [k for k in dialect.question if isinstance(record.get(k), str) and record[k].strip()]
+    if not present:
+        c.add(
+            label,
+            qid,
+            f"{where}.{dialect.question[0]}",
+            "a non-empty question",
+            short(record[dialect.question[0]]) if dialect.question[0] in record else "nothing",
+        )
+    elif len({record[k] for k in present}) > 1:
+        c.add(
+            label,
+            qid,
+            f"{where}.{present[1]}",
+            f"the same text as {present[0]}",
+            "a different question",
+        )
+    contexts = _strings(record, dialect.contexts, label, where, qid, c)
+    response = _optional_text(record, dialect.response, label, where, qid, c)
+    reference = _optional_text(record, dialect.reference, label, where, qid, c)
+    if fmt == "seed" and (response is None or not response.strip()):
+        c.add(
+            label,
+            qid,
+            f"{where}.response",
+            "a non-empty response",
+            "an empty response" if response is not None else "nothing",
+        )
+    context_ids: list[str] | None = None
+    if dialect.context_ids and (dialect.ids_required or dialect.context_ids in record):
+        context_ids = _strings(record, dialect.context_ids, label, where, qid, c)
+        if context_ids is not None and contexts is not None and len(context_ids) != len(contexts):
+            c.add(
+                label,
+                qid,
+                f"{where}.{dialect.context_ids}",
+                f"one ID per retrieved context ({len(contexts)})",
+                f"{len(context_ids)} IDs",
+            )
+            return None
+    reference_ids = _reference_ids(dialect, record, where, qid, b)
+    if not present or contexts is None or reference_ids is None:
+        return None
+    ids = context_ids if context_ids is not None else [text_id(t) for t in contexts]
+    for n, (item_id, text) in enumerate(zip(ids, contexts, strict=True)):
+        b.context(item_id, text, f"{where}.{dialect.contexts}[{n}]", qid)
+    for item_id in reference_ids:
+        b.referenced(item_id)
+    if not reference_ids and reference is not None and reference.strip():
+        c.add(
+            label,
+            qid,
+            f"{where}.{dialect.reference_ids or dialect.reference_texts}",
+            "at least one reference context for a record with a reference answer",
+            "none",
+        )
+        return None
+    question = Question(
+        id=qid,
+        text=record[present[0]],
+        answerability="answerable" if reference_ids else "unanswerable",
+        required_evidence=[EvidenceGroup(any_of=[i]) for i in dict.fromkeys(reference_ids)],
+        reference_facts=[ReferenceFact(id="reference", text=reference)]
+        if reference and reference.strip()
+        else [],
+    )
+    unique = list(dict.fromkeys(ids))
+    answered = response is not None and bool(response.strip())
+    result = QuestionResult(
+        question_id=qid,
+        candidates=[RankedItem(id=i) for i in unique],
+        context=[ContextItem(id=i, text=b.texts[i]) for i in unique],
+        answer=response if answered else None,
+        outcome="answered" if answered else None,
+        claims=None,
+    )
+    return question, result
+
+
+def import_records(
+    path: Path, fmt: RecordFormat, *, name: str = "imported", dataset_id: str | None = None
+) -> ImportedRecords:
+    """Convert a record file; raise `InputError` listing every problem (file, record, field).
+
+    Each record's retrieved contexts become the run's candidates and context (all of them were
+    sent, as these formats record only what reached the model); its reference contexts become
+    one evidence group each; its reference answer becomes the reference fact `reference`.
+    """
+    collector = ProblemCollector()
+    dialect = DIALECTS[fmt]
+    builder = _Builder(str(path), collector)
+    questions: list[Question] = []
+    results: list[QuestionResult] = []
+    records = read_records(path, collector)
+    for number, (where, record) in enumerate(records, start=1):
+        converted = _convert(fmt, dialect, where, record, number, builder)
+        if converted is not None:
+            questions.append(converted[0])
+            results.append(converted[1])
+    seen: set[str] = set()
+    for q in questions:
+        if q.id in seen:
+            collector.add(str(path), q.id, "id", "unique record IDs", f"{q.id!r} more than once")
+        seen.add(q.id)
+    if not records and not collector.problems:
+        collector.add(str(path), None, "(records)", "at least one record", "none")
+    collector.raise_if_any()
+    ident = dataset_id or f"{fmt}-{path.stem}"
+    documents = [Document(id=i, text=t) for i, t in sorted(builder.texts.items())]
+    documents += [
+        Document(
+            id=i,
+            text="",
+            metadata={"placeholder": True, "note": "referenced by ID only; text unknown"},
+        )
+        for i in sorted(builder.placeholders)
+    ]
+    meta: dict[str, Scalar] = {"imported_from": fmt, "source_file": path.name}
+    snapshot = Snapshot(snapshot_id=ident, documents=documents, metadata=meta)
+    evalset = EvalSet(evalset_id=ident, snapshot_id=ident, questions=questions, metadata=meta)
+    provenance = Provenance(
+        snapshot_id=ident,
+        evalset_id=ident,
+        notes=f"imported from a {fmt} record file ({path.name})",
+    )
+    return ImportedRecords(
+        snapshot, evalset, Run(name=name, provenance=provenance, results=results)
+    )

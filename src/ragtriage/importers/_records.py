@@ -1,0 +1,68 @@
+"""Reading record files (JSON array, JSONL, or an object holding one list) for the importers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import ProblemCollector
+from ..loading._files import short
+
+LIST_KEYS = ("samples", "test_cases", "goldens", "records", "data")
+"""Keys under which a JSON object may hold the list of records."""
+
+
+def read_records(path: Path, collector: ProblemCollector) -> list[tuple[str, Any]]:
+    """Records with their location (`[3]` or `line 4`); every unreadable part becomes a problem."""
+    label = str(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        collector.add(label, None, "(file)", "an existing file", "no such file")
+        return []
+    except IsADirectoryError:
+        collector.add(label, None, "(file)", "a file", "a directory")
+        return []
+    except UnicodeDecodeError as exc:
+        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+        return []
+    if path.suffix == ".jsonl":
+        records = []
+        for number, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append((f"line {number}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                collector.add(
+                    label, None, f"line {number} column {exc.colno}", "valid JSON", exc.msg
+                )
+        return records
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
+        return []
+    if isinstance(data, dict):
+        keys = [key for key in LIST_KEYS if isinstance(data.get(key), list)]
+        if len(keys) != 1:
+            collector.add(
+                label,
+                None,
+                "(top level)",
+                f"a JSON array, or an object with one list under {', '.join(LIST_KEYS)}",
+                short(sorted(data)),
+            )
+            return []
+        return [(f"{keys[0]}[{i}]", item) for i, item in enumerate(data[keys[0]])]
+    if not isinstance(data, list):
+        collector.add(label, None, "(top level)", "a JSON array of records", short(data))
+        return []
+    return [(f"[{i}]", item) for i, item in enumerate(data)]
+
+
+def text_id(text: str) -> str:
+    """A stable ID for a context known only by its text: `ctx-` and 12 hex digits of its SHA-256."""
+    return "ctx-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

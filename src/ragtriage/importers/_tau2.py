@@ -1,0 +1,168 @@
+"""tau2-bench `banking_knowledge`: bank documents and customer tasks -> snapshot + evalset."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ProblemCollector
+from ..loading._files import short
+from ..schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
+from ..schemas._common import Scalar
+
+TAU2_ATTRIBUTION: dict[str, Scalar] = {
+    "source": "tau2-bench banking_knowledge domain (Sierra Research)",
+    "license": "MIT",
+    "paper": "τ²-Bench, arXiv 2506.07982",
+    "packaged_in": (
+        "PyPI wheel inspect-evals==0.28.0, inspect_evals/tau2/data/domains/banking_knowledge/"
+    ),
+}
+"""Where the data comes from; written into the produced files' metadata (keep it)."""
+
+
+@dataclass(frozen=True)
+class Tau2Data:
+    """The imported snapshot and evaluation set."""
+
+    snapshot: Snapshot
+    """698 documents (title and content)."""
+    evalset: EvalSet
+    """One question per task; query = the scenario instructions."""
+
+
+def _load(path: Path, collector: ProblemCollector) -> Any:
+    label = str(path)
+    try:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        collector.add(label, None, "(file)", "an existing file", "no such file")
+    except (OSError, EOFError) as exc:
+        collector.add(label, None, "(file)", "a readable (gzip) file", type(exc).__name__)
+    except UnicodeDecodeError as exc:
+        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+    except json.JSONDecodeError as exc:
+        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
+    return None
+
+
+def _str_field(
+    record: Any, key: str, label: str, where: str, qid: str | None, collector: ProblemCollector
+) -> str | None:
+    value = record.get(key) if isinstance(record, dict) else None
+    if not isinstance(value, str) or not value.strip():
+        found = "nothing" if not isinstance(record, dict) or key not in record else short(value)
+        collector.add(label, qid, f"{where}.{key}", "a non-empty string", found)
+        return None
+    return value
+
+
+def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Document]:
+    if not isinstance(data, list):
+        collector.add(label, None, "(top level)", "a JSON array of documents", short(data))
+        return []
+    documents = []
+    seen: set[str] = set()
+    for index, record in enumerate(data):
+        where = f"[{index}]"
+        doc_id = _str_field(record, "id", label, where, None, collector)
+        title = _str_field(record, "title", label, where, None, collector)
+        content = _str_field(record, "content", label, where, None, collector)
+        if doc_id is None or title is None or content is None:
+            continue
+        if doc_id in seen:
+            collector.add(
+                label, None, f"{where}.id", "unique document IDs", f"{doc_id!r} more than once"
+            )
+            continue
+        seen.add(doc_id)
+        documents.append(
+            Document(id=doc_id, title=title, text=content, metadata={"source": "tau2-bench"})
+        )
+    return documents
+
+
+def _questions(
+    data: Any, known: set[str] | None, label: str, collector: ProblemCollector
+) -> list[Question]:
+    if not isinstance(data, list):
+        collector.add(label, None, "(top level)", "a JSON array of tasks", short(data))
+        return []
+    questions = []
+    for index, record in enumerate(data):
+        task_id = _str_field(record, "id", label, f"[{index}]", None, collector)
+        if task_id is None:
+            continue
+        scenario = record.get("user_scenario")
+        instructions = _str_field(
+            scenario if isinstance(scenario, dict) else None,
+            "instructions",
+            label,
+            "user_scenario",
+            task_id,
+            collector,
+        )
+        required = record.get("required_documents")
+        if not isinstance(required, list) or not all(isinstance(item, str) for item in required):
+            found = "nothing" if "required_documents" not in record else short(required)
+            collector.add(label, task_id, "required_documents", "a list of document IDs", found)
+            continue
+        for item in required:
+            if known is not None and item not in known:
+                collector.add(
+                    label,
+                    task_id,
+                    "required_documents",
+                    "IDs of documents in documents.json.gz",
+                    repr(item),
+                )
+        if instructions is None:
+            continue
+        groups = [EvidenceGroup(any_of=[item]) for item in dict.fromkeys(required)]
+        questions.append(
+            Question(
+                id=task_id,
+                text=instructions,
+                answerability="answerable" if groups else "unanswerable",
+                required_evidence=groups,
+            )
+        )
+    return questions
+
+
+def import_tau2(directory: Path) -> Tau2Data:
+    """Read `documents.json.gz` and `tasks.json`; raise `InputError` listing every problem.
+
+    Each task becomes a question whose text is `user_scenario.instructions` and whose required
+    evidence is one group per `required_documents` entry (every listed document is needed).
+    """
+    collector = ProblemCollector()
+    docs_path, tasks_path = directory / "documents.json.gz", directory / "tasks.json"
+    raw_docs = _load(docs_path, collector)
+    documents = _documents(raw_docs, str(docs_path), collector) if raw_docs is not None else []
+    raw_tasks = _load(tasks_path, collector)
+    # Without readable documents, unknown-ID checks would only repeat the first problem.
+    known = {d.id for d in documents} if raw_docs is not None else None
+    questions = (
+        _questions(raw_tasks, known, str(tasks_path), collector) if raw_tasks is not None else []
+    )
+    collector.raise_if_any()
+    snapshot = Snapshot(
+        snapshot_id="tau2-banking-knowledge", documents=documents, metadata=dict(TAU2_ATTRIBUTION)
+    )
+    evalset = EvalSet(
+        evalset_id="tau2-banking-knowledge-tasks",
+        snapshot_id=snapshot.snapshot_id,
+        questions=questions,
+        metadata={
+            **TAU2_ATTRIBUTION,
+            "query": "user_scenario.instructions",
+            "evidence": "required_documents, one group each",
+        },
+    )
+    return Tau2Data(snapshot, evalset)

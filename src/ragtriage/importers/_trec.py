@@ -1,0 +1,150 @@
+"""TREC qrels and runs <-> native files, on top of `ragtriage.formats.trec` (the one parser)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError, Problem, ProblemCollector
+from ..formats.trec import (
+    TrecRun,
+    parse_qrels,
+    parse_run,
+    qrels_to_evalset,
+    run_to_native,
+    snapshot_for,
+    write_qrels,
+    write_run,
+)
+from ..schemas import EvalSet, Provenance, Run, Snapshot
+
+
+@dataclass(frozen=True)
+class ImportedTrec:
+    """Native files made from TREC qrels and runs."""
+
+    snapshot: Snapshot
+    """The given snapshot, or a text-less one holding every document ID mentioned."""
+    evalset: EvalSet
+    """One question per qrels topic; each relevant document is one evidence group."""
+    runs: tuple[Run, ...]
+    """One retrieval-only run per run file, named by the file's stem."""
+
+
+def import_trec(
+    qrels: Path,
+    runs: Sequence[Path] = (),
+    *,
+    snapshot: Snapshot | None = None,
+    dataset_id: str = "trec",
+) -> ImportedTrec:
+    """Read qrels and runs; raise `InputError` with every problem of every file."""
+    collector = ProblemCollector()
+    judged = parse_qrels(qrels, collector)
+    parsed: list[tuple[Path, TrecRun]] = [(path, parse_run(path, collector)) for path in runs]
+    collector.raise_if_any()
+    merged: TrecRun = {}
+    for _, ranked in parsed:
+        for qid, items in ranked.items():
+            merged.setdefault(qid, []).extend(items)
+    snap = snapshot if snapshot is not None else snapshot_for(judged, merged, dataset_id)
+    if snapshot is not None:
+        known = {doc.id for doc in snapshot.documents} | {ch.id for ch in snapshot.chunks}
+        problems = [
+            Problem(str(qrels), qid, "document ID", "an ID of the given snapshot", repr(docid))
+            for qid, docs in sorted(judged.items())
+            for docid in sorted(docs)
+            if docid not in known
+        ]
+        problems += [
+            Problem(str(path), qid, "document ID", "an ID of the given snapshot", repr(docid))
+            for path, ranked in parsed
+            for qid, items in sorted(ranked.items())
+            for docid in sorted({docid for docid, _ in items})
+            if docid not in known
+        ]
+        if problems:
+            raise InputError(problems)
+    evalset = qrels_to_evalset(judged, dataset_id, snap.snapshot_id)
+    names = [path.stem for path in runs]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise InputError(
+            [
+                Problem(
+                    "<command line>",
+                    None,
+                    "--run",
+                    "run files with distinct names",
+                    f"{name!r} more than once",
+                )
+                for name in clashes
+            ]
+        )
+    native = tuple(
+        Run(
+            name=path.stem,
+            provenance=Provenance(
+                snapshot_id=snap.snapshot_id,
+                evalset_id=dataset_id,
+                notes=f"imported from TREC run {path.name}",
+            ),
+            results=run_to_native(ranked, name=path.stem).results,
+        )
+        for path, ranked in parsed
+    )
+    return ImportedTrec(snap, evalset, native)
+
+
+def evalset_to_qrels(evalset: EvalSet) -> dict[str, dict[str, int]]:
+    """Qrels from an evaluation set: every alternative of a group gets the group's grade.
+
+    TREC qrels cannot say "any one of these": a group of alternatives becomes several
+    relevant documents, so recall computed from the exported qrels can differ from ours for
+    questions with groups of more than one alternative.
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    for question in evalset.questions:
+        judged = qrels.setdefault(question.id, {})
+        for group in question.required_evidence:
+            for item in group.any_of:
+                judged[item] = max(judged.get(item, 0), group.grade)
+    return {qid: judged for qid, judged in qrels.items() if judged}
+
+
+def run_to_trec(run: Run) -> dict[str, list[tuple[str, float]]]:
+    """The final ranking of each question (reranked if present, else candidates) with scores.
+
+    An item without a score gets one that keeps the recorded order (`count - position`), and
+    then every item of that ranking does, so recorded and synthetic scores never mix.
+    """
+    out: dict[str, list[tuple[str, float]]] = {}
+    for result in run.results:
+        ranking = result.reranked if result.reranked is not None else result.candidates
+        if any(item.score is None for item in ranking):
+            out[result.question_id] = [
+                (item.id, float(len(ranking) - n)) for n, item in enumerate(ranking)
+            ]
+        else:
+            out[result.question_id] = [(item.id, float(item.score or 0.0)) for item in ranking]
+    return out
+
+
+def export_trec(
+    evalset: EvalSet | None,
+    run: Run | None,
+    *,
+    qrels_path: Path | None,
+    run_path: Path | None,
+    tag: str | None = None,
+) -> None:
+    """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run)."""
+    if evalset is not None and qrels_path is not None:
+        write_qrels(evalset_to_qrels(evalset), qrels_path)
+    if run is not None and run_path is not None:
+        write_run(
+            run_to_trec(run),
+            run_path,
+            tag=tag or "".join(ch if not ch.isspace() else "_" for ch in run.name),
+        )

@@ -1,0 +1,34 @@
+"""Writing native files (snapshot, evaluation set, run) as JSON or JSONL, byte-stable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..schemas import EvalSet, Run, Snapshot
+
+_LISTS = {"snapshot": ("documents", "chunks"), "evalset": ("questions",), "run": ("results",)}
+
+
+def _dumps(data: Any, indent: int | None) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=indent)
+
+
+def native_text(model: Snapshot | EvalSet | Run, jsonl: bool) -> str:
+    """The file text: one JSON document, or a header line followed by one record per line."""
+    data = model.model_dump(mode="json")
+    if not jsonl:
+        return _dumps(data, 2) + "\n"
+    lists = _LISTS[data["kind"]]
+    header = {key: value for key, value in data.items() if key not in lists}
+    lines = [_dumps(header, None)]
+    for key in lists:
+        lines.extend(_dumps(item, None) for item in data[key])
+    return "\n".join(lines) + "\n"
+
+
+def write_native(model: Snapshot | EvalSet | Run, path: Path) -> None:
+    """Write a native file; `.jsonl` gets the line format, anything else one JSON document."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(native_text(model, path.suffix == ".jsonl"), encoding="utf-8")

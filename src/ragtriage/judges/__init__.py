@@ -1,0 +1,105 @@
+"""Automatic judges: claim extraction, support per claim, coverage per fact, outcome detection.
+
+An LLM judge over any OpenAI-compatible chat endpoint (async, concurrency-limited, retried,
+cached in SQLite) and an offline lexical baseline. A reply that cannot be parsed, or a call that
+fails after its retries, becomes `cannot_judge` with the reason: never a made-up verdict.
+"""
+
+from ._cache import CachedReply, ReplyCache, cache_key
+from ._client import ChatClient, ClientOptions, EndpointError, Reply
+from ._files import model_text, safe_name, write_model
+from ._lexical import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
+from ._llm import Judge, LLMJudge, render_passages
+from ._parse import ParseFailure, parse_claims, parse_coverage, parse_outcome, parse_support
+from ._prompts import (
+    DEFAULT_PROMPT_VERSION,
+    PromptSet,
+    available_versions,
+    estimate_tokens,
+    load_prompts,
+)
+from ._report import WrittenRun, estimate_lines, summary_lines, write_outputs
+from ._runner import (
+    ItemNote,
+    JudgedRun,
+    JudgeResult,
+    Progress,
+    check_judgeable,
+    final_context,
+    judge_dataset,
+    judge_dataset_async,
+    label_context_hash,
+    passages_for,
+    run_cutoffs,
+)
+from ._session import Estimate, Prices, estimate, run_llm_judge, with_cost
+from ._spec import (
+    CallStats,
+    ClaimsFound,
+    CoverageVerdict,
+    ExtractedClaim,
+    JudgeSpec,
+    OutcomeFound,
+    Passage,
+    SupportVerdict,
+    content_hash,
+)
+
+__all__ = [
+    "DEFAULT_PROMPT_VERSION",
+    "LEXICAL_SPEC",
+    "CachedReply",
+    "CallStats",
+    "ChatClient",
+    "ClaimsFound",
+    "ClientOptions",
+    "CoverageVerdict",
+    "EndpointError",
+    "Estimate",
+    "ExtractedClaim",
+    "ItemNote",
+    "Judge",
+    "JudgeResult",
+    "JudgeSpec",
+    "JudgedRun",
+    "LLMJudge",
+    "LexicalJudge",
+    "OutcomeFound",
+    "ParseFailure",
+    "Passage",
+    "Prices",
+    "Progress",
+    "PromptSet",
+    "Reply",
+    "ReplyCache",
+    "SupportVerdict",
+    "WrittenRun",
+    "available_versions",
+    "cache_key",
+    "check_judgeable",
+    "content_hash",
+    "estimate",
+    "estimate_lines",
+    "estimate_tokens",
+    "final_context",
+    "judge_dataset",
+    "judge_dataset_async",
+    "label_context_hash",
+    "load_prompts",
+    "model_text",
+    "parse_claims",
+    "parse_coverage",
+    "parse_outcome",
+    "parse_support",
+    "passages_for",
+    "render_passages",
+    "run_cutoffs",
+    "run_llm_judge",
+    "safe_name",
+    "split_claims",
+    "summary_lines",
+    "tokens",
+    "with_cost",
+    "write_model",
+    "write_outputs",
+]

@@ -1,0 +1,230 @@
+"""An async client for OpenAI-compatible chat endpoints: concurrency limit, retries, cache."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ..errors import RagtriageError
+from ._cache import CachedReply, ReplyCache, cache_key
+from ._spec import JudgeSpec
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+"""HTTP statuses worth retrying: rate limits, timeouts and server errors."""
+FATAL_STATUS = frozenset({401, 403, 404})
+"""HTTP statuses that mean the configuration is wrong: the whole session stops."""
+_MAX_RETRY_AFTER = 30.0
+
+
+class EndpointError(RagtriageError):
+    """The endpoint refused the configuration (bad key, unknown model or URL): nothing to retry."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The outcome of one call: content, or `None` with the reason after every retry failed."""
+
+    content: str | None
+    """The message content."""
+    finish_reason: str | None
+    """Why generation stopped."""
+    error: str | None
+    """Why there is no content."""
+    prompt_tokens: int = 0
+    """Input tokens reported (0 for a cache hit or a failure)."""
+    completion_tokens: int = 0
+    """Output tokens reported."""
+    cached: bool = False
+    """Answered from the cache."""
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """How to reach the endpoint and how hard to try."""
+
+    base_url: str
+    """Base URL including the API prefix, e.g. `http://127.0.0.1:8080/v1`."""
+    api_key: str | None = None
+    """Bearer token, if the endpoint needs one."""
+    concurrency: int = 8
+    """Requests in flight at once."""
+    max_retries: int = 3
+    """Retries after the first attempt (so up to max_retries + 1 requests per call)."""
+    timeout: float = 60.0
+    """Seconds per request."""
+    backoff: float = 0.5
+    """First retry delay in seconds; doubles on every further retry."""
+
+
+class _Counters:
+    """Mutable tallies owned by one client (read through `ChatClient.counters`)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.requests = 0
+        self.cache_hits = 0
+        self.retries = 0
+        self.failures = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+
+def _envelope(body: bytes) -> tuple[str, str | None, int, int]:
+    """(content, finish_reason, prompt tokens, completion tokens) of a chat completion body."""
+    data: Any = json.loads(body)
+    choice = data["choices"][0]
+    content = choice["message"]["content"]
+    if not isinstance(content, str):
+        raise TypeError("message.content is not a string")
+    finish = choice.get("finish_reason")
+    usage = data.get("usage") or {}
+    return (
+        content,
+        finish if isinstance(finish, str) else None,
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+    )
+
+
+class ChatClient:
+    """Sends chat requests for one judge spec; use as an async context manager."""
+
+    def __init__(
+        self, spec: JudgeSpec, options: ClientOptions, cache: ReplyCache | None = None
+    ) -> None:
+        self.spec = spec
+        self.options = options
+        self.cache = cache
+        self.counters = _Counters()
+        self._semaphore = asyncio.Semaphore(max(1, options.concurrency))
+        self._inflight: dict[str, asyncio.Future[Reply]] = {}
+        headers = {"Content-Type": "application/json"}
+        if options.api_key:
+            headers["Authorization"] = f"Bearer {options.api_key}"
+        limits = httpx.Limits(max_connections=max(1, options.concurrency))
+        self._http = httpx.AsyncClient(
+            headers=headers, timeout=options.timeout, limits=limits, trust_env=False
+        )
+        self._url = options.base_url.rstrip("/") + "/chat/completions"
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._http.aclose()
+
+    def _body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": messages,
+            "max_tokens": self.spec.max_tokens,
+            "stream": False,
+        }
+        if self.spec.temperature is not None:
+            body["temperature"] = self.spec.temperature
+        if self.spec.seed is not None:
+            body["seed"] = self.spec.seed
+        if self.spec.response_format == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    async def complete(self, task: str, messages: list[dict[str, str]]) -> Reply:
+        """One judge call: from the cache when possible, else with retries; never raises for
+        transport trouble (the reply then carries the reason), only for a fatal status."""
+        self.counters.calls += 1
+        key = cache_key(self.spec, task, messages)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.counters.cache_hits += 1
+                return Reply(hit.content, hit.finish_reason, None, cached=True)
+        pending = self._inflight.get(key)
+        if pending is not None:
+            # The same request is already on its way (e.g. two runs with the same answer and
+            # context): share its reply instead of paying twice.
+            self.counters.cache_hits += 1
+            shared = await asyncio.shield(pending)
+            if shared.error is not None:
+                self.counters.failures += 1
+            return Reply(shared.content, shared.finish_reason, shared.error, cached=True)
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            reply = await self._send(key, task, messages)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved here, so an unshared failure is not logged twice
+            raise
+        else:
+            future.set_result(reply)
+            return reply
+        finally:
+            del self._inflight[key]
+
+    async def _send(self, key: str, task: str, messages: list[dict[str, str]]) -> Reply:
+        body = self._body(messages)
+        last_error = "no attempt made"
+        attempts = self.options.max_retries + 1
+        for attempt in range(attempts):
+            if attempt:
+                self.counters.retries += 1
+            delay: float | None = None
+            async with self._semaphore:
+                self.counters.requests += 1
+                try:
+                    response = await self._http.post(self._url, json=body)
+                except httpx.TimeoutException:
+                    last_error = f"timed out after {self.options.timeout:g} s"
+                except httpx.TransportError as exc:
+                    last_error = f"transport error: {type(exc).__name__}: {exc}"
+                else:
+                    status = response.status_code
+                    if status in FATAL_STATUS:
+                        raise EndpointError(
+                            f"{self._url} answered HTTP {status}: {response.text[:200]!r} "
+                            "(check --base-url, --model and --api-key-env)"
+                        )
+                    if status == 200:
+                        try:
+                            content, finish, p_tok, c_tok = _envelope(response.content)
+                        except (ValueError, KeyError, IndexError, TypeError) as exc:
+                            last_error = f"malformed response body ({type(exc).__name__}: {exc})"
+                        else:
+                            self.counters.prompt_tokens += p_tok
+                            self.counters.completion_tokens += c_tok
+                            if self.cache is not None:
+                                self.cache.put(
+                                    key, task, CachedReply(content, finish, p_tok, c_tok)
+                                )
+                            return Reply(content, finish, None, p_tok, c_tok)
+                    elif status in RETRY_STATUS:
+                        last_error = f"HTTP {status}"
+                        delay = _retry_after(response.headers.get("retry-after"))
+                    else:
+                        self.counters.failures += 1
+                        return Reply(
+                            None, None, f"HTTP {status}: {response.text[:200]!r} (not retried)"
+                        )
+            if attempt + 1 < attempts:
+                await asyncio.sleep(
+                    delay if delay is not None else self.options.backoff * 2**attempt
+                )
+        self.counters.failures += 1
+        return Reply(
+            None, None, f"{last_error} (after {attempts} attempt{'s' if attempts > 1 else ''})"
+        )
+
+
+def _retry_after(value: str | None) -> float | None:
+    """The server's Retry-After in seconds (capped), when it gives a number."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return min(max(seconds, 0.0), _MAX_RETRY_AFTER)

@@ -1,0 +1,26 @@
+"""Writing what the judge (or a review import) produced: label files and run files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+
+def model_text(model: BaseModel) -> str:
+    """A model as deterministic JSON text (sorted keys, nulls left out, trailing newline)."""
+    data = model.model_dump(mode="json", exclude_none=True)
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+def write_model(model: BaseModel, path: Path) -> Path:
+    """Write a model as JSON (creating the folder) and return the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(model_text(model), encoding="utf-8")
+    return path
+
+
+def safe_name(name: str) -> str:
+    """A run name usable as a file name."""
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "run"

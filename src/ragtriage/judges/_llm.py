@@ -1,0 +1,134 @@
+"""The judge interface, and the judge that asks an LLM over an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ._client import ChatClient
+from ._parse import parse_claims, parse_coverage, parse_outcome, parse_support
+from ._prompts import Message, PromptSet, Task
+from ._spec import (
+    CallStats,
+    ClaimsFound,
+    CoverageVerdict,
+    JudgeSpec,
+    OutcomeFound,
+    Passage,
+    SupportVerdict,
+)
+
+
+class Judge(Protocol):
+    """What the runner needs from a judge: four tasks, a spec and the session's counts."""
+
+    spec: JudgeSpec
+
+    async def detect_outcome(self, question: str, answer: str) -> OutcomeFound:
+        """Answered, refused or asked for clarification."""
+        ...
+
+    async def extract_claims(self, question: str, answer: str) -> ClaimsFound:
+        """The answer's atomic claims with their citations."""
+        ...
+
+    async def judge_support(self, claim: str, passages: Sequence[Passage]) -> SupportVerdict:
+        """Whether the passages support the claim."""
+        ...
+
+    async def judge_coverage(self, question: str, fact: str | None, answer: str) -> CoverageVerdict:
+        """Whether the answer states the reference fact."""
+        ...
+
+    def stats(self) -> CallStats:
+        """Counts so far."""
+        ...
+
+
+def render_passages(passages: Sequence[Passage]) -> str:
+    """Passages as the prompt shows them: `[ID] text`, one per paragraph."""
+    return "\n\n".join(f"[{p.id}] {' '.join(p.text.split())}" for p in passages) or "(no passages)"
+
+
+class LLMJudge:
+    """A judge that asks a chat model; every reply goes through the strict parser."""
+
+    def __init__(self, client: ChatClient, prompts: PromptSet) -> None:
+        self.client = client
+        self.prompts = prompts
+        self.spec = client.spec
+        self._by_task: dict[str, int] = {}
+        self._parse_failures = 0
+
+    def plan(self, task: Task, **values: str) -> list[Message]:
+        """The messages one call would send (used by `--dry-run` too)."""
+        return self.prompts.messages(task, **values)
+
+    async def _ask(
+        self, task: str, messages: list[Message]
+    ) -> tuple[str | None, str | None, str | None]:
+        self._by_task[task] = self._by_task.get(task, 0) + 1
+        reply = await self.client.complete(task, messages)
+        return reply.content, reply.error, reply.finish_reason
+
+    def _count(self, rejected: bool, text: str | None) -> None:
+        """Count a reply that arrived but did not parse (transport failures count in the client)."""
+        if rejected and text is not None:
+            self._parse_failures += 1
+
+    async def detect_outcome(self, question: str, answer: str) -> OutcomeFound:
+        """Answered, refused or asked for clarification."""
+        text, error, finish = await self._ask(
+            "outcome", self.plan("outcome", question=question, answer=answer)
+        )
+        found = parse_outcome(text, error, finish)
+        self._count(found.outcome is None, text)
+        return found
+
+    async def extract_claims(self, question: str, answer: str) -> ClaimsFound:
+        """The answer's atomic claims with their citations."""
+        text, error, finish = await self._ask(
+            "claims", self.plan("claims", question=question, answer=answer)
+        )
+        found = parse_claims(text, error, finish)
+        self._count(found.claims is None, text)
+        return found
+
+    async def judge_support(self, claim: str, passages: Sequence[Passage]) -> SupportVerdict:
+        """Whether the passages support the claim."""
+        messages = self.plan("support", passages=render_passages(passages), claim=claim)
+        text, error, finish = await self._ask("support", messages)
+        verdict = parse_support(text, [p.id for p in passages], error, finish)
+        self._count(_is_rejection(verdict), text)
+        return verdict
+
+    async def judge_coverage(self, question: str, fact: str | None, answer: str) -> CoverageVerdict:
+        """Whether the answer states the reference fact (a fact without text cannot be judged)."""
+        if fact is None:
+            return CoverageVerdict("cannot_judge", "the reference fact has no text to compare with")
+        messages = self.plan("coverage", question=question, fact=fact, answer=answer)
+        text, error, finish = await self._ask("coverage", messages)
+        verdict = parse_coverage(text, error, finish)
+        self._count(_is_rejection(verdict), text)
+        return verdict
+
+    def stats(self) -> CallStats:
+        """Counts so far (tokens as reported by the endpoint; cache hits cost nothing)."""
+        c = self.client.counters
+        return CallStats(
+            calls=c.calls,
+            requests=c.requests,
+            cache_hits=c.cache_hits,
+            retries=c.retries,
+            failures=c.failures + self._parse_failures,
+            prompt_tokens=c.prompt_tokens,
+            completion_tokens=c.completion_tokens,
+            by_task=dict(sorted(self._by_task.items())),
+        )
+
+
+def _is_rejection(verdict: SupportVerdict | CoverageVerdict) -> bool:
+    reason = verdict.reason or ""
+    return reason.startswith(
+        ("unparseable judge answer", "judge answer rejected", "output truncated")
+    )

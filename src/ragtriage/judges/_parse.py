@@ -1,0 +1,214 @@
+"""The strict parser of judge answers: one JSON object of the expected shape, or a reason why not.
+
+An answer that does not parse is never turned into a verdict: it becomes `cannot_judge` (or a
+failed extraction) with the parser's reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ._spec import (
+    ClaimsFound,
+    CoverageVerdict,
+    ExtractedClaim,
+    OutcomeFound,
+    SupportVerdict,
+)
+
+_FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.DOTALL)
+_MAX_SHOWN = 120
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class OutcomeAnswer(_Answer):
+    """The outcome task's answer."""
+
+    outcome: Literal["answered", "refused", "clarified"]
+    """What the assistant did."""
+    reason: str
+    """Why."""
+
+
+class ClaimItem(_Answer):
+    """One extracted claim."""
+
+    text: str = Field(min_length=1)
+    """The claim."""
+    citations: list[str] = Field(default_factory=list)
+    """Cited IDs."""
+
+
+class ClaimsAnswer(_Answer):
+    """The claim-extraction task's answer."""
+
+    claims: list[ClaimItem]
+    """The claims, in answer order."""
+
+
+class SupportAnswer(_Answer):
+    """The support task's answer."""
+
+    verdict: Literal["supported", "unsupported", "cannot_judge"]
+    """The verdict."""
+    supported_by: list[str]
+    """Supporting passage IDs."""
+    reason: str
+    """Why."""
+
+
+class CoverageAnswer(_Answer):
+    """The coverage task's answer."""
+
+    verdict: Literal["covered", "not_covered", "cannot_judge"]
+    """The verdict."""
+    reason: str
+    """Why."""
+
+
+class ParseFailure(ValueError):
+    """The judge's answer is not a valid answer; the message says why."""
+
+
+def _shown(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= _MAX_SHOWN else flat[: _MAX_SHOWN - 3] + "...")
+
+
+def parse_object(model: type[M], text: str) -> M:
+    """Parse one JSON object (optionally inside a ``` fence) into `model`, or raise ParseFailure."""
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ParseFailure(
+            f"not a JSON object ({exc.msg} at char {exc.pos}): {_shown(text)}"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ParseFailure(f"expected a JSON object, found {type(data).__name__}: {_shown(text)}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(object)"
+        raise ParseFailure(
+            f"wrong shape at {where}: {first['msg']} ({len(exc.errors())} error(s)): {_shown(text)}"
+        ) from exc
+
+
+def _failed(text: str | None, error: str | None) -> str | None:
+    """Why there is nothing to parse (a transport failure), or None when there is a reply."""
+    return (error or "no answer") if text is None else None
+
+
+def _truncated(reason: str, finish_reason: str | None) -> str:
+    if finish_reason == "length":
+        return f"output truncated at the token limit; {reason}"
+    return reason
+
+
+def parse_outcome(
+    text: str | None, error: str | None = None, finish_reason: str | None = None
+) -> OutcomeFound:
+    """The outcome task's reply as an `OutcomeFound`."""
+    failed = _failed(text, error)
+    if failed is not None or text is None:
+        return OutcomeFound(None, failed)
+    try:
+        answer = parse_object(OutcomeAnswer, text)
+    except ParseFailure as exc:
+        return OutcomeFound(None, _truncated(f"unparseable judge answer: {exc}", finish_reason))
+    return OutcomeFound(answer.outcome, answer.reason)
+
+
+def parse_claims(
+    text: str | None, error: str | None = None, finish_reason: str | None = None
+) -> ClaimsFound:
+    """The claim-extraction reply as a `ClaimsFound`."""
+    failed = _failed(text, error)
+    if failed is not None or text is None:
+        return ClaimsFound(None, failed)
+    try:
+        answer = parse_object(ClaimsAnswer, text)
+    except ParseFailure as exc:
+        return ClaimsFound(None, _truncated(f"unparseable judge answer: {exc}", finish_reason))
+    claims = tuple(
+        ExtractedClaim(" ".join(c.text.split()), tuple(dict.fromkeys(c.citations)))
+        for c in answer.claims
+        if c.text.strip()
+    )
+    return ClaimsFound(claims)
+
+
+def parse_support(
+    text: str | None,
+    passage_ids: Sequence[str],
+    error: str | None = None,
+    finish_reason: str | None = None,
+) -> SupportVerdict:
+    """The support reply as a `SupportVerdict`; supporting IDs must be passage IDs."""
+    failed = _failed(text, error)
+    if failed is not None or text is None:
+        return SupportVerdict("cannot_judge", (), failed)
+    try:
+        answer = parse_object(SupportAnswer, text)
+    except ParseFailure as exc:
+        return SupportVerdict(
+            "cannot_judge", (), _truncated(f"unparseable judge answer: {exc}", finish_reason)
+        )
+    ids = tuple(dict.fromkeys(answer.supported_by))
+    unknown = [i for i in ids if i not in passage_ids]
+    if unknown:
+        return SupportVerdict(
+            "cannot_judge",
+            (),
+            f"judge answer rejected: supported_by names {', '.join(map(repr, unknown))}, "
+            f"not a passage ID ({', '.join(passage_ids) or 'no passages'}); "
+            f"judge said {answer.verdict}",
+        )
+    if answer.verdict == "supported" and not ids:
+        return SupportVerdict(
+            "cannot_judge", (), "judge answer rejected: supported without a supporting passage ID"
+        )
+    if answer.verdict != "supported" and ids:
+        return SupportVerdict(
+            "cannot_judge",
+            (),
+            f"judge answer rejected: {answer.verdict} with supporting IDs {', '.join(ids)}",
+        )
+    reason = answer.reason.strip() or None
+    if answer.verdict == "cannot_judge" and reason is None:
+        reason = "the judge answered cannot_judge without a reason"
+    return SupportVerdict(answer.verdict, ids, reason)
+
+
+def parse_coverage(
+    text: str | None, error: str | None = None, finish_reason: str | None = None
+) -> CoverageVerdict:
+    """The coverage reply as a `CoverageVerdict`."""
+    failed = _failed(text, error)
+    if failed is not None or text is None:
+        return CoverageVerdict("cannot_judge", failed)
+    try:
+        answer = parse_object(CoverageAnswer, text)
+    except ParseFailure as exc:
+        return CoverageVerdict(
+            "cannot_judge", _truncated(f"unparseable judge answer: {exc}", finish_reason)
+        )
+    reason = answer.reason.strip() or None
+    if answer.verdict == "cannot_judge" and reason is None:
+        reason = "the judge answered cannot_judge without a reason"
+    return CoverageVerdict(answer.verdict, reason)

@@ -1,0 +1,96 @@
+"""Writing a judge session's outputs and describing them in a few lines of text."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._files import safe_name, write_model
+from ._runner import JudgeResult
+from ._session import Estimate
+
+
+@dataclass(frozen=True)
+class WrittenRun:
+    """The files written for one run."""
+
+    run: str
+    """Run name."""
+    labels: Path
+    """The label file (kind `labels`)."""
+    run_file: Path | None
+    """The run file with extracted claims/outcomes, when the judge wrote any."""
+
+
+def write_outputs(result: JudgeResult, out_dir: Path) -> tuple[WrittenRun, ...]:
+    """`<run>.labels.json` per run, plus `<run>.run.json` when claims or outcomes were added."""
+    written = []
+    for judged in result.runs:
+        stem = safe_name(judged.name)
+        labels = write_model(judged.labels, out_dir / f"{stem}.labels.json")
+        run_file = None
+        if judged.run is not None:
+            run_file = write_model(judged.run, out_dir / f"{stem}.run.json")
+        written.append(WrittenRun(judged.name, labels, run_file))
+    return tuple(written)
+
+
+def _counts(values: Sequence[str]) -> str:
+    counts = Counter(values)
+    return ", ".join(f"{counts[key]} {key}" for key in sorted(counts)) or "none"
+
+
+def summary_lines(result: JudgeResult, written: tuple[WrittenRun, ...] = ()) -> list[str]:
+    """What was judged, with what, what it cost, and every item that is not a label."""
+    spec = result.spec
+    lines = [
+        f"judge: {spec.model} ({spec.endpoint_kind}, prompt {spec.prompt_version}, "
+        f"temperature {spec.temperature}, seed {spec.seed}) - judge-labelled, uncalibrated "
+        "until `ragtriage calibrate` has compared it with human labels"
+    ]
+    files = {w.run: w for w in written}
+    for judged in result.runs:
+        claims = [e.label.verdict for e in judged.labels.claim_labels]
+        facts = [e.label.verdict for e in judged.labels.fact_labels]
+        lines.append(
+            f"run {judged.name}: claims: {_counts(claims)}; reference facts: {_counts(facts)}"
+        )
+        if judged.name in files:
+            w = files[judged.name]
+            lines.append(f"  labels: {w.labels}")
+            if w.run_file is not None:
+                lines.append(f"  run with extracted claims/outcomes: {w.run_file}")
+        for note in judged.notes:
+            lines.append(f"  {note.question_id}: {note.task} failed: {note.reason}")
+    s = result.stats
+    cost = "no price given" if s.cost_usd is None else f"${s.cost_usd:.6f}"
+    lines.append(
+        f"calls: {s.calls} ({', '.join(f'{k} {v}' for k, v in s.by_task.items()) or 'none'}); "
+        f"HTTP requests: {s.requests} ({s.retries} retries); cache hits: {s.cache_hits}; "
+        f"failed calls: {s.failures}"
+    )
+    lines.append(
+        f"tokens: {s.prompt_tokens} in, {s.completion_tokens} out (cache hits not counted); "
+        f"cost: {cost}"
+    )
+    return lines
+
+
+def estimate_lines(est: Estimate) -> list[str]:
+    """The dry-run estimate as text."""
+    total = sum(est.calls.values())
+    by_task = ", ".join(f"{k} {v}" for k, v in est.calls.items()) or "none"
+    cost = "no price given" if est.cost_usd_max is None else f"at most ${est.cost_usd_max:.6f}"
+    lines = [
+        f"dry run: {total} calls ({by_task}); {est.cached_calls} answered by the cache",
+        f"tokens (estimated): about {est.input_tokens} in, at most {est.output_tokens_max} out; "
+        f"cost: {cost}",
+    ]
+    if est.estimated_claims:
+        lines.append(
+            f"support calls include {est.estimated_claims} claims guessed by sentence splitting "
+            "(answers not yet extracted; extraction decides the real number)"
+        )
+    return lines

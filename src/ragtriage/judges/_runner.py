@@ -1,0 +1,297 @@
+"""Judge a dataset's runs: outcome, claims, support per claim, coverage per reference fact."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..boundaries.labels_trust import context_hash, context_texts
+from ..errors import InputError
+from ..loading import Dataset, SnapshotIndex
+from ..schemas import (
+    Claim,
+    ClaimLabel,
+    ClaimLabelEntry,
+    FactLabel,
+    FactLabelEntry,
+    LabelSet,
+    Question,
+    QuestionResult,
+    Run,
+)
+from ..validation import check_dataset
+from ._llm import Judge
+from ._spec import (
+    CallStats,
+    CoverageVerdict,
+    ExtractedClaim,
+    JudgeSpec,
+    Passage,
+    SupportVerdict,
+)
+
+
+class Progress(Protocol):
+    """Receives progress: the total grows as claims are found, then items complete."""
+
+    def add_total(self, count: int) -> None:
+        """More items are planned."""
+        ...
+
+    def advance(self) -> None:
+        """One item is done."""
+        ...
+
+
+@dataclass(frozen=True)
+class ItemNote:
+    """Something the judge could not produce that is not a label (a failed extraction)."""
+
+    run: str
+    """Run name."""
+    question_id: str
+    """The question."""
+    task: str
+    """`outcome` or `claims`."""
+    reason: str
+    """Why it failed."""
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """The judge's output for one run."""
+
+    name: str
+    """Run name."""
+    labels: LabelSet
+    """Every label made, one per claim and per reference fact judged (cannot_judge included)."""
+    run: Run | None
+    """The run with extracted claims and detected outcomes written in; None when unchanged."""
+    notes: tuple[ItemNote, ...]
+    """Extractions and detections that failed (the result keeps `claims: null`)."""
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """Everything one judging session produced."""
+
+    spec: JudgeSpec
+    """The judge."""
+    runs: tuple[JudgedRun, ...]
+    """Per run."""
+    stats: CallStats
+    """Calls, requests, cache hits, tokens."""
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    result: QuestionResult
+    claim_labels: tuple[ClaimLabelEntry, ...]
+    fact_labels: tuple[FactLabelEntry, ...]
+    notes: tuple[ItemNote, ...]
+    changed: bool
+
+
+def run_cutoffs(dataset: Dataset, k: int | None) -> dict[str, int | None]:
+    """Each run's cut-off, as `evaluate` chooses it."""
+    return {run.name: k or run.provenance.k or dataset.default_k for run in dataset.runs}
+
+
+def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
+    """Raise `InputError` for a dataset the judge cannot work on (unlabelled answers are fine,
+    and so is a missing outcome: the judge detects it)."""
+    problems = [
+        p
+        for p in check_dataset(dataset, ks, allow_unreviewed=True)
+        if not (p.field == "outcome" and p.found == "nothing")
+    ]
+    if problems:
+        raise InputError(problems)
+
+
+def final_context(result: QuestionResult, k: int | None) -> tuple[str, ...]:
+    """IDs of the final context: the recorded one, else the top k of the final ranking."""
+    if result.context is not None:
+        return tuple(item.id for item in result.context)
+    ranking = result.reranked if result.reranked is not None else result.candidates
+    return tuple(item.id for item in ranking[: k if k is not None else None])
+
+
+def passages_for(
+    result: QuestionResult, index: SnapshotIndex, k: int | None
+) -> tuple[Passage, ...]:
+    """The final context with its text: recorded text, else the snapshot's text for the ID."""
+    pairs = context_texts(result, final_context(result, k), index)
+    return tuple(Passage(pid, text) for pid, text in pairs)
+
+
+def label_context_hash(result: QuestionResult, index: SnapshotIndex, k: int | None) -> str:
+    """The hash `evaluate` checks labels against (see `boundaries.labels_trust`)."""
+    return context_hash(result, final_context(result, k), index, k)
+
+
+async def _judge_result(
+    judge: Judge,
+    run_name: str,
+    question: Question,
+    result: QuestionResult,
+    passages: tuple[Passage, ...],
+    ctx_hash: str,
+    progress: Progress | None,
+) -> _Outcome:
+    notes: list[ItemNote] = []
+    answer = result.answer
+    if answer is None:
+        return _Outcome(result, (), (), (), False)
+    outcome, changed = result.outcome, False
+    if outcome is None:
+        _plan(progress, 1)
+        found = await judge.detect_outcome(question.text, answer)
+        _tick(progress)
+        if found.outcome is None:
+            notes.append(
+                ItemNote(run_name, question.id, "outcome", found.reason or "no reason given")
+            )
+            return _Outcome(result, (), (), tuple(notes), False)
+        outcome, changed = found.outcome, True
+    if outcome != "answered":
+        updated = result.model_copy(update={"outcome": outcome}) if changed else result
+        return _Outcome(updated, (), (), tuple(notes), changed)
+    claims: list[Claim] | None = list(result.claims) if result.claims is not None else None
+    if claims is None:
+        _plan(progress, 1)
+        extracted = await judge.extract_claims(question.text, answer)
+        _tick(progress)
+        if extracted.claims is None:
+            notes.append(
+                ItemNote(run_name, question.id, "claims", extracted.reason or "no reason given")
+            )
+        else:
+            claims = _as_claims(extracted.claims)
+            changed = True
+    _plan(progress, len(claims or ()) + len(question.reference_facts))
+    labeller = judge.spec.labeller()
+
+    async def support(text: str) -> SupportVerdict:
+        verdict = await judge.judge_support(text, passages)
+        _tick(progress)
+        return verdict
+
+    async def coverage(fact: str | None) -> CoverageVerdict:
+        verdict = await judge.judge_coverage(question.text, fact, answer)
+        _tick(progress)
+        return verdict
+
+    verdicts, covered = await asyncio.gather(
+        asyncio.gather(*(support(c.text) for c in claims or ())),
+        asyncio.gather(*(coverage(f.text) for f in question.reference_facts)),
+    )
+    claim_labels = tuple(
+        ClaimLabelEntry(
+            question_id=question.id,
+            claim_id=claim.id or f"c{number}",
+            label=ClaimLabel(
+                verdict=v.verdict,
+                supported_by=list(v.supported_by),
+                labeller=labeller,
+                reason=v.reason,
+                context_hash=ctx_hash,
+            ),
+        )
+        for number, (claim, v) in enumerate(zip(claims or (), verdicts, strict=True), start=1)
+    )
+    fact_labels = tuple(
+        FactLabelEntry(
+            question_id=question.id,
+            label=FactLabel(
+                fact_id=fact.id,
+                verdict=c.verdict,
+                labeller=labeller,
+                reason=c.reason,
+                context_hash=ctx_hash,
+            ),
+        )
+        for fact, c in zip(question.reference_facts, covered, strict=True)
+    )
+    updated = result
+    if changed:
+        updated = result.model_copy(update={"outcome": outcome, "claims": claims})
+    return _Outcome(updated, claim_labels, fact_labels, tuple(notes), changed)
+
+
+def _plan(progress: Progress | None, count: int) -> None:
+    if progress is not None and count:
+        progress.add_total(count)
+
+
+def _tick(progress: Progress | None) -> None:
+    if progress is not None:
+        progress.advance()
+
+
+def _as_claims(extracted: Sequence[ExtractedClaim]) -> list[Claim]:
+    return [
+        Claim(id=f"c{n}", text=c.text, citations=list(c.citations))
+        for n, c in enumerate(extracted, start=1)
+    ]
+
+
+async def judge_dataset_async(
+    dataset: Dataset,
+    judge: Judge,
+    *,
+    k: int | None = None,
+    progress: Progress | None = None,
+) -> JudgeResult:
+    """Judge every answered result of every run; a label or a note for every item, none dropped."""
+    ks = run_cutoffs(dataset, k)
+    check_judgeable(dataset, ks)
+    index = SnapshotIndex.build(dataset.snapshot)
+    questions = {q.id: q for q in dataset.evalset.questions}
+    todo = [
+        _judge_result(
+            judge,
+            run.name,
+            questions[res.question_id],
+            res,
+            passages_for(res, index, ks[run.name]),
+            label_context_hash(res, index, ks[run.name]),
+            progress,
+        )
+        for run in dataset.runs
+        for res in run.results
+    ]
+    # One gather over every run, so the concurrency limit is shared by all of them.
+    everything: list[_Outcome] = list(await asyncio.gather(*todo))
+    out = []
+    start = 0
+    for run in dataset.runs:
+        done = everything[start : start + len(run.results)]
+        start += len(run.results)
+        labels = LabelSet(
+            run=run.name,
+            claim_labels=[e for o in done for e in o.claim_labels],
+            fact_labels=[e for o in done for e in o.fact_labels],
+        )
+        new_run = None
+        if any(o.changed for o in done):
+            note = (
+                f"claims/outcomes by judge {judge.spec.model} (prompt {judge.spec.prompt_version})"
+            )
+            provenance = run.provenance.model_copy(
+                update={
+                    "notes": f"{run.provenance.notes}; {note}" if run.provenance.notes else note
+                }
+            )
+            new_run = Run(name=run.name, provenance=provenance, results=[o.result for o in done])
+        out.append(JudgedRun(run.name, labels, new_run, tuple(n for o in done for n in o.notes)))
+    return JudgeResult(judge.spec, tuple(out), judge.stats())
+
+
+def judge_dataset(
+    dataset: Dataset, judge: Judge, *, k: int | None = None, progress: Progress | None = None
+) -> JudgeResult:
+    """Synchronous wrapper of `judge_dataset_async`."""
+    return asyncio.run(judge_dataset_async(dataset, judge, k=k, progress=progress))

@@ -1,0 +1,215 @@
+"""Assemble the self-contained HTML report: template, inlined scripts, data and chart specs."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import gc
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ..._version import __version__
+from ...boundaries.actions import next_action_rows
+from ...boundaries.report import evaluation_boundary_lines
+from ...compare import Comparison, QuestionStages, compare
+from ...diagnosis import RunDiagnosis, diagnose, stage_order
+from ...evaluation import Evaluation
+from ._assets import asset, chart_library
+from ._charts import funnel, funnel_spec, stages_spec
+from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
+from ._summary import comparison_view, layers, run_infos
+
+
+def json_for_script(data: Any) -> str:
+    """Deterministic compact JSON that is safe inside a <script> element.
+
+    `<`, `>` and `&` become `\\u003c`, `\\u003e` and `\\u0026`: the text then cannot end
+    the element (`</script>`) or open a comment, and `JSON.parse` restores them.
+    """
+    text = json.dumps(
+        data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    # The payload is a few million small lists and dicts without cycles; with the cyclic
+    # collector running, its full passes over the evaluation's objects take most of the time.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _script_hash(source: str) -> str:
+    digest = hashlib.sha256(source.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+TABLE_MEASURES: tuple[str, ...] = (
+    "evidence_recall",
+    "fact_coverage",
+    "claim_support",
+    "citation_validity",
+    "correct_refusal",
+    "false_refusal",
+)
+"""Per-question values shown in the question table (when the evaluation reports them)."""
+
+
+def default_comparison(
+    evaluation: Evaluation, diagnoses: Sequence[RunDiagnosis]
+) -> Comparison | None:
+    """The first run against every other, as `ragtriage compare` would, when there are two or more.
+
+    A report shows runs whatever their snapshot or question set, so such differences are
+    allowed here and appear among the comparison's warnings.
+    """
+    if len(evaluation.runs) < 2:
+        return None
+    stages = {
+        d.run: {q.question_id: QuestionStages(q.primary, q.secondary) for q in d.questions}
+        for d in diagnoses
+    }
+    return compare(
+        evaluation,
+        allow_different_questions=True,
+        allow_different_snapshot=True,
+        stages=stages,
+    )
+
+
+def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list[Any]]:
+    if comparison is None:
+        return []
+    run_index = {run.name: i for i, run in enumerate(evaluation.runs)}
+    rows = []
+    for pair in comparison.pairs:
+        for q in pair.questions:
+            if q.status == "unchanged":
+                continue
+            values = [
+                [m.metric, m.base, m.candidate, m.status]
+                for m in q.metrics
+                if m.status in ("improved", "regressed")
+            ]
+            rows.append(
+                [
+                    run_index.get(pair.candidate.runs[0], 0),
+                    pair.candidate.label,
+                    q.question_id,
+                    q.status,
+                    q.base_stage,
+                    q.candidate_stage,
+                    values,
+                ]
+            )
+    return rows
+
+
+def report_data(
+    evaluation: Evaluation,
+    diagnoses: Sequence[RunDiagnosis],
+    comparison: Comparison | None = None,
+) -> dict[str, Any]:
+    """The JSON document the page script reads (see `_payload` for its keys)."""
+    first = evaluation.runs[0] if evaluation.runs else None
+    table = [m for m in evaluation.measures if m.name in TABLE_MEASURES]
+    all_views = [v for run in evaluation.runs for v in run.views]
+    return {
+        "tool": __version__,
+        "runs": [{"name": r.name, "k": r.k} for r in evaluation.runs],
+        "stages": list(diagnoses[0].stages) if diagnoses else list(stage_order()),
+        "flags": [list(pair) for pair in FLAG_NAMES],
+        "measures": [[m.name, m.spec.direction, m.spec.kind] for m in table],
+        "questions": [] if first is None else [question_entry(v) for v in first.views],
+        "results": [
+            run_results(run, table, diag)
+            for run, diag in zip(evaluation.runs, diagnoses, strict=True)
+        ],
+        "docs": document_entries(all_views),
+        "changes": _changes(evaluation, comparison),
+    }
+
+
+def _environment() -> jinja2.Environment:
+    # autoescape=True: every value the template prints is HTML-escaped unless it is Markup.
+    return jinja2.Environment(
+        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True
+    )
+
+
+def render_html(
+    evaluation: Evaluation,
+    *,
+    diagnoses: Sequence[RunDiagnosis] | None = None,
+    comparison: Comparison | None = None,
+    title: str = "ragtriage report",
+) -> str:
+    """The whole report as one HTML document (no network access needed to view it).
+
+    `diagnoses` default to diagnosing every run of `evaluation`; `comparison` defaults to
+    the first run against the others (`default_comparison`). Same inputs, same bytes.
+    """
+    chart_library()  # built before pausing the collector: it is cached for the process
+    with _collector_paused():
+        return _render(evaluation, diagnoses, comparison, title)
+
+
+def _render(
+    evaluation: Evaluation,
+    diagnoses: Sequence[RunDiagnosis] | None,
+    comparison: Comparison | None,
+    title: str,
+) -> str:
+    diags = tuple(diagnoses) if diagnoses is not None else diagnose(evaluation)
+    if comparison is None:
+        comparison = default_comparison(evaluation, diags)
+    data = report_data(evaluation, diags, comparison)
+    charts = {
+        "funnel": funnel_spec([step for run in evaluation.runs for step in funnel(run)]),
+        "stages": stages_spec(diags, data["stages"]),
+    }
+    library, script = chart_library(), asset("report.js")
+    csp = (
+        "default-src 'none'; "
+        # Vega compiles its expressions with Function(): it needs 'unsafe-eval'.
+        f"script-src {_script_hash(library)} {_script_hash(script)} 'unsafe-eval'; "
+        "style-src 'unsafe-inline'; img-src data:; font-src data:; "
+        "connect-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+    dataset = evaluation.dataset
+    template = _environment().from_string(asset("report.html.j2"))
+    return template.render(
+        title=title,
+        csp=csp,
+        css=Markup(asset("report.css")),
+        library=Markup(library),
+        script=Markup(script),
+        data_json=Markup(json_for_script(data)),
+        charts_json=Markup(json_for_script(charts)),
+        tool_version=evaluation.tool_version,
+        evalset_id=dataset.evalset.evalset_id if dataset is not None else "-",
+        snapshot_id=dataset.snapshot.snapshot_id if dataset is not None else "-",
+        question_count=len(data["questions"]),
+        label_policy=evaluation.label_policy,
+        allow_unreviewed=evaluation.allow_unreviewed,
+        sources=evaluation.sources,
+        runs=run_infos(evaluation),
+        layers=layers(evaluation),
+        comparison=comparison_view(comparison),
+        # From the diagnoses at hand rather than diagnosing every run again.
+        next_actions=next_action_rows(
+            s for s in data["stages"] if any(d.breakdown.overall.count(s).primary for d in diags)
+        ),
+        boundary_lines=evaluation_boundary_lines(evaluation),
+    )

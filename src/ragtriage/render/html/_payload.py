@@ -1,0 +1,257 @@
+"""The per-question data the HTML report's script reads, kept compact for 10,000 questions.
+
+The page renders the question table and the detail view in the browser from one JSON
+document. Every value there is plain data (never markup): the page inserts it with
+`textContent`, so input text cannot become HTML. Short keys and omitted empty fields keep
+the file small; the key legend below is the contract with `assets/report.js`.
+
+Question (`questions[i]`): `id`, `t` text, `a` answerability, `s` split, `g` tags,
+`ev` required evidence groups as `[label, [ids]]`, `f` reference facts as `[id, text]`.
+
+Result (`results[run][i]`, aligned with `questions`): `o` outcome, `p` primary stage,
+`s2` secondary stages, `w` findings as `[stage, why, [ids]]`, `v` values of `table_measures`,
+`rk` final ranking as `[id, flags, candidate rank or 0]` (plus `rank` once items were
+skipped), `rn` ranking length, `cd` candidates the reranker dropped as `[id, flags, rank]`,
+`gs` per required group a bitmask (1 among candidates, 2 after reranking, 4 in context),
+`cx` context as `[id, flags, text or null]`, `a` answer, `cl` claims as
+`[id, text, citations, state, supported_by, labelled_by]`, `fs` fact states aligned with `f`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...boundaries.injection import flag_context
+from ...boundaries.sensitive import mask_text
+from ...diagnosis import QuestionDiagnosis, RunDiagnosis
+from ...evaluation import QuestionRecord, RunEvaluation
+from ...metrics import Measure, QuestionView
+from .._json import score_json
+
+REQUIRED = 1
+"""Ranking flag: the item satisfies a required evidence group."""
+STALE = 2
+"""Ranking flag: the item's document is superseded or withdrawn."""
+NOT_PERMITTED = 4
+"""Ranking flag: the asking user may not read the item."""
+IN_CONTEXT = 8
+"""Ranking flag: the item was sent to the model."""
+CITED = 16
+"""Ranking flag: the answer cites the item."""
+UNKNOWN = 32
+"""Ranking flag: the ID is not in the snapshot."""
+INSTRUCTION = 64
+"""Ranking flag: a context item the injection rules flag (`ragtriage.boundaries`)."""
+
+FLAG_NAMES: tuple[tuple[str, int], ...] = (
+    ("required", REQUIRED),
+    ("superseded", STALE),
+    ("not permitted", NOT_PERMITTED),
+    ("in context", IN_CONTEXT),
+    ("cited", CITED),
+    ("unknown ID", UNKNOWN),
+    ("instruction-like", INSTRUCTION),
+)
+"""Flag labels as the page shows them, in display order."""
+
+RANKING_SHOWN = 10
+"""At least this many items of the final ranking are shown (2 k when larger, up to 50)."""
+SNIPPET_CHARS = 300
+"""Document and context text is cut to this many characters in the report."""
+ANSWER_CHARS = 4000
+"""Answers are cut to this many characters in the report."""
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    # Mask sensitive values before cutting, so a cut never splits one past recognition.
+    text = None if text is None else mask_text(text)
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + "…"
+
+
+def question_entry(view: QuestionView) -> dict[str, Any]:
+    """The run-independent part of one question."""
+    q = view.question
+    entry: dict[str, Any] = {"id": q.id, "t": q.text, "a": q.answerability, "s": q.split}
+    if q.tags:
+        entry["g"] = list(q.tags)
+    if q.required_evidence:
+        entry["ev"] = [[g.label, list(g.any_of)] for g in q.required_evidence]
+    if q.reference_facts:
+        entry["f"] = [[f.id, f.text] for f in q.reference_facts]
+    return entry
+
+
+def _marker(view: QuestionView) -> Callable[[str], int]:
+    """A per-question function from an item ID to its flags (computed once per item)."""
+    index = view.index
+    context = set(view.context)
+    cited = {i for c in view.claims or () for i in c.citations}
+    flagged = {f.item_id for f in flag_context(view)}
+    required_ids = [r for g in view.question.required_evidence for r in g.any_of]
+    # Same rule as `SnapshotIndex.matches`, as a set look-up for the two common levels.
+    is_required: Callable[[str], bool]
+    if view.level == "document":
+        docs = {index.document_of(r) for r in required_ids}
+        is_required = lambda item: index.document_of(item) in docs  # noqa: E731
+    elif view.level == "chunk":
+        ids = set(required_ids)
+        is_required = ids.__contains__
+    else:
+        is_required = lambda item: view.relevant_grade(item) > 0  # noqa: E731
+    cache: dict[str, int] = {}
+
+    def flags(item: str) -> int:
+        found = cache.get(item)
+        if found is not None:
+            return found
+        value = 0
+        if not index.known(item):
+            value |= UNKNOWN
+        if is_required(item):
+            value |= REQUIRED
+        if index.is_stale(item):
+            value |= STALE
+        if not index.may_read(item, view.question.user_groups):
+            value |= NOT_PERMITTED
+        if item in context:
+            value |= IN_CONTEXT
+        if item in cited:
+            value |= CITED
+        if item in flagged:
+            value |= INSTRUCTION
+        cache[item] = value
+        return value
+
+    return flags
+
+
+def _rounded(value: float | bool | None) -> float | bool | None:
+    # Four decimals are plenty on screen and keep 10,000 rows small.
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def _shown(view: QuestionView) -> int:
+    return min(max(RANKING_SHOWN, 2 * (view.k or 0)), 50)
+
+
+def result_entry(
+    view: QuestionView,
+    record: QuestionRecord,
+    measures: Sequence[Measure],
+    diagnosis: QuestionDiagnosis | None,
+) -> dict[str, Any]:
+    """One run's result for one question: ranking marks, answer, claims, facts, diagnosis."""
+    mark = _marker(view)
+    entry: dict[str, Any] = {}
+    if view.outcome is not None:
+        entry["o"] = view.outcome
+    if diagnosis is not None:
+        entry["p"] = diagnosis.primary
+        if diagnosis.secondary:
+            entry["s2"] = list(diagnosis.secondary)
+        if diagnosis.findings:
+            entry["w"] = [[f.stage, f.why, list(f.ids)] for f in diagnosis.findings]
+    entry["v"] = [_rounded(score_json(m, record.scores[m.name])) for m in measures]
+    ranking = view.ranking
+    cand_rank = {item: n for n, item in reversed(list(enumerate(view.candidates, start=1)))}
+    limit = _shown(view)
+    rows: list[list[Any]] = []
+    for n, item in enumerate(ranking, start=1):
+        flags = mark(item)
+        # Items past the cut are kept only when they are required evidence, so the reader
+        # sees how far down the ranking the evidence sat.
+        if n <= limit or flags & REQUIRED:
+            row = [item, flags, cand_rank.get(item, 0) if view.reranked is not None else 0]
+            rows.append(row if n == len(rows) + 1 else [*row, n])
+    if rows:
+        entry["rk"] = rows
+    if view.reranked is not None:
+        # Candidates the reranker dropped (the kept ones carry their candidate rank above).
+        kept = set(ranking)
+        dropped = [
+            [item, mark(item), n]
+            for n, item in enumerate(view.candidates, start=1)
+            if item not in kept and (n <= limit or mark(item) & REQUIRED)
+        ]
+        if dropped:
+            entry["cd"] = dropped
+    entry["rn"] = len(ranking)
+    final = view.reranked if view.reranked is not None else view.candidates
+    groups = [
+        view.group_satisfied(i, view.candidates) * 1
+        + view.group_satisfied(i, final) * 2
+        + view.group_satisfied(i, view.context) * 4
+        for i in range(len(view.question.required_evidence))
+    ]
+    if groups:
+        entry["gs"] = groups
+    recorded = {c.id: c.text for c in view.result.context or ()}
+    if view.context:
+        entry["cx"] = [
+            [item, mark(item), _cut(recorded.get(item), SNIPPET_CHARS)]
+            for item in view.context
+        ]
+    if view.result.answer is not None:
+        entry["a"] = _cut(view.result.answer, ANSWER_CHARS)
+    if view.claims is not None:
+        entry["cl"] = [
+            [
+                c.claim_id,
+                mask_text(c.text),
+                list(c.citations),
+                c.state,
+                list(c.supported_by),
+                c.labelled_by,
+            ]
+            for c in view.claims
+        ]
+    if view.facts:
+        entry["fs"] = [f.state for f in view.facts]
+    return entry
+
+
+def document_entries(views: Sequence[QuestionView]) -> dict[str, list[Any]]:
+    """`{id: [status, title, version, snippet]}` for every item shown in a ranking or context.
+
+    Documents are listed once for the whole report rather than under every question.
+    """
+    wanted: set[str] = set()
+    for view in views:
+        limit = _shown(view)
+        wanted.update(view.ranking[:limit])
+        wanted.update(view.context)
+        for group in view.question.required_evidence:
+            wanted.update(group.any_of)
+    out: dict[str, list[Any]] = {}
+    index = views[0].index if views else None
+    for item in sorted(wanted):
+        if index is None or not index.known(item):
+            continue
+        doc = index.document(item)
+        if doc is None:
+            continue
+        chunk = index.chunks.get(item)
+        if chunk is not None:
+            text = chunk.text if chunk.text is not None else doc.text[chunk.start : chunk.end]
+        else:
+            text = doc.text
+        out[item] = [doc.status, doc.title, doc.version, _cut(text, SNIPPET_CHARS)]
+    return out
+
+
+def run_results(
+    run: RunEvaluation,
+    measures: Sequence[Measure],
+    diagnosis: RunDiagnosis | None,
+) -> list[dict[str, Any]]:
+    """Every question's result entry for one run, in evaluation-set order."""
+    diagnoses = None if diagnosis is None else {q.question_id: q for q in diagnosis.questions}
+    return [
+        result_entry(
+            view, record, measures, None if diagnoses is None else diagnoses.get(record.question_id)
+        )
+        for view, record in zip(run.views, run.questions, strict=True)
+    ]

@@ -1,0 +1,388 @@
+/* ragtriage HTML report: question table, filters, detail view and charts.
+ * Every value from the inputs is inserted with textContent or as an attribute value set
+ * through the DOM, never parsed as HTML. */
+(function () {
+  "use strict";
+  var DATA = JSON.parse(document.getElementById("rt-data").textContent);
+  var CHARTS = JSON.parse(document.getElementById("rt-charts").textContent);
+  var PAGE = 200;
+  var state = { run: 0, stage: "", tag: "", split: "", text: "", sort: null, desc: false, shown: PAGE, detail: null };
+  var rows = [];
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (key) {
+        if (key === "text") node.textContent = attrs[key];
+        else if (key === "cls") node.className = attrs[key];
+        else node.setAttribute(key, attrs[key]);
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === null || child === undefined) continue;
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+  function badge(text, cls) { return el("span", { cls: "badge " + (cls || ""), text: text }); }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+  function fmt(value) {
+    if (value === null || value === undefined) return "n/a";
+    if (value === true) return "yes";
+    if (value === false) return "no";
+    return value.toFixed(2);
+  }
+  function stageClass(stage) { return stage === "ok" ? "ok" : "fail"; }
+  function result(runIndex, qi) { return DATA.results[runIndex][qi]; }
+
+  /* ---- filters ---- */
+  function fillSelect(select, values, labels) {
+    values.forEach(function (value, i) {
+      select.appendChild(el("option", { value: String(value), text: labels ? labels[i] : value }));
+    });
+  }
+  function setupFilters() {
+    var runSel = document.getElementById("f-run");
+    fillSelect(runSel, DATA.runs.map(function (_, i) { return i; }), DATA.runs.map(function (r) { return r.name; }));
+    var tags = {}, splits = {};
+    DATA.questions.forEach(function (q) {
+      (q.g || []).forEach(function (t) { tags[t] = true; });
+      splits[q.s] = true;
+    });
+    fillSelect(document.getElementById("f-tag"), Object.keys(tags).sort());
+    fillSelect(document.getElementById("f-split"), Object.keys(splits).sort());
+    refreshStages();
+    runSel.addEventListener("change", function () { state.run = Number(runSel.value); refreshStages(); update(); if (state.detail !== null) showDetail(state.detail); });
+    [["f-stage", "stage"], ["f-tag", "tag"], ["f-split", "split"]].forEach(function (pair) {
+      var node = document.getElementById(pair[0]);
+      node.addEventListener("change", function () { state[pair[1]] = node.value; update(); });
+    });
+    var text = document.getElementById("f-text");
+    text.addEventListener("input", function () { state.text = text.value.toLowerCase(); update(); });
+  }
+  function selectRun(ri) {
+    state.run = ri;
+    document.getElementById("f-run").value = String(ri);
+    refreshStages();
+    update();
+  }
+  function refreshStages() {
+    var select = document.getElementById("f-stage");
+    var counts = {};
+    DATA.results[state.run].forEach(function (r) { if (r.p) counts[r.p] = (counts[r.p] || 0) + 1; });
+    while (select.options.length > 1) select.remove(1);
+    var present = DATA.stages.filter(function (s) { return counts[s]; });
+    fillSelect(select, present, present.map(function (s) { return s + " (" + counts[s] + ")"; }));
+    if (!counts[state.stage]) state.stage = "";
+    select.value = state.stage;
+  }
+
+  /* ---- question table ---- */
+  var COLUMNS = [
+    { name: "question", key: function (qi) { return DATA.questions[qi].id; } },
+    { name: "text", key: function (qi) { return DATA.questions[qi].t; } },
+    { name: "split", key: function (qi) { return DATA.questions[qi].s; } },
+    { name: "tags", key: function (qi) { return (DATA.questions[qi].g || []).join(" "); } },
+    { name: "outcome", key: function (qi) { return result(state.run, qi).o || ""; } },
+    { name: "stage", key: function (qi) { var p = result(state.run, qi).p; return p ? DATA.stages.indexOf(p) : -1; } },
+  ].concat(DATA.measures.map(function (m, mi) {
+    return { name: m[0], numeric: true, key: function (qi) { var v = result(state.run, qi).v[mi]; return v === null ? null : Number(v); } };
+  }));
+
+  function setupTable() {
+    var head = document.getElementById("q-head");
+    COLUMNS.forEach(function (col, ci) {
+      var th = el("th", { text: col.name, title: "sort by " + col.name, "data-col": String(ci) });
+      th.addEventListener("click", function () {
+        if (state.sort === ci) state.desc = !state.desc; else { state.sort = ci; state.desc = false; }
+        update();
+      });
+      head.appendChild(th);
+    });
+  }
+  function matches(qi) {
+    var q = DATA.questions[qi], r = result(state.run, qi);
+    if (state.stage && r.p !== state.stage) return false;
+    if (state.split && q.s !== state.split) return false;
+    if (state.tag && (q.g || []).indexOf(state.tag) < 0) return false;
+    if (state.text && q.id.toLowerCase().indexOf(state.text) < 0 && q.t.toLowerCase().indexOf(state.text) < 0) return false;
+    return true;
+  }
+  function update() {
+    rows = [];
+    for (var qi = 0; qi < DATA.questions.length; qi++) if (matches(qi)) rows.push(qi);
+    if (state.sort !== null) {
+      var key = COLUMNS[state.sort].key, sign = state.desc ? -1 : 1;
+      var keyed = rows.map(function (qi) { return [key(qi), qi]; });
+      keyed.sort(function (a, b) {
+        // Not-applicable values sort last in both directions.
+        if (a[0] === null || b[0] === null) return a[0] === b[0] ? a[1] - b[1] : (a[0] === null ? 1 : -1);
+        if (a[0] < b[0]) return -sign;
+        if (a[0] > b[0]) return sign;
+        return a[1] - b[1];
+      });
+      rows = keyed.map(function (pair) { return pair[1]; });
+    }
+    state.shown = PAGE;
+    document.querySelectorAll("#q-head th").forEach(function (th) {
+      var ci = Number(th.getAttribute("data-col"));
+      th.className = ci === state.sort ? (state.desc ? "sorted desc" : "sorted asc") : "";
+    });
+    renderRows();
+  }
+  function renderRows() {
+    var body = document.getElementById("q-body");
+    clear(body);
+    var fragment = document.createDocumentFragment();
+    var limit = Math.min(rows.length, state.shown);
+    for (var i = 0; i < limit; i++) fragment.appendChild(rowNode(rows[i]));
+    body.appendChild(fragment);
+    document.getElementById("q-count").textContent = rows.length + " of " + DATA.questions.length + " questions" + (limit < rows.length ? " (showing " + limit + ")" : "");
+    var pager = document.getElementById("q-pager");
+    clear(pager);
+    if (limit < rows.length) {
+      var more = el("button", { type: "button", text: "show " + Math.min(PAGE, rows.length - limit) + " more" });
+      more.addEventListener("click", function () { state.shown += PAGE; renderRows(); });
+      pager.appendChild(more);
+    }
+  }
+  function rowNode(qi) {
+    var q = DATA.questions[qi], r = result(state.run, qi);
+    var tr = el("tr", { "data-qid": q.id, cls: "qrow" });
+    var link = questionLink(q.id, null);
+    tr.appendChild(el("td", null, link));
+    tr.appendChild(el("td", { cls: "qtext", text: q.t, title: q.t }));
+    tr.appendChild(el("td", { text: q.s }));
+    tr.appendChild(el("td", { text: (q.g || []).join(", ") }));
+    tr.appendChild(el("td", { text: r.o || "-" }));
+    var stageCell = el("td", { cls: "stage" });
+    if (r.p) stageCell.appendChild(badge(r.p, stageClass(r.p)));
+    (r.s2 || []).forEach(function (s) { stageCell.appendChild(badge(s, "secondary")); });
+    tr.appendChild(stageCell);
+    r.v.forEach(function (v) { tr.appendChild(el("td", { cls: "num", text: fmt(v) })); });
+    return tr;
+  }
+
+  /* ---- detail view ---- */
+  function flagBadges(flags) {
+    var out = el("span", { cls: "marks" });
+    DATA.flags.forEach(function (pair) {
+      if (flags & pair[1]) out.appendChild(badge(pair[0], "m-" + pair[0].replace(/ /g, "-")));
+    });
+    return out;
+  }
+  function docText(id, recorded) {
+    if (recorded !== null && recorded !== undefined) return recorded;
+    var doc = DATA.docs[id];
+    return doc ? doc[3] : "";
+  }
+  function docLabel(id) {
+    var doc = DATA.docs[id];
+    if (!doc) return "";
+    var parts = [doc[0]];
+    if (doc[2]) parts.push("version " + doc[2]);
+    if (doc[1]) parts.push(doc[1]);
+    return parts.join(" · ");
+  }
+  function section(title) { return el("div", { cls: "dsec" }, el("h3", { text: title })); }
+  function table(headers) {
+    var t = el("table"), tr = el("tr");
+    headers.forEach(function (h) { tr.appendChild(el("th", { text: h })); });
+    t.appendChild(el("thead", null, tr));
+    var tbody = el("tbody");
+    t.appendChild(tbody);
+    return [t, tbody];
+  }
+  function row(tbody, cells) {
+    var tr = el("tr");
+    cells.forEach(function (c) { tr.appendChild(typeof c === "string" ? el("td", { text: c }) : el("td", null, c)); });
+    tbody.appendChild(tr);
+    return tr;
+  }
+  function showDetail(qi) {
+    state.detail = qi;
+    var q = DATA.questions[qi], r = result(state.run, qi);
+    var box = document.getElementById("detail"), body = document.getElementById("d-body");
+    document.getElementById("d-title").textContent = "Question " + q.id + " · run " + DATA.runs[state.run].name;
+    clear(body);
+    box.hidden = false;
+    if (DATA.runs.length > 1) {
+      var tabs = el("p", { cls: "tabs" });
+      DATA.runs.forEach(function (run, ri) {
+        var b = el("button", { type: "button", text: run.name, cls: ri === state.run ? "active" : "" });
+        b.addEventListener("click", function () { selectRun(ri); showDetail(qi); });
+        tabs.appendChild(b);
+      });
+      body.appendChild(tabs);
+    }
+    var head = section("Question");
+    head.appendChild(el("p", { cls: "qfull", text: q.t }));
+    head.appendChild(el("p", { cls: "muted", text: q.a + " · split " + q.s + ((q.g || []).length ? " · tags " + q.g.join(", ") : "") }));
+    body.appendChild(head);
+
+    var diag = section("Diagnosis");
+    var verdict = el("p", { cls: "verdict" });
+    if (r.p) verdict.appendChild(badge(r.p, stageClass(r.p)));
+    (r.s2 || []).forEach(function (s) { verdict.appendChild(badge(s, "secondary")); });
+    diag.appendChild(verdict);
+    var why = el("ul", { cls: "why" });
+    (r.w || []).forEach(function (f) {
+      var li = el("li", null, el("b", { text: f[0] }), ": " + f[1]);
+      if (f[2].length) li.appendChild(el("span", { cls: "ids", text: " [" + f[2].join(", ") + "]" }));
+      why.appendChild(li);
+    });
+    if (!(r.w || []).length) why.appendChild(el("li", { text: "No stage failed." }));
+    diag.appendChild(why);
+    body.appendChild(diag);
+
+    var ev = section("Required evidence");
+    if ((q.ev || []).length) {
+      var et = table(["group", "any of", "among candidates", "after reranking", "in context"]);
+      q.ev.forEach(function (g, gi) {
+        var bits = (r.gs || [])[gi] || 0;
+        row(et[1], [String(gi + 1) + (g[0] ? " · " + g[0] : ""), g[1].join(" | "), bits & 1 ? "yes" : "no", bits & 2 ? "yes" : "no", bits & 4 ? "yes" : "no"]);
+      });
+      ev.appendChild(et[0]);
+    } else ev.appendChild(el("p", { cls: "muted", text: "No required evidence." }));
+    body.appendChild(ev);
+
+    var rk = section("Final ranking (" + (r.rn || 0) + " items" + ((r.rk || []).length < (r.rn || 0) ? "; the top ones and any required item below them are shown" : "") + ")");
+    var rt = table(["rank", "ID", "marks", "candidate rank", "document"]);
+    (r.rk || []).forEach(function (item, index) {
+      var tr = row(rt[1], [String(item[3] || index + 1), el("code", { text: item[0] }), flagBadges(item[1]), item[2] ? String(item[2]) : "", docLabel(item[0])]);
+      tr.className = "rank";
+      tr.setAttribute("data-item", item[0]);
+    });
+    rk.appendChild(rt[0]);
+    body.appendChild(rk);
+    if (r.cd) {
+      var cd = section("Candidates the reranker dropped");
+      var cdt = table(["rank", "ID", "marks", "document"]);
+      r.cd.forEach(function (item) {
+        row(cdt[1], [String(item[2]), el("code", { text: item[0] }), flagBadges(item[1]), docLabel(item[0])]);
+      });
+      cd.appendChild(cdt[0]);
+      body.appendChild(cd);
+    }
+
+    var cx = section("Context sent to the model");
+    var ct = table(["ID", "marks", "text"]);
+    (r.cx || []).forEach(function (item) {
+      var tr = row(ct[1], [el("code", { text: item[0] }), flagBadges(item[1]), el("div", { cls: "doc", text: docText(item[0], item[2]) })]);
+      tr.className = "ctx";
+      tr.setAttribute("data-item", item[0]);
+    });
+    if ((r.cx || []).length) cx.appendChild(ct[0]); else cx.appendChild(el("p", { cls: "muted", text: "Empty context." }));
+    body.appendChild(cx);
+
+    var an = section("Answer (" + (r.o || "no outcome") + ")");
+    an.appendChild(el("div", { cls: "answer", text: r.a === undefined ? "(no answer recorded)" : r.a }));
+    if (r.cl) {
+      var clt = table(["claim", "text", "citations", "support label", "supported by"]);
+      var context = {};
+      (r.cx || []).forEach(function (item) { context[item[0]] = true; });
+      r.cl.forEach(function (c) {
+        var cites = el("span");
+        c[2].forEach(function (id) { cites.appendChild(badge(id, context[id] ? "cite" : "cite bad")); });
+        if (!c[2].length) cites.appendChild(el("span", { cls: "muted", text: "none" }));
+        var label = el("span", null, badge(c[3], "l-" + c[3]));
+        if (c[5]) label.appendChild(el("span", { cls: "muted", text: " by " + c[5] }));
+        var tr = row(clt[1], [c[0], c[1], cites, label, c[4].join(", ")]);
+        tr.className = "claim";
+        tr.setAttribute("data-claim", c[0]);
+        tr.setAttribute("data-label", c[3]);
+      });
+      an.appendChild(clt[0]);
+    } else an.appendChild(el("p", { cls: "muted", text: "Claims not extracted." }));
+    body.appendChild(an);
+
+    var fs = section("Reference facts");
+    if ((q.f || []).length) {
+      var ft = table(["fact", "text", "verdict"]);
+      q.f.forEach(function (f, fi) {
+        var s = (r.fs || [])[fi] || "unlabelled";
+        var tr = row(ft[1], [f[0], f[1] || "", badge(s === "covered" ? "covered" : s === "not_covered" ? "missing" : s, "l-" + s)]);
+        tr.className = "fact";
+        tr.setAttribute("data-state", s);
+      });
+      fs.appendChild(ft[0]);
+    } else fs.appendChild(el("p", { cls: "muted", text: "No reference facts." }));
+    body.appendChild(fs);
+    box.scrollIntoView();
+  }
+  function questionLink(id, runIndex) {
+    var href = "#q=" + encodeURIComponent(id);
+    var link = el("a", { href: href, text: id });
+    link.addEventListener("click", function (event) {
+      if (runIndex !== null && runIndex !== state.run) selectRun(runIndex);
+      // The same hash again fires no hashchange: show the question directly.
+      if (location.hash === href) { event.preventDefault(); fromHash(); }
+    });
+    return link;
+  }
+  function fromHash() {
+    var hash = location.hash;
+    if (hash.indexOf("#q=") !== 0) return;
+    var id = decodeURIComponent(hash.slice(3));
+    for (var qi = 0; qi < DATA.questions.length; qi++) if (DATA.questions[qi].id === id) { showDetail(qi); return; }
+  }
+
+  /* ---- comparison ---- */
+  function changeRow(c) {
+    // [run index, run label, question ID, status, base stage, stage, [[metric, base, candidate, status]]]
+    var values = el("span");
+    c[6].forEach(function (v) {
+      values.appendChild(el("span", { cls: "vchange " + (v[3] === "improved" ? "better" : "worse"), text: v[0] + " " + fmt(v[1]) + "→" + fmt(v[2]) }));
+    });
+    var tr = el("tr", { cls: "change " + c[3], "data-qid": c[2], "data-status": c[3] });
+    tr.appendChild(el("td", { text: c[1] }));
+    tr.appendChild(el("td", null, questionLink(c[2], c[0])));
+    tr.appendChild(el("td", null, badge(c[3], c[3])));
+    tr.appendChild(el("td", { text: (c[4] || "-") + " → " + (c[5] || "-") }));
+    tr.appendChild(el("td", null, values));
+    return tr;
+  }
+  function setupChanges() {
+    var tableNode = document.getElementById("changes-table");
+    if (!tableNode) return;
+    var body = tableNode.querySelector("tbody");
+    var counts = {};
+    DATA.changes.forEach(function (c) { counts[c[3]] = (counts[c[3]] || 0) + 1; });
+    document.getElementById("changes-count").textContent = ["regressed", "mixed", "improved", "changed"].map(function (s) { return (counts[s] || 0) + " " + s; }).join(" · ");
+    var shown = 0;
+    var more = el("button", { type: "button" });
+    function showMore() {
+      var fragment = document.createDocumentFragment();
+      var limit = Math.min(DATA.changes.length, shown + PAGE);
+      for (; shown < limit; shown++) fragment.appendChild(changeRow(DATA.changes[shown]));
+      body.appendChild(fragment);
+      more.textContent = "show " + Math.min(PAGE, DATA.changes.length - shown) + " more changes";
+      more.hidden = shown >= DATA.changes.length;
+    }
+    more.addEventListener("click", showMore);
+    tableNode.parentNode.insertBefore(more, tableNode.nextSibling);
+    showMore();
+  }
+
+  /* ---- charts ---- */
+  function drawCharts() {
+    var opts = { actions: false, renderer: "svg" };
+    ["funnel", "stages"].forEach(function (name) {
+      var target = document.getElementById("chart-" + name);
+      if (typeof window.vegaEmbed !== "function") { target.textContent = "chart library unavailable"; return; }
+      window.vegaEmbed(target, CHARTS[name], opts).then(function () {
+        target.setAttribute("data-rendered", "true");
+      }).catch(function (err) { target.textContent = "chart failed: " + err; target.setAttribute("data-rendered", "error"); });
+    });
+  }
+
+  setupFilters();
+  setupTable();
+  update();
+  setupChanges();
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+  document.body.setAttribute("data-ready", "true");
+  drawCharts();
+})();

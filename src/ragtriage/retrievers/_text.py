@@ -1,0 +1,118 @@
+"""Tokenization for the lexical retriever: jieba for Chinese, a Snowball stemmer for English."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+# A run of CJK ideographs is segmented by jieba; everything else is split into word tokens.
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+# Two or more word characters, like bm25s's default tokenizer, so English behaves as there.
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+_PUNCT_OR_SPACE = re.compile(r"^[\W_]+$")
+
+
+@dataclass(frozen=True)
+class TokenizerSpec:
+    """How text becomes tokens; part of the lexical index's cache key."""
+
+    stemmer: str | None = "english"
+    """Snowball stemmer language for non-Chinese words (`None`: no stemming)."""
+    stopwords: str | None = "en"
+    """bm25s stopword list for non-Chinese words (`None`: keep every word)."""
+    chinese: bool = True
+    """Segment runs of Chinese characters with jieba (else each run is one token)."""
+
+    def describe(self) -> str:
+        """A short label for provenance."""
+        parts = [f"stemmer={self.stemmer or 'none'}", f"stopwords={self.stopwords or 'none'}"]
+        parts.append("chinese=jieba" if self.chinese else "chinese=none")
+        return ",".join(parts)
+
+
+@cache
+def _stopwords(name: str) -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    if name != "en":
+        raise ValueError(f"unknown stopword list {name!r}")
+    return frozenset(STOPWORDS_EN)
+
+
+@cache
+def _stem_function(language: str) -> Callable[[str], str]:
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer(language)
+    stem: Callable[[str], str] = stemmer.stemWord
+    return stem
+
+
+@cache
+def _jieba() -> Any:
+    import jieba
+
+    # jieba logs its dictionary loading at DEBUG/INFO on the root of its own logger.
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+class Tokenizer:
+    """Turns text into index terms according to a `TokenizerSpec`."""
+
+    def __init__(self, spec: TokenizerSpec) -> None:
+        self.spec = spec
+        self._stop = _stopwords(spec.stopwords) if spec.stopwords else frozenset()
+        self._stem = _stem_function(spec.stemmer) if spec.stemmer else None
+        self._memo: dict[str, str] = {}
+
+    def _latin(self, text: str) -> list[str]:
+        out = []
+        for word in _WORD.findall(text.lower()):
+            if word in self._stop:
+                continue
+            if self._stem is not None:
+                stemmed = self._memo.get(word)
+                if stemmed is None:
+                    stemmed = self._memo[word] = self._stem(word)
+                word = stemmed
+            out.append(word)
+        return out
+
+    def tokens(self, text: str) -> list[str]:
+        """The index terms of one text, in order."""
+        if not self.spec.chinese:
+            return self._latin(text)
+        out: list[str] = []
+        position = 0
+        for match in _CJK_RUN.finditer(text):
+            out.extend(self._latin(text[position : match.start()]))
+            out.extend(
+                word
+                for word in _jieba().lcut(match.group(), HMM=True)
+                if not _PUNCT_OR_SPACE.match(word)
+            )
+            position = match.end()
+        out.extend(self._latin(text[position:]))
+        return out
+
+    def many(
+        self, texts: Iterable[str], advance: Callable[[], None] | None = None
+    ) -> list[list[str]]:
+        """Tokens of several texts; `advance` is called after each (for a progress bar)."""
+        result = []
+        for text in texts:
+            result.append(self.tokens(text))
+            if advance is not None:
+                advance()
+        return result
+
+
+def has_chinese(texts: Sequence[str]) -> bool:
+    """True when any text holds a Chinese character (decides whether jieba is loaded)."""
+    return any(_CJK_RUN.search(text) for text in texts)

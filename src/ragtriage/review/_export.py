@@ -1,0 +1,98 @@
+"""Build a review sheet from a dataset: a row per claim and a row per (answer, reference fact)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..judges import check_judgeable, label_context_hash, passages_for, run_cutoffs
+from ..loading import Dataset, SnapshotIndex
+from ._sheet import ID_SEPARATOR, write_sheet
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An answer that got no claim rows, and why."""
+
+    run: str
+    """Run name."""
+    question_id: str
+    """The question."""
+    reason: str
+    """Why (claims not extracted yet)."""
+
+
+@dataclass(frozen=True)
+class ReviewSheet:
+    """The rows of a review sheet, and what was left out."""
+
+    rows: tuple[dict[str, str], ...]
+    """Rows as cell text by column name, verdict columns empty."""
+    skipped: tuple[Skipped, ...]
+    """Answered results without extracted claims (run `ragtriage judge` to extract them)."""
+
+    @property
+    def claim_rows(self) -> int:
+        """How many claim rows."""
+        return sum(row["row_kind"] == "claim" for row in self.rows)
+
+    @property
+    def fact_rows(self) -> int:
+        """How many fact rows."""
+        return sum(row["row_kind"] == "fact" for row in self.rows)
+
+
+def build_sheet(dataset: Dataset, *, k: int | None = None) -> ReviewSheet:
+    """Rows for every claim of every answered result, and every reference fact of its question."""
+    ks = run_cutoffs(dataset, k)
+    check_judgeable(dataset, ks)
+    index = SnapshotIndex.build(dataset.snapshot)
+    questions = {q.id: q for q in dataset.evalset.questions}
+    rows: list[dict[str, str]] = []
+    skipped: list[Skipped] = []
+    for run in dataset.runs:
+        for res in run.results:
+            if res.outcome != "answered" or res.answer is None:
+                continue
+            question = questions[res.question_id]
+            passages = passages_for(res, index, ks[run.name])
+            common = {
+                "run": run.name,
+                "question_id": question.id,
+                "question": question.text,
+                "answer": res.answer,
+                "context_hash": label_context_hash(res, index, ks[run.name]),
+            }
+            context = "\n\n".join(f"[{p.id}] {p.text}" for p in passages)
+            context_ids = ID_SEPARATOR.join(p.id for p in passages)
+            if res.claims is None:
+                skipped.append(Skipped(run.name, question.id, "claims not extracted"))
+            for number, claim in enumerate(res.claims or (), start=1):
+                rows.append(
+                    {
+                        **common,
+                        "row_kind": "claim",
+                        "claim_id": claim.id or f"c{number}",
+                        "claim": claim.text,
+                        "cited_ids": ID_SEPARATOR.join(claim.citations),
+                        "context": context,
+                        "context_ids": context_ids,
+                    }
+                )
+            for fact in question.reference_facts:
+                rows.append(
+                    {
+                        **common,
+                        "row_kind": "fact",
+                        "fact_id": fact.id,
+                        "fact": fact.text or "",
+                    }
+                )
+    return ReviewSheet(tuple(rows), tuple(skipped))
+
+
+def export_sheet(dataset: Dataset, path: Path, *, k: int | None = None) -> ReviewSheet:
+    """Build the sheet and write it as CSV or XLSX (by the path's suffix)."""
+    sheet = build_sheet(dataset, k=k)
+    write_sheet(path, sheet.rows)
+    return sheet

@@ -1,0 +1,262 @@
+"""Read a filled review sheet back as human labels, checking every filled row.
+
+A row whose verdict is empty is not filled: it is reported, not an error. A filled row with a
+wrong value is an error naming file, row, field, expected and found; every such problem is
+reported at once and nothing is imported until they are fixed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError, ProblemCollector
+from ..schemas import (
+    ClaimLabel,
+    ClaimLabelEntry,
+    FactLabel,
+    FactLabelEntry,
+    Labeller,
+    LabelSet,
+)
+from ._sheet import CLAIM_VERDICTS, COLUMNS, FACT_VERDICTS, SheetRow, read_sheet, split_ids
+
+REQUIRED_COLUMNS = (
+    "row_kind",
+    "run",
+    "question_id",
+    "claim_id",
+    "fact_id",
+    "context_ids",
+    "verdict",
+)
+"""Columns an imported sheet must have (the others are for the reviewer's eyes)."""
+
+
+@dataclass(frozen=True)
+class Unfilled:
+    """A row the reviewer has not filled yet."""
+
+    row: int
+    """Row number."""
+    run: str
+    """Run name."""
+    question_id: str
+    """The question."""
+    item: str
+    """`claim c1` or `fact f1`."""
+
+
+@dataclass(frozen=True)
+class ImportedLabels:
+    """What a sheet held: labels per run, and the rows still to fill."""
+
+    label_sets: tuple[LabelSet, ...]
+    """One label set per run, runs in sheet order."""
+    unfilled: tuple[Unfilled, ...]
+    """Rows without a verdict."""
+
+    @property
+    def filled(self) -> int:
+        """How many labels were imported."""
+        return sum(len(s.claim_labels) + len(s.fact_labels) for s in self.label_sets)
+
+
+def _labeller(
+    row: SheetRow, reviewer: str | None, file: str, collector: ProblemCollector
+) -> Labeller | None:
+    name = row.get("reviewer") or reviewer
+    if not name:
+        collector.add(
+            file,
+            row.get("question_id") or None,
+            f"row {row.number}: reviewer",
+            "a reviewer name in the row or --reviewer",
+            "nothing",
+        )
+        return None
+    return Labeller(kind="human", name=name)
+
+
+def _claim_entry(
+    row: SheetRow, file: str, collector: ProblemCollector, labeller: Labeller | None
+) -> ClaimLabelEntry | None:
+    qid = row.get("question_id")
+    where = f"row {row.number}: "
+    before = len(collector.problems)
+    verdict = row.get("verdict")
+    if verdict not in CLAIM_VERDICTS:
+        collector.add(
+            file,
+            qid,
+            where + "verdict",
+            f"one of {', '.join(CLAIM_VERDICTS)} on a claim row",
+            repr(verdict),
+        )
+    if not row.get("claim_id"):
+        collector.add(file, qid, where + "claim_id", "the claim's ID (as exported)", "nothing")
+    context = split_ids(row.get("context_ids"))
+    support = split_ids(row.get("supported_by"))
+    for item in support:
+        if item not in context:
+            collector.add(
+                file,
+                qid,
+                where + "supported_by",
+                f"IDs from context_ids ({', '.join(context) or 'empty'})",
+                repr(item),
+            )
+    if verdict == "supported" and not support:
+        collector.add(
+            file,
+            qid,
+            where + "supported_by",
+            "at least one context ID for a supported claim",
+            "nothing",
+        )
+    if verdict in ("unsupported", "cannot_judge") and support:
+        collector.add(
+            file,
+            qid,
+            where + "supported_by",
+            f"nothing for a claim labelled {verdict}",
+            ", ".join(support),
+        )
+    if len(collector.problems) > before or labeller is None:
+        return None
+    return ClaimLabelEntry(
+        question_id=qid,
+        claim_id=row.get("claim_id"),
+        label=ClaimLabel(
+            verdict=verdict,  # type: ignore[arg-type]  # checked against CLAIM_VERDICTS above
+            supported_by=support,
+            labeller=labeller,
+            reason=row.get("reason") or None,
+            context_hash=row.get("context_hash") or None,
+        ),
+    )
+
+
+def _fact_entry(
+    row: SheetRow, file: str, collector: ProblemCollector, labeller: Labeller | None
+) -> FactLabelEntry | None:
+    qid = row.get("question_id")
+    where = f"row {row.number}: "
+    before = len(collector.problems)
+    verdict = row.get("verdict")
+    if verdict not in FACT_VERDICTS:
+        collector.add(
+            file,
+            qid,
+            where + "verdict",
+            f"one of {', '.join(FACT_VERDICTS)} on a fact row",
+            repr(verdict),
+        )
+    if not row.get("fact_id"):
+        collector.add(
+            file, qid, where + "fact_id", "the reference fact's ID (as exported)", "nothing"
+        )
+    if row.get("supported_by"):
+        collector.add(
+            file,
+            qid,
+            where + "supported_by",
+            "nothing on a fact row",
+            repr(row.get("supported_by")),
+        )
+    if len(collector.problems) > before or labeller is None:
+        return None
+    return FactLabelEntry(
+        question_id=qid,
+        label=FactLabel(
+            fact_id=row.get("fact_id"),
+            verdict=verdict,  # type: ignore[arg-type]  # checked against FACT_VERDICTS above
+            labeller=labeller,
+            reason=row.get("reason") or None,
+            context_hash=row.get("context_hash") or None,
+        ),
+    )
+
+
+def import_sheet(path: Path, *, reviewer: str | None = None) -> ImportedLabels:
+    """Labels from a filled sheet; raise `InputError` listing every problem of filled rows."""
+    file = str(path)
+    header, rows = read_sheet(path)
+    collector = ProblemCollector()
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    for column in missing:
+        collector.add(
+            file,
+            None,
+            f"row 1: {column}",
+            f"a {column!r} column (the exported header)",
+            "no such column",
+        )
+    unknown = [c for c in header if c and c not in COLUMNS]
+    for column in unknown:
+        collector.add(
+            file,
+            None,
+            f"row 1: {column}",
+            f"one of the exported columns ({', '.join(COLUMNS)})",
+            repr(column),
+        )
+    collector.raise_if_any()
+    claims: dict[str, list[ClaimLabelEntry]] = {}
+    facts: dict[str, list[FactLabelEntry]] = {}
+    seen: dict[tuple[str, str, str, str], int] = {}
+    unfilled: list[Unfilled] = []
+    runs: list[str] = []
+    for row in rows:
+        kind, run, qid = row.get("row_kind"), row.get("run"), row.get("question_id")
+        where = f"row {row.number}: "
+        if kind not in ("claim", "fact"):
+            collector.add(
+                file, qid or None, where + "row_kind", "claim or fact (as exported)", repr(kind)
+            )
+            continue
+        if not run or not qid:
+            for column, value in (("run", run), ("question_id", qid)):
+                if not value:
+                    collector.add(
+                        file, qid or None, where + column, "the exported value", "nothing"
+                    )
+            continue
+        item_id = row.get("claim_id") if kind == "claim" else row.get("fact_id")
+        key = (run, qid, kind, item_id)
+        if key in seen:
+            collector.add(
+                file,
+                qid,
+                where + f"{kind}_id",
+                f"each {kind} once per run (already in row {seen[key]})",
+                repr(item_id),
+            )
+            continue
+        seen[key] = row.number
+        if run not in runs:
+            runs.append(run)
+        if not row.get("verdict"):
+            if row.get("supported_by"):
+                collector.add(
+                    file, qid, where + "verdict", "a verdict when supported_by is filled", "nothing"
+                )
+            else:
+                unfilled.append(Unfilled(row.number, run, qid, f"{kind} {item_id}"))
+            continue
+        labeller = _labeller(row, reviewer, file, collector)
+        if kind == "claim":
+            entry = _claim_entry(row, file, collector, labeller)
+            if entry is not None:
+                claims.setdefault(run, []).append(entry)
+        else:
+            fact = _fact_entry(row, file, collector, labeller)
+            if fact is not None:
+                facts.setdefault(run, []).append(fact)
+    if collector.problems:
+        raise InputError(collector.problems)
+    sets = tuple(
+        LabelSet(run=run, claim_labels=claims.get(run, []), fact_labels=facts.get(run, []))
+        for run in runs
+    )
+    return ImportedLabels(sets, tuple(unfilled))

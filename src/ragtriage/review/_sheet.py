@@ -1,0 +1,196 @@
+"""The review sheet's layout and its two file forms: CSV (UTF-8 with BOM) and XLSX."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError, Problem
+
+COLUMNS: tuple[str, ...] = (
+    "row_kind",
+    "run",
+    "question_id",
+    "question",
+    "answer",
+    "claim_id",
+    "claim",
+    "cited_ids",
+    "context",
+    "context_ids",
+    "fact_id",
+    "fact",
+    "verdict",
+    "supported_by",
+    "reason",
+    "reviewer",
+    "context_hash",
+)
+"""Every column, in sheet order. Reviewers fill `verdict`, `supported_by`, `reason` (and may
+put their name in `reviewer`); the other columns identify the item and must not be edited."""
+
+FILL_COLUMNS = ("verdict", "supported_by", "reason", "reviewer")
+"""The columns a reviewer fills."""
+
+CLAIM_VERDICTS = ("supported", "unsupported", "cannot_judge")
+"""Allowed verdicts on a claim row."""
+FACT_VERDICTS = ("covered", "not_covered", "cannot_judge")
+"""Allowed verdicts on a fact row."""
+
+ID_SEPARATOR = ", "
+"""How lists of IDs are written in one cell (read back by splitting on commas)."""
+
+SHEET_SUFFIXES = (".csv", ".xlsx")
+"""The file forms, chosen by suffix."""
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One row of a sheet as text cells, with its 1-based row number (the header is row 1)."""
+
+    number: int
+    """Row number as a spreadsheet shows it."""
+    cells: dict[str, str]
+    """Cell text by column name (missing cells are empty strings)."""
+
+    def get(self, column: str) -> str:
+        """A cell's text, stripped."""
+        return self.cells.get(column, "").strip()
+
+
+def split_ids(cell: str) -> list[str]:
+    """IDs from a cell: comma-separated, blanks ignored, order kept, repeats dropped."""
+    return list(dict.fromkeys(part.strip() for part in cell.split(",") if part.strip()))
+
+
+def _check_suffix(path: Path, option: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in SHEET_SUFFIXES:
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    None,
+                    option,
+                    "a .csv or .xlsx file",
+                    repr(path.suffix or "no suffix"),
+                )
+            ]
+        )
+    return suffix
+
+
+def write_sheet(path: Path, rows: Sequence[dict[str, str]]) -> Path:
+    """Write rows (dicts by column name) as CSV or XLSX, chosen by the file's suffix."""
+    suffix = _check_suffix(path, "--output")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".csv":
+        # The BOM makes spreadsheet programs read the UTF-8 (Chinese text) correctly.
+        with path.open("w", encoding="utf-8-sig", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(COLUMNS), lineterminator="\r\n")
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({c: row.get(c, "") for c in COLUMNS})
+        return path
+    _write_xlsx(path, rows)
+    return path
+
+
+def _write_xlsx(path: Path, rows: Sequence[dict[str, str]]) -> None:
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    book = Workbook()
+    for default in list(book.worksheets):
+        book.remove(default)
+    sheet = book.create_sheet("review")
+    sheet.append(list(COLUMNS))
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for row in rows:
+        sheet.append([row.get(c, "") for c in COLUMNS])
+    # openpyxl stores text starting with "=" as a formula; every cell here is plain text.
+    for line in sheet.iter_rows(min_row=2):
+        for cell in line:
+            if isinstance(cell.value, str) and cell.value.startswith("="):
+                cell.data_type = "s"
+    wide = {"question": 40, "answer": 50, "claim": 40, "context": 70, "fact": 40, "reason": 30}
+    for index, name in enumerate(COLUMNS, start=1):
+        letter = get_column_letter(index)
+        sheet.column_dimensions[letter].width = wide.get(name, 16)
+        if name in wide:
+            for (cell,) in sheet.iter_rows(min_row=2, min_col=index, max_col=index):
+                cell.alignment = Alignment(wrap_text=True, vertical="top")
+    choices = ",".join(dict.fromkeys((*CLAIM_VERDICTS, *FACT_VERDICTS)))
+    check = DataValidation(type="list", formula1=f'"{choices}"', allow_blank=True)
+    verdict_letter = get_column_letter(COLUMNS.index("verdict") + 1)
+    check.add(f"{verdict_letter}2:{verdict_letter}{max(2, len(rows) + 1)}")
+    sheet.add_data_validation(check)
+    sheet.freeze_panes = "A2"
+    book.save(str(path))
+
+
+def _cell_text(value: object) -> str:
+    """A cell's value as text: numbers typed by a reviewer come back without a spurious `.0`."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def read_sheet(path: Path) -> tuple[tuple[str, ...], list[SheetRow]]:
+    """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files are errors."""
+    suffix = _check_suffix(path, "SHEET")
+    if not path.is_file():
+        raise InputError([Problem(str(path), None, "(file)", "an existing file", "no such file")])
+    if suffix == ".csv":
+        try:
+            with path.open("r", encoding="utf-8-sig", newline="") as handle:
+                table = list(csv.reader(handle))
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                [
+                    Problem(
+                        str(path), None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}"
+                    )
+                ]
+            ) from exc
+        except csv.Error as exc:
+            raise InputError([Problem(str(path), None, "(file)", "valid CSV", str(exc))]) from exc
+    else:
+        table = _read_xlsx(path)
+    if not table:
+        raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])
+    header = tuple(cell.strip() for cell in table[0])
+    rows = []
+    for offset, values in enumerate(table[1:], start=2):
+        if not any(v.strip() for v in values):
+            continue
+        cells = {
+            name: values[i] if i < len(values) else "" for i, name in enumerate(header) if name
+        }
+        rows.append(SheetRow(offset, cells))
+    return header, rows
+
+
+def _read_xlsx(path: Path) -> list[list[str]]:
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(str(path), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
+        raise InputError(
+            [Problem(str(path), None, "(file)", "an XLSX workbook", f"{type(exc).__name__}: {exc}")]
+        ) from exc
+    try:
+        sheet = book["review"] if "review" in book.sheetnames else book.worksheets[0]
+        return [[_cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True)]
+    finally:
+        book.close()

@@ -1,0 +1,59 @@
+"""JSON Schema export: one schema per file kind, generated from the pydantic models.
+
+The generated files are committed under `schemas/` at the repository root; a test checks
+that they equal what this module produces, so the published schemas cannot drift.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ..errors import InputError, Problem
+from ._article import ArticleDataset
+from ._evalset import EvalSet
+from ._labels import LabelSet
+from ._run import Run
+from ._snapshot import Snapshot
+
+SchemaKind = Literal["snapshot", "evalset", "run", "labels", "article"]
+
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+    "snapshot": Snapshot,
+    "evalset": EvalSet,
+    "run": Run,
+    "labels": LabelSet,
+    "article": ArticleDataset,
+}
+"""The model behind each file kind, in the order they are documented."""
+
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_ID_BASE = "https://ragtriage.invalid/schemas/"
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of one file kind; an unknown kind raises `InputError`."""
+    model = SCHEMA_MODELS.get(kind)
+    if model is None:
+        raise InputError(
+            [
+                Problem(
+                    "<command line>", None, "KIND", f"one of {', '.join(SCHEMA_MODELS)}", repr(kind)
+                )
+            ]
+        )
+    schema = model.model_json_schema(mode="validation")
+    # `$schema` and `$id` make the file self-describing for editors and validators.
+    return {"$schema": _DIALECT, "$id": f"{_ID_BASE}{kind}.schema.json", **schema}
+
+
+def schema_text(kind: str) -> str:
+    """The JSON Schema of one file kind as committed: sorted keys, two-space indent, newline."""
+    return json.dumps(json_schema(kind), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def schema_file_name(kind: str) -> str:
+    """The committed file name of a kind's schema (`run.schema.json`)."""
+    return f"{kind}.schema.json"

@@ -1,0 +1,119 @@
+"""Versions side file: document versions, status and supersession for corpora that lack them.
+
+The article format has no version fields. A small JSON or TOML file maps document IDs to
+`{version, status, supersedes, effective_date}`; `apply_versions` returns a copy of the dataset
+whose snapshot carries them. A document that another entry `supersedes` becomes `superseded`
+unless the file gives its status explicitly.
+
+JSON: `{"retention-v2": {"version": "v2", "supersedes": ["retention-v1"]}}`
+TOML: `[retention-v2]` / `version = "v2"` / `supersedes = ["retention-v1"]`
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from .errors import ProblemCollector
+from .loading import Dataset, SourceFile, file_sha256
+from .loading._files import validate_item
+from .schemas import Document, DocumentStatus, Identifier, StrictModel
+
+
+class VersionEntry(StrictModel):
+    """Version facts about one document."""
+
+    version: str | None = None
+    """The document's version label (e.g. `v2`)."""
+    status: DocumentStatus | None = None
+    """`current`, `superseded` or `withdrawn`; inferred `superseded` when another entry
+    supersedes it, else left as the snapshot has it."""
+    supersedes: list[Identifier] = Field(default_factory=list)
+    """IDs of older documents this one replaces."""
+    effective_date: str | None = None
+    """ISO date from which this version applies."""
+
+
+def read_versions(path: Path, collector: ProblemCollector) -> dict[str, VersionEntry]:
+    """Read a versions file (`.toml` or JSON); problems go to `collector`."""
+    label = str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        collector.add(label, None, "(file)", "an existing file", "no such file")
+        return {}
+    except IsADirectoryError:
+        collector.add(label, None, "(file)", "a file", "a directory")
+        return {}
+    data: Any
+    try:
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except UnicodeDecodeError as exc:
+        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+        return {}
+    except json.JSONDecodeError as exc:
+        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        collector.add(label, None, "(file)", "valid TOML", str(exc))
+        return {}
+    if not isinstance(data, dict):
+        expected = "an object mapping document IDs to versions"
+        collector.add(label, None, "(top level)", expected, type(data).__name__)
+        return {}
+    out: dict[str, VersionEntry] = {}
+    for doc_id, value in data.items():
+        entry = validate_item(VersionEntry, value, label, collector, None, f"{doc_id}.")
+        if entry is not None:
+            out[doc_id] = entry
+    return out
+
+
+def apply_versions(
+    dataset: Dataset, versions: dict[str, VersionEntry], source: str, collector: ProblemCollector
+) -> Dataset:
+    """A copy of the dataset whose documents carry the side file's versions."""
+    known = {doc.id for doc in dataset.snapshot.documents}
+    for doc_id, given in versions.items():
+        if doc_id not in known:
+            collector.add(source, None, doc_id, "a document ID of the snapshot", repr(doc_id))
+        for old in given.supersedes:
+            if old not in known or old == doc_id:
+                expected = "IDs of other documents of the snapshot"
+                collector.add(source, None, f"{doc_id}.supersedes", expected, repr(old))
+    superseded = {old for entry in versions.values() for old in entry.supersedes}
+    documents: list[Document] = []
+    for doc in dataset.snapshot.documents:
+        entry = versions.get(doc.id)
+        update: dict[str, Any] = {}
+        if entry is not None:
+            if entry.version is not None:
+                update["version"] = entry.version
+            if entry.effective_date is not None:
+                update["effective_date"] = entry.effective_date
+            if entry.supersedes:
+                update["supersedes"] = list(entry.supersedes)
+            if entry.status is not None:
+                update["status"] = entry.status
+        if doc.id in superseded and (entry is None or entry.status is None):
+            update["status"] = "superseded"
+        documents.append(doc.model_copy(update=update) if update else doc)
+    snapshot = dataset.snapshot.model_copy(update={"documents": documents})
+    return dataclasses.replace(dataset, snapshot=snapshot)
+
+
+def load_versions(dataset: Dataset, path: Path) -> Dataset:
+    """Read a versions file and apply it; raise `InputError` listing every problem."""
+    collector = ProblemCollector()
+    versions = read_versions(path, collector)
+    collector.raise_if_any()
+    updated = apply_versions(dataset, versions, str(path), collector)
+    collector.raise_if_any()
+    source = SourceFile(str(path), "versions", file_sha256(path))
+    return dataclasses.replace(updated, sources=(*updated.sources, source))

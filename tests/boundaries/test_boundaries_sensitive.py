@@ -1,0 +1,131 @@
+"""Sensitive-content detectors: expressions, checksums, named lists, spans and masking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragtriage.boundaries import (
+    SensitiveFinding,
+    default_sensitive_config,
+    find_sensitive,
+    gb11643_valid,
+    load_sensitive_config,
+    luhn_valid,
+    mask_text,
+)
+from ragtriage.errors import InputError
+
+MIXED = (
+    "卡号 4111 1111 1111 1111，身份证 11010519491231002X，电话 138 0013 8000 或 "
+    "+86 13800138000，邮箱 li.lei@example.com，密钥 sk-proj-abcdefghijklmnopqrstuvwx，"
+    "AKIAIOSFODNN7EXAMPLE，美国 (555) 201-3344。订单号 4111111111111112 不是卡号。"
+)
+
+
+@pytest.mark.parametrize(
+    ("number", "valid"),
+    [
+        ("4111 1111 1111 1111", True),
+        ("4111-1111-1111-1111", True),
+        ("5500005555555559", True),
+        ("4111111111111112", False),
+        ("4111", False),
+    ],
+)
+def test_luhn(number: str, valid: bool) -> None:
+    assert luhn_valid(number) is valid
+
+
+@pytest.mark.parametrize(
+    ("number", "valid"),
+    [("11010519491231002X", True), ("11010519491231002x", True), ("110105194912310021", False)],
+)
+def test_gb11643_check_character(number: str, valid: bool) -> None:
+    assert gb11643_valid(number) is valid
+
+
+def test_every_detector_finds_its_value_with_a_span() -> None:
+    found = find_sensitive(MIXED)
+    assert [(f.detector, MIXED[f.start : f.end]) for f in found] == [
+        ("card_number", "4111 1111 1111 1111"),
+        ("cn_resident_id", "11010519491231002X"),
+        ("phone_cn_mobile", "138 0013 8000"),
+        ("phone_cn_mobile", "+86 13800138000"),
+        ("email", "li.lei@example.com"),
+        ("api_key", "sk-proj-abcdefghijklmnopqrstuvwx"),
+        ("aws_access_key", "AKIAIOSFODNN7EXAMPLE"),
+        ("phone_nanp", "(555) 201-3344"),
+    ]
+    assert found[0] == SensitiveFinding(3, 22, "card_number")
+    assert found[0].label() == "card_number[3:22]"
+
+
+def test_masking_replaces_values_and_keeps_the_rest() -> None:
+    assert mask_text(MIXED) == (
+        "卡号 [masked:card_number]，身份证 [masked:cn_resident_id]，"
+        "电话 [masked:phone_cn_mobile] 或 [masked:phone_cn_mobile]，"
+        "邮箱 [masked:email]，密钥 [masked:api_key]，"
+        "[masked:aws_access_key]，美国 [masked:phone_nanp]。订单号 4111111111111112 不是卡号。"
+    )
+    assert mask_text("nothing here") == "nothing here"
+
+
+def test_a_resident_id_is_not_reported_as_a_card_number() -> None:
+    # This valid ID also passes Luhn: equally long, the detector listed first (the ID) wins.
+    text = "ID 110105194912311356"
+    assert luhn_valid("110105194912311356") and gb11643_valid("110105194912311356")
+    assert [f.detector for f in find_sensitive(text)] == ["cn_resident_id"]
+
+
+def test_named_lists_match_terms_case_insensitively() -> None:
+    config = default_sensitive_config().with_list("customers", ["Zhang San", "李雷"])
+    assert mask_text("Ask Zhang San or zhang san about 李雷.", config) == (
+        "Ask [masked:customers] or [masked:customers] about [masked:customers]."
+    )
+    assert config.version == "sensitive-v1"
+
+
+def test_a_detector_file_is_checked(tmp_path: Path) -> None:
+    path = tmp_path / "sensitive.toml"
+    path.write_text(
+        'version = "mine"\n'
+        '[[detectors]]\nname = "ticket"\npattern = "TCK-\\\\d{6}"\n'
+        '[[detectors]]\nname = "bad"\npattern = "x"\nchecksum = "crc"\n'
+        '[lists]\nprojects = ["Falcon"]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_sensitive_config(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: detectors[1].checksum: expected one of luhn, gb11643; found 'crc'"
+    ]
+    path.write_text(path.read_text().replace('checksum = "crc"\n', ""), encoding="utf-8")
+    config = load_sensitive_config(path)
+    assert mask_text("TCK-123456 for Falcon", config) == "[masked:ticket] for [masked:projects]"
+
+
+def _with_luhn_digit(body: str) -> str:
+    for digit in "0123456789":
+        if luhn_valid(body + digit):
+            return body + digit
+    raise AssertionError("unreachable: one check digit always fits")
+
+
+@given(
+    body=st.text(alphabet="0123456789", min_size=15, max_size=15),
+    separator=st.sampled_from(["", " ", "-"]),
+    before=st.text(alphabet="abcxyz ,.;:()卡号是", max_size=20),
+    after=st.text(alphabet="abcxyz ,.;:()卡号是", max_size=20),
+)
+def test_a_valid_card_number_never_survives_masking(
+    body: str, separator: str, before: str, after: str
+) -> None:
+    digits = _with_luhn_digit(body)
+    shown = separator.join(digits[i : i + 4] for i in range(0, 16, 4))
+    masked = mask_text(f"{before} {shown} {after}")
+    assert shown not in masked and digits not in masked.replace(" ", "").replace("-", "")
+    assert "[masked:" in masked

@@ -1,0 +1,201 @@
+"""`ragtriage calibrate` on label files: pairing, errors, JSON and table output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.calibration import calibrate_files, judge_labelled_measures
+from ragtriage.cli.calibrate import calibrate_command
+from ragtriage.errors import InputError
+from ragtriage.evaluation import evaluate
+from ragtriage.judges import LexicalJudge, judge_dataset, write_model
+from ragtriage.loading import load_dataset
+from ragtriage.render import render_table
+from ragtriage.schemas import (
+    ClaimLabel,
+    ClaimLabelEntry,
+    FactLabelEntry,
+    Labeller,
+    LabelSet,
+)
+
+
+def _files(article_fixture: Path, folder: Path) -> tuple[list[Path], list[Path]]:
+    """Lexical-baseline labels and the fixture's own human labels, as label files."""
+    dataset = load_dataset(article_fixture)
+    judged = judge_dataset(dataset, LexicalJudge())
+    judge_files = [write_model(r.labels, folder / f"judge-{r.name}.json") for r in judged.runs]
+    human_files = []
+    for run in dataset.runs:
+        labels = LabelSet(
+            run=run.name,
+            claim_labels=[
+                ClaimLabelEntry(question_id=res.question_id, claim_id=c.id or "", label=lab)
+                for res in run.results
+                for c in res.claims or []
+                for lab in c.labels
+            ],
+            fact_labels=[
+                FactLabelEntry(question_id=res.question_id, label=lab)
+                for res in run.results
+                for lab in res.fact_labels
+            ],
+        )
+        human_files.append(write_model(labels, folder / f"human-{run.name}.json"))
+    return judge_files, human_files
+
+
+def test_calibration_of_the_lexical_baseline_on_the_article_fixture(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    judge_files, human_files = _files(article_fixture, tmp_path)
+    cal = calibrate_files(judge_files, human_files)
+    assert (cal.judge.name, cal.judge.prompt_version, cal.reviewers) == (
+        "lexical-baseline",
+        "lexical-v1",
+        ("article-reviewer",),
+    )
+    assert cal.claims.matrix == ((7, 0, 0), (0, 1, 0), (0, 0, 0))
+    assert (cal.claims.kappa, cal.claims.precision.value, cal.claims.recall.value) == (
+        1.0,
+        1.0,
+        1.0,
+    )
+    # The article format has no fact text: the baseline cannot judge any fact, and says so.
+    assert cal.facts.matrix == ((0, 0, 6), (0, 0, 2), (0, 0, 0))
+    assert (cal.facts.judge_cannot_judge.numerator, cal.facts.judge_cannot_judge.denominator) == (
+        8,
+        8,
+    )
+    assert cal.facts.precision.value is None
+    assert [(s.run, s.judge_only.numerator, s.judge_only.denominator) for s in cal.support] == [
+        ("synthetic-baseline", 3, 4),
+        ("synthetic-corrected", 4, 4),
+    ]
+    assert cal.support[0].ppi.estimate == pytest.approx(0.75)
+    assert (cal.judge_only_items, cal.human_only_items) == (0, 0)
+
+
+def test_cli_json_is_deterministic_and_complete(article_fixture: Path, tmp_path: Path) -> None:
+    judge_files, human_files = _files(article_fixture, tmp_path)
+    args = [a for f in judge_files for a in ("--judge-labels", str(f))]
+    args += [a for f in human_files for a in ("--human-labels", str(f))]
+    first = CliRunner().invoke(calibrate_command, [*args, "--format", "json"])
+    second = CliRunner().invoke(calibrate_command, [*args, "--format", "json"])
+    assert first.exit_code == 0, first.output
+    assert first.output == second.output
+    data = json.loads(first.output)
+    assert sorted(data) == [
+        "claim_support",
+        "claims",
+        "confidence",
+        "facts",
+        "human_only_items",
+        "judge",
+        "judge_only_items",
+        "kind",
+        "reviewers",
+        "schema_version",
+    ]
+    assert data["claims"]["confusion_matrix"] == {
+        "columns": "judge",
+        "rows": "human",
+        "counts": [[7, 0, 0], [0, 1, 0], [0, 0, 0]],
+    }
+    assert data["claim_support"][0]["judge_only"] == {
+        "denominator": 4,
+        "numerator": 3,
+        "value": 0.75,
+        "note": "judge-labelled, uncalibrated",
+    }
+    table = CliRunner().invoke(calibrate_command, args)
+    assert table.exit_code == 0, table.output
+    assert table.output.splitlines()[0] == (
+        "judge lexical-baseline (prompt lexical-v1, lexical, temperature None, seed None) "
+        "against article-reviewer"
+    )
+
+
+def _write(path: Path, labels: LabelSet) -> Path:
+    return write_model(labels, path)
+
+
+def _claim(name: str, kind: str, verdict: str = "unsupported") -> ClaimLabelEntry:
+    labeller = Labeller(kind=kind, name=name, prompt_version="v1" if kind == "judge" else None)  # type: ignore[arg-type]
+    return ClaimLabelEntry(
+        question_id="q1", claim_id="c1", label=ClaimLabel(verdict=verdict, labeller=labeller)
+    )  # type: ignore[arg-type]
+
+
+def test_wrong_kinds_and_several_judges_are_input_errors(tmp_path: Path) -> None:
+    judges = _write(
+        tmp_path / "j.json",
+        LabelSet(
+            run="r",
+            claim_labels=[
+                _claim("judge-a", "judge"),
+                _claim("judge-b", "judge"),
+                _claim("ana", "human"),
+            ],
+        ),
+    )
+    humans = _write(
+        tmp_path / "h.json", LabelSet(run="r", claim_labels=[_claim("judge-a", "judge")])
+    )
+    with pytest.raises(InputError) as info:
+        calibrate_files([judges], [humans])
+    assert [p.message() for p in info.value.problems] == [
+        f"{judges}: question 'q1': claim_labels.label.labeller.kind: expected judge labels only "
+        "(this file was given as --judge-labels); found 'human'",
+        f"{humans}: question 'q1': claim_labels.label.labeller.kind: expected human labels only "
+        "(this file was given as --human-labels); found 'judge'",
+        "<command line>: --judge-labels: expected labels of one judge (calibrate each alone); "
+        "found 2 judges: judge-a (prompt v1), judge-b (prompt v1)",
+        "<command line>: --human-labels: expected at least one human label; found none",
+    ]
+
+
+def test_a_file_that_is_not_a_label_file(tmp_path: Path, article_fixture: Path) -> None:
+    with pytest.raises(InputError) as info:
+        calibrate_files([article_fixture], [tmp_path / "missing.json"])
+    assert [p.message() for p in info.value.problems] == [
+        f"{article_fixture}: kind: expected labels (a label file for --judge-labels); "
+        "found 'article'",
+        f"{tmp_path / 'missing.json'}: (file): expected an existing file; found no such file",
+    ]
+
+
+def test_evaluate_marks_judge_labelled_measures(article_fixture: Path, tmp_path: Path) -> None:
+    judge_files, _ = _files(article_fixture, tmp_path)
+    dataset = load_dataset(article_fixture, labels=judge_files)
+    judged = evaluate(dataset, label_policy="judge", allow_unreviewed=True)
+    humans = evaluate(dataset, label_policy="human")
+    run = judged.runs[0]
+    assert "claim_support" in judge_labelled_measures(run, judged.measures)
+    assert "evidence_recall" not in judge_labelled_measures(run, judged.measures)
+    assert judge_labelled_measures(humans.runs[0], humans.measures) == ()
+    table = render_table(judged, width=300)
+    support_row = next(line for line in table.splitlines() if "claim_support" in line)
+    assert "judge-labelled, uncalibrated" in support_row
+    assert "judge-labelled" not in render_table(humans)
+
+
+def test_human_labels_embedded_in_a_dataset(article_fixture: Path, tmp_path: Path) -> None:
+    judge_files, _ = _files(article_fixture, tmp_path)
+    args = [a for f in judge_files for a in ("--judge-labels", str(f))]
+    result = CliRunner().invoke(
+        calibrate_command, [*args, "--human-from", str(article_fixture), "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["reviewers"] == ["article-reviewer"]
+    assert data["claims"]["items"] == 8 and data["facts"]["items"] == 8
+    alone = CliRunner().invoke(calibrate_command, args)
+    assert alone.exit_code == 2
+    assert alone.output.endswith(
+        "- <command line>: --human-labels: expected at least one human label; found none\n"
+    )

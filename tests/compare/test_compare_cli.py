@@ -1,0 +1,276 @@
+"""`ragtriage compare` on the command line, and the holdout ledger of every command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.cli.main import cli
+from ragtriage.example import example_paths
+
+HOLDOUT_NOTE = (
+    "note: 2 holdout question(s) left out; --include-holdout scores them (and records the look)\n"
+)
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    outcome = CliRunner().invoke(cli, list(args))
+    return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+@pytest.fixture()
+def example(tmp_path: Path) -> Path:
+    """A copy of the bundled example's data, so ledgers land in a temporary folder."""
+    target = tmp_path / "example"
+    shutil.copytree(
+        example_paths().root, target, ignore=shutil.ignore_patterns("*.holdout-ledger.jsonl")
+    )
+    return target
+
+
+def _files(root: Path) -> list[str]:
+    return [
+        "-d",
+        str(root / "evalset.json"),
+        "--snapshot",
+        str(root / "snapshot.json"),
+        str(root / "runs" / "baseline.json"),
+        str(root / "runs" / "improved.json"),
+    ]
+
+
+def test_compare_run_files_json_is_deterministic(example: Path) -> None:
+    first = _invoke("compare", *_files(example), "--format", "json", "--resamples", "300")
+    second = _invoke("compare", *_files(example), "--format", "json", "--resamples", "300")
+    assert first[0] == 0, first[2]
+    assert first[1] == second[1]
+    assert first[2] == HOLDOUT_NOTE
+    data = json.loads(first[1])
+    assert data["kind"] == "comparison"
+    assert data["questions"] == 15
+    assert data["settings"]["resamples"] == 300
+    assert data["settings"]["seed"] == 0
+    statuses = [q["status"] for q in data["comparisons"][0]["questions"]]
+    assert statuses == sorted(
+        statuses, key=["regressed", "mixed", "improved", "changed", "unchanged"].index
+    )
+
+
+def test_compare_unknown_run_is_exit_2(example: Path) -> None:
+    code, out, err = _invoke("compare", "--example", "baseline", "nope")
+    assert code == 2
+    assert out == ""
+    assert err.endswith(
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: RUN: expected a run file or the name of a loaded run "
+        "(baseline, improved); found 'nope'\n"
+    )
+
+
+def test_compare_needs_a_dataset() -> None:
+    code, _, err = _invoke("compare", "a", "b")
+    assert code == 2
+    assert "give --dataset (with --snapshot for a native evaluation set) or --example" in err
+
+
+def test_compare_refuses_a_different_snapshot(example: Path) -> None:
+    improved = example / "runs" / "improved.json"
+    data = json.loads(improved.read_text(encoding="utf-8"))
+    data["provenance"]["snapshot_id"] = "another-snapshot"
+    improved.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = _invoke("compare", *_files(example), "--resamples", "200")
+    assert code == 2
+    assert (
+        f"- {improved}: provenance.snapshot_id: expected 'lumenq-docs-2026-11' as in base run "
+        "'baseline' (or pass --allow-different-snapshot); found 'another-snapshot'"
+    ) in err
+    code, out, _ = _invoke(
+        "compare",
+        *_files(example),
+        "--resamples",
+        "200",
+        "--allow-different-snapshot",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    assert json.loads(out)["warnings"][0] == (
+        "run 'improved' has snapshot_id 'another-snapshot', base 'baseline' has "
+        "'lumenq-docs-2026-11' (allowed by --allow-different-snapshot)"
+    )
+
+
+def test_without_include_holdout_no_ledger_is_written(example: Path) -> None:
+    code, out, err = _invoke(
+        "evaluate",
+        str(example / "evalset.json"),
+        "--snapshot",
+        str(example / "snapshot.json"),
+        "--run",
+        str(example / "runs" / "baseline.json"),
+        "--format",
+        "json",
+    )
+    assert code == 0
+    assert err == HOLDOUT_NOTE
+    ids = [q["id"] for q in json.loads(out)["runs"][0]["questions"]]
+    assert "free-quota" not in ids and "sso" not in ids
+    assert not (example / "evalset.holdout-ledger.jsonl").exists()
+
+
+def test_every_holdout_look_is_recorded_and_warned_about(example: Path) -> None:
+    args = [
+        "evaluate",
+        str(example / "evalset.json"),
+        "--snapshot",
+        str(example / "snapshot.json"),
+        "--run",
+        str(example / "runs" / "baseline.json"),
+        "--format",
+        "json",
+        "--include-holdout",
+        "--who",
+        "alice",
+        "--holdout-warn-after",
+        "1",
+    ]
+    first = _invoke(*args)
+    second = _invoke(*args)
+    assert first[0] == second[0] == 0
+    assert first[1] == second[1]  # the ledger never enters the scored output
+    ids = [q["id"] for q in json.loads(first[1])["runs"][0]["questions"]]
+    assert "free-quota" in ids and "sso" in ids
+    assert first[2] == ""
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    assert second[2] == (
+        f"warning: the holdout of {example / 'evalset.json'} has been looked at 2 times "
+        "(more than 1); every look tunes against it, so its scores are drifting towards "
+        f"optimistic (ledger: {ledger})\n"
+    )
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert len(entries) == 2
+    entry = entries[0]
+    assert sorted(entry) == [
+        "command",
+        "dataset_sha256",
+        "evalset",
+        "holdout_questions",
+        "runs",
+        "time",
+        "user",
+    ]
+    assert (entry["command"], entry["runs"], entry["user"], entry["holdout_questions"]) == (
+        "evaluate",
+        ["baseline"],
+        "alice",
+        2,
+    )
+    assert len(entry["dataset_sha256"]) == 64
+    assert entry["time"].endswith("Z")
+
+
+def test_compare_and_diagnose_record_their_looks(
+    example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("USER", "bob")
+    code, _, _ = _invoke("compare", *_files(example), "--include-holdout", "--resamples", "200")
+    assert code == 0
+    code, _, _ = _invoke(
+        "diagnose",
+        str(example / "evalset.json"),
+        "--snapshot",
+        str(example / "snapshot.json"),
+        "--run",
+        str(example / "runs" / "improved.json"),
+        "--include-holdout",
+    )
+    assert code == 0
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [(e["command"], e["runs"], e["user"]) for e in entries] == [
+        ("compare", ["baseline", "improved"], "bob"),
+        ("diagnose", ["improved"], "bob"),
+    ]
+
+
+def test_a_broken_ledger_is_invalid_input(example: Path) -> None:
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    ledger.write_text('{"time": 3}\n', encoding="utf-8")
+    code, _, err = _invoke("compare", *_files(example), "--include-holdout", "--resamples", "200")
+    assert code == 2
+    assert (
+        f"- {ledger}: line 1: time: expected a ledger entry; found Input should be a valid string"
+        in err
+    )
+
+
+def test_article_fixture_runs_are_compared_by_name(article_fixture: Path) -> None:
+    code, out, _ = _invoke(
+        "compare",
+        "-d",
+        str(article_fixture),
+        "-k",
+        "2",
+        "synthetic-baseline",
+        "synthetic-corrected",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    pair = json.loads(out)["comparisons"][0]
+    assert [(q["status"], q["stage_change"]) for q in pair["questions"]] == [
+        ("improved", "two-facts: retrieval_miss -> ok"),
+        ("improved", "stale-version: retrieval_miss -> ok"),
+        ("improved", "missing-answer: missed_refusal -> ok"),
+        ("unchanged", "exact-code: ok -> ok"),
+    ]
+    recall = pair["metrics"]["evidence_recall"]
+    assert (recall["base"], recall["candidate"], recall["paired"], recall["unpaired"]) == (
+        0.5,
+        1.0,
+        3,
+        1,
+    )
+    assert recall["test"]["name"] == "sign_flip_exact"
+    assert recall["test"]["p_value"] == 0.5
+
+
+def test_example_ledger_goes_to_the_temporary_directory() -> None:
+    import tempfile
+
+    from ragtriage.holdout import ledger_path
+
+    assert (
+        ledger_path(example_paths().evalset)
+        == Path(tempfile.gettempdir()) / "ragtriage-example.holdout-ledger.jsonl"
+    )
+    assert ledger_path(Path("data/set.json")) == Path("data/set.holdout-ledger.jsonl")
+
+
+def test_markdown_report_matches_the_golden_file(article_fixture: Path) -> None:
+    code, out, _ = _invoke(
+        "compare",
+        "-d",
+        str(article_fixture),
+        "-k",
+        "2",
+        "synthetic-baseline",
+        "synthetic-corrected",
+        "--format",
+        "markdown",
+        "--metric",
+        "evidence_recall",
+        "--metric",
+        "claim_support",
+        "--metric",
+        "correct_refusal",
+        "--resamples",
+        "1000",
+    )
+    assert code == 0
+    golden = Path(__file__).parent / "golden" / "article_compare.md"
+    assert out == golden.read_text(encoding="utf-8")

@@ -1,0 +1,252 @@
+"""`compare` on hand-built datasets: statuses, stage changes, pairing, provenance, repeats."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from compare_builders import make_dataset, result
+
+from ragtriage import InputError, evaluate
+from ragtriage.compare import (
+    compare,
+    comparison_json,
+    render_comparison_markdown,
+    render_comparison_table,
+)
+from ragtriage.loading import Dataset
+from ragtriage.schemas import QuestionResult
+
+Build = Callable[..., Dataset]
+
+
+@pytest.fixture()
+def build() -> Build:
+    """The dataset builder (a fixture so tests read uniformly)."""
+    return make_dataset
+
+
+def miss(qid: str) -> QuestionResult:
+    """A question whose evidence is missing: unsupported claim, fact not covered."""
+    return result(qid, hit=False, supported=False, covered=False)
+
+
+def test_questions_sorted_regressions_first_with_stage_changes(build: Build) -> None:
+    ds = build(
+        {
+            "base": ({}, {"q1": miss("q1")}),
+            "cand": ({}, {"q2": miss("q2")}),
+        }
+    )
+    pair = compare(evaluate(ds), resamples=200).pairs[0]
+    assert [(q.question_id, q.status, q.stage_change) for q in pair.questions] == [
+        ("q2", "regressed", "q2: ok -> retrieval_miss"),
+        ("q1", "improved", "q1: retrieval_miss -> ok"),
+        ("q3", "unchanged", "q3: ok -> ok"),
+        ("q4", "unchanged", "q4: ok -> ok"),
+        ("q5", "unchanged", "q5: ok -> ok"),
+    ]
+    q2 = pair.questions[0]
+    moved = {
+        m.metric: (m.base, m.candidate, m.status)
+        for m in q2.metrics
+        if m.status in ("improved", "regressed")
+    }
+    assert moved == {
+        "evidence_recall": (1.0, 0.0, "regressed"),
+        "fact_coverage": (1.0, 0.0, "regressed"),
+        "claim_support": (1.0, 0.0, "regressed"),
+    }
+    assert q2.layers["retrieval"] == "regressed"
+    assert q2.layers["refusal"] == "unchanged"
+    assert (pair.count("regressed"), pair.count("improved"), pair.count("unchanged")) == (1, 1, 3)
+
+
+def test_metric_difference_wins_ties_losses_and_test_choice(build: Build) -> None:
+    ds = build(
+        {
+            "base": ({}, {"q1": miss("q1"), "q3": miss("q3")}),
+            "cand": ({}, {"q2": miss("q2")}),
+        }
+    )
+    comparison = compare(evaluate(ds), resamples=300)
+    metrics = {m.metric: m for m in comparison.pairs[0].metrics}
+    recall = metrics["evidence_recall"]
+    assert (recall.base, recall.candidate) == (0.6, 0.8)
+    assert recall.difference == pytest.approx(0.2)
+    assert (recall.wins, recall.ties, recall.losses) == (2, 2, 1)
+    assert (recall.paired, recall.unpaired) == (5, 0)
+    assert recall.test is not None and recall.test.name == "sign_flip_exact"
+    # differences +1, -1, +1: every one of the 8 sign patterns is at least as extreme
+    assert recall.test.p_value == 1.0
+    refusal = metrics["false_refusal"]
+    assert refusal.test is not None and refusal.test.name == "mcnemar_exact"
+    assert refusal.test.p_value == 1.0
+
+
+def test_only_questions_with_values_on_both_sides_are_paired(build: Build) -> None:
+    refused = result("q1", outcome="refused")
+    ds = build({"base": ({}, {}), "cand": ({}, {"q1": refused})})
+    metrics = {m.metric: m for m in compare(evaluate(ds), resamples=200).pairs[0].metrics}
+    support = metrics["claim_support"]
+    assert (support.paired, support.unpaired) == (4, 1)
+    assert metrics["evidence_recall"].paired == 5
+
+
+def test_provenance_single_change_is_not_confounded(build: Build) -> None:
+    ds = build({"base": ({"k": 1}, {}), "cand": ({"prompt_version": "p2"}, {})})
+    comparison = compare(evaluate(ds), resamples=200)
+    diff = comparison.pairs[0].provenance
+    assert [(d.condition, d.base, d.candidate) for d in diff.differences] == [
+        ("prompt_version", None, "p2")
+    ]
+    assert not diff.confounded
+    assert comparison.warnings == ()
+
+
+def test_two_changes_are_a_confounded_comparison(build: Build) -> None:
+    retriever = {"name": "bm25", "version": "1", "settings": {"top_k": 4}}
+    ds = build(
+        {
+            "base": ({}, {}),
+            "cand": ({"retriever": retriever, "prompt_version": "p2", "seed": 3}, {}),
+        }
+    )
+    comparison = compare(evaluate(ds), resamples=200)
+    assert comparison.pairs[0].provenance.changed == ("retriever", "prompt_version")
+    assert comparison.warnings == (
+        "base vs cand: confounded comparison: 2 conditions differ (retriever, prompt_version); "
+        "a difference cannot be attributed to one of them",
+    )
+    data = comparison_json(comparison)
+    assert data["comparisons"][0]["provenance"]["differences"][0] == {
+        "condition": "retriever",
+        "base": None,
+        "candidate": "bm25 1 (top_k=4)",
+    }
+
+
+def test_different_snapshot_is_refused_unless_allowed(build: Build) -> None:
+    ds = build({"base": ({}, {}), "cand": ({"snapshot_id": "snap-2"}, {})})
+    evaluation = evaluate(ds)
+    with pytest.raises(InputError) as caught:
+        compare(evaluation, resamples=200)
+    assert caught.value.render() == (
+        "1 problem found in the input:\n"
+        "- cand.json: provenance.snapshot_id: expected 'snap-1' as in base run 'base' "
+        "(or pass --allow-different-snapshot); found 'snap-2'"
+    )
+    allowed = compare(evaluation, resamples=200, allow_different_snapshot=True)
+    assert allowed.warnings == (
+        "run 'cand' has snapshot_id 'snap-2', base 'base' has 'snap-1' "
+        "(allowed by --allow-different-snapshot)",
+    )
+
+
+def test_different_question_set_is_refused_unless_allowed(build: Build) -> None:
+    ds = build({"base": ({}, {}), "cand": ({"evalset_id": "set-2"}, {})})
+    with pytest.raises(InputError) as caught:
+        compare(evaluate(ds), resamples=200)
+    assert [p.field for p in caught.value.problems] == ["provenance.evalset_id"]
+    assert compare(evaluate(ds), resamples=200, allow_different_questions=True).pairs
+
+
+def test_fewer_than_two_runs_and_unknown_names_are_input_errors(build: Build) -> None:
+    evaluation = evaluate(build({"base": ({}, {}), "cand": ({}, {})}))
+    with pytest.raises(InputError) as one:
+        compare(evaluation, ["base"])
+    assert one.value.problems[0].message() == (
+        "<command line>: RUNS: expected at least two runs to compare; found 1 run(s)"
+    )
+    with pytest.raises(InputError) as unknown:
+        compare(evaluation, ["base", "nope"])
+    assert unknown.value.problems[0].message() == (
+        "<command line>: RUNS: expected the name of a loaded run (base, cand); found 'nope'"
+    )
+
+
+def test_repeats_are_grouped_with_mean_std_and_flaky_questions(build: Build) -> None:
+    ds = build(
+        {
+            "a1": ({"seed": 1}, {}),
+            "a2": ({"seed": 2}, {"q3": miss("q3")}),
+            "b1": ({"seed": 1, "prompt_version": "p2"}, {}),
+            "b2": ({"seed": 2, "prompt_version": "p2"}, {"q1": miss("q1")}),
+        }
+    )
+    comparison = compare(evaluate(ds), resamples=300)
+    base, cand = comparison.groups
+    assert (base.label, base.runs, base.conditions["seed"]) == ("a1+a2", ("a1", "a2"), "1, 2")
+    recall = next(r for r in base.repeats if r.metric == "evidence_recall")
+    assert recall.mean == pytest.approx(0.9)
+    assert recall.std == pytest.approx(0.1414213562, abs=1e-9)
+    assert [(f.question_id, f.stages) for f in base.flaky] == [("q3", ("ok", "retrieval_miss"))]
+    assert [f.question_id for f in cand.flaky] == ["q1"]
+    pair = comparison.pairs[0]
+    assert pair.provenance.changed == ("prompt_version",)
+    assert not pair.provenance.confounded
+    q1 = next(q for q in pair.questions if q.question_id == "q1")
+    q1_recall = next(m for m in q1.metrics if m.metric == "evidence_recall")
+    assert (q1_recall.base, q1_recall.candidate, q1_recall.status) == (1.0, 0.5, "regressed")
+    metric = next(m for m in pair.metrics if m.metric == "evidence_recall")
+    assert metric.test is not None and metric.test.name == "sign_flip_exact"
+    assert metric.ci is not None and metric.ci.method.endswith(
+        "repeats resampled within each question"
+    )
+
+
+def test_runs_without_a_seed_are_never_grouped(build: Build) -> None:
+    ds = build({"a": ({}, {}), "b": ({}, {}), "c": ({"k": 2}, {})})
+    comparison = compare(evaluate(ds), resamples=200)
+    assert [g.label for g in comparison.groups] == ["a", "b", "c"]
+    assert len(comparison.pairs) == 2
+
+
+def test_markdown_lists_regressions_before_improvements(build: Build) -> None:
+    ds = build(
+        {
+            "base": ({}, {"q1": miss("q1")}),
+            "cand": ({}, {"q2": miss("q2")}),
+        }
+    )
+    text = render_comparison_markdown(compare(evaluate(ds), resamples=200))
+    assert "**Regressed (1)**\n\n- `q2: ok -> retrieval_miss`" in text
+    assert text.index("**Regressed (1)**") < text.index("**Improved (1)**")
+    assert "exact McNemar test" in text
+
+
+def test_repeats_and_flaky_questions_are_rendered(build: Build) -> None:
+    ds = build(
+        {
+            "a1": ({"seed": 1}, {}),
+            "a2": ({"seed": 2}, {"q3": miss("q3")}),
+            "b1": ({"seed": 1, "k": 2}, {}),
+        }
+    )
+    comparison = compare(evaluate(ds), resamples=200)
+    text = render_comparison_markdown(comparison)
+    assert "- a1+a2: 2 repeats (seeds 1, 2); mean ± sd: evidence_recall 0.900 ± 0.141;" in text
+    assert "- a1+a2: flaky questions (outcome or stage changes between repeats): q3\n" in text
+    table = render_comparison_table(comparison)
+    assert "b1 vs a1+a2: 0 regressed, 0 mixed, 1 improved, 0 changed, 4 unchanged" in table
+    data = comparison_json(comparison)
+    assert data["groups"][0]["flaky"] == [
+        {"id": "q3", "outcomes": ["answered", "answered"], "stages": ["ok", "retrieval_miss"]}
+    ]
+    assert data["groups"][0]["repeats"]["evidence_recall"]["runs_with_value"] == 2
+
+
+def test_long_lists_are_cut_in_text_but_not_in_json(
+    build: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragtriage.compare import _render
+
+    monkeypatch.setattr(_render, "LIST_LIMIT", 1)
+    ds = build({"base": ({}, {"q1": miss("q1"), "q3": miss("q3")}), "cand": ({}, {})})
+    comparison = compare(evaluate(ds), resamples=200)
+    markdown = render_comparison_markdown(comparison)
+    assert "- `q1: retrieval_miss -> ok`\n- ... and 1 more (all in --format json)\n" in markdown
+    assert "... and 1 more changed questions (all in --format json)" in render_comparison_table(
+        comparison
+    )
+    assert len(comparison_json(comparison)["comparisons"][0]["questions"]) == 5

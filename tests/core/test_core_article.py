@@ -1,0 +1,100 @@
+"""The article fixture reproduces the article's published table exactly (the Done-when list)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.cli.main import cli
+from ragtriage.errors import InputError
+from ragtriage.evaluation import evaluate_files
+
+
+@pytest.fixture(scope="module")
+def report(article_fixture: Path) -> dict[str, Any]:
+    """The JSON report of the article fixture at -k 2, via the CLI."""
+    out = CliRunner().invoke(cli, ["evaluate", str(article_fixture), "-k", "2", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data: dict[str, Any] = json.loads(out.stdout)
+    return data
+
+
+def _run(report: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(r for r in report["runs"] if r["name"] == name)
+
+
+BASELINE = {
+    "evidence_recall": (0.5, 1.5, 3),
+    "fact_coverage": (0.5, 1.5, 3),
+    "claim_support": (0.75, 3, 4),
+    "correct_refusal": (0.0, 0, 1),
+    "false_refusal": (0.0, 0, 3),
+    "citation_validity": (0.75, 3, 4),
+}
+CORRECTED = {
+    "evidence_recall": (1.0, 3, 3),
+    "fact_coverage": (1.0, 3, 3),
+    "claim_support": (1.0, 4, 4),
+    "correct_refusal": (1.0, 1, 1),
+    "false_refusal": (0.0, 0, 3),
+    "citation_validity": (1.0, 4, 4),
+}
+
+
+@pytest.mark.parametrize(("run", "expected"), [("synthetic-baseline", BASELINE), ("synthetic-corrected", CORRECTED)])
+def test_article_summary_matches_the_article(report: dict[str, Any], run: str, expected: dict[str, tuple[float, float, float]]) -> None:
+    summary = _run(report, run)["summary"]
+    got = {m: (summary[m]["value"], summary[m]["numerator"], summary[m]["denominator"]) for m in expected}
+    assert got == expected
+
+
+def test_article_aggregates_name_averaging_and_not_applicable(report: dict[str, Any]) -> None:
+    summary = _run(report, "synthetic-baseline")["summary"]
+    assert summary["evidence_recall"] == {
+        "value": 0.5, "numerator": 1.5, "denominator": 3, "averaging": "macro", "not_applicable": 1,
+    }
+    assert summary["claim_support"] == {
+        "value": 0.75, "numerator": 3, "denominator": 4, "averaging": "micro", "not_applicable": 0,
+    }
+    corrected = _run(report, "synthetic-corrected")["summary"]
+    # the corrected run refuses missing-answer: no claims there, so support is n/a for it
+    assert corrected["claim_support"]["not_applicable"] == 1
+
+
+def test_article_per_question_baseline(report: dict[str, Any]) -> None:
+    rows = {q["id"]: q for q in _run(report, "synthetic-baseline")["questions"]}
+    stale = rows["stale-version"]
+    assert (stale["claim_support"], stale["evidence_recall"], stale["fact_coverage"]) == (1.0, 0.0, 0.0)
+    two = rows["two-facts"]
+    assert (two["claim_support"], two["evidence_recall"], two["fact_coverage"]) == (1.0, 0.5, 0.5)
+    missing = rows["missing-answer"]
+    assert (missing["correct_refusal"], missing["false_refusal"], missing["evidence_recall"]) == (False, None, None)
+
+
+def test_article_defaults_to_k2(article_fixture: Path) -> None:
+    result = evaluate_files(article_fixture)
+    assert [r.k for r in result.runs] == [2, 2]
+    assert result.runs[0].summary["evidence_recall"].value == 0.5
+
+
+def test_article_k1_is_refused_with_the_exact_message(article_fixture: Path) -> None:
+    out = CliRunner().invoke(cli, ["evaluate", str(article_fixture), "-k", "1"])
+    assert out.exit_code == 2
+    assert out.stdout == ""
+    assert out.stderr == (
+        "Error: 1 problem found in the input:\n"
+        f"- {article_fixture}: question 'two-facts': "
+        "runs[synthetic-corrected].claims[c2].review.supportedByIds: "
+        "expected IDs in the top-1 context (retention-v2); found 'export-v2'\n"
+    )
+
+
+def test_article_k1_library_raises_input_error(article_fixture: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        evaluate_files(article_fixture, k=1)
+    (problem,) = caught.value.problems
+    assert (problem.question_id, problem.found) == ("two-facts", "'export-v2'")

@@ -1,0 +1,101 @@
+"""CLI tests for `evaluate`, `demo` and `schema` (click's CliRunner)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ragtriage._version import __version__
+from ragtriage.cli.main import cli
+
+
+def _evaluate(article: Path, *extra: str) -> tuple[int, str, str]:
+    out = CliRunner().invoke(cli, ["evaluate", str(article), *extra])
+    return out.exit_code, out.stdout, out.stderr
+
+
+def test_version() -> None:
+    out = CliRunner().invoke(cli, ["--version"])
+    assert (out.exit_code, out.stdout) == (0, f"ragtriage, version {__version__}\n")
+
+
+def test_json_contract(article_fixture: Path) -> None:
+    code, stdout, stderr = _evaluate(article_fixture, "-k", "2", "--format", "json")
+    assert (code, stderr) == (0, "")
+    data = json.loads(stdout)
+    run = data["runs"][0]
+    assert {"name", "summary", "questions"} <= run.keys()
+    assert set(run["summary"]["evidence_recall"]) == {"value", "numerator", "denominator", "averaging", "not_applicable"}
+    row = run["questions"][0]
+    assert row["id"] == "exact-code"
+    for metric in ("evidence_recall", "fact_coverage", "claim_support", "citation_validity", "correct_refusal", "false_refusal"):
+        assert metric in row and metric in run["summary"]
+    assert row["false_refusal"] is False and row["correct_refusal"] is None
+    assert data["tool"] == {"name": "ragtriage", "version": __version__}
+    assert [i["kind"] for i in data["inputs"]] == ["article"]
+
+
+def test_reports_are_byte_identical(article_fixture: Path) -> None:
+    for fmt in ("json", "markdown", "table"):
+        first = _evaluate(article_fixture, "--format", fmt)
+        assert first == _evaluate(article_fixture, "--format", fmt), fmt
+
+
+def test_table_shows_denominators(article_fixture: Path) -> None:
+    code, stdout, _ = _evaluate(article_fixture, "-k", "2")
+    assert code == 0
+    assert "0.75 (3/4)" in stdout and "0.50 (1.5/3)" in stdout and "1 n/a" in stdout
+
+
+def test_markdown(article_fixture: Path) -> None:
+    code, stdout, _ = _evaluate(article_fixture, "--format", "markdown")
+    assert code == 0
+    assert stdout.startswith("## ragtriage evaluation")
+    assert "| claim_support | micro" in stdout
+
+
+def test_output_file(article_fixture: Path, tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    code, stdout, _ = _evaluate(article_fixture, "--format", "json", "--output", str(target))
+    assert (code, stdout) == (0, "")
+    assert json.loads(target.read_text(encoding="utf-8"))["runs"][1]["name"] == "synthetic-corrected"
+
+
+def test_metric_selection(article_fixture: Path) -> None:
+    code, stdout, _ = _evaluate(article_fixture, "--format", "json", "--metric", "claim_support", "--metric", "ndcg@2")
+    assert code == 0
+    assert sorted(json.loads(stdout)["runs"][0]["summary"]) == ["claim_support", "ndcg@2"]
+
+
+def test_unknown_metric_is_an_input_error(article_fixture: Path) -> None:
+    code, stdout, stderr = _evaluate(article_fixture, "--metric", "accuracy")
+    assert (code, stdout) == (2, "")
+    assert stderr.startswith("Error: 1 problem found in the input:\n- <command line>: metric: expected one of ")
+    assert stderr.endswith("; found 'accuracy'\n")
+
+
+def test_metric_parameter_is_checked(article_fixture: Path) -> None:
+    code, _, stderr = _evaluate(article_fixture, "--metric", "ndcg@0")
+    assert code == 2
+    assert stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: metric ndcg parameter k: expected a positive integer; found '0'\n"
+    )
+    code, _, stderr = _evaluate(article_fixture, "--metric", "ndcg")
+    assert stderr == "Error: 1 problem found in the input:\n- <command line>: metric: expected the form ndcg@k; found 'ndcg'\n"
+
+
+def test_no_dataset_is_a_usage_error() -> None:
+    out = CliRunner().invoke(cli, ["evaluate"])
+    assert out.exit_code == 2
+    assert out.stderr.splitlines()[-1] == "Error: give DATASET or --example"
+
+
+def test_library_api_matches_cli(article_fixture: Path) -> None:
+    from ragtriage import evaluate_files
+
+    result = evaluate_files(article_fixture, k=2)
+    agg = result.runs[0].summary["claim_support"]
+    assert (agg.value, agg.numerator, agg.denominator, agg.averaging) == (0.75, 3, 4, "micro")

@@ -1,0 +1,297 @@
+"""File-level problems (broken JSON, wrong version, missing file, bad JSONL line, labels, chunks,
+article rules) and the cut-off k: one clear message each, exit 2, no traceback."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from core_builders import (
+    claim,
+    doc,
+    evalset_doc,
+    question,
+    result,
+    run_doc,
+    snapshot_doc,
+    write_json,
+)
+
+from ragtriage.cli.main import cli
+from ragtriage.errors import InputError
+from ragtriage.validation import parse_k
+
+
+def invoke(tmp_path: Path, *args: str) -> tuple[int, list[str]]:
+    """Run the CLI inside tmp_path-relative paths; return exit code and stderr lines."""
+    out = CliRunner().invoke(cli, list(args))
+    assert out.stdout == "" or out.exit_code == 0
+    assert "Traceback" not in out.stderr
+    return out.exit_code, out.stderr.replace(str(tmp_path) + "/", "").splitlines()
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    """A valid snapshot, evaluation set and run (q1 over d1) in tmp_path."""
+    write_json(tmp_path / "snapshot.json", snapshot_doc([doc("d1", "alpha"), doc("d2", "beta")]))
+    write_json(tmp_path / "evalset.json", evalset_doc([question("q1", evidence=[["d1"]])]))
+    good = result("q1", ["d1"], context=["d1"], claims=[claim("c", ["d1"], "supported", ["d1"])])
+    write_json(tmp_path / "run.json", run_doc("r", [good]))
+    return tmp_path
+
+
+def _eval_args(d: Path, *runs: str) -> list[str]:
+    out = ["evaluate", str(d / "evalset.json"), "--snapshot", str(d / "snapshot.json")]
+    for run in runs:
+        out += ["--run", str(d / run)]
+    return out
+
+
+def test_broken_json(files: Path) -> None:
+    (files / "evalset.json").write_text('{"kind": "evalset", "questions": [\n', encoding="utf-8")
+    assert invoke(files, *_eval_args(files)) == (2, [
+        "Error: 1 problem found in the input:",
+        "- evalset.json: line 2 column 1: expected valid JSON; found Expecting value",
+    ])
+
+
+def test_wrong_schema_version(files: Path) -> None:
+    write_json(files / "evalset.json", {**evalset_doc([]), "schema_version": 2})
+    assert invoke(files, *_eval_args(files)) == (2, [
+        "Error: 1 problem found in the input:",
+        "- evalset.json: schema_version: expected 1; found 2",
+    ])
+
+
+def test_wrong_article_schema_version(files: Path) -> None:
+    write_json(files / "article.json", {"schemaVersion": 2})
+    assert invoke(files, "evaluate", str(files / "article.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- article.json: schemaVersion: expected 1 (the article format); found 2",
+    ])
+
+
+def test_missing_file(files: Path) -> None:
+    assert invoke(files, *_eval_args(files, "nope.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- nope.json: (file): expected an existing file; found no such file",
+    ])
+
+
+def test_unknown_kind(files: Path) -> None:
+    write_json(files / "evalset.json", {"kind": "nonsense", "schema_version": 1})
+    assert invoke(files, *_eval_args(files)) == (2, [
+        "Error: 1 problem found in the input:",
+        "- evalset.json: kind: expected one of snapshot, evalset, run, labels; found 'nonsense'",
+    ])
+
+
+def test_native_evalset_needs_a_snapshot(files: Path) -> None:
+    assert invoke(files, "evaluate", str(files / "evalset.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- <command line>: --snapshot: expected a snapshot file for a native evaluation set; found none given",
+    ])
+
+
+def test_jsonl_run_with_a_bad_line_and_a_bad_record(files: Path) -> None:
+    lines = [
+        json.dumps({"kind": "run", "schema_version": 1, "name": "r"}),
+        json.dumps(result("q1", ["d1"], context=["d1"], claims=[claim("c", ["d1"], "supported", ["d1"])])),
+        "{not json}",
+        json.dumps({"question_id": "q2", "bogus": 1}),
+    ]
+    (files / "run.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert invoke(files, *_eval_args(files, "run.jsonl")) == (2, [
+        "Error: 2 problems found in the input:",
+        "- run.jsonl: line 3 column 2: expected valid JSON; found Expecting property name enclosed in double quotes",
+        "- run.jsonl: question 'q2': line 4: bogus: expected no such field (it is not part of the format); found an unknown field",
+    ])
+
+
+def test_valid_jsonl_run_loads(files: Path) -> None:
+    good = result("q1", ["d1"], context=["d1"], claims=[claim("c", ["d1"], "supported", ["d1"])])
+    text = json.dumps({"kind": "run", "schema_version": 1, "name": "r"}) + "\n\n" + json.dumps(good) + "\n"
+    (files / "run.jsonl").write_text(text, encoding="utf-8")
+    code, err = invoke(files, *_eval_args(files, "run.jsonl"), "--format", "json")
+    assert (code, err) == (0, [])
+
+
+@pytest.mark.parametrize(("k", "found"), [(0, "0"), (1.5, "1.5"), (-2, "-2")])
+def test_provenance_k_is_checked_by_the_schema(files: Path, k: Any, found: str) -> None:
+    data = json.loads((files / "run.json").read_text(encoding="utf-8"))
+    data["provenance"]["k"] = k
+    write_json(files / "run.json", data)
+    expected = "a valid integer" if isinstance(k, float) else "greater than 0"
+    assert invoke(files, *_eval_args(files, "run.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        f"- run.json: provenance.k: expected {expected}; found {found}",
+    ])
+
+
+def test_duplicate_run_names(files: Path) -> None:
+    assert invoke(files, *_eval_args(files, "run.json", "run.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- run.json: name: expected a run name not used by another run; found 'r'",
+    ])
+
+
+def test_label_file_problems(files: Path) -> None:
+    human = {"kind": "human", "name": "h"}
+    write_json(files / "labels.json", {
+        "kind": "labels", "schema_version": 1, "run": "r",
+        "claim_labels": [
+            {"question_id": "q9", "claim_id": "c1", "label": {"verdict": "unsupported", "labeller": human}},
+            {"question_id": "q1", "claim_id": "c7", "label": {"verdict": "unsupported", "labeller": human}},
+        ],
+        "fact_labels": [{"question_id": "q9", "label": {"fact_id": "f", "verdict": "covered", "labeller": human}}],
+    })
+    write_json(files / "other.json", {"kind": "labels", "schema_version": 1, "run": "nope"})
+    code, err = invoke(files, *_eval_args(files, "run.json"), "--labels", str(files / "labels.json"),
+                       "--labels", str(files / "other.json"))
+    assert (code, err) == (2, [
+        "Error: 4 problems found in the input:",
+        "- labels.json: question 'q9': claim_labels.question_id: expected a question answered by run 'r'; found no such result",
+        "- labels.json: question 'q1': claim_labels.claim_id: expected a claim of the answer (c1); found 'c7'",
+        "- labels.json: question 'q9': fact_labels.question_id: expected a question answered by run 'r'; found no such result",
+        "- other.json: run: expected the name of a loaded run (r); found 'nope'",
+    ])
+
+
+def test_chunk_rules(files: Path) -> None:
+    chunks = [
+        {"id": "d1", "document_id": "d1", "start": 0, "end": 2},
+        {"id": "c1", "document_id": "nope", "start": 0, "end": 2},
+        {"id": "c2", "document_id": "d1", "start": 3, "end": 99},
+        {"id": "c3", "document_id": "d1", "start": 0, "end": 2, "text": "zz"},
+        {"id": "c4", "document_id": "d2", "start": 0, "end": 2, "text": "be"},
+        {"id": "c4", "document_id": "d2", "start": 0, "end": 2},
+    ]
+    write_json(files / "snapshot.json", snapshot_doc([doc("d1", "alpha"), doc("d2", "beta")], chunks=chunks))
+    assert invoke(files, *_eval_args(files, "run.json")) == (2, [
+        "Error: 5 problems found in the input:",
+        "- snapshot.json: chunks[id=c4]: expected unique chunk IDs; found 'c4' more than once",
+        "- snapshot.json: chunks[id=d1].id: expected a chunk ID distinct from every document ID; found 'd1'",
+        "- snapshot.json: chunks[id=c1].document_id: expected the ID of a document in the snapshot; found 'nope'",
+        "- snapshot.json: chunks[id=c2].start/end: expected 0 <= start < end <= 5 (the document's length); found start 3, end 99",
+        "- snapshot.json: chunks[id=c3].text: expected the document's text over [start, end); found different text",
+    ])
+
+
+def _article(**changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "schemaVersion": 1,
+        "corpus": [{"id": "a", "text": "A."}, {"id": "b", "text": "B."}],
+        "cases": [
+            {"id": "c", "question": "Q?", "answerable": True, "requiredEvidenceIds": ["a"], "referenceFactIds": ["f"]},
+        ],
+        "runs": [{"name": "r", "results": [{
+            "caseId": "c", "retrievedIds": ["a", "b"], "answer": "A.", "abstained": False,
+            "claims": [{"text": "A", "citationIds": ["a"], "review": {"supportedByIds": ["a"]}}],
+            "review": {"coveredReferenceFactIds": ["f"]},
+        }]}],
+    }
+    data.update(changes)
+    return data
+
+
+def test_article_rules_use_the_article_field_names(tmp_path: Path) -> None:
+    data = _article()
+    data["cases"].append({"id": "u", "question": "U?", "answerable": False, "requiredEvidenceIds": ["a"], "referenceFactIds": []})
+    data["cases"].append({"id": "n", "question": "N?", "answerable": True, "requiredEvidenceIds": ["a", "a"], "referenceFactIds": []})
+    data["runs"][0]["results"][0]["review"]["coveredReferenceFactIds"] = ["f", "zz"]
+    data["runs"][0]["results"][0]["retrievedIds"] = ["a", "nope"]
+    write_json(tmp_path / "a.json", data)
+    code, err = invoke(tmp_path, "evaluate", str(tmp_path / "a.json"))
+    assert (code, err) == (2, [
+        "Error: 1 problem found in the input:",
+        "- a.json: question 'c': runs[r].review.coveredReferenceFactIds: expected a reference fact of the case (f); found 'zz'",
+    ])
+    data["runs"][0]["results"][0]["review"]["coveredReferenceFactIds"] = ["f"]
+    write_json(tmp_path / "a.json", data)
+    code, err = invoke(tmp_path, "evaluate", str(tmp_path / "a.json"))
+    assert (code, err) == (2, [
+        "Error: 6 problems found in the input:",
+        "- a.json: question 'u': answerability: expected no required evidence and no reference facts for an unanswerable question; found 1 evidence group(s), 0 reference fact(s)",
+        "- a.json: question 'n': requiredEvidenceIds: expected no repeated ID; found 'a' more than once",
+        "- a.json: question 'n': answerability: expected reference facts for an answerable question; found none",
+        "- a.json: question 'u': runs[r].results: expected a result for every question (run 'r'); found no result",
+        "- a.json: question 'n': runs[r].results: expected a result for every question (run 'r'); found no result",
+        "- a.json: question 'c': runs[r].retrievedIds: expected IDs of documents or chunks in the snapshot; found 'nope'",
+    ])
+
+
+# --- k ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "1.5", "nan", "inf", "-inf", "abc", "", "1e3"])
+def test_cli_k_refused(files: Path, raw: str) -> None:
+    out = CliRunner().invoke(cli, [*_eval_args(files, "run.json"), "-k", raw])
+    assert out.exit_code == 2
+    assert out.stderr.splitlines()[-1] == (
+        f"Error: Invalid value for '-k': <command line>: -k: expected a positive integer; found {raw!r}"
+    )
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("raw", [0, -1, 1.5, math.nan, math.inf, -math.inf, True, "0", "x", " -3 "])
+def test_parse_k_refuses(raw: Any) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_k(raw)
+    assert str(caught.value) == (
+        "1 problem found in the input:\n"
+        f"- <command line>: -k: expected a positive integer; found {raw!r}"
+    )
+
+
+@pytest.mark.parametrize(("raw", "value"), [(1, 1), (3.0, 3), ("7", 7), (" 12 ", 12), ("+2", 2)])
+def test_parse_k_accepts(raw: Any, value: int) -> None:
+    assert parse_k(raw) == value
+
+
+SNAPSHOT_NO_DOCS = '{"kind": "snapshot", "schema_version": 1, "snapshot_id": "s"}'
+RUN_HEAD = '{"kind": "run", "schema_version": 1, "name": "r"}\n'
+FILE_CASES = [
+    # (file name, bytes, where it is passed, expected problem line)
+    ("top.json", b"[1, 2]", "dataset", "- top.json: (top level): expected a JSON object; found [1, 2]"),
+    ("nodocs.json", SNAPSHOT_NO_DOCS.encode(), "snapshot", "- nodocs.json: documents: expected a value (required field); found nothing"),
+    ("empty.jsonl", b"", "run", "- empty.jsonl: line 1: expected a header line with kind and schema_version; found an empty file"),
+    ("badhead.jsonl", b"{bad\n", "run", "- badhead.jsonl: line 1 column 2: expected valid JSON; found Expecting property name enclosed in double quotes"),
+    ("kind.jsonl", b'{"kind": "thing", "schema_version": 1}\n', "run", "- kind.jsonl: line 1: kind: expected one of snapshot, evalset, run, labels; found 'thing'"),
+    ("version.jsonl", b'{"kind": "run", "schema_version": 3, "name": "r"}\n', "run", "- version.jsonl: line 1: schema_version: expected 1; found 3"),
+    ("bytes.jsonl", RUN_HEAD.encode() + b"\xff\n", "run", "- bytes.jsonl: (file): expected UTF-8 text; found undecodable bytes at 50"),
+    ("evalset-as-run.json", None, "run", "- evalset-as-run.json: kind: expected run; found 'evalset'"),
+    ("evalset-as-snapshot.json", None, "snapshot", "- evalset-as-snapshot.json: kind: expected snapshot; found 'evalset'"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "role", "line"), FILE_CASES, ids=[c[0] for c in FILE_CASES])
+def test_file_problems(files: Path, name: str, content: bytes | None, role: str, line: str) -> None:
+    path = files / name
+    if content is None:
+        path.write_bytes((files / "evalset.json").read_bytes())
+    else:
+        path.write_bytes(content)
+    snapshot = path if role == "snapshot" else files / "snapshot.json"
+    dataset = path if role == "dataset" else files / "evalset.json"
+    args = ["evaluate", str(dataset), "--snapshot", str(snapshot), "--run", str(path if role == "run" else files / "run.json")]
+    assert invoke(files, *args) == (2, ["Error: 1 problem found in the input:", line])
+
+
+def test_directory_instead_of_a_file(files: Path) -> None:
+    (files / "adir").mkdir()
+    assert invoke(files, *_eval_args(files, "adir")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- adir: (file): expected a file; found a directory",
+    ])
+
+
+def test_article_file_takes_no_snapshot(files: Path) -> None:
+    write_json(files / "a.json", _article())
+    assert invoke(files, "evaluate", str(files / "a.json"), "--snapshot", str(files / "snapshot.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- snapshot.json: --snapshot: expected no snapshot option for an article-format file (its corpus is the snapshot); found a snapshot file",
+    ])

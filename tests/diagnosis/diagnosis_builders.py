@@ -1,0 +1,122 @@
+"""Builders for small in-memory datasets used by the diagnosis and ranking tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ragtriage.diagnosis import RunDiagnosis, diagnose
+from ragtriage.evaluation import evaluate
+from ragtriage.loading import Dataset, SourceFile
+from ragtriage.schemas import EvalSet, Run, Snapshot
+
+HUMAN: dict[str, Any] = {"kind": "human", "name": "tester"}
+JUDGE: dict[str, Any] = {"kind": "judge", "name": "judge-model", "prompt_version": "p1"}
+
+
+def doc(doc_id: str, **extra: Any) -> dict[str, Any]:
+    """A snapshot document."""
+    return {"id": doc_id, "text": f"text of {doc_id}", **extra}
+
+
+def question(
+    qid: str,
+    answerability: str = "answerable",
+    evidence: Sequence[Sequence[str]] = (),
+    facts: Sequence[str] = (),
+    **extra: Any,
+) -> dict[str, Any]:
+    """A question; `evidence` lists groups of alternatives."""
+    return {
+        "id": qid,
+        "text": f"question {qid}?",
+        "answerability": answerability,
+        "required_evidence": [{"any_of": list(group)} for group in evidence],
+        "reference_facts": [{"id": fact} for fact in facts],
+        **extra,
+    }
+
+
+def claim(
+    cites: Sequence[str] = (),
+    verdict: str | None = "supported",
+    support: Sequence[str] = (),
+    labeller: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A claim with one label (none when `verdict` is None)."""
+    labels = []
+    if verdict is not None:
+        labels.append(
+            {"verdict": verdict, "supported_by": list(support), "labeller": labeller or HUMAN}
+        )
+    return {"text": "a claim", "citations": list(cites), "labels": labels}
+
+
+def result(
+    qid: str,
+    candidates: Sequence[str] = (),
+    *,
+    context: Sequence[str] | None = None,
+    reranked: Sequence[str] | None = None,
+    outcome: str | None = "answered",
+    claims: Sequence[dict[str, Any]] | None = None,
+    covered: Sequence[str] = (),
+    not_covered: Sequence[str] = (),
+    fact_labeller: dict[str, Any] | None = None,
+    fact_verdicts: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A question result; fact labels from `covered`, `not_covered` and `fact_verdicts`."""
+    verdicts = {f: "covered" for f in covered} | {f: "not_covered" for f in not_covered}
+    verdicts |= fact_verdicts or {}
+    out: dict[str, Any] = {
+        "question_id": qid,
+        "candidates": [
+            {"id": i, "score": float(len(candidates) - n)} for n, i in enumerate(candidates)
+        ],
+        "answer": "an answer" if outcome is not None else None,
+        "outcome": outcome,
+        "claims": list(claims) if claims is not None else ([] if outcome is not None else None),
+        "fact_labels": [
+            {"fact_id": f, "verdict": v, "labeller": fact_labeller or HUMAN}
+            for f, v in verdicts.items()
+        ],
+    }
+    if context is not None:
+        out["context"] = [{"id": i} for i in context]
+    if reranked is not None:
+        out["reranked"] = [{"id": i} for i in reranked]
+    return out
+
+
+def make_dataset(
+    docs: Sequence[dict[str, Any]],
+    questions: Sequence[dict[str, Any]],
+    runs: dict[str, Sequence[dict[str, Any]]],
+    k: int | None = None,
+    chunks: Sequence[dict[str, Any]] = (),
+) -> Dataset:
+    """An in-memory dataset (schema-validated models, no files)."""
+    snapshot = Snapshot.model_validate(
+        {"snapshot_id": "s", "documents": list(docs), "chunks": list(chunks)}
+    )
+    evalset = EvalSet.model_validate({"evalset_id": "e", "questions": list(questions)})
+    provenance: dict[str, Any] = {} if k is None else {"k": k}
+    loaded = tuple(
+        Run.model_validate({"name": name, "provenance": provenance, "results": list(res)})
+        for name, res in runs.items()
+    )
+    sources = (
+        SourceFile("evalset.json", "evalset", ""),
+        SourceFile("snapshot.json", "snapshot", ""),
+    )
+    return Dataset(snapshot, evalset, loaded, sources, run_files={n: f"{n}.json" for n in runs})
+
+
+def diagnose_dataset(dataset: Dataset, **options: Any) -> tuple[RunDiagnosis, ...]:
+    """Evaluate (no metrics) and diagnose every run."""
+    return diagnose(evaluate(dataset, metrics=[], **options))
+
+
+def verdicts(run: RunDiagnosis) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """question -> (primary, secondary)."""
+    return {q.question_id: (q.primary, q.secondary) for q in run.questions}

@@ -1,0 +1,189 @@
+"""`ragtriage diagnose`, the diagnosis inside `evaluate`, and the shared question filters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from stage_dataset import stage_dataset
+
+from ragtriage.cli.main import cli
+from ragtriage.filters import QuestionSelection, evaluate_selected
+from ragtriage.schemas import Question
+
+VERSIONS = {"retention-v2": {"version": "v2", "supersedes": ["retention-v1"]}}
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    outcome = CliRunner().invoke(cli, list(args))
+    return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+@pytest.fixture()
+def versions(tmp_path: Path) -> Path:
+    path = tmp_path / "versions.json"
+    path.write_text(json.dumps(VERSIONS), encoding="utf-8")
+    return path
+
+
+def test_markdown_is_a_paste_ready_summary(article_fixture: Path, versions: Path) -> None:
+    code, out, _ = _invoke("diagnose", str(article_fixture), "--versions", str(versions),
+                           "--format", "markdown", "--id", "*-*", "--stage", "retrieval_miss")
+    assert code == 0
+    assert out == "\n".join([
+        "## ragtriage diagnosis",
+        "",
+        "- **synthetic-baseline**: 2 of 2 questions fail (100%); primary stages: retrieval_miss 2",
+        "- **synthetic-corrected**: 0 of 2 questions fail (0%); primary stages: -",
+        "",
+        "Questions: stage retrieval_miss and id *-*. Rates are over each slice's questions.",
+        "",
+        "### synthetic-baseline (k=2, evidence matched by document)",
+        "",
+        "| slice | questions | failing | primary stages |",
+        "| --- | --- | --- | --- |",
+        "| all | 2 | 2 (100%) | retrieval_miss 2 |",
+        "| split:dev | 2 | 2 (100%) | retrieval_miss 2 |",
+        "",
+        "| stage | primary | present (primary or secondary) |",
+        "| --- | --- | --- |",
+        "| retrieval_miss | 2/2 (100%) | 2/2 (100%) |",
+        "| stale_evidence | 0/2 (0%) | 1/2 (50%) |",
+        "| incomplete_answer | 0/2 (0%) | 2/2 (100%) |",
+        "",
+        "<details><summary>Failing questions</summary>",
+        "",
+        "| question | primary | secondary | proving IDs | why (primary) |",
+        "| --- | --- | --- | --- | --- |",
+        "| two-facts | retrieval_miss | incomplete_answer | export-v2 | "
+        "export-v2 is not among the 2 candidates |",
+        "| stale-version | retrieval_miss | stale_evidence, incomplete_answer | retention-v2 | "
+        "retention-v2 is not among the 2 candidates |",
+        "",
+        "</details>",
+        "",
+        "### synthetic-corrected (k=2, evidence matched by document)",
+        "",
+        "| slice | questions | failing | primary stages |",
+        "| --- | --- | --- | --- |",
+        "| all | 2 | 0 (0%) | - |",
+        "| split:dev | 2 | 0 (0%) | - |",
+        "",
+        "| stage | primary | present (primary or secondary) |",
+        "| --- | --- | --- |",
+        "| ok | 2/2 (100%) | 2/2 (100%) |",
+        "",
+        "### Next actions for the primary stages found",
+        "",
+        "| stage | try first | hold fixed |",
+        "| --- | --- | --- |",
+        "| retrieval_miss | combine lexical and dense retrieval so exact identifiers (model "
+        "numbers, error codes) are matched; then try query rewriting | the question set, the "
+        "generator and the final context budget |",
+        "",
+    ])
+
+
+def test_json_report(article_fixture: Path) -> None:
+    code, out, _ = _invoke("diagnose", str(article_fixture), "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["selection"] == "all questions"
+    baseline = report["runs"][0]
+    assert (baseline["name"], baseline["k"], baseline["evidence_level"]) == (
+        "synthetic-baseline", 2, "document"
+    )
+    assert baseline["questions"][3] == {
+        "id": "missing-answer",
+        "primary": "missed_refusal",
+        "secondary": [],
+        "findings": [{
+            "stage": "missed_refusal",
+            "ids": ["c1"],
+            "why": "the material does not answer it, yet the outcome is answered with 1 claim",
+        }],
+    }
+    overall = baseline["breakdown"]["all"]
+    assert overall["failing"] == {"numerator": 3, "denominator": 4, "rate": 0.75}
+    assert overall["stages"]["retrieval_miss"] == {
+        "primary": 2, "present": 2, "denominator": 4, "primary_rate": 0.5, "present_rate": 0.5
+    }
+    assert baseline["breakdown"]["worst_first"] == ["split:dev"]
+    # Same inputs, byte-identical output.
+    assert _invoke("diagnose", str(article_fixture), "--format", "json")[1] == out
+
+
+def test_table_shows_the_breakdown_first(article_fixture: Path) -> None:
+    code, out, _ = _invoke("diagnose", str(article_fixture))
+    assert code == 0
+    first = out.splitlines()[0]
+    assert "synthetic-baseline (k=2, evidence by document): failing questions per" in first
+    assert "│ all       │ 4         │ 3 (75%) │ retrieval_miss 2, missed_refusal 1 │" in out
+
+
+def test_evaluate_json_carries_the_diagnosis(article_fixture: Path, versions: Path) -> None:
+    code, out, _ = _invoke("evaluate", str(article_fixture), "--versions", str(versions),
+                           "--format", "json", "--metric", "ndcg@2", "--split", "dev")
+    assert code == 0
+    run = json.loads(out)["runs"][0]
+    stale = next(q for q in run["questions"] if q["id"] == "stale-version")
+    assert stale["diagnosis"]["primary"] == "retrieval_miss"
+    assert stale["diagnosis"]["secondary"] == ["stale_evidence", "incomplete_answer"]
+    assert stale["ndcg@2"] == 0.0
+    assert run["diagnosis_breakdown"]["all"]["failing"]["numerator"] == 3
+    assert run["evidence_level"] == "document"
+
+
+def test_evaluate_table_and_markdown_show_the_diagnosis(article_fixture: Path) -> None:
+    code, out, _ = _invoke("evaluate", str(article_fixture), "--format", "markdown")
+    assert code == 0
+    assert "### synthetic-baseline: failing questions per slice, worst first" in out
+    assert "| all | 4 | 3 (75%) | retrieval_miss 2, missed_refusal 1 |" in out
+    assert "| missing-answer | answered |" in out and "| missed_refusal |" in out
+
+
+def test_unknown_stage_is_a_usage_error(article_fixture: Path) -> None:
+    code, _, err = _invoke("diagnose", str(article_fixture), "--stage", "nope")
+    assert code == 2
+    assert err.splitlines()[-1].startswith(
+        "Error: Invalid value for '--stage': expected one of permission_leak, retrieval_miss,"
+    )
+    assert err.splitlines()[-1].endswith("ok; found 'nope'")
+
+
+def test_missing_versions_file_is_an_input_error(article_fixture: Path, tmp_path: Path) -> None:
+    code, _, err = _invoke("diagnose", str(article_fixture), "--versions", str(tmp_path / "v.json"))
+    assert code == 2
+    assert err == (
+        "Error: 1 problem found in the input:\n"
+        f"- {tmp_path / 'v.json'}: (file): expected an existing file; found no such file\n"
+    )
+
+
+def _q(qid: str, tags: list[str], split: str = "dev") -> Question:
+    return Question.model_validate(
+        {"id": qid, "text": "?", "answerability": "unanswerable", "tags": tags, "split": split}
+    )
+
+
+def test_selection_matches_questions() -> None:
+    selection = QuestionSelection(tags=("a", "b"), splits=("dev",), ids=("q-*", "x?"))
+    assert selection.matches_question(_q("q-1", ["b"]))
+    assert selection.matches_question(_q("x1", ["a", "c"]))
+    assert not selection.matches_question(_q("x12", ["a"]))  # glob: one character
+    assert not selection.matches_question(_q("Q-1", ["a"]))  # case-sensitive
+    assert not selection.matches_question(_q("q-1", ["c"]))
+    assert not selection.matches_question(_q("q-1", ["a"], "holdout"))
+    assert QuestionSelection().empty and QuestionSelection().describe() == "all questions"
+    assert selection.describe() == "tag a or b and split dev and id q-* or x?"
+
+
+def test_evaluate_selected_restricts_aggregates_to_the_stage() -> None:
+    selection = QuestionSelection(stages=("incomplete_answer",), splits=("dev",))
+    [run] = evaluate_selected(stage_dataset(), selection, metrics=["evidence_recall"]).runs
+    assert [q.question_id for q in run.questions] == ["q-miss"]
+    agg = run.summary["evidence_recall"]
+    assert (agg.value, agg.numerator, agg.denominator) == (0.0, 0, 1)
+    assert list(run.slices) == ["split:dev", "tag:exact"]

@@ -1,0 +1,152 @@
+"""`ragtriage gate` on the command line: the example policy, exit codes, JUnit, Markdown."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ragtriage.cli.main import cli
+from ragtriage.example import example_paths
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    outcome = CliRunner().invoke(cli, list(args))
+    return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+def test_example_policy_passes_improved() -> None:
+    code, out, _ = _invoke("gate", "--example", "improved", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["passed"] is True
+    assert data["counts"] == {"pass": 11, "fail": 0, "skipped": 3}
+    assert [r["name"] for r in data["rules"] if r["verdict"] == "skipped"] == [
+        "no regression on protected questions",
+        "evidence_recall drop <= 0.05",
+        "fact_coverage no significant drop (p < 0.05)",
+    ]
+
+
+def test_example_policy_fails_baseline_with_named_rules() -> None:
+    code, out, _ = _invoke("gate", "--example", "baseline", "--format", "json")
+    assert code == 1
+    data = json.loads(out)
+    policy = example_paths().policy
+    assert data["policy"]["sha256"] == hashlib.sha256(policy.read_bytes()).hexdigest()
+    failed = {r["name"]: r["questions"] for r in data["rules"] if r["verdict"] == "fail"}
+    assert list(failed) == [
+        "no permission_leak",
+        "no stale_evidence in tag:version-conflict",
+        "evidence_recall >= 0.85",
+        "fact_coverage >= 0.8",
+        "claim_support >= 0.9",
+        "citation_validity >= 0.9",
+        "false_refusal <= 0.1",
+        "sensitive_in_answer <= 0",
+    ]
+    assert failed["no permission_leak"] == ["pricing"]
+    assert failed["no stale_evidence in tag:version-conflict"] == ["stale-retention"]
+
+
+def test_regression_against_baseline_fails_with_junit(tmp_path: Path) -> None:
+    junit = tmp_path / "gate.xml"
+    code, out, _ = _invoke(
+        "gate",
+        "--example",
+        "improved",
+        "--baseline",
+        "baseline",
+        "--format",
+        "markdown",
+        "--junit",
+        str(junit),
+    )
+    assert code == 1
+    assert out.startswith("## ❌ ragtriage gate: failed\n")
+    assert (
+        "- **no regression on protected questions**: 1 of 3 protected question(s) regressed: "
+        "purge: ok -> " in out
+    )
+    root = ET.parse(junit).getroot()
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("14", "1", "0")
+    failing = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert failing == ["no regression on protected questions"]
+
+
+def test_table_output_names_policy_hash() -> None:
+    code, out, _ = _invoke("gate", "--example", "improved")
+    digest = hashlib.sha256(example_paths().policy.read_bytes()).hexdigest()
+    assert code == 0
+    assert out.startswith("gate PASSED: run improved, policy 'LumenQ release policy' (sha256 ")
+    assert digest in out.replace("\n", "")
+
+
+def test_bad_policy_is_exit_2_with_every_problem(tmp_path: Path) -> None:
+    policy = tmp_path / "bad.toml"
+    policy.write_text('[[threshold]]\nmetric = "recall"\nmin = 2\n[latency]\n', encoding="utf-8")
+    code, out, err = _invoke("gate", "--example", "improved", "--policy", str(policy))
+    assert code == 2
+    assert out == ""
+    assert err.startswith("Error: 2 problems found in the input:\n")
+    assert f"- {policy}: threshold[0].metric: expected one of " in err
+    assert f"- {policy}: latency: expected `p50_ms`, `p95_ms` or both; found neither\n" in err
+
+
+def test_gate_needs_a_policy() -> None:
+    code, _, err = _invoke("gate", "improved", "-d", "x.json")
+    assert code == 2
+    assert "give --policy (or --example for the example's policy)" in err
+
+
+def test_unknown_baseline_is_exit_2() -> None:
+    code, _, err = _invoke("gate", "--example", "improved", "--baseline", "missing")
+    assert code == 2
+    assert (
+        "RUN: expected a run file or the name of a loaded run (baseline, improved); found 'missing'"
+        in err
+    )
+
+
+def test_gate_on_the_holdout_is_recorded(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.jsonl"
+    args = [
+        "gate",
+        "--example",
+        "improved",
+        "--include-holdout",
+        "--ledger",
+        str(ledger),
+        "--who",
+        "ci",
+        "--format",
+        "json",
+    ]
+    code, out, _ = _invoke(*args)
+    assert code == 0
+    assert json.loads(out)["questions"] == 17
+    entry = json.loads(ledger.read_text(encoding="utf-8"))
+    assert (entry["command"], entry["user"], entry["runs"]) == (
+        "gate",
+        "ci",
+        ["baseline", "improved"],
+    )
+
+
+def test_an_edited_policy_shows_a_different_hash(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    text = example_paths().policy.read_text(encoding="utf-8")
+    policy.write_text(text, encoding="utf-8")
+    _, first, _ = _invoke(
+        "gate", "--example", "improved", "--policy", str(policy), "--format", "json"
+    )
+    policy.write_text(text.replace("min = 0.85", "min = 0.5"), encoding="utf-8")
+    _, second, _ = _invoke(
+        "gate", "--example", "improved", "--policy", str(policy), "--format", "json"
+    )
+    hashes = [json.loads(out)["policy"]["sha256"] for out in (first, second)]
+    assert hashes[0] == hashlib.sha256(text.encode()).hexdigest()
+    assert hashes[0] != hashes[1]

@@ -1,0 +1,106 @@
+"""Reading a policy file: every problem named with file, field, expected and found."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from ragtriage import InputError
+from ragtriage.example import example_paths
+from ragtriage.gate import load_policy
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "policy.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _messages(path: Path) -> list[str]:
+    with pytest.raises(InputError) as caught:
+        load_policy(path)
+    return [p.message() for p in caught.value.problems]
+
+
+def test_example_policy_loads_with_its_hash() -> None:
+    path = example_paths().policy
+    loaded = load_policy(path)
+    assert loaded.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert loaded.policy.name == "LumenQ release policy"
+    assert [b.stage for b in loaded.policy.block] == ["permission_leak", "stale_evidence"]
+    assert loaded.metrics() == (
+        "evidence_recall",
+        "fact_coverage",
+        "claim_support",
+        "citation_validity",
+        "false_refusal",
+        "sensitive_in_answer",
+    )
+
+
+def test_toml_syntax_error_names_line_and_column(tmp_path: Path) -> None:
+    path = _write(tmp_path, 'name = "x"\n[[threshold]\n')
+    assert _messages(path) == [
+        f"{path}: line 2 column 12: expected valid TOML; "
+        "found Expected ']]' at the end of an array declaration"
+    ]
+
+
+def test_schema_problems_are_all_listed(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        """
+colour = "red"
+[[threshold]]
+metric = "evidence_recall"
+min = "high"
+[cost]
+max_mean_usd = -1
+""",
+    )
+    assert sorted(_messages(path)) == [
+        f"{path}: colour: expected no such field (it is not part of the format); "
+        "found an unknown field",
+        f"{path}: cost.max_mean_usd: expected greater than 0; found -1",
+        f"{path}: threshold[0].min: expected a valid number; found 'high'",
+    ]
+
+
+def test_semantic_problems_are_all_listed(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        """
+[[block]]
+stage = "retrieval_mis"
+slice = "tags:x"
+[[threshold]]
+metric = "evidence_recal"
+[[drop]]
+metric = "fact_coverage"
+[latency]
+max_missing = 0.1
+""",
+    )
+    messages = _messages(path)
+    assert messages[0].startswith(f"{path}: threshold[0].metric: expected one of ")
+    assert messages[0].endswith("; found 'evidence_recal'")
+    assert messages[1].startswith(
+        f"{path}: block[0].stage: expected a diagnosis stage (permission_leak, "
+    )
+    assert messages[1].endswith("; found 'retrieval_mis'")
+    assert messages[2:] == [
+        f"{path}: block[0].slice: expected `all`, `tag:NAME` or `split:dev|regression|holdout`; "
+        "found 'tags:x'",
+        f"{path}: threshold[0]: expected `min`, `max` or both; found neither",
+        f"{path}: drop[0]: expected `max_drop`, `significant = true` or both; found neither",
+        f"{path}: latency: expected `p50_ms`, `p95_ms` or both; found neither",
+    ]
+
+
+def test_missing_policy_file(tmp_path: Path) -> None:
+    path = tmp_path / "nope.toml"
+    assert _messages(path) == [
+        f"{path}: (file): expected an existing policy file; found no such file"
+    ]

@@ -1,0 +1,190 @@
+"""Gate rules on the bundled example (holdout left out), with policies written per test."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from ragtriage import InputError, evaluate, load_dataset
+from ragtriage.evaluation import Evaluation
+from ragtriage.example import example_paths
+from ragtriage.gate import GateResult, RuleResult, gate, load_policy, render_junit
+from ragtriage.holdout import without_holdout
+from ragtriage.loading import Dataset
+from ragtriage.metrics import default_measures
+
+
+def _dataset() -> Dataset:
+    paths = example_paths()
+    return without_holdout(load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs))
+
+
+def _evaluate(dataset: Dataset) -> Evaluation:
+    return evaluate(dataset, metrics=[m.name for m in default_measures()])
+
+
+@pytest.fixture(scope="module")
+def example_evaluation() -> Evaluation:
+    return _evaluate(_dataset())
+
+
+def _gate(
+    tmp_path: Path, evaluation: Evaluation, text: str, run: str, baseline: str | None = None
+) -> GateResult:
+    path = tmp_path / "policy.toml"
+    path.write_text(text, encoding="utf-8")
+    return gate(evaluation, load_policy(path), run, baseline, resamples=300)
+
+
+def _only(result: GateResult) -> RuleResult:
+    assert len(result.rules) == 1
+    return result.rules[0]
+
+
+def test_not_applicable_share_fails_closed(tmp_path: Path, example_evaluation: Evaluation) -> None:
+    policy = '[[threshold]]\nmetric = "correct_refusal"\nmin = 0.0\nmax_not_applicable = 0.5\n'
+    rule = _only(_gate(tmp_path, example_evaluation, policy, "improved"))
+    assert (rule.name, rule.verdict, rule.observed) == ("correct_refusal >= 0", "fail", 0.5)
+    assert rule.detail == "13/15 questions not applicable (87% > 50%; fail closed)"
+
+
+def test_judge_uncertain_share_applies_to_label_layers(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    policy = (
+        "[defaults]\nmax_judge_uncertain = 0.05\n"
+        '[[threshold]]\nmetric = "claim_support"\nmin = 0.0\n'
+        '[[threshold]]\nmetric = "evidence_recall"\nmin = 0.0\n'
+    )
+    result = _gate(tmp_path, example_evaluation, policy, "baseline")
+    support, recall = result.rules
+    assert support.verdict == "fail"
+    assert support.detail == "1/15 questions with uncertain labels (7% > 5%; fail closed)"
+    assert support.questions == ("ordering",)
+    assert recall.verdict == "pass"  # a retrieval metric reads no labels
+
+
+def test_empty_slice_fails_closed(tmp_path: Path, example_evaluation: Evaluation) -> None:
+    policy = '[[threshold]]\nmetric = "evidence_recall"\nslice = "tag:nothing"\nmin = 0.5\n'
+    rule = _only(_gate(tmp_path, example_evaluation, policy, "improved"))
+    assert (rule.verdict, rule.detail) == ("fail", "tag:nothing holds no question (fail closed)")
+
+
+def test_block_rule_in_a_slice(tmp_path: Path, example_evaluation: Evaluation) -> None:
+    policy = (
+        '[[block]]\nstage = "stale_evidence"\nslice = "split:regression"\n'
+        'name = "fresh regression answers"\n'
+    )
+    rule = _only(_gate(tmp_path, example_evaluation, policy, "baseline"))
+    assert (rule.name, rule.verdict, rule.questions) == (
+        "fresh regression answers",
+        "fail",
+        ("stale-retention",),
+    )
+    assert (
+        rule.detail
+        == "1 of 3 question(s) in split:regression diagnosed stale_evidence: stale-retention"
+    )
+
+
+def test_drop_rules_absolute_and_significant(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    policy = (
+        '[[drop]]\nmetric = "fact_coverage"\nmax_drop = 0.05\n'
+        '[[drop]]\nmetric = "fact_coverage"\nsignificant = true\n'
+    )
+    absolute, significant = _gate(
+        tmp_path, example_evaluation, policy, "baseline", "improved"
+    ).rules
+    assert (absolute.name, absolute.verdict) == ("fact_coverage drop <= 0.05", "fail")
+    assert absolute.observed == pytest.approx(0.4027777, abs=1e-6)
+    assert absolute.detail == "drop 0.403 over 12 paired question(s); p = 0.0781 (sign_flip_exact)"
+    # the same drop is not significant at 0.05 on 12 questions, so the second rule passes
+    assert (significant.name, significant.verdict) == (
+        "fact_coverage no significant drop (p < 0.05)",
+        "pass",
+    )
+
+
+def test_baseline_rules_are_skipped_without_a_baseline(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    policy = '[no_regression]\n[[drop]]\nmetric = "evidence_recall"\nmax_drop = 0.0\n'
+    result = _gate(tmp_path, example_evaluation, policy, "improved")
+    assert [(r.verdict, r.detail) for r in result.rules] == [
+        ("skipped", "needs --baseline"),
+        ("skipped", "needs --baseline"),
+    ]
+    assert result.passed
+    with pytest.raises(InputError) as caught:
+        _gate(tmp_path, example_evaluation, "require_baseline = true\n" + policy, "improved")
+    assert caught.value.problems[0].field == "--baseline"
+
+
+def test_no_regression_catches_the_designed_regression(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    rule = _only(_gate(tmp_path, example_evaluation, "[no_regression]\n", "improved", "baseline"))
+    assert (rule.verdict, rule.questions, rule.observed_text) == (
+        "fail",
+        ("purge",),
+        "1/3 regressed",
+    )
+
+
+def test_latency_and_cost_budgets_fail_closed_on_missing_records(tmp_path: Path) -> None:
+    dataset = _dataset()
+    improved = dataset.runs[1]
+    first = improved.results[0].model_copy(update={"latency_ms": None, "cost_usd": None})
+    runs = (
+        dataset.runs[0],
+        improved.model_copy(update={"results": [first, *improved.results[1:]]}),
+    )
+    evaluation = _evaluate(
+        Dataset(
+            dataset.snapshot, dataset.evalset, runs, dataset.sources, run_files=dataset.run_files
+        )
+    )
+    policy = "[latency]\np50_ms = 5000\n[cost]\nmax_mean_usd = 1.0\nmax_missing = 0.1\n"
+    latency, cost = _gate(tmp_path, evaluation, policy, "improved").rules
+    assert (latency.verdict, latency.detail, latency.questions) == (
+        "fail",
+        "1/15 questions unrecorded (fail closed)",
+        ("exact-code",),
+    )
+    assert cost.verdict == "pass"  # 1/15 missing is within max_missing = 0.1
+
+
+def test_latency_percentiles_and_cost_values(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    policy = "[latency]\np50_ms = 1000\np95_ms = 2000\n[cost]\nmax_mean_usd = 0.0002\n"
+    p50, p95, cost = _gate(tmp_path, example_evaluation, policy, "improved").rules
+    assert (p50.name, p50.verdict, p50.observed) == ("latency p50 <= 1000 ms", "fail", 1070.0)
+    assert p95.verdict == "pass"
+    assert p95.observed == pytest.approx(1322.0)
+    assert cost.verdict == "fail"
+    assert cost.observed == pytest.approx(0.0002526, rel=1e-9)
+
+
+def test_junit_has_one_testcase_per_rule(tmp_path: Path, example_evaluation: Evaluation) -> None:
+    result = gate(example_evaluation, load_policy(example_paths().policy), "baseline")
+    root = ET.fromstring(render_junit(result))
+    suite = root.find("testsuite")
+    assert suite is not None
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == [r.name for r in result.rules]
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    assert failed == [r.name for r in result.rules if r.verdict == "fail"]
+    assert root.get("failures") == str(len(failed))
+    assert [c.get("name") for c in cases if c.find("skipped") is not None] == [
+        r.name for r in result.rules if r.verdict == "skipped"
+    ]
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["policy_sha256"] == result.policy_sha256
+    assert render_junit(result) == render_junit(
+        gate(example_evaluation, load_policy(example_paths().policy), "baseline")
+    )

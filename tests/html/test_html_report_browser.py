@@ -1,0 +1,222 @@
+"""The HTML report in headless Chromium: charts drawn, filters exact, detail view, no injection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT
+
+from ragtriage.diagnosis import diagnose
+from ragtriage.evaluation import Evaluation
+from ragtriage.render.html import TABLE_MEASURES, render_html
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium for the module (Debian's, driven by Playwright)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("needs /usr/bin/chromium (apt-get install chromium)")
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield instance
+        instance.close()
+
+
+class Opened:
+    """A report opened in a page, with what the page asked the network for and logged."""
+
+    def __init__(self, browser: object, path: Path) -> None:
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+        self.requests: list[str] = []
+        self.console: list[str] = []
+        self.page.on("console", lambda msg: self.console.append(msg.text))
+        self.page.on("pageerror", lambda exc: self.console.append(f"pageerror: {exc}"))
+
+        def route(r: object) -> None:
+            url = r.request.url  # type: ignore[attr-defined]
+            self.requests.append(url)
+            if url.startswith("file://"):
+                r.continue_()  # type: ignore[attr-defined]
+            else:
+                r.abort()  # type: ignore[attr-defined]
+
+        self.page.route("**/*", route)
+        self.page.goto(path.as_uri())
+        self.page.wait_for_selector("body[data-ready]")
+        self.page.wait_for_selector("#chart-funnel[data-rendered]", timeout=30000)
+        self.page.wait_for_selector("#chart-stages[data-rendered]", timeout=30000)
+
+    def rows(self) -> list[str]:
+        """Question IDs of the table rows shown, top to bottom."""
+        ids: list[str] = self.page.eval_on_selector_all(
+            "#q-body tr", "rows => rows.map(r => r.getAttribute('data-qid'))"
+        )
+        return ids
+
+
+def _write(evaluation: Evaluation, path: Path) -> Path:
+    path.write_text(render_html(evaluation), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def example_page(
+    browser: object, example_evaluation: Evaluation, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Opened]:
+    """The bundled example's report, opened from a file:// URL."""
+    path = _write(example_evaluation, tmp_path_factory.mktemp("html") / "example.html")
+    opened = Opened(browser, path)
+    yield opened
+    opened.page.close()
+
+
+def test_charts_are_drawn(example_page: Opened, output_dir: Path) -> None:
+    page = example_page.page
+    for name in ("funnel", "stages"):
+        target = f"#chart-{name}"
+        assert page.get_attribute(target, "data-rendered") == "true"
+        marks = page.eval_on_selector(
+            target, "e => e.querySelectorAll('svg .mark-rect path').length"
+        )
+        assert marks > 0, name
+    page.screenshot(path=str(output_dir / "summary.png"), full_page=True)
+    assert [u for u in example_page.requests if not u.startswith("file://")] == []
+    assert example_page.console == []
+
+
+def test_stage_filter_shows_exactly_that_stage(
+    example_page: Opened, example_evaluation: Evaluation
+) -> None:
+    page = example_page.page
+    for run_index, diagnosis in enumerate(diagnose(example_evaluation)):
+        page.select_option("#f-run", str(run_index))
+        for stage in dict.fromkeys(q.primary for q in diagnosis.questions):
+            page.select_option("#f-stage", stage)
+            expected = [q.question_id for q in diagnosis.questions if q.primary == stage]
+            assert example_page.rows() == expected, (diagnosis.run, stage)
+        page.select_option("#f-stage", "")
+        assert len(example_page.rows()) == len(diagnosis.questions)
+    page.select_option("#f-run", "0")
+
+
+def test_tag_split_and_text_filters(example_page: Opened) -> None:
+    page = example_page.page
+    page.select_option("#f-tag", "multi-fact")
+    assert example_page.rows() == ["two-facts", "dead-letter", "key-rotation", "regions", "purge"]
+    page.select_option("#f-split", "regression")
+    assert example_page.rows() == ["purge"]
+    page.select_option("#f-tag", "")
+    page.select_option("#f-split", "")
+    page.fill("#f-text", "e-4291")
+    assert example_page.rows() == ["exact-code"]
+    page.fill("#f-text", "")
+    assert page.inner_text("#q-body tr[data-qid='exact-code'] td.qtext") == (
+        "遇到错误码 E-4291，应该等多久再重试？"
+    )
+
+
+def test_sorting_by_a_measure(example_page: Opened, example_evaluation: Evaluation) -> None:
+    page = example_page.page
+    column = TABLE_MEASURES.index("claim_support")
+    header = f"#q-head th[data-col='{6 + column}']"
+    page.click(header)
+    run = example_evaluation.runs[0]
+    values = [(r.scores["claim_support"], i, r.question_id) for i, r in enumerate(run.questions)]
+    known = sorted((s.value, i, q) for s, i, q in values if s is not None)
+    expected = [q for _, _, q in known] + [q for s, _, q in values if s is None]
+    assert example_page.rows() == expected
+    page.click(header)
+    descending = [q for _, _, q in sorted(known, key=lambda t: (-t[0], t[1]))]
+    assert example_page.rows() == descending + [q for s, _, q in values if s is None]
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+
+
+def test_detail_view_shows_claims_labels_and_facts(example_page: Opened, output_dir: Path) -> None:
+    page = example_page.page
+    page.click("#q-body tr[data-qid='key-rotation'] a")
+    page.wait_for_selector("#detail:not([hidden])")
+    assert page.inner_text("#d-title") == "Question key-rotation · run baseline"
+    claims = page.eval_on_selector_all(
+        "#d-body tr.claim",
+        "rows => rows.map(r => [r.getAttribute('data-claim'), r.getAttribute('data-label'),"
+        " r.children[1].textContent])",
+    )
+    assert claims == [
+        ["c1", "supported", "API keys expire every 90 days"],
+        ["c2", "supported", "Rotate a key with lumenq keys rotate --key KEY_ID"],
+        ["c3", "unsupported", "Old keys keep working for 24 hours after rotation"],
+    ]
+    body = page.inner_text("#d-body")
+    assert "unsupported_claim: 1 of 3 claims not supported by the context: c3" in body
+    facts = page.eval_on_selector_all(
+        "#d-body tr.fact", "rows => rows.map(r => r.getAttribute('data-state'))"
+    )
+    assert facts == ["covered", "covered"]
+    page.screenshot(path=str(output_dir / "question-key-rotation.png"), full_page=True)
+    # The ranking marks of a leaked document.
+    page.goto(page.url.split("#")[0] + "#q=pricing")
+    page.wait_for_function("document.getElementById('d-title').textContent.includes('pricing')")
+    marks = page.eval_on_selector_all(
+        "#d-body tr.ctx[data-item='finance-discounts'] .marks .badge",
+        "b => b.map(x => x.textContent)",
+    )
+    assert marks == ["not permitted", "in context"]
+
+
+@pytest.fixture(scope="module")
+def injected_page(
+    browser: object, injected_evaluation: Evaluation, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Opened]:
+    """The report of the example with markup planted in texts and IDs."""
+    path = _write(injected_evaluation, tmp_path_factory.mktemp("html") / "injected.html")
+    opened = Opened(browser, path)
+    yield opened
+    opened.page.close()
+
+
+def test_planted_script_does_not_run(injected_page: Opened, output_dir: Path) -> None:
+    page = injected_page.page
+    base = page.url.split("#")[0]
+    for question in ("exact-code", QUESTION_ID, "webhook-retries"):
+        page.goto(base + "#q=" + quote(question, safe=""))
+        page.wait_for_selector("#detail:not([hidden])")
+        page.hover("#d-body")
+    page.goto(base + "#q=exact-code")
+    page.wait_for_function("document.getElementById('d-title').textContent.includes('exact-code')")
+    body = page.inner_text("#d-body")
+    assert SCRIPT in body  # shown as text
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.title() == "ragtriage report"
+    assert (
+        page.eval_on_selector_all("#detail script, #detail img, #q-body img", "n => n.length") == 0
+    )
+    page.fill("#f-text", "<script>")
+    assert injected_page.rows() == ["exact-code"]
+    assert [u for u in injected_page.requests if not u.startswith("file://")] == []
+    # A blocked inline script would be reported by the page's content security policy.
+    assert [m for m in injected_page.console if "Content Security Policy" in m] == []
+    page.goto(base + "#q=webhook-retries")
+    page.wait_for_function("document.getElementById('d-title').textContent.includes('webhook')")
+    context = page.inner_text(f"#d-body tr.ctx[data-item='{DOC_ID}'] .doc")
+    assert context.endswith(SCRIPT + IMG)
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    page.screenshot(path=str(output_dir / "question-injected.png"), full_page=False)

@@ -1,0 +1,176 @@
+"""The HTML report without a browser: escaping, determinism, pinned data, the CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT, TAG
+
+from ragtriage.cli.main import cli
+from ragtriage.diagnosis import diagnose
+from ragtriage.evaluation import Evaluation, evaluate_files
+from ragtriage.example import example_paths
+from ragtriage.render.html import (
+    default_comparison,
+    funnel,
+    json_for_script,
+    render_html,
+    report_data,
+)
+from ragtriage.render.html._payload import CITED, IN_CONTEXT, NOT_PERMITTED, REQUIRED, STALE
+
+
+def _data_json(page: str) -> dict[str, object]:
+    match = re.search(r'<script type="application/json" id="rt-data">(.*?)</script>', page, re.S)
+    assert match is not None
+    data: dict[str, object] = json.loads(match.group(1))
+    return data
+
+
+def test_json_for_script_cannot_close_the_element_and_round_trips() -> None:
+    value = {"text": "</script><!-- & <b>x</b> 中文", "n": 1}
+    text = json_for_script(value)
+    assert text == (
+        '{"n":1,"text":"\\u003c/script\\u003e\\u003c!-- \\u0026 '
+        '\\u003cb\\u003ex\\u003c/b\\u003e 中文"}'
+    )
+    assert json.loads(text) == value
+
+
+def test_planted_markup_is_data_not_html(injected_evaluation: Evaluation) -> None:
+    page = render_html(injected_evaluation)
+    # The only elements of these kinds are the report's own: two JSON blocks, two scripts.
+    assert page.count("<script") == 4
+    assert page.count("</script>") == 4
+    # Outside the two code blocks (the chart library builds tooltips from strings).
+    markup = re.sub(r"<script>.*?</script>", "<script></script>", page, flags=re.S)
+    assert "<img" not in markup
+    assert "<b " not in markup
+    assert "<script>window" not in page
+    assert "\\u003cscript\\u003ewindow.__pwned=1" in page
+    data = _data_json(page)
+    questions = data["questions"]
+    assert isinstance(questions, list)
+    by_id = {q["id"]: q for q in questions}
+    assert QUESTION_ID in by_id
+    assert by_id["exact-code"]["t"].endswith(" " + SCRIPT)
+    assert TAG in by_id["exact-code"]["g"]
+    docs = data["docs"]
+    assert isinstance(docs, dict)
+    assert docs[DOC_ID][3].endswith(SCRIPT + IMG)
+
+
+def test_chinese_text_is_kept_as_utf8(example_evaluation: Evaluation) -> None:
+    page = render_html(example_evaluation)
+    assert '<meta charset="utf-8">' in page
+    assert "遇到错误码 E-4291，应该等多久再重试？" in page
+
+
+def test_same_inputs_give_the_same_bytes() -> None:
+    paths = example_paths()
+    first = evaluate_files(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    second = evaluate_files(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    assert render_html(first) == render_html(second)
+
+
+def test_page_is_self_contained(example_evaluation: Evaluation) -> None:
+    page = render_html(example_evaluation)
+    assert re.findall(r"<(?:link|iframe|object|embed)\b", page) == []
+    assert re.findall(r"<script[^>]*\bsrc=", page) == []
+    assert "connect-src &#39;none&#39;" in page
+    assert page.startswith("<!DOCTYPE html>\n")
+
+
+def test_ranking_marks(example_evaluation: Evaluation) -> None:
+    data = report_data(example_evaluation, diagnose(example_evaluation))
+    ids = [q["id"] for q in data["questions"]]
+    baseline = data["results"][0]
+    pricing = baseline[ids.index("pricing")]
+    assert pricing["cx"][1][:2] == ["finance-discounts", NOT_PERMITTED | IN_CONTEXT]
+    assert pricing["p"] == "permission_leak"
+    stale = baseline[ids.index("stale-retention")]
+    assert [row[:2] for row in stale["rk"]] == [
+        ["retention-v1", STALE | IN_CONTEXT | CITED],
+        ["retention-v2", REQUIRED | IN_CONTEXT],
+        ["log-export", IN_CONTEXT],
+    ]
+    purge = baseline[ids.index("purge")]
+    assert purge["cd"] == [["sdk-legacy", STALE, 4]]
+    rotation = baseline[ids.index("key-rotation")]
+    assert [(c[0], c[3]) for c in rotation["cl"]] == [
+        ("c1", "supported"),
+        ("c2", "supported"),
+        ("c3", "unsupported"),
+    ]
+
+
+def test_funnel_counts(example_evaluation: Evaluation) -> None:
+    runs = example_evaluation.runs
+    steps = [[(s.step, s.questions, s.total) for s in funnel(run)] for run in runs]
+    assert steps == [
+        [
+            ("required evidence", 13, 13),
+            ("among candidates", 12, 13),
+            ("after reranking", 11, 13),
+            ("in context", 10, 13),
+            ("supported", 6, 13),
+            ("covered", 4, 13),
+        ],
+        [
+            ("required evidence", 13, 13),
+            ("among candidates", 13, 13),
+            ("after reranking", 13, 13),
+            ("in context", 12, 13),
+            ("supported", 12, 13),
+            ("covered", 12, 13),
+        ],
+    ]
+
+
+def test_changes_list_regressions_first(example_evaluation: Evaluation) -> None:
+    diagnoses = diagnose(example_evaluation)
+    comparison = default_comparison(example_evaluation, diagnoses)
+    changes = report_data(example_evaluation, diagnoses, comparison)["changes"]
+    assert changes[0][:6] == [1, "improved", "purge", "regressed", "ok", "truncation_loss"]
+    assert ["evidence_recall", 1.0, 0.0, "regressed"] in changes[0][6]
+    statuses = [row[3] for row in changes]
+    order = ["regressed", "mixed", "improved", "changed"]
+    assert statuses == sorted(statuses, key=order.index)
+    assert "unchanged" not in statuses
+
+
+def test_report_command_writes_the_page(tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["report", "--example", "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    again = tmp_path / "evaluate.html"
+    result = CliRunner().invoke(cli, ["evaluate", "--example", "--html", str(again)])
+    assert result.exit_code == 0, result.output
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_report_command_needs_a_dataset(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["report", "--html", str(tmp_path / "x.html")])
+    assert result.exit_code == 2
+    assert "Error: give --dataset FILE or --example" in result.output
+
+
+def test_report_command_on_the_article_fixture(article_fixture: Path, tmp_path: Path) -> None:
+    out = tmp_path / "article.html"
+    args = ["report", "--dataset", str(article_fixture), "-k", "2", "--html", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    data = _data_json(out.read_text(encoding="utf-8"))
+    assert [r["name"] for r in data["runs"]] == ["synthetic-baseline", "synthetic-corrected"]  # type: ignore[index]
+
+
+def test_one_run_has_no_comparison_section(example_evaluation: Evaluation) -> None:
+    single = dataclasses.replace(example_evaluation, runs=example_evaluation.runs[:1])
+    page = render_html(single)
+    assert 'id="changes"' not in page
+    assert _data_json(page)["changes"] == []

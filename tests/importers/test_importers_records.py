@@ -1,0 +1,206 @@
+"""Ragas-style records, the seed sample record and DeepEval test cases -> native files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragtriage.errors import InputError, ProblemCollector
+from ragtriage.importers import import_records, text_id, write_native
+from ragtriage.loading import load_dataset, read_file
+from ragtriage.schemas import EvalSet, Run, Snapshot
+
+SEED_RECORD = {
+    "question": "退款申请需要什么？",
+    "retrieved_contexts": ["无关内容", "退款申请需要订单号。"],
+    "retrieved_context_ids": ["doc-3", "doc-7"],
+    "response": "需要订单号，并且必须在 30 天内提交。",
+    "reference": "需要订单号。",
+    "reference_context_ids": ["doc-7"],
+}
+
+
+def _file(tmp_path: Path, name: str, records: object) -> Path:
+    path = tmp_path / name
+    if name.endswith(".jsonl"):
+        assert isinstance(records, list)
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+        )
+    else:
+        path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_seed_record_golden(tmp_path: Path) -> None:
+    data = import_records(_file(tmp_path, "seed.json", [SEED_RECORD]), "seed")
+    assert [(d.id, d.text) for d in data.snapshot.documents] == [
+        ("doc-3", "无关内容"),
+        ("doc-7", "退款申请需要订单号。"),
+    ]
+    question = data.evalset.questions[0]
+    assert (question.id, question.text, question.answerability) == (
+        "q0001",
+        "退款申请需要什么？",
+        "answerable",
+    )
+    assert [g.any_of for g in question.required_evidence] == [["doc-7"]]
+    assert [(f.id, f.text) for f in question.reference_facts] == [("reference", "需要订单号。")]
+    result = data.run.results[0]
+    assert [c.id for c in result.candidates] == ["doc-3", "doc-7"]
+    assert [(c.id, c.text) for c in result.context or []] == [
+        ("doc-3", "无关内容"),
+        ("doc-7", "退款申请需要订单号。"),
+    ]
+    assert (result.answer, result.outcome, result.claims) == (
+        SEED_RECORD["response"],
+        "answered",
+        None,
+    )
+    assert data.evalset.metadata == {"imported_from": "seed", "source_file": "seed.json"}
+
+
+def test_written_files_read_back_equal_and_evaluate(tmp_path: Path) -> None:
+    data = import_records(_file(tmp_path, "seed.jsonl", [SEED_RECORD]), "seed", name="seeded")
+    paths = {
+        "snapshot": tmp_path / "o" / "snapshot.json",
+        "evalset": tmp_path / "o" / "evalset.jsonl",
+        "run": tmp_path / "o" / "run.jsonl",
+    }
+    write_native(data.snapshot, paths["snapshot"])
+    write_native(data.evalset, paths["evalset"])
+    write_native(data.run, paths["run"])
+    collector = ProblemCollector()
+    loaded = {kind: read_file(path, collector).content for kind, path in paths.items()}
+    assert collector.problems == ()
+    assert isinstance(loaded["snapshot"], Snapshot) and loaded["snapshot"] == data.snapshot
+    assert isinstance(loaded["evalset"], EvalSet) and loaded["evalset"] == data.evalset
+    assert isinstance(loaded["run"], Run) and loaded["run"].model_dump() == data.run.model_dump()
+    dataset = load_dataset(paths["evalset"], snapshot=paths["snapshot"], runs=[paths["run"]])
+    assert [run.name for run in dataset.runs] == ["seeded"]
+
+
+def test_ragas_records_accept_user_input_and_derive_ids_from_text(tmp_path: Path) -> None:
+    record = {
+        "user_input": "How are refunds paid?",
+        "retrieved_contexts": ["Refunds are paid in five days.", "Cards are blue."],
+        "response": "In five days.",
+        "reference": "Within five days.",
+        "reference_contexts": ["Refunds are paid in five days."],
+    }
+    data = import_records(_file(tmp_path, "ragas.json", {"samples": [record]}), "ragas")
+    refund = text_id("Refunds are paid in five days.")
+    assert refund == "ctx-888eba1a6b83"  # ctx- and the first 12 hex digits of its SHA-256
+    assert [c.id for c in data.run.results[0].candidates] == [refund, text_id("Cards are blue.")]
+    assert data.evalset.questions[0].required_evidence[0].any_of == [refund]
+
+
+def test_ragas_reference_ids_missing_from_the_contexts_become_placeholders(tmp_path: Path) -> None:
+    record = {**SEED_RECORD, "reference_context_ids": ["doc-9"]}
+    record["user_input"] = record.pop("question")
+    data = import_records(_file(tmp_path, "r.jsonl", [record]), "ragas")
+    placeholder = data.snapshot.documents[-1]
+    assert (placeholder.id, placeholder.text, placeholder.metadata["placeholder"]) == (
+        "doc-9",
+        "",
+        True,
+    )
+
+
+def test_deepeval_test_cases_golden(tmp_path: Path) -> None:
+    case = {
+        "input": "How are refunds paid?",
+        "actual_output": "In five days.",
+        "expected_output": "Within five days.",
+        "retrieval_context": ["Refunds are paid in five days."],
+        "context": ["Refunds are paid in five days.", "Refunds need an order number."],
+        "name": "refunds-1",
+    }
+    data = import_records(_file(tmp_path, "cases.json", [case]), "deepeval", name="deepeval-run")
+    question = data.evalset.questions[0]
+    assert [g.any_of for g in question.required_evidence] == [
+        [text_id("Refunds are paid in five days.")],
+        [text_id("Refunds need an order number.")],
+    ]
+    assert len(data.snapshot.documents) == 2  # both reference contexts are known by text
+    assert data.run.results[0].answer == "In five days."
+    assert data.run.name == "deepeval-run"
+
+
+def test_seed_bad_records_name_file_record_field_expected_found(tmp_path: Path) -> None:
+    bad = [
+        {**SEED_RECORD, "retrieved_context_ids": ["doc-3"]},
+        {**SEED_RECORD, "id": "r2", "question": " ", "response": ""},
+        {**SEED_RECORD, "id": "r3", "retrieved_contexts": "text", "extra": 1, "reference": None},
+        {key: value for key, value in SEED_RECORD.items() if key != "reference"} | {"id": "r4"},
+        "not a record",
+    ]
+    path = _file(tmp_path, "bad.json", bad)
+    with pytest.raises(InputError) as info:
+        import_records(path, "seed")
+    assert str(info.value).splitlines() == [
+        "7 problems found in the input:",
+        f"- {path}: question 'q0001': [0].retrieved_context_ids: expected one ID per retrieved context (2); found 1 IDs",  # noqa: E501
+        f"- {path}: question 'r2': [1].question: expected a non-empty question; found ' '",
+        f"- {path}: question 'r2': [1].response: expected a non-empty response; found an empty response",  # noqa: E501
+        f"- {path}: question 'r3': [2].extra: expected no such field (a seed record has id, question, reference, reference_context_ids, response, retrieved_context_ids, retrieved_contexts); found an unknown field",  # noqa: E501
+        f"- {path}: question 'r3': [2].retrieved_contexts: expected a list of strings; found 'text'",  # noqa: E501
+        f"- {path}: question 'r4': [3].reference: expected a string or null (required field); found nothing",  # noqa: E501
+        f"- {path}: [4]: expected a JSON object (one record); found 'not a record'",
+    ]
+
+
+def test_conflicting_text_for_one_context_id_is_a_problem(tmp_path: Path) -> None:
+    other = {**SEED_RECORD, "id": "r2", "retrieved_contexts": ["changed", "退款申请需要订单号。"]}
+    path = _file(tmp_path, "c.json", [SEED_RECORD, other])
+    with pytest.raises(InputError) as info:
+        import_records(path, "seed")
+    assert str(info.value).splitlines()[1:] == [
+        f"- {path}: question 'r2': [1].retrieved_contexts[0]: expected the same text for context 'doc-3' in every record; found a different text"  # noqa: E501
+    ]
+
+
+def test_deepeval_without_reference_contexts_is_refused(tmp_path: Path) -> None:
+    path = _file(
+        tmp_path, "d.json", [{"input": "q", "actual_output": "a", "retrieval_context": []}]
+    )
+    with pytest.raises(InputError) as info:
+        import_records(path, "deepeval")
+    assert str(info.value).splitlines()[1:] == [
+        f"- {path}: question 'q0001': [0]: expected the reference contexts (context) to score retrieval against; found nothing"  # noqa: E501
+    ]
+
+
+def test_broken_jsonl_line_is_located(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps(SEED_RECORD) + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_records(path, "seed")
+    assert str(info.value).splitlines()[1:] == [
+        f"- {path}: line 2 column 2: expected valid JSON; found Expecting property name enclosed in double quotes"  # noqa: E501
+    ]
+
+
+def test_ragas_bad_records_are_all_reported(tmp_path: Path) -> None:
+    records = [
+        {"user_input": "a", "question": "b", "retrieved_contexts": [], "reference_context_ids": []},
+        {
+            "retrieved_contexts": ["x"],
+            "retrieved_context_ids": ["d1"],
+            "response": 3,
+            "reference_context_ids": ["d1"],
+            "rubric": {},
+        },
+    ]
+    path = _file(tmp_path, "ragas.jsonl", records)
+    with pytest.raises(InputError) as info:
+        import_records(path, "ragas")
+    assert str(info.value).splitlines() == [
+        "4 problems found in the input:",
+        f"- {path}: question 'q0001': line 1.question: expected the same text as user_input; found a different question",  # noqa: E501
+        f"- {path}: question 'q0002': line 2.rubric: expected no such field (a ragas record has id, multi_responses, persona_name, query_length, query_style, question, reference, reference_context_ids, reference_contexts, response, retrieved_context_ids, retrieved_contexts, rubrics, synthesizer_name, user_input); found an unknown field",  # noqa: E501
+        f"- {path}: question 'q0002': line 2.user_input: expected a non-empty question; found nothing",  # noqa: E501
+        f"- {path}: question 'q0002': line 2.response: expected a string or null; found 3",
+    ]

@@ -1,0 +1,151 @@
+"""TREC qrels and runs: import to native files and export back (round trip), bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.cli import cli
+from ragtriage.errors import InputError
+from ragtriage.importers import evalset_to_qrels, export_trec, import_trec, run_to_trec
+from ragtriage.schemas import EvalSet, EvidenceGroup, Question, QuestionResult, RankedItem, Run
+
+QRELS = "q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 0\nq2 0 d4 1\n"
+RUN = "q1 Q0 d2 1 3.5 sys\nq1 Q0 d9 2 1.25 sys\nq2 Q0 d4 1 0.5 sys\n"
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
+    qrels.write_text(QRELS, encoding="utf-8")
+    run.write_text(RUN, encoding="utf-8")
+    return qrels, run
+
+
+def test_import_then_export_gives_the_same_files(tmp_path: Path) -> None:
+    qrels, run = _files(tmp_path)
+    data = import_trec(qrels, [run])
+    assert [d.id for d in data.snapshot.documents] == ["d1", "d2", "d3", "d4", "d9"]
+    q1 = data.evalset.questions[0]
+    assert [(g.any_of, g.grade) for g in q1.required_evidence] == [(["d1"], 1), (["d2"], 2)]
+    assert [r.name for r in data.runs] == ["bm25"]
+    assert [(c.id, c.score) for c in data.runs[0].results[0].candidates] == [
+        ("d2", 3.5),
+        ("d9", 1.25),
+    ]
+    export_trec(
+        data.evalset,
+        data.runs[0],
+        qrels_path=tmp_path / "out.qrels",
+        run_path=tmp_path / "out.run",
+        tag="sys",
+    )
+    # d3 (grade 0) is not relevant, so it is not required evidence and not written back
+    assert (tmp_path / "out.qrels").read_text(
+        encoding="utf-8"
+    ) == "q1 0 d1 1\nq1 0 d2 2\nq2 0 d4 1\n"
+    assert (tmp_path / "out.run").read_text(encoding="utf-8") == RUN
+
+
+def test_groups_of_alternatives_become_several_relevant_documents() -> None:
+    evalset = EvalSet(
+        evalset_id="e",
+        questions=[
+            Question(
+                id="q",
+                text="t",
+                answerability="answerable",
+                required_evidence=[
+                    EvidenceGroup(any_of=["a", "b"], grade=2),
+                    EvidenceGroup(any_of=["b"]),
+                ],
+            ),
+            Question(id="u", text="t", answerability="unanswerable"),
+        ],
+    )
+    assert evalset_to_qrels(evalset) == {"q": {"a": 2, "b": 2}}
+
+
+def test_unscored_rankings_get_order_keeping_scores() -> None:
+    run = Run(
+        name="r",
+        results=[
+            QuestionResult(
+                question_id="q",
+                candidates=[RankedItem(id="x", score=0.1), RankedItem(id="y")],
+                reranked=[RankedItem(id="y"), RankedItem(id="x")],
+            ),
+        ],
+    )
+    assert run_to_trec(run) == {"q": [("y", 2.0), ("x", 1.0)]}
+
+
+def test_bad_trec_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
+    qrels = tmp_path / "bad.qrels"
+    qrels.write_text("q1 0 d1\nq1 0 d2 x\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_trec(qrels)
+    assert str(info.value).splitlines() == [
+        "2 problems found in the input:",
+        f"- {qrels}: question 'q1': line 1: expected 4 whitespace-separated fields "
+        "(question ID, iteration, document ID, grade); found 3 fields",
+        f"- {qrels}: question 'q1': line 2: grade: expected an integer; found 'x'",
+    ]
+
+
+def test_cli_import_trec_writes_native_files(tmp_path: Path) -> None:
+    qrels, run = _files(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["import", "trec", "--qrels", str(qrels), "--run", str(run), "-o", str(tmp_path / "n")]
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "n").iterdir()) == [
+        "bm25.jsonl",
+        "evalset.json",
+        "snapshot.json",
+    ]
+    back = CliRunner().invoke(
+        cli,
+        [
+            "export",
+            "trec",
+            "--evalset",
+            str(tmp_path / "n" / "evalset.json"),
+            "--qrels-out",
+            str(tmp_path / "b.qrels"),
+        ],
+    )
+    assert back.exit_code == 0, back.output
+    assert (tmp_path / "b.qrels").read_text(encoding="utf-8") == "q1 0 d1 1\nq1 0 d2 2\nq2 0 d4 1\n"
+
+
+def test_cli_import_error_exits_2_without_traceback(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["import", "seed", str(tmp_path / "missing.json"), "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 1 problem found in the input:\n"
+        f"- {tmp_path / 'missing.json'}: (file): expected an existing file; found no such file\n"
+    )
+
+
+def test_qrels_and_run_ids_must_exist_in_a_given_snapshot(tmp_path: Path) -> None:
+    from ragtriage.schemas import Document, Snapshot
+
+    qrels, run = _files(tmp_path)
+    snapshot = Snapshot(
+        snapshot_id="mine", documents=[Document(id=d, text=d) for d in ("d1", "d2", "d4")]
+    )
+    with pytest.raises(InputError) as info:
+        import_trec(qrels, [run], snapshot=snapshot)
+    assert str(info.value).splitlines()[1:] == [
+        f"- {qrels}: question 'q1': document ID: expected an ID of the given snapshot; found 'd3'",
+        f"- {run}: question 'q1': document ID: expected an ID of the given snapshot; found 'd9'",
+    ]
+    extra = [Document(id="d3", text="x"), Document(id="d9", text="y")]
+    fine = Snapshot(snapshot_id="mine", documents=[*snapshot.documents, *extra])
+    data = import_trec(qrels, [run], snapshot=fine)
+    assert data.snapshot is fine and data.evalset.snapshot_id == "mine"
+    assert data.runs[0].provenance.snapshot_id == "mine"

@@ -1,0 +1,157 @@
+"""`ragtriage judge` on the command line: lexical baseline, dry run, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from judgekit import FakeServer, claim, serve, write_dataset
+
+from ragtriage.cli.judge import judge_command
+
+
+def _args(folder: Path) -> list[str]:
+    return [
+        str(folder / "evalset.json"),
+        "--snapshot",
+        str(folder / "snapshot.json"),
+        "--run",
+        str(folder / "run.json"),
+    ]
+
+
+def test_lexical_baseline_writes_labels_and_a_run_with_claims(tmp_path: Path) -> None:
+    write_dataset(tmp_path, None, [claim("每日转账限额为五万元", "z1")])
+    result = CliRunner().invoke(
+        judge_command,
+        [*_args(tmp_path), "--judge", "lexical", "--out-dir", str(tmp_path / "o"), "--no-progress"],
+    )
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "o"
+    assert result.output.splitlines() == [
+        "judge: lexical-baseline (lexical, prompt lexical-v1, temperature None, seed None) - "
+        "judge-labelled, uncalibrated until `ragtriage calibrate` has compared it with "
+        "human labels",
+        "run base: claims: 1 cannot_judge, 2 supported; reference facts: 3 covered",
+        f"  labels: {out / 'base.labels.json'}",
+        f"  run with extracted claims/outcomes: {out / 'base.run.json'}",
+        "calls: 7 (claims 1, coverage 3, support 3); HTTP requests: 0 (0 retries); cache hits: 0; "
+        "failed calls: 0",
+        "tokens: 0 in, 0 out (cache hits not counted); cost: no price given",
+    ]
+    run = json.loads((out / "base.run.json").read_text(encoding="utf-8"))
+    assert [c["text"] for c in run["results"][0]["claims"]] == [
+        "Refunds are paid within 5 working days.",
+        "Approval comes first.",
+    ]
+    labels = json.loads((out / "base.labels.json").read_text(encoding="utf-8"))
+    assert labels["kind"] == "labels" and labels["run"] == "base"
+
+
+def test_dry_run_estimates_calls_tokens_and_cost(tmp_path: Path) -> None:
+    write_dataset(tmp_path, None, [claim("每日转账限额为五万元", "z1")], outcome_q3=None)
+    result = CliRunner().invoke(
+        judge_command,
+        [
+            *_args(tmp_path),
+            "--dry-run",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--max-tokens",
+            "100",
+            "--price-per-1k-input",
+            "0.5",
+            "--price-per-1k-output",
+            "1.5",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == (
+        "dry run: 11 calls (claims 2, coverage 3, outcome 1, support 5); 0 answered by the cache"
+    )
+    # 2144 * 0.5 / 1000 + 11 calls * 100 tokens * 1.5 / 1000 = 2.722
+    assert (
+        lines[1] == "tokens (estimated): about 2144 in, at most 1100 out; cost: at most $2.722000"
+    )
+    assert lines[2] == (
+        "support calls include 4 claims guessed by sentence splitting "
+        "(answers not yet extracted; extraction decides the real number)"
+    )
+
+
+def test_dry_run_counts_what_the_cache_would_answer(tmp_path: Path) -> None:
+    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")])
+    common = [*_args(tmp_path), "--model", "m", "--out-dir", str(tmp_path / "o"), "--no-progress"]
+    with serve(FakeServer()) as server:
+        done = CliRunner().invoke(judge_command, [*common, "--base-url", server.url])
+        assert done.exit_code == 0, done.output
+        dry = CliRunner().invoke(judge_command, [*common, "--base-url", server.url, "--dry-run"])
+    assert (
+        dry.output.splitlines()[0]
+        == "dry run: 4 calls (coverage 3, support 1); 4 answered by the cache"
+    )
+
+
+def test_llm_judge_needs_url_and_model(tmp_path: Path) -> None:
+    write_dataset(tmp_path, [claim("x", "c1")])
+    result = CliRunner().invoke(judge_command, [*_args(tmp_path), "--out-dir", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 1 problem found in the input:\n- <command line>: --base-url and --model: "
+        "expected a value for the llm judge (or --judge lexical); found nothing\n"
+    )
+
+
+def test_missing_api_key_variable_is_an_input_error(tmp_path: Path) -> None:
+    write_dataset(tmp_path, [claim("x", "c1")])
+    result = CliRunner().invoke(
+        judge_command,
+        [
+            *_args(tmp_path),
+            "--out-dir",
+            str(tmp_path / "o"),
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--api-key-env",
+            "RAGTRIAGE_TEST_NO_SUCH_KEY",
+        ],
+    )
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 1 problem found in the input:\n- <command line>: --api-key-env: expected an "
+        "environment variable RAGTRIAGE_TEST_NO_SUCH_KEY with the key; found unset or empty\n"
+    )
+
+
+def test_api_key_is_sent_as_bearer_token(tmp_path: Path) -> None:
+    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")])
+    with serve(FakeServer()) as server:
+        result = CliRunner(env={"JUDGE_KEY": "sekret"}).invoke(
+            judge_command,
+            [
+                *_args(tmp_path),
+                "--out-dir",
+                str(tmp_path / "o"),
+                "--base-url",
+                server.url,
+                "--model",
+                "m",
+                "--api-key-env",
+                "JUDGE_KEY",
+                "--no-progress",
+                "--price-per-1k-input",
+                "1",
+                "--price-per-1k-output",
+                "2",
+            ],
+        )
+        auth = set(server.auth)
+    assert result.exit_code == 0, result.output
+    assert auth == {"Bearer sekret"}
+    assert "tokens: 400 in, 80 out (cache hits not counted); cost: $0.560000" in result.output

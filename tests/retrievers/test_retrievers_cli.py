@@ -1,0 +1,93 @@
+"""`ragtriage run`: usage errors and bad inputs exit 2 with one clear message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ragtriage.cli import cli
+from ragtriage.example.zh import zh_example_paths
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["run", *args])
+    return result.exit_code, result.output
+
+
+def test_chunking_needs_a_place_for_the_chunked_snapshot(tmp_path: Path) -> None:
+    paths = zh_example_paths()
+    code, output = _run(
+        "--snapshot",
+        str(paths.snapshot),
+        "--evalset",
+        str(paths.evalset),
+        "--chunk-chars",
+        "100",
+        "--output",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert code == 2
+    assert output.endswith(
+        "Error: --chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
+        "(the run's chunk IDs live there)\n"
+    )
+
+
+def test_generation_options_go_together(tmp_path: Path) -> None:
+    paths = zh_example_paths()
+    code, output = _run(
+        "--snapshot",
+        str(paths.snapshot),
+        "--evalset",
+        str(paths.evalset),
+        "--generate-url",
+        "http://127.0.0.1:1/v1",
+        "--output",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert code == 2
+    assert output.endswith("Error: --generate-url and --generate-model go together\n")
+
+
+def test_swapped_files_are_reported_by_kind(tmp_path: Path) -> None:
+    paths = zh_example_paths()
+    code, output = _run(
+        "--snapshot",
+        str(paths.evalset),
+        "--evalset",
+        str(paths.snapshot),
+        "--output",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert code == 2
+    assert output == (
+        "Error: 2 problems found in the input:\n"
+        f"- {paths.evalset}: kind: expected snapshot; found 'evalset'\n"
+        f"- {paths.snapshot}: kind: expected evalset; found 'snapshot'\n"
+    )
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_reruns_without_latency_are_byte_identical(tmp_path: Path) -> None:
+    paths = zh_example_paths()
+    outputs = []
+    for n in (1, 2):
+        out = tmp_path / f"r{n}.jsonl"
+        code, output = _run(
+            "--snapshot",
+            str(paths.snapshot),
+            "--evalset",
+            str(paths.evalset),
+            "--retriever",
+            "bm25",
+            "--no-latency",
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--output",
+            str(out),
+        )
+        assert code == 0, output
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert b'"latency_ms": null' in outputs[0] and b'"stage_latency_ms": {}' in outputs[0]

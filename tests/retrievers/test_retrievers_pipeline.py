@@ -1,0 +1,178 @@
+"""The pipeline end to end on a small snapshot: stages recorded, provenance, cache on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragtriage.errors import InputError
+from ragtriage.retrievers import RETRIEVAL_ONLY_NOTE, Chunking, RetrievalConfig, run_retrieval
+from ragtriage.schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
+
+SNAPSHOT = Snapshot(
+    snapshot_id="mini",
+    documents=[
+        Document(
+            id="refunds",
+            title="Refunds",
+            text="A refund needs the order number. Refunds are paid in five days.",
+        ),
+        Document(
+            id="cards",
+            title="Cards",
+            text="A lost card is blocked at once. A new card arrives in a week.",
+        ),
+        Document(
+            id="loans", title="Loans", text="Loan interest is fixed for the first year of the loan."
+        ),
+        Document(id="empty", text=""),
+    ],
+)
+EVALSET = EvalSet(
+    evalset_id="mini-q",
+    snapshot_id="mini",
+    questions=[
+        Question(
+            id="q1",
+            text="how is a refund paid?",
+            answerability="answerable",
+            required_evidence=[EvidenceGroup(any_of=["refunds"])],
+        ),
+        Question(
+            id="q2",
+            text="I lost my card",
+            answerability="answerable",
+            required_evidence=[EvidenceGroup(any_of=["cards"])],
+        ),
+    ],
+)
+
+
+def test_bm25_run_records_candidates_context_latency_and_provenance(tmp_path: Path) -> None:
+    out = run_retrieval(SNAPSHOT, EVALSET, RetrievalConfig(k=1), name="bm25", cache_dir=tmp_path)
+    run = out.run
+    assert out.units == 3
+    assert [r.question_id for r in run.results] == ["q1", "q2"]
+    first = run.results[0]
+    assert [c.id for c in first.candidates] == ["refunds"]  # no other unit shares a term
+    assert first.candidates[0].score is not None and first.candidates[0].score > 0
+    assert first.reranked is None
+    assert [(c.id, c.text) for c in first.context or []] == [
+        ("refunds", SNAPSHOT.documents[0].text)
+    ]
+    assert (first.answer, first.outcome, first.claims) == (None, None, None)
+    assert sorted(first.stage_latency_ms) == ["context", "retrieval"]
+    prov = run.provenance
+    assert (prov.snapshot_id, prov.evalset_id, prov.k, prov.notes) == (
+        "mini",
+        "mini-q",
+        1,
+        RETRIEVAL_ONLY_NOTE,
+    )
+    assert prov.retriever is not None and prov.retriever.name == "bm25s"
+    assert prov.retriever.settings["tokenizer"] == "stemmer=english,stopwords=en,chinese=none"
+    assert prov.retriever.settings["chunking"] == "snapshot"
+
+
+def test_index_is_cached_under_the_given_directory_only(tmp_path: Path) -> None:
+    first = run_retrieval(SNAPSHOT, EVALSET, RetrievalConfig(), name="a", cache_dir=tmp_path)
+    second = run_retrieval(SNAPSHOT, EVALSET, RetrievalConfig(), name="a", cache_dir=tmp_path)
+    assert (first.index_from_cache, second.index_from_cache) == (False, True)
+    assert [p.name.split("-")[0] for p in tmp_path.iterdir()] == ["bm25"]
+    strip = {"latency_ms", "stage_latency_ms"}
+    assert [r.model_dump(exclude=strip) for r in first.run.results] == [
+        r.model_dump(exclude=strip) for r in second.run.results
+    ]
+    changed = SNAPSHOT.model_copy(update={"documents": SNAPSHOT.documents[:2]})
+    assert not run_retrieval(
+        changed, EVALSET, RetrievalConfig(), name="a", cache_dir=tmp_path
+    ).index_from_cache
+
+
+def test_no_cache_writes_nothing(tmp_path: Path) -> None:
+    run_retrieval(
+        SNAPSHOT, EVALSET, RetrievalConfig(), name="a", cache_dir=tmp_path, use_cache=False
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_chunked_run_returns_a_snapshot_holding_its_chunks(tmp_path: Path) -> None:
+    config = RetrievalConfig(k=2, chunking=Chunking("sentences", 1))
+    out = run_retrieval(SNAPSHOT, EVALSET, config, name="c", cache_dir=tmp_path)
+    assert [c.id for c in out.snapshot.chunks][:2] == ["refunds#0-33", "refunds#33-63"]
+    assert out.run.results[0].candidates[0].id == "refunds#33-63"
+    assert out.units == 5  # two sentences each for refunds and cards, one for loans
+
+
+def test_dense_hybrid_and_rerank_stages(tmp_path: Path) -> None:
+    dense = run_retrieval(
+        SNAPSHOT, EVALSET, RetrievalConfig(retriever="dense", k=1), name="d", cache_dir=tmp_path
+    )
+    assert [r.candidates[0].id for r in dense.run.results] == ["refunds", "cards"]
+    assert len(dense.run.results[0].candidates) == 3  # dense ranks every unit
+    hybrid = run_retrieval(
+        SNAPSHOT, EVALSET, RetrievalConfig(retriever="hybrid", k=1), name="h", cache_dir=tmp_path
+    )
+    top = hybrid.run.results[0].candidates[0]
+    assert top.id == "refunds" and top.score == pytest.approx(2 / 61, abs=1e-6)
+    reranked = run_retrieval(
+        SNAPSHOT, EVALSET, RetrievalConfig(k=1, rerank="dense"), name="r", cache_dir=tmp_path
+    )
+    result = reranked.run.results[1]
+    assert result.reranked is not None and [i.id for i in result.reranked] == ["cards"]
+    assert sorted(result.stage_latency_ms) == ["context", "rerank", "retrieval"]
+    assert reranked.run.provenance.reranker is not None
+    assert reranked.run.provenance.reranker.settings == {"kind": "dense", "depth": 100}
+
+
+def test_conflicting_options_are_reported_together() -> None:
+    config = RetrievalConfig(k=20, candidates=5, context_chars=0)
+    with pytest.raises(InputError) as info:
+        run_retrieval(SNAPSHOT, EVALSET, config, name="x", use_cache=False)
+    assert str(info.value) == (
+        "2 problems found in the input:\n"
+        "- <command line>: --candidates: expected at least k (20); found 5\n"
+        "- <command line>: --context-chars: expected a positive integer; found 0"
+    )
+
+
+def test_filters_drop_stale_and_unreadable_documents_before_ranking(tmp_path: Path) -> None:
+    snapshot = Snapshot(
+        snapshot_id="f",
+        documents=[
+            Document(id="old", text="refund rules: ten days", status="superseded"),
+            Document(id="new", text="refund rules: five days", supersedes=["old"]),
+            Document(id="hr", text="refund rules for staff salaries", access_groups=["hr"]),
+        ],
+    )
+    evalset = EvalSet(
+        evalset_id="fq",
+        questions=[
+            Question(
+                id="a",
+                text="refund rules",
+                answerability="answerable",
+                required_evidence=[EvidenceGroup(any_of=["new"])],
+                user_groups=["eng"],
+            ),
+            Question(
+                id="b",
+                text="refund rules",
+                answerability="answerable",
+                required_evidence=[EvidenceGroup(any_of=["new"])],
+            ),
+        ],
+    )
+    plain = run_retrieval(snapshot, evalset, RetrievalConfig(), name="p", cache_dir=tmp_path)
+    assert sorted(c.id for c in plain.run.results[0].candidates) == ["hr", "new", "old"]
+    config = RetrievalConfig(current_only=True, respect_permissions=True)
+    out = run_retrieval(snapshot, evalset, config, name="f", cache_dir=tmp_path)
+    assert [c.id for c in out.run.results[0].candidates] == ["new"]
+    # no user_groups on question b: only the status filter applies
+    assert sorted(c.id for c in out.run.results[1].candidates) == ["hr", "new"]
+    assert out.run.provenance.filters == {
+        "access_groups": "question.user_groups",
+        "status": "current",
+    }
+    assert out.index_from_cache  # filters do not change the index

@@ -1,0 +1,79 @@
+"""Fusion, ranking order, context budget and tokenization, with hand-computed values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragtriage.retrievers import (
+    Scored,
+    Tokenizer,
+    TokenizerSpec,
+    Unit,
+    fit_context,
+    reciprocal_rank_fusion,
+)
+from ragtriage.retrievers._scored import top
+
+
+def _unit(n: int, size: int) -> Unit:
+    return Unit(f"u{n}", f"u{n}", 0, size, "x" * size, None)
+
+
+def test_rrf_sums_reciprocal_ranks_and_breaks_ties_by_id_order() -> None:
+    order_key = np.array([0, 1, 2, 3], dtype=np.int64)
+    lexical = [Scored(0, 9.0), Scored(1, 5.0)]
+    dense = [Scored(2, 0.9), Scored(0, 0.8)]
+    fused = reciprocal_rank_fusion([lexical, dense], order_key, depth=10, c=60)
+    assert [item.unit for item in fused] == [0, 2, 1]
+    assert fused[0].score == pytest.approx(1 / 61 + 1 / 62)
+    # units 2 and 1 both have 1/61 and 1/62 alone: 2 (rank 1 in dense) beats 1 (rank 2)
+    assert fused[1].score == pytest.approx(1 / 61)
+    assert fused[2].score == pytest.approx(1 / 62)
+
+
+def test_rrf_equal_scores_follow_id_order_and_depth_cuts() -> None:
+    order_key = np.array([1, 0], dtype=np.int64)  # unit 1's ID sorts first
+    fused = reciprocal_rank_fusion([[Scored(0, 1.0)], [Scored(1, 1.0)]], order_key, depth=1)
+    assert [item.unit for item in fused] == [1]
+
+
+def test_top_orders_by_score_then_id_and_can_drop_zero_scores() -> None:
+    scores = np.array([0.5, 0.0, 0.5, 0.7], dtype=np.float32)
+    order_key = np.array([3, 2, 1, 0], dtype=np.int64)
+    assert [s.unit for s in top(scores, order_key, 10, positive_only=True)] == [3, 2, 0]
+    assert [s.unit for s in top(scores, order_key, 10, positive_only=False)] == [3, 2, 0, 1]
+    assert [s.unit for s in top(scores, order_key, 2, positive_only=False)] == [3, 2]
+
+
+def test_context_budget_stops_at_k_or_at_the_first_unit_that_overflows() -> None:
+    units = [_unit(0, 100), _unit(1, 300), _unit(2, 50)]
+    ranking = [Scored(0, 3.0), Scored(1, 2.0), Scored(2, 1.0)]
+    assert [s.unit for s in fit_context(ranking, units, k=2, max_chars=None)] == [0, 1]
+    # 100 + 300 > 350: unit 1 ends the context; unit 2 is not slipped in behind it
+    assert [s.unit for s in fit_context(ranking, units, k=3, max_chars=350)] == [0]
+    assert [s.unit for s in fit_context(ranking, units, k=3, max_chars=450)] == [0, 1, 2]
+    assert fit_context(ranking, units, k=3, max_chars=99) == []
+
+
+def test_english_tokens_are_lowercased_stemmed_and_stopword_free() -> None:
+    tokenizer = Tokenizer(TokenizerSpec())
+    assert tokenizer.tokens("The Customers are OPENING accounts") == ["custom", "open", "account"]
+    plain = Tokenizer(TokenizerSpec(stemmer=None, stopwords=None, chinese=False))
+    assert plain.tokens("The Customers") == ["the", "customers"]
+
+
+def test_chinese_runs_are_segmented_by_jieba_next_to_english_words() -> None:
+    tokenizer = Tokenizer(TokenizerSpec())
+    assert tokenizer.tokens("退款申请需要订单号, refunds") == [
+        "退款",
+        "申请",
+        "需要",
+        "订单号",
+        "refund",
+    ]
+
+
+def test_without_chinese_segmentation_a_chinese_run_stays_whole() -> None:
+    tokenizer = Tokenizer(TokenizerSpec(chinese=False))
+    assert tokenizer.tokens("退款申请") == ["退款申请"]

@@ -1,0 +1,294 @@
+"""Review sheets: export, fill, import round trip; validation; partly filled sheets; the CLI."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.cli.review import review_command
+from ragtriage.errors import InputError
+from ragtriage.evaluation import evaluate
+from ragtriage.judges import label_context_hash, run_cutoffs
+from ragtriage.loading import SnapshotIndex, load_dataset
+from ragtriage.review import COLUMNS, build_sheet, export_sheet, import_sheet, read_sheet
+from ragtriage.schemas import (
+    ClaimLabel,
+    ClaimLabelEntry,
+    FactLabel,
+    FactLabelEntry,
+    Labeller,
+    LabelSet,
+)
+
+REVIEWER = Labeller(kind="human", name="ana")
+
+
+def _truth(article_fixture: Path) -> dict[str, LabelSet]:
+    """The fixture's embedded human labels as label sets, with the context hash of each answer."""
+    dataset = load_dataset(article_fixture)
+    ks = run_cutoffs(dataset, None)
+    index = SnapshotIndex.build(dataset.snapshot)
+    out = {}
+    for run in dataset.runs:
+        claims, facts = [], []
+        for res in run.results:
+            digest = label_context_hash(res, index, ks[run.name])
+            for n, claim in enumerate(res.claims or [], start=1):
+                lab = claim.labels[0]
+                claims.append(
+                    ClaimLabelEntry(
+                        question_id=res.question_id,
+                        claim_id=claim.id or f"c{n}",
+                        label=ClaimLabel(
+                            verdict=lab.verdict,
+                            supported_by=list(lab.supported_by),
+                            labeller=REVIEWER,
+                            reason=f"checked {n}",
+                            context_hash=digest,
+                        ),
+                    )
+                )
+            for lab in res.fact_labels:
+                facts.append(
+                    FactLabelEntry(
+                        question_id=res.question_id,
+                        label=FactLabel(
+                            fact_id=lab.fact_id,
+                            verdict=lab.verdict,
+                            labeller=REVIEWER,
+                            context_hash=digest,
+                        ),
+                    )
+                )
+        out[run.name] = LabelSet(run=run.name, claim_labels=claims, fact_labels=facts)
+    return out
+
+
+def _fill(rows: list[dict[str, str]], truth: dict[str, LabelSet]) -> list[dict[str, str]]:
+    filled = []
+    for row in rows:
+        labels = truth[row["run"]]
+        new = dict(row)
+        if row["row_kind"] == "claim":
+            entry = next(
+                e
+                for e in labels.claim_labels
+                if (e.question_id, e.claim_id) == (row["question_id"], row["claim_id"])
+            )
+            new.update(
+                verdict=entry.label.verdict,
+                supported_by=", ".join(entry.label.supported_by),
+                reason=entry.label.reason or "",
+            )
+        else:
+            fact = next(
+                e
+                for e in labels.fact_labels
+                if (e.question_id, e.label.fact_id) == (row["question_id"], row["fact_id"])
+            )
+            new.update(verdict=fact.label.verdict)
+        filled.append(new)
+    return filled
+
+
+def _rewrite(path: Path, rows: list[dict[str, str]]) -> None:
+    from ragtriage.review import write_sheet
+
+    write_sheet(path, rows)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_round_trip_gives_identical_labels(
+    article_fixture: Path, tmp_path: Path, suffix: str
+) -> None:
+    dataset = load_dataset(article_fixture)
+    sheet_path = tmp_path / f"sheet{suffix}"
+    sheet = export_sheet(dataset, sheet_path)
+    assert (sheet.claim_rows, sheet.fact_rows, sheet.skipped) == (8, 8, ())
+    header, rows = read_sheet(sheet_path)
+    assert header == COLUMNS
+    assert [r.cells for r in rows] == [{c: row.get(c, "") for c in COLUMNS} for row in sheet.rows]
+    truth = _truth(article_fixture)
+    _rewrite(sheet_path, _fill([r.cells for r in rows], truth))
+    imported = import_sheet(sheet_path, reviewer="ana")
+    assert imported.unfilled == ()
+    assert {s.run: s for s in imported.label_sets} == truth
+
+
+def test_imported_labels_evaluate_like_the_embedded_ones(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    dataset = load_dataset(article_fixture)
+    sheet_path = tmp_path / "sheet.csv"
+    export_sheet(dataset, sheet_path)
+    _, rows = read_sheet(sheet_path)
+    _rewrite(sheet_path, _fill([r.cells for r in rows], _truth(article_fixture)))
+    runner = CliRunner()
+    result = runner.invoke(
+        review_command,
+        ["import", str(sheet_path), "--reviewer", "ana", "--out-dir", str(tmp_path / "labels")],
+    )
+    assert result.exit_code == 0, result.output
+    files = sorted((tmp_path / "labels").glob("*.json"))
+    with_labels = load_dataset(article_fixture, labels=files)
+    before = evaluate(dataset).runs[0].summary
+    after = evaluate(with_labels).runs[0].summary
+    for name in ("claim_support", "fact_coverage"):
+        assert (after[name].numerator, after[name].denominator) == (
+            before[name].numerator,
+            before[name].denominator,
+        )
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_partly_filled_sheet_imports_what_is_filled_and_lists_the_rest(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    dataset = load_dataset(article_fixture)
+    path = tmp_path / "sheet.csv"
+    export_sheet(dataset, path)
+    rows = _rows(path)
+    rows[0].update(verdict="supported", supported_by="retry-v2")
+    rows[1].update(verdict="covered", reviewer="bo")
+    _rewrite(path, rows)
+    result = CliRunner().invoke(
+        review_command,
+        ["import", str(path), "--reviewer", "ana", "--out-dir", str(tmp_path / "out")],
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == (
+        f"run synthetic-baseline: 1 claim labels, 1 fact labels -> "
+        f"{tmp_path / 'out' / 'synthetic-baseline.labels.json'}"
+    )
+    assert lines[1] == (
+        f"run synthetic-corrected: 0 claim labels, 0 fact labels -> "
+        f"{tmp_path / 'out' / 'synthetic-corrected.labels.json'}"
+    )
+    assert lines[2] == "14 rows not filled yet (left out):"
+    assert lines[3] == "  row 4: run synthetic-baseline, question two-facts, claim c1"
+    imported = import_sheet(path, reviewer="ana")
+    facts = imported.label_sets[0].fact_labels
+    assert [(f.question_id, f.label.fact_id, f.label.labeller.name) for f in facts] == [
+        ("exact-code", "retry-30-seconds", "bo")
+    ]
+
+
+def test_every_problem_of_a_returned_sheet_is_reported(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    dataset = load_dataset(article_fixture)
+    path = tmp_path / "sheet.csv"
+    export_sheet(dataset, path)
+    rows = _rows(path)
+    rows[0].update(verdict="yes")
+    rows[1].update(verdict="supported")
+    rows[2].update(verdict="supported", supported_by="retry-v2, nowhere")
+    rows[3].update(supported_by="retention-v2")
+    rows[4].update(verdict="covered", supported_by="x")
+    rows[5].update(verdict="unsupported", supported_by="retention-v1")
+    rows[6].update(row_kind="note")
+    rows[7].update(verdict="supported", supported_by="retention-v2")
+    rows.append(dict(rows[7]))
+    _rewrite(path, rows)
+    with pytest.raises(InputError) as info:
+        import_sheet(path, reviewer="ana")
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: question 'exact-code': row 2: verdict: expected one of supported, unsupported, "
+        "cannot_judge on a claim row; found 'yes'",
+        f"{path}: question 'exact-code': row 3: verdict: expected one of covered, not_covered, "
+        "cannot_judge on a fact row; found 'supported'",
+        f"{path}: question 'two-facts': row 4: supported_by: expected IDs from context_ids "
+        "(retention-v2, retry-v2); found 'nowhere'",
+        f"{path}: question 'two-facts': row 5: verdict: expected a verdict when supported_by is "
+        "filled; found nothing",
+        f"{path}: question 'two-facts': row 6: supported_by: expected nothing on a fact row; "
+        "found 'x'",
+        f"{path}: question 'stale-version': row 7: supported_by: expected nothing for a claim "
+        "labelled unsupported; found retention-v1",
+        f"{path}: question 'stale-version': row 8: row_kind: expected claim or fact (as exported); "
+        "found 'note'",
+        f"{path}: question 'missing-answer': row 18: claim_id: expected each claim once per run "
+        "(already in row 9); found 'c1'",
+    ]
+
+
+def test_header_and_file_problems(tmp_path: Path) -> None:
+    path = tmp_path / "sheet.csv"
+    path.write_text("row_kind,run,question_id,verdict,colour\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_sheet(path, reviewer="ana")
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: row 1: claim_id: expected a 'claim_id' column (the exported header); "
+        "found no such column",
+        f"{path}: row 1: fact_id: expected a 'fact_id' column (the exported header); "
+        "found no such column",
+        f"{path}: row 1: context_ids: expected a 'context_ids' column (the exported header); "
+        "found no such column",
+        f"{path}: row 1: colour: expected one of the exported columns ({', '.join(COLUMNS)}); "
+        "found 'colour'",
+    ]
+    with pytest.raises(InputError) as info:
+        import_sheet(tmp_path / "sheet.txt")
+    assert info.value.problems[0].message() == (
+        f"{tmp_path / 'sheet.txt'}: SHEET: expected a .csv or .xlsx file; found '.txt'"
+    )
+    bad = tmp_path / "bad.xlsx"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(InputError) as info:
+        import_sheet(bad)
+    assert info.value.problems[0].field == "(file)"
+    assert info.value.problems[0].expected == "an XLSX workbook"
+
+
+def test_a_filled_row_needs_a_reviewer(article_fixture: Path, tmp_path: Path) -> None:
+    path = tmp_path / "sheet.csv"
+    export_sheet(load_dataset(article_fixture), path)
+    rows = _rows(path)
+    rows[1].update(verdict="covered")
+    _rewrite(path, rows)
+    with pytest.raises(InputError) as info:
+        import_sheet(path)
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: question 'exact-code': row 3: reviewer: expected a reviewer name in the row or "
+        "--reviewer; found nothing"
+    ]
+
+
+def test_answers_without_extracted_claims_are_reported(
+    tmp_path: Path, article_fixture: Path
+) -> None:
+    result = CliRunner().invoke(
+        review_command, ["export", str(article_fixture), "-o", str(tmp_path / "s.xlsx")]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {tmp_path / 's.xlsx'}: 8 claim rows, 8 fact rows\n"
+    assert build_sheet(load_dataset(article_fixture)).skipped == ()
+
+
+def test_numbers_typed_into_a_workbook_read_back_as_text(tmp_path: Path) -> None:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["row_kind", "run", "question_id", "claim_id", "context_ids", "verdict"])
+    sheet.append(["claim", "r", 17, 1.0, None, "supported"])
+    book.save(str(tmp_path / "typed.xlsx"))
+    header, rows = read_sheet(tmp_path / "typed.xlsx")
+    assert header == ("row_kind", "run", "question_id", "claim_id", "context_ids", "verdict")
+    assert rows[0].cells == {
+        "row_kind": "claim",
+        "run": "r",
+        "question_id": "17",
+        "claim_id": "1",
+        "context_ids": "",
+        "verdict": "supported",
+    }

@@ -1,0 +1,210 @@
+"""TREC qrels/run reading and writing: round trips, the tie rule, and exact error messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragtriage.cli.main import cli
+from ragtriage.columnar import QuestionPolicy, load_trec
+from ragtriage.errors import InputError
+from ragtriage.formats import (
+    qrels_to_evalset,
+    read_qrels,
+    read_run,
+    run_to_native,
+    write_qrels,
+    write_run,
+)
+
+token = st.text(alphabet="abcXYZ019._-é", min_size=1, max_size=10)
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    qrels=st.dictionaries(token, st.dictionaries(token, st.integers(-2, 4), min_size=1), max_size=5)
+)
+def test_qrels_round_trip(qrels: dict[str, dict[str, int]], tmp_path: Path) -> None:
+    write_qrels(qrels, tmp_path / "q.txt")
+    assert read_qrels(tmp_path / "q.txt") == qrels
+
+
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(run=st.dictionaries(token, st.dictionaries(token, finite, min_size=1), max_size=5))
+def test_run_round_trip_keeps_scores_and_order(
+    run: dict[str, dict[str, float]], tmp_path: Path
+) -> None:
+    write_run({q: list(d.items()) for q, d in run.items()}, tmp_path / "r.txt")
+    back = read_run(tmp_path / "r.txt")
+    assert {q: dict(items) for q, items in back.items()} == run
+    for items in back.values():
+        keys = [(score, doc.encode()) for doc, score in items]
+        assert keys == sorted(keys, reverse=True)
+
+
+def test_ties_break_by_document_id_descending(tmp_path: Path) -> None:
+    (tmp_path / "r.txt").write_text(
+        "q1 Q0 b 1 1.0 t\nq1 Q0 c 2 1.0 t\nq1 Q0 a 3 2.0 t\nq1 Q0 é 4 1.0 t\n", encoding="utf-8"
+    )
+    assert read_run(tmp_path / "r.txt") == {"q1": [("a", 2.0), ("é", 1.0), ("c", 1.0), ("b", 1.0)]}
+
+
+def test_whitespace_variants_read_the_same(tmp_path: Path) -> None:
+    (tmp_path / "q.txt").write_text("q1\t0\td1\t1\nq1  0 d2   2\n", encoding="utf-8")
+    assert read_qrels(tmp_path / "q.txt") == {"q1": {"d1": 1, "d2": 2}}
+
+
+def _messages(exc: pytest.ExceptionInfo[InputError]) -> list[str]:
+    return [p.message() for p in exc.value.problems]
+
+
+def test_bad_qrels_lines_are_all_reported(tmp_path: Path) -> None:
+    path = tmp_path / "q.txt"
+    path.write_text("q1 0 d1 1\nq1 0 d2\nq1 0 d3 high\n\nq1 0 d1 2\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        read_qrels(path)
+    assert _messages(exc) == [
+        f"{path}: question 'q1': line 2"
+        ": expected 4 whitespace-separated fields (question ID, iteration, document ID, grade);"
+        " found 3 fields",
+        f"{path}: question 'q1': line 3: grade: expected an integer; found 'high'",
+        f"{path}: question 'q1': line 5: document ID"
+        f": expected each document judged once per question; found 'd1' again (first on line 1)",
+    ]
+
+
+def test_bad_run_lines_are_all_reported(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text(
+        "q1 Q0 d1 1 3.5 t\nq1 Q0 d2 2 abc t\nq1 Q0 d3 3 inf t\nq1 Q0 d1 4 1.0 t\nq2 Q0 d1 1\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as exc:
+        read_run(path)
+    assert _messages(exc) == [
+        f"{path}: question 'q1': line 2: score: expected a finite number; found 'abc'",
+        f"{path}: question 'q1': line 3: score: expected a finite number; found 'inf'",
+        f"{path}: question 'q1': line 4: document ID"
+        f": expected each document at most once per question; found 'd1' again (first on line 1)",
+        f"{path}: question 'q2': line 5"
+        ": expected 6 whitespace-separated fields"
+        " (question ID, Q0, document ID, rank, score, run tag); found 4 fields",
+    ]
+
+
+def test_missing_file_is_a_problem(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as exc:
+        read_qrels(tmp_path / "nope.txt")
+    assert _messages(exc) == [
+        f"{tmp_path / 'nope.txt'}: (file): expected an existing file; found no such file"
+    ]
+
+
+def test_fast_reader_reports_line_problems_and_question_problems(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\nq3 Q0 d9 1 1.0 t\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load_trec(qrels, run, depth=10)
+    assert _messages(exc) == [
+        f"{run}: question 'q1': line 2: document ID"
+        f": expected each document at most once per question; found 'd1' again (first on line 1)",
+        f"{run}: question 'q2': question ID"
+        ": expected a ranking for every question of the qrels (or --allow-missing);"
+        " found no line for it",
+        f"{run}: question 'q3': question ID"
+        f": expected a question the qrels judge (or --allow-extra); found not in the qrels",
+    ]
+
+
+def test_question_policy_allows_missing_and_extra(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 2.0 t\nq3 Q0 d9 1 1.0 t\n", encoding="utf-8")
+    loaded = load_trec(
+        qrels, run, depth=5, policy=QuestionPolicy(allow_missing=True, allow_extra=True)
+    )
+    assert (loaded.missing, loaded.skipped, loaded.fast_path) == (("q2",), ("q3",), True)
+    assert loaded.arrays.question_ids == ("q1", "q2")
+    assert loaded.arrays.lengths.tolist() == [1, 0]
+
+
+def test_conversion_to_native_models() -> None:
+    evalset = qrels_to_evalset({"q2": {"d1": 0}, "q1": {"d2": 2, "d1": 1, "d3": 0}})
+    assert [(q.id, q.answerability) for q in evalset.questions] == [
+        ("q1", "answerable"),
+        ("q2", "unanswerable"),
+    ]
+    assert [(g.any_of, g.grade) for g in evalset.questions[0].required_evidence] == [
+        (["d1"], 1),
+        (["d2"], 2),
+    ]
+    run = run_to_native({"q1": [("d2", 2.0), ("d1", 1.0)]}, "bm25")
+    assert run.name == "bm25"
+    assert [(i.id, i.score) for i in run.results[0].candidates] == [("d2", 2.0), ("d1", 1.0)]
+
+
+def test_writers_refuse_ids_with_whitespace(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="free of whitespace: 'd 1'"):
+        write_qrels({"q1": {"d 1": 1}}, tmp_path / "q.txt")
+
+
+def test_cli_trec_eval_json(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 c 1\nq2 0 x 0\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\nq2 Q0 x 1 1 t\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "trec-eval",
+            str(qrels),
+            str(run),
+            "-m",
+            "recall@1",
+            "-m",
+            "P@2",
+            "--format",
+            "json",
+            "--per-question",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["summary"]["recall@1"] == {
+        "averaging": "macro",
+        "denominator": 1,
+        "not_applicable": 1,
+        "numerator": 0.5,
+        "value": 0.5,
+    }
+    assert data["summary"]["precision@2"]["value"] == 0.5
+    assert data["questions"] == [
+        {"id": "q1", "recall@1": 0.5, "precision@2": 0.5},
+        {"id": "q2", "recall@1": None, "precision@2": None},
+    ]
+    assert [m["reference_metric"] for m in data["metrics"]] == [
+        "recall_candidates@1",
+        "precision@2",
+    ]
+
+
+def test_cli_trec_eval_bad_input_exits_2(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 2\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 x t\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: 1 problem found in the input:\n- {run}: question 'q1': line 1: score"
+        f": expected a finite number; found 'x'\n"
+    )
