@@ -21,7 +21,7 @@ from pydantic import Field
 
 from .errors import ProblemCollector
 from .loading import Dataset, SourceFile, file_sha256
-from .loading._files import validate_item
+from .loading._files import display_path, validate_item
 from .schemas import Document, DocumentStatus, Identifier, StrictModel
 
 
@@ -115,5 +115,5 @@ def load_versions(dataset: Dataset, path: Path) -> Dataset:
     collector.raise_if_any()
     updated = apply_versions(dataset, versions, str(path), collector)
     collector.raise_if_any()
-    source = SourceFile(str(path), "versions", file_sha256(path))
+    source = SourceFile(display_path(path), "versions", file_sha256(path))
     return dataclasses.replace(updated, sources=(*updated.sources, source))

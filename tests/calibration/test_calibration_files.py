@@ -95,6 +95,7 @@ def test_cli_json_is_deterministic_and_complete(article_fixture: Path, tmp_path:
         "confidence",
         "facts",
         "human_only_items",
+        "inputs",
         "judge",
         "judge_only_items",
         "kind",

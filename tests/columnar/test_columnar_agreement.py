@@ -220,12 +220,12 @@ def test_hand_computed_values(tmp_path: Path) -> None:
 def test_batch_boundaries_change_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int
 ) -> None:
-    import ragtriage.columnar._stream as stream
+    import ragtriage.columnar._sources as sources
 
     qrels, run = _random_case(5, 30)
     write_qrels(qrels, tmp_path / "q.txt")
     write_run(run, tmp_path / "r.txt")
-    monkeypatch.setattr(stream, "_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(sources, "_BLOCK_BYTES", block_bytes)
     loaded = load_trec(tmp_path / "q.txt", tmp_path / "r.txt", depth=10)
     assert loaded.fast_path
     built = arrays_from_dicts(qrels, run, 10)
@@ -242,3 +242,33 @@ def test_interleaved_questions_use_the_line_reader_with_the_same_result(tmp_path
     assert not loaded.fast_path
     assert loaded.arrays.grades.tolist() == [[1, 0, 0], [1, 0, 0]]
     assert loaded.arrays.lengths.tolist() == [2, 1]
+
+
+def test_tie_rule_is_trec_evals(tmp_path: Path) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = random.Random(5)
+    qrels: Qrels = {
+        f"q{q}": {f"d{d}": rng.randint(0, 3) for d in rng.sample(range(60), 10)}
+        for q in range(300)
+    }
+    # four distinct scores for 30 documents: nearly every rank is a tie
+    run: TrecRun = {
+        f"q{q}": [(f"d{d}", float(rng.randint(0, 3))) for d in rng.sample(range(60), 30)]
+        for q in range(300)
+    }
+    write_qrels(qrels, tmp_path / "q.txt")
+    write_run(run, tmp_path / "r.txt")
+    loaded = load_trec(tmp_path / "q.txt", tmp_path / "r.txt", depth=30)
+    assert loaded.fast_path
+    ours = score_arrays(loaded.arrays, parse_rank_measures(["precision@5", "ndcg@5", "ap@30"]))
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"P.5", "ndcg_cut.5", "map_cut.30"}).evaluate(
+        {q: dict(items) for q, items in run.items()}
+    )
+    compared = 0
+    for label, key in (("precision@5", "P_5"), ("ndcg@5", "ndcg_cut_5"), ("ap@30", "map_cut_30")):
+        values = dict(zip(ours.question_ids, ours.per_question[label].values(), strict=True))
+        for qid, value in values.items():
+            if value is not None:  # trec_eval scores a question without relevant documents 0
+                assert value == theirs[qid][key], (label, qid)
+                compared += 1
+    assert compared > 800

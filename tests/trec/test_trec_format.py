@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -208,3 +209,41 @@ def test_cli_trec_eval_bad_input_exits_2(tmp_path: Path) -> None:
         f"Error: 1 problem found in the input:\n- {run}: question 'q1': line 1: score"
         f": expected a finite number; found 'x'\n"
     )
+
+
+def test_missing_files_through_the_fast_reader(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load_trec(qrels, run, depth=5)
+    assert _messages(exc) == [f"{run}: (file): expected an existing file; found no such file"]
+    with pytest.raises(InputError) as exc:
+        load_trec(tmp_path / "none.txt", qrels, depth=5)
+    assert _messages(exc)[0] == (
+        f"{tmp_path / 'none.txt'}: (file): expected an existing file; found no such file"
+    )
+
+
+def test_reported_hashes_are_the_files_sha256(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 1.5 t\nq1 Q0 b 2 0.5 t\n", encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=5)
+    assert loaded.fast_path
+    assert loaded.sha256 == (
+        hashlib.sha256(qrels.read_bytes()).hexdigest(),
+        hashlib.sha256(run.read_bytes()).hexdigest(),
+    )
+
+
+def test_cli_trec_eval_table_and_usage_errors(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 c 1\nq2 0 x 0\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\nq2 Q0 x 1 1 t\n", encoding="utf-8")
+    table = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "-m", "recall@2"])
+    assert table.exit_code == 0
+    assert "│ recall@2 │ 0.5000 │" in table.output
+    assert "0.5 / 1" in table.output
+    wrong = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "--ray-address", "auto"])
+    assert wrong.exit_code == 2
+    assert "--ray-address needs --engine ray" in wrong.output

@@ -7,16 +7,15 @@ version, so a change of rules is never mistaken for a change of the system under
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
 from ..errors import InputError, Problem
 from ..schemas import Question
+from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file
 
 if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
     from ..metrics import QuestionView
@@ -133,12 +132,9 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
                 )
             )
             continue
-        try:
-            pattern = re.compile(str(fields["pattern"]), re.IGNORECASE)
-        except re.error as exc:
-            problems.append(
-                Problem(source, None, f"{where}.pattern", "a valid regular expression", str(exc))
-            )
+        pattern = compile_pattern(str(fields["pattern"]), re.IGNORECASE, source, where)
+        if isinstance(pattern, Problem):
+            problems.append(pattern)
             continue
         kind = cast(Category, category)  # checked against _CATEGORIES above
         rules.append(
@@ -153,33 +149,15 @@ def load_injection_rules(path: Path | None = None) -> InjectionRules:
     """Read a rule file; without a path, the bundled default rule set."""
     if path is None:
         return default_injection_rules()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(
-            [Problem(str(path), None, "file", "a readable TOML rule file", str(exc))]
-        ) from None
-    return _parse_rules(data, str(path))
+    return parse_rule_file(path, "TOML rule file", _parse_rules)
 
 
 @lru_cache(maxsize=4)
 def bundled_injection_rules(version: str = DEFAULT_INJECTION_RULES) -> InjectionRules:
     """A rule set shipped with ragtriage, by version (e.g. `injection-v1`)."""
-    name = f"{version}.toml"
-    resource = resources.files("ragtriage.boundaries").joinpath("rules", name)
-    if not resource.is_file():
-        raise InputError(
-            [
-                Problem(
-                    "<package data>",
-                    None,
-                    "injection rules",
-                    "a bundled rule set version",
-                    repr(version),
-                )
-            ]
-        )
-    return _parse_rules(tomllib.loads(resource.read_text(encoding="utf-8")), f"rules/{name}")
+    return parse_bundled_rules(
+        version, "injection rules", "a bundled rule set version", _parse_rules
+    )
 
 
 def default_injection_rules() -> InjectionRules:

@@ -7,15 +7,14 @@ renderer calls on any answer, claim or passage text before it is shown.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError, Problem
+from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file
 
 if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
     from ..metrics import QuestionView
@@ -154,12 +153,9 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
                 Problem(source, None, f"{where}.pattern", "a non-empty string", repr(pattern))
             )
             continue
-        try:
-            compiled = re.compile(pattern)
-        except re.error as exc:
-            problems.append(
-                Problem(source, None, f"{where}.pattern", "a valid regular expression", str(exc))
-            )
+        compiled = compile_pattern(pattern, 0, source, where)
+        if isinstance(compiled, Problem):
+            problems.append(compiled)
             continue
         detectors.append(SensitiveDetector(name, str(description), compiled, checksum))
     lists = []
@@ -184,21 +180,9 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
 @lru_cache(maxsize=4)
 def bundled_sensitive_config(version: str = DEFAULT_SENSITIVE_RULES) -> SensitiveConfig:
     """A detector set shipped with ragtriage, by version (e.g. `sensitive-v1`)."""
-    name = f"{version}.toml"
-    resource = resources.files("ragtriage.boundaries").joinpath("rules", name)
-    if not resource.is_file():
-        raise InputError(
-            [
-                Problem(
-                    "<package data>",
-                    None,
-                    "sensitive rules",
-                    "a bundled detector set version",
-                    repr(version),
-                )
-            ]
-        )
-    return _parse(tomllib.loads(resource.read_text(encoding="utf-8")), f"rules/{name}")
+    return parse_bundled_rules(
+        version, "sensitive rules", "a bundled detector set version", _parse
+    )
 
 
 def default_sensitive_config() -> SensitiveConfig:
@@ -210,13 +194,7 @@ def load_sensitive_config(path: Path | None = None) -> SensitiveConfig:
     """Read a detector file (same format as `rules/sensitive-v1.toml`); default without a path."""
     if path is None:
         return default_sensitive_config()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(
-            [Problem(str(path), None, "file", "a readable TOML detector file", str(exc))]
-        ) from None
-    return _parse(data, str(path))
+    return parse_rule_file(path, "TOML detector file", _parse)
 
 
 def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:

@@ -20,7 +20,22 @@ from ._calibrate import (
     read_label_sets,
 )
 from ._ppi import MeanEstimate, classical_mean, ppi_mean
-from ._report import UNCALIBRATED, calibration_json, judge_labelled_measures, render_calibration
+from ._record import CalibrationRecord, read_calibrations
+from ._report import (
+    calibration_json,
+    calibration_record,
+    judge_labelled_measures,
+    render_calibration,
+)
+from ._sources import (
+    UNCALIBRATED,
+    CalibrationMatch,
+    LabelSources,
+    calibration_notes,
+    measure_kinds,
+    measure_label_sources,
+    run_label_sources,
+)
 
 __all__ = [
     "CLAIM_CATEGORIES",
@@ -29,6 +44,9 @@ __all__ = [
     "UNCALIBRATED",
     "Agreement",
     "Calibration",
+    "CalibrationMatch",
+    "CalibrationRecord",
+    "LabelSources",
     "MeanEstimate",
     "Ratio",
     "SupportEstimate",
@@ -36,12 +54,18 @@ __all__ = [
     "calibrate",
     "calibrate_files",
     "calibration_json",
+    "calibration_notes",
+    "calibration_record",
     "classical_mean",
     "cohen_kappa",
     "confusion_matrix",
     "judge_labelled_measures",
     "labels_in_runs",
+    "measure_kinds",
+    "measure_label_sources",
     "ppi_mean",
+    "read_calibrations",
     "read_label_sets",
     "render_calibration",
+    "run_label_sources",
 ]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import InputError, ProblemCollector
-from ..loading import read_file
+from ..loading import SourceFile, file_sha256, read_file
 from ..schemas import (
     ClaimLabel,
     ClaimLabelEntry,
@@ -65,6 +65,8 @@ class Calibration:
     """claim_support per run."""
     confidence: float = 0.95
     """Nominal coverage of the intervals."""
+    inputs: tuple[tuple[str, SourceFile], ...] = ()
+    """The files compared, as (`judge` or `human`, file with its hash)."""
 
 
 def _merge(verdicts: Sequence[str]) -> str:
@@ -213,14 +215,20 @@ def calibrate_files(
     *,
     human_runs: Sequence[Run] = (),
     human_source: str = "<dataset>",
+    human_sources: Sequence[SourceFile] = (),
     confidence: float = 0.95,
 ) -> Calibration:
     """Read the label files (every problem of every file at once) and calibrate; human labels
-    embedded in `human_runs` (e.g. an article-format file's reviews) count too."""
+    embedded in `human_runs` (e.g. an article-format file's reviews, read from
+    `human_sources`) count too. The result lists every input file with its hash."""
     collector = ProblemCollector()
     judge_sets = read_label_sets(judge_files, "--judge-labels", collector)
     human_sets = read_label_sets(human_files, "--human-labels", collector)
     if collector.problems:
         raise InputError(collector.problems)
     human_sets += labels_in_runs(human_runs, "human", human_source)
-    return calibrate(judge_sets, human_sets, confidence=confidence)
+    inputs = [("judge", SourceFile(str(p), "labels", file_sha256(p))) for p in judge_files]
+    inputs += [("human", SourceFile(str(p), "labels", file_sha256(p))) for p in human_files]
+    inputs += [("human", source) for source in human_sources]
+    cal = calibrate(judge_sets, human_sets, confidence=confidence)
+    return replace(cal, inputs=tuple(inputs))

@@ -3,34 +3,29 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
-from ..evaluation import RunEvaluation
 from ..metrics import Measure
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
 from ._ppi import MeanEstimate
+from ._record import CalibrationRecord
+from ._sources import UNCALIBRATED, measure_kinds, measure_label_sources
 
-UNCALIBRATED = "judge-labelled, uncalibrated"
-"""How a measure computed from judge labels is marked in reports (`ragtriage calibrate`
-compares the judge with human labels and gives a corrected estimate)."""
-
-_LABEL_INPUTS = {"claim labels": "claim", "fact labels": "fact"}
+if TYPE_CHECKING:  # evaluation imports this package: a runtime import would be circular
+    from ..evaluation import RunEvaluation
 
 
 def judge_labelled_measures(run: RunEvaluation, measures: tuple[Measure, ...]) -> tuple[str, ...]:
     """Names of the measures whose counted labels include judge labels in this run."""
-    kinds = set()
-    for view in run.views:
-        if any(c.labelled_by == "judge" for c in view.claims or ()):
-            kinds.add("claim")
-        if any(f.labelled_by == "judge" for f in view.facts):
-            kinds.add("fact")
     return tuple(
-        m.name for m in measures if any(_LABEL_INPUTS.get(req) in kinds for req in m.spec.requires)
+        m.name
+        for m in measures
+        if measure_kinds(m)
+        and measure_label_sources(m, run.views, [q.scores[m.name] for q in run.questions]).judge
     )
 
 
@@ -88,7 +83,16 @@ def calibration_json(cal: Calibration) -> dict[str, Any]:
             }
             for s in cal.support
         ],
+        "inputs": [
+            {"role": role, "path": f.path, "kind": f.kind, "sha256": f.sha256}
+            for role, f in cal.inputs
+        ],
     }
+
+
+def calibration_record(cal: Calibration) -> CalibrationRecord:
+    """The calibration as the record `evaluate(..., calibrations=...)` accepts."""
+    return CalibrationRecord.model_validate(calibration_json(cal))
 
 
 def _fmt(value: float | None) -> str:

@@ -60,3 +60,18 @@ class KType(click.ParamType):  # type: ignore[type-arg]
             return parse_k(raw)
         except RagtriageError as exc:
             self.fail(str(exc).splitlines()[-1].removeprefix("- "), param, ctx)
+
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown"]),
+    default="table",
+    show_default=True,
+)
+"""`--format table|json|markdown`: the command receives `fmt: str`."""
+
+output_option = click.option(
+    "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."
+)
+"""`--output FILE`: the command receives `output: Path | None`."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..calibration import calibrate_files, calibration_json, render_calibration
-from ..loading import load_dataset
+from ..loading import SourceFile, load_dataset
 from ..render import dumps
 from ..schemas import Run
 from ._common import handle_errors, write_output
@@ -53,7 +53,11 @@ from ._common import handle_errors, write_output
 @click.option(
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
-@click.option("--output", type=click.Path(path_type=Path), help="Write here instead of stdout.")
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",
+)
 @handle_errors
 def calibrate_command(
     judge_files: tuple[Path, ...],
@@ -72,16 +76,25 @@ def calibrate_command(
     from the judge alone (judge-labelled, uncalibrated), from humans alone, and the
     prediction-powered estimate (judge labels on every claim, corrected with the
     human-labelled ones) with a confidence interval.
+
+    With --output, the record (judge spec, counts, agreement, kappa, confusion matrices,
+    estimates, input hashes) is written as JSON for `evaluate --calibration`, which then
+    marks the judge's measures as calibrated; the report still prints.
     """
     embedded: tuple[Run, ...] = ()
+    sources: tuple[SourceFile, ...] = ()
     if dataset is not None:
-        embedded = load_dataset(dataset, snapshot=snapshot, runs=runs).runs
+        loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
+        embedded, sources = loaded.runs, loaded.sources
     result = calibrate_files(
         list(judge_files),
         list(human_files),
         human_runs=embedded,
         human_source=str(dataset),
+        human_sources=sources,
         confidence=confidence,
     )
-    text = dumps(calibration_json(result)) if fmt == "json" else render_calibration(result)
-    write_output(text, output)
+    record = dumps(calibration_json(result))
+    if output is not None:
+        write_output(record, output)
+    write_output(record if fmt == "json" else render_calibration(result), None)

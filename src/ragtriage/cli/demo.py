@@ -6,20 +6,13 @@ from pathlib import Path
 
 import click
 
+from ._common import format_option, output_option
 from .evaluate import evaluate_command
 
 
 @click.command("demo")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "markdown"]),
-    default="table",
-    show_default=True,
-)
-@click.option(
-    "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."
-)
+@format_option
+@output_option
 @click.pass_context
 def demo_command(ctx: click.Context, fmt: str, output: Path | None) -> None:
     """Evaluate the bundled example: a baseline and an improved run of a fictional service."""

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from ..filters import QuestionSelection
 from ..gate import (
     gate,
     gate_json,
@@ -18,10 +17,8 @@ from ..gate import (
 )
 from ..metrics import default_measures
 from ..render import dumps
-from ._common import EXIT_GATE_FAILED, handle_errors, write_output
-from ._filters import question_filters, versions_option
-from ._holdout import HoldoutOptions, holdout_options
-from .compare import dataset_options, load_runs
+from ._common import EXIT_GATE_FAILED, format_option, handle_errors, output_option, write_output
+from ._dataset import DatasetOptions, load_runs, run_dataset_options
 
 
 @click.command("gate")
@@ -38,10 +35,7 @@ from .compare import dataset_options, load_runs
     metavar="RUN",
     help="Baseline run (file or name) for the regression and drop rules.",
 )
-@dataset_options
-@versions_option
-@question_filters
-@holdout_options
+@run_dataset_options
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of the paired statistics."
 )
@@ -52,16 +46,8 @@ from .compare import dataset_options, load_runs
     show_default=True,
     help="Bootstrap resamples for the baseline comparison.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "markdown"]),
-    default="table",
-    show_default=True,
-)
-@click.option(
-    "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."
-)
+@format_option
+@output_option
 @click.option(
     "--junit",
     type=click.Path(path_type=Path),
@@ -73,19 +59,7 @@ def gate_command(
     run: str,
     policy: Path | None,
     baseline: str | None,
-    dataset: Path | None,
-    snapshot: Path | None,
-    labels: tuple[Path, ...],
-    k: int | None,
-    metrics: tuple[str, ...],
-    label_policy: str,
-    allow_unreviewed: bool,
-    accept_self_labelling: bool,
-    evidence_level: str,
-    example: bool,
-    versions: Path | None,
-    selection: QuestionSelection,
-    holdout: HoldoutOptions,
+    data: DatasetOptions,
     seed: int,
     resamples: int,
     fmt: str,
@@ -94,29 +68,18 @@ def gate_command(
 ) -> None:
     """Check RUN (a run file or the name of a run in the dataset) against a release policy."""
     if policy is None:
-        if not example:
+        if not data.example:
             raise click.UsageError("give --policy (or --example for the example's policy)")
         from ..example import example_paths
 
         policy = example_paths().policy
     loaded_policy = load_policy(policy)
-    wanted = [m.name for m in default_measures()] + [*metrics, *loaded_policy.metrics()]
+    wanted = [m.name for m in default_measures()] + [*data.metrics, *loaded_policy.metrics()]
     evaluation, names = load_runs(
         [run] if baseline is None else [run, baseline],
-        dataset=dataset,
-        snapshot=snapshot,
-        labels=labels,
-        example=example,
-        versions=versions,
-        selection=selection,
-        holdout=holdout,
-        command="gate",
-        k=k,
+        data,
+        "gate",
         metrics=list(dict.fromkeys(wanted)),
-        label_policy=label_policy,
-        allow_unreviewed=allow_unreviewed,
-        accept_self_labelling=accept_self_labelling,
-        evidence_level=evidence_level,
     )
     result = gate(
         evaluation,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from .._optional import require_extra
 from ..errors import ProblemCollector
 from ..importers import write_native
 from ..loading import read_file
@@ -182,6 +183,7 @@ def run_command(
     and `evaluate` reports the answer layers as not applicable. With it, each final context is
     sent to the endpoint and the answer and outcome are recorded; claims are left to a judge.
     """
+    require_extra("retrieval", "ragtriage run")
     from ..retrievers import GenerationConfig, TokenizerSpec
 
     generation = None

@@ -65,7 +65,10 @@ def trec_eval_command(
     fmt: str,
     output: Path | None,
 ) -> None:
-    """Score the TREC run file RUN against the TREC qrels file QRELS."""
+    """Score the TREC run file RUN against the TREC qrels file QRELS.
+
+    RUN may also be a Parquet file (name ending in .parquet) with columns qid, docid, score.
+    """
     from ..columnar import (
         DEFAULT_TREC_MEASURES,
         QuestionPolicy,

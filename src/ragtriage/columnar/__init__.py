@@ -15,6 +15,17 @@ from ._measures import (
     parse_rank_measure,
     parse_rank_measures,
 )
+from ._native import (
+    LOSS_STAGES,
+    STAGES,
+    StageArrays,
+    refusal_scores,
+    retrieval_losses,
+    retrieval_scores,
+    stage_arrays,
+)
+from ._native_eval import NativeEvaluation, NativeRunResult, evaluate_native, from_reference
+from ._native_layers import NATIVE_MEASURES
 from ._report import trec_json, trec_table
 from ._score import DEFAULT_TREC_MEASURES, RankScores, TrecEvaluation, evaluate_trec, score_arrays
 from ._stream import load_trec
@@ -23,24 +34,36 @@ from ._trec import QuestionPolicy, TrecLoad
 __all__ = [
     "ALIASES",
     "DEFAULT_TREC_MEASURES",
+    "LOSS_STAGES",
+    "NATIVE_MEASURES",
     "RANK_MEASURES",
+    "STAGES",
     "IdKeys",
+    "NativeEvaluation",
+    "NativeRunResult",
     "PerQuestion",
     "QuestionPolicy",
     "RankArrays",
     "RankMeasure",
     "RankScores",
+    "StageArrays",
     "TrecEvaluation",
     "TrecLoad",
     "aggregate_columnar",
     "arrays_from_dicts",
     "build_rank_arrays",
+    "evaluate_native",
     "evaluate_trec",
+    "from_reference",
     "id_keys",
     "load_trec",
     "parse_rank_measure",
     "parse_rank_measures",
+    "refusal_scores",
+    "retrieval_losses",
+    "retrieval_scores",
     "score_arrays",
+    "stage_arrays",
     "trec_json",
     "trec_table",
 ]

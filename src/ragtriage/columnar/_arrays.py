@@ -28,7 +28,8 @@ class RankArrays:
     n_relevant: np.ndarray
     """(questions,) int64: documents judged relevant (grade > 0) for the question."""
     ideal: np.ndarray
-    """(questions, depth) int32: the relevant grades, highest first (the ideal ranking)."""
+    """(questions, <= depth) int32: the relevant grades, highest first (the ideal ranking);
+    as many columns as the most relevant documents of any question, up to depth."""
 
     @property
     def depth(self) -> int:
@@ -94,7 +95,9 @@ def build_rank_arrays(
     order = np.lexsort((-rel_grade, rel_question))
     rel_question, rel_grade = rel_question[order], rel_grade[order]
     n_relevant, ideal_position = _position_in_group(rel_question, n)
-    ideal = _scatter(n, depth, rel_question, rel_grade, n_relevant, ideal_position)
+    # The ideal ranking needs no more columns than the most relevant documents any question has.
+    ideal_depth = min(depth, int(n_relevant.max()) if n_relevant.size else 0)
+    ideal = _scatter(n, ideal_depth, rel_question, rel_grade, n_relevant, ideal_position)
     lengths = counts.astype(np.int64)
     n_relevant = n_relevant.astype(np.int64)
     return RankArrays(tuple(question_ids), grades, lengths, n_relevant, ideal)

@@ -5,15 +5,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from ..render import aggregate_json
 from ._score import TrecEvaluation
 
 
 def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[str, Any]:
     """The report as plain data; per-question values (null = not applicable) on request."""
+    from ..render import aggregate_json  # imported here: scoring needs no renderer
+
     scores = evaluation.scores
     data: dict[str, Any] = {
         "schema_version": 1,
@@ -48,6 +46,9 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
 
 def trec_table(evaluation: TrecEvaluation) -> str:
     """Measure, value, numerator/denominator and not-applicable count, one row each."""
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(title=f"ragtriage trec-eval ({len(evaluation.scores.question_ids)} questions)")
     for column in ("measure", "value", "numerator / denominator", "n/a"):
         table.add_column(column, justify="left" if column == "measure" else "right")

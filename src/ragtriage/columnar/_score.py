@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from .._version import __version__
 from ..engines import Engine, LocalEngine, shard_bounds
-from ..loading import SourceFile, file_sha256
+from ..loading import SourceFile
 from ..metrics import Aggregate
 from ._arrays import RankArrays
 from ._measures import PerQuestion, RankMeasure, aggregate_columnar, parse_rank_measures
@@ -98,20 +97,11 @@ def evaluate_trec(
     """Read a TREC qrels and run file and score the run; `InputError` lists every problem."""
     measures = parse_rank_measures(metrics)
     depth = max(m.k for m in measures)
-    # hashlib releases the GIL: the input hashes are computed while the files are parsed.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        digests = pool.map(_digest, (qrels, run))
-        loaded = load_trec(qrels, run, depth=depth, policy=policy)
-        engine = engine or LocalEngine()
-        scores = score_arrays(loaded.arrays, measures, engine)
-        sources = tuple(
-            SourceFile(str(path), kind, digest)
-            for (path, kind), digest in zip(
-                ((qrels, "trec-qrels"), (run, "trec-run")), digests, strict=True
-            )
-        )
+    loaded = load_trec(qrels, run, depth=depth, policy=policy)  # hashes the files as it reads
+    engine = engine or LocalEngine()
+    scores = score_arrays(loaded.arrays, measures, engine)
+    sources = (
+        SourceFile(str(qrels), "trec-qrels", loaded.sha256[0]),
+        SourceFile(str(run), "trec-run", loaded.sha256[1]),
+    )
     return TrecEvaluation(scores, sources, loaded.missing, loaded.skipped, engine.name)
-
-
-def _digest(path: Path) -> str:
-    return file_sha256(path) if path.is_file() else ""

@@ -1,11 +1,12 @@
-"""TREC qrels and run files straight into `RankArrays`, with complete validation.
+"""TREC reading shared by the fast and the slow path: the qrels reader, the bulk checks,
+the question policy, and the line-by-line fallback.
 
-Fast path: pyarrow's CSV reader parses the files in C++, IDs become 64-bit keys
-(`_keys`), and every check (field count, numbers, finite scores, duplicates, ranking
-order) is a vectorised test. When any check fails, or the layout is one the fast path does
-not take (fields separated by runs of blanks, long IDs with tied scores), the files are
-read again line by line by `formats.trec`, which names every problem with its line number.
-The result never depends on the path taken.
+Fast path (`_stream`): pyarrow parses the files in C++, IDs become 64-bit keys (`_keys`),
+and every check (field count, numbers, finite scores, duplicates, ranking order) is a
+vectorised test. When any check fails, or the layout is one the fast path does not take
+(fields separated by runs of blanks, long IDs with tied scores, a question's lines not
+contiguous), `_slow` reads the files again line by line with `formats.trec`, which names
+every problem with its line number. The result never depends on the path taken.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pyarrow.csv as pcsv
 
 from ..errors import Problem, ProblemCollector
 from ..formats.trec import Qrels, TrecRun, parse_qrels, parse_run
+from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
 from ._keys import IdKeys, mix
 
@@ -51,6 +53,8 @@ class TrecLoad:
     """Run questions without judgements (not scored; only with `allow_extra`)."""
     fast_path: bool
     """Whether the vectorised reader was used (False: the line-by-line reader)."""
+    sha256: tuple[str, str] = ("", "")
+    """SHA-256 of the qrels and the run file, as read."""
 
 
 class _Fallback(Exception):
@@ -168,15 +172,23 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     judged: set[str] = set()
     ranked: set[str] = set()
     qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged)
-    run: TrecRun = parse_run(run_path, collector, seen=ranked)
+    if run_path.suffix == ".parquet":
+        from ..formats.trec_parquet import parse_run_parquet
+
+        run: TrecRun = parse_run_parquet(run_path, collector, seen=ranked)
+    else:
+        run = parse_run(run_path, collector, seen=ranked)
     # Question sets from every line, valid or not, so a bad line does not also show up
     # as a missing question.
     problems, missing, extra = _question_problems(
         sorted(judged), sorted(ranked), str(run_path), policy
     )
-    collector.extend(problems)
+    unread = any(p.field == "(file)" or p.field.startswith("column ") for p in collector.problems)
+    if not unread:  # a file that could not be read at all: its questions are unknown, not missing
+        collector.extend(problems)
     collector.raise_if_any()
-    return TrecLoad(arrays_from_dicts(qrels, run, depth), missing, extra, False)
+    digests = (file_sha256(qrels_path), file_sha256(run_path))
+    return TrecLoad(arrays_from_dicts(qrels, run, depth), missing, extra, False, digests)
 
 
 def _blocks(qid: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pa.Array]:

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .._markdown import md_table
 from ._model import (
     STATUS_ORDER,
     Comparison,
@@ -292,15 +293,6 @@ def render_comparison_table(comparison: Comparison, width: int = 140) -> str:
     return buffer.getvalue()
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
-
-
 def render_comparison_markdown(comparison: Comparison) -> str:
     """A pull-request comment: warnings, then per pair regressions, improvements, metrics."""
     lines = ["## ragtriage comparison", ""]
@@ -326,12 +318,12 @@ def render_comparison_markdown(comparison: Comparison) -> str:
             lines.append("")
         if pair.provenance.differences:
             lines += ["Conditions that differ:", ""]
-            lines += _md_table(
+            lines += md_table(
                 ["condition", pair.base.label, pair.candidate.label], _provenance_rows(pair)
             )
             lines.append("")
         lines += [f"Metrics over paired questions (of {comparison.questions}):", ""]
-        lines += _md_table(metric_header(comparison.level), metric_rows(pair))
+        lines += md_table(metric_header(comparison.level), metric_rows(pair))
     m = methods(comparison)
     lines += ["", f"<sub>{m['bootstrap']}. {m['continuous_test']}. {m['binary_test']}.</sub>"]
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .._markdown import md_table
 from ..boundaries.actions import diagnosis_next_actions
 from ._model import Breakdown, QuestionDiagnosis, RunDiagnosis, SliceBreakdown
 
@@ -176,16 +177,6 @@ def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> st
     if actions:
         _print_table(console, "next actions for the primary stages found", _ACTION_HEADER, actions)
     return buffer.getvalue()
-
-
-def md_table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table (pipes escaped)."""
-
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + " --- |" * len(header)]
-    return lines + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
 
 
 def render_diagnosis_markdown(

@@ -7,6 +7,7 @@ whatever the number of shards or workers.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from types import TracebackType
@@ -55,12 +56,14 @@ class RayEngine:
             ) from exc
         self._ray = ray
         self._owned = False
+        self._temp_dir: str | None = None
         if not ray.is_initialized():
             if address is None:
+                self._temp_dir = tempfile.mkdtemp(prefix="ragtriage-ray-")
                 ray.init(
                     num_cpus=num_cpus,
                     include_dashboard=False,
-                    _temp_dir=tempfile.mkdtemp(prefix="ragtriage-ray-"),
+                    _temp_dir=self._temp_dir,
                     log_to_driver=False,
                     configure_logging=False,
                 )
@@ -86,6 +89,9 @@ class RayEngine:
         if self._owned:
             self._ray.shutdown()
             self._owned = False
+        if self._temp_dir is not None:  # the private session's files go with it
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+            self._temp_dir = None
 
     def __enter__(self) -> RayEngine:
         return self

@@ -10,6 +10,8 @@ from typing import Literal
 from .._version import __version__
 from ..boundaries.labels_trust import affected_metrics, find_self_labelling, self_labelling_problems
 from ..boundaries.report import boundary_details
+from ..calibration._record import CalibrationRecord
+from ..calibration._sources import LabelSources, calibration_notes, run_label_sources
 from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures
@@ -63,6 +65,8 @@ class RunEvaluation:
     """The resolved per-question views (input to diagnosis)."""
     self_labelled: tuple[str, ...] = ()
     """Measures computed from labels made by this run's own generator (accepted explicitly)."""
+    label_sources: Mapping[str, LabelSources] = field(default_factory=dict)
+    """Per measure that reads labels: human/judge counts and the calibration that applies."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ class Evaluation:
     """The dataset evaluated."""
     accept_self_labelling: bool = False
     """Whether labels made by a run's own generator were accepted (and flagged)."""
+    calibration_notes: tuple[str, ...] = ()
+    """Calibration records given that calibrate nothing here, each said once."""
 
 
 def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
@@ -159,8 +165,12 @@ def evaluate(
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
     accept_self_labelling: bool = False,
+    calibrations: Sequence[CalibrationRecord] = (),
 ) -> Evaluation:
     """Validate and score every run of a dataset; raise `InputError` listing every problem.
+
+    A measure whose counted labels include judge labels is calibrated when `calibrations`
+    holds a record for every such judge (same model and prompt version); see `label_sources`.
 
     A judge label made by the run's own generator (same name) is refused unless
     `accept_self_labelling`; then the affected measures are listed per run (`self_labelled`).
@@ -219,6 +229,9 @@ def evaluate(
                     if run.name in self_made
                     else ()
                 ),
+                label_sources=run_label_sources(
+                    chosen, views, [r.scores for r in records], calibrations
+                ),
             )
         )
     return Evaluation(
@@ -229,6 +242,9 @@ def evaluate(
         allow_unreviewed=allow_unreviewed,
         dataset=dataset,
         accept_self_labelling=accept_self_labelling,
+        calibration_notes=calibration_notes(
+            [r.label_sources for r in out], chosen, calibrations
+        ),
     )
 
 

@@ -79,6 +79,44 @@ def _field_count(
     return False
 
 
+def _rows(
+    path: Path,
+    fields: Sequence[str],
+    shown: str,
+    collector: ProblemCollector,
+    seen: set[str] | None,
+) -> Iterator[tuple[int, list[str]]]:
+    # Every non-blank line's question ID goes to `seen`, even when the line is then rejected.
+    for number, parts in _lines(path, shown, collector):
+        if seen is not None:
+            seen.add(parts[0])
+        if _field_count(parts, fields, number, shown, collector):
+            yield number, parts
+
+
+def _repeated(
+    first_line: dict[tuple[str, str], int],
+    qid: str,
+    docid: str,
+    number: int,
+    expected: str,
+    shown: str,
+    collector: ProblemCollector,
+) -> bool:
+    # Records where each (question, document) pair first appeared; a later line is a problem.
+    first = first_line.setdefault((qid, docid), number)
+    if first == number:
+        return False
+    collector.add(
+        shown,
+        qid,
+        f"line {number}: document ID",
+        expected,
+        f"{docid!r} again (first on line {first})",
+    )
+    return True
+
+
 def parse_qrels(
     path: Path,
     collector: ProblemCollector,
@@ -92,26 +130,15 @@ def parse_qrels(
     shown = label or str(path)
     qrels: Qrels = {}
     first_line: dict[tuple[str, str], int] = {}
-    for number, parts in _lines(path, shown, collector):
-        if seen is not None:
-            seen.add(parts[0])
-        if not _field_count(parts, QRELS_FIELDS, number, shown, collector):
-            continue
+    for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen):
         qid, _iteration, docid, raw = parts
         try:
             grade = int(raw)
         except ValueError:
             collector.add(shown, qid, f"line {number}: grade", "an integer", repr(raw))
             continue
-        first = first_line.setdefault((qid, docid), number)
-        if first != number:
-            collector.add(
-                shown,
-                qid,
-                f"line {number}: document ID",
-                "each document judged once per question",
-                f"{docid!r} again (first on line {first})",
-            )
+        expected = "each document judged once per question"
+        if _repeated(first_line, qid, docid, number, expected, shown, collector):
             continue
         qrels.setdefault(qid, {})[docid] = grade
     return qrels
@@ -130,11 +157,7 @@ def parse_run(
     shown = label or str(path)
     run: TrecRun = {}
     first_line: dict[tuple[str, str], int] = {}
-    for number, parts in _lines(path, shown, collector):
-        if seen is not None:
-            seen.add(parts[0])
-        if not _field_count(parts, RUN_FIELDS, number, shown, collector):
-            continue
+    for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen):
         qid, _q0, docid, _rank, raw, _tag = parts
         try:
             score = float(raw)
@@ -143,15 +166,8 @@ def parse_run(
         if not math.isfinite(score):
             collector.add(shown, qid, f"line {number}: score", "a finite number", repr(raw))
             continue
-        first = first_line.setdefault((qid, docid), number)
-        if first != number:
-            collector.add(
-                shown,
-                qid,
-                f"line {number}: document ID",
-                "each document at most once per question",
-                f"{docid!r} again (first on line {first})",
-            )
+        expected = "each document at most once per question"
+        if _repeated(first_line, qid, docid, number, expected, shown, collector):
             continue
         run.setdefault(qid, []).append((docid, score))
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}

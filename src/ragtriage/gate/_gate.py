@@ -34,25 +34,37 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
-    name = rule.name or f"no {rule.stage}" + ("" if rule.slice == "all" else f" in {rule.slice}")
-    members = [r.question_id for r in run.questions if in_slice(r, rule.slice)]
-    stages = run_stages(run)
-    hits = tuple(q for q in members if q in stages and rule.stage in stages[q].all)
-    verdict: Verdict = "fail" if len(hits) > rule.max_questions else "pass"
-    detail = f"{len(hits)} of {len(members)} question(s) in {rule.slice} diagnosed {rule.stage}"
-    if hits:
-        detail += ": " + ", ".join(hits)
+def _slice_suffix(slice_name: str) -> str:
+    """The ` in SLICE` suffix of a default rule name (nothing for all questions)."""
+    return "" if slice_name == "all" else f" in {slice_name}"
+
+
+def _counted(
+    name: str, kind: str, hits: tuple[str, ...], members: int, max_questions: int, detail: str
+) -> RuleResult:
+    """The result of a rule that allows at most `max_questions` hit questions of `members`."""
+    verdict: Verdict = "fail" if len(hits) > max_questions else "pass"
     return RuleResult(
         name,
-        "block",
+        kind,
         verdict,
         float(len(hits)),
-        f"{len(hits)}/{len(members)} questions",
-        f"at most {rule.max_questions} question(s)",
+        f"{len(hits)}/{members} questions",
+        f"at most {max_questions} question(s)",
         detail,
         hits,
     )
+
+
+def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
+    name = rule.name or f"no {rule.stage}" + _slice_suffix(rule.slice)
+    members = [r.question_id for r in run.questions if in_slice(r, rule.slice)]
+    stages = run_stages(run)
+    hits = tuple(q for q in members if q in stages and rule.stage in stages[q].all)
+    detail = f"{len(hits)} of {len(members)} question(s) in {rule.slice} diagnosed {rule.stage}"
+    if hits:
+        detail += ": " + ", ".join(hits)
+    return _counted(name, "block", hits, len(members), rule.max_questions, detail)
 
 
 def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
@@ -60,9 +72,7 @@ def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
     keys = {"answer": ("sensitive_answer",), "context": ("sensitive_context",)}
     wanted = keys.get(rule.where, ("sensitive_answer", "sensitive_context"))
     where = {"answer": "in the answer", "context": "in the context"}.get(rule.where, "anywhere")
-    name = rule.name or f"no sensitive values {where}" + (
-        "" if rule.slice == "all" else f" in {rule.slice}"
-    )
+    name = rule.name or f"no sensitive values {where}" + _slice_suffix(rule.slice)
     members = [r for r in run.questions if in_slice(r, rule.slice)]
     hits = tuple(r.question_id for r in members if any(r.details.get(k) for k in wanted))
     found = [
@@ -70,20 +80,10 @@ def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
         for r in members
         if r.question_id in hits
     ]
-    verdict: Verdict = "fail" if len(hits) > rule.max_questions else "pass"
     detail = f"{len(hits)} of {len(members)} question(s) with a sensitive value {where}"
     if found:
         detail += ": " + "; ".join(found)
-    return RuleResult(
-        name,
-        "sensitive",
-        verdict,
-        float(len(hits)),
-        f"{len(hits)}/{len(members)} questions",
-        f"at most {rule.max_questions} question(s)",
-        detail,
-        hits,
-    )
+    return _counted(name, "sensitive", hits, len(members), rule.max_questions, detail)
 
 
 def _no_regression(
@@ -131,9 +131,7 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
         bounds.append(f">= {rule.min:g}")
     if rule.max is not None:
         bounds.append(f"<= {rule.max:g}")
-    name = rule.name or f"{measure.name} {' and '.join(bounds)}" + (
-        "" if rule.slice == "all" else f" in {rule.slice}"
-    )
+    name = rule.name or f"{measure.name} {' and '.join(bounds)}" + _slice_suffix(rule.slice)
     members = [r for r in run.questions if in_slice(r, rule.slice)]
     agg = (
         run.summary.get(measure.name)

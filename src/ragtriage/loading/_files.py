@@ -30,6 +30,22 @@ class SourceFile:
     """SHA-256 of the file's bytes."""
 
 
+_PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+
+
+def display_path(path: Path) -> str:
+    """How a path appears in reports: as given, except files shipped inside the package.
+
+    Bundled example files are named relative to the package (`ragtriage:example/...`) so that
+    the same inputs give byte-identical reports wherever the package is installed.
+    """
+    try:
+        inside = path.resolve().relative_to(_PACKAGE_ROOT)
+    except (ValueError, OSError):
+        return str(path)
+    return f"ragtriage:{inside.as_posix()}"
+
+
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in blocks."""
     digest = hashlib.sha256()

@@ -24,6 +24,7 @@ from ..schemas import (
 )
 from ._files import (
     SourceFile,
+    display_path,
     file_sha256,
     iter_jsonl,
     read_json,
@@ -231,7 +232,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
 
 def read_file(path: Path, collector: ProblemCollector, label: str | None = None) -> LoadedFile:
     """Read and schema-validate one file; problems go to `collector`."""
-    shown = label or str(path)
+    shown = label or display_path(path)
     before = len(collector.problems)
     if path.suffix == ".jsonl":
         content = _from_jsonl(path, shown, collector)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..boundaries.report import boundaries_json, run_boundaries
+from ..calibration import LabelSources
 from ..diagnosis import breakdown_json, diagnose_run, question_diagnosis_json
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..metrics import Aggregate, Measure, Score
@@ -54,6 +55,34 @@ def _flagged(run: RunEvaluation, name: str, agg: Aggregate) -> dict[str, Any]:
     return out
 
 
+def label_sources_json(sources: LabelSources) -> dict[str, Any]:
+    """Where one measure's counted labels came from, and the calibration behind the judge's."""
+    return {
+        "human": sources.human,
+        "judge": sources.judge,
+        "judges": [j.model_dump(mode="json", exclude_none=True) for j in sources.judges],
+        "calibrated": sources.calibrated,
+        "mark": sources.mark(),
+        "calibration": (
+            {
+                "judges": [
+                    {
+                        "judge": m.judge.model_dump(mode="json", exclude_none=True),
+                        "item_kind": m.kind,
+                        "items": m.items,
+                        "cohen_kappa": m.kappa,
+                        "agreement": m.agreement,
+                        "record": m.record,
+                    }
+                    for m in sources.calibration
+                ]
+            }
+            if sources.calibrated
+            else None
+        ),
+    }
+
+
 def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any]:
     """One run's section of the report (with its diagnosis per question and breakdown)."""
     found = diagnose_run(run)
@@ -67,6 +96,9 @@ def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any
         "slices": {
             key: {name: _flagged(run, name, agg) for name, agg in aggs.items()}
             for key, aggs in run.slices.items()
+        },
+        "label_sources": {
+            name: label_sources_json(found) for name, found in run.label_sources.items()
         },
         "boundaries": boundaries_json(run_boundaries(run.views, run.self_labelled)),
         "diagnosis_breakdown": breakdown_json(found.breakdown),
@@ -101,6 +133,7 @@ def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
             for m in evaluation.measures
         ],
         "runs": [run_json(run, evaluation.measures) for run in evaluation.runs],
+        "calibration_notes": list(evaluation.calibration_notes),
     }
 
 

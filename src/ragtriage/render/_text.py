@@ -7,12 +7,13 @@ import io
 from rich.console import Console
 from rich.table import Table
 
+from .._markdown import md_table
 from ..boundaries.report import (
     NEXT_ACTION_HEADER,
     evaluation_boundary_lines,
     evaluation_next_actions,
 )
-from ..calibration import UNCALIBRATED, judge_labelled_measures
+from ..calibration import LabelSources
 from ..diagnosis import diagnose_run, slice_rows
 from ..evaluation import Evaluation
 from ..metrics import Aggregate
@@ -52,10 +53,15 @@ def fmt_value(value: float | bool | None) -> str:
     return f"{value:.2f}"
 
 
+def label_mark(sources: LabelSources | None) -> str:
+    """` · judge-labelled, ...` for a measure whose counted labels include judge labels."""
+    mark = None if sources is None else sources.mark()
+    return "" if mark is None else f" · {mark}"
+
+
 def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
     rows = []
-    # Measures counted from judge labels say so; `ragtriage calibrate` gives calibrated values.
-    judged = {r.name: judge_labelled_measures(r, evaluation.measures) for r in evaluation.runs}
+    # Measures counted from judge labels say so, and whether a calibration record vouches.
     for m in evaluation.measures:
         row = [m.name, f"{m.spec.averaging}, {m.spec.direction} is better"]
         for run in evaluation.runs:
@@ -64,7 +70,7 @@ def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
                 fmt_aggregate(agg)
                 + (f" · {agg.not_applicable} n/a" if agg.not_applicable else "")
                 + (" · SELF-LABELLED" if m.name in run.self_labelled else "")
-                + (f" · {UNCALIBRATED}" if m.name in judged[run.name] else "")
+                + label_mark(run.label_sources.get(m.name))
             )
         rows.append(row)
     return rows
@@ -104,6 +110,8 @@ def render_table(evaluation: Evaluation, width: int = 120) -> str:
     for row in _summary_rows(evaluation):
         table.add_row(*row)
     console.print(table)
+    for note in evaluation.calibration_notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
     for run in evaluation.runs:
         dtable = Table(title=f"{run.name}: failing questions per slice, worst first")
         for name in _DIAGNOSIS_HEADER:
@@ -138,15 +146,6 @@ def render_table(evaluation: Evaluation, width: int = 120) -> str:
     return buffer.getvalue()
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
-
-
 def render_markdown(evaluation: Evaluation) -> str:
     """A paste-ready Markdown summary for a pull request."""
     lines = ["## ragtriage evaluation", ""]
@@ -158,19 +157,21 @@ def render_markdown(evaluation: Evaluation) -> str:
         "",
     ]
     header = ["metric", "averaging", *(r.name for r in evaluation.runs)]
-    lines += _md_table(header, _summary_rows(evaluation))
+    lines += md_table(header, _summary_rows(evaluation))
+    if evaluation.calibration_notes:
+        lines += ["", *(f"Note: {note}" for note in evaluation.calibration_notes)]
     for run in evaluation.runs:
         lines += ["", f"### {run.name}: failing questions per slice, worst first", ""]
-        lines += _md_table(_DIAGNOSIS_HEADER, slice_rows(diagnose_run(run)))
+        lines += md_table(_DIAGNOSIS_HEADER, slice_rows(diagnose_run(run)))
     actions = evaluation_next_actions(evaluation)
     if actions:
         lines += ["", "### Next actions for the primary stages found", ""]
-        lines += _md_table(NEXT_ACTION_HEADER, actions)
+        lines += md_table(NEXT_ACTION_HEADER, actions)
     lines += ["", "### Boundaries", "", *evaluation_boundary_lines(evaluation)]
     for index, run in enumerate(evaluation.runs):
         if len(run.questions) > PER_QUESTION_LIMIT:
             continue
         lines += ["", f"### {run.name}: per question", ""]
         qheader, rows = _question_rows(evaluation, index)
-        lines += _md_table(qheader, rows)
+        lines += md_table(qheader, rows)
     return "\n".join(lines) + "\n"

@@ -206,6 +206,7 @@ def _render(
         sources=evaluation.sources,
         runs=run_infos(evaluation),
         layers=layers(evaluation),
+        calibration_notes=evaluation.calibration_notes,
         comparison=comparison_view(comparison),
         # From the diagnoses at hand rather than diagnosing every run again.
         next_actions=next_action_rows(

@@ -11,7 +11,7 @@ from ...compare import Comparison
 from ...evaluation import Evaluation
 from ...metrics import Aggregate
 from ...schemas import Component
-from .._text import fmt_number
+from .._text import fmt_number, label_mark
 
 LAYER_TITLES: dict[str, str] = {
     "retrieval": "Evidence recall (retrieval)",
@@ -81,10 +81,12 @@ class RunInfo:
     """Recorded conditions (retriever, reranker, generator, prompt, seed, filters)."""
 
 
-def cell(agg: Aggregate, self_labelled: bool = False) -> Cell:
-    """Format one aggregate (marked when computed from the run generator's own labels)."""
+def cell(agg: Aggregate, self_labelled: bool = False, mark: str = "") -> Cell:
+    """Format one aggregate (marked when computed from the run generator's own labels, and
+    with `mark`, e.g. ` · judge-labelled, uncalibrated`, from `render.label_mark`)."""
     value = "n/a" if agg.value is None else f"{agg.value:.2f}"
     value += " · SELF-LABELLED" if self_labelled else ""
+    value += mark
     return Cell(
         value, f"{fmt_number(agg.numerator)}/{fmt_number(agg.denominator)}", agg.not_applicable
     )
@@ -101,7 +103,11 @@ def layers(evaluation: Evaluation) -> tuple[Layer, ...]:
                 m.spec.averaging,
                 m.spec.direction,
                 tuple(
-                    cell(run.summary[m.name], m.name in run.self_labelled)
+                    cell(
+                        run.summary[m.name],
+                        m.name in run.self_labelled,
+                        label_mark(run.label_sources.get(m.name)),
+                    )
                     for run in evaluation.runs
                 ),
             )
@@ -122,7 +128,11 @@ def layers(evaluation: Evaluation) -> tuple[Layer, ...]:
                         m.spec.averaging,
                         m.spec.direction,
                         tuple(
-                            cell(run.summary[m.name], m.name in run.self_labelled)
+                            cell(
+                                run.summary[m.name],
+                                m.name in run.self_labelled,
+                                label_mark(run.label_sources.get(m.name)),
+                            )
                             for run in evaluation.runs
                         ),
                     )

@@ -1,0 +1,47 @@
+"""Reading the versioned TOML rule files of the boundary detectors (injection, sensitive)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import TypeVar
+
+from ..errors import InputError, Problem
+
+T = TypeVar("T")
+
+
+def parse_rule_file(path: Path, what: str, parse: Callable[[dict[str, object], str], T]) -> T:
+    """`parse` applied to a user's TOML rule file; `what` names the file in the error."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(
+            [Problem(str(path), None, "file", f"a readable {what}", str(exc))]
+        ) from None
+    return parse(data, str(path))
+
+
+def parse_bundled_rules(
+    version: str, field: str, expected: str, parse: Callable[[dict[str, object], str], T]
+) -> T:
+    """`parse` applied to the bundled `rules/<version>.toml`.
+
+    An unknown version is an `InputError` on `field`, expecting `expected`.
+    """
+    name = f"{version}.toml"
+    resource = resources.files("ragtriage.boundaries").joinpath("rules", name)
+    if not resource.is_file():
+        raise InputError([Problem("<package data>", None, field, expected, repr(version))])
+    return parse(tomllib.loads(resource.read_text(encoding="utf-8")), f"rules/{name}")
+
+
+def compile_pattern(pattern: str, flags: int, source: str, where: str) -> re.Pattern[str] | Problem:
+    """The compiled `where.pattern`, or the problem saying why it is not a valid expression."""
+    try:
+        return re.compile(pattern, flags)
+    except re.error as exc:
+        return Problem(source, None, f"{where}.pattern", "a valid regular expression", str(exc))

@@ -1,0 +1,175 @@
+"""The calibration record file (`ragtriage calibrate --output`): its schema, writer and reader.
+
+`evaluate` reads these records to mark judge-labelled measures as calibrated; the schema is
+checked strictly, like every other input file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from ..errors import InputError, ProblemCollector
+from ..loading._files import display_path, pydantic_problems, read_json
+from ..schemas import Labeller, StrictModel
+
+
+class RatioRecord(StrictModel):
+    """A share with its parts; `value` is null for an empty denominator."""
+
+    value: float | None
+    """numerator / denominator, or null."""
+    numerator: int
+    """What counted."""
+    denominator: int
+    """Out of how many."""
+
+
+class NotedRatioRecord(RatioRecord):
+    """A share that carries how it must be read."""
+
+    note: str
+    """E.g. `judge-labelled, uncalibrated`."""
+
+
+class MatrixRecord(StrictModel):
+    """A confusion matrix."""
+
+    rows: Literal["human"]
+    """Rows are the human verdicts."""
+    columns: Literal["judge"]
+    """Columns are the judge's verdicts."""
+    counts: list[list[int]]
+    """Counts in `categories` order."""
+
+
+class AgreementRecord(StrictModel):
+    """Agreement of the judge with humans on one item kind."""
+
+    items: int
+    """Items both labelled."""
+    categories: list[str]
+    """Verdicts in matrix order."""
+    confusion_matrix: MatrixRecord
+    """Rows human, columns judge."""
+    agreement: RatioRecord
+    """Same verdict / paired items."""
+    cohen_kappa: float | None
+    """Cohen's kappa; null when undefined."""
+    precision: RatioRecord
+    """Precision of `supported` (claims) or `covered` (facts)."""
+    recall: RatioRecord
+    """Recall of `supported` (claims) or `covered` (facts)."""
+    judge_cannot_judge: RatioRecord
+    """Share of paired items the judge could not judge."""
+    human_cannot_judge: RatioRecord
+    """Share of paired items humans could not judge."""
+
+
+class MeanRecord(StrictModel):
+    """An estimate with its confidence interval."""
+
+    estimate: float | None
+    """Point estimate; null when too few items."""
+    ci_low: float | None
+    """Lower bound."""
+    ci_high: float | None
+    """Upper bound."""
+    confidence: float
+    """Nominal coverage."""
+    n_labelled: int
+    """Items with a human label."""
+    n_unlabelled: int
+    """Items with only a judge label."""
+
+
+class SupportRecord(StrictModel):
+    """claim_support of one run three ways."""
+
+    run: str
+    """Run name."""
+    judge_only: NotedRatioRecord
+    """From the judge alone (uncalibrated)."""
+    human_only: MeanRecord
+    """From human labels alone."""
+    ppi: MeanRecord
+    """Prediction-powered estimate."""
+
+
+class InputRecord(StrictModel):
+    """A label file (or dataset) the calibration read."""
+
+    role: Literal["judge", "human"]
+    """Whose labels it held."""
+    path: str
+    """The path as given."""
+    kind: str
+    """File kind (`labels`, `article`, `evalset`, `run`, ...)."""
+    sha256: str
+    """SHA-256 of the file's bytes."""
+
+
+class CalibrationRecord(StrictModel):
+    """One judge compared with human labels, as written by `ragtriage calibrate --output`."""
+
+    schema_version: Literal[1]
+    """Format version."""
+    kind: Literal["calibration"]
+    """Always `calibration`."""
+    judge: Labeller
+    """The judge calibrated: model name, prompt version, endpoint kind, temperature, seed."""
+    reviewers: list[str]
+    """Human reviewers compared with."""
+    claims: AgreementRecord
+    """Agreement on claims."""
+    facts: AgreementRecord
+    """Agreement on reference facts."""
+    judge_only_items: int
+    """Items only the judge labelled."""
+    human_only_items: int
+    """Items only humans labelled."""
+    confidence: float
+    """Nominal coverage of the intervals."""
+    claim_support: list[SupportRecord]
+    """claim_support per run, including the prediction-powered estimate."""
+    inputs: list[InputRecord]
+    """The files compared, with hashes."""
+
+    def matches(self, judge: Labeller) -> bool:
+        """Whether this record calibrates `judge`: same model name and prompt version."""
+        return (self.judge.name, self.judge.prompt_version) == (judge.name, judge.prompt_version)
+
+    def agreement_for(self, kind: str) -> AgreementRecord:
+        """The agreement on `claim` or `fact` items."""
+        return self.claims if kind == "claim" else self.facts
+
+    def digest(self) -> str:
+        """SHA-256 of the record's canonical JSON: names the record in reports without a path."""
+        text = json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
+        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_calibrations(paths: Sequence[Path]) -> tuple[CalibrationRecord, ...]:
+    """Read calibration records; every problem of every file is raised at once."""
+    collector = ProblemCollector()
+    out = []
+    for path in paths:
+        shown = display_path(path)
+        before = len(collector.problems)
+        data = read_json(path, shown, collector)
+        if len(collector.problems) > before:
+            continue
+        try:
+            out.append(CalibrationRecord.model_validate(data))
+        except ValidationError as exc:
+            collector.extend(pydantic_problems(exc, shown, None))
+    if collector.problems:
+        raise InputError(collector.problems)
+    return tuple(out)

@@ -1,0 +1,212 @@
+"""Where a measure's counted labels came from, and whether a calibration record vouches for them.
+
+A measure that reads labels (claim_support, fact_coverage, ...) counts, on each question where
+it applies, the label that counts under the label policy for each claim or fact. Those are
+split into human and judge labels; when judge labels count, the measure is "judge-labelled,
+uncalibrated" unless every judge whose labels count has a matching calibration record (same
+model name and prompt version) with at least one paired item of the kind the measure reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..boundaries.labels_trust import is_stale
+from ..metrics import Measure, QuestionView, Score
+from ..schemas import Labeller
+from ._record import CalibrationRecord
+
+UNCALIBRATED = "judge-labelled, uncalibrated"
+"""How a measure computed from judge labels is marked until a calibration record matches."""
+
+LABEL_KINDS = {"claim labels": "claim", "fact labels": "fact"}
+"""A measure's required input -> the item kind whose labels it counts."""
+
+
+@dataclass(frozen=True)
+class CalibrationMatch:
+    """A calibration record that vouches for one judge on one item kind."""
+
+    judge: Labeller
+    """The judge as recorded in the calibration."""
+    kind: str
+    """`claim` or `fact`."""
+    items: int
+    """Items the judge and humans both labelled."""
+    kappa: float | None
+    """Cohen's kappa on those items (None when undefined)."""
+    agreement: float | None
+    """Share of those items with the same verdict."""
+    record: str
+    """The record's digest (`CalibrationRecord.digest`)."""
+
+
+@dataclass(frozen=True)
+class LabelSources:
+    """Where one measure's counted labels came from in one run."""
+
+    human: int
+    """Counted items labelled by humans."""
+    judge: int
+    """Counted items labelled by a judge."""
+    judges: tuple[Labeller, ...]
+    """The judges whose labels counted, sorted by name and prompt version."""
+    calibration: tuple[CalibrationMatch, ...]
+    """One match per (judge, item kind) when every one is calibrated; empty otherwise."""
+
+    @property
+    def calibrated(self) -> bool:
+        """Judge labels counted and every judge is calibrated."""
+        return self.judge > 0 and bool(self.calibration)
+
+    def mark(self) -> str | None:
+        """The report mark: None without judge labels, else calibrated or uncalibrated."""
+        if self.judge == 0:
+            return None
+        if not self.calibration:
+            return UNCALIBRATED
+        if len(self.calibration) == 1:
+            return f"judge-labelled, calibrated ({_figure(self.calibration[0])})"
+        parts = "; ".join(f"{m.judge.name} {_figure(m)}" for m in self.calibration)
+        return f"judge-labelled, calibrated ({parts})"
+
+
+def _figure(match: CalibrationMatch) -> str:
+    kappa = "n/a" if match.kappa is None else f"{match.kappa:.2f}"
+    return f"kappa {kappa} on {match.items} items"
+
+
+def _judge_key(judge: Labeller) -> tuple[str, str]:
+    return judge.name, judge.prompt_version or ""
+
+
+def measure_kinds(measure: Measure) -> tuple[str, ...]:
+    """The item kinds (`claim`, `fact`) whose labels a measure reads; empty for none."""
+    return tuple(LABEL_KINDS[r] for r in measure.spec.requires if r in LABEL_KINDS)
+
+
+def _counted(view: QuestionView, kind: str) -> Iterable[tuple[str | None, list[Labeller]]]:
+    """(kind of the counted label, judges behind it) for each claim or fact of a question."""
+    if kind == "claim":
+        raw = view.result.claims or ()
+        for claim_view, claim in zip(view.claims or (), raw, strict=False):
+            judges = [
+                lab.labeller
+                for lab in claim.labels
+                if lab.labeller.kind == "judge" and not is_stale(lab, view.context_hash)
+            ]
+            yield claim_view.labelled_by, judges
+    else:
+        for fact_view in view.facts:
+            judges = [
+                lab.labeller
+                for lab in view.result.fact_labels
+                if lab.fact_id == fact_view.fact_id
+                and lab.labeller.kind == "judge"
+                and not is_stale(lab, view.context_hash)
+            ]
+            yield fact_view.labelled_by, judges
+
+
+def _match(
+    judge: Labeller, kind: str, calibrations: Sequence[CalibrationRecord]
+) -> CalibrationMatch | None:
+    found = [
+        CalibrationMatch(
+            record.judge,
+            kind,
+            record.agreement_for(kind).items,
+            record.agreement_for(kind).cohen_kappa,
+            record.agreement_for(kind).agreement.value,
+            record.digest(),
+        )
+        for record in calibrations
+        if record.matches(judge) and record.agreement_for(kind).items > 0
+    ]
+    # Several records for one judge: the one on most items speaks for it (digest breaks ties).
+    return min(found, key=lambda m: (-m.items, m.record), default=None)
+
+
+def measure_label_sources(
+    measure: Measure,
+    views: Sequence[QuestionView],
+    scores: Sequence[Score | None],
+    calibrations: Sequence[CalibrationRecord] = (),
+) -> LabelSources:
+    """Label sources of one measure over one run's questions (`scores` paired with `views`)."""
+    human = judge = 0
+    judges: dict[tuple[str, str], Labeller] = {}
+    for view, score in zip(views, scores, strict=True):
+        if score is None:
+            continue  # labels of a question where the measure does not apply count for nothing
+        for kind in measure_kinds(measure):
+            for labelled_by, labellers in _counted(view, kind):
+                if labelled_by == "human":
+                    human += 1
+                elif labelled_by == "judge":
+                    judge += 1
+                    for lab in labellers:
+                        judges.setdefault(_judge_key(lab), lab)
+    ordered = tuple(judges[key] for key in sorted(judges))
+    matches = [
+        _match(j, kind, calibrations) for j in ordered for kind in measure_kinds(measure)
+    ]
+    complete = judge > 0 and all(m is not None for m in matches)
+    return LabelSources(
+        human=human,
+        judge=judge,
+        judges=ordered,
+        calibration=tuple(m for m in matches if m is not None) if complete else (),
+    )
+
+
+def run_label_sources(
+    measures: Sequence[Measure],
+    views: Sequence[QuestionView],
+    scores: Sequence[Mapping[str, Score | None]],
+    calibrations: Sequence[CalibrationRecord] = (),
+) -> dict[str, LabelSources]:
+    """Label sources of every measure that reads labels, by measure name."""
+    return {
+        m.name: measure_label_sources(m, views, [s[m.name] for s in scores], calibrations)
+        for m in measures
+        if measure_kinds(m)
+    }
+
+
+def _judge_text(judge: Labeller) -> str:
+    return f"{judge.name} (prompt {judge.prompt_version})"
+
+
+def calibration_notes(
+    sources: Iterable[Mapping[str, LabelSources]],
+    measures: Sequence[Measure],
+    calibrations: Sequence[CalibrationRecord],
+) -> tuple[str, ...]:
+    """A note for each record that calibrates nothing here, so none is ignored silently."""
+    by_name = {m.name: m for m in measures}
+    needed: dict[tuple[str, str], set[str]] = {}
+    present: dict[tuple[str, str], Labeller] = {}
+    for run in sources:
+        for name, found in run.items():
+            for judge in found.judges:
+                present.setdefault(_judge_key(judge), judge)
+                needed.setdefault(_judge_key(judge), set()).update(measure_kinds(by_name[name]))
+    notes = []
+    for record in calibrations:
+        key = _judge_key(record.judge)
+        if key not in present:
+            counted = ", ".join(_judge_text(present[k]) for k in sorted(present)) or "none"
+            notes.append(
+                f"calibration record for judge {_judge_text(record.judge)} was not used: "
+                f"no counted label is by that judge (judges whose labels count: {counted})"
+            )
+            continue
+        for kind in sorted(needed[key]):
+            if record.agreement_for(kind).items == 0:
+                notes.append(
+                    f"calibration record for judge {_judge_text(record.judge)} has no paired "
+                    f"{kind} items: measures reading {kind} labels stay uncalibrated"
+                )
+    return tuple(notes)

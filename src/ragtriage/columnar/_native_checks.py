@@ -1,0 +1,248 @@
+"""Shape checks of native records as parsed JSON (dicts), without building pydantic models.
+
+Each check answers one question: would the schema accept this record? It is deliberately
+conservative: anything it is unsure of counts as a problem, and the caller then reads the
+files again with the reference loader, which names every problem with the usual message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+try:  # orjson parses a JSONL line several times faster than json (optional: ragtriage[fast])
+    import orjson
+
+    _loads: Callable[[bytes | str], Any] = orjson.loads
+    _JSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError,)
+except ImportError:  # pragma: no cover - depends on the environment
+    _loads = json.loads
+    _JSON_ERRORS = (json.JSONDecodeError, UnicodeDecodeError)
+
+CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+
+QUESTION_KEYS = frozenset(
+    {"id", "text", "answerability", "required_evidence", "reference_facts", "applies_to",
+     "tags", "split", "user_groups", "canary"}
+)
+RESULT_KEYS = frozenset(
+    {"question_id", "candidates", "reranked", "context", "answer", "outcome", "claims",
+     "fact_labels", "latency_ms", "stage_latency_ms", "cost_usd", "usage"}
+)
+GROUP_KEYS = frozenset({"any_of", "grade", "label"})
+FACT_KEYS = frozenset({"id", "text", "evidence"})
+RANKED_KEYS = frozenset({"id", "score"})
+CONTEXT_KEYS = frozenset({"id", "text"})
+CLAIM_KEYS = frozenset({"id", "text", "citations", "labels"})
+CLAIM_LABEL_KEYS = frozenset({"verdict", "supported_by", "labeller", "reason", "context_hash"})
+FACT_LABEL_KEYS = frozenset({"fact_id", "verdict", "labeller", "reason", "context_hash"})
+LABELLER_KEYS = frozenset(
+    {"kind", "name", "prompt_version", "endpoint_kind", "temperature", "seed"}
+)
+ANSWERABILITY = {"answerable": 0, "unanswerable": 1, "needs_clarification": 2}
+OUTCOMES = {"answered": 0, "refused": 1, "clarified": 2, "escalated": 3}
+CLAIM_VERDICTS = ("supported", "unsupported", "cannot_judge")
+FACT_VERDICTS = ("covered", "not_covered", "cannot_judge")
+SPLITS = ("dev", "regression", "holdout")
+
+
+def loads(text: bytes | str) -> Any:
+    """Parse one JSON text; None stands for invalid JSON (a problem)."""
+    try:
+        return _loads(text)
+    except _JSON_ERRORS:
+        return _INVALID
+
+
+_INVALID = object()
+
+
+def invalid(value: Any) -> bool:
+    """True for the marker `loads` returns on invalid JSON."""
+    return value is _INVALID
+
+
+def is_id(value: Any) -> bool:
+    """A non-empty string (the schema's `Identifier`)."""
+    return type(value) is str and bool(value)
+
+
+def ids(value: Any) -> bool:
+    """A list of identifiers."""
+    return type(value) is list and all(type(v) is str and v for v in value)
+
+
+def opt_str(value: Any) -> bool:
+    """A string or null."""
+    return value is None or type(value) is str
+
+
+def number(value: Any) -> bool:
+    """An int or float, not a bool (strict mode refuses bools as numbers)."""
+    return type(value) is float or type(value) is int
+
+
+def labeller_ok(value: Any) -> bool:
+    """A `Labeller` object."""
+    if type(value) is not dict or not value.keys() <= LABELLER_KEYS:
+        return False
+    return (
+        value.get("kind") in ("human", "judge")
+        and is_id(value.get("name"))
+        and opt_str(value.get("prompt_version"))
+        and opt_str(value.get("endpoint_kind"))
+        and (value.get("temperature") is None or number(value.get("temperature")))
+        and (value.get("seed") is None or type(value.get("seed")) is int)
+    )
+
+
+def group_ok(group: Any) -> bool:
+    """An `EvidenceGroup` object."""
+    if type(group) is not dict or not group.keys() <= GROUP_KEYS:
+        return False
+    any_of = group.get("any_of")
+    grade = group.get("grade", 1)
+    return (
+        ids(any_of)
+        and bool(any_of)
+        and type(grade) is int
+        and grade >= 1
+        and opt_str(group.get("label"))
+    )
+
+
+def fact_ok(fact: Any) -> bool:
+    """A `ReferenceFact` object."""
+    if type(fact) is not dict or not fact.keys() <= FACT_KEYS:
+        return False
+    return is_id(fact.get("id")) and opt_str(fact.get("text")) and ids(fact.get("evidence", []))
+
+
+def question_ok(q: Any) -> bool:
+    """The plain fields of a `Question` (applies_to, user_groups, canary are checked by the
+    schema itself, on the rare rows that carry them)."""
+    if type(q) is not dict or not q.keys() <= QUESTION_KEYS:
+        return False
+    text = q.get("text")
+    return (
+        is_id(q.get("id"))
+        and type(text) is str
+        and bool(text)
+        and q.get("answerability") in ANSWERABILITY
+        and type(q.get("required_evidence", [])) is list
+        and all(group_ok(g) for g in q.get("required_evidence", []))
+        and type(q.get("reference_facts", [])) is list
+        and all(fact_ok(f) for f in q.get("reference_facts", []))
+        and ids(q.get("tags", []))
+        and q.get("split", "dev") in SPLITS
+    )
+
+
+_SCORE_TYPES = frozenset({float, int, type(None)})
+_TEXT_TYPES = frozenset({str, type(None)})
+
+
+def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | None:
+    """Snapshot codes of a ranking's (or the context's) items; None when the list does not
+    have the schema's shape or names an ID the snapshot does not know (both are problems).
+
+    Checked in bulk, not item by item: a known ID is a non-empty string, so the code
+    look-up also checks the ID.
+    """
+    keys, other, types = (
+        (CONTEXT_KEYS, "text", _TEXT_TYPES) if context else (RANKED_KEYS, "score", _SCORE_TYPES)
+    )
+    if type(items) is not list:
+        return None
+    try:
+        if not all(map(keys.issuperset, items)):
+            return None
+        codes = [code.get(i["id"], -1) for i in items]
+        if not {type(i.get(other)) for i in items} <= types:
+            return None
+    except (TypeError, KeyError, AttributeError):
+        return None
+    if codes and min(codes) < 0:
+        return None
+    return codes
+
+
+def label_ok(label: Any, keys: frozenset[str]) -> bool:
+    """The fields shared by claim and fact labels (verdict checked by the caller)."""
+    return (
+        type(label) is dict
+        and label.keys() <= keys
+        and labeller_ok(label.get("labeller"))
+        and opt_str(label.get("reason"))
+        and opt_str(label.get("context_hash"))
+    )
+
+
+def claim_ok(claim: Any) -> bool:
+    """A `Claim` object with its labels."""
+    if type(claim) is not dict or not claim.keys() <= CLAIM_KEYS:
+        return False
+    text = claim.get("text")
+    cid = claim.get("id")
+    labels = claim.get("labels", [])
+    return (
+        (cid is None or is_id(cid))
+        and type(text) is str
+        and bool(text)
+        and type(claim.get("citations", [])) is list
+        and all(type(c) is str for c in claim.get("citations", []))
+        and type(labels) is list
+        and all(
+            label_ok(lab, CLAIM_LABEL_KEYS)
+            and lab.get("verdict") in CLAIM_VERDICTS
+            and ids(lab.get("supported_by", []))
+            for lab in labels
+        )
+    )
+
+
+def extras_ok(res: dict[str, Any]) -> bool:
+    """Latency, cost and usage fields of a `QuestionResult`."""
+    latency = res.get("latency_ms")
+    cost = res.get("cost_usd")
+    stages = res.get("stage_latency_ms", {})
+    usage = res.get("usage")
+    return (
+        (latency is None or (number(latency) and latency >= 0))
+        and (cost is None or (number(cost) and cost >= 0))
+        and type(stages) is dict
+        and all(number(v) for v in stages.values())
+        and (
+            usage is None
+            or (
+                type(usage) is dict
+                and usage.keys() == {"prompt_tokens", "completion_tokens"}
+                and all(type(v) is int and v >= 0 for v in usage.values())
+            )
+        )
+    )
+
+
+def result_ok(res: Any) -> bool:
+    """Every field of a `QuestionResult` other than the rankings (`item_codes`) has the
+    schema's shape."""
+    if type(res) is not dict or not res.keys() <= RESULT_KEYS:
+        return False
+    claims = res.get("claims")
+    fact_labels = res.get("fact_labels", [])
+    return (
+        is_id(res.get("question_id"))
+        and opt_str(res.get("answer"))
+        and (res.get("outcome") is None or res.get("outcome") in OUTCOMES)
+        and (claims is None or (type(claims) is list and all(claim_ok(c) for c in claims)))
+        and type(fact_labels) is list
+        and all(
+            label_ok(lab, FACT_LABEL_KEYS)
+            and is_id(lab.get("fact_id"))
+            and lab.get("verdict") in FACT_VERDICTS
+            for lab in fact_labels
+        )
+        and extras_ok(res)
+    )

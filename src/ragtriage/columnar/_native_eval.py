@@ -1,0 +1,293 @@
+"""`evaluate_native`: a native evaluation set and runs, file in -> four layers and diagnosis out.
+
+The columnar path reads the files into arrays (`_native_read`), scores every question at
+once (`_native_layers`) and scores the few rows the arrays do not model with the reference
+functions. When the fast checks find any problem, or the input takes a form the fast
+reader does not handle, the reference path runs instead (`load_dataset`, `evaluate`,
+`diagnose`): it reports every problem with its usual message, or gives the same results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from ..boundaries.injection import default_injection_rules, detect_injection
+from ..boundaries.labels_trust import item_text
+from ..diagnosis import diagnose
+from ..diagnosis._pipeline import OK, diagnose_view, stage_order
+from ..errors import ProblemCollector
+from ..evaluation import Evaluation, LevelChoice, evaluate
+from ..loading import Dataset, SnapshotIndex, load_dataset, read_file
+from ..metrics import REGISTRY, Aggregate, Measure, build_view
+from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
+from ..validation import check_dataset
+from ._measures import PerQuestion
+from ._native_layers import NATIVE_MEASURES, build_matcher, run_layers
+from ._native_read import Codes, EvalColumns, RunColumns, read_evalset, read_run, record_at
+from ._trec import _Fallback
+
+
+@dataclass(frozen=True)
+class NativeRunResult:
+    """One run: every measure and every diagnosis stage, per question and in total."""
+
+    name: str
+    """Run name."""
+    k: int | None
+    """Cut-off used."""
+    question_ids: tuple[str, ...]
+    """Questions in evaluation-set order; every array below follows it."""
+    scores: Mapping[str, PerQuestion]
+    """By measure name (`NATIVE_MEASURES`); denominator 0 = not applicable."""
+    summary: Mapping[str, Aggregate]
+    """Aggregates as the reference `aggregate` computes them."""
+    stages: tuple[str, ...]
+    """Diagnosis stages in pipeline order, `ok` last."""
+    findings: Mapping[str, np.ndarray]
+    """By stage: whether each question has a finding there (`ok`: no stage failed)."""
+    primary: np.ndarray
+    """Per question, the index in `stages` of its primary stage."""
+
+    def primary_counts(self) -> dict[str, int]:
+        """Questions whose primary stage is each stage."""
+        counts = np.bincount(self.primary, minlength=len(self.stages))
+        return {stage: int(c) for stage, c in zip(self.stages, counts.tolist(), strict=True)}
+
+    def present_counts(self) -> dict[str, int]:
+        """Questions with a finding at each stage."""
+        return {stage: int(self.findings[stage].sum()) for stage in self.stages}
+
+
+@dataclass(frozen=True)
+class NativeEvaluation:
+    """The result of `evaluate_native`."""
+
+    runs: tuple[NativeRunResult, ...]
+    """One per run, in the order given."""
+    engine: Literal["columnar", "reference"]
+    """Which path produced the numbers."""
+    fallback: str | None = None
+    """Why the reference path ran, when it did."""
+    reference_rows: int = 0
+    """Rows the columnar path scored with the reference functions (exotic rows)."""
+
+
+def _aggregate(name: str, part: PerQuestion) -> Aggregate:
+    mask = part.applicable
+    missing = int(mask.size - mask.sum())
+    averaging = REGISTRY[name].averaging
+    if averaging == "micro":
+        num = math.fsum(part.numerator[mask].tolist())
+        den = math.fsum(part.denominator[mask].tolist())
+    else:
+        num = math.fsum((part.numerator[mask] / part.denominator[mask]).tolist())
+        den = float(mask.sum())
+    value = num / den if den else None
+    return Aggregate(name, value, _tidy(num), _tidy(den), averaging, missing)
+
+
+def _tidy(number: float) -> float:
+    return int(number) if float(number).is_integer() else number
+
+
+def _primary(findings: Mapping[str, np.ndarray], stages: tuple[str, ...]) -> np.ndarray:
+    failing = np.stack([findings[s] for s in stages[:-1]], axis=1)
+    first = failing.argmax(axis=1)
+    return np.where(failing.any(axis=1), first, len(stages) - 1).astype(np.int64)
+
+
+def _result(
+    name: str, k: int | None, ids: Sequence[str], scores: dict[str, PerQuestion],
+    findings: dict[str, np.ndarray], stages: tuple[str, ...],
+) -> NativeRunResult:
+    primary = _primary(findings, stages)
+    findings[OK] = primary == len(stages) - 1
+    summary = {m: _aggregate(m, scores[m]) for m in NATIVE_MEASURES}
+    return NativeRunResult(name, k, tuple(ids), scores, summary, stages, findings, primary)
+
+
+def from_reference(
+    evaluation: Evaluation, stages: tuple[str, ...] | None = None
+) -> tuple[NativeRunResult, ...]:
+    """The reference path's results (`evaluate` with `NATIVE_MEASURES`, then `diagnose`) in
+    the columnar result form: the oracle the tests compare against."""
+    order = stages or stage_order()
+    out = []
+    for run, diagnosis in zip(evaluation.runs, diagnose(evaluation), strict=True):
+        scores = {}
+        for name in NATIVE_MEASURES:
+            found = [r.scores[name] for r in run.questions]
+            num = np.array([0.0 if s is None else s.numerator for s in found], dtype=np.float64)
+            den = np.array([0.0 if s is None else s.denominator for s in found], dtype=np.float64)
+            scores[name] = PerQuestion(num, den)
+        findings = {
+            stage: np.array([stage in q.stages for q in diagnosis.questions], dtype=bool)
+            for stage in order[:-1]
+        }
+        ids = [r.question_id for r in run.questions]
+        out.append(_result(run.name, run.k, ids, scores, findings, order))
+    return tuple(out)
+
+
+def _codes(snapshot: Snapshot) -> Codes:
+    ids = [d.id for d in snapshot.documents] + [c.id for c in snapshot.chunks]
+    code: dict[str, int] = {}
+    for item in ids:
+        code.setdefault(item, len(code))
+    n_docs = len({d.id for d in snapshot.documents})
+    document_of = np.arange(len(code), dtype=np.int64)
+    stale = np.zeros(len(code), dtype=bool)
+    for doc in snapshot.documents:
+        stale[code[doc.id]] = doc.status != "current"
+    for chunk in snapshot.chunks:
+        document_of[code[chunk.id]] = code[chunk.document_id]
+        stale[code[chunk.id]] = stale[code[chunk.document_id]]
+    return Codes(code, n_docs, document_of, stale)
+
+
+def _load_snapshot(path: Path) -> Snapshot:
+    loaded = read_file(path, ProblemCollector())
+    if not isinstance(loaded.content, Snapshot):
+        raise _Fallback("snapshot")
+    snapshot = loaded.content
+    empty = Dataset(snapshot, EvalSet(evalset_id="x", questions=[]), (), (loaded.source,))
+    if check_dataset(empty, {}):
+        raise _Fallback("snapshot rules")
+    return snapshot
+
+
+class _SnapshotFlags:
+    """Whether a snapshot item's text is instruction-like, scanned once per item."""
+
+    def __init__(self, snapshot: Snapshot, codes: Codes, index: SnapshotIndex) -> None:
+        self._ids = list(codes.code)
+        self._index = index
+        self._known: dict[int, bool] = {}
+        self._rules = default_injection_rules()
+
+    def __call__(self, items: np.ndarray) -> np.ndarray:
+        unique, inverse = np.unique(items, return_inverse=True)
+        flags = np.zeros(unique.size, dtype=bool)
+        for n, item in enumerate(unique.tolist()):
+            flag = self._known.get(item)
+            if flag is None:
+                text = item_text(self._ids[item], self._index) or ""
+                flag = self._known[item] = bool(detect_injection(text, self._rules))
+            flags[n] = flag
+        out: np.ndarray = flags[inverse.reshape(-1)]
+        return out
+
+
+def _reference_rows(
+    rows: np.ndarray, by_row: np.ndarray, paths: tuple[Path, Path], run: RunColumns,
+    index: SnapshotIndex, level: LevelChoice, policy: LabelPolicy, ev: EvalColumns,
+    scores: dict[str, PerQuestion], findings: dict[str, np.ndarray],
+) -> None:
+    """Score exotic rows with the reference functions, writing into the arrays."""
+    wanted = rows.tolist()
+    questions = record_at(paths[0], "evalset", "questions", set(wanted))
+    results = record_at(paths[1], "run", "results", set(by_row[rows].tolist()))
+    chosen = [Measure(REGISTRY[name]) for name in NATIVE_MEASURES]
+    for row in wanted:
+        question = Question.model_validate(questions[row])
+        result = QuestionResult.model_validate(results[int(by_row[row])])
+        unit_level = (
+            ("document" if ev.level_document[row] else "chunk") if level == "auto" else level
+        )
+        view = build_view(question, result, index, unit_level, run.k, policy)
+        for measure in chosen:
+            score = measure.compute(view)
+            part = scores[measure.name]
+            part.numerator[row] = 0.0 if score is None else score.numerator
+            part.denominator[row] = 0.0 if score is None else score.denominator
+        stages = diagnose_view(view).stages
+        for stage, found in findings.items():
+            found[row] = stage in stages
+
+
+def evaluate_native(
+    evalset: Path,
+    snapshot: Path,
+    runs: Sequence[Path],
+    *,
+    k: int | None = None,
+    label_policy: LabelPolicy = "human-first",
+    allow_unreviewed: bool = False,
+    evidence_level: LevelChoice = "auto",
+) -> NativeEvaluation:
+    """Four layers and diagnosis of native runs; raise `InputError` with every problem.
+
+    Equal to `evaluate(load_dataset(...), metrics=NATIVE_MEASURES, ...)` followed by
+    `diagnose` (see `from_reference`), question by question.
+    """
+    try:
+        return _columnar(
+            evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level
+        )
+    except _Fallback as exc:
+        dataset = load_dataset(evalset, snapshot=snapshot, runs=runs)
+        evaluation = evaluate(
+            dataset,
+            k=k,
+            metrics=NATIVE_MEASURES,
+            label_policy=label_policy,
+            allow_unreviewed=allow_unreviewed,
+            evidence_level=evidence_level,
+        )
+        return NativeEvaluation(from_reference(evaluation), "reference", str(exc))
+
+
+_KNOWN_STAGES = frozenset(
+    {"permission_leak", "retrieval_miss", "ranking_loss", "truncation_loss",
+     "injection_followed", "stale_evidence", "unsupported_claim", "incomplete_answer",
+     "missed_refusal", "false_refusal", "needless_clarification", "missed_clarification",
+     "judge_uncertain", "injection_in_context", OK}
+)
+
+
+def _columnar(
+    evalset: Path, snapshot_path: Path, runs: Sequence[Path], k: int | None,
+    policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice,
+) -> NativeEvaluation:
+    stages = stage_order()
+    if not set(stages) <= _KNOWN_STAGES:
+        raise _Fallback(f"stages {sorted(set(stages) - _KNOWN_STAGES)}")
+    snapshot = _load_snapshot(snapshot_path)
+    codes = _codes(snapshot)
+    index = SnapshotIndex.build(snapshot)
+    ev = read_evalset(evalset, codes)
+    n = len(ev.ids)
+    if level == "auto":
+        level_document = ev.level_document
+    else:
+        level_document = np.full(n, level == "document", dtype=bool)
+    matcher = build_matcher(ev, codes, level_document)
+    flags = _SnapshotFlags(snapshot, codes, index)
+    names: set[str] = set()
+    out = []
+    reference_rows = 0
+    for path in runs:
+        run = read_run(
+            path, ev, codes, k=k, label_policy=policy, allow_unreviewed=allow_unreviewed
+        )
+        if run.header.name in names:
+            raise _Fallback("run names")
+        names.add(run.header.name)
+        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags)
+        by_row = np.empty(n, dtype=np.int64)
+        by_row[run.row] = np.arange(n, dtype=np.int64)
+        exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
+        rows = np.flatnonzero(exotic)
+        if rows.size:
+            _reference_rows(
+                rows, by_row, (evalset, path), run, index, level, policy, ev, scores, findings
+            )
+        reference_rows += int(rows.size)
+        out.append(_result(run.header.name, run.k, ev.ids, scores, findings, stages))
+    return NativeEvaluation(tuple(out), "columnar", None, reference_rows)

@@ -1,0 +1,249 @@
+"""The four layers and the diagnosis stages of a native run, for every question at once.
+
+Inputs are the arrays of `_native_read`; outputs are per question (evaluation-set order):
+a `PerQuestion` per measure (denominator 0 = not applicable) and one boolean array per
+diagnosis stage (the stage's check has a finding). Every rule restates the reference
+function it mirrors (`metrics.*`, `diagnosis._retrieval`, `diagnosis._answer`,
+`boundaries.stages`); rows marked exotic are overwritten by the caller with the reference
+functions' own results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._measures import PerQuestion
+from ._native_read import Codes, EvalColumns, RunColumns
+
+NATIVE_MEASURES = (
+    "evidence_recall",
+    "fact_coverage",
+    "claim_support",
+    "citation_validity",
+    "correct_refusal",
+    "false_refusal",
+    "correct_clarification",
+    "needless_clarification",
+    "stale_in_candidates",
+    "stale_in_context",
+    "stale_cited",
+    "stale_support",
+)
+"""The registry measures the columnar native path computes."""
+
+ANSWERED, REFUSED, CLARIFIED = 0, 1, 2
+ANSWERABLE, UNANSWERABLE, NEEDS_CLARIFICATION = 0, 1, 2
+
+
+def _owner(offsets: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+
+
+def _count(owner: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
+    """Per owner, how many entries are True."""
+    return np.bincount(owner[mask], minlength=n).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """(question, unit) -> required group, where a unit is what evidence matches on."""
+
+    keys: np.ndarray
+    """Sorted keys `row * units + unit`."""
+    groups: np.ndarray
+    """The global group of each key."""
+    units: int
+    """Key stride: the number of snapshot codes."""
+    shared: np.ndarray
+    """Per question: some unit satisfies two of its groups (the arrays keep one; the
+    question is scored by the reference functions instead)."""
+
+
+def _units(
+    codes: Codes, level_document: np.ndarray, rows: np.ndarray, items: np.ndarray
+) -> np.ndarray:
+    return np.where(level_document[rows], codes.document_of[items], items)
+
+
+def build_matcher(ev: EvalColumns, codes: Codes, level_document: np.ndarray) -> Matcher:
+    """Index every required alternative of every question by (question, unit)."""
+    units = int(codes.document_of.size) + 1
+    group_row = _owner(ev.group_offsets)
+    alt_row = group_row[ev.alt_group]
+    keys = alt_row * units + _units(codes, level_document, alt_row, ev.alt_code)
+    order = np.lexsort((ev.alt_group, keys))
+    keys, groups = keys[order], ev.alt_group[order]
+    fresh = np.ones(keys.size, dtype=bool)
+    fresh[1:] = (keys[1:] != keys[:-1]) | (groups[1:] != groups[:-1])
+    keys, groups = keys[fresh], groups[fresh]
+    again = np.zeros(keys.size, dtype=bool)
+    again[1:] = keys[1:] == keys[:-1]
+    shared = np.zeros(len(ev.ids), dtype=bool)
+    shared[keys[again] // units] = True
+    first = ~again
+    return Matcher(keys[first], groups[first], units, shared)
+
+
+def covered_groups(
+    m: Matcher, codes: Codes, level_document: np.ndarray, rows: np.ndarray, items: np.ndarray,
+    n_groups: int,
+) -> np.ndarray:
+    """Per global group: some item (of the group's own question) satisfies it."""
+    out = np.zeros(n_groups, dtype=bool)
+    if items.size == 0 or m.keys.size == 0:
+        return out
+    keys = rows * m.units + _units(codes, level_document, rows, items)
+    at = np.minimum(np.searchsorted(m.keys, keys), m.keys.size - 1)
+    hit = m.keys[at] == keys
+    out[m.groups[at[hit]]] = True
+    return out
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, applies: np.ndarray) -> PerQuestion:
+    return PerQuestion(
+        np.where(applies, num, 0).astype(np.float64), np.where(applies, den, 0).astype(np.float64)
+    )
+
+
+def _flag(applies: np.ndarray, counted: np.ndarray) -> PerQuestion:
+    return _ratio(counted.astype(np.int64), np.ones(applies.size, dtype=np.int64), applies)
+
+
+def run_layers(
+    ev: EvalColumns,
+    run: RunColumns,
+    codes: Codes,
+    level_document: np.ndarray,
+    m: Matcher,
+    snapshot_flags: Callable[[np.ndarray], np.ndarray],
+) -> tuple[dict[str, PerQuestion], dict[str, np.ndarray]]:
+    """Measures (`NATIVE_MEASURES`) and per-stage findings, per question in set order.
+
+    `snapshot_flags` gives, for snapshot codes, whether their text is instruction-like.
+    """
+    n = len(ev.ids)
+    order = np.empty(n, dtype=np.int64)
+    order[run.row] = np.arange(n, dtype=np.int64)  # result index of each question row
+    answerability = ev.answerability
+    outcome = run.outcome[order].astype(np.int64)
+    answerable = answerability == ANSWERABLE
+    answered_answerable = answerable & (outcome == ANSWERED)
+    stale = codes.stale
+
+    def per_row(values: np.ndarray) -> np.ndarray:
+        return values[order]
+
+    def stage(flat: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        return flat[0], _owner(flat[1])
+
+    n_groups_total = int(ev.group_grade.size)
+    group_row = _owner(ev.group_offsets)
+    n_groups = np.diff(ev.group_offsets)
+    covered = {}
+    for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
+                       ("context", run.context)):
+        items, owner = stage(flat)
+        covered[name] = covered_groups(
+            m, codes, level_document, run.row[owner], items, n_groups_total
+        )
+    has_reranked = run.has_reranked[order][group_row]
+    final = np.where(has_reranked, covered["reranked"], covered["candidates"])
+    in_context = _count(group_row, covered["context"], n)
+    scores: dict[str, PerQuestion] = {
+        "evidence_recall": _ratio(in_context, n_groups, answerable & (n_groups > 0))
+    }
+
+    # Claims, citations and support, per result, then in set order.
+    nr = n
+    claim_owner = _owner(run.claim_offsets)
+    n_claims = per_row(np.diff(run.claim_offsets))
+    state = run.claim_state
+    supported = per_row(_count(claim_owner, state == 0, nr))
+    judged = per_row(_count(claim_owner, state < 2, nr))
+    scores["claim_support"] = _ratio(supported, judged, (n_claims > 0) & (judged > 0))
+    cited, cited_offsets = run.citations
+    cited_claim = _owner(cited_offsets)
+    cited_result = claim_owner[cited_claim]
+    ctx_items, ctx_owner = stage(run.context)
+    ctx_keys = np.sort(ctx_owner * m.units + ctx_items)
+    cite_keys = np.where(cited >= 0, cited_result * m.units + cited, -1)
+    at = np.minimum(np.searchsorted(ctx_keys, cite_keys), max(ctx_keys.size - 1, 0))
+    inside = (ctx_keys[at] == cite_keys) if ctx_keys.size else np.zeros(cited.size, dtype=bool)
+    n_claim = int(state.size)
+    bad = _count(cited_claim, ~inside, n_claim)
+    valid_claim = (np.diff(cited_offsets) > 0) & (bad == 0)
+    valid = per_row(_count(claim_owner, valid_claim, nr))
+    scores["citation_validity"] = _ratio(valid, n_claims, n_claims > 0)
+
+    fact_owner = _owner(run.fact_offsets)
+    n_facts = per_row(np.diff(run.fact_offsets))
+    fstate = run.fact_state
+    covered_facts = per_row(_count(fact_owner, fstate == 0, nr))
+    judged_facts = per_row(_count(fact_owner, fstate < 2, nr))
+    facts_apply = answerable & (n_facts > 0) & (outcome >= 0)
+    answered = outcome == ANSWERED
+    scores["fact_coverage"] = _ratio(
+        np.where(answered, covered_facts, 0),
+        np.where(answered, judged_facts, n_facts),
+        facts_apply & (~answered | (judged_facts > 0)),
+    )
+    recorded = outcome >= 0
+    for name, applies, counted in (
+        ("correct_refusal", UNANSWERABLE, REFUSED),
+        ("false_refusal", ANSWERABLE, REFUSED),
+        ("correct_clarification", NEEDS_CLARIFICATION, CLARIFIED),
+        ("needless_clarification", ANSWERABLE, CLARIFIED),
+    ):
+        scores[name] = _flag((answerability == applies) & recorded, outcome == counted)
+
+    stale_at: dict[str, np.ndarray] = {}
+    sizes: dict[str, np.ndarray] = {}
+    for name, flat in (("candidates", run.candidates), ("context", run.context),
+                       ("cited", run.citations), ("support", run.support)):
+        items, owner = stage(flat)
+        if name == "cited":
+            owner = claim_owner[owner]
+        known = items >= 0
+        is_stale = np.zeros(items.size, dtype=bool)
+        is_stale[known] = stale[items[known]]
+        stale_at[name] = per_row(_count(owner, is_stale, nr)) > 0
+        sizes[name] = per_row(np.bincount(owner, minlength=nr))
+    for name, key in (("stale_in_candidates", "candidates"), ("stale_in_context", "context"),
+                      ("stale_cited", "cited"), ("stale_support", "support")):
+        scores[name] = _flag(sizes[key] > 0, stale_at[key])
+
+    lost = ~covered["context"] & answerable[group_row]
+    per_group = {
+        "retrieval_miss": lost & ~covered["candidates"] & ~final,
+        "ranking_loss": lost & covered["candidates"] & ~final,
+        "truncation_loss": lost & final,
+    }
+    flags = run.context_flag
+    snapshot_side = flags < 0
+    flagged = flags > 0
+    flagged[snapshot_side] = snapshot_flags(ctx_items[snapshot_side])
+    all_held = in_context >= n_groups
+    unanswerable = answerability == UNANSWERABLE
+    needs = answerability == NEEDS_CLARIFICATION
+    uncertain_claims = per_row(_count(claim_owner, state >= 2, nr)) > 0
+    uncertain_facts = per_row(_count(fact_owner, fstate >= 2, nr)) > 0
+    found: dict[str, np.ndarray] = {
+        "permission_leak": np.zeros(n, dtype=bool),
+        **{name: _count(group_row, mask, n) > 0 for name, mask in per_group.items()},
+        "injection_followed": np.zeros(n, dtype=bool),
+        "stale_evidence": answered_answerable & (stale_at["cited"] | stale_at["support"]),
+        "unsupported_claim": answered_answerable
+        & (per_row(_count(claim_owner, state == 1, nr)) > 0),
+        "incomplete_answer": answered_answerable
+        & (per_row(_count(fact_owner, fstate == 1, nr)) > 0),
+        "missed_refusal": unanswerable & ((outcome == ANSWERED) | (outcome == CLARIFIED)),
+        "false_refusal": answerable & (outcome == REFUSED) & all_held,
+        "needless_clarification": answerable & (outcome == CLARIFIED) & all_held,
+        "missed_clarification": needs & ((outcome == ANSWERED) | (outcome == REFUSED)),
+        "judge_uncertain": uncertain_claims | (answered_answerable & uncertain_facts),
+        "injection_in_context": per_row(_count(ctx_owner, flagged, nr)) > 0,
+    }
+    return scores, found

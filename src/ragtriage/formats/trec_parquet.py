@@ -1,0 +1,115 @@
+"""TREC-shaped runs in Parquet: one row per ranked document (needs pyarrow).
+
+Columns: `qid` (string), `docid` (string), `score` (floating point); other columns are
+ignored, as the rank and tag columns of a text run are. The ranking rule is the text format's:
+score descending, equal scores by document ID descending (UTF-8 bytes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import ProblemCollector
+from .trec import TrecRun, ranking_key
+
+PARQUET_COLUMNS = ("qid", "docid", "score")
+"""The columns a Parquet run must have."""
+
+
+def schema_problems(schema: pa.Schema, label: str, collector: ProblemCollector) -> bool:
+    """Record a problem per missing or mistyped column; True when the schema is usable."""
+    ok = True
+    for name in PARQUET_COLUMNS:
+        if name not in schema.names:
+            collector.add(label, None, f"column {name}", "present", "no such column")
+            ok = False
+            continue
+        kind = schema.field(name).type
+        wanted = pa.types.is_floating if name == "score" else pa.types.is_string
+        if not (wanted(kind) or (name != "score" and pa.types.is_large_string(kind))):
+            expected = "floating-point numbers" if name == "score" else "strings"
+            collector.add(label, None, f"column {name}", expected, str(kind))
+            ok = False
+    return ok
+
+
+def parse_run_parquet(
+    path: Path, collector: ProblemCollector, label: str | None = None, seen: set[str] | None = None
+) -> TrecRun:
+    """Read a Parquet run row by row, reporting every problem with its row number (from 1)."""
+    shown = label or str(path)
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        collector.add(shown, None, "(file)", "an existing file", "no such file")
+        return {}
+    except (pa.ArrowInvalid, OSError) as exc:
+        collector.add(shown, None, "(file)", "a Parquet file", str(exc).splitlines()[0])
+        return {}
+    if not schema_problems(table.schema, shown, collector):
+        return {}
+    run: TrecRun = {}
+    first_row: dict[tuple[str, str], int] = {}
+    columns = [table[name].to_pylist() for name in PARQUET_COLUMNS]
+    for number, (qid, docid, score) in enumerate(zip(*columns, strict=True), start=1):
+        if qid is not None and seen is not None:
+            seen.add(qid)
+        for name, value in (("qid", qid), ("docid", docid)):
+            if not value or any(ch.isspace() for ch in value):
+                collector.add(
+                    shown,
+                    qid,
+                    f"row {number}: {name}",
+                    "a non-empty ID without whitespace",
+                    repr(value),
+                )
+        if score is None or not math.isfinite(score):
+            collector.add(shown, qid, f"row {number}: score", "a finite number", repr(score))
+            continue
+        if not qid or not docid:
+            continue
+        first = first_row.setdefault((qid, docid), number)
+        if first != number:
+            collector.add(
+                shown,
+                qid,
+                f"row {number}: docid",
+                "each document at most once per question",
+                f"{docid!r} again (first on row {first})",
+            )
+            continue
+        run.setdefault(qid, []).append((docid, float(score)))
+    return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
+
+
+def read_run_parquet(path: Path | str) -> TrecRun:
+    """Read a Parquet run; raise `InputError` listing every problem."""
+    collector = ProblemCollector()
+    run = parse_run_parquet(Path(path), collector)
+    collector.raise_if_any()
+    return run
+
+
+def write_run_parquet(run: Mapping[str, Sequence[tuple[str, float]]], path: Path | str) -> None:
+    """Write a run as Parquet, questions sorted and each ranking in trec_eval order."""
+    qids: list[str] = []
+    docids: list[str] = []
+    scores: list[float] = []
+    for qid in sorted(run):
+        for docid, score in sorted(run[qid], key=ranking_key, reverse=True):
+            qids.append(qid)
+            docids.append(docid)
+            scores.append(float(score))
+    table = pa.table(
+        {
+            "qid": pa.array(qids, pa.string()),
+            "docid": pa.array(docids, pa.string()),
+            "score": pa.array(scores, pa.float64()),
+        }
+    )
+    pq.write_table(table, path)

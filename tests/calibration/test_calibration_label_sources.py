@@ -1,0 +1,226 @@
+"""Calibration records fed back into `evaluate`: label sources, marks and notes, pinned exactly."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.calibration import (
+    CalibrationRecord,
+    calibrate_files,
+    calibration_record,
+    read_calibrations,
+)
+from ragtriage.cli.calibrate import calibrate_command
+from ragtriage.errors import InputError
+from ragtriage.evaluation import Evaluation, evaluate
+from ragtriage.judges import LexicalJudge, judge_dataset, write_model
+from ragtriage.loading import load_dataset
+from ragtriage.render import evaluation_json, render_markdown, render_table
+from ragtriage.render.html import render_html
+from ragtriage.render.html._summary import layers
+
+LEXICAL = {
+    "kind": "judge",
+    "name": "lexical-baseline",
+    "prompt_version": "lexical-v1",
+    "endpoint_kind": "lexical",
+}
+HUMAN_ONLY = {
+    "human": 4,
+    "judge": 0,
+    "judges": [],
+    "calibrated": False,
+    "mark": None,
+    "calibration": None,
+}
+UNCALIBRATED_ROW = (
+    "| claim_support | micro, higher is better | 0.75 (3/4) · judge-labelled, uncalibrated "
+    "| 1.00 (4/4) · 1 n/a · judge-labelled, uncalibrated |"
+)
+CALIBRATED_ROW = (
+    "| claim_support | micro, higher is better "
+    "| 0.75 (3/4) · judge-labelled, calibrated (kappa 1.00 on 8 items) "
+    "| 1.00 (4/4) · 1 n/a · judge-labelled, calibrated (kappa 1.00 on 8 items) |"
+)
+NOT_USED = (
+    "calibration record for judge lexical-baseline (prompt lexical-v2) was not used: "
+    "no counted label is by that judge (judges whose labels count: lexical-baseline "
+    "(prompt lexical-v1))"
+)
+
+
+def _judge_files(article_fixture: Path, folder: Path) -> list[Path]:
+    judged = judge_dataset(load_dataset(article_fixture), LexicalJudge())
+    return [write_model(r.labels, folder / f"judge-{r.name}.json") for r in judged.runs]
+
+
+def _record(article_fixture: Path, judge_files: list[Path]) -> CalibrationRecord:
+    """The lexical baseline calibrated against the fixture's embedded human reviews."""
+    dataset = load_dataset(article_fixture)
+    cal = calibrate_files(judge_files, [], human_runs=dataset.runs, human_sources=dataset.sources)
+    return calibration_record(cal)
+
+
+def _judged(
+    article_fixture: Path, judge_files: list[Path], records: list[CalibrationRecord]
+) -> Evaluation:
+    dataset = load_dataset(article_fixture, labels=judge_files)
+    return evaluate(dataset, label_policy="judge", allow_unreviewed=True, calibrations=records)
+
+
+def _row(markdown: str, metric: str) -> str:
+    return next(line for line in markdown.splitlines() if line.startswith(f"| {metric} |"))
+
+
+def _sources(evaluation: Evaluation) -> dict[str, object]:
+    return dict(evaluation_json(evaluation)["runs"][0]["label_sources"])
+
+
+def test_human_labels_only_carry_no_mark(article_fixture: Path) -> None:
+    evaluation = evaluate(load_dataset(article_fixture))
+    assert _sources(evaluation) == {"claim_support": HUMAN_ONLY, "fact_coverage": HUMAN_ONLY}
+    markdown = render_markdown(evaluation)
+    assert _row(markdown, "claim_support") == (
+        "| claim_support | micro, higher is better | 0.75 (3/4) | 1.00 (4/4) · 1 n/a |"
+    )
+    assert "judge-labelled" not in markdown + render_table(evaluation)
+    assert evaluation.calibration_notes == ()
+    assert evaluation_json(evaluation)["calibration_notes"] == []
+
+
+def test_judge_labels_without_a_record_are_uncalibrated(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    evaluation = _judged(article_fixture, _judge_files(article_fixture, tmp_path), [])
+    assert _sources(evaluation)["claim_support"] == {
+        "human": 0,
+        "judge": 4,
+        "judges": [LEXICAL],
+        "calibrated": False,
+        "mark": "judge-labelled, uncalibrated",
+        "calibration": None,
+    }
+    # The lexical baseline cannot judge the fixture's facts: fact_coverage is n/a, unmarked.
+    assert _sources(evaluation)["fact_coverage"] == {**HUMAN_ONLY, "human": 0}
+    assert _row(render_markdown(evaluation), "claim_support") == UNCALIBRATED_ROW
+    table_row = next(
+        line for line in render_table(evaluation, width=300).splitlines() if "claim_support" in line
+    )
+    assert "0.75 (3/4) · judge-labelled, uncalibrated" in table_row
+    html_row = next(
+        row for layer in layers(evaluation) for row in layer.rows if row.metric == "claim_support"
+    )
+    assert [c.value for c in html_row.cells] == [
+        "0.75 · judge-labelled, uncalibrated",
+        "1.00 · judge-labelled, uncalibrated",
+    ]
+
+
+def test_a_matching_record_calibrates(article_fixture: Path, tmp_path: Path) -> None:
+    files = _judge_files(article_fixture, tmp_path)
+    record = _record(article_fixture, files)
+    evaluation = _judged(article_fixture, files, [record])
+    assert _sources(evaluation)["claim_support"] == {
+        "human": 0,
+        "judge": 4,
+        "judges": [LEXICAL],
+        "calibrated": True,
+        "mark": "judge-labelled, calibrated (kappa 1.00 on 8 items)",
+        "calibration": {
+            "judges": [
+                {
+                    "judge": LEXICAL,
+                    "item_kind": "claim",
+                    "items": 8,
+                    "cohen_kappa": 1.0,
+                    "agreement": 1.0,
+                    "record": record.digest(),
+                }
+            ]
+        },
+    }
+    markdown = render_markdown(evaluation)
+    assert _row(markdown, "claim_support") == CALIBRATED_ROW
+    assert "Note:" not in markdown
+    assert evaluation.calibration_notes == ()
+
+
+def test_a_record_for_another_judge_is_a_note(article_fixture: Path, tmp_path: Path) -> None:
+    files = _judge_files(article_fixture, tmp_path)
+    record = _record(article_fixture, files)
+    other = record.model_copy(
+        update={"judge": record.judge.model_copy(update={"prompt_version": "lexical-v2"})}
+    )
+    alone = _judged(article_fixture, files, [other])
+    assert alone.calibration_notes == (NOT_USED,)
+    assert _sources(alone)["claim_support"]["calibrated"] is False  # type: ignore[index]
+    markdown = render_markdown(alone)
+    assert _row(markdown, "claim_support") == UNCALIBRATED_ROW
+    assert f"Note: {NOT_USED}" in markdown.splitlines()
+    assert f"note: {NOT_USED}" in render_table(alone, width=400).splitlines()
+    page = render_html(alone)
+    assert f'<p class="muted">Note: {escape(NOT_USED)}</p>' in page
+    assert "Note: calibration" not in render_html(_judged(article_fixture, files, [record]))
+    # Next to the matching record it still says it was not used; the match still applies.
+    both = _judged(article_fixture, files, [other, record])
+    assert both.calibration_notes == (NOT_USED,)
+    assert _row(render_markdown(both), "claim_support") == CALIBRATED_ROW
+    # Human labels counting (human-first): the judge's record matches no counted label.
+    humans = evaluate(load_dataset(article_fixture, labels=files), calibrations=[record])
+    assert humans.calibration_notes == (
+        "calibration record for judge lexical-baseline (prompt lexical-v1) was not used: "
+        "no counted label is by that judge (judges whose labels count: none)",
+    )
+
+
+def test_calibrate_output_writes_the_record_evaluate_reads(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    files = _judge_files(article_fixture, tmp_path)
+    out = tmp_path / "calibration.json"
+    args = [a for f in files for a in ("--judge-labels", str(f))]
+    args += ["--human-from", str(article_fixture), "--output", str(out)]
+    result = CliRunner().invoke(calibrate_command, args)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("judge lexical-baseline (prompt lexical-v1, lexical,")
+    (record,) = read_calibrations([out])
+    assert record == _record(article_fixture, files).model_copy(
+        update={"inputs": record.inputs}
+    )
+    assert [(i.role, i.path, i.kind) for i in record.inputs] == [
+        ("judge", str(files[0]), "labels"),
+        ("judge", str(files[1]), "labels"),
+        ("human", str(article_fixture), "article"),
+    ]
+    assert all(len(i.sha256) == 64 for i in record.inputs)
+    again = tmp_path / "again.json"
+    CliRunner().invoke(calibrate_command, [*args[:-1], str(again)])
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_a_broken_record_names_file_field_expected_found(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema_version": 1, "kind": "labels"}), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_calibrations([bad, tmp_path / "missing.json"])
+    missing = [
+        "judge",
+        "reviewers",
+        "claims",
+        "facts",
+        "judge_only_items",
+        "human_only_items",
+        "confidence",
+        "claim_support",
+        "inputs",
+    ]
+    assert [p.message() for p in info.value.problems] == [
+        f"{bad}: kind: expected 'calibration'; found 'labels'",
+        *(f"{bad}: {name}: expected a value (required field); found nothing" for name in missing),
+        f"{tmp_path / 'missing.json'}: (file): expected an existing file; found no such file",
+    ]

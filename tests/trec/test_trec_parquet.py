@@ -1,0 +1,74 @@
+"""Parquet runs: same arrays as the text format, and every problem with its row number."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from ragtriage.columnar import QuestionPolicy, arrays_from_dicts, load_trec
+from ragtriage.errors import InputError
+from ragtriage.formats import write_qrels
+from ragtriage.formats.trec_parquet import read_run_parquet, write_run_parquet
+
+QRELS = {"q1": {"a": 2, "c": 1}, "q2": {"x": 1}}
+RUN = {"q1": [("a", 3.0), ("b", 2.0), ("c", 2.0)], "q2": [("y", 1.0), ("x", 0.5)]}
+
+
+def test_round_trip_in_trec_order(tmp_path: Path) -> None:
+    write_run_parquet(RUN, tmp_path / "r.parquet")
+    assert read_run_parquet(tmp_path / "r.parquet") == {
+        "q1": [("a", 3.0), ("c", 2.0), ("b", 2.0)],
+        "q2": [("y", 1.0), ("x", 0.5)],
+    }
+
+
+def test_parquet_run_gives_the_text_runs_arrays(tmp_path: Path) -> None:
+    write_qrels(QRELS, tmp_path / "q.txt")
+    write_run_parquet(RUN, tmp_path / "r.parquet")
+    loaded = load_trec(tmp_path / "q.txt", tmp_path / "r.parquet", depth=3)
+    assert loaded.fast_path
+    built = arrays_from_dicts(QRELS, RUN, 3)
+    assert loaded.arrays.grades.tolist() == built.grades.tolist() == [[2, 1, 0], [0, 1, 0]]
+    assert loaded.sha256[1] == hashlib.sha256((tmp_path / "r.parquet").read_bytes()).hexdigest()
+
+
+def test_bad_parquet_rows_are_all_reported(tmp_path: Path) -> None:
+    write_qrels(QRELS, tmp_path / "q.txt")
+    table = pa.table(
+        {
+            "qid": ["q1", "q1", "q1", "q2", "q 2"],
+            "docid": ["a", "a", "b", None, "x"],
+            "score": [1.0, 0.5, float("nan"), 1.0, 2.0],
+        }
+    )
+    path = tmp_path / "r.parquet"
+    pq.write_table(table, path)
+    with pytest.raises(InputError) as exc:
+        load_trec(tmp_path / "q.txt", path, depth=3, policy=QuestionPolicy(allow_missing=True))
+    assert [p.message() for p in exc.value.problems] == [
+        f"{path}: question 'q1': row 2: docid: expected each document at most once per question;"
+        " found 'a' again (first on row 1)",
+        f"{path}: question 'q1': row 3: score: expected a finite number; found nan",
+        f"{path}: question 'q2': row 4: docid: expected a non-empty ID without whitespace;"
+        " found None",
+        f"{path}: question 'q 2': row 5: qid: expected a non-empty ID without whitespace;"
+        " found 'q 2'",
+        f"{path}: question 'q 2': question ID: expected a question the qrels judge"
+        " (or --allow-extra); found not in the qrels",
+    ]
+
+
+def test_missing_column_is_named(tmp_path: Path) -> None:
+    write_qrels(QRELS, tmp_path / "q.txt")
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"qid": ["q1"], "doc": ["a"], "score": [1]}), path)
+    with pytest.raises(InputError) as exc:
+        load_trec(tmp_path / "q.txt", path, depth=3)
+    assert [p.message() for p in exc.value.problems] == [
+        f"{path}: column docid: expected present; found no such column",
+        f"{path}: column score: expected floating-point numbers; found int64",
+    ]
