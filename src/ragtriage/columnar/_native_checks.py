@@ -86,11 +86,15 @@ def number(value: Any) -> bool:
 
 def labeller_ok(value: Any) -> bool:
     """A `Labeller` object."""
-    if type(value) is not dict or not value.keys() <= LABELLER_KEYS:
+    if type(value) is not dict:
         return False
+    kind, name = value.get("kind"), value.get("name")
+    if not (kind == "human" or kind == "judge") or type(name) is not str or not name:
+        return False
+    if len(value) == 2:  # kind and name only: the common case, nothing else to check
+        return True
     return (
-        value.get("kind") in ("human", "judge")
-        and is_id(value.get("name"))
+        value.keys() <= LABELLER_KEYS
         and opt_str(value.get("prompt_version"))
         and opt_str(value.get("endpoint_kind"))
         and (value.get("temperature") is None or number(value.get("temperature")))

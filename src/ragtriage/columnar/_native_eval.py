@@ -29,7 +29,8 @@ from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
 from ._measures import PerQuestion
 from ._native_layers import NATIVE_MEASURES, build_matcher, run_layers
-from ._native_read import Codes, EvalColumns, RunColumns, read_evalset, read_run, record_at
+from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
+from ._native_read import Codes, EvalColumns, RunColumns, record_at
 from ._trec import _Fallback
 
 
@@ -220,15 +221,19 @@ def evaluate_native(
     label_policy: LabelPolicy = "human-first",
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
+    workers: int | None = None,
 ) -> NativeEvaluation:
     """Four layers and diagnosis of native runs; raise `InputError` with every problem.
+
+    Large JSONL files are read by `workers` forked processes (default: one per CPU).
 
     Equal to `evaluate(load_dataset(...), metrics=NATIVE_MEASURES, ...)` followed by
     `diagnose` (see `from_reference`), question by question.
     """
     try:
         return _columnar(
-            evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level
+            evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level,
+            workers or default_workers(),
         )
     except _Fallback as exc:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs)
@@ -253,7 +258,7 @@ _KNOWN_STAGES = frozenset(
 
 def _columnar(
     evalset: Path, snapshot_path: Path, runs: Sequence[Path], k: int | None,
-    policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice,
+    policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice, workers: int,
 ) -> NativeEvaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -261,7 +266,7 @@ def _columnar(
     snapshot = _load_snapshot(snapshot_path)
     codes = _codes(snapshot)
     index = SnapshotIndex.build(snapshot)
-    ev = read_evalset(evalset, codes)
+    ev = read_evalset_parallel(evalset, codes, workers)
     n = len(ev.ids)
     if level == "auto":
         level_document = ev.level_document
@@ -273,8 +278,8 @@ def _columnar(
     out = []
     reference_rows = 0
     for path in runs:
-        run = read_run(
-            path, ev, codes, k=k, label_policy=policy, allow_unreviewed=allow_unreviewed
+        run = read_run_parallel(
+            path, ev, codes, workers, k=k, label_policy=policy, allow_unreviewed=allow_unreviewed
         )
         if run.header.name in names:
             raise _Fallback("run names")

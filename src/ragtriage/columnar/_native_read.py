@@ -14,9 +14,10 @@ functions, one question at a time, after parsing them again from the file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from pydantic import ValidationError
@@ -43,22 +44,65 @@ class Codes:
     """Code -> the document is superseded or withdrawn."""
 
 
-def records(path: Path, kind: str, list_key: str) -> tuple[dict[str, Any], Iterator[Any]]:
-    """A file's header (without the record list) and its records as parsed JSON."""
+def records(
+    path: Path, kind: str, list_key: str, span: tuple[int, int] | None = None
+) -> tuple[dict[str, Any], Iterator[Any]]:
+    """A file's header (without the record list) and its records as parsed JSON.
+
+    `span` (JSONL only): read only the records whose lines start in [start, end) bytes.
+    """
     if path.suffix == ".jsonl":
         handle = path.open("rb")
-        lines = (line for line in handle if line.strip())
-        first = next(lines, None)
+        first = b""
+        while first is not None and not first.strip():
+            first = handle.readline() or None
         header = chk.loads(first) if first is not None else None
         if type(header) is not dict:
             handle.close()
             raise _Fallback("header")
-        return header, _closing(handle, (chk.loads(line) for line in lines))
+        if span is not None:
+            handle.seek(span[0])
+        lines = _lines(handle, None if span is None else span[1])
+        return header, _closing(handle, (chk.loads(line) for line in lines if line.strip()))
     data = chk.loads(path.read_bytes())
     if type(data) is not dict or type(data.get(list_key)) is not list:
         raise _Fallback("document")
     header = {key: value for key, value in data.items() if key != list_key}
     return header, iter(data[list_key])
+
+
+def _lines(handle: BinaryIO, end: int | None) -> Iterator[bytes]:
+    if end is None:
+        yield from handle
+        return
+    position = handle.tell()
+    for line in handle:
+        if position >= end:
+            return
+        position += len(line)
+        yield line
+
+
+def spans(path: Path, parts: int) -> list[tuple[int, int]] | None:
+    """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
+    the file whole: a JSON document, or too small to be worth splitting)."""
+    size = path.stat().st_size
+    if path.suffix != ".jsonl" or parts < 2 or size < _SPLIT_BYTES:
+        return None
+    with path.open("rb") as handle:
+        first = handle.readline()
+        while first and not first.strip():
+            first = handle.readline()
+        cuts = [handle.tell()]
+        for n in range(1, parts):
+            handle.seek(max(cuts[-1], size * n // parts))
+            handle.readline()
+            cuts.append(max(cuts[-1], handle.tell()))
+    cuts.append(size)
+    return list(pairwise(cuts))
+
+
+_SPLIT_BYTES = 8 << 20
 
 
 def _closing(handle: Any, items: Iterator[Any]) -> Iterator[Any]:
@@ -94,9 +138,9 @@ class EvalColumns:
     exotic: np.ndarray
 
 
-def read_evalset(path: Path, codes: Codes) -> EvalColumns:
-    """Read and check an evaluation set; raise `_Fallback` on any problem."""
-    header, items = records(path, "evalset", "questions")
+def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) -> EvalColumns:
+    """Read and check an evaluation set (or a `span` of it); raise `_Fallback` on any problem."""
+    header, items = records(path, "evalset", "questions", span)
     if header.get("kind") != "evalset" or header.get("schema_version") != 1:
         raise _Fallback("evalset kind")
     try:
@@ -217,6 +261,9 @@ class RunColumns:
 
 
 def _pick(labels: list[dict[str, Any]], policy: LabelPolicy) -> list[dict[str, Any]]:
+    if len(labels) == 1:  # the common case, without building two lists
+        kind = labels[0]["labeller"]["kind"]
+        return labels if policy == "human-first" or kind == policy else []
     humans = [lab for lab in labels if lab["labeller"]["kind"] == "human"]
     if policy == "human":
         return humans
@@ -227,6 +274,8 @@ def _pick(labels: list[dict[str, Any]], policy: LabelPolicy) -> list[dict[str, A
 
 
 def _state(chosen: list[dict[str, Any]], verdicts: tuple[str, ...]) -> int:
+    if len(chosen) == 1:
+        return verdicts.index(chosen[0]["verdict"])
     found = {lab["verdict"] for lab in chosen}
     if not found:
         return 3
@@ -254,9 +303,11 @@ def read_run(
     k: int | None,
     label_policy: LabelPolicy,
     allow_unreviewed: bool,
+    span: tuple[int, int] | None = None,
 ) -> RunColumns:
-    """Read and check one run; raise `_Fallback` on any problem `evaluate` would report."""
-    header_data, items = records(path, "run", "results")
+    """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
+    `evaluate` would report, except a missing result (checked when the parts are joined)."""
+    header_data, items = records(path, "run", "results", span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
     try:
@@ -385,8 +436,6 @@ def read_run(
                 raise _Fallback("unlabelled fact")
             fact_state.append(_state(chosen, chk.FACT_VERDICTS))
         exotic.append(stamped)
-    if len(rows) != len(evalset.ids):
-        raise _Fallback("missing results")
     return RunColumns(
         header,
         k,

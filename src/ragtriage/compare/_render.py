@@ -265,20 +265,20 @@ def render_comparison_table(comparison: Comparison, width: int = 140) -> str:
         if pair.provenance.differences:
             ptable = Table(title="conditions that differ")
             for name in ("condition", pair.base.label, pair.candidate.label):
-                ptable.add_column(name)
+                ptable.add_column(name, overflow="fold")
             for row in _provenance_rows(pair):
                 ptable.add_row(*row)
             console.print(ptable)
         mtable = Table(title=f"metrics over paired questions (of {comparison.questions})")
         for name in metric_header(comparison.level):
-            mtable.add_column(name)
+            mtable.add_column(name, overflow="fold")
         for row in metric_rows(pair):
             mtable.add_row(*row)
         console.print(mtable)
         rows = question_rows(pair)
         qtable = Table(title="questions that changed, regressions first")
         for name in QUESTION_HEADER:
-            qtable.add_column(name)
+            qtable.add_column(name, overflow="fold")
         for row in rows[:LIST_LIMIT]:
             qtable.add_row(*row)
         console.print(qtable)

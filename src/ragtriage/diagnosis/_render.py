@@ -143,7 +143,7 @@ def _print_table(
 ) -> None:
     table = Table(title=title)
     for name in header:
-        table.add_column(name)
+        table.add_column(name, overflow="fold")
     for row in rows:
         table.add_row(*row)
     console.print(table)

@@ -72,7 +72,7 @@ def render_gate_table(result: GateResult, width: int = 140) -> str:
     console.print(_headline(result))
     table = Table()
     for name in _HEADER:
-        table.add_column(name)
+        table.add_column(name, overflow="fold")
     for row in _rows(result):
         table.add_row(*row)
     console.print(table)

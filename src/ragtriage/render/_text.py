@@ -98,7 +98,7 @@ def _question_rows(evaluation: Evaluation, run_index: int) -> tuple[list[str], l
     return header, rows
 
 
-def render_table(evaluation: Evaluation, width: int = 120) -> str:
+def render_table(evaluation: Evaluation, width: int = 200) -> str:
     """The terminal report: aggregates with denominators, then per-question rows."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
@@ -115,7 +115,7 @@ def render_table(evaluation: Evaluation, width: int = 120) -> str:
     for run in evaluation.runs:
         dtable = Table(title=f"{run.name}: failing questions per slice, worst first")
         for name in _DIAGNOSIS_HEADER:
-            dtable.add_column(name)
+            dtable.add_column(name, overflow="fold")
         for row in slice_rows(diagnose_run(run)):
             dtable.add_row(*row)
         console.print(dtable)
@@ -123,7 +123,7 @@ def render_table(evaluation: Evaluation, width: int = 120) -> str:
     if actions:
         atable = Table(title="next actions for the primary stages found")
         for name in NEXT_ACTION_HEADER:
-            atable.add_column(name)
+            atable.add_column(name, overflow="fold")
         for row in actions:
             atable.add_row(*row)
         console.print(atable)
@@ -139,7 +139,7 @@ def render_table(evaluation: Evaluation, width: int = 120) -> str:
         header, rows = _question_rows(evaluation, index)
         qtable = Table(title=f"{run.name}: per question")
         for name in header:
-            qtable.add_column(name)
+            qtable.add_column(name, overflow="fold")
         for row in rows:
             qtable.add_row(*row)
         console.print(qtable)

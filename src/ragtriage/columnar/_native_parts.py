@@ -1,0 +1,132 @@
+"""Read a large JSONL file in parallel: byte ranges parsed by forked workers, then joined.
+
+Parsing and checking JSON records is Python work bound to one core; a file of a million
+results is cut into one byte range per worker (on line starts), each range is read by a
+forked process (which inherits the snapshot codes and the evaluation set without copying
+them through a pipe), and the parts' arrays are joined in file order. Results do not depend
+on the number of workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ._native_read import (
+    Codes,
+    EvalColumns,
+    RunColumns,
+    read_evalset,
+    read_run,
+    spans,
+)
+from ._trec import _Fallback
+
+T = TypeVar("T")
+
+_TASK: dict[str, Any] = {}
+"""The task of the forked workers (inherited at fork, never pickled)."""
+
+
+def _call(index: int) -> Any:
+    function, arguments = _TASK["task"]
+    return function(*arguments[index])
+
+
+def _in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]) -> list[T]:
+    _TASK["task"] = (function, arguments)
+    try:
+        with multiprocessing.get_context("fork").Pool(len(arguments)) as pool:
+            return pool.map(_call, range(len(arguments)))
+    finally:
+        _TASK.clear()
+
+
+def default_workers() -> int:
+    """One worker per CPU this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+def _join_offsets(parts: Sequence[np.ndarray]) -> np.ndarray:
+    out = [parts[0]]
+    for offsets in parts[1:]:
+        out.append(offsets[1:] + out[-1][-1])
+    return np.concatenate(out)
+
+
+def _join_flat(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    return np.concatenate([p[0] for p in parts]), _join_offsets([p[1] for p in parts])
+
+
+def read_evalset_parallel(path: Path, codes: Codes, workers: int) -> EvalColumns:
+    """`read_evalset`, over byte ranges in parallel when the file is large enough."""
+    ranges = spans(path, workers)
+    if ranges is None:
+        return read_evalset(path, codes)
+    parts = _in_parallel(read_evalset, [(path, codes, span) for span in ranges])
+    ids = [i for part in parts for i in part.ids]
+    row_of = {qid: row for row, qid in enumerate(ids)}
+    if len(row_of) < len(ids):
+        raise _Fallback("duplicate question")
+    group_base = np.cumsum([0] + [p.group_grade.size for p in parts])
+    return EvalColumns(
+        ids,
+        row_of,
+        np.concatenate([p.answerability for p in parts]),
+        [t for p in parts for t in p.tags],
+        [s for p in parts for s in p.split],
+        _join_offsets([p.group_offsets for p in parts]),
+        np.concatenate([p.group_grade for p in parts]),
+        np.concatenate([p.alt_group + base for p, base in zip(parts, group_base, strict=False)]),
+        np.concatenate([p.alt_code for p in parts]),
+        [f for p in parts for f in p.facts],
+        _join_offsets([p.fact_offsets for p in parts]),
+        np.concatenate([p.level_document for p in parts]),
+        np.concatenate([p.exotic for p in parts]),
+    )
+
+
+_FLAT = ("candidates", "reranked", "context", "citations", "support")
+_OFFSETS = ("claim_offsets", "fact_offsets")
+
+
+def read_run_parallel(
+    path: Path, evalset: EvalColumns, codes: Codes, workers: int, **options: Any
+) -> RunColumns:
+    """`read_run`, over byte ranges in parallel when the file is large enough; checks that
+    every question has exactly one result."""
+    ranges = spans(path, workers)
+    if ranges is None:
+        run = read_run(path, evalset, codes, **options)
+    else:
+        parts = _in_parallel(
+            _run_part, [(path, evalset, codes, options, span) for span in ranges]
+        )
+        joined: dict[str, Any] = {}
+        for field in fields(RunColumns):
+            name = field.name
+            if name in ("header", "k"):
+                continue
+            values = [getattr(p, name) for p in parts]
+            if name in _FLAT:
+                joined[name] = _join_flat(values)
+            elif name in _OFFSETS:
+                joined[name] = _join_offsets(values)
+            else:
+                joined[name] = np.concatenate(values)
+        run = replace(parts[0], **joined)
+    if run.row.size != len(evalset.ids) or np.unique(run.row).size != run.row.size:
+        raise _Fallback("results per question")
+    return run
+
+
+def _run_part(
+    path: Path, evalset: EvalColumns, codes: Codes, options: dict[str, Any], span: tuple[int, int]
+) -> RunColumns:
+    return read_run(path, evalset, codes, span=span, **options)
