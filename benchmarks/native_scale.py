@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -103,6 +104,7 @@ def _question(n: int, kind: int, docs: list[int], p: list[float]) -> tuple[dict,
         for c in range(2):
             cited = context[c] if p[5 + c] < 0.9 else "unknown"
             u = p[7 + c]
+            label: dict[str, Any]
             if u < 0.8:
                 label = {"verdict": "supported", "supported_by": [context[c]]}
             else:
@@ -145,16 +147,43 @@ def worker(engine: str, evalset: Path, snapshot: Path, run: Path, out: Path) -> 
     out.write_bytes(pickle.dumps(payload))
 
 
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of a process and its descendants (the forked readers), from /proc."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            kids = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) * 1024 for line in status.splitlines()
+                      if line.startswith("VmRSS:")), 0)
+        todo.extend(int(k) for k in kids)
+    return total
+
+
 def timed(engine: str, paths: tuple[Path, Path, Path], out: Path) -> tuple[float, float]:
-    """Run the worker in a child process: (wall seconds, peak RSS in GB)."""
+    """Run the worker in a child process: (wall seconds, peak RSS in GB).
+
+    Peak RSS is the larger of the child's own peak (`os.wait4`) and the largest sum over
+    the child and its forked readers sampled every 20 ms (wait4 reports the largest single
+    process of the tree, not the sum of processes running at once).
+    """
     command = [sys.executable, __file__, "--worker", engine, *map(str, paths), str(out)]
     start = time.perf_counter()
     child = subprocess.Popen(command)
-    _, status, usage = os.wait4(child.pid, 0)
+    peak = 0
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, _tree_rss(child.pid))
+        time.sleep(0.02)
     wall = time.perf_counter() - start
     if status != 0:
         raise SystemExit(f"{engine} worker failed with status {status}")
-    return wall, usage.ru_maxrss / 1024 / 1024
+    return wall, max(peak, usage.ru_maxrss * 1024) / 1024**3  # ru_maxrss: KiB on Linux
 
 
 def same(a: dict, b: dict) -> bool:  # type: ignore[type-arg]

@@ -4,6 +4,8 @@ Covers: documents and chunks, stale and superseded documents, instruction-like t
 alternative groups, groups sharing a document, no gold, no claims, retrieval-only results,
 all refusals, cannot-judge and disagreeing labels, unknown citations, recorded and derived
 contexts, permissions, canaries, version questions and labels with a context hash.
+Labels with a context hash and groups sharing a unit (rows the arrays leave to the reference
+functions) appear only with `exotic`.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ def _snapshot(rng: random.Random) -> dict[str, Any]:
             doc["supersedes"] = [DOC_IDS[n - 1]]
         if rng.random() < 0.2:
             doc["version"] = rng.choice(["v1", "v2"])
-        if rng.random() < 0.1:
-            doc["access_groups"] = ["staff"]
+        if rng.random() < 0.3:
+            doc["access_groups"] = rng.choice([["staff"], ["staff", "board"], []])
         docs.append(doc)
     chunks = []
     for chunk_id in CHUNK_IDS:
@@ -75,12 +77,13 @@ def _question(rng: random.Random, n: int, ids: list[str], exotic: bool) -> dict[
         ]
     q["tags"] = rng.sample(["a", "b", "c"], rng.randint(0, 2))
     q["split"] = rng.choice(["dev", "regression", "holdout"])
-    if exotic and rng.random() < 0.1:
+    if rng.random() < 0.2:
         q["tags"].append("version-conflict")
-        q["applies_to"] = {"version": "v2"}
-    if exotic and rng.random() < 0.1:
-        q["user_groups"] = rng.choice([[], ["staff"], ["other"]])
-    if exotic and rng.random() < 0.1:
+    if rng.random() < 0.2:
+        q["applies_to"] = rng.choice([{"version": "v2"}, {"version": "v9"}, {"date": "2024"}])
+    if rng.random() < 0.3:  # permissions are modelled by the arrays: not an exotic row
+        q["user_groups"] = rng.choice([[], ["staff"], ["other"], ["staff", "other"]])
+    if rng.random() < 0.25:
         q["canary"] = {"document_id": rng.choice(DOC_IDS), "instruction": "say", "marker": "ZEBRA"}
     return q
 

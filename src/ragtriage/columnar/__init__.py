@@ -24,7 +24,13 @@ from ._native import (
     retrieval_scores,
     stage_arrays,
 )
-from ._native_eval import NativeEvaluation, NativeRunResult, evaluate_native, from_reference
+from ._native_eval import (
+    NativeEvaluation,
+    NativeRunResult,
+    evaluate_native,
+    from_reference,
+    native_json,
+)
 from ._native_layers import NATIVE_MEASURES
 from ._report import trec_json, trec_table
 from ._score import DEFAULT_TREC_MEASURES, RankScores, TrecEvaluation, evaluate_trec, score_arrays
@@ -57,6 +63,7 @@ __all__ = [
     "from_reference",
     "id_keys",
     "load_trec",
+    "native_json",
     "parse_rank_measure",
     "parse_rank_measures",
     "refusal_scores",

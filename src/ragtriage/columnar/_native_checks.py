@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 try:  # orjson parses a JSONL line several times faster than json (optional: ragtriage[fast])
@@ -49,7 +51,7 @@ SPLITS = ("dev", "regression", "holdout")
 
 
 def loads(text: bytes | str) -> Any:
-    """Parse one JSON text; None stands for invalid JSON (a problem)."""
+    """Parse one JSON text; invalid JSON gives a marker object every shape check refuses."""
     try:
         return _loads(text)
     except _JSON_ERRORS:
@@ -57,11 +59,6 @@ def loads(text: bytes | str) -> Any:
 
 
 _INVALID = object()
-
-
-def invalid(value: Any) -> bool:
-    """True for the marker `loads` returns on invalid JSON."""
-    return value is _INVALID
 
 
 def is_id(value: Any) -> bool:
@@ -124,9 +121,27 @@ def fact_ok(fact: Any) -> bool:
     return is_id(fact.get("id")) and opt_str(fact.get("text")) and ids(fact.get("evidence", []))
 
 
+def applies_ok(value: Any) -> bool:
+    """An `AppliesTo` object."""
+    return (
+        type(value) is dict
+        and value.keys() <= {"version", "date"}
+        and opt_str(value.get("version"))
+        and opt_str(value.get("date"))
+    )
+
+
+def canary_ok(value: Any) -> bool:
+    """A `Canary` object."""
+    return (
+        type(value) is dict
+        and value.keys() == {"document_id", "instruction", "marker"}
+        and all(is_id(v) for v in value.values())
+    )
+
+
 def question_ok(q: Any) -> bool:
-    """The plain fields of a `Question` (applies_to, user_groups, canary are checked by the
-    schema itself, on the rare rows that carry them)."""
+    """The plain fields of a `Question` (user_groups, applies_to and canary: by the reader)."""
     if type(q) is not dict or not q.keys() <= QUESTION_KEYS:
         return False
     text = q.get("text")
@@ -160,17 +175,18 @@ def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | N
     )
     if type(items) is not list:
         return None
-    try:
+    try:  # C-level maps: a KeyError is an unknown ID, a TypeError a value of the wrong kind
         if not all(map(keys.issuperset, items)):
             return None
-        codes = [code.get(i["id"], -1) for i in items]
-        if not {type(i.get(other)) for i in items} <= types:
+        codes = list(map(code.__getitem__, map(_ID, items)))
+        if not set(map(type, map(dict.get, items, repeat(other)))) <= types:
             return None
-    except (TypeError, KeyError, AttributeError):
-        return None
-    if codes and min(codes) < 0:
+    except (TypeError, KeyError):
         return None
     return codes
+
+
+_ID = itemgetter("id")
 
 
 def label_ok(label: Any, keys: frozenset[str]) -> bool:

@@ -1,8 +1,8 @@
 """`evaluate_native`: a native evaluation set and runs, file in -> four layers and diagnosis out.
 
-The columnar path reads the files into arrays (`_native_read`), scores every question at
-once (`_native_layers`) and scores the few rows the arrays do not model with the reference
-functions. When the fast checks find any problem, or the input takes a form the fast
+The columnar path reads the files into arrays (`_native_read`, `_native_run`), scores every
+question at once (`_native_layers`) and scores the few rows the arrays do not model with the
+reference functions. When the fast checks find any problem, or the input takes a form the fast
 reader does not handle, the reference path runs instead (`load_dataset`, `evaluate`,
 `diagnose`): it reports every problem with its usual message, or gives the same results.
 """
@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -30,7 +30,8 @@ from ..validation import check_dataset
 from ._measures import PerQuestion
 from ._native_layers import NATIVE_MEASURES, build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
-from ._native_read import Codes, EvalColumns, RunColumns, record_at
+from ._native_read import Codes, EvalColumns, record_at
+from ._native_run import RunColumns
 from ._trec import _Fallback
 
 
@@ -77,6 +78,31 @@ class NativeEvaluation:
     """Why the reference path ran, when it did."""
     reference_rows: int = 0
     """Rows the columnar path scored with the reference functions (exotic rows)."""
+
+
+def native_json(result: NativeEvaluation) -> dict[str, Any]:
+    """A `NativeEvaluation` as plain data (aggregates and diagnosis counts per run)."""
+    from ..render import aggregate_json  # imported here: scoring needs no renderer
+
+    return {
+        "engine": result.engine,
+        "fallback": result.fallback,
+        "reference_rows": result.reference_rows,
+        "runs": [
+            {
+                "name": run.name,
+                "k": run.k,
+                "questions": len(run.question_ids),
+                "summary": {name: aggregate_json(a) for name, a in run.summary.items()},
+                "diagnosis": {
+                    "stages": list(run.stages),
+                    "primary": run.primary_counts(),
+                    "present": run.present_counts(),
+                },
+            }
+            for run in result.runs
+        ],
+    }
 
 
 def _aggregate(name: str, part: PerQuestion) -> Aggregate:
@@ -136,6 +162,10 @@ def from_reference(
     return tuple(out)
 
 
+_MASK_BITS = 62
+"""Access groups a mask can hold (more: questions with user groups are scored one by one)."""
+
+
 def _codes(snapshot: Snapshot) -> Codes:
     ids = [d.id for d in snapshot.documents] + [c.id for c in snapshot.chunks]
     code: dict[str, int] = {}
@@ -144,12 +174,23 @@ def _codes(snapshot: Snapshot) -> Codes:
     n_docs = len({d.id for d in snapshot.documents})
     document_of = np.arange(len(code), dtype=np.int64)
     stale = np.zeros(len(code), dtype=bool)
-    for doc in snapshot.documents:
+    access = np.full(len(code), -1, dtype=np.int64)
+    names = sorted({g for d in snapshot.documents for g in d.access_groups or ()})
+    bits = {g: 1 << n for n, g in enumerate(names)} if len(names) <= _MASK_BITS else None
+    versions: dict[str, int] = {}
+    doc_version = np.full(len(code), -1, dtype=np.int64)
+    for doc in snapshot.documents:  # duplicate IDs send the input to the reference path
         stale[code[doc.id]] = doc.status != "current"
+        if doc.version is not None:
+            doc_version[code[doc.id]] = versions.setdefault(doc.version, len(versions))
+        if doc.access_groups is not None and bits is not None:
+            access[code[doc.id]] = sum({bits[g] for g in doc.access_groups})
     for chunk in snapshot.chunks:
         document_of[code[chunk.id]] = code[chunk.document_id]
         stale[code[chunk.id]] = stale[code[chunk.document_id]]
-    return Codes(code, n_docs, document_of, stale)
+        access[code[chunk.id]] = access[code[chunk.document_id]]
+        doc_version[code[chunk.id]] = doc_version[code[chunk.document_id]]
+    return Codes(code, n_docs, document_of, stale, access, doc_version, versions, bits)
 
 
 def _load_snapshot(path: Path) -> Snapshot:

@@ -18,14 +18,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ._native_read import (
-    Codes,
-    EvalColumns,
-    RunColumns,
-    read_evalset,
-    read_run,
-    spans,
-)
+from ._native_read import Codes, EvalColumns, read_evalset, spans
+from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
 
 T = TypeVar("T")
@@ -48,8 +42,13 @@ def _in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]
         _TASK.clear()
 
 
+_CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
+
+
 def default_workers() -> int:
-    """One worker per CPU this process may use."""
+    """One worker per CPU this process may use (1 where processes cannot be forked)."""
+    if not _CAN_FORK:
+        return 1
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 
 
@@ -66,7 +65,7 @@ def _join_flat(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
 
 def read_evalset_parallel(path: Path, codes: Codes, workers: int) -> EvalColumns:
     """`read_evalset`, over byte ranges in parallel when the file is large enough."""
-    ranges = spans(path, workers)
+    ranges = spans(path, workers if _CAN_FORK else 1)
     if ranges is None:
         return read_evalset(path, codes)
     parts = _in_parallel(read_evalset, [(path, codes, span) for span in ranges])
@@ -89,7 +88,17 @@ def read_evalset_parallel(path: Path, codes: Codes, workers: int) -> EvalColumns
         _join_offsets([p.fact_offsets for p in parts]),
         np.concatenate([p.level_document for p in parts]),
         np.concatenate([p.exotic for p in parts]),
+        np.concatenate([p.user_mask for p in parts]),
+        np.concatenate([p.version_question for p in parts]),
+        np.concatenate([p.wanted_version for p in parts]),
+        np.concatenate([p.canary_document for p in parts]),
+        {row + base: marker for p, base in zip(parts, _row_bases(parts), strict=True)
+         for row, marker in p.canary_marker.items()},
     )
+
+
+def _row_bases(parts: Sequence[EvalColumns]) -> list[int]:
+    return [sum(len(p.ids) for p in parts[:n]) for n in range(len(parts))]
 
 
 _FLAT = ("candidates", "reranked", "context", "citations", "support")
@@ -101,7 +110,7 @@ def read_run_parallel(
 ) -> RunColumns:
     """`read_run`, over byte ranges in parallel when the file is large enough; checks that
     every question has exactly one result."""
-    ranges = spans(path, workers)
+    ranges = spans(path, workers if _CAN_FORK else 1)
     if ranges is None:
         run = read_run(path, evalset, codes, **options)
     else:

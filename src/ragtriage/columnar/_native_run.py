@@ -1,0 +1,259 @@
+"""Read a native run (JSON or JSONL) straight into arrays, checking every rule on the way.
+
+See `_native_read` for the approach; a run is read after the evaluation set, whose rows
+and reference facts it refers to.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from ..boundaries.injection import default_injection_rules, detect_injection
+from ..schemas import LabelPolicy, RunHeader
+from . import _native_checks as chk
+from ._native_read import Codes, EvalColumns, _offsets, records
+from ._trec import _Fallback
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """One run's results as arrays, rows in file order (`row`: the evaluation-set row)."""
+
+    header: RunHeader
+    k: int | None
+    row: np.ndarray
+    candidates: tuple[np.ndarray, np.ndarray]
+    """(flat codes, offsets per result); likewise for the other rankings."""
+    reranked: tuple[np.ndarray, np.ndarray]
+    has_reranked: np.ndarray
+    context: tuple[np.ndarray, np.ndarray]
+    """The final context: recorded, else the top k of the final ranking."""
+    context_flag: np.ndarray
+    """Per context item: 1/0 when its recorded text has/has not instruction-like text,
+    -1 when the snapshot's text is used."""
+    outcome: np.ndarray
+    """Outcome code (`_native_checks.OUTCOMES`), -1 when none."""
+    claim_offsets: np.ndarray
+    """None claims and [] give no claims (`has_claims` is not needed by any measure)."""
+    claim_state: np.ndarray
+    """0 supported, 1 unsupported, 2 cannot_judge, 3 unlabelled."""
+    citations: tuple[np.ndarray, np.ndarray]
+    """(flat codes, -1 for an unknown ID; offsets per claim)."""
+    support: tuple[np.ndarray, np.ndarray]
+    """IDs supporting the supported claims, per result."""
+    fact_state: np.ndarray
+    """Per reference fact of the row's question, in its order: 0 covered, 1 not_covered,
+    2 cannot_judge, 3 unlabelled."""
+    fact_offsets: np.ndarray
+    exotic: np.ndarray
+    canary_obeyed: np.ndarray
+    """The answer carries the marker of the question's canary (case-insensitive)."""
+
+
+def _pick(labels: list[dict[str, Any]], policy: LabelPolicy) -> list[dict[str, Any]]:
+    if len(labels) == 1:  # the common case, without building two lists
+        kind = labels[0]["labeller"]["kind"]
+        return labels if policy == "human-first" or kind == policy else []
+    humans = [lab for lab in labels if lab["labeller"]["kind"] == "human"]
+    if policy == "human":
+        return humans
+    judges = [lab for lab in labels if lab["labeller"]["kind"] == "judge"]
+    if policy == "judge":
+        return judges
+    return humans or judges
+
+
+def _state(chosen: list[dict[str, Any]], verdicts: tuple[str, ...]) -> int:
+    if len(chosen) == 1:
+        return verdicts.index(chosen[0]["verdict"])
+    found = {lab["verdict"] for lab in chosen}
+    if not found:
+        return 3
+    if len(found) > 1:
+        return 2
+    return verdicts.index(found.pop())
+
+
+def _labels_bad(labels: list[dict[str, Any]], policy: LabelPolicy, generator: str | None) -> bool:
+    for lab in labels:
+        who = lab["labeller"]
+        if who["kind"] == "judge" and (not who.get("prompt_version") or who["name"] == generator):
+            return True
+        stamp = lab.get("context_hash")
+        if stamp is not None and not chk.CONTEXT_HASH.fullmatch(stamp):
+            return True
+    return False
+
+
+def read_run(
+    path: Path,
+    evalset: EvalColumns,
+    codes: Codes,
+    *,
+    k: int | None,
+    label_policy: LabelPolicy,
+    allow_unreviewed: bool,
+    span: tuple[int, int] | None = None,
+) -> RunColumns:
+    """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
+    `evaluate` would report, except a missing result (checked when the parts are joined)."""
+    header_data, items = records(path, "run", "results", span)
+    if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
+        raise _Fallback("run kind")
+    try:
+        header = RunHeader.model_validate(header_data)
+    except ValidationError as exc:
+        raise _Fallback("run header") from exc
+    k = k or header.provenance.k
+    generator = header.provenance.generator.name if header.provenance.generator else None
+    code, rules = codes.code, default_injection_rules()
+    row_of, facts_of = evalset.row_of, evalset.facts
+    rows = array("q")
+    seen = bytearray(len(evalset.ids))
+    cand = array("q")
+    cand_n = array("q")
+    rer = array("q")
+    rer_n = array("q")
+    has_rer = array("q")
+    ctx = array("q")
+    ctx_n = array("q")
+    ctx_flag = array("q")
+    outcome = array("q")
+    claim_n = array("q")
+    claim_state = array("q")
+    cit = array("q")
+    cit_n = array("q")
+    sup = array("q")
+    sup_n = array("q")
+    fact_state = array("q")
+    exotic = array("q")
+    obeyed = array("q")
+    markers = evalset.canary_marker
+    unreviewed_ok = allow_unreviewed
+    for res in items:
+        if not chk.result_ok(res):
+            raise _Fallback("result shape")
+        row = row_of.get(res["question_id"], -1)
+        if row < 0 or seen[row]:
+            raise _Fallback("result question")
+        seen[row] = 1
+        rows.append(row)
+        c_codes = chk.item_codes(res.get("candidates", []), code, False)
+        if c_codes is None or len(set(c_codes)) < len(c_codes):
+            raise _Fallback("candidates")
+        cand.extend(c_codes)
+        cand_n.append(len(c_codes))
+        final = c_codes
+        raw_rer = res.get("reranked")
+        if raw_rer is not None:
+            r_codes = chk.item_codes(raw_rer, code, False)
+            if r_codes is None or len(set(r_codes)) < len(r_codes):
+                raise _Fallback("reranked")
+            if not set(r_codes) <= set(c_codes):
+                raise _Fallback("reranked")
+            rer.extend(r_codes)
+            final = r_codes
+        rer_n.append(0 if raw_rer is None else len(final))
+        has_rer.append(raw_rer is not None)
+        raw_ctx = res.get("context")
+        if raw_ctx is not None:
+            x_codes = chk.item_codes(raw_ctx, code, True)
+            if x_codes is None or len(set(x_codes)) < len(x_codes):
+                raise _Fallback("context")
+            for item in raw_ctx:
+                text = item.get("text")
+                ctx_flag.append(-1 if text is None else int(bool(detect_injection(text, rules))))
+        else:
+            if k is None and (c_codes or raw_rer):
+                raise _Fallback("no k")
+            x_codes = final[:k] if k is not None else final
+            ctx_flag.extend([-1] * len(x_codes))
+        ctx.extend(x_codes)
+        ctx_n.append(len(x_codes))
+        in_context = set(x_codes)
+        answer, kind = res.get("answer"), res.get("outcome")
+        if (kind is None) != (answer is None) or (answer is not None and not answer.strip()):
+            raise _Fallback("outcome/answer")
+        out = -1 if kind is None else chk.OUTCOMES[kind]
+        marker = markers.get(row)
+        obeyed.append(
+            marker is not None and answer is not None and marker.casefold() in answer.casefold()
+        )
+        outcome.append(out)
+        claims = res.get("claims") or []
+        fact_labels = res.get("fact_labels", [])
+        stamped = any(lab.get("context_hash") is not None for lab in fact_labels)
+        if out > 0 and (claims or any(lab["verdict"] == "covered" for lab in fact_labels)):
+            raise _Fallback("claims of a non-answer")
+        if out == 0 and not claims and not unreviewed_ok:
+            raise _Fallback("unreviewed")
+        claim_ids = [c.get("id") or f"c{n}" for n, c in enumerate(claims, start=1)]
+        if len(set(claim_ids)) < len(claim_ids):
+            raise _Fallback("claim IDs")
+        support: set[int] = set()
+        for claim in claims:
+            labels = claim.get("labels", [])
+            if _labels_bad(labels, label_policy, generator):
+                raise _Fallback("claim labels")
+            counted = labels if label_policy == "human-first" else _pick(labels, label_policy)
+            if not counted and out == 0 and not unreviewed_ok:
+                raise _Fallback("unlabelled claim")
+            for lab in labels:
+                backing = lab.get("supported_by", ())
+                if (lab["verdict"] == "supported") != bool(backing):
+                    raise _Fallback("supported_by")
+                if any(code.get(i, -1) not in in_context for i in backing):
+                    raise _Fallback("supported_by")
+                stamped = stamped or lab.get("context_hash") is not None
+            chosen = _pick(labels, label_policy)
+            state = _state(chosen, chk.CLAIM_VERDICTS)
+            claim_state.append(state)
+            if state == 0:
+                support.update(code[i] for lab in chosen for i in lab.get("supported_by", ()))
+            cited = [code.get(i, -1) for i in claim.get("citations", ())]
+            cit.extend(cited)
+            cit_n.append(len(cited))
+        claim_n.append(len(claims))
+        sup.extend(support)
+        sup_n.append(len(support))
+        question_facts = facts_of[row]
+        if _labels_bad(fact_labels, label_policy, generator):
+            raise _Fallback("fact labels")
+        by_fact: dict[str, list[dict[str, Any]]] = {}
+        for lab in fact_labels:
+            by_fact.setdefault(lab["fact_id"], []).append(lab)
+        if not by_fact.keys() <= set(question_facts):
+            raise _Fallback("fact_id")
+        for fact in question_facts:
+            chosen = _pick(by_fact.get(fact, []), label_policy)
+            if out == 0 and not unreviewed_ok and not (
+                by_fact.get(fact) if label_policy == "human-first" else chosen
+            ):
+                raise _Fallback("unlabelled fact")
+            fact_state.append(_state(chosen, chk.FACT_VERDICTS))
+        exotic.append(stamped)
+    return RunColumns(
+        header,
+        k,
+        np.array(rows, dtype=np.int64),
+        (np.array(cand, dtype=np.int64), _offsets(cand_n)),
+        (np.array(rer, dtype=np.int64), _offsets(rer_n)),
+        np.array(has_rer, dtype=bool),
+        (np.array(ctx, dtype=np.int64), _offsets(ctx_n)),
+        np.array(ctx_flag, dtype=np.int8),
+        np.array(outcome, dtype=np.int8),
+        _offsets(claim_n),
+        np.array(claim_state, dtype=np.int8),
+        (np.array(cit, dtype=np.int64), _offsets(cit_n)),
+        (np.array(sup, dtype=np.int64), _offsets(sup_n)),
+        np.array(fact_state, dtype=np.int8),
+        _offsets([len(facts_of[r]) for r in rows]),
+        np.array(exotic, dtype=bool),
+        np.array(obeyed, dtype=bool),
+    )
