@@ -30,11 +30,23 @@ from .report import html_option, write_html
 @output_option
 @html_option
 @example_option("Evaluate the bundled example instead of DATASET.")
+@click.option(
+    "--engine",
+    type=click.Choice(["reference", "columnar"]),
+    default="reference",
+    show_default=True,
+    help="`columnar`: native sets scored as arrays (large inputs; NATIVE_MEASURES only).",
+)
 @handle_errors
 def evaluate_command(
-    data: DatasetOptions, fmt: str, output: Path | None, html: Path | None
+    data: DatasetOptions, fmt: str, output: Path | None, html: Path | None, engine: str
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
+    if engine == "columnar":
+        from ._columnar import columnar_report
+
+        write_output(columnar_report(data, fmt, html), output)
+        return
     result = load_and_evaluate(data, "evaluate", data.runs, metrics=data.metric_names)
     if fmt == "json":
         text = dumps(evaluation_json(result))

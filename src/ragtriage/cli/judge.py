@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import InputError, Problem
 from ..judges import (
     ClientOptions,
+    JudgeResult,
     JudgeSpec,
     LexicalJudge,
     Prices,
@@ -23,7 +24,7 @@ from ..judges import (
     summary_lines,
     write_outputs,
 )
-from ..loading import load_dataset
+from ..loading import Dataset, load_dataset
 from ._common import KType, handle_errors
 
 
@@ -40,6 +41,15 @@ class _Bar:
 
     def advance(self) -> None:
         self._progress.advance(self._task)
+
+
+def _judge_on_ray(loaded: Dataset, address: str | None, k: int | None) -> JudgeResult:
+    """The lexical judge over shards of questions on Ray: the same labels as locally."""
+    from ..engines import RayEngine
+    from ..engines.judging import judge_on_engine
+
+    with RayEngine(address) as ray_engine:
+        return judge_on_engine(loaded, LexicalJudge, ray_engine, k=k)
 
 
 def _usage(option: str, expected: str, found: str) -> InputError:
@@ -142,6 +152,18 @@ def _usage(option: str, expected: str, found: str) -> InputError:
 )
 @click.option("--dry-run", is_flag=True, help="Only estimate calls, tokens and cost.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="`ray`: judge shards of questions on a Ray cluster (--judge lexical only).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    help="Ray cluster to join (e.g. ray://head:10001 or auto); default: a private local Ray.",
+)
 @handle_errors
 def judge_command(
     dataset: Path,
@@ -168,6 +190,8 @@ def judge_command(
     price_per_1k_output: float | None,
     dry_run: bool,
     no_progress: bool,
+    engine: str,
+    ray_address: str | None,
 ) -> None:
     """Label the claims and reference facts of DATASET's runs with an automatic judge.
 
@@ -176,6 +200,11 @@ def judge_command(
     and each reference fact against the answer. Labels go to OUT_DIR/<run>.labels.json for
     `ragtriage evaluate --labels`; they never replace human labels.
     """
+    if ray_address is not None and engine != "ray":
+        raise click.UsageError("--ray-address needs --engine ray")
+    if engine == "ray" and kind != "lexical":
+        # An LLM client cannot travel to a worker; it would need a factory per endpoint.
+        raise click.UsageError("--engine ray supports --judge lexical only")
     loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
     prices = Prices(price_per_1k_input, price_per_1k_output)
     if kind == "llm":
@@ -229,7 +258,9 @@ def judge_command(
         transient=True,
     ) as bar:
         progress = _Bar(bar)
-        if kind == "lexical":
+        if engine == "ray":
+            result = _judge_on_ray(loaded, ray_address, k)
+        elif kind == "lexical":
             result = asyncio.run(
                 judge_dataset_async(loaded, LexicalJudge(), k=k, progress=progress)
             )

@@ -32,6 +32,12 @@ from ._native_eval import (
     native_json,
 )
 from ._native_layers import NATIVE_MEASURES
+from ._native_report import (
+    native_report_json,
+    native_report_markdown,
+    native_report_table,
+    without_holdout_rows,
+)
 from ._report import trec_json, trec_table
 from ._score import DEFAULT_TREC_MEASURES, RankScores, TrecEvaluation, evaluate_trec, score_arrays
 from ._stream import load_trec
@@ -64,6 +70,9 @@ __all__ = [
     "id_keys",
     "load_trec",
     "native_json",
+    "native_report_json",
+    "native_report_markdown",
+    "native_report_table",
     "parse_rank_measure",
     "parse_rank_measures",
     "refusal_scores",
@@ -73,4 +82,5 @@ __all__ = [
     "stage_arrays",
     "trec_json",
     "trec_table",
+    "without_holdout_rows",
 ]

@@ -78,6 +78,8 @@ class NativeEvaluation:
     """Why the reference path ran, when it did."""
     reference_rows: int = 0
     """Rows the columnar path scored with the reference functions (exotic rows)."""
+    splits: tuple[str, ...] = ()
+    """Each question's split, in evaluation-set order (the runs' `question_ids` order)."""
 
 
 def native_json(result: NativeEvaluation) -> dict[str, Any]:
@@ -286,7 +288,8 @@ def evaluate_native(
             allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level,
         )
-        return NativeEvaluation(from_reference(evaluation), "reference", str(exc))
+        splits = tuple(q.split for q in dataset.evalset.questions)
+        return NativeEvaluation(from_reference(evaluation), "reference", str(exc), 0, splits)
 
 
 _KNOWN_STAGES = frozenset(
@@ -336,4 +339,4 @@ def _columnar(
             )
         reference_rows += int(rows.size)
         out.append(_result(run.header.name, run.k, ev.ids, scores, findings, stages))
-    return NativeEvaluation(tuple(out), "columnar", None, reference_rows)
+    return NativeEvaluation(tuple(out), "columnar", None, reference_rows, tuple(ev.split))

@@ -7,181 +7,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from ..errors import Problem
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import LabelPolicy, QuestionResult, Run
+from ._checker import Checker, dupes
+from ._inputs import check_evalset, check_snapshot
 
 _CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 """The form of a label's `context_hash` (see `ragtriage.boundaries.labels_trust`)."""
 
-_ARTICLE_FIELDS = {
-    "candidates": "retrievedIds",
-    "citations": "citationIds",
-    "supported_by": "review.supportedByIds",
-    "fact_labels": "review.coveredReferenceFactIds",
-    "outcome": "abstained",
-    "required_evidence": "requiredEvidenceIds",
-    "reference_facts": "referenceFactIds",
-    "results": "results",
-    "documents": "corpus",
-    "questions": "cases",
-}
-
-
-def _dupes(values: Iterable[str]) -> list[str]:
-    return sorted(v for v, n in Counter(values).items() if n > 1)
-
-
-class _Checker:
-    def __init__(self, ds: Dataset) -> None:
-        self.ds = ds
-        self.problems: list[Problem] = []
-        # An article file holds several runs: name the run in the field, as the file does.
-        self.run_prefix = ""
-
-    def add(self, file: str, qid: str | None, field: str, expected: str, found: str) -> None:
-        if self.ds.article:
-            head, _, rest = field.partition(".")
-            base = head.split("[")[0]
-            if base in _ARTICLE_FIELDS:
-                field = _ARTICLE_FIELDS[base] + head[len(base) :] + ("." + rest if rest else "")
-            for native, article in _ARTICLE_FIELDS.items():
-                field = field.replace("." + native, "." + article)
-            field = self.run_prefix + field
-        self.problems.append(Problem(file, qid, field, expected, found))
-
-
-def _snapshot_file(ds: Dataset) -> str:
-    for source in ds.sources:
-        if source.kind in ("snapshot", "article"):
-            return source.path
-    return ds.sources[0].path
-
-
-def _check_snapshot(c: _Checker, index: SnapshotIndex) -> None:
-    ds, file = c.ds, _snapshot_file(c.ds)
-    for dup in _dupes(d.id for d in ds.snapshot.documents):
-        c.add(file, None, f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
-    for dup in _dupes(ch.id for ch in ds.snapshot.chunks):
-        c.add(file, None, f"chunks[id={dup}]", "unique chunk IDs", f"{dup!r} more than once")
-    for chunk in ds.snapshot.chunks:
-        where = f"chunks[id={chunk.id}]"
-        if chunk.id in index.documents:
-            c.add(
-                file,
-                None,
-                f"{where}.id",
-                "a chunk ID distinct from every document ID",
-                repr(chunk.id),
-            )
-        doc = index.documents.get(chunk.document_id)
-        if doc is None:
-            c.add(
-                file,
-                None,
-                f"{where}.document_id",
-                "the ID of a document in the snapshot",
-                repr(chunk.document_id),
-            )
-            continue
-        if not chunk.start < chunk.end <= len(doc.text):
-            c.add(
-                file,
-                None,
-                f"{where}.start/end",
-                f"0 <= start < end <= {len(doc.text)} (the document's length)",
-                f"start {chunk.start}, end {chunk.end}",
-            )
-        elif chunk.text is not None and doc.text[chunk.start : chunk.end] != chunk.text:
-            c.add(
-                file,
-                None,
-                f"{where}.text",
-                "the document's text over [start, end)",
-                "different text",
-            )
-    for doc in ds.snapshot.documents:
-        for old in doc.supersedes:
-            if old == doc.id or old not in index.documents:
-                c.add(
-                    file,
-                    None,
-                    f"documents[id={doc.id}].supersedes",
-                    "IDs of other documents in the snapshot",
-                    repr(old),
-                )
-
-
-def _check_evalset(c: _Checker, index: SnapshotIndex) -> None:
-    ds = c.ds
-    file = next(
-        (s.path for s in ds.sources if s.kind in ("evalset", "article")), ds.sources[0].path
-    )
-    for dup in _dupes(q.id for q in ds.evalset.questions):
-        c.add(file, dup, "id", "unique question IDs", f"{dup!r} more than once")
-    for q in ds.evalset.questions:
-        for dup in _dupes(f.id for f in q.reference_facts):
-            c.add(
-                file,
-                q.id,
-                "reference_facts.id",
-                "unique fact IDs within the question",
-                f"{dup!r} more than once",
-            )
-        for gi, group in enumerate(q.required_evidence):
-            for dup in _dupes(group.any_of):
-                c.add(
-                    file,
-                    q.id,
-                    f"required_evidence[{gi}].any_of",
-                    "no repeated ID within a group",
-                    f"{dup!r} more than once",
-                )
-            for item in group.any_of:
-                if not index.known(item):
-                    c.add(
-                        file,
-                        q.id,
-                        f"required_evidence[{gi}]",
-                        "IDs of documents or chunks in the snapshot",
-                        repr(item),
-                    )
-        if ds.article:
-            for dup in _dupes(i for g in q.required_evidence for i in g.any_of):
-                c.add(file, q.id, "required_evidence", "no repeated ID", f"{dup!r} more than once")
-        for fact in q.reference_facts:
-            for item in fact.evidence:
-                if not index.known(item):
-                    c.add(
-                        file,
-                        q.id,
-                        f"reference_facts[id={fact.id}].evidence",
-                        "IDs of documents or chunks in the snapshot",
-                        repr(item),
-                    )
-        if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
-            c.add(
-                file,
-                q.id,
-                "answerability",
-                "no required evidence and no reference facts for an unanswerable question",
-                f"{len(q.required_evidence)} evidence group(s), "
-                f"{len(q.reference_facts)} reference fact(s)",
-            )
-        if q.answerability == "answerable" and not q.required_evidence:
-            c.add(
-                file, q.id, "answerability", "required evidence for an answerable question", "none"
-            )
-        if ds.article and q.answerability == "answerable" and not q.reference_facts:
-            c.add(file, q.id, "answerability", "reference facts for an answerable question", "none")
-
 
 def _check_ranking(
-    c: _Checker, file: str, res: QuestionResult, field: str, ids: list[str], index: SnapshotIndex
+    c: Checker, file: str, res: QuestionResult, field: str, ids: list[str], index: SnapshotIndex
 ) -> None:
-    for dup in _dupes(ids):
+    for dup in dupes(ids):
         c.add(file, res.question_id, field, "each ID at most once", f"{dup!r} more than once")
     for item in dict.fromkeys(ids):
         if not index.known(item):
@@ -195,7 +36,7 @@ def _check_ranking(
 
 
 def _check_result(
-    c: _Checker,
+    c: Checker,
     file: str,
     res: QuestionResult,
     k: int | None,
@@ -263,7 +104,7 @@ def _check_result(
             "at least one reviewed claim for an answered question (or --allow-unreviewed)",
             "no claims" if res.claims is not None else "claims not extracted",
         )
-    for dup in _dupes(cl.id or f"c{n}" for n, cl in enumerate(claims, start=1)):
+    for dup in dupes(cl.id or f"c{n}" for n, cl in enumerate(claims, start=1)):
         c.add(
             file, qid, "claims.id", "unique claim IDs within the answer", f"{dup!r} more than once"
         )
@@ -369,7 +210,7 @@ def _check_result(
 
 
 def _check_run(
-    c: _Checker,
+    c: Checker,
     run: Run,
     k: int | None,
     index: SnapshotIndex,
@@ -421,9 +262,9 @@ def check_dataset(
 ) -> list[Problem]:
     """Every semantic problem of a dataset, given each run's cut-off."""
     index = SnapshotIndex.build(ds.snapshot)
-    c = _Checker(ds)
-    _check_snapshot(c, index)
-    _check_evalset(c, index)
+    c = Checker(ds)
+    check_snapshot(c, index)
+    check_evalset(c, index)
     for run in ds.runs:
         _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy)
     return c.problems

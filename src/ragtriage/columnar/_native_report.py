@@ -1,0 +1,184 @@
+"""A `NativeEvaluation` in the shape of the `evaluate` report, for `evaluate --engine columnar`.
+
+The JSON keeps the reference report's contract (`render.evaluation_json`) for everything the
+columnar path computes: each run's name, k and summary, and per question its ID, every
+measure's value and its diagnosis (primary and secondary stages). What the columnar path does
+not compute (provenance, slices, label sources, boundaries, findings' IDs) is left out rather
+than filled with guesses. The text renderings are a compact summary.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..diagnosis._pipeline import OK
+from ..holdout import HOLDOUT
+from ..metrics import REGISTRY, Aggregate
+from ._measures import PerQuestion
+from ._native_eval import NativeEvaluation, NativeRunResult, _aggregate
+
+
+def _value(name: str, numerator: float, denominator: float) -> float | bool | None:
+    # As render.score_json: null when not applicable, true/false for booleans, else the ratio.
+    if not denominator:
+        return None
+    if REGISTRY[name].kind == "boolean":
+        return bool(numerator)
+    return numerator / denominator
+
+
+def _aggregate_json(agg: Aggregate) -> dict[str, Any]:
+    from ..render import aggregate_json  # imported here: scoring needs no renderer
+
+    return aggregate_json(agg)
+
+
+def _keep_rows(run: NativeRunResult, keep: np.ndarray) -> NativeRunResult:
+    scores = {
+        name: PerQuestion(part.numerator[keep], part.denominator[keep])
+        for name, part in run.scores.items()
+    }
+    return dataclasses.replace(
+        run,
+        question_ids=tuple(np.array(run.question_ids, dtype=object)[keep].tolist()),
+        scores=scores,
+        summary={name: _aggregate(name, scores[name]) for name in run.summary},
+        findings={stage: found[keep] for stage, found in run.findings.items()},
+        primary=run.primary[keep],
+    )
+
+
+def without_holdout_rows(result: NativeEvaluation) -> NativeEvaluation:
+    """The result without the holdout questions, aggregates recomputed over the others.
+
+    The same questions `holdout.without_holdout` leaves out of a reference evaluation.
+    """
+    keep = np.array([split != HOLDOUT for split in result.splits], dtype=bool)
+    if keep.all():
+        return result
+    runs = tuple(_keep_rows(run, keep) for run in result.runs)
+    splits = tuple(s for s, kept in zip(result.splits, keep.tolist(), strict=True) if kept)
+    return dataclasses.replace(result, runs=runs, splits=splits)
+
+
+def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, Any]]:
+    columns = {
+        name: (run.scores[name].numerator.tolist(), run.scores[name].denominator.tolist())
+        for name in measures
+    }
+    failing = [s for s in run.stages if s != OK]
+    found = {stage: run.findings[stage].tolist() for stage in failing}
+    primary = run.primary.tolist()
+    rows = []
+    for row, question_id in enumerate(run.question_ids):
+        first = run.stages[primary[row]]
+        entry: dict[str, Any] = {"id": question_id}
+        for name, (num, den) in columns.items():
+            entry[name] = _value(name, num[row], den[row])
+        entry["diagnosis"] = {
+            "primary": first,
+            "secondary": [s for s in failing if found[s][row] and s != first],
+        }
+        rows.append(entry)
+    return rows
+
+
+def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dict[str, Any]:
+    """The report as plain data: `evaluation_json`'s keys for what the columnar path computes.
+
+    `measures` (a subset of `NATIVE_MEASURES`) picks the summary entries and per-question
+    values, as `--metric` does for the reference report.
+    """
+    return {
+        "schema_version": 1,
+        "engine": result.engine,
+        "fallback": result.fallback,
+        "reference_rows": result.reference_rows,
+        "metrics": [
+            {
+                "name": name,
+                "layer": REGISTRY[name].layer,
+                "direction": REGISTRY[name].direction,
+                "averaging": REGISTRY[name].averaging,
+                "kind": REGISTRY[name].kind,
+            }
+            for name in measures
+        ],
+        "runs": [
+            {
+                "name": run.name,
+                "k": run.k,
+                "summary": {name: _aggregate_json(run.summary[name]) for name in measures},
+                "diagnosis": {
+                    "primary": run.primary_counts(),
+                    "present": run.present_counts(),
+                },
+                "questions": _questions(run, measures),
+            }
+            for run in result.runs
+        ],
+    }
+
+
+def _cell(agg: Aggregate) -> str:
+    if agg.value is None:
+        return f"n/a (0/0, {agg.not_applicable} n/a)"
+    return f"{agg.value:.4f} ({agg.numerator:g}/{agg.denominator:g})"
+
+
+def _rows(result: NativeEvaluation, measures: Sequence[str]) -> list[list[str]]:
+    rows = [
+        [name, REGISTRY[name].averaging, *(_cell(run.summary[name]) for run in result.runs)]
+        for name in measures
+    ]
+    stages = result.runs[0].stages if result.runs else ()
+    for stage in stages:
+        counts = [run.primary_counts()[stage] for run in result.runs]
+        if any(counts):
+            rows.append([f"primary: {stage}", "questions", *(str(c) for c in counts)])
+    return rows
+
+
+def _header(result: NativeEvaluation) -> list[str]:
+    return ["metric", "averaging", *(f"{run.name} (k={run.k})" for run in result.runs)]
+
+
+def _note(result: NativeEvaluation) -> str:
+    questions = len(result.runs[0].question_ids) if result.runs else 0
+    note = f"engine: {result.engine}, {questions} questions"
+    if result.fallback is not None:
+        note += f" (reference path: {result.fallback})"
+    return note + "; per-question values in --format json"
+
+
+def native_report_markdown(result: NativeEvaluation, measures: Sequence[str]) -> str:
+    """A compact Markdown summary: aggregates, then primary-stage counts per run."""
+    lines = ["## ragtriage evaluation (columnar)", "", _note(result), ""]
+    header = _header(result)
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    lines += ["| " + " | ".join(row) + " |" for row in _rows(result, measures)]
+    return "\n".join(lines) + "\n"
+
+
+def native_report_table(result: NativeEvaluation, measures: Sequence[str]) -> str:
+    """A compact terminal table: aggregates, then primary-stage counts per run."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200, force_terminal=False, color_system=None)
+    table = Table(title="ragtriage evaluation (columnar): value (numerator/denominator)")
+    for name in _header(result):
+        table.add_column(name)
+    for row in _rows(result, measures):
+        table.add_row(*row)
+    console.print(table)
+    console.print(_note(result), markup=False, highlight=False)
+    return buffer.getvalue()

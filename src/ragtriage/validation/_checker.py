@@ -1,0 +1,49 @@
+"""The problem collector shared by the semantic checks, with article field names."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from ..errors import Problem
+from ..loading import Dataset
+
+_ARTICLE_FIELDS = {
+    "candidates": "retrievedIds",
+    "citations": "citationIds",
+    "supported_by": "review.supportedByIds",
+    "fact_labels": "review.coveredReferenceFactIds",
+    "outcome": "abstained",
+    "required_evidence": "requiredEvidenceIds",
+    "reference_facts": "referenceFactIds",
+    "results": "results",
+    "documents": "corpus",
+    "questions": "cases",
+}
+
+
+def dupes(values: Iterable[str]) -> list[str]:
+    """The values that occur more than once, sorted."""
+    return sorted(v for v, n in Counter(values).items() if n > 1)
+
+
+class Checker:
+    """Collects problems; for an article-format file it names fields as that format spells them."""
+
+    def __init__(self, ds: Dataset) -> None:
+        self.ds = ds
+        self.problems: list[Problem] = []
+        # An article file holds several runs: name the run in the field, as the file does.
+        self.run_prefix = ""
+
+    def add(self, file: str, qid: str | None, field: str, expected: str, found: str) -> None:
+        """Record one problem."""
+        if self.ds.article:
+            head, _, rest = field.partition(".")
+            base = head.split("[")[0]
+            if base in _ARTICLE_FIELDS:
+                field = _ARTICLE_FIELDS[base] + head[len(base) :] + ("." + rest if rest else "")
+            for native, article in _ARTICLE_FIELDS.items():
+                field = field.replace("." + native, "." + article)
+            field = self.run_prefix + field
+        self.problems.append(Problem(file, qid, field, expected, found))

@@ -1,0 +1,131 @@
+"""Semantic checks of the snapshot and the evaluation set."""
+
+from __future__ import annotations
+
+from ..loading import Dataset, SnapshotIndex
+from ._checker import Checker, dupes
+
+
+def _snapshot_file(ds: Dataset) -> str:
+    for source in ds.sources:
+        if source.kind in ("snapshot", "article"):
+            return source.path
+    return ds.sources[0].path
+
+
+def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
+    ds, file = c.ds, _snapshot_file(c.ds)
+    for dup in dupes(d.id for d in ds.snapshot.documents):
+        c.add(file, None, f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
+    for dup in dupes(ch.id for ch in ds.snapshot.chunks):
+        c.add(file, None, f"chunks[id={dup}]", "unique chunk IDs", f"{dup!r} more than once")
+    for chunk in ds.snapshot.chunks:
+        where = f"chunks[id={chunk.id}]"
+        if chunk.id in index.documents:
+            c.add(
+                file,
+                None,
+                f"{where}.id",
+                "a chunk ID distinct from every document ID",
+                repr(chunk.id),
+            )
+        doc = index.documents.get(chunk.document_id)
+        if doc is None:
+            c.add(
+                file,
+                None,
+                f"{where}.document_id",
+                "the ID of a document in the snapshot",
+                repr(chunk.document_id),
+            )
+            continue
+        if not chunk.start < chunk.end <= len(doc.text):
+            c.add(
+                file,
+                None,
+                f"{where}.start/end",
+                f"0 <= start < end <= {len(doc.text)} (the document's length)",
+                f"start {chunk.start}, end {chunk.end}",
+            )
+        elif chunk.text is not None and doc.text[chunk.start : chunk.end] != chunk.text:
+            c.add(
+                file,
+                None,
+                f"{where}.text",
+                "the document's text over [start, end)",
+                "different text",
+            )
+    for doc in ds.snapshot.documents:
+        for old in doc.supersedes:
+            if old == doc.id or old not in index.documents:
+                c.add(
+                    file,
+                    None,
+                    f"documents[id={doc.id}].supersedes",
+                    "IDs of other documents in the snapshot",
+                    repr(old),
+                )
+
+
+def check_evalset(c: Checker, index: SnapshotIndex) -> None:
+    ds = c.ds
+    file = next(
+        (s.path for s in ds.sources if s.kind in ("evalset", "article")), ds.sources[0].path
+    )
+    for dup in dupes(q.id for q in ds.evalset.questions):
+        c.add(file, dup, "id", "unique question IDs", f"{dup!r} more than once")
+    for q in ds.evalset.questions:
+        for dup in dupes(f.id for f in q.reference_facts):
+            c.add(
+                file,
+                q.id,
+                "reference_facts.id",
+                "unique fact IDs within the question",
+                f"{dup!r} more than once",
+            )
+        for gi, group in enumerate(q.required_evidence):
+            for dup in dupes(group.any_of):
+                c.add(
+                    file,
+                    q.id,
+                    f"required_evidence[{gi}].any_of",
+                    "no repeated ID within a group",
+                    f"{dup!r} more than once",
+                )
+            for item in group.any_of:
+                if not index.known(item):
+                    c.add(
+                        file,
+                        q.id,
+                        f"required_evidence[{gi}]",
+                        "IDs of documents or chunks in the snapshot",
+                        repr(item),
+                    )
+        if ds.article:
+            for dup in dupes(i for g in q.required_evidence for i in g.any_of):
+                c.add(file, q.id, "required_evidence", "no repeated ID", f"{dup!r} more than once")
+        for fact in q.reference_facts:
+            for item in fact.evidence:
+                if not index.known(item):
+                    c.add(
+                        file,
+                        q.id,
+                        f"reference_facts[id={fact.id}].evidence",
+                        "IDs of documents or chunks in the snapshot",
+                        repr(item),
+                    )
+        if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
+            c.add(
+                file,
+                q.id,
+                "answerability",
+                "no required evidence and no reference facts for an unanswerable question",
+                f"{len(q.required_evidence)} evidence group(s), "
+                f"{len(q.reference_facts)} reference fact(s)",
+            )
+        if q.answerability == "answerable" and not q.required_evidence:
+            c.add(
+                file, q.id, "answerability", "required evidence for an answerable question", "none"
+            )
+        if ds.article and q.answerability == "answerable" and not q.reference_facts:
+            c.add(file, q.id, "answerability", "reference facts for an answerable question", "none")

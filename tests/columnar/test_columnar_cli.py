@@ -1,0 +1,176 @@
+"""`evaluate --engine columnar` and `judge --engine ray` against their reference paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from native_layers_data import write_dataset
+
+from ragtriage.cli.main import cli
+from ragtriage.columnar import NATIVE_MEASURES
+
+ALL_METRICS = [arg for name in NATIVE_MEASURES for arg in ("--metric", name)]
+USAGE_HEAD = (
+    "Usage: cli evaluate [OPTIONS] [DATASET]\nTry 'cli evaluate --help' for help.\n\n"
+)
+
+
+def _shared(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The keys both paths compute: run name, k, summary, per-question values and diagnosis."""
+    return [
+        {
+            "name": run["name"],
+            "k": run["k"],
+            "summary": run["summary"],
+            "questions": [
+                {
+                    "id": q["id"],
+                    **{name: q[name] for name in NATIVE_MEASURES},
+                    "diagnosis": {
+                        "primary": q["diagnosis"]["primary"],
+                        "secondary": q["diagnosis"]["secondary"],
+                    },
+                }
+                for q in run["questions"]
+            ],
+        }
+        for run in report["runs"]
+    ]
+
+
+def _reports(args: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    runner = CliRunner()
+    reference = runner.invoke(cli, ["evaluate", *args, "--format", "json", *ALL_METRICS])
+    assert reference.exit_code == 0, reference.output
+    columnar = runner.invoke(
+        cli, ["evaluate", *args, "--format", "json", "--engine", "columnar"]
+    )
+    assert columnar.exit_code == 0, columnar.output
+    return json.loads(reference.stdout), json.loads(columnar.stdout)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_columnar_json_equals_reference_json_on_generated_data(tmp_path: Path, seed: int) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 40)
+    reference, columnar = _reports(
+        [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
+    )
+    assert _shared(columnar) == _shared(reference)
+    assert columnar["metrics"] == reference["metrics"]
+    assert columnar["engine"] == "columnar"
+    assert 0 < len(columnar["runs"][0]["questions"]) <= 40  # holdout questions left out
+
+
+def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:
+    reference, columnar = _reports(["--example", "-k", "2"])
+    assert _shared(columnar) == _shared(reference)
+    assert [len(run["questions"]) for run in columnar["runs"]] == [15, 15]
+    summary = columnar["runs"][0]["summary"]["evidence_recall"]
+    assert summary == {
+        "averaging": "macro",
+        "denominator": 12,
+        "not_applicable": 3,
+        "numerator": 9.5,
+        "value": 9.5 / 12,
+    }
+
+
+def test_columnar_metric_picks_summary_and_question_keys() -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["evaluate", "--example", "--engine", "columnar", "--format", "json",
+         "--metric", "claim_support"],
+    )
+    assert result.exit_code == 0, result.output
+    run = json.loads(result.stdout)["runs"][0]
+    assert list(run["summary"]) == ["claim_support"]
+    assert sorted(run["questions"][0]) == ["claim_support", "diagnosis", "id"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--labels", "x.json"], "--labels"),
+        (["--tag", "billing", "--id", "q*"], "--tag, --id"),
+        (["--html", "out.html"], "--html"),
+        (["--include-holdout"], "--include-holdout"),
+        (["--metric", "ndcg@10"], "--metric ndcg@10"),
+    ],
+)
+def test_columnar_refuses_options_it_does_not_support(extra: list[str], named: str) -> None:
+    result = CliRunner().invoke(cli, ["evaluate", "--example", "--engine", "columnar", *extra])
+    assert result.exit_code == 2
+    assert result.stderr == f"{USAGE_HEAD}Error: --engine columnar does not support {named}\n"
+
+
+def test_columnar_needs_a_snapshot(tmp_path: Path) -> None:
+    evalset, _, run = write_dataset(tmp_path, 1, 3)
+    result = CliRunner().invoke(
+        cli, ["evaluate", str(evalset), "--run", str(run), "--engine", "columnar"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{USAGE_HEAD}Error: --engine columnar needs a native evaluation set and its --snapshot\n"
+    )
+
+
+def test_columnar_markdown_is_a_summary() -> None:
+    result = CliRunner().invoke(
+        cli, ["evaluate", "--example", "--engine", "columnar", "--format", "markdown"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "## ragtriage evaluation (columnar)",
+        "",
+        "engine: columnar, 15 questions; per-question values in --format json",
+    ]
+    assert "| evidence_recall | macro | 0.7917 (9.5/12) | 0.9167 (11/12) |" in lines
+    assert result.stderr == "note: 2 holdout question(s) left out\n"
+
+
+def test_judge_ray_address_needs_engine_ray(tmp_path: Path) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, 1, 3)
+    result = CliRunner().invoke(
+        cli,
+        ["judge", str(evalset), "--snapshot", str(snapshot), "--run", str(run),
+         "--judge", "lexical", "--out-dir", str(tmp_path / "out"), "--ray-address", "auto"],
+    )
+    assert result.exit_code == 2
+    assert result.stderr.endswith("Error: --ray-address needs --engine ray\n")
+
+
+def test_judge_on_ray_needs_the_lexical_judge(tmp_path: Path) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, 1, 3)
+    result = CliRunner().invoke(
+        cli,
+        ["judge", str(evalset), "--snapshot", str(snapshot), "--run", str(run),
+         "--out-dir", str(tmp_path / "out"), "--engine", "ray"],
+    )
+    assert result.exit_code == 2
+    assert result.stderr.endswith("Error: --engine ray supports --judge lexical only\n")
+
+
+@pytest.mark.slow
+def test_judge_on_ray_writes_the_same_label_files_as_local(tmp_path: Path) -> None:
+    from ragtriage.example import example_paths
+
+    paths = example_paths()
+    base = ["judge", str(paths.evalset), "--snapshot", str(paths.snapshot),
+            *[arg for run in paths.runs for arg in ("--run", str(run))],
+            "--judge", "lexical", "--no-progress", "--no-cache"]
+    runner = CliRunner()
+    local = runner.invoke(cli, [*base, "--out-dir", str(tmp_path / "local")])
+    assert local.exit_code == 0, local.output
+    remote = runner.invoke(cli, [*base, "--out-dir", str(tmp_path / "ray"), "--engine", "ray"])
+    assert remote.exit_code == 0, remote.output
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "ray").iterdir())
+    assert "baseline.labels.json" in names
+    for name in names:
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    assert remote.stdout == local.stdout.replace(str(tmp_path / "local"), str(tmp_path / "ray"))
