@@ -24,6 +24,7 @@ def _refused(data: DatasetOptions, html: Path | None) -> list[str]:
         ("--labels", bool(data.labels)),
         ("--accept-self-labelling", data.accept_self_labelling),
         ("--versions", data.versions is not None),
+        ("--calibration", bool(data.calibrations)),
         ("--tag", bool(data.selection.tags)),
         ("--split", bool(data.selection.splits)),
         ("--stage", bool(data.selection.stages)),

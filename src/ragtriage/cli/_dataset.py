@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from ..calibration import read_calibrations
 from ..errors import InputError, Problem
 from ..evaluation import Evaluation
 from ..filters import QuestionSelection, evaluate_selected
@@ -69,6 +70,8 @@ class DatasetOptions:
     """The holdout options."""
     example: bool
     """Use the bundled example."""
+    calibrations: tuple[Path, ...] = ()
+    """Calibration records (`ragtriage calibrate --output`) for judge-labelled measures."""
 
     @property
     def metric_names(self) -> list[str] | None:
@@ -139,6 +142,16 @@ def dataset_options(
             help="Label file for a run; repeatable.",
         )
     )
+    options.append(
+        click.option(
+            "--calibration",
+            "calibrations",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            help="Calibration record from `ragtriage calibrate --output`; marks the matching "
+            "judge's measures as calibrated; repeatable.",
+        )
+    )
     options.append(click.option("-k", "k", type=KType(), default=None, help=k_help))
     if metric_help is not None:
         options.append(click.option("--metric", "metrics", multiple=True, help=metric_help))
@@ -175,6 +188,7 @@ def dataset_options(
                 snapshot=kwargs.pop("snapshot"),
                 runs=tuple(kwargs.pop("runs")) if positional else (),
                 labels=tuple(kwargs.pop("labels")),
+                calibrations=tuple(kwargs.pop("calibrations")),
                 k=kwargs.pop("k"),
                 metrics=tuple(kwargs.pop("metrics")) if metric_help is not None else (),
                 label_policy=kwargs.pop("label_policy"),
@@ -257,6 +271,7 @@ def evaluate_from_options(
         allow_unreviewed=data.allow_unreviewed,
         accept_self_labelling=data.accept_self_labelling,
         evidence_level=data.evidence_level,
+        calibrations=read_calibrations(data.calibrations),
     )
 
 
