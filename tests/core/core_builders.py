@@ -7,35 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dataset_builders import HUMAN as HUMAN
+from dataset_builders import JUDGE as JUDGE
+from dataset_builders import make_dataset as make_dataset
+from dataset_builders import question as question
 from ragtriage.evaluation import Evaluation, evaluate
-from ragtriage.loading import Dataset, SourceFile
-from ragtriage.schemas import EvalSet, Run, Snapshot
-
-HUMAN: dict[str, Any] = {"kind": "human", "name": "tester"}
-JUDGE: dict[str, Any] = {"kind": "judge", "name": "judge-model", "prompt_version": "p1"}
 
 
 def doc(doc_id: str, text: str = "text", **extra: Any) -> dict[str, Any]:
     """A snapshot document."""
     return {"id": doc_id, "text": text, **extra}
-
-
-def question(
-    qid: str,
-    answerability: str = "answerable",
-    evidence: Sequence[Sequence[str]] = (),
-    facts: Sequence[str] = (),
-    **extra: Any,
-) -> dict[str, Any]:
-    """An evaluation question; `evidence` is a list of groups of alternatives."""
-    return {
-        "id": qid,
-        "text": f"question {qid}?",
-        "answerability": answerability,
-        "required_evidence": [{"any_of": list(group)} for group in evidence],
-        "reference_facts": [{"id": fact} for fact in facts],
-        **extra,
-    }
 
 
 def claim(
@@ -102,19 +83,6 @@ def run_doc(name: str, results: Sequence[dict[str, Any]], k: int | None = None) 
     """A run file's content."""
     provenance: dict[str, Any] = {} if k is None else {"k": k}
     return {"schema_version": 1, "kind": "run", "name": name, "provenance": provenance, "results": list(results)}
-
-
-def make_dataset(
-    docs: Sequence[dict[str, Any]],
-    questions: Sequence[dict[str, Any]],
-    runs: dict[str, Sequence[dict[str, Any]]],
-) -> Dataset:
-    """An in-memory dataset (schema-validated models, no files)."""
-    snapshot = Snapshot.model_validate(snapshot_doc(docs))
-    evalset = EvalSet.model_validate(evalset_doc(questions))
-    loaded = tuple(Run.model_validate(run_doc(name, results)) for name, results in runs.items())
-    sources = (SourceFile("evalset.json", "evalset", ""), SourceFile("snapshot.json", "snapshot", ""))
-    return Dataset(snapshot, evalset, loaded, sources, run_files={n: f"{n}.json" for n in runs})
 
 
 def evaluate_one(

@@ -5,36 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dataset_builders import HUMAN as HUMAN
+from dataset_builders import JUDGE as JUDGE
+from dataset_builders import make_dataset as make_dataset
+from dataset_builders import question as question
 from ragtriage.diagnosis import RunDiagnosis, diagnose
 from ragtriage.evaluation import evaluate
-from ragtriage.loading import Dataset, SourceFile
-from ragtriage.schemas import EvalSet, Run, Snapshot
-
-HUMAN: dict[str, Any] = {"kind": "human", "name": "tester"}
-JUDGE: dict[str, Any] = {"kind": "judge", "name": "judge-model", "prompt_version": "p1"}
+from ragtriage.loading import Dataset
 
 
 def doc(doc_id: str, **extra: Any) -> dict[str, Any]:
     """A snapshot document."""
     return {"id": doc_id, "text": f"text of {doc_id}", **extra}
-
-
-def question(
-    qid: str,
-    answerability: str = "answerable",
-    evidence: Sequence[Sequence[str]] = (),
-    facts: Sequence[str] = (),
-    **extra: Any,
-) -> dict[str, Any]:
-    """A question; `evidence` lists groups of alternatives."""
-    return {
-        "id": qid,
-        "text": f"question {qid}?",
-        "answerability": answerability,
-        "required_evidence": [{"any_of": list(group)} for group in evidence],
-        "reference_facts": [{"id": fact} for fact in facts],
-        **extra,
-    }
 
 
 def claim(
@@ -86,30 +68,6 @@ def result(
     if reranked is not None:
         out["reranked"] = [{"id": i} for i in reranked]
     return out
-
-
-def make_dataset(
-    docs: Sequence[dict[str, Any]],
-    questions: Sequence[dict[str, Any]],
-    runs: dict[str, Sequence[dict[str, Any]]],
-    k: int | None = None,
-    chunks: Sequence[dict[str, Any]] = (),
-) -> Dataset:
-    """An in-memory dataset (schema-validated models, no files)."""
-    snapshot = Snapshot.model_validate(
-        {"snapshot_id": "s", "documents": list(docs), "chunks": list(chunks)}
-    )
-    evalset = EvalSet.model_validate({"evalset_id": "e", "questions": list(questions)})
-    provenance: dict[str, Any] = {} if k is None else {"k": k}
-    loaded = tuple(
-        Run.model_validate({"name": name, "provenance": provenance, "results": list(res)})
-        for name, res in runs.items()
-    )
-    sources = (
-        SourceFile("evalset.json", "evalset", ""),
-        SourceFile("snapshot.json", "snapshot", ""),
-    )
-    return Dataset(snapshot, evalset, loaded, sources, run_files={n: f"{n}.json" for n in runs})
 
 
 def diagnose_dataset(dataset: Dataset, **options: Any) -> tuple[RunDiagnosis, ...]:

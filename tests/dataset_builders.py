@@ -1,0 +1,54 @@
+"""Builders shared by the test folders: labellers, questions and in-memory datasets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ragtriage.loading import Dataset, SourceFile
+from ragtriage.schemas import EvalSet, Run, Snapshot
+
+HUMAN: dict[str, Any] = {"kind": "human", "name": "tester"}
+JUDGE: dict[str, Any] = {"kind": "judge", "name": "judge-model", "prompt_version": "p1"}
+
+
+def question(
+    qid: str,
+    answerability: str = "answerable",
+    evidence: Sequence[Sequence[str]] = (),
+    facts: Sequence[str] = (),
+    **extra: Any,
+) -> dict[str, Any]:
+    """An evaluation question; `evidence` is a list of groups of alternatives."""
+    return {
+        "id": qid,
+        "text": f"question {qid}?",
+        "answerability": answerability,
+        "required_evidence": [{"any_of": list(group)} for group in evidence],
+        "reference_facts": [{"id": fact} for fact in facts],
+        **extra,
+    }
+
+
+def make_dataset(
+    docs: Sequence[dict[str, Any]],
+    questions: Sequence[dict[str, Any]],
+    runs: dict[str, Sequence[dict[str, Any]]],
+    k: int | None = None,
+    chunks: Sequence[dict[str, Any]] = (),
+) -> Dataset:
+    """An in-memory dataset (schema-validated models, no files)."""
+    snapshot = Snapshot.model_validate(
+        {"snapshot_id": "s", "documents": list(docs), "chunks": list(chunks)}
+    )
+    evalset = EvalSet.model_validate({"evalset_id": "e", "questions": list(questions)})
+    provenance: dict[str, Any] = {} if k is None else {"k": k}
+    loaded = tuple(
+        Run.model_validate({"name": name, "provenance": provenance, "results": list(res)})
+        for name, res in runs.items()
+    )
+    sources = (
+        SourceFile("evalset.json", "evalset", ""),
+        SourceFile("snapshot.json", "snapshot", ""),
+    )
+    return Dataset(snapshot, evalset, loaded, sources, run_files={n: f"{n}.json" for n in runs})
