@@ -1,0 +1,111 @@
+"""The default command at scale: `ragtriage evaluate --format json` against parsing the files.
+
+Issue 12's yardstick. Writes a native dataset of Q questions with `native_scale.generate`
+(snapshot, evaluation set, one run; 20 candidates per question, claims and labels inline),
+then times, each in its own child process (wall time; peak RSS from `os.wait4`):
+
+- `json-parse`: Python's `json` module parsing the same three files, nothing else (the
+  floor any reader of these files pays);
+- `evaluate`: `ragtriage evaluate EVALSET --snapshot ... --run ... --format json --output F`,
+  the plain command a user types (four layers + diagnosis);
+- `evaluate --engine columnar`, while that option exists.
+
+It prints each figure and the ratio of every command to `json-parse`. The issue's targets:
+evaluate at most 4x json-parse and at most 1 GB at 100,000 questions; under 60 s and 4 GB
+at 1,000,000.
+
+    python benchmarks/evaluate_cli.py --questions 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+
+
+def _generate(directory: Path, questions: int) -> tuple[Path, Path, Path]:
+    spec = importlib.util.spec_from_file_location("native_scale", _HERE / "native_scale.py")
+    assert spec is not None and spec.loader is not None  # a file next to this one
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    evalset, snapshot, run = module.generate(directory, questions)
+    return evalset, snapshot, run
+
+
+def _json_parse(paths: list[str]) -> None:
+    """Child: parse every line of every file with the standard library's json module."""
+    import json
+
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                json.loads(line)
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """Run a command as a child process: (wall seconds, peak RSS in GB)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"{' '.join(command)} failed with status {status}")
+    return wall, usage.ru_maxrss * 1024 / 1024**3  # ru_maxrss: KiB on Linux
+
+
+def main() -> None:
+    """Generate, time, print."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--questions", type=int, nargs="+", default=[10_000])
+    parser.add_argument("--skip-columnar", action="store_true",
+                        help="time only the plain command (and the parse floor)")
+    args = parser.parse_args()
+    script = shutil.which("ragtriage", path=str(Path(sys.executable).parent)) or "ragtriage"
+    ragtriage = [script]
+    table = []
+    for questions in args.questions:
+        directory = Path(tempfile.mkdtemp(prefix="ragtriage-evaluate-"))
+        try:
+            evalset, snapshot, run = _generate(directory, questions)
+            size = sum(p.stat().st_size for p in (evalset, snapshot, run)) / 1e6
+            print(f"{questions:>9,} questions, {size:,.0f} MB of JSONL", flush=True)
+            dataset = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
+            out = str(directory / "report.json")
+            commands = {
+                "json-parse": [sys.executable, __file__, "--parse",
+                               str(evalset), str(snapshot), str(run)],
+                "evaluate": [*ragtriage, "evaluate", *dataset, "--format", "json",
+                             "--output", out],
+            }
+            if not args.skip_columnar:
+                commands["evaluate --engine columnar"] = [
+                    *commands["evaluate"], "--engine", "columnar"]
+            floor = None
+            for name, command in commands.items():
+                wall, rss = timed(command)
+                floor = floor or wall
+                table.append((questions, name, wall, rss, wall / floor))
+                print(f"  {name:<28} {wall:8.2f} s {rss:6.2f} GB  {wall / floor:5.1f}x parse",
+                      flush=True)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    print("\n| questions | command | wall s | peak RSS GB | x json-parse |")
+    print("| ---: | --- | ---: | ---: | ---: |")
+    for questions, name, wall, rss, ratio in table:
+        print(f"| {questions:,} | {name} | {wall:.2f} | {rss:.2f} | {ratio:.1f} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--parse":
+        _json_parse(sys.argv[2:])
+    else:
+        main()
