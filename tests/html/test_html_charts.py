@@ -133,3 +133,24 @@ def test_hostile_names_stay_text_in_the_charts(hostile_page: str) -> None:
     steps = [a["data-step"] for _, a in parsed.tags if a.get("data-run") == HOSTILE_RUN
              and "data-step" in a]
     assert steps == list(FUNNEL_STEPS)
+
+
+def test_the_policy_allows_only_the_page_script(example_evaluation: Evaluation) -> None:
+    page = render_html(example_evaluation)
+    policy = next(
+        a["content"] for tag, a in _parse(page).tags
+        if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy"
+    )
+    assert policy is not None
+    script_src = next(p for p in policy.split("; ") if p.startswith("script-src"))
+    assert script_src.count("'sha256-") == 1
+    assert "unsafe" not in script_src
+
+
+def test_charts_without_runs_are_empty_but_valid() -> None:
+    funnel_markup = str(funnel_svg([]))
+    stages_markup = str(stages_svg([], ["retrieval_miss", "ok"]))
+    for markup in (funnel_markup, stages_markup):
+        assert markup.startswith('<svg xmlns="http://www.w3.org/2000/svg" ')
+        assert markup.endswith("</svg>")
+        assert 'class="bar"' not in markup
