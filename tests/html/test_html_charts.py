@@ -154,3 +154,13 @@ def test_charts_without_runs_are_empty_but_valid() -> None:
         assert markup.startswith('<svg xmlns="http://www.w3.org/2000/svg" ')
         assert markup.endswith("</svg>")
         assert 'class="bar"' not in markup
+
+
+def test_the_funnel_is_wide_enough_for_its_longest_value() -> None:
+    from ragtriage.render.html import FunnelStep
+
+    steps = [FunnelStep("r", step, 10_000, 10_000) for step in FUNNEL_STEPS]
+    svg = next(a for tag, a in _parse(funnel_svg(steps)).tags if tag == "svg")
+    # Labels column 8 + 122.4 ("required evidence") + 8, axis 520, then 3 + 66 ("10000/10000"
+    # at 10 px) and a margin of 8: 735.4, rounded up.
+    assert svg["width"] == "736"

@@ -227,6 +227,8 @@ def funnel_svg(steps: Sequence[FunnelStep]) -> Markup:
     parts: list[str] = []
     top = _PAD
     bottom = top + group * len(FUNNEL_STEPS)
+    # The page is as wide as the axis, its last tick label, and the longest value label.
+    right = left + _PLOT_WIDTH + text_width(f"{ticks[-1]:g}") / 2
     parts.append(_axis(left, top, bottom, ticks, [f"{t:g}" for t in ticks]))
     for row, step in enumerate(FUNNEL_STEPS):
         y0 = top + row * group + _GAP / 2
@@ -236,23 +238,25 @@ def funnel_svg(steps: Sequence[FunnelStep]) -> Markup:
             if s is None:
                 continue
             y = y0 + i * (_BAR + 2)
-            width = s.questions / span * _PLOT_WIDTH
+            bar = s.questions / span * _PLOT_WIDTH
+            value = f"{s.questions}/{s.total}"
+            right = max(right, left + bar + 3 + text_width(value, 10))
             share = f" ({s.questions / s.total:.0%})" if s.total else " (no questions)"
             tip = f"{run} · {step}: {s.questions}/{s.total}{share}"
             parts.append(
-                f'<rect class="bar" x="{_num(left)}" y="{_num(y)}" width="{_num(width)}" '
+                f'<rect class="bar" x="{_num(left)}" y="{_num(y)}" width="{_num(bar)}" '
                 f'height="{_BAR}" fill="{colour[run]}" data-run="{escape(run)}" '
                 f'data-step="{escape(step)}" data-value="{s.questions}">'
                 f"<title>{escape(tip)}</title></rect>"
-                f'<text x="{_num(left + width + 3)}" y="{_num(y + _BAR / 2)}" '
-                f'dominant-baseline="middle" font-size="10">{s.questions}/{s.total}</text>'
+                f'<text x="{_num(left + bar + 3)}" y="{_num(y + _BAR / 2)}" '
+                f'dominant-baseline="middle" font-size="10">{value}</text>'
             )
     axis_title_y = bottom + 32
     parts.append(
         f'<text x="{_num(left + _PLOT_WIDTH / 2)}" y="{_num(axis_title_y)}" '
         'text-anchor="middle">questions still on track</text>'
     )
-    width = left + _PLOT_WIDTH + 60
+    width = math.ceil(right + _PAD)
     legend, legend_height = _legend(
         left, axis_title_y + 14, [(r, colour[r]) for r in runs], width - left
     )
