@@ -11,7 +11,7 @@ from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT
 
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation
-from ragtriage.render.html import TABLE_MEASURES, render_html
+from ragtriage.render.html import TABLE_MEASURES, funnel, render_html
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -61,8 +61,6 @@ class Opened:
         self.page.route("**/*", route)
         self.page.goto(path.as_uri())
         self.page.wait_for_selector("body[data-ready]")
-        self.page.wait_for_selector("#chart-funnel[data-rendered]", timeout=30000)
-        self.page.wait_for_selector("#chart-stages[data-rendered]", timeout=30000)
 
     def rows(self) -> list[str]:
         """Question IDs of the table rows shown, top to bottom."""
@@ -88,15 +86,30 @@ def example_page(
     opened.page.close()
 
 
-def test_charts_are_drawn(example_page: Opened, output_dir: Path) -> None:
+def test_charts_are_drawn(
+    example_page: Opened, example_evaluation: Evaluation, output_dir: Path
+) -> None:
     page = example_page.page
-    for name in ("funnel", "stages"):
-        target = f"#chart-{name}"
-        assert page.get_attribute(target, "data-rendered") == "true"
-        marks = page.eval_on_selector(
-            target, "e => e.querySelectorAll('svg .mark-rect path').length"
-        )
-        assert marks > 0, name
+    bars = page.eval_on_selector_all(
+        "#chart-funnel svg rect.bar",
+        "rs => rs.map(r => [r.dataset.run, r.dataset.step, Number(r.dataset.value),"
+        " r.getBoundingClientRect().width])",
+    )
+    steps = [s for run in example_evaluation.runs for s in funnel(run)]
+    by_step = sorted(bars, key=lambda b: (b[0], b[1]))
+    assert [b[:3] for b in by_step] == sorted([s.run, s.step, s.questions] for s in steps)
+    # Drawn to scale: 13 questions fill 13/15 of the 520-pixel axis.
+    widths = {(b[0], b[1]): b[3] for b in bars}
+    assert widths[("baseline", "required evidence")] == pytest.approx(520 * 13 / 15, abs=0.5)
+    assert widths[("baseline", "covered")] == pytest.approx(520 * 4 / 15, abs=0.5)
+    segments = page.eval_on_selector_all(
+        "#chart-stages svg rect.bar", "rs => rs.map(r => r.getBoundingClientRect().width)"
+    )
+    rows = sum(1 + len(d.breakdown.worst_first()) for d in diagnose(example_evaluation))
+    # Every slice's segments add up to the whole axis.
+    assert sum(segments) == pytest.approx(520 * rows, abs=0.5 * len(segments))
+    page.locator("#funnel").screenshot(path=str(output_dir / "chart-funnel.png"))
+    page.locator("#slices").screenshot(path=str(output_dir / "chart-stages.png"))
     page.screenshot(path=str(output_dir / "summary.png"), full_page=True)
     assert [u for u in example_page.requests if not u.startswith("file://")] == []
     assert example_page.console == []

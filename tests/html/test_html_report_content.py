@@ -43,10 +43,10 @@ def test_json_for_script_cannot_close_the_element_and_round_trips() -> None:
 
 def test_planted_markup_is_data_not_html(injected_evaluation: Evaluation) -> None:
     page = render_html(injected_evaluation)
-    # The only elements of these kinds are the report's own: two JSON blocks, two scripts.
-    assert page.count("<script") == 4
-    assert page.count("</script>") == 4
-    # Outside the two code blocks (the chart library builds tooltips from strings).
+    # The only elements of these kinds are the report's own: the JSON block and the script.
+    assert page.count("<script") == 2
+    assert page.count("</script>") == 2
+    # Outside the page script (it builds elements from strings).
     markup = re.sub(r"<script>.*?</script>", "<script></script>", page, flags=re.S)
     assert "<img" not in markup
     assert "<b " not in markup

@@ -1,43 +1,162 @@
-"""The `ragtriage` command: a thin layer that wires arguments to the library."""
+"""The `ragtriage` command: a thin layer that wires arguments to the library.
+
+Commands are loaded lazily: `ragtriage --version` and `ragtriage --help` import no command
+module (nor numpy or pydantic); a command's module is imported when that command runs or
+shows its own help. `--help` lists the commands from the static table below, which a test
+keeps equal to the commands' own one-line help.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
 
 import click
 
 from .._version import __version__
-from .calibrate import calibrate_command
-from .compare import compare_command
-from .demo import demo_command
-from .diagnose import diagnose_command
-from .evaluate import evaluate_command
-from .export import export_command
-from .gate import gate_command
-from .import_ import import_command
-from .judge import judge_command
-from .report import report_command
-from .review import review_command
-from .run import run_command
-from .schema import schema_command
-from .trec import trec_eval_command
 
-COMMANDS: list[click.Command] = [
-    evaluate_command, demo_command, schema_command, diagnose_command, report_command,
-    run_command, import_command, export_command,
-    compare_command, gate_command,
-    trec_eval_command,
-    review_command, judge_command, calibrate_command,
-]
+
+@dataclass(frozen=True)
+class CommandEntry:
+    """One subcommand: its name, where it lives and its one-line help."""
+
+    name: str
+    """The name typed after `ragtriage`."""
+    module: str
+    """Its module under `ragtriage.cli`."""
+    attribute: str
+    """The `click.Command` in that module."""
+    summary: str
+    """The first paragraph of its help, which `ragtriage --help` shortens to fit a line."""
+
+    def load(self) -> click.Command:
+        """Import the command's module and return the command."""
+        command: click.Command = getattr(
+            import_module(f".{self.module}", __package__), self.attribute
+        )
+        return command
+
+
+COMMANDS: tuple[CommandEntry, ...] = (
+    CommandEntry(
+        "evaluate",
+        "evaluate",
+        "evaluate_command",
+        "Score DATASET (an evaluation set or an article-format file) and its runs.",
+    ),
+    CommandEntry(
+        "demo",
+        "demo",
+        "demo_command",
+        "Evaluate the bundled example: a baseline and an improved run of a fictional service.",
+    ),
+    CommandEntry(
+        "schema",
+        "schema",
+        "schema_command",
+        "Print the JSON Schema of a file KIND (generated from the models).",
+    ),
+    CommandEntry(
+        "diagnose",
+        "diagnose",
+        "diagnose_command",
+        "Say where each question of DATASET's runs failed: primary stage, secondary ones, IDs.",
+    ),
+    CommandEntry(
+        "report",
+        "report",
+        "report_command",
+        "Write RUN... (with the evaluation set of --dataset) as one HTML file.",
+    ),
+    CommandEntry(
+        "run",
+        "run",
+        "run_command",
+        "Retrieve for every question of EVALSET over SNAPSHOT and write a run.",
+    ),
+    CommandEntry(
+        "import",
+        "import_",
+        "import_command",
+        "Convert tau2 banking data, Ragas/seed/DeepEval records or TREC files into native files.",
+    ),
+    CommandEntry(
+        "export",
+        "export",
+        "export_command",
+        "Write native files in other formats (TREC qrels and runs).",
+    ),
+    CommandEntry(
+        "compare",
+        "compare",
+        "compare_command",
+        "Compare RUNS (BASE CANDIDATE [MORE ...]): files, or names of runs in the dataset.",
+    ),
+    CommandEntry(
+        "gate",
+        "gate",
+        "gate_command",
+        "Check RUN (a run file or the name of a run in the dataset) against a release policy.",
+    ),
+    CommandEntry(
+        "trec-eval",
+        "trec",
+        "trec_eval_command",
+        "Score the TREC run file RUN against the TREC qrels file QRELS.",
+    ),
+    CommandEntry(
+        "review",
+        "review",
+        "review_command",
+        "Review sheets: export claims and reference facts, import the filled sheet as labels.",
+    ),
+    CommandEntry(
+        "judge",
+        "judge",
+        "judge_command",
+        "Label the claims and reference facts of DATASET's runs with an automatic judge.",
+    ),
+    CommandEntry(
+        "calibrate",
+        "calibrate",
+        "calibrate_command",
+        "Compare a judge's labels with human labels on the same items.",
+    ),
+)
 """Every subcommand; each lives in its own module under `ragtriage.cli`."""
 
+_BY_NAME = {entry.name: entry for entry in COMMANDS}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command is looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Command names, sorted (as click lists them)."""
+        return sorted(_BY_NAME)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, imported now; None for an unknown name (click then says so)."""
+        entry = _BY_NAME.get(cmd_name)
+        return entry.load() if entry is not None else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of `--help`, from the static table (no command is imported)."""
+        names = self.list_commands(ctx)
+        # Shortened as click shortens a loaded command's help, to the same width.
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [
+            (name, click.Command(name, help=_BY_NAME[name].summary).get_short_help_str(limit))
+            for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ragtriage")
 def cli() -> None:
     """Show where a RAG system fails, question by question."""
-
-
-for _command in COMMANDS:
-    cli.add_command(_command)
 
 
 def main() -> None:

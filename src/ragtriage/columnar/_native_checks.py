@@ -14,12 +14,14 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
-try:  # orjson parses a JSONL line several times faster than json (optional: ragtriage[fast])
+from .._optional import has_extra
+
+if has_extra("fast"):  # orjson parses a JSONL line several times faster than json
     import orjson
 
     _loads: Callable[[bytes | str], Any] = orjson.loads
     _JSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError,)
-except ImportError:  # pragma: no cover - depends on the environment
+else:  # pragma: no cover - depends on the environment
     _loads = json.loads
     _JSON_ERRORS = (json.JSONDecodeError, UnicodeDecodeError)
 

@@ -13,18 +13,27 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from queue import Empty, Full, Queue
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pcsv
-import pyarrow.parquet as pq
 
+from .._optional import extra_module
 from ..errors import ProblemCollector
 from ._trec import _delimiter, _Fallback, _strings_clean
 
-_Batch = tuple[pa.Array, pa.Array, np.ndarray]
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    _Batch = tuple[pa.Array, pa.Array, np.ndarray]
+else:  # imported at first use: the default install has no pyarrow
+    pa = extra_module("pyarrow", "trec", "the fast TREC reader")
+    pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
+    pcsv = extra_module("pyarrow.csv", "trec", "the fast TREC reader")
+    pq = extra_module("pyarrow.parquet", "parquet", "reading a Parquet run")
+
 _RUN_NAMES = ("qid", "q0", "docid", "rank", "score", "tag")
 _BLOCK_BYTES = 8 << 20  # small blocks stream faster (measured: 8 MB beats 32 MB)
 

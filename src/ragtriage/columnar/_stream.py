@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from .._optional import extra_module, has_extra, require_extra
 from ..errors import InputError
 from ..loading import file_sha256
 from ._arrays import RankArrays, build_rank_arrays
@@ -36,6 +36,13 @@ from ._trec import (
     _slow,
     _unique_pairs,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:  # imported at first use: the default install has no pyarrow
+    pa = extra_module("pyarrow", "trec", "the fast TREC reader")
+    pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
 
 _SMALL_JUDGED = 16
 """Up to this many judgements per question, rows are matched by direct comparison."""
@@ -296,8 +303,13 @@ def load_trec(
 
     Raises `InputError` listing every problem in both files (line numbers included).
     """
-    digest = hashlib.sha256()
     parquet = run_path.suffix == ".parquet"
+    if parquet:
+        require_extra("parquet", "reading a Parquet run")
+    if not has_extra("trec"):
+        # Without pyarrow the line-by-line reader does it all: same result, slower.
+        return _slow(qrels_path, run_path, depth, policy)
+    digest = hashlib.sha256()
     source = _parquet_batches(run_path, digest) if parquet else _batches(run_path, digest)
     batches = _Prefetch(source)
     try:

@@ -14,17 +14,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pcsv
 
+from .._optional import extra_module
 from ..errors import Problem, ProblemCollector
 from ..formats.trec import Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
 from ._keys import IdKeys, mix
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+else:  # imported at first use: the default install has no pyarrow
+    pa = extra_module("pyarrow", "trec", "the fast TREC reader")
+    pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
+    pcsv = extra_module("pyarrow.csv", "trec", "the fast TREC reader")
 
 
 @dataclass(frozen=True)

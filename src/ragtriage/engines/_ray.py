@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
-from ..errors import InputError, Problem
+from .._optional import require_extra
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -40,20 +40,9 @@ class RayEngine:
         num_cpus: int = 2,
         shards_per_cpu: int = 2,
     ) -> None:
-        try:
-            import ray
-        except ImportError as exc:  # pragma: no cover - ray is an optional extra
-            raise InputError(
-                [
-                    Problem(
-                        "<command line>",
-                        None,
-                        "--engine",
-                        "ray installed (pip install 'ragtriage[ray]')",
-                        "no ray module",
-                    )
-                ]
-            ) from exc
+        require_extra("ray", "--engine ray")
+        import ray
+
         self._ray = ray
         self._owned = False
         self._temp_dir: str | None = None

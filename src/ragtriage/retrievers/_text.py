@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .._optional import require_extra
+
 # A run of CJK ideographs is segmented by jieba; everything else is split into word tokens.
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 # Two or more word characters, like bm25s's default tokenizer, so English behaves as there.
@@ -36,6 +38,7 @@ class TokenizerSpec:
 
 @cache
 def _stopwords(name: str) -> frozenset[str]:
+    require_extra("retrieval", "stopword lists")
     from bm25s.stopwords import STOPWORDS_EN
 
     if name != "en":
@@ -45,6 +48,7 @@ def _stopwords(name: str) -> frozenset[str]:
 
 @cache
 def _stem_function(language: str) -> Callable[[str], str]:
+    require_extra("retrieval", "stemming")
     import Stemmer
 
     stemmer = Stemmer.Stemmer(language)
@@ -54,6 +58,7 @@ def _stem_function(language: str) -> Callable[[str], str]:
 
 @cache
 def _jieba() -> Any:
+    require_extra("retrieval", "Chinese word segmentation")
     import jieba
 
     # jieba logs its dictionary loading at DEBUG/INFO on the root of its own logger.

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from .._optional import require_extra
 from ..errors import InputError, Problem
 from ..schemas import Chunk, Snapshot
 
@@ -87,6 +88,7 @@ def _char_spans(text: str, size: int) -> list[tuple[int, int]]:
 
 def _sentence_spans(text: str, size: int) -> list[tuple[int, int]]:
     """Groups of `size` consecutive sentences (pysbd; Chinese rules when the text has CJK)."""
+    require_extra("retrieval", "sentence units")
     import pysbd
 
     language = "zh" if _CJK.search(text) else "en"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._optional import require_extra
 from ..errors import InputError, Problem
 
 COLUMNS: tuple[str, ...] = (
@@ -99,6 +100,7 @@ def write_sheet(path: Path, rows: Sequence[dict[str, str]]) -> Path:
 
 
 def _write_xlsx(path: Path, rows: Sequence[dict[str, str]]) -> None:
+    require_extra("review", "writing a review sheet (.xlsx)")
     from openpyxl import Workbook
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
@@ -181,6 +183,7 @@ def read_sheet(path: Path) -> tuple[tuple[str, ...], list[SheetRow]]:
 
 
 def _read_xlsx(path: Path) -> list[list[str]]:
+    require_extra("review", "reading a review sheet (.xlsx)")
     from openpyxl import load_workbook
 
     try:

@@ -1,22 +1,21 @@
-"""The self-contained HTML report: one file with inlined charts, data and script.
+"""The self-contained HTML report: one file with its data, script and charts inlined.
 
 `render_html(evaluation)` returns the page; it diagnoses every run unless diagnoses are
-given. Charts are Vega-Lite specs built with Altair and drawn by the Vega JavaScript that
-`vl-convert-python` bundles, inlined into the page.
+given. The charts are inline SVG drawn in Python (`_charts`), so they need no script.
 """
 
-from ._assets import chart_library
-from ._charts import FUNNEL_STEPS, FunnelStep, funnel
+from ._charts import FUNNEL_STEPS, FunnelStep, funnel, funnel_svg, stages_svg
 from ._page import TABLE_MEASURES, default_comparison, json_for_script, render_html, report_data
 
 __all__ = [
     "FUNNEL_STEPS",
     "TABLE_MEASURES",
     "FunnelStep",
-    "chart_library",
     "default_comparison",
     "funnel",
+    "funnel_svg",
     "json_for_script",
     "render_html",
     "report_data",
+    "stages_svg",
 ]

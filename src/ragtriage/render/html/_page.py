@@ -1,4 +1,4 @@
-"""Assemble the self-contained HTML report: template, inlined scripts, data and chart specs."""
+"""Assemble the self-contained HTML report: template, inlined script, data and SVG charts."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from ...boundaries.report import evaluation_boundary_lines
 from ...compare import Comparison, QuestionStages, compare
 from ...diagnosis import RunDiagnosis, diagnose, stage_order
 from ...evaluation import Evaluation
-from ._assets import asset, chart_library
-from ._charts import funnel, funnel_spec, stages_spec
+from ._assets import asset
+from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
 from ._summary import comparison_view, layers, run_infos
 
@@ -160,7 +160,6 @@ def render_html(
     `diagnoses` default to diagnosing every run of `evaluation`; `comparison` defaults to
     the first run against the others (`default_comparison`). Same inputs, same bytes.
     """
-    chart_library()  # built before pausing the collector: it is cached for the process
     with _collector_paused():
         return _render(evaluation, diagnoses, comparison, title)
 
@@ -175,15 +174,10 @@ def _render(
     if comparison is None:
         comparison = default_comparison(evaluation, diags)
     data = report_data(evaluation, diags, comparison)
-    charts = {
-        "funnel": funnel_spec([step for run in evaluation.runs for step in funnel(run)]),
-        "stages": stages_spec(diags, data["stages"]),
-    }
-    library, script = chart_library(), asset("report.js")
+    script = asset("report.js")
     csp = (
         "default-src 'none'; "
-        # Vega compiles its expressions with Function(): it needs 'unsafe-eval'.
-        f"script-src {_script_hash(library)} {_script_hash(script)} 'unsafe-eval'; "
+        f"script-src {_script_hash(script)}; "
         "style-src 'unsafe-inline'; img-src data:; font-src data:; "
         "connect-src 'none'; base-uri 'none'; form-action 'none'"
     )
@@ -193,10 +187,10 @@ def _render(
         title=title,
         csp=csp,
         css=Markup(asset("report.css")),
-        library=Markup(library),
         script=Markup(script),
         data_json=Markup(json_for_script(data)),
-        charts_json=Markup(json_for_script(charts)),
+        funnel_chart=funnel_svg([step for run in evaluation.runs for step in funnel(run)]),
+        stages_chart=stages_svg(diags, data["stages"]),
         tool_version=evaluation.tool_version,
         evalset_id=dataset.evalset.evalset_id if dataset is not None else "-",
         snapshot_id=dataset.snapshot.snapshot_id if dataset is not None else "-",

@@ -1,10 +1,9 @@
-/* ragtriage HTML report: question table, filters, detail view and charts.
+/* ragtriage HTML report: question table, filters and detail view (the charts are SVG).
  * Every value from the inputs is inserted with textContent or as an attribute value set
  * through the DOM, never parsed as HTML. */
 (function () {
   "use strict";
   var DATA = JSON.parse(document.getElementById("rt-data").textContent);
-  var CHARTS = JSON.parse(document.getElementById("rt-charts").textContent);
   var PAGE = 200;
   var state = { run: 0, stage: "", tag: "", split: "", text: "", sort: null, desc: false, shown: PAGE, detail: null };
   var rows = [];
@@ -365,18 +364,6 @@
     showMore();
   }
 
-  /* ---- charts ---- */
-  function drawCharts() {
-    var opts = { actions: false, renderer: "svg" };
-    ["funnel", "stages"].forEach(function (name) {
-      var target = document.getElementById("chart-" + name);
-      if (typeof window.vegaEmbed !== "function") { target.textContent = "chart library unavailable"; return; }
-      window.vegaEmbed(target, CHARTS[name], opts).then(function () {
-        target.setAttribute("data-rendered", "true");
-      }).catch(function (err) { target.textContent = "chart failed: " + err; target.setAttribute("data-rendered", "error"); });
-    });
-  }
-
   setupFilters();
   setupTable();
   update();
@@ -384,5 +371,4 @@
   window.addEventListener("hashchange", fromHash);
   fromHash();
   document.body.setAttribute("data-ready", "true");
-  drawCharts();
 })();

@@ -1,0 +1,5 @@
+"""`python -m ragtriage`: the same as the `ragtriage` command."""
+
+from .cli.main import main
+
+main()

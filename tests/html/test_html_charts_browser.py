@@ -1,0 +1,68 @@
+"""The SVG charts in headless Chromium: drawn without script, hostile names inert."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_html_charts import HOSTILE_RUN, write_hostile
+
+from ragtriage.evaluation import evaluate_files
+from ragtriage.render.html import render_html
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI needs {what}")
+    pytest.skip(f"needs {what}")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """Debian's Chromium, driven by Playwright."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright (pip install -e '.[test]')")
+    if not Path(CHROMIUM).exists():
+        _missing("/usr/bin/chromium (apt-get install chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+def test_hostile_names_in_the_charts_are_inert(
+    chromium: object, tmp_path: Path, output_dir: Path
+) -> None:
+    evalset, snapshot, runs = write_hostile(tmp_path)
+    path = tmp_path / "hostile.html"
+    path.write_text(
+        render_html(evaluate_files(evalset, snapshot=snapshot, runs=runs)), encoding="utf-8"
+    )
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    console: list[str] = []
+    page.on("console", lambda msg: console.append(msg.text))
+    page.on("pageerror", lambda exc: console.append(f"pageerror: {exc}"))
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready]")  # the page script still runs
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.title() == "ragtriage report"
+    assert page.eval_on_selector_all("svg svg, script[src]", "n => n.length") == 0
+    assert page.eval_on_selector_all("#chart-funnel rect.bar", "n => n.length") == 12
+    runs_drawn = page.eval_on_selector_all(
+        "#chart-funnel rect.bar", "rs => [...new Set(rs.map(r => r.dataset.run))]"
+    )
+    assert runs_drawn == [HOSTILE_RUN, "improved"]
+    assert console == []
+    page.locator("#funnel").screenshot(path=str(output_dir / "chart-funnel-hostile.png"))
+    page.locator("#slices").screenshot(path=str(output_dir / "chart-stages-hostile.png"))
+    page.close()

@@ -1,0 +1,76 @@
+"""A fast start: `--version` and `--help` import no command module, numpy or pydantic.
+
+Structural, not timed (the timing is in `benchmarks/cli_start.py`): the modules imported
+are read from `python -X importtime`, whose report names every module a run imports.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+from default_install import SRC
+
+from ragtriage.cli.main import COMMANDS, cli
+
+HEAVY = ("numpy", "pydantic", "pydantic_core", "rich", "jinja2", "pyarrow", "httpx")
+"""Packages a start must not import."""
+LIGHT_RAGTRIAGE = {"ragtriage", "ragtriage._version", "ragtriage.errors", "ragtriage.cli",
+                   "ragtriage.cli.main", "ragtriage.__main__"}
+"""The only ragtriage modules `--version` and `--help` import."""
+
+
+def _imported(*args: str) -> tuple[set[str], str]:
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ragtriage", *args],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    modules = {
+        line.split("|")[2].strip()
+        for line in out.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line and "cumulative" not in line
+    }
+    return modules, out.stdout
+
+
+@pytest.mark.parametrize("option", ["--version", "--help"])
+def test_start_imports_no_command_and_no_heavy_package(option: str) -> None:
+    modules, stdout = _imported(option)
+    assert "click" in modules  # the report is read right
+    heavy = sorted(m for m in modules if m.partition(".")[0] in HEAVY)
+    assert heavy == []
+    assert {m for m in modules if m.startswith("ragtriage")} <= LIGHT_RAGTRIAGE
+    if option == "--version":
+        assert stdout.startswith("ragtriage, version ")
+
+
+def test_help_lists_every_command_as_click_would() -> None:
+    eager = click.Group("cli", context_settings={"help_option_names": ["-h", "--help"]})
+    for entry in COMMANDS:
+        eager.add_command(entry.load())
+    lazy_help = CliRunner().invoke(cli, ["--help"], terminal_width=80).stdout
+    eager_help = CliRunner().invoke(eager, ["--help"], terminal_width=80).stdout
+    start = "Commands:\n"
+    assert lazy_help[lazy_help.index(start):] == eager_help[eager_help.index(start):]
+
+
+def test_the_static_table_matches_the_commands() -> None:
+    assert len({entry.name for entry in COMMANDS}) == len(COMMANDS)
+    for entry in COMMANDS:
+        command = entry.load()
+        assert command.name == entry.name
+        first = inspect.cleandoc(command.help or "").split("\n\n")[0]
+        assert " ".join(first.split()) == entry.summary, entry.name
+
+
+def test_an_unknown_command_is_a_usage_error() -> None:
+    out = CliRunner().invoke(cli, ["evaluat"])
+    assert out.exit_code == 2
+    assert "No such command 'evaluat'" in out.stderr
