@@ -4,6 +4,7 @@ run with OpenInference's instrumentation exporting its spans to files, or with a
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -142,7 +143,10 @@ def run_traced(directory: Path) -> dict[str, Path]:
         instrumentor = LangChainInstrumentor()
         instrumentor.instrument(tracer_provider=provider)
         try:
-            run_chain()
+            with warnings.catch_warnings():
+                # The instrumentation calls a LangChain method LangChain has deprecated.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                run_chain()
         finally:
             instrumentor.uninstrument()
             provider.shutdown()

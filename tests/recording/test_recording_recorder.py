@@ -42,20 +42,23 @@ def _recorder(path: Path, **kwargs: object) -> Recorder:
 
 def test_every_stage_is_written_and_loads(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
-    with Recorder(
-        path,
-        "baseline",
-        snapshot_id="docs-1",
-        evalset_id="set-1",
-        retriever=Component(name="bm25", version="0.3"),
-        reranker="cross-encoder",
-        generator=Component(name="gpt-x", version="2026-01", settings={"temperature": 0.0}),
-        prompt_version="answer-v2",
-        k=2,
-        filters={"status": "current"},
-        packages=["pydantic"],
-        repo=ROOT,
-    ) as recorder, recorder.question("q1") as q:
+    with (
+        Recorder(
+            path,
+            "baseline",
+            snapshot_id="docs-1",
+            evalset_id="set-1",
+            retriever=Component(name="bm25", version="0.3"),
+            reranker="cross-encoder",
+            generator=Component(name="gpt-x", version="2026-01", settings={"temperature": 0.0}),
+            prompt_version="answer-v2",
+            k=2,
+            filters={"status": "current"},
+            packages=["pydantic"],
+            repo=ROOT,
+        ) as recorder,
+        recorder.question("q1") as q,
+    ):
         q.candidates([("a", 2.5), ("b", 1.0), "c"])
         q.reranked([{"id": "b", "score": 0.9}, {"id": "a", "score": 0.2}])
         q.context([("b", "B text"), ("a", "A text")])
