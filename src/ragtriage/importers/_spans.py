@@ -62,9 +62,13 @@ def hex_id(value: Any) -> str | None:
 
 def _any_value(value: Any) -> Any:
     """An OTLP `AnyValue` (camelCase or snake_case keys) as a Python value."""
-    if not isinstance(value, dict) or not value:
+    if not isinstance(value, dict):
         return None
-    key, inner = next(iter(value.items()))
+    # Phoenix's OTLP-shaped spans list every value kind with null for the unused ones.
+    present = [(k, v) for k, v in value.items() if v is not None]
+    if not present:
+        return None
+    key, inner = present[0]
     kind = key.replace("_", "").lower()
     try:
         if kind == "intvalue":
