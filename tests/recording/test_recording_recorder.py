@@ -189,7 +189,7 @@ def test_an_exception_leaves_the_question_unrecorded(tmp_path: Path) -> None:
 CHILD = """
 import sys, time
 from ragtriage.recording import Recorder
-recorder = Recorder(sys.argv[1], "killed", capture=False, durability="fsync")
+recorder = Recorder(sys.argv[1], "killed", capture=False)
 for n in range(3):
     with recorder.question(f"q{n}") as q:
         q.candidates([f"doc{n}"])
