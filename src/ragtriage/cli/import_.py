@@ -38,7 +38,7 @@ def _write_all(
 
 @click.group("import")
 def import_command() -> None:
-    """Convert tau2 banking data, Ragas/seed/DeepEval records or TREC files into native files."""
+    """Convert tau2 data, Ragas/seed/DeepEval records, TREC files or OpenInference traces."""
 
 
 @import_command.command("tau2", short_help="tau2-bench banking knowledge base and tasks.")
@@ -163,7 +163,15 @@ def openinference_command(
     refusal_pattern: str | None,
 ) -> None:
     """Traces exported as OTLP JSON (lines), console-exporter JSON or Phoenix spans, one
-    trace per question, into a run (see docs/recording.md)."""
+    trace per question, into a run (see docs/recording.md).
+
+    Unmatched traces and questions are listed on stderr, never guessed.
+
+    \b
+    Example:
+      ragtriage import openinference spans.jsonl --evalset evalset.json \\
+        --output run.jsonl --match-attribute metadata.question_id --id-key doc_id
+    """
     from ..importers import import_openinference
 
     collector = ProblemCollector()
