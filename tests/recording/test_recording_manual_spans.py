@@ -4,6 +4,7 @@ document IDs and scores, a reranker, token counts and cost reach the run."""
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +27,48 @@ def _overlap(question: str, doc_id: str) -> float:
     return float(len(words & set(TEXT[doc_id].lower().rstrip(".").split())))
 
 
-def run_pipeline(path: Path, retrieve_twice: bool = False) -> None:
-    """Word-overlap retrieval (top 4), a reranker keeping the 2 shortest, a templated answer."""
+def run_pipeline(path: Path, retrieve_twice: bool = False, server: bool = False) -> None:
+    """Word-overlap retrieval (top 4), a reranker keeping the 2 shortest, a templated answer;
+    with `server`, each request inside a plain HTTP server span, plus a health check."""
     from google.protobuf.json_format import MessageToJson
+    from openinference.instrumentation import (
+        OITracer,
+        TraceConfig,
+    )
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import SpanKind
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    plain = provider.get_tracer("service")
+    tracer = OITracer(provider.get_tracer("manual"), config=TraceConfig())
+    if server:
+        with plain.start_as_current_span("GET /health", kind=SpanKind.SERVER):
+            pass
+    for qid, question in rc.requests()[:3]:
+        outer = (
+            plain.start_as_current_span("POST /ask", kind=SpanKind.SERVER)
+            if server
+            else nullcontext()
+        )
+        with outer:
+            _request(tracer, qid, question, retrieve_twice)
+    provider.shutdown()
+    path.write_text(
+        MessageToJson(encode_spans(memory.get_finished_spans()), indent=None) + "\n",
+        encoding="utf-8",
+    )
+
+
+def _request(tracer: Any, qid: str | None, question: str, retrieve_twice: bool) -> None:
     from openinference.instrumentation import (
         Document,
         Message,
-        OITracer,
         TokenCount,
-        TraceConfig,
         get_input_attributes,
         get_llm_attributes,
         get_metadata_attributes,
@@ -44,66 +78,52 @@ def run_pipeline(path: Path, retrieve_twice: bool = False) -> None:
         get_span_kind_attributes,
     )
     from openinference.semconv.trace import SpanAttributes
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    tracer = OITracer(provider.get_tracer("manual"), config=TraceConfig())
-    for qid, question in rc.requests()[:3]:
-        root_attrs: dict[str, Any] = {
-            **get_span_kind_attributes("chain"),
-            **get_input_attributes(question),
-        }
-        root_attrs |= get_metadata_attributes(metadata={"question_id": qid})
-        with tracer.start_as_current_span("pipeline", attributes=root_attrs) as root:
-            for _ in range(2 if retrieve_twice else 1):
-                with tracer.start_as_current_span(
-                    "retrieve", attributes=get_span_kind_attributes("retriever")
-                ) as span:
-                    scored = sorted(
-                        ((_overlap(question, d), d) for d in TEXT), key=lambda x: (-x[0], x[1])
-                    )[:4]
-                    hits = [Document(id=d, score=s, content=TEXT[d]) for s, d in scored]
-                    span.set_attributes(get_retriever_attributes(documents=hits))
+    root_attrs: dict[str, Any] = {
+        **get_span_kind_attributes("chain"),
+        **get_input_attributes(question),
+    }
+    root_attrs |= get_metadata_attributes(metadata={"question_id": qid})
+    with tracer.start_as_current_span("pipeline", attributes=root_attrs) as root:
+        for _ in range(2 if retrieve_twice else 1):
             with tracer.start_as_current_span(
-                "rerank", attributes=get_span_kind_attributes("reranker")
+                "retrieve", attributes=get_span_kind_attributes("retriever")
             ) as span:
-                kept = sorted(hits, key=lambda h: (len(h["content"]), h["id"]))[:2]
-                kept = [
-                    Document(id=h["id"], score=1.0 / (n + 1), content=h["content"])
-                    for n, h in enumerate(kept)
-                ]
-                span.set_attributes(
-                    get_reranker_attributes(
-                        query=question, input_documents=hits, output_documents=kept, top_k=2
-                    )
+                scored = sorted(
+                    ((_overlap(question, d), d) for d in TEXT), key=lambda x: (-x[0], x[1])
+                )[:4]
+                hits = [Document(id=d, score=s, content=TEXT[d]) for s, d in scored]
+                span.set_attributes(get_retriever_attributes(documents=hits))
+        with tracer.start_as_current_span(
+            "rerank", attributes=get_span_kind_attributes("reranker")
+        ) as span:
+            kept = sorted(hits, key=lambda h: (len(h["content"]), h["id"]))[:2]
+            kept = [
+                Document(id=h["id"], score=1.0 / (n + 1), content=h["content"])
+                for n, h in enumerate(kept)
+            ]
+            span.set_attributes(
+                get_reranker_attributes(
+                    query=question, input_documents=hits, output_documents=kept, top_k=2
                 )
-            prompt = "Context:\n" + "\n".join(h["content"] for h in kept) + f"\nQ: {question}"
-            answer = f"From the context: {kept[0]['content']}"
-            with tracer.start_as_current_span(
-                "generate", attributes=get_span_kind_attributes("llm")
-            ) as span:
-                span.set_attributes(
-                    get_llm_attributes(
-                        model_name="templated",
-                        input_messages=[Message(role="user", content=prompt)],
-                        output_messages=[Message(role="assistant", content=answer)],
-                        token_count=TokenCount(
-                            prompt=len(prompt.split()), completion=len(answer.split())
-                        ),
-                    )
+            )
+        prompt = "Context:\n" + "\n".join(h["content"] for h in kept) + f"\nQ: {question}"
+        answer = f"From the context: {kept[0]['content']}"
+        with tracer.start_as_current_span(
+            "generate", attributes=get_span_kind_attributes("llm")
+        ) as span:
+            span.set_attributes(
+                get_llm_attributes(
+                    model_name="templated",
+                    input_messages=[Message(role="user", content=prompt)],
+                    output_messages=[Message(role="assistant", content=answer)],
+                    token_count=TokenCount(
+                        prompt=len(prompt.split()), completion=len(answer.split())
+                    ),
                 )
-                span.set_attribute(SpanAttributes.LLM_COST_TOTAL, 0.0005)
-            root.set_attributes(get_output_attributes(answer))
-    provider.shutdown()
-    path.write_text(
-        MessageToJson(encode_spans(memory.get_finished_spans()), indent=None) + "\n",
-        encoding="utf-8",
-    )
+            )
+            span.set_attribute(SpanAttributes.LLM_COST_TOTAL, 0.0005)
+    root.set_attributes(get_output_attributes(answer))
 
 
 def test_ids_scores_reranking_tokens_and_cost_arrive(tmp_path: Path) -> None:
@@ -148,3 +168,17 @@ def test_two_retriever_calls_in_one_trace_are_not_guessed_between(tmp_path: Path
         "2 retriever and 1 reranker calls",
     )
     assert problems[0].field.startswith("trace ")
+
+
+def test_a_service_span_around_the_request_is_skipped(tmp_path: Path) -> None:
+    plain, wrapped = tmp_path / "plain.jsonl", tmp_path / "wrapped.jsonl"
+    run_pipeline(plain)
+    run_pipeline(wrapped, server=True)
+
+    def results(path: Path) -> list[dict[str, Any]]:
+        run = import_openinference(path, rc.evalset(), id_attribute="metadata.question_id").run
+        return [r.model_dump(exclude={"latency_ms", "stage_latency_ms"}) for r in run.results]
+
+    assert results(wrapped) == results(plain)
+    data = import_openinference(wrapped, rc.evalset(), id_attribute="metadata.question_id")
+    assert [m.reason for m in data.unmatched_traces] == ["no OpenInference spans"]

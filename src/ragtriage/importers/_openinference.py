@@ -160,12 +160,33 @@ def trace_record(
     label: str,
     collector: ProblemCollector,
 ) -> TraceRecord | None:
-    """One trace's spans as a `TraceRecord`; None (with a problem) when it has no single root."""
-    ids = {s.span_id for s in spans}
-    roots = [s for s in spans if s.parent_id is None or s.parent_id not in ids]
+    """One trace's spans as a `TraceRecord`; None when it has no OpenInference span, or (with a
+    problem) when it has several OpenInference roots.
+
+    The request is the topmost OpenInference span: a service's own spans around it (an HTTP
+    server span, say) are skipped.
+    """
+    by_id = {s.span_id: s for s in spans}
+
+    def under_another(span: Span) -> bool:
+        parent, seen = span.parent_id, {span.span_id}
+        while parent is not None and parent in by_id and parent not in seen:
+            seen.add(parent)
+            if by_id[parent].kind is not None:
+                return True
+            parent = by_id[parent].parent_id
+        return False
+
+    roots = [s for s in spans if s.kind is not None and not under_another(s)]
+    if not roots:
+        return None
     if len(roots) != 1:
         collector.add(
-            label, None, f"trace {trace_id}", "one root span per trace", f"{len(roots)} root spans"
+            label,
+            None,
+            f"trace {trace_id}",
+            "one top OpenInference span per trace (one request)",
+            f"{len(roots)}: " + ", ".join(sorted(s.name for s in roots)),
         )
         return None
     root = roots[0]
@@ -245,12 +266,13 @@ def import_openinference(
     traces: dict[str, list[Span]] = {}
     for span in spans:
         traces.setdefault(span.trace_id, []).append(span)
-    records = [
-        trace_record(t, group, id_attribute, label, collector) for t, group in traces.items()
-    ]
+    built = {
+        t: trace_record(t, group, id_attribute, label, collector) for t, group in traces.items()
+    }
     collector.raise_if_any()
     matcher = QuestionMatcher(evalset, id_attribute)
-    matches = [matcher.match(r) for r in records if r is not None]
+    records = [r for r in built.values() if r is not None]
+    matches = [matcher.match(r) for r in records]
     claimed: dict[str, list[str]] = {}
     for m in matches:
         if m.question_id is not None:
@@ -265,9 +287,8 @@ def import_openinference(
         else m
         for m in matches
     ]
-    by_question = {
-        m.question_id: r for m, r in zip(final, records, strict=False) if m.question_id and r
-    }
+    by_question = {m.question_id: r for m, r in zip(final, records, strict=True) if m.question_id}
+    final += [Match(t, None, "no OpenInference spans") for t, r in built.items() if r is None]
     results: list[QuestionResult] = []
     problems: list[Problem] = []
     for question in evalset.questions:
