@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -97,3 +98,30 @@ def test_a_document_without_an_id_fails_the_call(tmp_path: Path) -> None:
         "a document.id or metadata key 'source'",
         "neither; metadata keys: doc_id",
     )
+
+
+def test_concurrent_async_calls_are_kept_apart(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    chain = rc.build_chain()
+    with Recorder(path, "chain", capture=False) as recorder:
+        handler = RecorderCallbackHandler(
+            recorder, rc.evalset(), id_metadata_key="question_id", id_key="doc_id"
+        )
+
+        async def ask(qid: str | None, text: str) -> str:
+            metadata = {"question_id": qid} if qid else {}
+            return str(
+                await chain.ainvoke(text, config={"callbacks": [handler], "metadata": metadata})
+            )
+
+        async def main() -> list[str]:
+            return await asyncio.gather(*(ask(q, t) for q, t in rc.requests()))
+
+        returned = asyncio.run(main())
+    answered = dict(zip([q for q, _ in rc.requests()], returned, strict=True))
+    results = {r["question_id"]: r for r in _lines(path)[1:]}
+    assert sorted(results) == ["q-backup", "q-retention", "q-sso"]
+    for qid, r in results.items():
+        assert r["answer"] == answered[qid]
+    assert [c["id"] for c in results["q-sso"]["candidates"]] == ["retention-v2", "quota", "regions"]
+    assert len(handler.unmatched) == 1
