@@ -376,3 +376,12 @@ def test_snapshot_writer_round_trips_and_reports_every_problem(tmp_path: Path) -
         f"- {bad}: document 'b': id: expected a unique ID; found a repeat"
     )
     assert not bad.exists()
+
+
+def test_a_run_that_is_not_jsonl_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        Recorder(tmp_path / "run.json", "baseline")
+    assert str(err.value) == (
+        f"1 problem found in the input:\n- {tmp_path / 'run.json'}: (file): expected a .jsonl path; found '.json'"
+    )
+    assert not (tmp_path / "run.json").exists()

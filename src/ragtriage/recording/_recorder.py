@@ -160,6 +160,11 @@ class Recorder(StageWrappers):
         return True
 
     def _start(self) -> None:
+        if self.path.suffix != ".jsonl":
+            # The loaders read a `.json` file as one document; a streamed run is JSONL.
+            raise InputError(
+                [Problem(str(self.path), None, "(file)", "a .jsonl path", repr(self.path.suffix))]
+            )
         resumed = self._resume()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
