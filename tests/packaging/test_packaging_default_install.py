@@ -48,10 +48,19 @@ def test_the_simulation_blocks_the_extras_and_allows_the_defaults() -> None:
     ]
 
 
+# Modules that exist only for an extra: importing them without it is the extra's one-line
+# error, nothing else.
+EXTRA_ONLY = {"ragtriage.recording.langchain": ("langchain", "the LangChain callback handler")}
+
+
 def test_every_module_imports_on_the_default_install() -> None:
     out = run_default(WALK)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["failed"] == []
+    assert json.loads(out.stdout)["failed"] == [
+        f"{module}: MissingExtra: {feature} needs the optional extra ragtriage[{extra}] "
+        f"(missing: {', '.join(EXTRAS[extra])}): pip install 'ragtriage[{extra}]'"
+        for module, (extra, feature) in sorted(EXTRA_ONLY.items())
+    ]
 
 
 def test_the_main_job_runs_on_the_default_install(tmp_path: Path) -> None:
@@ -194,5 +203,5 @@ def test_every_extra_is_declared_in_pyproject() -> None:
     assert isinstance(declared, dict)
     assert set(EXTRAS) <= set(declared)
     assert declared["all"] == [
-        "ragtriage[trec,parquet,review,judge,retrieval,ray,fast]"
+        "ragtriage[trec,parquet,review,judge,retrieval,ray,fast,langchain]"
     ]

@@ -38,7 +38,7 @@ def _write_all(
 
 @click.group("import")
 def import_command() -> None:
-    """Convert tau2 banking data, Ragas/seed/DeepEval records or TREC files into native files."""
+    """Convert tau2 data, Ragas/seed/DeepEval records, TREC files or OpenInference traces."""
 
 
 @import_command.command("tau2", short_help="tau2-bench banking knowledge base and tasks.")
@@ -133,3 +133,64 @@ def trec_command(
         snap = loaded.content
     data = import_trec(qrels, runs, snapshot=snap, dataset_id=dataset_id)
     _write_all(output_dir, data.snapshot, data.evalset, data.runs)
+
+
+@import_command.command("openinference", short_help="OpenInference traces (OTLP, Phoenix).")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--evalset", required=True, type=click.Path(path_type=Path), help="The questions traced."
+)
+@click.option("--output", required=True, type=click.Path(path_type=Path), help="Run file to write.")
+@click.option("--name", default="imported", show_default=True, help="Name of the imported run.")
+@click.option(
+    "--match-attribute",
+    default=None,
+    help="Span attribute holding the question ID, e.g. metadata.question_id "
+    "(default: match the root span's input text exactly).",
+)
+@click.option(
+    "--id-key", default=None, help="Document metadata key holding the ID (when no document.id)."
+)
+@click.option("--refusal-pattern", default=None, help="Regex: answers matching it are refusals.")
+@handle_errors
+def openinference_command(
+    file: Path,
+    evalset: Path,
+    output: Path,
+    name: str,
+    match_attribute: str | None,
+    id_key: str | None,
+    refusal_pattern: str | None,
+) -> None:
+    """Traces exported as OTLP JSON (lines), console-exporter JSON or Phoenix spans, one
+    trace per question, into a run (see docs/recording.md).
+
+    Unmatched traces and questions are listed on stderr, never guessed.
+
+    \b
+    Example:
+      ragtriage import openinference spans.jsonl --evalset evalset.json \\
+        --output run.jsonl --match-attribute metadata.question_id --id-key doc_id
+    """
+    from ..importers import import_openinference
+
+    collector = ProblemCollector()
+    loaded = read_file(evalset, collector)
+    if loaded.content is not None and not isinstance(loaded.content, EvalSet):
+        collector.add(str(evalset), None, "kind", "evalset", repr(loaded.source.kind))
+    collector.raise_if_any()
+    assert isinstance(loaded.content, EvalSet)
+    data = import_openinference(
+        file,
+        loaded.content,
+        name=name,
+        id_attribute=match_attribute,
+        id_key=id_key,
+        refusal_pattern=refusal_pattern,
+    )
+    write_native(data.run, output)
+    click.echo(f"wrote {len(data.run.results)} result(s) to {output}", err=True)
+    for m in data.unmatched_traces:
+        click.echo(f"unmatched trace {m.trace_id}: {m.reason}", err=True)
+    for q in data.unmatched_questions:
+        click.echo(f"unmatched question {q}: no trace answered it", err=True)

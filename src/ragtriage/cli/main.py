@@ -78,7 +78,7 @@ COMMANDS: tuple[CommandEntry, ...] = (
         "import",
         "import_",
         "import_command",
-        "Convert tau2 banking data, Ragas/seed/DeepEval records or TREC files into native files.",
+        "Convert tau2 data, Ragas/seed/DeepEval records, TREC files or OpenInference traces.",
     ),
     CommandEntry(
         "export",

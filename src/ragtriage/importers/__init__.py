@@ -3,9 +3,11 @@
 - `import_tau2`: the tau2-bench banking knowledge base and tasks (real data, MIT, attributed).
 - `import_records`: Ragas-style records, the seed article's sample record, DeepEval test cases.
 - `import_trec` / `export_trec`: TREC qrels and runs (parsed by `ragtriage.formats.trec`).
+- `import_openinference`: OpenInference traces (OTLP JSON, console exporter, Phoenix spans).
 - `write_native`: write any native model as JSON or JSONL.
 """
 
+from ._openinference import ImportedTraces, import_openinference
 from ._rag_records import DIALECTS, Dialect, ImportedRecords, RecordFormat, import_records
 from ._records import read_records, text_id
 from ._tau2 import TAU2_ATTRIBUTION, Tau2Data, import_tau2
@@ -17,11 +19,13 @@ __all__ = [
     "TAU2_ATTRIBUTION",
     "Dialect",
     "ImportedRecords",
+    "ImportedTraces",
     "ImportedTrec",
     "RecordFormat",
     "Tau2Data",
     "evalset_to_qrels",
     "export_trec",
+    "import_openinference",
     "import_records",
     "import_tau2",
     "import_trec",

@@ -46,6 +46,8 @@ class Provenance(StrictModel):
     """Seed of the run, for repeated runs of one configuration."""
     notes: str | None = None
     """Free text."""
+    environment: dict[str, Scalar] = Field(default_factory=dict)
+    """Where the run was recorded: tool and package versions, git commit (the recorder fills it)."""
 
 
 class RankedItem(StrictModel):

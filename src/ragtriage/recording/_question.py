@@ -1,0 +1,158 @@
+"""One question being recorded: what each stage produced, turned into a validated result."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InputError, Problem, RagtriageError
+from ..schemas import ContextItem, Outcome, QuestionResult, RankedItem
+
+RankedInput = str | tuple[str, float | None] | RankedItem | Mapping[str, Any]
+"""A ranking entry as a user's code has it: an ID, `(id, score)`, a `RankedItem` or a mapping
+with `id` (and `score`)."""
+
+ContextInput = str | tuple[str, str | None] | ContextItem | Mapping[str, Any]
+"""A context entry: an ID, `(id, text)`, a `ContextItem` or a mapping with `id` (and `text`)."""
+
+
+class RecordingError(RagtriageError):
+    """The recorder was used in a way that would make a wrong record (a stage set twice ...)."""
+
+
+def _ranked(item: RankedInput) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"id": item, "score": None}
+    if isinstance(item, RankedItem):
+        return item.model_dump()
+    if isinstance(item, tuple):
+        return {"id": item[0], "score": None if item[1] is None else float(item[1])}
+    return {"id": item.get("id"), "score": item.get("score")}
+
+
+def _context(item: ContextInput) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"id": item, "text": None}
+    if isinstance(item, ContextItem):
+        return item.model_dump()
+    if isinstance(item, tuple):
+        return {"id": item[0], "text": item[1]}
+    return {"id": item.get("id"), "text": item.get("text")}
+
+
+def _found(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def validation_problems(exc: ValidationError, file: str, question_id: str) -> list[Problem]:
+    """Every pydantic error of a question's result as a problem naming file, question and field."""
+    return [
+        Problem(
+            file,
+            question_id,
+            ".".join(str(part) for part in err["loc"]) or "(result)",
+            err["msg"].removeprefix("Input should be ").removeprefix("Value error, "),
+            _found(err.get("input")),
+        )
+        for err in exc.errors()
+    ]
+
+
+class QuestionRecording:
+    """What a pipeline did for one question, filled in stage by stage.
+
+    Each stage may be set once; `result()` validates the whole against the run schema.
+    Latency is measured from creation to `finish()` unless set with `latency()`.
+    """
+
+    def __init__(self, question_id: str, file: str) -> None:
+        self.question_id = question_id
+        """The question being answered."""
+        self._file = file
+        self._data: dict[str, Any] = {"question_id": question_id}
+        self._stages: dict[str, float] = {}
+        self._started = time.perf_counter()
+        self._latency: float | None = None
+        self._usage: list[int] | None = None
+        self._cost: float | None = None
+
+    def _set(self, key: str, value: Any) -> None:
+        if key in self._data:
+            raise RecordingError(
+                f"question {self.question_id!r}: {key} was already recorded; "
+                "each stage is recorded once per question"
+            )
+        self._data[key] = value
+
+    def candidates(self, items: Iterable[RankedInput]) -> None:
+        """The first-stage ranking (before reranking), best first, with scores when known."""
+        self._set("candidates", [_ranked(item) for item in items])
+
+    def reranked(self, items: Iterable[RankedInput]) -> None:
+        """The ranking after reranking, best first."""
+        self._set("reranked", [_ranked(item) for item in items])
+
+    def context(self, items: Iterable[ContextInput]) -> None:
+        """The context actually sent to the model: IDs and the exact text, in prompt order."""
+        self._set("context", [_context(item) for item in items])
+
+    def answer(self, text: str, outcome: Outcome = "answered") -> None:
+        """The answer and its outcome (`answered`, `refused`, `clarified`, `escalated`)."""
+        self._set("answer", text)
+        self._set("outcome", outcome)
+
+    def claim(self, text: str, citations: Iterable[str] = (), claim_id: str | None = None) -> None:
+        """One claim of the answer with the IDs it cites (claims are kept in call order)."""
+        claims = self._data.setdefault("claims", [])
+        claims.append({"id": claim_id, "text": text, "citations": list(citations)})
+
+    def usage(self, prompt_tokens: int, completion_tokens: int) -> None:
+        """Token counts of a generation call; several calls add up."""
+        if self._usage is None:
+            self._usage = [0, 0]
+        self._usage[0] += prompt_tokens
+        self._usage[1] += completion_tokens
+
+    def cost(self, usd: float) -> None:
+        """Cost in US dollars; several calls add up."""
+        self._cost = (self._cost or 0.0) + usd
+
+    def latency(self, ms: float) -> None:
+        """Set the end-to-end latency instead of measuring it."""
+        self._latency = ms
+
+    def stage_latency(self, stage: str, ms: float) -> None:
+        """Add time spent in one stage (`retrieval`, `rerank`, `generation` ...)."""
+        self._stages[stage] = self._stages.get(stage, 0.0) + ms
+
+    @contextmanager
+    def stage(self, stage: str) -> Iterator[None]:
+        """Measure the time spent in the `with` block as part of `stage`."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stage_latency(stage, (time.perf_counter() - start) * 1000.0)
+
+    def result(self) -> QuestionResult:
+        """The recorded result, validated; `InputError` lists every field that is wrong."""
+        data = dict(self._data)
+        latency = self._latency
+        if latency is None:
+            latency = (time.perf_counter() - self._started) * 1000.0
+        data["latency_ms"] = latency
+        if self._stages:
+            data["stage_latency_ms"] = dict(sorted(self._stages.items()))
+        if self._usage is not None:
+            data["usage"] = {"prompt_tokens": self._usage[0], "completion_tokens": self._usage[1]}
+        if self._cost is not None:
+            data["cost_usd"] = self._cost
+        try:
+            return QuestionResult.model_validate(data)
+        except ValidationError as exc:
+            raise InputError(validation_problems(exc, self._file, self.question_id)) from None

@@ -1,0 +1,270 @@
+"""The recorder: a native JSONL run written one finished question at a time."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from ..errors import InputError, Problem, ProblemCollector
+from ..loading import read_file
+from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader
+from ._environment import capture_environment
+from ._question import QuestionRecording, RecordingError
+from ._wrap import StageWrappers
+
+Durability = Literal["fsync", "flush"]
+"""`flush` (default): each finished question is handed to the operating system before the
+call returns, so it survives the process being killed (not a power cut); `fsync`: it also
+reaches the disk (about 10 ms per question on a slow disk: see benchmarks/recorder_overhead.py)."""
+
+Scalar = str | int | float | bool
+"""A value allowed in provenance filters and settings."""
+
+
+def _component(value: Component | str | None) -> Component | None:
+    return Component(name=value) if isinstance(value, str) else value
+
+
+def _dumps(data: Any) -> str:
+    # The same serialisation as the importers' native writer: sorted keys, UTF-8 kept.
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def _differences(prefix: str, expected: Any, found: Any) -> list[tuple[str, Any, Any]]:
+    if isinstance(expected, dict) and isinstance(found, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in sorted(set(expected) | set(found)):
+            out += _differences(
+                f"{prefix}.{key}" if prefix else key, expected.get(key), found.get(key)
+            )
+        return out
+    return [] if expected == found else [(prefix, expected, found)]
+
+
+class Recorder(StageWrappers):
+    """Records a run as native JSONL while the system answers, one question at a time.
+
+    The header (run name and provenance, with the environment captured automatically) is the
+    file's first line; each finished question is appended as one line and flushed, so a killed
+    process leaves a valid run up to the last finished question. Opening an existing file
+    resumes it: its header must match this recorder's, and the questions it holds are skipped
+    (`pending`) and refused (`question`). Safe to use from threads and asyncio tasks: each
+    question is its own object, and appends are serialised by a lock.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        name: str,
+        *,
+        snapshot_id: str | None = None,
+        evalset_id: str | None = None,
+        retriever: Component | str | None = None,
+        reranker: Component | str | None = None,
+        generator: Component | str | None = None,
+        prompt_version: str | None = None,
+        k: int | None = None,
+        filters: Mapping[str, Scalar] | None = None,
+        seed: int | None = None,
+        notes: str | None = None,
+        packages: Sequence[str] = (),
+        repo: Path | None = None,
+        capture: bool = True,
+        durability: Durability = "flush",
+    ) -> None:
+        self.path = Path(path)
+        """The run file (JSONL)."""
+        environment: dict[str, Scalar] = (
+            dict(capture_environment(packages, repo)) if capture else {}
+        )
+        self.header = RunHeader(
+            name=name,
+            provenance=Provenance(
+                snapshot_id=snapshot_id,
+                evalset_id=evalset_id,
+                retriever=_component(retriever),
+                reranker=_component(reranker),
+                generator=_component(generator),
+                prompt_version=prompt_version,
+                k=k,
+                filters=dict(filters or {}),
+                seed=seed,
+                notes=notes,
+                environment=environment,
+            ),
+        )
+        """The run's header line: name and provenance."""
+        self._durability = durability
+        self._lock = threading.Lock()
+        self._recorded: set[str] = set()
+        self._open: set[str] = set()
+        self._fd: int | None = None
+        # Each thread and asyncio task sees its own open question.
+        self._current: ContextVar[QuestionRecording | None] = ContextVar(
+            f"ragtriage_question_{id(self)}", default=None
+        )
+        self._start()
+
+    # -- the file --------------------------------------------------------------------------
+
+    def _resume(self) -> bool:
+        """Read an existing run; True when it had content (so no header is written)."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return False
+        collector = ProblemCollector()
+        loaded = read_file(self.path, collector)
+        collector.raise_if_any()
+        if not isinstance(loaded.content, Run):
+            kind = loaded.source.kind
+            raise InputError([Problem(str(self.path), None, "line 1: kind", "run", repr(kind))])
+        existing = loaded.content
+        old = RunHeader(name=existing.name, provenance=existing.provenance)
+        diffs = _differences("", self.header.model_dump(mode="json"), old.model_dump(mode="json"))
+        if diffs:
+            raise InputError(
+                [
+                    Problem(
+                        str(self.path),
+                        None,
+                        f"line 1: {field}",
+                        f"{_dumps(want)} (this recorder's header; record into a new file "
+                        "to change the run's conditions)",
+                        _dumps(got),
+                    )
+                    for field, want, got in diffs
+                ]
+            )
+        seen: set[str] = set()
+        for result in existing.results:
+            if result.question_id in seen:
+                raise InputError(
+                    [
+                        Problem(
+                            str(self.path),
+                            result.question_id,
+                            "question_id",
+                            "one result per question",
+                            "a second result",
+                        )
+                    ]
+                )
+            seen.add(result.question_id)
+        self._recorded = seen
+        return True
+
+    def _start(self) -> None:
+        if self.path.suffix != ".jsonl":
+            # The loaders read a `.json` file as one document; a streamed run is JSONL.
+            raise InputError(
+                [Problem(str(self.path), None, "(file)", "a .jsonl path", repr(self.path.suffix))]
+            )
+        resumed = self._resume()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if not resumed:
+            self._append(_dumps(self.header.model_dump(mode="json")))
+
+    def _append(self, line: str) -> None:
+        # One write of the whole line on an O_APPEND descriptor: a killed process leaves the
+        # line whole or absent, and concurrent recorders in one process never interleave.
+        if self._fd is None:
+            raise RecordingError(f"{self.path}: the recorder is closed")
+        data = (line + "\n").encode("utf-8")
+        while data:
+            written = os.write(self._fd, data)
+            data = data[written:]
+        if self._durability == "fsync":
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Close the file (finished questions are already on disk)."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- questions -------------------------------------------------------------------------
+
+    @property
+    def recorded(self) -> frozenset[str]:
+        """IDs of the questions already in the file."""
+        with self._lock:
+            return frozenset(self._recorded)
+
+    def is_recorded(self, question_id: str) -> bool:
+        """Whether the file already holds this question (a resumed recording skips it)."""
+        with self._lock:
+            return question_id in self._recorded
+
+    def pending(self, question_ids: Iterable[str]) -> list[str]:
+        """The given question IDs that are not recorded yet, in the given order."""
+        with self._lock:
+            return [q for q in question_ids if q not in self._recorded]
+
+    def _reserve(self, question_id: str) -> None:
+        with self._lock:
+            if question_id in self._recorded or question_id in self._open:
+                state = "already recorded" if question_id in self._recorded else "being recorded"
+                raise RecordingError(
+                    f"{self.path}: question {question_id!r} is {state}; "
+                    "use pending() to skip recorded questions"
+                )
+            self._open.add(question_id)
+
+    def record(self, result: QuestionResult) -> None:
+        """Append one finished question's result (validated) and flush it to disk."""
+        line = _dumps(result.model_dump(mode="json"))
+        with self._lock:
+            if result.question_id in self._recorded:
+                raise RecordingError(
+                    f"{self.path}: question {result.question_id!r} is already recorded"
+                )
+            self._append(line)
+            self._recorded.add(result.question_id)
+            self._open.discard(result.question_id)
+
+    @contextmanager
+    def question(self, question_id: str) -> Iterator[QuestionRecording]:
+        """Record one question: stages are set on the yielded object (or by wrapped functions).
+
+        The result is written when the block ends normally; an exception leaves the question
+        unrecorded (a later run records it).
+        """
+        self._reserve(question_id)
+        recording = QuestionRecording(question_id, str(self.path))
+        token = self._current.set(recording)
+        try:
+            yield recording
+            self.record(recording.result())
+        finally:
+            self._current.reset(token)
+            with self._lock:
+                self._open.discard(question_id)
+
+    def current(self) -> QuestionRecording:
+        """The question open in this thread or asyncio task."""
+        recording = self._current.get()
+        if recording is None:
+            raise RecordingError(
+                "no question is being recorded here: call the wrapped function inside "
+                "`with recorder.question(ID):` (or a function wrapped with recorder.per_question)"
+            )
+        return recording

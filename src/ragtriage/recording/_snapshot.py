@@ -1,0 +1,86 @@
+"""Writing a user's documents as a snapshot file, validated, streamed for JSONL."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import ProblemCollector
+from ..schemas import Document, Snapshot
+
+Scalar = str | int | float | bool
+
+
+def _dumps(data: Any, indent: int | None = None) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=indent)
+
+
+def write_snapshot(
+    path: Path | str,
+    snapshot_id: str,
+    documents: Iterable[Document | Mapping[str, Any]],
+    *,
+    metadata: Mapping[str, Scalar] | None = None,
+) -> int:
+    """Write documents (ID, text, version, status, access groups ...) as a snapshot file.
+
+    Each document is a `Document` or a mapping with its fields. `.jsonl` gets the line format
+    (header first, one document per line, streamed); anything else one JSON document. Every
+    invalid document and repeated ID is reported at once (`InputError`), and then nothing is
+    written. Returns the number of documents written.
+    """
+    target = Path(path)
+    label = str(target)
+    collector = ProblemCollector()
+    header = Snapshot(snapshot_id=snapshot_id, documents=[], metadata=dict(metadata or {}))
+    jsonl = target.suffix == ".jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    seen: set[str] = set()
+    kept: list[dict[str, Any]] = []
+    count = 0
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+            if jsonl:
+                head = header.model_dump(mode="json")
+                del head["documents"], head["chunks"]
+                handle.write(_dumps(head) + "\n")
+            for index, item in enumerate(documents):
+                try:
+                    doc = item if isinstance(item, Document) else Document.model_validate(item)
+                except ValidationError as exc:
+                    raw_id = item.get("id") if isinstance(item, Mapping) else None
+                    where = f"documents[{index}]" if not isinstance(raw_id, str) else "document"
+                    for err in exc.errors():
+                        field = ".".join(str(p) for p in err["loc"])
+                        name = f"{where} {raw_id!r}" if isinstance(raw_id, str) else where
+                        expected = err["msg"].removeprefix("Input should be ")
+                        found = repr(err.get("input"))[:80]
+                        collector.add(label, None, f"{name}: {field}", expected, found)
+                    continue
+                if doc.id in seen:
+                    collector.add(
+                        label, None, f"document {doc.id!r}: id", "a unique ID", "a repeat"
+                    )
+                    continue
+                seen.add(doc.id)
+                count += 1
+                data = doc.model_dump(mode="json")
+                if jsonl:
+                    handle.write(_dumps(data) + "\n")
+                else:
+                    kept.append(data)
+            if not jsonl:
+                whole = header.model_dump(mode="json")
+                whole["documents"] = kept
+                handle.write(_dumps(whole, 2) + "\n")
+        collector.raise_if_any()
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return count

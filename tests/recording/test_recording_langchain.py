@@ -1,0 +1,127 @@
+"""The LangChain callback handler gives the same run file as importing the chain's traces."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragtriage.errors import InputError
+from ragtriage.importers import import_openinference, write_native
+from ragtriage.recording import Recorder
+
+if os.environ.get("CI") != "true":  # in CI a missing test dependency fails instead
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("openinference.instrumentation.langchain")
+
+import recording_chain as rc
+
+from ragtriage.recording.langchain import RecorderCallbackHandler
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    # Latencies are measured by each side for itself; everything else must be equal.
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        data = json.loads(line)
+        data.pop("latency_ms", None)
+        data.pop("stage_latency_ms", None)
+        out.append(data)
+    return out
+
+
+def test_the_handler_writes_what_the_trace_import_writes(tmp_path: Path) -> None:
+    handled = tmp_path / "handled.jsonl"
+    with Recorder(handled, "chain", evalset_id="chain-questions", capture=False) as recorder:
+        handler = RecorderCallbackHandler(
+            recorder,
+            rc.evalset(),
+            id_metadata_key="question_id",
+            id_key="doc_id",
+            refusal_pattern="cannot tell",
+        )
+        answers = rc.run_chain([handler])
+    assert answers == list(rc.ANSWERS)
+    assert [m.reason for m in handler.unmatched] == ["no attribute 'question_id'"]
+    traced = rc.run_traced(tmp_path)
+    imported = import_openinference(
+        traced["otlp"],
+        rc.evalset(),
+        name="chain",
+        id_attribute="metadata.question_id",
+        id_key="doc_id",
+        refusal_pattern="cannot tell",
+    )
+    write_native(imported.run, tmp_path / "imported.jsonl")
+    assert _lines(handled) == _lines(tmp_path / "imported.jsonl")
+    results = _lines(handled)[1:]
+    assert [
+        (r["question_id"], [c["id"] for c in r["candidates"]], r["outcome"]) for r in results
+    ] == [
+        ("q-retention", ["retention-v2", "backup", "retention-v1"], "answered"),
+        ("q-backup", ["regions", "quota", "backup"], "answered"),
+        ("q-sso", ["retention-v2", "quota", "regions"], "refused"),
+    ]
+    stages = [
+        sorted(json.loads(x).get("stage_latency_ms", {}))
+        for x in handled.read_text().splitlines()[1:]
+    ]
+    assert stages == [["generation", "retrieval"]] * 3
+
+
+def test_matching_by_text_records_the_same_questions(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with Recorder(path, "chain", capture=False) as recorder:
+        handler = RecorderCallbackHandler(recorder, rc.evalset(), id_key="doc_id")
+        rc.run_chain([handler])
+    assert [r["question_id"] for r in _lines(path)[1:]] == ["q-retention", "q-backup", "q-sso"]
+    assert [m.reason for m in handler.unmatched] == [
+        "no question has the text 'What is the quota?'"
+    ]
+
+
+def test_a_document_without_an_id_fails_the_call(tmp_path: Path) -> None:
+    # LangChain's in-memory store gives every document an ID; with a metadata key that no
+    # document has, nothing may be invented.
+    with Recorder(tmp_path / "run.jsonl", "chain", capture=False) as recorder:
+        handler = RecorderCallbackHandler(recorder, rc.evalset(), id_key="source")
+        with pytest.raises(InputError) as err:
+            rc.build_chain().invoke("How long are logs kept?", config={"callbacks": [handler]})
+    problems = err.value.problems
+    assert len(problems) == 3
+    assert (problems[0].question_id, problems[0].expected, problems[0].found) == (
+        "q-retention",
+        "a document.id or metadata key 'source'",
+        "neither; metadata keys: doc_id",
+    )
+
+
+def test_concurrent_async_calls_are_kept_apart(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    chain = rc.build_chain()
+    with Recorder(path, "chain", capture=False) as recorder:
+        handler = RecorderCallbackHandler(
+            recorder, rc.evalset(), id_metadata_key="question_id", id_key="doc_id"
+        )
+
+        async def ask(qid: str | None, text: str) -> str:
+            metadata = {"question_id": qid} if qid else {}
+            return str(
+                await chain.ainvoke(text, config={"callbacks": [handler], "metadata": metadata})
+            )
+
+        async def main() -> list[str]:
+            return await asyncio.gather(*(ask(q, t) for q, t in rc.requests()))
+
+        returned = asyncio.run(main())
+    answered = dict(zip([q for q, _ in rc.requests()], returned, strict=True))
+    results = {r["question_id"]: r for r in _lines(path)[1:]}
+    assert sorted(results) == ["q-backup", "q-retention", "q-sso"]
+    for qid, r in results.items():
+        assert r["answer"] == answered[qid]
+    assert [c["id"] for c in results["q-sso"]["candidates"]] == ["retention-v2", "quota", "regions"]
+    assert len(handler.unmatched) == 1

@@ -1,0 +1,387 @@
+"""The recorder: what it writes loads, streams, survives SIGKILL, resumes, and is thread/async safe."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from ragtriage.errors import InputError, ProblemCollector
+from ragtriage.loading import read_file
+from ragtriage.recording import (
+    Component,
+    Recorder,
+    RecordingError,
+    capture_environment,
+    git_commit,
+    write_snapshot,
+)
+from ragtriage.schemas import Run, Snapshot
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(path: Path) -> Run:
+    collector = ProblemCollector()
+    loaded = read_file(path, collector)
+    assert collector.problems == ()
+    assert isinstance(loaded.content, Run)
+    return loaded.content
+
+
+def _recorder(path: Path, **kwargs: object) -> Recorder:
+    return Recorder(path, "baseline", capture=False, durability="flush", **kwargs)  # type: ignore[arg-type]
+
+
+def test_every_stage_is_written_and_loads(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with (
+        Recorder(
+            path,
+            "baseline",
+            snapshot_id="docs-1",
+            evalset_id="set-1",
+            retriever=Component(name="bm25", version="0.3"),
+            reranker="cross-encoder",
+            generator=Component(name="gpt-x", version="2026-01", settings={"temperature": 0.0}),
+            prompt_version="answer-v2",
+            k=2,
+            filters={"status": "current"},
+            packages=["pydantic"],
+            repo=ROOT,
+        ) as recorder,
+        recorder.question("q1") as q,
+    ):
+        q.candidates([("a", 2.5), ("b", 1.0), "c"])
+        q.reranked([{"id": "b", "score": 0.9}, {"id": "a", "score": 0.2}])
+        q.context([("b", "B text"), ("a", "A text")])
+        q.answer("B says so. [b]")
+        q.claim("B says so.", ["b"])
+        q.usage(100, 7)
+        q.usage(20, 3)
+        q.cost(0.001)
+        q.latency(12.5)
+        q.stage_latency("retrieval", 4.0)
+    run = _load(path)
+    prov = run.provenance
+    assert (prov.snapshot_id, prov.evalset_id, prov.k, prov.prompt_version) == (
+        "docs-1",
+        "set-1",
+        2,
+        "answer-v2",
+    )
+    assert prov.retriever == Component(name="bm25", version="0.3")
+    assert prov.reranker == Component(name="cross-encoder")
+    assert prov.filters == {"status": "current"}
+    env = prov.environment
+    assert env["ragtriage"] == __import__("ragtriage").__version__
+    assert env["package:pydantic"] == __import__("pydantic").VERSION
+    assert (
+        env["git_commit"]
+        == subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    )
+    (result,) = run.results
+    assert [(c.id, c.score) for c in result.candidates] == [("a", 2.5), ("b", 1.0), ("c", None)]
+    assert [c.id for c in result.reranked or []] == ["b", "a"]
+    assert [(c.id, c.text) for c in result.context or []] == [("b", "B text"), ("a", "A text")]
+    assert (result.answer, result.outcome, result.latency_ms) == (
+        "B says so. [b]",
+        "answered",
+        12.5,
+    )
+    assert [(c.text, c.citations) for c in result.claims or []] == [("B says so.", ["b"])]
+    assert result.usage is not None
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (120, 10)
+    assert (result.cost_usd, result.stage_latency_ms) == (0.001, {"retrieval": 4.0})
+
+
+def test_lines_are_sorted_json_one_per_question(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder, recorder.question("q1") as q:
+        q.candidates(["a"])
+        q.answer("no", "refused")
+        q.latency(1.0)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == (
+        '{"kind": "run", "name": "baseline", "provenance": {"environment": {}, "evalset_id": null, '
+        '"filters": {}, "generator": null, "k": null, "notes": null, "prompt_version": null, '
+        '"reranker": null, "retriever": null, "seed": null, "snapshot_id": null}, "schema_version": 1}'
+    )
+    assert json.loads(lines[1])["question_id"] == "q1"
+    assert len(lines) == 2
+
+
+def test_a_stage_set_twice_is_refused(tmp_path: Path) -> None:
+    with _recorder(tmp_path / "run.jsonl") as recorder:
+        with pytest.raises(RecordingError) as err, recorder.question("q1") as q:
+            q.candidates(["a"])
+            q.candidates(["b"])
+        assert str(err.value) == (
+            "question 'q1': candidates was already recorded; each stage is recorded once per question"
+        )
+        assert recorder.recorded == frozenset()
+
+
+def test_an_invalid_result_lists_every_field(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+        with pytest.raises(InputError) as err, recorder.question("q1") as q:
+            q.candidates([("", 1.0)])
+            q.answer("x", "maybe")  # type: ignore[arg-type]
+        assert err.value.render() == (
+            "2 problems found in the input:\n"
+            f"- {path}: question 'q1': candidates.0.id: expected String should have at least 1 character; found ''\n"
+            f"- {path}: question 'q1': outcome: expected 'answered', 'refused', 'clarified' or 'escalated'; found 'maybe'"
+        )
+
+
+def test_resume_skips_recorded_questions_and_refuses_a_second_result(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with _recorder(path, k=3) as recorder:
+        for qid in ("q1", "q2"):
+            with recorder.question(qid) as q:
+                q.candidates([qid])
+    with _recorder(path, k=3) as again:
+        assert again.recorded == frozenset({"q1", "q2"})
+        assert again.pending(["q1", "q2", "q3"]) == ["q3"]
+        with pytest.raises(RecordingError) as err, again.question("q2"):
+            pass
+        assert str(err.value) == (
+            f"{path}: question 'q2' is already recorded; use pending() to skip recorded questions"
+        )
+        with again.question("q3") as q:
+            q.candidates(["q3"])
+    assert [r.question_id for r in _load(path).results] == ["q1", "q2", "q3"]
+
+
+def test_resume_refuses_a_different_header(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    _recorder(path, k=3).close()
+    with pytest.raises(InputError) as err:
+        Recorder(path, "other", capture=False, k=5)
+    hint = "(this recorder's header; record into a new file to change the run's conditions)"
+    assert err.value.render() == (
+        "2 problems found in the input:\n"
+        f'- {path}: line 1: name: expected "other" {hint}; found "baseline"\n'
+        f"- {path}: line 1: provenance.k: expected 5 {hint}; found 3"
+    )
+
+
+def test_an_exception_leaves_the_question_unrecorded(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+        with pytest.raises(ZeroDivisionError), recorder.question("q1") as q:
+            q.candidates(["a"])
+            _ = 1 / 0
+        assert recorder.pending(["q1"]) == ["q1"]
+    assert _load(path).results == []
+
+
+CHILD = """
+import sys, time
+from ragtriage.recording import Recorder
+recorder = Recorder(sys.argv[1], "killed", capture=False)
+for n in range(3):
+    with recorder.question(f"q{n}") as q:
+        q.candidates([f"doc{n}"])
+        q.answer(f"answer {n}")
+print("ready", flush=True)
+with recorder.question("q3") as q:
+    q.candidates(["doc3"])
+    time.sleep(60)
+"""
+
+
+def test_a_killed_process_leaves_a_valid_run_that_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "ready\n"
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    run = _load(path)
+    assert [(r.question_id, r.answer) for r in run.results] == [
+        ("q0", "answer 0"),
+        ("q1", "answer 1"),
+        ("q2", "answer 2"),
+    ]
+    with Recorder(path, "killed", capture=False) as again:
+        assert again.pending(["q0", "q1", "q2", "q3"]) == ["q3"]
+
+
+def test_threads_record_every_question_once(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+
+        @recorder.retrieve()
+        def retrieve(text: str) -> list[tuple[str, float]]:
+            return [(f"{text}-a", 1.0), (f"{text}-b", 0.5)]
+
+        @recorder.generate()
+        def generate(text: str) -> str:
+            return f"answer to {text}"
+
+        @recorder.per_question("question_id")
+        def pipeline(question_id: str) -> str:
+            retrieve(question_id)
+            return generate(question_id)
+
+        def work(start: int) -> None:
+            for n in range(start, 200, 8):
+                pipeline(f"q{n:03d}")
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    results = _load(path).results
+    assert sorted(r.question_id for r in results) == [f"q{n:03d}" for n in range(200)]
+    for r in results:
+        assert [c.id for c in r.candidates] == [f"{r.question_id}-a", f"{r.question_id}-b"]
+        assert r.answer == f"answer to {r.question_id}"
+        assert sorted(r.stage_latency_ms) == ["generation", "retrieval"]
+
+
+def test_asyncio_tasks_keep_their_own_question(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+
+        @recorder.retrieve()
+        async def retrieve(text: str) -> list[str]:
+            await asyncio.sleep(0.001 * (hash(text) % 5))
+            return [f"{text}-doc"]
+
+        @recorder.select_context(to_item=lambda doc: (doc, f"text of {doc}"))
+        async def select(docs: list[str]) -> list[str]:
+            await asyncio.sleep(0)
+            return docs
+
+        @recorder.generate(outcome=lambda text: "refused" if text.endswith("7") else "answered")
+        async def generate(text: str) -> str:
+            await asyncio.sleep(0.001)
+            return f"answer {text}"
+
+        @recorder.per_question("qid")
+        async def pipeline(qid: str) -> str:
+            docs = await retrieve(qid)
+            await select(docs)
+            return await generate(qid)
+
+        async def main() -> None:
+            await asyncio.gather(*(pipeline(f"q{n}") for n in range(50)))
+
+        asyncio.run(main())
+    results = {r.question_id: r for r in _load(path).results}
+    assert sorted(results) == sorted(f"q{n}" for n in range(50))
+    for qid, r in results.items():
+        assert [c.id for c in r.candidates] == [f"{qid}-doc"]
+        assert [(c.id, c.text) for c in r.context or []] == [(f"{qid}-doc", f"text of {qid}-doc")]
+        assert (r.answer, r.outcome) == (
+            f"answer {qid}",
+            "refused" if qid.endswith("7") else "answered",
+        )
+
+
+def test_a_wrapped_function_outside_a_question_is_refused(tmp_path: Path) -> None:
+    with _recorder(tmp_path / "run.jsonl") as recorder:
+
+        @recorder.retrieve()
+        def retrieve(text: str) -> list[str]:
+            return [text]
+
+        with pytest.raises(RecordingError) as err:
+            retrieve("x")
+    assert str(err.value) == (
+        "no question is being recorded here: call the wrapped function inside "
+        "`with recorder.question(ID):` (or a function wrapped with recorder.per_question)"
+    )
+
+
+def test_git_commit_is_read_from_a_worktree_without_git(tmp_path: Path) -> None:
+    # A worktree's .git is a file pointing at its git directory; HEAD names a branch whose
+    # ref lives in the common directory's packed-refs.
+    common = tmp_path / "repo.git"
+    gitdir = common / "worktrees" / "wt"
+    gitdir.mkdir(parents=True)
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    (common / "packed-refs").write_text(f"# pack-refs with: peeled\n{sha} refs/heads/feature\n")
+    (gitdir / "HEAD").write_text("ref: refs/heads/feature\n")
+    (gitdir / "commondir").write_text("../..\n")
+    work = tmp_path / "wt" / "sub"
+    work.mkdir(parents=True)
+    (tmp_path / "wt" / ".git").write_text(f"gitdir: {gitdir}\n")
+    assert git_commit(work) == sha
+    assert capture_environment(["no-such-package-xyz"], work) == {
+        "ragtriage": __import__("ragtriage").__version__,
+        "python": __import__("platform").python_version(),
+        "package:no-such-package-xyz": "not installed",
+        "git_commit": sha,
+    }
+
+
+def test_snapshot_writer_round_trips_and_reports_every_problem(tmp_path: Path) -> None:
+    docs = [
+        {"id": "v1", "text": "Old.", "version": "v1", "status": "superseded"},
+        {
+            "id": "v2",
+            "text": "New.",
+            "version": "v2",
+            "supersedes": ["v1"],
+            "access_groups": ["staff"],
+        },
+    ]
+    for name in ("snap.jsonl", "snap.json"):
+        assert write_snapshot(tmp_path / name, "kb-1", docs, metadata={"source": "wiki"}) == 2
+        collector = ProblemCollector()
+        loaded = read_file(tmp_path / name, collector)
+        assert collector.problems == ()
+        assert isinstance(loaded.content, Snapshot)
+        assert loaded.content.snapshot_id == "kb-1"
+        assert [(d.id, d.status, d.access_groups) for d in loaded.content.documents] == [
+            ("v1", "superseded", None),
+            ("v2", "current", ["staff"]),
+        ]
+    bad = tmp_path / "bad.jsonl"
+    with pytest.raises(InputError) as err:
+        write_snapshot(
+            bad,
+            "kb-1",
+            [
+                {"id": "a", "text": 3},
+                {"id": "b", "text": "x"},
+                {"id": "c", "text": "y", "status": "old"},
+                {"id": "b", "text": "z"},
+            ],
+        )
+    assert err.value.render() == (
+        "3 problems found in the input:\n"
+        f"- {bad}: document 'a': text: expected a valid string; found 3\n"
+        f"- {bad}: document 'c': status: expected 'current', 'superseded' or 'withdrawn'; found 'old'\n"
+        f"- {bad}: document 'b': id: expected a unique ID; found a repeat"
+    )
+    assert not bad.exists()
+
+
+def test_a_run_that_is_not_jsonl_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        Recorder(tmp_path / "run.json", "baseline")
+    assert str(err.value) == (
+        f"1 problem found in the input:\n- {tmp_path / 'run.json'}: (file): expected a .jsonl path; found '.json'"
+    )
+    assert not (tmp_path / "run.json").exists()
