@@ -132,3 +132,42 @@ def test_strict_default_still_refuses_missing_questions(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "q105" in result.output
+
+
+def test_comment_lines_are_skipped_and_counted(tmp_path: Path) -> None:
+    """trec_eval 10.0 skips lines starting with `#`; so do both readers, and the report
+    counts them. A comment with exactly six fields must not be read as a ranking line."""
+    qrels_text = "# judged by hand\nq1 0 a 1\nq1 0 b 0\n#q2 0 a 1\nq2 0 c 2\n"
+    run_text = (
+        "# run: bm25 k1=0.9\n"
+        "#x Q0 a 1 9.0 tag\n"
+        "q1 Q0 a 1 3.0 t\nq1 Q0 b 2 2.0 t\n   # indented comment\nq2 Q0 c 1 1.0 t\n"
+    )
+    (tmp_path / "q.qrels").write_text(qrels_text, encoding="utf-8")
+    (tmp_path / "r.run").write_text(run_text, encoding="utf-8")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n", encoding="utf-8")
+    (plain / "r.run").write_text("q1 Q0 a 1 3.0 t\nq1 Q0 b 2 2.0 t\nq2 Q0 c 1 1.0 t\n")
+    result = evaluate_trec(tmp_path / "q.qrels", tmp_path / "r.run", metrics=["ndcg@10"])
+    reference = evaluate_trec(plain / "q.qrels", plain / "r.run", metrics=["ndcg@10"])
+    assert result.comment_lines == (2, 3)
+    assert result.scores.summary == reference.scores.summary
+    assert reference.comment_lines == (0, 0)
+    runner = CliRunner()
+    args = ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run")]
+    table = runner.invoke(cli, args)
+    assert "Comment lines skipped: 2 in the qrels, 3 in the run.\n" in table.output
+    data = json.loads(runner.invoke(cli, [*args, "--format", "json"]).output)
+    assert data["comment_lines"] == {"qrels": 2, "run": 3}
+
+
+def test_hex_float_scores_stay_refused(tmp_path: Path) -> None:
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\n", encoding="utf-8")
+    (tmp_path / "r.run").write_text("q1 Q0 a 1 0x1p-3 t\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run")]
+    )
+    assert result.exit_code == 2
+    assert "line 1: score" in result.output
+    assert "'0x1p-3'" in result.output

@@ -38,6 +38,10 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
         ],
         "questions_scored": len(scores.question_ids),
         "missing_questions": list(evaluation.missing),
+        "comment_lines": {
+            "qrels": evaluation.comment_lines[0],
+            "run": evaluation.comment_lines[1],
+        },
         "skipped_questions": list(evaluation.skipped),
         "summary": {label: aggregate_json(agg) for label, agg in scores.summary.items()},
     }
@@ -73,6 +77,9 @@ def trec_table(evaluation: TrecEvaluation) -> str:
             "trec_eval-c": "count 0",
         }[evaluation.averaging]
         notes.append(f"{len(evaluation.missing)} qrels question(s) had no ranking and {treated}.")
+    if any(evaluation.comment_lines):
+        qrels_lines, run_lines = evaluation.comment_lines
+        notes.append(f"Comment lines skipped: {qrels_lines} in the qrels, {run_lines} in the run.")
     if evaluation.skipped:
         notes.append(f"{len(evaluation.skipped)} run question(s) without judgements were skipped.")
     return buffer.getvalue() + "".join(note + "\n" for note in notes)

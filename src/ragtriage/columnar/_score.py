@@ -55,6 +55,8 @@ class TrecEvaluation:
     """How rankings were ordered."""
     averaging: AveragingRule = "relevant"
     """Which questions the aggregates average over (see `AVERAGING_RULES`)."""
+    comment_lines: tuple[int, int] = (0, 0)
+    """`#` comment lines skipped in the qrels and in the run file (as trec_eval 10.0 does)."""
     tool_version: str = field(default=__version__)
     """ragtriage version."""
 
@@ -131,5 +133,11 @@ def evaluate_trec(
         SourceFile(str(run), "trec-run", loaded.sha256[1]),
     )
     return TrecEvaluation(
-        scores, sources, loaded.missing, loaded.skipped, engine.name, averaging=averaging
+        scores,
+        sources,
+        loaded.missing,
+        loaded.skipped,
+        engine.name,
+        averaging=averaging,
+        comment_lines=loaded.comment_lines,
     )
