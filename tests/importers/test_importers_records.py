@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -237,3 +238,17 @@ def test_ragas_csv_list_cell_that_is_not_a_literal_is_refused(tmp_path: Path) ->
         f"{path}: row 1.retrieved_contexts: expected a list of strings written as a Python list"
         " literal (Ragas' CSV); found \"__import__('os')\"",
     ]
+
+
+def test_csv_cells_longer_than_the_csv_module_default_are_read(tmp_path: Path) -> None:
+    long_context = "x" * 200_000  # the csv module refuses cells over 131,072 by default
+    path = tmp_path / "cases.csv"
+    path.write_text(
+        "input,actual_output,expected_output,retrieval_context,context\n"
+        f"Q?,A.,Ref.,{long_context}|short,{long_context}\n",
+        encoding="utf-8",
+    )
+    data = import_records(path, "deepeval")
+    assert [len(c.text) for c in data.run.results[0].context] == [200_000, 5]
+    assert data.evalset.questions[0].required_evidence[0].any_of == [text_id(long_context)]
+    assert csv.field_size_limit() == 131_072  # restored after the read

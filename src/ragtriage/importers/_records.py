@@ -69,7 +69,21 @@ def read_records(path: Path, collector: ProblemCollector) -> list[tuple[str, Any
     return [(f"[{i}]", item) for i, item in enumerate(data)]
 
 
+_CSV_CELL_LIMIT = 1 << 30
+"""Longest CSV cell accepted: the whole file is in memory already, and a retrieved context
+can exceed the csv module's 128 KiB default."""
+
+
 def _csv_records(raw: str, label: str, collector: ProblemCollector) -> list[tuple[str, Any]]:
+    # The csv module's limit is process-wide state: raise it for this read only.
+    previous = csv.field_size_limit(_CSV_CELL_LIMIT)
+    try:
+        return _csv_rows(raw, label, collector)
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _csv_rows(raw: str, label: str, collector: ProblemCollector) -> list[tuple[str, Any]]:
     rows = csv.reader(io.StringIO(raw, newline=""))
     try:
         header = next(rows, None)
