@@ -191,7 +191,7 @@ def test_repeats_are_grouped_with_mean_std_and_flaky_questions(build: Build) -> 
     metric = next(m for m in pair.metrics if m.metric == "evidence_recall")
     assert metric.test is not None and metric.test.name == "sign_flip_exact"
     assert metric.ci is not None and metric.ci.method.endswith(
-        "repeats resampled within each question"
+        "repeats resampled within each drawn copy of a question"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -204,3 +205,50 @@ def test_ragas_bad_records_are_all_reported(tmp_path: Path) -> None:
         f"- {path}: question 'q0002': line 2.user_input: expected a non-empty question; found nothing",  # noqa: E501
         f"- {path}: question 'q0002': line 2.response: expected a string or null; found 3",
     ]
+
+
+def test_null_fields_are_absent_and_pipe_lists_split(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    record = {
+        "input": "Q?",
+        "actual_output": "A.",
+        "expected_output": "Ref.",
+        "retrieval_context": "one|two",
+        "context": "one",
+        "name": None,
+        "input_token_count": 12,
+        "expectations": None,
+    }
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    data = import_records(path, "deepeval")
+    assert [c.text for c in data.run.results[0].context] == ["one", "two"]
+    assert data.ignored_fields == ("input_token_count",)
+
+
+def test_ragas_csv_list_cell_that_is_not_a_literal_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "user_input,retrieved_contexts,reference_contexts,response\n"
+        "Q?,__import__('os'),['a'],A.\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        import_records(path, "ragas")
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: row 1.retrieved_contexts: expected a list of strings written as a Python list"
+        " literal (Ragas' CSV); found \"__import__('os')\"",
+    ]
+
+
+def test_csv_cells_longer_than_the_csv_module_default_are_read(tmp_path: Path) -> None:
+    long_context = "x" * 200_000  # the csv module refuses cells over 131,072 by default
+    path = tmp_path / "cases.csv"
+    path.write_text(
+        "input,actual_output,expected_output,retrieval_context,context\n"
+        f"Q?,A.,Ref.,{long_context}|short,{long_context}\n",
+        encoding="utf-8",
+    )
+    data = import_records(path, "deepeval")
+    assert [len(c.text) for c in data.run.results[0].context] == [200_000, 5]
+    assert data.evalset.questions[0].required_evidence[0].any_of == [text_id(long_context)]
+    assert csv.field_size_limit() == 131_072  # restored after the read

@@ -86,6 +86,11 @@ def _records(fmt: str) -> click.Command:
     def command(file: Path, output_dir: Path, name: str, dataset_id: str | None) -> None:
         data = import_records(file, fmt, name=name, dataset_id=dataset_id)  # type: ignore[arg-type]
         _write_all(output_dir, data.snapshot, data.evalset, (data.run,))
+        if data.ignored_fields:
+            click.echo(
+                f"ignored fields (not used by ragtriage): {', '.join(data.ignored_fields)}",
+                err=True,
+            )
 
     return command
 

@@ -121,7 +121,7 @@ def _usage(option: str, expected: str, found: str) -> InputError:
     type=click.IntRange(min=0),
     default=3,
     show_default=True,
-    help="Retries on 429/5xx/timeouts.",
+    help="Retries on HTTP 408/409/425/429/500/502/503/504, timeouts and transport errors.",
 )
 @click.option(
     "--timeout",

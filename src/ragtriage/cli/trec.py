@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -32,6 +33,17 @@ from ._common import handle_errors, write_output
     help="Skip run questions the qrels do not judge instead of refusing the input.",
 )
 @click.option(
+    "--averaging",
+    type=click.Choice(["relevant", "trec_eval", "trec_eval-c"]),
+    default="relevant",
+    show_default=True,
+    help="Which questions the averages cover. relevant: those with a relevant document"
+    " (a question without one is not applicable); trec_eval: trec_eval's default (questions"
+    " in both files, no relevant document counts 0; implies --allow-missing --allow-extra,"
+    " missing questions left out); trec_eval-c: trec_eval -c (every qrels question, missing"
+    " ones count 0).",
+)
+@click.option(
     "--per-question", is_flag=True, help="Include every question's values in the JSON report."
 )
 @click.option(
@@ -59,6 +71,7 @@ def trec_eval_command(
     metrics: tuple[str, ...],
     allow_missing: bool,
     allow_extra: bool,
+    averaging: str,
     per_question: bool,
     engine: str,
     ray_address: str | None,
@@ -71,6 +84,7 @@ def trec_eval_command(
     """
     from ..columnar import (
         DEFAULT_TREC_MEASURES,
+        AveragingRule,
         QuestionPolicy,
         evaluate_trec,
         trec_json,
@@ -83,10 +97,15 @@ def trec_eval_command(
         raise click.UsageError("--ray-address needs --engine ray")
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
+    rule = cast(AveragingRule, averaging)
     if engine == "ray":
         with RayEngine(ray_address) as ray_engine:
-            result = evaluate_trec(qrels, run, metrics=chosen, policy=policy, engine=ray_engine)
+            result = evaluate_trec(
+                qrels, run, metrics=chosen, policy=policy, engine=ray_engine, averaging=rule
+            )
     else:
-        result = evaluate_trec(qrels, run, metrics=chosen, policy=policy, engine=LocalEngine())
+        result = evaluate_trec(
+            qrels, run, metrics=chosen, policy=policy, engine=LocalEngine(), averaging=rule
+        )
     text = dumps(trec_json(result, per_question)) if fmt == "json" else trec_table(result)
     write_output(text, output)

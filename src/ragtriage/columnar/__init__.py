@@ -5,6 +5,7 @@ gives the same numbers for large inputs, and its tests check that it does.
 """
 
 from ._arrays import RankArrays, arrays_from_dicts, build_rank_arrays
+from ._averaging import AVERAGING_RULES, AveragingRule
 from ._keys import IdKeys, id_keys
 from ._measures import (
     ALIASES,
@@ -45,11 +46,13 @@ from ._trec import QuestionPolicy, TrecLoad
 
 __all__ = [
     "ALIASES",
+    "AVERAGING_RULES",
     "DEFAULT_TREC_MEASURES",
     "LOSS_STAGES",
     "NATIVE_MEASURES",
     "RANK_MEASURES",
     "STAGES",
+    "AveragingRule",
     "IdKeys",
     "NativeEvaluation",
     "NativeRunResult",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from ._averaging import AVERAGING_RULES
 from ._score import TrecEvaluation
 
 
@@ -19,11 +20,16 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
         "inputs": [
             {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
         ],
-        "options": {"engine": evaluation.engine, "tie_rule": evaluation.tie_rule},
+        "options": {
+            "averaging": evaluation.averaging,
+            "engine": evaluation.engine,
+            "tie_rule": evaluation.tie_rule,
+        },
         "metrics": [
             {
                 "name": m.label,
                 "averaging": "macro",
+                "averaging_rule": AVERAGING_RULES[evaluation.averaging],
                 "direction": "higher",
                 "formula": m.summary,
                 "reference_metric": f"{m.reference}@{m.k}",
@@ -32,6 +38,10 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
         ],
         "questions_scored": len(scores.question_ids),
         "missing_questions": list(evaluation.missing),
+        "comment_lines": {
+            "qrels": evaluation.comment_lines[0],
+            "run": evaluation.comment_lines[1],
+        },
         "skipped_questions": list(evaluation.skipped),
         "summary": {label: aggregate_json(agg) for label, agg in scores.summary.items()},
     }
@@ -59,11 +69,17 @@ def trec_table(evaluation: TrecEvaluation) -> str:
         )
     buffer = io.StringIO()
     Console(file=buffer, width=100, force_terminal=False, color_system=None).print(table)
-    notes = []
+    notes = [f"Averaging ({evaluation.averaging}): {AVERAGING_RULES[evaluation.averaging]}."]
     if evaluation.missing:
-        notes.append(
-            f"{len(evaluation.missing)} qrels question(s) had no ranking and were scored as empty."
-        )
+        treated = {
+            "relevant": "were scored as empty",
+            "trec_eval": "were left out of the averages",
+            "trec_eval-c": "count 0",
+        }[evaluation.averaging]
+        notes.append(f"{len(evaluation.missing)} qrels question(s) had no ranking and {treated}.")
+    if any(evaluation.comment_lines):
+        qrels_lines, run_lines = evaluation.comment_lines
+        notes.append(f"Comment lines skipped: {qrels_lines} in the qrels, {run_lines} in the run.")
     if evaluation.skipped:
         notes.append(f"{len(evaluation.skipped)} run question(s) without judgements were skipped.")
     return buffer.getvalue() + "".join(note + "\n" for note in notes)

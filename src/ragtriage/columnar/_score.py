@@ -7,12 +7,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 from .._version import __version__
 from ..engines import Engine, LocalEngine, shard_bounds
 from ..loading import SourceFile
 from ..metrics import Aggregate
 from ._arrays import RankArrays
-from ._measures import PerQuestion, RankMeasure, aggregate_columnar, parse_rank_measures
+from ._averaging import AVERAGING_RULES, AveragingRule, average
+from ._measures import PerQuestion, RankMeasure, parse_rank_measures
 from ._stream import load_trec
 from ._trec import STRICT, QuestionPolicy
 
@@ -50,6 +53,10 @@ class TrecEvaluation:
     """Where scoring ran (`local` or `ray`)."""
     tie_rule: str = "score descending, then document ID descending (trec_eval)"
     """How rankings were ordered."""
+    averaging: AveragingRule = "relevant"
+    """Which questions the aggregates average over (see `AVERAGING_RULES`)."""
+    comment_lines: tuple[int, int] = (0, 0)
+    """`#` comment lines skipped in the qrels and in the run file (as trec_eval 10.0 does)."""
     tool_version: str = field(default=__version__)
     """ragtriage version."""
 
@@ -59,25 +66,34 @@ def _score_shard(measures: Sequence[RankMeasure], shard: RankArrays) -> dict[str
 
 
 def score_arrays(
-    arrays: RankArrays, measures: Sequence[RankMeasure], engine: Engine | None = None
+    arrays: RankArrays,
+    measures: Sequence[RankMeasure],
+    engine: Engine | None = None,
+    *,
+    averaging: AveragingRule = "relevant",
+    missing: Sequence[str] = (),
 ) -> RankScores:
-    """Score every question; shards (if the engine uses several) are re-joined in order."""
+    """Score every question; shards (if the engine uses several) are re-joined in order.
+
+    `missing` names the questions scored as empty rankings because the run had none; the
+    `trec_eval` rule leaves them out of the aggregates, `trec_eval-c` averages them in.
+    """
     engine = engine or LocalEngine()
     bounds = shard_bounds(len(arrays.question_ids), engine.shard_count(len(arrays.question_ids)))
     shards = [arrays.shard(lo, hi) for lo, hi in bounds] if len(bounds) > 1 else [arrays]
     parts = engine.map(partial(_score_shard, tuple(measures)), shards)
+    left = set(missing)
+    absent = np.array([qid in left for qid in arrays.question_ids], dtype=bool)
     per_question: dict[str, PerQuestion] = {}
     summary: dict[str, Aggregate] = {}
     for m in measures:
         pieces = [part[m.label] for part in parts]
-        summary[m.label] = aggregate_columnar(m.label, pieces)
+        summary[m.label] = average(m.label, pieces, averaging, absent)
         per_question[m.label] = _concat(pieces)
     return RankScores(arrays.question_ids, tuple(measures), per_question, summary)
 
 
 def _concat(pieces: Sequence[PerQuestion]) -> PerQuestion:
-    import numpy as np
-
     if len(pieces) == 1:
         return pieces[0]
     return PerQuestion(
@@ -93,15 +109,35 @@ def evaluate_trec(
     metrics: Sequence[str] = DEFAULT_TREC_MEASURES,
     policy: QuestionPolicy = STRICT,
     engine: Engine | None = None,
+    averaging: AveragingRule = "relevant",
 ) -> TrecEvaluation:
-    """Read a TREC qrels and run file and score the run; `InputError` lists every problem."""
+    """Read a TREC qrels and run file and score the run; `InputError` lists every problem.
+
+    With `averaging="trec_eval"` or `"trec_eval-c"` the question policy is trec_eval's
+    (qrels questions without a ranking and run questions without judgements are accepted
+    and listed), since that is part of what those rules reproduce.
+    """
+    if averaging not in AVERAGING_RULES:
+        raise ValueError(f"averaging must be one of {sorted(AVERAGING_RULES)}, got {averaging!r}")
+    if averaging != "relevant":
+        policy = QuestionPolicy(allow_missing=True, allow_extra=True)
     measures = parse_rank_measures(metrics)
     depth = max(m.k for m in measures)
     loaded = load_trec(qrels, run, depth=depth, policy=policy)  # hashes the files as it reads
     engine = engine or LocalEngine()
-    scores = score_arrays(loaded.arrays, measures, engine)
+    scores = score_arrays(
+        loaded.arrays, measures, engine, averaging=averaging, missing=loaded.missing
+    )
     sources = (
         SourceFile(str(qrels), "trec-qrels", loaded.sha256[0]),
         SourceFile(str(run), "trec-run", loaded.sha256[1]),
     )
-    return TrecEvaluation(scores, sources, loaded.missing, loaded.skipped, engine.name)
+    return TrecEvaluation(
+        scores,
+        sources,
+        loaded.missing,
+        loaded.skipped,
+        engine.name,
+        averaging=averaging,
+        comment_lines=loaded.comment_lines,
+    )

@@ -88,6 +88,8 @@ def _parsed(path: Path, source: _HashingReader) -> Iterator[tuple[pa.Array, pa.A
         strings = ("qid", "q0", "docid", "rank", "tag")
         if not all(_strings_clean(pa.chunked_array([batch[name]])) for name in strings):
             raise _Fallback("blank fields")
+        if pc.any(pc.starts_with(batch["qid"], "#")).as_py():
+            raise _Fallback("comment lines")  # the line reader skips and counts them
         score = batch["score"]
         values = score.to_numpy(zero_copy_only=False)
         if score.null_count or not np.isfinite(values).all():

@@ -63,6 +63,8 @@ class TrecLoad:
     """Whether the vectorised reader was used (False: the line-by-line reader)."""
     sha256: tuple[str, str] = ("", "")
     """SHA-256 of the qrels and the run file, as read."""
+    comment_lines: tuple[int, int] = (0, 0)
+    """`#` comment lines skipped in the qrels and in the run file."""
 
 
 class _Fallback(Exception):
@@ -121,6 +123,8 @@ def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarra
         raise _Fallback("blank fields")
     if table["grade"].null_count:
         raise _Fallback("missing grades")
+    if pc.any(pc.starts_with(table["qid"], "#")).as_py():
+        raise _Fallback("comment lines")  # the line reader skips and counts them
     return table["qid"], table["docid"], table["grade"].to_numpy()
 
 
@@ -179,13 +183,15 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     collector = ProblemCollector()
     judged: set[str] = set()
     ranked: set[str] = set()
-    qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged)
+    qrels_comments: list[int] = []
+    run_comments: list[int] = []
+    qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged, comments=qrels_comments)
     if run_path.suffix == ".parquet":
         from ..formats.trec_parquet import parse_run_parquet
 
         run: TrecRun = parse_run_parquet(run_path, collector, seen=ranked)
     else:
-        run = parse_run(run_path, collector, seen=ranked)
+        run = parse_run(run_path, collector, seen=ranked, comments=run_comments)
     # Question sets from every line, valid or not, so a bad line does not also show up
     # as a missing question.
     problems, missing, extra = _question_problems(
@@ -196,7 +202,9 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
         collector.extend(problems)
     collector.raise_if_any()
     digests = (file_sha256(qrels_path), file_sha256(run_path))
-    return TrecLoad(arrays_from_dicts(qrels, run, depth), missing, extra, False, digests)
+    arrays = arrays_from_dicts(qrels, run, depth)
+    counts = (len(qrels_comments), len(run_comments))
+    return TrecLoad(arrays, missing, extra, False, digests, counts)
 
 
 def _blocks(qid: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pa.Array]:

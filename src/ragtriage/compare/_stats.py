@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
-from fractions import Fraction
-from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ._exact import binomial_two_sided, t_quantile
 
 FloatArray = NDArray[np.float64]
 
@@ -121,37 +121,28 @@ def _compact(num: FloatArray, den: FloatArray) -> tuple[FloatArray, FloatArray, 
     return np.nan_to_num(num_c), np.nan_to_num(den_c), counts
 
 
-def _repeat_draw(
+def _copy_draw(
     rng: np.random.Generator,
     num: FloatArray,
     den: FloatArray,
     counts: NDArray[np.int64],
-    batch: int,
+    picks: NDArray[np.int64],
 ) -> tuple[FloatArray, FloatArray]:
-    """For each resample and question: the mean of `count` repeats drawn with replacement."""
-    questions, width = num.shape
-    uniform = rng.random((batch, questions, width))
-    picks = np.minimum(
-        (uniform * counts[None, :, None]).astype(np.int64), counts[None, :, None] - 1
-    )
-    used = np.arange(width)[None, None, :] < counts[None, :, None]
-    rows = np.arange(questions)[None, :, None]
-    draw_num = np.where(used, num[rows, picks], 0.0).sum(axis=2) / counts[None, :]
-    draw_den = np.where(used, den[rows, picks], 0.0).sum(axis=2) / counts[None, :]
-    return draw_num, draw_den
+    """Summed numerator and denominator of each resample's drawn questions, where every drawn
+    copy of a question draws its own `count` repeats with replacement (the second level).
 
-
-def _t_quantile(p: float, dof: int) -> float:
-    """Student t quantile by the Cornish-Fisher expansion (error < 1e-3 from 3 degrees up)."""
-    z = NormalDist().inv_cdf(p)
-    v = float(dof)
-    return (
-        z
-        + (z**3 + z) / (4 * v)
-        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
-        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
-        + (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / (92160 * v**4)
-    )
+    `picks` has shape (resamples, questions); a question drawn twice in one resample gets two
+    independent repeat draws, as the documented two-level bootstrap says.
+    """
+    width = num.shape[1]
+    copies = counts[picks]
+    uniform = rng.random((*picks.shape, width))
+    chosen = np.minimum((uniform * copies[..., None]).astype(np.int64), copies[..., None] - 1)
+    used = np.arange(width)[None, None, :] < copies[..., None]
+    cells = picks[..., None] * width + chosen
+    draw_num = np.where(used, num.ravel()[cells], 0.0).sum(axis=2) / copies
+    draw_den = np.where(used, den.ravel()[cells], 0.0).sum(axis=2) / copies
+    return draw_num.sum(axis=1), draw_den.sum(axis=1)
 
 
 def expanded_tail(level: float, n: int) -> float:
@@ -164,7 +155,9 @@ def expanded_tail(level: float, n: int) -> float:
     tail = (1.0 - level) / 2.0
     if n < 3:
         return tail
-    return NormalDist().cdf(-math.sqrt(n / (n - 1)) * _t_quantile(1.0 - tail, n - 1))
+    spread = math.sqrt(n / (n - 1)) * t_quantile(1.0 - tail, n - 1)
+    # Phi(-x) as erfc(x / sqrt 2) / 2: NormalDist.cdf's 1 + erf(...) loses digits in the tail.
+    return 0.5 * math.erfc(spread / math.sqrt(2.0))
 
 
 def bootstrap_ci(
@@ -181,7 +174,8 @@ def bootstrap_ci(
         bn, bd = sample.base_num[:, 0], sample.base_den[:, 0]
         cn, cd = sample.cand_num[:, 0], sample.cand_den[:, 0]
         width = 1
-    batch = max(1, _BATCH_CELLS // max(1, n * width * 2))
+    # The two-level draw holds several (batch, questions, width) arrays at once.
+    batch = max(1, _BATCH_CELLS // max(1, n * width * (4 if sample.repeated else 2)))
     stats: list[FloatArray] = []
     done = 0
     while done < resamples:
@@ -189,8 +183,8 @@ def bootstrap_ci(
         # Drawing indices and gathering is several times faster than multinomial weights.
         picks = rng.integers(0, n, (size, n))
         if sample.repeated:
-            drawn = [*_repeat_draw(rng, *base, size), *_repeat_draw(rng, *cand, size)]
-            bn2, bd2, cn2, cd2 = (np.take_along_axis(a, picks, axis=1).sum(1) for a in drawn)
+            bn2, bd2 = _copy_draw(rng, *base, picks)
+            cn2, cd2 = _copy_draw(rng, *cand, picks)
         else:
             bn2, bd2, cn2, cd2 = (a[picks].sum(1) for a in (bn, bd, cn, cd))
         diff = cn2 / cd2 - bn2 / bd2
@@ -201,7 +195,7 @@ def bootstrap_ci(
     low, high = np.quantile(values, [tail, 1.0 - tail])
     method = "paired expanded-percentile bootstrap over questions"
     if sample.repeated:
-        method += ", repeats resampled within each question"
+        method += ", repeats resampled within each drawn copy of a question"
     return BootstrapCI(float(low), float(high), level, resamples, method)
 
 
@@ -267,24 +261,7 @@ def mcnemar_exact(base: NDArray[np.bool_], cand: NDArray[np.bool_]) -> TestResul
     """Exact McNemar test: a two-sided binomial test on the discordant pairs (p = 1/2)."""
     b = int((base & ~cand).sum())
     c = int((~base & cand).sum())
-    p = _binomial_two_sided(min(b, c), b + c)
+    p = binomial_two_sided(min(b, c), b + c)
     return TestResult(
         "mcnemar_exact", p, None, f"discordant pairs: {b} base only, {c} candidate only"
     )
-
-
-def _binomial_two_sided(low: int, n: int) -> float:
-    """2 * P(X <= low) for X ~ Binomial(n, 1/2), capped at 1 (low is the smaller count)."""
-    if n == 0:
-        return 1.0
-    if n <= 1000:
-        tail = sum(math.comb(n, i) for i in range(low + 1))
-        return min(1.0, float(Fraction(2 * tail, 2**n)))
-    # Large n: log-sum-exp of the binomial terms avoids huge integers.
-    logs = [
-        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2)
-        for i in range(low + 1)
-    ]
-    top = max(logs)
-    log_tail = top + math.log(math.fsum(math.exp(v - top) for v in logs))
-    return min(1.0, 2 * math.exp(log_tail))

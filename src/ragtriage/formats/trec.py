@@ -5,6 +5,11 @@ separated by any whitespace. A grade above 0 means relevant. The rank column is 
 as trec_eval ignores it: a question's ranking is its documents sorted by score, highest
 first, and equal scores by document ID in descending byte order (trec_eval's rule).
 
+A line whose first non-blank character is `#` is a comment and is skipped, as trec_eval
+10.0 skips it; the readers count such lines (`comments`) so reports can say how many.
+Scores are read with Python's `float` (so C99 hex floats such as `0x1p-3`, which trec_eval's
+`atof` takes, are refused with the line number) and files must be UTF-8.
+
 Every malformed line, duplicate (question, document) pair and non-finite score is reported
 with its line number, what was expected and what was found; nothing is skipped silently.
 """
@@ -45,7 +50,9 @@ def ranking_key(item: tuple[str, float]) -> tuple[float, bytes]:
     return item[1], item[0].encode("utf-8")
 
 
-def _lines(path: Path, label: str, collector: ProblemCollector) -> Iterator[tuple[int, list[str]]]:
+def _lines(
+    path: Path, label: str, collector: ProblemCollector, comments: list[int] | None = None
+) -> Iterator[tuple[int, list[str]]]:
     try:
         handle = path.open("r", encoding="utf-8")
     except FileNotFoundError:
@@ -58,7 +65,10 @@ def _lines(path: Path, label: str, collector: ProblemCollector) -> Iterator[tupl
         try:
             for number, line in enumerate(handle, start=1):
                 parts = line.split()
-                if parts:
+                if parts and parts[0].startswith("#"):
+                    if comments is not None:
+                        comments.append(number)
+                elif parts:
                     yield number, parts
         except UnicodeDecodeError as exc:
             collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
@@ -85,9 +95,10 @@ def _rows(
     shown: str,
     collector: ProblemCollector,
     seen: set[str] | None,
+    comments: list[int] | None = None,
 ) -> Iterator[tuple[int, list[str]]]:
     # Every non-blank line's question ID goes to `seen`, even when the line is then rejected.
-    for number, parts in _lines(path, shown, collector):
+    for number, parts in _lines(path, shown, collector, comments):
         if seen is not None:
             seen.add(parts[0])
         if _field_count(parts, fields, number, shown, collector):
@@ -122,15 +133,17 @@ def parse_qrels(
     collector: ProblemCollector,
     label: str | None = None,
     seen: set[str] | None = None,
+    comments: list[int] | None = None,
 ) -> Qrels:
     """Read a qrels file; every problem goes to `collector` (the result is partial then).
 
-    `seen`, when given, receives the question ID of every line, valid or not.
+    `seen`, when given, receives the question ID of every line, valid or not; `comments`
+    receives the line number of every skipped `#` comment line.
     """
     shown = label or str(path)
     qrels: Qrels = {}
     first_line: dict[tuple[str, str], int] = {}
-    for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen):
+    for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen, comments):
         qid, _iteration, docid, raw = parts
         try:
             grade = int(raw)
@@ -149,15 +162,17 @@ def parse_run(
     collector: ProblemCollector,
     label: str | None = None,
     seen: set[str] | None = None,
+    comments: list[int] | None = None,
 ) -> TrecRun:
     """Read a run file, rankings sorted by trec_eval's rule; problems go to `collector`.
 
-    `seen`, when given, receives the question ID of every line, valid or not.
+    `seen`, when given, receives the question ID of every line, valid or not; `comments`
+    receives the line number of every skipped `#` comment line.
     """
     shown = label or str(path)
     run: TrecRun = {}
     first_line: dict[tuple[str, str], int] = {}
-    for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen):
+    for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen, comments):
         qid, _q0, docid, _rank, raw, _tag = parts
         try:
             score = float(raw)

@@ -3,10 +3,17 @@
 All three describe one question per record: the question, the retrieved contexts (with or
 without IDs), the response, a reference answer, and the reference contexts (by ID or by text).
 Each dialect names the fields; the conversion to native files is shared.
+
+The files are read as the peers' current writers produce them (ragas 0.4.3, deepeval
+4.3.1): in Ragas and DeepEval records a null is an absent field (pandas and DeepEval write
+null for every unset field); DeepEval's JSONL and CSV join lists with `|`, as its own
+reader splits them; Ragas' CSV writes lists as Python list literals. Fields a format
+defines that ragtriage does not use are accepted and listed once (`ignored_fields`).
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +61,11 @@ class Dialect:
     """Other keys accepted (and ignored)."""
     ids_required: bool
     """Whether `context_ids` and `reference_ids` must be given (the seed record: yes)."""
+    list_text: Literal["pipe", "python-csv"] | None = None
+    """How the format writes a list as one string: `pipe` (DeepEval joins items with `|`,
+    in JSONL and CSV), `python-csv` (Ragas' CSV holds Python list literals), or never."""
+    null_is_absent: bool = True
+    """Whether a null field counts as absent (the seed record's fields are typed: no)."""
 
 
 DIALECTS: dict[RecordFormat, Dialect] = {
@@ -77,6 +89,7 @@ DIALECTS: dict[RecordFormat, Dialect] = {
             }
         ),
         False,
+        "python-csv",
     ),
     "seed": Dialect(
         ("question",),
@@ -88,6 +101,8 @@ DIALECTS: dict[RecordFormat, Dialect] = {
         None,
         frozenset({"id"}),
         True,
+        None,
+        False,
     ),
     "deepeval": Dialect(
         ("input",),
@@ -100,17 +115,32 @@ DIALECTS: dict[RecordFormat, Dialect] = {
         frozenset(
             {
                 "id",
-                "name",
                 "additional_metadata",
                 "comments",
-                "tools_called",
-                "expected_tools",
-                "source_file",
                 "completion_time",
+                "custom_column_key_values",
+                "expectations",
+                "expected_labels",
+                "expected_tools",
+                "flaky",
+                "images_mapping",
+                "input_token_count",
+                "mcp_prompts_called",
+                "mcp_resources_called",
+                "mcp_servers",
+                "mcp_tools_called",
+                "metadata",
+                "multimodal",
+                "name",
+                "output_token_count",
+                "source_file",
+                "tags",
                 "token_cost",
+                "tools_called",
             }
         ),
         False,
+        "pipe",
     ),
 }
 
@@ -125,6 +155,8 @@ class ImportedRecords:
     """One question per record."""
     run: Run
     """What the system retrieved and answered, per question."""
+    ignored_fields: tuple[str, ...] = ()
+    """Fields the format defines that held a value somewhere but ragtriage does not use."""
 
 
 def _strings(
@@ -199,13 +231,64 @@ def _reference_ids(
     return None
 
 
+def _list_fields(dialect: Dialect) -> list[str]:
+    keys = (dialect.contexts, dialect.context_ids, dialect.reference_ids, dialect.reference_texts)
+    return [k for k in keys if k]
+
+
+def _normalise(
+    dialect: Dialect, record: dict[str, Any], csv_file: bool, where: str, b: _Builder
+) -> dict[str, Any] | None:
+    """The record as the format means it: nulls dropped, lists written as strings split.
+
+    None when a list cell could not be read (reported here; the record is refused, so its
+    other fields are checked once that cell is fixed)."""
+    readable = True
+    out = {k: v for k, v in record.items() if v is not None or not dialect.null_is_absent}
+    for key in _list_fields(dialect):
+        value = out.get(key)
+        if not isinstance(value, str):
+            continue
+        if dialect.list_text == "pipe":
+            # DeepEval's own reader: "" is an empty list, anything else splits on "|".
+            out[key] = value.split("|") if value else []
+        elif dialect.list_text == "python-csv" and csv_file:
+            try:
+                parsed = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                parsed = None
+            if isinstance(parsed, list) and all(isinstance(v, str) for v in parsed):
+                out[key] = parsed
+            else:
+                raw_id = out.get("id")
+                b.c.add(
+                    b.label,
+                    raw_id if isinstance(raw_id, str) else None,
+                    f"{where}.{key}",
+                    "a list of strings written as a Python list literal (Ragas' CSV)",
+                    short(value),
+                )
+                readable = False
+    return out if readable else None
+
+
 def _convert(
-    fmt: RecordFormat, dialect: Dialect, where: str, record: Any, number: int, b: _Builder
+    fmt: RecordFormat,
+    dialect: Dialect,
+    where: str,
+    record: Any,
+    number: int,
+    b: _Builder,
+    csv_file: bool = False,
 ) -> tuple[Question, QuestionResult] | None:
     label, c = b.label, b.c
     if not isinstance(record, dict):
         c.add(label, None, where, "a JSON object (one record)", short(record))
         return None
+    normalised = _normalise(dialect, record, csv_file, where, b)
+    if normalised is None:
+        return None
+    record = normalised
     raw_id = record.get("id")
     qid: str = raw_id if isinstance(raw_id, str) and raw_id else f"q{number:04d}"
     allowed = {
@@ -329,8 +412,12 @@ def import_records(
     questions: list[Question] = []
     results: list[QuestionResult] = []
     records = read_records(path, collector)
+    csv_file = path.suffix == ".csv"
+    ignored: set[str] = set()
     for number, (where, record) in enumerate(records, start=1):
-        converted = _convert(fmt, dialect, where, record, number, builder)
+        if isinstance(record, dict):
+            ignored |= {k for k, v in record.items() if v is not None and k in dialect.optional}
+        converted = _convert(fmt, dialect, where, record, number, builder, csv_file)
         if converted is not None:
             questions.append(converted[0])
             results.append(converted[1])
@@ -361,5 +448,8 @@ def import_records(
         notes=f"imported from a {fmt} record file ({path.name})",
     )
     return ImportedRecords(
-        snapshot, evalset, Run(name=name, provenance=provenance, results=results)
+        snapshot,
+        evalset,
+        Run(name=name, provenance=provenance, results=results),
+        tuple(sorted(ignored - {"id"})),
     )

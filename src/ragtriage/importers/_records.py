@@ -1,8 +1,12 @@
-"""Reading record files (JSON array, JSONL, or an object holding one list) for the importers."""
+"""Reading record files for the importers: a JSON array, JSONL, an object holding one list,
+or CSV (a header row, then one record per row; an empty cell is an absent field, since
+CSV cannot tell an empty value from a missing one)."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,8 @@ def read_records(path: Path, collector: ProblemCollector) -> list[tuple[str, Any
     except UnicodeDecodeError as exc:
         collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
         return []
+    if path.suffix == ".csv":
+        return _csv_records(raw, label, collector)
     if path.suffix == ".jsonl":
         records = []
         for number, line in enumerate(raw.splitlines(), start=1):
@@ -61,6 +67,48 @@ def read_records(path: Path, collector: ProblemCollector) -> list[tuple[str, Any
         collector.add(label, None, "(top level)", "a JSON array of records", short(data))
         return []
     return [(f"[{i}]", item) for i, item in enumerate(data)]
+
+
+_CSV_CELL_LIMIT = 1 << 30
+"""Longest CSV cell accepted: the whole file is in memory already, and a retrieved context
+can exceed the csv module's 128 KiB default."""
+
+
+def _csv_records(raw: str, label: str, collector: ProblemCollector) -> list[tuple[str, Any]]:
+    # The csv module's limit is process-wide state: raise it for this read only.
+    previous = csv.field_size_limit(_CSV_CELL_LIMIT)
+    try:
+        return _csv_rows(raw, label, collector)
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _csv_rows(raw: str, label: str, collector: ProblemCollector) -> list[tuple[str, Any]]:
+    rows = csv.reader(io.StringIO(raw, newline=""))
+    try:
+        header = next(rows, None)
+        if header is None:
+            return []
+        records: list[tuple[str, Any]] = []
+        for number, row in enumerate(rows, start=1):
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                collector.add(
+                    label,
+                    None,
+                    f"row {number} (line {rows.line_num})",
+                    f"{len(header)} cells, one per header column",
+                    f"{len(row)} cells",
+                )
+                continue
+            records.append(
+                (f"row {number}", {k: v for k, v in zip(header, row, strict=True) if v != ""})
+            )
+    except csv.Error as exc:
+        collector.add(label, None, f"line {rows.line_num}", "valid CSV", str(exc))
+        return []
+    return records
 
 
 def text_id(text: str) -> str:
