@@ -10,28 +10,30 @@ from ..errors import ProblemCollector
 from ..importers import export_trec
 from ..loading import read_file
 from ..schemas import EvalSet, Run
-from ._common import handle_errors
+from ._common import dataset_argument, examples, handle_errors, run_option
 
 
-@click.group("export")
+@click.group(
+    "export",
+    epilog=examples(
+        "ragtriage export trec evalset.json --qrels-out evalset.qrels",
+        "ragtriage export trec --run bm25.jsonl --run-out bm25.run",
+    ),
+)
 def export_command() -> None:
     """Write native files in other formats (TREC qrels and runs)."""
 
 
-@export_command.command("trec")
-@click.option(
-    "--evalset",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Evaluation set to write as qrels.",
+@export_command.command(
+    "trec",
+    epilog=examples(
+        "ragtriage export trec evalset.json --qrels-out evalset.qrels",
+        "ragtriage export trec evalset.json --qrels-out q.qrels --run bm25.jsonl "
+        "--run-out bm25.run",
+    ),
 )
-@click.option(
-    "--run",
-    "run_file",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Run to write as a TREC run (final ranking).",
-)
+@dataset_argument
+@run_option
 @click.option(
     "--qrels-out", type=click.Path(path_type=Path), default=None, help="Where to write the qrels."
 )
@@ -41,19 +43,25 @@ def export_command() -> None:
 @click.option("--tag", default=None, help="Run tag (default: the run name).")
 @handle_errors
 def trec_export_command(
-    evalset: Path | None,
-    run_file: Path | None,
+    dataset: Path | None,
+    runs: tuple[Path, ...],
     qrels_out: Path | None,
     run_out: Path | None,
     tag: str | None,
 ) -> None:
-    """Qrels from an evaluation set (every alternative of a group is relevant) and/or a TREC run."""
+    """Qrels from DATASET (every alternative of a group is relevant) and/or a TREC run.
+
+    DATASET is a native evaluation set; --run (one) is written as a TREC run (final ranking).
+    """
+    if len(runs) > 1:
+        raise click.UsageError("give one --run (each TREC run file holds one run)")
+    evalset, run_file = dataset, (runs[0] if runs else None)
     if (
         (evalset is None) != (qrels_out is None)
         or (run_file is None) != (run_out is None)
         or (evalset is None and run_file is None)
     ):
-        raise click.UsageError("give --evalset with --qrels-out and/or --run with --run-out")
+        raise click.UsageError("give DATASET with --qrels-out and/or --run with --run-out")
     collector = ProblemCollector()
     ev = read_file(evalset, collector) if evalset is not None else None
     run = read_file(run_file, collector) if run_file is not None else None

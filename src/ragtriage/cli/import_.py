@@ -10,45 +10,54 @@ from ..errors import ProblemCollector
 from ..importers import import_records, import_tau2, import_trec, write_native
 from ..loading import read_file
 from ..schemas import EvalSet, Run, Snapshot
-from ._common import handle_errors
+from ._common import examples, handle_errors, output_option, snapshot_option
 
-_OUT = click.option(
-    "--output-dir",
-    "-o",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Directory for snapshot.json, evalset.json and the run files.",
-)
+_OUT = output_option("snapshot.json, evalset.json and the run files", required=True, metavar="DIR")
 
 
 def _write_all(
-    output_dir: Path, snapshot: Snapshot, evalset: EvalSet, runs: tuple[Run, ...]
+    output: Path, snapshot: Snapshot, evalset: EvalSet, runs: tuple[Run, ...]
 ) -> None:
-    write_native(snapshot, output_dir / "snapshot.json")
-    write_native(evalset, output_dir / "evalset.json")
+    write_native(snapshot, output / "snapshot.json")
+    write_native(evalset, output / "evalset.json")
     for run in runs:
-        write_native(run, output_dir / f"{run.name}.jsonl")
+        write_native(run, output / f"{run.name}.jsonl")
     names = ", ".join(f"{run.name}.jsonl" for run in runs)
     click.echo(
         f"wrote {len(snapshot.documents)} documents, {len(evalset.questions)} questions"
-        f"{f' and {len(runs)} run(s) ({names})' if runs else ''} to {output_dir}",
+        f"{f' and {len(runs)} run(s) ({names})' if runs else ''} to {output}",
         err=True,
     )
 
 
-@click.group("import")
+@click.group(
+    "import",
+    epilog=examples(
+        "ragtriage import tau2 ../shared/data/tau2-banking-knowledge -o tau2",
+        "ragtriage import ragas records.jsonl --name my-rag -o native",
+        "ragtriage import trec --qrels q.qrels --trec-run bm25.run -o native",
+    ),
+)
 def import_command() -> None:
     """Convert tau2 banking data, Ragas/seed/DeepEval records or TREC files into native files."""
 
 
-@import_command.command("tau2", short_help="tau2-bench banking knowledge base and tasks.")
+@import_command.command(
+    "tau2",
+    short_help="tau2-bench banking knowledge base and tasks.",
+    epilog=examples(
+        "ragtriage import tau2 ../shared/data/tau2-banking-knowledge -o tau2",
+        "ragtriage import tau2 tau2-banking-knowledge -o native && ragtriage run "
+        "native/evalset.json --snapshot native/snapshot.json -o native/bm25.jsonl",
+    ),
+)
 @click.argument("directory", type=click.Path(path_type=Path))
 @_OUT
 @handle_errors
-def tau2_command(directory: Path, output_dir: Path) -> None:
+def tau2_command(directory: Path, output: Path) -> None:
     """DIRECTORY holds documents.json.gz and tasks.json (tau2-bench banking_knowledge, MIT)."""
     data = import_tau2(directory)
-    _write_all(output_dir, data.snapshot, data.evalset, ())
+    _write_all(output, data.snapshot, data.evalset, ())
 
 
 def _records(fmt: str) -> click.Command:
@@ -72,6 +81,10 @@ def _records(fmt: str) -> click.Command:
         fmt,
         short_help=short,
         help=f"{help_text} FILE is a JSON array, JSONL, or an object with one list.",
+        epilog=examples(
+            f"ragtriage import {fmt} records.jsonl -o native",
+            f"ragtriage import {fmt} records.json --name my-rag --id support-v1 -o native",
+        ),
     )
     @click.argument("file", type=click.Path(path_type=Path))
     @_OUT
@@ -83,9 +96,9 @@ def _records(fmt: str) -> click.Command:
         help="Snapshot and evaluation-set ID (default: FORMAT-FILESTEM).",
     )
     @handle_errors
-    def command(file: Path, output_dir: Path, name: str, dataset_id: str | None) -> None:
+    def command(file: Path, output: Path, name: str, dataset_id: str | None) -> None:
         data = import_records(file, fmt, name=name, dataset_id=dataset_id)  # type: ignore[arg-type]
-        _write_all(output_dir, data.snapshot, data.evalset, (data.run,))
+        _write_all(output, data.snapshot, data.evalset, (data.run,))
 
     return command
 
@@ -94,21 +107,24 @@ for _fmt in ("ragas", "seed", "deepeval"):
     import_command.add_command(_records(_fmt))
 
 
-@import_command.command("trec", short_help="TREC qrels and runs.")
+@import_command.command(
+    "trec",
+    short_help="TREC qrels and runs.",
+    epilog=examples(
+        "ragtriage import trec --qrels q.qrels -o native",
+        "ragtriage import trec --qrels q.qrels --trec-run bm25.run --snapshot snapshot.json "
+        "-o native",
+    ),
+)
 @click.option("--qrels", required=True, type=click.Path(path_type=Path), help="TREC qrels file.")
 @click.option(
-    "--run",
+    "--trec-run",
     "runs",
     multiple=True,
     type=click.Path(path_type=Path),
     help="TREC run file; repeatable (named by file stem).",
 )
-@click.option(
-    "--snapshot",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Native snapshot the IDs refer to (default: a text-less one).",
-)
+@snapshot_option
 @click.option(
     "--id",
     "dataset_id",
@@ -119,9 +135,12 @@ for _fmt in ("ragas", "seed", "deepeval"):
 @_OUT
 @handle_errors
 def trec_command(
-    qrels: Path, runs: tuple[Path, ...], snapshot: Path | None, dataset_id: str, output_dir: Path
+    qrels: Path, runs: tuple[Path, ...], snapshot: Path | None, dataset_id: str, output: Path
 ) -> None:
-    """TREC qrels (and runs) into an evaluation set (and retrieval-only runs)."""
+    """TREC qrels (and runs) into an evaluation set (and retrieval-only runs).
+
+    --snapshot is the native snapshot the IDs refer to (default: a text-less one).
+    """
     snap: Snapshot | None = None
     if snapshot is not None:
         collector = ProblemCollector()
@@ -132,4 +151,4 @@ def trec_command(
         assert isinstance(loaded.content, Snapshot)
         snap = loaded.content
     data = import_trec(qrels, runs, snapshot=snap, dataset_id=dataset_id)
-    _write_all(output_dir, data.snapshot, data.evalset, data.runs)
+    _write_all(output, data.snapshot, data.evalset, data.runs)

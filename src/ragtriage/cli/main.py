@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
+from ._common import examples
 from .calibrate import calibrate_command
 from .compare import compare_command
 from .demo import demo_command
@@ -30,7 +31,14 @@ COMMANDS: list[click.Command] = [
 """Every subcommand; each lives in its own module under `ragtriage.cli`."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples(
+        "ragtriage demo",
+        "ragtriage evaluate evalset.json --snapshot snapshot.json --run a.jsonl --run b.jsonl",
+        "ragtriage compare --example --format markdown",
+    ),
+)
 @click.version_option(__version__, prog_name="ragtriage")
 def cli() -> None:
     """Show where a RAG system fails, question by question."""

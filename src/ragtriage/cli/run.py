@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
 from .._optional import require_extra
+from ..endpoint import Endpoint
 from ..errors import ProblemCollector
 from ..importers import write_native
 from ..loading import read_file
 from ..retrievers import Chunking, RetrievalConfig, run_retrieval
 from ..schemas import EvalSet, Snapshot
-from ._common import KType, handle_errors
+from ._common import KType, examples, handle_errors, output_option, snapshot_option
+from ._endpoint import endpoint_options
 
 
 def _read_inputs(snapshot: Path, evalset: Path) -> tuple[Snapshot, EvalSet]:
@@ -30,19 +31,18 @@ def _read_inputs(snapshot: Path, evalset: Path) -> tuple[Snapshot, EvalSet]:
     return snap_file.content, eval_file.content
 
 
-@click.command("run")
-@click.option(
-    "--snapshot",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Snapshot file to retrieve from.",
+@click.command(
+    "run",
+    epilog=examples(
+        "ragtriage run evalset.json --snapshot snapshot.json -o bm25.jsonl",
+        "ragtriage run evalset.json --snapshot snapshot.json --retriever hybrid --rerank dense "
+        "-k 5 -o hybrid.jsonl",
+        "ragtriage run evalset.json --snapshot snapshot.json --base-url http://127.0.0.1:8080/v1 "
+        "--model smollm2 -o generated.jsonl",
+    ),
 )
-@click.option(
-    "--evalset",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Evaluation set whose questions are the queries.",
-)
+@click.argument("dataset", type=click.Path(path_type=Path))
+@snapshot_option
 @click.option(
     "--retriever",
     type=click.Choice(["bm25", "dense", "hybrid"]),
@@ -63,7 +63,6 @@ def _read_inputs(snapshot: Path, evalset: Path) -> tuple[Snapshot, EvalSet]:
     help="How many head candidates to rerank (default: all).",
 )
 @click.option(
-    "--k",
     "-k",
     "k",
     type=KType(),
@@ -130,28 +129,12 @@ def _read_inputs(snapshot: Path, evalset: Path) -> tuple[Snapshot, EvalSet]:
     default=None,
     help="Progress bars on stderr (default: when stderr is a terminal).",
 )
-@click.option(
-    "--generate-url",
-    default=None,
-    help="OpenAI-compatible API base (e.g. http://127.0.0.1:8080/v1): generate answers from "
-    "the final context. Without it the run is retrieval-only.",
-)
-@click.option("--generate-model", default=None, help="Model name for --generate-url.")
-@click.option(
-    "--api-key-env", default=None, help="Environment variable holding the endpoint's API key."
-)
-@click.option("--max-tokens", type=int, default=256, show_default=True, help="Answer length cap.")
-@click.option("--concurrency", type=int, default=2, show_default=True, help="Requests at once.")
-@click.option(
-    "--output",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Run file to write (.jsonl or .json).",
-)
+@endpoint_options
+@output_option("the run file (.jsonl or .json)", required=True)
 @handle_errors
 def run_command(
-    snapshot: Path,
-    evalset: Path,
+    dataset: Path,
+    snapshot: Path | None,
     retriever: str,
     rerank: str | None,
     rerank_depth: int | None,
@@ -170,16 +153,12 @@ def run_command(
     cache_dir: Path | None,
     no_cache: bool,
     progress: bool | None,
-    generate_url: str | None,
-    generate_model: str | None,
-    api_key_env: str | None,
-    max_tokens: int,
-    concurrency: int,
+    endpoint: Endpoint,
     output: Path,
 ) -> None:
-    """Retrieve for every question of EVALSET over SNAPSHOT and write a run.
+    """Retrieve for every question of DATASET over --snapshot and write a run.
 
-    Without --generate-url the run is retrieval-only: answer, outcome and claims are null,
+    Without --base-url the run is retrieval-only: answer, outcome and claims are null,
     and `evaluate` reports the answer layers as not applicable. With it, each final context is
     sent to the endpoint and the answer and outcome are recorded; claims are left to a judge.
     """
@@ -187,14 +166,18 @@ def run_command(
     from ..retrievers import GenerationConfig, TokenizerSpec
 
     generation = None
-    if (generate_url is None) != (generate_model is None):
-        raise click.UsageError("--generate-url and --generate-model go together")
-    if generate_url is not None and generate_model is not None:
-        api_key = os.environ.get(api_key_env) if api_key_env else None
-        if api_key_env and api_key is None:
-            raise click.UsageError(f"environment variable {api_key_env} is not set")
+    if endpoint.given and endpoint.missing():
+        raise click.UsageError("--base-url and --model go together")
+    if snapshot is None:
+        raise click.UsageError("give --snapshot: the documents to retrieve from")
+    if endpoint.base_url is not None and endpoint.model is not None:
         generation = GenerationConfig(
-            generate_url, generate_model, api_key, max_tokens=max_tokens, concurrency=concurrency
+            endpoint.base_url,
+            endpoint.model,
+            endpoint.api_key(),
+            max_tokens=endpoint.max_tokens,
+            concurrency=endpoint.concurrency,
+            timeout=endpoint.timeout,
         )
 
     if chunk_chars is not None and chunk_sentences is not None:
@@ -209,7 +192,7 @@ def run_command(
             "--chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
             "(the run's chunk IDs live there)"
         )
-    snap, questions = _read_inputs(snapshot, evalset)
+    snap, questions = _read_inputs(snapshot, dataset)
     config = RetrievalConfig(
         retriever=retriever,  # type: ignore[arg-type]
         k=k,

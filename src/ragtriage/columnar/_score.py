@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from .._version import __version__
 from ..engines import Engine, LocalEngine, shard_bounds
 from ..loading import SourceFile
 from ..metrics import Aggregate
+from ..paths import PathArg, as_path
 from ._arrays import RankArrays
 from ._measures import PerQuestion, RankMeasure, aggregate_columnar, parse_rank_measures
 from ._stream import load_trec
@@ -87,14 +87,16 @@ def _concat(pieces: Sequence[PerQuestion]) -> PerQuestion:
 
 
 def evaluate_trec(
-    qrels: Path,
-    run: Path,
+    qrels: PathArg,
+    run: PathArg,
     *,
     metrics: Sequence[str] = DEFAULT_TREC_MEASURES,
     policy: QuestionPolicy = STRICT,
     engine: Engine | None = None,
 ) -> TrecEvaluation:
     """Read a TREC qrels and run file and score the run; `InputError` lists every problem."""
+    qrels = as_path(qrels)
+    run = as_path(run)
     measures = parse_rank_measures(metrics)
     depth = max(m.k for m in measures)
     loaded = load_trec(qrels, run, depth=depth, policy=policy)  # hashes the files as it reads

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..loading import file_sha256
+from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._keys import IdKeys, id_keys, key_width, mix
 from ._sources import _batches, _parquet_batches, _Prefetch
@@ -286,8 +287,8 @@ def _stream(judged: _Judged, batches: _Prefetch, depth: int) -> _Sink:
 
 
 def load_trec(
-    qrels_path: Path,
-    run_path: Path,
+    qrels_path: PathArg,
+    run_path: PathArg,
     *,
     depth: int,
     policy: QuestionPolicy = STRICT,
@@ -296,6 +297,8 @@ def load_trec(
 
     Raises `InputError` listing every problem in both files (line numbers included).
     """
+    qrels_path = as_path(qrels_path)
+    run_path = as_path(run_path)
     digest = hashlib.sha256()
     parquet = run_path.suffix == ".parquet"
     source = _parquet_batches(run_path, digest) if parquet else _batches(run_path, digest)

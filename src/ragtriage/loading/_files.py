@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import Problem, ProblemCollector
+from ..paths import PathArg, as_path
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -46,8 +47,9 @@ def display_path(path: Path) -> str:
     return f"ragtriage:{inside.as_posix()}"
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: PathArg) -> str:
     """SHA-256 of a file, read in blocks."""
+    path = as_path(path)
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
