@@ -98,7 +98,8 @@ def test_cli_import_trec_writes_native_files(tmp_path: Path) -> None:
     qrels, run = _files(tmp_path)
     result = CliRunner().invoke(
         cli,
-        ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run), "-o", str(tmp_path / "n")],
+        ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
+         "-o", str(tmp_path / "n")],
     )
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "n").iterdir()) == [
