@@ -40,7 +40,7 @@ def export_command() -> None:
 @click.option(
     "--run-out", type=click.Path(path_type=Path), default=None, help="Where to write the TREC run."
 )
-@click.option("--tag", default=None, help="Run tag (default: the run name).")
+@click.option("--run-tag", "tag", default=None, help="Run tag (default: the run name).")
 @handle_errors
 def trec_export_command(
     dataset: Path | None,

@@ -83,14 +83,14 @@ def _records(fmt: str) -> click.Command:
         help=f"{help_text} FILE is a JSON array, JSONL, or an object with one list.",
         epilog=examples(
             f"ragtriage import {fmt} records.jsonl -o native",
-            f"ragtriage import {fmt} records.json --name my-rag --id support-v1 -o native",
+            f"ragtriage import {fmt} records.json --name my-rag --dataset-id support-v1 -o native",
         ),
     )
     @click.argument("file", type=click.Path(path_type=Path))
     @_OUT
     @click.option("--name", default="imported", show_default=True, help="Name of the imported run.")
     @click.option(
-        "--id",
+        "--dataset-id",
         "dataset_id",
         default=None,
         help="Snapshot and evaluation-set ID (default: FORMAT-FILESTEM).",
@@ -126,7 +126,7 @@ for _fmt in ("ragas", "seed", "deepeval"):
 )
 @snapshot_option
 @click.option(
-    "--id",
+    "--dataset-id",
     "dataset_id",
     default="trec",
     show_default=True,
