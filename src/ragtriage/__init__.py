@@ -18,7 +18,9 @@ if TYPE_CHECKING:
         diagnose_files,
         evaluate_files,
         gate_files,
+        judge_files,
         report_html,
+        run_files,
         trec_eval_files,
     )
     from .evaluation import Evaluation, QuestionRecord, RunEvaluation, evaluate
@@ -41,6 +43,8 @@ _LAZY = {
     "gate_files": "api",
     "report_html": "api",
     "trec_eval_files": "api",
+    "judge_files": "api",
+    "run_files": "api",
 }
 
 __all__ = [
@@ -59,8 +63,10 @@ __all__ = [
     "evaluate",
     "evaluate_files",
     "gate_files",
+    "judge_files",
     "load_dataset",
     "report_html",
+    "run_files",
     "trec_eval_files",
 ]
 

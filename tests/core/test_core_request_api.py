@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import ragtriage
+import ragtriage.api
 from ragtriage import Request, RequestError
 from ragtriage.cli.main import cli
 from ragtriage.columnar import evaluate_trec
@@ -155,3 +156,27 @@ def test_request_build_turns_words_into_paths_and_policy() -> None:
     assert request.runs == (Path("one.jsonl"),)
     assert request.selection.tags == ("billing",)
     assert request.holdout == HoldoutPolicy(include=True, ledger=Path("l.jsonl"))
+
+
+def test_judge_files_writes_what_the_judge_command_writes(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    outcome = ragtriage.api.judge_files(
+        str(article_fixture), judge="lexical", output=str(tmp_path / "py")
+    )
+    assert outcome.estimate is None and outcome.result is not None
+    result = CliRunner().invoke(
+        cli,
+        ["judge", str(article_fixture), "--judge", "lexical", "-o", str(tmp_path / "cli"),
+         "--no-progress"],
+    )
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "py").iterdir())
+    assert [(tmp_path / "py" / n).read_bytes() for n in names] == [
+        (tmp_path / "cli" / n).read_bytes() for n in names
+    ]
+    assert [w.labels.name for w in outcome.written] == [
+        "synthetic-baseline.labels.json",
+        "synthetic-corrected.labels.json",
+    ]

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from ..endpoint import Endpoint
-from ..errors import InputError, Problem
-from ..judges import (
-    ClientOptions,
-    JudgeResult,
-    JudgeSpec,
-    LexicalJudge,
-    Prices,
-    estimate,
-    estimate_lines,
-    judge_dataset_async,
-    run_llm_judge,
-    summary_lines,
-    write_outputs,
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
 )
-from ..loading import Dataset, load_dataset
+
+from ..api import judge_files
+from ..endpoint import Endpoint
+from ..judges import estimate_lines, summary_lines
 from ._common import (
     examples,
     executor_option,
@@ -39,31 +32,43 @@ from ._endpoint import endpoint_options
 
 
 class _Bar:
-    """Adapts rich's progress bar to the judge's progress protocol."""
+    """Adapts rich's progress bar to the judge's progress protocol.
 
-    def __init__(self, progress: Progress) -> None:
-        self._progress = progress
-        self._task = progress.add_task("judging", total=0)
+    The bar starts with the first item, so that an input error (raised before any judging)
+    prints nothing but the error.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self._enabled = enabled
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def _bar(self) -> tuple[Progress, TaskID]:
+        if self._progress is None or self._task is None:
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                disable=not self._enabled,
+                transient=True,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("judging", total=0)
+        return self._progress, self._task
 
     def add_total(self, count: int) -> None:
-        task = self._progress.tasks[0]
-        self._progress.update(self._task, total=(task.total or 0) + count)
+        progress, task = self._bar()
+        progress.update(task, total=(progress.tasks[0].total or 0) + count)
 
     def advance(self) -> None:
-        self._progress.advance(self._task)
+        progress, task = self._bar()
+        progress.advance(task)
 
-
-def _judge_on_ray(loaded: Dataset, address: str | None, k: int | None) -> JudgeResult:
-    """The lexical judge over shards of questions on Ray: the same labels as locally."""
-    from ..engines import RayEngine
-    from ..engines.judging import judge_on_engine
-
-    with RayEngine(address) as ray_engine:
-        return judge_on_engine(loaded, LexicalJudge, ray_engine, k=k)
-
-
-def _usage(option: str, expected: str, found: str) -> InputError:
-    return InputError([Problem("<command line>", None, option, expected, found)])
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
 
 
 @click.command(
@@ -173,80 +178,43 @@ def judge_command(
     and each reference fact against the answer. Labels go to OUTPUT/<run>.labels.json for
     `ragtriage evaluate --labels`; they never replace human labels.
     """
-    if ray_address is not None and executor != "ray":
-        raise click.UsageError("--ray-address needs --executor ray")
-    if executor == "ray" and kind != "lexical":
-        # An LLM client cannot travel to a worker; it would need a factory per endpoint.
-        raise click.UsageError("--executor ray supports --judge lexical only")
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
-    prices = Prices(price_per_1k_input, price_per_1k_output)
-    if kind == "llm":
-        if endpoint.missing():
-            missing = " and ".join(endpoint.missing())
-            raise _usage(missing, "a value for the llm judge (or --judge lexical)", "nothing")
-        spec = JudgeSpec(
-            model=endpoint.model or "",
+    bar = _Bar(enabled=not (no_progress or dry_run))
+    try:
+        outcome = judge_files(
+            dataset,
+            snapshot=snapshot,
+            runs=runs,
+            k=k,
+            output=output,
+            judge=kind,  # type: ignore[arg-type]
+            base_url=endpoint.base_url,
+            model=endpoint.model,
+            api_key_env=endpoint.api_key_env,
+            max_tokens=endpoint.max_tokens,
+            concurrency=endpoint.concurrency,
+            timeout=endpoint.timeout,
             endpoint_kind=endpoint_kind,
             prompt_version=prompt_version,
-            temperature=0.0,
             seed=seed,
-            max_tokens=endpoint.max_tokens,
             response_format=response_format,
+            max_retries=max_retries,
+            retry_delay=retry_delay,
+            cache=cache_path,
+            no_cache=no_cache,
+            price_per_1k_input=price_per_1k_input,
+            price_per_1k_output=price_per_1k_output,
+            dry_run=dry_run,
+            executor=executor,  # type: ignore[arg-type]
+            ray_address=ray_address,
+            progress=bar,
         )
-    if output is None and not dry_run:
-        raise _usage("--output", "a folder for the label files (or --dry-run)", "nothing")
-    if cache_path is None and output is not None:
-        cache_path = output / "judge-cache.sqlite"
-    if no_cache:
-        cache_path = None
-    if dry_run:
-        if kind == "lexical":
-            click.echo("dry run: the lexical baseline makes no calls and costs nothing")
-            return
-        for line in estimate_lines(
-            estimate(loaded, spec, k=k, cache_path=cache_path, prices=prices)
-        ):
-            click.echo(line)
-        return
-    assert output is not None  # checked above
-    api_key = endpoint.api_key()
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=no_progress,
-        transient=True,
-    ) as bar:
-        progress = _Bar(bar)
-        if executor == "ray":
-            result = _judge_on_ray(loaded, ray_address, k)
-        elif kind == "lexical":
-            result = asyncio.run(
-                judge_dataset_async(loaded, LexicalJudge(), k=k, progress=progress)
-            )
-        else:
-            options = ClientOptions(
-                base_url=endpoint.base_url or "",
-                api_key=api_key,
-                concurrency=endpoint.concurrency,
-                max_retries=max_retries,
-                timeout=endpoint.timeout,
-                backoff=retry_delay,
-            )
-            result = asyncio.run(
-                run_llm_judge(
-                    loaded,
-                    spec,
-                    options,
-                    k=k,
-                    cache_path=cache_path,
-                    prices=prices,
-                    progress=progress,
-                )
-            )
-    written = write_outputs(result, output)
-    for line in summary_lines(result, written):
+    finally:
+        bar.close()
+    if outcome.estimate is not None:
+        lines = estimate_lines(outcome.estimate)
+    elif outcome.result is not None:
+        lines = summary_lines(outcome.result, outcome.written)
+    else:
+        lines = ["dry run: the lexical baseline makes no calls and costs nothing"]
+    for line in lines:
         click.echo(line)

@@ -7,28 +7,10 @@ from pathlib import Path
 
 import click
 
-from .._optional import require_extra
+from ..api import run_files
 from ..endpoint import Endpoint
-from ..errors import ProblemCollector
-from ..importers import write_native
-from ..loading import read_file
-from ..retrievers import Chunking, RetrievalConfig, run_retrieval
-from ..schemas import EvalSet, Snapshot
 from ._common import KType, examples, handle_errors, output_option, snapshot_option
 from ._endpoint import endpoint_options
-
-
-def _read_inputs(snapshot: Path, evalset: Path) -> tuple[Snapshot, EvalSet]:
-    collector = ProblemCollector()
-    snap_file = read_file(snapshot, collector)
-    eval_file = read_file(evalset, collector)
-    if snap_file.content is not None and not isinstance(snap_file.content, Snapshot):
-        collector.add(str(snapshot), None, "kind", "snapshot", repr(snap_file.source.kind))
-    if eval_file.content is not None and not isinstance(eval_file.content, EvalSet):
-        collector.add(str(evalset), None, "kind", "evalset", repr(eval_file.source.kind))
-    collector.raise_if_any()
-    assert isinstance(snap_file.content, Snapshot) and isinstance(eval_file.content, EvalSet)
-    return snap_file.content, eval_file.content
 
 
 @click.command(
@@ -162,70 +144,40 @@ def run_command(
     and `evaluate` reports the answer layers as not applicable. With it, each final context is
     sent to the endpoint and the answer and outcome are recorded; claims are left to a judge.
     """
-    require_extra("retrieval", "ragtriage run")
-    from ..retrievers import GenerationConfig, TokenizerSpec
-
-    generation = None
-    if endpoint.given and endpoint.missing():
-        raise click.UsageError("--base-url and --model go together")
-    if snapshot is None:
-        raise click.UsageError("give --snapshot: the documents to retrieve from")
-    if endpoint.base_url is not None and endpoint.model is not None:
-        generation = GenerationConfig(
-            endpoint.base_url,
-            endpoint.model,
-            endpoint.api_key(),
-            max_tokens=endpoint.max_tokens,
-            concurrency=endpoint.concurrency,
-            timeout=endpoint.timeout,
-        )
-
-    if chunk_chars is not None and chunk_sentences is not None:
-        raise click.UsageError("give --chunk-chars or --chunk-sentences, not both")
-    chunking = Chunking()
-    if chunk_chars is not None:
-        chunking = Chunking("chars", chunk_chars)
-    elif chunk_sentences is not None:
-        chunking = Chunking("sentences", chunk_sentences)
-    if chunking.mode != "snapshot" and chunked_snapshot is None:
-        raise click.UsageError(
-            "--chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
-            "(the run's chunk IDs live there)"
-        )
-    snap, questions = _read_inputs(snapshot, dataset)
-    config = RetrievalConfig(
+    written = run_files(
+        dataset,
+        snapshot=snapshot,
+        output=output,
         retriever=retriever,  # type: ignore[arg-type]
+        rerank=rerank,  # type: ignore[arg-type]
+        rerank_depth=rerank_depth,
         k=k,
         context_chars=context_chars,
         candidates=candidates,
-        chunking=chunking,
-        rerank=rerank,  # type: ignore[arg-type]
-        rerank_depth=rerank_depth,
+        chunk_chars=chunk_chars,
+        chunk_sentences=chunk_sentences,
+        chunked_snapshot=chunked_snapshot,
         rrf_c=rrf_c,
         current_only=current_only,
-        record_latency=not no_latency,
         respect_permissions=respect_permissions,
-        tokenizer=TokenizerSpec(stemmer=None if no_stemming else "english"),
-    )
-    run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
-    show = sys.stderr.isatty() if progress is None else progress
-    result = run_retrieval(
-        snap,
-        questions,
-        config,
-        name=run_name,
+        no_latency=no_latency,
+        no_stemming=no_stemming,
+        name=name,
         cache_dir=cache_dir,
-        use_cache=not no_cache,
-        progress=show,
-        generation=generation,
+        no_cache=no_cache,
+        progress=sys.stderr.isatty() if progress is None else progress,
+        base_url=endpoint.base_url,
+        model=endpoint.model,
+        api_key_env=endpoint.api_key_env,
+        max_tokens=endpoint.max_tokens,
+        concurrency=endpoint.concurrency,
+        timeout=endpoint.timeout,
     )
-    write_native(result.run, output)
-    if chunked_snapshot is not None:
-        write_native(result.snapshot, chunked_snapshot)
+    result = written.output
     source = "loaded from cache" if result.index_from_cache else "built"
     click.echo(
-        f"{run_name}: {len(result.run.results)} questions, {result.units} units "
+        f"{result.run.name}: {len(result.run.results)} questions, {result.units} units "
         f"(index {source} in {result.index_seconds:.1f} s); "
-        f"{'run' if generation else 'retrieval-only run'} written to {output}",
+        f"{'run' if written.generated else 'retrieval-only run'} written to {output}",
         err=True,
     )

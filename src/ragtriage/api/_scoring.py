@@ -1,10 +1,4 @@
-"""One call per command: the Python API that mirrors `ragtriage evaluate`, `compare`, ...
-
-Each function takes the command's positional arguments and its options as keywords under the
-same names (`--label-policy` -> `label_policy`; a repeatable option as a list under its plural
-name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command line parses its
-options, calls the function below, and prints what it returns; both score the same questions.
-"""
+"""Evaluate, diagnose, compare, gate, report and trec-eval: one call per command."""
 
 from __future__ import annotations
 
@@ -12,17 +6,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Unpack
 
-from .errors import InputError, Problem, RequestError
-from .paths import PathArg, as_path, as_paths
-from .request import Notify, Request, RequestOptions
+from ..errors import InputError, Problem, RequestError
+from ..paths import PathArg, as_path, as_paths
+from ..request import Notify, Request, RequestOptions
 
 if TYPE_CHECKING:
-    from .columnar import NativeEvaluation, TrecEvaluation
-    from .compare import Comparison
-    from .diagnosis import RunDiagnosis
-    from .evaluation import Evaluation
-    from .gate import GateResult
-    from .loading import Dataset
+    from ..columnar import NativeEvaluation, TrecEvaluation
+    from ..compare import Comparison
+    from ..diagnosis import RunDiagnosis
+    from ..evaluation import Evaluation
+    from ..gate import GateResult
+    from ..loading import Dataset
 
 Executor = Literal["local", "ray"]
 """Where work that can be spread runs: this process, or a Ray cluster."""
@@ -59,7 +53,7 @@ def diagnose_request(
     request: Request, *, notify: Notify | None = None
 ) -> tuple[Evaluation, tuple[RunDiagnosis, ...]]:
     """`diagnose_files` for a built request; also returns the evaluation diagnosed."""
-    from .diagnosis import diagnose
+    from ..diagnosis import diagnose
 
     evaluation = request.evaluate("diagnose", notify, metrics=[])
     return evaluation, diagnose(evaluation)
@@ -122,7 +116,7 @@ def compare_request(
     notify: Notify | None = None,
 ) -> ComparedRuns:
     """`compare_files` for a built request; also returns the evaluation compared."""
-    from .compare import compare
+    from ..compare import compare
 
     loaded = request.load("compare", notify, example_runs_once=True)
     names = pick_runs(loaded, baseline, list(candidates))
@@ -178,13 +172,13 @@ def gate_request(
     notify: Notify | None = None,
 ) -> GateResult:
     """`gate_files` for a built request."""
-    from .gate import gate, load_policy
-    from .metrics import default_measures
+    from ..gate import gate, load_policy
+    from ..metrics import default_measures
 
     if policy is None:
         if not request.example:
             raise RequestError("give --policy (or --example for the example's policy)")
-        from .example import example_paths
+        from ..example import example_paths
 
         policy = example_paths().policy
     loaded_policy = load_policy(as_path(policy))
@@ -220,7 +214,7 @@ def report_request(
     request: Request, *, title: str = "ragtriage report", notify: Notify | None = None
 ) -> str:
     """`report_html` for a built request."""
-    from .render.html import render_html
+    from ..render.html import render_html
 
     return render_html(request.evaluate("report", notify), title=title)
 
@@ -236,8 +230,8 @@ def trec_eval_files(
     ray_address: str | None = None,
 ) -> TrecEvaluation:
     """`ragtriage trec-eval QRELS RUN ...`: rank measures of a TREC run against TREC qrels."""
-    from .columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
-    from .engines import LocalEngine, RayEngine
+    from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
+    from ..engines import LocalEngine, RayEngine
 
     if ray_address is not None and executor != "ray":
         raise RequestError("--ray-address needs --executor ray")
@@ -301,7 +295,7 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
 
     `also` names further options given on the command line (listed before the measures).
     """
-    from .columnar import NATIVE_MEASURES
+    from ..columnar import NATIVE_MEASURES
 
     given = [
         ("--labels", bool(request.labels)),
@@ -329,9 +323,9 @@ def evaluate_columnar(
     Options the columnar path has no equivalent for are refused by name (`RequestError`)
     rather than ignored; the holdout is left out, as the reference path does by default.
     """
-    from .columnar import NATIVE_MEASURES, evaluate_native, without_holdout_rows
-    from .holdout import HOLDOUT, Notice
-    from .request import log_notice
+    from ..columnar import NATIVE_MEASURES, evaluate_native, without_holdout_rows
+    from ..holdout import HOLDOUT, Notice
+    from ..request import log_notice
 
     refused = columnar_unsupported(request)
     if refused:

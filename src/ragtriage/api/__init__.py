@@ -1,0 +1,59 @@
+"""One call per command: the Python API that mirrors `ragtriage evaluate`, `compare`, ...
+
+Each function takes the command's positional arguments and its options as keywords under the
+same names (`--label-policy` -> `label_policy`; a repeatable option as a list under its plural
+name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command line parses its
+options, calls the function here, and prints what it returns; both score the same questions.
+"""
+
+from ._producing import (
+    JudgeOutcome,
+    WrittenRunFile,
+    judge_files,
+    read_snapshot_and_evalset,
+    run_files,
+)
+from ._scoring import (
+    COLUMNAR_UNSUPPORTED,
+    ComparedRuns,
+    Executor,
+    columnar_unsupported,
+    compare_files,
+    compare_request,
+    diagnose_files,
+    diagnose_request,
+    evaluate_columnar,
+    evaluate_files,
+    evaluate_request,
+    gate_files,
+    gate_request,
+    pick_runs,
+    report_html,
+    report_request,
+    trec_eval_files,
+)
+
+__all__ = [
+    "COLUMNAR_UNSUPPORTED",
+    "ComparedRuns",
+    "Executor",
+    "JudgeOutcome",
+    "WrittenRunFile",
+    "columnar_unsupported",
+    "compare_files",
+    "compare_request",
+    "diagnose_files",
+    "diagnose_request",
+    "evaluate_columnar",
+    "evaluate_files",
+    "evaluate_request",
+    "gate_files",
+    "gate_request",
+    "judge_files",
+    "pick_runs",
+    "read_snapshot_and_evalset",
+    "report_html",
+    "report_request",
+    "run_files",
+    "trec_eval_files",
+]
