@@ -14,6 +14,7 @@ from .errors import InputError, Problem, RagtriageError, RequestError
 
 if TYPE_CHECKING:
     from .api import (
+        calibrate_labels,
         compare_files,
         diagnose_files,
         evaluate_files,
@@ -44,6 +45,7 @@ _LAZY = {
     "report_html": "api",
     "trec_eval_files": "api",
     "judge_files": "api",
+    "calibrate_labels": "api",
     "run_files": "api",
 }
 
@@ -58,6 +60,7 @@ __all__ = [
     "RequestError",
     "RunEvaluation",
     "__version__",
+    "calibrate_labels",
     "compare_files",
     "diagnose_files",
     "evaluate",

@@ -1,4 +1,4 @@
-"""`evaluate --algorithm columnar` and `judge --engine ray` against their reference paths."""
+"""`evaluate --algorithm columnar` and `judge --executor ray` against their reference paths."""
 
 from __future__ import annotations
 

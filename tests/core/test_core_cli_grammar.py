@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -130,3 +131,13 @@ def test_every_help_ends_with_examples(name: str) -> None:
     examples = lines[start + 1 :]
     assert 2 <= len(examples) <= 3, examples
     assert all(line.startswith("    ragtriage ") for line in examples), examples
+
+
+@pytest.mark.parametrize("name", sorted(cli.commands))
+def test_readme_gives_every_command_its_python_call(name: str) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| command line | Python") :]
+    table = table[: table.index("\n\n")]
+    rows = [line for line in table.splitlines() if line.startswith(f"| `ragtriage {name}")]
+    assert rows, f"no README row for `ragtriage {name}`"
+    assert all(row.split(" | ")[1].startswith("`") for row in rows)

@@ -9,6 +9,7 @@ options, calls the function here, and prints what it returns; both score the sam
 from ._producing import (
     JudgeOutcome,
     WrittenRunFile,
+    calibrate_labels,
     judge_files,
     read_snapshot_and_evalset,
     run_files,
@@ -39,6 +40,7 @@ __all__ = [
     "Executor",
     "JudgeOutcome",
     "WrittenRunFile",
+    "calibrate_labels",
     "columnar_unsupported",
     "compare_files",
     "compare_request",

@@ -1,4 +1,4 @@
-"""The commands that produce files: `ragtriage run` (runs) and `ragtriage judge` (labels)."""
+"""The commands that produce runs and labels, or check labels: `run`, `judge`, `calibrate`."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ from ..errors import InputError, Problem, ProblemCollector, RequestError
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
+    from ..calibration import Calibration
     from ..judges import Estimate, JudgeResult, Progress, WrittenRun
+    from ..loading import SourceFile
     from ..retrievers import RunOutput
-    from ..schemas import EvalSet, Snapshot
+    from ..schemas import EvalSet, Run, Snapshot
     from ._scoring import Executor
 
 
@@ -289,3 +291,34 @@ def judge_files(
 
 def _usage(option: str, expected: str, found: str) -> InputError:
     return InputError([Problem("<command line>", None, option, expected, found)])
+
+
+def calibrate_labels(
+    dataset: PathArg | None = None,
+    *,
+    judge_labels: Iterable[PathArg] | PathArg,
+    human_labels: Iterable[PathArg] | PathArg = (),
+    snapshot: PathArg | None = None,
+    runs: Iterable[PathArg] | PathArg = (),
+    confidence: float = 0.95,
+) -> Calibration:
+    """`ragtriage calibrate [DATASET] --judge-labels J --human-labels H`: a judge against humans.
+
+    DATASET (optional) adds the human labels embedded in its runs (e.g. an article file).
+    """
+    from ..calibration import calibrate_files
+    from ..loading import load_dataset
+
+    embedded: tuple[Run, ...] = ()
+    sources: tuple[SourceFile, ...] = ()
+    if dataset is not None:
+        loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+        embedded, sources = loaded.runs, loaded.sources
+    return calibrate_files(
+        as_paths(judge_labels),
+        as_paths(human_labels),
+        human_runs=embedded,
+        human_source=str(dataset),
+        human_sources=sources,
+        confidence=confidence,
+    )

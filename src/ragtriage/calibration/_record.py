@@ -1,4 +1,4 @@
-"""The calibration record file (`ragtriage calibrate --output`): its schema, writer and reader.
+"""The calibration record file (`ragtriage calibrate --record`): its schema, writer and reader.
 
 `evaluate` reads these records to mark judge-labelled measures as calibrated; the schema is
 checked strictly, like every other input file.
@@ -115,7 +115,7 @@ class InputRecord(StrictModel):
 
 
 class CalibrationRecord(StrictModel):
-    """One judge compared with human labels, as written by `ragtriage calibrate --output`."""
+    """One judge compared with human labels, as written by `ragtriage calibrate --record`."""
 
     schema_version: Literal[1]
     """Format version."""

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..calibration import calibrate_files, calibration_json, render_calibration
-from ..loading import SourceFile, load_dataset
+from ..api import calibrate_labels
+from ..calibration import calibration_json, render_calibration
 from ..render import dumps
-from ..schemas import Run
 from ._common import (
     examples,
     format_option,
@@ -89,17 +88,12 @@ def calibrate_command(
     estimates, input hashes) is written as JSON for `evaluate --calibration`, which then
     marks the judge's measures as calibrated; the report still prints.
     """
-    embedded: tuple[Run, ...] = ()
-    sources: tuple[SourceFile, ...] = ()
-    if dataset is not None:
-        loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
-        embedded, sources = loaded.runs, loaded.sources
-    result = calibrate_files(
-        list(judge_files),
-        list(human_files),
-        human_runs=embedded,
-        human_source=str(dataset),
-        human_sources=sources,
+    result = calibrate_labels(
+        dataset,
+        judge_labels=judge_files,
+        human_labels=human_files,
+        snapshot=snapshot,
+        runs=runs,
         confidence=confidence,
     )
     text = dumps(calibration_json(result))

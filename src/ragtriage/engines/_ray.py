@@ -48,7 +48,7 @@ class RayEngine:
                     Problem(
                         "<command line>",
                         None,
-                        "--engine",
+                        "--executor",
                         "ray installed (pip install 'ragtriage[ray]')",
                         "no ray module",
                     )
