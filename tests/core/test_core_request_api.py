@@ -180,3 +180,25 @@ def test_judge_files_writes_what_the_judge_command_writes(
         "synthetic-baseline.labels.json",
         "synthetic-corrected.labels.json",
     ]
+
+
+def test_import_and_export_calls_write_what_the_commands_write(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
+    qrels.write_text("q1 0 d1 1\nq2 0 d4 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 2.0 t\nq2 Q0 d4 1 2.0 t\n", encoding="utf-8")
+    written = ragtriage.api.import_trec_files(
+        qrels=str(qrels), trec_runs=str(run), output=str(tmp_path / "py")
+    )
+    assert written.summary() == (
+        f"wrote 2 documents, 2 questions and 1 run(s) (bm25.jsonl) to {tmp_path / 'py'}"
+    )
+    result = CliRunner().invoke(
+        cli, ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
+              "-o", str(tmp_path / "cli")]
+    )
+    assert result.exit_code == 0, result.output
+    for name in ("snapshot.json", "evalset.json", "bm25.jsonl"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    ragtriage.api.export_trec_files(str(tmp_path / "py" / "evalset.json"),
+                                    qrels_out=str(tmp_path / "back.qrels"))
+    assert (tmp_path / "back.qrels").read_text(encoding="utf-8") == "q1 0 d1 1\nq2 0 d4 1\n"

@@ -6,6 +6,14 @@ name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command l
 options, calls the function here, and prints what it returns; both score the same questions.
 """
 
+from ._converting import (
+    WrittenNative,
+    export_trec_files,
+    import_records_files,
+    import_tau2_files,
+    import_trec_files,
+    write_imported,
+)
 from ._producing import (
     JudgeOutcome,
     WrittenRunFile,
@@ -39,6 +47,7 @@ __all__ = [
     "ComparedRuns",
     "Executor",
     "JudgeOutcome",
+    "WrittenNative",
     "WrittenRunFile",
     "calibrate_labels",
     "columnar_unsupported",
@@ -49,8 +58,12 @@ __all__ = [
     "evaluate_columnar",
     "evaluate_files",
     "evaluate_request",
+    "export_trec_files",
     "gate_files",
     "gate_request",
+    "import_records_files",
+    "import_tau2_files",
+    "import_trec_files",
     "judge_files",
     "pick_runs",
     "read_snapshot_and_evalset",
@@ -58,4 +71,5 @@ __all__ = [
     "report_request",
     "run_files",
     "trec_eval_files",
+    "write_imported",
 ]

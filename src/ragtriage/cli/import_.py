@@ -6,28 +6,14 @@ from pathlib import Path
 
 import click
 
-from ..errors import ProblemCollector
-from ..importers import import_records, import_tau2, import_trec, write_native
-from ..loading import read_file
-from ..schemas import EvalSet, Run, Snapshot
+from ..api import WrittenNative, import_records_files, import_tau2_files, import_trec_files
 from ._common import examples, handle_errors, output_option, snapshot_option
 
 _OUT = output_option("snapshot.json, evalset.json and the run files", required=True, metavar="DIR")
 
 
-def _write_all(
-    output: Path, snapshot: Snapshot, evalset: EvalSet, runs: tuple[Run, ...]
-) -> None:
-    write_native(snapshot, output / "snapshot.json")
-    write_native(evalset, output / "evalset.json")
-    for run in runs:
-        write_native(run, output / f"{run.name}.jsonl")
-    names = ", ".join(f"{run.name}.jsonl" for run in runs)
-    click.echo(
-        f"wrote {len(snapshot.documents)} documents, {len(evalset.questions)} questions"
-        f"{f' and {len(runs)} run(s) ({names})' if runs else ''} to {output}",
-        err=True,
-    )
+def _tell(written: WrittenNative) -> None:
+    click.echo(written.summary(), err=True)
 
 
 @click.group(
@@ -56,8 +42,7 @@ def import_command() -> None:
 @handle_errors
 def tau2_command(directory: Path, output: Path) -> None:
     """DIRECTORY holds documents.json.gz and tasks.json (tau2-bench banking_knowledge, MIT)."""
-    data = import_tau2(directory)
-    _write_all(output, data.snapshot, data.evalset, ())
+    _tell(import_tau2_files(directory, output=output))
 
 
 def _records(fmt: str) -> click.Command:
@@ -97,8 +82,11 @@ def _records(fmt: str) -> click.Command:
     )
     @handle_errors
     def command(file: Path, output: Path, name: str, dataset_id: str | None) -> None:
-        data = import_records(file, fmt, name=name, dataset_id=dataset_id)  # type: ignore[arg-type]
-        _write_all(output, data.snapshot, data.evalset, (data.run,))
+        _tell(
+            import_records_files(
+                file, fmt, output=output, name=name, dataset_id=dataset_id  # type: ignore[arg-type]
+            )
+        )
 
     return command
 
@@ -141,14 +129,8 @@ def trec_command(
 
     --snapshot is the native snapshot the IDs refer to (default: a text-less one).
     """
-    snap: Snapshot | None = None
-    if snapshot is not None:
-        collector = ProblemCollector()
-        loaded = read_file(snapshot, collector)
-        if loaded.content is not None and not isinstance(loaded.content, Snapshot):
-            collector.add(str(snapshot), None, "kind", "snapshot", repr(loaded.source.kind))
-        collector.raise_if_any()
-        assert isinstance(loaded.content, Snapshot)
-        snap = loaded.content
-    data = import_trec(qrels, runs, snapshot=snap, dataset_id=dataset_id)
-    _write_all(output, data.snapshot, data.evalset, data.runs)
+    _tell(
+        import_trec_files(
+            qrels=qrels, trec_runs=runs, snapshot=snapshot, dataset_id=dataset_id, output=output
+        )
+    )
