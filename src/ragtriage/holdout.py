@@ -22,6 +22,7 @@ from pydantic import Field, ValidationError
 
 from .errors import InputError, Problem, ProblemCollector
 from .loading import Dataset
+from .paths import PathArg, as_optional_path, as_path
 from .schemas import StrictModel
 
 HOLDOUT = "holdout"
@@ -118,12 +119,13 @@ def evalset_source(dataset: Dataset) -> tuple[str, str]:
     return first.path, first.sha256
 
 
-def ledger_path(evalset: Path) -> Path:
+def ledger_path(evalset: PathArg) -> Path:
     """`data/evalset.json` -> `data/evalset.holdout-ledger.jsonl`.
 
     The bundled example lives inside the installed package, which must stay read-only:
     its ledger goes to the temporary directory instead.
     """
+    evalset = as_path(evalset)
     package = Path(__file__).resolve().parent
     if package in evalset.resolve().parents:
         return Path(tempfile.gettempdir()) / ("ragtriage-example" + LEDGER_SUFFIX)
@@ -135,8 +137,9 @@ def current_user(who: str | None = None) -> str:
     return who or os.environ.get("USER") or "unknown"
 
 
-def read_ledger(path: Path) -> tuple[LedgerEntry, ...]:
+def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
     """Every entry of a ledger (none when the file does not exist); bad lines raise InputError."""
+    path = as_path(path)
     if not path.exists():
         return ()
     collector = ProblemCollector()
@@ -163,10 +166,11 @@ def record_look(
     command: str,
     runs: Sequence[str],
     who: str | None = None,
-    ledger: Path | None = None,
+    ledger: PathArg | None = None,
     now: datetime | None = None,
 ) -> HoldoutLook | None:
     """Append a ledger entry when the dataset holds holdout questions; None when it holds none."""
+    ledger = as_optional_path(ledger)
     count = len(holdout_ids(dataset))
     if count == 0:
         return None

@@ -141,3 +141,17 @@ def test_readme_gives_every_command_its_python_call(name: str) -> None:
     rows = [line for line in table.splitlines() if line.startswith(f"| `ragtriage {name}")]
     assert rows, f"no README row for `ragtriage {name}`"
     assert all(row.split(" | ")[1].startswith("`") for row in rows)
+
+
+@pytest.mark.parametrize(
+    "name", [n for n, c in sorted(COMMANDS.items()) if not isinstance(c, click.Group)]
+)
+def test_the_grammar_table_lists_every_command(name: str) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    cells = [line.split(" | ")[0].removeprefix("| ").strip("`") for line in doc.splitlines()
+             if line.startswith("| `")]
+    head, _, sub = name.partition(" ")
+    assert any(
+        cell.split(" ")[0] == head and (not sub or sub in cell.replace("\\|", " ").split())
+        for cell in cells
+    ), name
