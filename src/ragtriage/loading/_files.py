@@ -34,12 +34,13 @@ class SourceFile:
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 
-def display_path(path: Path) -> str:
+def display_path(path: PathArg) -> str:
     """How a path appears in reports: as given, except files shipped inside the package.
 
     Bundled example files are named relative to the package (`ragtriage:example/...`) so that
     the same inputs give byte-identical reports wherever the package is installed.
     """
+    path = as_path(path)
     try:
         inside = path.resolve().relative_to(_PACKAGE_ROOT)
     except (ValueError, OSError):
