@@ -105,7 +105,7 @@ def test_format_has_one_name_default_and_help() -> None:
         (
             "fmt",
             "table",
-            "How to print the result: table for people, json for scripts, markdown for a PR.",
+            "Output format; json is the stable contract for scripts.",
         )
     }
 

@@ -86,7 +86,7 @@ def format_option(
         type=click.Choice(list(choices)),
         default="table",
         show_default=True,
-        help="How to print the result: table for people, json for scripts, markdown for a PR.",
+        help="Output format; json is the stable contract for scripts.",
     )
 
 
