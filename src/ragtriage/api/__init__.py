@@ -7,11 +7,14 @@ options, calls the function here, and prints what it returns; both score the sam
 """
 
 from ._converting import (
+    ImportedSheet,
     WrittenNative,
     export_trec_files,
     import_records_files,
     import_tau2_files,
     import_trec_files,
+    review_export_files,
+    review_import_files,
     write_imported,
 )
 from ._producing import (
@@ -46,6 +49,7 @@ __all__ = [
     "COLUMNAR_UNSUPPORTED",
     "ComparedRuns",
     "Executor",
+    "ImportedSheet",
     "JudgeOutcome",
     "WrittenNative",
     "WrittenRunFile",
@@ -69,6 +73,8 @@ __all__ = [
     "read_snapshot_and_evalset",
     "report_html",
     "report_request",
+    "review_export_files",
+    "review_import_files",
     "run_files",
     "trec_eval_files",
     "write_imported",

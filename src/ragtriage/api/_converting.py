@@ -1,4 +1,4 @@
-"""The commands that convert files: `ragtriage import ...` and `ragtriage export trec`."""
+"""The commands that convert files: `import ...`, `export trec`, `review export|import`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ..paths import PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
     from ..importers import RecordFormat
+    from ..review import ImportedLabels, ReviewSheet
     from ..schemas import EvalSet, Run, Snapshot
 
 
@@ -156,3 +157,45 @@ def _read_kinds(
     assert ev is None or isinstance(ev, EvalSet)
     assert rn is None or isinstance(rn, Run)
     return snap, ev, rn
+
+
+def review_export_files(
+    dataset: PathArg,
+    *,
+    snapshot: PathArg | None = None,
+    runs: Iterable[PathArg] | PathArg = (),
+    k: int | None = None,
+    output: PathArg,
+) -> ReviewSheet:
+    """`ragtriage review export DATASET -o SHEET`: a review sheet (.xlsx or .csv) for people."""
+    from ..loading import load_dataset
+    from ..review import export_sheet
+
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    return export_sheet(loaded, output, k=k)
+
+
+@dataclass(frozen=True)
+class ImportedSheet:
+    """A filled review sheet read back: the labels, where they were written, what is unfilled."""
+
+    imported: ImportedLabels
+    """The label sets (one per run) and the rows without a verdict."""
+    written: tuple[Path, ...]
+    """One `<run>.labels.json` per label set, in the same order."""
+
+
+def review_import_files(
+    sheet: PathArg, *, reviewer: str | None = None, output: PathArg
+) -> ImportedSheet:
+    """`ragtriage review import SHEET -o DIR`: human labels, one `<run>.labels.json` per run."""
+    from ..judges import safe_name, write_model
+    from ..review import import_sheet
+
+    folder = as_path(output)
+    imported = import_sheet(sheet, reviewer=reviewer)
+    written = tuple(
+        write_model(labels, folder / f"{safe_name(labels.run)}.labels.json")
+        for labels in imported.label_sets
+    )
+    return ImportedSheet(imported, written)

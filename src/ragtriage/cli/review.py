@@ -6,9 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..judges import safe_name, write_model
-from ..loading import load_dataset
-from ..review import export_sheet, import_sheet
+from ..api import review_export_files, review_import_files
 from ._common import (
     examples,
     handle_errors,
@@ -52,8 +50,7 @@ def export_command(
     not_covered / cannot_judge for facts), `supported_by` (context IDs, comma-separated) and
     optionally `reason` and `reviewer`.
     """
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
-    sheet = export_sheet(loaded, output, k=k)
+    sheet = review_export_files(dataset, snapshot=snapshot, runs=runs, k=k, output=output)
     click.echo(f"wrote {output}: {sheet.claim_rows} claim rows, {sheet.fact_rows} fact rows")
     for item in sheet.skipped:
         click.echo(
@@ -79,9 +76,9 @@ def import_command(sheet: Path, reviewer: str | None, output: Path) -> None:
     Rows without a verdict are listed and left out; a filled row with a wrong value stops
     the import with every problem (file, row, field, expected, found).
     """
-    imported = import_sheet(sheet, reviewer=reviewer)
-    for labels in imported.label_sets:
-        path = write_model(labels, output / f"{safe_name(labels.run)}.labels.json")
+    found = review_import_files(sheet, reviewer=reviewer, output=output)
+    imported = found.imported
+    for labels, path in zip(imported.label_sets, found.written, strict=True):
         click.echo(
             f"run {labels.run}: {len(labels.claim_labels)} claim labels, "
             f"{len(labels.fact_labels)} fact labels -> {path}"
