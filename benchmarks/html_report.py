@@ -163,7 +163,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     from ragtriage.diagnosis import diagnose
-    from ragtriage.evaluation import evaluate_files
+    from ragtriage.evaluation import load_and_evaluate
     from ragtriage.render import dumps, evaluation_json
     from ragtriage.render.html import render_html
 
@@ -171,7 +171,7 @@ def main() -> None:
     t0 = time.perf_counter()
     evalset, snapshot, runs = generate(args.questions, args.runs, root)
     t1 = time.perf_counter()
-    evaluation = evaluate_files(evalset, snapshot=snapshot, runs=runs)
+    evaluation = load_and_evaluate(evalset, snapshot=snapshot, runs=runs)
     t2 = time.perf_counter()
     diagnoses = diagnose(evaluation)
     t3 = time.perf_counter()

@@ -1,4 +1,8 @@
-"""ragtriage: where a RAG system fails, question by question, with numbers CI can trust."""
+"""ragtriage: where a RAG system fails, question by question, with numbers CI can trust.
+
+Each command has one call here with the same words (`ragtriage evaluate` ->
+`evaluate_files`, `ragtriage compare` -> `compare_files`, ...); see `ragtriage.api`.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,23 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .errors import InputError, Problem, RagtriageError
+from .errors import InputError, Problem, RagtriageError, RequestError
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation, QuestionRecord, RunEvaluation, evaluate, evaluate_files
+    from .api import (
+        calibrate_labels,
+        compare_files,
+        diagnose_files,
+        evaluate_files,
+        gate_files,
+        judge_files,
+        report_html,
+        run_files,
+        trec_eval_files,
+    )
+    from .evaluation import Evaluation, QuestionRecord, RunEvaluation, evaluate
     from .loading import Dataset, load_dataset
+    from .request import Request
 
 # The evaluation stack is imported on first use, so that light entry points (the columnar
 # TREC scorer, `--version`) do not pay for it.
@@ -19,9 +35,18 @@ _LAZY = {
     "QuestionRecord": "evaluation",
     "RunEvaluation": "evaluation",
     "evaluate": "evaluation",
-    "evaluate_files": "evaluation",
     "Dataset": "loading",
     "load_dataset": "loading",
+    "Request": "request",
+    "evaluate_files": "api",
+    "diagnose_files": "api",
+    "compare_files": "api",
+    "gate_files": "api",
+    "report_html": "api",
+    "trec_eval_files": "api",
+    "judge_files": "api",
+    "calibrate_labels": "api",
+    "run_files": "api",
 }
 
 __all__ = [
@@ -31,11 +56,21 @@ __all__ = [
     "Problem",
     "QuestionRecord",
     "RagtriageError",
+    "Request",
+    "RequestError",
     "RunEvaluation",
     "__version__",
+    "calibrate_labels",
+    "compare_files",
+    "diagnose_files",
     "evaluate",
     "evaluate_files",
+    "gate_files",
+    "judge_files",
     "load_dataset",
+    "report_html",
+    "run_files",
+    "trec_eval_files",
 ]
 
 

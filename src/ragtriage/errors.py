@@ -72,3 +72,11 @@ class ProblemCollector:
         """Raise `InputError` with everything recorded, if anything was."""
         if self._problems:
             raise InputError(self._problems)
+
+
+class RequestError(RagtriageError):
+    """A request that is missing something or combines options that do not go together.
+
+    The command line shows it as a usage error (`Usage: ...`, exit 2); the message names the
+    options as the command line spells them (the Python keywords are the same words).
+    """

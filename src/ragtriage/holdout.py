@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, ValidationError
 
 from .errors import InputError, Problem, ProblemCollector
 from .loading import Dataset
+from .paths import PathArg, as_optional_path, as_path
 from .schemas import StrictModel
 
 HOLDOUT = "holdout"
@@ -50,6 +52,19 @@ class LedgerEntry(StrictModel):
     """The ragtriage command that looked (`evaluate`, `compare`, `diagnose`, `gate`)."""
     holdout_questions: int = Field(ge=0)
     """How many holdout questions were scored."""
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something a command tells its user on stderr (`note: ...`, `warning: ...`)."""
+
+    level: Literal["note", "warning"]
+    """`note`: what was done; `warning`: something the user should act on."""
+    text: str
+    """The message, without its level."""
+
+    def __str__(self) -> str:
+        return f"{self.level}: {self.text}"
 
 
 @dataclass(frozen=True)
@@ -104,12 +119,13 @@ def evalset_source(dataset: Dataset) -> tuple[str, str]:
     return first.path, first.sha256
 
 
-def ledger_path(evalset: Path) -> Path:
+def ledger_path(evalset: PathArg) -> Path:
     """`data/evalset.json` -> `data/evalset.holdout-ledger.jsonl`.
 
     The bundled example lives inside the installed package, which must stay read-only:
     its ledger goes to the temporary directory instead.
     """
+    evalset = as_path(evalset)
     package = Path(__file__).resolve().parent
     if package in evalset.resolve().parents:
         return Path(tempfile.gettempdir()) / ("ragtriage-example" + LEDGER_SUFFIX)
@@ -121,8 +137,9 @@ def current_user(who: str | None = None) -> str:
     return who or os.environ.get("USER") or "unknown"
 
 
-def read_ledger(path: Path) -> tuple[LedgerEntry, ...]:
+def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
     """Every entry of a ledger (none when the file does not exist); bad lines raise InputError."""
+    path = as_path(path)
     if not path.exists():
         return ()
     collector = ProblemCollector()
@@ -149,10 +166,11 @@ def record_look(
     command: str,
     runs: Sequence[str],
     who: str | None = None,
-    ledger: Path | None = None,
+    ledger: PathArg | None = None,
     now: datetime | None = None,
 ) -> HoldoutLook | None:
     """Append a ledger entry when the dataset holds holdout questions; None when it holds none."""
+    ledger = as_optional_path(ledger)
     count = len(holdout_ids(dataset))
     if count == 0:
         return None
@@ -185,6 +203,47 @@ def record_look(
             ]
         ) from exc
     return HoldoutLook(path, entry, len(previous) + 1)
+
+
+@dataclass(frozen=True)
+class HoldoutPolicy:
+    """What a request does with the holdout split: leave it out, or score it and record the look."""
+
+    include: bool = False
+    """Score holdout questions (and record the look in the ledger)."""
+    who: str | None = None
+    """Name recorded in the ledger instead of $USER."""
+    warn_after: int = DEFAULT_WARN_AFTER
+    """Warn when the holdout has been looked at more than this many times."""
+    ledger: Path | None = None
+    """Ledger file instead of the one beside the evaluation set."""
+
+    def apply(self, dataset: Dataset, command: str) -> tuple[Dataset, tuple[Notice, ...]]:
+        """The dataset to score, and what the user should be told about the holdout.
+
+        Without `include` the holdout questions are dropped (a note says how many); with it
+        they stay and the look is appended to the ledger (a warning once it has been looked
+        at more than `warn_after` times).
+        """
+        hidden = holdout_ids(dataset)
+        if not hidden:
+            return dataset, ()
+        if not self.include:
+            note = Notice(
+                "note",
+                f"{len(hidden)} holdout question(s) left out; --include-holdout scores them "
+                "(and records the look)",
+            )
+            return without_holdout(dataset), (note,)
+        look = record_look(
+            dataset,
+            command=command,
+            runs=[run.name for run in dataset.runs],
+            who=self.who,
+            ledger=self.ledger,
+        )
+        warning = None if look is None else look_warning(look, self.warn_after)
+        return dataset, () if warning is None else (Notice("warning", warning),)
 
 
 def look_warning(look: HoldoutLook, warn_after: int = DEFAULT_WARN_AFTER) -> str | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import tomllib
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -22,6 +21,7 @@ from pydantic import Field
 from .errors import ProblemCollector
 from .loading import Dataset, SourceFile, file_sha256
 from .loading._files import display_path, validate_item
+from .paths import PathArg, as_path
 from .schemas import Document, DocumentStatus, Identifier, StrictModel
 
 
@@ -39,8 +39,9 @@ class VersionEntry(StrictModel):
     """ISO date from which this version applies."""
 
 
-def read_versions(path: Path, collector: ProblemCollector) -> dict[str, VersionEntry]:
+def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, VersionEntry]:
     """Read a versions file (`.toml` or JSON); problems go to `collector`."""
+    path = as_path(path)
     label = str(path)
     try:
         raw = path.read_bytes()
@@ -108,8 +109,9 @@ def apply_versions(
     return dataclasses.replace(dataset, snapshot=snapshot)
 
 
-def load_versions(dataset: Dataset, path: Path) -> Dataset:
+def load_versions(dataset: Dataset, path: PathArg) -> Dataset:
     """Read a versions file and apply it; raise `InputError` listing every problem."""
+    path = as_path(path)
     collector = ProblemCollector()
     versions = read_versions(path, collector)
     collector.raise_if_any()

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
 from ragtriage.diagnosis import diagnose
-from ragtriage.evaluation import Evaluation, evaluate_files
+from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths
 
 PLANTED = ("4111 1111 1111 1111", "4111111111111111", "4111-1111-1111-1111")
@@ -20,7 +20,7 @@ PLANTED = ("4111 1111 1111 1111", "4111111111111111", "4111-1111-1111-1111")
 @pytest.fixture(scope="module")
 def example() -> Evaluation:
     paths = example_paths()
-    return evaluate_files(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    return load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
 
 
 def _records(evaluation: Evaluation, run: str) -> dict[str, Any]:
@@ -107,12 +107,14 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         for fmt in ("table", "json", "markdown")
     }
     commands["compare markdown"] = [
-        "compare", "--example", "baseline", "improved", "--format", "markdown",
+        "compare", "--example", "--baseline", "baseline", "--candidate", "improved",
+        "--format", "markdown",
     ]
-    commands["gate json"] = ["gate", "--example", "baseline", "--policy", str(policy),
+    commands["gate json"] = ["gate", "--example", "--candidate", "baseline",
+                             "--policy", str(policy),
                              "--format", "json"]
     html = tmp_path / "report.html"
-    commands["report html"] = ["report", "--example", "--html", str(html)]
+    commands["report html"] = ["report", "--example", "--output", str(html)]
     out = {}
     for name, args in commands.items():
         result = runner.invoke(cli, args)

@@ -8,7 +8,7 @@ import pytest
 
 from ragtriage.boundaries import blocking_permission_leaks
 from ragtriage.errors import InputError
-from ragtriage.evaluation import Evaluation, evaluate_files
+from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths
 from ragtriage.gate import gate, load_policy
 
@@ -16,7 +16,7 @@ from ragtriage.gate import gate, load_policy
 @pytest.fixture(scope="module")
 def example() -> Evaluation:
     paths = example_paths()
-    return evaluate_files(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    return load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
 
 
 def _policy(tmp_path: Path, body: str) -> Path:

@@ -30,9 +30,8 @@ def test_evaluate_with_and_without_a_calibration_record(
         calibrate_command,
         [
             *(a for f in files for a in ("--judge-labels", str(f))),
-            "--human-from",
             str(article_fixture),
-            "--output",
+            "--record",
             str(record),
         ],
     )

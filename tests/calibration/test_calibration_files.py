@@ -189,7 +189,7 @@ def test_human_labels_embedded_in_a_dataset(article_fixture: Path, tmp_path: Pat
     judge_files, _ = _files(article_fixture, tmp_path)
     args = [a for f in judge_files for a in ("--judge-labels", str(f))]
     result = CliRunner().invoke(
-        calibrate_command, [*args, "--human-from", str(article_fixture), "--format", "json"]
+        calibrate_command, [*args, str(article_fixture), "--format", "json"]
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)

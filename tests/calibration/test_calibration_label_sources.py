@@ -184,7 +184,7 @@ def test_calibrate_output_writes_the_record_evaluate_reads(
     files = _judge_files(article_fixture, tmp_path)
     out = tmp_path / "calibration.json"
     args = [a for f in files for a in ("--judge-labels", str(f))]
-    args += ["--human-from", str(article_fixture), "--output", str(out)]
+    args += [str(article_fixture), "--record", str(out)]
     result = CliRunner().invoke(calibrate_command, args)
     assert result.exit_code == 0, result.output
     assert result.output.startswith("judge lexical-baseline (prompt lexical-v1, lexical,")

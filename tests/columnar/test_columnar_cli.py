@@ -1,4 +1,4 @@
-"""`evaluate --engine columnar` and `judge --engine ray` against their reference paths."""
+"""`evaluate --algorithm columnar` and `judge --executor ray` against their reference paths."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def _reports(args: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     reference = runner.invoke(cli, ["evaluate", *args, "--format", "json", *ALL_METRICS])
     assert reference.exit_code == 0, reference.output
     columnar = runner.invoke(
-        cli, ["evaluate", *args, "--format", "json", "--engine", "columnar"]
+        cli, ["evaluate", *args, "--format", "json", "--algorithm", "columnar"]
     )
     assert columnar.exit_code == 0, columnar.output
     return json.loads(reference.stdout), json.loads(columnar.stdout)
@@ -82,7 +82,7 @@ def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:
 def test_columnar_metric_picks_summary_and_question_keys() -> None:
     result = CliRunner().invoke(
         cli,
-        ["evaluate", "--example", "--engine", "columnar", "--format", "json",
+        ["evaluate", "--example", "--algorithm", "columnar", "--format", "json",
          "--metric", "claim_support"],
     )
     assert result.exit_code == 0, result.output
@@ -103,25 +103,26 @@ def test_columnar_metric_picks_summary_and_question_keys() -> None:
     ],
 )
 def test_columnar_refuses_options_it_does_not_support(extra: list[str], named: str) -> None:
-    result = CliRunner().invoke(cli, ["evaluate", "--example", "--engine", "columnar", *extra])
+    result = CliRunner().invoke(cli, ["evaluate", "--example", "--algorithm", "columnar", *extra])
     assert result.exit_code == 2
-    assert result.stderr == f"{USAGE_HEAD}Error: --engine columnar does not support {named}\n"
+    assert result.stderr == f"{USAGE_HEAD}Error: --algorithm columnar does not support {named}\n"
 
 
 def test_columnar_needs_a_snapshot(tmp_path: Path) -> None:
     evalset, _, run = write_dataset(tmp_path, 1, 3)
     result = CliRunner().invoke(
-        cli, ["evaluate", str(evalset), "--run", str(run), "--engine", "columnar"]
+        cli, ["evaluate", str(evalset), "--run", str(run), "--algorithm", "columnar"]
     )
     assert result.exit_code == 2
     assert result.stderr == (
-        f"{USAGE_HEAD}Error: --engine columnar needs a native evaluation set and its --snapshot\n"
+        f"{USAGE_HEAD}Error: --algorithm columnar needs a native evaluation set "
+        "and its --snapshot\n"
     )
 
 
 def test_columnar_markdown_is_a_summary() -> None:
     result = CliRunner().invoke(
-        cli, ["evaluate", "--example", "--engine", "columnar", "--format", "markdown"]
+        cli, ["evaluate", "--example", "--algorithm", "columnar", "--format", "markdown"]
     )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -139,10 +140,10 @@ def test_judge_ray_address_needs_engine_ray(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli,
         ["judge", str(evalset), "--snapshot", str(snapshot), "--run", str(run),
-         "--judge", "lexical", "--out-dir", str(tmp_path / "out"), "--ray-address", "auto"],
+         "--judge", "lexical", "--output", str(tmp_path / "out"), "--ray-address", "auto"],
     )
     assert result.exit_code == 2
-    assert result.stderr.endswith("Error: --ray-address needs --engine ray\n")
+    assert result.stderr.endswith("Error: --ray-address needs --executor ray\n")
 
 
 def test_judge_on_ray_needs_the_lexical_judge(tmp_path: Path) -> None:
@@ -150,10 +151,10 @@ def test_judge_on_ray_needs_the_lexical_judge(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli,
         ["judge", str(evalset), "--snapshot", str(snapshot), "--run", str(run),
-         "--out-dir", str(tmp_path / "out"), "--engine", "ray"],
+         "--output", str(tmp_path / "out"), "--executor", "ray"],
     )
     assert result.exit_code == 2
-    assert result.stderr.endswith("Error: --engine ray supports --judge lexical only\n")
+    assert result.stderr.endswith("Error: --executor ray supports --judge lexical only\n")
 
 
 @pytest.mark.slow
@@ -165,9 +166,9 @@ def test_judge_on_ray_writes_the_same_label_files_as_local(tmp_path: Path) -> No
             *[arg for run in paths.runs for arg in ("--run", str(run))],
             "--judge", "lexical", "--no-progress", "--no-cache"]
     runner = CliRunner()
-    local = runner.invoke(cli, [*base, "--out-dir", str(tmp_path / "local")])
+    local = runner.invoke(cli, [*base, "--output", str(tmp_path / "local")])
     assert local.exit_code == 0, local.output
-    remote = runner.invoke(cli, [*base, "--out-dir", str(tmp_path / "ray"), "--engine", "ray"])
+    remote = runner.invoke(cli, [*base, "--output", str(tmp_path / "ray"), "--executor", "ray"])
     assert remote.exit_code == 0, remote.output
     names = sorted(p.name for p in (tmp_path / "local").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "ray").iterdir())

@@ -34,11 +34,12 @@ def example(tmp_path: Path) -> Path:
 
 def _files(root: Path) -> list[str]:
     return [
-        "-d",
         str(root / "evalset.json"),
         "--snapshot",
         str(root / "snapshot.json"),
+        "--run",
         str(root / "runs" / "baseline.json"),
+        "--run",
         str(root / "runs" / "improved.json"),
     ]
 
@@ -61,20 +62,32 @@ def test_compare_run_files_json_is_deterministic(example: Path) -> None:
 
 
 def test_compare_unknown_run_is_exit_2(example: Path) -> None:
-    code, out, err = _invoke("compare", "--example", "baseline", "nope")
+    code, out, err = _invoke(
+        "compare", "--example", "--baseline", "baseline", "--candidate", "nope"
+    )
     assert code == 2
     assert out == ""
     assert err.endswith(
         "Error: 1 problem found in the input:\n"
-        "- <command line>: RUN: expected a run file or the name of a loaded run "
+        "- <command line>: --candidate: expected the name of a loaded run "
         "(baseline, improved); found 'nope'\n"
     )
 
 
 def test_compare_needs_a_dataset() -> None:
-    code, _, err = _invoke("compare", "a", "b")
+    code, _, err = _invoke("compare")
     assert code == 2
-    assert "give --dataset (with --snapshot for a native evaluation set) or --example" in err
+    assert err.endswith("Error: give DATASET or --example\n")
+
+
+def test_compare_names_a_missing_dataset_file(tmp_path: Path) -> None:
+    missing = tmp_path / "nothere.jsonl"
+    code, _, err = _invoke("compare", str(missing))
+    assert code == 2
+    assert err == (
+        "Error: 1 problem found in the input:\n"
+        f"- {missing}: (file): expected an existing file; found no such file\n"
+    )
 
 
 def test_compare_refuses_a_different_snapshot(example: Path) -> None:
@@ -211,11 +224,12 @@ def test_a_broken_ledger_is_invalid_input(example: Path) -> None:
 def test_article_fixture_runs_are_compared_by_name(article_fixture: Path) -> None:
     code, out, _ = _invoke(
         "compare",
-        "-d",
         str(article_fixture),
         "-k",
         "2",
+        "--baseline",
         "synthetic-baseline",
+        "--candidate",
         "synthetic-corrected",
         "--format",
         "json",
@@ -254,11 +268,12 @@ def test_example_ledger_goes_to_the_temporary_directory() -> None:
 def test_markdown_report_matches_the_golden_file(article_fixture: Path) -> None:
     code, out, _ = _invoke(
         "compare",
-        "-d",
         str(article_fixture),
         "-k",
         "2",
+        "--baseline",
         "synthetic-baseline",
+        "--candidate",
         "synthetic-corrected",
         "--format",
         "markdown",

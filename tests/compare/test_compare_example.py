@@ -40,7 +40,9 @@ def _compare(*extra: str) -> Any:
         [
             "compare",
             "--example",
+            "--baseline",
             "baseline",
+            "--candidate",
             "improved",
             "--format",
             "json",

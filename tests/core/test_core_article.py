@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate_files
+from ragtriage.evaluation import load_and_evaluate
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_article_per_question_baseline(report: dict[str, Any]) -> None:
 
 
 def test_article_defaults_to_k2(article_fixture: Path) -> None:
-    result = evaluate_files(article_fixture)
+    result = load_and_evaluate(article_fixture)
     assert [r.k for r in result.runs] == [2, 2]
     assert result.runs[0].summary["evidence_recall"].value == 0.5
 
@@ -95,6 +95,6 @@ def test_article_k1_is_refused_with_the_exact_message(article_fixture: Path) -> 
 
 def test_article_k1_library_raises_input_error(article_fixture: Path) -> None:
     with pytest.raises(InputError) as caught:
-        evaluate_files(article_fixture, k=1)
+        load_and_evaluate(article_fixture, k=1)
     (problem,) = caught.value.problems
     assert (problem.question_id, problem.found) == ("two-facts", "'export-v2'")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from core_builders import JUDGE, claim, doc, evaluate_one, question, result
 
-from ragtriage.evaluation import Evaluation, evaluate_files
+from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.metrics import REGISTRY
 
 K = 2
@@ -155,7 +155,7 @@ def test_tables_cover_the_registry() -> None:
 @pytest.fixture(scope="module")
 def article(article_fixture: Path) -> Evaluation:
     """The article fixture evaluated with every registered metric at k=2."""
-    return evaluate_files(article_fixture, k=K, metrics=[measure_name(m) for m in sorted(REGISTRY)])
+    return load_and_evaluate(article_fixture, k=K, metrics=[measure_name(m) for m in sorted(REGISTRY)])
 
 
 @pytest.mark.parametrize("metric", sorted(ARTICLE))

@@ -19,7 +19,7 @@ def _invoke(*args: str) -> tuple[int, str, str]:
 
 
 def test_example_policy_passes_improved() -> None:
-    code, out, _ = _invoke("gate", "--example", "improved", "--format", "json")
+    code, out, _ = _invoke("gate", "--example", "--candidate", "improved", "--format", "json")
     assert code == 0
     data = json.loads(out)
     assert data["passed"] is True
@@ -32,7 +32,7 @@ def test_example_policy_passes_improved() -> None:
 
 
 def test_example_policy_fails_baseline_with_named_rules() -> None:
-    code, out, _ = _invoke("gate", "--example", "baseline", "--format", "json")
+    code, out, _ = _invoke("gate", "--example", "--candidate", "baseline", "--format", "json")
     assert code == 1
     data = json.loads(out)
     policy = example_paths().policy
@@ -57,6 +57,7 @@ def test_regression_against_baseline_fails_with_junit(tmp_path: Path) -> None:
     code, out, _ = _invoke(
         "gate",
         "--example",
+        "--candidate",
         "improved",
         "--baseline",
         "baseline",
@@ -78,7 +79,7 @@ def test_regression_against_baseline_fails_with_junit(tmp_path: Path) -> None:
 
 
 def test_table_output_names_policy_hash() -> None:
-    code, out, _ = _invoke("gate", "--example", "improved")
+    code, out, _ = _invoke("gate", "--example", "--candidate", "improved")
     digest = hashlib.sha256(example_paths().policy.read_bytes()).hexdigest()
     assert code == 0
     assert out.startswith("gate PASSED: run improved, policy 'LumenQ release policy' (sha256 ")
@@ -88,7 +89,9 @@ def test_table_output_names_policy_hash() -> None:
 def test_bad_policy_is_exit_2_with_every_problem(tmp_path: Path) -> None:
     policy = tmp_path / "bad.toml"
     policy.write_text('[[threshold]]\nmetric = "recall"\nmin = 2\n[latency]\n', encoding="utf-8")
-    code, out, err = _invoke("gate", "--example", "improved", "--policy", str(policy))
+    code, out, err = _invoke(
+        "gate", "--example", "--candidate", "improved", "--policy", str(policy)
+    )
     assert code == 2
     assert out == ""
     assert err.startswith("Error: 2 problems found in the input:\n")
@@ -97,16 +100,16 @@ def test_bad_policy_is_exit_2_with_every_problem(tmp_path: Path) -> None:
 
 
 def test_gate_needs_a_policy() -> None:
-    code, _, err = _invoke("gate", "improved", "-d", "x.json")
+    code, _, err = _invoke("gate", "x.json")
     assert code == 2
     assert "give --policy (or --example for the example's policy)" in err
 
 
 def test_unknown_baseline_is_exit_2() -> None:
-    code, _, err = _invoke("gate", "--example", "improved", "--baseline", "missing")
+    code, _, err = _invoke("gate", "--example", "--candidate", "improved", "--baseline", "missing")
     assert code == 2
     assert (
-        "RUN: expected a run file or the name of a loaded run (baseline, improved); found 'missing'"
+        "--baseline: expected the name of a loaded run (baseline, improved); found 'missing'"
         in err
     )
 
@@ -116,6 +119,7 @@ def test_gate_on_the_holdout_is_recorded(tmp_path: Path) -> None:
     args = [
         "gate",
         "--example",
+        "--candidate",
         "improved",
         "--include-holdout",
         "--ledger",
@@ -141,11 +145,11 @@ def test_an_edited_policy_shows_a_different_hash(tmp_path: Path) -> None:
     text = example_paths().policy.read_text(encoding="utf-8")
     policy.write_text(text, encoding="utf-8")
     _, first, _ = _invoke(
-        "gate", "--example", "improved", "--policy", str(policy), "--format", "json"
+        "gate", "--example", "--candidate", "improved", "--policy", str(policy), "--format", "json"
     )
     policy.write_text(text.replace("min = 0.85", "min = 0.5"), encoding="utf-8")
     _, second, _ = _invoke(
-        "gate", "--example", "improved", "--policy", str(policy), "--format", "json"
+        "gate", "--example", "--candidate", "improved", "--policy", str(policy), "--format", "json"
     )
     hashes = [json.loads(out)["policy"]["sha256"] for out in (first, second)]
     assert hashes[0] == hashlib.sha256(text.encode()).hexdigest()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from html_report_injection import write_injected
 
-from ragtriage.evaluation import Evaluation, evaluate_files
+from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths
 
 
@@ -15,14 +15,14 @@ from ragtriage.example import example_paths
 def example_evaluation() -> Evaluation:
     """The bundled example, evaluated with its defaults."""
     paths = example_paths()
-    return evaluate_files(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    return load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
 
 
 @pytest.fixture(scope="session")
 def injected_evaluation(tmp_path_factory: pytest.TempPathFactory) -> Evaluation:
     """The example with markup planted in documents, answers, claims, questions, tags and IDs."""
     evalset, snapshot, runs = write_injected(tmp_path_factory.mktemp("injected"))
-    return evaluate_files(evalset, snapshot=snapshot, runs=runs)
+    return load_and_evaluate(evalset, snapshot=snapshot, runs=runs)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragtriage.diagnosis import diagnose
-from ragtriage.evaluation import Evaluation, evaluate_files
+from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths
 from ragtriage.render.html import FUNNEL_STEPS, funnel, funnel_svg, render_html, stages_svg
 from ragtriage.render.html._charts import fit, nice_ticks, text_width
@@ -116,7 +116,7 @@ def write_hostile(root: Path) -> tuple[Path, Path, tuple[Path, ...]]:
 def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The report of the example with a hostile run name and tag."""
     evalset, snapshot, runs = write_hostile(tmp_path_factory.mktemp("hostile"))
-    return render_html(evaluate_files(evalset, snapshot=snapshot, runs=runs))
+    return render_html(load_and_evaluate(evalset, snapshot=snapshot, runs=runs))
 
 
 def test_hostile_names_stay_text_in_the_charts(hostile_page: str) -> None:

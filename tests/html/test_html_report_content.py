@@ -12,7 +12,7 @@ from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT, TAG
 
 from ragtriage.cli.main import cli
 from ragtriage.diagnosis import diagnose
-from ragtriage.evaluation import Evaluation, evaluate_files
+from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths
 from ragtriage.render.html import (
     default_comparison,
@@ -72,8 +72,8 @@ def test_chinese_text_is_kept_as_utf8(example_evaluation: Evaluation) -> None:
 
 def test_same_inputs_give_the_same_bytes() -> None:
     paths = example_paths()
-    first = evaluate_files(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
-    second = evaluate_files(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    first = load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    second = load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
     assert render_html(first) == render_html(second)
 
 
@@ -145,7 +145,7 @@ def test_changes_list_regressions_first(example_evaluation: Evaluation) -> None:
 
 def test_report_command_writes_the_page(tmp_path: Path) -> None:
     out = tmp_path / "report.html"
-    result = CliRunner().invoke(cli, ["report", "--example", "--html", str(out)])
+    result = CliRunner().invoke(cli, ["report", "--example", "--output", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     again = tmp_path / "evaluate.html"
@@ -155,14 +155,14 @@ def test_report_command_writes_the_page(tmp_path: Path) -> None:
 
 
 def test_report_command_needs_a_dataset(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["report", "--html", str(tmp_path / "x.html")])
+    result = CliRunner().invoke(cli, ["report", "--output", str(tmp_path / "x.html")])
     assert result.exit_code == 2
-    assert "Error: give --dataset FILE or --example" in result.output
+    assert "Error: give DATASET or --example" in result.output
 
 
 def test_report_command_on_the_article_fixture(article_fixture: Path, tmp_path: Path) -> None:
     out = tmp_path / "article.html"
-    args = ["report", "--dataset", str(article_fixture), "-k", "2", "--html", str(out)]
+    args = ["report", str(article_fixture), "-k", "2", "--output", str(out)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     data = _data_json(out.read_text(encoding="utf-8"))

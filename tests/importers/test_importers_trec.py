@@ -97,7 +97,9 @@ def test_bad_trec_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
 def test_cli_import_trec_writes_native_files(tmp_path: Path) -> None:
     qrels, run = _files(tmp_path)
     result = CliRunner().invoke(
-        cli, ["import", "trec", "--qrels", str(qrels), "--run", str(run), "-o", str(tmp_path / "n")]
+        cli,
+        ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
+         "-o", str(tmp_path / "n")],
     )
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "n").iterdir()) == [
@@ -110,7 +112,6 @@ def test_cli_import_trec_writes_native_files(tmp_path: Path) -> None:
         [
             "export",
             "trec",
-            "--evalset",
             str(tmp_path / "n" / "evalset.json"),
             "--qrels-out",
             str(tmp_path / "b.qrels"),

@@ -25,7 +25,7 @@ def test_lexical_baseline_writes_labels_and_a_run_with_claims(tmp_path: Path) ->
     write_dataset(tmp_path, None, [claim("每日转账限额为五万元", "z1")])
     result = CliRunner().invoke(
         judge_command,
-        [*_args(tmp_path), "--judge", "lexical", "--out-dir", str(tmp_path / "o"), "--no-progress"],
+        [*_args(tmp_path), "--judge", "lexical", "--output", str(tmp_path / "o"), "--no-progress"],
     )
     assert result.exit_code == 0, result.output
     out = tmp_path / "o"
@@ -85,7 +85,7 @@ def test_dry_run_estimates_calls_tokens_and_cost(tmp_path: Path) -> None:
 
 def test_dry_run_counts_what_the_cache_would_answer(tmp_path: Path) -> None:
     write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")])
-    common = [*_args(tmp_path), "--model", "m", "--out-dir", str(tmp_path / "o"), "--no-progress"]
+    common = [*_args(tmp_path), "--model", "m", "--output", str(tmp_path / "o"), "--no-progress"]
     with serve(FakeServer()) as server:
         done = CliRunner().invoke(judge_command, [*common, "--base-url", server.url])
         assert done.exit_code == 0, done.output
@@ -98,7 +98,7 @@ def test_dry_run_counts_what_the_cache_would_answer(tmp_path: Path) -> None:
 
 def test_llm_judge_needs_url_and_model(tmp_path: Path) -> None:
     write_dataset(tmp_path, [claim("x", "c1")])
-    result = CliRunner().invoke(judge_command, [*_args(tmp_path), "--out-dir", str(tmp_path / "o")])
+    result = CliRunner().invoke(judge_command, [*_args(tmp_path), "--output", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert result.output == (
         "Error: 1 problem found in the input:\n- <command line>: --base-url and --model: "
@@ -112,7 +112,7 @@ def test_missing_api_key_variable_is_an_input_error(tmp_path: Path) -> None:
         judge_command,
         [
             *_args(tmp_path),
-            "--out-dir",
+            "--output",
             str(tmp_path / "o"),
             "--base-url",
             "http://127.0.0.1:9/v1",
@@ -136,7 +136,7 @@ def test_api_key_is_sent_as_bearer_token(tmp_path: Path) -> None:
             judge_command,
             [
                 *_args(tmp_path),
-                "--out-dir",
+                "--output",
                 str(tmp_path / "o"),
                 "--base-url",
                 server.url,

@@ -112,7 +112,7 @@ def test_real_server_plumbing_parsing_cache_and_provenance(
         str(tmp_path / "snapshot.json"),
         "--run",
         str(tmp_path / "run.json"),
-        "--out-dir",
+        "--output",
         str(tmp_path / "out"),
         "--base-url",
         llama_server,

@@ -21,7 +21,7 @@ from ragtriage.cli.main import COMMANDS, cli
 HEAVY = ("numpy", "pydantic", "pydantic_core", "rich", "jinja2", "pyarrow", "httpx")
 """Packages a start must not import."""
 LIGHT_RAGTRIAGE = {"ragtriage", "ragtriage._version", "ragtriage.errors", "ragtriage.cli",
-                   "ragtriage.cli.main", "ragtriage.__main__"}
+                   "ragtriage.cli.main", "ragtriage.cli._common", "ragtriage.__main__"}
 """The only ragtriage modules `--version` and `--help` import."""
 
 
@@ -52,7 +52,9 @@ def test_start_imports_no_command_and_no_heavy_package(option: str) -> None:
 
 
 def test_help_lists_every_command_as_click_would() -> None:
-    eager = click.Group("cli", context_settings={"help_option_names": ["-h", "--help"]})
+    eager = click.Group(
+        "cli", context_settings={"help_option_names": ["-h", "--help"]}, epilog=cli.epilog
+    )
     for entry in COMMANDS:
         eager.add_command(entry.load())
     lazy_help = CliRunner().invoke(cli, ["--help"], terminal_width=80).stdout

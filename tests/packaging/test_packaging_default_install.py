@@ -78,8 +78,9 @@ def test_the_main_job_runs_on_the_default_install(tmp_path: Path) -> None:
     # the improved run, exit 1).
     for args, code in (
         (["diagnose", "--example", "--format", "json"], 0),
-        (["compare", "baseline", "improved", "--example", "--format", "json"], 0),
-        (["gate", "improved", "--baseline", "baseline", "--example"], 1),
+        (["compare", "--example", "--baseline", "baseline", "--candidate", "improved",
+          "--format", "json"], 0),
+        (["gate", "--example", "--candidate", "improved", "--baseline", "baseline"], 1),
     ):
         out = run_default(CLI, *args)
         assert out.returncode == code, (args, out.stderr)
@@ -161,7 +162,7 @@ def test_run_without_the_retrieval_extra(without: object, tmp_path: Path) -> Non
     out = CliRunner().invoke(
         cli,
         [
-            "run", "--evalset", str(paths.evalset), "--snapshot", str(paths.snapshot),
+            "run", str(paths.evalset), "--snapshot", str(paths.snapshot),
             "--output", str(tmp_path / "run.json"),
         ],
     )
@@ -179,7 +180,7 @@ def test_ray_engine_without_ray(without: object) -> None:
     with pytest.raises(MissingExtra) as caught:
         RayEngine()
     assert str(caught.value) == (
-        "--engine ray needs the optional extra ragtriage[ray] (missing: ray): "
+        "--executor ray needs the optional extra ragtriage[ray] (missing: ray): "
         "pip install 'ragtriage[ray]'"
     )
 

@@ -169,9 +169,8 @@ def test_the_imported_run_evaluates(traced: dict[str, Path], tmp_path: Path) -> 
         [
             "import",
             "openinference",
-            str(traced["console"]),
-            "--evalset",
             str(tmp_path / "evalset.json"),
+            str(traced["console"]),
             "--output",
             str(tmp_path / "chain.jsonl"),
             "--name",
@@ -217,9 +216,8 @@ def test_unreadable_files_are_reported_with_line_numbers(tmp_path: Path) -> None
         [
             "import",
             "openinference",
-            str(bad),
-            "--evalset",
             str(evalset),
+            str(bad),
             "--output",
             str(tmp_path / "r.jsonl"),
         ],

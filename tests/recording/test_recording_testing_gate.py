@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
-from ragtriage.errors import InputError
+from ragtriage.errors import RequestError
 from ragtriage.example import example_paths
 from ragtriage.testing import GateFailed, gate
 
@@ -18,10 +18,11 @@ def test_a_failing_gate_fails_with_the_cli_rule_table(tmp_path: Path) -> None:
     summary = tmp_path / "gate.md"
     with pytest.raises(GateFailed) as err:
         gate(
-            paths.policy,
             paths.evalset,
-            paths.runs,
+            policy=paths.policy,
+            runs=paths.runs,
             snapshot=paths.snapshot,
+            candidate="improved",
             baseline="baseline",
             markdown=summary,
         )
@@ -31,9 +32,11 @@ def test_a_failing_gate_fails_with_the_cli_rule_table(tmp_path: Path) -> None:
     assert [r.name for r in result.rules if r.verdict == "fail"] == [
         "no regression on protected questions"
     ]
-    improved, baseline = str(paths.runs[1]), str(paths.runs[0])
-    args = ["gate", improved, "--baseline", baseline, "--policy", str(paths.policy)]
-    args += ["-d", str(paths.evalset), "--snapshot", str(paths.snapshot)]
+    args = [
+        "gate", str(paths.evalset), "--snapshot", str(paths.snapshot),
+        "--run", str(paths.runs[0]), "--run", str(paths.runs[1]),
+        "--candidate", "improved", "--baseline", "baseline", "--policy", str(paths.policy),
+    ]
     shown = CliRunner().invoke(cli, args)
     assert shown.exit_code == 1
     assert str(err.value) == "\n" + shown.stdout
@@ -48,17 +51,15 @@ def test_a_passing_gate_returns_its_result(tmp_path: Path) -> None:
         'name = "lenient"\n\n[[threshold]]\nmetric = "evidence_recall"\nmin = 0.5\n',
         encoding="utf-8",
     )
-    result = gate(policy, paths.evalset, paths.runs[:1], snapshot=paths.snapshot)
+    result = gate(paths.evalset, policy=policy, runs=paths.runs[:1], snapshot=paths.snapshot)
     assert (result.run, result.passed, result.questions) == ("baseline", True, 15)
     assert [(r.name, r.verdict, r.observed_text) for r in result.rules] == [
         ("evidence_recall >= 0.5", "pass", "0.792 (9.5/12, macro)")
     ]
 
 
-def test_invalid_input_is_an_input_error_not_a_failure(tmp_path: Path) -> None:
+def test_invalid_input_is_an_error_not_a_failure(tmp_path: Path) -> None:
     paths = example_paths()
-    with pytest.raises(InputError) as err:
-        gate(paths.policy, paths.evalset, [], snapshot=paths.snapshot)
-    assert str(err.value) == (
-        "1 problem found in the input:\n- <gate>: runs: expected at least one run file; found none"
-    )
+    with pytest.raises(RequestError) as err:
+        gate(paths.evalset, policy=paths.policy, runs=[], snapshot=paths.snapshot)
+    assert str(err.value) == "give --candidate NAME: the run to gate (loaded runs: none)"

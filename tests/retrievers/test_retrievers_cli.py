@@ -20,7 +20,6 @@ def test_chunking_needs_a_place_for_the_chunked_snapshot(tmp_path: Path) -> None
     code, output = _run(
         "--snapshot",
         str(paths.snapshot),
-        "--evalset",
         str(paths.evalset),
         "--chunk-chars",
         "100",
@@ -39,15 +38,14 @@ def test_generation_options_go_together(tmp_path: Path) -> None:
     code, output = _run(
         "--snapshot",
         str(paths.snapshot),
-        "--evalset",
         str(paths.evalset),
-        "--generate-url",
+        "--base-url",
         "http://127.0.0.1:1/v1",
         "--output",
         str(tmp_path / "r.jsonl"),
     )
     assert code == 2
-    assert output.endswith("Error: --generate-url and --generate-model go together\n")
+    assert output.endswith("Error: --base-url and --model go together\n")
 
 
 def test_swapped_files_are_reported_by_kind(tmp_path: Path) -> None:
@@ -55,7 +53,6 @@ def test_swapped_files_are_reported_by_kind(tmp_path: Path) -> None:
     code, output = _run(
         "--snapshot",
         str(paths.evalset),
-        "--evalset",
         str(paths.snapshot),
         "--output",
         str(tmp_path / "r.jsonl"),
@@ -77,7 +74,6 @@ def test_reruns_without_latency_are_byte_identical(tmp_path: Path) -> None:
         code, output = _run(
             "--snapshot",
             str(paths.snapshot),
-            "--evalset",
             str(paths.evalset),
             "--retriever",
             "bm25",

@@ -88,7 +88,6 @@ def test_chinese_example_runs_and_evaluates_offline(offline: list[str], tmp_path
                 "run",
                 "--snapshot",
                 str(paths.snapshot),
-                "--evalset",
                 str(paths.evalset),
                 "--retriever",
                 retriever,

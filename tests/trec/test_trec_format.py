@@ -246,4 +246,4 @@ def test_cli_trec_eval_table_and_usage_errors(tmp_path: Path) -> None:
     assert "0.5 / 1" in table.output
     wrong = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "--ray-address", "auto"])
     assert wrong.exit_code == 2
-    assert "--ray-address needs --engine ray" in wrong.output
+    assert "--ray-address needs --executor ray" in wrong.output

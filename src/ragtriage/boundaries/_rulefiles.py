@@ -6,16 +6,17 @@ import re
 import tomllib
 from collections.abc import Callable
 from importlib import resources
-from pathlib import Path
 from typing import TypeVar
 
 from ..errors import InputError, Problem
+from ..paths import PathArg, as_path
 
 T = TypeVar("T")
 
 
-def parse_rule_file(path: Path, what: str, parse: Callable[[dict[str, object], str], T]) -> T:
+def parse_rule_file(path: PathArg, what: str, parse: Callable[[dict[str, object], str], T]) -> T:
     """`parse` applied to a user's TOML rule file; `what` names the file in the error."""
+    path = as_path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -10,10 +10,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
 from ..errors import InputError, Problem
+from ..paths import PathArg, as_optional_path
 from ..schemas import Question
 from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file
 
@@ -145,8 +145,9 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
     return InjectionRules(str(version), tuple(rules))
 
 
-def load_injection_rules(path: Path | None = None) -> InjectionRules:
+def load_injection_rules(path: PathArg | None = None) -> InjectionRules:
     """Read a rule file; without a path, the bundled default rule set."""
+    path = as_optional_path(path)
     if path is None:
         return default_injection_rules()
     return parse_rule_file(path, "TOML rule file", _parse_rules)

@@ -10,10 +10,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError, Problem
+from ..paths import PathArg, as_optional_path
 from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file
 
 if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
@@ -190,8 +190,9 @@ def default_sensitive_config() -> SensitiveConfig:
     return bundled_sensitive_config(DEFAULT_SENSITIVE_RULES)
 
 
-def load_sensitive_config(path: Path | None = None) -> SensitiveConfig:
+def load_sensitive_config(path: PathArg | None = None) -> SensitiveConfig:
     """Read a detector file (same format as `rules/sensitive-v1.toml`); default without a path."""
+    path = as_optional_path(path)
     if path is None:
         return default_sensitive_config()
     return parse_rule_file(path, "TOML detector file", _parse)

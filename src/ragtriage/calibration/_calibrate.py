@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from ..errors import InputError, ProblemCollector
 from ..loading import SourceFile, file_sha256, read_file
+from ..paths import PathArg, as_paths
 from ..schemas import (
     ClaimLabel,
     ClaimLabelEntry,
@@ -168,9 +168,10 @@ def _support(
 
 
 def read_label_sets(
-    paths: Sequence[Path], option: str, collector: ProblemCollector
+    paths: Sequence[PathArg], option: str, collector: ProblemCollector
 ) -> list[tuple[str, LabelSet]]:
     """Read label files (kind `labels`); problems go to `collector`."""
+    paths = as_paths(paths)
     out = []
     for path in paths:
         loaded = read_file(path, collector)
@@ -210,8 +211,8 @@ def labels_in_runs(runs: Sequence[Run], kind: str, source: str) -> list[tuple[st
 
 
 def calibrate_files(
-    judge_files: Sequence[Path],
-    human_files: Sequence[Path],
+    judge_files: Sequence[PathArg],
+    human_files: Sequence[PathArg],
     *,
     human_runs: Sequence[Run] = (),
     human_source: str = "<dataset>",
@@ -221,6 +222,8 @@ def calibrate_files(
     """Read the label files (every problem of every file at once) and calibrate; human labels
     embedded in `human_runs` (e.g. an article-format file's reviews, read from
     `human_sources`) count too. The result lists every input file with its hash."""
+    judge_files = as_paths(judge_files)
+    human_files = as_paths(human_files)
     collector = ProblemCollector()
     judge_sets = read_label_sets(judge_files, "--judge-labels", collector)
     human_sets = read_label_sets(human_files, "--human-labels", collector)

@@ -1,4 +1,4 @@
-"""The calibration record file (`ragtriage calibrate --output`): its schema, writer and reader.
+"""The calibration record file (`ragtriage calibrate --record`): its schema, writer and reader.
 
 `evaluate` reads these records to mark judge-labelled measures as calibrated; the schema is
 checked strictly, like every other input file.
@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Literal
 
 from pydantic import ValidationError
 
 from ..errors import InputError, ProblemCollector
 from ..loading._files import display_path, pydantic_problems, read_json
+from ..paths import PathArg, as_paths
 from ..schemas import Labeller, StrictModel
 
 
@@ -115,7 +115,7 @@ class InputRecord(StrictModel):
 
 
 class CalibrationRecord(StrictModel):
-    """One judge compared with human labels, as written by `ragtriage calibrate --output`."""
+    """One judge compared with human labels, as written by `ragtriage calibrate --record`."""
 
     schema_version: Literal[1]
     """Format version."""
@@ -156,8 +156,9 @@ class CalibrationRecord(StrictModel):
         return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def read_calibrations(paths: Sequence[Path]) -> tuple[CalibrationRecord, ...]:
+def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]:
     """Read calibration records; every problem of every file is raised at once."""
+    paths = as_paths(paths)
     collector = ProblemCollector()
     out = []
     for path in paths:

@@ -10,7 +10,7 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from ..errors import RagtriageError
+from ..errors import RagtriageError, RequestError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -21,12 +21,17 @@ EXIT_INVALID = 2
 
 
 def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Print a user's mistake as `Error: ...` on stderr and exit 2, without a traceback."""
+    """Print a user's mistake as `Error: ...` on stderr and exit 2, without a traceback.
+
+    A `RequestError` (options missing or not going together) is shown as a usage error.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
+        except RequestError as exc:
+            raise click.UsageError(str(exc)) from None
         except RagtriageError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(EXIT_INVALID)
@@ -62,16 +67,101 @@ class KType(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(exc).splitlines()[-1].removeprefix("- "), param, ctx)
 
 
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "markdown"]),
-    default="table",
-    show_default=True,
-)
-"""`--format table|json|markdown`: the command receives `fmt: str`."""
+def examples(*lines: str) -> str:
+    """A command's epilog: two or three example invocations, kept as written (no rewrapping)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
 
-output_option = click.option(
-    "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."
+
+FORMATS = ("table", "json", "markdown")
+"""Every report format; a command whose result has no Markdown form offers the first two."""
+
+
+def format_option(
+    choices: tuple[str, ...] = FORMATS,
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """`--format`: the command receives `fmt: str`."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default="table",
+        show_default=True,
+        help="Output format; json is the stable contract for scripts.",
+    )
+
+
+def output_option(
+    what: str, *, required: bool = False, metavar: str = "FILE"
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """`-o/--output`: where this command's main output goes; the command receives `output`."""
+    where = "" if required else " instead of stdout"
+    return click.option(
+        "--output",
+        "-o",
+        "output",
+        type=click.Path(path_type=Path),
+        required=required,
+        metavar=metavar,
+        help=f"Write {what} here{where}.",
+    )
+
+
+dataset_argument = click.argument(
+    "dataset", type=click.Path(path_type=Path), required=False, metavar="[DATASET]"
 )
-"""`--output FILE`: the command receives `output: Path | None`."""
+"""DATASET: an evaluation set (native) or an article-format file; optional with --example."""
+
+snapshot_option = click.option(
+    "--snapshot",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Snapshot file (for a native evaluation set).",
+)
+"""`--snapshot FILE`: the command receives `snapshot: Path | None`."""
+
+run_option = click.option(
+    "--run",
+    "runs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Run file (JSON or JSONL); repeatable.",
+)
+"""`--run FILE`, repeatable: the command receives `runs: tuple[Path, ...]`."""
+
+labels_option = click.option(
+    "--labels",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Label file for a run; repeatable.",
+)
+"""`--labels FILE`, repeatable: the command receives `labels: tuple[Path, ...]`."""
+
+K_HELP = "Cut-off: the top k of the final ranking is the context when a run records none."
+"""-k help of every command that scores or labels runs."""
+
+k_option = click.option("-k", "k", type=KType(), default=None, help=K_HELP)
+"""`-k N`: the command receives `k: int | None`."""
+
+example_option = click.option(
+    "--example",
+    is_flag=True,
+    help="Use the bundled example instead of DATASET (its runs, baseline and improved, come "
+    "first).",
+)
+"""`--example`: the command receives `example: bool`."""
+
+executor_option = click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where the work runs: this process, or shards on a Ray cluster.",
+)
+"""`--executor local|ray`: the command receives `executor: str`."""
+
+ray_address_option = click.option(
+    "--ray-address",
+    default=None,
+    help="Ray cluster to join (e.g. ray://head:10001 or auto); default: a private local Ray.",
+)
+"""`--ray-address`: the command receives `ray_address: str | None`."""

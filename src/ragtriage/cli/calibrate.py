@@ -6,14 +6,30 @@ from pathlib import Path
 
 import click
 
-from ..calibration import calibrate_files, calibration_json, render_calibration
-from ..loading import SourceFile, load_dataset
+from ..api import calibrate_labels
+from ..calibration import calibration_json, render_calibration
 from ..render import dumps
-from ..schemas import Run
-from ._common import handle_errors, write_output
+from ._common import (
+    examples,
+    format_option,
+    handle_errors,
+    output_option,
+    run_option,
+    snapshot_option,
+    write_output,
+)
 
 
-@click.command("calibrate")
+@click.command(
+    "calibrate",
+    epilog=examples(
+        "ragtriage calibrate --judge-labels judge/a.labels.json --human-labels human/a.labels.json",
+        "ragtriage calibrate article-fixture.json --judge-labels labels/a.labels.json "
+        "--record judge.calibration.json",
+        "ragtriage calibrate --judge-labels j.json --human-labels h.json --format json -o cal.json",
+    ),
+)
+@click.argument("dataset", type=click.Path(path_type=Path), required=False, metavar="[DATASET]")
 @click.option(
     "--judge-labels",
     "judge_files",
@@ -29,20 +45,8 @@ from ._common import handle_errors, write_output
     type=click.Path(path_type=Path),
     help="Label file of human reviewers (from `ragtriage review import`); repeatable.",
 )
-@click.option(
-    "--human-from",
-    "dataset",
-    type=click.Path(path_type=Path),
-    help="Also use the human labels embedded in this dataset's runs (e.g. an article file).",
-)
-@click.option("--snapshot", type=click.Path(path_type=Path), help="Snapshot for --human-from.")
-@click.option(
-    "--run",
-    "runs",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Run file for --human-from.",
-)
+@snapshot_option
+@run_option
 @click.option(
     "--confidence",
     type=click.FloatRange(min=0.5, max=0.999),
@@ -50,12 +54,12 @@ from ._common import handle_errors, write_output
     show_default=True,
     help="Coverage of the confidence intervals.",
 )
+@format_option(("table", "json"))
+@output_option("the report")
 @click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
-@click.option(
-    "--output",
+    "--record",
     type=click.Path(path_type=Path),
+    default=None,
     help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",
 )
 @handle_errors
@@ -68,8 +72,11 @@ def calibrate_command(
     confidence: float,
     fmt: str,
     output: Path | None,
+    record: Path | None,
 ) -> None:
     """Compare a judge's labels with human labels on the same items.
+
+    DATASET (optional) adds the human labels embedded in its runs (e.g. an article file).
 
     Reports agreement, Cohen's kappa, the confusion matrix, precision and recall of
     "supported" (and "covered"), the share of "cannot judge", and claim_support per run:
@@ -77,24 +84,19 @@ def calibrate_command(
     prediction-powered estimate (judge labels on every claim, corrected with the
     human-labelled ones) with a confidence interval.
 
-    With --output, the record (judge spec, counts, agreement, kappa, confusion matrices,
+    With --record, the record (judge spec, counts, agreement, kappa, confusion matrices,
     estimates, input hashes) is written as JSON for `evaluate --calibration`, which then
     marks the judge's measures as calibrated; the report still prints.
     """
-    embedded: tuple[Run, ...] = ()
-    sources: tuple[SourceFile, ...] = ()
-    if dataset is not None:
-        loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
-        embedded, sources = loaded.runs, loaded.sources
-    result = calibrate_files(
-        list(judge_files),
-        list(human_files),
-        human_runs=embedded,
-        human_source=str(dataset),
-        human_sources=sources,
+    result = calibrate_labels(
+        dataset,
+        judge_labels=judge_files,
+        human_labels=human_files,
+        snapshot=snapshot,
+        runs=runs,
         confidence=confidence,
     )
-    record = dumps(calibration_json(result))
-    if output is not None:
-        write_output(record, output)
-    write_output(record if fmt == "json" else render_calibration(result), None)
+    text = dumps(calibration_json(result))
+    if record is not None:
+        write_output(text, record)
+    write_output(text if fmt == "json" else render_calibration(result), output)

@@ -6,16 +6,44 @@ from pathlib import Path
 
 import click
 
-from ..compare import compare, comparison_json, render_comparison_markdown, render_comparison_table
+from ..api import compare_request
+from ..compare import comparison_json, render_comparison_markdown, render_comparison_table
 from ..render import dumps
-from ._common import format_option, handle_errors, output_option, write_output
-from ._dataset import DatasetOptions, load_runs, run_dataset_options
+from ..request import Request
+from ._common import examples, format_option, handle_errors, output_option, write_output
+from ._dataset import dataset_options, print_notice
 from .report import html_option, write_html
 
+baseline_option = click.option(
+    "--baseline",
+    default=None,
+    metavar="RUN",
+    help="The run the others are measured against: a loaded run's name (or its --run file).",
+)
+"""`--baseline RUN`, shared by compare and gate."""
 
-@click.command("compare")
-@click.argument("runs", nargs=-1, required=True)
-@run_dataset_options
+candidate_help = "A run measured against the baseline: a loaded run's name (or its --run file)"
+"""Start of the --candidate help, shared by compare and gate."""
+
+
+@click.command(
+    "compare",
+    epilog=examples(
+        "ragtriage compare --example",
+        "ragtriage compare evalset.json --snapshot snapshot.json --run bm25.jsonl "
+        "--run dense.jsonl --format markdown",
+        "ragtriage compare article.json --baseline baseline --candidate improved --format json",
+    ),
+)
+@dataset_options()
+@baseline_option
+@click.option(
+    "--candidate",
+    "candidates",
+    multiple=True,
+    metavar="RUN",
+    help=f"{candidate_help}; repeatable. Default: every other loaded run.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every resampling.")
 @click.option(
     "--resamples",
@@ -45,13 +73,14 @@ from .report import html_option, write_html
     is_flag=True,
     help="Do not group runs that differ only in their seed as repeats.",
 )
-@format_option
-@output_option
+@format_option()
+@output_option("the report")
 @html_option
 @handle_errors
 def compare_command(
-    runs: tuple[str, ...],
-    data: DatasetOptions,
+    request: Request,
+    baseline: str | None,
+    candidates: tuple[str, ...],
     seed: int,
     resamples: int,
     permutations: int,
@@ -62,22 +91,25 @@ def compare_command(
     output: Path | None,
     html: Path | None,
 ) -> None:
-    """Compare RUNS (BASE CANDIDATE [MORE ...]): files, or names of runs in the dataset.
+    """Compare the runs of DATASET (embedded, --run files, or the example's), question by question.
 
-    Runs that differ only in their recorded seed are grouped as repeats of one configuration;
-    the first run's configuration is the base, every other one is compared with it.
+    The baseline is --baseline or the first run loaded; every other run (or each --candidate)
+    is compared with it. Runs that differ only in their recorded seed are grouped as repeats
+    of one configuration.
     """
-    evaluation, names = load_runs(runs, data, "compare", metrics=data.metric_names)
-    result = compare(
-        evaluation,
-        names,
+    found = compare_request(
+        request,
+        baseline=baseline,
+        candidates=candidates,
         seed=seed,
         resamples=resamples,
         permutations=permutations,
         allow_different_questions=allow_different_questions,
         allow_different_snapshot=allow_different_snapshot,
-        group=not no_grouping,
+        no_grouping=no_grouping,
+        notify=print_notice,
     )
+    result = found.comparison
     if fmt == "json":
         text = dumps(comparison_json(result))
     elif fmt == "markdown":
@@ -86,4 +118,4 @@ def compare_command(
         text = render_comparison_table(result)
     write_output(text, output)
     if html is not None:
-        write_html(evaluation, html, comparison=result)
+        write_html(found.evaluation, html, comparison=result)

@@ -6,13 +6,16 @@ from pathlib import Path
 
 import click
 
-from ._common import format_option, output_option
+from ._common import examples, format_option, output_option
 from .evaluate import evaluate_command
 
 
-@click.command("demo")
-@format_option
-@output_option
+@click.command(
+    "demo",
+    epilog=examples("ragtriage demo", "ragtriage demo --format markdown -o demo.md"),
+)
+@format_option()
+@output_option("the report")
 @click.pass_context
 def demo_command(ctx: click.Context, fmt: str, output: Path | None) -> None:
     """Evaluate the bundled example: a baseline and an improved run of a fictional service."""

@@ -6,32 +6,28 @@ from pathlib import Path
 
 import click
 
+from ..api import evaluate_request
 from ..render import dumps, evaluation_json, render_markdown, render_table
-from ._common import format_option, handle_errors, output_option, write_output
-from ._dataset import (
-    K_HELP_CONTEXT,
-    UNREVIEWED_HELP,
-    DatasetOptions,
-    dataset_options,
-    example_option,
-    load_and_evaluate,
-)
+from ..request import Request
+from ._common import examples, format_option, handle_errors, output_option, write_output
+from ._dataset import dataset_options, print_notice
 from .report import html_option, write_html
 
 
-@click.command("evaluate")
-@dataset_options(
-    dataset="argument",
-    k_help=K_HELP_CONTEXT,
-    metric_help="Measure to report (e.g. evidence_recall); repeatable. Default: the standard set.",
-    unreviewed_help=UNREVIEWED_HELP,
+@click.command(
+    "evaluate",
+    epilog=examples(
+        "ragtriage evaluate --example",
+        "ragtriage evaluate article-fixture.json -k 2 --format json -o report.json",
+        "ragtriage evaluate evalset.json --snapshot snapshot.json --run a.jsonl --run b.jsonl",
+    ),
 )
-@format_option
-@output_option
+@dataset_options()
+@format_option()
+@output_option("the report")
 @html_option
-@example_option("Evaluate the bundled example instead of DATASET.")
 @click.option(
-    "--engine",
+    "--algorithm",
     type=click.Choice(["reference", "columnar"]),
     default="reference",
     show_default=True,
@@ -39,15 +35,15 @@ from .report import html_option, write_html
 )
 @handle_errors
 def evaluate_command(
-    data: DatasetOptions, fmt: str, output: Path | None, html: Path | None, engine: str
+    request: Request, fmt: str, output: Path | None, html: Path | None, algorithm: str
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
-    if engine == "columnar":
+    if algorithm == "columnar":
         from ._columnar import columnar_report
 
-        write_output(columnar_report(data, fmt, html), output)
+        write_output(columnar_report(request, fmt, html), output)
         return
-    result = load_and_evaluate(data, "evaluate", data.runs, metrics=data.metric_names)
+    result = evaluate_request(request, notify=print_notice)
     if fmt == "json":
         text = dumps(evaluation_json(result))
     elif fmt == "markdown":

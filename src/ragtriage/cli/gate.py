@@ -7,22 +7,32 @@ from pathlib import Path
 
 import click
 
-from ..gate import (
-    gate,
-    gate_json,
-    load_policy,
-    render_gate_markdown,
-    render_gate_table,
-    render_junit,
-)
-from ..metrics import default_measures
+from ..api import gate_request
+from ..gate import gate_json, render_gate_markdown, render_gate_table, render_junit
 from ..render import dumps
-from ._common import EXIT_GATE_FAILED, format_option, handle_errors, output_option, write_output
-from ._dataset import DatasetOptions, load_runs, run_dataset_options
+from ..request import Request
+from ._common import (
+    EXIT_GATE_FAILED,
+    examples,
+    format_option,
+    handle_errors,
+    output_option,
+    write_output,
+)
+from ._dataset import dataset_options, print_notice
+from .compare import baseline_option, candidate_help
 
 
-@click.command("gate")
-@click.argument("run")
+@click.command(
+    "gate",
+    epilog=examples(
+        "ragtriage gate --example --candidate improved --baseline baseline",
+        "ragtriage gate evalset.json --snapshot snapshot.json --run new.jsonl --policy policy.toml",
+        "ragtriage gate evalset.json --snapshot snapshot.json --run old.jsonl --run new.jsonl "
+        "--baseline old.jsonl --policy policy.toml --junit gate.xml",
+    ),
+)
+@dataset_options()
 @click.option(
     "--policy",
     type=click.Path(path_type=Path),
@@ -30,12 +40,12 @@ from ._dataset import DatasetOptions, load_runs, run_dataset_options
     help="Release policy (TOML). Default with --example: the example's policy.",
 )
 @click.option(
-    "--baseline",
+    "--candidate",
     default=None,
     metavar="RUN",
-    help="Baseline run (file or name) for the regression and drop rules.",
+    help=f"{candidate_help}: the run gated. Default: the only loaded run besides the baseline.",
 )
-@run_dataset_options
+@baseline_option
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of the paired statistics."
 )
@@ -46,8 +56,8 @@ from ._dataset import DatasetOptions, load_runs, run_dataset_options
     show_default=True,
     help="Bootstrap resamples for the baseline comparison.",
 )
-@format_option
-@output_option
+@format_option()
+@output_option("the report")
 @click.option(
     "--junit",
     type=click.Path(path_type=Path),
@@ -56,38 +66,25 @@ from ._dataset import DatasetOptions, load_runs, run_dataset_options
 )
 @handle_errors
 def gate_command(
-    run: str,
+    request: Request,
     policy: Path | None,
+    candidate: str | None,
     baseline: str | None,
-    data: DatasetOptions,
     seed: int,
     resamples: int,
     fmt: str,
     output: Path | None,
     junit: Path | None,
 ) -> None:
-    """Check RUN (a run file or the name of a run in the dataset) against a release policy."""
-    if policy is None:
-        if not data.example:
-            raise click.UsageError("give --policy (or --example for the example's policy)")
-        from ..example import example_paths
-
-        policy = example_paths().policy
-    loaded_policy = load_policy(policy)
-    wanted = [m.name for m in default_measures()] + [*data.metrics, *loaded_policy.metrics()]
-    evaluation, names = load_runs(
-        [run] if baseline is None else [run, baseline],
-        data,
-        "gate",
-        metrics=list(dict.fromkeys(wanted)),
-    )
-    result = gate(
-        evaluation,
-        loaded_policy,
-        names[0],
-        names[1] if baseline is not None else None,
+    """Check a run of DATASET (--candidate) against a release policy, optionally a baseline."""
+    result = gate_request(
+        request,
+        policy=policy,
+        candidate=candidate,
+        baseline=baseline,
         seed=seed,
         resamples=resamples,
+        notify=print_notice,
     )
     if fmt == "json":
         text = dumps(gate_json(result))

@@ -6,49 +6,49 @@ from pathlib import Path
 
 import click
 
-from ..errors import ProblemCollector
-from ..importers import import_records, import_tau2, import_trec, write_native
-from ..loading import read_file
-from ..schemas import EvalSet, Run, Snapshot
-from ._common import handle_errors
-
-_OUT = click.option(
-    "--output-dir",
-    "-o",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Directory for snapshot.json, evalset.json and the run files.",
+from ..api import (
+    WrittenNative,
+    import_openinference_files,
+    import_records_files,
+    import_tau2_files,
+    import_trec_files,
 )
+from ._common import examples, handle_errors, output_option, snapshot_option
+
+_OUT = output_option("snapshot.json, evalset.json and the run files", required=True, metavar="DIR")
 
 
-def _write_all(
-    output_dir: Path, snapshot: Snapshot, evalset: EvalSet, runs: tuple[Run, ...]
-) -> None:
-    write_native(snapshot, output_dir / "snapshot.json")
-    write_native(evalset, output_dir / "evalset.json")
-    for run in runs:
-        write_native(run, output_dir / f"{run.name}.jsonl")
-    names = ", ".join(f"{run.name}.jsonl" for run in runs)
-    click.echo(
-        f"wrote {len(snapshot.documents)} documents, {len(evalset.questions)} questions"
-        f"{f' and {len(runs)} run(s) ({names})' if runs else ''} to {output_dir}",
-        err=True,
-    )
+def _tell(written: WrittenNative) -> None:
+    click.echo(written.summary(), err=True)
 
 
-@click.group("import")
+@click.group(
+    "import",
+    epilog=examples(
+        "ragtriage import tau2 ../shared/data/tau2-banking-knowledge -o tau2",
+        "ragtriage import ragas records.jsonl --name my-rag -o native",
+        "ragtriage import trec --qrels q.qrels --trec-run bm25.run -o native",
+    ),
+)
 def import_command() -> None:
     """Convert tau2 data, Ragas/seed/DeepEval records, TREC files or OpenInference traces."""
 
 
-@import_command.command("tau2", short_help="tau2-bench banking knowledge base and tasks.")
+@import_command.command(
+    "tau2",
+    short_help="tau2-bench banking knowledge base and tasks.",
+    epilog=examples(
+        "ragtriage import tau2 ../shared/data/tau2-banking-knowledge -o tau2",
+        "ragtriage import tau2 tau2-banking-knowledge -o native && ragtriage run "
+        "native/evalset.json --snapshot native/snapshot.json -o native/bm25.jsonl",
+    ),
+)
 @click.argument("directory", type=click.Path(path_type=Path))
 @_OUT
 @handle_errors
-def tau2_command(directory: Path, output_dir: Path) -> None:
+def tau2_command(directory: Path, output: Path) -> None:
     """DIRECTORY holds documents.json.gz and tasks.json (tau2-bench banking_knowledge, MIT)."""
-    data = import_tau2(directory)
-    _write_all(output_dir, data.snapshot, data.evalset, ())
+    _tell(import_tau2_files(directory, output=output))
 
 
 def _records(fmt: str) -> click.Command:
@@ -72,23 +72,29 @@ def _records(fmt: str) -> click.Command:
         fmt,
         short_help=short,
         help=f"{help_text} FILE is a JSON array, JSONL, or an object with one list.",
+        epilog=examples(
+            f"ragtriage import {fmt} records.jsonl -o native",
+            f"ragtriage import {fmt} records.json --name my-rag --dataset-id support-v1 -o native",
+        ),
     )
     @click.argument("file", type=click.Path(path_type=Path))
     @_OUT
     @click.option("--name", default="imported", show_default=True, help="Name of the imported run.")
     @click.option(
-        "--id",
+        "--dataset-id",
         "dataset_id",
         default=None,
         help="Snapshot and evaluation-set ID (default: FORMAT-FILESTEM).",
     )
     @handle_errors
-    def command(file: Path, output_dir: Path, name: str, dataset_id: str | None) -> None:
-        data = import_records(file, fmt, name=name, dataset_id=dataset_id)  # type: ignore[arg-type]
-        _write_all(output_dir, data.snapshot, data.evalset, (data.run,))
-        if data.ignored_fields:
+    def command(file: Path, output: Path, name: str, dataset_id: str | None) -> None:
+        written = import_records_files(
+            file, fmt, output=output, name=name, dataset_id=dataset_id  # type: ignore[arg-type]
+        )
+        _tell(written)
+        if written.ignored_fields:
             click.echo(
-                f"ignored fields (not used by ragtriage): {', '.join(data.ignored_fields)}",
+                f"ignored fields (not used by ragtriage): {', '.join(written.ignored_fields)}",
                 err=True,
             )
 
@@ -99,23 +105,26 @@ for _fmt in ("ragas", "seed", "deepeval"):
     import_command.add_command(_records(_fmt))
 
 
-@import_command.command("trec", short_help="TREC qrels and runs.")
+@import_command.command(
+    "trec",
+    short_help="TREC qrels and runs.",
+    epilog=examples(
+        "ragtriage import trec --qrels q.qrels -o native",
+        "ragtriage import trec --qrels q.qrels --trec-run bm25.run --snapshot snapshot.json "
+        "-o native",
+    ),
+)
 @click.option("--qrels", required=True, type=click.Path(path_type=Path), help="TREC qrels file.")
 @click.option(
-    "--run",
+    "--trec-run",
     "runs",
     multiple=True,
     type=click.Path(path_type=Path),
     help="TREC run file; repeatable (named by file stem).",
 )
+@snapshot_option
 @click.option(
-    "--snapshot",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Native snapshot the IDs refer to (default: a text-less one).",
-)
-@click.option(
-    "--id",
+    "--dataset-id",
     "dataset_id",
     default="trec",
     show_default=True,
@@ -124,28 +133,31 @@ for _fmt in ("ragas", "seed", "deepeval"):
 @_OUT
 @handle_errors
 def trec_command(
-    qrels: Path, runs: tuple[Path, ...], snapshot: Path | None, dataset_id: str, output_dir: Path
+    qrels: Path, runs: tuple[Path, ...], snapshot: Path | None, dataset_id: str, output: Path
 ) -> None:
-    """TREC qrels (and runs) into an evaluation set (and retrieval-only runs)."""
-    snap: Snapshot | None = None
-    if snapshot is not None:
-        collector = ProblemCollector()
-        loaded = read_file(snapshot, collector)
-        if loaded.content is not None and not isinstance(loaded.content, Snapshot):
-            collector.add(str(snapshot), None, "kind", "snapshot", repr(loaded.source.kind))
-        collector.raise_if_any()
-        assert isinstance(loaded.content, Snapshot)
-        snap = loaded.content
-    data = import_trec(qrels, runs, snapshot=snap, dataset_id=dataset_id)
-    _write_all(output_dir, data.snapshot, data.evalset, data.runs)
+    """TREC qrels (and runs) into an evaluation set (and retrieval-only runs).
+
+    --snapshot is the native snapshot the IDs refer to (default: a text-less one).
+    """
+    _tell(
+        import_trec_files(
+            qrels=qrels, trec_runs=runs, snapshot=snapshot, dataset_id=dataset_id, output=output
+        )
+    )
 
 
-@import_command.command("openinference", short_help="OpenInference traces (OTLP, Phoenix).")
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option(
-    "--evalset", required=True, type=click.Path(path_type=Path), help="The questions traced."
+@import_command.command(
+    "openinference",
+    short_help="OpenInference traces (OTLP, Phoenix).",
+    epilog=examples(
+        "ragtriage import openinference evalset.json spans.jsonl -o run.jsonl "
+        "--match-attribute metadata.question_id --id-key doc_id",
+        "ragtriage import openinference evalset.json phoenix-spans.json -o run.jsonl",
+    ),
 )
-@click.option("--output", required=True, type=click.Path(path_type=Path), help="Run file to write.")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.argument("traces", type=click.Path(path_type=Path))
+@output_option("the run file", required=True, metavar="FILE")
 @click.option("--name", default="imported", show_default=True, help="Name of the imported run.")
 @click.option(
     "--match-attribute",
@@ -159,43 +171,27 @@ def trec_command(
 @click.option("--refusal-pattern", default=None, help="Regex: answers matching it are refusals.")
 @handle_errors
 def openinference_command(
-    file: Path,
-    evalset: Path,
+    dataset: Path,
+    traces: Path,
     output: Path,
     name: str,
     match_attribute: str | None,
     id_key: str | None,
     refusal_pattern: str | None,
 ) -> None:
-    """Traces exported as OTLP JSON (lines), console-exporter JSON or Phoenix spans, one
-    trace per question, into a run (see docs/recording.md).
+    """TRACES exported as OTLP JSON (lines), console-exporter JSON or Phoenix spans, one
+    trace per question of DATASET, into a run (see docs/recording.md).
 
     Unmatched traces and questions are listed on stderr, never guessed.
-
-    \b
-    Example:
-      ragtriage import openinference spans.jsonl --evalset evalset.json \\
-        --output run.jsonl --match-attribute metadata.question_id --id-key doc_id
     """
-    from ..importers import import_openinference
-
-    collector = ProblemCollector()
-    loaded = read_file(evalset, collector)
-    if loaded.content is not None and not isinstance(loaded.content, EvalSet):
-        collector.add(str(evalset), None, "kind", "evalset", repr(loaded.source.kind))
-    collector.raise_if_any()
-    assert isinstance(loaded.content, EvalSet)
-    data = import_openinference(
-        file,
-        loaded.content,
+    imported = import_openinference_files(
+        dataset,
+        traces,
+        output=output,
         name=name,
-        id_attribute=match_attribute,
+        match_attribute=match_attribute,
         id_key=id_key,
         refusal_pattern=refusal_pattern,
     )
-    write_native(data.run, output)
-    click.echo(f"wrote {len(data.run.results)} result(s) to {output}", err=True)
-    for m in data.unmatched_traces:
-        click.echo(f"unmatched trace {m.trace_id}: {m.reason}", err=True)
-    for q in data.unmatched_questions:
-        click.echo(f"unmatched question {q}: no trace answered it", err=True)
+    for line in imported.summary():
+        click.echo(line, err=True)

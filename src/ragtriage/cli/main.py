@@ -14,6 +14,7 @@ from importlib import import_module
 import click
 
 from .._version import __version__
+from ._common import examples
 
 
 @dataclass(frozen=True)
@@ -66,13 +67,13 @@ COMMANDS: tuple[CommandEntry, ...] = (
         "report",
         "report",
         "report_command",
-        "Write RUN... (with the evaluation set of --dataset) as one HTML file.",
+        "Write DATASET and its runs as one HTML file.",
     ),
     CommandEntry(
         "run",
         "run",
         "run_command",
-        "Retrieve for every question of EVALSET over SNAPSHOT and write a run.",
+        "Retrieve for every question of DATASET over --snapshot and write a run.",
     ),
     CommandEntry(
         "import",
@@ -90,13 +91,14 @@ COMMANDS: tuple[CommandEntry, ...] = (
         "compare",
         "compare",
         "compare_command",
-        "Compare RUNS (BASE CANDIDATE [MORE ...]): files, or names of runs in the dataset.",
+        "Compare the runs of DATASET (embedded, --run files, or the example's), "
+        "question by question.",
     ),
     CommandEntry(
         "gate",
         "gate",
         "gate_command",
-        "Check RUN (a run file or the name of a run in the dataset) against a release policy.",
+        "Check a run of DATASET (--candidate) against a release policy, optionally a baseline.",
     ),
     CommandEntry(
         "trec-eval",
@@ -153,7 +155,15 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples(
+        "ragtriage demo",
+        "ragtriage evaluate evalset.json --snapshot snapshot.json --run a.jsonl --run b.jsonl",
+        "ragtriage compare --example --format markdown",
+    ),
+)
 @click.version_option(__version__, prog_name="ragtriage")
 def cli() -> None:
     """Show where a RAG system fails, question by question."""

@@ -8,15 +8,9 @@ from typing import TYPE_CHECKING
 import click
 
 from ..evaluation import Evaluation
-from ._common import handle_errors, write_output
-from ._dataset import (
-    K_HELP_CONTEXT,
-    UNREVIEWED_HELP,
-    DatasetOptions,
-    dataset_options,
-    example_option,
-    load_and_evaluate,
-)
+from ..request import Request
+from ._common import examples, handle_errors, output_option, write_output
+from ._dataset import dataset_options, print_notice
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -46,33 +40,26 @@ def write_html(
     write_output(render_html(evaluation, title=title, comparison=comparison), path)
 
 
-@click.command("report")
-@click.argument("runs", nargs=-1, type=click.Path(path_type=Path))
-@dataset_options(
-    dataset="option",
-    dataset_help="Evaluation set or article-format file.",
-    k_help=K_HELP_CONTEXT,
-    metric_help="Measure to report; repeatable. Default: the standard set.",
-    unreviewed_help=UNREVIEWED_HELP,
+@click.command(
+    "report",
+    epilog=examples(
+        "ragtriage report --example -o report.html",
+        "ragtriage report article-fixture.json -k 2 -o report.html",
+        "ragtriage report evalset.json --snapshot snapshot.json --run a.jsonl --run b.jsonl "
+        "-o report.html",
+    ),
 )
-@click.option(
-    "--html",
-    "html",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Write the HTML report to FILE.",
-)
+@dataset_options()
+@output_option("the HTML report", required=True)
 @click.option("--title", default="ragtriage report", show_default=True, help="The page title.")
-@example_option("Report on the bundled example (its runs come first).")
 @handle_errors
-def report_command(runs: tuple[Path, ...], data: DatasetOptions, html: Path, title: str) -> None:
-    """Write RUN... (with the evaluation set of --dataset) as one HTML file.
+def report_command(request: Request, output: Path, title: str) -> None:
+    """Write DATASET and its runs as one HTML file.
 
     The file needs no network: charts, script, styles and data are inside it. The first
     run is the base that later runs are compared with.
     """
-    evaluation = load_and_evaluate(
-        data, "report", runs, metrics=data.metric_names, missing="give --dataset FILE or --example"
-    )
-    write_html(evaluation, html, title)
-    click.echo(f"wrote {html}", err=True)
+    from ..api import report_request
+
+    write_output(report_request(request, title=title, notify=print_notice), output)
+    click.echo(f"wrote {output}", err=True)

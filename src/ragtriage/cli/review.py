@@ -6,31 +6,40 @@ from pathlib import Path
 
 import click
 
-from ..judges import safe_name, write_model
-from ..loading import load_dataset
-from ..review import export_sheet, import_sheet
-from ._common import KType, handle_errors
+from ..api import review_export_files, review_import_files
+from ._common import (
+    examples,
+    handle_errors,
+    k_option,
+    output_option,
+    run_option,
+    snapshot_option,
+)
 
 
-@click.group("review")
+@click.group(
+    "review",
+    epilog=examples(
+        "ragtriage review export article-fixture.json -o sheet.xlsx",
+        "ragtriage review import sheet.xlsx --reviewer ana -o labels/",
+    ),
+)
 def review_command() -> None:
     """Review sheets: export claims and reference facts, import the filled sheet as labels."""
 
 
-@review_command.command("export")
+@review_command.command(
+    "export",
+    epilog=examples(
+        "ragtriage review export article-fixture.json -o sheet.xlsx",
+        "ragtriage review export evalset.json --snapshot snapshot.json --run a.jsonl -o sheet.csv",
+    ),
+)
 @click.argument("dataset", type=click.Path(path_type=Path))
-@click.option("--snapshot", type=click.Path(path_type=Path), help="Snapshot file (native sets).")
-@click.option(
-    "--run", "runs", multiple=True, type=click.Path(path_type=Path), help="Run file; repeatable."
-)
-@click.option("-k", "k", type=KType(), default=None, help="Cut-off when a run records no context.")
-@click.option(
-    "--output",
-    "-o",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="The sheet to write: .xlsx or .csv.",
-)
+@snapshot_option
+@run_option
+@k_option
+@output_option("the sheet (.xlsx or .csv)", required=True)
 @handle_errors
 def export_command(
     dataset: Path, snapshot: Path | None, runs: tuple[Path, ...], k: int | None, output: Path
@@ -41,8 +50,7 @@ def export_command(
     not_covered / cannot_judge for facts), `supported_by` (context IDs, comma-separated) and
     optionally `reason` and `reviewer`.
     """
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs)
-    sheet = export_sheet(loaded, output, k=k)
+    sheet = review_export_files(dataset, snapshot=snapshot, runs=runs, k=k, output=output)
     click.echo(f"wrote {output}: {sheet.claim_rows} claim rows, {sheet.fact_rows} fact rows")
     for item in sheet.skipped:
         click.echo(
@@ -51,25 +59,26 @@ def export_command(
         )
 
 
-@review_command.command("import")
+@review_command.command(
+    "import",
+    epilog=examples(
+        "ragtriage review import sheet.xlsx -o labels/",
+        "ragtriage review import sheet.csv --reviewer ana -o labels/",
+    ),
+)
 @click.argument("sheet", type=click.Path(path_type=Path))
 @click.option("--reviewer", help="Reviewer name for rows whose `reviewer` cell is empty.")
-@click.option(
-    "--out-dir",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Where to write <run>.labels.json.",
-)
+@output_option("<run>.labels.json", required=True, metavar="DIR")
 @handle_errors
-def import_command(sheet: Path, reviewer: str | None, out_dir: Path) -> None:
+def import_command(sheet: Path, reviewer: str | None, output: Path) -> None:
     """Read a filled SHEET (.xlsx or .csv) as human labels, one label file per run.
 
     Rows without a verdict are listed and left out; a filled row with a wrong value stops
     the import with every problem (file, row, field, expected, found).
     """
-    imported = import_sheet(sheet, reviewer=reviewer)
-    for labels in imported.label_sets:
-        path = write_model(labels, out_dir / f"{safe_name(labels.run)}.labels.json")
+    found = review_import_files(sheet, reviewer=reviewer, output=output)
+    imported = found.imported
+    for labels, path in zip(imported.label_sets, found.written, strict=True):
         click.echo(
             f"run {labels.run}: {len(labels.claim_labels)} claim labels, "
             f"{len(labels.fact_labels)} fact labels -> {path}"

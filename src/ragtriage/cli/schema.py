@@ -7,14 +7,15 @@ from pathlib import Path
 import click
 
 from ..schemas._export import SCHEMA_MODELS, schema_text
-from ._common import handle_errors, write_output
+from ._common import examples, handle_errors, output_option, write_output
 
 
-@click.command("schema")
-@click.argument("kind", type=click.Choice(list(SCHEMA_MODELS)))
-@click.option(
-    "--output", type=click.Path(path_type=Path), help="Write the schema here instead of stdout."
+@click.command(
+    "schema",
+    epilog=examples("ragtriage schema run", "ragtriage schema evalset -o evalset.schema.json"),
 )
+@click.argument("kind", type=click.Choice(list(SCHEMA_MODELS)))
+@output_option("the schema")
 @handle_errors
 def schema_command(kind: str, output: Path | None) -> None:
     """Print the JSON Schema of a file KIND (generated from the models)."""

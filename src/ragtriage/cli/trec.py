@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
 
 import click
 
-from ._common import handle_errors, write_output
+from ._common import (
+    examples,
+    executor_option,
+    format_option,
+    handle_errors,
+    output_option,
+    ray_address_option,
+    write_output,
+)
 
 
-@click.command("trec-eval")
+@click.command(
+    "trec-eval",
+    epilog=examples(
+        "ragtriage trec-eval q.qrels bm25.run",
+        "ragtriage trec-eval q.qrels bm25.run -m ndcg@10 -m recall@100 --format json -o bm25.json",
+        "ragtriage trec-eval q.qrels big.parquet --per-question --executor ray --format json "
+        "-o big.json",
+    ),
+)
 @click.argument("qrels", type=click.Path(path_type=Path))
 @click.argument("run", type=click.Path(path_type=Path))
 @click.option(
@@ -46,24 +61,10 @@ from ._common import handle_errors, write_output
 @click.option(
     "--per-question", is_flag=True, help="Include every question's values in the JSON report."
 )
-@click.option(
-    "--engine",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help="Where scoring runs.",
-)
-@click.option(
-    "--ray-address",
-    default=None,
-    help="Ray cluster to join (e.g. ray://head:10001 or auto); default: a private local Ray.",
-)
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
-@click.option(
-    "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."
-)
+@executor_option
+@ray_address_option
+@format_option(("table", "json"))
+@output_option("the report")
 @handle_errors
 def trec_eval_command(
     qrels: Path,
@@ -73,7 +74,7 @@ def trec_eval_command(
     allow_extra: bool,
     averaging: str,
     per_question: bool,
-    engine: str,
+    executor: str,
     ray_address: str | None,
     fmt: str,
     output: Path | None,
@@ -82,30 +83,19 @@ def trec_eval_command(
 
     RUN may also be a Parquet file (name ending in .parquet) with columns qid, docid, score.
     """
-    from ..columnar import (
-        DEFAULT_TREC_MEASURES,
-        AveragingRule,
-        QuestionPolicy,
-        evaluate_trec,
-        trec_json,
-        trec_table,
-    )
-    from ..engines import LocalEngine, RayEngine
+    from ..api import trec_eval_files
+    from ..columnar import trec_json, trec_table
     from ..render import dumps
 
-    if ray_address is not None and engine != "ray":
-        raise click.UsageError("--ray-address needs --engine ray")
-    policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
-    chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
-    rule = cast(AveragingRule, averaging)
-    if engine == "ray":
-        with RayEngine(ray_address) as ray_engine:
-            result = evaluate_trec(
-                qrels, run, metrics=chosen, policy=policy, engine=ray_engine, averaging=rule
-            )
-    else:
-        result = evaluate_trec(
-            qrels, run, metrics=chosen, policy=policy, engine=LocalEngine(), averaging=rule
-        )
+    result = trec_eval_files(
+        qrels,
+        run,
+        metrics=metrics,
+        allow_missing=allow_missing,
+        allow_extra=allow_extra,
+        averaging=averaging,  # type: ignore[arg-type]
+        executor=executor,  # type: ignore[arg-type]
+        ray_address=ray_address,
+    )
     text = dumps(trec_json(result, per_question)) if fmt == "json" else trec_table(result)
     write_output(text, output)

@@ -25,6 +25,7 @@ from ..errors import ProblemCollector
 from ..evaluation import Evaluation, LevelChoice, evaluate
 from ..loading import Dataset, SnapshotIndex, load_dataset, read_file
 from ..metrics import REGISTRY, Aggregate, Measure, build_view
+from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
 from ._measures import PerQuestion
@@ -256,9 +257,9 @@ def _reference_rows(
 
 
 def evaluate_native(
-    evalset: Path,
-    snapshot: Path,
-    runs: Sequence[Path],
+    evalset: PathArg,
+    snapshot: PathArg,
+    runs: Sequence[PathArg],
     *,
     k: int | None = None,
     label_policy: LabelPolicy = "human-first",
@@ -273,6 +274,9 @@ def evaluate_native(
     Equal to `evaluate(load_dataset(...), metrics=NATIVE_MEASURES, ...)` followed by
     `diagnose` (see `from_reference`), question by question.
     """
+    evalset = as_path(evalset)
+    snapshot = as_path(snapshot)
+    runs = as_paths(runs)
     try:
         return _columnar(
             evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level,

@@ -1,4 +1,4 @@
-"""A `NativeEvaluation` in the shape of the `evaluate` report, for `evaluate --engine columnar`.
+"""A `NativeEvaluation` in the shape of the `evaluate` report, for `evaluate --algorithm columnar`.
 
 The JSON keeps the reference report's contract (`render.evaluation_json`) for everything the
 columnar path computes: each run's name, k and summary, and per question its ID, every

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
@@ -13,6 +12,7 @@ from .._version import __version__
 from ..engines import Engine, LocalEngine, shard_bounds
 from ..loading import SourceFile
 from ..metrics import Aggregate
+from ..paths import PathArg, as_path
 from ._arrays import RankArrays
 from ._averaging import AVERAGING_RULES, AveragingRule, average
 from ._measures import PerQuestion, RankMeasure, parse_rank_measures
@@ -103,8 +103,8 @@ def _concat(pieces: Sequence[PerQuestion]) -> PerQuestion:
 
 
 def evaluate_trec(
-    qrels: Path,
-    run: Path,
+    qrels: PathArg,
+    run: PathArg,
     *,
     metrics: Sequence[str] = DEFAULT_TREC_MEASURES,
     policy: QuestionPolicy = STRICT,
@@ -121,6 +121,8 @@ def evaluate_trec(
         raise ValueError(f"averaging must be one of {sorted(AVERAGING_RULES)}, got {averaging!r}")
     if averaging != "relevant":
         policy = QuestionPolicy(allow_missing=True, allow_extra=True)
+    qrels = as_path(qrels)
+    run = as_path(run)
     measures = parse_rank_measures(metrics)
     depth = max(m.k for m in measures)
     loaded = load_trec(qrels, run, depth=depth, policy=policy)  # hashes the files as it reads

@@ -20,6 +20,7 @@ import numpy as np
 from .._optional import extra_module, has_extra, require_extra
 from ..errors import InputError
 from ..loading import file_sha256
+from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._keys import IdKeys, id_keys, key_width, mix
 from ._sources import _batches, _parquet_batches, _Prefetch
@@ -293,8 +294,8 @@ def _stream(judged: _Judged, batches: _Prefetch, depth: int) -> _Sink:
 
 
 def load_trec(
-    qrels_path: Path,
-    run_path: Path,
+    qrels_path: PathArg,
+    run_path: PathArg,
     *,
     depth: int,
     policy: QuestionPolicy = STRICT,
@@ -303,6 +304,8 @@ def load_trec(
 
     Raises `InputError` listing every problem in both files (line numbers included).
     """
+    qrels_path = as_path(qrels_path)
+    run_path = as_path(run_path)
     parquet = run_path.suffix == ".parquet"
     if parquet:
         require_extra("parquet", "reading a Parquet run")

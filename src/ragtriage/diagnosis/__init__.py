@@ -19,6 +19,7 @@ from ._model import (
 from ._pipeline import OK, STAGES, Check, diagnose_view, register_stage, stage_order
 from ._render import (
     breakdown_json,
+    diagnosis_report_json,
     question_diagnosis_json,
     render_diagnosis_markdown,
     render_diagnosis_table,
@@ -41,6 +42,7 @@ __all__ = [
     "diagnose",
     "diagnose_run",
     "diagnose_view",
+    "diagnosis_report_json",
     "question_diagnosis_json",
     "register_stage",
     "render_diagnosis_markdown",

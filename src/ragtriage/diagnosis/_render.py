@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -12,6 +12,9 @@ from rich.table import Table
 from .._markdown import md_table
 from ..boundaries.actions import diagnosis_next_actions
 from ._model import Breakdown, QuestionDiagnosis, RunDiagnosis, SliceBreakdown
+
+if TYPE_CHECKING:
+    from ..evaluation import Evaluation
 
 _ACTION_HEADER = ("stage", "try first", "hold fixed")
 
@@ -57,6 +60,23 @@ def breakdown_json(breakdown: Breakdown) -> dict[str, Any]:
         "tags": {part.key: slice_json(part) for part in breakdown.by_tag},
         "splits": {part.key: slice_json(part) for part in breakdown.by_split},
         "worst_first": [part.key for part in breakdown.worst_first()],
+    }
+
+
+def diagnosis_report_json(
+    evaluation: Evaluation, found: Sequence[RunDiagnosis], selection: str
+) -> dict[str, Any]:
+    """The whole `diagnose --format json` document: tool, inputs, selection and every run."""
+    from .._version import __version__
+
+    return {
+        "schema_version": 1,
+        "tool": {"name": "ragtriage", "version": __version__},
+        "inputs": [
+            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
+        ],
+        "selection": selection,
+        "runs": [run_diagnosis_json(run) for run in found],
     }
 
 

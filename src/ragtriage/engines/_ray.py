@@ -40,7 +40,7 @@ class RayEngine:
         num_cpus: int = 2,
         shards_per_cpu: int = 2,
     ) -> None:
-        require_extra("ray", "--engine ray")
+        require_extra("ray", "--executor ray")
         import ray
 
         self._ray = ray

@@ -7,7 +7,7 @@ from ._evaluate import (
     QuestionRecord,
     RunEvaluation,
     evaluate,
-    evaluate_files,
+    load_and_evaluate,
     summarize,
 )
 
@@ -18,6 +18,6 @@ __all__ = [
     "QuestionRecord",
     "RunEvaluation",
     "evaluate",
-    "evaluate_files",
+    "load_and_evaluate",
     "summarize",
 ]

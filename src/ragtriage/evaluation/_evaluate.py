@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from .._version import __version__
@@ -16,6 +15,7 @@ from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures
 from ..metrics.stale import stale_ids
+from ..paths import PathArg
 from ..schemas import LabelPolicy, Provenance, Question
 from ..validation import check_dataset
 
@@ -248,14 +248,18 @@ def evaluate(
     )
 
 
-def evaluate_files(
-    dataset: Path,
+def load_and_evaluate(
+    dataset: PathArg,
     *,
-    snapshot: Path | None = None,
-    runs: Sequence[Path] = (),
-    labels: Sequence[Path] = (),
+    snapshot: PathArg | None = None,
+    runs: Sequence[PathArg] = (),
+    labels: Sequence[PathArg] = (),
     **options: object,
 ) -> Evaluation:
-    """Load files and evaluate them (see `evaluate` for the options)."""
+    """Load files and evaluate every question (see `evaluate` for the options).
+
+    No request policy: the holdout is scored and nothing is recorded. `ragtriage.evaluate_files`
+    is the call that does what `ragtriage evaluate` does.
+    """
     loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels)
     return evaluate(loaded, **options)  # type: ignore[arg-type]

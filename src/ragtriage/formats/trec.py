@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import ProblemCollector
+from ..paths import PathArg, as_path
 from ..schemas import (
     Document,
     EvalSet,
@@ -129,7 +130,7 @@ def _repeated(
 
 
 def parse_qrels(
-    path: Path,
+    path: PathArg,
     collector: ProblemCollector,
     label: str | None = None,
     seen: set[str] | None = None,
@@ -140,6 +141,7 @@ def parse_qrels(
     `seen`, when given, receives the question ID of every line, valid or not; `comments`
     receives the line number of every skipped `#` comment line.
     """
+    path = as_path(path)
     shown = label or str(path)
     qrels: Qrels = {}
     first_line: dict[tuple[str, str], int] = {}
@@ -158,7 +160,7 @@ def parse_qrels(
 
 
 def parse_run(
-    path: Path,
+    path: PathArg,
     collector: ProblemCollector,
     label: str | None = None,
     seen: set[str] | None = None,
@@ -169,6 +171,7 @@ def parse_run(
     `seen`, when given, receives the question ID of every line, valid or not; `comments`
     receives the line number of every skipped `#` comment line.
     """
+    path = as_path(path)
     shown = label or str(path)
     run: TrecRun = {}
     first_line: dict[tuple[str, str], int] = {}
@@ -188,16 +191,18 @@ def parse_run(
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
 
 
-def read_qrels(path: Path | str) -> Qrels:
+def read_qrels(path: PathArg) -> Qrels:
     """Read a qrels file into {question: {document: grade}}; raise `InputError` on any problem."""
+    path = as_path(path)
     collector = ProblemCollector()
     qrels = parse_qrels(Path(path), collector)
     collector.raise_if_any()
     return qrels
 
 
-def read_run(path: Path | str) -> TrecRun:
+def read_run(path: PathArg) -> TrecRun:
     """Read a run into {question: [(document, score), ...]} best first; raise `InputError`."""
+    path = as_path(path)
     collector = ProblemCollector()
     run = parse_run(Path(path), collector)
     collector.raise_if_any()
@@ -210,8 +215,9 @@ def _check_token(value: str, what: str) -> str:
     return value
 
 
-def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: Path | str) -> None:
+def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: PathArg) -> None:
     """Write qrels sorted by question then document (same input, same bytes)."""
+    path = as_path(path)
     lines = [
         f"{_check_token(qid, 'question ID')} 0 {_check_token(docid, 'document ID')} {int(grade)}\n"
         for qid in sorted(qrels)
@@ -221,12 +227,13 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: Path | str) -> Non
 
 
 def write_run(
-    run: Mapping[str, Sequence[tuple[str, float]]], path: Path | str, tag: str = "ragtriage"
+    run: Mapping[str, Sequence[tuple[str, float]]], path: PathArg, tag: str = "ragtriage"
 ) -> None:
     """Write a run: questions sorted, each ranking in trec_eval order, rank from 1.
 
     Scores are written with `repr`, so reading the file back gives the same floats.
     """
+    path = as_path(path)
     _check_token(tag, "run tag")
     out = []
     for qid in sorted(run):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .._optional import extra_module
 from ..errors import ProblemCollector
+from ..paths import PathArg, as_path
 from .trec import TrecRun, ranking_key
 
 if TYPE_CHECKING:
@@ -45,9 +46,13 @@ def schema_problems(schema: pa.Schema, label: str, collector: ProblemCollector) 
 
 
 def parse_run_parquet(
-    path: Path, collector: ProblemCollector, label: str | None = None, seen: set[str] | None = None
+    path: PathArg,
+    collector: ProblemCollector,
+    label: str | None = None,
+    seen: set[str] | None = None,
 ) -> TrecRun:
     """Read a Parquet run row by row, reporting every problem with its row number (from 1)."""
+    path = as_path(path)
     shown = label or str(path)
     try:
         table = pq.read_table(path)
@@ -93,16 +98,18 @@ def parse_run_parquet(
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
 
 
-def read_run_parquet(path: Path | str) -> TrecRun:
+def read_run_parquet(path: PathArg) -> TrecRun:
     """Read a Parquet run; raise `InputError` listing every problem."""
+    path = as_path(path)
     collector = ProblemCollector()
     run = parse_run_parquet(Path(path), collector)
     collector.raise_if_any()
     return run
 
 
-def write_run_parquet(run: Mapping[str, Sequence[tuple[str, float]]], path: Path | str) -> None:
+def write_run_parquet(run: Mapping[str, Sequence[tuple[str, float]]], path: PathArg) -> None:
     """Write a run as Parquet, questions sorted and each ranking in trec_eval order."""
+    path = as_path(path)
     qids: list[str] = []
     docids: list[str] = []
     scores: list[float] = []

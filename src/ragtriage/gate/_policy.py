@@ -6,7 +6,6 @@ import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
@@ -14,6 +13,7 @@ from pydantic import Field, ValidationError
 from ..errors import InputError, Problem, ProblemCollector
 from ..loading._files import pydantic_problems
 from ..metrics import parse_measure
+from ..paths import PathArg, as_path
 from ..schemas import StrictModel
 
 _SLICE = re.compile(r"^(all|tag:.+|split:(dev|regression|holdout))$")
@@ -244,8 +244,9 @@ def _parse_toml(raw: bytes, file: str, collector: ProblemCollector) -> dict[str,
     return None
 
 
-def load_policy(path: Path) -> LoadedPolicy:
+def load_policy(path: PathArg) -> LoadedPolicy:
     """Read and check a policy file; raise `InputError` naming file, field, expected and found."""
+    path = as_path(path)
     from ..diagnosis import stage_order
 
     file = str(path)

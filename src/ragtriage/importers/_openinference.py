@@ -13,10 +13,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Problem, ProblemCollector
+from ..paths import PathArg, as_path
 from ..recording import (
     Match,
     QuestionMatcher,
@@ -243,7 +243,7 @@ def trace_record(
 
 
 def import_openinference(
-    path: Path,
+    path: PathArg,
     evalset: EvalSet,
     *,
     name: str = "imported",
@@ -259,6 +259,7 @@ def import_openinference(
     root span's input text. Document IDs come from `document.id`, else metadata key `id_key`.
     Every document without an ID is an `InputError`; unmatched traces and questions are listed.
     """
+    path = as_path(path)
     label = str(path)
     collector = ProblemCollector()
     spans = read_spans(path, collector)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import ProblemCollector
 from ..loading._files import short
+from ..paths import PathArg, as_path
 from ..schemas import (
     ContextItem,
     Document,
@@ -398,7 +398,7 @@ def _convert(
 
 
 def import_records(
-    path: Path, fmt: RecordFormat, *, name: str = "imported", dataset_id: str | None = None
+    path: PathArg, fmt: RecordFormat, *, name: str = "imported", dataset_id: str | None = None
 ) -> ImportedRecords:
     """Convert a record file; raise `InputError` listing every problem (file, record, field).
 
@@ -406,6 +406,7 @@ def import_records(
     sent, as these formats record only what reached the model); its reference contexts become
     one evidence group each; its reference answer becomes the reference fact `reference`.
     """
+    path = as_path(path)
     collector = ProblemCollector()
     dialect = DIALECTS[fmt]
     builder = _Builder(str(path), collector)

@@ -8,18 +8,19 @@ import csv
 import hashlib
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 from ..errors import ProblemCollector
 from ..loading._files import short
+from ..paths import PathArg, as_path
 
 LIST_KEYS = ("samples", "test_cases", "goldens", "records", "data")
 """Keys under which a JSON object may hold the list of records."""
 
 
-def read_records(path: Path, collector: ProblemCollector) -> list[tuple[str, Any]]:
+def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, Any]]:
     """Records with their location (`[3]` or `line 4`); every unreadable part becomes a problem."""
+    path = as_path(path)
     label = str(path)
     try:
         raw = path.read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import ProblemCollector
 from ..loading._files import short
+from ..paths import PathArg, as_path
 from ..schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
 from ..schemas._common import Scalar
 
@@ -135,12 +136,13 @@ def _questions(
     return questions
 
 
-def import_tau2(directory: Path) -> Tau2Data:
+def import_tau2(directory: PathArg) -> Tau2Data:
     """Read `documents.json.gz` and `tasks.json`; raise `InputError` listing every problem.
 
     Each task becomes a question whose text is `user_scenario.instructions` and whose required
     evidence is one group per `required_documents` entry (every listed document is needed).
     """
+    directory = as_path(directory)
     collector = ProblemCollector()
     docs_path, tasks_path = directory / "documents.json.gz", directory / "tasks.json"
     raw_docs = _load(docs_path, collector)

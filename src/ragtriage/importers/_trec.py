@@ -17,6 +17,7 @@ from ..formats.trec import (
     write_qrels,
     write_run,
 )
+from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import EvalSet, Provenance, Run, Snapshot
 
 
@@ -33,13 +34,15 @@ class ImportedTrec:
 
 
 def import_trec(
-    qrels: Path,
-    runs: Sequence[Path] = (),
+    qrels: PathArg,
+    runs: Sequence[PathArg] = (),
     *,
     snapshot: Snapshot | None = None,
     dataset_id: str = "trec",
 ) -> ImportedTrec:
     """Read qrels and runs; raise `InputError` with every problem of every file."""
+    qrels = as_path(qrels)
+    runs = as_paths(runs)
     collector = ProblemCollector()
     judged = parse_qrels(qrels, collector)
     parsed: list[tuple[Path, TrecRun]] = [(path, parse_run(path, collector)) for path in runs]
@@ -135,11 +138,13 @@ def export_trec(
     evalset: EvalSet | None,
     run: Run | None,
     *,
-    qrels_path: Path | None,
-    run_path: Path | None,
+    qrels_path: PathArg | None,
+    run_path: PathArg | None,
     tag: str | None = None,
 ) -> None:
     """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run)."""
+    qrels_path = as_optional_path(qrels_path)
+    run_path = as_optional_path(run_path)
     if evalset is not None and qrels_path is not None:
         write_qrels(evalset_to_qrels(evalset), qrels_path)
     if run is not None and run_path is not None:

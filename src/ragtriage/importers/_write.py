@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+from ..paths import PathArg, as_path
 from ..schemas import EvalSet, Run, Snapshot
 
 _LISTS = {"snapshot": ("documents", "chunks"), "evalset": ("questions",), "run": ("results",)}
@@ -28,7 +28,8 @@ def native_text(model: Snapshot | EvalSet | Run, jsonl: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_native(model: Snapshot | EvalSet | Run, path: Path) -> None:
+def write_native(model: Snapshot | EvalSet | Run, path: PathArg) -> None:
     """Write a native file; `.jsonl` gets the line format, anything else one JSON document."""
+    path = as_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(native_text(model, path.suffix == ".jsonl"), encoding="utf-8")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ..paths import PathArg, as_path
+
 
 def model_text(model: BaseModel) -> str:
     """A model as deterministic JSON text (sorted keys, nulls left out, trailing newline)."""
@@ -14,8 +16,9 @@ def model_text(model: BaseModel) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
-def write_model(model: BaseModel, path: Path) -> Path:
+def write_model(model: BaseModel, path: PathArg) -> Path:
     """Write a model as JSON (creating the folder) and return the path."""
+    path = as_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(model_text(model), encoding="utf-8")
     return path

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..paths import PathArg, as_path
 from ._files import safe_name, write_model
 from ._runner import JudgeResult
 from ._session import Estimate
@@ -24,8 +25,9 @@ class WrittenRun:
     """The run file with extracted claims/outcomes, when the judge wrote any."""
 
 
-def write_outputs(result: JudgeResult, out_dir: Path) -> tuple[WrittenRun, ...]:
+def write_outputs(result: JudgeResult, out_dir: PathArg) -> tuple[WrittenRun, ...]:
     """`<run>.labels.json` per run, plus `<run>.run.json` when claims or outcomes were added."""
+    out_dir = as_path(out_dir)
     written = []
     for judged in result.runs:
         stem = safe_name(judged.name)

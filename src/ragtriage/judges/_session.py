@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..loading import Dataset, SnapshotIndex
+from ..paths import PathArg, as_optional_path
 from ._cache import ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions
 from ._lexical import split_claims
@@ -66,11 +66,12 @@ def estimate(
     spec: JudgeSpec,
     *,
     k: int | None = None,
-    cache_path: Path | None = None,
+    cache_path: PathArg | None = None,
     prices: Prices = Prices(),
 ) -> Estimate:
     """Count calls and tokens a judge session would need; claims of unextracted answers are
     estimated by splitting them into sentences (the extraction call itself decides)."""
+    cache_path = as_optional_path(cache_path)
     ks = run_cutoffs(dataset, k)
     check_judgeable(dataset, ks)
     prompts = load_prompts(spec.prompt_version)
@@ -137,11 +138,12 @@ async def run_llm_judge(
     options: ClientOptions,
     *,
     k: int | None = None,
-    cache_path: Path | None = None,
+    cache_path: PathArg | None = None,
     prices: Prices = Prices(),
     progress: Progress | None = None,
 ) -> JudgeResult:
     """Judge a dataset with an LLM over an OpenAI-compatible endpoint (cache optional)."""
+    cache_path = as_optional_path(cache_path)
     prompts = load_prompts(spec.prompt_version)
     cache = ReplyCache(cache_path) if cache_path is not None else None
     try:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import ProblemCollector
+from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
 from ._article import ARTICLE_DEFAULT_K, convert_article
 from ._files import SourceFile
@@ -115,13 +115,17 @@ def _attach_labels(
 
 
 def load_dataset(
-    dataset: Path,
+    dataset: PathArg,
     *,
-    snapshot: Path | None = None,
-    runs: Sequence[Path] = (),
-    labels: Sequence[Path] = (),
+    snapshot: PathArg | None = None,
+    runs: Sequence[PathArg] = (),
+    labels: Sequence[PathArg] = (),
 ) -> Dataset:
     """Read the files of one evaluation; raise `InputError` with every schema problem."""
+    dataset = as_path(dataset)
+    snapshot = as_optional_path(snapshot)
+    runs = as_paths(runs)
+    labels = as_paths(labels)
     collector = ProblemCollector()
     main = read_file(dataset, collector)
     sources = [main.source]

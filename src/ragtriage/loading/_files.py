@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import Problem, ProblemCollector
+from ..paths import PathArg, as_path
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -33,12 +34,13 @@ class SourceFile:
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 
-def display_path(path: Path) -> str:
+def display_path(path: PathArg) -> str:
     """How a path appears in reports: as given, except files shipped inside the package.
 
     Bundled example files are named relative to the package (`ragtriage:example/...`) so that
     the same inputs give byte-identical reports wherever the package is installed.
     """
+    path = as_path(path)
     try:
         inside = path.resolve().relative_to(_PACKAGE_ROOT)
     except (ValueError, OSError):
@@ -46,8 +48,9 @@ def display_path(path: Path) -> str:
     return f"ragtriage:{inside.as_posix()}"
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: PathArg) -> str:
     """SHA-256 of a file, read in blocks."""
+    path = as_path(path)
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ProblemCollector
+from ..paths import PathArg, as_path
 from ..schemas import (
     ArticleDataset,
     Chunk,
@@ -230,8 +231,9 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
     )
 
 
-def read_file(path: Path, collector: ProblemCollector, label: str | None = None) -> LoadedFile:
+def read_file(path: PathArg, collector: ProblemCollector, label: str | None = None) -> LoadedFile:
     """Read and schema-validate one file; problems go to `collector`."""
+    path = as_path(path)
     shown = label or display_path(path)
     before = len(collector.problems)
     if path.suffix == ".jsonl":

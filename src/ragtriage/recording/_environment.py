@@ -10,6 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .._version import __version__
+from ..paths import PathArg, as_path
 
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 GIT_TIMEOUT_S = 5.0
@@ -87,17 +88,19 @@ def _commit_from_git(start: Path) -> str | None:
     return sha if done.returncode == 0 and _SHA.match(sha) else None
 
 
-def git_commit(start: Path | None = None) -> str | None:
+def git_commit(start: PathArg | None = None) -> str | None:
     """The commit checked out in the working tree holding `start` (default: the current folder).
 
     Read from the `.git` files (HEAD, loose refs, packed-refs, worktrees); when they cannot be
     read, `git rev-parse HEAD` with a timeout; None outside a repository.
     """
-    folder = (start or Path.cwd()).resolve()
+    folder = (Path.cwd() if start is None else as_path(start)).resolve()
     return _commit_from_files(folder) or _commit_from_git(folder)
 
 
-def capture_environment(packages: Sequence[str] = (), repo: Path | None = None) -> dict[str, str]:
+def capture_environment(
+    packages: Sequence[str] = (), repo: PathArg | None = None
+) -> dict[str, str]:
     """The environment of a recording: ragtriage and Python versions, asked packages, git commit.
 
     Keys: `ragtriage`, `python`, `package:NAME` for each asked package (`not installed` when

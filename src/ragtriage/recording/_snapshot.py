@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..errors import ProblemCollector
+from ..paths import PathArg, as_path
 from ..schemas import Document, Snapshot
 
 Scalar = str | int | float | bool
@@ -21,7 +21,7 @@ def _dumps(data: Any, indent: int | None = None) -> str:
 
 
 def write_snapshot(
-    path: Path | str,
+    path: PathArg,
     snapshot_id: str,
     documents: Iterable[Document | Mapping[str, Any]],
     *,
@@ -34,7 +34,7 @@ def write_snapshot(
     invalid document and repeated ID is reported at once (`InputError`), and then nothing is
     written. Returns the number of documents written.
     """
-    target = Path(path)
+    target = as_path(path)
     label = str(target)
     collector = ProblemCollector()
     header = Snapshot(snapshot_id=snapshot_id, documents=[], metadata=dict(metadata or {}))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from .._version import __version__
 from ..errors import InputError, Problem
+from ..paths import PathArg, as_optional_path
 from ..schemas import (
     Component,
     ContextItem,
@@ -191,12 +191,13 @@ def run_retrieval(
     config: RetrievalConfig,
     *,
     name: str,
-    cache_dir: Path | None = None,
+    cache_dir: PathArg | None = None,
     use_cache: bool = True,
     progress: bool = False,
     generation: GenerationConfig | None = None,
 ) -> RunOutput:
     """Retrieve for every question and record each stage; answers only with `generation`."""
+    cache_dir = as_optional_path(cache_dir)
     problems = config.problems()
     if problems:
         raise InputError(problems)

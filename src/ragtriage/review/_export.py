@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..judges import check_judgeable, label_context_hash, passages_for, run_cutoffs
 from ..loading import Dataset, SnapshotIndex
+from ..paths import PathArg, as_path
 from ._sheet import ID_SEPARATOR, write_sheet
 
 
@@ -91,8 +91,9 @@ def build_sheet(dataset: Dataset, *, k: int | None = None) -> ReviewSheet:
     return ReviewSheet(tuple(rows), tuple(skipped))
 
 
-def export_sheet(dataset: Dataset, path: Path, *, k: int | None = None) -> ReviewSheet:
+def export_sheet(dataset: Dataset, path: PathArg, *, k: int | None = None) -> ReviewSheet:
     """Build the sheet and write it as CSV or XLSX (by the path's suffix)."""
+    path = as_path(path)
     sheet = build_sheet(dataset, k=k)
     write_sheet(path, sheet.rows)
     return sheet

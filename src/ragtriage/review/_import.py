@@ -8,9 +8,9 @@ reported at once and nothing is imported until they are fixed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import InputError, ProblemCollector
+from ..paths import PathArg, as_path
 from ..schemas import (
     ClaimLabel,
     ClaimLabelEntry,
@@ -178,8 +178,9 @@ def _fact_entry(
     )
 
 
-def import_sheet(path: Path, *, reviewer: str | None = None) -> ImportedLabels:
+def import_sheet(path: PathArg, *, reviewer: str | None = None) -> ImportedLabels:
     """Labels from a filled sheet; raise `InputError` listing every problem of filled rows."""
+    path = as_path(path)
     file = str(path)
     header, rows = read_sheet(path)
     collector = ProblemCollector()

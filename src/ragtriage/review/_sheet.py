@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .._optional import require_extra
 from ..errors import InputError, Problem
+from ..paths import PathArg, as_path
 
 COLUMNS: tuple[str, ...] = (
     "row_kind",
@@ -83,8 +84,9 @@ def _check_suffix(path: Path, option: str) -> str:
     return suffix
 
 
-def write_sheet(path: Path, rows: Sequence[dict[str, str]]) -> Path:
+def write_sheet(path: PathArg, rows: Sequence[dict[str, str]]) -> Path:
     """Write rows (dicts by column name) as CSV or XLSX, chosen by the file's suffix."""
+    path = as_path(path)
     suffix = _check_suffix(path, "--output")
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".csv":
@@ -147,8 +149,9 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
-def read_sheet(path: Path) -> tuple[tuple[str, ...], list[SheetRow]]:
+def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
     """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files are errors."""
+    path = as_path(path)
     suffix = _check_suffix(path, "SHEET")
     if not path.is_file():
         raise InputError([Problem(str(path), None, "(file)", "an existing file", "no such file")])

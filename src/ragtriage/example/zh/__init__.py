@@ -3,7 +3,7 @@ and 12 questions (one superseded version, one HR-only document, one unanswerable
 
 Run it end to end, offline::
 
-    ragtriage run --snapshot SNAPSHOT --evalset EVALSET --retriever bm25 --output run.jsonl
+    ragtriage run EVALSET --snapshot SNAPSHOT --retriever bm25 --output run.jsonl
     ragtriage evaluate EVALSET --snapshot SNAPSHOT --run run.jsonl
 
 where `zh_example_paths()` gives SNAPSHOT and EVALSET.

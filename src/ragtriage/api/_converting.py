@@ -1,0 +1,258 @@
+"""The commands that convert files: `import ...`, `export trec`, `review export|import`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ProblemCollector, RequestError
+from ..paths import PathArg, as_optional_path, as_path, as_paths
+
+if TYPE_CHECKING:
+    from ..importers import RecordFormat
+    from ..review import ImportedLabels, ReviewSheet
+    from ..schemas import EvalSet, Run, Snapshot
+
+
+@dataclass(frozen=True)
+class WrittenNative:
+    """The native files an import wrote into its output folder."""
+
+    folder: Path
+    """The output folder."""
+    documents: int
+    """Documents in `snapshot.json`."""
+    questions: int
+    """Questions in `evalset.json`."""
+    runs: tuple[str, ...]
+    """The run files written (`NAME.jsonl`), in order."""
+    ignored_fields: tuple[str, ...] = ()
+    """Fields of the source records that held a value ragtriage does not use, each once."""
+
+    def summary(self) -> str:
+        """One line: what was written where."""
+        names = ", ".join(self.runs)
+        runs = f" and {len(self.runs)} run(s) ({names})" if self.runs else ""
+        return (
+            f"wrote {self.documents} documents, {self.questions} questions{runs} to {self.folder}"
+        )
+
+
+def write_imported(
+    output: PathArg, snapshot: Snapshot, evalset: EvalSet, runs: Iterable[Run] = ()
+) -> WrittenNative:
+    """Write `snapshot.json`, `evalset.json` and one `NAME.jsonl` per run into `output`."""
+    from ..importers import write_native
+
+    folder = as_path(output)
+    write_native(snapshot, folder / "snapshot.json")
+    write_native(evalset, folder / "evalset.json")
+    names = []
+    for run in runs:
+        write_native(run, folder / f"{run.name}.jsonl")
+        names.append(f"{run.name}.jsonl")
+    return WrittenNative(folder, len(snapshot.documents), len(evalset.questions), tuple(names))
+
+
+def import_tau2_files(directory: PathArg, *, output: PathArg) -> WrittenNative:
+    """`ragtriage import tau2 DIRECTORY -o OUT`: tau2-bench banking data as native files."""
+    from ..importers import import_tau2
+
+    data = import_tau2(directory)
+    return write_imported(output, data.snapshot, data.evalset)
+
+
+def import_records_files(
+    file: PathArg,
+    fmt: RecordFormat,
+    *,
+    output: PathArg,
+    name: str = "imported",
+    dataset_id: str | None = None,
+) -> WrittenNative:
+    """`ragtriage import ragas|seed|deepeval FILE -o OUT`: other tools' records as native files."""
+    from ..importers import import_records
+
+    data = import_records(file, fmt, name=name, dataset_id=dataset_id)
+    written = write_imported(output, data.snapshot, data.evalset, (data.run,))
+    return replace(written, ignored_fields=tuple(data.ignored_fields))
+
+
+def import_trec_files(
+    *,
+    qrels: PathArg,
+    trec_runs: Iterable[PathArg] | PathArg = (),
+    snapshot: PathArg | None = None,
+    dataset_id: str = "trec",
+    output: PathArg,
+) -> WrittenNative:
+    """`ragtriage import trec --qrels Q [--trec-run R] -o OUT`: TREC files as native files.
+
+    `snapshot` is the native snapshot the IDs refer to (default: a text-less one).
+    """
+    from ..importers import import_trec
+
+    snap = None if snapshot is None else _read_kinds(snapshot=snapshot)[0]
+    data = import_trec(qrels, as_paths(trec_runs), snapshot=snap, dataset_id=dataset_id)
+    return write_imported(output, data.snapshot, data.evalset, data.runs)
+
+
+@dataclass(frozen=True)
+class ImportedTraceRun:
+    """What `import openinference` wrote, and what it could not match."""
+
+    output: Path
+    """The run file written."""
+    results: int
+    """Results in it (one per matched trace)."""
+    unmatched_traces: tuple[tuple[str, str], ...]
+    """(trace ID, reason) for every trace that answers no question."""
+    unmatched_questions: tuple[str, ...]
+    """Questions of the evaluation set that no trace answered."""
+
+    def summary(self) -> list[str]:
+        """Lines for the terminal: what was written, then every unmatched trace and question."""
+        lines = [f"wrote {self.results} result(s) to {self.output}"]
+        lines += [f"unmatched trace {trace}: {reason}" for trace, reason in self.unmatched_traces]
+        lines += [f"unmatched question {q}: no trace answered it" for q in self.unmatched_questions]
+        return lines
+
+
+def import_openinference_files(
+    dataset: PathArg,
+    traces: PathArg,
+    *,
+    output: PathArg,
+    name: str = "imported",
+    match_attribute: str | None = None,
+    id_key: str | None = None,
+    refusal_pattern: str | None = None,
+) -> ImportedTraceRun:
+    """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
+    from ..importers import import_openinference, write_native
+
+    _, evalset, _ = _read_kinds(evalset=dataset)
+    assert evalset is not None  # _read_kinds raised otherwise
+    data = import_openinference(
+        as_path(traces),
+        evalset,
+        name=name,
+        id_attribute=match_attribute,
+        id_key=id_key,
+        refusal_pattern=refusal_pattern,
+    )
+    out = as_path(output)
+    write_native(data.run, out)
+    return ImportedTraceRun(
+        out,
+        len(data.run.results),
+        tuple((m.trace_id, m.reason) for m in data.unmatched_traces),
+        tuple(data.unmatched_questions),
+    )
+
+
+def export_trec_files(
+    dataset: PathArg | None = None,
+    *,
+    runs: Iterable[PathArg] | PathArg = (),
+    qrels_out: PathArg | None = None,
+    run_out: PathArg | None = None,
+    run_tag: str | None = None,
+) -> None:
+    """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run."""
+    from ..importers import export_trec
+
+    run_files = as_paths(runs)
+    if len(run_files) > 1:
+        raise RequestError("give one --run (each TREC run file holds one run)")
+    run_file = run_files[0] if run_files else None
+    if (
+        (dataset is None) != (qrels_out is None)
+        or (run_file is None) != (run_out is None)
+        or (dataset is None and run_file is None)
+    ):
+        raise RequestError("give DATASET with --qrels-out and/or --run with --run-out")
+    _, evalset, run = _read_kinds(evalset=dataset, run=run_file)
+    export_trec(
+        evalset,
+        run,
+        qrels_path=as_optional_path(qrels_out),
+        run_path=as_optional_path(run_out),
+        tag=run_tag,
+    )
+
+
+def _read_kinds(
+    *,
+    snapshot: PathArg | None = None,
+    evalset: PathArg | None = None,
+    run: PathArg | None = None,
+) -> tuple[Snapshot | None, EvalSet | None, Run | None]:
+    """Read the files given, each of the kind expected; every wrong kind is named at once."""
+    from ..loading import read_file
+    from ..schemas import EvalSet, Run, Snapshot
+
+    collector = ProblemCollector()
+    found: list[object] = []
+    for path, kind, model in (
+        (snapshot, "snapshot", Snapshot),
+        (evalset, "evalset", EvalSet),
+        (run, "run", Run),
+    ):
+        if path is None:
+            found.append(None)
+            continue
+        loaded = read_file(as_path(path), collector)
+        if loaded.content is not None and not isinstance(loaded.content, model):
+            collector.add(str(path), None, "kind", kind, repr(loaded.source.kind))
+        found.append(loaded.content if isinstance(loaded.content, model) else None)
+    collector.raise_if_any()
+    snap, ev, rn = found
+    assert snap is None or isinstance(snap, Snapshot)
+    assert ev is None or isinstance(ev, EvalSet)
+    assert rn is None or isinstance(rn, Run)
+    return snap, ev, rn
+
+
+def review_export_files(
+    dataset: PathArg,
+    *,
+    snapshot: PathArg | None = None,
+    runs: Iterable[PathArg] | PathArg = (),
+    k: int | None = None,
+    output: PathArg,
+) -> ReviewSheet:
+    """`ragtriage review export DATASET -o SHEET`: a review sheet (.xlsx or .csv) for people."""
+    from ..loading import load_dataset
+    from ..review import export_sheet
+
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    return export_sheet(loaded, output, k=k)
+
+
+@dataclass(frozen=True)
+class ImportedSheet:
+    """A filled review sheet read back: the labels, where they were written, what is unfilled."""
+
+    imported: ImportedLabels
+    """The label sets (one per run) and the rows without a verdict."""
+    written: tuple[Path, ...]
+    """One `<run>.labels.json` per label set, in the same order."""
+
+
+def review_import_files(
+    sheet: PathArg, *, reviewer: str | None = None, output: PathArg
+) -> ImportedSheet:
+    """`ragtriage review import SHEET -o DIR`: human labels, one `<run>.labels.json` per run."""
+    from ..judges import safe_name, write_model
+    from ..review import import_sheet
+
+    folder = as_path(output)
+    imported = import_sheet(sheet, reviewer=reviewer)
+    written = tuple(
+        write_model(labels, folder / f"{safe_name(labels.run)}.labels.json")
+        for labels in imported.label_sets
+    )
+    return ImportedSheet(imported, written)

@@ -1,0 +1,324 @@
+"""The commands that produce runs and labels, or check labels: `run`, `judge`, `calibrate`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ..endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, Endpoint
+from ..errors import InputError, Problem, ProblemCollector, RequestError
+from ..paths import PathArg, as_optional_path, as_path, as_paths
+
+if TYPE_CHECKING:
+    from ..calibration import Calibration
+    from ..judges import Estimate, JudgeResult, Progress, WrittenRun
+    from ..loading import SourceFile
+    from ..retrievers import RunOutput
+    from ..schemas import EvalSet, Run, Snapshot
+    from ._scoring import Executor
+
+
+
+@dataclass(frozen=True)
+class WrittenRunFile:
+    """What `run_files` built and where it wrote it."""
+
+    output: RunOutput
+    """The run, the (possibly re-chunked) snapshot, index timings."""
+    path: Path
+    """The run file written."""
+    generated: bool
+    """True when answers were generated (not a retrieval-only run)."""
+
+
+def run_files(
+    dataset: PathArg,
+    *,
+    snapshot: PathArg | None,
+    output: PathArg,
+    retriever: Literal["bm25", "dense", "hybrid"] = "bm25",
+    rerank: Literal["dense", "bm25"] | None = None,
+    rerank_depth: int | None = None,
+    k: int = 10,
+    context_chars: int | None = None,
+    candidates: int = 100,
+    chunk_chars: int | None = None,
+    chunk_sentences: int | None = None,
+    chunked_snapshot: PathArg | None = None,
+    rrf_c: int = 60,
+    current_only: bool = False,
+    respect_permissions: bool = False,
+    no_latency: bool = False,
+    no_stemming: bool = False,
+    name: str | None = None,
+    cache_dir: PathArg | None = None,
+    no_cache: bool = False,
+    progress: bool = False,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key_env: str | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> WrittenRunFile:
+    """`ragtriage run DATASET --snapshot S -o RUN`: retrieve (and optionally answer), write the run.
+
+    Without `base_url` the run is retrieval-only; with it and `model`, each final context is
+    sent to the endpoint and the answer and outcome are recorded.
+    """
+    from .._optional import require_extra
+
+    require_extra("retrieval", "ragtriage run")
+    from ..importers import write_native
+    from ..retrievers import (
+        Chunking,
+        GenerationConfig,
+        RetrievalConfig,
+        TokenizerSpec,
+        run_retrieval,
+    )
+
+    endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
+    if endpoint.given and endpoint.missing():
+        raise RequestError("--base-url and --model go together")
+    if snapshot is None:
+        raise RequestError("give --snapshot: the documents to retrieve from")
+    generation = None
+    if base_url is not None and model is not None:
+        generation = GenerationConfig(
+            base_url,
+            model,
+            endpoint.api_key(),
+            max_tokens=max_tokens,
+            concurrency=concurrency,
+            timeout=timeout,
+        )
+    if chunk_chars is not None and chunk_sentences is not None:
+        raise RequestError("give --chunk-chars or --chunk-sentences, not both")
+    chunking = Chunking()
+    if chunk_chars is not None:
+        chunking = Chunking("chars", chunk_chars)
+    elif chunk_sentences is not None:
+        chunking = Chunking("sentences", chunk_sentences)
+    if chunking.mode != "snapshot" and chunked_snapshot is None:
+        raise RequestError(
+            "--chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
+            "(the run's chunk IDs live there)"
+        )
+    snap, questions = read_snapshot_and_evalset(snapshot, dataset)
+    config = RetrievalConfig(
+        retriever=retriever,
+        k=k,
+        context_chars=context_chars,
+        candidates=candidates,
+        chunking=chunking,
+        rerank=rerank,
+        rerank_depth=rerank_depth,
+        rrf_c=rrf_c,
+        current_only=current_only,
+        record_latency=not no_latency,
+        respect_permissions=respect_permissions,
+        tokenizer=TokenizerSpec(stemmer=None if no_stemming else "english"),
+    )
+    run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
+    result = run_retrieval(
+        snap,
+        questions,
+        config,
+        name=run_name,
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+        progress=progress,
+        generation=generation,
+    )
+    path = as_path(output)
+    write_native(result.run, path)
+    chunked = as_optional_path(chunked_snapshot)
+    if chunked is not None:
+        write_native(result.snapshot, chunked)
+    return WrittenRunFile(result, path, generation is not None)
+
+
+def read_snapshot_and_evalset(snapshot: PathArg, evalset: PathArg) -> tuple[Snapshot, EvalSet]:
+    """Read a snapshot and an evaluation set; swapped or wrong kinds are named, all at once."""
+    from ..loading import read_file
+    from ..schemas import EvalSet, Snapshot
+
+    snapshot, evalset = as_path(snapshot), as_path(evalset)
+    collector = ProblemCollector()
+    snap_file = read_file(snapshot, collector)
+    eval_file = read_file(evalset, collector)
+    if snap_file.content is not None and not isinstance(snap_file.content, Snapshot):
+        collector.add(str(snapshot), None, "kind", "snapshot", repr(snap_file.source.kind))
+    if eval_file.content is not None and not isinstance(eval_file.content, EvalSet):
+        collector.add(str(evalset), None, "kind", "evalset", repr(eval_file.source.kind))
+    collector.raise_if_any()
+    assert isinstance(snap_file.content, Snapshot) and isinstance(eval_file.content, EvalSet)
+    return snap_file.content, eval_file.content
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What `judge_files` did: an estimate (dry run), or labels and the files written."""
+
+    estimate: Estimate | None
+    """The dry run's calls, tokens and cost (None: not a dry run, or the lexical baseline)."""
+    result: JudgeResult | None
+    """The labels (None for a dry run)."""
+    written: tuple[WrittenRun, ...]
+    """The files written (empty for a dry run)."""
+
+
+def judge_files(
+    dataset: PathArg,
+    *,
+    snapshot: PathArg | None = None,
+    runs: Iterable[PathArg] | PathArg = (),
+    k: int | None = None,
+    output: PathArg | None = None,
+    judge: Literal["llm", "lexical"] = "llm",
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key_env: str | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float = DEFAULT_TIMEOUT,
+    endpoint_kind: str = "openai-compatible",
+    prompt_version: str = "v1",
+    seed: int = 0,
+    response_format: str = "json_object",
+    max_retries: int = 3,
+    retry_delay: float = 0.5,
+    cache: PathArg | None = None,
+    no_cache: bool = False,
+    price_per_1k_input: float | None = None,
+    price_per_1k_output: float | None = None,
+    dry_run: bool = False,
+    executor: Executor = "local",
+    ray_address: str | None = None,
+    progress: Progress | None = None,
+) -> JudgeOutcome:
+    """`ragtriage judge DATASET ... -o DIR`: label claims and reference facts with a judge.
+
+    Labels go to `output/<run>.labels.json` (never replacing human labels); the cache
+    defaults to `output/judge-cache.sqlite`.
+    """
+    from ..judges import (
+        ClientOptions,
+        JudgeSpec,
+        LexicalJudge,
+        Prices,
+        estimate,
+        judge_dataset_async,
+        run_llm_judge,
+        write_outputs,
+    )
+    from ..loading import load_dataset
+
+    if ray_address is not None and executor != "ray":
+        raise RequestError("--ray-address needs --executor ray")
+    if executor == "ray" and judge != "lexical":
+        # An LLM client cannot travel to a worker; it would need a factory per endpoint.
+        raise RequestError("--executor ray supports --judge lexical only")
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    prices = Prices(price_per_1k_input, price_per_1k_output)
+    endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
+    spec = None
+    if judge == "llm":
+        if endpoint.missing():
+            raise _usage(
+                " and ".join(endpoint.missing()),
+                "a value for the llm judge (or --judge lexical)",
+                "nothing",
+            )
+        spec = JudgeSpec(
+            model=model or "",
+            endpoint_kind=endpoint_kind,
+            prompt_version=prompt_version,
+            temperature=0.0,
+            seed=seed,
+            max_tokens=max_tokens,
+            response_format=response_format,
+        )
+    out = as_optional_path(output)
+    if out is None and not dry_run:
+        raise _usage("--output", "a folder for the label files (or --dry-run)", "nothing")
+    cache_path = as_optional_path(cache)
+    if cache_path is None and out is not None:
+        cache_path = out / "judge-cache.sqlite"
+    if no_cache:
+        cache_path = None
+    if dry_run:
+        found = None
+        if spec is not None:
+            found = estimate(loaded, spec, k=k, cache_path=cache_path, prices=prices)
+        return JudgeOutcome(found, None, ())
+    assert out is not None  # checked above
+    api_key = endpoint.api_key()
+    if executor == "ray":
+        from ..engines import RayEngine
+        from ..engines.judging import judge_on_engine
+
+        with RayEngine(ray_address) as ray_engine:
+            result = judge_on_engine(loaded, LexicalJudge, ray_engine, k=k)
+    elif spec is None:
+        result = asyncio.run(judge_dataset_async(loaded, LexicalJudge(), k=k, progress=progress))
+    else:
+        options = ClientOptions(
+            base_url=base_url or "",
+            api_key=api_key,
+            concurrency=concurrency,
+            max_retries=max_retries,
+            timeout=timeout,
+            backoff=retry_delay,
+        )
+        result = asyncio.run(
+            run_llm_judge(
+                loaded,
+                spec,
+                options,
+                k=k,
+                cache_path=cache_path,
+                prices=prices,
+                progress=progress,
+            )
+        )
+    return JudgeOutcome(None, result, write_outputs(result, out))
+
+
+def _usage(option: str, expected: str, found: str) -> InputError:
+    return InputError([Problem("<command line>", None, option, expected, found)])
+
+
+def calibrate_labels(
+    dataset: PathArg | None = None,
+    *,
+    judge_labels: Iterable[PathArg] | PathArg,
+    human_labels: Iterable[PathArg] | PathArg = (),
+    snapshot: PathArg | None = None,
+    runs: Iterable[PathArg] | PathArg = (),
+    confidence: float = 0.95,
+) -> Calibration:
+    """`ragtriage calibrate [DATASET] --judge-labels J --human-labels H`: a judge against humans.
+
+    DATASET (optional) adds the human labels embedded in its runs (e.g. an article file).
+    """
+    from ..calibration import calibrate_files
+    from ..loading import load_dataset
+
+    embedded: tuple[Run, ...] = ()
+    sources: tuple[SourceFile, ...] = ()
+    if dataset is not None:
+        loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+        embedded, sources = loaded.runs, loaded.sources
+    return calibrate_files(
+        as_paths(judge_labels),
+        as_paths(human_labels),
+        human_runs=embedded,
+        human_source=str(dataset),
+        human_sources=sources,
+        confidence=confidence,
+    )

@@ -1,0 +1,354 @@
+"""Evaluate, diagnose, compare, gate, report and trec-eval: one call per command."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Unpack
+
+from ..errors import InputError, Problem, RequestError
+from ..paths import PathArg, as_path, as_paths
+from ..request import Notify, Request, RequestOptions
+
+if TYPE_CHECKING:
+    from ..columnar import AveragingRule, NativeEvaluation, TrecEvaluation
+    from ..compare import Comparison
+    from ..diagnosis import RunDiagnosis
+    from ..evaluation import Evaluation
+    from ..gate import GateResult
+    from ..loading import Dataset
+
+Executor = Literal["local", "ray"]
+"""Where work that can be spread runs: this process, or a Ray cluster."""
+
+
+def evaluate_files(
+    dataset: PathArg | None = None,
+    *,
+    notify: Notify | None = None,
+    **options: Unpack[RequestOptions],
+) -> Evaluation:
+    """`ragtriage evaluate DATASET ...`: the four layers per question and in aggregate."""
+    return evaluate_request(Request.build(dataset, **options), notify=notify)
+
+
+def evaluate_request(
+    request: Request, *, command: str = "evaluate", notify: Notify | None = None
+) -> Evaluation:
+    """`evaluate_files` for an already built request."""
+    return request.evaluate(command, notify)
+
+
+def diagnose_files(
+    dataset: PathArg | None = None,
+    *,
+    notify: Notify | None = None,
+    **options: Unpack[RequestOptions],
+) -> tuple[RunDiagnosis, ...]:
+    """`ragtriage diagnose DATASET ...`: the failing stage of every question of every run."""
+    return diagnose_request(Request.build(dataset, **options), notify=notify)[1]
+
+
+def diagnose_request(
+    request: Request, *, notify: Notify | None = None
+) -> tuple[Evaluation, tuple[RunDiagnosis, ...]]:
+    """`diagnose_files` for a built request; also returns the evaluation diagnosed."""
+    from ..diagnosis import diagnose
+
+    evaluation = request.evaluate("diagnose", notify, metrics=[])
+    return evaluation, diagnose(evaluation)
+
+
+@dataclass(frozen=True)
+class ComparedRuns:
+    """A comparison and the evaluation it was made from (the HTML report shows both)."""
+
+    evaluation: Evaluation
+    """The evaluation of every loaded run."""
+    comparison: Comparison
+    """The baseline against each candidate."""
+
+
+def compare_files(
+    dataset: PathArg | None = None,
+    *,
+    baseline: str | None = None,
+    candidates: Iterable[str] = (),
+    seed: int = 0,
+    resamples: int = 5000,
+    permutations: int = 10000,
+    allow_different_questions: bool = False,
+    allow_different_snapshot: bool = False,
+    no_grouping: bool = False,
+    notify: Notify | None = None,
+    **options: Unpack[RequestOptions],
+) -> Comparison:
+    """`ragtriage compare DATASET --run A --run B ...`: runs compared question by question.
+
+    The baseline is `baseline` (a run name) or the first run loaded; the candidates are
+    `candidates` or every other run.
+    """
+    return compare_request(
+        Request.build(dataset, **options),
+        baseline=baseline,
+        candidates=candidates,
+        seed=seed,
+        resamples=resamples,
+        permutations=permutations,
+        allow_different_questions=allow_different_questions,
+        allow_different_snapshot=allow_different_snapshot,
+        no_grouping=no_grouping,
+        notify=notify,
+    ).comparison
+
+
+def compare_request(
+    request: Request,
+    *,
+    baseline: str | None = None,
+    candidates: Iterable[str] = (),
+    seed: int = 0,
+    resamples: int = 5000,
+    permutations: int = 10000,
+    allow_different_questions: bool = False,
+    allow_different_snapshot: bool = False,
+    no_grouping: bool = False,
+    notify: Notify | None = None,
+) -> ComparedRuns:
+    """`compare_files` for a built request; also returns the evaluation compared."""
+    from ..compare import compare
+
+    loaded = request.load("compare", notify, example_runs_once=True)
+    names = pick_runs(loaded, baseline, list(candidates))
+    evaluation = request.evaluate_loaded(loaded)
+    comparison = compare(
+        evaluation,
+        names,
+        seed=seed,
+        resamples=resamples,
+        permutations=permutations,
+        allow_different_questions=allow_different_questions,
+        allow_different_snapshot=allow_different_snapshot,
+        group=not no_grouping,
+    )
+    return ComparedRuns(evaluation, comparison)
+
+
+def gate_files(
+    dataset: PathArg | None = None,
+    *,
+    policy: PathArg | None = None,
+    candidate: str | None = None,
+    baseline: str | None = None,
+    seed: int = 0,
+    resamples: int = 2000,
+    notify: Notify | None = None,
+    **options: Unpack[RequestOptions],
+) -> GateResult:
+    """`ragtriage gate DATASET --policy POLICY ...`: a run checked against a release policy.
+
+    The gated run is `candidate`, or the only loaded run that is not the baseline. Without
+    `policy`, `example=True` uses the example's policy. `result.passed` is the verdict.
+    """
+    return gate_request(
+        Request.build(dataset, **options),
+        policy=policy,
+        candidate=candidate,
+        baseline=baseline,
+        seed=seed,
+        resamples=resamples,
+        notify=notify,
+    )
+
+
+def gate_request(
+    request: Request,
+    *,
+    policy: PathArg | None = None,
+    candidate: str | None = None,
+    baseline: str | None = None,
+    seed: int = 0,
+    resamples: int = 2000,
+    notify: Notify | None = None,
+) -> GateResult:
+    """`gate_files` for a built request."""
+    from ..gate import gate, load_policy
+    from ..metrics import default_measures
+
+    if policy is None:
+        if not request.example:
+            raise RequestError("give --policy (or --example for the example's policy)")
+        from ..example import example_paths
+
+        policy = example_paths().policy
+    loaded_policy = load_policy(as_path(policy))
+    loaded = request.load("gate", notify, example_runs_once=True)
+    names = pick_runs(loaded, baseline, [] if candidate is None else [candidate], gated=True)
+    wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
+    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)))
+    return gate(
+        evaluation,
+        loaded_policy,
+        names[-1],
+        baseline=names[0] if baseline is not None else None,
+        seed=seed,
+        resamples=resamples,
+    )
+
+
+def report_html(
+    dataset: PathArg | None = None,
+    *,
+    title: str = "ragtriage report",
+    notify: Notify | None = None,
+    **options: Unpack[RequestOptions],
+) -> str:
+    """`ragtriage report DATASET ... --output FILE`: the self-contained HTML page, as text.
+
+    The first run is the base that later runs are compared with.
+    """
+    return report_request(Request.build(dataset, **options), title=title, notify=notify)
+
+
+def report_request(
+    request: Request, *, title: str = "ragtriage report", notify: Notify | None = None
+) -> str:
+    """`report_html` for a built request."""
+    from ..render.html import render_html
+
+    return render_html(request.evaluate("report", notify), title=title)
+
+
+def trec_eval_files(
+    qrels: PathArg,
+    run: PathArg,
+    *,
+    metrics: Sequence[str] = (),
+    allow_missing: bool = False,
+    allow_extra: bool = False,
+    averaging: AveragingRule = "relevant",
+    executor: Executor = "local",
+    ray_address: str | None = None,
+) -> TrecEvaluation:
+    """`ragtriage trec-eval QRELS RUN ...`: rank measures of a TREC run against TREC qrels."""
+    from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
+    from ..engines import LocalEngine, RayEngine
+
+    if ray_address is not None and executor != "ray":
+        raise RequestError("--ray-address needs --executor ray")
+    policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
+    chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
+    if executor == "ray":
+        with RayEngine(ray_address) as ray_engine:
+            return evaluate_trec(
+                qrels, run, metrics=chosen, policy=policy, engine=ray_engine, averaging=averaging
+            )
+    return evaluate_trec(
+        qrels, run, metrics=chosen, policy=policy, engine=LocalEngine(), averaging=averaging
+    )
+
+
+def pick_runs(
+    loaded: Dataset, baseline: str | None, candidates: Sequence[str], *, gated: bool = False
+) -> list[str]:
+    """Run names in comparison order: the baseline first, then the candidates.
+
+    A name may also be a run file given with `--run`. Without `baseline`, the first loaded
+    run is the baseline (for `gated`: there is none). Without candidates, every other run is
+    one; `gated` then needs exactly one.
+    """
+    files = {path: name for name, path in (loaded.run_files or {}).items()}
+    loaded_names = [run.name for run in loaded.runs]
+    known = ", ".join(loaded_names) or "none"
+    problems: list[Problem] = []
+
+    def resolve(option: str, value: str) -> str:
+        name = files.get(str(as_paths(value)[0]), value) if value not in loaded_names else value
+        if name not in loaded_names:
+            problems.append(
+                Problem(
+                    "<command line>",
+                    None,
+                    option,
+                    f"the name of a loaded run ({known})",
+                    repr(value),
+                )
+            )
+        return name
+
+    base = None if baseline is None else resolve("--baseline", baseline)
+    chosen = [resolve("--candidate", c) for c in candidates]
+    if problems:
+        raise InputError(problems)
+    if base is None and not gated:
+        base = loaded_names[0] if loaded_names else None
+    if not chosen:
+        chosen = [n for n in loaded_names if n != base]
+        if gated and len(chosen) != 1:
+            raise RequestError(
+                f"give --candidate NAME: the run to gate (loaded runs: {known})"
+            )
+    return [*([] if base is None else [base]), *chosen]
+
+
+COLUMNAR_UNSUPPORTED = "--algorithm columnar does not support {option}"
+"""The message for options the columnar algorithm has no equivalent for."""
+
+
+def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[str]:
+    """The options of `request` the columnar algorithm does not take, in --help order.
+
+    `also` names further options given on the command line (listed before the measures).
+    """
+    from ..columnar import NATIVE_MEASURES
+
+    given = [
+        ("--labels", bool(request.labels)),
+        ("--accept-self-labelling", request.accept_self_labelling),
+        ("--versions", request.versions is not None),
+        ("--calibration", bool(request.calibrations)),
+        ("--tag", bool(request.selection.tags)),
+        ("--split", bool(request.selection.splits)),
+        ("--stage", bool(request.selection.stages)),
+        ("--id", bool(request.selection.ids)),
+        ("--include-holdout", request.holdout.include),
+        ("--who", request.holdout.who is not None),
+        ("--ledger", request.holdout.ledger is not None),
+    ]
+    refused = [option for option, present in given if present] + list(also)
+    refused += [f"--metric {name}" for name in request.metrics if name not in NATIVE_MEASURES]
+    return refused
+
+
+def evaluate_columnar(
+    request: Request, *, notify: Notify | None = None
+) -> tuple[NativeEvaluation, list[str]]:
+    """`evaluate --algorithm columnar`: native sets scored as arrays; returns the measures too.
+
+    Options the columnar path has no equivalent for are refused by name (`RequestError`)
+    rather than ignored; the holdout is left out, as the reference path does by default.
+    """
+    from ..columnar import NATIVE_MEASURES, evaluate_native, without_holdout_rows
+    from ..holdout import HOLDOUT, Notice
+    from ..request import log_notice
+
+    refused = columnar_unsupported(request)
+    if refused:
+        raise RequestError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
+    files = request.files()
+    if files.snapshot is None:
+        raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
+    result = evaluate_native(
+        files.dataset,
+        files.snapshot,
+        list(files.runs),
+        k=request.k,
+        label_policy=request.label_policy,
+        allow_unreviewed=request.allow_unreviewed,
+        evidence_level=request.evidence_level,
+    )
+    hidden = sum(split == HOLDOUT for split in result.splits)
+    if hidden:
+        (notify or log_notice)(Notice("note", f"{hidden} holdout question(s) left out"))
+        result = without_holdout_rows(result)
+    return result, list(dict.fromkeys(request.metrics)) or list(NATIVE_MEASURES)

@@ -1,0 +1,61 @@
+"""An OpenAI-compatible endpoint as `judge` and `run` take it (one set of names and defaults)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .errors import InputError, Problem
+
+DEFAULT_MAX_TOKENS = 512
+"""Output token limit per call: room for a judge's JSON verdict or a short answer."""
+DEFAULT_CONCURRENCY = 4
+"""Requests in flight: a local llama.cpp server keeps up; hosted APIs allow more."""
+DEFAULT_TIMEOUT = 60.0
+"""Seconds per request."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a model is served and how to call it (`--base-url`, `--model`, ...)."""
+
+    base_url: str | None = None
+    """OpenAI-compatible API base, e.g. `http://127.0.0.1:8080/v1` (None: not given)."""
+    model: str | None = None
+    """Model name as the endpoint knows it (None: not given)."""
+    api_key_env: str | None = None
+    """Environment variable holding the API key (None: no key is sent)."""
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    """Output token limit per call."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Requests in flight at once."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds per request."""
+
+    @property
+    def given(self) -> bool:
+        """True when a base URL or a model was given."""
+        return self.base_url is not None or self.model is not None
+
+    def missing(self) -> list[str]:
+        """The options still needed to call the endpoint (`--base-url`, `--model`)."""
+        return [o for o, v in (("--base-url", self.base_url), ("--model", self.model)) if not v]
+
+    def api_key(self) -> str | None:
+        """The key from `api_key_env`; `InputError` when that variable is unset or empty."""
+        if not self.api_key_env:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise InputError(
+                [
+                    Problem(
+                        "<command line>",
+                        None,
+                        "--api-key-env",
+                        f"an environment variable {self.api_key_env} with the key",
+                        "unset or empty",
+                    )
+                ]
+            )
+        return key

@@ -1,0 +1,255 @@
+"""The request: what to load and how to score it, shared by the Python API and every command.
+
+A `Request` holds the paths (evaluation set, snapshot, runs, labels, calibration records,
+versions file, or the bundled example) and the scoring policy (k, measures, label policy,
+evidence level, question filters, and the holdout split with its ledger). `ragtriage evaluate`
+and `ragtriage.evaluate_files(...)` build the same request from the same words, so both score
+the same questions: the holdout is left out unless asked for, and every look at it is recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+from .errors import RequestError
+from .filters import QuestionSelection
+from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice
+from .paths import PathArg, as_optional_path, as_paths
+from .schemas import LabelPolicy
+
+if TYPE_CHECKING:
+    from .evaluation import Evaluation, LevelChoice
+    from .loading import Dataset
+
+Notify = Callable[[Notice], None]
+"""Where a request's notes and warnings go (the command line prints them on stderr)."""
+
+MISSING_DATASET = "give DATASET or --example"
+"""The message when neither an evaluation set nor the example was asked for."""
+
+_LOG = logging.getLogger("ragtriage")
+
+
+def log_notice(notice: Notice) -> None:
+    """The default `Notify` of the Python API: notes as INFO, warnings as WARNING logs."""
+    _LOG.log(logging.WARNING if notice.level == "warning" else logging.INFO, str(notice))
+
+
+class RequestOptions(TypedDict, total=False):
+    """The keywords every dataset-reading call takes besides DATASET (see `Request.build`).
+
+    Each is the command line's option name (`--label-policy` -> `label_policy`); a repeatable
+    option takes a list under its plural name (`--run` -> `runs`, `--tag` -> `tags`).
+    """
+
+    snapshot: PathArg | None
+    runs: Iterable[PathArg]
+    labels: Iterable[PathArg]
+    calibrations: Iterable[PathArg]
+    versions: PathArg | None
+    example: bool
+    k: int | None
+    metrics: Iterable[str]
+    label_policy: LabelPolicy
+    allow_unreviewed: bool
+    accept_self_labelling: bool
+    evidence_level: LevelChoice
+    tags: Iterable[str]
+    splits: Iterable[str]
+    stages: Iterable[str]
+    ids: Iterable[str]
+    include_holdout: bool
+    who: str | None
+    holdout_warn_after: int
+    ledger: PathArg | None
+
+
+@dataclass(frozen=True)
+class RequestFiles:
+    """The files a request reads, after `--example` has put the example's files in place."""
+
+    dataset: Path
+    """Evaluation set or article-format file."""
+    snapshot: Path | None
+    """Snapshot file (native evaluation sets)."""
+    runs: tuple[Path, ...]
+    """Run files, in order (the example's first)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to load and how to score it. Build it with `Request.build(...)` (str paths welcome)."""
+
+    dataset: Path | None = None
+    """Evaluation set or article-format file (None: only with `example`)."""
+    snapshot: Path | None = None
+    """Snapshot file for a native evaluation set."""
+    runs: tuple[Path, ...] = ()
+    """Run files (JSON or JSONL)."""
+    labels: tuple[Path, ...] = ()
+    """Label files."""
+    calibrations: tuple[Path, ...] = ()
+    """Calibration records (`ragtriage calibrate --record`) for judge-labelled measures."""
+    versions: Path | None = None
+    """Document versions file (for corpora without them, e.g. the article format)."""
+    example: bool = False
+    """Use the bundled example: its evaluation set and snapshot, its runs first."""
+    k: int | None = None
+    """Cut-off of the final ranking (the context when a run records none)."""
+    metrics: tuple[str, ...] = ()
+    """Measures to report (empty: the standard set)."""
+    label_policy: LabelPolicy = "human-first"
+    """Which labels count."""
+    allow_unreviewed: bool = False
+    """Score unreviewed answers as not applicable instead of refusing the input."""
+    accept_self_labelling: bool = False
+    """Use judge labels made by the run's own generator."""
+    evidence_level: LevelChoice = "auto"
+    """How retrieved IDs are matched to required evidence."""
+    selection: QuestionSelection = field(default_factory=QuestionSelection)
+    """The question filters."""
+    holdout: HoldoutPolicy = field(default_factory=HoldoutPolicy)
+    """The holdout split: left out, or scored with the look recorded."""
+
+    @classmethod
+    def build(
+        cls,
+        dataset: PathArg | None = None,
+        *,
+        snapshot: PathArg | None = None,
+        runs: Iterable[PathArg] = (),
+        labels: Iterable[PathArg] = (),
+        calibrations: Iterable[PathArg] = (),
+        versions: PathArg | None = None,
+        example: bool = False,
+        k: int | None = None,
+        metrics: Iterable[str] = (),
+        label_policy: LabelPolicy = "human-first",
+        allow_unreviewed: bool = False,
+        accept_self_labelling: bool = False,
+        evidence_level: LevelChoice = "auto",
+        tags: Iterable[str] = (),
+        splits: Iterable[str] = (),
+        stages: Iterable[str] = (),
+        ids: Iterable[str] = (),
+        include_holdout: bool = False,
+        who: str | None = None,
+        holdout_warn_after: int = DEFAULT_WARN_AFTER,
+        ledger: PathArg | None = None,
+    ) -> Request:
+        """A request from the command line's words (each keyword is the option's name)."""
+        return cls(
+            dataset=as_optional_path(dataset),
+            snapshot=as_optional_path(snapshot),
+            runs=as_paths(runs),
+            labels=as_paths(labels),
+            calibrations=as_paths(calibrations),
+            versions=as_optional_path(versions),
+            example=example,
+            k=k,
+            metrics=tuple([metrics] if isinstance(metrics, str) else metrics),
+            label_policy=label_policy,
+            allow_unreviewed=allow_unreviewed,
+            accept_self_labelling=accept_self_labelling,
+            evidence_level=evidence_level,
+            selection=QuestionSelection(
+                tags=_words(tags), splits=_words(splits), stages=_words(stages), ids=_words(ids)
+            ),
+            holdout=HoldoutPolicy(
+                include=include_holdout,
+                who=who,
+                warn_after=holdout_warn_after,
+                ledger=as_optional_path(ledger),
+            ),
+        )
+
+    @property
+    def metric_names(self) -> list[str] | None:
+        """The measures as `evaluate` takes them (None: the standard set)."""
+        return list(self.metrics) or None
+
+    def files(self, *, example_runs_once: bool = False) -> RequestFiles:
+        """The files to read; with `example`, the example's replace the dataset and snapshot.
+
+        The example's runs come first; `example_runs_once` leaves out run files that are
+        already among them. Raises `RequestError` when there is no dataset.
+        """
+        dataset, snapshot, runs = self.dataset, self.snapshot, list(self.runs)
+        if self.example:
+            from .example import example_paths
+
+            paths = example_paths()
+            dataset, snapshot = paths.evalset, paths.snapshot
+            if example_runs_once:
+                runs = [*paths.runs, *(f for f in runs if f not in paths.runs)]
+            else:
+                runs = [*paths.runs, *runs]
+        if dataset is None:
+            raise RequestError(MISSING_DATASET)
+        return RequestFiles(dataset, snapshot, tuple(runs))
+
+    def load(
+        self,
+        command: str = "python",
+        notify: Notify | None = None,
+        *,
+        example_runs_once: bool = False,
+    ) -> Dataset:
+        """Read the files, apply the versions file and the holdout policy.
+
+        `command` is what the holdout ledger records as having looked; `notify` receives the
+        notes and warnings (default: the `ragtriage` logger).
+        """
+        from .loading import load_dataset
+        from .versions import load_versions
+
+        files = self.files(example_runs_once=example_runs_once)
+        loaded = load_dataset(
+            files.dataset, snapshot=files.snapshot, runs=files.runs, labels=self.labels
+        )
+        if self.versions is not None:
+            loaded = load_versions(loaded, self.versions)
+        kept, notices = self.holdout.apply(loaded, command)
+        for notice in notices:
+            (notify or log_notice)(notice)
+        return kept
+
+    def evaluate_loaded(
+        self, dataset: Dataset, metrics: Sequence[str] | None = None
+    ) -> Evaluation:
+        """Score the selected questions of an already loaded dataset with this request's policy.
+
+        `metrics` overrides the request's measures (None: the request's own).
+        """
+        from .calibration import read_calibrations
+        from .filters import evaluate_selected
+
+        return evaluate_selected(
+            dataset,
+            self.selection,
+            k=self.k,
+            metrics=self.metric_names if metrics is None else list(metrics),
+            label_policy=self.label_policy,
+            allow_unreviewed=self.allow_unreviewed,
+            accept_self_labelling=self.accept_self_labelling,
+            evidence_level=self.evidence_level,
+            calibrations=read_calibrations(self.calibrations),
+        )
+
+    def evaluate(
+        self,
+        command: str = "python",
+        notify: Notify | None = None,
+        *,
+        metrics: Sequence[str] | None = None,
+    ) -> Evaluation:
+        """Load (see `load`) and score (see `evaluate_loaded`)."""
+        return self.evaluate_loaded(self.load(command, notify), metrics)
+
+
+def _words(values: Iterable[str]) -> tuple[str, ...]:
+    return (values,) if isinstance(values, str) else tuple(values)

@@ -1,0 +1,204 @@
+"""The library owns the request: the Python API and the command line score the same questions."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import ragtriage
+import ragtriage.api
+from ragtriage import Request, RequestError
+from ragtriage.cli.main import cli
+from ragtriage.columnar import evaluate_trec
+from ragtriage.compare import comparison_json
+from ragtriage.example import example_paths
+from ragtriage.gate import gate_json
+from ragtriage.holdout import HoldoutPolicy, Notice
+from ragtriage.render import dumps, evaluation_json
+
+
+@pytest.fixture()
+def example(tmp_path: Path) -> Path:
+    """A copy of the bundled example, so holdout ledgers land in a temporary folder."""
+    target = tmp_path / "example"
+    shutil.copytree(example_paths().root, target)
+    return target
+
+
+def _cli(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_api_and_cli_score_the_same_questions_of_the_example() -> None:
+    notes: list[Notice] = []
+    result = ragtriage.evaluate_files(example=True, notify=notes.append)
+    assert [len(run.views) for run in result.runs] == [15, 15]
+    assert dumps(evaluation_json(result)) == _cli("evaluate", "--example", "--format", "json")
+    assert [str(n) for n in notes] == [
+        "note: 2 holdout question(s) left out; --include-holdout scores them (and records the look)"
+    ]
+
+
+def test_api_takes_str_paths_and_matches_the_cli(article_fixture: Path) -> None:
+    result = ragtriage.evaluate_files(str(article_fixture), k=2, metrics=["claim_support"])
+    expected = _cli(
+        "evaluate", str(article_fixture), "-k", "2", "--metric", "claim_support",
+        "--format", "json",
+    )
+    assert dumps(evaluation_json(result)) == expected
+
+
+def test_including_the_holdout_records_the_look_from_python(example: Path) -> None:
+    ledger = example / "looks.jsonl"
+    result = ragtriage.evaluate_files(
+        example / "evalset.json",
+        snapshot=example / "snapshot.json",
+        runs=[str(example / "runs" / "baseline.json")],
+        include_holdout=True,
+        who="notebook",
+        ledger=str(ledger),
+    )
+    assert [len(run.views) for run in result.runs] == [17]
+    entry = json.loads(ledger.read_text(encoding="utf-8"))
+    assert (entry["command"], entry["user"], entry["runs"], entry["holdout_questions"]) == (
+        "evaluate",
+        "notebook",
+        ["baseline"],
+        2,
+    )
+
+
+def test_python_notes_go_to_the_ragtriage_logger(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="ragtriage"):
+        ragtriage.diagnose_files(example=True)
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "INFO",
+            "note: 2 holdout question(s) left out; --include-holdout scores them "
+            "(and records the look)",
+        )
+    ]
+
+
+def test_no_dataset_is_a_request_error() -> None:
+    with pytest.raises(RequestError, match=r"^give DATASET or --example$"):
+        ragtriage.evaluate_files()
+
+
+def test_compare_files_equals_compare_command() -> None:
+    result = ragtriage.compare_files(
+        example=True, baseline="baseline", candidates=["improved"], resamples=200,
+        notify=lambda notice: None,
+    )
+    expected = _cli("compare", "--example", "--resamples", "200", "--format", "json")
+    assert dumps(comparison_json(result)) == expected
+
+
+def test_gate_files_equals_gate_command() -> None:
+    result = ragtriage.gate_files(example=True, candidate="improved", notify=lambda n: None)
+    assert result.passed is True
+    expected = _cli("gate", "--example", "--candidate", "improved", "--format", "json")
+    assert dumps(gate_json(result)) == expected
+
+
+def test_gate_without_a_candidate_among_two_runs_names_them() -> None:
+    with pytest.raises(
+        RequestError,
+        match=r"^give --candidate NAME: the run to gate \(loaded runs: baseline, improved\)$",
+    ):
+        ragtriage.gate_files(example=True, notify=lambda n: None)
+
+
+def test_baseline_may_name_a_run_file(example: Path) -> None:
+    base, new = example / "runs" / "baseline.json", example / "runs" / "improved.json"
+    result = ragtriage.compare_files(
+        example / "evalset.json",
+        snapshot=example / "snapshot.json",
+        runs=[new, base],
+        baseline=str(base),
+        resamples=200,
+        notify=lambda n: None,
+    )
+    assert [(pair.base.label, pair.candidate.label) for pair in result.pairs] == [
+        ("baseline", "improved")
+    ]
+
+
+def test_report_html_is_the_report_command_page(tmp_path: Path) -> None:
+    page = ragtriage.report_html(example=True, notify=lambda n: None)
+    out = tmp_path / "report.html"
+    CliRunner().invoke(cli, ["report", "--example", "-o", str(out)])
+    assert out.read_text(encoding="utf-8") == page
+
+
+def test_trec_functions_take_str_paths(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 2.0 t\nq2 Q0 c 1 2.0 t\nq2 Q0 b 2 1.0 t\n", encoding="utf-8")
+    direct = evaluate_trec(str(qrels), str(run), metrics=["mrr@10"])
+    mirrored = ragtriage.trec_eval_files(str(qrels), str(run), metrics=["mrr@10"])
+    assert direct.scores.summary["mrr@10"].value == 0.75
+    assert mirrored.scores.summary["mrr@10"].value == 0.75
+
+
+def test_request_build_turns_words_into_paths_and_policy() -> None:
+    request = Request.build(
+        "set.json", runs="one.jsonl", tags="billing", include_holdout=True, ledger="l.jsonl"
+    )
+    assert request.dataset == Path("set.json")
+    assert request.runs == (Path("one.jsonl"),)
+    assert request.selection.tags == ("billing",)
+    assert request.holdout == HoldoutPolicy(include=True, ledger=Path("l.jsonl"))
+
+
+def test_judge_files_writes_what_the_judge_command_writes(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    outcome = ragtriage.api.judge_files(
+        str(article_fixture), judge="lexical", output=str(tmp_path / "py")
+    )
+    assert outcome.estimate is None and outcome.result is not None
+    result = CliRunner().invoke(
+        cli,
+        ["judge", str(article_fixture), "--judge", "lexical", "-o", str(tmp_path / "cli"),
+         "--no-progress"],
+    )
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "py").iterdir())
+    assert [(tmp_path / "py" / n).read_bytes() for n in names] == [
+        (tmp_path / "cli" / n).read_bytes() for n in names
+    ]
+    assert [w.labels.name for w in outcome.written] == [
+        "synthetic-baseline.labels.json",
+        "synthetic-corrected.labels.json",
+    ]
+
+
+def test_import_and_export_calls_write_what_the_commands_write(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
+    qrels.write_text("q1 0 d1 1\nq2 0 d4 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 2.0 t\nq2 Q0 d4 1 2.0 t\n", encoding="utf-8")
+    written = ragtriage.api.import_trec_files(
+        qrels=str(qrels), trec_runs=str(run), output=str(tmp_path / "py")
+    )
+    assert written.summary() == (
+        f"wrote 2 documents, 2 questions and 1 run(s) (bm25.jsonl) to {tmp_path / 'py'}"
+    )
+    result = CliRunner().invoke(
+        cli, ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
+              "-o", str(tmp_path / "cli")]
+    )
+    assert result.exit_code == 0, result.output
+    for name in ("snapshot.json", "evalset.json", "bm25.jsonl"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    ragtriage.api.export_trec_files(str(tmp_path / "py" / "evalset.json"),
+                                    qrels_out=str(tmp_path / "back.qrels"))
+    assert (tmp_path / "back.qrels").read_text(encoding="utf-8") == "q1 0 d1 1\nq2 0 d4 1\n"
