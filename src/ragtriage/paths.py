@@ -25,3 +25,27 @@ def as_paths(values: Iterable[PathArg] | PathArg) -> tuple[Path, ...]:
     if isinstance(values, (str, os.PathLike)):
         return (as_path(values),)
     return tuple(as_path(v) for v in values)
+
+
+_FILE_NAME_MAX = 100
+
+
+def is_safe_file_stem(name: str) -> bool:
+    """True when `name` can be a file name's stem as it is, on every common file system.
+
+    Letters (any script), digits, `-`, `_` and `.`; not starting with `.`; at most 100
+    characters. Names outside this are refused where a file is named after them, never
+    rewritten (two different names must not land in one file).
+    """
+    return (
+        0 < len(name) <= _FILE_NAME_MAX
+        and not name.startswith(".")
+        and all(ch.isalnum() or ch in "-_." for ch in name)
+    )
+
+
+SAFE_FILE_STEM = (
+    "a name usable as a file name (letters, digits, '-', '_', '.'; "
+    f"not starting with '.'; at most {_FILE_NAME_MAX} characters)"
+)
+"""What `is_safe_file_stem` accepts, in the words of an error message."""

@@ -46,7 +46,7 @@ DIFFERENT = {
 
 READS_AN_EVALUATION_SET = (
     "evaluate", "diagnose", "compare", "gate", "report", "judge", "run", "calibrate",
-    "review export", "export trec",
+    "review export", "review import", "export trec",
 )
 """Commands whose evaluation set is the positional DATASET."""
 

@@ -29,6 +29,8 @@ _TEXT = st.text(
 _ROW = st.fixed_dictionaries({c: _TEXT for c in COLUMNS}).filter(
     lambda row: bool(row["row_kind"].strip())
 )
+_FIXTURE = Path(__file__).resolve().parents[1] / "data" / "article-fixture.json"
+_DATASET = load_dataset(_FIXTURE)
 _SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -71,7 +73,7 @@ def test_any_sheet_imports_or_names_the_rows_at_fault(cells: list[dict[str, str]
         path = Path(folder) / "sheet.csv"
         write_sheet(path, cells)
         try:
-            imported = import_sheet(path, reviewer="ana")
+            imported = import_sheet(path, _DATASET, reviewer="ana")
         except InputError as exc:
             assert exc.problems
             assert all(p.file == str(path) and p.field.startswith("row ") for p in exc.problems)
@@ -119,7 +121,7 @@ def test_what_is_filled_is_exactly_what_is_imported(
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"sheet{suffix}"
         write_sheet(path, rows)
-        imported = import_sheet(path, reviewer="ana")
+        imported = import_sheet(path, load_dataset(article_fixture), reviewer="ana")
     got_claims = [
         (
             s.run,

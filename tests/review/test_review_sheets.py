@@ -113,7 +113,7 @@ def test_round_trip_gives_identical_labels(
     assert [r.cells for r in rows] == [{c: row.get(c, "") for c in COLUMNS} for row in sheet.rows]
     truth = _truth(article_fixture)
     _rewrite(sheet_path, _fill([r.cells for r in rows], truth))
-    imported = import_sheet(sheet_path, reviewer="ana")
+    imported = import_sheet(sheet_path, dataset, reviewer="ana")
     assert imported.unfilled == ()
     assert {s.run: s for s in imported.label_sets} == truth
 
@@ -129,7 +129,7 @@ def test_imported_labels_evaluate_like_the_embedded_ones(
     runner = CliRunner()
     result = runner.invoke(
         review_command,
-        ["import", str(sheet_path), "--reviewer", "ana", "--output", str(tmp_path / "labels")],
+        ["import", str(article_fixture), str(sheet_path), "--reviewer", "ana", "--output", str(tmp_path / "labels")],
     )
     assert result.exit_code == 0, result.output
     files = sorted((tmp_path / "labels").glob("*.json"))
@@ -160,7 +160,7 @@ def test_partly_filled_sheet_imports_what_is_filled_and_lists_the_rest(
     _rewrite(path, rows)
     result = CliRunner().invoke(
         review_command,
-        ["import", str(path), "--reviewer", "ana", "--output", str(tmp_path / "out")],
+        ["import", str(article_fixture), str(path), "--reviewer", "ana", "--output", str(tmp_path / "out")],
     )
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -174,7 +174,7 @@ def test_partly_filled_sheet_imports_what_is_filled_and_lists_the_rest(
     )
     assert lines[2] == "14 rows not filled yet (left out):"
     assert lines[3] == "  row 4: run synthetic-baseline, question two-facts, claim c1"
-    imported = import_sheet(path, reviewer="ana")
+    imported = import_sheet(path, load_dataset(article_fixture), reviewer="ana")
     facts = imported.label_sets[0].fact_labels
     assert [(f.question_id, f.label.fact_id, f.label.labeller.name) for f in facts] == [
         ("exact-code", "retry-30-seconds", "bo")
@@ -199,7 +199,7 @@ def test_every_problem_of_a_returned_sheet_is_reported(
     rows.append(dict(rows[7]))
     _rewrite(path, rows)
     with pytest.raises(InputError) as info:
-        import_sheet(path, reviewer="ana")
+        import_sheet(path, load_dataset(article_fixture), reviewer="ana")
     assert [p.message() for p in info.value.problems] == [
         f"{path}: question 'exact-code': row 2: verdict: expected one of supported, unsupported, "
         "cannot_judge on a claim row; found 'yes'",
@@ -220,11 +220,11 @@ def test_every_problem_of_a_returned_sheet_is_reported(
     ]
 
 
-def test_header_and_file_problems(tmp_path: Path) -> None:
+def test_header_and_file_problems(article_fixture: Path, tmp_path: Path) -> None:
     path = tmp_path / "sheet.csv"
     path.write_text("row_kind,run,question_id,verdict,colour\n", encoding="utf-8")
     with pytest.raises(InputError) as info:
-        import_sheet(path, reviewer="ana")
+        import_sheet(path, load_dataset(article_fixture), reviewer="ana")
     assert [p.message() for p in info.value.problems] == [
         f"{path}: row 1: claim_id: expected a 'claim_id' column (the exported header); "
         "found no such column",
@@ -236,14 +236,14 @@ def test_header_and_file_problems(tmp_path: Path) -> None:
         "found 'colour'",
     ]
     with pytest.raises(InputError) as info:
-        import_sheet(tmp_path / "sheet.txt")
+        import_sheet(tmp_path / "sheet.txt", load_dataset(article_fixture))
     assert info.value.problems[0].message() == (
         f"{tmp_path / 'sheet.txt'}: SHEET: expected a .csv or .xlsx file; found '.txt'"
     )
     bad = tmp_path / "bad.xlsx"
     bad.write_bytes(b"not a zip")
     with pytest.raises(InputError) as info:
-        import_sheet(bad)
+        import_sheet(bad, load_dataset(article_fixture))
     assert info.value.problems[0].field == "(file)"
     assert info.value.problems[0].expected == "an XLSX workbook"
 
@@ -255,7 +255,7 @@ def test_a_filled_row_needs_a_reviewer(article_fixture: Path, tmp_path: Path) ->
     rows[1].update(verdict="covered")
     _rewrite(path, rows)
     with pytest.raises(InputError) as info:
-        import_sheet(path)
+        import_sheet(path, load_dataset(article_fixture))
     assert [p.message() for p in info.value.problems] == [
         f"{path}: question 'exact-code': row 3: reviewer: expected a reviewer name in the row or "
         "--reviewer; found nothing"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ProblemCollector, RequestError
+from ..errors import InputError, ProblemCollector, RequestError
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
@@ -240,19 +240,46 @@ class ImportedSheet:
     """The label sets (one per run) and the rows without a verdict."""
     written: tuple[Path, ...]
     """One `<run>.labels.json` per label set, in the same order."""
+    kept: tuple[int, ...] = ()
+    """Per label set: labels of other reviewers already in its file, kept."""
+    replaced: tuple[int, ...] = ()
+    """Per label set: labels of the sheet's reviewers already in its file, replaced (--force)."""
 
 
 def review_import_files(
-    sheet: PathArg, *, reviewer: str | None = None, output: PathArg
+    dataset: PathArg,
+    sheet: PathArg,
+    *,
+    snapshot: PathArg | None = None,
+    runs: Iterable[PathArg] | PathArg = (),
+    reviewer: str | None = None,
+    output: PathArg,
+    force: bool = False,
 ) -> ImportedSheet:
-    """`ragtriage review import SHEET -o DIR`: human labels, one `<run>.labels.json` per run."""
-    from ..judges import safe_name, write_model
-    from ..review import import_sheet
+    """`ragtriage review import DATASET SHEET -o DIR`: human labels, one file per run.
+
+    Each run's labels go to `DIR/<run>.labels.json`, merged with other reviewers' labels already
+    there; labels of the same reviewer there are replaced only with `force`. Nothing is written
+    unless every run's file can be.
+    """
+    from ..judges import write_model
+    from ..loading import load_dataset
+    from ..review import import_sheet, merge_into_file
 
     folder = as_path(output)
-    imported = import_sheet(sheet, reviewer=reviewer)
-    written = tuple(
-        write_model(labels, folder / f"{safe_name(labels.run)}.labels.json")
-        for labels in imported.label_sets
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    imported = import_sheet(sheet, loaded, reviewer=reviewer)
+    targets = [folder / f"{labels.run}.labels.json" for labels in imported.label_sets]
+    problems = []
+    merged = []
+    for labels, target in zip(imported.label_sets, targets, strict=True):
+        try:
+            merged.append(merge_into_file(target, labels, force=force))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    written = tuple(write_model(m.labels, t) for m, t in zip(merged, targets, strict=True))
+    return ImportedSheet(
+        imported, written, tuple(m.kept for m in merged), tuple(m.replaced for m in merged)
     )
-    return ImportedSheet(imported, written)

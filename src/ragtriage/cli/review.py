@@ -21,7 +21,7 @@ from ._common import (
     "review",
     epilog=examples(
         "ragtriage review export article-fixture.json -o sheet.xlsx",
-        "ragtriage review import sheet.xlsx --reviewer ana -o labels/",
+        "ragtriage review import article-fixture.json sheet.xlsx --reviewer ana -o labels/",
     ),
 )
 def review_command() -> None:
@@ -62,26 +62,51 @@ def export_command(
 @review_command.command(
     "import",
     epilog=examples(
-        "ragtriage review import sheet.xlsx -o labels/",
-        "ragtriage review import sheet.csv --reviewer ana -o labels/",
+        "ragtriage review import article-fixture.json sheet.xlsx -o labels/",
+        "ragtriage review import evalset.json sheet.csv --snapshot snapshot.json --run a.jsonl "
+        "--reviewer ana -o labels/",
     ),
 )
+@click.argument("dataset", type=click.Path(path_type=Path))
 @click.argument("sheet", type=click.Path(path_type=Path))
+@snapshot_option
+@run_option
 @click.option("--reviewer", help="Reviewer name for rows whose `reviewer` cell is empty.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace labels of the sheet's reviewers already in a run's labels file.",
+)
 @output_option("<run>.labels.json", required=True, metavar="DIR")
 @handle_errors
-def import_command(sheet: Path, reviewer: str | None, output: Path) -> None:
-    """Read a filled SHEET (.xlsx or .csv) as human labels, one label file per run.
+def import_command(
+    dataset: Path,
+    sheet: Path,
+    snapshot: Path | None,
+    runs: tuple[Path, ...],
+    reviewer: str | None,
+    force: bool,
+    output: Path,
+) -> None:
+    """Read a filled SHEET (.xlsx or .csv) of DATASET as human labels, one label file per run.
 
-    Rows without a verdict are listed and left out; a filled row with a wrong value stops
-    the import with every problem (file, row, field, expected, found).
+    Every row must name a run, question, claim or reference fact of DATASET (and its --run
+    files). Rows without a verdict are listed and left out; a filled row with a wrong value
+    stops the import with every problem (file, row, field, expected, found). Labels of other
+    reviewers already in `<run>.labels.json` are kept; the same reviewer's are replaced only
+    with --force.
     """
-    found = review_import_files(sheet, reviewer=reviewer, output=output)
+    found = review_import_files(
+        dataset, sheet, snapshot=snapshot, runs=runs, reviewer=reviewer, output=output,
+        force=force,
+    )
     imported = found.imported
-    for labels, path in zip(imported.label_sets, found.written, strict=True):
+    for n, (labels, path) in enumerate(zip(imported.label_sets, found.written, strict=True)):
+        kept = f", kept {found.kept[n]} of other reviewers" if found.kept[n] else ""
+        replaced = f", replaced {found.replaced[n]} earlier" if found.replaced[n] else ""
         click.echo(
             f"run {labels.run}: {len(labels.claim_labels)} claim labels, "
-            f"{len(labels.fact_labels)} fact labels -> {path}"
+            f"{len(labels.fact_labels)} fact labels{kept}{replaced} -> {path}"
         )
     if imported.unfilled:
         click.echo(f"{len(imported.unfilled)} rows not filled yet (left out):")

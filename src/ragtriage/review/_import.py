@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError, ProblemCollector
+from ..loading import Dataset
 from ..paths import PathArg, as_path
 from ..schemas import (
     ClaimLabel,
@@ -19,6 +20,7 @@ from ..schemas import (
     Labeller,
     LabelSet,
 )
+from ._known import KnownIds
 from ._sheet import CLAIM_VERDICTS, COLUMNS, FACT_VERDICTS, SheetRow, read_sheet, split_ids
 
 REQUIRED_COLUMNS = (
@@ -178,9 +180,16 @@ def _fact_entry(
     )
 
 
-def import_sheet(path: PathArg, *, reviewer: str | None = None) -> ImportedLabels:
-    """Labels from a filled sheet; raise `InputError` listing every problem of filled rows."""
+def import_sheet(
+    path: PathArg, dataset: Dataset, *, reviewer: str | None = None
+) -> ImportedLabels:
+    """Labels from a filled sheet; raise `InputError` listing every problem of filled rows.
+
+    Every row must name a run of `dataset`, a question that run answered, and a claim of that
+    answer or a reference fact of that question; the run's name must be usable as a file name.
+    """
     path = as_path(path)
+    known = KnownIds(dataset)
     file = str(path)
     header, rows = read_sheet(path)
     collector = ProblemCollector()
@@ -235,6 +244,7 @@ def import_sheet(path: PathArg, *, reviewer: str | None = None) -> ImportedLabel
             )
             continue
         seen[key] = row.number
+        known.check(file, row.number, kind, run, qid, item_id, collector)
         if run not in runs:
             runs.append(run)
         if not row.get("verdict"):

@@ -10,6 +10,7 @@ from pathlib import Path
 from .._optional import require_extra
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_path
+from ._limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
 
 COLUMNS: tuple[str, ...] = (
     "row_kind",
@@ -149,44 +150,82 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
-def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
-    """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files are errors."""
+def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
+    check_file_size(path, limits)
+    table: list[list[str]] = []
+    # The reader's own cell bound is raised to ours for this read only (it is process-wide).
+    previous = csv.field_size_limit(limits.max_cell_chars)
+    try:
+        with path.open("r", encoding="utf-8-sig", newline="") as handle:
+            for values in csv.reader(handle):
+                table.append(values)
+                if len(table) > limits.max_rows or len(values) > limits.max_columns:
+                    raise InputError(
+                        [
+                            Problem(
+                                str(path),
+                                None,
+                                f"row {len(table)}",
+                                f"at most {limits.max_rows} rows and "
+                                f"{limits.max_columns} columns",
+                                f"{len(values)} columns"
+                                if len(values) > limits.max_columns
+                                else f"more than {limits.max_rows} rows",
+                            )
+                        ]
+                    )
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            [Problem(str(path), None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")]
+        ) from exc
+    except csv.Error as exc:
+        found = str(exc)
+        if "field larger than field limit" in found:
+            found = f"a cell of more than {limits.max_cell_chars} characters (row {len(table) + 1})"
+        raise InputError([Problem(str(path), None, "(file)", "valid CSV", found)]) from exc
+    finally:
+        csv.field_size_limit(previous)
+    return table
+
+
+def read_sheet(
+    path: PathArg, limits: SheetLimits = SHEET_LIMITS
+) -> tuple[tuple[str, ...], list[SheetRow]]:
+    """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files are errors.
+
+    A sheet past `limits` (file size, unpacked size, compression ratio, rows, columns, cell
+    length) is refused before it is parsed.
+    """
     path = as_path(path)
     suffix = _check_suffix(path, "SHEET")
     if not path.is_file():
         raise InputError([Problem(str(path), None, "(file)", "an existing file", "no such file")])
-    if suffix == ".csv":
-        try:
-            with path.open("r", encoding="utf-8-sig", newline="") as handle:
-                table = list(csv.reader(handle))
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                [
-                    Problem(
-                        str(path), None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}"
-                    )
-                ]
-            ) from exc
-        except csv.Error as exc:
-            raise InputError([Problem(str(path), None, "(file)", "valid CSV", str(exc))]) from exc
-    else:
-        table = _read_xlsx(path)
+    table = _read_csv(path, limits) if suffix == ".csv" else _read_xlsx(path, limits)
     if not table:
         raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])
     header = tuple(cell.strip() for cell in table[0])
     rows = []
-    for offset, values in enumerate(table[1:], start=2):
-        if not any(v.strip() for v in values):
+    long_cells = []
+    for offset, values in enumerate(table, start=1):
+        for index, value in enumerate(values):
+            name = header[index] if index < len(header) and header[index] else f"column {index + 1}"
+            problem = check_cell(path, offset, name, value, limits)
+            if problem is not None:
+                long_cells.append(problem)
+        if offset == 1 or not any(v.strip() for v in values):
             continue
         cells = {
             name: values[i] if i < len(values) else "" for i, name in enumerate(header) if name
         }
         rows.append(SheetRow(offset, cells))
+    if long_cells:
+        raise InputError(long_cells)
     return header, rows
 
 
-def _read_xlsx(path: Path) -> list[list[str]]:
+def _read_xlsx(path: Path, limits: SheetLimits) -> list[list[str]]:
     require_extra("review", "reading a review sheet (.xlsx)")
+    check_xlsx(path, limits)
     from openpyxl import load_workbook
 
     try:
@@ -197,6 +236,17 @@ def _read_xlsx(path: Path) -> list[list[str]]:
         ) from exc
     try:
         sheet = book["review"] if "review" in book.sheetnames else book.worksheets[0]
-        return [[_cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True)]
+        # check_xlsx bounded every position, so these bounds drop nothing and stop any padding.
+        lines = sheet.iter_rows(
+            max_row=limits.max_rows, max_col=limits.max_columns, values_only=True
+        )
+        table = [[_cell_text(v) for v in row] for row in lines]
     finally:
         book.close()
+    # Trailing empty cells and rows are padding (the bounds above), not content.
+    for values in table:
+        while values and values[-1] == "":
+            values.pop()
+    while table and not table[-1]:
+        table.pop()
+    return table

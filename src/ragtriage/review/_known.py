@@ -1,0 +1,73 @@
+"""The IDs a sheet may name: runs, answered questions, claims and reference facts of a dataset."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import ProblemCollector
+from ..loading import Dataset
+from ..paths import SAFE_FILE_STEM, is_safe_file_stem
+
+
+def _listing(names: Iterable[str]) -> str:
+    return ", ".join(names) or "none"
+
+
+class KnownIds:
+    """What a dataset holds, for checking each sheet row against it."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        facts = {q.id: tuple(f.id for f in q.reference_facts) for q in dataset.evalset.questions}
+        self.answered: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+        for run in dataset.runs:
+            by_question = {}
+            for res in run.results:
+                if res.outcome != "answered" or res.answer is None:
+                    continue
+                claims = tuple(c.id or f"c{n}" for n, c in enumerate(res.claims or (), start=1))
+                by_question[res.question_id] = (claims, facts.get(res.question_id, ()))
+            self.answered[run.name] = by_question
+        self._named: set[str] = set()
+
+    def check(
+        self,
+        file: str,
+        row: int,
+        kind: str,
+        run: str,
+        qid: str,
+        item_id: str,
+        collector: ProblemCollector,
+    ) -> None:
+        """Add a problem for a run, question, claim or fact the dataset does not have."""
+        where = f"row {row}: "
+        if run not in self.answered:
+            collector.add(
+                file, qid, where + "run", f"a run of the dataset ({_listing(self.answered)})",
+                repr(run),
+            )
+            return
+        if run not in self._named and not is_safe_file_stem(run):
+            # Checked once per run: the labels file is named after it.
+            self._named.add(run)
+            collector.add(file, qid, where + "run", SAFE_FILE_STEM, repr(run))
+        answers = self.answered[run]
+        if qid not in answers:
+            collector.add(
+                file, qid, where + "question_id", f"a question answered by run {run!r}",
+                repr(qid),
+            )
+            return
+        claims, facts = answers[qid]
+        if not item_id:
+            return  # reported by the row checks
+        if kind == "claim" and item_id not in claims:
+            collector.add(
+                file, qid, where + "claim_id", f"a claim of the answer ({_listing(claims)})",
+                repr(item_id),
+            )
+        if kind == "fact" and item_id not in facts:
+            collector.add(
+                file, qid, where + "fact_id",
+                f"a reference fact of the question ({_listing(facts)})", repr(item_id),
+            )

@@ -1,0 +1,76 @@
+"""Put a sheet's labels into a run's labels file that other reviewers may already have filled.
+
+Labels keep who made them, so two reviewers' sheets for the same run go into one file side by
+side. A reviewer's labels already in the file are replaced only when asked (`force`): a second
+import of the same reviewer's sheet is more often a mistake than an update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError, Problem, ProblemCollector
+from ..loading import read_file
+from ..schemas import Labeller, LabelSet
+
+
+def _who(labeller: Labeller) -> tuple[str, str]:
+    return labeller.kind, labeller.name
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A run's labels after the merge, and what happened to the file's earlier labels."""
+
+    labels: LabelSet
+    """Earlier labels of other reviewers, then the sheet's."""
+    kept: int
+    """Earlier labels kept (other reviewers')."""
+    replaced: int
+    """Earlier labels of the sheet's reviewers dropped (only with `force`)."""
+
+
+def merge_into_file(path: Path, new: LabelSet, *, force: bool = False) -> Merged:
+    """`new` merged with the labels already in `path` (if it exists); raise on a clash.
+
+    Raises `InputError` when the file is not a labels file of the same run, or holds labels
+    of a reviewer of `new` and `force` is false.
+    """
+    if not path.exists():
+        return Merged(new, 0, 0)
+    collector = ProblemCollector()
+    loaded = read_file(path, collector, label=str(path))
+    collector.raise_if_any()
+    old = loaded.content
+    if not isinstance(old, LabelSet) or old.run != new.run:
+        found = f"a labels file of run {old.run!r}" if isinstance(old, LabelSet) else "another kind"
+        raise InputError(
+            [Problem(str(path), None, "run", f"a labels file of run {new.run!r}", found)]
+        )
+    ours = {_who(e.label.labeller) for e in (*new.claim_labels, *new.fact_labels)}
+    earlier = [*old.claim_labels, *old.fact_labels]
+    clash = sorted({_who(e.label.labeller) for e in earlier} & ours)
+    if clash and not force:
+        names = ", ".join(f"{kind} {name!r}" for kind, name in clash)
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    None,
+                    "labeller",
+                    "no labels yet by this sheet's reviewers (--force replaces them)",
+                    f"labels by {names}",
+                )
+            ]
+        )
+    claims = [e for e in old.claim_labels if _who(e.label.labeller) not in ours]
+    facts = [e for e in old.fact_labels if _who(e.label.labeller) not in ours]
+    kept = len(claims) + len(facts)
+    merged = new.model_copy(
+        update={
+            "claim_labels": [*claims, *new.claim_labels],
+            "fact_labels": [*facts, *new.fact_labels],
+        }
+    )
+    return Merged(merged, kept, len(earlier) - kept)
