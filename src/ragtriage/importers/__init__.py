@@ -10,13 +10,14 @@
 from ._openinference import ImportedTraces, import_openinference
 from ._rag_records import DIALECTS, Dialect, ImportedRecords, RecordFormat, import_records
 from ._records import read_records, text_id
-from ._tau2 import TAU2_ATTRIBUTION, Tau2Data, import_tau2
+from ._tau2 import TAU2_ATTRIBUTION, TAU2_MAX_BYTES, Tau2Data, import_tau2
 from ._trec import ImportedTrec, evalset_to_qrels, export_trec, import_trec, run_to_trec
 from ._write import native_text, write_native
 
 __all__ = [
     "DIALECTS",
     "TAU2_ATTRIBUTION",
+    "TAU2_MAX_BYTES",
     "Dialect",
     "ImportedRecords",
     "ImportedTraces",

@@ -35,12 +35,41 @@ class Tau2Data:
     """One question per task; query = the scenario instructions."""
 
 
-def _load(path: Path, collector: ProblemCollector) -> Any:
+TAU2_MAX_BYTES = 256 * 1024 * 1024
+"""The most bytes a tau2 file may hold, after decompression (the real data is under 10 MB)."""
+
+_CHUNK = 1024 * 1024
+
+
+def _read_bounded(path: Path, limit: int) -> bytes | None:
+    """The file's bytes (gunzipped for `.gz`), or None when there are more than `limit`.
+
+    Read a chunk at a time so that a small gzip that inflates to gigabytes is stopped at the
+    bound instead of being inflated whole.
+    """
+    opener = gzip.open if path.suffix == ".gz" else open
+    parts: list[bytes] = []
+    total = 0
+    with opener(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            total += len(chunk)
+            if total > limit:
+                return None
+            parts.append(chunk)
+    return b"".join(parts)
+
+
+def _load(path: Path, collector: ProblemCollector, limit: int = TAU2_MAX_BYTES) -> Any:
     label = str(path)
     try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            return json.load(handle)
+        data = _read_bounded(path, limit)
+        if data is None:
+            unpacked = " unpacked" if path.suffix == ".gz" else ""
+            collector.add(
+                label, None, "(file)", f"at most {limit} bytes{unpacked}", f"more than {limit}"
+            )
+            return None
+        return json.loads(data.decode("utf-8"))
     except FileNotFoundError:
         collector.add(label, None, "(file)", "an existing file", "no such file")
     except (OSError, EOFError) as exc:
@@ -49,6 +78,8 @@ def _load(path: Path, collector: ProblemCollector) -> Any:
         collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
     except json.JSONDecodeError as exc:
         collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
+    except RecursionError:
+        collector.add(label, None, "(file)", "JSON nested to a sane depth", "too deep nesting")
     return None
 
 
@@ -66,6 +97,9 @@ def _str_field(
 def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Document]:
     if not isinstance(data, list):
         collector.add(label, None, "(top level)", "a JSON array of documents", short(data))
+        return []
+    if not data:
+        collector.add(label, None, "(top level)", "at least one document", "an empty array")
         return []
     documents = []
     seen: set[str] = set()
@@ -93,6 +127,9 @@ def _questions(
 ) -> list[Question]:
     if not isinstance(data, list):
         collector.add(label, None, "(top level)", "a JSON array of tasks", short(data))
+        return []
+    if not data:
+        collector.add(label, None, "(top level)", "at least one task", "an empty array")
         return []
     questions = []
     for index, record in enumerate(data):
