@@ -11,9 +11,9 @@ import gzip
 import json
 from pathlib import Path
 
-from ragtriage.importers import TAU2_MAX_BYTES
-
 from hostile_run import run_cli
+
+from ragtriage.importers import TAU2_MAX_BYTES
 
 MIB = 1024 * 1024
 

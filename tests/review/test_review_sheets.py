@@ -129,7 +129,15 @@ def test_imported_labels_evaluate_like_the_embedded_ones(
     runner = CliRunner()
     result = runner.invoke(
         review_command,
-        ["import", str(article_fixture), str(sheet_path), "--reviewer", "ana", "--output", str(tmp_path / "labels")],
+        [
+            "import",
+            str(article_fixture),
+            str(sheet_path),
+            "--reviewer",
+            "ana",
+            "--output",
+            str(tmp_path / "labels"),
+        ],
     )
     assert result.exit_code == 0, result.output
     files = sorted((tmp_path / "labels").glob("*.json"))
@@ -160,7 +168,15 @@ def test_partly_filled_sheet_imports_what_is_filled_and_lists_the_rest(
     _rewrite(path, rows)
     result = CliRunner().invoke(
         review_command,
-        ["import", str(article_fixture), str(path), "--reviewer", "ana", "--output", str(tmp_path / "out")],
+        [
+            "import",
+            str(article_fixture),
+            str(path),
+            "--reviewer",
+            "ana",
+            "--output",
+            str(tmp_path / "out"),
+        ],
     )
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, ProblemCollector, RequestError
+from ..errors import InputError, Problem, ProblemCollector, RequestError
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
@@ -270,7 +270,7 @@ def review_import_files(
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
     imported = import_sheet(sheet, loaded, reviewer=reviewer)
     targets = [folder / f"{labels.run}.labels.json" for labels in imported.label_sets]
-    problems = []
+    problems: list[Problem] = []
     merged = []
     for labels, target in zip(imported.label_sets, targets, strict=True):
         try:

@@ -97,7 +97,12 @@ def import_command(
     with --force.
     """
     found = review_import_files(
-        dataset, sheet, snapshot=snapshot, runs=runs, reviewer=reviewer, output=output,
+        dataset,
+        sheet,
+        snapshot=snapshot,
+        runs=runs,
+        reviewer=reviewer,
+        output=output,
         force=force,
     )
     imported = found.imported

@@ -1,9 +1,9 @@
 """Review sheets for people: export claims and reference facts, import filled sheets as labels."""
 
 from ._export import ReviewSheet, Skipped, build_sheet, export_sheet
+from ._import import REQUIRED_COLUMNS, ImportedLabels, Unfilled, import_sheet
 from ._limits import SHEET_LIMITS, SheetLimits
 from ._merge import Merged, merge_into_file
-from ._import import REQUIRED_COLUMNS, ImportedLabels, Unfilled, import_sheet
 from ._sheet import (
     CLAIM_VERDICTS,
     COLUMNS,

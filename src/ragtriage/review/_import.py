@@ -180,9 +180,7 @@ def _fact_entry(
     )
 
 
-def import_sheet(
-    path: PathArg, dataset: Dataset, *, reviewer: str | None = None
-) -> ImportedLabels:
+def import_sheet(path: PathArg, dataset: Dataset, *, reviewer: str | None = None) -> ImportedLabels:
     """Labels from a filled sheet; raise `InputError` listing every problem of filled rows.
 
     Every row must name a run of `dataset`, a question that run answered, and a claim of that

@@ -43,7 +43,10 @@ class KnownIds:
         where = f"row {row}: "
         if run not in self.answered:
             collector.add(
-                file, qid, where + "run", f"a run of the dataset ({_listing(self.answered)})",
+                file,
+                qid,
+                where + "run",
+                f"a run of the dataset ({_listing(self.answered)})",
                 repr(run),
             )
             return
@@ -54,7 +57,10 @@ class KnownIds:
         answers = self.answered[run]
         if qid not in answers:
             collector.add(
-                file, qid, where + "question_id", f"a question answered by run {run!r}",
+                file,
+                qid,
+                where + "question_id",
+                f"a question answered by run {run!r}",
                 repr(qid),
             )
             return
@@ -63,11 +69,17 @@ class KnownIds:
             return  # reported by the row checks
         if kind == "claim" and item_id not in claims:
             collector.add(
-                file, qid, where + "claim_id", f"a claim of the answer ({_listing(claims)})",
+                file,
+                qid,
+                where + "claim_id",
+                f"a claim of the answer ({_listing(claims)})",
                 repr(item_id),
             )
         if kind == "fact" and item_id not in facts:
             collector.add(
-                file, qid, where + "fact_id",
-                f"a reference fact of the question ({_listing(facts)})", repr(item_id),
+                file,
+                qid,
+                where + "fact_id",
+                f"a reference fact of the question ({_listing(facts)})",
+                repr(item_id),
             )

@@ -108,11 +108,11 @@ def _scan_worksheet(
                 corners = [_address(corner) for corner in ref.split(":")]
                 if any(r > limits.max_rows or c > limits.max_columns for r, c in corners):
                     return [_problem(path, where + "dimension", expected, repr(ref))]
-            if event == "start" and tag in ("row", "c"):
-                if row > limits.max_rows or col > limits.max_columns:
-                    kind = "cell" if tag == "c" else "row"
-                    ref = element.get("r") or f"row {row}, column {col}"
-                    return [_problem(path, where + f"{kind} {ref}", expected, f"a {kind} at {ref}")]
+            far = row > limits.max_rows or col > limits.max_columns
+            if event == "start" and tag in ("row", "c") and far:
+                kind = "cell" if tag == "c" else "row"
+                ref = element.get("r") or f"row {row}, column {col}"
+                return [_problem(path, where + f"{kind} {ref}", expected, f"a {kind} at {ref}")]
             if event == "end" and tag == "row":
                 element.clear()
     return []
@@ -148,8 +148,7 @@ def check_xlsx(path: Path, limits: SheetLimits = SHEET_LIMITS) -> None:
                         path,
                         member.filename,
                         f"a compression ratio of at most {limits.max_ratio}",
-                        f"{member.file_size} bytes from {member.compress_size} "
-                        f"(ratio {ratio:.0f})",
+                        f"{member.file_size} bytes from {member.compress_size} (ratio {ratio:.0f})",
                     )
                 )
         if problems:

@@ -48,9 +48,12 @@ def merge_into_file(path: Path, new: LabelSet, *, force: bool = False) -> Merged
         raise InputError(
             [Problem(str(path), None, "run", f"a labels file of run {new.run!r}", found)]
         )
-    ours = {_who(e.label.labeller) for e in (*new.claim_labels, *new.fact_labels)}
-    earlier = [*old.claim_labels, *old.fact_labels]
-    clash = sorted({_who(e.label.labeller) for e in earlier} & ours)
+    ours = {_who(e.label.labeller) for e in new.claim_labels}
+    ours |= {_who(e.label.labeller) for e in new.fact_labels}
+    earlier = [e.label.labeller for e in old.claim_labels] + [
+        e.label.labeller for e in old.fact_labels
+    ]
+    clash = sorted({_who(who) for who in earlier} & ours)
     if clash and not force:
         names = ", ".join(f"{kind} {name!r}" for kind, name in clash)
         raise InputError(

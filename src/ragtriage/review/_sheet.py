@@ -166,8 +166,7 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
                                 str(path),
                                 None,
                                 f"row {len(table)}",
-                                f"at most {limits.max_rows} rows and "
-                                f"{limits.max_columns} columns",
+                                f"at most {limits.max_rows} rows and {limits.max_columns} columns",
                                 f"{len(values)} columns"
                                 if len(values) > limits.max_columns
                                 else f"more than {limits.max_rows} rows",
