@@ -223,13 +223,17 @@ def review_export_files(
     runs: Iterable[PathArg] | PathArg = (),
     k: int | None = None,
     output: PathArg,
+    raw_text: bool = False,
 ) -> ReviewSheet:
-    """`ragtriage review export DATASET -o SHEET`: a review sheet (.xlsx or .csv) for people."""
+    """`ragtriage review export DATASET -o SHEET`: a review sheet (.xlsx or .csv) for people.
+
+    Texts are masked like every report unless `raw_text` (`--raw-text`) is true.
+    """
     from ..loading import load_dataset
     from ..review import export_sheet
 
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
-    return export_sheet(loaded, output, k=k)
+    return export_sheet(loaded, output, k=k, raw_text=raw_text)
 
 
 @dataclass(frozen=True)

@@ -40,17 +40,31 @@ def review_command() -> None:
 @run_option
 @k_option
 @output_option("the sheet (.xlsx or .csv)", required=True)
+@click.option(
+    "--raw-text",
+    is_flag=True,
+    help="Write question, answer, claim, context and fact text unmasked (sensitive values "
+    "shown; only for reviewers allowed to see them).",
+)
 @handle_errors
 def export_command(
-    dataset: Path, snapshot: Path | None, runs: tuple[Path, ...], k: int | None, output: Path
+    dataset: Path,
+    snapshot: Path | None,
+    runs: tuple[Path, ...],
+    k: int | None,
+    output: Path,
+    raw_text: bool,
 ) -> None:
     """Write a review sheet: a row per claim and a row per (answer, reference fact).
 
     Reviewers fill `verdict` (supported / unsupported / cannot_judge for claims; covered /
     not_covered / cannot_judge for facts), `supported_by` (context IDs, comma-separated) and
-    optionally `reason` and `reviewer`.
+    optionally `reason` and `reviewer`. Sensitive values in the texts are masked
+    (`[masked:DETECTOR]`) as in every report, unless --raw-text is given.
     """
-    sheet = review_export_files(dataset, snapshot=snapshot, runs=runs, k=k, output=output)
+    sheet = review_export_files(
+        dataset, snapshot=snapshot, runs=runs, k=k, output=output, raw_text=raw_text
+    )
     click.echo(f"wrote {output}: {sheet.claim_rows} claim rows, {sheet.fact_rows} fact rows")
     for item in sheet.skipped:
         click.echo(

@@ -52,8 +52,10 @@ def first_match(view: QuestionView, group_index: int, items: Sequence[str]) -> i
 
 
 def group_name(group: EvidenceGroup) -> str:
-    """A group as people read it: its label, else its alternatives joined by `|`."""
-    return group.label or "|".join(group.any_of)
+    """A group as people read it: its label (masked, as every shown text), else its IDs."""
+    from ..boundaries.sensitive import mask_text
+
+    return mask_text(group.label) if group.label else "|".join(group.any_of)
 
 
 def _as(name: str, item: str) -> str:

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..boundaries.report import boundaries_json, run_boundaries
+from ..boundaries.sensitive import mask_text
 from ..calibration import LabelSources
 from ..diagnosis import breakdown_json, diagnose_run, question_diagnosis_json
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
@@ -83,6 +84,14 @@ def label_sources_json(sources: LabelSources) -> dict[str, Any]:
     }
 
 
+def _provenance(run: RunEvaluation) -> dict[str, Any]:
+    """The run's provenance, its free-text notes masked like every shown text."""
+    data = run.provenance.model_dump(mode="json")
+    if data.get("notes"):
+        data["notes"] = mask_text(data["notes"])
+    return data
+
+
 def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any]:
     """One run's section of the report (with its diagnosis per question and breakdown)."""
     found = diagnose_run(run)
@@ -91,7 +100,7 @@ def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any
         "name": run.name,
         "k": run.k,
         "evidence_level": run.evidence_level,
-        "provenance": run.provenance.model_dump(mode="json"),
+        "provenance": _provenance(run),
         "summary": {name: _flagged(run, name, agg) for name, agg in run.summary.items()},
         "slices": {
             key: {name: _flagged(run, name, agg) for name, agg in aggs.items()}

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..boundaries.sensitive import mask_text
 from ..judges import check_judgeable, label_context_hash, passages_for, run_cutoffs
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg, as_path
 from ._sheet import ID_SEPARATOR, write_sheet
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 @dataclass(frozen=True)
@@ -42,8 +47,14 @@ class ReviewSheet:
         return sum(row["row_kind"] == "fact" for row in self.rows)
 
 
-def build_sheet(dataset: Dataset, *, k: int | None = None) -> ReviewSheet:
-    """Rows for every claim of every answered result, and every reference fact of its question."""
+def build_sheet(dataset: Dataset, *, k: int | None = None, raw_text: bool = False) -> ReviewSheet:
+    """Rows for every claim of every answered result, and every reference fact of its question.
+
+    Question, answer, claim, context and fact text is masked like every report
+    (`[masked:DETECTOR]` for each sensitive value) unless `raw_text` is true, for reviewers
+    who may see the values. IDs and hashes are never masked: the import reads them back.
+    """
+    shown = _as_is if raw_text else mask_text
     ks = run_cutoffs(dataset, k)
     check_judgeable(dataset, ks)
     index = SnapshotIndex.build(dataset.snapshot)
@@ -59,11 +70,11 @@ def build_sheet(dataset: Dataset, *, k: int | None = None) -> ReviewSheet:
             common = {
                 "run": run.name,
                 "question_id": question.id,
-                "question": question.text,
-                "answer": res.answer,
+                "question": shown(question.text),
+                "answer": shown(res.answer),
                 "context_hash": label_context_hash(res, index, ks[run.name]),
             }
-            context = "\n\n".join(f"[{p.id}] {p.text}" for p in passages)
+            context = "\n\n".join(f"[{p.id}] {shown(p.text)}" for p in passages)
             context_ids = ID_SEPARATOR.join(p.id for p in passages)
             if res.claims is None:
                 skipped.append(Skipped(run.name, question.id, "claims not extracted"))
@@ -73,7 +84,7 @@ def build_sheet(dataset: Dataset, *, k: int | None = None) -> ReviewSheet:
                         **common,
                         "row_kind": "claim",
                         "claim_id": claim.id or f"c{number}",
-                        "claim": claim.text,
+                        "claim": shown(claim.text),
                         "cited_ids": ID_SEPARATOR.join(claim.citations),
                         "context": context,
                         "context_ids": context_ids,
@@ -85,15 +96,17 @@ def build_sheet(dataset: Dataset, *, k: int | None = None) -> ReviewSheet:
                         **common,
                         "row_kind": "fact",
                         "fact_id": fact.id,
-                        "fact": fact.text or "",
+                        "fact": shown(fact.text or ""),
                     }
                 )
     return ReviewSheet(tuple(rows), tuple(skipped))
 
 
-def export_sheet(dataset: Dataset, path: PathArg, *, k: int | None = None) -> ReviewSheet:
-    """Build the sheet and write it as CSV or XLSX (by the path's suffix)."""
+def export_sheet(
+    dataset: Dataset, path: PathArg, *, k: int | None = None, raw_text: bool = False
+) -> ReviewSheet:
+    """Build the sheet (masked unless `raw_text`) and write it as CSV or XLSX (by suffix)."""
     path = as_path(path)
-    sheet = build_sheet(dataset, k=k)
+    sheet = build_sheet(dataset, k=k, raw_text=raw_text)
     write_sheet(path, sheet.rows)
     return sheet

@@ -71,16 +71,21 @@ def _cut(text: str | None, limit: int) -> str | None:
     return text[:limit] + "…"
 
 
+def _masked(text: str | None) -> str | None:
+    return None if text is None else mask_text(text)
+
+
 def question_entry(view: QuestionView) -> dict[str, Any]:
-    """The run-independent part of one question."""
+    """The run-independent part of one question (every text masked)."""
     q = view.question
-    entry: dict[str, Any] = {"id": q.id, "t": q.text, "a": q.answerability, "s": q.split}
+    entry: dict[str, Any] = {"id": q.id, "t": mask_text(q.text), "a": q.answerability}
+    entry["s"] = q.split
     if q.tags:
         entry["g"] = list(q.tags)
     if q.required_evidence:
-        entry["ev"] = [[g.label, list(g.any_of)] for g in q.required_evidence]
+        entry["ev"] = [[_masked(g.label), list(g.any_of)] for g in q.required_evidence]
     if q.reference_facts:
-        entry["f"] = [[f.id, f.text] for f in q.reference_facts]
+        entry["f"] = [[f.id, _masked(f.text)] for f in q.reference_facts]
     return entry
 
 
@@ -238,7 +243,7 @@ def document_entries(views: Sequence[QuestionView]) -> dict[str, list[Any]]:
             text = chunk.text if chunk.text is not None else doc.text[chunk.start : chunk.end]
         else:
             text = doc.text
-        out[item] = [doc.status, doc.title, doc.version, _cut(text, SNIPPET_CHARS)]
+        out[item] = [doc.status, _masked(doc.title), doc.version, _cut(text, SNIPPET_CHARS)]
     return out
 
 
