@@ -127,8 +127,10 @@ def _commands(folder: Path) -> list[tuple[str, list[str]]]:
     commands = []
     for fmt in ("table", "json", "markdown"):
         commands += [
-            (f"evaluate.{fmt}", ["evaluate", *data, "--format", fmt, "-o", f"{out}/evaluate.{fmt}"]),
-            (f"diagnose.{fmt}", ["diagnose", *data, "--format", fmt, "-o", f"{out}/diagnose.{fmt}"]),
+            (f"evaluate.{fmt}", ["evaluate", *data, "--format", fmt,
+                                 "-o", f"{out}/evaluate.{fmt}"]),
+            (f"diagnose.{fmt}", ["diagnose", *data, "--format", fmt,
+                                 "-o", f"{out}/diagnose.{fmt}"]),
             (f"compare.{fmt}", ["compare", *data, *fast, "--format", fmt,
                                 "-o", f"{out}/compare.{fmt}"]),
             (f"gate.{fmt}", ["gate", *data, "--policy", str(POLICY), "--candidate", "cand",
