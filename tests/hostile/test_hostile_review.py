@@ -167,6 +167,28 @@ def test_a_cell_longer_than_the_bound_is_refused_with_its_row_and_column(
     ]
 
 
+def test_an_entity_expansion_bomb_is_refused_by_its_doctype(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    levels = "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
+    xml = (
+        f'<?xml version="1.0"?><!DOCTYPE worksheet [<!ENTITY a0 "aaaaaaaaaa">{levels}]>'
+        f'<worksheet {NS}><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>&a9;</t></is>'
+        "</c></row></sheetData></worksheet>"
+    )
+    hostile = tmp_path / "laughs.xlsx"
+    _swap_sheet(_exported(article_fixture, tmp_path / "s.xlsx"), hostile, [xml.encode()])
+    result = CliRunner().invoke(
+        cli, ["review", "import", str(article_fixture), str(hostile), "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    assert _error_lines(result) == [
+        "Error: 1 problem found in the input:",
+        f"- {hostile}: {SHEET}: expected XML without a document type declaration (spreadsheets "
+        "have none); found a <!DOCTYPE ...>",
+    ]
+
+
 def _csv(path: Path, rows: Iterable[list[str]]) -> Path:
     with path.open("w", encoding="utf-8", newline="") as handle:
         csv.writer(handle).writerows(rows)

@@ -16,6 +16,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from xml.etree.ElementTree import iterparse
+from xml.parsers import expat
 
 from ..errors import InputError, Problem
 
@@ -118,6 +119,41 @@ def _scan_worksheet(
     return []
 
 
+class _Verdict(Exception):
+    """Stops the prologue scan: whether a document type declaration came before the root."""
+
+    def __init__(self, doctype: bool) -> None:
+        super().__init__()
+        self.doctype = doctype
+
+
+def _has_doctype(book: zipfile.ZipFile, name: str) -> bool:
+    """True when an XML member declares a document type (where entity expansion hides).
+
+    Spreadsheet files never declare one; only the prologue is read, up to the root element.
+    """
+    parser = expat.ParserCreate()
+
+    def doctype(*_: object) -> None:
+        raise _Verdict(True)
+
+    def element(*_: object) -> None:
+        raise _Verdict(False)
+
+    parser.StartDoctypeDeclHandler = doctype
+    parser.StartElementHandler = element
+    try:
+        with book.open(name) as stream:
+            while chunk := stream.read(64 * 1024):
+                parser.Parse(chunk, False)
+            parser.Parse(b"", True)
+    except _Verdict as verdict:
+        return verdict.doctype
+    except expat.ExpatError:
+        return False  # not well-formed: openpyxl's own reading reports it
+    return False
+
+
 def check_xlsx(path: Path, limits: SheetLimits = SHEET_LIMITS) -> None:
     """Refuse an XLSX file whose zip or worksheets are past the bounds; every problem at once."""
     check_file_size(path, limits)
@@ -149,6 +185,18 @@ def check_xlsx(path: Path, limits: SheetLimits = SHEET_LIMITS) -> None:
                         member.filename,
                         f"a compression ratio of at most {limits.max_ratio}",
                         f"{member.file_size} bytes from {member.compress_size} (ratio {ratio:.0f})",
+                    )
+                )
+        if problems:
+            raise InputError(problems)
+        for member in members:
+            if member.filename.endswith((".xml", ".rels")) and _has_doctype(book, member.filename):
+                problems.append(
+                    _problem(
+                        path,
+                        member.filename,
+                        "XML without a document type declaration (spreadsheets have none)",
+                        "a <!DOCTYPE ...>",
                     )
                 )
         if problems:
