@@ -35,8 +35,9 @@ class Tau2Data:
     """One question per task; query = the scenario instructions."""
 
 
-TAU2_MAX_BYTES = 256 * 1024 * 1024
-"""The most bytes a tau2 file may hold, after decompression (the real data is under 10 MB)."""
+TAU2_MAX_BYTES = 64 * 1024 * 1024
+"""The most bytes a tau2 file may hold, after decompression (the real files hold about 1 MB
+each; the bound also bounds the memory a hostile file can take)."""
 
 _CHUNK = 1024 * 1024
 
