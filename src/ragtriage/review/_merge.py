@@ -8,10 +8,9 @@ import of the same reviewer's sheet is more often a mistake than an update.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
 from ..errors import InputError, Problem, ProblemCollector
 from ..loading import read_file
+from ..paths import PathArg, as_path
 from ..schemas import Labeller, LabelSet
 
 
@@ -31,12 +30,13 @@ class Merged:
     """Earlier labels of the sheet's reviewers dropped (only with `force`)."""
 
 
-def merge_into_file(path: Path, new: LabelSet, *, force: bool = False) -> Merged:
+def merge_into_file(path: PathArg, new: LabelSet, *, force: bool = False) -> Merged:
     """`new` merged with the labels already in `path` (if it exists); raise on a clash.
 
     Raises `InputError` when the file is not a labels file of the same run, or holds labels
     of a reviewer of `new` and `force` is false.
     """
+    path = as_path(path)
     if not path.exists():
         return Merged(new, 0, 0)
     collector = ProblemCollector()
