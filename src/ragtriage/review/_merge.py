@@ -8,6 +8,7 @@ import of the same reviewer's sheet is more often a mistake than an update.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from ..errors import InputError, Problem, ProblemCollector
 from ..loading import read_file
 from ..paths import PathArg, as_path
