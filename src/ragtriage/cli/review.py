@@ -33,6 +33,7 @@ def review_command() -> None:
     epilog=examples(
         "ragtriage review export article-fixture.json -o sheet.xlsx",
         "ragtriage review export evalset.json --snapshot snapshot.json --run a.jsonl -o sheet.csv",
+        "ragtriage review export article-fixture.json --raw-text -o sheet-unmasked.xlsx",
     ),
 )
 @click.argument("dataset", type=click.Path(path_type=Path))
@@ -108,7 +109,8 @@ def import_command(
     files). Rows without a verdict are listed and left out; a filled row with a wrong value
     stops the import with every problem (file, row, field, expected, found). Labels of other
     reviewers already in `<run>.labels.json` are kept; the same reviewer's are replaced only
-    with --force.
+    with --force. A sheet past the bounds of `ragtriage.review.SHEET_LIMITS` (size, unpacked
+    size, compression ratio, rows, columns, cell length) is refused before it is parsed.
     """
     found = review_import_files(
         dataset,
