@@ -12,11 +12,13 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 from hostile_run import run_cli
 
 from ragtriage.cli import cli
 from ragtriage.loading import load_dataset
+from ragtriage.paths import is_safe_file_stem
 from ragtriage.review import SHEET_LIMITS, export_sheet
 
 MIB = 1024 * 1024
@@ -345,3 +347,33 @@ def test_the_old_one_argument_form_is_a_usage_error(article_fixture: Path, tmp_p
     result = CliRunner().invoke(cli, ["review", "import", str(sheet), "-o", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert "Missing argument 'SHEET'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("base", True), ("run-1.v2_b", True), ("基线", True), ("x" * 100, True),
+        ("", False), (".hidden", False), ("a/b", False), ("a b", False), ("../x", False),
+        ("x" * 101, False), ("c:1", False), ("a\\b", False),
+    ],
+)  # fmt: skip
+def test_which_run_names_are_file_names(name: str, safe: bool) -> None:
+    assert is_safe_file_stem(name) is safe
+
+
+def test_a_labels_file_that_is_not_one_is_refused_not_overwritten(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "labels"
+    out.mkdir()
+    target = out / "synthetic-baseline.labels.json"
+    other = '{"schema_version": 1, "kind": "labels", "run": "synthetic-corrected"}'
+    target.write_text(other, encoding="utf-8")
+    result = _import(article_fixture, _filled(article_fixture, tmp_path, "ana", "unsupported"), out)
+    assert result.exit_code == 2
+    assert _error_lines(result) == [
+        "Error: 1 problem found in the input:",
+        f"- {target}: run: expected a labels file of run 'synthetic-baseline'; "
+        "found a labels file of run 'synthetic-corrected'",
+    ]
+    assert target.read_text(encoding="utf-8") == other
