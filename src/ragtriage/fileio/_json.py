@@ -149,9 +149,11 @@ def parse_json(text: str, label: str, line: int | None = None) -> Any:
             text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
         )
     except json.JSONDecodeError as exc:
-        raise file_problem(
-            label, "valid JSON", _plain(exc.msg), _where(line, exc.lineno, exc.colno)
-        ) from None
+        found = _plain(exc.msg)
+        if exc.msg.startswith("Expecting") and not text[exc.pos :].strip():
+            found = f"the end of the {'file' if line is None else 'line'} (the JSON is cut short)"
+        where = _where(line, exc.lineno, exc.colno)
+        raise file_problem(label, "valid JSON", found, where) from None
     except _Refused as exc:
         raise file_problem(label, exc.expected, exc.found, _locate(text, exc.token, line)) from None
     except RecursionError:

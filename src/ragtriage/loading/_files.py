@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Problem, ProblemCollector
+from .. import fileio
+from ..errors import InputError, Problem, ProblemCollector
 from ..paths import PathArg, as_path
 
 M = TypeVar("M", bound=BaseModel)
@@ -52,7 +53,7 @@ def file_sha256(path: PathArg) -> str:
     """SHA-256 of a file, read in blocks."""
     path = as_path(path)
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with fileio.open_input(path) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -96,38 +97,26 @@ def pydantic_problems(
 
 
 def read_json(path: Path, label: str, collector: ProblemCollector) -> Any:
-    """Parse a whole JSON file; a missing file or broken JSON becomes a problem (returns None)."""
+    """Parse a whole JSON file strictly (`fileio`); any problem is collected (returns None)."""
     try:
-        with path.open("rb") as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-    except UnicodeDecodeError as exc:
-        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-    except json.JSONDecodeError as exc:
-        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
+        return fileio.read_json(path, label)
+    except InputError as exc:
+        collector.extend(exc.problems)
     return None
 
 
 def iter_jsonl(path: Path, label: str, collector: ProblemCollector) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line) of a JSONL file, skipping blank lines; streams the file."""
+    """Yield (line number, line) of a JSONL file, skipping blank lines; streams the file.
+
+    A problem with the file itself (not a regular file, a line past the bound, bytes that are
+    not UTF-8) is collected and ends the iteration.
+    """
     try:
-        handle = path.open("r", encoding="utf-8")
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-        return
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-        return
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    yield number, line
-        except UnicodeDecodeError as exc:
-            collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+        for number, line in fileio.text_lines(path, label):
+            if line.strip():
+                yield number, line
+    except InputError as exc:
+        collector.extend(exc.problems)
 
 
 def validate_item(
@@ -149,20 +138,22 @@ def validate_item(
         return None
 
 
+def parse_line(
+    line: str, number: int, file: str, collector: ProblemCollector
+) -> tuple[bool, Any]:
+    """(parsed, value) of one JSONL line parsed strictly; a problem is collected."""
+    try:
+        return True, fileio.parse_json(line, file, number)
+    except InputError as exc:
+        collector.extend(exc.problems)
+        return False, None
+
+
 def validate_line(
     model: type[M], line: str, number: int, file: str, collector: ProblemCollector, id_key: str
 ) -> M | None:
-    """Validate one JSONL line straight from its text (no intermediate dict kept)."""
-    try:
-        return model.model_validate_json(line, strict=True)
-    except ValidationError as exc:
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as bad:
-            collector.add(file, None, f"line {number} column {bad.colno}", "valid JSON", bad.msg)
-            return None
-        qid = data.get(id_key) if isinstance(data, dict) else None
-        collector.extend(
-            pydantic_problems(exc, file, qid if isinstance(qid, str) else None, f"line {number}: ")
-        )
+    """Parse one JSONL line strictly and validate it, as a record of a JSON file would be."""
+    parsed, data = parse_line(line, number, file, collector)
+    if not parsed:
         return None
+    return validate_item(model, data, file, collector, id_key, f"line {number}: ")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from ._files import (
     display_path,
     file_sha256,
     iter_jsonl,
+    parse_line,
     read_json,
     short,
     validate_item,
@@ -160,10 +160,8 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
             )
         return None
     number, text = first
-    try:
-        header_data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        collector.add(label, None, f"line {number} column {exc.colno}", "valid JSON", exc.msg)
+    parsed, header_data = parse_line(text, number, label, collector)
+    if not parsed:
         return None
     kind = header_data.get("kind") if isinstance(header_data, dict) else None
     if kind not in KINDS:
