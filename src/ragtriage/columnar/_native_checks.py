@@ -14,16 +14,24 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
+from .. import fileio
 from .._optional import has_extra
+from ..errors import InputError
 
 if has_extra("fast"):  # orjson parses a JSONL line several times faster than json
     import orjson
 
     _loads: Callable[[bytes | str], Any] = orjson.loads
+    _dumps: Callable[[Any], bytes] | None = orjson.dumps
     _JSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError,)
 else:  # pragma: no cover - depends on the environment
     _loads = json.loads
+    _dumps = None
     _JSON_ERRORS = (json.JSONDecodeError, UnicodeDecodeError)
+
+_KEY_END = re.compile(rb'"\s*:')
+"""A key's closing quote and its colon (also matches inside strings: counted alike in the
+text read and in its compact re-serialisation, see `loads`)."""
 
 CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
@@ -53,11 +61,30 @@ SPLITS = ("dev", "regression", "holdout")
 
 
 def loads(text: bytes | str) -> Any:
-    """Parse one JSON text; invalid JSON gives a marker object every shape check refuses."""
+    """Parse one JSON text as `fileio.parse_json` would accept it; anything it would refuse
+    (invalid JSON, NaN or infinite numbers, a key twice in one object) gives a marker
+    object every shape check refuses, so the caller falls back to the reference reader.
+
+    orjson refuses NaN and infinite numbers but keeps the last of two equal keys. A key
+    written twice shows as one `"...":` more in the text than in orjson's compact output of
+    what it parsed; strings hold the same `"...":` in both unless the text spells characters
+    as `\\u` escapes, so such texts are checked exactly by the reference parser instead.
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if _dumps is None or b"\\u" in data:
+        try:
+            return fileio.parse_json(data.decode("utf-8"), "")
+        except (InputError, UnicodeDecodeError):
+            return _INVALID
     try:
-        return _loads(text)
+        value = _loads(data)
     except _JSON_ERRORS:
         return _INVALID
+    if type(value) in (dict, list) and len(_KEY_END.findall(data)) != len(
+        _KEY_END.findall(_dumps(value))
+    ):
+        return _INVALID
+    return value
 
 
 _INVALID = object()
