@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import fileio
 from .._optional import extra_module
-from ..errors import ProblemCollector
+from ..errors import InputError, ProblemCollector
 from ..paths import PathArg, as_path
 from .trec import TrecRun, ranking_key
 
@@ -55,7 +56,11 @@ def parse_run_parquet(
     path = as_path(path)
     shown = label or str(path)
     try:
+        fileio.check_input(path, shown)
         table = pq.read_table(path)
+    except InputError as exc:
+        collector.extend(exc.problems)
+        return {}
     except FileNotFoundError:
         collector.add(shown, None, "(file)", "an existing file", "no such file")
         return {}
