@@ -7,7 +7,7 @@ duplicate keys, finite numbers, bounded integers and nesting). Writing: whole or
 See `docs/files.md`.
 """
 
-from ._json import FINITE, depth_problem, parse_json, parse_toml
+from ._json import FINITE, depth_problem, parse_json, parse_json_values, parse_toml
 from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYTES, size_text
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
@@ -31,6 +31,7 @@ __all__ = [
     "json_lines",
     "open_input",
     "parse_json",
+    "parse_json_values",
     "parse_toml",
     "read_bytes",
     "read_json",

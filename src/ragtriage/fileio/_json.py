@@ -12,6 +12,7 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
@@ -141,13 +142,15 @@ def _too_long(label: str, field: str) -> InputError:
     )
 
 
-def parse_json(text: str, label: str, line: int | None = None) -> Any:
-    """Parse one JSON value strictly; `line`: the text is that line of a JSONL file."""
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
+)
+
+
+def _decode(text: str, label: str, line: int | None, start: int) -> tuple[Any, int]:
     whole = "(file)" if line is None else f"line {line}"
     try:
-        value = json.loads(
-            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
-        )
+        value, end = _DECODER.raw_decode(text, start)
     except json.JSONDecodeError as exc:
         found = _plain(exc.msg)
         if exc.msg.startswith("Expecting") and not text[exc.pos :].strip():
@@ -162,13 +165,44 @@ def parse_json(text: str, label: str, line: int | None = None) -> Any:
         if "digits" not in str(exc):
             raise
         raise _too_long(label, whole) from None
-    if text.count("[") + text.count("{") > MAX_DEPTH and depth_problem(value):
+    piece = text[start:end]
+    if piece.count("[") + piece.count("{") > MAX_DEPTH and depth_problem(value):
         raise _too_deep(label, whole)
-    if _SURROGATE_ESCAPE.search(text) and (bad := _first_surrogate(value)) is not None:
+    if _SURROGATE_ESCAPE.search(piece) and (bad := _first_surrogate(value)) is not None:
         raise file_problem(
             label, "text UTF-8 can encode", f"a lone surrogate escape {bad} in a string", whole
         )
+    return value, end
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def parse_json(text: str, label: str, line: int | None = None) -> Any:
+    """Parse one JSON value strictly; `line`: the text is that line of a JSONL file."""
+    value, end = _decode(text, label, line, _skip_space(text, 0))
+    end = _skip_space(text, end)
+    if end < len(text):
+        row = text.count("\n", 0, end) + 1
+        column = end - (text.rfind("\n", 0, end) + 1) + 1
+        raise file_problem(
+            label, "valid JSON", _plain("Extra data"), _where(line, row, column)
+        )
     return value
+
+
+def parse_json_values(text: str, label: str) -> Iterator[tuple[int, Any]]:
+    """(line, value) of JSON values written one after another (JSON lines or indented
+    objects), each parsed strictly."""
+    position = _skip_space(text, 0)
+    while position < len(text):
+        row = text.count("\n", 0, position) + 1
+        value, position = _decode(text, label, None, position)
+        yield row, value
+        position = _skip_space(text, position)
 
 
 def parse_toml(text: str, label: str) -> dict[str, Any]:
