@@ -26,7 +26,7 @@ _DESCRIPTIONS = (
     ("Expecting value", "something that is not a JSON value"),
     (
         "Expecting property name enclosed in double quotes",
-        "a key not in double quotes, or a comma before `}`",
+        "a key not in double quotes, or a comma before a closing brace",
     ),
     ("Expecting ',' delimiter", "a missing comma between two items"),
     ("Expecting ':' delimiter", "a key without `:` after it"),
