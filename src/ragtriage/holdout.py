@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
+from . import fileio
 from .errors import InputError, Problem, ProblemCollector
 from .loading import Dataset
 from .paths import PathArg, as_optional_path, as_path
@@ -144,18 +145,15 @@ def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
         return ()
     collector = ProblemCollector()
     entries = []
-    with path.open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                entries.append(LedgerEntry.model_validate_json(line))
-            except ValidationError as exc:
-                first = exc.errors(include_url=False)[0]
-                where = ".".join(str(p) for p in first["loc"]) or "(record)"
-                collector.add(
-                    str(path), None, f"line {number}: {where}", "a ledger entry", str(first["msg"])
-                )
+    for number, data in fileio.json_lines(path):
+        try:
+            entries.append(LedgerEntry.model_validate(data))
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(record)"
+            collector.add(
+                str(path), None, f"line {number}: {where}", "a ledger entry", str(first["msg"])
+            )
     collector.raise_if_any()
     return tuple(entries)
 

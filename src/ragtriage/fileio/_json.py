@@ -214,7 +214,7 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
         at = re.search(r"\(at line (\d+), column (\d+)\)$", message)
         found = message[: at.start()].strip() if at else message
         where = f"line {at.group(1)} column {at.group(2)}" if at else "(file)"
-        raise file_problem(label, "valid TOML", found[:1].lower() + found[1:], where) from None
+        raise file_problem(label, "valid TOML", found, where) from None
     except RecursionError:
         raise _too_deep(label, "(file)") from None
     except ValueError as exc:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, ValidationError
 
+from .. import fileio
 from ..errors import InputError, Problem, ProblemCollector
 from ..loading._files import pydantic_problems
 from ..metrics import parse_measure
@@ -230,20 +230,6 @@ def _semantic(
         collector.add(file, None, "latency", "`p50_ms`, `p95_ms` or both", "neither")
 
 
-def _parse_toml(raw: bytes, file: str, collector: ProblemCollector) -> dict[str, Any] | None:
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        collector.add(file, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        found = re.sub(r"\s*\(at line \d+, column \d+\)$", "", message)
-        at = re.search(r"line (\d+), column (\d+)", message)
-        where = f"line {at.group(1)} column {at.group(2)}" if at else "(file)"
-        collector.add(file, None, where, "valid TOML", found)
-    return None
-
-
 def load_policy(path: PathArg) -> LoadedPolicy:
     """Read and check a policy file; raise `InputError` naming file, field, expected and found."""
     path = as_path(path)
@@ -252,15 +238,14 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     file = str(path)
     collector = ProblemCollector()
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+        raw = fileio.read_bytes(path, file, what="a TOML document")
+    except InputError as exc:
+        if exc.problems[0].found != "no such file":
+            raise
         raise InputError(
             [Problem(file, None, "(file)", "an existing policy file", "no such file")]
         ) from None
-    except IsADirectoryError:
-        raise InputError([Problem(file, None, "(file)", "a file", "a directory")]) from None
-    data = _parse_toml(raw, file, collector)
-    collector.raise_if_any()
+    data = fileio.parse_toml(fileio.decode(raw, file), file)
     try:
         policy = Policy.model_validate(data)
     except ValidationError as exc:
