@@ -12,7 +12,14 @@ from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYT
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
 from ._text import decode, strip_bom
-from ._write import OutputError, atomic_output, check_output, write_bytes, write_text
+from ._write import (
+    OutputError,
+    atomic_output,
+    check_output,
+    make_folder,
+    write_bytes,
+    write_text,
+)
 
 __all__ = [
     "FINITE",
@@ -29,6 +36,7 @@ __all__ = [
     "file_problem",
     "iter_lines",
     "json_lines",
+    "make_folder",
     "open_input",
     "parse_json",
     "parse_json_values",

@@ -85,6 +85,18 @@ def _check_creatable(path: Path) -> None:
             return
 
 
+def make_folder(path: PathArg) -> None:
+    """Create an output folder (and its parents) unless it exists; failures are
+    `OutputError`."""
+    path = as_path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(path, "it exists and is not a folder") from None
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
+
+
 def _mode_for(path: Path) -> int:
     try:
         return stat.S_IMODE(path.stat().st_mode)
