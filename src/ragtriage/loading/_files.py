@@ -76,9 +76,14 @@ def _loc(loc: tuple[int | str, ...]) -> str:
 
 
 def pydantic_problems(
-    error: ValidationError, file: str, question_id: str | None, prefix: str = ""
+    error: ValidationError,
+    file: str,
+    question_id: str | None,
+    prefix: str = "",
+    record: str = "question",
 ) -> list[Problem]:
-    """Translate a pydantic error into problems naming the field, expected and found."""
+    """Translate a pydantic error into problems naming the field, expected and found;
+    `record`: what `question_id` identifies (`question`, `document` or `chunk`)."""
     problems = []
     for item in error.errors(include_url=False):
         field = prefix + _loc(tuple(item["loc"]))
@@ -92,7 +97,7 @@ def pydantic_problems(
             message = str(item["msg"])
             expected = message.removeprefix("Input should be ").removeprefix("Value error, ")
             found = short(item.get("input"))
-        problems.append(Problem(file, question_id, field, expected, found))
+        problems.append(Problem(file, question_id, field, expected, found, record))
     return problems
 
 
@@ -126,14 +131,16 @@ def validate_item(
     collector: ProblemCollector,
     id_key: str | None,
     prefix: str = "",
+    record: str = "question",
 ) -> M | None:
-    """Validate one record (already parsed), naming its question ID in problems."""
+    """Validate one record (already parsed), naming its ID (a question's, or the `record`
+    kind's) in problems."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         qid = data.get(id_key) if id_key and isinstance(data, dict) else None
         collector.extend(
-            pydantic_problems(exc, file, qid if isinstance(qid, str) else None, prefix)
+            pydantic_problems(exc, file, qid if isinstance(qid, str) else None, prefix, record)
         )
         return None
 
@@ -150,10 +157,16 @@ def parse_line(
 
 
 def validate_line(
-    model: type[M], line: str, number: int, file: str, collector: ProblemCollector, id_key: str
+    model: type[M],
+    line: str,
+    number: int,
+    file: str,
+    collector: ProblemCollector,
+    id_key: str,
+    record: str = "question",
 ) -> M | None:
     """Parse one JSONL line strictly and validate it, as a record of a JSON file would be."""
     parsed, data = parse_line(line, number, file, collector)
     if not parsed:
         return None
-    return validate_item(model, data, file, collector, id_key, f"line {number}: ")
+    return validate_item(model, data, file, collector, id_key, f"line {number}: ", record)

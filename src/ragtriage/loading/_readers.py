@@ -54,6 +54,7 @@ def _validate_list(
     id_key: str | None,
     label: str,
     collector: ProblemCollector,
+    record: str = "question",
 ) -> list[Any]:
     if not isinstance(items, list):
         collector.add(label, None, key, "a list", short(items))
@@ -62,7 +63,7 @@ def _validate_list(
     for index, item in enumerate(items):
         has_id = isinstance(item, dict) and isinstance(item.get(id_key or ""), str)
         prefix = "" if has_id else f"{key}[{index}]."
-        valid = validate_item(model, item, label, collector, id_key, prefix)
+        valid = validate_item(model, item, label, collector, id_key, prefix, record)
         if valid is not None:
             out.append(valid)
     return out
@@ -99,9 +100,11 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
     if kind == "snapshot":
         env, lists = _split_envelope(data, ("documents", "chunks"))
         docs = _validate_list(
-            lists.get("documents", []), "documents", Document, "id", label, collector
+            lists.get("documents", []), "documents", Document, "id", label, collector, "document"
         )
-        chunks = _validate_list(lists.get("chunks", []), "chunks", Chunk, "id", label, collector)
+        chunks = _validate_list(
+            lists.get("chunks", []), "chunks", Chunk, "id", label, collector, "chunk"
+        )
         if "documents" not in lists:
             collector.add(label, None, "documents", "a value (required field)", "nothing")
         head = validate_item(Snapshot, {**env, "documents": []}, label, collector, None)
@@ -201,8 +204,14 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
         docs: list[Document] = []
         chunks: list[Chunk] = []
         for n, line in lines:
-            model: type[Document] | type[Chunk] = Chunk if '"document_id"' in line else Document
-            record = validate_line(model, line, n, label, collector, "id")
+            parsed, data = parse_line(line, n, label, collector)
+            if not parsed:
+                continue
+            # A chunk names its document at the top level (a document's metadata may too).
+            is_chunk = isinstance(data, dict) and "document_id" in data
+            model: type[Document] | type[Chunk] = Chunk if is_chunk else Document
+            kind_name = "chunk" if is_chunk else "document"
+            record = validate_item(model, data, label, collector, "id", f"line {n}: ", kind_name)
             if isinstance(record, Chunk):
                 chunks.append(record)
             elif isinstance(record, Document):
@@ -214,12 +223,16 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
     claim_entries: list[ClaimLabelEntry] = []
     fact_entries: list[FactLabelEntry] = []
     for n, line in lines:
-        if '"claim_id"' in line:
-            claim = validate_line(ClaimLabelEntry, line, n, label, collector, "question_id")
+        parsed, data = parse_line(line, n, label, collector)
+        if not parsed:
+            continue
+        where = f"line {n}: "
+        if isinstance(data, dict) and "claim_id" in data:
+            claim = validate_item(ClaimLabelEntry, data, label, collector, "question_id", where)
             if claim is not None:
                 claim_entries.append(claim)
         else:
-            fact = validate_line(FactLabelEntry, line, n, label, collector, "question_id")
+            fact = validate_item(FactLabelEntry, data, label, collector, "question_id", where)
             if fact is not None:
                 fact_entries.append(fact)
     if head_labels is None:
