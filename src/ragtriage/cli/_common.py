@@ -10,7 +10,6 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from .. import fileio
 from ..errors import RagtriageError, RequestError
 
 P = ParamSpec("P")
@@ -45,6 +44,8 @@ def write_output(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
+        from .. import fileio
+
         fileio.write_text(output, text)
 
 
@@ -62,6 +63,8 @@ def checked_output(
 
     def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
         if value is not None:
+            from .. import fileio
+
             try:
                 fileio.check_output(value, folder=folder)
             except fileio.OutputError as exc:

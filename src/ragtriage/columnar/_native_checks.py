@@ -240,8 +240,7 @@ def claim_ok(claim: Any) -> bool:
         (cid is None or is_id(cid))
         and type(text) is str
         and bool(text)
-        and type(claim.get("citations", [])) is list
-        and all(type(c) is str for c in claim.get("citations", []))
+        and ids(claim.get("citations", []))
         and type(labels) is list
         and all(
             label_ok(lab, CLAIM_LABEL_KEYS)

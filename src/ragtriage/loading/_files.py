@@ -93,6 +93,8 @@ def pydantic_problems(
         elif kind == "extra_forbidden":
             field = prefix + _loc(tuple(item["loc"]))
             expected, found = "no such field (it is not part of the format)", "an unknown field"
+        elif kind == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
+            expected, found = "a non-empty string", "an empty string"
         else:
             message = str(item["msg"])
             expected = message.removeprefix("Input should be ").removeprefix("Value error, ")
