@@ -14,6 +14,7 @@ from ._common import (
     format_option,
     handle_errors,
     output_option,
+    output_path_option,
     run_option,
     snapshot_option,
     write_output,
@@ -56,10 +57,8 @@ from ._common import (
 )
 @format_option(("table", "json"))
 @output_option("the report")
-@click.option(
+@output_path_option(
     "--record",
-    type=click.Path(path_type=Path),
-    default=None,
     help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",
 )
 @handle_errors
