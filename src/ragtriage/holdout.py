@@ -141,7 +141,7 @@ def current_user(who: str | None = None) -> str:
 def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
     """Every entry of a ledger (none when the file does not exist); bad lines raise InputError."""
     path = as_path(path)
-    if not path.exists():
+    if not os.path.lexists(path):  # a broken or looping link is read (and refused) below
         return ()
     collector = ProblemCollector()
     entries = []

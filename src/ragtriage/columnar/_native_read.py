@@ -116,7 +116,10 @@ def _lines(handle: BinaryIO, label: str, end: int | None) -> Iterator[bytes]:
 def spans(path: Path, parts: int) -> list[tuple[int, int]] | None:
     """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
     the file whole: a JSON document, or too small to be worth splitting)."""
-    size = path.stat().st_size
+    try:
+        size = fileio.check_input(path)
+    except InputError:
+        return None  # reading the file whole names the problem
     if path.suffix != ".jsonl" or parts < 2 or size < _SPLIT_BYTES:
         return None
     with _open(path) as handle:

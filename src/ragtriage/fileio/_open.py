@@ -92,7 +92,7 @@ def read_bytes(
         size = os.fstat(handle.fileno()).st_size
         data = handle.read(limit + 1) if size <= limit else b""
     if size > limit or len(data) > limit:
-        found = size_text(size) if size > limit else f"more than {size_text(limit)}"
+        found = f"{size} bytes" if size > limit else f"more than {limit} bytes"
         raise file_problem(label, f"{what} of at most {size_text(limit)}", found)
     return data
 

@@ -24,8 +24,11 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
     label = str(path)
     try:
         if path.suffix == ".jsonl":
+            if fileio.check_input(path, label) == 0:
+                raise fileio.file_problem(label, "at least one record", "an empty file")
             return [(f"line {number}", value) for number, value in fileio.json_lines(path, label)]
-        raw = fileio.read_text(path, label)
+        what = "a CSV file" if path.suffix == ".csv" else "a JSON document"
+        raw = fileio.read_text(path, label, what=what)
         if path.suffix == ".csv":
             return _csv_records(raw, label, collector)
         if not raw.strip():

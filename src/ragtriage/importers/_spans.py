@@ -247,7 +247,10 @@ def read_spans(path: Path, collector: ProblemCollector) -> list[Span]:
     label = str(path)
     spans: list[Span] = []
     try:
-        for line, value in fileio.parse_json_values(fileio.read_text(path, label), label):
+        text = fileio.read_text(path, label)
+        if not text.strip():
+            raise fileio.file_problem(label, "at least one span", "an empty file")
+        for line, value in fileio.parse_json_values(text, label):
             spans += [
                 s for s in _spans_of(value, f"line {line}", collector, label) if s is not None
             ]

@@ -44,7 +44,7 @@ def display_path(path: PathArg) -> str:
     path = as_path(path)
     try:
         inside = path.resolve().relative_to(_PACKAGE_ROOT)
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a loop of symbolic links
         return str(path)
     return f"ragtriage:{inside.as_posix()}"
 
