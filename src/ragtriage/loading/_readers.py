@@ -255,5 +255,6 @@ def read_file(path: PathArg, collector: ProblemCollector, label: str | None = No
     if len(collector.problems) > before:
         content = None
     kind = "article" if isinstance(content, ArticleDataset) else getattr(content, "kind", "unknown")
-    digest = file_sha256(path) if path.is_file() else ""
+    # A file with problems is not hashed: it may be huge, and no report will name it.
+    digest = file_sha256(path) if content is not None else ""
     return LoadedFile(SourceFile(shown, kind, digest), content)
