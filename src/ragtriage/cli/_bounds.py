@@ -8,10 +8,25 @@ A test walks every command and fails for an int or float option without a range 
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import click
 
 from ..endpoint import MAX_REPLY_BYTES_RANGE
 from ..validation import MAX_CUTOFF
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float range that also refuses NaN (every comparison with NaN is false, so click's
+    range check lets it through) and infinities."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
 
 SEED = click.IntRange(0, 2**32 - 1)
 """Random seeds (numpy takes 0..2**32-1 everywhere)."""
@@ -25,17 +40,17 @@ MAX_TOKENS = click.IntRange(1, 1_000_000)
 """Output tokens per call."""
 CONCURRENCY = click.IntRange(1, 256)
 """Requests in flight."""
-TIMEOUT = click.FloatRange(0, 3600, min_open=True)
+TIMEOUT = FiniteFloatRange(0, 3600, min_open=True)
 """Seconds per request, in total."""
 MAX_RETRIES = click.IntRange(0, 20)
 """Retries after the first attempt."""
-RETRY_DELAY = click.FloatRange(0, 600)
+RETRY_DELAY = FiniteFloatRange(0, 600)
 """First retry delay in seconds."""
-PRICE_PER_1K = click.FloatRange(0, 1_000_000)
+PRICE_PER_1K = FiniteFloatRange(0, 1_000_000)
 """US dollars per 1,000 tokens."""
 MAX_REPLY_BYTES = click.IntRange(*MAX_REPLY_BYTES_RANGE)
 """Largest reply body read."""
-CONFIDENCE = click.FloatRange(0.5, 0.999)
+CONFIDENCE = FiniteFloatRange(0.5, 0.999)
 """Confidence level of an interval."""
 CUTOFF = click.IntRange(1, MAX_CUTOFF)
 """A ranking depth (candidates kept, rerank depth): the same range as every cut-off k."""
