@@ -13,9 +13,12 @@ CUTOFF_EXPECTED = f"an integer from 1 to {MAX_CUTOFF}"
 
 
 def parse_cutoff(raw: str, source: str = "<command line>", field: str = "-k") -> int:
-    """A cut-off written as text: ASCII digits only, 1..MAX_CUTOFF, else `InputError`."""
-    text = raw.strip()
-    text = text[1:] if text.startswith("+") else text
+    """A cut-off written as text (`ndcg@10`): ASCII digits only, 1..MAX_CUTOFF, else
+    `InputError`."""
+    return _digits(raw, raw, source, field)
+
+
+def _digits(text: str, raw: object, source: str, field: str) -> int:
     # str.isdigit also accepts superscripts and other scripts' digits, which int() refuses
     # or reads differently: only ASCII digits are a cut-off. The length test keeps int()
     # from converting thousands of digits.
@@ -40,4 +43,5 @@ def parse_k(raw: str | int | float, source: str = "<command line>", field: str =
         if raw != raw or not raw.is_integer() or not 1 <= raw <= MAX_CUTOFF:
             raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
         return int(raw)
-    return parse_cutoff(raw, source, field)
+    text = raw.strip()
+    return _digits(text[1:] if text.startswith("+") else text, raw, source, field)
