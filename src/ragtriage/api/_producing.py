@@ -90,6 +90,7 @@ def run_files(
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     if endpoint.given and endpoint.missing():
         raise RequestError("--base-url and --model go together")
+    endpoint.check_base_url()
     if snapshot is None:
         raise RequestError("give --snapshot: the documents to retrieve from")
     generation = None
