@@ -31,6 +31,8 @@ class Send:
     """Seconds between single bytes of the body (0: all at once)."""
     length: bool = True
     """Send a Content-Length header (else the body ends when the connection closes)."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """More headers."""
 
 
 def envelope(content: str, finish: str = "stop", usage: Any = None) -> bytes:
@@ -99,6 +101,8 @@ def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
             try:
                 self.send_response(send.status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in send.headers:
+                    self.send_header(name, value)
                 if send.length:
                     self.send_header("Content-Length", str(len(send.body)))
                 else:

@@ -7,6 +7,7 @@ Every reply is generated at test time by an in-process server (no model is neede
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import sqlite3
 import time
@@ -161,6 +162,26 @@ def test_an_oversize_reply_is_not_read_retried_or_cached(tmp_path: Path, length:
     assert requests == 1
     assert len(cache) == 0
     cache.close()
+
+
+def test_a_gzip_bomb_is_capped_after_decoding(tmp_path: Path) -> None:
+    # 2 MiB of zeros compress to ~2 KiB; the cap counts decoded bytes.
+    bomb = gzip.compress(b"0" * (2 << 20))
+    send = Send(bomb, headers=(("Content-Encoding", "gzip"),))
+    with serve(lambda task, user, number: send) as server:
+        reply, requests = _call(server.url, {"max_reply_bytes": 4096, "max_retries": 0})
+    assert len(bomb) < 4096
+    assert reply.error == "reply larger than 4096 bytes (--max-reply-bytes); not read, not cached"
+    assert requests == 1
+
+
+def test_a_broken_content_encoding_is_a_failed_call(tmp_path: Path) -> None:
+    send = Send(b"not gzip at all", headers=(("Content-Encoding", "gzip"),))
+    with serve(lambda task, user, number: send) as server:
+        reply, _ = _call(server.url, {"max_retries": 0})
+    assert reply.error is not None
+    assert reply.error.startswith("transport error: DecodingError: ")
+    assert reply.error.endswith("(after 1 attempt)")
 
 
 def test_oversize_reply_through_the_command_is_cannot_judge(tmp_path: Path) -> None:

@@ -251,7 +251,7 @@ class ChatClient:
                     status, headers, payload = await self._post(body)
                 except (TimeoutError, httpx.TimeoutException):
                     last_error = f"timed out after {self.options.timeout:g} s"
-                except httpx.TransportError as exc:
+                except httpx.HTTPError as exc:  # transport, bad content encoding, redirects
                     last_error = f"transport error: {type(exc).__name__}: {exc}"
                 except _TooLarge:
                     # The same request would get the same reply: neither retried nor cached.
