@@ -105,7 +105,9 @@ def test_no_server_listening_is_exit_2_and_no_labels_file(tmp_path: Path) -> Non
         "Error: every judge call failed (6 of 6), no labels written; "
         "first failure: transport error: ConnectError: "
     )
-    assert line.endswith(f"(after 1 attempt); check that a server answers at {url}")
+    assert line.endswith(
+        f"(after 1 attempt); check that a judge model answers at {url} (--base-url, --model)"
+    )
     assert not list((tmp_path / "out").glob("*.json"))
 
 
@@ -117,7 +119,8 @@ def test_a_server_that_only_answers_prose_is_exit_2(tmp_path: Path) -> None:
     assert stderr == (
         "Error: every judge call failed (5 of 5), no labels written; first failure: "
         "unparseable judge answer: not a JSON object (Expecting value at char 0): "
-        f"'Looks right to me.'; check that a server answers at {server.url}\n"
+        f"'Looks right to me.'; check that a judge model answers at {server.url} "
+        "(--base-url, --model)\n"
     )
     assert not list((tmp_path / "out").glob("*.json"))
 

@@ -181,5 +181,6 @@ def check_answered(result: JudgeResult, base_url: str) -> None:
     why = s.stopped or s.first_failure or "no reason recorded"
     raise JudgeFailed(
         f"every judge call failed ({s.failures} of {s.calls}), no labels written; "
-        f"first failure: {why}; check that a server answers at {base_url}"
+        f"first failure: {why}; check that a judge model answers at {base_url} "
+        "(--base-url, --model)"
     )
