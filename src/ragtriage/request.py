@@ -56,6 +56,7 @@ class RequestOptions(TypedDict, total=False):
     metrics: Iterable[str]
     label_policy: LabelPolicy
     allow_unreviewed: bool
+    allow_missing: bool
     accept_self_labelling: bool
     evidence_level: LevelChoice
     tags: Iterable[str]
@@ -106,6 +107,8 @@ class Request:
     """Which labels count."""
     allow_unreviewed: bool = False
     """Score unreviewed answers as not applicable instead of refusing the input."""
+    allow_missing: bool = False
+    """Accept runs without a result for some questions: listed as no result, never scored."""
     accept_self_labelling: bool = False
     """Use judge labels made by the run's own generator."""
     evidence_level: LevelChoice = "auto"
@@ -130,6 +133,7 @@ class Request:
         metrics: Iterable[str] = (),
         label_policy: LabelPolicy = "human-first",
         allow_unreviewed: bool = False,
+        allow_missing: bool = False,
         accept_self_labelling: bool = False,
         evidence_level: LevelChoice = "auto",
         tags: Iterable[str] = (),
@@ -154,6 +158,7 @@ class Request:
             metrics=tuple([metrics] if isinstance(metrics, str) else metrics),
             label_policy=label_policy,
             allow_unreviewed=allow_unreviewed,
+            allow_missing=allow_missing,
             accept_self_labelling=accept_self_labelling,
             evidence_level=evidence_level,
             selection=QuestionSelection(
@@ -235,6 +240,7 @@ class Request:
             metrics=self.metric_names if metrics is None else list(metrics),
             label_policy=self.label_policy,
             allow_unreviewed=self.allow_unreviewed,
+            allow_missing=self.allow_missing,
             accept_self_labelling=self.accept_self_labelling,
             evidence_level=self.evidence_level,
             calibrations=read_calibrations(self.calibrations),

@@ -95,6 +95,7 @@ def test_columnar_metric_picks_summary_and_question_keys() -> None:
     ("extra", "named"),
     [
         (["--labels", "x.json"], "--labels"),
+        (["--allow-missing"], "--allow-missing"),
         (["--calibration", "c.json"], "--calibration"),
         (["--tag", "billing", "--id", "q*"], "--tag, --id"),
         (["--html", "out.html"], "--html"),

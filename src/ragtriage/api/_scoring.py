@@ -77,7 +77,6 @@ def compare_files(
     seed: int = 0,
     resamples: int = 5000,
     permutations: int = 10000,
-    allow_different_questions: bool = False,
     allow_different_snapshot: bool = False,
     no_grouping: bool = False,
     notify: Notify | None = None,
@@ -95,7 +94,6 @@ def compare_files(
         seed=seed,
         resamples=resamples,
         permutations=permutations,
-        allow_different_questions=allow_different_questions,
         allow_different_snapshot=allow_different_snapshot,
         no_grouping=no_grouping,
         notify=notify,
@@ -110,7 +108,6 @@ def compare_request(
     seed: int = 0,
     resamples: int = 5000,
     permutations: int = 10000,
-    allow_different_questions: bool = False,
     allow_different_snapshot: bool = False,
     no_grouping: bool = False,
     notify: Notify | None = None,
@@ -127,7 +124,7 @@ def compare_request(
         seed=seed,
         resamples=resamples,
         permutations=permutations,
-        allow_different_questions=allow_different_questions,
+        allow_missing=request.allow_missing,
         allow_different_snapshot=allow_different_snapshot,
         group=not no_grouping,
     )
@@ -304,6 +301,7 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
 
     given = [
         ("--labels", bool(request.labels)),
+        ("--allow-missing", request.allow_missing),
         ("--accept-self-labelling", request.accept_self_labelling),
         ("--versions", request.versions is not None),
         ("--calibration", bool(request.calibrations)),

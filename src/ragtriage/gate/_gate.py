@@ -288,6 +288,7 @@ def gate(
             seed=seed,
             resamples=resamples,
             permutations=permutations,
+            allow_missing=evaluation.allow_missing,
             group=False,
         )
     results: list[RuleResult] = [_block(rule, target) for rule in policy.policy.block]
@@ -308,4 +309,5 @@ def gate(
         len(target.questions),
         _unique(results),
         evaluation.sources,
+        no_result=target.no_result,
     )

@@ -216,6 +216,7 @@ def _check_run(
     index: SnapshotIndex,
     allow_unreviewed: bool,
     policy: LabelPolicy,
+    allow_missing: bool,
 ) -> None:
     file = c.ds.run_file(run.name)
     c.run_prefix = f"runs[{run.name}]." if c.ds.article else ""
@@ -233,9 +234,13 @@ def _check_run(
                 "no such question",
             )
     for qid in questions:
-        if qid not in counts:
+        if qid not in counts and not allow_missing:
             c.add(
-                file, qid, "results", f"a result for every question (run {run.name!r})", "no result"
+                file,
+                qid,
+                "results",
+                f"a result for every question (run {run.name!r}; or --allow-missing)",
+                "no result",
             )
     needs_k = any(res.context is None and (res.candidates or res.reranked) for res in run.results)
     if needs_k and k is None:
@@ -259,12 +264,17 @@ def check_dataset(
     *,
     allow_unreviewed: bool = False,
     label_policy: LabelPolicy = "human-first",
+    allow_missing: bool = False,
 ) -> list[Problem]:
-    """Every semantic problem of a dataset, given each run's cut-off."""
+    """Every semantic problem of a dataset, given each run's cut-off.
+
+    `allow_missing` accepts runs without a result for some questions (they are listed as
+    no result by `evaluate`, never scored).
+    """
     index = SnapshotIndex.build(ds.snapshot)
     c = Checker(ds)
     check_snapshot(c, index)
     check_evalset(c, index)
     for run in ds.runs:
-        _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy)
+        _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy, allow_missing)
     return c.problems
