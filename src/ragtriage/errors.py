@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Collection
 from dataclasses import dataclass
+
+SUGGEST_LIMIT = 100_000
+"""Above this many known names, no "did you mean" is looked for (it would be too slow)."""
+
+
+def did_you_mean(found: str, known: Collection[str]) -> str:
+    """` (did you mean 'd-reset'?)` when a known name is close to `found`, else ``.
+
+    Closeness is `difflib`'s ratio (at least 0.75); the closest name wins, ties by name.
+    """
+    if not found or len(known) > SUGGEST_LIMIT:
+        return ""
+    close = difflib.get_close_matches(found, sorted(known), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 @dataclass(frozen=True, order=True)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..errors import SUGGEST_LIMIT, did_you_mean
 from ..schemas import Chunk, Document, Snapshot
 
 EvidenceLevel = Literal["document", "chunk", "span"]
@@ -40,6 +41,12 @@ class SnapshotIndex:
     def known(self, item_id: str) -> bool:
         """True for a document or chunk ID of the snapshot."""
         return item_id in self.documents or item_id in self.chunks
+
+    def unknown(self, item_id: str) -> str:
+        """How an unknown ID is shown in a problem: `'d-rest' (did you mean 'd-reset'?)`."""
+        if len(self.documents) + len(self.chunks) > SUGGEST_LIMIT:
+            return repr(item_id)
+        return repr(item_id) + did_you_mean(item_id, self.documents.keys() | self.chunks.keys())
 
     def document_of(self, item_id: str) -> str:
         """The document an ID belongs to (itself for a document ID)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import did_you_mean
 from ..loading import Dataset, SnapshotIndex
 from ._checker import Checker, dupes
 
@@ -36,7 +37,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                 None,
                 f"{where}.document_id",
                 "the ID of a document in the snapshot",
-                repr(chunk.document_id),
+                repr(chunk.document_id) + did_you_mean(chunk.document_id, index.documents.keys()),
             )
             continue
         if not chunk.start < chunk.end <= len(doc.text):
@@ -63,7 +64,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                     None,
                     f"documents[id={doc.id}].supersedes",
                     "IDs of other documents in the snapshot",
-                    repr(old),
+                    repr(old) + did_you_mean(old, index.documents.keys() - {doc.id}),
                 )
 
 
@@ -99,7 +100,7 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
                         q.id,
                         f"required_evidence[{gi}]",
                         "IDs of documents or chunks in the snapshot",
-                        repr(item),
+                        index.unknown(item),
                     )
         if ds.article:
             for dup in dupes(i for g in q.required_evidence for i in g.any_of):
@@ -112,7 +113,7 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
                         q.id,
                         f"reference_facts[id={fact.id}].evidence",
                         "IDs of documents or chunks in the snapshot",
-                        repr(item),
+                        index.unknown(item),
                     )
         if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
             c.add(

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-from ..errors import Problem
+from ..errors import Problem, did_you_mean
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import LabelPolicy, QuestionResult, Run
 from ._checker import Checker, dupes
@@ -31,7 +31,7 @@ def _check_ranking(
                 res.question_id,
                 field,
                 "IDs of documents or chunks in the snapshot",
-                repr(item),
+                index.unknown(item),
             )
 
 
@@ -231,7 +231,7 @@ def _check_run(
                 qid,
                 "results.question_id",
                 "a question of the evaluation set",
-                "no such question",
+                "no such question" + did_you_mean(qid, questions.keys()),
             )
     for qid in questions:
         if qid not in counts and not allow_missing:
@@ -251,11 +251,40 @@ def _check_run(
             "a cut-off for the final context (give -k, or record the context or provenance.k)",
             "none",
         )
+    before = len(c.problems)
     for res in run.results:
         question = questions.get(res.question_id)
         facts = {f.id for f in question.reference_facts} if question else set()
         _check_result(c, file, res, k, index, facts, allow_unreviewed, policy)
+    _forgotten_labels(c, run, file, before)
     c.run_prefix = ""
+
+
+def _forgotten_labels(c: Checker, run: Run, file: str, before: int) -> None:
+    """One problem instead of one per claim and fact when the run carries no label at all.
+
+    Labels usually live in a labels file; a run without a single label most likely means
+    that file was not given.
+    """
+    if any(res.fact_labels or any(cl.labels for cl in res.claims or ()) for res in run.results):
+        return
+    unlabelled = [
+        p
+        for p in c.problems[before:]
+        if p.found == "no label" and p.field.endswith(("labels", "fact_labels"))
+    ]
+    if not unlabelled:
+        return
+    c.problems[before:] = [p for p in c.problems[before:] if p not in unlabelled]
+    c.add(
+        file,
+        None,
+        "labels",
+        "a review label for every claim and reference fact of an answer (in the run or a "
+        "--labels FILE; or --allow-unreviewed)",
+        f"no labels for run {run.name!r} ({len(unlabelled)} claims and reference facts "
+        "without one): did you forget --labels FILE?",
+    )
 
 
 def check_dataset(
