@@ -224,16 +224,21 @@ class Request:
         return kept
 
     def evaluate_loaded(
-        self, dataset: Dataset, metrics: Sequence[str] | None = None
+        self,
+        dataset: Dataset,
+        metrics: Sequence[str] | None = None,
+        notify: Notify | None = None,
     ) -> Evaluation:
         """Score the selected questions of an already loaded dataset with this request's policy.
 
-        `metrics` overrides the request's measures (None: the request's own).
+        `metrics` overrides the request's measures (None: the request's own). A `k` that
+        no result of a run uses (each records its context) is said in a note to `notify`.
         """
         from .calibration import read_calibrations
+        from .evaluation import k_not_used_note
         from .filters import evaluate_selected
 
-        return evaluate_selected(
+        evaluation = evaluate_selected(
             dataset,
             self.selection,
             k=self.k,
@@ -245,6 +250,11 @@ class Request:
             evidence_level=self.evidence_level,
             calibrations=read_calibrations(self.calibrations),
         )
+        if self.k is not None:
+            for run in evaluation.runs:
+                if not run.k_used:
+                    (notify or log_notice)(Notice("note", k_not_used_note(run.name, self.k)))
+        return evaluation
 
     def evaluate(
         self,
@@ -254,7 +264,7 @@ class Request:
         metrics: Sequence[str] | None = None,
     ) -> Evaluation:
         """Load (see `load`) and score (see `evaluate_loaded`)."""
-        return self.evaluate_loaded(self.load(command, notify), metrics)
+        return self.evaluate_loaded(self.load(command, notify), metrics, notify)
 
 
 def _words(values: Iterable[str]) -> tuple[str, ...]:

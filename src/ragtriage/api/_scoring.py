@@ -117,7 +117,7 @@ def compare_request(
 
     loaded = request.load("compare", notify, example_runs_once=True)
     names = pick_runs(loaded, baseline, list(candidates))
-    evaluation = request.evaluate_loaded(loaded)
+    evaluation = request.evaluate_loaded(loaded, notify=notify)
     comparison = compare(
         evaluation,
         names,
@@ -182,7 +182,7 @@ def gate_request(
     loaded = request.load("gate", notify, example_runs_once=True)
     names = pick_runs(loaded, baseline, [] if candidate is None else [candidate], gated=True)
     wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
-    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)))
+    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)), notify)
     return gate(
         evaluation,
         loaded_policy,
@@ -345,6 +345,12 @@ def evaluate_columnar(
         allow_unreviewed=request.allow_unreviewed,
         evidence_level=request.evidence_level,
     )
+    from ..evaluation import k_not_used_note
+
+    if request.k is not None:
+        for run in result.runs:
+            if not run.k_used:
+                (notify or log_notice)(Notice("note", k_not_used_note(run.name, request.k)))
     hidden = sum(split == HOLDOUT for split in result.splits)
     if hidden:
         (notify or log_notice)(Notice("note", f"{hidden} holdout question(s) left out"))
