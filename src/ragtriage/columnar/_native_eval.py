@@ -354,7 +354,7 @@ def _columnar(
         out.append(
             _result(
                 run.header.name, run.k, ev.ids, scores, findings, stages,
-                bool(run.context_derived.any()),
+                bool(run.context_derived.size == 0 or run.context_derived.any()),
             )
         )
     return NativeEvaluation(tuple(out), "columnar", None, reference_rows, tuple(ev.split))

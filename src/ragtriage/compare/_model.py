@@ -162,7 +162,9 @@ class PairComparison:
     """Questions left out because no run of the candidate has a result for them."""
 
     def left_out(self) -> str | None:
-        """`left out (no result): 2 in base 'a' (q3, q4), 0 in candidate 'b'`; None when none."""
+        """`questions left out (no result): 2 of base 'a' (q3, q4); 0 of candidate 'b'`.
+
+        None when both sides answered every question they were compared on."""
         if not self.base_no_result and not self.candidate_no_result:
             return None
         sides = [

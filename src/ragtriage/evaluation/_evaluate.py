@@ -275,7 +275,8 @@ def evaluate(
                     chosen, views, [r.scores for r in records], calibrations
                 ),
                 no_result=tuple(q.id for q in questions if q.id not in results),
-                k_used=any(v.context_derived for v in views),
+                # A run without results says nothing about k: shown as given.
+                k_used=not views or any(v.context_derived for v in views),
             )
         )
     return Evaluation(
