@@ -194,3 +194,17 @@ def test_a_k_that_cuts_a_ranking_is_shown_and_not_noted(tmp_path: Path) -> None:
     code, table, stderr = _evaluate(tmp_path, {"run": [cut, _refusal()]}, "-k", "1")
     assert (code, stderr) == (0, "")
     assert "run (k=1)" in table
+
+
+def test_a_labels_file_naming_a_mistyped_question_gets_a_suggestion(tmp_path: Path) -> None:
+    args = write_files(tmp_path, DOCS, QUESTIONS, {"run": [_good(), _refusal()]})
+    labels = write_json(tmp_path / "labels.json", {
+        "schema_version": 1, "kind": "labels", "run": "run", "labeller": {"kind": "human", "name": "mei"},
+        "fact_labels": [{"question_id": "q11", "label": {"fact_id": "f1", "verdict": "covered"}}],
+    })
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--labels", str(labels)])
+    assert out.exit_code == 2
+    assert out.stderr.splitlines()[1:] == [
+        f"- {labels}: question 'q11': fact_labels.question_id: expected a question answered by "
+        "run 'run'; found no such result (did you mean 'q1'?)",
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ProblemCollector
+from ..errors import ProblemCollector, did_you_mean
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
 from ._article import ARTICLE_DEFAULT_K, convert_article
@@ -64,7 +64,7 @@ def _attach_labels(
                     entry.question_id,
                     "claim_labels.question_id",
                     f"a question answered by run {run.name!r}",
-                    "no such result",
+                    "no such result" + did_you_mean(entry.question_id, results.keys()),
                 )
                 continue
             ids = [c.id or f"c{n}" for n, c in enumerate(result.claims or [], start=1)]
@@ -87,7 +87,7 @@ def _attach_labels(
                     fentry.question_id,
                     "fact_labels.question_id",
                     f"a question answered by run {run.name!r}",
-                    "no such result",
+                    "no such result" + did_you_mean(fentry.question_id, results.keys()),
                 )
                 continue
             fact_updates.setdefault(fentry.question_id, []).append(fentry.label)
