@@ -208,3 +208,34 @@ def test_a_labels_file_naming_a_mistyped_question_gets_a_suggestion(tmp_path: Pa
         f"- {labels}: question 'q11': fact_labels.question_id: expected a question answered by "
         "run 'run'; found no such result (did you mean 'q1'?)",
     ]
+
+
+def test_suggestions_stop_after_a_budget_so_a_wrong_file_stays_fast() -> None:
+    from ragtriage.errors import SUGGEST_BUDGET, Suggestions
+
+    suggest = Suggestions([f"doc-{n:05d}" for n in range(5_000)])
+    hints = [suggest(f"doc-{n:05d}x") for n in range(SUGGEST_BUDGET + 5)]
+    assert hints[0] == " (did you mean 'doc-00000'?)"
+    assert all(hints[:SUGGEST_BUDGET])
+    assert hints[SUGGEST_BUDGET:] == [""] * 5
+
+
+def test_mistyped_snapshot_references_get_suggestions(tmp_path: Path) -> None:
+    docs = [doc("d-reset", "reset"), doc("d-new", "new", supersedes=["d-rset", "d-new"])]
+    chunks = [{"id": "c1", "document_id": "d-rest", "start": 0, "end": 2}]
+    write_json(tmp_path / "snapshot.json", {"schema_version": 1, "kind": "snapshot",
+                                            "snapshot_id": "s", "documents": docs, "chunks": chunks})
+    write_files(tmp_path, [], QUESTIONS[1:], {})
+    write_json(tmp_path / "snapshot.json", {"schema_version": 1, "kind": "snapshot",
+                                            "snapshot_id": "s", "documents": docs, "chunks": chunks})
+    out = CliRunner().invoke(cli, ["evaluate", str(tmp_path / "evalset.json"), "--snapshot",
+                                   str(tmp_path / "snapshot.json")])
+    assert out.exit_code == 2
+    assert out.stderr.replace(str(tmp_path), "{d}").splitlines()[1:] == [
+        "- {d}/snapshot.json: chunks[id=c1].document_id: expected the ID of a document in the "
+        "snapshot; found 'd-rest' (did you mean 'd-reset'?)",
+        "- {d}/snapshot.json: documents[id=d-new].supersedes: expected IDs of other documents in "
+        "the snapshot; found 'd-rset' (did you mean 'd-reset'?)",
+        "- {d}/snapshot.json: documents[id=d-new].supersedes: expected IDs of other documents in "
+        "the snapshot; found 'd-new'",
+    ]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
-from ..errors import SUGGEST_LIMIT, did_you_mean
+from ..errors import Suggestions
 from ..schemas import Chunk, Document, Snapshot
 
 EvidenceLevel = Literal["document", "chunk", "span"]
@@ -44,9 +45,11 @@ class SnapshotIndex:
 
     def unknown(self, item_id: str) -> str:
         """How an unknown ID is shown in a problem: `'d-rest' (did you mean 'd-reset'?)`."""
-        if len(self.documents) + len(self.chunks) > SUGGEST_LIMIT:
-            return repr(item_id)
-        return repr(item_id) + did_you_mean(item_id, self.documents.keys() | self.chunks.keys())
+        return repr(item_id) + self._suggestions(item_id)
+
+    @cached_property
+    def _suggestions(self) -> Suggestions:
+        return Suggestions(self.documents.keys() | self.chunks.keys())
 
     def document_of(self, item_id: str) -> str:
         """The document an ID belongs to (itself for a document ID)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import did_you_mean
+from ..errors import Suggestions
 from ..loading import Dataset, SnapshotIndex
 from ._checker import Checker, dupes
 
@@ -20,6 +20,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
         c.add(file, None, f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
     for dup in dupes(ch.id for ch in ds.snapshot.chunks):
         c.add(file, None, f"chunks[id={dup}]", "unique chunk IDs", f"{dup!r} more than once")
+    document_ids = Suggestions(index.documents.keys())
     for chunk in ds.snapshot.chunks:
         where = f"chunks[id={chunk.id}]"
         if chunk.id in index.documents:
@@ -37,7 +38,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                 None,
                 f"{where}.document_id",
                 "the ID of a document in the snapshot",
-                repr(chunk.document_id) + did_you_mean(chunk.document_id, index.documents.keys()),
+                repr(chunk.document_id) + document_ids(chunk.document_id),
             )
             continue
         if not chunk.start < chunk.end <= len(doc.text):
@@ -64,7 +65,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                     None,
                     f"documents[id={doc.id}].supersedes",
                     "IDs of other documents in the snapshot",
-                    repr(old) + did_you_mean(old, index.documents.keys() - {doc.id}),
+                    repr(old) + ("" if old in index.documents else document_ids(old)),
                 )
 
 

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-from ..errors import Problem, did_you_mean
+from ..errors import Problem, Suggestions
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import LabelPolicy, QuestionResult, Run
 from ._checker import Checker, dupes
@@ -222,6 +222,7 @@ def _check_run(
     c.run_prefix = f"runs[{run.name}]." if c.ds.article else ""
     questions = {q.id: q for q in c.ds.evalset.questions}
     counts = Counter(res.question_id for res in run.results)
+    question_ids = Suggestions(questions.keys())
     for qid, n in sorted(counts.items()):
         if n > 1:
             c.add(file, qid, "results", "one result per question", f"{n} results")
@@ -231,7 +232,7 @@ def _check_run(
                 qid,
                 "results.question_id",
                 "a question of the evaluation set",
-                "no such question" + did_you_mean(qid, questions.keys()),
+                "no such question" + question_ids(qid),
             )
     for qid in questions:
         if qid not in counts and not allow_missing:
