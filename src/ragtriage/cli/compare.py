@@ -64,11 +64,6 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
     "(exact enumeration when few questions differ).",
 )
 @click.option(
-    "--allow-different-questions",
-    is_flag=True,
-    help="Compare runs whose evaluation set or question set differs.",
-)
-@click.option(
     "--allow-different-snapshot", is_flag=True, help="Compare runs recorded on different snapshots."
 )
 @click.option(
@@ -87,7 +82,6 @@ def compare_command(
     seed: int,
     resamples: int,
     permutations: int,
-    allow_different_questions: bool,
     allow_different_snapshot: bool,
     no_grouping: bool,
     fmt: str,
@@ -107,7 +101,6 @@ def compare_command(
         seed=seed,
         resamples=resamples,
         permutations=permutations,
-        allow_different_questions=allow_different_questions,
         allow_different_snapshot=allow_different_snapshot,
         no_grouping=no_grouping,
         notify=print_notice,

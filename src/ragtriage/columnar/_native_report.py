@@ -112,6 +112,7 @@ def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dic
             {
                 "name": run.name,
                 "k": run.k,
+                "k_used": run.k_used,
                 "summary": {name: _aggregate_json(run.summary[name]) for name in measures},
                 "diagnosis": {
                     "primary": run.primary_counts(),
@@ -144,7 +145,7 @@ def _rows(result: NativeEvaluation, measures: Sequence[str]) -> list[list[str]]:
 
 
 def _header(result: NativeEvaluation) -> list[str]:
-    return ["metric", "averaging", *(f"{run.name} (k={run.k})" for run in result.runs)]
+    return ["metric", "averaging", *(f"{run.name} ({run.cutoff})" for run in result.runs)]
 
 
 def _note(result: NativeEvaluation) -> str:

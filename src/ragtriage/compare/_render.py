@@ -129,6 +129,10 @@ def _pair_json(p: PairComparison) -> dict[str, Any]:
             "confounded": p.provenance.confounded,
         },
         "counts": {status: p.count(status) for status in STATUS_ORDER},
+        "no_result": {
+            "base": list(p.base_no_result),
+            "candidate": list(p.candidate_no_result),
+        },
         "metrics": {m.metric: _metric_json(m) for m in p.metrics},
         "questions": [_question_json(q) for q in p.questions],
     }
@@ -262,6 +266,8 @@ def render_comparison_table(comparison: Comparison, width: int = 140) -> str:
         console.print(line)
     for pair in comparison.pairs:
         console.print(_headline(pair))
+        if pair.left_out() is not None:
+            console.print(pair.left_out(), markup=False, highlight=False)
         if pair.provenance.differences:
             ptable = Table(title="conditions that differ")
             for name in ("condition", pair.base.label, pair.candidate.label):
@@ -304,6 +310,8 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         lines += [f"- {line}"]
     for pair in comparison.pairs:
         lines += [*([""] if lines[-1] else []), f"### {_headline(pair)}", ""]
+        if pair.left_out() is not None:
+            lines += [f"{pair.left_out()}.", ""]
         for status in ("regressed", "mixed", "improved", "changed"):
             chosen = [q for q in pair.questions if q.status == status]
             if not chosen:

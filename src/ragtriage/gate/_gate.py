@@ -305,6 +305,7 @@ def gate(
             seed=seed,
             resamples=resamples,
             permutations=permutations,
+            allow_missing=evaluation.allow_missing,
             group=False,
         )
     results: list[RuleResult] = [_block(rule, target) for rule in policy.policy.block]
@@ -325,4 +326,5 @@ def gate(
         len(target.questions),
         _unique([_fail_non_finite(r) for r in results]),
         evaluation.sources,
+        no_result=target.no_result,
     )

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ..evaluation import NO_RESULT
 from ._model import GateResult
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIP"}
@@ -30,6 +31,7 @@ def gate_json(result: GateResult) -> dict[str, Any]:
         "run": result.run,
         "baseline": result.baseline,
         "questions": result.questions,
+        "no_result": list(result.no_result),
         "passed": result.passed,
         "counts": {v: result.count(v) for v in ("pass", "fail", "skipped")},
         "rules": [
@@ -61,8 +63,15 @@ def _headline(result: GateResult) -> str:
         f"gate {verdict}: run {result.run}{against}, policy {result.policy_name!r} "
         f"(sha256 {result.policy_sha256}); {result.count('pass')} passed, "
         f"{result.count('fail')} failed, {result.count('skipped')} skipped, "
-        f"{result.questions} questions"
+        f"{result.questions} questions{_no_result(result)}"
     )
+
+
+def _no_result(result: GateResult) -> str:
+    """` (not gated, no result: q3, q4)` when the run has no result for some questions."""
+    if not result.no_result:
+        return ""
+    return f" (not gated, {NO_RESULT}: {', '.join(result.no_result)})"
 
 
 def _rows(result: GateResult) -> list[list[str]]:
@@ -92,7 +101,7 @@ def render_gate_markdown(result: GateResult) -> str:
     lines = [f"## {icon} ragtriage gate: {'passed' if result.passed else 'failed'}", ""]
     against = f" against `{result.baseline}`" if result.baseline else ""
     lines += [
-        f"Run `{result.run}`{against}, {result.questions} questions; "
+        f"Run `{result.run}`{against}, {result.questions} questions{_no_result(result)}; "
         f"policy **{result.policy_name}** "
         f"(`{result.policy_path}`, sha256 `{result.policy_sha256}`).",
         "",
@@ -141,6 +150,7 @@ def render_junit(result: GateResult) -> str:
         ("run", result.run),
         ("baseline", result.baseline or ""),
         ("questions", str(result.questions)),
+        ("no_result", ", ".join(result.no_result)),
     ):
         ET.SubElement(props, "property", name=key, value=value)
     for r in result.rules:

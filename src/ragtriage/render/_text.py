@@ -15,7 +15,7 @@ from ..boundaries.report import (
 )
 from ..calibration import LabelSources
 from ..diagnosis import diagnose_run, slice_rows
-from ..evaluation import Evaluation
+from ..evaluation import NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate
 
 _DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
@@ -95,7 +95,14 @@ def _question_rows(evaluation: Evaluation, run_index: int) -> tuple[list[str], l
         verdict = verdicts[rec.question_id]
         more = f" (+{', '.join(verdict.secondary)})" if verdict.secondary else ""
         rows.append([rec.question_id, rec.outcome or "-", *values, verdict.primary + more])
+    rows += [[qid, NO_RESULT, *("-" for _ in names), NO_RESULT] for qid in run.no_result]
     return header, rows
+
+
+def _notes(evaluation: Evaluation) -> list[str]:
+    """Questions without a result, per run (`--allow-missing`)."""
+    found = (no_result_note(run.name, run.no_result) for run in evaluation.runs)
+    return [note for note in found if note is not None]
 
 
 def render_table(evaluation: Evaluation, width: int = 200) -> str:
@@ -106,11 +113,11 @@ def render_table(evaluation: Evaluation, width: int = 200) -> str:
     table.add_column("metric")
     table.add_column("averaging")
     for run in evaluation.runs:
-        table.add_column(f"{run.name} (k={run.k})")
+        table.add_column(f"{run.name} ({run.cutoff})")
     for row in _summary_rows(evaluation):
         table.add_row(*row)
     console.print(table)
-    for note in evaluation.calibration_notes:
+    for note in [*_notes(evaluation), *evaluation.calibration_notes]:
         console.print(f"note: {note}", markup=False, highlight=False)
     for run in evaluation.runs:
         dtable = Table(title=f"{run.name}: failing questions per slice, worst first")
@@ -131,7 +138,7 @@ def render_table(evaluation: Evaluation, width: int = 200) -> str:
     for line in evaluation_boundary_lines(evaluation):
         console.print(line, markup=False, highlight=False)
     for index, run in enumerate(evaluation.runs):
-        if len(run.questions) > PER_QUESTION_LIMIT:
+        if len(run.questions) + len(run.no_result) > PER_QUESTION_LIMIT:
             console.print(
                 f"{run.name}: {len(run.questions)} questions; per-question values in --format json"
             )
@@ -150,7 +157,8 @@ def render_markdown(evaluation: Evaluation) -> str:
     """A paste-ready Markdown summary for a pull request."""
     lines = ["## ragtriage evaluation", ""]
     runs = ", ".join(
-        f"`{r.name}` (k={r.k}, evidence matched by {r.evidence_level})" for r in evaluation.runs
+        f"`{r.name}` ({r.cutoff}, evidence matched by {r.evidence_level})"
+        for r in evaluation.runs
     )
     lines += [
         f"Runs: {runs}. Values are value (numerator/denominator); n/a means an empty denominator.",
@@ -158,8 +166,9 @@ def render_markdown(evaluation: Evaluation) -> str:
     ]
     header = ["metric", "averaging", *(r.name for r in evaluation.runs)]
     lines += md_table(header, _summary_rows(evaluation))
-    if evaluation.calibration_notes:
-        lines += ["", *(f"Note: {note}" for note in evaluation.calibration_notes)]
+    notes = [*_notes(evaluation), *evaluation.calibration_notes]
+    if notes:
+        lines += ["", *(f"Note: {note}" for note in notes)]
     for run in evaluation.runs:
         lines += ["", f"### {run.name}: failing questions per slice, worst first", ""]
         lines += md_table(_DIAGNOSIS_HEADER, slice_rows(diagnose_run(run)))
@@ -169,7 +178,7 @@ def render_markdown(evaluation: Evaluation) -> str:
         lines += md_table(NEXT_ACTION_HEADER, actions)
     lines += ["", "### Boundaries", "", *evaluation_boundary_lines(evaluation)]
     for index, run in enumerate(evaluation.runs):
-        if len(run.questions) > PER_QUESTION_LIMIT:
+        if len(run.questions) + len(run.no_result) > PER_QUESTION_LIMIT:
             continue
         lines += ["", f"### {run.name}: per question", ""]
         qheader, rows = _question_rows(evaluation, index)

@@ -18,7 +18,8 @@ from ...boundaries.actions import next_action_rows
 from ...boundaries.report import evaluation_boundary_lines
 from ...compare import Comparison, QuestionStages, compare
 from ...diagnosis import RunDiagnosis, diagnose, stage_order
-from ...evaluation import Evaluation
+from ...evaluation import Evaluation, no_result_note
+from ...schemas import Question
 from ._assets import asset
 from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
@@ -82,7 +83,7 @@ def default_comparison(
     }
     return compare(
         evaluation,
-        allow_different_questions=True,
+        allow_missing=True,
         allow_different_snapshot=True,
         stages=stages,
     )
@@ -116,24 +117,38 @@ def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list
     return rows
 
 
+def report_questions(evaluation: Evaluation) -> list[Question]:
+    """The report's questions, in evaluation-set order: every one some run was evaluated on,
+    with or without a result (a run without one shows it as no result)."""
+    seen: dict[str, Question] = {}
+    for run in evaluation.runs:
+        seen.update((v.question.id, v.question) for v in run.views)
+    wanted = {qid for run in evaluation.runs for qid in run.no_result} | set(seen)
+    dataset = evaluation.dataset
+    if dataset is None:
+        return list(seen.values())
+    return [q for q in dataset.evalset.questions if q.id in wanted]
+
+
 def report_data(
     evaluation: Evaluation,
     diagnoses: Sequence[RunDiagnosis],
     comparison: Comparison | None = None,
 ) -> dict[str, Any]:
     """The JSON document the page script reads (see `_payload` for its keys)."""
-    first = evaluation.runs[0] if evaluation.runs else None
     table = [m for m in evaluation.measures if m.name in TABLE_MEASURES]
     all_views = [v for run in evaluation.runs for v in run.views]
+    questions = report_questions(evaluation)
+    ids = [q.id for q in questions]
     return {
         "tool": __version__,
         "runs": [{"name": r.name, "k": r.k} for r in evaluation.runs],
         "stages": list(diagnoses[0].stages) if diagnoses else list(stage_order()),
         "flags": [list(pair) for pair in FLAG_NAMES],
         "measures": [[m.name, m.spec.direction, m.spec.kind] for m in table],
-        "questions": [] if first is None else [question_entry(v) for v in first.views],
+        "questions": [question_entry(q) for q in questions],
         "results": [
-            run_results(run, table, diag)
+            run_results(run, table, diag, ids)
             for run, diag in zip(evaluation.runs, diagnoses, strict=True)
         ],
         "docs": document_entries(all_views),
@@ -200,7 +215,14 @@ def _render(
         sources=evaluation.sources,
         runs=run_infos(evaluation),
         layers=layers(evaluation),
-        calibration_notes=evaluation.calibration_notes,
+        calibration_notes=[
+            *(
+                note
+                for run in evaluation.runs
+                if (note := no_result_note(run.name, run.no_result)) is not None
+            ),
+            *evaluation.calibration_notes,
+        ],
         comparison=comparison_view(comparison),
         # From the diagnoses at hand rather than diagnosing every run again.
         next_actions=next_action_rows(

@@ -25,8 +25,9 @@ from typing import Any
 from ...boundaries.injection import flag_context
 from ...boundaries.sensitive import mask_text
 from ...diagnosis import QuestionDiagnosis, RunDiagnosis
-from ...evaluation import QuestionRecord, RunEvaluation
+from ...evaluation import NO_RESULT, QuestionRecord, RunEvaluation
 from ...metrics import Measure, QuestionView
+from ...schemas import Question
 from .._json import score_json
 
 REQUIRED = 1
@@ -75,9 +76,8 @@ def _masked(text: str | None) -> str | None:
     return None if text is None else mask_text(text)
 
 
-def question_entry(view: QuestionView) -> dict[str, Any]:
+def question_entry(q: Question) -> dict[str, Any]:
     """The run-independent part of one question (every text masked)."""
-    q = view.question
     entry: dict[str, Any] = {"id": q.id, "t": mask_text(q.text), "a": q.answerability}
     entry["s"] = q.split
     if q.tags:
@@ -251,12 +251,20 @@ def run_results(
     run: RunEvaluation,
     measures: Sequence[Measure],
     diagnosis: RunDiagnosis | None,
+    question_ids: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every question's result entry for one run, in evaluation-set order."""
+    """Every question's result entry for one run, in evaluation-set order.
+
+    `question_ids` (default: the run's own questions) is the report's question list; a
+    question the run has no result for gets `{"o": "no result", "v": [null, ...]}`.
+    """
     diagnoses = None if diagnosis is None else {q.question_id: q for q in diagnosis.questions}
-    return [
-        result_entry(
+    found = {
+        record.question_id: result_entry(
             view, record, measures, None if diagnoses is None else diagnoses.get(record.question_id)
         )
         for view, record in zip(run.views, run.questions, strict=True)
-    ]
+    }
+    order = [r.question_id for r in run.questions] if question_ids is None else question_ids
+    missing = {"o": NO_RESULT, "v": [None] * len(measures)}
+    return [found.get(qid, missing) for qid in order]
