@@ -1,7 +1,15 @@
 """Rendering: table, JSON and Markdown (HTML lives beside them)."""
 
 from ._json import aggregate_json, dumps, evaluation_json, question_json, run_json, score_json
-from ._text import fmt_aggregate, fmt_number, fmt_value, render_markdown, render_table
+from ._text import (
+    fmt_aggregate,
+    fmt_number,
+    fmt_value,
+    render_markdown,
+    render_overview,
+    render_table,
+    shown_measures,
+)
 
 __all__ = [
     "aggregate_json",
@@ -12,7 +20,9 @@ __all__ = [
     "fmt_value",
     "question_json",
     "render_markdown",
+    "render_overview",
     "render_table",
     "run_json",
     "score_json",
+    "shown_measures",
 ]
