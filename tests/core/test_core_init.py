@@ -24,7 +24,7 @@ def _run(*args: str) -> tuple[int, str, str]:
 
 def _starter(tmp_path: Path) -> Path:
     target = tmp_path / "my-eval"
-    code, stdout, stderr = _run("init", str(target))
+    code, _stdout, stderr = _run("init", str(target))
     assert (code, stderr) == (0, ""), stderr
     return target
 
