@@ -198,8 +198,8 @@ def _legend(
         if x > x0 and x + item_width > x0 + width:
             x, y = x0, y + 18
         parts.append(
-            f'<rect class="swatch" x="{_num(x)}" y="{_num(y - 1)}" width="12" height="12" '
-            f'fill="{colour}" stroke="#555" stroke-width="0.5" data-name="{escape(name)}"/>'
+            f'<rect x="{_num(x)}" y="{_num(y - 1)}" width="12" height="12" '
+            f'fill="{colour}" stroke="#555" stroke-width="0.5" data-legend="{escape(name)}"/>'
             + _label(x + 16, y + 5, name, 200, anchor="start")
         )
         x += item_width
