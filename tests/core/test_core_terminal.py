@@ -141,3 +141,25 @@ def test_terminal_width_follows_the_terminal(
 
     monkeypatch.setattr(os, "get_terminal_size", terminal)
     assert (terminal_width(), asked) == (width, [1, 2])
+
+
+def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tmp_path: Path) -> None:
+    # The columnar path reads labels inside the run: embed the starter's labels file.
+    run_path = Path(starter[starter.index("--run") + 1])
+    run = json.loads(run_path.read_text(encoding="utf-8"))
+    labels = json.loads(Path(starter[starter.index("--labels") + 1]).read_text(encoding="utf-8"))
+    results = {r["question_id"]: r for r in run["results"]}
+    for entry in labels["claim_labels"]:
+        claims = {c["id"]: c for c in results[entry["question_id"]]["claims"]}
+        claims[entry["claim_id"]].setdefault("labels", []).append(entry["label"])
+    for entry in labels["fact_labels"]:
+        results[entry["question_id"]].setdefault("fact_labels", []).append(entry["label"])
+    (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    data = [starter[0], "--snapshot", starter[2], "--run", str(tmp_path / "run.json"), "--algorithm", "columnar"]
+    code, stdout = _run(["evaluate", *data], "80")
+    assert code == 0, stdout
+    assert "not applicable here: correct_clarification\n" in stdout
+    assert "│ correct_clarification" not in stdout
+    assert _widest(stdout) <= 80
+    everything = _run(["evaluate", *data, "--all-measures"], "80")[1]
+    assert "│ correct_clarification" in everything and "not applicable here" not in everything
