@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ragtriage.cli._common import terminal_width
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
+from ragtriage.render import terminal_width
 from ragtriage.starter import dataset_arguments, write_starter
 
 GOLDEN = Path(__file__).parent / "golden"

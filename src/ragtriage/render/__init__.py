@@ -1,6 +1,7 @@
 """Rendering: table, JSON and Markdown (HTML lives beside them)."""
 
 from ._json import aggregate_json, dumps, evaluation_json, question_json, run_json, score_json
+from ._terminal import MAX_WIDTH, MIN_WIDTH, terminal_width
 from ._text import (
     fmt_aggregate,
     fmt_number,
@@ -12,6 +13,8 @@ from ._text import (
 )
 
 __all__ = [
+    "MAX_WIDTH",
+    "MIN_WIDTH",
     "aggregate_json",
     "dumps",
     "evaluation_json",
@@ -25,4 +28,5 @@ __all__ = [
     "run_json",
     "score_json",
     "shown_measures",
+    "terminal_width",
 ]
