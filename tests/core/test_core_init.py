@@ -37,7 +37,7 @@ def test_init_writes_the_files_and_says_what_next(tmp_path: Path) -> None:
     assert stdout == (
         f"wrote 6 files to {target}:\n"
         "  README.md\n  snapshot.json\n  evalset.json\n  run.json\n  labels.json\n  policy.toml\n"
-        "next:\n"
+        f"{target / 'README.md'} says what each file holds; next:\n"
         f"  ragtriage evaluate {arguments}\n"
         f"  ragtriage report {arguments} -o report.html\n"
     )

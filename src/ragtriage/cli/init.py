@@ -40,6 +40,6 @@ def init_command(directory: Path, force: bool) -> None:
         replaced = " (overwritten)" if path in written.replaced else ""
         click.echo(f"  {path.name}{replaced}")
     arguments = shlex.join(dataset_arguments(str(directory)))
-    click.echo("next:")
+    click.echo(f"{directory / 'README.md'} says what each file holds; next:")
     click.echo(f"  ragtriage evaluate {arguments}")
     click.echo(f"  ragtriage report {arguments} -o report.html")
