@@ -23,6 +23,7 @@ from typing import Unpack
 from .api import gate_files
 from .gate import GateResult, render_gate_markdown, render_gate_table
 from .paths import PathArg, as_path
+from .render import terminal_width
 from .request import Notify, RequestOptions
 
 __all__ = ["GateFailed", "gate"]
@@ -34,7 +35,8 @@ class GateFailed(AssertionError):
     def __init__(self, result: GateResult) -> None:
         self.result = result
         """The gate's verdict, every rule with what it observed."""
-        super().__init__("\n" + render_gate_table(result))
+        # Laid out as `ragtriage gate` prints it, for the terminal the tests run in.
+        super().__init__("\n" + render_gate_table(result, terminal_width()))
 
 
 def gate(

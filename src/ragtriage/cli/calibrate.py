@@ -17,6 +17,7 @@ from ._common import (
     output_option,
     run_option,
     snapshot_option,
+    terminal_width,
     write_output,
 )
 
@@ -100,4 +101,4 @@ def calibrate_command(
     text = dumps(calibration_json(result))
     if record is not None:
         write_output(text, record)
-    write_output(text if fmt == "json" else render_calibration(result), output)
+    write_output(text if fmt == "json" else render_calibration(result, terminal_width()), output)

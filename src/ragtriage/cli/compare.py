@@ -11,7 +11,15 @@ from ..compare import comparison_json, render_comparison_markdown, render_compar
 from ..render import dumps
 from ..request import Request
 from . import _bounds as bounds
-from ._common import examples, format_option, handle_errors, output_option, write_output
+from ._common import (
+    all_measures_option,
+    examples,
+    format_option,
+    handle_errors,
+    output_option,
+    terminal_width,
+    write_output,
+)
 from ._dataset import dataset_options, print_notice
 from .report import html_option, write_html
 
@@ -74,6 +82,7 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
 @format_option()
 @output_option("the report")
 @html_option
+@all_measures_option
 @handle_errors
 def compare_command(
     request: Request,
@@ -87,6 +96,7 @@ def compare_command(
     fmt: str,
     output: Path | None,
     html: Path | None,
+    all_measures: bool = False,
 ) -> None:
     """Compare the runs of DATASET (embedded, --run files, or the example's), question by question.
 
@@ -111,7 +121,7 @@ def compare_command(
     elif fmt == "markdown":
         text = render_comparison_markdown(result)
     else:
-        text = render_comparison_table(result)
+        text = render_comparison_table(result, terminal_width(), all_measures=all_measures)
     write_output(text, output)
     if html is not None:
         write_html(found.evaluation, html, comparison=result)

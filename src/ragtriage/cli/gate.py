@@ -18,6 +18,7 @@ from ._common import (
     format_option,
     handle_errors,
     output_option,
+    terminal_width,
     write_output,
 )
 from ._dataset import dataset_options, print_notice
@@ -92,7 +93,7 @@ def gate_command(
     elif fmt == "markdown":
         text = render_gate_markdown(result)
     else:
-        text = render_gate_table(result)
+        text = render_gate_table(result, terminal_width())
     write_output(text, output)
     if junit is not None:
         junit.write_text(render_junit(result), encoding="utf-8")

@@ -1,7 +1,7 @@
 """Metrics: one registry; per-question scores first, aggregates second."""
 
 from . import boundaries, coverage, evidence, ranking, refusal, stale, support
-from ._aggregate import Aggregate, aggregate
+from ._aggregate import Aggregate, aggregate, not_applicable_everywhere, not_applicable_line
 from ._registry import (
     REGISTRY,
     VALUE_RANGES,
@@ -34,6 +34,8 @@ __all__ = [
     "default_measures",
     "evidence",
     "measures",
+    "not_applicable_everywhere",
+    "not_applicable_line",
     "parse_measure",
     "ranking",
     "refusal",

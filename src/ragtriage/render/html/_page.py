@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..._version import __version__
 from ...boundaries.actions import next_action_rows
@@ -49,6 +49,33 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def inline_code(text: str) -> Markup:
+    """A line of Markdown with `code` spans as HTML: escaped text, spans as `<code>`.
+
+    A line with an unmatched backtick is shown as it is, escaped.
+    """
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return Markup(escape(text))
+    return Markup("").join(
+        Markup("<code>{}</code>").format(part) if i % 2 else escape(part)
+        for i, part in enumerate(parts)
+    )
+
+
+def markdown_bullets(lines: Sequence[str]) -> list[tuple[Markup, list[Markup]]]:
+    """Markdown bullet lines (`- item`, indented `  - sub-item`) as items with sub-items."""
+    items: list[tuple[Markup, list[Markup]]] = []
+    for line in lines:
+        nested = line.startswith(" ") and bool(items)
+        text = inline_code(line.strip().removeprefix("- "))
+        if nested:
+            items[-1][1].append(text)
+        else:
+            items.append((text, []))
+    return items
 
 
 def _script_hash(source: str) -> str:
@@ -228,5 +255,5 @@ def _render(
         next_actions=next_action_rows(
             s for s in data["stages"] if any(d.breakdown.overall.count(s).primary for d in diags)
         ),
-        boundary_lines=evaluation_boundary_lines(evaluation),
+        boundary_lines=markdown_bullets(evaluation_boundary_lines(evaluation)),
     )

@@ -10,11 +10,13 @@ Question (`questions[i]`): `id`, `t` text, `a` answerability, `s` split, `g` tag
 
 Result (`results[run][i]`, aligned with `questions`): `o` outcome, `p` primary stage,
 `s2` secondary stages, `w` findings as `[stage, why, [ids]]`, `v` values of `table_measures`,
-`rk` final ranking as `[id, flags, candidate rank or 0]` (plus `rank` once items were
-skipped), `rn` ranking length, `cd` candidates the reranker dropped as `[id, flags, rank]`,
+`rk` final ranking as `[id, flags, candidate rank or 0 when not a candidate]` (plus `rank`
+once items were skipped), `rn` ranking length, `cd` candidates the reranker dropped as
+`[id, flags, rank]`,
 `gs` per required group a bitmask (1 among candidates, 2 after reranking, 4 in context),
 `cx` context as `[id, flags, text or null]`, `a` answer, `cl` claims as
-`[id, text, citations, state, supported_by, labelled_by]`, `fs` fact states aligned with `f`.
+`[id, text, citations, state, supported_by, labelled_by, [labeller names]]`, `fs` fact
+states aligned with `f`.
 """
 
 from __future__ import annotations
@@ -169,7 +171,7 @@ def result_entry(
         # Items past the cut are kept only when they are required evidence, so the reader
         # sees how far down the ranking the evidence sat.
         if n <= limit or flags & REQUIRED:
-            row = [item, flags, cand_rank.get(item, 0) if view.reranked is not None else 0]
+            row = [item, flags, cand_rank.get(item, 0)]
             rows.append(row if n == len(rows) + 1 else [*row, n])
     if rows:
         entry["rk"] = rows
@@ -210,6 +212,7 @@ def result_entry(
                 c.state,
                 list(c.supported_by),
                 c.labelled_by,
+                list(c.labellers),
             ]
             for c in view.claims
         ]
