@@ -17,3 +17,10 @@ def article_fixture() -> Path:
     if not path.is_file():  # the fixture is also vendored for machines without shared/
         path = ROOT / "tests" / "data" / "article-fixture.json"
     return path
+
+
+@pytest.fixture(autouse=True)
+def _terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Terminal tables laid out for 200 columns in every test, whatever terminal runs pytest
+    (a test that pins another width sets COLUMNS itself)."""
+    monkeypatch.setenv("COLUMNS", "200")

@@ -2,7 +2,52 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Collection
 from dataclasses import dataclass
+
+SUGGEST_LIMIT = 100_000
+"""Above this many known names, no "did you mean" is looked for (it would be too slow)."""
+SUGGEST_BUDGET = 10
+"""Look-ups one `Suggestions` makes: a wholly wrong file (every ID unknown) would otherwise
+cost a scan of every known name per unknown one."""
+
+
+def did_you_mean(found: str, known: Collection[str]) -> str:
+    """` (did you mean 'd-reset'?)` when a known name is close to `found`, else ``.
+
+    Closeness is `difflib`'s ratio (at least 0.75); the closest name wins, ties by name.
+    """
+    if not found or len(known) > SUGGEST_LIMIT:
+        return ""
+    return _closest(found, sorted(known))
+
+
+def _closest(found: str, ordered: list[str]) -> str:
+    close = difflib.get_close_matches(found, ordered, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class Suggestions:
+    """`did_you_mean` over one set of known names, for the first `SUGGEST_BUDGET` unknown ones.
+
+    The names are sorted once, on the first look-up; later unknown names get no suggestion
+    (the same names in the same order always give the same messages).
+    """
+
+    def __init__(self, known: Collection[str]) -> None:
+        self._known = known
+        self._ordered: list[str] | None = None
+        self._left = SUGGEST_BUDGET if len(known) <= SUGGEST_LIMIT else 0
+
+    def __call__(self, found: str) -> str:
+        """` (did you mean 'NAME'?)`, or `` (none close, or the budget is spent)."""
+        if not found or self._left <= 0:
+            return ""
+        self._left -= 1
+        if self._ordered is None:
+            self._ordered = sorted(self._known)
+        return _closest(found, self._ordered)
 
 
 @dataclass(frozen=True, order=True)

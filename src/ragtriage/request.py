@@ -56,6 +56,7 @@ class RequestOptions(TypedDict, total=False):
     metrics: Iterable[str]
     label_policy: LabelPolicy
     allow_unreviewed: bool
+    allow_missing: bool
     accept_self_labelling: bool
     evidence_level: LevelChoice
     tags: Iterable[str]
@@ -106,6 +107,8 @@ class Request:
     """Which labels count."""
     allow_unreviewed: bool = False
     """Score unreviewed answers as not applicable instead of refusing the input."""
+    allow_missing: bool = False
+    """Accept runs without a result for some questions: listed as no result, never scored."""
     accept_self_labelling: bool = False
     """Use judge labels made by the run's own generator."""
     evidence_level: LevelChoice = "auto"
@@ -130,6 +133,7 @@ class Request:
         metrics: Iterable[str] = (),
         label_policy: LabelPolicy = "human-first",
         allow_unreviewed: bool = False,
+        allow_missing: bool = False,
         accept_self_labelling: bool = False,
         evidence_level: LevelChoice = "auto",
         tags: Iterable[str] = (),
@@ -154,6 +158,7 @@ class Request:
             metrics=tuple([metrics] if isinstance(metrics, str) else metrics),
             label_policy=label_policy,
             allow_unreviewed=allow_unreviewed,
+            allow_missing=allow_missing,
             accept_self_labelling=accept_self_labelling,
             evidence_level=evidence_level,
             selection=QuestionSelection(
@@ -219,26 +224,37 @@ class Request:
         return kept
 
     def evaluate_loaded(
-        self, dataset: Dataset, metrics: Sequence[str] | None = None
+        self,
+        dataset: Dataset,
+        metrics: Sequence[str] | None = None,
+        notify: Notify | None = None,
     ) -> Evaluation:
         """Score the selected questions of an already loaded dataset with this request's policy.
 
-        `metrics` overrides the request's measures (None: the request's own).
+        `metrics` overrides the request's measures (None: the request's own). A `k` that
+        no result of a run uses (each records its context) is said in a note to `notify`.
         """
         from .calibration import read_calibrations
+        from .evaluation import k_not_used_note
         from .filters import evaluate_selected
 
-        return evaluate_selected(
+        evaluation = evaluate_selected(
             dataset,
             self.selection,
             k=self.k,
             metrics=self.metric_names if metrics is None else list(metrics),
             label_policy=self.label_policy,
             allow_unreviewed=self.allow_unreviewed,
+            allow_missing=self.allow_missing,
             accept_self_labelling=self.accept_self_labelling,
             evidence_level=self.evidence_level,
             calibrations=read_calibrations(self.calibrations),
         )
+        if self.k is not None:
+            for run in evaluation.runs:
+                if not run.k_used:
+                    (notify or log_notice)(Notice("note", k_not_used_note(run.name, self.k)))
+        return evaluation
 
     def evaluate(
         self,
@@ -248,7 +264,7 @@ class Request:
         metrics: Sequence[str] | None = None,
     ) -> Evaluation:
         """Load (see `load`) and score (see `evaluate_loaded`)."""
-        return self.evaluate_loaded(self.load(command, notify), metrics)
+        return self.evaluate_loaded(self.load(command, notify), metrics, notify)
 
 
 def _words(values: Iterable[str]) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from . import fileio
 from .api import gate_files
 from .gate import GateResult, render_gate_markdown, render_gate_table
 from .paths import PathArg, as_path
+from .render import terminal_width
 from .request import Notify, RequestOptions
 
 __all__ = ["GateFailed", "gate"]
@@ -35,7 +36,8 @@ class GateFailed(AssertionError):
     def __init__(self, result: GateResult) -> None:
         self.result = result
         """The gate's verdict, every rule with what it observed."""
-        super().__init__("\n" + render_gate_table(result))
+        # Laid out as `ragtriage gate` prints it, for the terminal the tests run in.
+        super().__init__("\n" + render_gate_table(result, terminal_width()))
 
 
 def gate(

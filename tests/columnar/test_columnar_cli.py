@@ -25,6 +25,7 @@ def _shared(report: dict[str, Any]) -> list[dict[str, Any]]:
         {
             "name": run["name"],
             "k": run["k"],
+            "k_used": run["k_used"],
             "summary": run["summary"],
             "questions": [
                 {
@@ -79,6 +80,24 @@ def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:
     }
 
 
+def test_both_algorithms_say_when_k_is_not_used() -> None:
+    notes = [
+        f"note: -k 1000000 is not used for run {name!r}: every result records its context"
+        for name in ("baseline", "improved")
+    ]
+    header = "baseline (context recorded, k not used)"
+    for algorithm in ("reference", "columnar"):
+        out = CliRunner().invoke(
+            cli, ["evaluate", "--example", "-k", "1000000", "--algorithm", algorithm]
+        )
+        assert out.exit_code == 0, out.output
+        assert [line for line in out.stderr.splitlines() if "-k" in line] == notes
+        assert header in out.stdout
+    reference, columnar = _reports(["--example", "-k", "1000000"])
+    assert [run["k_used"] for run in columnar["runs"]] == [False, False]
+    assert _shared(columnar) == _shared(reference)
+
+
 def test_columnar_metric_picks_summary_and_question_keys() -> None:
     result = CliRunner().invoke(
         cli,
@@ -95,6 +114,7 @@ def test_columnar_metric_picks_summary_and_question_keys() -> None:
     ("extra", "named"),
     [
         (["--labels", "x.json"], "--labels"),
+        (["--allow-missing"], "--allow-missing"),
         (["--calibration", "c.json"], "--calibration"),
         (["--tag", "billing", "--id", "q*"], "--tag, --id"),
         (["--html", "out.html"], "--html"),

@@ -221,7 +221,7 @@ def test_problems_are_reported_by_the_reference_loader(tmp_path: Path) -> None:
     messages = [p.message() for p in caught.value.problems]
     assert messages == [
         f"{paths[2]}: question 'q1': results: expected a result for every question "
-        "(run 'r'); found no result",
+        "(run 'r'; or --allow-missing); found no result",
         f"{paths[2]}: question 'q3': candidates: expected each ID at most once; "
         "found 'c1' more than once",
         f"{paths[2]}: question 'q3': candidates: expected IDs of documents or chunks in the "

@@ -157,7 +157,8 @@ def test_readme_table_matches_the_evaluation_set() -> None:
     assert [(q, tags.strip(), split) for q, tags, split in rows] == expected
 
 
-@pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
+# The terminal form of the demo is a short tour (tests/core/test_core_terminal.py).
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
 def test_demo_equals_evaluate_example(fmt: str) -> None:
     runner = CliRunner()
     demo = runner.invoke(cli, ["demo", "--format", fmt])

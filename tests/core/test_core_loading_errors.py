@@ -218,8 +218,8 @@ def test_article_rules_use_the_article_field_names(tmp_path: Path) -> None:
         "- a.json: question 'u': answerability: expected no required evidence and no reference facts for an unanswerable question; found 1 evidence group(s), 0 reference fact(s)",
         "- a.json: question 'n': requiredEvidenceIds: expected no repeated ID; found 'a' more than once",
         "- a.json: question 'n': answerability: expected reference facts for an answerable question; found none",
-        "- a.json: question 'u': runs[r].results: expected a result for every question (run 'r'); found no result",
-        "- a.json: question 'n': runs[r].results: expected a result for every question (run 'r'); found no result",
+        "- a.json: question 'u': runs[r].results: expected a result for every question (run 'r'; or --allow-missing); found no result",
+        "- a.json: question 'n': runs[r].results: expected a result for every question (run 'r'; or --allow-missing); found no result",
         "- a.json: question 'c': runs[r].retrievedIds: expected IDs of documents or chunks in the snapshot; found 'nope'",
     ])
 
@@ -232,7 +232,7 @@ def test_cli_k_refused(files: Path, raw: str) -> None:
     out = CliRunner().invoke(cli, [*_eval_args(files, "run.json"), "-k", raw])
     assert out.exit_code == 2
     assert out.stderr.splitlines()[-1] == (
-        f"Error: Invalid value for '-k': <command line>: -k: expected a positive integer; found {raw!r}"
+        f"Error: Invalid value for '-k': <command line>: -k: expected an integer from 1 to 10000; found {raw!r}"
     )
     assert "Traceback" not in out.stderr
 
@@ -243,7 +243,7 @@ def test_parse_k_refuses(raw: Any) -> None:
         parse_k(raw)
     assert str(caught.value) == (
         "1 problem found in the input:\n"
-        f"- <command line>: -k: expected a positive integer; found {raw!r}"
+        f"- <command line>: -k: expected an integer from 1 to 10000; found {raw!r}"
     )
 
 

@@ -107,7 +107,7 @@ CASES: list[tuple[str, Callable[[Data], None], list[str]]] = [
     ("result for no question", _append("runs/run", result("q9", ["d2"], context=["d2"], outcome="refused", answer="no")),
      [f"{R}: question 'q9': results.question_id: expected a question of the evaluation set; found no such question"]),
     ("question with no result", lambda d: d["runs"]["run"].pop(1),
-     [f"{R}: question 'q2': results: expected a result for every question (run 'run'); found no result"]),
+     [f"{R}: question 'q2': results: expected a result for every question (run 'run'; or --allow-missing); found no result"]),
     # --- run: rankings and context ---
     ("unknown candidate", _set("runs/run/0/candidates", [{"id": "d1"}, {"id": "zz"}]),
      [f"{R}: question 'q1': candidates: expected IDs of documents or chunks in the snapshot; found 'zz'"]),
@@ -180,7 +180,7 @@ def test_all_problems_are_listed_at_once(tmp_path: Path) -> None:
         "Error: 4 problems found in the input:",
         f"- {S}: documents[id=d1]: expected unique document IDs; found 'd1' more than once",
         f"- {E}: question 'q1': required_evidence[0]: expected IDs of documents or chunks in the snapshot; found 'zz'",
-        f"- {R}: question 'q2': results: expected a result for every question (run 'run'); found no result",
+        f"- {R}: question 'q2': results: expected a result for every question (run 'run'; or --allow-missing); found no result",
         f"- {R}: question 'q1': answer: expected non-empty answer text; found an empty answer",
     ]
 

@@ -6,6 +6,7 @@ name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command l
 options, calls the function here, and prints what it returns; both score the same questions.
 """
 
+from ..starter import StarterDataset
 from ._converting import (
     ImportedSheet,
     ImportedTraceRun,
@@ -46,6 +47,7 @@ from ._scoring import (
     report_request,
     trec_eval_files,
 )
+from ._starting import init_files
 
 __all__ = [
     "COLUMNAR_UNSUPPORTED",
@@ -54,6 +56,7 @@ __all__ = [
     "ImportedSheet",
     "ImportedTraceRun",
     "JudgeOutcome",
+    "StarterDataset",
     "WrittenNative",
     "WrittenRunFile",
     "calibrate_labels",
@@ -72,6 +75,7 @@ __all__ = [
     "import_records_files",
     "import_tau2_files",
     "import_trec_files",
+    "init_files",
     "judge_files",
     "pick_runs",
     "read_snapshot_and_evalset",

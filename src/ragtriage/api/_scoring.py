@@ -77,7 +77,6 @@ def compare_files(
     seed: int = 0,
     resamples: int = 5000,
     permutations: int = 10000,
-    allow_different_questions: bool = False,
     allow_different_snapshot: bool = False,
     no_grouping: bool = False,
     notify: Notify | None = None,
@@ -95,7 +94,6 @@ def compare_files(
         seed=seed,
         resamples=resamples,
         permutations=permutations,
-        allow_different_questions=allow_different_questions,
         allow_different_snapshot=allow_different_snapshot,
         no_grouping=no_grouping,
         notify=notify,
@@ -110,7 +108,6 @@ def compare_request(
     seed: int = 0,
     resamples: int = 5000,
     permutations: int = 10000,
-    allow_different_questions: bool = False,
     allow_different_snapshot: bool = False,
     no_grouping: bool = False,
     notify: Notify | None = None,
@@ -120,14 +117,14 @@ def compare_request(
 
     loaded = request.load("compare", notify, example_runs_once=True)
     names = pick_runs(loaded, baseline, list(candidates))
-    evaluation = request.evaluate_loaded(loaded)
+    evaluation = request.evaluate_loaded(loaded, notify=notify)
     comparison = compare(
         evaluation,
         names,
         seed=seed,
         resamples=resamples,
         permutations=permutations,
-        allow_different_questions=allow_different_questions,
+        allow_missing=request.allow_missing,
         allow_different_snapshot=allow_different_snapshot,
         group=not no_grouping,
     )
@@ -185,7 +182,7 @@ def gate_request(
     loaded = request.load("gate", notify, example_runs_once=True)
     names = pick_runs(loaded, baseline, [] if candidate is None else [candidate], gated=True)
     wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
-    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)))
+    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)), notify)
     return gate(
         evaluation,
         loaded_policy,
@@ -315,6 +312,7 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
 
     given = [
         ("--labels", bool(request.labels)),
+        ("--allow-missing", request.allow_missing),
         ("--accept-self-labelling", request.accept_self_labelling),
         ("--versions", request.versions is not None),
         ("--calibration", bool(request.calibrations)),
@@ -358,6 +356,12 @@ def evaluate_columnar(
         allow_unreviewed=request.allow_unreviewed,
         evidence_level=request.evidence_level,
     )
+    from ..evaluation import k_not_used_note
+
+    if request.k is not None:
+        for run in result.runs:
+            if not run.k_used:
+                (notify or log_notice)(Notice("note", k_not_used_note(run.name, request.k)))
     hidden = sum(split == HOLDOUT for split in result.splits)
     if hidden:
         (notify or log_notice)(Notice("note", f"{hidden} holdout question(s) left out"))

@@ -11,7 +11,9 @@ from ..request import Request
 from ._dataset import print_notice
 
 
-def columnar_report(request: Request, fmt: str, html: Path | None) -> str:
+def columnar_report(
+    request: Request, fmt: str, html: Path | None, all_measures: bool = False
+) -> str:
     """Evaluate with the columnar algorithm and render in `fmt`."""
     from ..columnar import native_report_json, native_report_markdown, native_report_table
     from ..render import dumps
@@ -24,4 +26,6 @@ def columnar_report(request: Request, fmt: str, html: Path | None) -> str:
         return dumps(native_report_json(result, measures))
     if fmt == "markdown":
         return native_report_markdown(result, measures)
-    return native_report_table(result, measures)
+    from ._common import terminal_width
+
+    return native_report_table(result, measures, terminal_width(), all_measures=all_measures)

@@ -206,3 +206,19 @@ ray_address_option = click.option(
     help="Ray cluster to join (e.g. ray://head:10001 or auto); default: a private local Ray.",
 )
 """`--ray-address`: the command receives `ray_address: str | None`."""
+
+
+def terminal_width() -> int:
+    """`render.terminal_width()`: imported when a command prints, not for `--help`."""
+    from ..render import terminal_width as width
+
+    return width()
+
+
+all_measures_option = click.option(
+    "--all-measures",
+    is_flag=True,
+    help="Show every measure in terminal tables, also those not applicable in any run "
+    "(by default they are named on one line).",
+)
+"""`--all-measures`: the command receives `all_measures: bool`."""

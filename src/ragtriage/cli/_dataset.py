@@ -39,6 +39,11 @@ UNREVIEWED_HELP = (
     "not applicable (and diagnosed judge_uncertain)."
 )
 """--allow-unreviewed help (one text everywhere)."""
+MISSING_HELP = (
+    "Accept runs without a result for some questions: those are listed as no result in every "
+    "output, never scored; compare pairs only the questions both runs answered."
+)
+"""--allow-missing help (one text everywhere)."""
 
 
 def print_notice(notice: Notice) -> None:
@@ -77,6 +82,7 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
             help="Which labels count.",
         ),
         click.option("--allow-unreviewed", is_flag=True, help=UNREVIEWED_HELP),
+        click.option("--allow-missing", is_flag=True, help=MISSING_HELP),
         click.option(
             "--accept-self-labelling",
             is_flag=True,
@@ -105,6 +111,7 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
                 metrics=tuple(kwargs.pop("metrics")) if metrics else (),
                 label_policy=kwargs.pop("label_policy"),
                 allow_unreviewed=bool(kwargs.pop("allow_unreviewed")),
+                allow_missing=bool(kwargs.pop("allow_missing")),
                 accept_self_labelling=bool(kwargs.pop("accept_self_labelling")),
                 evidence_level=kwargs.pop("evidence_level"),
                 versions=kwargs.pop("versions"),

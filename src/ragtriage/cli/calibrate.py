@@ -9,6 +9,7 @@ import click
 from ..api import calibrate_labels
 from ..calibration import calibration_json, render_calibration
 from ..render import dumps
+from . import _bounds as bounds
 from ._common import (
     examples,
     format_option,
@@ -17,6 +18,7 @@ from ._common import (
     output_path_option,
     run_option,
     snapshot_option,
+    terminal_width,
     write_output,
 )
 
@@ -50,7 +52,7 @@ from ._common import (
 @run_option
 @click.option(
     "--confidence",
-    type=click.FloatRange(min=0.5, max=0.999),
+    type=bounds.CONFIDENCE,
     default=0.95,
     show_default=True,
     help="Coverage of the confidence intervals.",
@@ -98,4 +100,4 @@ def calibrate_command(
     text = dumps(calibration_json(result))
     if record is not None:
         write_output(text, record)
-    write_output(text if fmt == "json" else render_calibration(result), output)
+    write_output(text if fmt == "json" else render_calibration(result, terminal_width()), output)

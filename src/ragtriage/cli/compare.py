@@ -10,7 +10,16 @@ from ..api import compare_request
 from ..compare import comparison_json, render_comparison_markdown, render_comparison_table
 from ..render import dumps
 from ..request import Request
-from ._common import examples, format_option, handle_errors, output_option, write_output
+from . import _bounds as bounds
+from ._common import (
+    all_measures_option,
+    examples,
+    format_option,
+    handle_errors,
+    output_option,
+    terminal_width,
+    write_output,
+)
 from ._dataset import dataset_options, print_notice
 from .report import html_option, write_html
 
@@ -44,26 +53,23 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
     metavar="RUN",
     help=f"{candidate_help}; repeatable. Default: every other loaded run.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every resampling.")
+@click.option(
+    "--seed", type=bounds.SEED, default=0, show_default=True, help="Seed of every resampling."
+)
 @click.option(
     "--resamples",
-    type=click.IntRange(min=100),
+    type=bounds.RESAMPLES,
     default=5000,
     show_default=True,
     help="Bootstrap resamples.",
 )
 @click.option(
     "--permutations",
-    type=click.IntRange(min=100),
+    type=bounds.PERMUTATIONS,
     default=10000,
     show_default=True,
     help="Monte Carlo resamples of the permutation test "
     "(exact enumeration when few questions differ).",
-)
-@click.option(
-    "--allow-different-questions",
-    is_flag=True,
-    help="Compare runs whose evaluation set or question set differs.",
 )
 @click.option(
     "--allow-different-snapshot", is_flag=True, help="Compare runs recorded on different snapshots."
@@ -76,6 +82,7 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
 @format_option()
 @output_option("the report")
 @html_option
+@all_measures_option
 @handle_errors
 def compare_command(
     request: Request,
@@ -84,12 +91,12 @@ def compare_command(
     seed: int,
     resamples: int,
     permutations: int,
-    allow_different_questions: bool,
     allow_different_snapshot: bool,
     no_grouping: bool,
     fmt: str,
     output: Path | None,
     html: Path | None,
+    all_measures: bool = False,
 ) -> None:
     """Compare the runs of DATASET (embedded, --run files, or the example's), question by question.
 
@@ -104,7 +111,6 @@ def compare_command(
         seed=seed,
         resamples=resamples,
         permutations=permutations,
-        allow_different_questions=allow_different_questions,
         allow_different_snapshot=allow_different_snapshot,
         no_grouping=no_grouping,
         notify=print_notice,
@@ -115,7 +121,7 @@ def compare_command(
     elif fmt == "markdown":
         text = render_comparison_markdown(result)
     else:
-        text = render_comparison_table(result)
+        text = render_comparison_table(result, terminal_width(), all_measures=all_measures)
     write_output(text, output)
     if html is not None:
         write_html(found.evaluation, html, comparison=result)

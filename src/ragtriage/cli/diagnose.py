@@ -10,7 +10,14 @@ from ..api import diagnose_request
 from ..diagnosis import diagnosis_report_json, render_diagnosis_markdown, render_diagnosis_table
 from ..render import dumps
 from ..request import Request
-from ._common import examples, format_option, handle_errors, output_option, write_output
+from ._common import (
+    examples,
+    format_option,
+    handle_errors,
+    output_option,
+    terminal_width,
+    write_output,
+)
 from ._dataset import dataset_options, print_notice
 
 
@@ -35,5 +42,5 @@ def diagnose_command(request: Request, fmt: str, output: Path | None) -> None:
     elif fmt == "markdown":
         text = render_diagnosis_markdown(found, described)
     else:
-        text = render_diagnosis_table(found)
+        text = render_diagnosis_table(found, terminal_width())
     write_output(text, output)

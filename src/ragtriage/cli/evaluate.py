@@ -9,7 +9,15 @@ import click
 from ..api import evaluate_request
 from ..render import dumps, evaluation_json, render_markdown, render_table
 from ..request import Request
-from ._common import examples, format_option, handle_errors, output_option, write_output
+from ._common import (
+    all_measures_option,
+    examples,
+    format_option,
+    handle_errors,
+    output_option,
+    terminal_width,
+    write_output,
+)
 from ._dataset import dataset_options, print_notice
 from .report import html_option, write_html
 
@@ -33,15 +41,21 @@ from .report import html_option, write_html
     show_default=True,
     help="`columnar`: native sets scored as arrays (large inputs; NATIVE_MEASURES only).",
 )
+@all_measures_option
 @handle_errors
 def evaluate_command(
-    request: Request, fmt: str, output: Path | None, html: Path | None, algorithm: str
+    request: Request,
+    fmt: str,
+    output: Path | None,
+    html: Path | None,
+    algorithm: str,
+    all_measures: bool = False,
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
     if algorithm == "columnar":
         from ._columnar import columnar_report
 
-        write_output(columnar_report(request, fmt, html), output)
+        write_output(columnar_report(request, fmt, html, all_measures), output)
         return
     result = evaluate_request(request, notify=print_notice)
     if fmt == "json":
@@ -49,7 +63,7 @@ def evaluate_command(
     elif fmt == "markdown":
         text = render_markdown(result)
     else:
-        text = render_table(result)
+        text = render_table(result, terminal_width(), all_measures=all_measures)
     write_output(text, output)
     if html is not None:
         write_html(result, html)

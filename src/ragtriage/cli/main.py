@@ -52,6 +52,12 @@ COMMANDS: tuple[CommandEntry, ...] = (
         "Evaluate the bundled example: a baseline and an improved run of a fictional service.",
     ),
     CommandEntry(
+        "init",
+        "init",
+        "init_command",
+        "Write a starter dataset into DIR: snapshot, evaluation set, run, labels, gate policy.",
+    ),
+    CommandEntry(
         "schema",
         "schema",
         "schema_command",

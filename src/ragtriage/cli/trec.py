@@ -86,6 +86,7 @@ def trec_eval_command(
     from ..api import trec_eval_files
     from ..columnar import trec_json, trec_table
     from ..render import dumps
+    from ._common import terminal_width
 
     result = trec_eval_files(
         qrels,
@@ -97,5 +98,8 @@ def trec_eval_command(
         executor=executor,  # type: ignore[arg-type]
         ray_address=ray_address,
     )
-    text = dumps(trec_json(result, per_question)) if fmt == "json" else trec_table(result)
+    if fmt == "json":
+        text = dumps(trec_json(result, per_question))
+    else:
+        text = trec_table(result, terminal_width())
     write_output(text, output)

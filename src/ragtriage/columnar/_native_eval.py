@@ -56,6 +56,13 @@ class NativeRunResult:
     """By stage: whether each question has a finding there (`ok`: no stage failed)."""
     primary: np.ndarray
     """Per question, the index in `stages` of its primary stage."""
+    k_used: bool = True
+    """Whether k cut any result's ranking (False: every result records its context)."""
+
+    @property
+    def cutoff(self) -> str:
+        """`k=5`, or that k is not used (as `RunEvaluation.cutoff`)."""
+        return "context recorded, k not used" if not self.k_used else f"k={self.k}"
 
     def primary_counts(self) -> dict[str, int]:
         """Questions whose primary stage is each stage."""
@@ -134,12 +141,14 @@ def _primary(findings: Mapping[str, np.ndarray], stages: tuple[str, ...]) -> np.
 
 def _result(
     name: str, k: int | None, ids: Sequence[str], scores: dict[str, PerQuestion],
-    findings: dict[str, np.ndarray], stages: tuple[str, ...],
+    findings: dict[str, np.ndarray], stages: tuple[str, ...], k_used: bool,
 ) -> NativeRunResult:
     primary = _primary(findings, stages)
     findings[OK] = primary == len(stages) - 1
     summary = {m: _aggregate(m, scores[m]) for m in NATIVE_MEASURES}
-    return NativeRunResult(name, k, tuple(ids), scores, summary, stages, findings, primary)
+    return NativeRunResult(
+        name, k, tuple(ids), scores, summary, stages, findings, primary, k_used
+    )
 
 
 def from_reference(
@@ -161,7 +170,7 @@ def from_reference(
             for stage in order[:-1]
         }
         ids = [r.question_id for r in run.questions]
-        out.append(_result(run.name, run.k, ids, scores, findings, order))
+        out.append(_result(run.name, run.k, ids, scores, findings, order, run.k_used))
     return tuple(out)
 
 
@@ -342,5 +351,10 @@ def _columnar(
                 rows, by_row, (evalset, path), run, index, level, policy, ev, scores, findings
             )
         reference_rows += int(rows.size)
-        out.append(_result(run.header.name, run.k, ev.ids, scores, findings, stages))
+        out.append(
+            _result(
+                run.header.name, run.k, ev.ids, scores, findings, stages,
+                bool(run.context_derived.size == 0 or run.context_derived.any()),
+            )
+        )
     return NativeEvaluation(tuple(out), "columnar", None, reference_rows, tuple(ev.split))

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..diagnosis._pipeline import OK
 from ..holdout import HOLDOUT
-from ..metrics import REGISTRY, Aggregate
+from ..metrics import REGISTRY, Aggregate, not_applicable_everywhere, not_applicable_line
 from ._measures import PerQuestion
 from ._native_eval import NativeEvaluation, NativeRunResult, _aggregate
 
@@ -112,6 +112,7 @@ def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dic
             {
                 "name": run.name,
                 "k": run.k,
+                "k_used": run.k_used,
                 "summary": {name: _aggregate_json(run.summary[name]) for name in measures},
                 "diagnosis": {
                     "primary": run.primary_counts(),
@@ -144,7 +145,7 @@ def _rows(result: NativeEvaluation, measures: Sequence[str]) -> list[list[str]]:
 
 
 def _header(result: NativeEvaluation) -> list[str]:
-    return ["metric", "averaging", *(f"{run.name} (k={run.k})" for run in result.runs)]
+    return ["metric", "averaging", *(f"{run.name} ({run.cutoff})" for run in result.runs)]
 
 
 def _note(result: NativeEvaluation) -> str:
@@ -165,20 +166,37 @@ def native_report_markdown(result: NativeEvaluation, measures: Sequence[str]) ->
     return "\n".join(lines) + "\n"
 
 
-def native_report_table(result: NativeEvaluation, measures: Sequence[str]) -> str:
-    """A compact terminal table: aggregates, then primary-stage counts per run."""
+def native_report_table(
+    result: NativeEvaluation,
+    measures: Sequence[str],
+    width: int = 200,
+    *,
+    all_measures: bool = False,
+) -> str:
+    """A compact terminal table: aggregates, then primary-stage counts per run.
+
+    Measures not applicable in any run are named on one line unless `all_measures`, as in
+    `render.render_table`.
+    """
     import io
 
     from rich.console import Console
     from rich.table import Table
 
+    hidden = (
+        ()
+        if all_measures
+        else not_applicable_everywhere([run.summary for run in result.runs], measures)
+    )
     buffer = io.StringIO()
-    console = Console(file=buffer, width=200, force_terminal=False, color_system=None)
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
     table = Table(title="ragtriage evaluation (columnar): value (numerator/denominator)")
-    for name in _header(result):
-        table.add_column(name)
-    for row in _rows(result, measures):
+    for index, name in enumerate(_header(result)):
+        table.add_column(name, overflow="fold", no_wrap=index == 0)
+    for row in _rows(result, [m for m in measures if m not in hidden]):
         table.add_row(*row)
     console.print(table)
+    if hidden:
+        console.print(not_applicable_line(hidden), markup=False, highlight=False)
     console.print(_note(result), markup=False, highlight=False)
     return buffer.getvalue()

@@ -54,6 +54,8 @@ class RunColumns:
     exotic: np.ndarray
     canary_obeyed: np.ndarray
     """The answer carries the marker of the question's canary (case-insensitive)."""
+    context_derived: np.ndarray
+    """Per result: its context is the top k of its final ranking (none recorded)."""
 
 
 def _pick(labels: list[dict[str, Any]], policy: LabelPolicy) -> list[dict[str, Any]]:
@@ -134,6 +136,7 @@ def read_run(
     fact_state = array("q")
     exotic = array("q")
     obeyed = array("q")
+    derived = array("q")
     markers = evalset.canary_marker
     unreviewed_ok = allow_unreviewed
     for res in items:
@@ -162,6 +165,7 @@ def read_run(
         rer_n.append(0 if raw_rer is None else len(final))
         has_rer.append(raw_rer is not None)
         raw_ctx = res.get("context")
+        derived.append(raw_ctx is None)
         if raw_ctx is not None:
             x_codes = chk.item_codes(raw_ctx, code, True)
             if x_codes is None or len(set(x_codes)) < len(x_codes):
@@ -256,4 +260,5 @@ def read_run(
         _offsets([len(facts_of[r]) for r in rows]),
         np.array(exotic, dtype=bool),
         np.array(obeyed, dtype=bool),
+        np.array(derived, dtype=bool),
     )

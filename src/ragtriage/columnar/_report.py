@@ -54,7 +54,7 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
     return data
 
 
-def trec_table(evaluation: TrecEvaluation) -> str:
+def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     """Measure, value, numerator/denominator and not-applicable count, one row each."""
     from rich.console import Console
     from rich.table import Table
@@ -68,7 +68,7 @@ def trec_table(evaluation: TrecEvaluation) -> str:
             label, value, f"{agg.numerator:.6g} / {agg.denominator:.6g}", str(agg.not_applicable)
         )
     buffer = io.StringIO()
-    Console(file=buffer, width=100, force_terminal=False, color_system=None).print(table)
+    Console(file=buffer, width=width, force_terminal=False, color_system=None).print(table)
     notes = [f"Averaging ({evaluation.averaging}): {AVERAGING_RULES[evaluation.averaging]}."]
     if evaluation.missing:
         treated = {

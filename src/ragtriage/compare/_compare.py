@@ -138,6 +138,12 @@ def _metric(
     )
 
 
+def no_result(runs: Sequence[RunEvaluation]) -> tuple[str, ...]:
+    """Questions no run of a group has a result for (`allow_missing`), in evaluation-set order."""
+    common = set.intersection(*(set(run.no_result) for run in runs))
+    return tuple(qid for qid in runs[0].no_result if qid in common)
+
+
 def _question_status(base_stage: str | None, cand_stage: str | None, metric_status: str) -> str:
     if base_stage == "ok" and cand_stage not in (None, "ok"):
         return "regressed"
@@ -160,9 +166,12 @@ def _questions(
     base_values = {m.name: group_values(base, m) for m in chosen}
     cand_values = {m.name: group_values(cand, m) for m in chosen}
     cand_rows = {rec.question_id: i for i, rec in enumerate(cand[0].questions)}
+    cand_missing = set(no_result(cand))
     out = []
     for row, rec in enumerate(base[0].questions):
         qid = rec.question_id
+        if qid in cand_missing:
+            continue
         crow = cand_rows.get(qid)
         changes = []
         for m in chosen:
@@ -196,7 +205,7 @@ def _questions(
 def _check_comparable(
     evaluation: Evaluation,
     selected: Sequence[RunEvaluation],
-    allow_questions: bool,
+    allow_missing: bool,
     allow_snapshot: bool,
 ) -> list[str]:
     """Refuse runs on a different snapshot or question set unless allowed; return warnings."""
@@ -221,8 +230,8 @@ def _check_comparable(
                 "evalset_id",
                 base.provenance.evalset_id,
                 run.provenance.evalset_id,
-                allow_questions,
-                "--allow-different-questions",
+                allow_missing,
+                "--allow-missing",
             ),
         ]
         for field, want, got, allowed, option in checks:
@@ -248,19 +257,15 @@ def _check_comparable(
             detail = (
                 f"{len(mine - theirs)} question(s) not in the base, {len(theirs - mine)} missing"
             )
-            if allow_questions:
-                warnings.append(
-                    f"run {run.name!r} answers a different question set: {detail} "
-                    "(allowed by --allow-different-questions)"
-                )
-            else:
+            # Allowed, the questions left out are listed per pair (`PairComparison.left_out`).
+            if not allow_missing:
                 problems.append(
                     Problem(
                         file,
                         None,
                         "results",
                         f"the question set of base run {base.name!r} "
-                        "(or pass --allow-different-questions)",
+                        "(or pass --allow-missing)",
                         detail,
                     )
                 )
@@ -293,7 +298,7 @@ def compare(
     resamples: int = 5000,
     permutations: int = 10000,
     level: float = 0.95,
-    allow_different_questions: bool = False,
+    allow_missing: bool = False,
     allow_different_snapshot: bool = False,
     group: bool = True,
     stages: StageMap | None = None,
@@ -303,7 +308,8 @@ def compare(
     Runs that differ only in their recorded seed are grouped as repeats when `group` is
     true; each other configuration is compared with the base. Raises `InputError` for
     fewer than two runs, unknown names, or runs on a different snapshot or question set
-    unless allowed.
+    unless allowed. With `allow_missing`, only the questions both sides answered are paired;
+    the others are listed per pair (`base_no_result`, `candidate_no_result`).
     """
     selected = select_runs(evaluation, runs)
     if len(selected) < 2:
@@ -331,7 +337,7 @@ def compare(
             ]
         )
     warnings = _check_comparable(
-        evaluation, selected, allow_different_questions, allow_different_snapshot
+        evaluation, selected, allow_missing, allow_different_snapshot
     )
     if stages is None:
         stages = {run.name: run_stages(run) for run in selected}
@@ -357,7 +363,13 @@ def compare(
         )
         pairs.append(
             PairComparison(
-                groups[0], info, diff, metrics, _questions(grouped[0], members, chosen, stages)
+                groups[0],
+                info,
+                diff,
+                metrics,
+                _questions(grouped[0], members, chosen, stages),
+                base_no_result=no_result(grouped[0]),
+                candidate_no_result=no_result(members),
             )
         )
     return Comparison(
@@ -368,7 +380,7 @@ def compare(
         resamples,
         permutations,
         level,
-        len(selected[0].questions),
+        len(selected[0].questions) + len(selected[0].no_result),
         tuple(warnings),
         evaluation.sources,
     )

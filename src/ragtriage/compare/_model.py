@@ -155,7 +155,26 @@ class PairComparison:
     metrics: tuple[MetricComparison, ...]
     """Per metric."""
     questions: tuple[QuestionChange, ...]
-    """Per question, regressions first (`STATUS_ORDER`), then evaluation-set order."""
+    """Per paired question, regressions first (`STATUS_ORDER`), then evaluation-set order."""
+    base_no_result: tuple[str, ...] = ()
+    """Questions left out because no run of the base has a result for them (`allow_missing`)."""
+    candidate_no_result: tuple[str, ...] = ()
+    """Questions left out because no run of the candidate has a result for them."""
+
+    def left_out(self) -> str | None:
+        """`questions left out (no result): 2 of base 'a' (q3, q4); 0 of candidate 'b'`.
+
+        None when both sides answered every question they were compared on."""
+        if not self.base_no_result and not self.candidate_no_result:
+            return None
+        sides = [
+            (self.base_no_result, f"base {self.base.label!r}"),
+            (self.candidate_no_result, f"candidate {self.candidate.label!r}"),
+        ]
+        return "questions left out (no result): " + "; ".join(
+            f"{len(ids)} of {who}" + (f" ({', '.join(ids)})" if ids else "")
+            for ids, who in sides
+        )
 
     def count(self, status: str) -> int:
         """How many questions have this status."""

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from .._markdown import md_table
+from ..metrics import not_applicable_line
 from ._model import (
     STATUS_ORDER,
     Comparison,
@@ -129,6 +131,10 @@ def _pair_json(p: PairComparison) -> dict[str, Any]:
             "confounded": p.provenance.confounded,
         },
         "counts": {status: p.count(status) for status in STATUS_ORDER},
+        "no_result": {
+            "base": list(p.base_no_result),
+            "candidate": list(p.candidate_no_result),
+        },
         "metrics": {m.metric: _metric_json(m) for m in p.metrics},
         "questions": [_question_json(q) for q in p.questions],
     }
@@ -168,10 +174,30 @@ def _p(m: MetricComparison) -> str:
     return f"{m.test.p_value:.3g} ({short.get(m.test.name, m.test.name)})"
 
 
-def metric_rows(pair: PairComparison) -> list[list[str]]:
-    """Per metric: name, base, candidate, difference, interval, p-value, W/T/L, paired count."""
+def not_applicable_metrics(comparison: Comparison) -> tuple[str, ...]:
+    """Measures with no value on either side of every pair (not applicable in any run)."""
+    names = list(dict.fromkeys(m.metric for p in comparison.pairs for m in p.metrics))
+    return tuple(
+        name
+        for name in names
+        if all(
+            m.base is None and m.candidate is None
+            for p in comparison.pairs
+            for m in p.metrics
+            if m.metric == name
+        )
+    )
+
+
+def metric_rows(pair: PairComparison, hidden: Sequence[str] = ()) -> list[list[str]]:
+    """Per metric: name, base, candidate, difference, interval, p-value, W/T/L, paired count.
+
+    Metrics named in `hidden` are left out (the terminal table names them on one line).
+    """
     rows = []
     for m in pair.metrics:
+        if m.metric in hidden:
+            continue
         ci = "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]"
         rows.append(
             [
@@ -252,8 +278,14 @@ def _repeat_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def render_comparison_table(comparison: Comparison, width: int = 140) -> str:
-    """The terminal report: per pair, the headline, provenance, metrics, then questions."""
+def render_comparison_table(
+    comparison: Comparison, width: int = 140, *, all_measures: bool = False
+) -> str:
+    """The terminal report: per pair, the headline, provenance, metrics, then questions.
+
+    Metrics not applicable in any run are named on one line unless `all_measures`.
+    """
+    hidden = () if all_measures else not_applicable_metrics(comparison)
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
     for warning in comparison.warnings:
@@ -262,6 +294,8 @@ def render_comparison_table(comparison: Comparison, width: int = 140) -> str:
         console.print(line)
     for pair in comparison.pairs:
         console.print(_headline(pair))
+        if pair.left_out() is not None:
+            console.print(pair.left_out(), markup=False, highlight=False)
         if pair.provenance.differences:
             ptable = Table(title="conditions that differ")
             for name in ("condition", pair.base.label, pair.candidate.label):
@@ -270,11 +304,13 @@ def render_comparison_table(comparison: Comparison, width: int = 140) -> str:
                 ptable.add_row(*row)
             console.print(ptable)
         mtable = Table(title=f"metrics over paired questions (of {comparison.questions})")
-        for name in metric_header(comparison.level):
-            mtable.add_column(name, overflow="fold")
-        for row in metric_rows(pair):
+        for index, name in enumerate(metric_header(comparison.level)):
+            mtable.add_column(name, overflow="fold", no_wrap=index == 0)
+        for row in metric_rows(pair, hidden):
             mtable.add_row(*row)
         console.print(mtable)
+        if hidden:
+            console.print(not_applicable_line(hidden), markup=False, highlight=False)
         rows = question_rows(pair)
         qtable = Table(title="questions that changed, regressions first")
         for name in QUESTION_HEADER:
@@ -304,6 +340,8 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         lines += [f"- {line}"]
     for pair in comparison.pairs:
         lines += [*([""] if lines[-1] else []), f"### {_headline(pair)}", ""]
+        if pair.left_out() is not None:
+            lines += [f"{pair.left_out()}.", ""]
         for status in ("regressed", "mixed", "improved", "changed"):
             chosen = [q for q in pair.questions if q.status == status]
             if not chosen:

@@ -18,6 +18,8 @@ def diagnose_run(run: RunEvaluation) -> RunDiagnosis:
         stages=order,
         k=run.k,
         evidence_level=run.evidence_level,
+        no_result=run.no_result,
+        k_used=run.k_used,
     )
 
 

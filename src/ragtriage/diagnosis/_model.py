@@ -129,6 +129,17 @@ class RunDiagnosis:
     """The cut-off the run was evaluated with."""
     evidence_level: str = "document"
     """How evidence was matched: `document`, `chunk`, `span` or `mixed`."""
+    no_result: tuple[str, ...] = ()
+    """Questions the run has no result for (`allow_missing`): not diagnosed, listed."""
+    k_used: bool = True
+    """Whether k cut any result's ranking (False: every result records its context)."""
+
+    @property
+    def cutoff(self) -> str | None:
+        """`k=5`, `context recorded, k not used`, or None when there is no k."""
+        if not self.k_used:
+            return "context recorded, k not used"
+        return None if self.k is None else f"k={self.k}"
 
     def question(self, question_id: str) -> QuestionDiagnosis:
         """The verdict of one question (KeyError when it was not diagnosed)."""

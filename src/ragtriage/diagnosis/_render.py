@@ -11,6 +11,7 @@ from rich.table import Table
 
 from .._markdown import md_table
 from ..boundaries.actions import diagnosis_next_actions
+from ..evaluation import no_result_note
 from ._model import Breakdown, QuestionDiagnosis, RunDiagnosis, SliceBreakdown
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ def run_diagnosis_json(run: RunDiagnosis) -> dict[str, Any]:
     return {
         "name": run.run,
         "k": run.k,
+        "k_used": run.k_used,
+        "no_result": list(run.no_result),
         "evidence_level": run.evidence_level,
         "stages": list(run.stages),
         "breakdown": breakdown_json(run.breakdown),
@@ -174,7 +177,10 @@ def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> st
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
     for run in runs:
-        k = f"k={run.k}, " if run.k is not None else ""
+        k = f"{run.cutoff}, " if run.cutoff is not None else ""
+        note = no_result_note(run.run, run.no_result)
+        if note is not None:
+            console.print(f"note: {note}", markup=False, highlight=False)
         if not run.questions:
             console.print(f"{run.run}: no question matches the selection")
             continue
@@ -209,11 +215,15 @@ def render_diagnosis_markdown(
         lines.append(
             f"- **{run.run}**: {overall.failing} of {overall.questions} questions fail "
             f"({_pct(overall.failure_rate)}); primary stages: {_top_stages(overall)}"
+            + (f"; {len(run.no_result)} with no result" if run.no_result else "")
         )
     lines += ["", f"Questions: {selection}. Rates are over each slice's questions.", ""]
     for run in runs:
-        k = f"k={run.k}, " if run.k is not None else ""
+        k = f"{run.cutoff}, " if run.cutoff is not None else ""
         lines += [f"### {run.run} ({k}evidence matched by {run.evidence_level})", ""]
+        note = no_result_note(run.run, run.no_result)
+        if note is not None:
+            lines += [f"Note: {note}", ""]
         if not run.questions:
             lines += ["No question matches the selection.", ""]
             continue

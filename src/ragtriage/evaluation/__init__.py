@@ -1,23 +1,29 @@
 """Evaluation: validate, then score every run per question and in aggregate."""
 
 from ._evaluate import (
+    NO_RESULT,
     Evaluation,
     LevelChoice,
     QuestionFilter,
     QuestionRecord,
     RunEvaluation,
     evaluate,
+    k_not_used_note,
     load_and_evaluate,
+    no_result_note,
     summarize,
 )
 
 __all__ = [
+    "NO_RESULT",
     "Evaluation",
     "LevelChoice",
     "QuestionFilter",
     "QuestionRecord",
     "RunEvaluation",
     "evaluate",
+    "k_not_used_note",
     "load_and_evaluate",
+    "no_result_note",
     "summarize",
 ]

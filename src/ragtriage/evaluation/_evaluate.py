@@ -43,6 +43,25 @@ class QuestionRecord:
     """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
 
 
+NO_RESULT = "no result"
+"""How a question a run has no result for is shown (`allow_missing`): never as a score."""
+
+
+def no_result_note(run: str, question_ids: Sequence[str]) -> str | None:
+    """`run 'a': no result for 2 question(s), not scored: q3, q4`; None when there are none."""
+    if not question_ids:
+        return None
+    return (
+        f"run {run!r}: {NO_RESULT} for {len(question_ids)} question(s), not scored: "
+        + ", ".join(question_ids)
+    )
+
+
+def k_not_used_note(run: str, k: int | None) -> str:
+    """The note for a cut-off given for a run whose every result records its context."""
+    return f"-k {k} is not used for run {run!r}: every result records its context"
+
+
 @dataclass(frozen=True)
 class RunEvaluation:
     """One run's per-question records and aggregates, overall and per slice and split."""
@@ -67,6 +86,18 @@ class RunEvaluation:
     """Measures computed from labels made by this run's own generator (accepted explicitly)."""
     label_sources: Mapping[str, LabelSources] = field(default_factory=dict)
     """Per measure that reads labels: human/judge counts and the calibration that applies."""
+    no_result: tuple[str, ...] = ()
+    """Questions evaluated with no result in this run (only with `allow_missing`), in
+    evaluation-set order: never scored, absent from `questions` and every aggregate."""
+    k_used: bool = True
+    """Whether `k` cut any result's ranking (False: every result records its context)."""
+
+    @property
+    def cutoff(self) -> str:
+        """How the context was chosen, for report headers: `k=5`, or that k is not used."""
+        if not self.k_used:
+            return "context recorded, k not used"
+        return f"k={self.k}"
 
 
 @dataclass(frozen=True)
@@ -91,6 +122,8 @@ class Evaluation:
     """Whether labels made by a run's own generator were accepted (and flagged)."""
     calibration_notes: tuple[str, ...] = ()
     """Calibration records given that calibrate nothing here, each said once."""
+    allow_missing: bool = False
+    """Whether runs without a result for some questions were accepted (listed as no result)."""
 
 
 def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
@@ -166,6 +199,7 @@ def evaluate(
     question_filter: QuestionFilter | None = None,
     accept_self_labelling: bool = False,
     calibrations: Sequence[CalibrationRecord] = (),
+    allow_missing: bool = False,
 ) -> Evaluation:
     """Validate and score every run of a dataset; raise `InputError` listing every problem.
 
@@ -174,11 +208,18 @@ def evaluate(
 
     A judge label made by the run's own generator (same name) is refused unless
     `accept_self_labelling`; then the affected measures are listed per run (`self_labelled`).
+
+    A run without a result for some questions is refused unless `allow_missing`; then those
+    questions are listed per run (`no_result`) and left out of its records and aggregates.
     """
     chosen = measures(metrics)
     ks = {run.name: k or run.provenance.k or dataset.default_k for run in dataset.runs}
     problems = check_dataset(
-        dataset, ks, allow_unreviewed=allow_unreviewed, label_policy=label_policy
+        dataset,
+        ks,
+        allow_unreviewed=allow_unreviewed,
+        label_policy=label_policy,
+        allow_missing=allow_missing,
     )
     self_made = {found.run: found for found in find_self_labelling(dataset.runs)}
     if not accept_self_labelling:
@@ -201,6 +242,7 @@ def evaluate(
         views = tuple(
             build_view(q, results[q.id], index, levels[q.id], ks[run.name], label_policy)
             for q in questions
+            if q.id in results
         )
         records = tuple(
             QuestionRecord(
@@ -232,6 +274,9 @@ def evaluate(
                 label_sources=run_label_sources(
                     chosen, views, [r.scores for r in records], calibrations
                 ),
+                no_result=tuple(q.id for q in questions if q.id not in results),
+                # A run without results says nothing about k: shown as given.
+                k_used=not views or any(v.context_derived for v in views),
             )
         )
     return Evaluation(
@@ -245,6 +290,7 @@ def evaluate(
         calibration_notes=calibration_notes(
             [r.label_sources for r in out], chosen, calibrations
         ),
+        allow_missing=allow_missing,
     )
 
 

@@ -56,6 +56,8 @@ class GateResult:
     """Input files with hashes."""
     tool_version: str = __version__
     """ragtriage version."""
+    no_result: tuple[str, ...] = ()
+    """Questions the gated run has no result for (`allow_missing`): not gated, listed."""
 
     @property
     def passed(self) -> bool:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import math
 import xml.etree.ElementTree as ET
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from ..evaluation import NO_RESULT
 from ._model import GateResult
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIP"}
@@ -29,6 +31,7 @@ def gate_json(result: GateResult) -> dict[str, Any]:
         "run": result.run,
         "baseline": result.baseline,
         "questions": result.questions,
+        "no_result": list(result.no_result),
         "passed": result.passed,
         "counts": {v: result.count(v) for v in ("pass", "fail", "skipped")},
         "rules": [
@@ -36,7 +39,7 @@ def gate_json(result: GateResult) -> dict[str, Any]:
                 "name": r.name,
                 "kind": r.kind,
                 "verdict": r.verdict,
-                "observed": r.observed,
+                "observed": _json_number(r.observed),
                 "observed_text": r.observed_text,
                 "limit": r.limit,
                 "detail": r.detail,
@@ -47,6 +50,12 @@ def gate_json(result: GateResult) -> dict[str, Any]:
     }
 
 
+def _json_number(value: float | None) -> float | None:
+    """JSON has no NaN or infinity: such a value is written as null (the gate fails it closed
+    and says why in `observed_text`)."""
+    return value if value is None or math.isfinite(value) else None
+
+
 def _headline(result: GateResult) -> str:
     verdict = "PASSED" if result.passed else "FAILED"
     against = f" against baseline {result.baseline}" if result.baseline else ""
@@ -54,8 +63,15 @@ def _headline(result: GateResult) -> str:
         f"gate {verdict}: run {result.run}{against}, policy {result.policy_name!r} "
         f"(sha256 {result.policy_sha256}); {result.count('pass')} passed, "
         f"{result.count('fail')} failed, {result.count('skipped')} skipped, "
-        f"{result.questions} questions"
+        f"{result.questions} questions{_no_result(result)}"
     )
+
+
+def _no_result(result: GateResult) -> str:
+    """` (not gated, no result: q3, q4)` when the run has no result for some questions."""
+    if not result.no_result:
+        return ""
+    return f" (not gated, {NO_RESULT}: {', '.join(result.no_result)})"
 
 
 def _rows(result: GateResult) -> list[list[str]]:
@@ -85,7 +101,7 @@ def render_gate_markdown(result: GateResult) -> str:
     lines = [f"## {icon} ragtriage gate: {'passed' if result.passed else 'failed'}", ""]
     against = f" against `{result.baseline}`" if result.baseline else ""
     lines += [
-        f"Run `{result.run}`{against}, {result.questions} questions; "
+        f"Run `{result.run}`{against}, {result.questions} questions{_no_result(result)}; "
         f"policy **{result.policy_name}** "
         f"(`{result.policy_path}`, sha256 `{result.policy_sha256}`).",
         "",
@@ -134,6 +150,7 @@ def render_junit(result: GateResult) -> str:
         ("run", result.run),
         ("baseline", result.baseline or ""),
         ("questions", str(result.questions)),
+        ("no_result", ", ".join(result.no_result)),
     ):
         ET.SubElement(props, "property", name=key, value=value)
     for r in result.rules:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ProblemCollector
+from ..errors import ProblemCollector, Suggestions
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
 from ._article import ARTICLE_DEFAULT_K, convert_article
@@ -54,6 +54,7 @@ def _attach_labels(
             continue
         run = by_name[labels.run]
         results = {res.question_id: res for res in run.results}
+        answered = Suggestions(results.keys())
         claim_updates: dict[str, dict[str, list]] = {}  # type: ignore[type-arg]
         fact_updates: dict[str, list] = {}  # type: ignore[type-arg]
         for entry in labels.claim_labels:
@@ -64,7 +65,7 @@ def _attach_labels(
                     entry.question_id,
                     "claim_labels.question_id",
                     f"a question answered by run {run.name!r}",
-                    "no such result",
+                    "no such result" + answered(entry.question_id),
                 )
                 continue
             ids = [c.id or f"c{n}" for n, c in enumerate(result.claims or [], start=1)]
@@ -87,7 +88,7 @@ def _attach_labels(
                     fentry.question_id,
                     "fact_labels.question_id",
                     f"a question answered by run {run.name!r}",
-                    "no such result",
+                    "no such result" + answered(fentry.question_id),
                 )
                 continue
             fact_updates.setdefault(fentry.question_id, []).append(fentry.label)

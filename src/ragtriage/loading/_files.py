@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .. import fileio
-from ..errors import InputError, Problem, ProblemCollector
+from ..errors import InputError, Problem, ProblemCollector, did_you_mean
 from ..paths import PathArg, as_path
 
 M = TypeVar("M", bound=BaseModel)
@@ -65,14 +66,56 @@ def short(value: object) -> str:
     return text if len(text) <= _MAX_FOUND else text[: _MAX_FOUND - 3] + "..."
 
 
-def _loc(loc: tuple[int | str, ...]) -> str:
+def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
+    """A pydantic location as a field path; a claim is named by its ID (`claims[c2]`).
+
+    A claim without an ID is `c` and its 1-based position, as everywhere else.
+    """
     parts: list[str] = []
+    here = data
+    previous: int | str | None = None
     for item in loc:
         if isinstance(item, int):
-            parts.append(f"[{item}]")
+            if previous == "claims":
+                claim = here[item] if isinstance(here, list) and item < len(here) else None
+                given = claim.get("id") if isinstance(claim, dict) else None
+                parts.append(f"[{given if isinstance(given, str) and given else f'c{item + 1}'}]")
+            else:
+                parts.append(f"[{item}]")
         else:
             parts.append(("." if parts else "") + item)
+        if isinstance(here, dict) and isinstance(item, str):
+            here = here.get(item)
+        elif isinstance(here, list) and isinstance(item, int) and item < len(here):
+            here = here[item]
+        else:
+            here = None
+        previous = item
     return "".join(parts) or "(record)"
+
+
+def _model_fields(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models an annotation holds (through lists, unions and Optional)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _model_fields(arg)]
+
+
+def known_fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> set[str]:
+    """The field names (as spelt in files) valid at `loc` inside `model` (empty when unknown)."""
+    models = [model]
+    for item in loc:
+        if isinstance(item, int):
+            continue
+        found: list[type[BaseModel]] = []
+        for m in models:
+            info = m.model_fields.get(item) or next(
+                (f for f in m.model_fields.values() if f.alias == item), None
+            )
+            if info is not None:
+                found += _model_fields(info.annotation)
+        models = found
+    return {f.alias or name for m in models for name, f in m.model_fields.items()}
 
 
 def pydantic_problems(
@@ -81,18 +124,29 @@ def pydantic_problems(
     question_id: str | None,
     prefix: str = "",
     record: str = "question",
+    *,
+    model: type[BaseModel] | None = None,
+    data: Any = None,
 ) -> list[Problem]:
     """Translate a pydantic error into problems naming the field, expected and found;
-    `record`: what `question_id` identifies (`question`, `document` or `chunk`)."""
+    `record`: what `question_id` identifies (`question`, `document` or `chunk`).
+
+    With the `model` and the `data` validated, claims are named by ID and an unknown field
+    close to a known one says which (`found an unknown field (did you mean 'answer'?)`).
+    """
     problems = []
     for item in error.errors(include_url=False):
-        field = prefix + _loc(tuple(item["loc"]))
+        loc = tuple(item["loc"])
+        field = prefix + _loc(loc, data)
         kind = item["type"]
         if kind == "missing":
             expected, found = "a value (required field)", "nothing"
         elif kind == "extra_forbidden":
-            field = prefix + _loc(tuple(item["loc"]))
-            expected, found = "no such field (it is not part of the format)", "an unknown field"
+            hint = ""
+            if model is not None and loc and isinstance(loc[-1], str):
+                hint = did_you_mean(loc[-1], known_fields(model, loc[:-1]))
+            expected = "no such field (it is not part of the format)"
+            found = "an unknown field" + hint
         elif kind == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
             expected, found = "a non-empty string", "an empty string"
         else:
@@ -142,7 +196,15 @@ def validate_item(
     except ValidationError as exc:
         qid = data.get(id_key) if id_key and isinstance(data, dict) else None
         collector.extend(
-            pydantic_problems(exc, file, qid if isinstance(qid, str) else None, prefix, record)
+            pydantic_problems(
+                exc,
+                file,
+                qid if isinstance(qid, str) else None,
+                prefix,
+                record,
+                model=model,
+                data=data,
+            )
         )
         return None
 

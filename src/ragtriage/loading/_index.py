@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
+from ..errors import Suggestions
 from ..schemas import Chunk, Document, Snapshot
 
 EvidenceLevel = Literal["document", "chunk", "span"]
@@ -40,6 +42,14 @@ class SnapshotIndex:
     def known(self, item_id: str) -> bool:
         """True for a document or chunk ID of the snapshot."""
         return item_id in self.documents or item_id in self.chunks
+
+    def unknown(self, item_id: str) -> str:
+        """How an unknown ID is shown in a problem: `'d-rest' (did you mean 'd-reset'?)`."""
+        return repr(item_id) + self._suggestions(item_id)
+
+    @cached_property
+    def _suggestions(self) -> Suggestions:
+        return Suggestions(self.documents.keys() | self.chunks.keys())
 
     def document_of(self, item_id: str) -> str:
         """The document an ID belongs to (itself for a document ID)."""

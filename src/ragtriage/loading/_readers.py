@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProblemCollector
+from ..errors import Problem, ProblemCollector
 from ..paths import PathArg, as_path
 from ..schemas import (
     ArticleDataset,
@@ -21,6 +22,8 @@ from ..schemas import (
     Run,
     RunHeader,
     Snapshot,
+    valid_labeller,
+    with_default_labeller,
 )
 from ._files import (
     SourceFile,
@@ -55,7 +58,10 @@ def _validate_list(
     label: str,
     collector: ProblemCollector,
     record: str = "question",
+    name_of: Callable[[Any], str | None] | None = None,
 ) -> list[Any]:
+    """Validate each item of a list; `name_of` names an item in its problems (`key[NAME].`)
+    when its ID (`id_key`) does not identify it alone."""
     if not isinstance(items, list):
         collector.add(label, None, key, "a list", short(items))
         return []
@@ -63,6 +69,9 @@ def _validate_list(
     for index, item in enumerate(items):
         has_id = isinstance(item, dict) and isinstance(item.get(id_key or ""), str)
         prefix = "" if has_id else f"{key}[{index}]."
+        name = None if name_of is None else name_of(item)
+        if name is not None:
+            prefix = f"{key}[{name}]."
         valid = validate_item(model, item, label, collector, id_key, prefix, record)
         if valid is not None:
             out.append(valid)
@@ -134,23 +143,69 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
             return None
         return Run.model_construct(**dict(header), results=results)
     env, lists = _split_envelope(data, ("claim_labels", "fact_labels"))
+    default = valid_labeller(env.get("labeller"))
+    found = ProblemCollector()
     claims = _validate_list(
-        lists.get("claim_labels", []),
+        _filled(lists.get("claim_labels", []), default),
         "claim_labels",
         ClaimLabelEntry,
         "question_id",
         label,
-        collector,
+        found,
+        name_of=lambda item: _entry_name(item, "claim_id"),
     )
     facts = _validate_list(
-        lists.get("fact_labels", []), "fact_labels", FactLabelEntry, "question_id", label, collector
+        _filled(lists.get("fact_labels", []), default),
+        "fact_labels",
+        FactLabelEntry,
+        "question_id",
+        label,
+        found,
+        name_of=lambda item: _entry_name(item, "fact_id"),
     )
+    collector.extend(_labeller_hints(found.problems, default))
     label_head = validate_item(LabelSet, env, label, collector, None)
     return (
         None
         if label_head is None
         else label_head.model_copy(update={"claim_labels": claims, "fact_labels": facts})
     )
+
+
+LABELLER_EXPECTED = (
+    "a labeller (on the label, or `labeller` at the top of the file for every label that "
+    "names none)"
+)
+"""What a label without a labeller, in a file without a default one, should have had."""
+
+
+def _entry_name(item: Any, id_key: str) -> str | None:
+    """A label entry's claim ID (or its label's fact ID): it names the entry in problems."""
+    if not isinstance(item, dict):
+        return None
+    found = item.get(id_key)
+    if found is None and isinstance(item.get("label"), dict):
+        found = item["label"].get(id_key)
+    return found if isinstance(found, str) and found else None
+
+
+def _filled(items: Any, default: Any) -> Any:
+    """Label entries as read, the file's default labeller put in those that name none."""
+    if default is None or not isinstance(items, list):
+        return items
+    return [with_default_labeller(item, default) for item in items]
+
+
+def _labeller_hints(problems: Sequence[Problem], default: Any) -> list[Problem]:
+    """Problems of label entries, a missing labeller pointing at the file-level default."""
+    if default is not None:
+        return list(problems)
+    return [
+        replace(p, expected=LABELLER_EXPECTED)
+        if p.field.endswith("label.labeller") and p.found == "nothing"
+        else p
+        for p in problems
+    ]
 
 
 def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
@@ -220,21 +275,26 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
             None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
         )
     head_labels = validate_item(LabelSet, header_data, label, collector, None)
+    default = valid_labeller(header_data.get("labeller"))
     claim_entries: list[ClaimLabelEntry] = []
     fact_entries: list[FactLabelEntry] = []
+    entry_problems = ProblemCollector()
     for n, line in lines:
-        parsed, data = parse_line(line, n, label, collector)
+        parsed, data = parse_line(line, n, label, entry_problems)
         if not parsed:
             continue
-        where = f"line {n}: "
-        if isinstance(data, dict) and "claim_id" in data:
-            claim = validate_item(ClaimLabelEntry, data, label, collector, "question_id", where)
-            if claim is not None:
-                claim_entries.append(claim)
-        else:
-            fact = validate_item(FactLabelEntry, data, label, collector, "question_id", where)
-            if fact is not None:
-                fact_entries.append(fact)
+        data = with_default_labeller(data, default)
+        entry_model: type[ClaimLabelEntry] | type[FactLabelEntry] = (
+            ClaimLabelEntry if isinstance(data, dict) and "claim_id" in data else FactLabelEntry
+        )
+        entry = validate_item(
+            entry_model, data, label, entry_problems, "question_id", f"line {n}: "
+        )
+        if isinstance(entry, ClaimLabelEntry):
+            claim_entries.append(entry)
+        elif isinstance(entry, FactLabelEntry):
+            fact_entries.append(entry)
+    collector.extend(_labeller_hints(entry_problems.problems, default))
     if head_labels is None:
         return None
     return head_labels.model_copy(

@@ -1,9 +1,10 @@
 """Metrics: one registry; per-question scores first, aggregates second."""
 
 from . import boundaries, coverage, evidence, ranking, refusal, stale, support
-from ._aggregate import Aggregate, aggregate
+from ._aggregate import Aggregate, aggregate, not_applicable_everywhere, not_applicable_line
 from ._registry import (
     REGISTRY,
+    VALUE_RANGES,
     Layer,
     Measure,
     MetricSpec,
@@ -17,6 +18,7 @@ from ._views import ClaimView, FactView, QuestionView, build_view
 
 __all__ = [
     "REGISTRY",
+    "VALUE_RANGES",
     "Aggregate",
     "ClaimView",
     "FactView",
@@ -32,6 +34,8 @@ __all__ = [
     "default_measures",
     "evidence",
     "measures",
+    "not_applicable_everywhere",
+    "not_applicable_line",
     "parse_measure",
     "ranking",
     "refusal",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._registry import Averaging, Measure, Score
@@ -44,3 +44,18 @@ def aggregate(measure: Measure, scores: Sequence[Score | None]) -> Aggregate:
 def _tidy(number: float) -> float:
     """Whole numbers as ints in output (3 rather than 3.0); other values unchanged."""
     return int(number) if float(number).is_integer() else number
+
+
+def not_applicable_everywhere(
+    summaries: Sequence[Mapping[str, Aggregate]], names: Iterable[str]
+) -> tuple[str, ...]:
+    """The measures among `names` not applicable in every run (an empty denominator in each
+    summary); none when there is no run."""
+    if not summaries:
+        return ()
+    return tuple(n for n in names if all(s[n].value is None for s in summaries))
+
+
+def not_applicable_line(names: Sequence[str]) -> str:
+    """The one line a terminal table prints instead of a row per measure that applies nowhere."""
+    return f"not applicable here: {', '.join(names)}"

@@ -36,6 +36,8 @@ class ClaimView:
     """Supporting context IDs from the counted label."""
     labelled_by: str | None
     """`human` or `judge`: the kind of label that counted."""
+    labellers: tuple[str, ...] = ()
+    """The names of the labellers whose labels counted (reviewers or judge models)."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,7 @@ def build_view(
                     state,
                     support,
                     kind,
+                    tuple(dict.fromkeys(lab.labeller.name for lab in chosen)),
                 )
             )
         claims = tuple(views)

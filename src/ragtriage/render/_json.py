@@ -99,6 +99,8 @@ def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any
     return {
         "name": run.name,
         "k": run.k,
+        "k_used": run.k_used,
+        "no_result": list(run.no_result),
         "evidence_level": run.evidence_level,
         "provenance": _provenance(run),
         "summary": {name: _flagged(run, name, agg) for name, agg in run.summary.items()},
@@ -129,6 +131,7 @@ def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
         "options": {
             "label_policy": evaluation.label_policy,
             "allow_unreviewed": evaluation.allow_unreviewed,
+            "allow_missing": evaluation.allow_missing,
             "accept_self_labelling": evaluation.accept_self_labelling,
         },
         "metrics": [

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import textwrap
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -15,8 +17,8 @@ from ..boundaries.report import (
 )
 from ..calibration import LabelSources
 from ..diagnosis import diagnose_run, slice_rows
-from ..evaluation import Evaluation
-from ..metrics import Aggregate
+from ..evaluation import NO_RESULT, Evaluation, no_result_note
+from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line
 
 _DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
 
@@ -59,10 +61,24 @@ def label_mark(sources: LabelSources | None) -> str:
     return "" if mark is None else f" · {mark}"
 
 
-def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
+def shown_measures(
+    evaluation: Evaluation, all_measures: bool
+) -> tuple[tuple[Measure, ...], tuple[str, ...]]:
+    """The measures a terminal table shows, and the names it leaves out (n/a in every run)."""
+    if all_measures:
+        return evaluation.measures, ()
+    hidden = not_applicable_everywhere(
+        [run.summary for run in evaluation.runs], [m.name for m in evaluation.measures]
+    )
+    return tuple(m for m in evaluation.measures if m.name not in hidden), hidden
+
+
+def _summary_rows(
+    evaluation: Evaluation, measures: Sequence[Measure] | None = None
+) -> list[list[str]]:
     rows = []
     # Measures counted from judge labels say so, and whether a calibration record vouches.
-    for m in evaluation.measures:
+    for m in evaluation.measures if measures is None else measures:
         row = [m.name, f"{m.spec.averaging}, {m.spec.direction} is better"]
         for run in evaluation.runs:
             agg = run.summary[m.name]
@@ -76,9 +92,12 @@ def _summary_rows(evaluation: Evaluation) -> list[list[str]]:
     return rows
 
 
-def _question_rows(evaluation: Evaluation, run_index: int) -> tuple[list[str], list[list[str]]]:
+def _question_rows(
+    evaluation: Evaluation, run_index: int, measures: Sequence[Measure] | None = None
+) -> tuple[list[str], list[list[str]]]:
     run = evaluation.runs[run_index]
-    names = [m for m in evaluation.measures if m.name in _QUESTION_COLUMNS]
+    chosen = evaluation.measures if measures is None else measures
+    names = [m for m in chosen if m.name in _QUESTION_COLUMNS]
     header = ["question", "outcome", *(m.name for m in names), "diagnosis"]
     verdicts = {v.question_id: v for v in diagnose_run(run).questions}
     rows = []
@@ -95,35 +114,78 @@ def _question_rows(evaluation: Evaluation, run_index: int) -> tuple[list[str], l
         verdict = verdicts[rec.question_id]
         more = f" (+{', '.join(verdict.secondary)})" if verdict.secondary else ""
         rows.append([rec.question_id, rec.outcome or "-", *values, verdict.primary + more])
+    rows += [[qid, NO_RESULT, *("-" for _ in names), NO_RESULT] for qid in run.no_result]
     return header, rows
 
 
-def render_table(evaluation: Evaluation, width: int = 200) -> str:
-    """The terminal report: aggregates with denominators, then per-question rows."""
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
-    table = Table(title="ragtriage evaluation: value (numerator/denominator)")
-    table.add_column("metric")
-    table.add_column("averaging")
-    for run in evaluation.runs:
-        table.add_column(f"{run.name} (k={run.k})")
-    for row in _summary_rows(evaluation):
+def _notes(evaluation: Evaluation) -> list[str]:
+    """Questions without a result, per run (`--allow-missing`)."""
+    found = (no_result_note(run.name, run.no_result) for run in evaluation.runs)
+    return [note for note in found if note is not None]
+
+
+def _console(buffer: io.StringIO, width: int) -> Console:
+    return Console(file=buffer, width=width, force_terminal=False, color_system=None)
+
+
+def _say(console: Console, text: str, indent: str = "") -> None:
+    """Plain text wrapped at the console's width at spaces, without trailing blanks."""
+    lines = textwrap.wrap(
+        text,
+        console.width,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def _folding_table(title: str | None, header: Sequence[str]) -> Table:
+    # Every column folds: a long cell wraps inside its column instead of widening the table
+    # past the terminal or being cut with an ellipsis. The first column holds names (a
+    # measure, a slice, a question ID), which stay whole while the other columns wrap.
+    table = Table(title=title)
+    for index, name in enumerate(header):
+        table.add_column(name, overflow="fold", no_wrap=index == 0)
+    return table
+
+
+def _print_summary(
+    console: Console, evaluation: Evaluation, measures: Sequence[Measure], hidden: Sequence[str]
+) -> None:
+    header = ["metric", "averaging", *(f"{run.name} ({run.cutoff})" for run in evaluation.runs)]
+    table = _folding_table("ragtriage evaluation: value (numerator/denominator)", header)
+    for row in _summary_rows(evaluation, measures):
         table.add_row(*row)
     console.print(table)
-    for note in evaluation.calibration_notes:
-        console.print(f"note: {note}", markup=False, highlight=False)
+    if hidden:
+        _say(console, not_applicable_line(hidden))
+    for note in [*_notes(evaluation), *evaluation.calibration_notes]:
+        _say(console, f"note: {note}")
+
+
+def render_table(evaluation: Evaluation, width: int = 200, *, all_measures: bool = False) -> str:
+    """The terminal report: aggregates with denominators, then per-question rows.
+
+    `width` is the terminal's width (the command line passes it; cells fold to fit). Measures
+    not applicable in any run are named on one line instead of a row each, unless
+    `all_measures`.
+    """
+    buffer = io.StringIO()
+    console = _console(buffer, width)
+    measures, hidden = shown_measures(evaluation, all_measures)
+    _print_summary(console, evaluation, measures, hidden)
     for run in evaluation.runs:
-        dtable = Table(title=f"{run.name}: failing questions per slice, worst first")
-        for name in _DIAGNOSIS_HEADER:
-            dtable.add_column(name, overflow="fold")
+        dtable = _folding_table(
+            f"{run.name}: failing questions per slice, worst first", _DIAGNOSIS_HEADER
+        )
         for row in slice_rows(diagnose_run(run)):
             dtable.add_row(*row)
         console.print(dtable)
     actions = evaluation_next_actions(evaluation)
     if actions:
-        atable = Table(title="next actions for the primary stages found")
-        for name in NEXT_ACTION_HEADER:
-            atable.add_column(name, overflow="fold")
+        atable = _folding_table("next actions for the primary stages found", NEXT_ACTION_HEADER)
         for row in actions:
             atable.add_row(*row)
         console.print(atable)
@@ -131,18 +193,68 @@ def render_table(evaluation: Evaluation, width: int = 200) -> str:
     for line in evaluation_boundary_lines(evaluation):
         console.print(line, markup=False, highlight=False)
     for index, run in enumerate(evaluation.runs):
-        if len(run.questions) > PER_QUESTION_LIMIT:
+        if len(run.questions) + len(run.no_result) > PER_QUESTION_LIMIT:
             console.print(
                 f"{run.name}: {len(run.questions)} questions; per-question values in --format json"
             )
             continue
-        header, rows = _question_rows(evaluation, index)
-        qtable = Table(title=f"{run.name}: per question")
-        for name in header:
-            qtable.add_column(name, overflow="fold")
-        for row in rows:
-            qtable.add_row(*row)
-        console.print(qtable)
+        header, rows = _question_rows(evaluation, index, measures)
+        _print_questions(console, f"{run.name}: per question", header, rows)
+    return buffer.getvalue()
+
+
+def _print_questions(
+    console: Console, title: str, header: Sequence[str], rows: list[list[str]]
+) -> None:
+    """The per-question table; where it would not fit the width unfolded, one entry per
+    question instead (ID, outcome and diagnosis, then its values), which folds cleanly."""
+    table = _folding_table(title, header)
+    for row in rows:
+        table.add_row(*row)
+    unbounded = console.options.update_width(10_000)
+    if console.measure(table, options=unbounded).maximum <= console.width:
+        console.print(table)
+        return
+    console.print(f"{title} (outcome: diagnosis; values)", markup=False, highlight=False)
+    for row in rows:
+        question, outcome, *values, diagnosis = row
+        named = " · ".join(
+            f"{name} {value}" for name, value in zip(header[2:-1], values, strict=True)
+        )
+        console.print(f"{question} ({outcome}): {diagnosis}", markup=False, highlight=False)
+        for line in textwrap.wrap(
+            named, console.width, initial_indent="    ", subsequent_indent="    "
+        ):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def render_overview(evaluation: Evaluation, width: int = 200, *, all_measures: bool = False) -> str:
+    """A short terminal summary: the four layers' measures, then one line of stages per run.
+
+    What `ragtriage demo` prints before pointing to the full report (`evaluate`).
+    """
+    buffer = io.StringIO()
+    console = _console(buffer, width)
+    measures, hidden = shown_measures(evaluation, all_measures)
+    core = tuple(m for m in measures if m.name in _QUESTION_COLUMNS)
+    _print_summary(console, evaluation, core, hidden)
+    others = [m.name for m in measures if m.name not in _QUESTION_COLUMNS]
+    if others:
+        _say(
+            console,
+            f"{len(others)} more measures (stale evidence, permissions, injections, escalation, "
+            "...) in the full report.",
+        )
+    for run in evaluation.runs:
+        overall = diagnose_run(run).breakdown.overall
+        stages = ", ".join(
+            f"{c.stage} {c.primary}" for c in overall.stages if c.primary and c.stage != "ok"
+        )
+        _say(
+            console,
+            f"{run.name}: {overall.failing} of {overall.questions} questions fail"
+            + (f"; primary stages: {stages}" if stages else ""),
+        )
     return buffer.getvalue()
 
 
@@ -150,7 +262,8 @@ def render_markdown(evaluation: Evaluation) -> str:
     """A paste-ready Markdown summary for a pull request."""
     lines = ["## ragtriage evaluation", ""]
     runs = ", ".join(
-        f"`{r.name}` (k={r.k}, evidence matched by {r.evidence_level})" for r in evaluation.runs
+        f"`{r.name}` ({r.cutoff}, evidence matched by {r.evidence_level})"
+        for r in evaluation.runs
     )
     lines += [
         f"Runs: {runs}. Values are value (numerator/denominator); n/a means an empty denominator.",
@@ -158,8 +271,9 @@ def render_markdown(evaluation: Evaluation) -> str:
     ]
     header = ["metric", "averaging", *(r.name for r in evaluation.runs)]
     lines += md_table(header, _summary_rows(evaluation))
-    if evaluation.calibration_notes:
-        lines += ["", *(f"Note: {note}" for note in evaluation.calibration_notes)]
+    notes = [*_notes(evaluation), *evaluation.calibration_notes]
+    if notes:
+        lines += ["", *(f"Note: {note}" for note in notes)]
     for run in evaluation.runs:
         lines += ["", f"### {run.name}: failing questions per slice, worst first", ""]
         lines += md_table(_DIAGNOSIS_HEADER, slice_rows(diagnose_run(run)))
@@ -169,7 +283,7 @@ def render_markdown(evaluation: Evaluation) -> str:
         lines += md_table(NEXT_ACTION_HEADER, actions)
     lines += ["", "### Boundaries", "", *evaluation_boundary_lines(evaluation)]
     for index, run in enumerate(evaluation.runs):
-        if len(run.questions) > PER_QUESTION_LIMIT:
+        if len(run.questions) + len(run.no_result) > PER_QUESTION_LIMIT:
             continue
         lines += ["", f"### {run.name}: per question", ""]
         qheader, rows = _question_rows(evaluation, index)

@@ -28,6 +28,8 @@ from ._labels import (
     FactVerdict,
     LabelPolicy,
     LabelSet,
+    valid_labeller,
+    with_default_labeller,
 )
 from ._run import (
     Claim,
@@ -85,4 +87,6 @@ __all__ = [
     "Split",
     "StrictModel",
     "Usage",
+    "valid_labeller",
+    "with_default_labeller",
 ]

@@ -191,11 +191,16 @@ _EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "labels": (
         "Labels for one run kept in their own file (from a review sheet or a judge); they "
-        "are attached to the run's claims and answers when loaded with `--labels`.",
+        "are attached to the run's claims and answers when loaded with `--labels`. A label "
+        "may leave out `labeller` when the file gives one at the top (`labeller`, the "
+        "default): it is then that label's labeller (below, the fact label's is `mei`, the "
+        "claim label names its own). A label without a labeller in a file without a default "
+        "is refused.",
         {
             "schema_version": 1,
             "kind": "labels",
             "run": "baseline",
+            "labeller": {"kind": "human", "name": "mei"},
             "claim_labels": [
                 {
                     "question_id": "retention",
@@ -214,11 +219,7 @@ _EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
             "fact_labels": [
                 {
                     "question_id": "retention",
-                    "label": {
-                        "fact_id": "7-days",
-                        "verdict": "not_covered",
-                        "labeller": {"kind": "human", "name": "mei"},
-                    },
+                    "label": {"fact_id": "7-days", "verdict": "not_covered"},
                 },
             ],
         },
@@ -360,7 +361,9 @@ def _reachable(schema: dict[str, Any]) -> list[str]:
 def render_format_markdown() -> str:
     """The whole data-format reference as Markdown."""
     lines = [_INTRO.replace("{jsonl}", f"```\n{JSONL_RUN_EXAMPLE}```\n")]
-    documented: set[str] = set()
+    # A definition is written out once, unless a file kind reads it differently (a labels
+    # file's labels may leave out `labeller`).
+    documented: dict[str, dict[str, Any]] = {}
     for kind in SCHEMA_MODELS:
         summary, example = _EXAMPLES[kind]
         schema = json_schema(kind)
@@ -368,11 +371,12 @@ def render_format_markdown() -> str:
         lines += ["```json", json.dumps(example, ensure_ascii=False, indent=2), "```", ""]
         lines += _table(SCHEMA_MODELS[kind].__name__, schema)
         for name in _reachable(schema):
-            if name in documented:
+            definition = schema["$defs"][name]
+            if documented.get(name) == definition:
                 lines += [f"#### {name}", "", f"As [above](#{name.lower()}).", ""]
                 continue
-            documented.add(name)
-            lines += _table(name, schema["$defs"][name])
+            documented.setdefault(name, definition)
+            lines += _table(name, definition)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -45,8 +45,26 @@ def json_schema(kind: str) -> dict[str, Any]:
             ]
         )
     schema = model.model_json_schema(mode="validation")
+    if kind == "labels":
+        _labeller_optional(schema)
     # `$schema` and `$id` make the file self-describing for editors and validators.
     return {"$schema": _DIALECT, "$id": f"{_ID_BASE}{kind}.schema.json", **schema}
+
+
+LABELLER_DEFAULT_NOTE = (
+    "In a labels file it may be left out when the file gives `labeller` (the default)."
+)
+"""What a labels file's schema adds to a label's `labeller` (see `LabelSet.labeller`)."""
+
+
+def _labeller_optional(schema: dict[str, Any]) -> None:
+    # `LabelSet` fills in the file's default labeller before a label is validated, so a
+    # label in a labels file may leave it out: the schema says what the reader accepts.
+    for name in ("ClaimLabel", "FactLabel"):
+        definition = schema["$defs"][name]
+        definition["required"] = [f for f in definition["required"] if f != "labeller"]
+        prop = definition["properties"]["labeller"]
+        prop["description"] = f"{prop['description']} {LABELLER_DEFAULT_NOTE}"
 
 
 def schema_text(kind: str) -> str:

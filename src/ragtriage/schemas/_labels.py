@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError, model_validator
 
 from ._common import SCHEMA_VERSION, Identifier, Labeller, StrictModel
 
@@ -44,6 +44,36 @@ class FactLabel(StrictModel):
     """Hash of the answer and context the label was made against, when recorded."""
 
 
+LABEL_LISTS = ("claim_labels", "fact_labels")
+"""The lists of a labels file whose entries may take the file's default `labeller`."""
+
+
+def with_default_labeller(entry: Any, default: Any) -> Any:
+    """A label entry (as read) whose label names no `labeller`, given the file's `default`.
+
+    Anything else (another shape, a label that names its labeller, no default) is returned
+    as it is, for the model to validate.
+    """
+    if default is None or not isinstance(entry, dict):
+        return entry
+    label = entry.get("label")
+    if not isinstance(label, dict) or "labeller" in label:
+        return entry
+    return {**entry, "label": {**label, "labeller": default}}
+
+
+def valid_labeller(value: Any) -> Any:
+    """`value` when it is a valid labeller (as read), else None (its problem is reported once,
+    at the file's `labeller`, not again at every label)."""
+    if value is None:
+        return None
+    try:
+        Labeller.model_validate(value)
+    except ValidationError:
+        return None
+    return value
+
+
 class ClaimLabelEntry(StrictModel):
     """A claim label stored apart from the run, addressed by question and claim."""
 
@@ -73,7 +103,26 @@ class LabelSet(StrictModel):
     """File kind marker."""
     run: Identifier
     """Name of the run the labels belong to."""
+    labeller: Labeller | None = None
+    """The labeller of every label in this file that names none (a label's own `labeller`
+    wins), e.g. the reviewer who wrote the file by hand."""
     claim_labels: list[ClaimLabelEntry] = Field(default_factory=list)
     """Claim labels."""
     fact_labels: list[FactLabelEntry] = Field(default_factory=list)
     """Fact coverage labels."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_labeller(cls, data: Any) -> Any:
+        # Labels that name no labeller take the file's, before they are validated.
+        if not isinstance(data, dict):
+            return data
+        default = valid_labeller(data.get("labeller"))
+        if default is None:
+            return data
+        filled = {
+            key: [with_default_labeller(entry, default) for entry in data[key]]
+            for key in LABEL_LISTS
+            if isinstance(data.get(key), list)
+        }
+        return {**data, **filled}

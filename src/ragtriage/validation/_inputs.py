@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import Suggestions
 from ..loading import Dataset, SnapshotIndex
 from ._checker import Checker, dupes
 
@@ -19,6 +20,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
         c.add(file, None, f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
     for dup in dupes(ch.id for ch in ds.snapshot.chunks):
         c.add(file, None, f"chunks[id={dup}]", "unique chunk IDs", f"{dup!r} more than once")
+    document_ids = Suggestions(index.documents.keys())
     for chunk in ds.snapshot.chunks:
         where = f"chunks[id={chunk.id}]"
         if chunk.id in index.documents:
@@ -36,7 +38,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                 None,
                 f"{where}.document_id",
                 "the ID of a document in the snapshot",
-                repr(chunk.document_id),
+                repr(chunk.document_id) + document_ids(chunk.document_id),
             )
             continue
         if not chunk.start < chunk.end <= len(doc.text):
@@ -63,7 +65,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                     None,
                     f"documents[id={doc.id}].supersedes",
                     "IDs of other documents in the snapshot",
-                    repr(old),
+                    repr(old) + ("" if old in index.documents else document_ids(old)),
                 )
 
 
@@ -99,7 +101,7 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
                         q.id,
                         f"required_evidence[{gi}]",
                         "IDs of documents or chunks in the snapshot",
-                        repr(item),
+                        index.unknown(item),
                     )
         if ds.article:
             for dup in dupes(i for g in q.required_evidence for i in g.any_of):
@@ -112,7 +114,7 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
                         q.id,
                         f"reference_facts[id={fact.id}].evidence",
                         "IDs of documents or chunks in the snapshot",
-                        repr(item),
+                        index.unknown(item),
                     )
         if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
             c.add(

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-from ..errors import Problem
+from ..errors import Problem, Suggestions
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import LabelPolicy, QuestionResult, Run
 from ._checker import Checker, dupes
@@ -31,7 +31,7 @@ def _check_ranking(
                 res.question_id,
                 field,
                 "IDs of documents or chunks in the snapshot",
-                repr(item),
+                index.unknown(item),
             )
 
 
@@ -216,11 +216,13 @@ def _check_run(
     index: SnapshotIndex,
     allow_unreviewed: bool,
     policy: LabelPolicy,
+    allow_missing: bool,
 ) -> None:
     file = c.ds.run_file(run.name)
     c.run_prefix = f"runs[{run.name}]." if c.ds.article else ""
     questions = {q.id: q for q in c.ds.evalset.questions}
     counts = Counter(res.question_id for res in run.results)
+    question_ids = Suggestions(questions.keys())
     for qid, n in sorted(counts.items()):
         if n > 1:
             c.add(file, qid, "results", "one result per question", f"{n} results")
@@ -230,12 +232,16 @@ def _check_run(
                 qid,
                 "results.question_id",
                 "a question of the evaluation set",
-                "no such question",
+                "no such question" + question_ids(qid),
             )
     for qid in questions:
-        if qid not in counts:
+        if qid not in counts and not allow_missing:
             c.add(
-                file, qid, "results", f"a result for every question (run {run.name!r})", "no result"
+                file,
+                qid,
+                "results",
+                f"a result for every question (run {run.name!r}; or --allow-missing)",
+                "no result",
             )
     needs_k = any(res.context is None and (res.candidates or res.reranked) for res in run.results)
     if needs_k and k is None:
@@ -246,11 +252,40 @@ def _check_run(
             "a cut-off for the final context (give -k, or record the context or provenance.k)",
             "none",
         )
+    before = len(c.problems)
     for res in run.results:
         question = questions.get(res.question_id)
         facts = {f.id for f in question.reference_facts} if question else set()
         _check_result(c, file, res, k, index, facts, allow_unreviewed, policy)
+    _forgotten_labels(c, run, file, before)
     c.run_prefix = ""
+
+
+def _forgotten_labels(c: Checker, run: Run, file: str, before: int) -> None:
+    """One problem instead of one per claim and fact when the run carries no label at all.
+
+    Labels usually live in a labels file; a run without a single label most likely means
+    that file was not given.
+    """
+    if any(res.fact_labels or any(cl.labels for cl in res.claims or ()) for res in run.results):
+        return
+    unlabelled = [
+        p
+        for p in c.problems[before:]
+        if p.found == "no label" and p.field.endswith(("labels", "fact_labels"))
+    ]
+    if not unlabelled:
+        return
+    c.problems[before:] = [p for p in c.problems[before:] if p not in unlabelled]
+    c.add(
+        file,
+        None,
+        "labels",
+        "a review label for every claim and reference fact of an answer (in the run or a "
+        "--labels FILE; or --allow-unreviewed)",
+        f"no labels for run {run.name!r} ({len(unlabelled)} claims and reference facts "
+        "without one): did you forget --labels FILE?",
+    )
 
 
 def check_dataset(
@@ -259,8 +294,13 @@ def check_dataset(
     *,
     allow_unreviewed: bool = False,
     label_policy: LabelPolicy = "human-first",
+    allow_missing: bool = False,
 ) -> list[Problem]:
-    """Every semantic problem of a dataset, given each run's cut-off."""
+    """Every semantic problem of a dataset, given each run's cut-off.
+
+    `allow_missing` accepts runs without a result for some questions (they are listed as
+    no result by `evaluate`, never scored).
+    """
     index = SnapshotIndex.build(ds.snapshot)
     c = Checker(ds)
     check_snapshot(c, index)
@@ -270,5 +310,5 @@ def check_dataset(
         # problems that point elsewhere. The duplicate is the one problem to fix first.
         return c.problems
     for run in ds.runs:
-        _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy)
+        _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy, allow_missing)
     return c.problems

@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from ...diagnosis import RunDiagnosis
 from ...evaluation import RunEvaluation
 from ...metrics import QuestionView
+from ._palette import StageStyle, fill, pattern_defs, stage_style
 
 FUNNEL_STEPS: tuple[str, ...] = (
     "required evidence",
@@ -48,9 +49,7 @@ PALETTE: tuple[str, ...] = (
     "#499894",
     "#a0cbe8",
 )
-"""Colours of runs (funnel) and of failure stages (stages by slice), in order."""
-OK_COLOUR = "#c7c7c7"
-"""The colour of the `ok` stage."""
+"""Colours of runs (funnel), in order; stages have their own (`_palette.STAGE_STYLES`)."""
 
 _FONT = 12
 _PLOT_WIDTH = 520
@@ -188,16 +187,20 @@ def _axis(left: float, top: float, bottom: float, ticks: list[float], labels: li
 def _legend(
     x0: float, y0: float, items: Sequence[tuple[str, str]], width: float
 ) -> tuple[str, float]:
-    """Swatches and names in rows that wrap at `width`; returns the markup and its height."""
+    """Swatches and names in rows that wrap at `width`; returns the markup and its height.
+
+    Each item is a name and its swatch's `fill` (a colour or a pattern reference).
+    """
     parts, x, y = [], x0, y0
     for name, colour in items:
         shown = fit(name, 200)
-        item_width = 14 + text_width(shown) + 14
+        item_width = 16 + text_width(shown) + 14
         if x > x0 and x + item_width > x0 + width:
             x, y = x0, y + 18
         parts.append(
-            f'<rect x="{_num(x)}" y="{_num(y)}" width="10" height="10" fill="{colour}"/>'
-            + _label(x + 14, y + 5, name, 200, anchor="start")
+            f'<rect x="{_num(x)}" y="{_num(y - 1)}" width="12" height="12" '
+            f'fill="{colour}" stroke="#555" stroke-width="0.5" data-legend="{escape(name)}"/>'
+            + _label(x + 16, y + 5, name, 200, anchor="start")
         )
         x += item_width
     return "".join(parts), (y - y0) + 18 if items else 0.0
@@ -274,7 +277,10 @@ class _Segment:
 def stages_svg(diagnoses: Sequence[RunDiagnosis], order: Sequence[str]) -> Markup:
     """Stacked bars of primary failure stages per slice (worst slice first), a panel per run."""
     failing = [s for s in order if s != "ok"]
-    colour = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(failing)} | {"ok": OK_COLOUR}
+    styles: dict[str, StageStyle] = {
+        s: stage_style(s, i) for i, s in enumerate([*failing, "ok"])
+    }
+    colour = {s: fill(s, style) for s, style in styles.items()}
     rank = {s: i for i, s in enumerate([*failing, "ok"])}
     panels: list[tuple[str, list[tuple[str, list[_Segment]]]]] = []
     for diagnosis in diagnoses:
@@ -310,7 +316,7 @@ def stages_svg(diagnoses: Sequence[RunDiagnosis], order: Sequence[str]) -> Marku
                 )
                 parts.append(
                     f'<rect class="bar" x="{_num(x)}" y="{_num(y + 1)}" width="{_num(width)}" '
-                    f'height="{row_height - 2}" fill="{colour.get(seg.stage, OK_COLOUR)}" '
+                    f'height="{row_height - 2}" fill="{colour.get(seg.stage, colour["ok"])}" '
                     f'data-run="{escape(run)}" data-slice="{escape(key)}" '
                     f'data-stage="{escape(seg.stage)}" data-value="{seg.questions}">'
                     f"<title>{escape(tip)}</title></rect>"
@@ -324,6 +330,8 @@ def stages_svg(diagnoses: Sequence[RunDiagnosis], order: Sequence[str]) -> Marku
     )
     present = {seg.stage for _, rows in panels for _, segs in rows for seg in segs}
     items = [(s, colour[s]) for s in [*failing, "ok"] if s in present]
+    # Patterns only for the stages drawn, so the same stages give the same bytes.
+    parts.insert(0, pattern_defs({s: styles[s] for s in [*failing, "ok"] if s in present}))
     width = left + _PLOT_WIDTH + _PAD * 3
     legend, legend_height = _legend(left, y + 18, items, width - left)
     parts.append(legend)

@@ -11,14 +11,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..._version import __version__
 from ...boundaries.actions import next_action_rows
 from ...boundaries.report import evaluation_boundary_lines
 from ...compare import Comparison, QuestionStages, compare
 from ...diagnosis import RunDiagnosis, diagnose, stage_order
-from ...evaluation import Evaluation
+from ...evaluation import Evaluation, no_result_note
+from ...schemas import Question
 from ._assets import asset
 from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
@@ -48,6 +49,33 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def inline_code(text: str) -> Markup:
+    """A line of Markdown with `code` spans as HTML: escaped text, spans as `<code>`.
+
+    A line with an unmatched backtick is shown as it is, escaped.
+    """
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return Markup(escape(text))
+    return Markup("").join(
+        Markup("<code>{}</code>").format(part) if i % 2 else escape(part)
+        for i, part in enumerate(parts)
+    )
+
+
+def markdown_bullets(lines: Sequence[str]) -> list[tuple[Markup, list[Markup]]]:
+    """Markdown bullet lines (`- item`, indented `  - sub-item`) as items with sub-items."""
+    items: list[tuple[Markup, list[Markup]]] = []
+    for line in lines:
+        nested = line.startswith(" ") and bool(items)
+        text = inline_code(line.strip().removeprefix("- "))
+        if nested:
+            items[-1][1].append(text)
+        else:
+            items.append((text, []))
+    return items
 
 
 def _script_hash(source: str) -> str:
@@ -82,7 +110,7 @@ def default_comparison(
     }
     return compare(
         evaluation,
-        allow_different_questions=True,
+        allow_missing=True,
         allow_different_snapshot=True,
         stages=stages,
     )
@@ -116,24 +144,38 @@ def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list
     return rows
 
 
+def report_questions(evaluation: Evaluation) -> list[Question]:
+    """The report's questions, in evaluation-set order: every one some run was evaluated on,
+    with or without a result (a run without one shows it as no result)."""
+    seen: dict[str, Question] = {}
+    for run in evaluation.runs:
+        seen.update((v.question.id, v.question) for v in run.views)
+    wanted = {qid for run in evaluation.runs for qid in run.no_result} | set(seen)
+    dataset = evaluation.dataset
+    if dataset is None:
+        return list(seen.values())
+    return [q for q in dataset.evalset.questions if q.id in wanted]
+
+
 def report_data(
     evaluation: Evaluation,
     diagnoses: Sequence[RunDiagnosis],
     comparison: Comparison | None = None,
 ) -> dict[str, Any]:
     """The JSON document the page script reads (see `_payload` for its keys)."""
-    first = evaluation.runs[0] if evaluation.runs else None
     table = [m for m in evaluation.measures if m.name in TABLE_MEASURES]
     all_views = [v for run in evaluation.runs for v in run.views]
+    questions = report_questions(evaluation)
+    ids = [q.id for q in questions]
     return {
         "tool": __version__,
         "runs": [{"name": r.name, "k": r.k} for r in evaluation.runs],
         "stages": list(diagnoses[0].stages) if diagnoses else list(stage_order()),
         "flags": [list(pair) for pair in FLAG_NAMES],
         "measures": [[m.name, m.spec.direction, m.spec.kind] for m in table],
-        "questions": [] if first is None else [question_entry(v) for v in first.views],
+        "questions": [question_entry(q) for q in questions],
         "results": [
-            run_results(run, table, diag)
+            run_results(run, table, diag, ids)
             for run, diag in zip(evaluation.runs, diagnoses, strict=True)
         ],
         "docs": document_entries(all_views),
@@ -200,11 +242,18 @@ def _render(
         sources=evaluation.sources,
         runs=run_infos(evaluation),
         layers=layers(evaluation),
-        calibration_notes=evaluation.calibration_notes,
+        calibration_notes=[
+            *(
+                note
+                for run in evaluation.runs
+                if (note := no_result_note(run.name, run.no_result)) is not None
+            ),
+            *evaluation.calibration_notes,
+        ],
         comparison=comparison_view(comparison),
         # From the diagnoses at hand rather than diagnosing every run again.
         next_actions=next_action_rows(
             s for s in data["stages"] if any(d.breakdown.overall.count(s).primary for d in diags)
         ),
-        boundary_lines=evaluation_boundary_lines(evaluation),
+        boundary_lines=markdown_bullets(evaluation_boundary_lines(evaluation)),
     )

@@ -10,11 +10,13 @@ Question (`questions[i]`): `id`, `t` text, `a` answerability, `s` split, `g` tag
 
 Result (`results[run][i]`, aligned with `questions`): `o` outcome, `p` primary stage,
 `s2` secondary stages, `w` findings as `[stage, why, [ids]]`, `v` values of `table_measures`,
-`rk` final ranking as `[id, flags, candidate rank or 0]` (plus `rank` once items were
-skipped), `rn` ranking length, `cd` candidates the reranker dropped as `[id, flags, rank]`,
+`rk` final ranking as `[id, flags, candidate rank or 0 when not a candidate]` (plus `rank`
+once items were skipped), `rn` ranking length, `cd` candidates the reranker dropped as
+`[id, flags, rank]`,
 `gs` per required group a bitmask (1 among candidates, 2 after reranking, 4 in context),
 `cx` context as `[id, flags, text or null]`, `a` answer, `cl` claims as
-`[id, text, citations, state, supported_by, labelled_by]`, `fs` fact states aligned with `f`.
+`[id, text, citations, state, supported_by, labelled_by, [labeller names]]`, `fs` fact
+states aligned with `f`.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from typing import Any
 from ...boundaries.injection import flag_context
 from ...boundaries.sensitive import mask_text
 from ...diagnosis import QuestionDiagnosis, RunDiagnosis
-from ...evaluation import QuestionRecord, RunEvaluation
+from ...evaluation import NO_RESULT, QuestionRecord, RunEvaluation
 from ...metrics import Measure, QuestionView
+from ...schemas import Question
 from .._json import score_json
 
 REQUIRED = 1
@@ -75,9 +78,8 @@ def _masked(text: str | None) -> str | None:
     return None if text is None else mask_text(text)
 
 
-def question_entry(view: QuestionView) -> dict[str, Any]:
+def question_entry(q: Question) -> dict[str, Any]:
     """The run-independent part of one question (every text masked)."""
-    q = view.question
     entry: dict[str, Any] = {"id": q.id, "t": mask_text(q.text), "a": q.answerability}
     entry["s"] = q.split
     if q.tags:
@@ -169,7 +171,7 @@ def result_entry(
         # Items past the cut are kept only when they are required evidence, so the reader
         # sees how far down the ranking the evidence sat.
         if n <= limit or flags & REQUIRED:
-            row = [item, flags, cand_rank.get(item, 0) if view.reranked is not None else 0]
+            row = [item, flags, cand_rank.get(item, 0)]
             rows.append(row if n == len(rows) + 1 else [*row, n])
     if rows:
         entry["rk"] = rows
@@ -210,6 +212,7 @@ def result_entry(
                 c.state,
                 list(c.supported_by),
                 c.labelled_by,
+                list(c.labellers),
             ]
             for c in view.claims
         ]
@@ -251,12 +254,20 @@ def run_results(
     run: RunEvaluation,
     measures: Sequence[Measure],
     diagnosis: RunDiagnosis | None,
+    question_ids: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every question's result entry for one run, in evaluation-set order."""
+    """Every question's result entry for one run, in evaluation-set order.
+
+    `question_ids` (default: the run's own questions) is the report's question list; a
+    question the run has no result for gets `{"o": "no result", "v": [null, ...]}`.
+    """
     diagnoses = None if diagnosis is None else {q.question_id: q for q in diagnosis.questions}
-    return [
-        result_entry(
+    found = {
+        record.question_id: result_entry(
             view, record, measures, None if diagnoses is None else diagnoses.get(record.question_id)
         )
         for view, record in zip(run.views, run.questions, strict=True)
-    ]
+    }
+    order = [r.question_id for r in run.questions] if question_ids is None else question_ids
+    missing = {"o": NO_RESULT, "v": [None] * len(measures)}
+    return [found.get(qid, missing) for qid in order]

@@ -171,7 +171,9 @@ def run_infos(evaluation: Evaluation) -> tuple[RunInfo, ...]:
         out.append(
             RunInfo(
                 run.name,
-                "-" if run.k is None else str(run.k),
+                "not used (context recorded)"
+                if not run.k_used
+                else ("-" if run.k is None else str(run.k)),
                 run.evidence_level,
                 tuple(pair for pair in pairs if pair is not None),
             )

@@ -52,7 +52,7 @@
     fillSelect(document.getElementById("f-tag"), Object.keys(tags).sort());
     fillSelect(document.getElementById("f-split"), Object.keys(splits).sort());
     refreshStages();
-    runSel.addEventListener("change", function () { state.run = Number(runSel.value); refreshStages(); update(); if (state.detail !== null) showDetail(state.detail); });
+    runSel.addEventListener("change", function () { state.run = Number(runSel.value); refreshStages(); update(); if (state.detail !== null) showDetail(state.detail, false); });
     [["f-stage", "stage"], ["f-tag", "tag"], ["f-split", "split"]].forEach(function (pair) {
       var node = document.getElementById(pair[0]);
       node.addEventListener("change", function () { state[pair[1]] = node.value; update(); });
@@ -92,7 +92,8 @@
   function setupTable() {
     var head = document.getElementById("q-head");
     COLUMNS.forEach(function (col, ci) {
-      var th = el("th", { text: col.name, title: "sort by " + col.name, "data-col": String(ci) });
+      // A zero-width space after each "_" lets long measure names wrap in a narrow column.
+      var th = el("th", { text: col.name.replace(/_/g, "_\u200b"), title: "sort by " + col.name, "data-col": String(ci) });
       th.addEventListener("click", function () {
         if (state.sort === ci) state.desc = !state.desc; else { state.sort = ci; state.desc = false; }
         update();
@@ -186,12 +187,13 @@
   }
   function section(title) { return el("div", { cls: "dsec" }, el("h3", { text: title })); }
   function table(headers) {
+    // In a box of its own that scrolls sideways when the table is wider than the page.
     var t = el("table"), tr = el("tr");
     headers.forEach(function (h) { tr.appendChild(el("th", { text: h })); });
     t.appendChild(el("thead", null, tr));
     var tbody = el("tbody");
     t.appendChild(tbody);
-    return [t, tbody];
+    return [el("div", { cls: "scroll" }, t), tbody];
   }
   function row(tbody, cells) {
     var tr = el("tr");
@@ -199,7 +201,7 @@
     tbody.appendChild(tr);
     return tr;
   }
-  function showDetail(qi) {
+  function showDetail(qi, scroll) {
     state.detail = qi;
     var q = DATA.questions[qi], r = result(state.run, qi);
     var box = document.getElementById("detail"), body = document.getElementById("d-body");
@@ -249,7 +251,8 @@
     var rk = section("Final ranking (" + (r.rn || 0) + " items" + ((r.rk || []).length < (r.rn || 0) ? "; the top ones and any required item below them are shown" : "") + ")");
     var rt = table(["rank", "ID", "marks", "candidate rank", "document"]);
     (r.rk || []).forEach(function (item, index) {
-      var tr = row(rt[1], [String(item[3] || index + 1), el("code", { text: item[0] }), flagBadges(item[1]), item[2] ? String(item[2]) : "", docLabel(item[0])]);
+      var candidate = item[2] ? String(item[2]) : el("span", { cls: "muted", text: "not a candidate" });
+      var tr = row(rt[1], [String(item[3] || index + 1), el("code", { text: item[0] }), flagBadges(item[1]), candidate, docLabel(item[0])]);
       tr.className = "rank";
       tr.setAttribute("data-item", item[0]);
     });
@@ -286,7 +289,7 @@
         c[2].forEach(function (id) { cites.appendChild(badge(id, context[id] ? "cite" : "cite bad")); });
         if (!c[2].length) cites.appendChild(el("span", { cls: "muted", text: "none" }));
         var label = el("span", null, badge(c[3], "l-" + c[3]));
-        if (c[5]) label.appendChild(el("span", { cls: "muted", text: " by " + c[5] }));
+        if (c[5]) label.appendChild(el("span", { cls: "muted labeller", text: " by " + c[5] + ((c[6] || []).length ? " " + c[6].join(", ") : "") }));
         var tr = row(clt[1], [c[0], c[1], cites, label, c[4].join(", ")]);
         tr.className = "claim";
         tr.setAttribute("data-claim", c[0]);
@@ -308,7 +311,9 @@
       fs.appendChild(ft[0]);
     } else fs.appendChild(el("p", { cls: "muted", text: "No reference facts." }));
     body.appendChild(fs);
-    box.scrollIntoView();
+    // Opened from the URL on load, the detail is already at the top of the page: scrolling
+    // there while the page loads leaves headless screenshots blank.
+    if (scroll !== false) box.scrollIntoView();
   }
   function questionLink(id, runIndex) {
     var href = "#q=" + encodeURIComponent(id);
@@ -320,11 +325,11 @@
     });
     return link;
   }
-  function fromHash() {
+  function fromHash(scroll) {
     var hash = location.hash;
     if (hash.indexOf("#q=") !== 0) return;
     var id = decodeURIComponent(hash.slice(3));
-    for (var qi = 0; qi < DATA.questions.length; qi++) if (DATA.questions[qi].id === id) { showDetail(qi); return; }
+    for (var qi = 0; qi < DATA.questions.length; qi++) if (DATA.questions[qi].id === id) { showDetail(qi, scroll); return; }
   }
 
   /* ---- comparison ---- */
@@ -368,7 +373,7 @@
   setupTable();
   update();
   setupChanges();
-  window.addEventListener("hashchange", fromHash);
-  fromHash();
+  window.addEventListener("hashchange", function () { fromHash(true); });
+  fromHash(false);
   document.body.setAttribute("data-ready", "true");
 })();

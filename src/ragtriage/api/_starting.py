@@ -1,0 +1,15 @@
+"""`ragtriage init`: write a starter dataset to edit into one's own."""
+
+from __future__ import annotations
+
+from ..paths import PathArg
+from ..starter import StarterDataset, write_starter
+
+
+def init_files(directory: PathArg, *, force: bool = False) -> StarterDataset:
+    """`ragtriage init DIR [--force]`: write the starter dataset (snapshot, evaluation set, a
+    run, its labels, a gate policy and a README with the next commands) into `directory`.
+
+    A directory that already holds anything is refused (`InputError`) unless `force`.
+    """
+    return write_starter(directory, force=force)

@@ -1,0 +1,124 @@
+"""A labels file's default `labeller`: used by every label that names none, in JSON and JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from core_builders import claim, doc, question, result, write_files, write_json
+
+from ragtriage.cli.main import cli
+from ragtriage.loading import load_dataset
+from ragtriage.schemas import LabelSet
+from ragtriage.schemas._export import json_schema
+
+MEI = {"kind": "human", "name": "mei"}
+JUDGE = {"kind": "judge", "name": "judge-model", "prompt_version": "p1"}
+
+
+def _files(tmp_path: Path) -> list[str]:
+    """One answered question with two unlabelled claims and one reference fact."""
+    answered = result(
+        "q1",
+        ["d1"],
+        context=["d1"],
+        claims=[{**claim("a", ["d1"], None), "id": "a"}, {**claim("b", ["d1"], None), "id": "b"}],
+    )
+    return write_files(
+        tmp_path,
+        [doc("d1", "alpha")],
+        [question("q1", evidence=[["d1"]], facts=["f1"])],
+        {"run": [answered]},
+    )
+
+
+def _entries() -> dict[str, list[dict[str, Any]]]:
+    return {
+        "claim_labels": [
+            {"question_id": "q1", "claim_id": "a",
+             "label": {"verdict": "supported", "supported_by": ["d1"]}},
+            {"question_id": "q1", "claim_id": "b",
+             "label": {"verdict": "unsupported", "labeller": JUDGE}},
+        ],
+        "fact_labels": [{"question_id": "q1", "label": {"fact_id": "f1", "verdict": "covered"}}],
+    }
+
+
+def _write(tmp_path: Path, suffix: str, head: dict[str, Any]) -> Path:
+    path = tmp_path / f"labels.{suffix}"
+    entries = _entries()
+    if suffix == "json":
+        write_json(path, {**head, **entries})
+    else:
+        lines = [head, *entries["claim_labels"], *entries["fact_labels"]]
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+HEAD = {"schema_version": 1, "kind": "labels", "run": "run"}
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl"])
+def test_labels_without_a_labeller_take_the_files(tmp_path: Path, suffix: str) -> None:
+    args = _files(tmp_path)
+    labels = _write(tmp_path, suffix, {**HEAD, "labeller": MEI})
+    loaded = load_dataset(args[0], snapshot=args[2], runs=[args[4]], labels=[labels])
+    res = loaded.runs[0].results[0]
+    assert [(lab.labeller.kind, lab.labeller.name) for c in res.claims or [] for lab in c.labels] == [
+        ("human", "mei"),
+        ("judge", "judge-model"),
+    ]
+    assert [lab.labeller.name for lab in res.fact_labels] == ["mei"]
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--labels", str(labels), "--format", "json"])
+    assert (out.exit_code, out.stderr) == (0, "")
+    run = json.loads(out.stdout)["runs"][0]
+    assert run["label_sources"]["claim_support"]["human"] == 1
+    assert run["summary"]["claim_support"]["numerator"] == 1
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl"])
+def test_a_label_without_a_labeller_and_no_default_is_refused(tmp_path: Path, suffix: str) -> None:
+    args = _files(tmp_path)
+    labels = _write(tmp_path, suffix, HEAD)
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--labels", str(labels)])
+    assert out.exit_code == 2
+    line = {"json": "claim_labels[a].", "jsonl": "line 2: "}[suffix]
+    fact_line = {"json": "fact_labels[f1].", "jsonl": "line 4: "}[suffix]
+    expected = (
+        "expected a labeller (on the label, or `labeller` at the top of the file for every "
+        "label that names none); found nothing"
+    )
+    assert out.stderr.splitlines() == [
+        "Error: 2 problems found in the input:",
+        f"- {labels}: question 'q1': {line}label.labeller: {expected}",
+        f"- {labels}: question 'q1': {fact_line}label.labeller: {expected}",
+    ]
+
+
+def test_a_bad_default_labeller_is_reported_once(tmp_path: Path) -> None:
+    args = _files(tmp_path)
+    labels = _write(tmp_path, "json", {**HEAD, "labeller": {"kind": "robot", "name": "x"}})
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--labels", str(labels)])
+    assert out.exit_code == 2
+    problems = out.stderr.splitlines()[1:]
+    assert problems[-1] == (
+        f"- {labels}: labeller.kind: expected 'human' or 'judge'; found 'robot'"
+    )
+    assert len(problems) == 3  # the two labels without a labeller, then the default itself
+
+
+def test_the_model_fills_in_the_default_too() -> None:
+    labels = LabelSet.model_validate({**HEAD, "labeller": MEI, **_entries()})
+    assert [e.label.labeller.name for e in labels.claim_labels] == ["mei", "judge-model"]
+    assert labels.fact_labels[0].label.labeller.name == "mei"
+
+
+def test_the_labels_schema_says_the_labeller_may_be_left_out() -> None:
+    schema = json_schema("labels")
+    assert schema["properties"]["labeller"]["anyOf"][0] == {"$ref": "#/$defs/Labeller"}
+    for name in ("ClaimLabel", "FactLabel"):
+        assert "labeller" not in schema["$defs"][name]["required"]
+    assert "labeller" in json_schema("run")["$defs"]["ClaimLabel"]["required"]

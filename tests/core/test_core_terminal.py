@@ -1,0 +1,165 @@
+"""Terminal tables fit the terminal (80-200 columns), fold long cells, and show the measures
+that apply to the data; `ragtriage demo` is short and ends with the next commands."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.cli.main import cli
+from ragtriage.example import example_paths
+from ragtriage.render import terminal_width
+from ragtriage.starter import dataset_arguments, write_starter
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _run(args: list[str], columns: str | None) -> tuple[int, str]:
+    env = {"COLUMNS": columns}
+    out = CliRunner().invoke(cli, args, env=env)
+    return out.exit_code, out.stdout
+
+
+def _widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+@pytest.fixture(scope="module")
+def starter(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    target = tmp_path_factory.mktemp("starter") / "my-eval"
+    write_starter(target)
+    return dataset_arguments(str(target))
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_demo_output_is_pinned(columns: str) -> None:
+    code, stdout = _run(["demo"], columns)
+    assert code == 0
+    shown = stdout.replace(str(example_paths().root), "<EXAMPLE>")
+    assert shown == (GOLDEN / f"demo-{columns}.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_starter_evaluation_is_pinned(columns: str, starter: list[str]) -> None:
+    code, stdout = _run(["evaluate", *starter], columns)
+    assert code == 0
+    assert stdout == (GOLDEN / f"starter-evaluate-{columns}.txt").read_text(encoding="utf-8")
+
+
+def test_demo_is_short_and_ends_with_the_next_commands() -> None:
+    lines = _run(["demo"], "80")[1].splitlines()
+    assert len(lines) <= 45
+    assert lines[-6:] == [
+        "Next, with your own data:",
+        "  ragtriage init my-eval",
+        "  ragtriage evaluate my-eval/evalset.json --snapshot my-eval/snapshot.json \\",
+        "      --run my-eval/run.json --labels my-eval/labels.json",
+        "  ragtriage report my-eval/evalset.json --snapshot my-eval/snapshot.json \\",
+        "      --run my-eval/run.json --labels my-eval/labels.json -o report.html",
+    ]
+
+
+@pytest.mark.parametrize("columns", ["80", "120", "200"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["demo"],
+        ["evaluate", "--example"],
+        ["diagnose", "--example"],
+        ["compare", "--example"],
+        ["gate", "--example", "--candidate", "baseline"],
+    ],
+    ids=["demo", "evaluate", "diagnose", "compare", "gate"],
+)
+def test_every_table_fits_the_width(args: list[str], columns: str) -> None:
+    code, stdout = _run(args, columns)
+    assert code in (0, 1)
+    assert _widest(stdout) <= int(columns)
+
+
+@pytest.mark.parametrize(("columns", "width"), [("10", 80), ("500", 200), ("abc", 200)])
+def test_columns_is_clamped(columns: str, width: int) -> None:
+    stdout = _run(["evaluate", "--example"], columns)[1]
+    assert _widest(stdout) <= width
+    # The summary table is laid out for exactly that width at most, and the widest rows of
+    # the example need more than 80 columns unfolded.
+    assert _widest(stdout) > width - 30
+
+
+def test_measures_not_applicable_anywhere_are_one_line(starter: list[str]) -> None:
+    stdout = _run(["evaluate", *starter], "200")[1]
+    assert "not applicable here: correct_clarification, canary_obeyed\n" in stdout
+    assert "│ canary_obeyed" not in stdout and "│ correct_clarification" not in stdout
+    everything = _run(["evaluate", *starter, "--all-measures"], "200")[1]
+    assert "not applicable here" not in everything
+    assert "│ canary_obeyed              │ macro, lower is better  │ n/a (0/0) · 5 n/a    │" in everything
+
+
+def test_compare_names_its_not_applicable_measures(starter: list[str], tmp_path: Path) -> None:
+    # A second run: the starter's, renamed (its labels too).
+    run = json.loads(Path(starter[starter.index("--run") + 1]).read_text(encoding="utf-8"))
+    labels = json.loads(Path(starter[starter.index("--labels") + 1]).read_text(encoding="utf-8"))
+    run["name"] = labels["run"] = "second-run"
+    (tmp_path / "second.json").write_text(json.dumps(run), encoding="utf-8")
+    (tmp_path / "second-labels.json").write_text(json.dumps(labels), encoding="utf-8")
+    args = [*starter, "--run", str(tmp_path / "second.json"), "--labels", str(tmp_path / "second-labels.json")]
+    code, stdout = _run(["compare", *args], "200")
+    assert code == 0, stdout
+    assert "not applicable here: correct_clarification, canary_obeyed\n" in stdout
+    assert "canary_obeyed (" not in stdout
+    everything = _run(["compare", *args, "--all-measures"], "200")[1]
+    assert "not applicable here" not in everything
+    assert "canary_obeyed (lower better)" in everything
+
+
+def test_terminal_width_without_columns_or_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS")
+
+    def no_terminal(fd: int) -> os.terminal_size:
+        raise OSError("not a terminal")
+
+    monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    assert terminal_width() == 200
+
+
+@pytest.mark.parametrize(("size", "width"), [(60, 80), (132, 132), (300, 200)])
+def test_terminal_width_follows_the_terminal(
+    monkeypatch: pytest.MonkeyPatch, size: int, width: int
+) -> None:
+    monkeypatch.delenv("COLUMNS")
+    asked: list[int] = []
+
+    def terminal(fd: int) -> os.terminal_size:
+        asked.append(fd)
+        if fd == 1:  # stdout piped (`ragtriage evaluate | less`): stderr is the terminal
+            raise OSError("not a terminal")
+        return os.terminal_size((size, 40))
+
+    monkeypatch.setattr(os, "get_terminal_size", terminal)
+    assert (terminal_width(), asked) == (width, [1, 2])
+
+
+def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tmp_path: Path) -> None:
+    # The columnar path reads labels inside the run: embed the starter's labels file.
+    run_path = Path(starter[starter.index("--run") + 1])
+    run = json.loads(run_path.read_text(encoding="utf-8"))
+    labels = json.loads(Path(starter[starter.index("--labels") + 1]).read_text(encoding="utf-8"))
+    results = {r["question_id"]: r for r in run["results"]}
+    for entry in labels["claim_labels"]:
+        claims = {c["id"]: c for c in results[entry["question_id"]]["claims"]}
+        claims[entry["claim_id"]].setdefault("labels", []).append(entry["label"])
+    for entry in labels["fact_labels"]:
+        results[entry["question_id"]].setdefault("fact_labels", []).append(entry["label"])
+    (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    data = [starter[0], "--snapshot", starter[2], "--run", str(tmp_path / "run.json"), "--algorithm", "columnar"]
+    code, stdout = _run(["evaluate", *data], "80")
+    assert code == 0, stdout
+    assert "not applicable here: correct_clarification\n" in stdout
+    assert "│ correct_clarification" not in stdout
+    assert _widest(stdout) <= 80
+    everything = _run(["evaluate", *data, "--all-measures"], "80")[1]
+    assert "│ correct_clarification" in everything and "not applicable here" not in everything
