@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fileio
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_path
 
@@ -84,12 +85,12 @@ def write_starter(directory: PathArg, *, force: bool = False) -> StarterDataset:
                 )
             ]
         )
-    target.mkdir(parents=True, exist_ok=True)
+    fileio.make_folder(target)
     written, replaced = [], []
     for name in STARTER_FILES:
         path = target / name
         if path.exists():
             replaced.append(path)
-        path.write_bytes((_FILES / name).read_bytes())
+        fileio.write_bytes(path, (_FILES / name).read_bytes())
         written.append(path)
     return StarterDataset(target, tuple(written), tuple(replaced))
