@@ -151,9 +151,9 @@ TOML_CLASSES = {
     "duplicate-key": Hostile(
         _content(b"a = 1\na = 2\n", whole=True), "expected valid TOML; found Cannot overwrite"
     ),
-    "nan": Hostile(_content(b"a = nan\n", whole=True), "expected a finite number; found nan"),
+    "nan": Hostile(_content(b"a = nan\n", whole=True), "a: expected a finite number; found NaN"),
     "infinity": Hostile(
-        _content(b"a = -inf\n", whole=True), "expected a finite number; found -infinity"
+        _content(b"a = -inf\n", whole=True), "a: expected a finite number; found -Infinity"
     ),
     "long-integer": Hostile(
         _content(b"a = 1" + b"0" * 5000 + b"\n", whole=True),

@@ -223,13 +223,15 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
         raise _too_long(label, "(file)") from None
     if depth_problem(data):
         raise _too_deep(label, "(file)")
-    stack: list[Any] = [data]
+    stack: list[tuple[str, Any]] = [("", data)]
     while stack:
-        item = stack.pop()
+        where, item = stack.pop()
         if isinstance(item, float) and not math.isfinite(item):
-            raise file_problem(label, FINITE, repr(item).replace("inf", "infinity"), "(file)")
+            word = "NaN" if item != item else ("Infinity" if item > 0 else "-Infinity")
+            raise file_problem(label, FINITE, word, where or "(file)")
         if isinstance(item, dict):
-            stack.extend(item.values())
+            pairs = [(f"{where}.{key}" if where else key, v) for key, v in item.items()]
+            stack.extend(reversed(pairs))  # popped in document order
         elif isinstance(item, list):
-            stack.extend(item)
+            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(item)]))
     return data
