@@ -82,18 +82,18 @@ def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:
 
 def test_both_algorithms_say_when_k_is_not_used() -> None:
     notes = [
-        f"note: -k 1000000 is not used for run {name!r}: every result records its context"
+        f"note: -k 10000 is not used for run {name!r}: every result records its context"
         for name in ("baseline", "improved")
     ]
     header = "baseline (context recorded, k not used)"
     for algorithm in ("reference", "columnar"):
         out = CliRunner().invoke(
-            cli, ["evaluate", "--example", "-k", "1000000", "--algorithm", algorithm]
+            cli, ["evaluate", "--example", "-k", "10000", "--algorithm", algorithm]
         )
         assert out.exit_code == 0, out.output
         assert [line for line in out.stderr.splitlines() if "-k" in line] == notes
         assert header in out.stdout
-    reference, columnar = _reports(["--example", "-k", "1000000"])
+    reference, columnar = _reports(["--example", "-k", "10000"])
     assert [run["k_used"] for run in columnar["runs"]] == [False, False]
     assert _shared(columnar) == _shared(reference)
 

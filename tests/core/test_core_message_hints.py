@@ -167,18 +167,18 @@ def test_a_run_with_some_labels_keeps_the_messages_per_claim(tmp_path: Path) -> 
 
 def test_a_k_that_no_result_uses_is_said_on_stderr_and_in_the_header(tmp_path: Path) -> None:
     runs = {"run": [_good(), _refusal()]}
-    code, table, stderr = _evaluate(tmp_path, runs, "-k", "1000000")
+    code, table, stderr = _evaluate(tmp_path, runs, "-k", "10000")
     assert code == 0
     assert stderr == (
-        "note: -k 1000000 is not used for run 'run': every result records its context\n"
+        "note: -k 10000 is not used for run 'run': every result records its context\n"
     )
     assert "run (context recorded, k not used)" in table
-    assert "k=1000000" not in table
-    _, markdown, _ = _evaluate(tmp_path, runs, "-k", "1000000", "--format", "markdown")
+    assert "k=10000" not in table
+    _, markdown, _ = _evaluate(tmp_path, runs, "-k", "10000", "--format", "markdown")
     assert "Runs: `run` (context recorded, k not used, evidence matched by document)." in markdown
-    _, text, _ = _evaluate(tmp_path, runs, "-k", "1000000", "--format", "json")
+    _, text, _ = _evaluate(tmp_path, runs, "-k", "10000", "--format", "json")
     data = json.loads(text)["runs"][0]
-    assert (data["k"], data["k_used"]) == (1000000, False)
+    assert (data["k"], data["k_used"]) == (10000, False)
     diagnosed = CliRunner().invoke(
         cli, ["diagnose", *write_files(tmp_path, DOCS, QUESTIONS, runs), "-k", "9",
               "--format", "markdown"]
