@@ -20,8 +20,8 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from . import fileio
 from .errors import InputError, Problem, ProblemCollector
+from .fileio import json_lines
 from .loading import Dataset
 from .paths import PathArg, as_optional_path, as_path
 from .schemas import StrictModel
@@ -145,7 +145,7 @@ def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
         return ()
     collector = ProblemCollector()
     entries = []
-    for number, data in fileio.json_lines(path):
+    for number, data in json_lines(path):
         try:
             entries.append(LedgerEntry.model_validate(data))
         except ValidationError as exc:

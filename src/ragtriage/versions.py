@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import Field
 
-from . import fileio
 from .errors import InputError, ProblemCollector
+from .fileio import read_json, read_toml
 from .loading import Dataset, SourceFile, file_sha256
 from .loading._files import display_path, validate_item
 from .paths import PathArg, as_path
@@ -44,10 +44,7 @@ def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, Versi
     label = str(path)
     data: Any
     try:
-        if path.suffix == ".toml":
-            data = fileio.read_toml(path, label)
-        else:
-            data = fileio.read_json(path, label)
+        data = read_toml(path, label) if path.suffix == ".toml" else read_json(path, label)
     except InputError as exc:
         collector.extend(exc.problems)
         return {}

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from importlib import resources
 from typing import TypeVar
 
-from .. import fileio
 from ..errors import InputError, Problem
+from ..fileio import parse_toml, read_text
 from ..paths import PathArg, as_path
 
 T = TypeVar("T")
@@ -19,8 +19,8 @@ def parse_rule_file(path: PathArg, what: str, parse: Callable[[dict[str, object]
     """`parse` applied to a user's TOML rule file; `what` names the file in a size error."""
     path = as_path(path)
     label = str(path)
-    text = fileio.read_text(path, label, what=f"a {what}")
-    data: dict[str, object] = dict(fileio.parse_toml(text, label))
+    text = read_text(path, label, what=f"a {what}")
+    data: dict[str, object] = dict(parse_toml(text, label))
     return parse(data, str(path))
 
 

@@ -44,9 +44,9 @@ def write_output(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        from .. import fileio
+        from ..fileio import write_text
 
-        fileio.write_text(output, text)
+        write_text(output, text)
 
 
 class _CannotWrite(click.ClickException):
@@ -59,15 +59,15 @@ def checked_output(
     folder: bool = False,
 ) -> Callable[[click.Context, click.Parameter, Path | None], Path | None]:
     """A click callback refusing, before any work, an output target that cannot be written
-    (`fileio.check_output`); `folder`: the option names a folder to write files into."""
+    (`check_output`); `folder`: the option names a folder to write files into."""
 
     def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
         if value is not None:
-            from .. import fileio
+            from ..fileio import OutputError, check_output
 
             try:
-                fileio.check_output(value, folder=folder)
-            except fileio.OutputError as exc:
+                check_output(value, folder=folder)
+            except OutputError as exc:
                 raise _CannotWrite(str(exc)) from None
         return value
 

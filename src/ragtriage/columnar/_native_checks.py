@@ -14,9 +14,9 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
-from .. import fileio
 from .._optional import has_extra
 from ..errors import InputError
+from ..fileio import parse_json
 
 if has_extra("fast"):  # orjson parses a JSONL line several times faster than json
     import orjson
@@ -61,7 +61,7 @@ SPLITS = ("dev", "regression", "holdout")
 
 
 def loads(text: bytes | str) -> Any:
-    """Parse one JSON text as `fileio.parse_json` would accept it; anything it would refuse
+    """Parse one JSON text as `parse_json` would accept it; anything it would refuse
     (invalid JSON, NaN or infinite numbers, a key twice in one object) gives a marker
     object every shape check refuses, so the caller falls back to the reference reader.
 
@@ -73,7 +73,7 @@ def loads(text: bytes | str) -> Any:
     data = text.encode("utf-8") if isinstance(text, str) else text
     if _dumps is None or b"\\u" in data:
         try:
-            return fileio.parse_json(data.decode("utf-8"), "")
+            return parse_json(data.decode("utf-8"), "")
         except (InputError, UnicodeDecodeError):
             return _INVALID
     try:

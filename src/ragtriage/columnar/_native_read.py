@@ -24,8 +24,8 @@ from typing import Any, BinaryIO
 import numpy as np
 from pydantic import ValidationError
 
-from .. import fileio
 from ..errors import InputError
+from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
 from ..schemas import EvalSet
 from . import _native_checks as chk
 from ._trec import _Fallback
@@ -80,7 +80,7 @@ def records(
         lines = _lines(handle, label, None if span is None else span[1])
         return header, _closing(handle, (chk.loads(line) for line in lines if line.strip()))
     try:
-        data = chk.loads(fileio.strip_bom(fileio.read_bytes(path), str(path)))
+        data = chk.loads(strip_bom(read_bytes(path), str(path)))
     except InputError as exc:
         raise _Fallback("document") from exc
     if type(data) is not dict or type(data.get(list_key)) is not list:
@@ -91,23 +91,23 @@ def records(
 
 def _open(path: Path) -> BinaryIO:
     try:
-        return fileio.open_input(path)
+        return open_input(path)
     except InputError as exc:
         raise _Fallback("file") from exc
 
 
 def _first_line(handle: BinaryIO, label: str) -> bytes:
     """The first non-blank line (UTF-8 byte order mark removed), or b"" at the end."""
-    for number, line in fileio.iter_lines(handle, label):
+    for number, line in iter_lines(handle, label):
         if line.strip():
-            return fileio.strip_bom(line, label) if number == 1 else line
+            return strip_bom(line, label) if number == 1 else line
     return b""
 
 
 def _lines(handle: BinaryIO, label: str, end: int | None) -> Iterator[bytes]:
     """Lines up to byte `end`; a line past the bound or an unreadable file falls back."""
     try:
-        for _, line in fileio.iter_lines(handle, label, end):
+        for _, line in iter_lines(handle, label, end):
             yield line
     except InputError as exc:
         raise _Fallback("line") from exc
@@ -117,7 +117,7 @@ def spans(path: Path, parts: int) -> list[tuple[int, int]] | None:
     """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
     the file whole: a JSON document, or too small to be worth splitting)."""
     try:
-        size = fileio.check_input(path)
+        size = check_input(path)
     except InputError:
         return None  # reading the file whole names the problem
     if path.suffix != ".jsonl" or parts < 2 or size < _SPLIT_BYTES:
@@ -130,7 +130,7 @@ def spans(path: Path, parts: int) -> list[tuple[int, int]] | None:
         cuts = [handle.tell()]
         for n in range(1, parts):
             handle.seek(max(cuts[-1], size * n // parts))
-            if len(handle.readline(fileio.MAX_LINE_BYTES + 1)) > fileio.MAX_LINE_BYTES:
+            if len(handle.readline(MAX_LINE_BYTES + 1)) > MAX_LINE_BYTES:
                 raise _Fallback("line")
             cuts.append(max(cuts[-1], handle.tell()))
     cuts.append(size)

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
-from .. import fileio
 from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
+from ..fileio import open_input
 from ._trec import _checked_size, _delimiter, _Fallback, _strings_clean
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def _batches(path: Path, digest: hashlib._Hash) -> Iterator[tuple[pa.Array, pa.A
     try:
         if _checked_size(path) == 0:
             return
-        with fileio.open_input(path) as handle:
+        with open_input(path) as handle:
             yield from _parsed(path, _HashingReader(handle, digest))
     except (pa.ArrowInvalid, OSError, UnicodeDecodeError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
@@ -110,7 +110,7 @@ def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
     from ..formats.trec_parquet import PARQUET_COLUMNS, schema_problems
 
     try:
-        with fileio.open_input(path) as handle:
+        with open_input(path) as handle:
             for block in iter(lambda: handle.read(1 << 24), b""):
                 digest.update(block)
         parquet = pq.ParquetFile(path)

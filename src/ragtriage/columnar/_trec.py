@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import fileio
 from .._optional import extra_module
 from ..errors import InputError, Problem, ProblemCollector
+from ..fileio import check_input, iter_lines, open_input
 from ..formats.trec import Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
@@ -74,8 +74,8 @@ class _Fallback(Exception):
 
 def _delimiter(path: Path) -> str:
     try:
-        with fileio.open_input(path) as handle:
-            for _, line in fileio.iter_lines(handle, str(path)):
+        with open_input(path) as handle:
+            for _, line in iter_lines(handle, str(path)):
                 if line.strip():
                     return "\t" if b"\t" in line and b" " not in line.strip() else " "
     except InputError as exc:  # the line reader names the problem
@@ -107,7 +107,7 @@ def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataTyp
 def _checked_size(path: Path) -> int:
     """The size of a regular file pyarrow may open (anything else falls back)."""
     try:
-        return fileio.check_input(path)
+        return check_input(path)
     except InputError as exc:
         raise _Fallback("file") from exc
 

@@ -20,8 +20,8 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from .. import fileio
 from ..errors import InputError, ProblemCollector
+from ..fileio import text_lines, write_text
 from ..paths import PathArg, as_path
 from ..schemas import (
     Document,
@@ -56,7 +56,7 @@ def _lines(
     path: Path, label: str, collector: ProblemCollector, comments: list[int] | None = None
 ) -> Iterator[tuple[int, list[str]]]:
     try:
-        for number, line in fileio.text_lines(path, label):
+        for number, line in text_lines(path, label):
             parts = line.split()
             if parts and parts[0].startswith("#"):
                 if comments is not None:
@@ -215,7 +215,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: PathArg) -> None:
         for qid in sorted(qrels)
         for docid, grade in sorted(qrels[qid].items())
     ]
-    fileio.write_text(path, "".join(lines))
+    write_text(path, "".join(lines))
 
 
 def write_run(
@@ -237,7 +237,7 @@ def write_run(
                 f"{_check_token(qid, 'question ID')} Q0 {_check_token(docid, 'document ID')}"
                 f" {rank} {float(score)!r} {tag}\n"
             )
-    fileio.write_text(path, "".join(out))
+    write_text(path, "".join(out))
 
 
 def qrels_to_evalset(

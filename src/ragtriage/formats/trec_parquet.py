@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import fileio
 from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
+from ..fileio import check_input
 from ..paths import PathArg, as_path
 from .trec import TrecRun, ranking_key
 
@@ -56,7 +56,7 @@ def parse_run_parquet(
     path = as_path(path)
     shown = label or str(path)
     try:
-        fileio.check_input(path, shown)
+        check_input(path, shown)
         table = pq.read_table(path)
     except InputError as exc:
         collector.extend(exc.problems)

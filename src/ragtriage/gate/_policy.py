@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from .. import fileio
 from ..errors import InputError, Problem, ProblemCollector
+from ..fileio import decode, parse_toml, read_bytes
 from ..loading._files import pydantic_problems
 from ..metrics import REGISTRY, parse_measure
 from ..paths import PathArg, as_path
@@ -290,14 +290,14 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     file = str(path)
     collector = ProblemCollector()
     try:
-        raw = fileio.read_bytes(path, file, what="a TOML document")
+        raw = read_bytes(path, file, what="a TOML document")
     except InputError as exc:
         if exc.problems[0].found != "no such file":
             raise
         raise InputError(
             [Problem(file, None, "(file)", "an existing policy file", "no such file")]
         ) from None
-    data = fileio.parse_toml(fileio.decode(raw, file), file)
+    data = parse_toml(decode(raw, file), file)
     _no_rules(data, file, collector)
     collector.raise_if_any()
     try:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import fileio
 from ..errors import InputError, Problem, ProblemCollector
+from ..fileio import parse_json
 from ..paths import PathArg, as_path
 from ..recording import (
     Match,
@@ -76,7 +76,7 @@ def _documents(
                 entry["metadata"].update(value)
             elif isinstance(value, str):
                 try:
-                    decoded = fileio.parse_json(value, label)
+                    decoded = parse_json(value, label)
                 except InputError:
                     decoded = None
                 if not isinstance(decoded, dict):
@@ -130,7 +130,7 @@ def _lookup(attributes: dict[str, Any], path: str) -> str | None:
         holder = attributes.get(head)
         if isinstance(holder, str):
             try:
-                holder = fileio.parse_json(holder, "")
+                holder = parse_json(holder, "")
             except InputError:
                 holder = None
         if isinstance(holder, dict):

@@ -9,8 +9,8 @@ import hashlib
 import io
 from typing import Any
 
-from .. import fileio
 from ..errors import InputError, ProblemCollector
+from ..fileio import check_input, file_problem, json_lines, parse_json, read_text
 from ..loading._files import short
 from ..paths import PathArg, as_path
 
@@ -24,16 +24,16 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
     label = str(path)
     try:
         if path.suffix == ".jsonl":
-            if fileio.check_input(path, label) == 0:
-                raise fileio.file_problem(label, "at least one record", "an empty file")
-            return [(f"line {number}", value) for number, value in fileio.json_lines(path, label)]
+            if check_input(path, label) == 0:
+                raise file_problem(label, "at least one record", "an empty file")
+            return [(f"line {number}", value) for number, value in json_lines(path, label)]
         what = "a CSV file" if path.suffix == ".csv" else "a JSON document"
-        raw = fileio.read_text(path, label, what=what)
+        raw = read_text(path, label, what=what)
         if path.suffix == ".csv":
             return _csv_records(raw, label, collector)
         if not raw.strip():
-            raise fileio.file_problem(label, "a JSON document", "an empty file")
-        data = fileio.parse_json(raw, label)
+            raise file_problem(label, "a JSON document", "an empty file")
+        data = parse_json(raw, label)
     except InputError as exc:
         collector.extend(exc.problems)
         return []

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import fileio
 from ..errors import InputError, ProblemCollector
+from ..fileio import file_problem, parse_json_values, read_text
 
 _HEX = re.compile(r"^(?:[0-9a-fA-F]{16}|[0-9a-fA-F]{32})$")
 
@@ -247,10 +247,10 @@ def read_spans(path: Path, collector: ProblemCollector) -> list[Span]:
     label = str(path)
     spans: list[Span] = []
     try:
-        text = fileio.read_text(path, label)
+        text = read_text(path, label)
         if not text.strip():
-            raise fileio.file_problem(label, "at least one span", "an empty file")
-        for line, value in fileio.parse_json_values(text, label):
+            raise file_problem(label, "at least one span", "an empty file")
+        for line, value in parse_json_values(text, label):
             spans += [
                 s for s in _spans_of(value, f"line {line}", collector, label) if s is not None
             ]

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .. import fileio
 from ..errors import InputError, ProblemCollector
+from ..fileio import decode, file_problem, open_input, parse_json
 from ..loading._files import short
 from ..paths import PathArg, as_path
 from ..schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
@@ -50,7 +50,7 @@ def _read_bounded(path: Path, label: str, limit: int) -> bytes | None:
     """
     parts: list[bytes] = []
     total = 0
-    with fileio.open_input(path, label) as raw:
+    with open_input(path, label) as raw:
         handle: BinaryIO | gzip.GzipFile = (
             gzip.GzipFile(fileobj=raw) if path.suffix == ".gz" else raw
         )
@@ -72,10 +72,10 @@ def _load(path: Path, collector: ProblemCollector, limit: int = TAU2_MAX_BYTES) 
                 label, None, "(file)", f"at most {limit} bytes{unpacked}", f"more than {limit}"
             )
             return None
-        text = fileio.decode(data, label)
+        text = decode(data, label)
         if not text.strip():
-            raise fileio.file_problem(label, "a JSON document", "an empty file")
-        return fileio.parse_json(text, label)
+            raise file_problem(label, "a JSON document", "an empty file")
+        return parse_json(text, label)
     except InputError as exc:
         collector.extend(exc.problems)
     except (OSError, EOFError) as exc:

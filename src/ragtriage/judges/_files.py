@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .. import fileio
+from ..fileio import make_folder, write_text
 from ..paths import PathArg, as_path
 
 
@@ -20,8 +20,8 @@ def model_text(model: BaseModel) -> str:
 def write_model(model: BaseModel, path: PathArg) -> Path:
     """Write a model as JSON (creating the folder) and return the path."""
     path = as_path(path)
-    fileio.make_folder(path.parent)
-    fileio.write_text(path, model_text(model))
+    make_folder(path.parent)
+    write_text(path, model_text(model))
     return path
 
 

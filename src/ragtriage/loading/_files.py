@@ -12,8 +12,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .. import fileio
 from ..errors import InputError, Problem, ProblemCollector, did_you_mean
+from ..fileio import open_input, parse_json, text_lines
+from ..fileio import read_json as read_json_document
 from ..paths import PathArg, as_path
 
 M = TypeVar("M", bound=BaseModel)
@@ -54,7 +55,7 @@ def file_sha256(path: PathArg) -> str:
     """SHA-256 of a file, read in blocks."""
     path = as_path(path)
     digest = hashlib.sha256()
-    with fileio.open_input(path) as handle:
+    with open_input(path) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -160,7 +161,7 @@ def pydantic_problems(
 def read_json(path: Path, label: str, collector: ProblemCollector) -> Any:
     """Parse a whole JSON file strictly (`fileio`); any problem is collected (returns None)."""
     try:
-        return fileio.read_json(path, label)
+        return read_json_document(path, label)
     except InputError as exc:
         collector.extend(exc.problems)
     return None
@@ -173,7 +174,7 @@ def iter_jsonl(path: Path, label: str, collector: ProblemCollector) -> Iterator[
     not UTF-8) is collected and ends the iteration.
     """
     try:
-        for number, line in fileio.text_lines(path, label):
+        for number, line in text_lines(path, label):
             if line.strip():
                 yield number, line
     except InputError as exc:
@@ -214,7 +215,7 @@ def parse_line(
 ) -> tuple[bool, Any]:
     """(parsed, value) of one JSONL line parsed strictly; a problem is collected."""
     try:
-        return True, fileio.parse_json(line, file, number)
+        return True, parse_json(line, file, number)
     except InputError as exc:
         collector.extend(exc.problems)
         return False, None

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import fileio
 from .._optional import require_extra
 from ..errors import InputError, Problem
+from ..fileio import atomic_output, check_input, read_text
 from ..paths import PathArg, as_path
 from ._limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
 
@@ -93,7 +93,7 @@ def write_sheet(path: PathArg, rows: Sequence[dict[str, str]]) -> Path:
     suffix = _check_suffix(path, "--output")
     if suffix == ".csv":
         # The BOM makes spreadsheet programs read the UTF-8 (Chinese text) correctly.
-        with fileio.atomic_output(path, "w", encoding="utf-8-sig", newline="") as handle:
+        with atomic_output(path, "w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(COLUMNS), lineterminator="\r\n")
             writer.writeheader()
             for row in rows:
@@ -137,7 +137,7 @@ def _write_xlsx(path: Path, rows: Sequence[dict[str, str]]) -> None:
     check.add(f"{verdict_letter}2:{verdict_letter}{max(2, len(rows) + 1)}")
     sheet.add_data_validation(check)
     sheet.freeze_panes = "A2"
-    with fileio.atomic_output(path, "wb") as handle:
+    with atomic_output(path, "wb") as handle:
         book.save(handle)
 
 
@@ -157,7 +157,7 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
     table: list[list[str]] = []
     # The reader's own cell bound is raised to ours for this read only (it is process-wide).
     previous = csv.field_size_limit(limits.max_cell_chars)
-    text = fileio.read_text(path, str(path), limits.max_file_bytes, "a sheet")
+    text = read_text(path, str(path), limits.max_file_bytes, "a sheet")
     try:
         with io.StringIO(text, newline="") as handle:
             for values in csv.reader(handle):
@@ -196,7 +196,7 @@ def read_sheet(
     """
     path = as_path(path)
     suffix = _check_suffix(path, "SHEET")
-    fileio.check_input(path)
+    check_input(path)
     table = _read_csv(path, limits) if suffix == ".csv" else _read_xlsx(path, limits)
     if not table:
         raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])
