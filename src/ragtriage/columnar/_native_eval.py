@@ -298,8 +298,9 @@ def evaluate_native(
 
 _KNOWN_STAGES = frozenset(
     {"permission_leak", "retrieval_miss", "ranking_loss", "truncation_loss",
-     "injection_followed", "stale_evidence", "unsupported_claim", "incomplete_answer",
-     "missed_refusal", "false_refusal", "needless_clarification", "missed_clarification",
+     "injection_followed", "stale_evidence", "unsupported_claim", "invalid_citation",
+     "incomplete_answer", "missed_refusal", "false_refusal", "needless_clarification",
+     "needless_escalation", "missed_clarification",
      "judge_uncertain", "injection_in_context", OK}
 )
 

@@ -35,7 +35,7 @@ NATIVE_MEASURES = (
 )
 """The registry measures the columnar native path computes."""
 
-ANSWERED, REFUSED, CLARIFIED = 0, 1, 2
+ANSWERED, REFUSED, CLARIFIED, ESCALATED = 0, 1, 2, 3
 ANSWERABLE, UNANSWERABLE, NEEDS_CLARIFICATION = 0, 1, 2
 
 
@@ -250,11 +250,13 @@ def run_layers(
         ),
         "unsupported_claim": answered_answerable
         & (per_row(_count(claim_owner, state == 1, n)) > 0),
+        "invalid_citation": answered_answerable & (valid < n_claims),
         "incomplete_answer": answered_answerable
         & (per_row(_count(fact_owner, fstate == 1, n)) > 0),
         "missed_refusal": unanswerable & ((outcome == ANSWERED) | (outcome == CLARIFIED)),
         "false_refusal": answerable & (outcome == REFUSED) & all_held,
         "needless_clarification": answerable & (outcome == CLARIFIED) & all_held,
+        "needless_escalation": answerable & (outcome == ESCALATED) & all_held,
         "missed_clarification": needs & ((outcome == ANSWERED) | (outcome == REFUSED)),
         "judge_uncertain": uncertain_claims | (answered_answerable & uncertain_facts),
         "injection_in_context": per_row(_count(ctx_owner, flagged, n)) > 0,

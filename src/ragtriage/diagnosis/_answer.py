@@ -1,6 +1,7 @@
-"""Answer-side stages: stale versions, unsupported claims, missing facts, outcomes, labels.
+"""Answer-side stages: stale versions, unsupported claims, invalid citations, missing facts,
+outcomes, labels.
 
-Stale evidence, unsupported claims and incomplete answers are judged for answerable questions
+Stale evidence, unsupported claims, invalid citations and incomplete answers are judged for answerable questions
 only: when a question should have been refused or clarified, answering it at all is the
 failure (`missed_refusal` / `missed_clarification`), and that finding lists the claims made.
 """
@@ -106,6 +107,31 @@ def check_unsupported_claim(view: QuestionView) -> Finding | None:
     )
 
 
+def check_invalid_citation(view: QuestionView) -> Finding | None:
+    """An answer to an answerable question with a claim that cites nothing, or cites an ID
+    that was not in the final context (the `citation_validity` rule, per claim)."""
+    if not _answered_answerable(view) or not view.claims:
+        return None
+    context = set(view.context)
+    bad: list[str] = []
+    ids: list[str] = []
+    for claim in view.claims:
+        outside = tuple(i for i in claim.citations if i not in context)
+        if not claim.citations:
+            bad.append(f"{claim.claim_id} cites nothing")
+            ids.append(claim.claim_id)
+        elif outside:
+            bad.append(f"{claim.claim_id} cites {', '.join(outside)}, not in the context")
+            ids.extend((claim.claim_id, *outside))
+    if not bad:
+        return None
+    return Finding(
+        "invalid_citation",
+        tuple(dict.fromkeys(ids)),
+        f"{len(bad)} of {len(view.claims)} claims without a valid citation: {'; '.join(bad)}",
+    )
+
+
 def check_incomplete_answer(view: QuestionView) -> Finding | None:
     """An answer to an answerable question that leaves reference facts uncovered."""
     if not _answered_answerable(view):
@@ -172,6 +198,11 @@ def check_false_refusal(view: QuestionView) -> Finding | None:
 def check_needless_clarification(view: QuestionView) -> Finding | None:
     """An answerable question met with a clarifying question, its evidence all in context."""
     return _needless("needless_clarification", "clarified", view)
+
+
+def check_needless_escalation(view: QuestionView) -> Finding | None:
+    """An answerable question handed to a person, its evidence all in context."""
+    return _needless("needless_escalation", "escalated", view)
 
 
 def check_missed_clarification(view: QuestionView) -> Finding | None:
