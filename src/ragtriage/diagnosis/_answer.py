@@ -1,9 +1,10 @@
 """Answer-side stages: stale versions, unsupported claims, invalid citations, missing facts,
 outcomes, labels.
 
-Stale evidence, unsupported claims, invalid citations and incomplete answers are judged for answerable questions
-only: when a question should have been refused or clarified, answering it at all is the
-failure (`missed_refusal` / `missed_clarification`), and that finding lists the claims made.
+Stale evidence, unsupported claims, invalid citations and incomplete answers are judged for
+answerable questions only: when a question should have been refused or clarified, answering
+it at all is the failure (`missed_refusal` / `missed_clarification`), and that finding lists
+the claims made.
 """
 
 from __future__ import annotations
