@@ -10,6 +10,7 @@ functions' own results.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -164,7 +165,10 @@ def run_layers(
     state = run.claim_state
     supported = per_row(_count(claim_owner, state == 0, n))
     judged = per_row(_count(claim_owner, state < 2, n))
-    scores["claim_support"] = _ratio(supported, judged, (n_claims > 0) & (judged > 0))
+    scores["claim_support"] = dataclasses.replace(
+        _ratio(supported, judged, (n_claims > 0) & (judged > 0)),
+        cannot_judge=per_row(_count(claim_owner, state == 2, n)),
+    )
     cited, cited_offsets = run.citations
     cited_claim = _owner(cited_offsets)
     cited_result = claim_owner[cited_claim]
@@ -186,10 +190,15 @@ def run_layers(
     judged_facts = per_row(_count(fact_owner, fstate < 2, n))
     facts_apply = answerable & (n_facts > 0) & (outcome >= 0)
     answered = outcome == ANSWERED
-    scores["fact_coverage"] = _ratio(
+    coverage = _ratio(
         np.where(answered, covered_facts, 0),
         np.where(answered, judged_facts, n_facts),
         facts_apply & (~answered | (judged_facts > 0)),
+    )
+    # Facts of a non-answer count as not covered whatever their labels: none is left out.
+    scores["fact_coverage"] = dataclasses.replace(
+        coverage,
+        cannot_judge=np.where(answered_answerable, per_row(_count(fact_owner, fstate == 2, n)), 0),
     )
     recorded = outcome >= 0
     for name, applies, counted in (

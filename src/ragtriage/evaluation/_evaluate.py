@@ -41,6 +41,8 @@ class QuestionRecord:
     """Per-question score by measure name; None = not applicable."""
     details: Mapping[str, tuple[str, ...]]
     """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
+    cannot_judge: Mapping[str, int] = field(default_factory=dict)
+    """Per measure that reads `cannot_judge` labels: the items so labelled it left out."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,13 @@ def _level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLe
 
 def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
     """Aggregate each measure over a set of per-question records."""
-    return {m.name: aggregate(m, [r.scores[m.name] for r in records]) for m in chosen}
+    out = {}
+    for m in chosen:
+        left_out = None
+        if m.spec.cannot_judge is not None:
+            left_out = sum(r.cannot_judge.get(m.name, 0) for r in records)
+        out[m.name] = aggregate(m, [r.scores[m.name] for r in records], left_out)
+    return out
 
 
 def _slices(
@@ -211,6 +219,11 @@ def evaluate(
                 outcome=v.outcome,
                 scores={m.name: m.compute(v) for m in chosen},
                 details=_details(v),
+                cannot_judge={
+                    m.name: count
+                    for m in chosen
+                    if (count := m.cannot_judge(v)) is not None
+                },
             )
             for v in views
         )

@@ -18,6 +18,13 @@ def _fact_coverage(view: QuestionView, params: Mapping[str, int]) -> Score | Non
     return Score(covered, judged) if judged else None
 
 
+def _facts_cannot_judge(view: QuestionView) -> int:
+    # A non-answer covers no fact whatever its labels say: nothing is left out then.
+    if view.question.answerability != "answerable" or view.outcome != "answered":
+        return 0
+    return sum(f.state == "cannot_judge" for f in view.facts)
+
+
 FACT_COVERAGE = register(
     MetricSpec(
         name="fact_coverage",
@@ -26,12 +33,16 @@ FACT_COVERAGE = register(
         averaging="macro",
         kind="ratio",
         summary="Share of a question's reference facts the answer covers.",
-        formula="covered reference facts / judged reference facts (a non-answer covers none)",
+        formula=(
+            "covered reference facts / judged reference facts (cannot-judge facts are left out "
+            "and counted; a non-answer covers none of its facts, whatever their labels)"
+        ),
         denominator="answerable questions with reference facts (macro average)",
         not_applicable=(
             "unanswerable or needs-clarification; no reference facts; no answer recorded"
         ),
         requires=("question.reference_facts", "fact labels", "result.outcome"),
         compute=_fact_coverage,
+        cannot_judge=_facts_cannot_judge,
     )
 )

@@ -24,6 +24,10 @@ def _citation_validity(view: QuestionView, params: Mapping[str, int]) -> Score |
     return Score(valid, len(view.claims))
 
 
+def _claims_cannot_judge(view: QuestionView) -> int:
+    return sum(c.state == "cannot_judge" for c in view.claims or ())
+
+
 CLAIM_SUPPORT = register(
     MetricSpec(
         name="claim_support",
@@ -37,6 +41,7 @@ CLAIM_SUPPORT = register(
         not_applicable="no claims (refusals, retrieval-only runs) or no judged claim",
         requires=("result.claims", "claim labels"),
         compute=_claim_support,
+        cannot_judge=_claims_cannot_judge,
     )
 )
 

@@ -39,6 +39,8 @@ class Cell:
     """`3/4`: numerator / denominator."""
     not_applicable: int
     """Questions the measure did not apply to."""
+    cannot_judge: str = ""
+    """`· 2 cannot judge` when items labelled so were left out, else empty."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,10 @@ def cell(agg: Aggregate, self_labelled: bool = False, mark: str = "") -> Cell:
     value += " · SELF-LABELLED" if self_labelled else ""
     value += mark
     return Cell(
-        value, f"{fmt_number(agg.numerator)}/{fmt_number(agg.denominator)}", agg.not_applicable
+        value,
+        f"{fmt_number(agg.numerator)}/{fmt_number(agg.denominator)}",
+        agg.not_applicable,
+        f"· {agg.cannot_judge} cannot judge" if agg.cannot_judge else "",
     )
 
 
