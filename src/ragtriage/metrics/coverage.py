@@ -7,11 +7,26 @@ from collections.abc import Mapping
 from ._registry import MetricSpec, Score, register
 from ._views import QuestionView
 
+NON_ANSWERS = {
+    "refused": "answer refused",
+    "clarified": "asked for clarification instead",
+    "escalated": "handed to a person",
+}
+"""Why a non-answer covers none of its facts, by outcome, as reports say it."""
+
+
+def non_answer_reason(view: QuestionView) -> str | None:
+    """Why `fact_coverage` counts every reference fact of this question as not covered,
+    whatever the fact labels say (`answer refused`, ...); None when the labels count."""
+    if view.question.answerability != "answerable" or not view.facts or view.outcome is None:
+        return None
+    return NON_ANSWERS.get(view.outcome)
+
 
 def _fact_coverage(view: QuestionView, params: Mapping[str, int]) -> Score | None:
     if view.question.answerability != "answerable" or not view.facts or view.outcome is None:
         return None
-    if view.outcome != "answered":
+    if non_answer_reason(view) is not None:
         return Score(0, len(view.facts))
     covered = sum(f.state == "covered" for f in view.facts)
     judged = sum(f.state in ("covered", "not_covered") for f in view.facts)
