@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...compare import Comparison
+from ...compare import PAIRING, Comparison, paired_value
 from ...evaluation import Evaluation
 from ...metrics import Aggregate
 from ...schemas import Component
@@ -247,8 +247,8 @@ def comparison_view(comparison: Comparison | None) -> ComparisonView | None:
         metrics = tuple(
             MetricDelta(
                 m.metric,
-                _num(m.base),
-                _num(m.candidate),
+                paired_value(m.base, m.base_all),
+                paired_value(m.candidate, m.candidate_all),
                 _num(m.difference, signed=True),
                 "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]",
                 "n/a" if m.test is None else f"{m.test.name} p={m.test.p_value:.3g}",
@@ -271,6 +271,6 @@ def comparison_view(comparison: Comparison | None) -> ComparisonView | None:
     method = (
         f"{comparison.level:.0%} paired bootstrap intervals ({comparison.resamples} resamples), "
         f"sign-flip permutation test ({comparison.permutations} resamples) or exact McNemar "
-        f"for yes/no measures; seed {comparison.seed}"
+        f"for yes/no measures; seed {comparison.seed}; {PAIRING}"
     )
     return ComparisonView(method, tuple(comparison.warnings), tuple(pairs))
