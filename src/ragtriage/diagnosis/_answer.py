@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..metrics import QuestionView
 from ..metrics.stale import stage_items, stale_ids
+from ..metrics.support import invalid_citations
 from ._model import Finding
 from ._retrieval import first_match
 
@@ -113,17 +114,14 @@ def check_invalid_citation(view: QuestionView) -> Finding | None:
     that was not in the final context (the `citation_validity` rule, per claim)."""
     if not _answered_answerable(view) or not view.claims:
         return None
-    context = set(view.context)
     bad: list[str] = []
     ids: list[str] = []
-    for claim in view.claims:
-        outside = tuple(i for i in claim.citations if i not in context)
-        if not claim.citations:
-            bad.append(f"{claim.claim_id} cites nothing")
-            ids.append(claim.claim_id)
-        elif outside:
-            bad.append(f"{claim.claim_id} cites {', '.join(outside)}, not in the context")
-            ids.extend((claim.claim_id, *outside))
+    for claim_id, outside in invalid_citations(view):
+        if outside:
+            bad.append(f"{claim_id} cites {', '.join(outside)}, not in the context")
+        else:
+            bad.append(f"{claim_id} cites nothing")
+        ids.extend((claim_id, *outside))
     if not bad:
         return None
     return Finding(

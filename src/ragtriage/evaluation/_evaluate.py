@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures
 from ..metrics.stale import stale_ids
+from ..metrics.support import invalid_citations
 from ..paths import PathArg
 from ..schemas import LabelPolicy, Provenance, Question
 from ..validation import check_dataset
@@ -101,11 +102,8 @@ def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
         ids = stale_ids(view, stage)
         if ids:
             out[f"stale_{stage}"] = ids
-    context = set(view.context)
     claims = view.claims or ()
-    bad = tuple(
-        c.claim_id for c in claims if not c.citations or any(i not in context for i in c.citations)
-    )
+    bad = tuple(claim_id for claim_id, _ in invalid_citations(view))
     if bad:
         out["invalid_citation_claims"] = bad
     unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
