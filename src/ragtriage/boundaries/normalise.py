@@ -220,14 +220,21 @@ _READING_STEPS: tuple[tuple[re.Pattern[str], Replacement], ...] = (
 """Hyphenated line breaks joined, a single line break read as a space, CJK closed up."""
 
 
+def _steps(text: str) -> tuple[tuple[re.Pattern[str], Replacement], ...]:
+    """The reading steps that can change `text` (the others are skipped, for speed)."""
+    if "\n" not in text:
+        return () if text.isascii() else _READING_STEPS[2:]
+    return _READING_STEPS
+
+
 def _reading_text(folded: str) -> str:
-    for pattern, replacement in _READING_STEPS:
+    for pattern, replacement in _steps(folded):
         folded = pattern.sub(replacement, folded)
     return folded
 
 
 def _reading_form(folded: MappedText) -> MappedText:
-    for pattern, replacement in _READING_STEPS:
+    for pattern, replacement in _steps(folded.text):
         folded = substitute(folded, pattern, replacement)
     return folded
 
@@ -236,7 +243,7 @@ def instruction_texts(text: str) -> tuple[str, ...]:
     """The texts of `instruction_views(text)`, in the same order, without offsets (faster)."""
     folded = fold_text(text, confusables=True)
     texts = [_reading_text(folded)]
-    if _INNER_BREAK.search(folded):
+    if "\n" in folded and _INNER_BREAK.search(folded):
         texts.append(_reading_text(_INNER_BREAK.sub("", folded)))
     for match in _BASE64.finditer(folded):
         decoded = decode_base64(match.group(0))
@@ -260,7 +267,7 @@ def instruction_views(text: str) -> tuple[MappedText, ...]:
     """
     folded = fold(text, confusables=True)
     views = [_reading_form(folded)]
-    if _INNER_BREAK.search(folded.text):
+    if "\n" in folded.text and _INNER_BREAK.search(folded.text):
         views.append(_reading_form(substitute(folded, _INNER_BREAK, "")))
     for match in _BASE64.finditer(folded.text):
         decoded = decode_base64(match.group(0))
