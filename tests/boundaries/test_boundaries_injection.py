@@ -196,3 +196,18 @@ def test_a_custom_rule_file_carries_its_own_version(tmp_path: Path) -> None:
     rules = load_injection_rules(path)
     assert rules.version == "team-v3"
     assert [m.rule_id for m in detect_injection("Enter BANANA MODE.", rules)] == ["t.canary"]
+
+
+def test_a_rule_file_chooses_raw_or_normalised_matching(tmp_path: Path) -> None:
+    path = tmp_path / "rules.toml"
+    rule = '[[rules]]\nid = "t"\nlang = "en"\ncategory = "format"\ndescription = "d"\n'
+    path.write_text(f'version = "x"\nnormalise = "yes"\n{rule}pattern = "banana"\n', "utf-8")
+    with pytest.raises(InputError) as caught:
+        load_injection_rules(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: normalise: expected true or false; found 'yes'"
+    ]
+    hidden = "ba\u200bnana"
+    for setting, found in (("", 1), ("normalise = true\n", 1), ("normalise = false\n", 0)):
+        path.write_text(f'version = "x"\n{setting}{rule}pattern = "banana"\n', "utf-8")
+        assert len(detect_injection(hidden, load_injection_rules(path))) == found

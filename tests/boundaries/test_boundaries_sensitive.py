@@ -137,3 +137,25 @@ def test_a_valid_card_number_never_survives_masking(
     assert shown not in masked
     assert digits not in re.sub(r"[\s.\u200b-]", "", masked)
     assert "[masked:" in masked
+
+
+def test_a_detector_may_name_a_required_text_and_a_value_group(tmp_path: Path) -> None:
+    path = tmp_path / "sensitive.toml"
+    path.write_text(
+        'version = "mine"\n'
+        '[[detectors]]\nname = "pin"\nrequires = "PIN"\npattern = "PIN:? (?P<value>\\\\d{4})"\n'
+        '[[detectors]]\nname = "bad"\nrequires = ""\npattern = "x"\n'
+        '[[detectors]]\nname = "odd"\nwhat = 1\npattern = "y"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_sensitive_config(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: detectors[1].requires: expected a non-empty string; found ''",
+        f"{path}: detectors[2]: expected only name, description, pattern, checksum, requires; "
+        "found what",
+    ]
+    path.write_text(path.read_text().split("[[detectors]]\nname = \"bad\"")[0], encoding="utf-8")
+    config = load_sensitive_config(path)
+    assert config.normalise is True  # the default for a detector file
+    assert mask_text("PIN: 4821, pin: 4821", config) == "PIN: [masked:pin], pin: 4821"

@@ -167,6 +167,8 @@ class SensitiveDetector:
     """The compiled expression."""
     checksum: Checksum | None = None
     """A check every match (its `value` group, if any) must pass, if any."""
+    requires: str | None = None
+    """Text every match contains (case-sensitive); a text without it is not scanned (speed)."""
 
 
 # eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
@@ -227,18 +229,23 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
             problems.append(Problem(source, None, where, "a table", repr(raw)))
             continue
         name, pattern, checksum = raw.get("name"), raw.get("pattern"), raw.get("checksum")
-        description = raw.get("description", "")
-        extra = sorted(set(raw) - {"name", "pattern", "checksum", "description"})
+        description, requires = raw.get("description", ""), raw.get("requires")
+        extra = sorted(set(raw) - {"name", "pattern", "checksum", "description", "requires"})
         if extra:
             problems.append(
                 Problem(
                     source,
                     None,
                     where,
-                    "only name, description, pattern, checksum",
+                    "only name, description, pattern, checksum, requires",
                     ", ".join(extra),
                 )
             )
+        if requires is not None and (not isinstance(requires, str) or not requires):
+            problems.append(
+                Problem(source, None, f"{where}.requires", "a non-empty string", repr(requires))
+            )
+            continue
         if not isinstance(name, str) or not name:
             problems.append(
                 Problem(source, None, f"{where}.name", "a non-empty string", repr(name))
@@ -265,7 +272,9 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
             problems.append(compiled)
             continue
         detectors.append(
-            SensitiveDetector(name, str(description), compiled, cast(Checksum | None, checksum))
+            SensitiveDetector(
+                name, str(description), compiled, cast(Checksum | None, checksum), requires
+            )
         )
     lists = []
     raw_lists = data.get("lists", {})
@@ -310,6 +319,8 @@ def load_sensitive_config(path: PathArg | None = None) -> SensitiveConfig:
 def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:
     found = []
     for priority, det in enumerate(config.detectors):
+        if det.requires is not None and det.requires not in text:
+            continue
         valued = "value" in det.pattern.groupindex
         for match in det.pattern.finditer(text):
             start, end = match.span("value") if valued else match.span()
