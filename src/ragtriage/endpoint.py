@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from .errors import InputError, Problem
 
@@ -12,7 +13,11 @@ DEFAULT_MAX_TOKENS = 512
 DEFAULT_CONCURRENCY = 4
 """Requests in flight: a local llama.cpp server keeps up; hosted APIs allow more."""
 DEFAULT_TIMEOUT = 60.0
-"""Seconds per request."""
+"""Seconds per request, in total."""
+DEFAULT_MAX_REPLY_BYTES = 1 << 20
+"""Largest reply body read (1 MiB): a judge verdict is a few hundred bytes."""
+MAX_REPLY_BYTES_RANGE = (1024, 64 << 20)
+"""The range `--max-reply-bytes` accepts: 1 KiB to 64 MiB."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,31 @@ class Endpoint:
     def missing(self) -> list[str]:
         """The options still needed to call the endpoint (`--base-url`, `--model`)."""
         return [o for o, v in (("--base-url", self.base_url), ("--model", self.model)) if not v]
+
+    def check_base_url(self) -> None:
+        """`InputError` unless the base URL is an http(s) URL with a host (checked before any
+        call: a `file://` or misspelt URL would otherwise fail every call one by one)."""
+        if self.base_url is None:
+            return
+        scheme, host = "", None
+        try:
+            parts = urlsplit(self.base_url)
+            scheme, host = parts.scheme, parts.hostname
+            parts.port  # noqa: B018 (a port that is not a number raises here)
+        except ValueError:
+            host = None
+        if scheme not in ("http", "https") or not host:
+            raise InputError(
+                [
+                    Problem(
+                        "<command line>",
+                        None,
+                        "--base-url",
+                        "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080/v1",
+                        repr(self.base_url),
+                    )
+                ]
+            )
 
     def api_key(self) -> str | None:
         """The key from `api_key_env`; `InputError` when that variable is unset or empty."""

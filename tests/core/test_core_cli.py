@@ -81,7 +81,7 @@ def test_metric_parameter_is_checked(article_fixture: Path) -> None:
     assert code == 2
     assert stderr == (
         "Error: 1 problem found in the input:\n"
-        "- <command line>: metric ndcg parameter k: expected a positive integer; found '0'\n"
+        "- <command line>: metric ndcg parameter k: expected an integer from 1 to 10000; found '0'\n"
     )
     code, _, stderr = _evaluate(article_fixture, "--metric", "ndcg")
     assert stderr == "Error: 1 problem found in the input:\n- <command line>: metric: expected the form ndcg@k; found 'ndcg'\n"

@@ -232,7 +232,7 @@ def test_cli_k_refused(files: Path, raw: str) -> None:
     out = CliRunner().invoke(cli, [*_eval_args(files, "run.json"), "-k", raw])
     assert out.exit_code == 2
     assert out.stderr.splitlines()[-1] == (
-        f"Error: Invalid value for '-k': <command line>: -k: expected a positive integer; found {raw!r}"
+        f"Error: Invalid value for '-k': <command line>: -k: expected an integer from 1 to 10000; found {raw!r}"
     )
     assert "Traceback" not in out.stderr
 
@@ -243,7 +243,7 @@ def test_parse_k_refuses(raw: Any) -> None:
         parse_k(raw)
     assert str(caught.value) == (
         "1 problem found in the input:\n"
-        f"- <command line>: -k: expected a positive integer; found {raw!r}"
+        f"- <command line>: -k: expected an integer from 1 to 10000; found {raw!r}"
     )
 
 

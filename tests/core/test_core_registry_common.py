@@ -1,7 +1,7 @@
 """Registry-driven checks over every metric (in the spirit of scikit-learn's test_common).
 
 A metric registered without a complete specification, outside the known layers, missing from
-the generated docs, or producing values outside [0, 1] on generated data fails here.
+the generated docs, or producing values outside its `value_range` on generated data fails here.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ def test_spec_is_documented_and_parseable(name: str) -> None:
 @given(data=datasets())
 def test_metric_obeys_bounds_on_generated_data(name: str, data: Any) -> None:
     spec = REGISTRY[name]
+    low, high = spec.value_range  # the range gate policies are checked against
     docs, questions, results = data
     measure = measure_name(spec)
     ev = evaluate_one(docs, questions, results, metrics=[measure])
@@ -94,7 +95,7 @@ def test_metric_obeys_bounds_on_generated_data(name: str, data: Any) -> None:
         if score is None:
             continue
         assert score.denominator > 0
-        assert 0.0 <= score.value <= 1.0
+        assert low <= score.value <= high
         if spec.kind == "boolean":
             assert (score.numerator, score.denominator) in ((0, 1), (1, 1))
         values.append(score)
@@ -102,4 +103,4 @@ def test_metric_obeys_bounds_on_generated_data(name: str, data: Any) -> None:
     assert agg.averaging == spec.averaging
     assert agg.not_applicable == len(questions) - len(values)
     assert (agg.value is None) == (agg.denominator == 0)
-    assert agg.value is None or 0.0 <= agg.value <= 1.0
+    assert agg.value is None or low <= agg.value <= high

@@ -6,11 +6,10 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
 from judgekit import FakeServer, claim, serve, write_dataset
 
 from ragtriage.evaluation import evaluate
-from ragtriage.judges import ClientOptions, EndpointError, JudgeSpec, run_llm_judge, write_outputs
+from ragtriage.judges import ClientOptions, JudgeSpec, run_llm_judge, write_outputs
 from ragtriage.loading import load_dataset
 
 SPEC = JudgeSpec(model="fake-judge", endpoint_kind="openai-compatible", prompt_version="v1")
@@ -119,10 +118,20 @@ def test_failed_transport_is_not_cached_and_is_retried_next_time(tmp_path: Path)
     assert second.stats.cache_hits == 5
 
 
-def test_a_rejected_key_stops_the_session(tmp_path: Path) -> None:
+def test_a_rejected_key_stops_the_session_and_keeps_what_was_judged(tmp_path: Path) -> None:
     _faulty_dataset(tmp_path, ["status-401"])
-    with serve(FakeServer()) as server, pytest.raises(EndpointError, match="answered HTTP 401"):
-        _judge(tmp_path, server.url, None)
+    with serve(FakeServer()) as server:
+        result = _judge(tmp_path, server.url, None)
+        assert server.requests <= 4  # at most the requests already in flight
+    stopped = result.stats.stopped
+    assert stopped == (
+        f"{server.url}/chat/completions answered HTTP 401: '{{\"error\": \"bad key\"}}' "
+        "(check --base-url, --model and --api-key-env)"
+    )
+    labels = {(e.question_id, e.claim_id): e.label for e in result.runs[0].labels.claim_labels}
+    assert labels[("q1", "c1")].verdict == "cannot_judge"
+    assert labels[("q1", "c1")].reason == f"not judged: the session stopped: {stopped}"
+    assert len(labels) == 2 and len(result.runs[0].labels.fact_labels) == 3
 
 
 def test_extracted_claims_go_into_a_new_run_that_evaluates(tmp_path: Path) -> None:

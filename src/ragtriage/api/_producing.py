@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, Endpoint
+from ..endpoint import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_REPLY_BYTES,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TIMEOUT,
+    Endpoint,
+)
 from ..errors import InputError, Problem, ProblemCollector, RequestError
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 
@@ -84,6 +90,7 @@ def run_files(
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     if endpoint.given and endpoint.missing():
         raise RequestError("--base-url and --model go together")
+    endpoint.check_base_url()
     if snapshot is None:
         raise RequestError("give --snapshot: the documents to retrieve from")
     generation = None
@@ -186,6 +193,7 @@ def judge_files(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     concurrency: int = DEFAULT_CONCURRENCY,
     timeout: float = DEFAULT_TIMEOUT,
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     endpoint_kind: str = "openai-compatible",
     prompt_version: str = "v1",
     seed: int = 0,
@@ -208,9 +216,11 @@ def judge_files(
     """
     from ..judges import (
         ClientOptions,
+        EndpointError,
         JudgeSpec,
         LexicalJudge,
         Prices,
+        check_answered,
         estimate,
         judge_dataset_async,
         run_llm_judge,
@@ -234,6 +244,7 @@ def judge_files(
                 "a value for the llm judge (or --judge lexical)",
                 "nothing",
             )
+        endpoint.check_base_url()
         spec = JudgeSpec(
             model=model or "",
             endpoint_kind=endpoint_kind,
@@ -274,6 +285,7 @@ def judge_files(
             max_retries=max_retries,
             timeout=timeout,
             backoff=retry_delay,
+            max_reply_bytes=max_reply_bytes,
         )
         result = asyncio.run(
             run_llm_judge(
@@ -286,7 +298,16 @@ def judge_files(
                 progress=progress,
             )
         )
-    return JudgeOutcome(None, result, write_outputs(result, out))
+        check_answered(result, options.base_url)
+    written = write_outputs(result, out)
+    if result.stats.stopped is not None:
+        files = ", ".join(str(w.labels) for w in written)
+        raise EndpointError(
+            f"{result.stats.stopped}; the session stopped after {result.stats.answered} "
+            f"answered call(s): the labels finished so far are in {files} (the rest are "
+            "cannot_judge); fix the option and rerun, the cache keeps the finished replies"
+        )
+    return JudgeOutcome(None, result, written)
 
 
 def _usage(option: str, expected: str, found: str) -> InputError:

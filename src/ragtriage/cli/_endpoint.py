@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from ..endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, Endpoint
+from . import _bounds as bounds
 
 R = TypeVar("R")
 
@@ -38,24 +39,24 @@ _OPTIONS = (
     ),
     click.option(
         "--max-tokens",
-        type=click.IntRange(min=1),
+        type=bounds.MAX_TOKENS,
         default=DEFAULT_MAX_TOKENS,
         show_default=True,
         help="Output token limit per call (judge: one JSON verdict; run: the answer).",
     ),
     click.option(
         "--concurrency",
-        type=click.IntRange(min=1),
+        type=bounds.CONCURRENCY,
         default=DEFAULT_CONCURRENCY,
         show_default=True,
         help="Requests in flight at once.",
     ),
     click.option(
         "--timeout",
-        type=click.FloatRange(min=0, min_open=True),
+        type=bounds.TIMEOUT,
         default=DEFAULT_TIMEOUT,
         show_default=True,
-        help="Seconds per request.",
+        help="Seconds per request, in total (connect, send and every read).",
     ),
 )
 

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from ..holdout import DEFAULT_WARN_AFTER, HoldoutPolicy
+from . import _bounds as bounds
 
 R = TypeVar("R")
 
@@ -28,7 +29,7 @@ _OPTIONS = (
     ),
     click.option(
         "--holdout-warn-after",
-        type=click.IntRange(min=0),
+        type=bounds.HOLDOUT_WARN_AFTER,
         default=DEFAULT_WARN_AFTER,
         show_default=True,
         metavar="N",

@@ -9,6 +9,7 @@ import click
 from ..api import calibrate_labels
 from ..calibration import calibration_json, render_calibration
 from ..render import dumps
+from . import _bounds as bounds
 from ._common import (
     examples,
     format_option,
@@ -49,7 +50,7 @@ from ._common import (
 @run_option
 @click.option(
     "--confidence",
-    type=click.FloatRange(min=0.5, max=0.999),
+    type=bounds.CONFIDENCE,
     default=0.95,
     show_default=True,
     help="Coverage of the confidence intervals.",

@@ -10,6 +10,7 @@ from ..api import compare_request
 from ..compare import comparison_json, render_comparison_markdown, render_comparison_table
 from ..render import dumps
 from ..request import Request
+from . import _bounds as bounds
 from ._common import examples, format_option, handle_errors, output_option, write_output
 from ._dataset import dataset_options, print_notice
 from .report import html_option, write_html
@@ -44,17 +45,19 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
     metavar="RUN",
     help=f"{candidate_help}; repeatable. Default: every other loaded run.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every resampling.")
+@click.option(
+    "--seed", type=bounds.SEED, default=0, show_default=True, help="Seed of every resampling."
+)
 @click.option(
     "--resamples",
-    type=click.IntRange(min=100),
+    type=bounds.RESAMPLES,
     default=5000,
     show_default=True,
     help="Bootstrap resamples.",
 )
 @click.option(
     "--permutations",
-    type=click.IntRange(min=100),
+    type=bounds.PERMUTATIONS,
     default=10000,
     show_default=True,
     help="Monte Carlo resamples of the permutation test "

@@ -11,6 +11,7 @@ from ..api import gate_request
 from ..gate import gate_json, render_gate_markdown, render_gate_table, render_junit
 from ..render import dumps
 from ..request import Request
+from . import _bounds as bounds
 from ._common import (
     EXIT_GATE_FAILED,
     examples,
@@ -47,11 +48,11 @@ from .compare import baseline_option, candidate_help
 )
 @baseline_option
 @click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed of the paired statistics."
+    "--seed", type=bounds.SEED, default=0, show_default=True, help="Seed of the paired statistics."
 )
 @click.option(
     "--resamples",
-    type=click.IntRange(min=100),
+    type=bounds.RESAMPLES,
     default=2000,
     show_default=True,
     help="Bootstrap resamples for the baseline comparison.",

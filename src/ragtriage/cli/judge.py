@@ -16,8 +16,9 @@ from rich.progress import (
 )
 
 from ..api import judge_files
-from ..endpoint import Endpoint
+from ..endpoint import DEFAULT_MAX_REPLY_BYTES, Endpoint
 from ..judges import estimate_lines, summary_lines
+from . import _bounds as bounds
 from ._common import (
     examples,
     executor_option,
@@ -104,7 +105,7 @@ class _Bar:
 @click.option("--prompt-version", default="v1", show_default=True, help="Prompt template version.")
 @click.option(
     "--seed",
-    type=int,
+    type=bounds.SEED,
     default=0,
     show_default=True,
     help="Sampling seed (temperature is always 0).",
@@ -118,14 +119,14 @@ class _Bar:
 )
 @click.option(
     "--max-retries",
-    type=click.IntRange(min=0),
+    type=bounds.MAX_RETRIES,
     default=3,
     show_default=True,
     help="Retries on HTTP 408/409/425/429/500/502/503/504, timeouts and transport errors.",
 )
 @click.option(
     "--retry-delay",
-    type=click.FloatRange(min=0),
+    type=bounds.RETRY_DELAY,
     default=0.5,
     show_default=True,
     help="First retry delay in seconds (doubles each retry).",
@@ -138,10 +139,17 @@ class _Bar:
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the cache.")
 @click.option(
-    "--price-per-1k-input", type=click.FloatRange(min=0), help="USD per 1,000 input tokens."
+    "--price-per-1k-input", type=bounds.PRICE_PER_1K, help="USD per 1,000 input tokens."
 )
 @click.option(
-    "--price-per-1k-output", type=click.FloatRange(min=0), help="USD per 1,000 output tokens."
+    "--price-per-1k-output", type=bounds.PRICE_PER_1K, help="USD per 1,000 output tokens."
+)
+@click.option(
+    "--max-reply-bytes",
+    type=bounds.MAX_REPLY_BYTES,
+    default=DEFAULT_MAX_REPLY_BYTES,
+    show_default=True,
+    help="Largest reply read; a bigger one is cannot_judge (not retried, not cached).",
 )
 @click.option("--dry-run", is_flag=True, help="Only estimate calls, tokens and cost.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
@@ -166,6 +174,7 @@ def judge_command(
     no_cache: bool,
     price_per_1k_input: float | None,
     price_per_1k_output: float | None,
+    max_reply_bytes: int,
     dry_run: bool,
     no_progress: bool,
     executor: str,
@@ -193,6 +202,7 @@ def judge_command(
             max_tokens=endpoint.max_tokens,
             concurrency=endpoint.concurrency,
             timeout=endpoint.timeout,
+            max_reply_bytes=max_reply_bytes,
             endpoint_kind=endpoint_kind,
             prompt_version=prompt_version,
             seed=seed,

@@ -9,6 +9,7 @@ import click
 
 from ..api import run_files
 from ..endpoint import Endpoint
+from . import _bounds as bounds
 from ._common import KType, examples, handle_errors, output_option, snapshot_option
 from ._endpoint import endpoint_options
 
@@ -40,7 +41,7 @@ from ._endpoint import endpoint_options
 )
 @click.option(
     "--rerank-depth",
-    type=int,
+    type=bounds.CUTOFF,
     default=None,
     help="How many head candidates to rerank (default: all).",
 )
@@ -54,25 +55,28 @@ from ._endpoint import endpoint_options
 )
 @click.option(
     "--context-chars",
-    type=int,
+    type=bounds.CONTEXT_CHARS,
     default=None,
     help="Most characters in the final context (whole units).",
 )
 @click.option(
     "--candidates",
-    type=int,
+    type=bounds.CUTOFF,
     default=100,
     show_default=True,
     help="First-stage candidates recorded.",
 )
 @click.option(
     "--chunk-chars",
-    type=int,
+    type=bounds.CHUNK_CHARS,
     default=None,
     help="Cut documents into windows of at most N characters.",
 )
 @click.option(
-    "--chunk-sentences", type=int, default=None, help="Cut documents into groups of N sentences."
+    "--chunk-sentences",
+    type=bounds.CHUNK_SENTENCES,
+    default=None,
+    help="Cut documents into groups of N sentences.",
 )
 @click.option(
     "--chunked-snapshot",
@@ -82,7 +86,11 @@ from ._endpoint import endpoint_options
     "evaluate the run against it).",
 )
 @click.option(
-    "--rrf-c", type=int, default=60, show_default=True, help="Reciprocal-rank fusion constant."
+    "--rrf-c",
+    type=bounds.RRF_C,
+    default=60,
+    show_default=True,
+    help="Reciprocal-rank fusion constant.",
 )
 @click.option(
     "--current-only", is_flag=True, help="Retrieve only from current (not superseded) documents."

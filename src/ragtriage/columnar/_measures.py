@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import InputError, Problem
 from ..metrics import Aggregate
+from ..validation import CUTOFF_EXPECTED, parse_cutoff
 from ._arrays import RankArrays
 
 
@@ -165,16 +166,12 @@ def parse_rank_measure(text: str, source: str = "<command line>") -> RankMeasure
     if key not in RANK_MEASURES:
         known = ", ".join(f"{m}@k" for m in RANK_MEASURES)
         raise InputError([Problem(source, None, "metric", f"one of {known}", repr(text))])
-    if not sep or not raw.isdigit() or int(raw) <= 0:
-        raise InputError(
-            [
-                Problem(
-                    source, None, f"metric {key} cut-off", "a positive integer after @", repr(text)
-                )
-            ]
-        )
+    field = f"metric {key} cut-off"
+    if not sep:
+        raise InputError([Problem(source, None, field, f"@k, k {CUTOFF_EXPECTED}", repr(text))])
+    k = parse_cutoff(raw, source, field)
     compute, summary, reference = RANK_MEASURES[key]
-    return RankMeasure(key, int(raw), compute, summary, reference)
+    return RankMeasure(key, k, compute, summary, reference)
 
 
 def parse_rank_measures(

@@ -8,6 +8,8 @@ requires one).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 
 from ..compare import Comparison, MetricComparison, compare, run_stages, select_runs
@@ -234,6 +236,21 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
     return RuleResult(name, "drop", "fail" if failed else "pass", drop, observed, limit, detail)
 
 
+def _fail_non_finite(result: RuleResult) -> RuleResult:
+    """A rule whose observation is NaN or infinite fails closed: every comparison with NaN
+    is false (so `value > budget` would pass), and JSON has no spelling for either."""
+    if result.observed is None or math.isfinite(result.observed):
+        return result
+    found = f"not a finite number ({result.observed!r})"
+    return dataclasses.replace(
+        result,
+        verdict="fail",
+        observed=None,
+        observed_text=found,
+        detail=f"the observed value is {found} (fail closed); {result.detail}",
+    )
+
+
 def _unique(results: Sequence[RuleResult]) -> tuple[RuleResult, ...]:
     seen: dict[str, int] = {}
     out = []
@@ -306,6 +323,6 @@ def gate(
         target.name,
         baseline,
         len(target.questions),
-        _unique(results),
+        _unique([_fail_non_finite(r) for r in results]),
         evaluation.sources,
     )

@@ -8,18 +8,28 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector
 from ..loading._files import pydantic_problems
-from ..metrics import parse_measure
+from ..metrics import REGISTRY, parse_measure
 from ..paths import PathArg, as_path
 from ..schemas import StrictModel
 
 _SLICE = re.compile(r"^(all|tag:.+|split:(dev|regression|holdout))$")
 
+RULE_SECTIONS = ("block", "no_regression", "threshold", "drop", "latency", "cost", "sensitive")
+"""The policy sections that hold rules: a policy without any of them gates nothing."""
 
-class Defaults(StrictModel):
+
+class _PolicyModel(StrictModel):
+    """Policy sections: a bound of NaN or infinity is refused, so no rule can pass vacuously
+    (every comparison with NaN is false, and `<= inf` always holds)."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
+
+
+class Defaults(_PolicyModel):
     """Limits that apply to every threshold rule that does not set its own."""
 
     max_not_applicable: float | None = Field(default=None, ge=0, le=1)
@@ -31,7 +41,7 @@ class Defaults(StrictModel):
     """Significance level of `significant` drop rules."""
 
 
-class BlockRule(StrictModel):
+class BlockRule(_PolicyModel):
     """Blocking: no question in the slice may be diagnosed with the stage (primary or secondary)."""
 
     stage: str
@@ -44,7 +54,7 @@ class BlockRule(StrictModel):
     """Rule name in the output; generated when absent."""
 
 
-class SensitiveRule(StrictModel):
+class SensitiveRule(_PolicyModel):
     """Blocking: no answer (or context) may hold a value the sensitive-content detectors find."""
 
     where: Literal["answer", "context", "any"] = "answer"
@@ -57,7 +67,7 @@ class SensitiveRule(StrictModel):
     """Rule name in the output; generated when absent."""
 
 
-class NoRegressionRule(StrictModel):
+class NoRegressionRule(_PolicyModel):
     """Blocking: no protected question may regress against the baseline."""
 
     splits: list[str] = Field(default_factory=lambda: ["regression"])
@@ -68,7 +78,7 @@ class NoRegressionRule(StrictModel):
     """Rule name in the output."""
 
 
-class ThresholdRule(StrictModel):
+class ThresholdRule(_PolicyModel):
     """A metric's value over a slice must stay within bounds."""
 
     metric: str
@@ -87,7 +97,7 @@ class ThresholdRule(StrictModel):
     """Rule name in the output."""
 
 
-class DropRule(StrictModel):
+class DropRule(_PolicyModel):
     """A metric may not get worse than the baseline by more than an amount (paired questions)."""
 
     metric: str
@@ -102,7 +112,7 @@ class DropRule(StrictModel):
     """Rule name in the output."""
 
 
-class LatencyBudget(StrictModel):
+class LatencyBudget(_PolicyModel):
     """Percentiles of `latency_ms` over the gated questions."""
 
     p50_ms: float | None = Field(default=None, gt=0)
@@ -113,7 +123,7 @@ class LatencyBudget(StrictModel):
     """Largest share of questions without a recorded latency (fail closed beyond it)."""
 
 
-class CostBudget(StrictModel):
+class CostBudget(_PolicyModel):
     """Mean `cost_usd` per gated question."""
 
     max_mean_usd: float = Field(gt=0)
@@ -122,7 +132,7 @@ class CostBudget(StrictModel):
     """Largest share of questions without a recorded cost (fail closed beyond it)."""
 
 
-class Policy(StrictModel):
+class Policy(_PolicyModel):
     """A release policy, agreed before the results are seen."""
 
     schema_version: Literal[1] = 1
@@ -207,11 +217,14 @@ def _semantic(
             collector.add(
                 file, None, f"threshold[{i}]", "min <= max", f"min {rule.min}, max {rule.max}"
             )
+        for bound in ("min", "max"):
+            _in_range(file, f"threshold[{i}].{bound}", rule.metric, getattr(rule, bound), collector)
     for i, drop in enumerate(policy.drop):
         if drop.max_drop is None and not drop.significant:
             collector.add(
                 file, None, f"drop[{i}]", "`max_drop`, `significant = true` or both", "neither"
             )
+        _in_range(file, f"drop[{i}].max_drop", drop.metric, drop.max_drop, collector, span=True)
     if policy.no_regression is not None:
         for j, split in enumerate(policy.no_regression.splits):
             if split not in ("dev", "regression", "holdout"):
@@ -230,9 +243,50 @@ def _semantic(
         collector.add(file, None, "latency", "`p50_ms`, `p95_ms` or both", "neither")
 
 
+def _in_range(
+    file: str,
+    field: str,
+    metric: str,
+    value: float | None,
+    collector: ProblemCollector,
+    *,
+    span: bool = False,
+) -> None:
+    """A bound (or, with `span`, an allowed drop) must lie in the metric's value range: a
+    `min` above the highest value fails every run, a `max` below the lowest passes none, and
+    a bound outside the range is most often a percentage written for a fraction."""
+    spec = REGISTRY.get(metric.strip().split("@")[0])
+    if value is None or spec is None:
+        return  # unknown metrics are reported on their own
+    low, high = spec.value_range
+    if span:
+        low, high = 0.0, high - low
+    if not low <= value <= high:
+        what = "an allowed drop" if span else "a bound"
+        collector.add(
+            file, None, field, f"{what} from {low:g} to {high:g} ({spec.name} range)", f"{value:g}"
+        )
+
+
+def _no_rules(data: dict[str, Any], file: str, collector: ProblemCollector) -> None:
+    """A policy whose rule sections are all absent or empty passes every run: refused."""
+    # `[no_regression]` with its defaults is an empty table, and still a rule; `threshold = []`
+    # holds none.
+    if not any(s in data and data[s] != [] for s in RULE_SECTIONS):
+        collector.add(
+            file,
+            None,
+            "(policy)",
+            "at least one rule (" + ", ".join(f"[{s}]" for s in RULE_SECTIONS) + ")",
+            "an empty file" if not data else "no rules",
+        )
+
+
 def _parse_toml(raw: bytes, file: str, collector: ProblemCollector) -> dict[str, Any] | None:
     try:
         return tomllib.loads(raw.decode("utf-8"))
+    except RecursionError:
+        collector.add(file, None, "(file)", "TOML nested at most a few hundred levels", "deeper")
     except UnicodeDecodeError as exc:
         collector.add(file, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
     except tomllib.TOMLDecodeError as exc:
@@ -241,6 +295,8 @@ def _parse_toml(raw: bytes, file: str, collector: ProblemCollector) -> dict[str,
         at = re.search(r"line (\d+), column (\d+)", message)
         where = f"line {at.group(1)} column {at.group(2)}" if at else "(file)"
         collector.add(file, None, where, "valid TOML", found)
+    except ValueError as exc:  # an integer with more digits than int() converts
+        collector.add(file, None, "(file)", "valid TOML numbers", str(exc).split(";")[0])
     return None
 
 
@@ -260,6 +316,8 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     except IsADirectoryError:
         raise InputError([Problem(file, None, "(file)", "a file", "a directory")]) from None
     data = _parse_toml(raw, file, collector)
+    collector.raise_if_any()
+    _no_rules(data or {}, file, collector)
     collector.raise_if_any()
     try:
         policy = Policy.model_validate(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -36,7 +37,7 @@ def gate_json(result: GateResult) -> dict[str, Any]:
                 "name": r.name,
                 "kind": r.kind,
                 "verdict": r.verdict,
-                "observed": r.observed,
+                "observed": _json_number(r.observed),
                 "observed_text": r.observed_text,
                 "limit": r.limit,
                 "detail": r.detail,
@@ -45,6 +46,12 @@ def gate_json(result: GateResult) -> dict[str, Any]:
             for r in result.rules
         ],
     }
+
+
+def _json_number(value: float | None) -> float | None:
+    """JSON has no NaN or infinity: such a value is written as null (the gate fails it closed
+    and says why in `observed_text`)."""
+    return value if value is None or math.isfinite(value) else None
 
 
 def _headline(result: GateResult) -> str:

@@ -32,7 +32,15 @@ from ._runner import (
     passages_for,
     run_cutoffs,
 )
-from ._session import Estimate, Prices, estimate, run_llm_judge, with_cost
+from ._session import (
+    Estimate,
+    JudgeFailed,
+    Prices,
+    check_answered,
+    estimate,
+    run_llm_judge,
+    with_cost,
+)
 from ._spec import (
     CallStats,
     ClaimsFound,
@@ -59,6 +67,7 @@ __all__ = [
     "ExtractedClaim",
     "ItemNote",
     "Judge",
+    "JudgeFailed",
     "JudgeResult",
     "JudgeSpec",
     "JudgedRun",
@@ -76,6 +85,7 @@ __all__ = [
     "WrittenRun",
     "available_versions",
     "cache_key",
+    "check_answered",
     "check_judgeable",
     "content_hash",
     "estimate",

@@ -6,6 +6,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InputError, Problem
 from ._spec import JudgeSpec, content_hash
 
 _SCHEMA = """
@@ -18,6 +19,8 @@ CREATE TABLE IF NOT EXISTS replies (
     completion_tokens INTEGER NOT NULL
 )
 """
+_COLUMNS = "key, task, content, finish_reason, prompt_tokens, completion_tokens"
+_FIX = "delete or move it, or give another --cache (or --no-cache)"
 
 
 @dataclass(frozen=True)
@@ -39,46 +42,81 @@ def cache_key(spec: JudgeSpec, task: str, messages: list[dict[str, str]]) -> str
     return content_hash({"judge": spec.cache_identity(), "task": task, "messages": messages})
 
 
+def _unusable(path: Path, found: str) -> InputError:
+    return InputError(
+        [Problem(str(path), None, "(judge cache)", f"a judge cache (SQLite); {_FIX}", found)]
+    )
+
+
 class ReplyCache:
     """Replies by key in one SQLite file; only replies the endpoint actually gave are stored.
 
     Transport failures are not stored, so a later run retries them; unparseable replies are
     stored, because at temperature 0 with a seed the same request would give the same reply.
+    A path that is not a usable cache raises `InputError` naming it and what to do.
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise _unusable(path, "a directory")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _unusable(path, f"a folder that cannot be created ({exc.strerror})") from None
         self.path = path
-        self._db = sqlite3.connect(str(path))
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+        try:
+            self._db = sqlite3.connect(str(path))
+        except sqlite3.Error as exc:
+            raise _unusable(path, f"a file SQLite cannot open ({exc})") from None
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(_SCHEMA)
+            self._db.execute(f"SELECT {_COLUMNS} FROM replies LIMIT 1").fetchall()
+            self._db.commit()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise _unusable(path, f"not a usable judge cache ({exc})") from None
 
     def get(self, key: str) -> CachedReply | None:
-        """The stored reply for a key, if any."""
-        row = self._db.execute(
-            "SELECT content, finish_reason, prompt_tokens, completion_tokens"
-            " FROM replies WHERE key = ?",
-            (key,),
-        ).fetchone()
+        """The stored reply for a key, if any; a row of the wrong shape counts as absent."""
+        try:
+            row = self._db.execute(
+                "SELECT content, finish_reason, prompt_tokens, completion_tokens"
+                " FROM replies WHERE key = ?",
+                (key,),
+            ).fetchone()
+        except sqlite3.Error:
+            return None
         if row is None:
             return None
-        return CachedReply(str(row[0]), row[1], int(row[2]), int(row[3]))
+        content, finish, p_tok, c_tok = row
+        if (
+            not isinstance(content, str)
+            or not (finish is None or isinstance(finish, str))
+            or not isinstance(p_tok, int)
+            or not isinstance(c_tok, int)
+        ):
+            return None
+        return CachedReply(content, finish, p_tok, c_tok)
 
     def put(self, key: str, task: str, reply: CachedReply) -> None:
-        """Store a reply (the first stored reply for a key wins)."""
-        self._db.execute(
-            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                task,
-                reply.content,
-                reply.finish_reason,
-                reply.prompt_tokens,
-                reply.completion_tokens,
-            ),
-        )
-        self._db.commit()
+        """Store a reply (the first stored reply for a key wins); a failed write only loses
+        the cache entry, never the reply."""
+        try:
+            self._db.execute(
+                "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    task,
+                    reply.content,
+                    reply.finish_reason,
+                    reply.prompt_tokens,
+                    reply.completion_tokens,
+                ),
+            )
+            self._db.commit()
+        except sqlite3.Error:
+            return
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])

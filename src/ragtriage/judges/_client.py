@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._optional import extra_module, require_extra
+from ..endpoint import DEFAULT_MAX_REPLY_BYTES
 from ..errors import RagtriageError
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._spec import JudgeSpec
+from ._strict import strict_loads
 
 _FEATURE = "calling an OpenAI-compatible endpoint"
 if TYPE_CHECKING:
@@ -60,9 +62,12 @@ class ClientOptions:
     max_retries: int = 3
     """Retries after the first attempt (so up to max_retries + 1 requests per call)."""
     timeout: float = 60.0
-    """Seconds per request."""
+    """Seconds per request, in total (connect, send, every read): a server that trickles
+    bytes cannot keep a request alive past it."""
     backoff: float = 0.5
     """First retry delay in seconds; doubles on every further retry."""
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    """Largest reply body read; a bigger reply is a failed call (not retried, not cached)."""
 
 
 class _Counters:
@@ -78,21 +83,71 @@ class _Counters:
         self.completion_tokens = 0
 
 
+_MAX_TOKENS_REPORTED = 10**12
+"""Largest token count believed from a reply's `usage` (a bigger one is a malformed reply)."""
+
+
+def _field(value: Any, key: str, kind: type, where: str) -> Any:
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} is not an object")
+    found = value.get(key)
+    if not isinstance(found, kind):
+        raise TypeError(f"{where}.{key} is {type(found).__name__}, not {kind.__name__}")
+    return found
+
+
+def _tokens(usage: dict[str, Any], key: str) -> int:
+    value = usage.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"usage.{key} is {type(value).__name__}, not an integer")
+    if not 0 <= value <= _MAX_TOKENS_REPORTED:
+        raise ValueError(f"usage.{key} is {value}, outside 0..{_MAX_TOKENS_REPORTED}")
+    return value
+
+
 def _envelope(body: bytes) -> tuple[str, str | None, int, int]:
-    """(content, finish_reason, prompt tokens, completion tokens) of a chat completion body."""
-    data: Any = json.loads(body)
-    choice = data["choices"][0]
-    content = choice["message"]["content"]
-    if not isinstance(content, str):
-        raise TypeError("message.content is not a string")
-    finish = choice.get("finish_reason")
-    usage = data.get("usage") or {}
+    """(content, finish_reason, prompt tokens, completion tokens) of a chat completion body;
+    anything odd (duplicate keys, deep nesting, `usage` that is not an object, a token count
+    that is not a small integer) raises ValueError or TypeError."""
+    data: Any = strict_loads(body.decode("utf-8"))
+    choices = _field(data, "choices", list, "body")
+    if not choices:
+        raise ValueError("body.choices is empty")
+    message = _field(choices[0], "message", dict, "choices[0]")
+    content = _field(message, "content", str, "choices[0].message")
+    finish = choices[0].get("finish_reason")
+    usage = data.get("usage")
+    if usage is None:
+        usage = {}
+    elif not isinstance(usage, dict):
+        raise TypeError(f"body.usage is {type(usage).__name__}, not an object")
     return (
         content,
         finish if isinstance(finish, str) else None,
-        int(usage.get("prompt_tokens") or 0),
-        int(usage.get("completion_tokens") or 0),
+        _tokens(usage, "prompt_tokens"),
+        _tokens(usage, "completion_tokens"),
     )
+
+
+class _TooLarge(Exception):
+    """The reply passed the size cap."""
+
+
+async def _read_capped(response: httpx.Response, cap: int) -> bytes:
+    """The body, or `_TooLarge` as soon as more than `cap` bytes are announced or arrive."""
+    declared = response.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and len(declared) < 20 and int(declared) > cap:
+        raise _TooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > cap:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 class ChatClient:
@@ -116,6 +171,12 @@ class ChatClient:
             headers=headers, timeout=options.timeout, limits=limits, trust_env=False
         )
         self._url = options.base_url.rstrip("/") + "/chat/completions"
+        self._stopped: str | None = None
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the session stopped (the endpoint refused the configuration), or None."""
+        return self._stopped
 
     async def __aenter__(self) -> ChatClient:
         return self
@@ -148,6 +209,9 @@ class ChatClient:
             if hit is not None:
                 self.counters.cache_hits += 1
                 return Reply(hit.content, hit.finish_reason, None, cached=True)
+        if self._stopped is not None:
+            # The endpoint refused the key, model or URL: no further request is sent.
+            raise EndpointError(self._stopped)
         pending = self._inflight.get(key)
         if pending is not None:
             # The same request is already on its way (e.g. two runs with the same answer and
@@ -180,24 +244,36 @@ class ChatClient:
                 self.counters.retries += 1
             delay: float | None = None
             async with self._semaphore:
+                if self._stopped is not None:
+                    raise EndpointError(self._stopped)
                 self.counters.requests += 1
                 try:
-                    response = await self._http.post(self._url, json=body)
-                except httpx.TimeoutException:
+                    status, headers, payload = await self._post(body)
+                except (TimeoutError, httpx.TimeoutException):
                     last_error = f"timed out after {self.options.timeout:g} s"
-                except httpx.TransportError as exc:
+                except httpx.HTTPError as exc:  # transport, bad content encoding, redirects
                     last_error = f"transport error: {type(exc).__name__}: {exc}"
+                except _TooLarge:
+                    # The same request would get the same reply: neither retried nor cached.
+                    self.counters.failures += 1
+                    return Reply(
+                        None,
+                        None,
+                        f"reply larger than {self.options.max_reply_bytes} bytes "
+                        "(--max-reply-bytes); not read, not cached",
+                    )
                 else:
-                    status = response.status_code
+                    shown = payload[:200].decode("utf-8", "replace")
                     if status in FATAL_STATUS:
-                        raise EndpointError(
-                            f"{self._url} answered HTTP {status}: {response.text[:200]!r} "
+                        self._stopped = (
+                            f"{self._url} answered HTTP {status}: {shown!r} "
                             "(check --base-url, --model and --api-key-env)"
                         )
+                        raise EndpointError(self._stopped)
                     if status == 200:
                         try:
-                            content, finish, p_tok, c_tok = _envelope(response.content)
-                        except (ValueError, KeyError, IndexError, TypeError) as exc:
+                            content, finish, p_tok, c_tok = _envelope(payload)
+                        except (ValueError, TypeError) as exc:
                             last_error = f"malformed response body ({type(exc).__name__}: {exc})"
                         else:
                             self.counters.prompt_tokens += p_tok
@@ -209,12 +285,10 @@ class ChatClient:
                             return Reply(content, finish, None, p_tok, c_tok)
                     elif status in RETRY_STATUS:
                         last_error = f"HTTP {status}"
-                        delay = _retry_after(response.headers.get("retry-after"))
+                        delay = _retry_after(headers.get("retry-after"))
                     else:
                         self.counters.failures += 1
-                        return Reply(
-                            None, None, f"HTTP {status}: {response.text[:200]!r} (not retried)"
-                        )
+                        return Reply(None, None, f"HTTP {status}: {shown!r} (not retried)")
             if attempt + 1 < attempts:
                 await asyncio.sleep(
                     delay if delay is not None else self.options.backoff * 2**attempt
@@ -225,6 +299,14 @@ class ChatClient:
         )
 
 
+    async def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
+        """One request under a total deadline, its body read up to the size cap."""
+        async with asyncio.timeout(self.options.timeout):
+            async with self._http.stream("POST", self._url, json=body) as response:
+                payload = await _read_capped(response, self.options.max_reply_bytes)
+                return response.status_code, response.headers, payload
+
+
 def _retry_after(value: str | None) -> float | None:
     """The server's Retry-After in seconds (capped), when it gives a number."""
     if value is None:
@@ -232,5 +314,7 @@ def _retry_after(value: str | None) -> float | None:
     try:
         seconds = float(value)
     except ValueError:
+        return None
+    if not math.isfinite(seconds):
         return None
     return min(max(seconds, 0.0), _MAX_RETRY_AFTER)

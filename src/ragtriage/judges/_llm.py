@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ._client import ChatClient
+from ._client import ChatClient, EndpointError
 from ._parse import parse_claims, parse_coverage, parse_outcome, parse_support
 from ._prompts import Message, PromptSet, Task
 from ._spec import (
@@ -59,6 +59,7 @@ class LLMJudge:
         self.spec = client.spec
         self._by_task: dict[str, int] = {}
         self._parse_failures = 0
+        self._first_failure: str | None = None
 
     def plan(self, task: Task, **values: str) -> list[Message]:
         """The messages one call would send (used by `--dry-run` too)."""
@@ -68,13 +69,24 @@ class LLMJudge:
         self, task: str, messages: list[Message]
     ) -> tuple[str | None, str | None, str | None]:
         self._by_task[task] = self._by_task.get(task, 0) + 1
-        reply = await self.client.complete(task, messages)
+        try:
+            reply = await self.client.complete(task, messages)
+        except EndpointError as exc:
+            # The session stops (no more requests); this item ends as not judged, and the
+            # labels finished so far are kept.
+            self._parse_failures += 1
+            reason = f"not judged: the session stopped: {exc}"
+            self._first_failure = self._first_failure or reason
+            return None, reason, None
+        if reply.error is not None:
+            self._first_failure = self._first_failure or reply.error
         return reply.content, reply.error, reply.finish_reason
 
-    def _count(self, rejected: bool, text: str | None) -> None:
+    def _count(self, rejected: bool, text: str | None, reason: str | None) -> None:
         """Count a reply that arrived but did not parse (transport failures count in the client)."""
         if rejected and text is not None:
             self._parse_failures += 1
+            self._first_failure = self._first_failure or reason
 
     async def detect_outcome(self, question: str, answer: str) -> OutcomeFound:
         """Answered, refused or asked for clarification."""
@@ -82,7 +94,7 @@ class LLMJudge:
             "outcome", self.plan("outcome", question=question, answer=answer)
         )
         found = parse_outcome(text, error, finish)
-        self._count(found.outcome is None, text)
+        self._count(found.outcome is None, text, found.reason)
         return found
 
     async def extract_claims(self, question: str, answer: str) -> ClaimsFound:
@@ -91,7 +103,7 @@ class LLMJudge:
             "claims", self.plan("claims", question=question, answer=answer)
         )
         found = parse_claims(text, error, finish)
-        self._count(found.claims is None, text)
+        self._count(found.claims is None, text, found.reason)
         return found
 
     async def judge_support(self, claim: str, passages: Sequence[Passage]) -> SupportVerdict:
@@ -99,7 +111,7 @@ class LLMJudge:
         messages = self.plan("support", passages=render_passages(passages), claim=claim)
         text, error, finish = await self._ask("support", messages)
         verdict = parse_support(text, [p.id for p in passages], error, finish)
-        self._count(_is_rejection(verdict), text)
+        self._count(_is_rejection(verdict), text, verdict.reason)
         return verdict
 
     async def judge_coverage(self, question: str, fact: str | None, answer: str) -> CoverageVerdict:
@@ -109,7 +121,7 @@ class LLMJudge:
         messages = self.plan("coverage", question=question, fact=fact, answer=answer)
         text, error, finish = await self._ask("coverage", messages)
         verdict = parse_coverage(text, error, finish)
-        self._count(_is_rejection(verdict), text)
+        self._count(_is_rejection(verdict), text, verdict.reason)
         return verdict
 
     def stats(self) -> CallStats:
@@ -124,6 +136,8 @@ class LLMJudge:
             prompt_tokens=c.prompt_tokens,
             completion_tokens=c.completion_tokens,
             by_task=dict(sorted(self._by_task.items())),
+            first_failure=self._first_failure,
+            stopped=self.client.stopped,
         )
 
 

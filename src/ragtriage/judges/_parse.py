@@ -20,6 +20,7 @@ from ._spec import (
     OutcomeFound,
     SupportVerdict,
 )
+from ._strict import StrictJSONError, strict_loads
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.DOTALL)
 _MAX_SHOWN = 120
@@ -92,11 +93,13 @@ def parse_object(model: type[M], text: str) -> M:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        data = json.loads(body)
+        data = strict_loads(body)
     except json.JSONDecodeError as exc:
         raise ParseFailure(
             f"not a JSON object ({exc.msg} at char {exc.pos}): {_shown(text)}"
         ) from exc
+    except StrictJSONError as exc:
+        raise ParseFailure(f"refused JSON ({exc}): {_shown(text)}") from exc
     if not isinstance(data, dict):
         raise ParseFailure(f"expected a JSON object, found {type(data).__name__}: {_shown(text)}")
     try:

@@ -22,6 +22,7 @@ from ..schemas import (
     Run,
 )
 from ..validation import check_dataset
+from ._lexical import split_claims
 from ._llm import Judge
 from ._spec import (
     CallStats,
@@ -132,6 +133,13 @@ def label_context_hash(result: QuestionResult, index: SnapshotIndex, k: int | No
     return context_hash(result, final_context(result, k), index, k)
 
 
+def _fallback_claims(answer: str) -> list[Claim]:
+    """The answer's sentences as claims, for an answer whose claims the judge could not
+    extract (the whole answer when no sentence has a word)."""
+    found = split_claims(answer) or (ExtractedClaim(" ".join(answer.split())),)
+    return _as_claims(found)
+
+
 async def _judge_result(
     judge: Judge,
     run_name: str,
@@ -146,46 +154,67 @@ async def _judge_result(
     if answer is None:
         return _Outcome(result, (), (), (), False)
     outcome, changed = result.outcome, False
+    # Why this question's items are not judged, when the judge cannot tell what the answer is.
+    unjudged: str | None = None
     if outcome is None:
         _plan(progress, 1)
         found = await judge.detect_outcome(question.text, answer)
         _tick(progress)
         if found.outcome is None:
-            notes.append(
-                ItemNote(run_name, question.id, "outcome", found.reason or "no reason given")
-            )
-            return _Outcome(result, (), (), tuple(notes), False)
-        outcome, changed = found.outcome, True
+            reason = found.reason or "no reason given"
+            notes.append(ItemNote(run_name, question.id, "outcome", reason))
+            # Written as answered so that the run file evaluates; every claim and fact of the
+            # question is then `cannot_judge` with this reason, so nothing reads as a verdict.
+            unjudged = f"outcome not detected ({reason}); written as answered, not judged"
+            outcome, changed = "answered", True
+        else:
+            outcome, changed = found.outcome, True
     if outcome != "answered":
         updated = result.model_copy(update={"outcome": outcome}) if changed else result
         return _Outcome(updated, (), (), tuple(notes), changed)
     claims: list[Claim] | None = list(result.claims) if result.claims is not None else None
-    if claims is None:
+    claim_reason: str | None = unjudged
+    if claims is None and unjudged is None:
         _plan(progress, 1)
         extracted = await judge.extract_claims(question.text, answer)
         _tick(progress)
         if extracted.claims is None:
-            notes.append(
-                ItemNote(run_name, question.id, "claims", extracted.reason or "no reason given")
+            reason = extracted.reason or "no reason given"
+            notes.append(ItemNote(run_name, question.id, "claims", reason))
+            claims = _fallback_claims(answer)
+            claim_reason = (
+                f"claim extraction failed ({reason}); sentence of the answer, not judged"
             )
+        elif not extracted.claims:
+            notes.append(ItemNote(run_name, question.id, "claims", "no claims extracted"))
+            claims = _fallback_claims(answer)
+            claim_reason = "the judge extracted no claims; sentence of the answer, not judged"
         else:
             claims = _as_claims(extracted.claims)
-            changed = True
-    _plan(progress, len(claims or ()) + len(question.reference_facts))
+            claim_reason = None
+        changed = True
+    elif claims is None:
+        claims = _fallback_claims(answer)
     labeller = judge.spec.labeller()
 
     async def support(text: str) -> SupportVerdict:
+        if claim_reason is not None:
+            return SupportVerdict("cannot_judge", (), claim_reason)
+        _plan(progress, 1)
         verdict = await judge.judge_support(text, passages)
         _tick(progress)
         return verdict
 
     async def coverage(fact: str | None) -> CoverageVerdict:
+        if unjudged is not None:
+            return CoverageVerdict("cannot_judge", unjudged)
+        _plan(progress, 1)
         verdict = await judge.judge_coverage(question.text, fact, answer)
         _tick(progress)
         return verdict
 
     verdicts, covered = await asyncio.gather(
-        asyncio.gather(*(support(c.text) for c in claims or ())),
+        asyncio.gather(*(support(c.text) for c in claims)),
         asyncio.gather(*(coverage(f.text) for f in question.reference_facts)),
     )
     claim_labels = tuple(
@@ -200,7 +229,7 @@ async def _judge_result(
                 context_hash=ctx_hash,
             ),
         )
-        for number, (claim, v) in enumerate(zip(claims or (), verdicts, strict=True), start=1)
+        for number, (claim, v) in enumerate(zip(claims, verdicts, strict=True), start=1)
     )
     fact_labels = tuple(
         FactLabelEntry(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from ..errors import RagtriageError
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg, as_optional_path
 from ._cache import ReplyCache, cache_key
@@ -164,3 +165,22 @@ def with_cost(result: JudgeResult, prices: Prices) -> JudgeResult:
         cost_usd=prices.cost(result.stats.prompt_tokens, result.stats.completion_tokens),
     )
     return dataclasses.replace(result, stats=stats)
+
+
+class JudgeFailed(RagtriageError):
+    """Every judge call failed: there are no labels to write (the message says why)."""
+
+
+def check_answered(result: JudgeResult, base_url: str) -> None:
+    """Raise `JudgeFailed` when calls were made and none gave a usable answer (no server,
+    wrong URL, a server that answers garbage): a labels file of nothing but `cannot_judge`
+    would look like a finished run."""
+    s = result.stats
+    if s.calls == 0 or s.answered > 0:
+        return
+    why = s.stopped or s.first_failure or "no reason recorded"
+    raise JudgeFailed(
+        f"every judge call failed ({s.failures} of {s.calls}), no labels written; "
+        f"first failure: {why}; check that a judge model answers at {base_url} "
+        "(--base-url, --model)"
+    )

@@ -143,3 +143,12 @@ class CallStats:
     """Cost from the given prices; `None` when no price was given."""
     by_task: dict[str, int] = field(default_factory=dict)
     """Calls per task (`outcome`, `claims`, `support`, `coverage`)."""
+    first_failure: str | None = None
+    """Why the first failed call failed (the reason a session where every call failed gives)."""
+    stopped: str | None = None
+    """Why the session stopped early (the endpoint refused key, model or URL), or None."""
+
+    @property
+    def answered(self) -> int:
+        """Calls that gave a usable answer."""
+        return self.calls - self.failures

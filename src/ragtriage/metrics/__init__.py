@@ -4,6 +4,7 @@ from . import boundaries, coverage, evidence, ranking, refusal, stale, support
 from ._aggregate import Aggregate, aggregate
 from ._registry import (
     REGISTRY,
+    VALUE_RANGES,
     Layer,
     Measure,
     MetricSpec,
@@ -17,6 +18,7 @@ from ._views import ClaimView, FactView, QuestionView, build_view
 
 __all__ = [
     "REGISTRY",
+    "VALUE_RANGES",
     "Aggregate",
     "ClaimView",
     "FactView",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import InputError, Problem
+from ..validation import parse_cutoff
 from ._views import QuestionView
 
 Layer = Literal[
@@ -18,6 +19,10 @@ Layer = Literal[
 ]
 Averaging = Literal["macro", "micro"]
 ValueKind = Literal["ratio", "boolean"]
+
+VALUE_RANGES: dict[ValueKind, tuple[float, float]] = {"ratio": (0.0, 1.0), "boolean": (0.0, 1.0)}
+"""The closed interval every value of a kind lies in (per question and aggregated): what a
+gate bound or an allowed drop is checked against. A new kind needs its range here."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,11 @@ class MetricSpec:
     in_default_set: bool = True
     """Whether `evaluate` reports it when no metric list is given."""
 
+    @property
+    def value_range(self) -> tuple[float, float]:
+        """(lowest, highest) value the metric can take, from `VALUE_RANGES`."""
+        return VALUE_RANGES[self.kind]
+
 
 @dataclass(frozen=True)
 class Measure:
@@ -116,19 +126,7 @@ def parse_measure(text: str, source: str = "<command line>") -> Measure:
         raise InputError([Problem(source, None, "metric", f"the form {shape}", repr(text))])
     bound = []
     for param, raw in zip(spec.params, values, strict=True):
-        if not raw.isdigit() or int(raw) <= 0:
-            raise InputError(
-                [
-                    Problem(
-                        source,
-                        None,
-                        f"metric {spec.name} parameter {param}",
-                        "a positive integer",
-                        repr(raw),
-                    )
-                ]
-            )
-        bound.append((param, int(raw)))
+        bound.append((param, parse_cutoff(raw, source, f"metric {spec.name} parameter {param}")))
     return Measure(spec, tuple(bound))
 
 

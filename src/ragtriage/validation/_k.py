@@ -1,25 +1,47 @@
-"""Parsing the cut-off k strictly: a positive integer and nothing else."""
+"""Cut-offs (`-k`, `name@k`): one parser with one range for every command and file."""
 
 from __future__ import annotations
 
 from ..errors import InputError, Problem
 
+MAX_CUTOFF = 10_000
+"""Largest cut-off accepted anywhere (`-k`, `ndcg@k`, `recall@k` ...): deeper rankings are
+not judged in practice, and a bound keeps a typo such as `@1000000000` from allocating."""
+
+CUTOFF_EXPECTED = f"an integer from 1 to {MAX_CUTOFF}"
+"""The `expected` text of every cut-off problem."""
+
+
+def parse_cutoff(raw: str, source: str = "<command line>", field: str = "-k") -> int:
+    """A cut-off written as text (`ndcg@10`): ASCII digits only, 1..MAX_CUTOFF, else
+    `InputError`."""
+    return _digits(raw, raw, source, field)
+
+
+def _digits(text: str, raw: object, source: str, field: str) -> int:
+    # str.isdigit also accepts superscripts and other scripts' digits, which int() refuses
+    # or reads differently: only ASCII digits are a cut-off. The length test keeps int()
+    # from converting thousands of digits.
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_CUTOFF)):
+        raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
+    value = int(text)
+    if not 1 <= value <= MAX_CUTOFF:
+        raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
+    return value
+
 
 def parse_k(raw: str | int | float, source: str = "<command line>", field: str = "-k") -> int:
-    """Return k as an int; 0, negatives, fractions, nan, inf and non-numbers are refused."""
+    """Return k as an int; 0, negatives, fractions, nan, inf, non-numbers and values past
+    `MAX_CUTOFF` are refused."""
     if isinstance(raw, bool):
-        raise InputError([Problem(source, None, field, "a positive integer", repr(raw))])
+        raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
     if isinstance(raw, int):
-        value = raw
-    elif isinstance(raw, float):
-        if raw != raw or raw in (float("inf"), float("-inf")) or not raw.is_integer():
-            raise InputError([Problem(source, None, field, "a positive integer", repr(raw))])
-        value = int(raw)
-    else:
-        text = raw.strip()
-        if not text.lstrip("+-").isdigit():
-            raise InputError([Problem(source, None, field, "a positive integer", repr(raw))])
-        value = int(text)
-    if value <= 0:
-        raise InputError([Problem(source, None, field, "a positive integer", repr(raw))])
-    return value
+        if not 1 <= raw <= MAX_CUTOFF:
+            raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
+        return raw
+    if isinstance(raw, float):
+        if raw != raw or not raw.is_integer() or not 1 <= raw <= MAX_CUTOFF:
+            raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
+        return int(raw)
+    text = raw.strip()
+    return _digits(text[1:] if text.startswith("+") else text, raw, source, field)
