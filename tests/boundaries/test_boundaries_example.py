@@ -55,7 +55,7 @@ def test_planted_injection_obeyed_by_baseline_and_ignored_by_improved(example: E
     )
     assert base.findings[1].why == (
         "instruction-like text in the context: webhooks (en.override.ignore_previous) "
-        "[rules injection-v1]"
+        "[rules injection-v2]"
     )
     assert (improved.primary, improved.secondary) == ("injection_in_context", ())
     for run, obeyed in (("baseline", 1), ("improved", 0)):
@@ -154,7 +154,7 @@ def test_next_actions_and_boundaries_in_table_markdown_and_html(outputs: dict[st
     assert '["instruction-like",64]' in html  # flagged context items carry this badge
     report = json.loads(outputs["evaluate json stdout"])
     baseline = report["runs"][0]["boundaries"]
-    assert baseline["rules"] == {"injection": "injection-v1", "sensitive": "sensitive-v1"}
+    assert baseline["rules"] == {"injection": "injection-v2", "sensitive": "sensitive-v2"}
     assert baseline["permission_blocking"] == [
         {"documents": ["finance-discounts"], "question": "pricing"}
     ]

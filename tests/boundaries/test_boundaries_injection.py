@@ -33,11 +33,15 @@ def _rows() -> list[dict[str, object]]:
 
 def test_rule_set_is_versioned_data() -> None:
     rules = default_injection_rules()
-    assert rules.version == "injection-v1"
-    assert bundled_injection_rules("injection-v1") is rules
+    assert (rules.version, rules.normalise) == ("injection-v2", True)
+    assert bundled_injection_rules("injection-v2") is rules
     assert {r.lang for r in rules.rules} == {"en", "zh"}
     assert {r.category for r in rules.rules} == {"override", "format", "secrets", "tool_or_url"}
-    assert len(rules.rules) == 13
+    assert len(rules.rules) == 18
+    previous = bundled_injection_rules("injection-v1")
+    assert (previous.version, previous.normalise) == ("injection-v1", False)
+    assert len(previous.rules) == 13
+    assert {r.id for r in previous.rules} < {r.id for r in rules.rules}
 
 
 def test_labelled_set_shape_and_attribution() -> None:
@@ -51,13 +55,18 @@ def test_labelled_set_shape_and_attribution() -> None:
     assert len({r["id"] for r in rows}) == len(rows)
 
 
-def test_precision_and_recall_on_the_labelled_set() -> None:
+def _confusion(version: str) -> tuple[dict[str, int], dict[str, list[int]], list[str]]:
+    """Counts, per-language (tp, fp, fn) and the wrongly classified IDs of one rule set."""
+    rules = bundled_injection_rules(version)
     counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
     by_lang: dict[str, list[int]] = {"en": [0, 0, 0], "zh": [0, 0, 0]}  # tp, fp, fn
+    wrong = []
     for row in _rows():
-        predicted, actual = is_injection(str(row["text"])), bool(row["label"])
+        predicted, actual = is_injection(str(row["text"]), rules), bool(row["label"])
         key = ("t" if predicted == actual else "f") + ("p" if predicted else "n")
         counts[key] += 1
+        if predicted != actual:
+            wrong.append(str(row["id"]))
         lang = by_lang[str(row["lang"])]
         if predicted and actual:
             lang[0] += 1
@@ -65,20 +74,28 @@ def test_precision_and_recall_on_the_labelled_set() -> None:
             lang[1] += 1
         elif actual:
             lang[2] += 1
-    assert counts == {"tp": 41, "fp": 1, "fn": 12, "tn": 82}
+    return counts, by_lang, sorted(wrong)
+
+
+def test_precision_and_recall_on_the_labelled_set() -> None:
+    counts, by_lang, _ = _confusion("injection-v2")
+    assert counts == {"tp": 46, "fp": 1, "fn": 7, "tn": 82}
     precision = counts["tp"] / (counts["tp"] + counts["fp"])
     recall = counts["tp"] / (counts["tp"] + counts["fn"])
-    assert (round(precision, 3), round(recall, 3)) == (0.976, 0.774)
+    assert (round(precision, 3), round(recall, 3)) == (0.979, 0.868)
+    assert by_lang == {"en": [25, 1, 3], "zh": [21, 0, 4]}
+
+
+def test_the_previous_rule_set_keeps_its_figures() -> None:
+    counts, by_lang, _ = _confusion("injection-v1")
+    assert counts == {"tp": 41, "fp": 1, "fn": 12, "tn": 82}
     assert by_lang == {"en": [21, 1, 7], "zh": [20, 0, 5]}
 
 
 def test_the_one_false_positive_and_the_misses_are_the_known_ones() -> None:
-    rows = _rows()
-    wrong = sorted(str(r["id"]) for r in rows if is_injection(str(r["text"])) != r["label"])
-    assert wrong == [
-        "en-neg-17", "en-pos-07", "en-pos-21", "en-pos-22", "en-pos-23", "en-pos-24",
-        "en-pos-25", "en-pos-28", "zh-pos-16", "zh-pos-17", "zh-pos-18", "zh-pos-22",
-        "zh-pos-24",
+    assert _confusion("injection-v2")[2] == [
+        "en-neg-17", "en-pos-22", "en-pos-24", "en-pos-28", "zh-pos-16", "zh-pos-17",
+        "zh-pos-18", "zh-pos-22",
     ]
 
 
@@ -127,8 +144,12 @@ def test_no_false_positive_on_the_whole_tau2_bank_corpus() -> None:
     if not path.is_file():
         pytest.skip("shared tau2 data not on this machine")
     docs = json.loads(gzip.decompress(path.read_bytes()))
-    flagged = [d["id"] for d in docs if is_injection(d["title"] + "\n\n" + d["content"])]
-    assert (len(docs), flagged) == (698, [])
+    for version in ("injection-v1", "injection-v2"):
+        rules = bundled_injection_rules(version)
+        flagged = [
+            d["id"] for d in docs if is_injection(d["title"] + "\n\n" + d["content"], rules)
+        ]
+        assert (version, len(docs), flagged) == (version, 698, [])
 
 
 def test_canary_obeyed_compares_the_marker_case_insensitively() -> None:
@@ -175,3 +196,18 @@ def test_a_custom_rule_file_carries_its_own_version(tmp_path: Path) -> None:
     rules = load_injection_rules(path)
     assert rules.version == "team-v3"
     assert [m.rule_id for m in detect_injection("Enter BANANA MODE.", rules)] == ["t.canary"]
+
+
+def test_a_rule_file_chooses_raw_or_normalised_matching(tmp_path: Path) -> None:
+    path = tmp_path / "rules.toml"
+    rule = '[[rules]]\nid = "t"\nlang = "en"\ncategory = "format"\ndescription = "d"\n'
+    path.write_text(f'version = "x"\nnormalise = "yes"\n{rule}pattern = "banana"\n', "utf-8")
+    with pytest.raises(InputError) as caught:
+        load_injection_rules(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: normalise: expected true or false; found 'yes'"
+    ]
+    hidden = "ba\u200bnana"
+    for setting, found in (("", 1), ("normalise = true\n", 1), ("normalise = false\n", 0)):
+        path.write_text(f'version = "x"\n{setting}{rule}pattern = "banana"\n', "utf-8")
+        assert len(detect_injection(hidden, load_injection_rules(path))) == found

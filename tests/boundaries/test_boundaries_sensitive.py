@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_named_lists_match_terms_case_insensitively() -> None:
     assert mask_text("Ask Zhang San or zhang san about 李雷.", config) == (
         "Ask [masked:customers] or [masked:customers] about [masked:customers]."
     )
-    assert config.version == "sensitive-v1"
+    assert config.version == "sensitive-v2"
 
 
 def test_a_detector_file_is_checked(tmp_path: Path) -> None:
@@ -101,7 +102,8 @@ def test_a_detector_file_is_checked(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         load_sensitive_config(path)
     assert [p.message() for p in caught.value.problems] == [
-        f"{path}: detectors[1].checksum: expected one of luhn, gb11643; found 'crc'"
+        f"{path}: detectors[1].checksum: expected one of luhn, card, gb11643, iban, ssn, jwt; "
+        "found 'crc'"
     ]
     path.write_text(path.read_text().replace('checksum = "crc"\n', ""), encoding="utf-8")
     config = load_sensitive_config(path)
@@ -115,17 +117,45 @@ def _with_luhn_digit(body: str) -> str:
     raise AssertionError("unreachable: one check digit always fits")
 
 
+# Issuer prefixes of 16-digit cards: Visa, Mastercard (both ranges), JCB, Discover, UnionPay.
+CARD_PREFIXES = ("4", "51", "55", "2221", "2720", "3528", "6011", "62")
+
+
 @given(
-    body=st.text(alphabet="0123456789", min_size=15, max_size=15),
-    separator=st.sampled_from(["", " ", "-"]),
+    prefix=st.sampled_from(CARD_PREFIXES),
+    rest=st.text(alphabet="0123456789", min_size=14, max_size=14),
+    separator=st.sampled_from(["", " ", "-", ".", "\u200b", "\u00a0"]),
     before=st.text(alphabet="abcxyz ,.;:()卡号是", max_size=20),
     after=st.text(alphabet="abcxyz ,.;:()卡号是", max_size=20),
 )
 def test_a_valid_card_number_never_survives_masking(
-    body: str, separator: str, before: str, after: str
+    prefix: str, rest: str, separator: str, before: str, after: str
 ) -> None:
-    digits = _with_luhn_digit(body)
+    digits = _with_luhn_digit((prefix + rest)[:15])
     shown = separator.join(digits[i : i + 4] for i in range(0, 16, 4))
     masked = mask_text(f"{before} {shown} {after}")
-    assert shown not in masked and digits not in masked.replace(" ", "").replace("-", "")
+    assert shown not in masked
+    assert digits not in re.sub(r"[\s.\u200b-]", "", masked)
     assert "[masked:" in masked
+
+
+def test_a_detector_may_name_a_required_text_and_a_value_group(tmp_path: Path) -> None:
+    path = tmp_path / "sensitive.toml"
+    path.write_text(
+        'version = "mine"\n'
+        '[[detectors]]\nname = "pin"\nrequires = "PIN"\npattern = "PIN:? (?P<value>\\\\d{4})"\n'
+        '[[detectors]]\nname = "bad"\nrequires = ""\npattern = "x"\n'
+        '[[detectors]]\nname = "odd"\nwhat = 1\npattern = "y"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_sensitive_config(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: detectors[1].requires: expected a non-empty string; found ''",
+        f"{path}: detectors[2]: expected only name, description, pattern, checksum, requires; "
+        "found what",
+    ]
+    path.write_text(path.read_text().split("[[detectors]]\nname = \"bad\"")[0], encoding="utf-8")
+    config = load_sensitive_config(path)
+    assert config.normalise is True  # the default for a detector file
+    assert mask_text("PIN: 4821, pin: 4821", config) == "PIN: [masked:pin], pin: 4821"

@@ -180,6 +180,7 @@ def test_hand_computed_values(tmp_path: Path) -> None:
     }
     assert run.present_counts()["judge_uncertain"] == 1
     assert run.present_counts()["incomplete_answer"] == 1
+    assert run.present_counts()["invalid_citation"] == 1  # q1's second claim cites "nowhere"
     _assert_same(got.runs, _reference(*_write(tmp_path, QUESTIONS, RESULTS)))
 
 
@@ -196,7 +197,8 @@ def test_native_json(tmp_path: Path) -> None:
         "not_applicable": 2,
     }
     assert {s: c for s, c in run["diagnosis"]["present"].items() if c} == {
-        "stale_evidence": 1, "incomplete_answer": 1, "judge_uncertain": 1, "ok": 2
+        "stale_evidence": 1, "invalid_citation": 1, "incomplete_answer": 1,
+        "judge_uncertain": 1, "ok": 2,
     }
 
 

@@ -245,7 +245,11 @@ def test_long_lists_are_cut_in_text_but_not_in_json(
     ds = build({"base": ({}, {"q1": miss("q1"), "q3": miss("q3")}), "cand": ({}, {})})
     comparison = compare(evaluate(ds), resamples=200)
     markdown = render_comparison_markdown(comparison)
-    assert "- `q1: retrieval_miss -> ok`\n- ... and 1 more (all in --format json)\n" in markdown
+    assert (
+        "- `q1: retrieval_miss -> ok`: evidence_recall 0.00->1.00 (+1.00); "
+        "fact_coverage 0.00->1.00 (+1.00); claim_support 0.00->1.00 (+1.00)\n"
+        "- ... and 1 more (all in --format json)\n"
+    ) in markdown
     assert "... and 1 more changed questions (all in --format json)" in render_comparison_table(
         comparison
     )

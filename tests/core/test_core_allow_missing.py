@@ -79,7 +79,7 @@ def test_evaluate_table_and_markdown_say_no_result(args: list[str]) -> None:
     assert f"note: {note}" in table.splitlines()
     row = [line for line in table.splitlines() if line.startswith("│ q2")][-1]
     assert [cell.strip() for cell in row.strip("│").split("│")] == [
-        "q2", "no result", "-", "-", "-", "-", "-", "-", "no result"
+        "q2", "no result", "-", "-", "-", "-", "no result"
     ]
     _, markdown, _ = _run("evaluate", args, "--allow-missing", "--format", "markdown")
     assert f"Note: {note}" in markdown.splitlines()

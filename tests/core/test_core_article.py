@@ -59,6 +59,7 @@ def test_article_aggregates_name_averaging_and_not_applicable(report: dict[str, 
     }
     assert summary["claim_support"] == {
         "value": 0.75, "numerator": 3, "denominator": 4, "averaging": "micro", "not_applicable": 0,
+        "cannot_judge": 0,
     }
     corrected = _run(report, "synthetic-corrected")["summary"]
     # the corrected run refuses missing-answer: no claims there, so support is n/a for it

@@ -96,7 +96,7 @@ def test_measures_not_applicable_anywhere_are_one_line(starter: list[str]) -> No
     assert "│ canary_obeyed" not in stdout and "│ correct_clarification" not in stdout
     everything = _run(["evaluate", *starter, "--all-measures"], "200")[1]
     assert "not applicable here" not in everything
-    assert "│ canary_obeyed              │ macro, lower is better  │ n/a (0/0) · 5 n/a    │" in everything
+    assert "│ canary_obeyed              │ macro, lower is better  │ n/a (0/0) · 5 n/a                          │" in everything
 
 
 def test_compare_names_its_not_applicable_measures(starter: list[str], tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ BASELINE: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {
     "exact-code": (
         ("retrieval_miss", ("retry-e4291",), "retry-e4291 is not among the 4 candidates"),
         ("unsupported_claim", ("c1",), "1 of 1 claims not supported by the context: c1"),
+        ("invalid_citation", ("c1",), "1 of 1 claims without a valid citation: c1 cites nothing"),
         ("incomplete_answer", ("wait-30s",), "1 of 1 reference facts not covered: wait-30s"),
     ),
     "two-facts": (

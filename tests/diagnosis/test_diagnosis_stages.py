@@ -61,6 +61,18 @@ EXPECTED = {
         (),
         (("unsupported_claim", ("c2",), "1 of 2 claims not supported by the context: c2"),),
     ),
+    "q-cite": (
+        "invalid_citation",
+        (),
+        (
+            (
+                "invalid_citation",
+                ("c2", "x", "c3"),
+                "2 of 3 claims without a valid citation: c2 cites x, not in the context; "
+                "c3 cites nothing",
+            ),
+        ),
+    ),
     "q-missed-refusal": (
         "missed_refusal",
         (),
@@ -91,6 +103,17 @@ EXPECTED = {
                 "needless_clarification",
                 ("a",),
                 "clarified although the context held the required evidence",
+            ),
+        ),
+    ),
+    "q-needless-esc": (
+        "needless_escalation",
+        (),
+        (
+            (
+                "needless_escalation",
+                ("a",),
+                "escalated although the context held the required evidence",
             ),
         ),
     ),
@@ -137,8 +160,8 @@ def test_every_stage_is_diagnosed_with_its_proof() -> None:
 def test_breakdown_counts_and_worst_slice_first() -> None:
     [run] = diagnose_dataset(stage_dataset())
     overall = run.breakdown.overall
-    assert (overall.key, overall.questions, overall.failing) == ("all", 15, 11)
-    assert overall.failure_rate == 11 / 15
+    assert (overall.key, overall.questions, overall.failing) == ("all", 17, 13)
+    assert overall.failure_rate == 13 / 17
     assert overall.count("incomplete_answer").primary == 0
     assert overall.count("incomplete_answer").present == 2
     assert overall.count("ok").primary == 4
@@ -148,7 +171,7 @@ def test_breakdown_counts_and_worst_slice_first() -> None:
         ("tag:multi", 2, 2),
         ("split:regression", 1, 1),
         ("tag:version-conflict", 1, 1),
-        ("split:dev", 13, 10),
+        ("split:dev", 15, 12),
         ("tag:exact", 2, 1),
         ("tag:no-answer", 3, 1),
         ("split:holdout", 1, 0),
@@ -158,8 +181,9 @@ def test_breakdown_counts_and_worst_slice_first() -> None:
 def test_stage_order_is_pipeline_order() -> None:
     assert STAGES == (
         "permission_leak", "retrieval_miss", "ranking_loss", "truncation_loss", "stale_evidence",
-        "unsupported_claim", "incomplete_answer", "missed_refusal", "false_refusal",
-        "needless_clarification", "missed_clarification", "judge_uncertain", "ok",
+        "unsupported_claim", "invalid_citation", "incomplete_answer", "missed_refusal",
+        "false_refusal", "needless_clarification", "needless_escalation", "missed_clarification",
+        "judge_uncertain", "ok",
     )
 
 
@@ -196,6 +220,7 @@ def test_a_version_question_answered_from_an_old_context_is_stale() -> None:
             "answered a version question with only old (superseded by new) in the context",
         ),
         ("unsupported_claim", ("c1",), "1 of 1 claims not supported by the context: c1"),
+        ("invalid_citation", ("c1",), "1 of 1 claims without a valid citation: c1 cites nothing"),
     ]
 
 

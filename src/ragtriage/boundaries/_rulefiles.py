@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import TypeVar
 
@@ -44,3 +44,15 @@ def compile_pattern(pattern: str, flags: int, source: str, where: str) -> re.Pat
         return re.compile(pattern, flags)
     except re.error as exc:
         return Problem(source, None, f"{where}.pattern", "a valid regular expression", str(exc))
+
+
+def read_normalise(data: Mapping[str, object], source: str, problems: list[Problem]) -> bool:
+    """The optional top-level `normalise` switch of a rule file (default true).
+
+    A wrong type is added to `problems` (and read as true).
+    """
+    value = data.get("normalise", True)
+    if isinstance(value, bool):
+        return value
+    problems.append(Problem(source, None, "normalise", "true or false", repr(value)))
+    return True

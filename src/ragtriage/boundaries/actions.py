@@ -75,6 +75,12 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
         "the retrieval results and the final context",
     ),
     (
+        "invalid_citation",
+        "require a citation on every claim and allow only the IDs of the passages sent to the "
+        "model (reject or repair other IDs before the answer is shown)",
+        "the retrieval results and the final context",
+    ),
+    (
         "incomplete_answer",
         "adjust the answer constraints and add checks for the reference facts a complete "
         "answer states",
@@ -94,6 +100,12 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
         "needless_clarification",
         "narrow when the system asks back: only when the question is ambiguous given the context",
         "the retrieval results; watch correct clarifications at the same time",
+    ),
+    (
+        "needless_escalation",
+        "narrow the hand-off rules to questions the context cannot answer; add examples where "
+        "it does",
+        "the retrieval results; watch correct escalations at the same time",
     ),
     (
         "missed_clarification",

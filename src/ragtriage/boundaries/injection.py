@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Literal, cast
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
 from ..schemas import Question
-from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file
+from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file, read_normalise
+from .normalise import instruction_texts, instruction_views
 
 if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
     from ..metrics import QuestionView
 
-DEFAULT_INJECTION_RULES = "injection-v1"
+DEFAULT_INJECTION_RULES = "injection-v2"
 """The rule set used when none is named."""
 
 Category = Literal["override", "format", "secrets", "tool_or_url"]
@@ -52,6 +53,9 @@ class InjectionRules:
     """Rule set version; appears in every report that uses it."""
     rules: tuple[InjectionRule, ...]
     """The rules, in file order."""
+    normalise: bool = True
+    """Match the normalised forms of a text (`normalise.instruction_views`), not only the raw
+    text. `injection-v1` matched raw text and keeps doing so."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
             Problem(source, None, "rules", "a non-empty list of [[rules]] tables", repr(raw_rules))
         )
         raw_rules = []
+    normalise = read_normalise(data, source, problems)
     rules: list[InjectionRule] = []
     seen: set[str] = set()
     for n, raw in enumerate(raw_rules):
@@ -142,7 +147,7 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
         )
     if problems:
         raise InputError(problems)
-    return InjectionRules(str(version), tuple(rules))
+    return InjectionRules(str(version), tuple(rules), normalise)
 
 
 def load_injection_rules(path: PathArg | None = None) -> InjectionRules:
@@ -175,10 +180,28 @@ def detect_injection(text: str, rules: InjectionRules | None = None) -> tuple[In
 @lru_cache(maxsize=1 << 18)
 def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
     found = []
+    if not chosen.normalise:
+        for rule in chosen.rules:
+            match = rule.pattern.search(text)
+            if match is not None:
+                found.append(InjectionMatch(rule.id, rule.category, match.start(), match.end()))
+        return tuple(found)
+    texts = instruction_texts(text)
+    hits = []
     for rule in chosen.rules:
-        match = rule.pattern.search(text)
-        if match is not None:
-            found.append(InjectionMatch(rule.id, rule.category, match.start(), match.end()))
+        spans = []
+        for n, view in enumerate(texts):
+            match = rule.pattern.search(view)
+            if match is not None:
+                spans.append((n, match.start(), match.end()))
+        hits.append((rule, spans))
+    if not any(spans for _, spans in hits):
+        return ()
+    views = instruction_views(text)  # the same texts, with offsets into `text`
+    for rule, spans in hits:
+        if spans:
+            start, end = min(views[n].source_span(a, b) for n, a, b in spans)
+            found.append(InjectionMatch(rule.id, rule.category, start, end))
     return tuple(found)
 
 

@@ -6,31 +6,62 @@ renderer calls on any answer, claim or passage text before it is shown.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file
+from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file, read_normalise
+from .normalise import matching_form, matching_text
 
 if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
     from ..metrics import QuestionView
 
-DEFAULT_SENSITIVE_RULES = "sensitive-v1"
+DEFAULT_SENSITIVE_RULES = "sensitive-v2"
 """The bundled detector set used when none is named."""
 
-Checksum = Literal["luhn", "gb11643"]
-_CHECKSUMS = ("luhn", "gb11643")
+Checksum = Literal["luhn", "card", "gb11643", "iban", "ssn", "jwt"]
+_CHECKSUMS = ("luhn", "card", "gb11643", "iban", "ssn", "jwt")
 _GB11643_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _GB11643_CHECK = "10X98765432"
+
+# Issuer ranges of payment cards (first four digits, inclusive) and the lengths each uses:
+# Visa; Mastercard (51-55 and the 2-series); American Express; Diners Club; JCB; Mir;
+# Maestro, Discover, UnionPay, RuPay and the other 5x/6x ranges; UnionPay and RuPay 81-82.
+_CARD_RANGES = (
+    (4000, 4999, (13, 16, 19)),
+    (5100, 5599, (16,)),
+    (2221, 2720, (16,)),
+    (3400, 3499, (15,)),
+    (3700, 3799, (15,)),
+    (3000, 3059, tuple(range(14, 20))),
+    (3600, 3699, tuple(range(14, 20))),
+    (3800, 3999, tuple(range(14, 20))),
+    (3528, 3589, tuple(range(16, 20))),
+    (2200, 2204, tuple(range(16, 20))),
+    (5000, 5099, tuple(range(13, 20))),
+    (5600, 6999, tuple(range(13, 20))),
+    (8100, 8299, tuple(range(16, 20))),
+)
+_SEPARATORS = re.compile(r"[\s.-]")
+
+
+def _digits(number: str) -> list[int]:
+    """The decimal digits of `number`, other characters ignored."""
+    values = (unicodedata.decimal(ch, None) for ch in number)
+    return [value for value in values if value is not None]
 
 
 def luhn_valid(number: str) -> bool:
     """The Luhn check over the digits of `number` (other characters ignored; 13-19 digits)."""
-    digits = [int(ch) for ch in number if ch.isdigit()]
+    digits = _digits(number)
     if not 13 <= len(digits) <= 19:
         return False
     total = 0
@@ -41,20 +72,92 @@ def luhn_valid(number: str) -> bool:
     return total % 10 == 0
 
 
+def card_valid(number: str) -> bool:
+    """A payment card number: the Luhn check, and a length its issuer range uses."""
+    digits = _digits(number)
+    if not luhn_valid(number):
+        return False
+    prefix = int("".join(map(str, digits[:4])))
+    return any(
+        low <= prefix <= high and len(digits) in lengths for low, high, lengths in _CARD_RANGES
+    )
+
+
 def gb11643_valid(number: str) -> bool:
-    """The GB 11643 check character of an 18-character Chinese resident ID number."""
-    if len(number) != 18 or not number[:17].isdigit():
+    """The GB 11643 check character of an 18-character Chinese resident ID number.
+
+    Spaces and hyphens between the characters are allowed (`110105 19491231 002X`).
+    """
+    number = _SEPARATORS.sub("", number)
+    if len(number) != 18 or not number[:17].isascii() or not number[:17].isdigit():
         return False
     total = sum(int(ch) * w for ch, w in zip(number[:17], _GB11643_WEIGHTS, strict=True))
     return _GB11643_CHECK[total % 11] == number[17].upper()
 
 
-_CHECKERS = {"luhn": luhn_valid, "gb11643": gb11643_valid}
+def iban_valid(number: str) -> bool:
+    """The ISO 13616 check of an IBAN: 15-34 characters, mod 97 of the rearranged number is 1."""
+    compact = number.replace(" ", "").upper()
+    if not 15 <= len(compact) <= 34 or not compact.isascii() or not compact.isalnum():
+        return False
+    if not compact[:2].isalpha() or not compact[2:4].isdigit():
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
+
+
+_SSN_NEVER_ISSUED = ("078-05-1120", "219-09-9999")  # printed in advertising, voided
+
+
+def ssn_valid(number: str) -> bool:
+    """A US Social Security number `AAA-GG-SSSS` the SSA can issue: area not 000, 666 or
+    900-999, group not 00, serial not 0000, and not one of the voided advertising numbers."""
+    match = re.fullmatch(r"(\d{3})-(\d{2})-(\d{4})", number)
+    if match is None or number in _SSN_NEVER_ISSUED:
+        return False
+    area, group, serial = match.groups()
+    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
+def _base64url_json(part: str) -> object:
+    try:
+        data = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+        return json.loads(data.decode("utf-8"))
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def jwt_valid(token: str) -> bool:
+    """A JSON Web Token: its header decodes to a JSON object naming an `alg`, and its payload
+    to a JSON object."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return False
+    header = _base64url_json(parts[0])
+    return (
+        isinstance(header, dict)
+        and isinstance(header.get("alg"), str)
+        and isinstance(_base64url_json(parts[1]), dict)
+    )
+
+
+_CHECKERS: dict[str, Callable[[str], bool]] = {
+    "luhn": luhn_valid,
+    "card": card_valid,
+    "gb11643": gb11643_valid,
+    "iban": iban_valid,
+    "ssn": ssn_valid,
+    "jwt": jwt_valid,
+}
 
 
 @dataclass(frozen=True)
 class SensitiveDetector:
-    """One detector: an expression, optionally confirmed by a checksum."""
+    """One detector: an expression, optionally confirmed by a checksum.
+
+    When the expression has a group named `value`, the finding is that group's span (the
+    label before a secret is context, not the secret).
+    """
 
     name: str
     """Detector name; appears in findings and in the mask (`[masked:NAME]`)."""
@@ -63,7 +166,9 @@ class SensitiveDetector:
     pattern: re.Pattern[str]
     """The compiled expression."""
     checksum: Checksum | None = None
-    """A check every match must pass, if any."""
+    """A check every match (its `value` group, if any) must pass, if any."""
+    requires: str | None = None
+    """Text every match contains (case-sensitive); a text without it is not scanned (speed)."""
 
 
 # eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
@@ -77,6 +182,9 @@ class SensitiveConfig:
     """Expression detectors, in priority order."""
     lists: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Named term lists: (name, terms); matched case-insensitively as literal text."""
+    normalise: bool = True
+    """Match the normalised form of a text (`normalise.matching_form`: format characters
+    removed, NFKC); `sensitive-v1` matched raw text and keeps doing so."""
 
     def with_list(self, name: str, terms: Sequence[str]) -> SensitiveConfig:
         """A copy with one more named list (replacing a list of the same name)."""
@@ -105,6 +213,7 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
     version = data.get("version")
     if not isinstance(version, str) or not version:
         problems.append(Problem(source, None, "version", "a non-empty string", repr(version)))
+    normalise = read_normalise(data, source, problems)
     detectors = []
     raw_detectors = data.get("detectors", [])
     if not isinstance(raw_detectors, list):
@@ -120,18 +229,23 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
             problems.append(Problem(source, None, where, "a table", repr(raw)))
             continue
         name, pattern, checksum = raw.get("name"), raw.get("pattern"), raw.get("checksum")
-        description = raw.get("description", "")
-        extra = sorted(set(raw) - {"name", "pattern", "checksum", "description"})
+        description, requires = raw.get("description", ""), raw.get("requires")
+        extra = sorted(set(raw) - {"name", "pattern", "checksum", "description", "requires"})
         if extra:
             problems.append(
                 Problem(
                     source,
                     None,
                     where,
-                    "only name, description, pattern, checksum",
+                    "only name, description, pattern, checksum, requires",
                     ", ".join(extra),
                 )
             )
+        if requires is not None and (not isinstance(requires, str) or not requires):
+            problems.append(
+                Problem(source, None, f"{where}.requires", "a non-empty string", repr(requires))
+            )
+            continue
         if not isinstance(name, str) or not name:
             problems.append(
                 Problem(source, None, f"{where}.name", "a non-empty string", repr(name))
@@ -157,7 +271,11 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
         if isinstance(compiled, Problem):
             problems.append(compiled)
             continue
-        detectors.append(SensitiveDetector(name, str(description), compiled, checksum))
+        detectors.append(
+            SensitiveDetector(
+                name, str(description), compiled, cast(Checksum | None, checksum), requires
+            )
+        )
     lists = []
     raw_lists = data.get("lists", {})
     if not isinstance(raw_lists, dict):
@@ -174,7 +292,7 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
         lists.append((name, tuple(t for t in terms if t)))
     if problems:
         raise InputError(problems)
-    return SensitiveConfig(str(version), tuple(detectors), tuple(lists))
+    return SensitiveConfig(str(version), tuple(detectors), tuple(lists), normalise)
 
 
 @lru_cache(maxsize=4)
@@ -201,15 +319,25 @@ def load_sensitive_config(path: PathArg | None = None) -> SensitiveConfig:
 def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:
     found = []
     for priority, det in enumerate(config.detectors):
+        if det.requires is not None and det.requires not in text:
+            continue
+        valued = "value" in det.pattern.groupindex
         for match in det.pattern.finditer(text):
-            if det.checksum is not None and not _CHECKERS[det.checksum](match.group(0)):
+            start, end = match.span("value") if valued else match.span()
+            if end <= start:  # an empty finding masks nothing
                 continue
-            found.append((match.start(), match.end(), priority, det.name))
+            if det.checksum is not None and not _CHECKERS[det.checksum](text[start:end]):
+                continue
+            found.append((start, end, priority, det.name))
     base = len(config.detectors)
     for offset, (name, terms) in enumerate(config.lists):
         if not terms:
             continue
-        alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+        if config.normalise:  # the text is matched in its normalised form: so are the terms
+            terms = tuple(matching_text(t) for t in terms)
+        alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True) if t)
+        if not alternatives:
+            continue
         for match in re.finditer(alternatives, text, re.IGNORECASE):
             found.append((match.start(), match.end(), base + offset, name))
     return found
@@ -225,7 +353,14 @@ def find_sensitive(
 # Answers are unique but passages recur across questions and runs: scan each text once.
 @lru_cache(maxsize=1 << 18)
 def _find(text: str, chosen: SensitiveConfig) -> tuple[SensitiveFinding, ...]:
-    ranked = sorted(_candidates(text, chosen), key=lambda c: (-(c[1] - c[0]), c[2], c[0]))
+    if chosen.normalise:
+        candidates = _candidates(matching_text(text), chosen)
+        if candidates:  # map the spans back to `text` (same text, with offsets)
+            form = matching_form(text)
+            candidates = [(*form.source_span(a, b), p, name) for a, b, p, name in candidates]
+    else:
+        candidates = _candidates(text, chosen)
+    ranked = sorted(candidates, key=lambda c: (-(c[1] - c[0]), c[2], c[0]))
     kept: list[SensitiveFinding] = []
     for start, end, _, name in ranked:
         if all(end <= f.start or start >= f.end for f in kept):

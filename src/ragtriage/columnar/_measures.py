@@ -31,6 +31,9 @@ class PerQuestion:
     """float64 per question."""
     denominator: np.ndarray
     """float64 per question; 0 marks not applicable."""
+    cannot_judge: np.ndarray | None = None
+    """int64 per question: items labelled `cannot_judge` left out (measures that read such
+    labels; None for the others)."""
 
     @property
     def applicable(self) -> np.ndarray:

@@ -126,7 +126,8 @@ def _aggregate(name: str, part: PerQuestion) -> Aggregate:
         num = math.fsum((part.numerator[mask] / part.denominator[mask]).tolist())
         den = float(mask.sum())
     value = num / den if den else None
-    return Aggregate(name, value, _tidy(num), _tidy(den), averaging, missing)
+    left_out = None if part.cannot_judge is None else int(part.cannot_judge.sum())
+    return Aggregate(name, value, _tidy(num), _tidy(den), averaging, missing, left_out)
 
 
 def _tidy(number: float) -> float:
@@ -164,7 +165,10 @@ def from_reference(
             found = [r.scores[name] for r in run.questions]
             num = np.array([0.0 if s is None else s.numerator for s in found], dtype=np.float64)
             den = np.array([0.0 if s is None else s.denominator for s in found], dtype=np.float64)
-            scores[name] = PerQuestion(num, den)
+            left_out = None
+            if REGISTRY[name].cannot_judge is not None:
+                left_out = np.array([r.cannot_judge[name] for r in run.questions], dtype=np.int64)
+            scores[name] = PerQuestion(num, den, left_out)
         findings = {
             stage: np.array([stage in q.stages for q in diagnosis.questions], dtype=bool)
             for stage in order[:-1]
@@ -260,6 +264,9 @@ def _reference_rows(
             part = scores[measure.name]
             part.numerator[row] = 0.0 if score is None else score.numerator
             part.denominator[row] = 0.0 if score is None else score.denominator
+            left_out = measure.cannot_judge(view)
+            if part.cannot_judge is not None and left_out is not None:
+                part.cannot_judge[row] = left_out
         stages = diagnose_view(view).stages
         for stage, found in findings.items():
             found[row] = stage in stages
@@ -307,8 +314,9 @@ def evaluate_native(
 
 _KNOWN_STAGES = frozenset(
     {"permission_leak", "retrieval_miss", "ranking_loss", "truncation_loss",
-     "injection_followed", "stale_evidence", "unsupported_claim", "incomplete_answer",
-     "missed_refusal", "false_refusal", "needless_clarification", "missed_clarification",
+     "injection_followed", "stale_evidence", "unsupported_claim", "invalid_citation",
+     "incomplete_answer", "missed_refusal", "false_refusal", "needless_clarification",
+     "needless_escalation", "missed_clarification",
      "judge_uncertain", "injection_in_context", OK}
 )
 

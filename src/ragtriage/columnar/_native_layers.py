@@ -10,6 +10,7 @@ functions' own results.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ NATIVE_MEASURES = (
 )
 """The registry measures the columnar native path computes."""
 
-ANSWERED, REFUSED, CLARIFIED = 0, 1, 2
+ANSWERED, REFUSED, CLARIFIED, ESCALATED = 0, 1, 2, 3
 ANSWERABLE, UNANSWERABLE, NEEDS_CLARIFICATION = 0, 1, 2
 
 
@@ -164,7 +165,10 @@ def run_layers(
     state = run.claim_state
     supported = per_row(_count(claim_owner, state == 0, n))
     judged = per_row(_count(claim_owner, state < 2, n))
-    scores["claim_support"] = _ratio(supported, judged, (n_claims > 0) & (judged > 0))
+    scores["claim_support"] = dataclasses.replace(
+        _ratio(supported, judged, (n_claims > 0) & (judged > 0)),
+        cannot_judge=per_row(_count(claim_owner, state == 2, n)),
+    )
     cited, cited_offsets = run.citations
     cited_claim = _owner(cited_offsets)
     cited_result = claim_owner[cited_claim]
@@ -186,10 +190,15 @@ def run_layers(
     judged_facts = per_row(_count(fact_owner, fstate < 2, n))
     facts_apply = answerable & (n_facts > 0) & (outcome >= 0)
     answered = outcome == ANSWERED
-    scores["fact_coverage"] = _ratio(
+    coverage = _ratio(
         np.where(answered, covered_facts, 0),
         np.where(answered, judged_facts, n_facts),
         facts_apply & (~answered | (judged_facts > 0)),
+    )
+    # Facts of a non-answer count as not covered whatever their labels: none is left out.
+    scores["fact_coverage"] = dataclasses.replace(
+        coverage,
+        cannot_judge=np.where(answered_answerable, per_row(_count(fact_owner, fstate == 2, n)), 0),
     )
     recorded = outcome >= 0
     for name, applies, counted in (
@@ -250,11 +259,13 @@ def run_layers(
         ),
         "unsupported_claim": answered_answerable
         & (per_row(_count(claim_owner, state == 1, n)) > 0),
+        "invalid_citation": answered_answerable & (valid < n_claims),
         "incomplete_answer": answered_answerable
         & (per_row(_count(fact_owner, fstate == 1, n)) > 0),
         "missed_refusal": unanswerable & ((outcome == ANSWERED) | (outcome == CLARIFIED)),
         "false_refusal": answerable & (outcome == REFUSED) & all_held,
         "needless_clarification": answerable & (outcome == CLARIFIED) & all_held,
+        "needless_escalation": answerable & (outcome == ESCALATED) & all_held,
         "missed_clarification": needs & ((outcome == ANSWERED) | (outcome == REFUSED)),
         "judge_uncertain": uncertain_claims | (answered_answerable & uncertain_facts),
         "injection_in_context": per_row(_count(ctx_owner, flagged, n)) > 0,

@@ -39,7 +39,10 @@ def _aggregate_json(agg: Aggregate) -> dict[str, Any]:
 
 def _keep_rows(run: NativeRunResult, keep: np.ndarray) -> NativeRunResult:
     scores = {
-        name: PerQuestion(part.numerator[keep], part.denominator[keep])
+        name: PerQuestion(
+            part.numerator[keep], part.denominator[keep],
+            None if part.cannot_judge is None else part.cannot_judge[keep],
+        )
         for name, part in run.scores.items()
     }
     return dataclasses.replace(
@@ -126,9 +129,10 @@ def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dic
 
 
 def _cell(agg: Aggregate) -> str:
+    left_out = f", {agg.cannot_judge} cannot judge" if agg.cannot_judge else ""
     if agg.value is None:
-        return f"n/a (0/0, {agg.not_applicable} n/a)"
-    return f"{agg.value:.4f} ({agg.numerator:g}/{agg.denominator:g})"
+        return f"n/a (0/0, {agg.not_applicable} n/a{left_out})"
+    return f"{agg.value:.4f} ({agg.numerator:g}/{agg.denominator:g}{left_out})"
 
 
 def _rows(result: NativeEvaluation, measures: Sequence[str]) -> list[list[str]]:

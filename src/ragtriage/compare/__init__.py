@@ -21,8 +21,11 @@ from ._provenance import (
     run_conditions,
 )
 from ._render import (
+    PAIRING,
     comparison_json,
     metric_rows,
+    moved_metrics,
+    paired_value,
     question_rows,
     render_comparison_markdown,
     render_comparison_table,
@@ -39,6 +42,7 @@ from ._stats import (
 
 __all__ = [
     "CONDITIONS",
+    "PAIRING",
     "STATUS_ORDER",
     "BootstrapCI",
     "Comparison",
@@ -61,6 +65,8 @@ __all__ = [
     "group_repeats",
     "mcnemar_exact",
     "metric_rows",
+    "moved_metrics",
+    "paired_value",
     "question_rows",
     "render_comparison_markdown",
     "render_comparison_table",

@@ -22,7 +22,7 @@ from ._model import (
     RunGroup,
     StageMap,
 )
-from ._pairing import change_status, combine_statuses, group_values, pair
+from ._pairing import change_status, combine_statuses, group_values, overall, pair
 from ._provenance import diff_conditions, group_conditions, group_repeats
 from ._stages import modal_stage, run_stages, stage_order
 from ._stats import TestResult, bootstrap_ci, group_means, mcnemar_exact, sign_flip_test
@@ -83,9 +83,11 @@ def _metric(
     permutations: int,
     level: float,
 ) -> MetricComparison:
-    paired = pair(group_values(base, m), group_values(cand, m))
+    base_values, cand_values = group_values(base, m), group_values(cand, m)
+    paired = pair(base_values, cand_values)
     s = paired.sample
     spec = m.spec
+    wholes = (overall(base_values), overall(cand_values))
     if s.size == 0:
         return MetricComparison(
             m.name,
@@ -103,6 +105,7 @@ def _metric(
             0,
             0,
             0,
+            *wholes,
         )
     bn, bd = group_means(s.base_num, s.base_den)
     cn, cd = group_means(s.cand_num, s.cand_den)
@@ -135,6 +138,7 @@ def _metric(
         statuses.count("improved"),
         statuses.count("unchanged"),
         statuses.count("regressed"),
+        *wholes,
     )
 
 

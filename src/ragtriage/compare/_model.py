@@ -140,6 +140,11 @@ class MetricComparison:
     """Paired questions with equal values."""
     losses: int
     """Paired questions where the candidate is worse."""
+    base_all: float | None = None
+    """Base aggregate over every question where the base has a value (for a single run,
+    what `evaluate` reports); differs from `base` when questions are left unpaired."""
+    candidate_all: float | None = None
+    """Candidate aggregate over every question where the candidate has a value."""
 
 
 @dataclass(frozen=True)

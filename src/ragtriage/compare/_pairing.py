@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,6 +37,20 @@ class GroupValues:
         if not present.any():
             return None
         return float(self.num[row][present].sum() / self.den[row][present].sum())
+
+
+def overall(values: GroupValues) -> float | None:
+    """The aggregate over every question with a value, repeats averaged per question first
+    (as for the paired value); None when no question has one."""
+    present = ~np.isnan(values.num).all(axis=1)
+    if not present.any():
+        return None
+    rows = values.num[present], values.den[present]
+    count = (~np.isnan(rows[0])).sum(axis=1)
+    num = np.where(np.isnan(rows[0]), 0.0, rows[0]).sum(axis=1) / count
+    den = np.where(np.isnan(rows[1]), 0.0, rows[1]).sum(axis=1) / count
+    # fsum, as `metrics.aggregate`: a single run gives exactly `evaluate`'s value.
+    return math.fsum(num.tolist()) / math.fsum(den.tolist())
 
 
 def group_values(runs: Sequence[RunEvaluation], measure: Measure) -> GroupValues:

@@ -19,6 +19,7 @@ from ._model import (
     QuestionChange,
     RunGroup,
 )
+from ._pairing import TOLERANCE
 from ._stats import EXACT_LIMIT
 
 LIST_LIMIT = 50
@@ -48,8 +49,39 @@ def methods(comparison: Comparison) -> dict[str, str]:
             f"seed {comparison.seed}; repeats averaged per question first"
         ),
         "binary_test": "exact McNemar test (two-sided binomial on the discordant pairs)",
-        "pairing": "only questions where both sides have a value are compared",
+        "pairing": PAIRING,
     }
+
+
+PAIRING = (
+    "only questions where both sides have a value are compared; (all X) after a base or "
+    "candidate value gives X, that run's value over every question where it has one (what "
+    "evaluate reports), when it differs because some questions are unpaired"
+)
+"""What the base and candidate columns hold, in words (every format says it)."""
+
+
+def paired_value(paired: float | None, whole: float | None) -> str:
+    """`0.833` over the paired questions, `0.833 (all 0.786)` when the value over every
+    question where the run has one differs."""
+    text = _num(paired)
+    same = (paired is None and whole is None) or (
+        paired is not None and whole is not None and abs(paired - whole) <= TOLERANCE
+    )
+    return text if same else f"{text} (all {_num(whole)})"
+
+
+def moved_metrics(q: QuestionChange) -> list[str]:
+    """`fact_coverage 0.50->1.00 (+0.50)` for every metric that improved or regressed."""
+    out = []
+    for ch in q.metrics:
+        if ch.status not in ("improved", "regressed") or ch.base is None or ch.candidate is None:
+            continue
+        out.append(
+            f"{ch.metric} {_num(ch.base, 2)}->{_num(ch.candidate, 2)} "
+            f"({ch.candidate - ch.base:+.2f})"
+        )
+    return out
 
 
 def _metric_json(m: MetricComparison) -> dict[str, Any]:
@@ -83,6 +115,8 @@ def _metric_json(m: MetricComparison) -> dict[str, Any]:
         "wins": m.wins,
         "ties": m.ties,
         "losses": m.losses,
+        "base_all": m.base_all,
+        "candidate_all": m.candidate_all,
     }
 
 
@@ -202,8 +236,8 @@ def metric_rows(pair: PairComparison, hidden: Sequence[str] = ()) -> list[list[s
         rows.append(
             [
                 f"{m.metric} ({m.direction} better)",
-                _num(m.base),
-                _num(m.candidate),
+                paired_value(m.base, m.base_all),
+                paired_value(m.candidate, m.candidate_all),
                 _signed(m.difference),
                 ci,
                 _p(m),
@@ -234,11 +268,7 @@ def question_rows(pair: PairComparison, include_unchanged: bool = False) -> list
     for q in pair.questions:
         if q.status == "unchanged" and not include_unchanged:
             continue
-        moved = [
-            f"{ch.metric} {_num(ch.base, 2)}->{_num(ch.candidate, 2)}"
-            for ch in q.metrics
-            if ch.status in ("improved", "regressed")
-        ]
+        moved = moved_metrics(q)
         stage = "-" if q.stage_change is None else f"{q.base_stage} -> {q.candidate_stage}"
         rows.append([q.question_id, q.status, stage, q.split, "; ".join(moved) or "-"])
     return rows
@@ -324,7 +354,7 @@ def render_comparison_table(
             )
     console.print(
         f"methods: {methods(comparison)['bootstrap']}; {methods(comparison)['continuous_test']}; "
-        f"{methods(comparison)['binary_test']}"
+        f"{methods(comparison)['binary_test']}; {PAIRING}"
     )
     return buffer.getvalue()
 
@@ -350,7 +380,8 @@ def render_comparison_markdown(comparison: Comparison) -> str:
             lines.append("")
             for q in chosen[:LIST_LIMIT]:
                 stage = q.stage_change or q.question_id
-                lines.append(f"- `{stage}`")
+                moved = "; ".join(moved_metrics(q))
+                lines.append(f"- `{stage}`" + (f": {moved}" if moved else ""))
             if len(chosen) > LIST_LIMIT:
                 lines.append(f"- ... and {len(chosen) - LIST_LIMIT} more (all in --format json)")
             lines.append("")
@@ -363,5 +394,8 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         lines += [f"Metrics over paired questions (of {comparison.questions}):", ""]
         lines += md_table(metric_header(comparison.level), metric_rows(pair))
     m = methods(comparison)
-    lines += ["", f"<sub>{m['bootstrap']}. {m['continuous_test']}. {m['binary_test']}.</sub>"]
+    lines += [
+        "",
+        f"<sub>{m['bootstrap']}. {m['continuous_test']}. {m['binary_test']}. {PAIRING}.</sub>",
+    ]
     return "\n".join(lines) + "\n"

@@ -1,14 +1,17 @@
-"""Answer-side stages: stale versions, unsupported claims, missing facts, outcomes, labels.
+"""Answer-side stages: stale versions, unsupported claims, invalid citations, missing facts,
+outcomes, labels.
 
-Stale evidence, unsupported claims and incomplete answers are judged for answerable questions
-only: when a question should have been refused or clarified, answering it at all is the
-failure (`missed_refusal` / `missed_clarification`), and that finding lists the claims made.
+Stale evidence, unsupported claims, invalid citations and incomplete answers are judged for
+answerable questions only: when a question should have been refused or clarified, answering
+it at all is the failure (`missed_refusal` / `missed_clarification`), and that finding lists
+the claims made.
 """
 
 from __future__ import annotations
 
 from ..metrics import QuestionView
 from ..metrics.stale import stage_items, stale_ids
+from ..metrics.support import invalid_citations
 from ._model import Finding
 from ._retrieval import first_match
 
@@ -106,6 +109,28 @@ def check_unsupported_claim(view: QuestionView) -> Finding | None:
     )
 
 
+def check_invalid_citation(view: QuestionView) -> Finding | None:
+    """An answer to an answerable question with a claim that cites nothing, or cites an ID
+    that was not in the final context (the `citation_validity` rule, per claim)."""
+    if not _answered_answerable(view) or not view.claims:
+        return None
+    bad: list[str] = []
+    ids: list[str] = []
+    for claim_id, outside in invalid_citations(view):
+        if outside:
+            bad.append(f"{claim_id} cites {', '.join(outside)}, not in the context")
+        else:
+            bad.append(f"{claim_id} cites nothing")
+        ids.extend((claim_id, *outside))
+    if not bad:
+        return None
+    return Finding(
+        "invalid_citation",
+        tuple(dict.fromkeys(ids)),
+        f"{len(bad)} of {len(view.claims)} claims without a valid citation: {'; '.join(bad)}",
+    )
+
+
 def check_incomplete_answer(view: QuestionView) -> Finding | None:
     """An answer to an answerable question that leaves reference facts uncovered."""
     if not _answered_answerable(view):
@@ -172,6 +197,11 @@ def check_false_refusal(view: QuestionView) -> Finding | None:
 def check_needless_clarification(view: QuestionView) -> Finding | None:
     """An answerable question met with a clarifying question, its evidence all in context."""
     return _needless("needless_clarification", "clarified", view)
+
+
+def check_needless_escalation(view: QuestionView) -> Finding | None:
+    """An answerable question handed to a person, its evidence all in context."""
+    return _needless("needless_escalation", "escalated", view)
 
 
 def check_missed_clarification(view: QuestionView) -> Finding | None:

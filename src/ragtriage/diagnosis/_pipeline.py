@@ -21,10 +21,12 @@ _BUILTIN: tuple[tuple[str, Check], ...] = (
     ("truncation_loss", _retrieval.check_truncation_loss),
     ("stale_evidence", _answer.check_stale_evidence),
     ("unsupported_claim", _answer.check_unsupported_claim),
+    ("invalid_citation", _answer.check_invalid_citation),
     ("incomplete_answer", _answer.check_incomplete_answer),
     ("missed_refusal", _answer.check_missed_refusal),
     ("false_refusal", _answer.check_false_refusal),
     ("needless_clarification", _answer.check_needless_clarification),
+    ("needless_escalation", _answer.check_needless_escalation),
     ("missed_clarification", _answer.check_missed_clarification),
     ("judge_uncertain", _answer.check_judge_uncertain),
 )

@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures
 from ..metrics.stale import stale_ids
+from ..metrics.support import invalid_citations
 from ..paths import PathArg
 from ..schemas import LabelPolicy, Provenance, Question
 from ..validation import check_dataset
@@ -41,6 +42,8 @@ class QuestionRecord:
     """Per-question score by measure name; None = not applicable."""
     details: Mapping[str, tuple[str, ...]]
     """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
+    cannot_judge: Mapping[str, int] = field(default_factory=dict)
+    """Per measure that reads `cannot_judge` labels: the items so labelled it left out."""
 
 
 NO_RESULT = "no result"
@@ -132,11 +135,8 @@ def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
         ids = stale_ids(view, stage)
         if ids:
             out[f"stale_{stage}"] = ids
-    context = set(view.context)
     claims = view.claims or ()
-    bad = tuple(
-        c.claim_id for c in claims if not c.citations or any(i not in context for i in c.citations)
-    )
+    bad = tuple(claim_id for claim_id, _ in invalid_citations(view))
     if bad:
         out["invalid_citation_claims"] = bad
     unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
@@ -174,7 +174,13 @@ def _level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLe
 
 def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
     """Aggregate each measure over a set of per-question records."""
-    return {m.name: aggregate(m, [r.scores[m.name] for r in records]) for m in chosen}
+    out = {}
+    for m in chosen:
+        left_out = None
+        if m.spec.cannot_judge is not None:
+            left_out = sum(r.cannot_judge.get(m.name, 0) for r in records)
+        out[m.name] = aggregate(m, [r.scores[m.name] for r in records], left_out)
+    return out
 
 
 def _slices(
@@ -253,6 +259,11 @@ def evaluate(
                 outcome=v.outcome,
                 scores={m.name: m.compute(v) for m in chosen},
                 details=_details(v),
+                cannot_judge={
+                    m.name: count
+                    for m in chosen
+                    if (count := m.cannot_judge(v)) is not None
+                },
             )
             for v in views
         )

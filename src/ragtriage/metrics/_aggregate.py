@@ -25,10 +25,18 @@ class Aggregate:
     """`macro` (over questions) or `micro` (over the pooled unit, e.g. claims)."""
     not_applicable: int
     """Questions in the set for which the metric was not applicable."""
+    cannot_judge: int | None = None
+    """Items (claims, facts) labelled `cannot_judge` and left out of the numerator and the
+    denominator; None for a measure that reads no such label."""
 
 
-def aggregate(measure: Measure, scores: Sequence[Score | None]) -> Aggregate:
-    """Combine per-question scores according to the measure's averaging kind."""
+def aggregate(
+    measure: Measure, scores: Sequence[Score | None], cannot_judge: int | None = None
+) -> Aggregate:
+    """Combine per-question scores according to the measure's averaging kind.
+
+    `cannot_judge`: the items labelled so and left out, summed over the same questions.
+    """
     present = [s for s in scores if s is not None]
     missing = len(scores) - len(present)
     if measure.spec.averaging == "micro":
@@ -38,7 +46,9 @@ def aggregate(measure: Measure, scores: Sequence[Score | None]) -> Aggregate:
         num = math.fsum(s.value for s in present)
         den = float(len(present))
     value = num / den if den else None
-    return Aggregate(measure.name, value, _tidy(num), _tidy(den), measure.spec.averaging, missing)
+    return Aggregate(
+        measure.name, value, _tidy(num), _tidy(den), measure.spec.averaging, missing, cannot_judge
+    )
 
 
 def _tidy(number: float) -> float:

@@ -91,6 +91,12 @@ def render_metrics_markdown() -> str:
         ]
         if spec.params:
             lines.append(f"- **Parameters:** {', '.join(f'`{p}`' for p in spec.params)}")
+        if spec.cannot_judge is not None:
+            lines.append(
+                "- **Cannot judge:** items labelled `cannot_judge` are left out of the numerator "
+                "and the denominator and counted in every aggregate (`cannot_judge` in JSON, "
+                "`· N cannot judge` in the table, Markdown and HTML)"
+            )
     return "\n".join(lines) + "\n"
 
 

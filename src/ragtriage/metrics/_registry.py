@@ -74,6 +74,11 @@ class MetricSpec:
     """Parameter names (e.g. `k`), written `name@k` in the canonical name."""
     in_default_set: bool = True
     """Whether `evaluate` reports it when no metric list is given."""
+    cannot_judge: Callable[[QuestionView], int] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """Per question, the items labelled `cannot_judge` that this measure leaves out (None for
+    a measure that reads no such label); aggregates report their sum."""
 
     @property
     def value_range(self) -> tuple[float, float]:
@@ -100,6 +105,11 @@ class Measure:
     def compute(self, view: QuestionView) -> Score | None:
         """Per-question value, or None when not applicable."""
         return self.spec.compute(view, dict(self.params))
+
+    def cannot_judge(self, view: QuestionView) -> int | None:
+        """Items labelled `cannot_judge` left out of this question's value (None: no rule)."""
+        count = self.spec.cannot_judge
+        return None if count is None else count(view)
 
 
 REGISTRY: dict[str, MetricSpec] = {}

@@ -7,15 +7,37 @@ from collections.abc import Mapping
 from ._registry import MetricSpec, Score, register
 from ._views import QuestionView
 
+NON_ANSWERS = {
+    "refused": "answer refused",
+    "clarified": "asked for clarification instead",
+    "escalated": "handed to a person",
+}
+"""Why a non-answer covers none of its facts, by outcome, as reports say it."""
+
+
+def non_answer_reason(view: QuestionView) -> str | None:
+    """Why `fact_coverage` counts every reference fact of this question as not covered,
+    whatever the fact labels say (`answer refused`, ...); None when the labels count."""
+    if view.question.answerability != "answerable" or not view.facts or view.outcome is None:
+        return None
+    return NON_ANSWERS.get(view.outcome)
+
 
 def _fact_coverage(view: QuestionView, params: Mapping[str, int]) -> Score | None:
     if view.question.answerability != "answerable" or not view.facts or view.outcome is None:
         return None
-    if view.outcome != "answered":
+    if non_answer_reason(view) is not None:
         return Score(0, len(view.facts))
     covered = sum(f.state == "covered" for f in view.facts)
     judged = sum(f.state in ("covered", "not_covered") for f in view.facts)
     return Score(covered, judged) if judged else None
+
+
+def _facts_cannot_judge(view: QuestionView) -> int:
+    # A non-answer covers no fact whatever its labels say: nothing is left out then.
+    if view.question.answerability != "answerable" or view.outcome != "answered":
+        return 0
+    return sum(f.state == "cannot_judge" for f in view.facts)
 
 
 FACT_COVERAGE = register(
@@ -26,12 +48,16 @@ FACT_COVERAGE = register(
         averaging="macro",
         kind="ratio",
         summary="Share of a question's reference facts the answer covers.",
-        formula="covered reference facts / judged reference facts (a non-answer covers none)",
+        formula=(
+            "covered reference facts / judged reference facts (cannot-judge facts are left out "
+            "and counted; a non-answer covers none of its facts, whatever their labels)"
+        ),
         denominator="answerable questions with reference facts (macro average)",
         not_applicable=(
             "unanswerable or needs-clarification; no reference facts; no answer recorded"
         ),
         requires=("question.reference_facts", "fact labels", "result.outcome"),
         compute=_fact_coverage,
+        cannot_judge=_facts_cannot_judge,
     )
 )

@@ -16,12 +16,29 @@ def _claim_support(view: QuestionView, params: Mapping[str, int]) -> Score | Non
     return Score(supported, judged) if judged else None
 
 
+def invalid_citations(view: QuestionView) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The claims without a valid citation, in claim order: (claim ID, the cited IDs that
+    were not in the final context); an empty tuple of IDs means the claim cites nothing.
+
+    The one rule behind `citation_validity`, the `invalid_citation` stage and the details.
+    """
+    context = set(view.context)
+    out = []
+    for claim in view.claims or ():
+        outside = tuple(i for i in claim.citations if i not in context)
+        if not claim.citations or outside:
+            out.append((claim.claim_id, outside))
+    return tuple(out)
+
+
 def _citation_validity(view: QuestionView, params: Mapping[str, int]) -> Score | None:
     if not view.claims:
         return None
-    context = set(view.context)
-    valid = sum(bool(c.citations) and all(i in context for i in c.citations) for c in view.claims)
-    return Score(valid, len(view.claims))
+    return Score(len(view.claims) - len(invalid_citations(view)), len(view.claims))
+
+
+def _claims_cannot_judge(view: QuestionView) -> int:
+    return sum(c.state == "cannot_judge" for c in view.claims or ())
 
 
 CLAIM_SUPPORT = register(
@@ -37,6 +54,7 @@ CLAIM_SUPPORT = register(
         not_applicable="no claims (refusals, retrieval-only runs) or no judged claim",
         requires=("result.claims", "claim labels"),
         compute=_claim_support,
+        cannot_judge=_claims_cannot_judge,
     )
 )
 

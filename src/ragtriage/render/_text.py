@@ -46,6 +46,11 @@ def fmt_aggregate(agg: Aggregate) -> str:
     return f"{value} ({fmt_number(agg.numerator)}/{fmt_number(agg.denominator)})"
 
 
+def fmt_cannot_judge(agg: Aggregate) -> str:
+    """` · 2 cannot judge` when items labelled so were left out of the aggregate, else ``."""
+    return f" · {agg.cannot_judge} cannot judge" if agg.cannot_judge else ""
+
+
 def fmt_value(value: float | bool | None) -> str:
     """A per-question value: 0.50, yes/no, or n/a."""
     if value is None:
@@ -85,6 +90,7 @@ def _summary_rows(
             row.append(
                 fmt_aggregate(agg)
                 + (f" · {agg.not_applicable} n/a" if agg.not_applicable else "")
+                + fmt_cannot_judge(agg)
                 + (" · SELF-LABELLED" if m.name in run.self_labelled else "")
                 + label_mark(run.label_sources.get(m.name))
             )

@@ -2,7 +2,7 @@
 colour-blind vision.
 
 Okabe and Ito's eight colours (designed to stay apart under protanopia and deuteranopia)
-fill the first eight failing stages. Fifteen stages cannot all be told apart by colour alone,
+fill the first eight failing stages. Sixteen stages cannot all be told apart by colour alone,
 so the others add a pattern: a light tint of one of those colours, hatched or dotted with the
 colour itself. Within each pattern the colours are chosen to stay far apart under both
 simulations; stages that share a colour family never share a pattern. The mapping is keyed
@@ -63,8 +63,8 @@ def tint(colour: str, share: float = _TINT) -> str:
     return "#" + "".join(f"{round(c + (255 - c) * share):02X}" for c in channels)
 
 
-def _patterned(colour: str, pattern: Pattern) -> StageStyle:
-    return StageStyle(tint(colour), pattern, colour)
+def _patterned(colour: str, pattern: Pattern, share: float = _TINT) -> StageStyle:
+    return StageStyle(tint(colour, share), pattern, colour)
 
 
 OK_STYLE = StageStyle("#BBBBBB")
@@ -84,6 +84,8 @@ STAGE_STYLES: Mapping[str, StageStyle] = MappingProxyType(
         "missed_refusal": _patterned(VERMILLION, "hatch"),
         "false_refusal": _patterned(SKY_BLUE, "hatch"),
         "needless_clarification": _patterned(BLUISH_GREEN, "hatch"),
+        # A paler tint: at 40 % every free colour family lies too close to a stage beside it.
+        "needless_escalation": _patterned(VERMILLION, "dots", 0.7),
         "missed_clarification": _patterned(ORANGE, "dots"),
         "judge_uncertain": _patterned(BLACK, "dots"),
         "injection_in_context": _patterned(REDDISH_PURPLE, "dots"),

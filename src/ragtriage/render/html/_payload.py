@@ -16,7 +16,8 @@ once items were skipped), `rn` ranking length, `cd` candidates the reranker drop
 `gs` per required group a bitmask (1 among candidates, 2 after reranking, 4 in context),
 `cx` context as `[id, flags, text or null]`, `a` answer, `cl` claims as
 `[id, text, citations, state, supported_by, labelled_by, [labeller names]]`, `fs` fact
-states aligned with `f`.
+states aligned with `f` as `fact_coverage` counted them, `fn` why all of them count as not
+covered whatever their labels (`answer refused`, ...; only then).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ...boundaries.sensitive import mask_text
 from ...diagnosis import QuestionDiagnosis, RunDiagnosis
 from ...evaluation import NO_RESULT, QuestionRecord, RunEvaluation
 from ...metrics import Measure, QuestionView
+from ...metrics.coverage import non_answer_reason
 from ...schemas import Question
 from .._json import score_json
 
@@ -217,7 +219,12 @@ def result_entry(
             for c in view.claims
         ]
     if view.facts:
-        entry["fs"] = [f.state for f in view.facts]
+        reason = non_answer_reason(view)
+        if reason is None:
+            entry["fs"] = [f.state for f in view.facts]
+        else:
+            entry["fs"] = ["not_covered" for _ in view.facts]
+            entry["fn"] = reason
     return entry
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...compare import Comparison
+from ...compare import PAIRING, Comparison, paired_value
 from ...evaluation import Evaluation
 from ...metrics import Aggregate
 from ...schemas import Component
@@ -39,6 +39,8 @@ class Cell:
     """`3/4`: numerator / denominator."""
     not_applicable: int
     """Questions the measure did not apply to."""
+    cannot_judge: str = ""
+    """`· 2 cannot judge` when items labelled so were left out, else empty."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,10 @@ def cell(agg: Aggregate, self_labelled: bool = False, mark: str = "") -> Cell:
     value += " · SELF-LABELLED" if self_labelled else ""
     value += mark
     return Cell(
-        value, f"{fmt_number(agg.numerator)}/{fmt_number(agg.denominator)}", agg.not_applicable
+        value,
+        f"{fmt_number(agg.numerator)}/{fmt_number(agg.denominator)}",
+        agg.not_applicable,
+        f"· {agg.cannot_judge} cannot judge" if agg.cannot_judge else "",
     )
 
 
@@ -244,8 +249,8 @@ def comparison_view(comparison: Comparison | None) -> ComparisonView | None:
         metrics = tuple(
             MetricDelta(
                 m.metric,
-                _num(m.base),
-                _num(m.candidate),
+                paired_value(m.base, m.base_all),
+                paired_value(m.candidate, m.candidate_all),
                 _num(m.difference, signed=True),
                 "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]",
                 "n/a" if m.test is None else f"{m.test.name} p={m.test.p_value:.3g}",
@@ -268,6 +273,6 @@ def comparison_view(comparison: Comparison | None) -> ComparisonView | None:
     method = (
         f"{comparison.level:.0%} paired bootstrap intervals ({comparison.resamples} resamples), "
         f"sign-flip permutation test ({comparison.permutations} resamples) or exact McNemar "
-        f"for yes/no measures; seed {comparison.seed}"
+        f"for yes/no measures; seed {comparison.seed}; {PAIRING}"
     )
     return ComparisonView(method, tuple(comparison.warnings), tuple(pairs))

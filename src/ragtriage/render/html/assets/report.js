@@ -304,7 +304,8 @@
       var ft = table(["fact", "text", "verdict"]);
       q.f.forEach(function (f, fi) {
         var s = (r.fs || [])[fi] || "unlabelled";
-        var tr = row(ft[1], [f[0], f[1] || "", badge(s === "covered" ? "covered" : s === "not_covered" ? "missing" : s, "l-" + s)]);
+        var shown = s === "covered" ? "covered" : s === "not_covered" ? (r.fn ? "not covered (" + r.fn + ")" : "missing") : s;
+        var tr = row(ft[1], [f[0], f[1] || "", badge(shown, "l-" + s)]);
         tr.className = "fact";
         tr.setAttribute("data-state", s);
       });
