@@ -30,6 +30,7 @@ else:  # pragma: no cover - depends on the environment
     _JSON_ERRORS = (json.JSONDecodeError, UnicodeDecodeError)
 
 _KEY_END = re.compile(rb'"\s*:')
+_SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
 """A key's closing quote and its colon (also matches inside strings: counted alike in the
 text read and in its compact re-serialisation, see `loads`)."""
 
@@ -80,10 +81,11 @@ def loads(text: bytes | str) -> Any:
         value = _loads(data)
     except _JSON_ERRORS:
         return _INVALID
-    if type(value) in (dict, list) and len(_KEY_END.findall(data)) != len(
-        _KEY_END.findall(_dumps(value))
-    ):
-        return _INVALID
+    if type(value) in (dict, list):
+        # Counting `":` is a plain byte search; a key spaced from its colon needs the regex.
+        written = len(_KEY_END.findall(data)) if _SPACED_KEY.search(data) else data.count(b'":')
+        if written != _dumps(value).count(b'":'):
+            return _INVALID
     return value
 
 
