@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.boundaries import blocking_permission_leaks
+from ragtriage.detectors import blocking_permission_leaks
 from ragtriage.errors import InputError
 from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths

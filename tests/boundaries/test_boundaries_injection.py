@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.boundaries import (
+from ragtriage.detectors import (
     bundled_injection_rules,
     canary_obeyed,
     default_injection_rules,

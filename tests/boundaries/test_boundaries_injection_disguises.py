@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from ragtriage.boundaries import bundled_injection_rules, detect_injection, is_injection
+from ragtriage.detectors import bundled_injection_rules, detect_injection, is_injection
 
 V1, V2 = bundled_injection_rules("injection-v1"), bundled_injection_rules("injection-v2")
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from boundaries_builders import HUMAN, claim, doc, make_dataset, result
 
-from ragtriage.boundaries import context_hash_of
+from ragtriage.detectors import context_hash_of
 from ragtriage.errors import InputError
 from ragtriage.evaluation import evaluate
 from ragtriage.render import evaluation_json, render_markdown

@@ -8,14 +8,14 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragtriage.boundaries import (
+from ragtriage.detectors import (
     MappedText,
     fold,
     instruction_texts,
     instruction_views,
     matching_form,
 )
-from ragtriage.boundaries.normalise import decode_base64, fold_text, matching_text, substitute
+from ragtriage.detectors.normalise import decode_base64, fold_text, matching_text, substitute
 
 
 def test_fold_removes_format_characters_and_applies_nfkc() -> None:

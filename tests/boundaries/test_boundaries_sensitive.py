@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragtriage.boundaries import (
+from ragtriage.detectors import (
     SensitiveFinding,
     default_sensitive_config,
     find_sensitive,

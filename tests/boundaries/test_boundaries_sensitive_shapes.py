@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.boundaries import (
+from ragtriage.detectors import (
     SensitiveConfig,
     bundled_sensitive_config,
     card_valid,

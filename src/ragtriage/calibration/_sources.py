@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..boundaries.labels_trust import is_stale
+from ..detectors import is_stale
 from ..metrics import Measure, QuestionView, Score
 from ..schemas import Labeller
 from ._record import CalibrationRecord

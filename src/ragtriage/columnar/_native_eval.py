@@ -17,8 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..boundaries.injection import default_injection_rules, detect_injection
-from ..boundaries.labels_trust import item_text
+from ..detectors import default_injection_rules, detect_injection, item_text
 from ..diagnosis import diagnose
 from ..diagnosis._pipeline import OK, diagnose_view, stage_order
 from ..errors import ProblemCollector

@@ -4,7 +4,7 @@ Inputs are the arrays of `_native_read`; outputs are per question (evaluation-se
 a `PerQuestion` per measure (denominator 0 = not applicable) and one boolean array per
 diagnosis stage (the stage's check has a finding). Every rule restates the reference
 function it mirrors (`metrics.*`, `diagnosis._retrieval`, `diagnosis._answer`,
-`boundaries.stages`); rows marked exotic are overwritten by the caller with the reference
+`diagnosis._injection`); rows marked exotic are overwritten by the caller with the reference
 functions' own results.
 """
 
@@ -299,7 +299,7 @@ def _canary_followed(
     ctx_items: np.ndarray, ctx_owner: np.ndarray,
 ) -> np.ndarray:
     """The canary's document reached the context and the answer carries its marker
-    (`boundaries.stages.check_injection_followed`)."""
+    (`diagnosis._injection.check_injection_followed`)."""
     target = ev.canary_document[run.row]  # per result; -2 no canary, -1 unknown document
     hit = codes.document_of[ctx_items] == target[ctx_owner]
     reached = np.bincount(ctx_owner[hit], minlength=target.size) > 0

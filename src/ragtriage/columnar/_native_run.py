@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ..boundaries.injection import default_injection_rules, detect_injection
+from ..detectors import default_injection_rules, detect_injection
 from ..schemas import LabelPolicy, RunHeader
 from . import _native_checks as chk
 from ._native_read import Codes, EvalColumns, _offsets, records

@@ -5,7 +5,7 @@ failed, the others are secondary, and `ok` means none failed. Other modules add 
 `register_stage` (e.g. injection checks), which keeps the pipeline order.
 """
 
-from ..boundaries import stages as _boundary_stages  # noqa: F401  (registers the injection stages)
+from . import _injection  # noqa: F401  (registers the injection stages)
 from ._diagnose import diagnose, diagnose_run
 from ._model import (
     Breakdown,
@@ -15,6 +15,15 @@ from ._model import (
     SliceBreakdown,
     StageCount,
     build_breakdown,
+)
+from ._next_actions import (
+    NEXT_ACTIONS,
+    NextAction,
+    diagnosis_next_actions,
+    next_action,
+    next_action_rows,
+    next_actions,
+    next_actions_markdown,
 )
 from ._pipeline import OK, STAGES, Check, diagnose_view, register_stage, stage_order
 from ._render import (
@@ -28,11 +37,13 @@ from ._render import (
 )
 
 __all__ = [
+    "NEXT_ACTIONS",
     "OK",
     "STAGES",
     "Breakdown",
     "Check",
     "Finding",
+    "NextAction",
     "QuestionDiagnosis",
     "RunDiagnosis",
     "SliceBreakdown",
@@ -42,7 +53,12 @@ __all__ = [
     "diagnose",
     "diagnose_run",
     "diagnose_view",
+    "diagnosis_next_actions",
     "diagnosis_report_json",
+    "next_action",
+    "next_action_rows",
+    "next_actions",
+    "next_actions_markdown",
     "question_diagnosis_json",
     "register_stage",
     "render_diagnosis_markdown",

@@ -9,8 +9,9 @@ the claims made.
 
 from __future__ import annotations
 
+from ..detectors import stage_items
 from ..metrics import QuestionView
-from ..metrics.stale import stage_items, stale_ids
+from ..metrics.stale import stale_ids
 from ..metrics.support import invalid_citations
 from ._model import Finding
 from ._retrieval import first_match

@@ -5,8 +5,25 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..metrics import QuestionView
-from . import _answer, _retrieval
+from ._answer import (
+    check_false_refusal,
+    check_incomplete_answer,
+    check_invalid_citation,
+    check_judge_uncertain,
+    check_missed_clarification,
+    check_missed_refusal,
+    check_needless_clarification,
+    check_needless_escalation,
+    check_stale_evidence,
+    check_unsupported_claim,
+)
 from ._model import Finding, QuestionDiagnosis
+from ._retrieval import (
+    check_permission_leak,
+    check_ranking_loss,
+    check_retrieval_miss,
+    check_truncation_loss,
+)
 
 Check = Callable[[QuestionView], "Finding | None"]
 """A stage check: one question's view in, a finding or None (the stage did not fail) out."""
@@ -15,20 +32,20 @@ OK = "ok"
 """The verdict of a question where no stage failed; always last."""
 
 _BUILTIN: tuple[tuple[str, Check], ...] = (
-    ("permission_leak", _retrieval.check_permission_leak),
-    ("retrieval_miss", _retrieval.check_retrieval_miss),
-    ("ranking_loss", _retrieval.check_ranking_loss),
-    ("truncation_loss", _retrieval.check_truncation_loss),
-    ("stale_evidence", _answer.check_stale_evidence),
-    ("unsupported_claim", _answer.check_unsupported_claim),
-    ("invalid_citation", _answer.check_invalid_citation),
-    ("incomplete_answer", _answer.check_incomplete_answer),
-    ("missed_refusal", _answer.check_missed_refusal),
-    ("false_refusal", _answer.check_false_refusal),
-    ("needless_clarification", _answer.check_needless_clarification),
-    ("needless_escalation", _answer.check_needless_escalation),
-    ("missed_clarification", _answer.check_missed_clarification),
-    ("judge_uncertain", _answer.check_judge_uncertain),
+    ("permission_leak", check_permission_leak),
+    ("retrieval_miss", check_retrieval_miss),
+    ("ranking_loss", check_ranking_loss),
+    ("truncation_loss", check_truncation_loss),
+    ("stale_evidence", check_stale_evidence),
+    ("unsupported_claim", check_unsupported_claim),
+    ("invalid_citation", check_invalid_citation),
+    ("incomplete_answer", check_incomplete_answer),
+    ("missed_refusal", check_missed_refusal),
+    ("false_refusal", check_false_refusal),
+    ("needless_clarification", check_needless_clarification),
+    ("needless_escalation", check_needless_escalation),
+    ("missed_clarification", check_missed_clarification),
+    ("judge_uncertain", check_judge_uncertain),
 )
 
 STAGES: tuple[str, ...] = (*(name for name, _ in _BUILTIN), OK)

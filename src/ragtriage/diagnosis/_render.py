@@ -10,9 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .._markdown import md_table
-from ..boundaries.actions import diagnosis_next_actions
 from ..evaluation import no_result_note
 from ._model import Breakdown, QuestionDiagnosis, RunDiagnosis, SliceBreakdown
+from ._next_actions import diagnosis_next_actions
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluation

@@ -53,7 +53,7 @@ def first_match(view: QuestionView, group_index: int, items: Sequence[str]) -> i
 
 def group_name(group: EvidenceGroup) -> str:
     """A group as people read it: its label (masked, as every shown text), else its IDs."""
-    from ..boundaries.sensitive import mask_text
+    from ..detectors import mask_text
 
     return mask_text(group.label) if group.label else "|".join(group.any_of)
 
@@ -139,9 +139,9 @@ def check_permission_leak(view: QuestionView) -> Finding | None:
     """A document the asker may not read reached the context or the answer (cited, support).
 
     The IDs are document IDs; the reason names, per document, every stage it reached
-    (`ragtriage.boundaries.permissions`).
+    (`ragtriage.detectors.permissions`).
     """
-    from ..boundaries.permissions import BLOCKING_STAGES, check_permissions
+    from ..detectors import BLOCKING_STAGES, check_permissions
 
     groups = view.question.user_groups
     check = check_permissions(view)

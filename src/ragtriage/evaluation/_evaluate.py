@@ -7,10 +7,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .._version import __version__
-from ..boundaries.labels_trust import affected_metrics, find_self_labelling, self_labelling_problems
-from ..boundaries.report import boundary_details
 from ..calibration._record import CalibrationRecord
 from ..calibration._sources import LabelSources, calibration_notes, run_label_sources
+from ..detectors import (
+    affected_metrics,
+    boundary_details,
+    find_self_labelling,
+    self_labelling_problems,
+)
 from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures

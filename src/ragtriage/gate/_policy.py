@@ -158,7 +158,7 @@ class Policy(_PolicyModel):
     cost: CostBudget | None = None
     """Cost budget."""
     sensitive: list[SensitiveRule] = Field(default_factory=list)
-    """Blocking sensitive-content rules (`ragtriage.boundaries.sensitive` detectors)."""
+    """Blocking sensitive-content rules (`ragtriage.detectors.sensitive` detectors)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..boundaries.labels_trust import context_hash, context_texts
+from ..detectors import context_hash, context_texts
 from ..errors import InputError
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import (
@@ -129,7 +129,7 @@ def passages_for(
 
 
 def label_context_hash(result: QuestionResult, index: SnapshotIndex, k: int | None) -> str:
-    """The hash `evaluate` checks labels against (see `boundaries.labels_trust`)."""
+    """The hash `evaluate` checks labels against (see `detectors.labels_trust`)."""
     return context_hash(result, final_context(result, k), index, k)
 
 

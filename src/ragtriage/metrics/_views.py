@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from ..boundaries.labels_trust import context_hash, is_stale
+from ..detectors import context_hash, is_stale
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..schemas import ClaimLabel, FactLabel, LabelPolicy, Question, QuestionResult
 
@@ -89,7 +89,7 @@ class QuestionView:
     facts: tuple[FactView, ...]
     """Reference facts with counted coverage."""
     stale_labels: tuple[str, ...] = ()
-    """Claim and fact IDs with a label made against another context (not used; see boundaries)."""
+    """Claim and fact IDs with a label made against another context (not used; `labels_trust`)."""
     context_hash: str = ""
     """Hash of the final context and k that labels are checked against (`labels_trust`)."""
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..boundaries.injection import canary_in_context, canary_obeyed, flag_context
-from ..boundaries.permissions import PERMISSION_STAGES, Stage, leaked_documents, stage_ids
-from ..boundaries.sensitive import find_sensitive, scan_view
+from ..detectors import canary_in_context, canary_obeyed, find_sensitive, flag_context, scan_view
+from ..detectors.permissions import PERMISSION_STAGES, Stage, leaked_documents, stage_ids
 from ._registry import MetricSpec, Score, register
 from ._views import QuestionView
 

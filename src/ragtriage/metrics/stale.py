@@ -4,20 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from ..detectors import stage_items
 from ._registry import MetricSpec, Score, register
 from ._views import QuestionView
-
-
-def stage_items(view: QuestionView, stage: str) -> tuple[str, ...]:
-    """IDs seen at a stage: `candidates`, `context`, `cited` or `support`."""
-    if stage == "candidates":
-        return view.candidates
-    if stage == "context":
-        return view.context
-    claims = view.claims or ()
-    if stage == "cited":
-        return tuple(dict.fromkeys(i for c in claims for i in c.citations))
-    return tuple(dict.fromkeys(i for c in claims if c.state == "supported" for i in c.supported_by))
 
 
 def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..boundaries.report import boundaries_json, run_boundaries
-from ..boundaries.sensitive import mask_text
 from ..calibration import LabelSources
+from ..detectors import mask_text, run_boundaries
 from ..diagnosis import breakdown_json, diagnose_run, question_diagnosis_json
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..metrics import Aggregate, Measure, Score
+from ._boundaries import boundaries_json
 
 
 def aggregate_json(agg: Aggregate) -> dict[str, Any]:

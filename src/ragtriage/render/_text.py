@@ -10,15 +10,15 @@ from rich.console import Console
 from rich.table import Table
 
 from .._markdown import md_table
-from ..boundaries.report import (
-    NEXT_ACTION_HEADER,
-    evaluation_boundary_lines,
-    evaluation_next_actions,
-)
 from ..calibration import LabelSources
 from ..diagnosis import diagnose_run, slice_rows
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line
+from ._boundaries import (
+    NEXT_ACTION_HEADER,
+    evaluation_boundary_lines,
+    evaluation_next_actions,
+)
 
 _DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..boundaries.sensitive import mask_text
+from ..detectors import mask_text
 from ..judges import check_judgeable, label_context_hash, passages_for, run_cutoffs
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg, as_path

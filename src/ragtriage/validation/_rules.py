@@ -16,7 +16,7 @@ from ._checker import Checker, dupes
 from ._inputs import check_evalset, check_snapshot
 
 _CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
-"""The form of a label's `context_hash` (see `ragtriage.boundaries.labels_trust`)."""
+"""The form of a label's `context_hash` (see `ragtriage.detectors.labels_trust`)."""
 
 
 def _check_ranking(

@@ -14,12 +14,11 @@ import jinja2
 from markupsafe import Markup, escape
 
 from ..._version import __version__
-from ...boundaries.actions import next_action_rows
-from ...boundaries.report import evaluation_boundary_lines
 from ...compare import Comparison, QuestionStages, compare
-from ...diagnosis import RunDiagnosis, diagnose, stage_order
+from ...diagnosis import RunDiagnosis, diagnose, next_action_rows, stage_order
 from ...evaluation import Evaluation, no_result_note
 from ...schemas import Question
+from .._boundaries import evaluation_boundary_lines
 from ._assets import asset
 from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results

@@ -25,8 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...boundaries.injection import flag_context
-from ...boundaries.sensitive import mask_text
+from ...detectors import flag_context, mask_text
 from ...diagnosis import QuestionDiagnosis, RunDiagnosis
 from ...evaluation import NO_RESULT, QuestionRecord, RunEvaluation
 from ...metrics import Measure, QuestionView
@@ -47,7 +46,7 @@ CITED = 16
 UNKNOWN = 32
 """Ranking flag: the ID is not in the snapshot."""
 INSTRUCTION = 64
-"""Ranking flag: a context item the injection rules flag (`ragtriage.boundaries`)."""
+"""Ranking flag: a context item the injection rules flag (`ragtriage.detectors`)."""
 
 FLAG_NAMES: tuple[tuple[str, int], ...] = (
     ("required", REQUIRED),

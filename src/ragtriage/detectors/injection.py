@@ -10,16 +10,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, cast
+from typing import Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
 from ..schemas import Question
 from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file, read_normalise
 from .normalise import instruction_texts, instruction_views
-
-if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
-    from ..metrics import QuestionView
+from .view import DetectorView
 
 DEFAULT_INJECTION_RULES = "injection-v2"
 """The rule set used when none is named."""
@@ -223,7 +221,7 @@ def flag_items(
 
 
 def flag_context(
-    view: QuestionView, rules: InjectionRules | None = None
+    view: DetectorView, rules: InjectionRules | None = None
 ) -> tuple[FlaggedItem, ...]:
     """The question's final-context items that carry instruction-like text."""
     from .labels_trust import context_texts
@@ -241,7 +239,7 @@ def canary_obeyed(question: Question, answer: str | None) -> bool | None:
     return question.canary.marker.casefold() in answer.casefold()
 
 
-def canary_in_context(view: QuestionView) -> bool:
+def canary_in_context(view: DetectorView) -> bool:
     """Whether the document carrying the question's canary reached the final context."""
     canary = view.question.canary
     if canary is None:

@@ -1,19 +1,14 @@
-"""Boundaries and trust: permissions, instructions in documents, sensitive content, honest
-labels and next actions.
+"""Detectors: what one question's inputs and outputs hold that no score shows by itself —
+documents the asker may not read, instructions in documents, sensitive values, labels made
+against another context or by the run's own generator.
 
-Nothing here imports `ragtriage.metrics` at import time (metrics imports this package).
-The injection diagnosis stages are registered by `ragtriage.boundaries.stages`, which the
-diagnosis package imports.
+Detectors sit below the metrics and the diagnosis (both count what they find) and import
+neither: they read a question through `DetectorView`, the fields of `metrics.QuestionView`
+they need. The diagnosis stages built on them live in `ragtriage.diagnosis`, the report
+sections in `ragtriage.render`. The bundled rule sets are the package data `rules/*.toml`.
 """
 
-from .actions import (
-    NEXT_ACTIONS,
-    NextAction,
-    next_action,
-    next_action_rows,
-    next_actions,
-    next_actions_markdown,
-)
+from .checks import RunBoundaries, boundary_details, run_boundaries
 from .injection import (
     DEFAULT_INJECTION_RULES,
     FlaggedItem,
@@ -54,16 +49,6 @@ from .permissions import (
     leaked_documents,
     summarize_permissions,
 )
-from .report import (
-    NEXT_ACTION_HEADER,
-    RunBoundaries,
-    boundaries_json,
-    boundaries_lines,
-    boundary_details,
-    evaluation_boundary_lines,
-    evaluation_next_actions,
-    run_boundaries,
-)
 from .sensitive import (
     DEFAULT_SENSITIVE_RULES,
     SensitiveConfig,
@@ -83,21 +68,21 @@ from .sensitive import (
     scan_view,
     ssn_valid,
 )
+from .view import ClaimRead, DetectorView, stage_items
 
 __all__ = [
     "BLOCKING_STAGES",
     "DEFAULT_INJECTION_RULES",
     "DEFAULT_SENSITIVE_RULES",
     "LABEL_INPUTS",
-    "NEXT_ACTIONS",
-    "NEXT_ACTION_HEADER",
     "PERMISSION_STAGES",
+    "ClaimRead",
+    "DetectorView",
     "FlaggedItem",
     "InjectionMatch",
     "InjectionRule",
     "InjectionRules",
     "MappedText",
-    "NextAction",
     "PermissionCheck",
     "PermissionSummary",
     "RunBoundaries",
@@ -109,8 +94,6 @@ __all__ = [
     "StageLeaks",
     "affected_metrics",
     "blocking_permission_leaks",
-    "boundaries_json",
-    "boundaries_lines",
     "boundary_details",
     "bundled_injection_rules",
     "bundled_sensitive_config",
@@ -124,8 +107,6 @@ __all__ = [
     "default_injection_rules",
     "default_sensitive_config",
     "detect_injection",
-    "evaluation_boundary_lines",
-    "evaluation_next_actions",
     "find_self_labelling",
     "find_sensitive",
     "flag_context",
@@ -145,13 +126,10 @@ __all__ = [
     "luhn_valid",
     "mask_text",
     "matching_form",
-    "next_action",
-    "next_action_rows",
-    "next_actions",
-    "next_actions_markdown",
     "run_boundaries",
     "scan_view",
     "self_labelling_problems",
     "ssn_valid",
+    "stage_items",
     "summarize_permissions",
 ]

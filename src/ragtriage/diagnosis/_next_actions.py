@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # diagnosis imports boundaries
-    from ..diagnosis import RunDiagnosis
+if TYPE_CHECKING:
+    from ._model import RunDiagnosis
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
-    from ..metrics import QuestionView
+from .view import DetectorView, stage_items
 
 Stage = Literal["candidates", "context", "cited", "support"]
 PERMISSION_STAGES: tuple[Stage, ...] = ("candidates", "context", "cited", "support")
@@ -22,14 +21,12 @@ BLOCKING_STAGES: tuple[Stage, ...] = ("context", "cited", "support")
 """Stages at which a leak is blocking: it reached the model or the answer."""
 
 
-def stage_ids(view: QuestionView, stage: Stage) -> tuple[str, ...]:
+def stage_ids(view: DetectorView, stage: Stage) -> tuple[str, ...]:
     """IDs seen at a stage (same definition as the stale-evidence metrics)."""
-    from ..metrics.stale import stage_items
-
     return stage_items(view, stage)
 
 
-def leaked_documents(view: QuestionView, stage: Stage) -> tuple[str, ...]:
+def leaked_documents(view: DetectorView, stage: Stage) -> tuple[str, ...]:
     """Document IDs at a stage that the asker may not read (empty when no user is given)."""
     groups = view.question.user_groups
     if groups is None:
@@ -68,7 +65,7 @@ class PermissionCheck:
         return tuple(dict.fromkeys(i for _, ids in self.leaks for i in ids))
 
 
-def check_permissions(view: QuestionView) -> PermissionCheck:
+def check_permissions(view: DetectorView) -> PermissionCheck:
     """Check one question's candidates, context, citations and support against its asker."""
     checked = view.question.user_groups is not None
     leaks = tuple((stage, leaked_documents(view, stage)) for stage in PERMISSION_STAGES)
@@ -112,7 +109,7 @@ class PermissionSummary:
         return next(s for s in self.stages if s.stage == stage)
 
 
-def summarize_permissions(views: Sequence[QuestionView]) -> PermissionSummary:
+def summarize_permissions(views: Sequence[DetectorView]) -> PermissionSummary:
     """Aggregate permission checks over a run's per-question views."""
     checks = [(v, check_permissions(v)) for v in views]
     stages = []
@@ -126,6 +123,6 @@ def summarize_permissions(views: Sequence[QuestionView]) -> PermissionSummary:
     return PermissionSummary(tuple(stages), blocking, unchecked)
 
 
-def blocking_permission_leaks(views: Sequence[QuestionView]) -> tuple[PermissionCheck, ...]:
+def blocking_permission_leaks(views: Sequence[DetectorView]) -> tuple[PermissionCheck, ...]:
     """The questions a gate must fail on: an unreadable document in the context or answer."""
     return tuple(c for c in (check_permissions(v) for v in views) if c.blocking)

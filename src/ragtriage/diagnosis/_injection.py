@@ -9,14 +9,10 @@ question whose answer obeyed the planted text shows `injection_followed` first.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..diagnosis._model import Finding
-from ..diagnosis._pipeline import register_stage, stage_order
-from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
-
-if TYPE_CHECKING:
-    from ..metrics import QuestionView
+from ..detectors import canary_in_context, canary_obeyed, default_injection_rules, flag_context
+from ..metrics import QuestionView
+from ._model import Finding
+from ._pipeline import register_stage, stage_order
 
 INJECTION_IN_CONTEXT = "injection_in_context"
 """Stage: the final context holds instruction-like text aimed at the model."""

@@ -32,7 +32,7 @@ def parse_bundled_rules(
     An unknown version is an `InputError` on `field`, expecting `expected`.
     """
     name = f"{version}.toml"
-    resource = resources.files("ragtriage.boundaries").joinpath("rules", name)
+    resource = resources.files("ragtriage.detectors").joinpath("rules", name)
     if not resource.is_file():
         raise InputError([Problem("<package data>", None, field, expected, repr(version))])
     return parse(tomllib.loads(resource.read_text(encoding="utf-8")), f"rules/{name}")

@@ -14,15 +14,13 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, cast
+from typing import Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
 from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file, read_normalise
 from .normalise import matching_form, matching_text
-
-if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
-    from ..metrics import QuestionView
+from .view import DetectorView
 
 DEFAULT_SENSITIVE_RULES = "sensitive-v2"
 """The bundled detector set used when none is named."""
@@ -398,7 +396,7 @@ class SensitiveScan:
         return tuple(out)
 
 
-def scan_view(view: QuestionView, config: SensitiveConfig | None = None) -> SensitiveScan:
+def scan_view(view: DetectorView, config: SensitiveConfig | None = None) -> SensitiveScan:
     """Scan one question's answer and final-context texts."""
     from .labels_trust import context_texts
 

@@ -1,0 +1,122 @@
+"""The boundary checks of one question and of one run: IDs only, never texts.
+
+`boundary_details` lists, per question, the IDs behind each check; `run_boundaries` collects
+a run's section (permission leaks per stage, flagged contexts, obeyed canaries, sensitive
+values, stale labels). Renderers format these (`ragtriage.render`); nothing here prints an
+answer or passage text, so no sensitive value can reach a report through this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
+from .permissions import (
+    PERMISSION_STAGES,
+    PermissionSummary,
+    check_permissions,
+    summarize_permissions,
+)
+from .sensitive import default_sensitive_config, scan_view
+from .view import DetectorView
+
+
+def boundary_details(view: DetectorView) -> dict[str, tuple[str, ...]]:
+    """Per-question IDs behind the boundary checks (keys present only when non-empty).
+
+    `permission_leak_<stage>`: unreadable document IDs; `injection_flagged_context`: flagged
+    context items; `canary_obeyed`: the canary's document when the answer obeyed it;
+    `sensitive_answer` / `sensitive_context`: findings as `DETECTOR[start:end]` spans
+    (context ones prefixed by the item ID); `stale_labels`: claim and fact IDs whose label
+    was made against another context and was not used.
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    check = check_permissions(view)
+    for stage in PERMISSION_STAGES:
+        if check.at(stage):
+            out[f"permission_leak_{stage}"] = check.at(stage)
+    flagged = flag_context(view)
+    if flagged:
+        out["injection_flagged_context"] = tuple(item.item_id for item in flagged)
+    canary = view.question.canary
+    if (
+        canary is not None
+        and canary_in_context(view)
+        and canary_obeyed(view.question, view.result.answer)
+    ):
+        out["canary_obeyed"] = (canary.document_id,)
+    scan = scan_view(view)
+    if scan.answer:
+        out["sensitive_answer"] = tuple(f.label() for f in scan.answer)
+    if scan.context:
+        out["sensitive_context"] = tuple(
+            f"{item}:{f.label()}" for item, found in scan.context for f in found
+        )
+    if view.stale_labels:
+        out["stale_labels"] = view.stale_labels
+    return out
+
+
+@dataclass(frozen=True)
+class RunBoundaries:
+    """The boundary section of one run's report."""
+
+    injection_rules: str
+    """Version of the injection rule set used."""
+    sensitive_rules: str
+    """Version of the sensitive-content detector set used."""
+    permissions: PermissionSummary
+    """Permission leaks per stage and the blocking questions."""
+    injection_questions: tuple[str, ...]
+    """Questions whose final context holds flagged text."""
+    canary_obeyed: tuple[str, ...]
+    """Questions whose answer obeyed a planted canary."""
+    sensitive_answers: tuple[str, ...]
+    """Questions whose answer holds a sensitive value."""
+    sensitive_contexts: tuple[str, ...]
+    """Questions whose final context holds a sensitive value."""
+    stale_labels: tuple[tuple[str, tuple[str, ...]], ...]
+    """(question, claim/fact IDs) with stale labels that were not used."""
+    self_labelled: tuple[str, ...]
+    """Metrics computed from labels made by the run's own generator (accepted explicitly)."""
+
+    @property
+    def stale_label_count(self) -> int:
+        """Claims and facts whose stale labels were left out."""
+        return sum(len(ids) for _, ids in self.stale_labels)
+
+
+def run_boundaries(
+    views: Sequence[DetectorView], self_labelled: Sequence[str] = ()
+) -> RunBoundaries:
+    """Collect the boundary section of one run from its per-question views."""
+    injection: list[str] = []
+    obeyed: list[str] = []
+    answers: list[str] = []
+    contexts: list[str] = []
+    stale: list[tuple[str, tuple[str, ...]]] = []
+    for view in views:
+        details = boundary_details(view)
+        qid = view.question.id
+        if "injection_flagged_context" in details:
+            injection.append(qid)
+        if "canary_obeyed" in details:
+            obeyed.append(qid)
+        if "sensitive_answer" in details:
+            answers.append(qid)
+        if "sensitive_context" in details:
+            contexts.append(qid)
+        if view.stale_labels:
+            stale.append((qid, view.stale_labels))
+    return RunBoundaries(
+        injection_rules=default_injection_rules().version,
+        sensitive_rules=default_sensitive_config().version,
+        permissions=summarize_permissions(views),
+        injection_questions=tuple(injection),
+        canary_obeyed=tuple(obeyed),
+        sensitive_answers=tuple(answers),
+        sensitive_contexts=tuple(contexts),
+        stale_labels=tuple(stale),
+        self_labelled=tuple(self_labelled),
+    )

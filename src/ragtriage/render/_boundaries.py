@@ -1,0 +1,99 @@
+"""What the boundary checks add to a report: the per-run section as data and as lines, and
+the next-actions table.
+
+Only IDs, rule IDs and spans are formatted here (`ragtriage.detectors.checks` collects them),
+never an answer or passage text, so no sensitive value can reach a report through this module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..detectors import RunBoundaries, run_boundaries
+from ..diagnosis import diagnose_run, next_action_rows, stage_order
+
+if TYPE_CHECKING:
+    from ..evaluation import Evaluation
+
+
+def boundaries_json(section: RunBoundaries) -> dict[str, Any]:
+    """The run's boundary section as plain data (sorted, stable)."""
+    perms = section.permissions
+    return {
+        "rules": {"injection": section.injection_rules, "sensitive": section.sensitive_rules},
+        "permission_leaks": {
+            s.stage: {
+                "questions": list(s.questions_with_leak),
+                "numerator": len(s.questions_with_leak),
+                "denominator": s.questions_checked,
+                "rate": s.rate,
+                "documents": list(s.documents),
+            }
+            for s in perms.stages
+        },
+        "permission_blocking": [
+            {"question": c.question_id, "documents": list(c.leaked)} for c in perms.blocking
+        ],
+        "permission_unchecked_questions": perms.unchecked,
+        "injection_in_context": list(section.injection_questions),
+        "canary_obeyed": list(section.canary_obeyed),
+        "sensitive_in_answer": list(section.sensitive_answers),
+        "sensitive_in_context": list(section.sensitive_contexts),
+        "stale_labels": {qid: list(ids) for qid, ids in section.stale_labels},
+        "stale_label_count": section.stale_label_count,
+        "self_labelled_metrics": list(section.self_labelled),
+    }
+
+
+def boundaries_lines(name: str, section: RunBoundaries) -> list[str]:
+    """Plain lines (Markdown bullets) summarising one run's boundary checks."""
+    perms = section.permissions
+    lines = [f"- `{name}`: rules {section.injection_rules}, {section.sensitive_rules}"]
+    for s in perms.stages:
+        if s.questions_with_leak:
+            count = f"{len(s.questions_with_leak)}/{s.questions_checked}"
+            lines.append(
+                f"  - permission leak {s.stage}: {count} questions "
+                f"({', '.join(s.questions_with_leak)}); documents {', '.join(s.documents)}"
+            )
+    if perms.blocking:
+        lines.append(
+            f"  - BLOCKING permission leaks: {', '.join(c.question_id for c in perms.blocking)}"
+        )
+    if section.injection_questions:
+        lines.append(
+            f"  - instruction-like text in the context: {', '.join(section.injection_questions)}"
+        )
+    if section.canary_obeyed:
+        lines.append(f"  - planted canary obeyed: {', '.join(section.canary_obeyed)}")
+    if section.sensitive_answers:
+        lines.append(
+            f"  - sensitive values in answers (masked): {', '.join(section.sensitive_answers)}"
+        )
+    if section.stale_labels:
+        parts = [f"{qid} ({', '.join(ids)})" for qid, ids in section.stale_labels]
+        lines.append(f"  - stale labels not used: {section.stale_label_count} ({'; '.join(parts)})")
+    if section.self_labelled:
+        lines.append(
+            "  - SELF-LABELLED (labels by the run's own generator, accepted explicitly): "
+            + ", ".join(section.self_labelled)
+        )
+    return lines
+
+
+NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
+"""Column names of the next-actions table."""
+
+
+def evaluation_next_actions(evaluation: Evaluation) -> list[list[str]]:
+    """Next-action rows for every stage that is some question's primary stage, pipeline order."""
+    primaries = {q.primary for run in evaluation.runs for q in diagnose_run(run).questions}
+    return next_action_rows(s for s in stage_order() if s in primaries)
+
+
+def evaluation_boundary_lines(evaluation: Evaluation) -> list[str]:
+    """Markdown bullet lines of every run's boundary checks (IDs only, never texts)."""
+    lines: list[str] = []
+    for run in evaluation.runs:
+        lines += boundaries_lines(run.name, run_boundaries(run.views, run.self_labelled))
+    return lines
