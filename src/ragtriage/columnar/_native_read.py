@@ -27,7 +27,8 @@ from pydantic import ValidationError
 from ..errors import InputError
 from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
 from ..schemas import EvalSet
-from . import _native_checks as chk
+from ._native_checks import ANSWERABILITY, applies_ok, canary_ok, loads, question_ok
+from ._native_checks import ids as id_list_ok
 from ._trec import _Fallback
 
 VERSION_TAG = "version-conflict"
@@ -71,16 +72,16 @@ def records(
         except InputError as exc:
             handle.close()
             raise _Fallback("header") from exc
-        header = chk.loads(first) if first else None
+        header = loads(first) if first else None
         if type(header) is not dict:
             handle.close()
             raise _Fallback("header")
         if span is not None:
             handle.seek(span[0])
         lines = _lines(handle, label, None if span is None else span[1])
-        return header, _closing(handle, (chk.loads(line) for line in lines if line.strip()))
+        return header, _closing(handle, (loads(line) for line in lines if line.strip()))
     try:
-        data = chk.loads(strip_bom(read_bytes(path), str(path)))
+        data = loads(strip_bom(read_bytes(path), str(path)))
     except InputError as exc:
         raise _Fallback("document") from exc
     if type(data) is not dict or type(data.get(list_key)) is not list:
@@ -157,7 +158,7 @@ def record_at(path: Path, kind: str, list_key: str, wanted: set[int]) -> dict[in
         next(lines, None)  # the header
         for n, line in enumerate(lines):
             if n in wanted:
-                out[n] = chk.loads(line)
+                out[n] = loads(line)
     return out
 
 
@@ -224,13 +225,13 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
     level = array("q")
     n_docs = codes.n_documents
     for q in items:
-        if not chk.question_ok(q):
+        if not question_ok(q):
             raise _Fallback("question shape")
         qid = q["id"]
         if row_of.setdefault(qid, len(ids)) != len(ids):
             raise _Fallback("duplicate question")
         ids.append(qid)
-        kind = chk.ANSWERABILITY[q["answerability"]]
+        kind = ANSWERABILITY[q["answerability"]]
         answerability.append(kind)
         groups = q.get("required_evidence", [])
         fact_list = q.get("reference_facts", [])
@@ -261,14 +262,14 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
         users = q.get("user_groups")
         if users is None:
             user_mask.append(-1)
-        elif not chk.ids(users):
+        elif not id_list_ok(users):
             raise _Fallback("user_groups")
         else:
             user_mask.append(sum({bits.get(g, 0) for g in users}))
         applies, canary = q.get("applies_to"), q.get("canary")
         wanted = -1
         if applies is not None:
-            if not chk.applies_ok(applies):
+            if not applies_ok(applies):
                 raise _Fallback("applies_to")
             if applies.get("version") is not None:
                 wanted = codes.versions.get(applies["version"], -2)
@@ -276,7 +277,7 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
         version_question.append(wanted != -1 or VERSION_TAG in tag_list)
         if canary is None:
             canary_document.append(-2)
-        elif not chk.canary_ok(canary):
+        elif not canary_ok(canary):
             raise _Fallback("canary")
         else:
             where = code.get(canary["document_id"], -1)

@@ -16,7 +16,14 @@ from pydantic import ValidationError
 
 from ..detectors import default_injection_rules, detect_injection
 from ..schemas import LabelPolicy, RunHeader
-from . import _native_checks as chk
+from ._native_checks import (
+    CLAIM_VERDICTS,
+    CONTEXT_HASH,
+    FACT_VERDICTS,
+    OUTCOMES,
+    item_codes,
+    result_ok,
+)
 from ._native_read import Codes, EvalColumns, _offsets, records
 from ._trec import _Fallback
 
@@ -88,7 +95,7 @@ def _labels_bad(labels: list[dict[str, Any]], policy: LabelPolicy, generator: st
         if who["kind"] == "judge" and (not who.get("prompt_version") or who["name"] == generator):
             return True
         stamp = lab.get("context_hash")
-        if stamp is not None and not chk.CONTEXT_HASH.fullmatch(stamp):
+        if stamp is not None and not CONTEXT_HASH.fullmatch(stamp):
             return True
     return False
 
@@ -140,14 +147,14 @@ def read_run(
     markers = evalset.canary_marker
     unreviewed_ok = allow_unreviewed
     for res in items:
-        if not chk.result_ok(res):
+        if not result_ok(res):
             raise _Fallback("result shape")
         row = row_of.get(res["question_id"], -1)
         if row < 0 or seen[row]:
             raise _Fallback("result question")
         seen[row] = 1
         rows.append(row)
-        c_codes = chk.item_codes(res.get("candidates", []), code, False)
+        c_codes = item_codes(res.get("candidates", []), code, False)
         if c_codes is None or len(set(c_codes)) < len(c_codes):
             raise _Fallback("candidates")
         cand.extend(c_codes)
@@ -155,7 +162,7 @@ def read_run(
         final = c_codes
         raw_rer = res.get("reranked")
         if raw_rer is not None:
-            r_codes = chk.item_codes(raw_rer, code, False)
+            r_codes = item_codes(raw_rer, code, False)
             if r_codes is None or len(set(r_codes)) < len(r_codes):
                 raise _Fallback("reranked")
             if not set(r_codes) <= set(c_codes):
@@ -167,7 +174,7 @@ def read_run(
         raw_ctx = res.get("context")
         derived.append(raw_ctx is None)
         if raw_ctx is not None:
-            x_codes = chk.item_codes(raw_ctx, code, True)
+            x_codes = item_codes(raw_ctx, code, True)
             if x_codes is None or len(set(x_codes)) < len(x_codes):
                 raise _Fallback("context")
             for item in raw_ctx:
@@ -184,7 +191,7 @@ def read_run(
         answer, kind = res.get("answer"), res.get("outcome")
         if (kind is None) != (answer is None) or (answer is not None and not answer.strip()):
             raise _Fallback("outcome/answer")
-        out = -1 if kind is None else chk.OUTCOMES[kind]
+        out = -1 if kind is None else OUTCOMES[kind]
         marker = markers.get(row)
         obeyed.append(
             marker is not None and answer is not None and marker.casefold() in answer.casefold()
@@ -216,7 +223,7 @@ def read_run(
                     raise _Fallback("supported_by")
                 stamped = stamped or lab.get("context_hash") is not None
             chosen = _pick(labels, label_policy)
-            state = _state(chosen, chk.CLAIM_VERDICTS)
+            state = _state(chosen, CLAIM_VERDICTS)
             claim_state.append(state)
             if state == 0:
                 support.update(code[i] for lab in chosen for i in lab.get("supported_by", ()))
@@ -240,7 +247,7 @@ def read_run(
                 by_fact.get(fact) if label_policy == "human-first" else chosen
             ):
                 raise _Fallback("unlabelled fact")
-            fact_state.append(_state(chosen, chk.FACT_VERDICTS))
+            fact_state.append(_state(chosen, FACT_VERDICTS))
         exotic.append(stamped)
     return RunColumns(
         header,
