@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -11,6 +12,15 @@ SUGGEST_LIMIT = 100_000
 SUGGEST_BUDGET = 10
 """Look-ups one `Suggestions` makes: a wholly wrong file (every ID unknown) would otherwise
 cost a scan of every known name per unknown one."""
+
+
+_MAX_FOUND = 80
+
+
+def found_text(value: object) -> str:
+    """A value as it appears in an error message (the `found` part), shortened when long."""
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= _MAX_FOUND else text[: _MAX_FOUND - 3] + "..."
 
 
 def did_you_mean(found: str, known: Collection[str]) -> str:

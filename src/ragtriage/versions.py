@@ -18,8 +18,7 @@ from pydantic import Field
 
 from .errors import InputError, ProblemCollector
 from .fileio import read_json, read_toml
-from .loading import Dataset, SourceFile, file_sha256
-from .loading._files import display_path, validate_item
+from .loading import Dataset, SourceFile, display_path, file_sha256, validate_item
 from .paths import PathArg, as_path
 from .schemas import Document, DocumentStatus, Identifier, StrictModel
 

@@ -14,7 +14,8 @@ from typing import Literal
 from pydantic import ValidationError
 
 from ..errors import InputError, ProblemCollector
-from ..loading._files import display_path, pydantic_problems, read_json
+from ..fileio import read_json
+from ..loading import display_path, pydantic_problems
 from ..paths import PathArg, as_paths
 from ..schemas import Labeller, StrictModel
 
@@ -163,9 +164,10 @@ def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]
     out = []
     for path in paths:
         shown = display_path(path)
-        before = len(collector.problems)
-        data = read_json(path, shown, collector)
-        if len(collector.problems) > before:
+        try:
+            data = read_json(path, shown)
+        except InputError as exc:
+            collector.extend(exc.problems)
             continue
         try:
             out.append(CalibrationRecord.model_validate(data))

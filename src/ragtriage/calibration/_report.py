@@ -3,23 +3,41 @@
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.table import Table
 
-from ..metrics import Measure
+from ..metrics import Measure, QuestionView, Score
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
 from ._ppi import MeanEstimate
 from ._record import CalibrationRecord
 from ._sources import UNCALIBRATED, measure_kinds, measure_label_sources
 
-if TYPE_CHECKING:  # evaluation imports this package: a runtime import would be circular
-    from ..evaluation import RunEvaluation
+
+class _ScoredQuestion(Protocol):
+    @property
+    def scores(self) -> Mapping[str, Score | None]: ...
 
 
-def judge_labelled_measures(run: RunEvaluation, measures: tuple[Measure, ...]) -> tuple[str, ...]:
+class ScoredRun(Protocol):
+    """What `judge_labelled_measures` reads of a run: an `evaluation.RunEvaluation`.
+
+    Named here, not imported: the evaluation imports this package (calibration sits below it).
+    """
+
+    @property
+    def views(self) -> Sequence[QuestionView]:
+        """The resolved per-question views."""
+
+    @property
+    def questions(self) -> Sequence[_ScoredQuestion]:
+        """Per-question scores, paired with `views`."""
+
+
+def judge_labelled_measures(run: ScoredRun, measures: tuple[Measure, ...]) -> tuple[str, ...]:
     """Names of the measures whose counted labels include judge labels in this run."""
     return tuple(
         m.name

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..schemas._export import SCHEMA_MODELS, schema_text
+from ..schemas import SCHEMA_MODELS, schema_text
 from ._common import examples, handle_errors, output_option, write_output
 
 

@@ -18,8 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..detectors import default_injection_rules, detect_injection, item_text
-from ..diagnosis import diagnose
-from ..diagnosis._pipeline import OK, diagnose_view, stage_order
+from ..diagnosis import OK, diagnose, diagnose_view, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import Evaluation, LevelChoice, evaluate
 from ..loading import Dataset, SnapshotIndex, load_dataset, read_file

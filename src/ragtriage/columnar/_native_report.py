@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..diagnosis._pipeline import OK
+from ..diagnosis import OK
 from ..holdout import HOLDOUT
 from ..metrics import REGISTRY, Aggregate, not_applicable_everywhere, not_applicable_line
 from ._measures import PerQuestion

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .._version import __version__
-from ..calibration._record import CalibrationRecord
-from ..calibration._sources import LabelSources, calibration_notes, run_label_sources
+from ..calibration import CalibrationRecord, LabelSources, calibration_notes, run_label_sources
 from ..detectors import (
     affected_metrics,
     boundary_details,

@@ -11,7 +11,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import decode, parse_toml, read_bytes
-from ..loading._files import pydantic_problems
+from ..loading import pydantic_problems
 from ..metrics import REGISTRY, parse_measure
 from ..paths import PathArg, as_path
 from ..schemas import StrictModel

@@ -17,8 +17,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..errors import ProblemCollector
-from ..loading._files import short
+from ..errors import ProblemCollector, found_text
 from ..paths import PathArg, as_path
 from ..schemas import (
     ContextItem,
@@ -31,9 +30,9 @@ from ..schemas import (
     RankedItem,
     ReferenceFact,
     Run,
+    Scalar,
     Snapshot,
 )
-from ..schemas._common import Scalar
 from ._records import read_records, text_id
 
 RecordFormat = Literal["ragas", "seed", "deepeval"]
@@ -169,7 +168,7 @@ def _strings(
             qid,
             f"{where}.{key}",
             "a list of strings",
-            "nothing" if key not in record else short(value),
+            "nothing" if key not in record else found_text(value),
         )
         return None
     return value
@@ -180,7 +179,7 @@ def _optional_text(
 ) -> str | None:
     value = record.get(key)
     if value is not None and not isinstance(value, str):
-        c.add(label, qid, f"{where}.{key}", "a string or null", short(value))
+        c.add(label, qid, f"{where}.{key}", "a string or null", found_text(value))
         return None
     return value
 
@@ -266,7 +265,7 @@ def _normalise(
                     raw_id if isinstance(raw_id, str) else None,
                     f"{where}.{key}",
                     "a list of strings written as a Python list literal (Ragas' CSV)",
-                    short(value),
+                    found_text(value),
                 )
                 readable = False
     return out if readable else None
@@ -283,7 +282,7 @@ def _convert(
 ) -> tuple[Question, QuestionResult] | None:
     label, c = b.label, b.c
     if not isinstance(record, dict):
-        c.add(label, None, where, "a JSON object (one record)", short(record))
+        c.add(label, None, where, "a JSON object (one record)", found_text(record))
         return None
     normalised = _normalise(dialect, record, csv_file, where, b)
     if normalised is None:
@@ -325,7 +324,7 @@ def _convert(
             qid,
             f"{where}.{dialect.question[0]}",
             "a non-empty question",
-            short(record[dialect.question[0]]) if dialect.question[0] in record else "nothing",
+            found_text(record[dialect.question[0]]) if dialect.question[0] in record else "nothing",
         )
     elif len({record[k] for k in present}) > 1:
         c.add(

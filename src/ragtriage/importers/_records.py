@@ -9,9 +9,8 @@ import hashlib
 import io
 from typing import Any
 
-from ..errors import InputError, ProblemCollector
+from ..errors import InputError, ProblemCollector, found_text
 from ..fileio import check_input, file_problem, json_lines, parse_json, read_text
-from ..loading._files import short
 from ..paths import PathArg, as_path
 
 LIST_KEYS = ("samples", "test_cases", "goldens", "records", "data")
@@ -45,12 +44,12 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
                 None,
                 "(top level)",
                 f"a JSON array, or an object with one list under {', '.join(LIST_KEYS)}",
-                short(sorted(data)),
+                found_text(sorted(data)),
             )
             return []
         return [(f"{keys[0]}[{i}]", item) for i, item in enumerate(data[keys[0]])]
     if not isinstance(data, list):
-        collector.add(label, None, "(top level)", "a JSON array of records", short(data))
+        collector.add(label, None, "(top level)", "a JSON array of records", found_text(data))
         return []
     return [(f"[{i}]", item) for i, item in enumerate(data)]
 

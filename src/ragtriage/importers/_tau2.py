@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import InputError, ProblemCollector
+from ..errors import InputError, ProblemCollector, found_text
 from ..fileio import decode, file_problem, open_input, parse_json
-from ..loading._files import short
 from ..paths import PathArg, as_path
-from ..schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
-from ..schemas._common import Scalar
+from ..schemas import Document, EvalSet, EvidenceGroup, Question, Scalar, Snapshot
 
 TAU2_ATTRIBUTION: dict[str, Scalar] = {
     "source": "tau2-bench banking_knowledge domain (Sierra Research)",
@@ -88,7 +86,8 @@ def _str_field(
 ) -> str | None:
     value = record.get(key) if isinstance(record, dict) else None
     if not isinstance(value, str) or not value.strip():
-        found = "nothing" if not isinstance(record, dict) or key not in record else short(value)
+        missing = not isinstance(record, dict) or key not in record
+        found = "nothing" if missing else found_text(value)
         collector.add(label, qid, f"{where}.{key}", "a non-empty string", found)
         return None
     return value
@@ -96,7 +95,7 @@ def _str_field(
 
 def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Document]:
     if not isinstance(data, list):
-        collector.add(label, None, "(top level)", "a JSON array of documents", short(data))
+        collector.add(label, None, "(top level)", "a JSON array of documents", found_text(data))
         return []
     if not data:
         collector.add(label, None, "(top level)", "at least one document", "an empty array")
@@ -126,7 +125,7 @@ def _questions(
     data: Any, known: set[str] | None, label: str, collector: ProblemCollector
 ) -> list[Question]:
     if not isinstance(data, list):
-        collector.add(label, None, "(top level)", "a JSON array of tasks", short(data))
+        collector.add(label, None, "(top level)", "a JSON array of tasks", found_text(data))
         return []
     if not data:
         collector.add(label, None, "(top level)", "at least one task", "an empty array")
@@ -147,7 +146,7 @@ def _questions(
         )
         required = record.get("required_documents")
         if not isinstance(required, list) or not all(isinstance(item, str) for item in required):
-            found = "nothing" if "required_documents" not in record else short(required)
+            found = "nothing" if "required_documents" not in record else found_text(required)
             collector.add(label, task_id, "required_documents", "a list of document IDs", found)
             continue
         for item in required:

@@ -2,7 +2,7 @@
 
 from ._article import ARTICLE_DEFAULT_K, ARTICLE_REVIEWER, convert_article
 from ._dataset import Dataset, load_dataset
-from ._files import SourceFile, file_sha256
+from ._files import SourceFile, display_path, file_sha256, pydantic_problems, validate_item
 from ._index import EvidenceLevel, SnapshotIndex
 from ._readers import LoadedFile, read_file
 
@@ -15,7 +15,10 @@ __all__ = [
     "SnapshotIndex",
     "SourceFile",
     "convert_article",
+    "display_path",
     "file_sha256",
     "load_dataset",
+    "pydantic_problems",
     "read_file",
+    "validate_item",
 ]

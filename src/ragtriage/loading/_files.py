@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -12,14 +11,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import InputError, Problem, ProblemCollector, did_you_mean
+from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text
 from ..fileio import open_input, parse_json, text_lines
 from ..fileio import read_json as read_json_document
 from ..paths import PathArg, as_path
 
 M = TypeVar("M", bound=BaseModel)
-
-_MAX_FOUND = 80
 
 
 @dataclass(frozen=True)
@@ -59,12 +56,6 @@ def file_sha256(path: PathArg) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def short(value: object) -> str:
-    """A value as it appears in an error message, shortened when long."""
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= _MAX_FOUND else text[: _MAX_FOUND - 3] + "..."
 
 
 def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
@@ -153,7 +144,7 @@ def pydantic_problems(
         else:
             message = str(item["msg"])
             expected = message.removeprefix("Input should be ").removeprefix("Value error, ")
-            found = short(item.get("input"))
+            found = found_text(item.get("input"))
         problems.append(Problem(file, question_id, field, expected, found, record))
     return problems
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, ProblemCollector
+from ..errors import Problem, ProblemCollector, found_text
 from ..paths import PathArg, as_path
 from ..schemas import (
     ArticleDataset,
@@ -32,7 +32,6 @@ from ._files import (
     iter_jsonl,
     parse_line,
     read_json,
-    short,
     validate_item,
     validate_line,
 )
@@ -63,7 +62,7 @@ def _validate_list(
     """Validate each item of a list; `name_of` names an item in its problems (`key[NAME].`)
     when its ID (`id_key`) does not identify it alone."""
     if not isinstance(items, list):
-        collector.add(label, None, key, "a list", short(items))
+        collector.add(label, None, key, "a list", found_text(items))
         return []
     out = []
     for index, item in enumerate(items):
@@ -88,22 +87,27 @@ def _split_envelope(
 
 def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
     if not isinstance(data, dict):
-        collector.add(label, None, "(top level)", "a JSON object", short(data))
+        collector.add(label, None, "(top level)", "a JSON object", found_text(data))
         return None
     if "schemaVersion" in data:
         if data["schemaVersion"] != 1:
             collector.add(
-                label, None, "schemaVersion", "1 (the article format)", short(data["schemaVersion"])
+                label,
+                None,
+                "schemaVersion",
+                "1 (the article format)",
+                found_text(data["schemaVersion"]),
             )
             return None
         return validate_item(ArticleDataset, data, label, collector, None)
     kind = data.get("kind")
     if kind not in KINDS:
-        collector.add(label, None, "kind", "one of snapshot, evalset, run, labels", short(kind))
+        expected = "one of snapshot, evalset, run, labels"
+        collector.add(label, None, "kind", expected, found_text(kind))
         return None
     if data.get("schema_version") != 1:
         collector.add(
-            label, None, "schema_version", "1", short(data.get("schema_version", "nothing"))
+            label, None, "schema_version", "1", found_text(data.get("schema_version", "nothing"))
         )
         return None
     if kind == "snapshot":
@@ -228,11 +232,11 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
             None,
             f"line {number}: kind",
             "one of snapshot, evalset, run, labels",
-            short(kind),
+            found_text(kind),
         )
         return None
     if header_data.get("schema_version") != 1:
-        found = short(header_data.get("schema_version", "nothing"))
+        found = found_text(header_data.get("schema_version", "nothing"))
         collector.add(label, None, f"line {number}: schema_version", "1", found)
         return None
     if kind == "run":

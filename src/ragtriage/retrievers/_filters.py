@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..schemas import Question, Snapshot
-from ..schemas._common import Scalar
+from ..schemas import Question, Scalar, Snapshot
 from ._units import Unit
 
 

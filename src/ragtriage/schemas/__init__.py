@@ -8,7 +8,7 @@ from ._article import (
     ArticleResult,
     ArticleRun,
 )
-from ._common import SCHEMA_VERSION, Identifier, Labeller, LabelSource, StrictModel
+from ._common import SCHEMA_VERSION, Identifier, Labeller, LabelSource, Scalar, StrictModel
 from ._evalset import (
     Answerability,
     AppliesTo,
@@ -19,6 +19,7 @@ from ._evalset import (
     ReferenceFact,
     Split,
 )
+from ._export import SCHEMA_MODELS, json_schema, schema_text
 from ._labels import (
     ClaimLabel,
     ClaimLabelEntry,
@@ -46,6 +47,7 @@ from ._run import (
 from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
 
 __all__ = [
+    "SCHEMA_MODELS",
     "SCHEMA_VERSION",
     "Answerability",
     "AppliesTo",
@@ -83,10 +85,13 @@ __all__ = [
     "ReferenceFact",
     "Run",
     "RunHeader",
+    "Scalar",
     "Snapshot",
     "Split",
     "StrictModel",
     "Usage",
+    "json_schema",
+    "schema_text",
     "valid_labeller",
     "with_default_labeller",
 ]
