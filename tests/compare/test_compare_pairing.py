@@ -239,9 +239,9 @@ def test_repeats_and_flaky_questions_are_rendered(build: Build) -> None:
 def test_long_lists_are_cut_in_text_but_not_in_json(
     build: Build, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragtriage.compare import _render
+    from ragtriage.compare import _comparison_render
 
-    monkeypatch.setattr(_render, "LIST_LIMIT", 1)
+    monkeypatch.setattr(_comparison_render, "LIST_LIMIT", 1)
     ds = build({"base": ({}, {"q1": miss("q1"), "q3": miss("q3")}), "cand": ({}, {})})
     comparison = compare(evaluate(ds), resamples=200)
     markdown = render_comparison_markdown(comparison)

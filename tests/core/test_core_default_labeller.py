@@ -13,7 +13,7 @@ from core_builders import claim, doc, question, result, write_files, write_json
 from ragtriage.cli.main import cli
 from ragtriage.loading import load_dataset
 from ragtriage.schemas import LabelSet
-from ragtriage.schemas._export import json_schema
+from ragtriage.schemas._json_schema import json_schema
 
 MEI = {"kind": "human", "name": "mei"}
 JUDGE = {"kind": "judge", "name": "judge-model", "prompt_version": "p1"}

@@ -10,7 +10,7 @@ import pytest
 from ragtriage import fileio
 from ragtriage.columnar._native_checks import loads as fast_loads
 from ragtriage.errors import InputError
-from ragtriage.formats.trec import read_qrels
+from ragtriage.formats.trec_files import read_qrels
 from ragtriage.review import read_sheet
 
 BOM = b"\xef\xbb\xbf"

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from ragtriage import schemas
-from ragtriage.schemas._export import SCHEMA_MODELS
+from ragtriage.schemas._json_schema import SCHEMA_MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
 

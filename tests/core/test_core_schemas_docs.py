@@ -12,8 +12,12 @@ from click.testing import CliRunner
 from ragtriage.cli.main import COMMANDS, cli
 from ragtriage.example import example_paths
 from ragtriage.metrics._docs import render_metrics_markdown
-from ragtriage.schemas._docs import JSONL_RUN_EXAMPLE, format_examples, render_format_markdown
-from ragtriage.schemas._export import SCHEMA_MODELS, json_schema, schema_file_name, schema_text
+from ragtriage.schemas._format_docs import (
+    JSONL_RUN_EXAMPLE,
+    format_examples,
+    render_format_markdown,
+)
+from ragtriage.schemas._json_schema import SCHEMA_MODELS, json_schema, schema_file_name, schema_text
 
 ROOT = Path(__file__).resolve().parents[2]
 REGENERATE = "regenerate: for k in snapshot evalset run labels article; do ragtriage schema $k --output schemas/$k.schema.json; done"
@@ -106,7 +110,7 @@ def test_every_command_has_help_and_is_documented(command: object) -> None:
 def test_data_format_doc_is_generated_from_the_models() -> None:
     committed = (ROOT / "docs" / "data-format.md").read_text(encoding="utf-8")
     assert committed == render_format_markdown(), (
-        "regenerate: python -m ragtriage.schemas._docs > docs/data-format.md"
+        "regenerate: python -m ragtriage.schemas._format_docs > docs/data-format.md"
     )
 
 

@@ -19,15 +19,7 @@ from ._calibrate import (
     labels_in_runs,
     read_label_sets,
 )
-from ._ppi import MeanEstimate, classical_mean, ppi_mean
-from ._record import CalibrationRecord, read_calibrations
-from ._report import (
-    calibration_json,
-    calibration_record,
-    judge_labelled_measures,
-    render_calibration,
-)
-from ._sources import (
+from ._label_sources import (
     UNCALIBRATED,
     CalibrationMatch,
     LabelSources,
@@ -35,6 +27,14 @@ from ._sources import (
     measure_kinds,
     measure_label_sources,
     run_label_sources,
+)
+from ._ppi import MeanEstimate, classical_mean, ppi_mean
+from ._record import CalibrationRecord, read_calibrations
+from ._report import (
+    calibration_json,
+    calibration_record,
+    judge_labelled_measures,
+    render_calibration,
 )
 
 __all__ = [

@@ -12,9 +12,9 @@ from rich.table import Table
 from ..metrics import Measure, QuestionView, Score
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
+from ._label_sources import UNCALIBRATED, measure_kinds, measure_label_sources
 from ._ppi import MeanEstimate
 from ._record import CalibrationRecord
-from ._sources import UNCALIBRATED, measure_kinds, measure_label_sources
 
 
 class _ScoredQuestion(Protocol):

@@ -108,7 +108,7 @@ COMMANDS: tuple[CommandEntry, ...] = (
     ),
     CommandEntry(
         "trec-eval",
-        "trec",
+        "trec_eval",
         "trec_eval_command",
         "Score the TREC run file RUN against the TREC qrels file QRELS.",
     ),

@@ -39,10 +39,10 @@ from ._native_report import (
     native_report_table,
     without_holdout_rows,
 )
-from ._report import trec_json, trec_table
 from ._score import DEFAULT_TREC_MEASURES, RankScores, TrecEvaluation, evaluate_trec, score_arrays
 from ._stream import load_trec
 from ._trec import QuestionPolicy, TrecLoad
+from ._trec_render import trec_json, trec_table
 
 __all__ = [
     "ALIASES",

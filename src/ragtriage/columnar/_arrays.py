@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formats.trec import ranking_key
+from ..formats.trec_files import ranking_key
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Fast path (`_stream`): pyarrow parses the files in C++, IDs become 64-bit keys (
 and every check (field count, numbers, finite scores, duplicates, ranking order) is a
 vectorised test. When any check fails, or the layout is one the fast path does not take
 (fields separated by runs of blanks, long IDs with tied scores, a question's lines not
-contiguous), `_slow` reads the files again line by line with `formats.trec`, which names
+contiguous), `_slow` reads the files again line by line with `formats.trec_files`, which names
 every problem with its line number. The result never depends on the path taken.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 from .._optional import extra_module
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import check_input, iter_lines, open_input
-from ..formats.trec import Qrels, TrecRun, parse_qrels, parse_run
+from ..formats.trec_files import Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
 from ._keys import IdKeys, mix

@@ -1,7 +1,7 @@
 """Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
 
 from ._compare import compare, select_runs
-from ._model import (
+from ._comparison import (
     STATUS_ORDER,
     Comparison,
     FlakyQuestion,
@@ -12,15 +12,7 @@ from ._model import (
     RepeatStat,
     RunGroup,
 )
-from ._provenance import (
-    CONDITIONS,
-    ConditionDiff,
-    ProvenanceDiff,
-    diff_conditions,
-    group_repeats,
-    run_conditions,
-)
-from ._render import (
+from ._comparison_render import (
     PAIRING,
     comparison_json,
     metric_rows,
@@ -29,6 +21,14 @@ from ._render import (
     question_rows,
     render_comparison_markdown,
     render_comparison_table,
+)
+from ._provenance import (
+    CONDITIONS,
+    ConditionDiff,
+    ProvenanceDiff,
+    diff_conditions,
+    group_repeats,
+    run_conditions,
 )
 from ._stages import QuestionStages, run_stages
 from ._stats import (

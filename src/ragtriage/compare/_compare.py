@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import InputError, Problem
 from ..evaluation import Evaluation, RunEvaluation
 from ..metrics import Measure
-from ._model import (
+from ._comparison import (
     STATUS_ORDER,
     Comparison,
     FlakyQuestion,

@@ -7,11 +7,11 @@ duplicate keys, finite numbers, bounded integers and nesting). Writing: whole or
 See `docs/files.md`.
 """
 
-from ._json import FINITE, depth_problem, parse_json, parse_json_values, parse_toml
+from ._decode import decode, strip_bom
 from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYTES, size_text
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
-from ._text import decode, strip_bom
+from ._strict_json import FINITE, depth_problem, parse_json, parse_json_values, parse_toml
 from ._write import (
     OutputError,
     atomic_output,

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..paths import PathArg, as_path
-from ._json import parse_json, parse_toml
+from ._decode import decode, strip_bom
 from ._limits import MAX_DOCUMENT_BYTES
 from ._open import file_problem, iter_lines, open_input, read_bytes
-from ._text import decode, strip_bom
+from ._strict_json import parse_json, parse_toml
 
 
 def read_text(

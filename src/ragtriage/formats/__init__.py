@@ -1,6 +1,6 @@
 """Foreign file formats ragtriage reads and writes directly (TREC qrels and runs)."""
 
-from .trec import (
+from .trec_files import (
     Qrels,
     TrecRun,
     parse_qrels,

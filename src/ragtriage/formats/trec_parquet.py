@@ -16,7 +16,7 @@ from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
 from ..fileio import check_input
 from ..paths import PathArg, as_path
-from .trec import TrecRun, ranking_key
+from .trec_files import TrecRun, ranking_key
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -1,7 +1,6 @@
 """Release gates: a policy file agreed in advance, every rule checked, exit codes for CI."""
 
 from ._gate import gate, in_slice
-from ._model import GateResult, RuleResult, Verdict
 from ._policy import (
     BlockRule,
     CostBudget,
@@ -14,7 +13,8 @@ from ._policy import (
     ThresholdRule,
     load_policy,
 )
-from ._render import gate_json, render_gate_markdown, render_gate_table, render_junit
+from ._verdict import GateResult, RuleResult, Verdict
+from ._verdict_render import gate_json, render_gate_markdown, render_gate_table, render_junit
 
 __all__ = [
     "BlockRule",

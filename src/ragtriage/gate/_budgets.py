@@ -9,8 +9,8 @@ from typing import Literal
 import numpy as np
 
 from ..evaluation import RunEvaluation
-from ._model import RuleResult
 from ._policy import LoadedPolicy
+from ._verdict import RuleResult
 
 
 def _records(

@@ -17,8 +17,8 @@ from ..errors import InputError, Problem
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..metrics import parse_measure
 from ._budgets import budget_rules
-from ._model import GateResult, RuleResult, Verdict
 from ._policy import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
+from ._verdict import GateResult, RuleResult, Verdict
 
 LABEL_LAYERS = ("support", "coverage")
 """Layers whose metrics read review labels: the judge-uncertain limit applies to them."""

@@ -2,17 +2,17 @@
 
 - `import_tau2`: the tau2-bench banking knowledge base and tasks (real data, MIT, attributed).
 - `import_records`: Ragas-style records, the seed article's sample record, DeepEval test cases.
-- `import_trec` / `export_trec`: TREC qrels and runs (parsed by `ragtriage.formats.trec`).
+- `import_trec` / `export_trec`: TREC qrels and runs (parsed by `ragtriage.formats.trec_files`).
 - `import_openinference`: OpenInference traces (OTLP JSON, console exporter, Phoenix spans).
 - `write_native`: write any native model as JSON or JSONL.
 """
 
+from ._native_writer import native_text, write_native
 from ._openinference import ImportedTraces, import_openinference
 from ._rag_records import DIALECTS, Dialect, ImportedRecords, RecordFormat, import_records
 from ._records import read_records, text_id
 from ._tau2 import TAU2_ATTRIBUTION, TAU2_MAX_BYTES, Tau2Data, import_tau2
-from ._trec import ImportedTrec, evalset_to_qrels, export_trec, import_trec, run_to_trec
-from ._write import native_text, write_native
+from ._trec_native import ImportedTrec, evalset_to_qrels, export_trec, import_trec, run_to_trec
 
 __all__ = [
     "DIALECTS",

@@ -7,9 +7,10 @@ fails after its retries, becomes `cannot_judge` with the reason: never a made-up
 
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions, EndpointError, Reply
-from ._files import model_text, safe_name, write_model
-from ._lexical import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
+from ._label_files import model_text, safe_name, write_model
+from ._lexical_judge import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
 from ._llm import Judge, LLMJudge, render_passages
+from ._outputs import WrittenRun, estimate_lines, summary_lines, write_outputs
 from ._parse import ParseFailure, parse_claims, parse_coverage, parse_outcome, parse_support
 from ._prompts import (
     DEFAULT_PROMPT_VERSION,
@@ -18,7 +19,6 @@ from ._prompts import (
     estimate_tokens,
     load_prompts,
 )
-from ._report import WrittenRun, estimate_lines, summary_lines, write_outputs
 from ._runner import (
     ItemNote,
     JudgedRun,

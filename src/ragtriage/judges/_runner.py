@@ -22,7 +22,7 @@ from ..schemas import (
     Run,
 )
 from ..validation import check_dataset
-from ._lexical import split_claims
+from ._lexical_judge import split_claims
 from ._llm import Judge
 from ._spec import (
     CallStats,

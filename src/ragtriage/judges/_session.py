@@ -10,7 +10,7 @@ from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg, as_optional_path
 from ._cache import ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions
-from ._lexical import split_claims
+from ._lexical_judge import split_claims
 from ._llm import LLMJudge, render_passages
 from ._prompts import Message, load_prompts, message_tokens
 from ._runner import (

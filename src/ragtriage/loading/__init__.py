@@ -1,9 +1,9 @@
 """Loading: read snapshot, evaluation set, runs and labels (native JSON/JSONL or article format)."""
 
-from ._article import ARTICLE_DEFAULT_K, ARTICLE_REVIEWER, convert_article
-from ._dataset import Dataset, load_dataset
+from ._article_convert import ARTICLE_DEFAULT_K, ARTICLE_REVIEWER, convert_article
 from ._files import SourceFile, display_path, file_sha256, pydantic_problems, validate_item
 from ._index import EvidenceLevel, SnapshotIndex
+from ._load_dataset import Dataset, load_dataset
 from ._readers import LoadedFile, read_file
 
 __all__ = [

@@ -12,7 +12,7 @@ from ..schemas import Component
 from ._environment import GIT_TIMEOUT_S, capture_environment, git_commit
 from ._question import ContextInput, QuestionRecording, RankedInput, RecordingError
 from ._recorder import Durability, Recorder
-from ._snapshot import write_snapshot
+from ._snapshot_writer import write_snapshot
 from ._traces import (
     Match,
     QuestionMatcher,

@@ -7,7 +7,6 @@ OpenAI-compatible endpoint for each answer (claims are left to a judge or review
 """
 
 from ._budget import fit_context
-from ._cache import IndexCache, default_cache_dir, units_hash
 from ._fusion import RRF_C, reciprocal_rank_fusion
 from ._generate import (
     GENERATION_PROMPT_VERSION,
@@ -15,16 +14,17 @@ from ._generate import (
     GenerationConfig,
     answer_messages,
 )
-from ._pipeline import (
+from ._index_cache import IndexCache, default_cache_dir, units_hash
+from ._rerank import RerankKind
+from ._retrieval_pipeline import (
     RETRIEVAL_ONLY_NOTE,
     RetrievalConfig,
     RetrieverKind,
     RunOutput,
     run_retrieval,
 )
-from ._rerank import RerankKind
 from ._scored import Scored
-from ._text import Tokenizer, TokenizerSpec
+from ._tokenize import Tokenizer, TokenizerSpec
 from ._units import Chunking, ChunkMode, Unit, chunk_id, make_chunks, make_units
 
 __all__ = [

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._optional import require_extra
-from ._cache import IndexCache, cache_key
+from ._index_cache import IndexCache, cache_key
 from ._scored import Scored, top
 
 MODEL_NAME = "use-multilingual-v3"

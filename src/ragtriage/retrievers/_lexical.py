@@ -11,9 +11,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .._optional import require_extra
-from ._cache import IndexCache, cache_key
+from ._index_cache import IndexCache, cache_key
 from ._scored import Scored, top
-from ._text import Tokenizer, TokenizerSpec
+from ._tokenize import Tokenizer, TokenizerSpec
 
 K1 = 1.5
 """BM25 term-frequency saturation (bm25s's default)."""

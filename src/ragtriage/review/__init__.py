@@ -2,7 +2,6 @@
 
 from ._export import ReviewSheet, Skipped, build_sheet, export_sheet
 from ._import import REQUIRED_COLUMNS, ImportedLabels, Unfilled, import_sheet
-from ._limits import SHEET_LIMITS, SheetLimits
 from ._merge import Merged, merge_into_file
 from ._sheet import (
     CLAIM_VERDICTS,
@@ -14,6 +13,7 @@ from ._sheet import (
     split_ids,
     write_sheet,
 )
+from ._sheet_limits import SHEET_LIMITS, SheetLimits
 
 __all__ = [
     "CLAIM_VERDICTS",

@@ -12,7 +12,7 @@ from .._optional import require_extra
 from ..errors import InputError, Problem
 from ..fileio import atomic_output, check_input, read_text
 from ..paths import PathArg, as_path
-from ._limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
+from ._sheet_limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
 
 COLUMNS: tuple[str, ...] = (
     "row_kind",

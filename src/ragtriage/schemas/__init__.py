@@ -8,7 +8,6 @@ from ._article import (
     ArticleResult,
     ArticleRun,
 )
-from ._common import SCHEMA_VERSION, Identifier, Labeller, LabelSource, Scalar, StrictModel
 from ._evalset import (
     Answerability,
     AppliesTo,
@@ -19,7 +18,7 @@ from ._evalset import (
     ReferenceFact,
     Split,
 )
-from ._export import SCHEMA_MODELS, json_schema, schema_text
+from ._json_schema import SCHEMA_MODELS, json_schema, schema_text
 from ._labels import (
     ClaimLabel,
     ClaimLabelEntry,
@@ -44,6 +43,7 @@ from ._run import (
     RunHeader,
     Usage,
 )
+from ._shared import SCHEMA_VERSION, Identifier, Labeller, LabelSource, Scalar, StrictModel
 from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
 
 __all__ = [

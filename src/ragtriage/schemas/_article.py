@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from ._common import Identifier, StrictModel
+from ._shared import Identifier, StrictModel
 
 
 class ArticleModel(StrictModel):

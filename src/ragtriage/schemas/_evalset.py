@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._common import SCHEMA_VERSION, Identifier, Scalar, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, Scalar, StrictModel
 
 Answerability = Literal["answerable", "unanswerable", "needs_clarification"]
 Split = Literal["dev", "regression", "holdout"]

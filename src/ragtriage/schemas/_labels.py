@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from ._common import SCHEMA_VERSION, Identifier, Labeller, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, Labeller, StrictModel
 
 ClaimVerdict = Literal["supported", "unsupported", "cannot_judge"]
 FactVerdict = Literal["covered", "not_covered", "cannot_judge"]

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._common import SCHEMA_VERSION, Identifier, Scalar, StrictModel
 from ._labels import ClaimLabel, FactLabel
+from ._shared import SCHEMA_VERSION, Identifier, Scalar, StrictModel
 
 Outcome = Literal["answered", "refused", "clarified", "escalated"]
 

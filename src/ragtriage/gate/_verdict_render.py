@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..evaluation import NO_RESULT
-from ._model import GateResult
+from ._verdict import GateResult
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIP"}
 

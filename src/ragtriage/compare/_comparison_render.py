@@ -11,7 +11,7 @@ from rich.table import Table
 
 from .._markdown import md_table
 from ..metrics import not_applicable_line
-from ._model import (
+from ._comparison import (
     STATUS_ORDER,
     Comparison,
     MetricComparison,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..errors import ProblemCollector, Suggestions
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
-from ._article import ARTICLE_DEFAULT_K, convert_article
+from ._article_convert import ARTICLE_DEFAULT_K, convert_article
 from ._files import SourceFile
 from ._readers import read_file
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import PathArg, as_path
-from ._files import safe_name, write_model
+from ._label_files import safe_name, write_model
 from ._runner import JudgeResult
 from ._session import Estimate
 

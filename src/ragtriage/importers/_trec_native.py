@@ -1,4 +1,4 @@
-"""TREC qrels and runs <-> native files, on top of `ragtriage.formats.trec` (the one parser)."""
+"""TREC qrels and runs <-> native files, on top of `formats.trec_files` (the one parser)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Problem, ProblemCollector
-from ..formats.trec import (
+from ..formats.trec_files import (
     TrecRun,
     parse_qrels,
     parse_run,
