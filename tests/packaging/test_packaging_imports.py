@@ -103,6 +103,61 @@ def _private_imports(graph: dict[str, set[str]]) -> list[str]:
     return sorted(out)
 
 
+LAYERS: dict[str, int] = {
+    # 0: foundations every layer may use
+    "errors": 0, "paths": 0, "_optional": 0, "_version": 0, "_markdown": 0, "endpoint": 0,
+    "fileio": 1,
+    "schemas": 2,
+    "loading": 3, "formats": 3, "validation": 3,
+    "detectors": 4, "versions": 4, "holdout": 4,
+    "metrics": 5,
+    "evaluation": 6, "calibration": 6, "columnar": 6,
+    "diagnosis": 7,
+    "compare": 8, "gate": 8, "filters": 8,
+    "render": 9,
+    "request": 10, "api": 10, "testing": 10, "cli": 10, "__main__": 10, "": 10,
+    "example": 10, "starter": 10,
+}
+"""The layer of every package (or top-level module) of `ragtriage`: imports point down."""
+
+BESIDE = {"judges", "retrievers", "importers", "recording", "review", "engines"}
+"""Producers beside the layers: they use layers 0-4 and each other, and only the top layer
+(10: the API and the CLI) uses them."""
+
+KNOWN_UPWARD = {
+    "ragtriage.columnar._native_eval -> ragtriage.diagnosis",
+    "ragtriage.columnar._native_eval -> ragtriage.render",
+    "ragtriage.columnar._native_report -> ragtriage.diagnosis",
+    "ragtriage.columnar._native_report -> ragtriage.render",
+    "ragtriage.columnar._trec_render -> ragtriage.render",
+    "ragtriage.columnar._score -> ragtriage.engines",
+}
+"""The columnar path still scores, diagnoses and renders in one package; issue 12 ("one
+engine") removes these. No other import may point up."""
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _allowed(importer: str, imported: str) -> bool:
+    if importer in BESIDE:
+        return imported in BESIDE or LAYERS[imported] <= 4
+    if imported in BESIDE:
+        return LAYERS[importer] == 10
+    return LAYERS[importer] >= LAYERS[imported]
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> set[str]:
+    return {
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        for target in targets
+        if _package(name) != _package(target) and not _allowed(_package(name), _package(target))
+    }
+
+
 def test_the_checks_see_a_circle_and_a_private_import() -> None:
     graph = {
         "p.a": {"p.b"},
@@ -134,3 +189,23 @@ def test_every_module_file_name_is_distinct() -> None:
     ignored = {"__init__.py", "__main__.py"}
     names = Counter(p.name for p in PACKAGE.rglob("*.py") if p.name not in ignored)
     assert sorted(name for name, count in names.items() if count > 1) == []
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {_package(name) for name in _graph()}
+    assert sorted(packages - set(LAYERS) - BESIDE) == []
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    graph = {
+        "ragtriage.metrics.x": {"ragtriage.render"},
+        "ragtriage.judges.y": {"ragtriage.metrics"},
+    }
+    assert _upward_imports(graph) == {
+        "ragtriage.metrics.x -> ragtriage.render",
+        "ragtriage.judges.y -> ragtriage.metrics",
+    }
+
+
+def test_imports_point_down_the_layers() -> None:
+    assert _upward_imports(_graph()) - KNOWN_UPWARD == set()
