@@ -10,9 +10,7 @@ from ._keys import IdKeys, id_keys
 from ._measures import (
     ALIASES,
     RANK_MEASURES,
-    PerQuestion,
     RankMeasure,
-    aggregate_columnar,
     parse_rank_measure,
     parse_rank_measures,
 )
@@ -56,7 +54,6 @@ __all__ = [
     "IdKeys",
     "NativeEvaluation",
     "NativeRunResult",
-    "PerQuestion",
     "QuestionPolicy",
     "RankArrays",
     "RankMeasure",
@@ -64,7 +61,6 @@ __all__ = [
     "StageArrays",
     "TrecEvaluation",
     "TrecLoad",
-    "aggregate_columnar",
     "arrays_from_dicts",
     "build_rank_arrays",
     "evaluate_native",

@@ -12,40 +12,15 @@ are bit-identical to such a loop, not merely close.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError, Problem
-from ..metrics import Aggregate
+from ..metrics import PerQuestion
 from ..validation import CUTOFF_EXPECTED, parse_cutoff
 from ._arrays import RankArrays
-
-
-@dataclass(frozen=True)
-class PerQuestion:
-    """One measure over many questions: numerator and denominator per question."""
-
-    numerator: np.ndarray
-    """float64 per question."""
-    denominator: np.ndarray
-    """float64 per question; 0 marks not applicable."""
-    cannot_judge: np.ndarray | None = None
-    """int64 per question: items labelled `cannot_judge` left out (measures that read such
-    labels; None for the others)."""
-
-    @property
-    def applicable(self) -> np.ndarray:
-        """Boolean mask of questions with a value."""
-        return self.denominator > 0
-
-    def values(self) -> list[float | None]:
-        """Per-question values, None where not applicable."""
-        out: list[float | None] = []
-        for num, den in zip(self.numerator.tolist(), self.denominator.tolist(), strict=True):
-            out.append(num / den if den else None)
-        return out
 
 
 def _hits(grades: np.ndarray, k: int) -> np.ndarray:
@@ -191,25 +166,3 @@ def parse_rank_measures(
     if problems:
         raise InputError(problems)
     return tuple(out)
-
-
-def aggregate_columnar(label: str, parts: Sequence[PerQuestion]) -> Aggregate:
-    """Macro average over applicable questions, with an exactly rounded sum (`math.fsum`).
-
-    `fsum` makes the aggregate independent of question order and of how questions were
-    sharded, and equal to the reference path's `aggregate`, which also uses `fsum`.
-    """
-    values: list[float] = []
-    missing = 0
-    for part in parts:
-        mask = part.applicable
-        values.extend((part.numerator[mask] / part.denominator[mask]).tolist())
-        missing += int(mask.size - mask.sum())
-    num = math.fsum(values)
-    den = float(len(values))
-    value = num / den if den else None
-    return Aggregate(label, value, _tidy(num), _tidy(den), "macro", missing)
-
-
-def _tidy(number: float) -> float:
-    return int(number) if float(number).is_integer() else number

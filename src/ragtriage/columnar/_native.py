@@ -23,11 +23,11 @@ import numpy as np
 
 from ..evaluation import LevelChoice
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex
-from ..metrics import build_view
+from ..metrics import PerQuestion, build_view
 from ..metrics.ranking import relevance_gains
 from ..schemas import Question, QuestionResult
 from ._arrays import RankArrays
-from ._measures import PerQuestion, _ap, _hit_rate, _mrr, _ndcg, _precision
+from ._measures import _ap, _hit_rate, _mrr, _ndcg, _precision
 
 Rows = dict[str, list[tuple[int, ...] | None]]
 

@@ -11,11 +11,11 @@ import numpy as np
 from .._version import __version__
 from ..engines import Engine, LocalEngine, shard_bounds
 from ..loading import SourceFile
-from ..metrics import Aggregate
+from ..metrics import Aggregate, PerQuestion
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays
 from ._averaging import AVERAGING_RULES, AveragingRule, average
-from ._measures import PerQuestion, RankMeasure, parse_rank_measures
+from ._measures import RankMeasure, parse_rank_measures
 from ._stream import load_trec
 from ._trec import STRICT, QuestionPolicy
 
@@ -87,9 +87,8 @@ def score_arrays(
     per_question: dict[str, PerQuestion] = {}
     summary: dict[str, Aggregate] = {}
     for m in measures:
-        pieces = [part[m.label] for part in parts]
-        summary[m.label] = average(m.label, pieces, averaging, absent)
-        per_question[m.label] = _concat(pieces)
+        per_question[m.label] = _concat([part[m.label] for part in parts])
+        summary[m.label] = average(m.label, per_question[m.label], averaging, absent)
     return RankScores(arrays.question_ids, tuple(measures), per_question, summary)
 
 

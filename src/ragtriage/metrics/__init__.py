@@ -1,7 +1,13 @@
 """Metrics: one registry; per-question scores first, aggregates second."""
 
 from . import boundaries, coverage, evidence, ranking, refusal, stale, support
-from ._aggregate import Aggregate, aggregate, not_applicable_everywhere, not_applicable_line
+from ._aggregate import (
+    Aggregate,
+    PerQuestion,
+    aggregate,
+    not_applicable_everywhere,
+    not_applicable_line,
+)
 from ._registry import (
     REGISTRY,
     VALUE_RANGES,
@@ -25,6 +31,7 @@ __all__ = [
     "Layer",
     "Measure",
     "MetricSpec",
+    "PerQuestion",
     "QuestionView",
     "Score",
     "aggregate",
