@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ..columnar import DEFAULT_TREC_MEASURES
+from ..metrics import rank_measure_names
 from ._common import (
     examples,
     executor_option,
@@ -33,8 +35,9 @@ from ._common import (
     "--metric",
     "metrics",
     multiple=True,
-    help="Measure with cut-off: recall@k, precision@k (P@k), hit_rate@k, mrr@k, ndcg@k,"
-    " ap@k (map@k); repeatable. Default: recall@10 precision@10 mrr@10 ndcg@10 ap@100.",
+    help=f"Measure with cut-off: {rank_measure_names()}; repeatable (names are"
+    f" case-insensitive; docs/metrics.md defines each). Default:"
+    f" {' '.join(DEFAULT_TREC_MEASURES)}.",
 )
 @click.option(
     "--allow-missing",

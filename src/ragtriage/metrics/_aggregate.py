@@ -10,46 +10,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from ._registry import Averaging, Score
-
-
-@dataclass(frozen=True)
-class PerQuestion:
-    """One measure over many questions: numerator and denominator per question, as arrays."""
-
-    numerator: np.ndarray
-    """float64 per question."""
-    denominator: np.ndarray
-    """float64 per question; 0 marks not applicable."""
-    cannot_judge: np.ndarray | None = None
-    """int64 per question: items labelled `cannot_judge` left out (measures that read such
-    labels; None for the others)."""
-
-    @classmethod
-    def from_scores(
-        cls, scores: Sequence[Score | None], cannot_judge: Sequence[int] | None = None
-    ) -> PerQuestion:
-        """The array form of per-question scores (None, not applicable, becomes 0 / 0)."""
-        return cls(
-            np.array([0.0 if s is None else s.numerator for s in scores], dtype=np.float64),
-            np.array([0.0 if s is None else s.denominator for s in scores], dtype=np.float64),
-            None if cannot_judge is None else np.array(cannot_judge, dtype=np.int64),
-        )
-
-    @property
-    def applicable(self) -> np.ndarray:
-        """Boolean mask of questions with a value."""
-        mask: np.ndarray = self.denominator > 0
-        return mask
-
-    def values(self) -> list[float | None]:
-        """Per-question values, None where not applicable."""
-        out: list[float | None] = []
-        for num, den in zip(self.numerator.tolist(), self.denominator.tolist(), strict=True):
-            out.append(num / den if den else None)
-        return out
+from ._registry import Averaging, PerQuestion
 
 
 @dataclass(frozen=True)
