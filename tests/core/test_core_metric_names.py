@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli import cli
-from ragtriage.columnar import parse_rank_measures
+from ragtriage.columnar import DEFAULT_TREC_MEASURES, parse_rank_measures
 from ragtriage.errors import InputError
 from ragtriage.metrics import (
     REGISTRY,
@@ -76,9 +76,9 @@ def test_trec_eval_help_lists_the_registry_names() -> None:
     )
     result = CliRunner().invoke(cli, ["trec-eval", "--help"], terminal_width=1000)
     assert result.exit_code == 0
-    assert f"Measure with cut-off: {rank_measure_names()}; repeatable" in " ".join(
-        result.output.split()
-    )
+    text = " ".join(result.output.split())
+    assert f"Measure with cut-off: {rank_measure_names()}; repeatable" in text
+    assert f"Default: {' '.join(DEFAULT_TREC_MEASURES)}." in text
 
 
 def test_evaluate_and_gate_take_the_aliases(tmp_path: Path) -> None:
