@@ -28,6 +28,7 @@ from ._labels import (
     FactVerdict,
     LabelPolicy,
     LabelSet,
+    counted_labels,
     valid_labeller,
     with_default_labeller,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "Split",
     "StrictModel",
     "Usage",
+    "counted_labels",
     "json_schema",
     "schema_text",
     "valid_labeller",
