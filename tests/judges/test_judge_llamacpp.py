@@ -94,6 +94,26 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait()
 
 
+@pytest.mark.parametrize("task", ["outcome", "claims", "support", "coverage"])
+def test_llama_cpp_turns_every_reply_schema_into_a_grammar(task: str) -> None:
+    """llama-cpp-python falls back to any-JSON without a word when a schema does not convert;
+    every reply schema must convert."""
+    pytest.importorskip("llama_cpp")
+    import json
+
+    from llama_cpp import llama_grammar
+
+    from ragtriage.judges import reply_schema
+
+    grammar = llama_grammar.json_schema_to_gbnf(json.dumps(reply_schema(task)))
+    # The grammar's root names the task's required keys, in the schema's order.
+    root = next(line for line in grammar.splitlines() if line.startswith("root ::= "))
+    keys = list(reply_schema(task)["properties"])
+    assert root == "root ::= " + '"{" space ' + ' "," space '.join(
+        f"{key.replace('_', '-')}-kv" for key in keys
+    ) + ' "}" space'
+
+
 def _judge_args(tmp_path: Path, url: str, *extra: str) -> list[str]:
     return [
         str(tmp_path / "evalset.json"),

@@ -241,7 +241,7 @@ def judge_files(
     if response_format not in (AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS):
         raise _usage(
             "--response-format",
-            ", ".join((AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS)),
+            "one of " + ", ".join((AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS)),
             repr(response_format),
         )
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
