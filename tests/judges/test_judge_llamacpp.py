@@ -203,7 +203,12 @@ def test_real_server_plumbing_parsing_cache_and_provenance(
     assert labels_path.read_bytes() == first_labels  # same labels, byte for byte
 
 
-def test_real_server_claim_extraction_writes_a_run(llama_server: str, tmp_path: Path) -> None:
+# With the schema the extraction parses; without it the tiny model's reply is cut at the token
+# limit, so both documented outcomes meet a real server.
+@pytest.mark.parametrize("response_format", ["json_schema", "json_object"])
+def test_real_server_claim_extraction_writes_a_run(
+    llama_server: str, tmp_path: Path, response_format: str
+) -> None:
     import asyncio
 
     from ragtriage.judges import ClientOptions, run_llm_judge
@@ -219,7 +224,7 @@ def test_real_server_claim_extraction_writes_a_run(llama_server: str, tmp_path: 
         endpoint_kind="llama.cpp",
         prompt_version="v1",
         max_tokens=128,
-        response_format="json_schema",
+        response_format=response_format,
     )
     result = asyncio.run(
         run_llm_judge(dataset, spec, ClientOptions(base_url=llama_server, timeout=120))
