@@ -42,23 +42,26 @@ COVERAGE_SCHEMA = {
 }
 
 
-def _claim_item(text: dict[str, Any]) -> dict[str, Any]:
-    return {
+def _claims_schema(*, strict_subset: bool) -> dict[str, Any]:
+    """The claims reply schema; the OpenAI-style strict form has no length keywords."""
+    at_least_one: dict[str, Any] = {} if strict_subset else {"minLength": 1}
+    item = {
         "additionalProperties": False,
         "description": "One extracted claim.",
         "properties": {
-            "text": text,
-            "citations": {"items": {"type": "string"}, "title": "Citations", "type": "array"},
+            "text": {**at_least_one, "title": "Text", "type": "string"},
+            "citations": {
+                "items": {**at_least_one, "type": "string"},
+                "title": "Citations",
+                "type": "array",
+            },
         },
         "required": ["text", "citations"],
         "title": "ClaimItem",
         "type": "object",
     }
-
-
-def _claims_schema(text: dict[str, Any]) -> dict[str, Any]:
     return {
-        "$defs": {"ClaimItem": _claim_item(text)},
+        "$defs": {"ClaimItem": item},
         "additionalProperties": False,
         "description": "The claim-extraction task's answer.",
         "properties": {
@@ -88,13 +91,9 @@ def test_the_response_formats_and_the_default_per_endpoint_kind() -> None:
 def test_reply_schema_is_the_parser_model_closed() -> None:
     assert reply_schema("coverage") == COVERAGE_SCHEMA
     # `citations` has a default in the parser model; constrained output always sends it.
-    assert reply_schema("claims") == _claims_schema(
-        {"minLength": 1, "title": "Text", "type": "string"}
-    )
+    assert reply_schema("claims") == _claims_schema(strict_subset=False)
     # OpenAI-style strict mode refuses length keywords: the parser still enforces them.
-    assert reply_schema("claims", strict_subset=True) == _claims_schema(
-        {"title": "Text", "type": "string"}
-    )
+    assert reply_schema("claims", strict_subset=True) == _claims_schema(strict_subset=True)
     assert parse_claims('{"claims": [{"text": ""}]}').reason == (
         "unparseable judge answer: wrong shape at claims.0.text: String should have at least "
         """1 character (1 error(s)): '{"claims": [{"text": ""}]}'"""
@@ -122,7 +121,7 @@ def test_json_schema_body_for_llama_cpp() -> None:
     }
     assert response_format_body(_spec("json_schema", "llama.cpp"), "claims") == {
         "type": "json_object",
-        "schema": _claims_schema({"minLength": 1, "title": "Text", "type": "string"}),
+        "schema": _claims_schema(strict_subset=False),
     }
 
 
@@ -136,7 +135,7 @@ def test_json_schema_body_openai_style(kind: str) -> None:
         "type": "json_schema",
         "json_schema": {
             "name": "ragtriage_claims",
-            "schema": _claims_schema({"title": "Text", "type": "string"}),
+            "schema": _claims_schema(strict_subset=True),
             "strict": True,
         },
     }
