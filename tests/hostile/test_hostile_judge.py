@@ -396,12 +396,20 @@ def test_a_truncated_outcome_reply_still_labels_everything_and_evaluates(tmp_pat
             "'{\"claims\": [{\"text\": \"Refu'); sentence of the answer, not judged",
         ),
         (
+            '{"claims": [{"text": "Refunds take 5 days.", "citations": [""]}]}',
+            "stop",
+            "claim extraction failed (unparseable judge answer: wrong shape at "
+            "claims.0.citations.0: String should have at least 1 character (1 error(s)): "
+            "'{\"claims\": [{\"text\": \"Refunds take 5 days.\", \"citations\": [\"\"]}]}'); "
+            "sentence of the answer, not judged",
+        ),
+        (
             '{"claims": []}',
             "stop",
             "the judge extracted no claims; sentence of the answer, not judged",
         ),
     ],
-    ids=["truncated", "no-claims"],
+    ids=["truncated", "empty-citation", "no-claims"],
 )
 def test_failed_claim_extraction_labels_sentences_and_evaluates(
     tmp_path: Path, content: str, finish_reason: str, reason: str

@@ -197,7 +197,7 @@ def judge_files(
     endpoint_kind: str = "openai-compatible",
     prompt_version: str = "v1",
     seed: int = 0,
-    response_format: str = "json_object",
+    response_format: str = "auto",
     max_retries: int = 3,
     retry_delay: float = 0.5,
     cache: PathArg | None = None,
@@ -212,15 +212,20 @@ def judge_files(
     """`ragtriage judge DATASET ... -o DIR`: label claims and reference facts with a judge.
 
     Labels go to `output/<run>.labels.json` (never replacing human labels); the cache
-    defaults to `output/judge-cache.sqlite`.
+    defaults to `output/judge-cache.sqlite`. `response_format="auto"` picks
+    `judges.default_response_format(endpoint_kind)`: constrained output (`json_schema`) for
+    `llama.cpp`, `json_object` for the other kinds.
     """
     from ..judges import (
+        AUTO_RESPONSE_FORMAT,
+        RESPONSE_FORMATS,
         ClientOptions,
         EndpointError,
         JudgeSpec,
         LexicalJudge,
         Prices,
         check_answered,
+        default_response_format,
         estimate,
         judge_dataset_async,
         run_llm_judge,
@@ -233,6 +238,12 @@ def judge_files(
     if executor == "ray" and judge != "lexical":
         # An LLM client cannot travel to a worker; it would need a factory per endpoint.
         raise RequestError("--executor ray supports --judge lexical only")
+    if response_format not in (AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS):
+        raise _usage(
+            "--response-format",
+            "one of " + ", ".join((AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS)),
+            repr(response_format),
+        )
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
     prices = Prices(price_per_1k_input, price_per_1k_output)
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
@@ -252,7 +263,11 @@ def judge_files(
             temperature=0.0,
             seed=seed,
             max_tokens=max_tokens,
-            response_format=response_format,
+            response_format=(
+                default_response_format(endpoint_kind)
+                if response_format == AUTO_RESPONSE_FORMAT
+                else response_format
+            ),
         )
     out = as_optional_path(output)
     if out is None and not dry_run:

@@ -17,7 +17,7 @@ from rich.progress import (
 
 from ..api import judge_files
 from ..endpoint import DEFAULT_MAX_REPLY_BYTES, Endpoint
-from ..judges import estimate_lines, summary_lines
+from ..judges import AUTO_RESPONSE_FORMAT, RESPONSE_FORMATS, estimate_lines, summary_lines
 from . import _bounds as bounds
 from ._common import (
     examples,
@@ -112,10 +112,12 @@ class _Bar:
 )
 @click.option(
     "--response-format",
-    type=click.Choice(["json_object", "none"]),
-    default="json_object",
+    type=click.Choice([AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS]),
+    default=AUTO_RESPONSE_FORMAT,
     show_default=True,
-    help="Ask the endpoint for JSON output, or not.",
+    help="json_schema: constrained output, each task's reply schema in the form the "
+    "endpoint kind understands; json_object: any JSON object; none: no response format. "
+    "auto: json_schema for --endpoint-kind llama.cpp, json_object otherwise.",
 )
 @click.option(
     "--max-retries",

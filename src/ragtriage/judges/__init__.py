@@ -7,6 +7,14 @@ fails after its retries, becomes `cannot_judge` with the reason: never a made-up
 
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions, EndpointError, Reply
+from ._formats import (
+    AUTO_RESPONSE_FORMAT,
+    RESPONSE_FORMATS,
+    ResponseFormat,
+    default_response_format,
+    reply_schema,
+    response_format_body,
+)
 from ._label_files import model_text, safe_name, write_model
 from ._lexical_judge import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
 from ._llm import Judge, LLMJudge, render_passages
@@ -54,8 +62,10 @@ from ._spec import (
 )
 
 __all__ = [
+    "AUTO_RESPONSE_FORMAT",
     "DEFAULT_PROMPT_VERSION",
     "LEXICAL_SPEC",
+    "RESPONSE_FORMATS",
     "CachedReply",
     "CallStats",
     "ChatClient",
@@ -81,6 +91,7 @@ __all__ = [
     "PromptSet",
     "Reply",
     "ReplyCache",
+    "ResponseFormat",
     "SupportVerdict",
     "WrittenRun",
     "available_versions",
@@ -88,6 +99,7 @@ __all__ = [
     "check_answered",
     "check_judgeable",
     "content_hash",
+    "default_response_format",
     "estimate",
     "estimate_lines",
     "estimate_tokens",
@@ -103,6 +115,8 @@ __all__ = [
     "parse_support",
     "passages_for",
     "render_passages",
+    "reply_schema",
+    "response_format_body",
     "run_cutoffs",
     "run_llm_judge",
     "safe_name",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Problem
+from ._formats import response_format_body
 from ._spec import JudgeSpec, content_hash
 
 _SCHEMA = """
@@ -38,8 +39,12 @@ class CachedReply:
 
 
 def cache_key(spec: JudgeSpec, task: str, messages: list[dict[str, str]]) -> str:
-    """sha256 over the judge spec, the prompt version, the task and the exact messages."""
-    return content_hash({"judge": spec.cache_identity(), "task": task, "messages": messages})
+    """sha256 over the judge spec, the prompt version, the task and the exact messages (and,
+    for constrained output, the reply schema sent: a changed schema is a different request)."""
+    keyed: dict[str, object] = {"judge": spec.cache_identity(), "task": task, "messages": messages}
+    if spec.response_format == "json_schema":
+        keyed["response_format"] = response_format_body(spec, task)
+    return content_hash(keyed)
 
 
 def _unusable(path: Path, found: str) -> InputError:

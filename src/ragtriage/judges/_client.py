@@ -11,6 +11,7 @@ from .._optional import extra_module, require_extra
 from ..endpoint import DEFAULT_MAX_REPLY_BYTES
 from ..errors import RagtriageError
 from ._cache import CachedReply, ReplyCache, cache_key
+from ._formats import response_format_body
 from ._spec import JudgeSpec
 from ._strict import strict_loads
 
@@ -184,7 +185,7 @@ class ChatClient:
     async def __aexit__(self, *exc: object) -> None:
         await self._http.aclose()
 
-    def _body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+    def _body(self, task: str, messages: list[dict[str, str]]) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.spec.model,
             "messages": messages,
@@ -195,8 +196,9 @@ class ChatClient:
             body["temperature"] = self.spec.temperature
         if self.spec.seed is not None:
             body["seed"] = self.spec.seed
-        if self.spec.response_format == "json_object":
-            body["response_format"] = {"type": "json_object"}
+        response_format = response_format_body(self.spec, task)
+        if response_format is not None:
+            body["response_format"] = response_format
         return body
 
     async def complete(self, task: str, messages: list[dict[str, str]]) -> Reply:
@@ -236,7 +238,7 @@ class ChatClient:
             del self._inflight[key]
 
     async def _send(self, key: str, task: str, messages: list[dict[str, str]]) -> Reply:
-        body = self._body(messages)
+        body = self._body(task, messages)
         last_error = "no attempt made"
         attempts = self.options.max_retries + 1
         for attempt in range(attempts):

@@ -13,6 +13,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..schemas import Identifier
 from ._spec import (
     ClaimsFound,
     CoverageVerdict,
@@ -46,8 +47,9 @@ class ClaimItem(_Answer):
 
     text: str = Field(min_length=1)
     """The claim."""
-    citations: list[str] = Field(default_factory=list)
-    """Cited IDs."""
+    citations: list[Identifier] = Field(default_factory=list)
+    """Cited IDs (non-empty, as a run's claims require: an empty one would make the written
+    run file invalid)."""
 
 
 class ClaimsAnswer(_Answer):

@@ -26,7 +26,9 @@ class JudgeSpec:
     max_tokens: int = 512
     """Upper bound on generated tokens per call."""
     response_format: str = "json_object"
-    """`json_object` asks the endpoint for JSON output; `none` sends no response format."""
+    """`json_schema` sends each task's reply schema (constrained output, in the form the
+    endpoint kind understands), `json_object` asks for any JSON object, `none` sends no
+    response format (see `judges.response_format_body`)."""
 
     def labeller(self) -> Labeller:
         """The label provenance stored with every label this judge makes."""
