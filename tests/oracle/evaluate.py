@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import diagnosis
 from .aggregate import Aggregate, aggregate
@@ -64,19 +63,21 @@ def evaluate_files(
     snapshot: Path,
     runs: list[Path],
     *,
-    labels: list[Path] = (),  # type: ignore[assignment]
+    labels: list[Path] | None = None,
     k: int | None = None,
     label_policy: str = "human-first",
     evidence_level_choice: str = "auto",
     rank_ks: tuple[int, ...] = (1, 3, 5),
-    detectors: Detectors = Detectors(),
+    detectors: Detectors | None = None,
     include_holdout: bool = False,
 ) -> OracleEvaluation:
     """Score every run. The holdout split is left out unless `include_holdout`.
 
-    Each run's cut-off is `k`, else the run's `provenance.k`.
+    Each run's cut-off is `k`, else the run's `provenance.k`. `detectors`: the planted
+    instructions and sensitive values (none by default).
     """
-    snap_data, evalset_data, run_data = load(evalset, snapshot, list(runs), list(labels))
+    detectors = detectors or Detectors()
+    snap_data, evalset_data, run_data = load(evalset, snapshot, list(runs), list(labels or []))
     snap = Snapshot(snap_data)
     questions = [q for q in evalset_data["questions"]
                  if include_holdout or q.get("split", "dev") != "holdout"]
@@ -101,8 +102,3 @@ def evaluate_files(
                 summary[name] = aggregate([r.scores[name] for r in records], m.averaging, counts)
         out.append(OracleRun(run["name"], run_k, records, summary))
     return OracleEvaluation(out)
-
-
-def as_data(value: Any) -> Any:
-    """For messages: a Fraction as `n/d`."""
-    return str(value)

@@ -22,7 +22,8 @@ def read(path: Path) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(text)
         return data
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    head, records = lines[0], lines[1:]
+    head: dict[str, Any] = lines[0]
+    records = lines[1:]
     kind = head["kind"]
     if kind == "snapshot":
         head["documents"] = [r for r in records if "document_id" not in r]

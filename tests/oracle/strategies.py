@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dataset_builders import HUMAN, JUDGE
 from hypothesis import strategies as st
+
+from dataset_builders import HUMAN, JUDGE
 
 from .views import Detectors, Snapshot, context_hash
 

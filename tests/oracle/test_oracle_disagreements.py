@@ -15,7 +15,7 @@ from ragtriage.diagnosis import diagnose
 from ragtriage.errors import InputError
 from ragtriage.request import Request
 
-from .small import HUMAN, Small, both, messages
+from .small import HUMAN, Small, both, messages, quiet
 
 
 @pytest.mark.xfail(
@@ -95,7 +95,7 @@ def test_claims_without_an_outcome_are_not_ok(tmp_path: Path) -> None:
         "stale_support": (1, 1),
     }
     native, _ = evaluate_columnar(Request.build(evalset, snapshot=snapshot, runs=[run]),
-                                  notify=lambda n: None)
+                                  notify=quiet)
     assert native.runs[0].stages[int(native.runs[0].primary[0])] != "ok"
     assert diagnose(evaluation)[0].questions[0].primary != "ok"
 

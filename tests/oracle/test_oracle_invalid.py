@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -49,7 +49,7 @@ def refusals(files: Files) -> tuple[list[Problem] | None, list[Problem] | None]:
 def test_both_algorithms_refuse_alike(
     mutation: Mutation, g: Generated, data: st.DataObject, jsonl: bool
 ) -> None:
-    mutation(without_holdout(g), data.draw)
+    mutation(without_holdout(g), cast(st.DrawFn, data.draw))
     with tempfile.TemporaryDirectory() as tmp:
         reference, columnar = refusals(write_files(Path(tmp), g, jsonl))
     assert reference is not None, "the reference algorithm scored a corrupted dataset"

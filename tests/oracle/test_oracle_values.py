@@ -77,5 +77,7 @@ def test_oracle_equals_both_algorithms_with_a_labels_file(g: Generated, jsonl: b
 @pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=datasets(), opts=options, jsonl=st.booleans())
-def test_oracle_equals_both_algorithms_many(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
+def test_oracle_equals_both_algorithms_many(
+    g: Generated, opts: dict[str, Any], jsonl: bool
+) -> None:
     check(g, opts, jsonl)

@@ -73,8 +73,8 @@ class Snapshot:
         if want is None:
             return self.document_of(item) == required
         if got is None:
-            return item == want["document_id"]
-        return (
+            return bool(item == want["document_id"])
+        return bool(
             want["document_id"] == got["document_id"]
             and got["start"] < want["end"]
             and want["start"] < got["end"]
@@ -88,7 +88,8 @@ class Claim:
     claim_id: str
     citations: tuple[str, ...]
     state: str
-    """`supported`, `unsupported`, `cannot_judge` (also: counted labels disagree) or `unlabelled`."""
+    """`supported`, `unsupported`, `cannot_judge` (also: the counted labels disagree) or
+    `unlabelled`."""
     supported_by: tuple[str, ...]
 
 
