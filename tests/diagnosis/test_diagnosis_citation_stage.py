@@ -110,7 +110,7 @@ def test_html_badge_and_slice_bar(files: list[str], tmp_path: Path) -> None:
     first = data["results"][0][0]
     assert (first["p"], first["w"]) == ("invalid_citation", [["invalid_citation", WHY,
                                                               ["k2", "d2", "k3"]]])
-    bars = re.findall(r'fill="(#[0-9a-f]{6})" data-run="r" data-slice="all" '
+    bars = re.findall(r'fill="(#[0-9A-Fa-f]{6})" data-run="r" data-slice="all" '
                       r'data-stage="([a-z_]+)"', page)
     assert [stage for _, stage in bars] == ["invalid_citation", "ok"]
     assert bars[0][0] != bars[1][0]
