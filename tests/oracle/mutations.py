@@ -46,10 +46,16 @@ def wrong_type_score(g: Generated, draw: st.DrawFn) -> None:
     res["candidates"][0]["score"] = "3"
 
 
-def nan_latency(g: Generated, draw: st.DrawFn) -> None:
-    """A result's latency is NaN (the JSON extension `NaN`). Infinite numbers and NaN scores
-    are accepted today: test_non_finite_numbers_are_refused."""
-    _pick(draw, _results(g))["latency_ms"] = math.nan
+def non_finite_score(g: Generated, draw: st.DrawFn) -> None:
+    """A candidate's score is NaN or infinite (the JSON extensions NaN, Infinity)."""
+    res = _pick(draw, [r for r in _results(g) if r["candidates"]])
+    res["candidates"][-1]["score"] = draw(st.sampled_from([math.nan, math.inf, -math.inf]))
+
+
+def non_finite_latency(g: Generated, draw: st.DrawFn) -> None:
+    """A result's latency or cost is NaN or infinite."""
+    field = draw(st.sampled_from(["latency_ms", "cost_usd"]))
+    _pick(draw, _results(g))[field] = draw(st.sampled_from([math.nan, math.inf]))
 
 
 def negative_latency(g: Generated, draw: st.DrawFn) -> None:
@@ -215,7 +221,7 @@ def reranked_not_a_candidate(g: Generated, draw: st.DrawFn) -> None:
 
 
 MUTATIONS: tuple[Mutation, ...] = (
-    wrong_type_text, wrong_type_score, nan_latency, negative_latency,
+    wrong_type_text, wrong_type_score, non_finite_score, non_finite_latency, negative_latency,
     unknown_candidate, unknown_context_item, unknown_evidence, unknown_fact_label,
     duplicate_document, duplicate_question, duplicate_candidate, duplicate_result,
     missing_result, missing_required_field, unknown_field, empty_id, out_of_range, bad_enum,

@@ -34,6 +34,29 @@ def nan_latency(s: Small) -> None:
     s.run["results"][0]["latency_ms"] = math.nan
 
 
+NON_FINITE = [("score", math.nan, "NaN"), ("score", math.inf, "Infinity"),
+              ("score", -math.inf, "-Infinity"), ("latency_ms", math.inf, "Infinity"),
+              ("cost_usd", math.inf, "Infinity")]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+@pytest.mark.parametrize(("field", "value", "written"), NON_FINITE)
+def test_non_finite_numbers_are_refused_alike(
+    tmp_path: Path, suffix: str, field: str, value: float, written: str
+) -> None:
+    small = Small.copy()
+    result = small.run["results"][0]
+    if field == "score":
+        result["candidates"][0]["score"] = value
+    else:
+        result[field] = value
+    reference, columnar = both(small.paths(tmp_path, suffix))
+    assert messages(reference, tmp_path) == messages(columnar, tmp_path)
+    (message,) = messages(reference, tmp_path) or []
+    assert message.startswith(f"r{suffix}: line {1 if suffix == '.json' else 2} column ")
+    assert message.endswith(f": expected a finite number; found {written}")
+
+
 # Schema problems of a JSONL record name its line (the header is line 1); rules across
 # records (unknown IDs, duplicates, outcomes) do not.
 CASES: list[tuple[Callable[[Small], None], str]] = [
@@ -44,9 +67,10 @@ CASES: list[tuple[Callable[[Small], None], str]] = [
      "found 2 results"),
     (claims_in_refusal, "r{s}: question 'q2': claims: expected no claims in a result whose "
      "outcome is refused; found 1 claim(s)"),
-    (nan_latency, "r{s}: question 'q1': {line2}latency_ms: expected greater than or equal to "
-     "0; found NaN"),
+    (nan_latency, "r{s}: line {line} column {column}: expected a finite number; found NaN"),
 ]
+AT = {".json": {"line": 1, "column": 349}, ".jsonl": {"line": 2, "column": 263}}
+"""Where `nan_latency` puts its NaN (JSON problems name the line and column)."""
 
 
 @pytest.mark.parametrize("suffix", [".json", ".jsonl"])
@@ -58,8 +82,8 @@ def test_pinned_message(
     corrupt(small)
     reference, columnar = both(small.paths(tmp_path, suffix))
     jsonl = suffix == ".jsonl"
-    want = message.format(s=suffix, line2="line 2: " if jsonl else "",
-                          line3="line 3: " if jsonl else "")
+    want = message.format(s=suffix, line3="line 3: " if jsonl else "",
+                          line=AT[suffix]["line"], column=AT[suffix]["column"])
     assert messages(reference, tmp_path) == [want]
     assert messages(columnar, tmp_path) == [want]
 
