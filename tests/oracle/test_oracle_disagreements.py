@@ -66,21 +66,3 @@ def test_claims_without_an_outcome_are_not_ok(tmp_path: Path) -> None:
                                   notify=quiet)
     assert native.runs[0].stages[int(native.runs[0].primary[0])] != "ok"
     assert diagnose(evaluation)[0].questions[0].primary != "ok"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="an empty document ID is reported as a problem of question '' with pydantic's "
-    "wording ('String should have at least 1 character') and no position in `documents`",
-)
-def test_an_empty_document_id_names_the_document_not_a_question(tmp_path: Path) -> None:
-    small = Small.copy()
-    small.snapshot["documents"][1]["id"] = ""
-    reference, columnar = both(small.paths(tmp_path, ".json"))
-    # Today both say: "s.json: question '': id: expected String should have at least 1
-    # character; found ''".
-    assert messages(reference, tmp_path) == messages(columnar, tmp_path)
-    (problem,) = reference or []
-    assert problem.question_id is None
-    assert problem.field.startswith("documents")
-    assert problem.expected == "a non-empty string"

@@ -30,6 +30,14 @@ def claims_in_refusal(s: Small) -> None:
     ]
 
 
+def empty_document_id(s: Small) -> None:
+    s.snapshot["documents"][1]["id"] = ""
+
+
+def empty_candidate_id(s: Small) -> None:
+    s.run["results"][0]["candidates"].append({"id": ""})
+
+
 def nan_latency(s: Small) -> None:
     s.run["results"][0]["latency_ms"] = math.nan
 
@@ -67,6 +75,10 @@ CASES: list[tuple[Callable[[Small], None], str]] = [
      "found 2 results"),
     (claims_in_refusal, "r{s}: question 'q2': claims: expected no claims in a result whose "
      "outcome is refused; found 1 claim(s)"),
+    (empty_document_id, "s{s}: document '': {line3}id: expected a non-empty string; found an "
+     "empty string"),
+    (empty_candidate_id, "r{s}: question 'q1': {line2}candidates[1].id: expected a non-empty "
+     "string; found an empty string"),
     (nan_latency, "r{s}: line {line} column {column}: expected a finite number; found NaN"),
 ]
 AT = {".json": {"line": 1, "column": 349}, ".jsonl": {"line": 2, "column": 263}}
@@ -82,7 +94,8 @@ def test_pinned_message(
     corrupt(small)
     reference, columnar = both(small.paths(tmp_path, suffix))
     jsonl = suffix == ".jsonl"
-    want = message.format(s=suffix, line3="line 3: " if jsonl else "",
+    want = message.format(s=suffix, line2="line 2: " if jsonl else "",
+                          line3="line 3: " if jsonl else "",
                           line=AT[suffix]["line"], column=AT[suffix]["column"])
     assert messages(reference, tmp_path) == [want]
     assert messages(columnar, tmp_path) == [want]
