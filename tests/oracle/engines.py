@@ -1,0 +1,163 @@
+"""Running the engine through its public API in both algorithms, and comparing with the
+oracle: every per-question score, every aggregate, the diagnosis."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ragtriage import evaluate_files
+from ragtriage.api import evaluate_columnar
+from ragtriage.columnar import NATIVE_MEASURES, NativeEvaluation
+from ragtriage.diagnosis import diagnose
+from ragtriage.evaluation import Evaluation
+from ragtriage.request import Request
+
+from .evaluate import OracleEvaluation
+from .measures import Score
+from .strategies import Generated, write
+
+FLOAT_SUMMED = ("context_precision", "ndcg")
+"""Measures the engine sums in floats term by term (ndcg: logarithms): compared to 1e-12."""
+
+
+@dataclass(frozen=True)
+class Files:
+    evalset: Path
+    snapshot: Path
+    runs: list[Path]
+    labels: list[Path]
+    inline_runs: list[Path]
+    """The runs with every label inline (the columnar algorithm reads no labels file)."""
+
+
+def write_files(directory: Path, g: Generated, jsonl: bool) -> Files:
+    suffix = ".jsonl" if jsonl else ".json"
+    evalset = write(g.evalset, directory / f"evalset{suffix}")
+    snapshot = write(g.snapshot, directory / f"snapshot{suffix}")
+    inline = [write(run, directory / f"run-{run['name']}{suffix}") for run in g.runs]
+    if not g.labels:
+        return Files(evalset, snapshot, inline, [], inline)
+    apart = [write(run, directory / f"apart-{run['name']}{suffix}") for run in g.runs_apart]
+    labels = [write(lab, directory / f"labels{n}{suffix}") for n, lab in enumerate(g.labels)]
+    return Files(evalset, snapshot, apart, labels, inline)
+
+
+def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
+    """`ragtriage evaluate` (the reference algorithm) from Python."""
+    return evaluate_files(files.evalset, snapshot=files.snapshot, runs=files.runs,
+                          labels=files.labels, metrics=names, **options)
+
+
+def run_columnar(files: Files, options: dict[str, Any]) -> NativeEvaluation:
+    """`ragtriage evaluate --algorithm columnar` from Python."""
+    request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.inline_runs,
+                            **options)
+    return evaluate_columnar(request, notify=quiet)[0]
+
+
+def quiet(notice: object) -> None:
+    """Notes (holdout left out, k not used) are not compared here."""
+
+
+def same(name: str, engine: float, oracle: Fraction | float) -> bool:
+    """Exact equality, except for the float-summed measures (relative 1e-12)."""
+    if name.split("@")[0] in FLOAT_SUMMED:
+        return math.isclose(engine, float(oracle), rel_tol=1e-12, abs_tol=1e-15)
+    return engine == float(oracle)
+
+
+def macro_numerator(scores: list[Score | None]) -> float:
+    """The engine's macro numerator: the exactly rounded sum of the per-question values,
+    each rounded to a float first."""
+    return math.fsum(float(s.value) for s in scores if s is not None)
+
+
+def compare_reference(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
+    """Every difference between the oracle and the reference algorithm (empty: none)."""
+    out: list[str] = []
+    diagnoses = diagnose(evaluation)
+    for orun, erun, drun in zip(oracle.runs, evaluation.runs, diagnoses, strict=True):
+        ids = [q.question_id for q in orun.questions]
+        if [r.question_id for r in erun.questions] != ids:
+            return [f"{orun.name}: questions {[r.question_id for r in erun.questions]} != {ids}"]
+        for oq, rec, dq in zip(orun.questions, erun.questions, drun.questions, strict=True):
+            where = f"{orun.name}/{oq.question_id}"
+            for name, want in oq.scores.items():
+                got = rec.scores[name]
+                if (got is None) != (want is None):
+                    out.append(f"{where} {name}: engine {got}, oracle {want}")
+                elif got is not None and want is not None and not (
+                    same(name, got.numerator, want.numerator)
+                    and same(name, got.denominator, want.denominator)
+                ):
+                    out.append(f"{where} {name}: engine {got.numerator}/{got.denominator}, "
+                               f"oracle {want.numerator}/{want.denominator}")
+            for name, count in oq.cannot_judge.items():
+                if rec.cannot_judge.get(name) != count:
+                    out.append(f"{where} {name} cannot_judge: engine "
+                               f"{rec.cannot_judge.get(name)}, oracle {count}")
+            if dq.stages != oq.stages:
+                out.append(f"{where} stages: engine {dq.stages}, oracle {oq.stages}")
+            found = {f.stage: f.ids for f in dq.findings}
+            if found != oq.findings:
+                out.append(f"{where} findings: engine {found}, oracle {oq.findings}")
+        for name, total in orun.summary.items():
+            agg = erun.summary[name]
+            scores = [q.scores[name] for q in orun.questions]
+            numerator = macro_numerator(scores) if total.averaging == "macro" else total.numerator
+            value = None if not total.denominator else float(numerator) / float(total.denominator)
+            checks = [
+                (agg.averaging, total.averaging),
+                (agg.not_applicable, total.not_applicable),
+                (agg.cannot_judge, total.cannot_judge),
+                (agg.denominator, float(total.denominator)),
+            ]
+            if (
+                any(a != b for a, b in checks)
+                or not same(name, agg.numerator, numerator)
+                or (agg.value is None) != (value is None)
+                or (agg.value is not None and value is not None
+                    and not same(name, agg.value, value))
+            ):
+                out.append(f"{orun.name} summary {name}: engine {agg}, oracle {total}")
+    return out
+
+
+def compare_columnar(oracle: OracleEvaluation, native: NativeEvaluation,
+                     reference: Evaluation) -> list[str]:
+    """Every difference between the oracle (and the reference summary) and the columnar
+    algorithm, over the measures and stages it computes."""
+    out: list[str] = []
+    for orun, nrun, erun in zip(oracle.runs, native.runs, reference.runs, strict=True):
+        ids = [q.question_id for q in orun.questions]
+        if list(nrun.question_ids) != ids:
+            return [f"{orun.name}: questions {list(nrun.question_ids)} != {ids}"]
+        for row, oq in enumerate(orun.questions):
+            where = f"{orun.name}/{oq.question_id}"
+            for name in NATIVE_MEASURES:
+                part, want = nrun.scores[name], oq.scores[name]
+                num, den = float(part.numerator[row]), float(part.denominator[row])
+                if want is None:
+                    if den != 0:
+                        out.append(f"{where} {name}: columnar {num}/{den}, oracle n/a")
+                elif not (same(name, num, want.numerator) and same(name, den, want.denominator)):
+                    out.append(f"{where} {name}: columnar {num}/{den}, "
+                               f"oracle {want.numerator}/{want.denominator}")
+                if part.cannot_judge is not None and int(part.cannot_judge[row]) != \
+                        oq.cannot_judge[name]:
+                    out.append(f"{where} {name} cannot_judge: columnar "
+                               f"{int(part.cannot_judge[row])}, oracle {oq.cannot_judge[name]}")
+            stages = tuple(s for s in nrun.stages[:-1] if bool(nrun.findings[s][row]))
+            primary = nrun.stages[int(nrun.primary[row])]
+            if (primary, stages) != (oq.primary, tuple(oq.findings)):
+                out.append(f"{where} stages: columnar {primary} {stages}, oracle "
+                           f"{oq.primary} {tuple(oq.findings)}")
+        for name in NATIVE_MEASURES:
+            if nrun.summary[name] != erun.summary[name]:
+                out.append(f"{orun.name} summary {name}: columnar {nrun.summary[name]}, "
+                           f"reference {erun.summary[name]}")
+    return out

@@ -1,0 +1,71 @@
+"""The oracle knows every registered measure and every diagnosis stage, and reuses the
+columnar tests' generated datasets as a second source of inputs."""
+
+from __future__ import annotations
+
+import importlib.util
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragtriage.diagnosis import stage_order
+from ragtriage.metrics import REGISTRY
+
+from . import evaluate_files
+from .diagnosis import STAGES
+from .engines import Files, compare_columnar, compare_reference, run_columnar, run_reference
+from .measures import MEASURES, measure_names
+from .views import Detectors
+
+
+def test_every_registered_measure_is_in_the_oracle() -> None:
+    assert sorted(m.name for m in MEASURES) == sorted(REGISTRY)
+    assert {m.name for m in MEASURES if m.ranked} == {
+        name for name, spec in REGISTRY.items() if spec.params == ("k",)
+    }
+    assert {m.name: m.averaging for m in MEASURES} == {
+        name: spec.averaging for name, spec in REGISTRY.items()
+    }
+    assert {m.name for m in MEASURES if m.cannot_judge} == {
+        name for name, spec in REGISTRY.items() if spec.cannot_judge is not None
+    }
+
+
+def test_every_stage_is_in_the_oracle_in_pipeline_order() -> None:
+    assert (*(name for name, _ in STAGES), "ok") == stage_order()
+
+
+def _native_layers_data() -> ModuleType:
+    path = Path(__file__).parents[1] / "columnar" / "native_layers_data.py"
+    spec = importlib.util.spec_from_file_location("native_layers_data", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+DATA = _native_layers_data()
+OPTIONS = {"k": None, "label_policy": "human-first", "allow_unreviewed": False,
+           "evidence_level": "auto"}
+RANK_KS = (1, 2, 4)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31), questions=st.integers(1, 10), exotic=st.booleans(),
+       jsonl=st.booleans())
+def test_oracle_on_the_columnar_tests_datasets(
+    seed: int, questions: int, exotic: bool, jsonl: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        evalset, snapshot, run = DATA.write_dataset(Path(tmp), seed, questions, exotic=exotic,
+                                                    jsonl=jsonl)
+        files = Files(evalset, snapshot, [run], [], [run])
+        reference = run_reference(files, measure_names(RANK_KS), OPTIONS)
+        # Those datasets plant these instructions (some in disguise) and no sensitive value.
+        detectors = Detectors(instructions=tuple(DATA.INJECTIONS))
+        oracle = evaluate_files(evalset, snapshot, [run], rank_ks=RANK_KS, detectors=detectors)
+        assert compare_reference(oracle, reference) == []
+        assert compare_columnar(oracle, run_columnar(files, OPTIONS), reference) == []

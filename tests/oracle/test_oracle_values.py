@@ -1,0 +1,83 @@
+"""The oracle, the reference algorithm and the columnar algorithm agree on generated data."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragtriage.errors import InputError
+
+from . import evaluate_files, measure_names
+from .engines import compare_columnar, compare_reference, run_columnar, run_reference, write_files
+from .strategies import DETECTORS, Generated, datasets
+
+RANK_KS = (1, 3, 5)
+NAMES = measure_names(RANK_KS)
+
+options = st.fixed_dictionaries({
+    "k": st.sampled_from([None, None, 1, 4]),
+    "label_policy": st.sampled_from(["human-first", "human-first", "human", "judge"]),
+    "allow_unreviewed": st.booleans(),
+    "evidence_level": st.sampled_from(["auto", "auto", "document", "chunk", "span"]),
+})
+
+
+def has_holdout(g: Generated) -> bool:
+    return any(q.get("split") == "holdout" for q in g.evalset["questions"])
+
+
+def check(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
+    """Oracle == reference == columnar, or both algorithms refuse with the same problems."""
+    with tempfile.TemporaryDirectory() as tmp:
+        files = write_files(Path(tmp), g, jsonl)
+        try:
+            reference = run_reference(files, NAMES, opts)
+        except InputError as refused:
+            # Only a label policy or --allow-unreviewed can make a generated dataset invalid.
+            with pytest.raises(InputError) as caught:
+                run_columnar(files, opts)
+            if not has_holdout(g):  # see test_holdout_results_are_validated_alike
+                assert caught.value.problems == refused.problems
+            return
+        try:
+            native = run_columnar(files, opts)
+        except InputError:
+            # The columnar algorithm refuses a holdout result the reference never checks
+            # (test_holdout_results_are_validated_alike); nothing else may be refused here.
+            assert has_holdout(g)
+            return
+        oracle = evaluate_files(
+            files.evalset, files.snapshot, files.runs, labels=files.labels, k=opts["k"],
+            label_policy=opts["label_policy"], evidence_level_choice=opts["evidence_level"],
+            rank_ks=RANK_KS, detectors=DETECTORS,
+        )
+        assert compare_reference(oracle, reference) == []
+        assert compare_columnar(oracle, native, reference) == []
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(g=datasets(), opts=options, jsonl=st.booleans())
+def test_oracle_equals_both_algorithms(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
+    check(g, opts, jsonl)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(g=datasets(labels_file=True), jsonl=st.booleans())
+def test_oracle_equals_both_algorithms_with_a_labels_file(g: Generated, jsonl: bool) -> None:
+    opts = {"k": None, "label_policy": "human-first", "allow_unreviewed": False,
+            "evidence_level": "auto"}
+    check(g, opts, jsonl)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(g=datasets(), opts=options, jsonl=st.booleans())
+def test_oracle_equals_both_algorithms_many(
+    g: Generated, opts: dict[str, Any], jsonl: bool
+) -> None:
+    check(g, opts, jsonl)
