@@ -60,8 +60,6 @@ from .report import (
     boundaries_json,
     boundaries_lines,
     boundary_details,
-    evaluation_boundary_lines,
-    evaluation_next_actions,
     run_boundaries,
 )
 from .sensitive import (
@@ -124,8 +122,6 @@ __all__ = [
     "default_injection_rules",
     "default_sensitive_config",
     "detect_injection",
-    "evaluation_boundary_lines",
-    "evaluation_next_actions",
     "find_self_labelling",
     "find_sensitive",
     "flag_context",

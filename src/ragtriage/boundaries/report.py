@@ -1,16 +1,16 @@
 """What the boundary checks add to a report: per-question details and a per-run section.
 
-Renderers call these functions; nothing here prints an answer or passage text, only IDs,
+`evaluate` computes each run's section once (`RunEvaluation.boundaries`); renderers format it
+with these functions. Nothing here prints an answer or passage text, only IDs,
 rule IDs and spans, so no sensitive value can reach a report through this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .actions import next_action_rows
 from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
 from .permissions import (
     PERMISSION_STAGES,
@@ -21,7 +21,6 @@ from .permissions import (
 from .sensitive import default_sensitive_config, scan_view
 
 if TYPE_CHECKING:  # runtime import would cycle: metrics imports boundaries
-    from ..evaluation import Evaluation
     from ..metrics import QuestionView
 
 
@@ -91,24 +90,30 @@ class RunBoundaries:
 
 
 def run_boundaries(
-    views: Sequence[QuestionView], self_labelled: Sequence[str] = ()
+    views: Sequence[QuestionView],
+    self_labelled: Sequence[str] = (),
+    details: Sequence[Mapping[str, tuple[str, ...]]] | None = None,
 ) -> RunBoundaries:
-    """Collect the boundary section of one run from its per-question views."""
+    """Collect the boundary section of one run from its per-question views.
+
+    `details` are the views' per-question details when already computed (each holding what
+    `boundary_details` returns for its view); by default they are computed here.
+    """
     injection: list[str] = []
     obeyed: list[str] = []
     answers: list[str] = []
     contexts: list[str] = []
     stale: list[tuple[str, tuple[str, ...]]] = []
-    for view in views:
-        details = boundary_details(view)
+    found = [boundary_details(view) for view in views] if details is None else details
+    for view, shown in zip(views, found, strict=True):
         qid = view.question.id
-        if "injection_flagged_context" in details:
+        if "injection_flagged_context" in shown:
             injection.append(qid)
-        if "canary_obeyed" in details:
+        if "canary_obeyed" in shown:
             obeyed.append(qid)
-        if "sensitive_answer" in details:
+        if "sensitive_answer" in shown:
             answers.append(qid)
-        if "sensitive_context" in details:
+        if "sensitive_context" in shown:
             contexts.append(qid)
         if view.stale_labels:
             stale.append((qid, view.stale_labels))
@@ -192,19 +197,3 @@ def boundaries_lines(name: str, section: RunBoundaries) -> list[str]:
 
 NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
 """Column names of the next-actions table."""
-
-
-def evaluation_next_actions(evaluation: Evaluation) -> list[list[str]]:
-    """Next-action rows for every stage that is some question's primary stage, pipeline order."""
-    from ..diagnosis import diagnose_run, stage_order
-
-    primaries = {q.primary for run in evaluation.runs for q in diagnose_run(run).questions}
-    return next_action_rows(s for s in stage_order() if s in primaries)
-
-
-def evaluation_boundary_lines(evaluation: Evaluation) -> list[str]:
-    """Markdown bullet lines of every run's boundary checks (IDs only, never texts)."""
-    lines: list[str] = []
-    for run in evaluation.runs:
-        lines += boundaries_lines(run.name, run_boundaries(run.views, run.self_labelled))
-    return lines

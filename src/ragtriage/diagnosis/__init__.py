@@ -6,7 +6,7 @@ failed, the others are secondary, and `ok` means none failed. Other modules add 
 """
 
 from ..boundaries import stages as _boundary_stages  # noqa: F401  (registers the injection stages)
-from ._diagnose import diagnose, diagnose_run
+from ._diagnose import diagnose, diagnose_run, diagnose_views
 from ._model import (
     Breakdown,
     Finding,
@@ -17,15 +17,6 @@ from ._model import (
     build_breakdown,
 )
 from ._pipeline import OK, STAGES, Check, diagnose_view, register_stage, stage_order
-from ._render import (
-    breakdown_json,
-    diagnosis_report_json,
-    question_diagnosis_json,
-    render_diagnosis_markdown,
-    render_diagnosis_table,
-    run_diagnosis_json,
-    slice_rows,
-)
 
 __all__ = [
     "OK",
@@ -37,17 +28,11 @@ __all__ = [
     "RunDiagnosis",
     "SliceBreakdown",
     "StageCount",
-    "breakdown_json",
     "build_breakdown",
     "diagnose",
     "diagnose_run",
     "diagnose_view",
-    "diagnosis_report_json",
-    "question_diagnosis_json",
+    "diagnose_views",
     "register_stage",
-    "render_diagnosis_markdown",
-    "render_diagnosis_table",
-    "run_diagnosis_json",
-    "slice_rows",
     "stage_order",
 ]

@@ -15,11 +15,11 @@ from markupsafe import Markup, escape
 
 from ..._version import __version__
 from ...boundaries.actions import next_action_rows
-from ...boundaries.report import evaluation_boundary_lines
-from ...compare import Comparison, QuestionStages, compare
-from ...diagnosis import RunDiagnosis, diagnose, stage_order
+from ...compare import Comparison
+from ...diagnosis import stage_order
 from ...evaluation import Evaluation, no_result_note
 from ...schemas import Question
+from .._text import evaluation_boundary_lines
 from ._assets import asset
 from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
@@ -94,28 +94,6 @@ TABLE_MEASURES: tuple[str, ...] = (
 """Per-question values shown in the question table (when the evaluation reports them)."""
 
 
-def default_comparison(
-    evaluation: Evaluation, diagnoses: Sequence[RunDiagnosis]
-) -> Comparison | None:
-    """The first run against every other, as `ragtriage compare` would, when there are two or more.
-
-    A report shows runs whatever their snapshot or question set, so such differences are
-    allowed here and appear among the comparison's warnings.
-    """
-    if len(evaluation.runs) < 2:
-        return None
-    stages = {
-        d.run: {q.question_id: QuestionStages(q.primary, q.secondary) for q in d.questions}
-        for d in diagnoses
-    }
-    return compare(
-        evaluation,
-        allow_missing=True,
-        allow_different_snapshot=True,
-        stages=stages,
-    )
-
-
 def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list[Any]]:
     if comparison is None:
         return []
@@ -157,12 +135,9 @@ def report_questions(evaluation: Evaluation) -> list[Question]:
     return [q for q in dataset.evalset.questions if q.id in wanted]
 
 
-def report_data(
-    evaluation: Evaluation,
-    diagnoses: Sequence[RunDiagnosis],
-    comparison: Comparison | None = None,
-) -> dict[str, Any]:
+def report_data(evaluation: Evaluation, comparison: Comparison | None = None) -> dict[str, Any]:
     """The JSON document the page script reads (see `_payload` for its keys)."""
+    diagnoses = evaluation.diagnoses
     table = [m for m in evaluation.measures if m.name in TABLE_MEASURES]
     all_views = [v for run in evaluation.runs for v in run.views]
     questions = report_questions(evaluation)
@@ -193,29 +168,21 @@ def _environment() -> jinja2.Environment:
 def render_html(
     evaluation: Evaluation,
     *,
-    diagnoses: Sequence[RunDiagnosis] | None = None,
     comparison: Comparison | None = None,
     title: str = "ragtriage report",
 ) -> str:
     """The whole report as one HTML document (no network access needed to view it).
 
-    `diagnoses` default to diagnosing every run of `evaluation`; `comparison` defaults to
-    the first run against the others (`default_comparison`). Same inputs, same bytes.
+    Shows each run's diagnosis as the evaluation carries it, and `comparison` when given
+    (`ragtriage.api.report_page` compares two or more runs first). Same inputs, same bytes.
     """
     with _collector_paused():
-        return _render(evaluation, diagnoses, comparison, title)
+        return _render(evaluation, comparison, title)
 
 
-def _render(
-    evaluation: Evaluation,
-    diagnoses: Sequence[RunDiagnosis] | None,
-    comparison: Comparison | None,
-    title: str,
-) -> str:
-    diags = tuple(diagnoses) if diagnoses is not None else diagnose(evaluation)
-    if comparison is None:
-        comparison = default_comparison(evaluation, diags)
-    data = report_data(evaluation, diags, comparison)
+def _render(evaluation: Evaluation, comparison: Comparison | None, title: str) -> str:
+    diags = evaluation.diagnoses
+    data = report_data(evaluation, comparison)
     script = asset("report.js")
     csp = (
         "default-src 'none'; "
@@ -251,7 +218,6 @@ def _render(
             *evaluation.calibration_notes,
         ],
         comparison=comparison_view(comparison),
-        # From the diagnoses at hand rather than diagnosing every run again.
         next_actions=next_action_rows(
             s for s in data["stages"] if any(d.breakdown.overall.count(s).primary for d in diags)
         ),
