@@ -22,6 +22,7 @@ from click.testing import CliRunner
 import ragtriage.compare
 import ragtriage.compare._compare as compare_module
 import ragtriage.diagnosis._diagnose as diagnose_module
+import ragtriage.gate._gate as gate_module
 from ragtriage import diagnose_files, evaluate_files
 from ragtriage.boundaries import run_boundaries
 from ragtriage.cli.main import cli
@@ -131,36 +132,45 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     monkeypatch.setattr(diagnose_module, "diagnose_view", diagnose_view)
     monkeypatch.setattr(compare_module, "compare", compare)
     monkeypatch.setattr(ragtriage.compare, "compare", compare)
+    monkeypatch.setattr(gate_module, "compare", compare)
     return counted
 
 
-def _run(*args: str) -> None:
+def _run(*args: str, exit_code: int = 0) -> None:
     outcome = CliRunner().invoke(cli, list(args))
-    assert outcome.exit_code == 0, outcome.output
+    assert outcome.exit_code == exit_code, outcome.output
+
+
+GATE = ("gate", "--example", "--candidate", "improved", "--junit", "{tmp}/gate.xml")
+"""The example's gate with its JUnit file; against the baseline the improved run fails it."""
 
 
 @pytest.mark.parametrize(
-    ("args", "comparisons"),
+    ("args", "comparisons", "exit_code"),
     [
-        (("evaluate", "--example", "--format", "table"), 0),
-        (("evaluate", "--example", "--format", "json"), 0),
-        (("evaluate", "--example", "--format", "markdown"), 0),
-        (("evaluate", "--example", "--format", "json", "--html", "{tmp}/page.html"), 1),
-        (("diagnose", "--example", "--format", "table"), 0),
-        (("diagnose", "--example", "--format", "json"), 0),
-        (("diagnose", "--example", "--format", "markdown"), 0),
-        (("report", "--example", "-o", "{tmp}/page.html"), 1),
-        (("compare", "--example", "--format", "table", "--html", "{tmp}/page.html"), 1),
+        (("evaluate", "--example", "--format", "table"), 0, 0),
+        (("evaluate", "--example", "--format", "json"), 0, 0),
+        (("evaluate", "--example", "--format", "markdown"), 0, 0),
+        (("evaluate", "--example", "--format", "json", "--html", "{tmp}/page.html"), 1, 0),
+        (("diagnose", "--example", "--format", "table"), 0, 0),
+        (("diagnose", "--example", "--format", "json"), 0, 0),
+        (("diagnose", "--example", "--format", "markdown"), 0, 0),
+        (("report", "--example", "-o", "{tmp}/page.html"), 1, 0),
+        (("compare", "--example", "--format", "table", "--html", "{tmp}/page.html"), 1, 0),
+        ((*GATE, "--format", "json"), 0, 0),
+        ((*GATE, "--baseline", "baseline", "--format", "markdown"), 1, 1),
     ],
 )
 def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothing(
-    args: tuple[str, ...], comparisons: int, calls: Calls, tmp_path: Path
+    args: tuple[str, ...], comparisons: int, exit_code: int, calls: Calls, tmp_path: Path
 ) -> None:
-    _run(*(arg.format(tmp=tmp_path) for arg in args))
+    _run(*(arg.format(tmp=tmp_path) for arg in args), exit_code=exit_code)
     assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
     assert set(calls.diagnosed.values()) == {1}
     assert calls.compared == comparisons
     assert calls.in_renderers == []
+    if args[0] == "gate":
+        assert (tmp_path / "gate.xml").read_text(encoding="utf-8").startswith("<?xml")
 
 
 def test_the_python_result_carries_the_diagnosis_and_boundaries(calls: Calls) -> None:
