@@ -149,10 +149,7 @@ def report_data(evaluation: Evaluation, comparison: Comparison | None = None) ->
         "flags": [list(pair) for pair in FLAG_NAMES],
         "measures": [[m.name, m.spec.direction, m.spec.kind] for m in table],
         "questions": [question_entry(q) for q in questions],
-        "results": [
-            run_results(run, table, diag, ids)
-            for run, diag in zip(evaluation.runs, diagnoses, strict=True)
-        ],
+        "results": [run_results(run, table, ids) for run in evaluation.runs],
         "docs": document_entries(all_views),
         "changes": _changes(evaluation, comparison),
     }
