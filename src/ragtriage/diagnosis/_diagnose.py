@@ -14,36 +14,24 @@ class DiagnosableRun(Protocol):
     """What diagnosing a run reads: an evaluated run (`ragtriage.evaluation.RunEvaluation`)."""
 
     @property
-    def name(self) -> str:
-        """Run name."""
-
+    def name(self) -> str: ...
     @property
-    def views(self) -> Sequence[QuestionView]:
-        """The resolved per-question views, in evaluation-set order."""
-
+    def views(self) -> Sequence[QuestionView]: ...
     @property
-    def k(self) -> int | None:
-        """Cut-off used."""
-
+    def k(self) -> int | None: ...
     @property
-    def evidence_level(self) -> str:
-        """How evidence was matched."""
-
+    def evidence_level(self) -> str: ...
     @property
-    def no_result(self) -> Sequence[str]:
-        """Questions the run has no result for."""
-
+    def no_result(self) -> Sequence[str]: ...
     @property
-    def k_used(self) -> bool:
-        """Whether k cut any result's ranking."""
+    def k_used(self) -> bool: ...
 
 
 class DiagnosableEvaluation(Protocol):
     """What `diagnose` reads: an evaluation's runs (`ragtriage.evaluation.Evaluation`)."""
 
     @property
-    def runs(self) -> Sequence[DiagnosableRun]:
-        """One entry per run."""
+    def runs(self) -> Sequence[DiagnosableRun]: ...
 
 
 def diagnose_views(
