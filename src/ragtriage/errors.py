@@ -64,12 +64,14 @@ class Problem:
     """What a valid input has there."""
     found: str
     """What the input has there."""
+    record: str = "question"
+    """What `question_id` identifies: a `question`, or a snapshot's `document` or `chunk`."""
 
     def message(self) -> str:
-        """One line naming file, question, field, expected and found."""
+        """One line naming file, question (or record), field, expected and found."""
         where = self.file
         if self.question_id is not None:
-            where += f": question {self.question_id!r}"
+            where += f": {self.record} {self.question_id!r}"
         return f"{where}: {self.field}: expected {self.expected}; found {self.found}"
 
 

@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import Field, ValidationError
 
 from .errors import InputError, Problem, ProblemCollector
+from .fileio import json_lines
 from .loading import Dataset
 from .paths import PathArg, as_optional_path, as_path
 from .schemas import StrictModel
@@ -140,22 +141,19 @@ def current_user(who: str | None = None) -> str:
 def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
     """Every entry of a ledger (none when the file does not exist); bad lines raise InputError."""
     path = as_path(path)
-    if not path.exists():
+    if not os.path.lexists(path):  # a broken or looping link is read (and refused) below
         return ()
     collector = ProblemCollector()
     entries = []
-    with path.open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                entries.append(LedgerEntry.model_validate_json(line))
-            except ValidationError as exc:
-                first = exc.errors(include_url=False)[0]
-                where = ".".join(str(p) for p in first["loc"]) or "(record)"
-                collector.add(
-                    str(path), None, f"line {number}: {where}", "a ledger entry", str(first["msg"])
-                )
+    for number, data in json_lines(path):
+        try:
+            entries.append(LedgerEntry.model_validate(data))
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(record)"
+            collector.add(
+                str(path), None, f"line {number}: {where}", "a ledger entry", str(first["msg"])
+            )
     collector.raise_if_any()
     return tuple(entries)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Unpack
 
 from .api import gate_files
+from .fileio import write_text
 from .gate import GateResult, render_gate_markdown, render_gate_table
 from .paths import PathArg, as_path
 from .render import terminal_width
@@ -67,7 +68,7 @@ def gate(
         **options,
     )
     if markdown is not None:
-        as_path(markdown).write_text(render_gate_markdown(result), encoding="utf-8")
+        write_text(as_path(markdown), render_gate_markdown(result))
     if not result.passed:
         raise GateFailed(result)
     return result

@@ -12,13 +12,12 @@ TOML: `[retention-v2]` / `version = "v2"` / `supersedes = ["retention-v1"]`
 from __future__ import annotations
 
 import dataclasses
-import json
-import tomllib
 from typing import Any
 
 from pydantic import Field
 
-from .errors import ProblemCollector
+from .errors import InputError, ProblemCollector
+from .fileio import read_json, read_toml
 from .loading import Dataset, SourceFile, file_sha256
 from .loading._files import display_path, validate_item
 from .paths import PathArg, as_path
@@ -43,26 +42,11 @@ def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, Versi
     """Read a versions file (`.toml` or JSON); problems go to `collector`."""
     path = as_path(path)
     label = str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-        return {}
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-        return {}
     data: Any
     try:
-        text = raw.decode("utf-8")
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except UnicodeDecodeError as exc:
-        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-        return {}
-    except json.JSONDecodeError as exc:
-        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
-        return {}
-    except tomllib.TOMLDecodeError as exc:
-        collector.add(label, None, "(file)", "valid TOML", str(exc))
+        data = read_toml(path, label) if path.suffix == ".toml" else read_json(path, label)
+    except InputError as exc:
+        collector.extend(exc.problems)
         return {}
     if not isinstance(data, dict):
         expected = "an object mapping document IDs to versions"

@@ -55,7 +55,7 @@ def test_broken_json(files: Path) -> None:
     (files / "evalset.json").write_text('{"kind": "evalset", "questions": [\n', encoding="utf-8")
     assert invoke(files, *_eval_args(files)) == (2, [
         "Error: 1 problem found in the input:",
-        "- evalset.json: line 2 column 1: expected valid JSON; found Expecting value",
+        "- evalset.json: line 2 column 1: expected valid JSON; found the end of the file (the JSON is cut short)",
     ])
 
 
@@ -107,7 +107,7 @@ def test_jsonl_run_with_a_bad_line_and_a_bad_record(files: Path) -> None:
     (files / "run.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert invoke(files, *_eval_args(files, "run.jsonl")) == (2, [
         "Error: 2 problems found in the input:",
-        "- run.jsonl: line 3 column 2: expected valid JSON; found Expecting property name enclosed in double quotes",
+        "- run.jsonl: line 3 column 2: expected valid JSON; found a key not in double quotes, or a comma before a closing brace",
         "- run.jsonl: question 'q2': line 4: bogus: expected no such field (it is not part of the format); found an unknown field",
     ])
 
@@ -259,10 +259,10 @@ FILE_CASES = [
     ("top.json", b"[1, 2]", "dataset", "- top.json: (top level): expected a JSON object; found [1, 2]"),
     ("nodocs.json", SNAPSHOT_NO_DOCS.encode(), "snapshot", "- nodocs.json: documents: expected a value (required field); found nothing"),
     ("empty.jsonl", b"", "run", "- empty.jsonl: line 1: expected a header line with kind and schema_version; found an empty file"),
-    ("badhead.jsonl", b"{bad\n", "run", "- badhead.jsonl: line 1 column 2: expected valid JSON; found Expecting property name enclosed in double quotes"),
+    ("badhead.jsonl", b"{bad\n", "run", "- badhead.jsonl: line 1 column 2: expected valid JSON; found a key not in double quotes, or a comma before a closing brace"),
     ("kind.jsonl", b'{"kind": "thing", "schema_version": 1}\n', "run", "- kind.jsonl: line 1: kind: expected one of snapshot, evalset, run, labels; found 'thing'"),
     ("version.jsonl", b'{"kind": "run", "schema_version": 3, "name": "r"}\n', "run", "- version.jsonl: line 1: schema_version: expected 1; found 3"),
-    ("bytes.jsonl", RUN_HEAD.encode() + b"\xff\n", "run", "- bytes.jsonl: (file): expected UTF-8 text; found undecodable bytes at 50"),
+    ("bytes.jsonl", RUN_HEAD.encode() + b"\xff\n", "run", "- bytes.jsonl: line 2 column 1: expected UTF-8 text; found the byte 0xFF, which is not UTF-8 (is the file GBK, Latin-1 or UTF-16?); convert it to UTF-8, e.g. `iconv -f GBK -t UTF-8 bytes.jsonl > bytes.utf8.jsonl`"),
     ("evalset-as-run.json", None, "run", "- evalset-as-run.json: kind: expected run; found 'evalset'"),
     ("evalset-as-snapshot.json", None, "snapshot", "- evalset-as-snapshot.json: kind: expected snapshot; found 'evalset'"),
 ]
@@ -285,7 +285,7 @@ def test_directory_instead_of_a_file(files: Path) -> None:
     (files / "adir").mkdir()
     assert invoke(files, *_eval_args(files, "adir")) == (2, [
         "Error: 1 problem found in the input:",
-        "- adir: (file): expected a file; found a directory",
+        "- adir: (file): expected a regular file; found a directory",
     ])
 
 

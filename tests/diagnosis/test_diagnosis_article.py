@@ -125,8 +125,8 @@ def test_versions_file_problems_are_all_reported(article_fixture: Path, tmp_path
 @pytest.mark.parametrize(
     ("name", "text", "problem"),
     [
-        ("v.json", "{", "line 1 column 2: expected valid JSON; found Expecting property name "
-         "enclosed in double quotes"),
+        ("v.json", "{", "line 1 column 2: expected valid JSON; found the end of the file "
+         "(the JSON is cut short)"),
         ("v.json", "[]",
          "(top level): expected an object mapping document IDs to versions; found list"),
         ("v.toml", "x = ", "(file): expected valid TOML; found Invalid value (at end of document)"),

@@ -180,7 +180,7 @@ def test_broken_jsonl_line_is_located(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         import_records(path, "seed")
     assert str(info.value).splitlines()[1:] == [
-        f"- {path}: line 2 column 2: expected valid JSON; found Expecting property name enclosed in double quotes"  # noqa: E501
+        f"- {path}: line 2 column 2: expected valid JSON; found a key not in double quotes, or a comma before a closing brace"  # noqa: E501
     ]
 
 

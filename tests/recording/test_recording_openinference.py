@@ -227,5 +227,5 @@ def test_unreadable_files_are_reported_with_line_numbers(tmp_path: Path) -> None
         "Error: 3 problems found in the input:\n"
         f"- {bad}: line 2: expected resourceSpans (OTLP JSON), a span with context (console exporter, Phoenix) or traceId/spanId (an OTLP span); found keys foo\n"
         f"- {bad}: line 3: expected a span with a trace ID and a span ID (hex or base64); found trace ID 'zz', span ID None\n"
-        f"- {bad}: line 4 column 9: expected valid JSON; found Invalid control character at\n"
+        f"- {bad}: line 4 column 9: expected valid JSON; found a line break or control character inside a string\n"
     )

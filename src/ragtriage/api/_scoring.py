@@ -260,6 +260,17 @@ def trec_eval_files(
     )
 
 
+
+def _not_a_run(value: str) -> str:
+    """What a --baseline/--candidate value that names no loaded run is, in words."""
+    path = as_paths(value)[0]
+    if path.suffix not in (".json", ".jsonl") and "/" not in value:
+        return repr(value)
+    if not path.exists():
+        return f"{value!r}, a file that does not exist"
+    return f"{value!r}, a file not loaded with --run (add --run {value})"
+
+
 def pick_runs(
     loaded: Dataset, baseline: str | None, candidates: Sequence[str], *, gated: bool = False
 ) -> list[str]:
@@ -283,7 +294,7 @@ def pick_runs(
                     None,
                     option,
                     f"the name of a loaded run ({known})",
-                    repr(value),
+                    _not_a_run(value),
                 )
             )
         return name

@@ -9,20 +9,18 @@ from importlib import resources
 from typing import TypeVar
 
 from ..errors import InputError, Problem
+from ..fileio import parse_toml, read_text
 from ..paths import PathArg, as_path
 
 T = TypeVar("T")
 
 
 def parse_rule_file(path: PathArg, what: str, parse: Callable[[dict[str, object], str], T]) -> T:
-    """`parse` applied to a user's TOML rule file; `what` names the file in the error."""
+    """`parse` applied to a user's TOML rule file; `what` names the file in a size error."""
     path = as_path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(
-            [Problem(str(path), None, "file", f"a readable {what}", str(exc))]
-        ) from None
+    label = str(path)
+    text = read_text(path, label, what=f"a {what}")
+    data: dict[str, object] = dict(parse_toml(text, label))
     return parse(data, str(path))
 
 

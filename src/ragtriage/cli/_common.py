@@ -40,11 +40,51 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
 
 
 def write_output(text: str, output: Path | None) -> None:
-    """Write a rendered report to a file, or to stdout."""
+    """Write a rendered report to a file (whole or not at all), or to stdout."""
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        from ..fileio import write_text
+
+        write_text(output, text)
+
+
+class _CannotWrite(click.ClickException):
+    """An output target refused before the work (`Error: cannot write ...`, exit 2)."""
+
+    exit_code = EXIT_INVALID
+
+
+def checked_output(
+    folder: bool = False,
+) -> Callable[[click.Context, click.Parameter, Path | None], Path | None]:
+    """A click callback refusing, before any work, an output target that cannot be written
+    (`check_output`); `folder`: the option names a folder to write files into."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+        if value is not None:
+            from ..fileio import OutputError, check_output
+
+            try:
+                check_output(value, folder=folder)
+            except OutputError as exc:
+                raise _CannotWrite(str(exc)) from None
+        return value
+
+    return callback
+
+
+def output_path_option(
+    *names: str, help: str, folder: bool = False
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """An option naming a file (or `folder`) the command writes, checked before the work."""
+    return click.option(
+        *names,
+        type=click.Path(path_type=Path),
+        default=None,
+        callback=checked_output(folder),
+        help=help,
+    )
 
 
 class KType(click.ParamType):  # type: ignore[type-arg]
@@ -102,6 +142,7 @@ def output_option(
         type=click.Path(path_type=Path),
         required=required,
         metavar=metavar,
+        callback=checked_output(folder=metavar == "DIR"),
         help=f"Write {what} here{where}.",
     )
 

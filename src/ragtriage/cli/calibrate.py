@@ -15,6 +15,7 @@ from ._common import (
     format_option,
     handle_errors,
     output_option,
+    output_path_option,
     run_option,
     snapshot_option,
     terminal_width,
@@ -58,10 +59,8 @@ from ._common import (
 )
 @format_option(("table", "json"))
 @output_option("the report")
-@click.option(
+@output_path_option(
     "--record",
-    type=click.Path(path_type=Path),
-    default=None,
     help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",
 )
 @handle_errors

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..api import export_trec_files
-from ._common import dataset_argument, examples, handle_errors, run_option
+from ._common import dataset_argument, examples, handle_errors, output_path_option, run_option
 
 
 @click.group(
@@ -31,12 +31,8 @@ def export_command() -> None:
 )
 @dataset_argument
 @run_option
-@click.option(
-    "--qrels-out", type=click.Path(path_type=Path), default=None, help="Where to write the qrels."
-)
-@click.option(
-    "--run-out", type=click.Path(path_type=Path), default=None, help="Where to write the TREC run."
-)
+@output_path_option("--qrels-out", help="Where to write the qrels.")
+@output_path_option("--run-out", help="Where to write the TREC run.")
 @click.option("--run-tag", default=None, help="Run tag (default: the run name).")
 @handle_errors
 def trec_export_command(

@@ -18,6 +18,7 @@ from ._common import (
     format_option,
     handle_errors,
     output_option,
+    output_path_option,
     terminal_width,
     write_output,
 )
@@ -60,12 +61,7 @@ from .compare import baseline_option, candidate_help
 )
 @format_option()
 @output_option("the report")
-@click.option(
-    "--junit",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Also write JUnit XML here (one test case per rule).",
-)
+@output_path_option("--junit", help="Also write JUnit XML here (one test case per rule).")
 @handle_errors
 def gate_command(
     request: Request,
@@ -96,6 +92,6 @@ def gate_command(
         text = render_gate_table(result, terminal_width())
     write_output(text, output)
     if junit is not None:
-        junit.write_text(render_junit(result), encoding="utf-8")
+        write_output(render_junit(result), junit)
     if not result.passed:
         sys.exit(EXIT_GATE_FAILED)

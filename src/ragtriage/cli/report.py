@@ -9,17 +9,15 @@ import click
 
 from ..evaluation import Evaluation
 from ..request import Request
-from ._common import examples, handle_errors, output_option, write_output
+from ._common import examples, handle_errors, output_option, output_path_option, write_output
 from ._dataset import dataset_options, print_notice
 
 if TYPE_CHECKING:
     from ..compare import Comparison
 
-html_option = click.option(
+html_option = output_path_option(
     "--html",
     "html",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Also write the self-contained HTML report (see `ragtriage report`) to FILE.",
 )
 """`--html FILE` for commands whose result can also be written as the HTML report."""

@@ -10,7 +10,14 @@ import click
 from ..api import run_files
 from ..endpoint import Endpoint
 from . import _bounds as bounds
-from ._common import KType, examples, handle_errors, output_option, snapshot_option
+from ._common import (
+    KType,
+    examples,
+    handle_errors,
+    output_option,
+    output_path_option,
+    snapshot_option,
+)
 from ._endpoint import endpoint_options
 
 
@@ -78,10 +85,8 @@ from ._endpoint import endpoint_options
     default=None,
     help="Cut documents into groups of N sentences.",
 )
-@click.option(
+@output_path_option(
     "--chunked-snapshot",
-    type=click.Path(path_type=Path),
-    default=None,
     help="Where to write the snapshot with the chunks cut here (required with --chunk-*; "
     "evaluate the run against it).",
 )
@@ -107,10 +112,9 @@ from ._endpoint import endpoint_options
 )
 @click.option("--no-stemming", is_flag=True, help="Do not stem English words for bm25.")
 @click.option("--name", default=None, help="Run name (default: the retriever and reranker).")
-@click.option(
+@output_path_option(
     "--cache-dir",
-    type=click.Path(path_type=Path),
-    default=None,
+    folder=True,
     help="Index cache directory (default: $RAGTRIAGE_CACHE_DIR or the user cache dir).",
 )
 @click.option("--no-cache", is_flag=True, help="Build the indexes in memory only.")

@@ -15,15 +15,24 @@ from operator import itemgetter
 from typing import Any
 
 from .._optional import has_extra
+from ..errors import InputError
+from ..fileio import parse_json
 
 if has_extra("fast"):  # orjson parses a JSONL line several times faster than json
     import orjson
 
     _loads: Callable[[bytes | str], Any] = orjson.loads
+    _dumps: Callable[[Any], bytes] | None = orjson.dumps
     _JSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError,)
 else:  # pragma: no cover - depends on the environment
     _loads = json.loads
+    _dumps = None
     _JSON_ERRORS = (json.JSONDecodeError, UnicodeDecodeError)
+
+_KEY_END = re.compile(rb'"\s*:')
+_SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
+"""A key's closing quote and its colon (also matches inside strings: counted alike in the
+text read and in its compact re-serialisation, see `loads`)."""
 
 CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
@@ -53,11 +62,31 @@ SPLITS = ("dev", "regression", "holdout")
 
 
 def loads(text: bytes | str) -> Any:
-    """Parse one JSON text; invalid JSON gives a marker object every shape check refuses."""
+    """Parse one JSON text as `parse_json` would accept it; anything it would refuse
+    (invalid JSON, NaN or infinite numbers, a key twice in one object) gives a marker
+    object every shape check refuses, so the caller falls back to the reference reader.
+
+    orjson refuses NaN and infinite numbers but keeps the last of two equal keys. A key
+    written twice shows as one `"...":` more in the text than in orjson's compact output of
+    what it parsed; strings hold the same `"...":` in both unless the text spells characters
+    as `\\u` escapes, so such texts are checked exactly by the reference parser instead.
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if _dumps is None or b"\\u" in data:
+        try:
+            return parse_json(data.decode("utf-8"), "")
+        except (InputError, UnicodeDecodeError):
+            return _INVALID
     try:
-        return _loads(text)
+        value = _loads(data)
     except _JSON_ERRORS:
         return _INVALID
+    if type(value) in (dict, list):
+        # Counting `":` is a plain byte search; a key spaced from its colon needs the regex.
+        written = len(_KEY_END.findall(data)) if _SPACED_KEY.search(data) else data.count(b'":')
+        if written != _dumps(value).count(b'":'):
+            return _INVALID
+    return value
 
 
 _INVALID = object()
@@ -213,8 +242,7 @@ def claim_ok(claim: Any) -> bool:
         (cid is None or is_id(cid))
         and type(text) is str
         and bool(text)
-        and type(claim.get("citations", [])) is list
-        and all(type(c) is str for c in claim.get("citations", []))
+        and ids(claim.get("citations", []))
         and type(labels) is list
         and all(
             label_ok(lab, CLAIM_LABEL_KEYS)

@@ -24,6 +24,8 @@ from typing import Any, BinaryIO
 import numpy as np
 from pydantic import ValidationError
 
+from ..errors import InputError
+from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
 from ..schemas import EvalSet
 from . import _native_checks as chk
 from ._trec import _Fallback
@@ -62,51 +64,74 @@ def records(
     `span` (JSONL only): read only the records whose lines start in [start, end) bytes.
     """
     if path.suffix == ".jsonl":
-        handle = path.open("rb")
-        first = handle.readline()
-        while first and not first.strip():
-            first = handle.readline()
+        label = str(path)
+        handle = _open(path)
+        try:
+            first = _first_line(handle, label)
+        except InputError as exc:
+            handle.close()
+            raise _Fallback("header") from exc
         header = chk.loads(first) if first else None
         if type(header) is not dict:
             handle.close()
             raise _Fallback("header")
         if span is not None:
             handle.seek(span[0])
-        lines = _lines(handle, None if span is None else span[1])
+        lines = _lines(handle, label, None if span is None else span[1])
         return header, _closing(handle, (chk.loads(line) for line in lines if line.strip()))
-    data = chk.loads(path.read_bytes())
+    try:
+        data = chk.loads(strip_bom(read_bytes(path), str(path)))
+    except InputError as exc:
+        raise _Fallback("document") from exc
     if type(data) is not dict or type(data.get(list_key)) is not list:
         raise _Fallback("document")
     header = {key: value for key, value in data.items() if key != list_key}
     return header, iter(data[list_key])
 
 
-def _lines(handle: BinaryIO, end: int | None) -> Iterator[bytes]:
-    if end is None:
-        yield from handle
-        return
-    position = handle.tell()
-    for line in handle:
-        if position >= end:
-            return
-        position += len(line)
-        yield line
+def _open(path: Path) -> BinaryIO:
+    try:
+        return open_input(path)
+    except InputError as exc:
+        raise _Fallback("file") from exc
+
+
+def _first_line(handle: BinaryIO, label: str) -> bytes:
+    """The first non-blank line (UTF-8 byte order mark removed), or b"" at the end."""
+    for number, line in iter_lines(handle, label):
+        if line.strip():
+            return strip_bom(line, label) if number == 1 else line
+    return b""
+
+
+def _lines(handle: BinaryIO, label: str, end: int | None) -> Iterator[bytes]:
+    """Lines up to byte `end`; a line past the bound or an unreadable file falls back."""
+    try:
+        for _, line in iter_lines(handle, label, end):
+            yield line
+    except InputError as exc:
+        raise _Fallback("line") from exc
 
 
 def spans(path: Path, parts: int) -> list[tuple[int, int]] | None:
     """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
     the file whole: a JSON document, or too small to be worth splitting)."""
-    size = path.stat().st_size
+    try:
+        size = check_input(path)
+    except InputError:
+        return None  # reading the file whole names the problem
     if path.suffix != ".jsonl" or parts < 2 or size < _SPLIT_BYTES:
         return None
-    with path.open("rb") as handle:
-        first = handle.readline()
-        while first and not first.strip():
-            first = handle.readline()
+    with _open(path) as handle:
+        try:
+            _first_line(handle, str(path))
+        except InputError as exc:
+            raise _Fallback("header") from exc
         cuts = [handle.tell()]
         for n in range(1, parts):
             handle.seek(max(cuts[-1], size * n // parts))
-            handle.readline()
+            if len(handle.readline(MAX_LINE_BYTES + 1)) > MAX_LINE_BYTES:
+                raise _Fallback("line")
             cuts.append(max(cuts[-1], handle.tell()))
     cuts.append(size)
     return list(pairwise(cuts))
@@ -127,8 +152,8 @@ def record_at(path: Path, kind: str, list_key: str, wanted: set[int]) -> dict[in
         _, items = records(path, kind, list_key)
         return {n: item for n, item in enumerate(items) if n in wanted}
     out: dict[int, Any] = {}
-    with path.open("rb") as handle:
-        lines = (line for line in handle if line.strip())
+    with _open(path) as handle:
+        lines = (line for line in _lines(handle, str(path), None) if line.strip())
         next(lines, None)  # the header
         for n, line in enumerate(lines):
             if n in wanted:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 
 from .._optional import extra_module
-from ..errors import ProblemCollector
-from ._trec import _delimiter, _Fallback, _strings_clean
+from ..errors import InputError, ProblemCollector
+from ..fileio import open_input
+from ._trec import _checked_size, _delimiter, _Fallback, _strings_clean
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -63,11 +64,11 @@ class _HashingReader:
 
 def _batches(path: Path, digest: hashlib._Hash) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
     try:
-        if path.stat().st_size == 0:
+        if _checked_size(path) == 0:
             return
-        with path.open("rb") as handle:
+        with open_input(path) as handle:
             yield from _parsed(path, _HashingReader(handle, digest))
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
 
 
@@ -109,7 +110,7 @@ def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
     from ..formats.trec_parquet import PARQUET_COLUMNS, schema_problems
 
     try:
-        with path.open("rb") as handle:
+        with open_input(path) as handle:
             for block in iter(lambda: handle.read(1 << 24), b""):
                 digest.update(block)
         parquet = pq.ParquetFile(path)
@@ -128,7 +129,7 @@ def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
             if score.null_count or not np.isfinite(values).all():
                 raise _Fallback("bad scores")
             yield qid, docs, values
-    except (pa.ArrowInvalid, OSError) as exc:
+    except (pa.ArrowInvalid, OSError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
 
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._optional import extra_module
-from ..errors import Problem, ProblemCollector
+from ..errors import InputError, Problem, ProblemCollector
+from ..fileio import check_input, iter_lines, open_input
 from ..formats.trec import Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
@@ -72,16 +73,19 @@ class _Fallback(Exception):
 
 
 def _delimiter(path: Path) -> str:
-    with path.open("rb") as handle:
-        for line in handle:
-            if line.strip():
-                return "\t" if b"\t" in line and b" " not in line.strip() else " "
+    try:
+        with open_input(path) as handle:
+            for _, line in iter_lines(handle, str(path)):
+                if line.strip():
+                    return "\t" if b"\t" in line and b" " not in line.strip() else " "
+    except InputError as exc:  # the line reader names the problem
+        raise _Fallback("file") from exc
     return " "
 
 
 def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataType]) -> pa.Table:
     try:
-        if path.stat().st_size == 0:
+        if _checked_size(path) == 0:
             return pa.table({name: pa.array([], type=types[name]) for name in types})
         return pcsv.read_csv(
             path,
@@ -98,6 +102,14 @@ def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataTyp
         )
     except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
         raise _Fallback(str(exc)) from exc
+
+
+def _checked_size(path: Path) -> int:
+    """The size of a regular file pyarrow may open (anything else falls back)."""
+    try:
+        return check_input(path)
+    except InputError as exc:
+        raise _Fallback("file") from exc
 
 
 def _strings_clean(column: pa.ChunkedArray) -> bool:

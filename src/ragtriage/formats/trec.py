@@ -20,7 +20,8 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from ..errors import ProblemCollector
+from ..errors import InputError, ProblemCollector
+from ..fileio import text_lines, write_text
 from ..paths import PathArg, as_path
 from ..schemas import (
     Document,
@@ -55,24 +56,15 @@ def _lines(
     path: Path, label: str, collector: ProblemCollector, comments: list[int] | None = None
 ) -> Iterator[tuple[int, list[str]]]:
     try:
-        handle = path.open("r", encoding="utf-8")
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-        return
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-        return
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                parts = line.split()
-                if parts and parts[0].startswith("#"):
-                    if comments is not None:
-                        comments.append(number)
-                elif parts:
-                    yield number, parts
-        except UnicodeDecodeError as exc:
-            collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+        for number, line in text_lines(path, label):
+            parts = line.split()
+            if parts and parts[0].startswith("#"):
+                if comments is not None:
+                    comments.append(number)
+            elif parts:
+                yield number, parts
+    except InputError as exc:
+        collector.extend(exc.problems)
 
 
 def _field_count(
@@ -223,7 +215,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: PathArg) -> None:
         for qid in sorted(qrels)
         for docid, grade in sorted(qrels[qid].items())
     ]
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    write_text(path, "".join(lines))
 
 
 def write_run(
@@ -245,7 +237,7 @@ def write_run(
                 f"{_check_token(qid, 'question ID')} Q0 {_check_token(docid, 'document ID')}"
                 f" {rank} {float(score)!r} {tag}\n"
             )
-    Path(path).write_text("".join(out), encoding="utf-8")
+    write_text(path, "".join(out))
 
 
 def qrels_to_evalset(

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._optional import extra_module
-from ..errors import ProblemCollector
+from ..errors import InputError, ProblemCollector
+from ..fileio import check_input
 from ..paths import PathArg, as_path
 from .trec import TrecRun, ranking_key
 
@@ -55,7 +56,11 @@ def parse_run_parquet(
     path = as_path(path)
     shown = label or str(path)
     try:
+        check_input(path, shown)
         table = pq.read_table(path)
+    except InputError as exc:
+        collector.extend(exc.problems)
+        return {}
     except FileNotFoundError:
         collector.add(shown, None, "(file)", "an existing file", "no such file")
         return {}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector
+from ..fileio import decode, parse_toml, read_bytes
 from ..loading._files import pydantic_problems
 from ..metrics import REGISTRY, parse_measure
 from ..paths import PathArg, as_path
@@ -282,24 +282,6 @@ def _no_rules(data: dict[str, Any], file: str, collector: ProblemCollector) -> N
         )
 
 
-def _parse_toml(raw: bytes, file: str, collector: ProblemCollector) -> dict[str, Any] | None:
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except RecursionError:
-        collector.add(file, None, "(file)", "TOML nested at most a few hundred levels", "deeper")
-    except UnicodeDecodeError as exc:
-        collector.add(file, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        found = re.sub(r"\s*\(at line \d+, column \d+\)$", "", message)
-        at = re.search(r"line (\d+), column (\d+)", message)
-        where = f"line {at.group(1)} column {at.group(2)}" if at else "(file)"
-        collector.add(file, None, where, "valid TOML", found)
-    except ValueError as exc:  # an integer with more digits than int() converts
-        collector.add(file, None, "(file)", "valid TOML numbers", str(exc).split(";")[0])
-    return None
-
-
 def load_policy(path: PathArg) -> LoadedPolicy:
     """Read and check a policy file; raise `InputError` naming file, field, expected and found."""
     path = as_path(path)
@@ -308,16 +290,15 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     file = str(path)
     collector = ProblemCollector()
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+        raw = read_bytes(path, file, what="a TOML document")
+    except InputError as exc:
+        if exc.problems[0].found != "no such file":
+            raise
         raise InputError(
             [Problem(file, None, "(file)", "an existing policy file", "no such file")]
         ) from None
-    except IsADirectoryError:
-        raise InputError([Problem(file, None, "(file)", "a file", "a directory")]) from None
-    data = _parse_toml(raw, file, collector)
-    collector.raise_if_any()
-    _no_rules(data or {}, file, collector)
+    data = parse_toml(decode(raw, file), file)
+    _no_rules(data, file, collector)
     collector.raise_if_any()
     try:
         policy = Policy.model_validate(data)

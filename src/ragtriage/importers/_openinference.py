@@ -9,13 +9,13 @@ the question and its `output.value` the answer; RETRIEVER spans give the candida
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, Problem, ProblemCollector
+from ..fileio import parse_json
 from ..paths import PathArg, as_path
 from ..recording import (
     Match,
@@ -76,8 +76,8 @@ def _documents(
                 entry["metadata"].update(value)
             elif isinstance(value, str):
                 try:
-                    decoded = json.loads(value)
-                except json.JSONDecodeError:
+                    decoded = parse_json(value, label)
+                except InputError:
                     decoded = None
                 if not isinstance(decoded, dict):
                     collector.add(
@@ -130,8 +130,8 @@ def _lookup(attributes: dict[str, Any], path: str) -> str | None:
         holder = attributes.get(head)
         if isinstance(holder, str):
             try:
-                holder = json.loads(holder)
-            except json.JSONDecodeError:
+                holder = parse_json(holder, "")
+            except InputError:
                 holder = None
         if isinstance(holder, dict):
             found = _lookup({str(k): v for k, v in holder.items()}, rest)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 from typing import Any
 
-from ..errors import ProblemCollector
+from ..errors import InputError, ProblemCollector
+from ..fileio import check_input, file_problem, json_lines, parse_json, read_text
 from ..loading._files import short
 from ..paths import PathArg, as_path
 
@@ -23,34 +23,19 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
     path = as_path(path)
     label = str(path)
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-        return []
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-        return []
-    except UnicodeDecodeError as exc:
-        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-        return []
-    if path.suffix == ".csv":
-        return _csv_records(raw, label, collector)
-    if path.suffix == ".jsonl":
-        records = []
-        for number, line in enumerate(raw.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"line {number}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                collector.add(
-                    label, None, f"line {number} column {exc.colno}", "valid JSON", exc.msg
-                )
-        return records
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
+        if path.suffix == ".jsonl":
+            if check_input(path, label) == 0:
+                raise file_problem(label, "at least one record", "an empty file")
+            return [(f"line {number}", value) for number, value in json_lines(path, label)]
+        what = "a CSV file" if path.suffix == ".csv" else "a JSON document"
+        raw = read_text(path, label, what=what)
+        if path.suffix == ".csv":
+            return _csv_records(raw, label, collector)
+        if not raw.strip():
+            raise file_problem(label, "a JSON document", "an empty file")
+        data = parse_json(raw, label)
+    except InputError as exc:
+        collector.extend(exc.problems)
         return []
     if isinstance(data, dict):
         keys = [key for key in LIST_KEYS if isinstance(data.get(key), list)]

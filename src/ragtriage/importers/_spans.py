@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProblemCollector
+from ..errors import InputError, ProblemCollector
+from ..fileio import file_problem, parse_json_values, read_text
 
 _HEX = re.compile(r"^(?:[0-9a-fA-F]{16}|[0-9a-fA-F]{32})$")
 
@@ -245,34 +245,18 @@ def read_spans(path: Path, collector: ProblemCollector) -> list[Span]:
     """Every span in the file: JSON values one after another (JSON lines, or the console
     exporter's indented objects), each an OTLP export, a span, a list or a Phoenix page."""
     label = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-        return []
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-        return []
-    except UnicodeDecodeError as exc:
-        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-        return []
-    decoder = json.JSONDecoder()
     spans: list[Span] = []
-    pos = 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            break
-        line = text.count("\n", 0, pos) + 1
-        try:
-            value, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            collector.add(
-                label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg
-            )
-            break
-        spans += [s for s in _spans_of(value, f"line {line}", collector, label) if s is not None]
+    try:
+        text = read_text(path, label)
+        if not text.strip():
+            raise file_problem(label, "at least one span", "an empty file")
+        for line, value in parse_json_values(text, label):
+            spans += [
+                s for s in _spans_of(value, f"line {line}", collector, label) if s is not None
+            ]
+    except InputError as exc:
+        collector.extend(exc.problems)
+        return []
     if not spans and not collector.problems:
         collector.add(label, None, "(file)", "at least one span", "none")
     return spans

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import gzip
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from ..errors import ProblemCollector
+from ..errors import InputError, ProblemCollector
+from ..fileio import decode, file_problem, open_input, parse_json
 from ..loading._files import short
 from ..paths import PathArg, as_path
 from ..schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
@@ -42,16 +42,18 @@ each; the bound also bounds the memory a hostile file can take)."""
 _CHUNK = 1024 * 1024
 
 
-def _read_bounded(path: Path, limit: int) -> bytes | None:
+def _read_bounded(path: Path, label: str, limit: int) -> bytes | None:
     """The file's bytes (gunzipped for `.gz`), or None when there are more than `limit`.
 
     Read a chunk at a time so that a small gzip that inflates to gigabytes is stopped at the
     bound instead of being inflated whole.
     """
-    opener = gzip.open if path.suffix == ".gz" else open
     parts: list[bytes] = []
     total = 0
-    with opener(path, "rb") as handle:
+    with open_input(path, label) as raw:
+        handle: BinaryIO | gzip.GzipFile = (
+            gzip.GzipFile(fileobj=raw) if path.suffix == ".gz" else raw
+        )
         while chunk := handle.read(_CHUNK):
             total += len(chunk)
             if total > limit:
@@ -63,24 +65,21 @@ def _read_bounded(path: Path, limit: int) -> bytes | None:
 def _load(path: Path, collector: ProblemCollector, limit: int = TAU2_MAX_BYTES) -> Any:
     label = str(path)
     try:
-        data = _read_bounded(path, limit)
+        data = _read_bounded(path, label, limit)
         if data is None:
             unpacked = " unpacked" if path.suffix == ".gz" else ""
             collector.add(
                 label, None, "(file)", f"at most {limit} bytes{unpacked}", f"more than {limit}"
             )
             return None
-        return json.loads(data.decode("utf-8"))
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
+        text = decode(data, label)
+        if not text.strip():
+            raise file_problem(label, "a JSON document", "an empty file")
+        return parse_json(text, label)
+    except InputError as exc:
+        collector.extend(exc.problems)
     except (OSError, EOFError) as exc:
         collector.add(label, None, "(file)", "a readable (gzip) file", type(exc).__name__)
-    except UnicodeDecodeError as exc:
-        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-    except json.JSONDecodeError as exc:
-        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
-    except RecursionError:
-        collector.add(label, None, "(file)", "JSON nested to a sane depth", "too deep nesting")
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..fileio import make_folder, write_text
 from ..paths import PathArg, as_path
 from ..schemas import EvalSet, Run, Snapshot
 
@@ -31,5 +32,5 @@ def native_text(model: Snapshot | EvalSet | Run, jsonl: bool) -> str:
 def write_native(model: Snapshot | EvalSet | Run, path: PathArg) -> None:
     """Write a native file; `.jsonl` gets the line format, anything else one JSON document."""
     path = as_path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(native_text(model, path.suffix == ".jsonl"), encoding="utf-8")
+    make_folder(path.parent)
+    write_text(path, native_text(model, path.suffix == ".jsonl"))

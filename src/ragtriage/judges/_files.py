@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ..fileio import make_folder, write_text
 from ..paths import PathArg, as_path
 
 
@@ -19,8 +20,8 @@ def model_text(model: BaseModel) -> str:
 def write_model(model: BaseModel, path: PathArg) -> Path:
     """Write a model as JSON (creating the folder) and return the path."""
     path = as_path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(model_text(model), encoding="utf-8")
+    make_folder(path.parent)
+    write_text(path, model_text(model))
     return path
 
 

@@ -12,7 +12,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Problem, ProblemCollector, did_you_mean
+from ..errors import InputError, Problem, ProblemCollector, did_you_mean
+from ..fileio import open_input, parse_json, text_lines
+from ..fileio import read_json as read_json_document
 from ..paths import PathArg, as_path
 
 M = TypeVar("M", bound=BaseModel)
@@ -44,7 +46,7 @@ def display_path(path: PathArg) -> str:
     path = as_path(path)
     try:
         inside = path.resolve().relative_to(_PACKAGE_ROOT)
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a loop of symbolic links
         return str(path)
     return f"ragtriage:{inside.as_posix()}"
 
@@ -53,7 +55,7 @@ def file_sha256(path: PathArg) -> str:
     """SHA-256 of a file, read in blocks."""
     path = as_path(path)
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_input(path) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -122,11 +124,13 @@ def pydantic_problems(
     file: str,
     question_id: str | None,
     prefix: str = "",
+    record: str = "question",
     *,
     model: type[BaseModel] | None = None,
     data: Any = None,
 ) -> list[Problem]:
-    """Translate a pydantic error into problems naming the field, expected and found.
+    """Translate a pydantic error into problems naming the field, expected and found;
+    `record`: what `question_id` identifies (`question`, `document` or `chunk`).
 
     With the `model` and the `data` validated, claims are named by ID and an unknown field
     close to a known one says which (`found an unknown field (did you mean 'answer'?)`).
@@ -144,47 +148,37 @@ def pydantic_problems(
                 hint = did_you_mean(loc[-1], known_fields(model, loc[:-1]))
             expected = "no such field (it is not part of the format)"
             found = "an unknown field" + hint
+        elif kind == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
+            expected, found = "a non-empty string", "an empty string"
         else:
             message = str(item["msg"])
             expected = message.removeprefix("Input should be ").removeprefix("Value error, ")
             found = short(item.get("input"))
-        problems.append(Problem(file, question_id, field, expected, found))
+        problems.append(Problem(file, question_id, field, expected, found, record))
     return problems
 
 
 def read_json(path: Path, label: str, collector: ProblemCollector) -> Any:
-    """Parse a whole JSON file; a missing file or broken JSON becomes a problem (returns None)."""
+    """Parse a whole JSON file strictly (`fileio`); any problem is collected (returns None)."""
     try:
-        with path.open("rb") as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-    except UnicodeDecodeError as exc:
-        collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
-    except json.JSONDecodeError as exc:
-        collector.add(label, None, f"line {exc.lineno} column {exc.colno}", "valid JSON", exc.msg)
+        return read_json_document(path, label)
+    except InputError as exc:
+        collector.extend(exc.problems)
     return None
 
 
 def iter_jsonl(path: Path, label: str, collector: ProblemCollector) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line) of a JSONL file, skipping blank lines; streams the file."""
+    """Yield (line number, line) of a JSONL file, skipping blank lines; streams the file.
+
+    A problem with the file itself (not a regular file, a line past the bound, bytes that are
+    not UTF-8) is collected and ends the iteration.
+    """
     try:
-        handle = path.open("r", encoding="utf-8")
-    except FileNotFoundError:
-        collector.add(label, None, "(file)", "an existing file", "no such file")
-        return
-    except IsADirectoryError:
-        collector.add(label, None, "(file)", "a file", "a directory")
-        return
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    yield number, line
-        except UnicodeDecodeError as exc:
-            collector.add(label, None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")
+        for number, line in text_lines(path, label):
+            if line.strip():
+                yield number, line
+    except InputError as exc:
+        collector.extend(exc.problems)
 
 
 def validate_item(
@@ -194,41 +188,50 @@ def validate_item(
     collector: ProblemCollector,
     id_key: str | None,
     prefix: str = "",
+    record: str = "question",
 ) -> M | None:
-    """Validate one record (already parsed), naming its question ID in problems."""
+    """Validate one record (already parsed), naming its ID (a question's, or the `record`
+    kind's) in problems."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         qid = data.get(id_key) if id_key and isinstance(data, dict) else None
         collector.extend(
             pydantic_problems(
-                exc, file, qid if isinstance(qid, str) else None, prefix, model=model, data=data
-            )
-        )
-        return None
-
-
-def validate_line(
-    model: type[M], line: str, number: int, file: str, collector: ProblemCollector, id_key: str
-) -> M | None:
-    """Validate one JSONL line straight from its text (no intermediate dict kept)."""
-    try:
-        return model.model_validate_json(line, strict=True)
-    except ValidationError as exc:
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as bad:
-            collector.add(file, None, f"line {number} column {bad.colno}", "valid JSON", bad.msg)
-            return None
-        qid = data.get(id_key) if isinstance(data, dict) else None
-        collector.extend(
-            pydantic_problems(
                 exc,
                 file,
                 qid if isinstance(qid, str) else None,
-                f"line {number}: ",
+                prefix,
+                record,
                 model=model,
                 data=data,
             )
         )
         return None
+
+
+def parse_line(
+    line: str, number: int, file: str, collector: ProblemCollector
+) -> tuple[bool, Any]:
+    """(parsed, value) of one JSONL line parsed strictly; a problem is collected."""
+    try:
+        return True, parse_json(line, file, number)
+    except InputError as exc:
+        collector.extend(exc.problems)
+        return False, None
+
+
+def validate_line(
+    model: type[M],
+    line: str,
+    number: int,
+    file: str,
+    collector: ProblemCollector,
+    id_key: str,
+    record: str = "question",
+) -> M | None:
+    """Parse one JSONL line strictly and validate it, as a record of a JSON file would be."""
+    parsed, data = parse_line(line, number, file, collector)
+    if not parsed:
+        return None
+    return validate_item(model, data, file, collector, id_key, f"line {number}: ", record)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from ._files import (
     display_path,
     file_sha256,
     iter_jsonl,
+    parse_line,
     read_json,
     short,
     validate_item,
@@ -57,6 +57,7 @@ def _validate_list(
     id_key: str | None,
     label: str,
     collector: ProblemCollector,
+    record: str = "question",
     name_of: Callable[[Any], str | None] | None = None,
 ) -> list[Any]:
     """Validate each item of a list; `name_of` names an item in its problems (`key[NAME].`)
@@ -71,7 +72,7 @@ def _validate_list(
         name = None if name_of is None else name_of(item)
         if name is not None:
             prefix = f"{key}[{name}]."
-        valid = validate_item(model, item, label, collector, id_key, prefix)
+        valid = validate_item(model, item, label, collector, id_key, prefix, record)
         if valid is not None:
             out.append(valid)
     return out
@@ -108,9 +109,11 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
     if kind == "snapshot":
         env, lists = _split_envelope(data, ("documents", "chunks"))
         docs = _validate_list(
-            lists.get("documents", []), "documents", Document, "id", label, collector
+            lists.get("documents", []), "documents", Document, "id", label, collector, "document"
         )
-        chunks = _validate_list(lists.get("chunks", []), "chunks", Chunk, "id", label, collector)
+        chunks = _validate_list(
+            lists.get("chunks", []), "chunks", Chunk, "id", label, collector, "chunk"
+        )
         if "documents" not in lists:
             collector.add(label, None, "documents", "a value (required field)", "nothing")
         head = validate_item(Snapshot, {**env, "documents": []}, label, collector, None)
@@ -149,7 +152,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         "question_id",
         label,
         found,
-        lambda item: _entry_name(item, "claim_id"),
+        name_of=lambda item: _entry_name(item, "claim_id"),
     )
     facts = _validate_list(
         _filled(lists.get("fact_labels", []), default),
@@ -158,7 +161,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         "question_id",
         label,
         found,
-        lambda item: _entry_name(item, "fact_id"),
+        name_of=lambda item: _entry_name(item, "fact_id"),
     )
     collector.extend(_labeller_hints(found.problems, default))
     label_head = validate_item(LabelSet, env, label, collector, None)
@@ -215,10 +218,8 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
             )
         return None
     number, text = first
-    try:
-        header_data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        collector.add(label, None, f"line {number} column {exc.colno}", "valid JSON", exc.msg)
+    parsed, header_data = parse_line(text, number, label, collector)
+    if not parsed:
         return None
     kind = header_data.get("kind") if isinstance(header_data, dict) else None
     if kind not in KINDS:
@@ -258,8 +259,14 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
         docs: list[Document] = []
         chunks: list[Chunk] = []
         for n, line in lines:
-            model: type[Document] | type[Chunk] = Chunk if '"document_id"' in line else Document
-            record = validate_line(model, line, n, label, collector, "id")
+            parsed, data = parse_line(line, n, label, collector)
+            if not parsed:
+                continue
+            # A chunk names its document at the top level (a document's metadata may too).
+            is_chunk = isinstance(data, dict) and "document_id" in data
+            model: type[Document] | type[Chunk] = Chunk if is_chunk else Document
+            kind_name = "chunk" if is_chunk else "document"
+            record = validate_item(model, data, label, collector, "id", f"line {n}: ", kind_name)
             if isinstance(record, Chunk):
                 chunks.append(record)
             elif isinstance(record, Document):
@@ -273,21 +280,16 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
     fact_entries: list[FactLabelEntry] = []
     entry_problems = ProblemCollector()
     for n, line in lines:
+        parsed, data = parse_line(line, n, label, entry_problems)
+        if not parsed:
+            continue
+        data = with_default_labeller(data, default)
         entry_model: type[ClaimLabelEntry] | type[FactLabelEntry] = (
-            ClaimLabelEntry if '"claim_id"' in line else FactLabelEntry
+            ClaimLabelEntry if isinstance(data, dict) and "claim_id" in data else FactLabelEntry
         )
-        if default is None:
-            entry = validate_line(entry_model, line, n, label, entry_problems, "question_id")
-        else:
-            try:
-                data = with_default_labeller(json.loads(line), default)
-            except json.JSONDecodeError as exc:
-                where = f"line {n} column {exc.colno}"
-                entry_problems.add(label, None, where, "valid JSON", exc.msg)
-                continue
-            entry = validate_item(
-                entry_model, data, label, entry_problems, "question_id", f"line {n}: "
-            )
+        entry = validate_item(
+            entry_model, data, label, entry_problems, "question_id", f"line {n}: "
+        )
         if isinstance(entry, ClaimLabelEntry):
             claim_entries.append(entry)
         elif isinstance(entry, FactLabelEntry):
@@ -313,5 +315,6 @@ def read_file(path: PathArg, collector: ProblemCollector, label: str | None = No
     if len(collector.problems) > before:
         content = None
     kind = "article" if isinstance(content, ArticleDataset) else getattr(content, "kind", "unknown")
-    digest = file_sha256(path) if path.is_file() else ""
+    # A file with problems is not hashed: it may be huge, and no report will name it.
+    digest = file_sha256(path) if content is not None else ""
     return LoadedFile(SourceFile(shown, kind, digest), content)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._optional import require_extra
 from ..errors import InputError, Problem
+from ..fileio import atomic_output, check_input, read_text
 from ..paths import PathArg, as_path
 from ._limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
 
@@ -89,10 +91,9 @@ def write_sheet(path: PathArg, rows: Sequence[dict[str, str]]) -> Path:
     """Write rows (dicts by column name) as CSV or XLSX, chosen by the file's suffix."""
     path = as_path(path)
     suffix = _check_suffix(path, "--output")
-    path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".csv":
         # The BOM makes spreadsheet programs read the UTF-8 (Chinese text) correctly.
-        with path.open("w", encoding="utf-8-sig", newline="") as handle:
+        with atomic_output(path, "w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(COLUMNS), lineterminator="\r\n")
             writer.writeheader()
             for row in rows:
@@ -136,7 +137,8 @@ def _write_xlsx(path: Path, rows: Sequence[dict[str, str]]) -> None:
     check.add(f"{verdict_letter}2:{verdict_letter}{max(2, len(rows) + 1)}")
     sheet.add_data_validation(check)
     sheet.freeze_panes = "A2"
-    book.save(str(path))
+    with atomic_output(path, "wb") as handle:
+        book.save(handle)
 
 
 def _cell_text(value: object) -> str:
@@ -155,8 +157,9 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
     table: list[list[str]] = []
     # The reader's own cell bound is raised to ours for this read only (it is process-wide).
     previous = csv.field_size_limit(limits.max_cell_chars)
+    text = read_text(path, str(path), limits.max_file_bytes, "a sheet")
     try:
-        with path.open("r", encoding="utf-8-sig", newline="") as handle:
+        with io.StringIO(text, newline="") as handle:
             for values in csv.reader(handle):
                 table.append(values)
                 if len(table) > limits.max_rows or len(values) > limits.max_columns:
@@ -173,10 +176,6 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
                             )
                         ]
                     )
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            [Problem(str(path), None, "(file)", "UTF-8 text", f"undecodable bytes at {exc.start}")]
-        ) from exc
     except csv.Error as exc:
         found = str(exc)
         if "field larger than field limit" in found:
@@ -197,8 +196,7 @@ def read_sheet(
     """
     path = as_path(path)
     suffix = _check_suffix(path, "SHEET")
-    if not path.is_file():
-        raise InputError([Problem(str(path), None, "(file)", "an existing file", "no such file")])
+    check_input(path)
     table = _read_csv(path, limits) if suffix == ".csv" else _read_xlsx(path, limits)
     if not table:
         raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from ._common import StrictModel
+from ._common import Identifier, StrictModel
 
 
 class ArticleModel(StrictModel):
@@ -20,7 +20,7 @@ class ArticleModel(StrictModel):
 class ArticleDocument(ArticleModel):
     """A corpus entry."""
 
-    id: str
+    id: Identifier
     """Document ID."""
     text: str
     """Document text."""
@@ -29,22 +29,22 @@ class ArticleDocument(ArticleModel):
 class ArticleCase(ArticleModel):
     """An evaluation case."""
 
-    id: str
+    id: Identifier
     """Case ID."""
     question: str
     """The question."""
     answerable: bool
     """Whether the corpus answers it."""
-    requiredEvidenceIds: list[str]
+    requiredEvidenceIds: list[Identifier]
     """Every listed document is required (each one is its own evidence group)."""
-    referenceFactIds: list[str]
+    referenceFactIds: list[Identifier]
     """IDs of the facts a complete answer states (the format has no fact text)."""
 
 
 class ArticleClaimReview(ArticleModel):
     """Reviewer label of a claim."""
 
-    supportedByIds: list[str]
+    supportedByIds: list[Identifier]
     """Context IDs supporting the claim; empty means unsupported."""
 
 
@@ -62,16 +62,16 @@ class ArticleClaim(ArticleModel):
 class ArticleResultReview(ArticleModel):
     """Reviewer label of the answer's coverage."""
 
-    coveredReferenceFactIds: list[str]
+    coveredReferenceFactIds: list[Identifier]
     """Reference facts the answer covers."""
 
 
 class ArticleResult(ArticleModel):
     """A run's result for one case."""
 
-    caseId: str
+    caseId: Identifier
     """The case answered."""
-    retrievedIds: list[str]
+    retrievedIds: list[Identifier]
     """The ranking; its top k is the context."""
     answer: str
     """The answer text."""

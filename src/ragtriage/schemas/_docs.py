@@ -36,6 +36,8 @@ Every native file is a JSON object with `schema_version: 1` and a `kind`. Unknow
 refused, types are strict (`"3"` is not a number), and every problem is reported at once
 with file, question ID, field, what was expected and what was found. The JSON Schema of each
 kind is published in `schemas/KIND.schema.json` and printed by `ragtriage schema KIND`.
+Every file is UTF-8 JSON with no duplicate keys and only finite numbers, within size and
+nesting bounds: see [files.md](files.md) for what is accepted and the messages.
 
 **JSON or JSONL.** A file ending in `.jsonl` holds the same content one record per line: the
 first line is the header (the object without its list), then one record per line — a

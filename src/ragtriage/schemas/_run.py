@@ -75,8 +75,9 @@ class Claim(StrictModel):
     """Claim ID within the answer; `c1`, `c2`, ... by position when omitted."""
     text: str = Field(min_length=1)
     """The claim."""
-    citations: list[str] = Field(default_factory=list)
-    """IDs the answer cites for this claim (an unknown ID is an invalid citation, not an error)."""
+    citations: list[Identifier] = Field(default_factory=list)
+    """IDs the answer cites for this claim (an unknown ID is an invalid citation, not an error;
+    an empty one is an error)."""
     labels: list[ClaimLabel] = Field(default_factory=list)
     """Review labels, from people and judges; judge labels never replace human ones."""
 

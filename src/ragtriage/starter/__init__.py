@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Problem
+from ..fileio import make_folder, write_bytes
 from ..paths import PathArg, as_path
 
 __all__ = ["STARTER_FILES", "StarterDataset", "dataset_arguments", "write_starter"]
@@ -84,12 +85,12 @@ def write_starter(directory: PathArg, *, force: bool = False) -> StarterDataset:
                 )
             ]
         )
-    target.mkdir(parents=True, exist_ok=True)
+    make_folder(target)
     written, replaced = [], []
     for name in STARTER_FILES:
         path = target / name
         if path.exists():
             replaced.append(path)
-        path.write_bytes((_FILES / name).read_bytes())
+        write_bytes(path, (_FILES / name).read_bytes())
         written.append(path)
     return StarterDataset(target, tuple(written), tuple(replaced))

@@ -1,0 +1,53 @@
+"""Every file ragtriage reads or writes goes through here.
+
+Reading: only regular files (no FIFO, directory or device), within size bounds checked
+before or while reading, UTF-8 only (one byte-order-mark rule), strict JSON and TOML (no
+duplicate keys, finite numbers, bounded integers and nesting). Writing: whole or not at all
+(a temporary file renamed into place), with one message when a target cannot be written.
+See `docs/files.md`.
+"""
+
+from ._json import FINITE, depth_problem, parse_json, parse_json_values, parse_toml
+from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYTES, size_text
+from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
+from ._read import json_lines, read_json, read_text, read_toml, text_lines
+from ._text import decode, strip_bom
+from ._write import (
+    OutputError,
+    atomic_output,
+    check_output,
+    make_folder,
+    write_bytes,
+    write_text,
+)
+
+__all__ = [
+    "FINITE",
+    "MAX_DEPTH",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_INT_DIGITS",
+    "MAX_LINE_BYTES",
+    "OutputError",
+    "atomic_output",
+    "check_input",
+    "check_output",
+    "decode",
+    "depth_problem",
+    "file_problem",
+    "iter_lines",
+    "json_lines",
+    "make_folder",
+    "open_input",
+    "parse_json",
+    "parse_json_values",
+    "parse_toml",
+    "read_bytes",
+    "read_json",
+    "read_text",
+    "read_toml",
+    "size_text",
+    "strip_bom",
+    "text_lines",
+    "write_bytes",
+    "write_text",
+]

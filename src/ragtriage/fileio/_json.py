@@ -1,0 +1,237 @@
+"""Strict JSON and TOML: no duplicate keys, only finite numbers, bounded integers and depth.
+
+Python's parsers let the last of two equal keys win, read `NaN`, `Infinity` and `1e400`
+(infinity), convert integers of any length until a `ValueError`, and recurse until a
+`RecursionError`. Each of these becomes one `InputError` naming the file, the place (line
+and column when known) and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import InputError
+from ._limits import MAX_DEPTH, MAX_INT_DIGITS
+from ._open import file_problem
+
+FINITE = "a finite number"
+"""What a number in any input must be (the same words for every file kind)."""
+
+_DESCRIPTIONS = (
+    ("Expecting value", "something that is not a JSON value"),
+    (
+        "Expecting property name enclosed in double quotes",
+        "a key not in double quotes, or a comma before a closing brace",
+    ),
+    ("Expecting ',' delimiter", "a missing comma between two items"),
+    ("Expecting ':' delimiter", "a key without `:` after it"),
+    ("Unterminated string", "a string that is not closed"),
+    ("Invalid control character", "a line break or control character inside a string"),
+    ("Invalid \\uXXXX escape", "a broken `\\u` escape"),
+    ("Invalid \\escape", "a backslash escape JSON does not know"),
+    ("Extra data", "more text after the JSON value"),
+)
+
+
+class _Refused(Exception):
+    def __init__(self, expected: str, found: str, token: str | None = None) -> None:
+        super().__init__(found)
+        self.expected = expected
+        self.found = found
+        self.token = token
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused("each key at most once in an object", f"the key {key!r} twice")
+            seen.add(key)
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(FINITE, name, name)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(FINITE, f"{text} (beyond the largest number, about 1.8e308)", text)
+    return value
+
+
+def _plain(message: str) -> str:
+    for prefix, plain in _DESCRIPTIONS:
+        if message.startswith(prefix):
+            return plain
+    return message[:1].lower() + message[1:]
+
+
+def _where(line: int | None, row: int, column: int) -> str:
+    return f"line {row if line is None else line + row - 1} column {column}"
+
+
+def _locate(text: str, token: str | None, line: int | None) -> str:
+    """Where a refused number token first appears as a value ("(file)" when not found)."""
+    if token:
+        found = re.search(r"[\[:,]\s*(" + re.escape(token) + r")(?![\w.+-])", text)
+        if found:
+            offset = found.start(1)
+            row = text.count("\n", 0, offset) + 1
+            column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            return _where(line, row, column)
+    return "(file)" if line is None else f"line {line}"
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]", re.ASCII)
+
+
+def _first_surrogate(value: Any) -> str | None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"\\u{ord(item[exc.start]):04x}"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def depth_problem(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when `value` nests lists and dicts more than `limit` levels deep."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        deeper: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            deeper.extend(child for child in children if isinstance(child, (dict, list)))
+        level = deeper
+    return False
+
+
+def _too_deep(label: str, field: str) -> InputError:
+    return file_problem(
+        label, f"at most {MAX_DEPTH} levels of nested arrays and objects", "deeper nesting", field
+    )
+
+
+def _too_long(label: str, field: str) -> InputError:
+    return file_problem(
+        label,
+        f"integers of at most {MAX_INT_DIGITS} digits",
+        f"an integer of more than {MAX_INT_DIGITS} digits",
+        field,
+    )
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
+)
+
+
+def _decode(text: str, label: str, line: int | None, start: int) -> tuple[Any, int]:
+    whole = "(file)" if line is None else f"line {line}"
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        found = _plain(exc.msg)
+        if exc.msg.startswith("Expecting") and not text[exc.pos :].strip():
+            found = f"the end of the {'file' if line is None else 'line'} (the JSON is cut short)"
+        where = _where(line, exc.lineno, exc.colno)
+        raise file_problem(label, "valid JSON", found, where) from None
+    except _Refused as exc:
+        raise file_problem(label, exc.expected, exc.found, _locate(text, exc.token, line)) from None
+    except RecursionError:
+        raise _too_deep(label, whole) from None
+    except ValueError as exc:  # Python's bound on integer digits
+        if "digits" not in str(exc):
+            raise
+        raise _too_long(label, whole) from None
+    piece = text[start:end]
+    if piece.count("[") + piece.count("{") > MAX_DEPTH and depth_problem(value):
+        raise _too_deep(label, whole)
+    if _SURROGATE_ESCAPE.search(piece) and (bad := _first_surrogate(value)) is not None:
+        raise file_problem(
+            label, "text UTF-8 can encode", f"a lone surrogate escape {bad} in a string", whole
+        )
+    return value, end
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def parse_json(text: str, label: str, line: int | None = None) -> Any:
+    """Parse one JSON value strictly; `line`: the text is that line of a JSONL file."""
+    value, end = _decode(text, label, line, _skip_space(text, 0))
+    end = _skip_space(text, end)
+    if end < len(text):
+        row = text.count("\n", 0, end) + 1
+        column = end - (text.rfind("\n", 0, end) + 1) + 1
+        raise file_problem(
+            label, "valid JSON", _plain("Extra data"), _where(line, row, column)
+        )
+    return value
+
+
+def parse_json_values(text: str, label: str) -> Iterator[tuple[int, Any]]:
+    """(line, value) of JSON values written one after another (JSON lines or indented
+    objects), each parsed strictly."""
+    position = _skip_space(text, 0)
+    while position < len(text):
+        row = text.count("\n", 0, position) + 1
+        value, position = _decode(text, label, None, position)
+        yield row, value
+        position = _skip_space(text, position)
+
+
+def parse_toml(text: str, label: str) -> dict[str, Any]:
+    """Parse one TOML document strictly (finite floats, bounded integers and depth)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        at = re.search(r"\(at line (\d+), column (\d+)\)$", message)
+        found = message[: at.start()].strip() if at else message
+        where = f"line {at.group(1)} column {at.group(2)}" if at else "(file)"
+        raise file_problem(label, "valid TOML", found, where) from None
+    except RecursionError:
+        raise _too_deep(label, "(file)") from None
+    except ValueError as exc:
+        if "digits" not in str(exc):
+            raise
+        raise _too_long(label, "(file)") from None
+    if depth_problem(data):
+        raise _too_deep(label, "(file)")
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            word = "NaN" if item != item else ("Infinity" if item > 0 else "-Infinity")
+            raise file_problem(label, FINITE, word, where or "(file)")
+        if isinstance(item, dict):
+            pairs = [(f"{where}.{key}" if where else key, v) for key, v in item.items()]
+            stack.extend(reversed(pairs))  # popped in document order
+        elif isinstance(item, list):
+            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(item)]))
+    return data

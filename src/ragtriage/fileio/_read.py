@@ -1,0 +1,53 @@
+"""Whole-file readers every command goes through: text, a JSON document, TOML, JSON lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..paths import PathArg, as_path
+from ._json import parse_json, parse_toml
+from ._limits import MAX_DOCUMENT_BYTES
+from ._open import file_problem, iter_lines, open_input, read_bytes
+from ._text import decode, strip_bom
+
+
+def read_text(
+    path: PathArg, label: str | None = None, limit: int = MAX_DOCUMENT_BYTES, what: str = "a file"
+) -> str:
+    """A regular file's UTF-8 text (BOM rule applied), refused past `limit` bytes."""
+    label = str(path) if label is None else label
+    return decode(read_bytes(path, label, limit, what), label)
+
+
+def read_json(path: PathArg, label: str | None = None) -> Any:
+    """A whole JSON document, parsed strictly; an empty file is refused as such."""
+    label = str(path) if label is None else label
+    text = read_text(path, label, what="a JSON document")
+    if not text.strip():
+        raise file_problem(label, "a JSON document", "an empty file")
+    return parse_json(text, label)
+
+
+def read_toml(path: PathArg, label: str | None = None) -> dict[str, Any]:
+    """A whole TOML document, parsed strictly."""
+    label = str(path) if label is None else label
+    return parse_toml(read_text(path, label, what="a TOML document"), label)
+
+
+def text_lines(path: PathArg, label: str | None = None) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line of a text file, streamed, each line bounded."""
+    path = as_path(path)
+    label = str(path) if label is None else label
+    with open_input(path, label) as handle:
+        for number, raw in iter_lines(handle, label):
+            data = strip_bom(raw, label) if number == 1 else raw
+            yield number, decode(data, label, number, at_start=False)
+
+
+def json_lines(path: PathArg, label: str | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of every non-blank line of a JSONL file, parsed strictly."""
+    label = str(path) if label is None else label
+    for number, text in text_lines(path, label):
+        if text.strip():
+            yield number, parse_json(text, label, number)

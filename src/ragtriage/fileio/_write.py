@@ -1,0 +1,159 @@
+"""Writing an output file whole or not at all.
+
+Every output goes to a temporary file in the target's folder and is renamed into place only
+when complete, so a failed run (a full disk, text UTF-8 cannot encode, an interrupted
+command) never leaves a partial file and never destroys an older good one. Targets are
+checked before the work starts where possible (`check_output`), with one message for every
+command: `cannot write PATH: REASON. Nothing was written.`
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import RagtriageError
+from ..paths import PathArg, as_path
+from ._open import kind_of
+
+
+class OutputError(RagtriageError):
+    """An output file could not be written; nothing was written to it."""
+
+    def __init__(self, path: PathArg, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"cannot write {self.path}: {reason}. Nothing was written.")
+
+
+def _reason(exc: OSError) -> str:
+    names = {
+        errno.ENOENT: "its folder does not exist",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.EISDIR: "it is a directory",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+        errno.ENOSPC: "no space left on the device",
+        errno.EROFS: "the file system is read-only",
+        errno.EDQUOT: "disk quota exceeded",
+    }
+    return names.get(exc.errno or 0, exc.strerror or type(exc).__name__)
+
+
+def check_output(path: PathArg, *, folder: bool = False) -> None:
+    """Refuse, before any work, a target that cannot be written (or, with `folder`, an
+    output folder that cannot be created or written into)."""
+    path = as_path(path)
+    if folder:
+        if path.exists() and not path.is_dir():
+            raise OutputError(path, "it exists and is not a folder")
+        parent = path if path.is_dir() else path.parent
+    else:
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as exc:
+            raise OutputError(path, _reason(exc)) from None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise OutputError(path, f"it is {kind_of(mode)}, not a regular file")
+        parent = path.parent
+    probe = parent if str(parent) else Path(".")
+    if not probe.exists():
+        if folder and probe != path:
+            return _check_creatable(path)
+        raise OutputError(path, f"the folder {str(probe)!r} does not exist")
+    if not probe.is_dir():
+        raise OutputError(path, f"{str(probe)!r} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise OutputError(path, f"the folder {str(probe)!r} is not writable")
+
+
+def _check_creatable(path: Path) -> None:
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputError(path, f"{str(parent)!r} is a file, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise OutputError(path, f"the folder {str(parent)!r} is not writable")
+            return
+
+
+def make_folder(path: PathArg) -> None:
+    """Create an output folder (and its parents) unless it exists; failures are
+    `OutputError`."""
+    path = as_path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(path, "it exists and is not a folder") from None
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+@contextlib.contextmanager
+def atomic_output(
+    path: PathArg, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None
+) -> Iterator[IO[Any]]:
+    """A handle on a temporary file next to `path`, renamed onto `path` when the block ends
+    without an exception; on any failure the temporary file is removed and `path` is left
+    as it was. OS and encoding failures become `OutputError`."""
+    path = as_path(path)
+    check_output(path)
+    binary = "b" in mode
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
+    done = False
+    try:
+        handle: IO[Any] = (
+            os.fdopen(fd, mode)
+            if binary
+            else os.fdopen(fd, mode, encoding=encoding, newline=newline)
+        )
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, _mode_for(path))
+        os.replace(temp, path)
+        done = True
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1] if isinstance(exc.object, str) else ""
+        raise OutputError(
+            path, f"the text holds {bad!r}, which {exc.encoding} cannot encode (a lone surrogate?)"
+        ) from None
+    finally:
+        if not done:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def write_text(path: PathArg, text: str) -> None:
+    """Write `text` (UTF-8) to `path` whole or not at all."""
+    with atomic_output(path) as handle:
+        handle.write(text)
+
+
+def write_bytes(path: PathArg, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all."""
+    with atomic_output(path, "wb") as handle:
+        handle.write(data)

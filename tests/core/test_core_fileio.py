@@ -1,0 +1,127 @@
+"""`ragtriage.fileio`: one byte-order-mark rule, strict JSON in both readers, exact places."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragtriage import fileio
+from ragtriage.columnar._native_checks import loads as fast_loads
+from ragtriage.errors import InputError
+from ragtriage.formats.trec import read_qrels
+from ragtriage.review import read_sheet
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _message(exc: pytest.ExceptionInfo[InputError]) -> str:
+    return exc.value.problems[0].message()
+
+
+def test_a_utf8_bom_at_the_start_is_skipped_in_every_format(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_bytes(BOM + b'{"a": 1}')
+    (tmp_path / "a.jsonl").write_bytes(BOM + b'{"a": 1}\n{"b": 2}\n')
+    (tmp_path / "a.toml").write_bytes(BOM + b"a = 1\n")
+    (tmp_path / "a.qrels").write_bytes(BOM + b"q1 0 d1 1\n")
+    (tmp_path / "a.csv").write_bytes(BOM + b"run,question_id\nr,q\n")
+    assert fileio.read_json(tmp_path / "a.json") == {"a": 1}
+    assert list(fileio.json_lines(tmp_path / "a.jsonl")) == [(1, {"a": 1}), (2, {"b": 2})]
+    assert fileio.read_toml(tmp_path / "a.toml") == {"a": 1}
+    assert read_qrels(tmp_path / "a.qrels") == {"q1": {"d1": 1}}
+    header, rows = read_sheet(tmp_path / "a.csv")
+    assert (header, [r.cells for r in rows]) == (("run", "question_id"), [{"run": "r",
+                                                                           "question_id": "q"}])
+
+
+def test_a_bom_inside_a_jsonl_file_is_not_skipped(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes(b'{"a": 1}\n' + BOM + b'{"b": 2}\n')
+    with pytest.raises(InputError) as caught:
+        list(fileio.json_lines(tmp_path / "a.jsonl"))
+    assert _message(caught) == (
+        f"{tmp_path / 'a.jsonl'}: line 2 column 1: expected valid JSON; "
+        "found something that is not a JSON value"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('{"a": 1, "a": 2}', "(file): expected each key at most once in an object; "
+                             "found the key 'a' twice"),
+        ('{"a": [1,\n NaN]}', "line 2 column 2: expected a finite number; found NaN"),
+        ('{"a": 1e400}', "line 1 column 7: expected a finite number; "
+                         "found 1e400 (beyond the largest number, about 1.8e308)"),
+        ('{"a": 1} {"b": 2}', "line 1 column 10: expected valid JSON; "
+                              "found more text after the JSON value"),
+        ('{"a": "x', "line 1 column 7: expected valid JSON; found a string that is not closed"),
+        ("", "line 1 column 1: expected valid JSON; found the end of the file "
+             "(the JSON is cut short)"),
+    ],
+)
+def test_parse_json_refuses_with_a_place(text: str, found: str) -> None:
+    with pytest.raises(InputError) as caught:
+        fileio.parse_json(text, "f.json")
+    assert _message(caught) == f"f.json: {found}"
+
+
+def test_json_values_one_after_another_are_read_strictly() -> None:
+    text = '{"a": 1}\n\n{\n  "b": [2]\n}\n'
+    assert list(fileio.parse_json_values(text, "s.json")) == [(1, {"a": 1}), (3, {"b": [2]})]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id": "q1", "id": "q2"}',
+        b'{"id": "q1", "text": "\\u00e9", "text": "x"}',
+        b'{"id": "q1", "nested": {"k": 1, "k" : 2}}',
+        b'{"id": "q1", "score": NaN}',
+        b'{"id": "q1", "score": 1e400}',
+        b'{"id": "\\ud800"}',
+    ],
+)
+def test_the_fast_reader_refuses_what_the_strict_parser_refuses(line: bytes) -> None:
+    with pytest.raises(InputError):
+        fileio.parse_json(line.decode(), "f.jsonl", 1)
+    assert type(fast_loads(line)) is object  # the marker every shape check refuses
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id": "q1", "text": "he said \\"k\\": v", "k": 1}',
+        b'{"id": "q1", "text": "caf\\u00e9 \\"a\\" : 1"}',
+        b'{"a": {"b": {"c": [1, 2, {"d": "\xe4\xb8\xad"}]}}}',
+    ],
+)
+def test_the_fast_reader_keeps_what_the_strict_parser_keeps(line: bytes) -> None:
+    assert fast_loads(line) == fileio.parse_json(line.decode(), "f.jsonl", 1)
+
+
+def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_columnar_path_too(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from ragtriage.cli.main import cli
+
+    example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+    run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))
+    results = run.pop("results")
+    lines = [json.dumps(run, ensure_ascii=False)]
+    lines += [json.dumps(r, ensure_ascii=False) for r in results]
+    lines[2] = lines[2][:-1] + ', "answer": "changed"}'
+    (tmp_path / "run.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["evaluate", str(example / "evalset.json"), "--snapshot",
+            str(example / "snapshot.json"), "--run", str(tmp_path / "run.jsonl")]
+    outputs = [
+        CliRunner().invoke(cli, [*args, "--algorithm", algorithm])
+        for algorithm in ("reference", "columnar")
+    ]
+    expected = (
+        f"- {tmp_path / 'run.jsonl'}: line 3: expected each key at most once in an object; "
+        "found the key 'answer' twice"
+    )
+    assert [(o.exit_code, o.stderr.splitlines()[-1]) for o in outputs] == [(2, expected)] * 2

@@ -1,0 +1,164 @@
+"""Output targets that cannot be written, and writes that fail half-way.
+
+Every output option is checked before the work (exit 2, one message for every command, exit
+1 stays for a failed gate), and every file is written whole or not at all: a failed run never
+leaves a partial file and never destroys an older good one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hostile_batch import run_batch
+
+from ragtriage import fileio
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+DATA = ["evalset.json", "--snapshot", "snapshot.json", "--run", "runs/baseline.json"]
+
+FILE_OPTIONS = {
+    "evaluate -o": lambda t: ["evaluate", *DATA, "-o", t],
+    "evaluate --html": lambda t: ["evaluate", *DATA, "--html", t],
+    "diagnose -o": lambda t: ["diagnose", *DATA, "-o", t],
+    "compare -o": lambda t: ["compare", *DATA, "--run", "runs/improved.json", "-o", t],
+    "compare --html": lambda t: ["compare", *DATA, "--run", "runs/improved.json", "--html", t],
+    "report -o": lambda t: ["report", *DATA, "-o", t],
+    "gate -o": lambda t: ["gate", *DATA, "--policy", "policy.toml", "-o", t],
+    "gate --junit": lambda t: ["gate", *DATA, "--policy", "policy.toml", "--junit", t],
+    "export trec --run-out": lambda t: ["export", "trec", "--run", "runs/baseline.json",
+                                        "--run-out", t],
+    "export trec --qrels-out": lambda t: ["export", "trec", "evalset.json", "--qrels-out", t],
+    "review export -o": lambda t: ["review", "export", *DATA, "-o", t],
+    "calibrate --record": lambda t: ["calibrate", "--judge-labels", "j.json", "--human-labels",
+                                     "h.json", "--record", t],
+    "run -o": lambda t: ["run", "evalset.json", "--snapshot", "snapshot.json", "-o", t],
+    "schema -o": lambda t: ["schema", "run", "-o", t],
+    "trec-eval -o": lambda t: ["trec-eval", "v.qrels", "v.run", "-o", t],
+}
+FOLDER_OPTIONS = {
+    "import ragas -o": lambda t: ["import", "ragas", "records.json", "-o", t],
+    "judge -o": lambda t: ["judge", *DATA, "--judge", "lexical", "-o", t],
+    "review import -o": lambda t: ["review", "import", *DATA, "sheet.csv", "-o", t],
+}
+SUFFIX = {"review export -o": ".csv", "run -o": ".jsonl", "evaluate --html": ".html",
+          "compare --html": ".html", "report -o": ".html"}
+
+FILE_TARGETS = {
+    "missing folder": ("nope/out{s}", "the folder 'nope' does not exist"),
+    "a directory": ("adir{s}", "it is a directory, not a regular file"),
+    "below a file": ("afile.txt/out{s}", "a part of the path is a file, not a folder"),
+    "/dev/full": ("/dev/full", "it is a character device, not a regular file"),
+}
+FOLDER_TARGETS = {
+    "an existing file": ("afile.txt", "it exists and is not a folder"),
+    "below a file": ("afile.txt/out", "'afile.txt' is a file, not a folder"),
+    "/dev/full": ("/dev/full", "it exists and is not a folder"),
+}
+CASES = [
+    (option, target, FILE_TARGETS[target][0].format(s=SUFFIX.get(option, ".out")),
+     FILE_TARGETS[target][1], build)
+    for option, build in FILE_OPTIONS.items()
+    for target in FILE_TARGETS
+] + [
+    (option, target, *FOLDER_TARGETS[target], build)
+    for option, build in FOLDER_OPTIONS.items()
+    for target in FOLDER_TARGETS
+]
+
+
+def _inputs(root: Path) -> None:
+    shutil.copytree(EXAMPLE, root, dirs_exist_ok=True)
+    labels = {"kind": "labels", "schema_version": 1, "run": "baseline",
+              "claim_labels": [], "fact_labels": []}
+    for name in ("j.json", "h.json"):
+        (root / name).write_text(json.dumps(labels), encoding="utf-8")
+    (root / "v.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (root / "v.run").write_text("q1 Q0 d1 1 2.5 t\n", encoding="utf-8")
+    (root / "records.json").write_text("[]", encoding="utf-8")
+    (root / "sheet.csv").write_text("run\n", encoding="utf-8")
+    (root / "afile.txt").write_text("keep\n", encoding="utf-8")
+    for suffix in {".out", *SUFFIX.values()}:
+        (root / f"adir{suffix}").mkdir()
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[int | str, str]]:
+    root = tmp_path_factory.mktemp("outputs")
+    _inputs(root)
+    results = run_batch([build(path) for _, _, path, _, build in CASES], root)
+    assert (root / "afile.txt").read_text(encoding="utf-8") == "keep\n"
+    assert not (root / "nope").exists()
+    return [(r.code, r.stderr) for r in results]
+
+
+@pytest.mark.parametrize(
+    "index", range(len(CASES)), ids=[f"{c[0]}:{c[1]}" for c in CASES]
+)
+def test_an_unwritable_target_is_refused_before_the_work(
+    outcomes: list[tuple[int | str, str]], index: int
+) -> None:
+    _, _, path, reason, _ = CASES[index]
+    assert outcomes[index] == (
+        2, f"Error: cannot write {path}: {reason}. Nothing was written.\n"
+    )
+
+
+def test_a_text_utf8_cannot_encode_leaves_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    target.write_text("old good report", encoding="utf-8")
+    with pytest.raises(fileio.OutputError) as caught:
+        fileio.write_text(target, "new \ud800 report")
+    assert str(caught.value) == (
+        f"cannot write {target}: the text holds '\\ud800', which utf-8 cannot encode "
+        "(a lone surrogate?). Nothing was written."
+    )
+    assert target.read_text(encoding="utf-8") == "old good report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+
+
+def test_a_write_failing_half_way_leaves_the_old_file_and_no_partial(tmp_path: Path) -> None:
+    target = tmp_path / "sheet.csv"
+    target.write_bytes(b"a,b\r\n1,2\r\n")
+    with pytest.raises(ZeroDivisionError), fileio.atomic_output(target, newline="") as handle:
+        handle.write("a,b\r\n")
+        handle.write(str(1 / 0))
+    assert target.read_bytes() == b"a,b\r\n1,2\r\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sheet.csv"]
+
+
+def test_a_new_file_gets_the_usual_permissions_and_an_old_one_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    fresh, kept = tmp_path / "fresh.txt", tmp_path / "kept.txt"
+    kept.write_text("x", encoding="utf-8")
+    kept.chmod(0o600)
+    fileio.write_text(fresh, "new")
+    fileio.write_text(kept, "new")
+    assert (fresh.read_text(encoding="utf-8"), kept.stat().st_mode & 0o777) == ("new", 0o600)
+    assert fresh.stat().st_mode & 0o077 != 0  # not the temporary file's 0600
+
+
+def test_a_surrogate_in_an_answer_leaves_the_previous_report_and_sheet(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path, dirs_exist_ok=True)
+    run = tmp_path / "runs" / "baseline.json"
+    text = run.read_text(encoding="utf-8")
+    answer = json.dumps(json.loads(text)["results"][0]["answer"], ensure_ascii=False)
+    assert answer in text
+    run.write_text(text.replace(answer, answer[:-1] + '\\ud800"', 1), encoding="utf-8")
+    (tmp_path / "report.html").write_text("previous report", encoding="utf-8")
+    (tmp_path / "sheet.csv").write_text("previous sheet", encoding="utf-8")
+    results = run_batch(
+        [["report", *DATA, "-o", "report.html"], ["review", "export", *DATA, "-o", "sheet.csv"]],
+        tmp_path,
+    )
+    message = (
+        "Error: 1 problem found in the input:\n"
+        "- runs/baseline.json: (file): expected text UTF-8 can encode; "
+        "found a lone surrogate escape \\ud800 in a string\n"
+    )
+    assert [(r.code, r.stderr) for r in results] == [(2, message), (2, message)]
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == "previous report"
+    assert (tmp_path / "sheet.csv").read_text(encoding="utf-8") == "previous sheet"
