@@ -88,7 +88,7 @@ def test_table_output_names_policy_hash() -> None:
 
 def test_bad_policy_is_exit_2_with_every_problem(tmp_path: Path) -> None:
     policy = tmp_path / "bad.toml"
-    policy.write_text('[[threshold]]\nmetric = "recall"\nmin = 2\n[latency]\n', encoding="utf-8")
+    policy.write_text('[[threshold]]\nmetric = "accuracy"\nmin = 2\n[latency]\n', encoding="utf-8")
     code, out, err = _invoke(
         "gate", "--example", "--candidate", "improved", "--policy", str(policy)
     )

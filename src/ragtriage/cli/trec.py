@@ -33,8 +33,12 @@ from ._common import (
     "--metric",
     "metrics",
     multiple=True,
-    help="Measure with cut-off: recall@k, precision@k (P@k), hit_rate@k, mrr@k, ndcg@k,"
-    " ap@k (map@k); repeatable. Default: recall@10 precision@10 mrr@10 ndcg@10 ap@100.",
+    # The registry's rank measures (`metrics.rank_measure_names()`) and the default set,
+    # written out so help needs no import of the registry; a test checks both.
+    help="Measure with cut-off: recall@k (recall_candidates@k), precision@k (P@k), hit_rate@k"
+    " (success@k), mrr@k (rr@k, recip_rank@k), ndcg@k, ap@k (context_precision@k, map@k);"
+    " repeatable (names are case-insensitive; docs/metrics.md defines each). Default:"
+    " recall@10 precision@10 mrr@10 ndcg@10 ap@100.",
 )
 @click.option(
     "--allow-missing",

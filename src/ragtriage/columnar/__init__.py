@@ -7,15 +7,6 @@ gives the same numbers for large inputs, and its tests check that it does.
 from ._arrays import RankArrays, arrays_from_dicts, build_rank_arrays
 from ._averaging import AVERAGING_RULES, AveragingRule
 from ._keys import IdKeys, id_keys
-from ._measures import (
-    ALIASES,
-    RANK_MEASURES,
-    PerQuestion,
-    RankMeasure,
-    aggregate_columnar,
-    parse_rank_measure,
-    parse_rank_measures,
-)
 from ._native import (
     LOSS_STAGES,
     STAGES,
@@ -40,23 +31,28 @@ from ._native_report import (
     without_holdout_rows,
 )
 from ._report import trec_json, trec_table
-from ._score import DEFAULT_TREC_MEASURES, RankScores, TrecEvaluation, evaluate_trec, score_arrays
+from ._score import (
+    DEFAULT_TREC_MEASURES,
+    RankMeasure,
+    RankScores,
+    TrecEvaluation,
+    evaluate_trec,
+    parse_rank_measures,
+    score_arrays,
+)
 from ._stream import load_trec
 from ._trec import QuestionPolicy, TrecLoad
 
 __all__ = [
-    "ALIASES",
     "AVERAGING_RULES",
     "DEFAULT_TREC_MEASURES",
     "LOSS_STAGES",
     "NATIVE_MEASURES",
-    "RANK_MEASURES",
     "STAGES",
     "AveragingRule",
     "IdKeys",
     "NativeEvaluation",
     "NativeRunResult",
-    "PerQuestion",
     "QuestionPolicy",
     "RankArrays",
     "RankMeasure",
@@ -64,7 +60,6 @@ __all__ = [
     "StageArrays",
     "TrecEvaluation",
     "TrecLoad",
-    "aggregate_columnar",
     "arrays_from_dicts",
     "build_rank_arrays",
     "evaluate_native",
@@ -76,7 +71,6 @@ __all__ = [
     "native_report_json",
     "native_report_markdown",
     "native_report_table",
-    "parse_rank_measure",
     "parse_rank_measures",
     "refusal_scores",
     "retrieval_losses",

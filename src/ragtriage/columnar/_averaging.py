@@ -15,14 +15,11 @@ Per-question values do not depend on the rule; only the aggregate does. The rule
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
 
-from ..metrics import Aggregate
-from ._measures import PerQuestion, aggregate_columnar
+from ..metrics import Aggregate, PerQuestion, aggregate
 
 AveragingRule = Literal["relevant", "trec_eval", "trec_eval-c"]
 """Name of an averaging rule for TREC aggregates."""
@@ -39,31 +36,20 @@ AVERAGING_RULES: dict[str, str] = {
 
 
 def average(
-    label: str, parts: Sequence[PerQuestion], rule: AveragingRule, missing: np.ndarray
+    label: str, scores: PerQuestion, rule: AveragingRule, missing: np.ndarray
 ) -> Aggregate:
     """The aggregate of one measure under `rule`.
 
-    `missing` marks (in row order over all parts) the qrels questions that had no ranking;
-    they are scored as empty rankings and only `trec_eval-c` averages them in.
+    `missing` marks the qrels questions that had no ranking; they are scored as empty
+    rankings and only `trec_eval-c` averages them in. The trec_eval rules count a question
+    without a relevant document as 0 / 1 (in the average), `trec_eval` leaves the missing
+    ones out (not applicable).
     """
-    if rule == "relevant":
-        return aggregate_columnar(label, parts)
-    values: list[float] = []
-    left_out = 0
-    start = 0
-    for part in parts:
-        rows = missing[start : start + part.numerator.size]
-        start += part.numerator.size
-        den = part.denominator
-        value = np.divide(part.numerator, den, out=np.zeros_like(den), where=den > 0)
-        keep = ~rows if rule == "trec_eval" else np.ones_like(rows)
-        values.extend(value[keep].tolist())
-        left_out += int(keep.size - keep.sum())
-    num = math.fsum(values)
-    den_total = float(len(values))
-    value_total = num / den_total if den_total else None
-    return Aggregate(label, value_total, _tidy(num), _tidy(den_total), "macro", left_out)
-
-
-def _tidy(number: float) -> float:
-    return int(number) if float(number).is_integer() else number
+    if rule != "relevant":
+        counted = ~missing if rule == "trec_eval" else np.ones_like(missing)
+        empty = scores.denominator == 0
+        scores = PerQuestion(
+            np.where(empty, 0.0, scores.numerator),
+            np.where(counted, np.where(empty, 1.0, scores.denominator), 0.0),
+        )
+    return aggregate(label, "macro", scores)

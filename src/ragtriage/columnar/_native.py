@@ -23,11 +23,10 @@ import numpy as np
 
 from ..evaluation import LevelChoice
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex
-from ..metrics import build_view
+from ..metrics import PerQuestion, build_view, rank_specs
 from ..metrics.ranking import relevance_gains
 from ..schemas import Question, QuestionResult
 from ._arrays import RankArrays
-from ._measures import PerQuestion, _ap, _hit_rate, _mrr, _ndcg, _precision
 
 Rows = dict[str, list[tuple[int, ...] | None]]
 
@@ -197,18 +196,20 @@ def _groups_found(arrays: StageArrays, stage: str, k: int | None) -> PerQuestion
 
 
 def retrieval_scores(arrays: StageArrays, k: int) -> dict[str, PerQuestion]:
-    """The retrieval layer with its stage split, keyed by registry measure name (`name@k`)."""
-    s = arrays.stages
-    return {
+    """The retrieval layer with its stage split, keyed by registry measure name (`name@k`).
+
+    Recall counts the groups each stage satisfies; the measures of the final ranking are
+    their registry entries' rank forms.
+    """
+    out = {
         "evidence_recall": _groups_found(arrays, "context", None),
         f"recall_candidates@{k}": _groups_found(arrays, "candidates", k),
         f"recall_reranked@{k}": _groups_found(arrays, "reranked", k),
-        f"hit_rate@{k}": _hit_rate(s["final"], k),
-        f"mrr@{k}": _mrr(s["final"], k),
-        f"precision@{k}": _precision(s["final"], k),
-        f"context_precision@{k}": _ap(s["final"], k),
-        f"ndcg@{k}": _ndcg(s["final"], k),
     }
+    for spec in rank_specs():
+        if spec.rank is not None and spec.name != "recall_candidates":  # that one: above
+            out[f"{spec.name}@{k}"] = spec.rank.compute(arrays.stages["final"], k)
+    return out
 
 
 _OUTCOME_RATES = {

@@ -9,7 +9,6 @@ diagnoses): it reports every problem with its usual message, or gives the same r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +22,10 @@ from ..diagnosis._pipeline import OK, diagnose_view, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import Evaluation, LevelChoice, evaluate
 from ..loading import Dataset, SnapshotIndex, load_dataset, read_file
-from ..metrics import REGISTRY, Aggregate, Measure, build_view
+from ..metrics import REGISTRY, Aggregate, Measure, PerQuestion, aggregate, build_view
 from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
-from ._measures import PerQuestion
 from ._native_layers import NATIVE_MEASURES, build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
 from ._native_read import Codes, EvalColumns, record_at
@@ -114,25 +112,6 @@ def native_json(result: NativeEvaluation) -> dict[str, Any]:
     }
 
 
-def _aggregate(name: str, part: PerQuestion) -> Aggregate:
-    mask = part.applicable
-    missing = int(mask.size - mask.sum())
-    averaging = REGISTRY[name].averaging
-    if averaging == "micro":
-        num = math.fsum(part.numerator[mask].tolist())
-        den = math.fsum(part.denominator[mask].tolist())
-    else:
-        num = math.fsum((part.numerator[mask] / part.denominator[mask]).tolist())
-        den = float(mask.sum())
-    value = num / den if den else None
-    left_out = None if part.cannot_judge is None else int(part.cannot_judge.sum())
-    return Aggregate(name, value, _tidy(num), _tidy(den), averaging, missing, left_out)
-
-
-def _tidy(number: float) -> float:
-    return int(number) if float(number).is_integer() else number
-
-
 def _primary(findings: Mapping[str, np.ndarray], stages: tuple[str, ...]) -> np.ndarray:
     failing = np.stack([findings[s] for s in stages[:-1]], axis=1)
     first = failing.argmax(axis=1)
@@ -145,7 +124,7 @@ def _result(
 ) -> NativeRunResult:
     primary = _primary(findings, stages)
     findings[OK] = primary == len(stages) - 1
-    summary = {m: _aggregate(m, scores[m]) for m in NATIVE_MEASURES}
+    summary = {m: aggregate(m, REGISTRY[m].averaging, scores[m]) for m in NATIVE_MEASURES}
     return NativeRunResult(
         name, k, tuple(ids), scores, summary, stages, findings, primary, k_used
     )
@@ -161,13 +140,11 @@ def from_reference(
     for run in evaluation.runs:
         scores = {}
         for name in NATIVE_MEASURES:
-            found = [r.scores[name] for r in run.questions]
-            num = np.array([0.0 if s is None else s.numerator for s in found], dtype=np.float64)
-            den = np.array([0.0 if s is None else s.denominator for s in found], dtype=np.float64)
             left_out = None
             if REGISTRY[name].cannot_judge is not None:
-                left_out = np.array([r.cannot_judge[name] for r in run.questions], dtype=np.int64)
-            scores[name] = PerQuestion(num, den, left_out)
+                left_out = [r.cannot_judge[name] for r in run.questions]
+            found = [r.scores[name] for r in run.questions]
+            scores[name] = PerQuestion.from_scores(found, left_out)
         findings = {
             stage: np.array([stage in q.stages for q in run.diagnosis.questions], dtype=bool)
             for stage in order[:-1]

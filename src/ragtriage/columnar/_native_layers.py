@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._measures import PerQuestion
+from ..metrics import PerQuestion
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 

@@ -17,9 +17,15 @@ import numpy as np
 
 from ..diagnosis._pipeline import OK
 from ..holdout import HOLDOUT
-from ..metrics import REGISTRY, Aggregate, not_applicable_everywhere, not_applicable_line
-from ._measures import PerQuestion
-from ._native_eval import NativeEvaluation, NativeRunResult, _aggregate
+from ..metrics import (
+    REGISTRY,
+    Aggregate,
+    PerQuestion,
+    aggregate,
+    not_applicable_everywhere,
+    not_applicable_line,
+)
+from ._native_eval import NativeEvaluation, NativeRunResult
 
 
 def _value(name: str, numerator: float, denominator: float) -> float | bool | None:
@@ -49,7 +55,7 @@ def _keep_rows(run: NativeRunResult, keep: np.ndarray) -> NativeRunResult:
         run,
         question_ids=tuple(np.array(run.question_ids, dtype=object)[keep].tolist()),
         scores=scores,
-        summary={name: _aggregate(name, scores[name]) for name in run.summary},
+        summary={n: aggregate(n, REGISTRY[n].averaging, scores[n]) for n in run.summary},
         findings={stage: found[keep] for stage, found in run.findings.items()},
         primary=run.primary[keep],
     )

@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from ..boundaries.injection import default_injection_rules, detect_injection
-from ..schemas import LabelPolicy, RunHeader
+from ..schemas import LabelPolicy, RunHeader, counted_labels
 from . import _native_checks as chk
 from ._native_read import Codes, EvalColumns, _offsets, records
 from ._trec import _Fallback
@@ -58,17 +58,9 @@ class RunColumns:
     """Per result: its context is the top k of its final ranking (none recorded)."""
 
 
-def _pick(labels: list[dict[str, Any]], policy: LabelPolicy) -> list[dict[str, Any]]:
-    if len(labels) == 1:  # the common case, without building two lists
-        kind = labels[0]["labeller"]["kind"]
-        return labels if policy == "human-first" or kind == policy else []
-    humans = [lab for lab in labels if lab["labeller"]["kind"] == "human"]
-    if policy == "human":
-        return humans
-    judges = [lab for lab in labels if lab["labeller"]["kind"] == "judge"]
-    if policy == "judge":
-        return judges
-    return humans or judges
+def _kind(label: dict[str, Any]) -> str:
+    kind: str = label["labeller"]["kind"]
+    return kind
 
 
 def _state(chosen: list[dict[str, Any]], verdicts: tuple[str, ...]) -> int:
@@ -205,8 +197,8 @@ def read_run(
             labels = claim.get("labels", [])
             if _labels_bad(labels, label_policy, generator):
                 raise _Fallback("claim labels")
-            counted = labels if label_policy == "human-first" else _pick(labels, label_policy)
-            if not counted and out == 0 and not unreviewed_ok:
+            chosen = counted_labels(labels, label_policy, _kind)
+            if not chosen and out == 0 and not unreviewed_ok:
                 raise _Fallback("unlabelled claim")
             for lab in labels:
                 backing = lab.get("supported_by", ())
@@ -215,7 +207,6 @@ def read_run(
                 if any(code.get(i, -1) not in in_context for i in backing):
                     raise _Fallback("supported_by")
                 stamped = stamped or lab.get("context_hash") is not None
-            chosen = _pick(labels, label_policy)
             state = _state(chosen, chk.CLAIM_VERDICTS)
             claim_state.append(state)
             if state == 0:
@@ -235,10 +226,8 @@ def read_run(
         if not by_fact.keys() <= set(question_facts):
             raise _Fallback("fact_id")
         for fact in question_facts:
-            chosen = _pick(by_fact.get(fact, []), label_policy)
-            if out == 0 and not unreviewed_ok and not (
-                by_fact.get(fact) if label_policy == "human-first" else chosen
-            ):
+            chosen = counted_labels(by_fact.get(fact, []), label_policy, _kind)
+            if out == 0 and not unreviewed_ok and not chosen:
                 raise _Fallback("unlabelled fact")
             fact_state.append(_state(chosen, chk.FACT_VERDICTS))
         exotic.append(stamped)

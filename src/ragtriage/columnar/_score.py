@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -10,17 +10,74 @@ import numpy as np
 
 from .._version import __version__
 from ..engines import Engine, LocalEngine, shard_bounds
+from ..errors import InputError, Problem
 from ..loading import SourceFile
-from ..metrics import Aggregate
+from ..metrics import Aggregate, Measure, PerQuestion, RankForm, parse_measure
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays
 from ._averaging import AVERAGING_RULES, AveragingRule, average
-from ._measures import PerQuestion, RankMeasure, parse_rank_measures
 from ._stream import load_trec
 from ._trec import STRICT, QuestionPolicy
 
 DEFAULT_TREC_MEASURES = ("recall@10", "precision@10", "mrr@10", "ndcg@10", "ap@100")
 """What `trec-eval` reports when no measure is named."""
+
+
+@dataclass(frozen=True)
+class RankMeasure:
+    """A registry measure with a rank form, at its cut-off, as `trec-eval` reports it."""
+
+    measure: Measure
+    """The registry measure (`recall_candidates@10`)."""
+
+    @property
+    def form(self) -> RankForm:
+        """The metric's rank form."""
+        form = self.measure.spec.rank
+        if form is None:  # parse_rank_measures accepts only metrics with one
+            raise ValueError(f"{self.measure.name} has no rank form")
+        return form
+
+    @property
+    def k(self) -> int:
+        """Cut-off."""
+        return dict(self.measure.params)["k"]
+
+    @property
+    def label(self) -> str:
+        """The name `trec-eval` reports, with the cut-off (`recall@10`)."""
+        return f"{self.form.name}@{self.k}"
+
+    @property
+    def summary(self) -> str:
+        """The per-question formula in TREC terms."""
+        return self.form.formula
+
+    @property
+    def reference(self) -> str:
+        """The registry metric's canonical name, without the cut-off."""
+        return self.measure.spec.name
+
+    def per_question(self, arrays: RankArrays) -> PerQuestion:
+        """Numerator and denominator for every question."""
+        return self.form.compute(arrays, self.k)
+
+
+def parse_rank_measures(
+    texts: Iterable[str], source: str = "<command line>"
+) -> tuple[RankMeasure, ...]:
+    """Parse `name@k` measures (`recall@10`, `P@10`, `map@100`: a registry metric with a
+    rank form, by its name or an alias), reporting every bad one at once."""
+    problems: list[Problem] = []
+    out: list[RankMeasure] = []
+    for text in texts:
+        try:
+            out.append(RankMeasure(parse_measure(text, source, rank=True)))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -87,9 +144,8 @@ def score_arrays(
     per_question: dict[str, PerQuestion] = {}
     summary: dict[str, Aggregate] = {}
     for m in measures:
-        pieces = [part[m.label] for part in parts]
-        summary[m.label] = average(m.label, pieces, averaging, absent)
-        per_question[m.label] = _concat(pieces)
+        per_question[m.label] = _concat([part[m.label] for part in parts])
+        summary[m.label] = average(m.label, per_question[m.label], averaging, absent)
     return RankScores(arrays.question_ids, tuple(measures), per_question, summary)
 
 

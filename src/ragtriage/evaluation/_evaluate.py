@@ -18,7 +18,16 @@ from ..calibration._sources import LabelSources, calibration_notes, run_label_so
 from ..diagnosis import RunDiagnosis, diagnose_views
 from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
-from ..metrics import Aggregate, Measure, QuestionView, Score, aggregate, build_view, measures
+from ..metrics import (
+    Aggregate,
+    Measure,
+    PerQuestion,
+    QuestionView,
+    Score,
+    aggregate,
+    build_view,
+    measures,
+)
 from ..metrics.stale import stale_ids
 from ..metrics.support import invalid_citations
 from ..paths import PathArg
@@ -192,8 +201,9 @@ def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> d
     for m in chosen:
         left_out = None
         if m.spec.cannot_judge is not None:
-            left_out = sum(r.cannot_judge.get(m.name, 0) for r in records)
-        out[m.name] = aggregate(m, [r.scores[m.name] for r in records], left_out)
+            left_out = [r.cannot_judge.get(m.name, 0) for r in records]
+        scores = PerQuestion.from_scores([r.scores[m.name] for r in records], left_out)
+        out[m.name] = aggregate(m.name, m.spec.averaging, scores)
     return out
 
 

@@ -12,7 +12,7 @@ from pydantic import ConfigDict, Field, ValidationError
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import decode, parse_toml, read_bytes
 from ..loading._files import pydantic_problems
-from ..metrics import REGISTRY, parse_measure
+from ..metrics import lookup, parse_measure
 from ..paths import PathArg, as_path
 from ..schemas import StrictModel
 
@@ -255,7 +255,7 @@ def _in_range(
     """A bound (or, with `span`, an allowed drop) must lie in the metric's value range: a
     `min` above the highest value fails every run, a `max` below the lowest passes none, and
     a bound outside the range is most often a percentage written for a fraction."""
-    spec = REGISTRY.get(metric.strip().split("@")[0])
+    spec = lookup(metric.strip().split("@")[0])
     if value is None or spec is None:
         return  # unknown metrics are reported on their own
     low, high = spec.value_range

@@ -1,17 +1,28 @@
 """Metrics: one registry; per-question scores first, aggregates second."""
 
 from . import boundaries, coverage, evidence, ranking, refusal, stale, support
-from ._aggregate import Aggregate, aggregate, not_applicable_everywhere, not_applicable_line
+from ._aggregate import (
+    Aggregate,
+    aggregate,
+    not_applicable_everywhere,
+    not_applicable_line,
+)
 from ._registry import (
     REGISTRY,
     VALUE_RANGES,
     Layer,
     Measure,
     MetricSpec,
+    PerQuestion,
+    RankColumns,
+    RankForm,
     Score,
     default_measures,
+    lookup,
     measures,
     parse_measure,
+    rank_measure_names,
+    rank_specs,
     register,
 )
 from ._views import ClaimView, FactView, QuestionView, build_view
@@ -25,7 +36,10 @@ __all__ = [
     "Layer",
     "Measure",
     "MetricSpec",
+    "PerQuestion",
     "QuestionView",
+    "RankColumns",
+    "RankForm",
     "Score",
     "aggregate",
     "boundaries",
@@ -33,10 +47,13 @@ __all__ = [
     "coverage",
     "default_measures",
     "evidence",
+    "lookup",
     "measures",
     "not_applicable_everywhere",
     "not_applicable_line",
     "parse_measure",
+    "rank_measure_names",
+    "rank_specs",
     "ranking",
     "refusal",
     "register",

@@ -1,4 +1,8 @@
-"""Aggregation: per-question scores into one value with numerator, denominator and averaging."""
+"""Aggregation: per-question scores into one value with numerator, denominator and averaging.
+
+`aggregate` is the one aggregation of the project: the per-question path, the columnar path
+and `trec-eval` (under each of its averaging rules) all reach their aggregates through it.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ._registry import Averaging, Measure, Score
+from ._registry import Averaging, PerQuestion
 
 
 @dataclass(frozen=True)
@@ -30,25 +34,28 @@ class Aggregate:
     denominator; None for a measure that reads no such label."""
 
 
-def aggregate(
-    measure: Measure, scores: Sequence[Score | None], cannot_judge: int | None = None
-) -> Aggregate:
-    """Combine per-question scores according to the measure's averaging kind.
+def aggregate(metric: str, averaging: Averaging, scores: PerQuestion) -> Aggregate:
+    """Combine per-question scores of one measure into its aggregate.
 
-    `cannot_judge`: the items labelled so and left out, summed over the same questions.
+    A question whose denominator is 0 is not applicable: counted, never averaged in.
+    `macro`: the mean of the per-question values; `micro`: pooled numerators over pooled
+    denominators. Sums are exactly rounded (`math.fsum`), so the aggregate does not depend
+    on question order or on how questions were split across processes. The items labelled
+    `cannot_judge` are summed when the measure reads such labels.
     """
-    present = [s for s in scores if s is not None]
-    missing = len(scores) - len(present)
-    if measure.spec.averaging == "micro":
-        num = math.fsum(s.numerator for s in present)
-        den = math.fsum(s.denominator for s in present)
+    mask = scores.applicable
+    numerators = scores.numerator[mask]
+    denominators = scores.denominator[mask]
+    if averaging == "micro":
+        num = math.fsum(numerators.tolist())
+        den = math.fsum(denominators.tolist())
     else:
-        num = math.fsum(s.value for s in present)
-        den = float(len(present))
+        num = math.fsum((numerators / denominators).tolist())
+        den = float(numerators.size)
     value = num / den if den else None
-    return Aggregate(
-        measure.name, value, _tidy(num), _tidy(den), measure.spec.averaging, missing, cannot_judge
-    )
+    left_out = None if scores.cannot_judge is None else int(scores.cannot_judge.sum())
+    missing = int(mask.size - numerators.size)
+    return Aggregate(metric, value, _tidy(num), _tidy(den), averaging, missing, left_out)
 
 
 def _tidy(number: float) -> float:

@@ -46,6 +46,10 @@ def _canonical(spec: MetricSpec) -> str:
     return spec.name + "".join(f"@{p}" for p in spec.params)
 
 
+def _spelled(spec: MetricSpec, name: str) -> str:
+    return name + "".join(f"@{p}" for p in spec.params)
+
+
 def _ordered() -> list[MetricSpec]:
     def key(spec: MetricSpec) -> tuple[int, str]:
         rank = LAYER_ORDER.index(spec.layer) if spec.layer in LAYER_ORDER else len(LAYER_ORDER)
@@ -91,6 +95,14 @@ def render_metrics_markdown() -> str:
         ]
         if spec.params:
             lines.append(f"- **Parameters:** {', '.join(f'`{p}`' for p in spec.params)}")
+        if spec.aliases:
+            shown = ", ".join(f"`{_spelled(spec, alias)}`" for alias in spec.aliases)
+            lines.append(f"- **Also accepted as:** {shown} (names are case-insensitive)")
+        if spec.rank is not None:
+            lines.append(
+                f"- **In `trec-eval`:** reported as `{_spelled(spec, spec.rank.name)}`: "
+                f"{spec.rank.formula} (`reference_metric` names `{_canonical(spec)}`)"
+            )
         if spec.cannot_judge is not None:
             lines.append(
                 "- **Cannot judge:** items labelled `cannot_judge` are left out of the numerator "

@@ -5,12 +5,14 @@ CLI flags, JSON keys, gate files, docs and the registry-driven tests all read th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
+
+import numpy as np
 
 from ..errors import InputError, Problem
-from ..validation import parse_cutoff
+from ..validation import CUTOFF_EXPECTED, parse_cutoff
 from ._views import QuestionView
 
 Layer = Literal[
@@ -42,6 +44,74 @@ class Score:
 
 Compute = Callable[[QuestionView, Mapping[str, int]], Score | None]
 """Per-question computation; `None` means not applicable to this question."""
+
+
+@dataclass(frozen=True)
+class PerQuestion:
+    """One measure over many questions: numerator and denominator per question, as arrays."""
+
+    numerator: np.ndarray
+    """float64 per question."""
+    denominator: np.ndarray
+    """float64 per question; 0 marks not applicable."""
+    cannot_judge: np.ndarray | None = None
+    """int64 per question: items labelled `cannot_judge` left out (measures that read such
+    labels; None for the others)."""
+
+    @classmethod
+    def from_scores(
+        cls, scores: Sequence[Score | None], cannot_judge: Sequence[int] | None = None
+    ) -> PerQuestion:
+        """The array form of per-question scores (None, not applicable, becomes 0 / 0)."""
+        return cls(
+            np.array([0.0 if s is None else s.numerator for s in scores], dtype=np.float64),
+            np.array([0.0 if s is None else s.denominator for s in scores], dtype=np.float64),
+            None if cannot_judge is None else np.array(cannot_judge, dtype=np.int64),
+        )
+
+    @property
+    def applicable(self) -> np.ndarray:
+        """Boolean mask of questions with a value."""
+        mask: np.ndarray = self.denominator > 0
+        return mask
+
+    def values(self) -> list[float | None]:
+        """Per-question values, None where not applicable."""
+        out: list[float | None] = []
+        for num, den in zip(self.numerator.tolist(), self.denominator.tolist(), strict=True):
+            out.append(num / den if den else None)
+        return out
+
+
+class RankColumns(Protocol):
+    """Many rankings with graded relevance, one row per question (`columnar.RankArrays`)."""
+
+    @property
+    def grades(self) -> np.ndarray:
+        """(questions, depth): grade of the item at each rank, 0 when not relevant or past
+        the ranking's end."""
+
+    @property
+    def n_relevant(self) -> np.ndarray:
+        """(questions,): relevant items (required groups) of the question."""
+
+    @property
+    def ideal(self) -> np.ndarray:
+        """(questions, <= depth): the relevant grades, highest first."""
+
+
+@dataclass(frozen=True)
+class RankForm:
+    """A rank measure over many rankings at once: how `trec-eval` and the columnar path
+    compute it, giving the per-question computation's values bit for bit."""
+
+    name: str
+    """The name `trec-eval` reports it under (the metric's name or one of its aliases)."""
+    formula: str
+    """The per-question formula in TREC terms (documents and qrels)."""
+    compute: Callable[[RankColumns, int], PerQuestion] = field(repr=False, compare=False)
+    """Numerator and denominator of every question at cut-off k (denominator 0: no relevant
+    item, not applicable)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +149,11 @@ class MetricSpec:
     )
     """Per question, the items labelled `cannot_judge` that this measure leaves out (None for
     a measure that reads no such label); aggregates report their sum."""
+    aliases: tuple[str, ...] = ()
+    """Other names accepted wherever a measure is named (trec_eval and ranx spellings)."""
+    rank: RankForm | None = None
+    """Its form over many rankings at once, for a measure of one ranking against graded
+    relevance (what `trec-eval` accepts); None for the others."""
 
     @property
     def value_range(self) -> tuple[float, float]:
@@ -115,19 +190,56 @@ class Measure:
 REGISTRY: dict[str, MetricSpec] = {}
 """Every registered metric by canonical name."""
 
+_NAMES: dict[str, MetricSpec] = {}
+"""Every accepted name, lower case (canonical names and aliases), and its metric."""
+
 
 def register(spec: MetricSpec) -> MetricSpec:
-    """Add a metric to the registry (a second spec under one name is a programming error)."""
-    if spec.name in REGISTRY:
-        raise ValueError(f"metric {spec.name!r} registered twice")
+    """Add a metric to the registry (a name or alias taken twice is a programming error)."""
+    names = [n.lower() for n in (spec.name, *spec.aliases)]
+    taken = [n for n in names if n in _NAMES] or ([spec.name] if spec.name in REGISTRY else [])
+    if taken or len(set(names)) < len(names):
+        raise ValueError(f"metric {spec.name!r}: name {(taken or names)[0]!r} registered twice")
+    if spec.rank is not None and spec.rank.name.lower() not in names:
+        raise ValueError(f"metric {spec.name!r}: rank name {spec.rank.name!r} is no name of it")
     REGISTRY[spec.name] = spec
+    _NAMES.update((n, spec) for n in names)
     return spec
 
 
-def parse_measure(text: str, source: str = "<command line>") -> Measure:
-    """Parse `name` or `name@k`; unknown names and bad parameters raise `InputError`."""
+def lookup(name: str) -> MetricSpec | None:
+    """The metric named `name` (its canonical name or an alias, in any case), or None."""
+    return REGISTRY.get(name) or _NAMES.get(name.lower())
+
+
+def rank_specs() -> tuple[MetricSpec, ...]:
+    """The metrics with a rank form (what `trec-eval` accepts), in registration order."""
+    return tuple(s for s in REGISTRY.values() if s.rank is not None)
+
+
+def rank_measure_names() -> str:
+    """The measures `trec-eval` accepts, by the name it reports, with their other names:
+    `recall@k (recall_candidates@k), precision@k (P@k), ...`."""
+    out = []
+    for spec in rank_specs():
+        if spec.rank is None:
+            continue
+        others = [f"{n}@k" for n in (spec.name, *spec.aliases) if n != spec.rank.name]
+        out.append(f"{spec.rank.name}@k" + (f" ({', '.join(others)})" if others else ""))
+    return ", ".join(out)
+
+
+def parse_measure(text: str, source: str = "<command line>", *, rank: bool = False) -> Measure:
+    """Parse `name` or `name@k` (a canonical name or an alias, in any case); unknown names
+    and bad parameters raise `InputError`.
+
+    `rank=True` (trec-eval): only metrics with a rank form, each with its cut-off, and the
+    messages name them by their rank names (`recall@k`, `ap@k`).
+    """
+    if rank:
+        return _parse_rank(text, source)
     name, *values = text.strip().split("@")
-    spec = REGISTRY.get(name)
+    spec = lookup(name)
     if spec is None:
         known = ", ".join(sorted(REGISTRY))
         raise InputError([Problem(source, None, "metric", f"one of {known}", repr(text))])
@@ -138,6 +250,18 @@ def parse_measure(text: str, source: str = "<command line>") -> Measure:
     for param, raw in zip(spec.params, values, strict=True):
         bound.append((param, parse_cutoff(raw, source, f"metric {spec.name} parameter {param}")))
     return Measure(spec, tuple(bound))
+
+
+def _parse_rank(text: str, source: str) -> Measure:
+    name, sep, raw = text.strip().partition("@")
+    spec = lookup(name)
+    if spec is None or spec.rank is None:
+        known = ", ".join(f"{s.rank.name}@k" for s in rank_specs() if s.rank is not None)
+        raise InputError([Problem(source, None, "metric", f"one of {known}", repr(text))])
+    field = f"metric {spec.rank.name} cut-off"
+    if not sep:
+        raise InputError([Problem(source, None, field, f"@k, k {CUTOFF_EXPECTED}", repr(text))])
+    return Measure(spec, (("k", parse_cutoff(raw, source, field)),))
 
 
 LAYER_ORDER: tuple[Layer, ...] = (

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal
 
 from ..boundaries.labels_trust import context_hash, is_stale
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import ClaimLabel, FactLabel, LabelPolicy, Question, QuestionResult
-
-L = TypeVar("L", ClaimLabel, FactLabel)
+from ..schemas import (
+    ClaimLabel,
+    FactLabel,
+    LabelPolicy,
+    Question,
+    QuestionResult,
+    counted_labels,
+)
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
@@ -50,16 +55,6 @@ class FactView:
     """The verdict that counts."""
     labelled_by: str | None
     """`human` or `judge`."""
-
-
-def _pick(labels: Sequence[L], policy: LabelPolicy) -> list[L]:
-    humans = [lab for lab in labels if lab.labeller.kind == "human"]
-    judges = [lab for lab in labels if lab.labeller.kind == "judge"]
-    if policy == "human":
-        return humans
-    if policy == "judge":
-        return judges
-    return humans or judges
 
 
 @dataclass(frozen=True)
@@ -126,6 +121,10 @@ class QuestionView:
         return max(grades, default=0)
 
 
+def _kind(label: ClaimLabel | FactLabel) -> str:
+    return label.labeller.kind
+
+
 def build_view(
     question: Question,
     result: QuestionResult,
@@ -152,7 +151,7 @@ def build_view(
             fresh = [lab for lab in claim.labels if not is_stale(lab, current_hash)]
             if len(fresh) < len(claim.labels):
                 stale.append(claim.id or f"c{number}")
-            chosen = _pick(fresh, policy)
+            chosen = counted_labels(fresh, policy, _kind)
             verdicts = {lab.verdict for lab in chosen}
             state: ClaimState
             support: tuple[str, ...]
@@ -183,7 +182,7 @@ def build_view(
         fresh_facts = [lab for lab in mine if not is_stale(lab, current_hash)]
         if len(fresh_facts) < len(mine):
             stale.append(fact.id)
-        labels = _pick(fresh_facts, policy)
+        labels = counted_labels(fresh_facts, policy, _kind)
         fact_verdicts = {lab.verdict for lab in labels}
         fstate: FactState
         if not labels:

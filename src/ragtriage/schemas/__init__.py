@@ -28,6 +28,7 @@ from ._labels import (
     FactVerdict,
     LabelPolicy,
     LabelSet,
+    counted_labels,
     valid_labeller,
     with_default_labeller,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "Split",
     "StrictModel",
     "Usage",
+    "counted_labels",
     "valid_labeller",
     "with_default_labeller",
 ]

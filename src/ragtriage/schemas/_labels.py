@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -12,6 +13,20 @@ ClaimVerdict = Literal["supported", "unsupported", "cannot_judge"]
 FactVerdict = Literal["covered", "not_covered", "cannot_judge"]
 LabelPolicy = Literal["human-first", "human", "judge"]
 """Which labels count: human ones when present else judge ones, only human, or only judge."""
+
+_L = TypeVar("_L")
+
+
+def counted_labels(
+    labels: Sequence[_L], policy: LabelPolicy, kind: Callable[[_L], str]
+) -> list[_L]:
+    """The labels of one claim or fact that count under `policy` (the one label choice of the
+    project, for models and raw records alike); `kind` gives a label's labeller kind."""
+    if len(labels) == 1:  # the common case, without looking at every kind twice
+        return list(labels) if policy == "human-first" or kind(labels[0]) == policy else []
+    kinds = [kind(lab) for lab in labels]
+    wanted = policy if policy != "human-first" else ("human" if "human" in kinds else "judge")
+    return [lab for lab, found in zip(labels, kinds, strict=True) if found == wanted]
 
 
 class ClaimLabel(StrictModel):

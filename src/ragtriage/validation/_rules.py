@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from ..errors import Problem, Suggestions
 from ..loading import Dataset, SnapshotIndex
-from ..schemas import LabelPolicy, QuestionResult, Run
+from ..schemas import ClaimLabel, FactLabel, LabelPolicy, QuestionResult, Run, counted_labels
 from ._checker import Checker, dupes
 from ._inputs import check_evalset, check_snapshot
 
@@ -33,6 +33,10 @@ def _check_ranking(
                 "IDs of documents or chunks in the snapshot",
                 index.unknown(item),
             )
+
+
+def _kind(label: ClaimLabel | FactLabel) -> str:
+    return label.labeller.kind
 
 
 def _check_result(
@@ -110,9 +114,7 @@ def _check_result(
         )
     for n, claim in enumerate(claims, start=1):
         cid = claim.id or f"c{n}"
-        counted = [
-            lab for lab in claim.labels if policy == "human-first" or lab.labeller.kind == policy
-        ]
+        counted = counted_labels(claim.labels, policy, _kind)
         if not counted and res.outcome == "answered" and not allow_unreviewed:
             c.add(
                 file,
@@ -195,9 +197,9 @@ def _check_result(
             )
     if res.outcome == "answered" and not allow_unreviewed:
         labelled = {
-            flab.fact_id
-            for flab in res.fact_labels
-            if policy == "human-first" or flab.labeller.kind == policy
+            fact
+            for fact in fact_ids
+            if counted_labels([f for f in res.fact_labels if f.fact_id == fact], policy, _kind)
         }
         for fact in sorted(fact_ids - labelled):
             c.add(
