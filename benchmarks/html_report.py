@@ -162,21 +162,19 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from ragtriage.diagnosis import diagnose
+    from ragtriage.api import report_page
     from ragtriage.evaluation import load_and_evaluate
     from ragtriage.render import dumps, evaluation_json
-    from ragtriage.render.html import render_html
 
     root = OUT / f"q{args.questions}-r{args.runs}"
     t0 = time.perf_counter()
     evalset, snapshot, runs = generate(args.questions, args.runs, root)
     t1 = time.perf_counter()
     evaluation = load_and_evaluate(evalset, snapshot=snapshot, runs=runs)
+    diagnoses = evaluation.diagnoses
     t2 = time.perf_counter()
-    diagnoses = diagnose(evaluation)
+    page = report_page(evaluation)
     t3 = time.perf_counter()
-    page = render_html(evaluation, diagnoses=diagnoses)
-    t4 = time.perf_counter()
     html_path = root / "report.html"
     html_path.write_text(page, encoding="utf-8")
     json_size = len(dumps(evaluation_json(evaluation)).encode("utf-8"))
@@ -184,8 +182,8 @@ def main() -> None:
     chart_size = sum(len(m.encode("utf-8")) for m in re.findall(r"<svg.*?</svg>", page, re.S))
     print(f"questions {args.questions}, runs {args.runs}")
     print(
-        f"generate {t1 - t0:.1f} s, evaluate {t2 - t1:.1f} s, diagnose {t3 - t2:.1f} s, "
-        f"render HTML {t4 - t3:.2f} s (charts included)"
+        f"generate {t1 - t0:.1f} s, evaluate (diagnosis included) {t2 - t1:.1f} s, "
+        f"render HTML {t3 - t2:.2f} s (charts included)"
     )
     print(
         f"HTML report {html_size / 1e6:.2f} MB (SVG charts {chart_size / 1e3:.1f} kB); "

@@ -71,14 +71,13 @@ def evaluate_selected(
 
     Aggregates, slices and diagnoses then cover exactly the selected questions.
     """
-    from .diagnosis import diagnose
     from .evaluation import evaluate
 
     first = evaluate(dataset, question_filter=selection.matches_question, **options)  # type: ignore[arg-type]
     if not selection.stages:
         return first
     per_question: dict[str, list[QuestionDiagnosis]] = {}
-    for run in diagnose(first):
+    for run in first.diagnoses:
         for entry in run.questions:
             per_question.setdefault(entry.question_id, []).append(entry)
     keep = {qid for qid, found in per_question.items() if selection.matches_stages(found)}

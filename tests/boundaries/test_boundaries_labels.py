@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from boundaries_builders import HUMAN, claim, doc, make_dataset, result
 
+from ragtriage.api import report_page
 from ragtriage.detectors import context_hash_of
 from ragtriage.errors import InputError
 from ragtriage.evaluation import evaluate
 from ragtriage.render import evaluation_json, render_markdown
-from ragtriage.render.html import render_html
 
 TEXTS = {"a": "Webhooks retry 3 times.", "b": "Ports: 5671 and 443."}
 
@@ -121,7 +121,7 @@ def test_accepted_self_labelling_marks_every_affected_metric() -> None:
     markdown = render_markdown(evaluation)
     assert "| claim_support | micro, higher is better | 1.00 (1/1) · SELF-LABELLED" in markdown
     assert "| citation_validity | micro, higher is better | 1.00 (1/1) |" in markdown
-    assert "1.00 · SELF-LABELLED" in render_html(evaluation)
+    assert "1.00 · SELF-LABELLED" in report_page(evaluation)
 
 
 def test_a_judge_with_another_name_is_not_self_labelling() -> None:

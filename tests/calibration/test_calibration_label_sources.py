@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ragtriage.api import report_page
 from ragtriage.calibration import (
     CalibrationRecord,
     calibrate_files,
@@ -21,7 +22,6 @@ from ragtriage.evaluation import Evaluation, evaluate
 from ragtriage.judges import LexicalJudge, judge_dataset, write_model
 from ragtriage.loading import load_dataset
 from ragtriage.render import evaluation_json, render_markdown, render_table
-from ragtriage.render.html import render_html
 from ragtriage.render.html._summary import layers
 
 LEXICAL = {
@@ -163,9 +163,9 @@ def test_a_record_for_another_judge_is_a_note(article_fixture: Path, tmp_path: P
     assert _row(markdown, "claim_support") == UNCALIBRATED_ROW
     assert f"Note: {NOT_USED}" in markdown.splitlines()
     assert f"note: {NOT_USED}" in render_table(alone, width=400).splitlines()
-    page = render_html(alone)
+    page = report_page(alone)
     assert f'<p class="muted">Note: {escape(NOT_USED)}</p>' in page
-    assert "Note: calibration" not in render_html(_judged(article_fixture, files, [record]))
+    assert "Note: calibration" not in report_page(_judged(article_fixture, files, [record]))
     # Next to the matching record it still says it was not used; the match still applies.
     both = _judged(article_fixture, files, [other, record])
     assert both.calibration_notes == (NOT_USED,)

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from ragtriage.api import report_page
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths
-from ragtriage.render.html import FUNNEL_STEPS, funnel, funnel_svg, render_html, stages_svg
+from ragtriage.render.html import FUNNEL_STEPS, funnel, funnel_svg, stages_svg
 from ragtriage.render.html._charts import fit, nice_ticks, text_width
 
 HOSTILE_RUN = "base\u2028line</script><svg onload=window.__pwned=8>"
@@ -116,7 +117,7 @@ def write_hostile(root: Path) -> tuple[Path, Path, tuple[Path, ...]]:
 def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The report of the example with a hostile run name and tag."""
     evalset, snapshot, runs = write_hostile(tmp_path_factory.mktemp("hostile"))
-    return render_html(load_and_evaluate(evalset, snapshot=snapshot, runs=runs))
+    return report_page(load_and_evaluate(evalset, snapshot=snapshot, runs=runs))
 
 
 def test_hostile_names_stay_text_in_the_charts(hostile_page: str) -> None:
@@ -136,7 +137,7 @@ def test_hostile_names_stay_text_in_the_charts(hostile_page: str) -> None:
 
 
 def test_the_policy_allows_only_the_page_script(example_evaluation: Evaluation) -> None:
-    page = render_html(example_evaluation)
+    page = report_page(example_evaluation)
     policy = next(
         a["content"] for tag, a in _parse(page).tags
         if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from test_html_charts import HOSTILE_RUN, write_hostile
 
+from ragtriage.api import report_page
 from ragtriage.evaluation import load_and_evaluate
-from ragtriage.render.html import render_html
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def test_hostile_names_in_the_charts_are_inert(
     evalset, snapshot, runs = write_hostile(tmp_path)
     path = tmp_path / "hostile.html"
     path.write_text(
-        render_html(load_and_evaluate(evalset, snapshot=snapshot, runs=runs)), encoding="utf-8"
+        report_page(load_and_evaluate(evalset, snapshot=snapshot, runs=runs)), encoding="utf-8"
     )
     page = chromium.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
     console: list[str] = []

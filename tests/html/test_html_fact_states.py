@@ -11,7 +11,6 @@ from collections.abc import Iterator
 import pytest
 from test_html_report_browser import Opened, _write, browser
 
-from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation
 from ragtriage.render.html import report_data
 
@@ -19,7 +18,7 @@ __all__ = ["browser"]  # the module's Chromium fixture, shared
 
 
 def _result(evaluation: Evaluation, run: int, question_id: str) -> dict[str, object]:
-    data = report_data(evaluation, diagnose(evaluation))
+    data = report_data(evaluation)
     ids = [q["id"] for q in data["questions"]]
     entry: dict[str, object] = data["results"][run][ids.index(question_id)]
     return entry

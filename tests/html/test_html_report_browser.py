@@ -9,9 +9,10 @@ from urllib.parse import quote
 import pytest
 from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT
 
+from ragtriage.api import report_page
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation
-from ragtriage.render.html import TABLE_MEASURES, funnel, render_html
+from ragtriage.render.html import TABLE_MEASURES, funnel
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -71,7 +72,7 @@ class Opened:
 
 
 def _write(evaluation: Evaluation, path: Path) -> Path:
-    path.write_text(render_html(evaluation), encoding="utf-8")
+    path.write_text(report_page(evaluation), encoding="utf-8")
     return path
 
 

@@ -10,15 +10,14 @@ from pathlib import Path
 from click.testing import CliRunner
 from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT, TAG
 
+from ragtriage.api import report_page
 from ragtriage.cli.main import cli
-from ragtriage.diagnosis import diagnose
+from ragtriage.compare import default_comparison
 from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.example import example_paths
 from ragtriage.render.html import (
-    default_comparison,
     funnel,
     json_for_script,
-    render_html,
     report_data,
 )
 from ragtriage.render.html._payload import CITED, IN_CONTEXT, NOT_PERMITTED, REQUIRED, STALE
@@ -42,7 +41,7 @@ def test_json_for_script_cannot_close_the_element_and_round_trips() -> None:
 
 
 def test_planted_markup_is_data_not_html(injected_evaluation: Evaluation) -> None:
-    page = render_html(injected_evaluation)
+    page = report_page(injected_evaluation)
     # The only elements of these kinds are the report's own: the JSON block and the script.
     assert page.count("<script") == 2
     assert page.count("</script>") == 2
@@ -65,7 +64,7 @@ def test_planted_markup_is_data_not_html(injected_evaluation: Evaluation) -> Non
 
 
 def test_chinese_text_is_kept_as_utf8(example_evaluation: Evaluation) -> None:
-    page = render_html(example_evaluation)
+    page = report_page(example_evaluation)
     assert '<meta charset="utf-8">' in page
     assert "遇到错误码 E-4291，应该等多久再重试？" in page
 
@@ -74,11 +73,11 @@ def test_same_inputs_give_the_same_bytes() -> None:
     paths = example_paths()
     first = load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
     second = load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
-    assert render_html(first) == render_html(second)
+    assert report_page(first) == report_page(second)
 
 
 def test_page_is_self_contained(example_evaluation: Evaluation) -> None:
-    page = render_html(example_evaluation)
+    page = report_page(example_evaluation)
     assert re.findall(r"<(?:link|iframe|object|embed)\b", page) == []
     assert re.findall(r"<script[^>]*\bsrc=", page) == []
     assert "connect-src &#39;none&#39;" in page
@@ -86,7 +85,7 @@ def test_page_is_self_contained(example_evaluation: Evaluation) -> None:
 
 
 def test_ranking_marks(example_evaluation: Evaluation) -> None:
-    data = report_data(example_evaluation, diagnose(example_evaluation))
+    data = report_data(example_evaluation)
     ids = [q["id"] for q in data["questions"]]
     baseline = data["results"][0]
     pricing = baseline[ids.index("pricing")]
@@ -132,9 +131,8 @@ def test_funnel_counts(example_evaluation: Evaluation) -> None:
 
 
 def test_changes_list_regressions_first(example_evaluation: Evaluation) -> None:
-    diagnoses = diagnose(example_evaluation)
-    comparison = default_comparison(example_evaluation, diagnoses)
-    changes = report_data(example_evaluation, diagnoses, comparison)["changes"]
+    comparison = default_comparison(example_evaluation)
+    changes = report_data(example_evaluation, comparison)["changes"]
     assert changes[0][:6] == [1, "improved", "purge", "regressed", "ok", "truncation_loss"]
     assert ["evidence_recall", 1.0, 0.0, "regressed"] in changes[0][6]
     statuses = [row[3] for row in changes]
@@ -171,6 +169,6 @@ def test_report_command_on_the_article_fixture(article_fixture: Path, tmp_path: 
 
 def test_one_run_has_no_comparison_section(example_evaluation: Evaluation) -> None:
     single = dataclasses.replace(example_evaluation, runs=example_evaluation.runs[:1])
-    page = render_html(single)
+    page = report_page(single)
     assert 'id="changes"' not in page
     assert _data_json(page)["changes"] == []

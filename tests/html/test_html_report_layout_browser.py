@@ -12,8 +12,8 @@ import pytest
 from colour_vision import VISIONS, distance
 from png_pixels import pixels
 
+from ragtriage.api import report_page
 from ragtriage.evaluation import Evaluation, load_and_evaluate
-from ragtriage.render.html import render_html
 from ragtriage.starter import write_starter
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -49,7 +49,7 @@ def browser() -> Iterator[object]:
 @pytest.fixture(scope="module")
 def example_page(example_evaluation: Evaluation, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("layout") / "report.html"
-    path.write_text(render_html(example_evaluation), encoding="utf-8")
+    path.write_text(report_page(example_evaluation), encoding="utf-8")
     return path
 
 
@@ -175,7 +175,7 @@ def test_candidate_ranks_show_without_a_reranker(
         labels=[target / "labels.json"],
     )
     path = target / "report.html"
-    path.write_text(render_html(evaluation), encoding="utf-8")
+    path.write_text(report_page(evaluation), encoding="utf-8")
     page = _open(browser, path.as_uri() + "#q=free-limit", 1400)
     ranks = page.eval_on_selector_all(  # type: ignore[attr-defined]
         "#d-body tr.rank",

@@ -9,9 +9,10 @@ import re
 import pytest
 from colour_vision import VISIONS, distance
 
+from ragtriage.api import report_page
 from ragtriage.diagnosis import stage_order
 from ragtriage.evaluation import Evaluation, load_and_evaluate
-from ragtriage.render.html import OKABE_ITO, STAGE_STYLES, StageStyle, render_html, stage_style
+from ragtriage.render.html import OKABE_ITO, STAGE_STYLES, StageStyle, stage_style
 from ragtriage.render.html._page import inline_code, markdown_bullets
 from ragtriage.starter import write_starter
 
@@ -61,7 +62,7 @@ def test_a_plugin_stage_gets_a_dotted_fallback() -> None:
 
 
 def test_the_chart_fills_with_the_palette(example_evaluation: Evaluation) -> None:
-    page = render_html(example_evaluation)
+    page = report_page(example_evaluation)
     swatch = r'fill="([^"]+)" stroke="#555" stroke-width="0.5" data-legend="([^"]+)"'
     legend = {name: colour for colour, name in re.findall(swatch, page)}
     assert legend["retrieval_miss"] == "#0072B2"
@@ -85,7 +86,7 @@ def test_inline_code_escapes_and_keeps_unmatched_backticks() -> None:
 
 
 def test_boundaries_show_code_not_backticks(example_evaluation: Evaluation) -> None:
-    page = render_html(example_evaluation)
+    page = report_page(example_evaluation)
     section = page[page.index('<ul class="boundaries">') :]
     section = section[: section.index("</section>")]
     assert "`" not in section
@@ -104,7 +105,7 @@ def starter_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         runs=[target / "run.json"],
         labels=[target / "labels.json"],
     )
-    page = render_html(evaluation)
+    page = report_page(evaluation)
     found = r'<script type="application/json" id="rt-data">(.*?)</script>'
     match = re.search(found, page, flags=re.S)
     assert match is not None
@@ -133,7 +134,7 @@ def test_claims_carry_their_reviewers_names(starter_data: dict[str, object]) -> 
 
 
 def test_page_is_laid_out_to_fit(example_evaluation: Evaluation) -> None:
-    page = render_html(example_evaluation)
+    page = report_page(example_evaluation)
     # Every table the page writes sits in a box that scrolls sideways on its own.
     assert len(re.findall(r'<div class="scroll"[^>]*><table', page)) == page.count("<table") == 8
     assert '<div class="scroll" id="q-scroll"><table id="q-table">' in page

@@ -111,8 +111,8 @@ LAYERS: dict[str, int] = {
     "loading": 3, "formats": 3, "validation": 3,
     "detectors": 4, "versions": 4, "holdout": 4,
     "metrics": 5,
-    "evaluation": 6, "calibration": 6, "columnar": 6,
-    "diagnosis": 7,
+    "diagnosis": 6, "calibration": 6,
+    "evaluation": 7, "columnar": 7,
     "compare": 8, "gate": 8, "filters": 8,
     "render": 9,
     "request": 10, "api": 10, "testing": 10, "cli": 10, "__main__": 10, "": 10,
@@ -125,14 +125,12 @@ BESIDE = {"judges", "retrievers", "importers", "recording", "review", "engines"}
 (10: the API and the CLI) uses them."""
 
 KNOWN_UPWARD = {
-    "ragtriage.columnar._native_eval -> ragtriage.diagnosis",
     "ragtriage.columnar._native_eval -> ragtriage.render",
-    "ragtriage.columnar._native_report -> ragtriage.diagnosis",
     "ragtriage.columnar._native_report -> ragtriage.render",
     "ragtriage.columnar._trec_render -> ragtriage.render",
     "ragtriage.columnar._score -> ragtriage.engines",
 }
-"""The columnar path still scores, diagnoses and renders in one package; issue 12 ("one
+"""The columnar path still scores and renders in one package; issue 12 ("one
 engine") removes these. No other import may point up."""
 
 

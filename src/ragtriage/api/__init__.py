@@ -44,6 +44,7 @@ from ._scoring import (
     gate_request,
     pick_runs,
     report_html,
+    report_page,
     report_request,
     trec_eval_files,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "pick_runs",
     "read_snapshot_and_evalset",
     "report_html",
+    "report_page",
     "report_request",
     "review_export_files",
     "review_import_files",

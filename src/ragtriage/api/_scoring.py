@@ -53,10 +53,8 @@ def diagnose_request(
     request: Request, *, notify: Notify | None = None
 ) -> tuple[Evaluation, tuple[RunDiagnosis, ...]]:
     """`diagnose_files` for a built request; also returns the evaluation diagnosed."""
-    from ..diagnosis import diagnose
-
     evaluation = request.evaluate("diagnose", notify, metrics=[])
-    return evaluation, diagnose(evaluation)
+    return evaluation, evaluation.diagnoses
 
 
 @dataclass(frozen=True)
@@ -211,9 +209,26 @@ def report_request(
     request: Request, *, title: str = "ragtriage report", notify: Notify | None = None
 ) -> str:
     """`report_html` for a built request."""
+    return report_page(request.evaluate("report", notify), title=title)
+
+
+def report_page(
+    evaluation: Evaluation,
+    *,
+    comparison: Comparison | None = None,
+    title: str = "ragtriage report",
+) -> str:
+    """The HTML page of an evaluation (each run's diagnosis as the evaluation carries it).
+
+    Without `comparison`, two or more runs are compared first run against the others
+    (`ragtriage.compare.default_comparison`); the page shows the comparison it is given.
+    """
+    from ..compare import default_comparison
     from ..render.html import render_html
 
-    return render_html(request.evaluate("report", notify), title=title)
+    if comparison is None:
+        comparison = default_comparison(evaluation)
+    return render_html(evaluation, comparison=comparison, title=title)
 
 
 def trec_eval_files(

@@ -7,8 +7,12 @@ from pathlib import Path
 import click
 
 from ..api import diagnose_request
-from ..diagnosis import diagnosis_report_json, render_diagnosis_markdown, render_diagnosis_table
-from ..render import dumps
+from ..render import (
+    diagnosis_report_json,
+    dumps,
+    render_diagnosis_markdown,
+    render_diagnosis_table,
+)
 from ..request import Request
 from ._common import (
     examples,
@@ -38,7 +42,7 @@ def diagnose_command(request: Request, fmt: str, output: Path | None) -> None:
     evaluation, found = diagnose_request(request, notify=print_notice)
     described = request.selection.describe()
     if fmt == "json":
-        text = dumps(diagnosis_report_json(evaluation, found, described))
+        text = dumps(diagnosis_report_json(evaluation, described))
     elif fmt == "markdown":
         text = render_diagnosis_markdown(found, described)
     else:

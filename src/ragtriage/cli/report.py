@@ -29,13 +29,13 @@ def write_html(
     title: str = "ragtriage report",
     comparison: Comparison | None = None,
 ) -> None:
-    """Render the HTML report of an evaluation (diagnosing every run) and write it.
+    """Write the HTML report of an evaluation (see `ragtriage.api.report_page`).
 
     Without `comparison`, two or more runs are compared first run against the others.
     """
-    from ..render.html import render_html
+    from ..api import report_page
 
-    write_output(render_html(evaluation, title=title, comparison=comparison), path)
+    write_output(report_page(evaluation, title=title, comparison=comparison), path)
 
 
 @click.command(

@@ -3,8 +3,8 @@
 The columnar path reads the files into arrays (`_native_read`, `_native_run`), scores every
 question at once (`_native_layers`) and scores the few rows the arrays do not model with the
 reference functions. When the fast checks find any problem, or the input takes a form the fast
-reader does not handle, the reference path runs instead (`load_dataset`, `evaluate`,
-`diagnose`): it reports every problem with its usual message, or gives the same results.
+reader does not handle, the reference path runs instead (`load_dataset`, then `evaluate`, which
+diagnoses): it reports every problem with its usual message, or gives the same results.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..detectors import default_injection_rules, detect_injection, item_text
-from ..diagnosis import OK, diagnose, diagnose_view, stage_order
+from ..diagnosis import OK, diagnose_view, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import Evaluation, LevelChoice, evaluate
 from ..loading import Dataset, SnapshotIndex, load_dataset, read_file
@@ -132,11 +132,11 @@ def _result(
 def from_reference(
     evaluation: Evaluation, stages: tuple[str, ...] | None = None
 ) -> tuple[NativeRunResult, ...]:
-    """The reference path's results (`evaluate` with `NATIVE_MEASURES`, then `diagnose`) in
-    the columnar result form: the oracle the tests compare against."""
+    """The reference path's results (`evaluate` with `NATIVE_MEASURES`, with the diagnosis it
+    carries) in the columnar result form: the oracle the tests compare against."""
     order = stages or stage_order()
     out = []
-    for run, diagnosis in zip(evaluation.runs, diagnose(evaluation), strict=True):
+    for run in evaluation.runs:
         scores = {}
         for name in NATIVE_MEASURES:
             left_out = None
@@ -145,7 +145,7 @@ def from_reference(
             found = [r.scores[name] for r in run.questions]
             scores[name] = PerQuestion.from_scores(found, left_out)
         findings = {
-            stage: np.array([stage in q.stages for q in diagnosis.questions], dtype=bool)
+            stage: np.array([stage in q.stages for q in run.diagnosis.questions], dtype=bool)
             for stage in order[:-1]
         }
         ids = [r.question_id for r in run.questions]
@@ -262,8 +262,8 @@ def evaluate_native(
 
     Large JSONL files are read by `workers` forked processes (default: one per CPU).
 
-    Equal to `evaluate(load_dataset(...), metrics=NATIVE_MEASURES, ...)` followed by
-    `diagnose` (see `from_reference`), question by question.
+    Equal to `evaluate(load_dataset(...), metrics=NATIVE_MEASURES, ...)` and the diagnosis it
+    carries (see `from_reference`), question by question.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)

@@ -1,6 +1,6 @@
 """Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
 
-from ._compare import compare, select_runs
+from ._compare import compare, default_comparison, select_runs
 from ._comparison import (
     STATUS_ORDER,
     Comparison,
@@ -61,6 +61,7 @@ __all__ = [
     "bootstrap_ci",
     "compare",
     "comparison_json",
+    "default_comparison",
     "diff_conditions",
     "group_repeats",
     "mcnemar_exact",

@@ -305,7 +305,6 @@ def compare(
     allow_missing: bool = False,
     allow_different_snapshot: bool = False,
     group: bool = True,
-    stages: StageMap | None = None,
 ) -> Comparison:
     """Compare runs of one evaluation: the first named run (or its group of repeats) is the base.
 
@@ -343,8 +342,7 @@ def compare(
     warnings = _check_comparable(
         evaluation, selected, allow_missing, allow_different_snapshot
     )
-    if stages is None:
-        stages = {run.name: run_stages(run) for run in selected}
+    stages = {run.name: run_stages(run) for run in selected}
     grouped = group_repeats(selected) if group else tuple((run,) for run in selected)
     chosen = evaluation.measures
     groups = tuple(_group(g, chosen, stages) for g in grouped)
@@ -388,3 +386,14 @@ def compare(
         tuple(warnings),
         evaluation.sources,
     )
+
+
+def default_comparison(evaluation: Evaluation) -> Comparison | None:
+    """The first run against every other, as `ragtriage compare` would; None for one run.
+
+    What the HTML report shows: a report shows runs whatever their snapshot or question set,
+    so such differences are allowed here and appear among the comparison's warnings.
+    """
+    if len(evaluation.runs) < 2:
+        return None
+    return compare(evaluation, allow_missing=True, allow_different_snapshot=True)

@@ -1,4 +1,4 @@
-"""The diagnosis stage of each question, read through the diagnosis package."""
+"""The diagnosis stage of each question, as the evaluated run carries it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..diagnosis import diagnose_run
 from ..diagnosis import stage_order as diagnosis_stage_order
 from ..evaluation import RunEvaluation
 
@@ -32,11 +31,10 @@ def stage_order() -> tuple[str, ...]:
 
 
 def run_stages(run: RunEvaluation) -> dict[str, QuestionStages]:
-    """Per-question stages of a run, by question ID."""
-    diagnosis = diagnose_run(run)
+    """Per-question stages of a run, by question ID (from the diagnosis the run carries)."""
     return {
         q.question_id: QuestionStages(str(q.primary), tuple(str(s) for s in q.secondary))
-        for q in diagnosis.questions
+        for q in run.diagnosis.questions
     }
 
 

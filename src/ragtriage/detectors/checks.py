@@ -2,13 +2,14 @@
 
 `boundary_details` lists, per question, the IDs behind each check; `run_boundaries` collects
 a run's section (permission leaks per stage, flagged contexts, obeyed canaries, sensitive
-values, stale labels). Renderers format these (`ragtriage.render`); nothing here prints an
-answer or passage text, so no sensitive value can reach a report through this module.
+values, stale labels); `evaluate` computes it once per run (`RunEvaluation.boundaries`).
+Renderers format these (`ragtriage.render`); nothing here prints an answer or passage text,
+so no sensitive value can reach a report through this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
@@ -88,24 +89,30 @@ class RunBoundaries:
 
 
 def run_boundaries(
-    views: Sequence[DetectorView], self_labelled: Sequence[str] = ()
+    views: Sequence[DetectorView],
+    self_labelled: Sequence[str] = (),
+    details: Sequence[Mapping[str, tuple[str, ...]]] | None = None,
 ) -> RunBoundaries:
-    """Collect the boundary section of one run from its per-question views."""
+    """Collect the boundary section of one run from its per-question views.
+
+    `details` are the views' per-question details when already computed (each holding what
+    `boundary_details` returns for its view); by default they are computed here.
+    """
     injection: list[str] = []
     obeyed: list[str] = []
     answers: list[str] = []
     contexts: list[str] = []
     stale: list[tuple[str, tuple[str, ...]]] = []
-    for view in views:
-        details = boundary_details(view)
+    found = [boundary_details(view) for view in views] if details is None else details
+    for view, shown in zip(views, found, strict=True):
         qid = view.question.id
-        if "injection_flagged_context" in details:
+        if "injection_flagged_context" in shown:
             injection.append(qid)
-        if "canary_obeyed" in details:
+        if "canary_obeyed" in shown:
             obeyed.append(qid)
-        if "sensitive_answer" in details:
+        if "sensitive_answer" in shown:
             answers.append(qid)
-        if "sensitive_context" in details:
+        if "sensitive_context" in shown:
             contexts.append(qid)
         if view.stale_labels:
             stale.append((qid, view.stale_labels))

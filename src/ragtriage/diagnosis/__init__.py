@@ -6,7 +6,7 @@ failed, the others are secondary, and `ok` means none failed. Other modules add 
 """
 
 from . import _injection  # noqa: F401  (registers the injection stages)
-from ._diagnose import diagnose, diagnose_run
+from ._diagnose import diagnose, diagnose_run, diagnose_views
 from ._model import (
     Breakdown,
     Finding,
@@ -26,15 +26,6 @@ from ._next_actions import (
     next_actions_markdown,
 )
 from ._pipeline import OK, STAGES, Check, diagnose_view, register_stage, stage_order
-from ._render import (
-    breakdown_json,
-    diagnosis_report_json,
-    question_diagnosis_json,
-    render_diagnosis_markdown,
-    render_diagnosis_table,
-    run_diagnosis_json,
-    slice_rows,
-)
 
 __all__ = [
     "NEXT_ACTIONS",
@@ -48,22 +39,16 @@ __all__ = [
     "RunDiagnosis",
     "SliceBreakdown",
     "StageCount",
-    "breakdown_json",
     "build_breakdown",
     "diagnose",
     "diagnose_run",
     "diagnose_view",
+    "diagnose_views",
     "diagnosis_next_actions",
-    "diagnosis_report_json",
     "next_action",
     "next_action_rows",
     "next_actions",
     "next_actions_markdown",
-    "question_diagnosis_json",
     "register_stage",
-    "render_diagnosis_markdown",
-    "render_diagnosis_table",
-    "run_diagnosis_json",
-    "slice_rows",
     "stage_order",
 ]

@@ -2,20 +2,74 @@
 
 from __future__ import annotations
 
-from ..evaluation import Evaluation, RunEvaluation
+from collections.abc import Sequence
+from typing import Protocol
+
+from ..metrics import QuestionView
 from ._model import RunDiagnosis, build_breakdown
 from ._pipeline import diagnose_view, stage_order
 
 
-def diagnose_run(run: RunEvaluation) -> RunDiagnosis:
-    """Diagnose every question of one evaluated run (reads `run.views`)."""
+class DiagnosableRun(Protocol):
+    """What diagnosing a run reads: an evaluated run (`ragtriage.evaluation.RunEvaluation`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def views(self) -> Sequence[QuestionView]: ...
+    @property
+    def k(self) -> int | None: ...
+    @property
+    def evidence_level(self) -> str: ...
+    @property
+    def no_result(self) -> Sequence[str]: ...
+    @property
+    def k_used(self) -> bool: ...
+
+
+class DiagnosableEvaluation(Protocol):
+    """What `diagnose` reads: an evaluation's runs (`ragtriage.evaluation.Evaluation`)."""
+
+    @property
+    def runs(self) -> Sequence[DiagnosableRun]: ...
+
+
+def diagnose_views(
+    name: str,
+    views: Sequence[QuestionView],
+    *,
+    k: int | None,
+    evidence_level: str,
+    no_result: Sequence[str] = (),
+    k_used: bool = True,
+) -> RunDiagnosis:
+    """Diagnose every question of one run from its per-question views.
+
+    `evaluate` calls this once per run and its result carries the diagnosis
+    (`RunEvaluation.diagnosis`).
+    """
     order = stage_order()
-    questions = tuple(diagnose_view(view) for view in run.views)
+    questions = tuple(diagnose_view(view) for view in views)
     return RunDiagnosis(
-        run=run.name,
+        run=name,
         questions=questions,
         breakdown=build_breakdown(questions, order),
         stages=order,
+        k=k,
+        evidence_level=evidence_level,
+        no_result=tuple(no_result),
+        k_used=k_used,
+    )
+
+
+def diagnose_run(run: DiagnosableRun) -> RunDiagnosis:
+    """Diagnose one evaluated run again (reads `run.views`), e.g. after `register_stage`.
+
+    An evaluated run already carries its diagnosis (`run.diagnosis`).
+    """
+    return diagnose_views(
+        run.name,
+        run.views,
         k=run.k,
         evidence_level=run.evidence_level,
         no_result=run.no_result,
@@ -23,6 +77,9 @@ def diagnose_run(run: RunEvaluation) -> RunDiagnosis:
     )
 
 
-def diagnose(evaluation: Evaluation) -> tuple[RunDiagnosis, ...]:
-    """Diagnose every run of an evaluation, in the evaluation's run order."""
+def diagnose(evaluation: DiagnosableEvaluation) -> tuple[RunDiagnosis, ...]:
+    """Diagnose every run of an evaluation again, in the evaluation's run order.
+
+    An evaluation already carries its diagnoses (`evaluation.diagnoses`).
+    """
     return tuple(diagnose_run(run) for run in evaluation.runs)

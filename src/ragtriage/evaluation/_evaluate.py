@@ -1,4 +1,8 @@
-"""`evaluate`: validate a dataset, score every run question by question, then aggregate."""
+"""`evaluate`: validate a dataset, score every run question by question, aggregate, diagnose.
+
+The result carries everything its reports show (scores, aggregates, the diagnosis and the
+boundary section of every run), so renderers only format it.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,14 @@ from typing import Literal
 from .._version import __version__
 from ..calibration import CalibrationRecord, LabelSources, calibration_notes, run_label_sources
 from ..detectors import (
+    RunBoundaries,
     affected_metrics,
     boundary_details,
     find_self_labelling,
+    run_boundaries,
     self_labelling_problems,
 )
+from ..diagnosis import RunDiagnosis, diagnose_views
 from ..errors import InputError
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import (
@@ -106,6 +113,10 @@ class RunEvaluation:
     evaluation-set order: never scored, absent from `questions` and every aggregate."""
     k_used: bool = True
     """Whether `k` cut any result's ranking (False: every result records its context)."""
+    diagnosis: RunDiagnosis = field(kw_only=True)
+    """Every question's failing stages and the per-stage breakdown, computed once here."""
+    boundaries: RunBoundaries = field(kw_only=True)
+    """The boundary section (permissions, injections, sensitive values, stale labels)."""
 
     @property
     def cutoff(self) -> str:
@@ -139,6 +150,11 @@ class Evaluation:
     """Calibration records given that calibrate nothing here, each said once."""
     allow_missing: bool = False
     """Whether runs without a result for some questions were accepted (listed as no result)."""
+
+    @property
+    def diagnoses(self) -> tuple[RunDiagnosis, ...]:
+        """Every run's diagnosis, in run order (each `RunEvaluation.diagnosis`)."""
+        return tuple(run.diagnosis for run in self.runs)
 
 
 def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
@@ -280,6 +296,14 @@ def evaluate(
             )
             for v in views
         )
+        self_labelled = (
+            affected_metrics({m.name: m.spec.requires for m in chosen}, self_made[run.name])
+            if run.name in self_made
+            else ()
+        )
+        no_result = tuple(q.id for q in questions if q.id not in results)
+        # A run without results says nothing about k: shown as given.
+        k_used = not views or any(v.context_derived for v in views)
         out.append(
             RunEvaluation(
                 name=run.name,
@@ -290,17 +314,21 @@ def evaluate(
                 summary=summarize(records, chosen),
                 slices=_slices(records, chosen),
                 views=views,
-                self_labelled=(
-                    affected_metrics({m.name: m.spec.requires for m in chosen}, self_made[run.name])
-                    if run.name in self_made
-                    else ()
-                ),
+                self_labelled=self_labelled,
                 label_sources=run_label_sources(
                     chosen, views, [r.scores for r in records], calibrations
                 ),
-                no_result=tuple(q.id for q in questions if q.id not in results),
-                # A run without results says nothing about k: shown as given.
-                k_used=not views or any(v.context_derived for v in views),
+                no_result=no_result,
+                k_used=k_used,
+                diagnosis=diagnose_views(
+                    run.name,
+                    views,
+                    k=ks[run.name],
+                    evidence_level=run_level,
+                    no_result=no_result,
+                    k_used=k_used,
+                ),
+                boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
             )
         )
     return Evaluation(

@@ -1,6 +1,16 @@
-"""Rendering: table, JSON and Markdown (HTML lives beside them)."""
+"""Rendering: table, JSON and Markdown of an evaluation and of its diagnosis (HTML lives beside
+them). Renderers only format what the result carries; they compute nothing."""
 
-from ._boundaries import boundaries_json, boundaries_lines, evaluation_next_actions
+from ._boundaries import boundaries_json, boundaries_lines, evaluation_boundary_lines
+from ._diagnosis import (
+    breakdown_json,
+    diagnosis_report_json,
+    question_diagnosis_json,
+    render_diagnosis_markdown,
+    render_diagnosis_table,
+    run_diagnosis_json,
+    slice_rows,
+)
 from ._json import aggregate_json, dumps, evaluation_json, question_json, run_json, score_json
 from ._terminal import MAX_WIDTH, MIN_WIDTH, terminal_width
 from ._text import (
@@ -19,18 +29,25 @@ __all__ = [
     "aggregate_json",
     "boundaries_json",
     "boundaries_lines",
+    "breakdown_json",
+    "diagnosis_report_json",
     "dumps",
+    "evaluation_boundary_lines",
     "evaluation_json",
-    "evaluation_next_actions",
     "fmt_aggregate",
     "fmt_number",
     "fmt_value",
+    "question_diagnosis_json",
     "question_json",
+    "render_diagnosis_markdown",
+    "render_diagnosis_table",
     "render_markdown",
     "render_overview",
     "render_table",
+    "run_diagnosis_json",
     "run_json",
     "score_json",
     "shown_measures",
+    "slice_rows",
     "terminal_width",
 ]

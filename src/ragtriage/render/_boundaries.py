@@ -1,7 +1,7 @@
-"""What the boundary checks add to a report: the per-run section as data and as lines, and
-the next-actions table.
+"""What the boundary checks add to a report: the per-run section as data and as lines.
 
-Only IDs, rule IDs and spans are formatted here (`ragtriage.detectors.checks` collects them),
+`evaluate` collects each run's section once (`RunEvaluation.boundaries`, with
+`ragtriage.detectors.run_boundaries`); this module only formats it: IDs, rule IDs and spans,
 never an answer or passage text, so no sensitive value can reach a report through this module.
 """
 
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..detectors import RunBoundaries, run_boundaries
-from ..diagnosis import diagnose_run, next_action_rows, stage_order
+from ..detectors import RunBoundaries
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluation
@@ -85,15 +84,8 @@ NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
 """Column names of the next-actions table."""
 
 
-def evaluation_next_actions(evaluation: Evaluation) -> list[list[str]]:
-    """Next-action rows for every stage that is some question's primary stage, pipeline order."""
-    primaries = {q.primary for run in evaluation.runs for q in diagnose_run(run).questions}
-    return next_action_rows(s for s in stage_order() if s in primaries)
-
-
 def evaluation_boundary_lines(evaluation: Evaluation) -> list[str]:
-    """Markdown bullet lines of every run's boundary checks (IDs only, never texts)."""
-    lines: list[str] = []
-    for run in evaluation.runs:
-        lines += boundaries_lines(run.name, run_boundaries(run.views, run.self_labelled))
-    return lines
+    """Markdown bullet lines of every run's boundary section (IDs only, never texts)."""
+    return [
+        line for run in evaluation.runs for line in boundaries_lines(run.name, run.boundaries)
+    ]

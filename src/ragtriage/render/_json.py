@@ -6,11 +6,11 @@ import json
 from typing import Any
 
 from ..calibration import LabelSources
-from ..detectors import mask_text, run_boundaries
-from ..diagnosis import breakdown_json, diagnose_run, question_diagnosis_json
+from ..detectors import mask_text
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..metrics import Aggregate, Measure, Score
 from ._boundaries import boundaries_json
+from ._diagnosis import breakdown_json, question_diagnosis_json
 
 
 def aggregate_json(agg: Aggregate) -> dict[str, Any]:
@@ -98,7 +98,7 @@ def _provenance(run: RunEvaluation) -> dict[str, Any]:
 
 def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any]:
     """One run's section of the report (with its diagnosis per question and breakdown)."""
-    found = diagnose_run(run)
+    found = run.diagnosis
     verdicts = {entry.question_id: question_diagnosis_json(entry) for entry in found.questions}
     return {
         "name": run.name,
@@ -115,7 +115,7 @@ def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any
         "label_sources": {
             name: label_sources_json(found) for name, found in run.label_sources.items()
         },
-        "boundaries": boundaries_json(run_boundaries(run.views, run.self_labelled)),
+        "boundaries": boundaries_json(run.boundaries),
         "diagnosis_breakdown": breakdown_json(found.breakdown),
         "questions": [
             {**question_json(rec, measures), "diagnosis": verdicts[rec.question_id]}

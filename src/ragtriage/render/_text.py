@@ -11,14 +11,11 @@ from rich.table import Table
 
 from .._markdown import md_table
 from ..calibration import LabelSources
-from ..diagnosis import diagnose_run, slice_rows
+from ..diagnosis import diagnosis_next_actions
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line
-from ._boundaries import (
-    NEXT_ACTION_HEADER,
-    evaluation_boundary_lines,
-    evaluation_next_actions,
-)
+from ._boundaries import NEXT_ACTION_HEADER, evaluation_boundary_lines
+from ._diagnosis import slice_rows
 
 _DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
 
@@ -105,7 +102,7 @@ def _question_rows(
     chosen = evaluation.measures if measures is None else measures
     names = [m for m in chosen if m.name in _QUESTION_COLUMNS]
     header = ["question", "outcome", *(m.name for m in names), "diagnosis"]
-    verdicts = {v.question_id: v for v in diagnose_run(run).questions}
+    verdicts = {v.question_id: v for v in run.diagnosis.questions}
     rows = []
     for rec in run.questions:
         values = []
@@ -186,10 +183,10 @@ def render_table(evaluation: Evaluation, width: int = 200, *, all_measures: bool
         dtable = _folding_table(
             f"{run.name}: failing questions per slice, worst first", _DIAGNOSIS_HEADER
         )
-        for row in slice_rows(diagnose_run(run)):
+        for row in slice_rows(run.diagnosis):
             dtable.add_row(*row)
         console.print(dtable)
-    actions = evaluation_next_actions(evaluation)
+    actions = diagnosis_next_actions(evaluation.diagnoses)
     if actions:
         atable = _folding_table("next actions for the primary stages found", NEXT_ACTION_HEADER)
         for row in actions:
@@ -252,7 +249,7 @@ def render_overview(evaluation: Evaluation, width: int = 200, *, all_measures: b
             "...) in the full report.",
         )
     for run in evaluation.runs:
-        overall = diagnose_run(run).breakdown.overall
+        overall = run.diagnosis.breakdown.overall
         stages = ", ".join(
             f"{c.stage} {c.primary}" for c in overall.stages if c.primary and c.stage != "ok"
         )
@@ -282,8 +279,8 @@ def render_markdown(evaluation: Evaluation) -> str:
         lines += ["", *(f"Note: {note}" for note in notes)]
     for run in evaluation.runs:
         lines += ["", f"### {run.name}: failing questions per slice, worst first", ""]
-        lines += md_table(_DIAGNOSIS_HEADER, slice_rows(diagnose_run(run)))
-    actions = evaluation_next_actions(evaluation)
+        lines += md_table(_DIAGNOSIS_HEADER, slice_rows(run.diagnosis))
+    actions = diagnosis_next_actions(evaluation.diagnoses)
     if actions:
         lines += ["", "### Next actions for the primary stages found", ""]
         lines += md_table(NEXT_ACTION_HEADER, actions)

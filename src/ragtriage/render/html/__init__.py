@@ -1,11 +1,12 @@
 """The self-contained HTML report: one file with its data, script and charts inlined.
 
-`render_html(evaluation)` returns the page; it diagnoses every run unless diagnoses are
-given. The charts are inline SVG drawn in Python (`_charts`), so they need no script.
+`render_html(evaluation, comparison=...)` returns the page: it formats each run's diagnosis
+as the evaluation carries it and the comparison it is given. The charts are inline SVG drawn
+in Python (`_charts`), so they need no script.
 """
 
 from ._charts import FUNNEL_STEPS, FunnelStep, funnel, funnel_svg, stages_svg
-from ._page import TABLE_MEASURES, default_comparison, json_for_script, render_html, report_data
+from ._page import TABLE_MEASURES, json_for_script, render_html, report_data
 from ._palette import OKABE_ITO, STAGE_STYLES, StageStyle, stage_style
 
 __all__ = [
@@ -15,7 +16,6 @@ __all__ = [
     "TABLE_MEASURES",
     "FunnelStep",
     "StageStyle",
-    "default_comparison",
     "funnel",
     "funnel_svg",
     "json_for_script",

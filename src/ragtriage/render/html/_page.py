@@ -14,8 +14,8 @@ import jinja2
 from markupsafe import Markup, escape
 
 from ..._version import __version__
-from ...compare import Comparison, QuestionStages, compare
-from ...diagnosis import RunDiagnosis, diagnose, next_action_rows, stage_order
+from ...compare import Comparison
+from ...diagnosis import next_action_rows, stage_order
 from ...evaluation import Evaluation, no_result_note
 from ...schemas import Question
 from .._boundaries import evaluation_boundary_lines
@@ -93,28 +93,6 @@ TABLE_MEASURES: tuple[str, ...] = (
 """Per-question values shown in the question table (when the evaluation reports them)."""
 
 
-def default_comparison(
-    evaluation: Evaluation, diagnoses: Sequence[RunDiagnosis]
-) -> Comparison | None:
-    """The first run against every other, as `ragtriage compare` would, when there are two or more.
-
-    A report shows runs whatever their snapshot or question set, so such differences are
-    allowed here and appear among the comparison's warnings.
-    """
-    if len(evaluation.runs) < 2:
-        return None
-    stages = {
-        d.run: {q.question_id: QuestionStages(q.primary, q.secondary) for q in d.questions}
-        for d in diagnoses
-    }
-    return compare(
-        evaluation,
-        allow_missing=True,
-        allow_different_snapshot=True,
-        stages=stages,
-    )
-
-
 def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list[Any]]:
     if comparison is None:
         return []
@@ -156,12 +134,9 @@ def report_questions(evaluation: Evaluation) -> list[Question]:
     return [q for q in dataset.evalset.questions if q.id in wanted]
 
 
-def report_data(
-    evaluation: Evaluation,
-    diagnoses: Sequence[RunDiagnosis],
-    comparison: Comparison | None = None,
-) -> dict[str, Any]:
+def report_data(evaluation: Evaluation, comparison: Comparison | None = None) -> dict[str, Any]:
     """The JSON document the page script reads (see `_payload` for its keys)."""
+    diagnoses = evaluation.diagnoses
     table = [m for m in evaluation.measures if m.name in TABLE_MEASURES]
     all_views = [v for run in evaluation.runs for v in run.views]
     questions = report_questions(evaluation)
@@ -173,10 +148,7 @@ def report_data(
         "flags": [list(pair) for pair in FLAG_NAMES],
         "measures": [[m.name, m.spec.direction, m.spec.kind] for m in table],
         "questions": [question_entry(q) for q in questions],
-        "results": [
-            run_results(run, table, diag, ids)
-            for run, diag in zip(evaluation.runs, diagnoses, strict=True)
-        ],
+        "results": [run_results(run, table, ids) for run in evaluation.runs],
         "docs": document_entries(all_views),
         "changes": _changes(evaluation, comparison),
     }
@@ -192,29 +164,21 @@ def _environment() -> jinja2.Environment:
 def render_html(
     evaluation: Evaluation,
     *,
-    diagnoses: Sequence[RunDiagnosis] | None = None,
     comparison: Comparison | None = None,
     title: str = "ragtriage report",
 ) -> str:
     """The whole report as one HTML document (no network access needed to view it).
 
-    `diagnoses` default to diagnosing every run of `evaluation`; `comparison` defaults to
-    the first run against the others (`default_comparison`). Same inputs, same bytes.
+    Shows each run's diagnosis as the evaluation carries it, and `comparison` when given
+    (`ragtriage.api.report_page` compares two or more runs first). Same inputs, same bytes.
     """
     with _collector_paused():
-        return _render(evaluation, diagnoses, comparison, title)
+        return _render(evaluation, comparison, title)
 
 
-def _render(
-    evaluation: Evaluation,
-    diagnoses: Sequence[RunDiagnosis] | None,
-    comparison: Comparison | None,
-    title: str,
-) -> str:
-    diags = tuple(diagnoses) if diagnoses is not None else diagnose(evaluation)
-    if comparison is None:
-        comparison = default_comparison(evaluation, diags)
-    data = report_data(evaluation, diags, comparison)
+def _render(evaluation: Evaluation, comparison: Comparison | None, title: str) -> str:
+    diags = evaluation.diagnoses
+    data = report_data(evaluation, comparison)
     script = asset("report.js")
     csp = (
         "default-src 'none'; "
@@ -250,7 +214,6 @@ def _render(
             *evaluation.calibration_notes,
         ],
         comparison=comparison_view(comparison),
-        # From the diagnoses at hand rather than diagnosing every run again.
         next_actions=next_action_rows(
             s for s in data["stages"] if any(d.breakdown.overall.count(s).primary for d in diags)
         ),

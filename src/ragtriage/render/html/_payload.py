@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...detectors import flag_context, mask_text
-from ...diagnosis import QuestionDiagnosis, RunDiagnosis
+from ...detectors import mask_text
+from ...diagnosis import QuestionDiagnosis
 from ...evaluation import NO_RESULT, QuestionRecord, RunEvaluation
 from ...metrics import Measure, QuestionView
 from ...metrics.coverage import non_answer_reason
@@ -92,12 +92,13 @@ def question_entry(q: Question) -> dict[str, Any]:
     return entry
 
 
-def _marker(view: QuestionView) -> Callable[[str], int]:
+def _marker(view: QuestionView, record: QuestionRecord) -> Callable[[str], int]:
     """A per-question function from an item ID to its flags (computed once per item)."""
     index = view.index
     context = set(view.context)
     cited = {i for c in view.claims or () for i in c.citations}
-    flagged = {f.item_id for f in flag_context(view)}
+    # The context items the evaluation found instruction-like text in.
+    flagged = set(record.details.get("injection_flagged_context", ()))
     required_ids = [r for g in view.question.required_evidence for r in g.any_of]
     # Same rule as `SnapshotIndex.matches`, as a set look-up for the two common levels.
     is_required: Callable[[str], bool]
@@ -152,7 +153,7 @@ def result_entry(
     diagnosis: QuestionDiagnosis | None,
 ) -> dict[str, Any]:
     """One run's result for one question: ranking marks, answer, claims, facts, diagnosis."""
-    mark = _marker(view)
+    mark = _marker(view, record)
     entry: dict[str, Any] = {}
     if view.outcome is not None:
         entry["o"] = view.outcome
@@ -257,21 +258,17 @@ def document_entries(views: Sequence[QuestionView]) -> dict[str, list[Any]]:
 
 
 def run_results(
-    run: RunEvaluation,
-    measures: Sequence[Measure],
-    diagnosis: RunDiagnosis | None,
-    question_ids: Sequence[str] | None = None,
+    run: RunEvaluation, measures: Sequence[Measure], question_ids: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
-    """Every question's result entry for one run, in evaluation-set order.
+    """Every question's result entry for one run (with the diagnosis it carries), in
+    evaluation-set order.
 
     `question_ids` (default: the run's own questions) is the report's question list; a
     question the run has no result for gets `{"o": "no result", "v": [null, ...]}`.
     """
-    diagnoses = None if diagnosis is None else {q.question_id: q for q in diagnosis.questions}
+    diagnoses = {q.question_id: q for q in run.diagnosis.questions}
     found = {
-        record.question_id: result_entry(
-            view, record, measures, None if diagnoses is None else diagnoses.get(record.question_id)
-        )
+        record.question_id: result_entry(view, record, measures, diagnoses.get(record.question_id))
         for view, record in zip(run.views, run.questions, strict=True)
     }
     order = [r.question_id for r in run.questions] if question_ids is None else question_ids

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from .._markdown import md_table
-from ..evaluation import no_result_note
-from ._model import Breakdown, QuestionDiagnosis, RunDiagnosis, SliceBreakdown
-from ._next_actions import diagnosis_next_actions
-
-if TYPE_CHECKING:
-    from ..evaluation import Evaluation
+from ..diagnosis import (
+    Breakdown,
+    QuestionDiagnosis,
+    RunDiagnosis,
+    SliceBreakdown,
+    diagnosis_next_actions,
+)
+from ..evaluation import Evaluation, no_result_note
 
 _ACTION_HEADER = ("stage", "try first", "hold fixed")
 
@@ -64,10 +66,9 @@ def breakdown_json(breakdown: Breakdown) -> dict[str, Any]:
     }
 
 
-def diagnosis_report_json(
-    evaluation: Evaluation, found: Sequence[RunDiagnosis], selection: str
-) -> dict[str, Any]:
-    """The whole `diagnose --format json` document: tool, inputs, selection and every run."""
+def diagnosis_report_json(evaluation: Evaluation, selection: str) -> dict[str, Any]:
+    """The whole `diagnose --format json` document: tool, inputs, selection and every run's
+    diagnosis (as the evaluation carries it)."""
     from .._version import __version__
 
     return {
@@ -77,7 +78,7 @@ def diagnosis_report_json(
             {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
         ],
         "selection": selection,
-        "runs": [run_diagnosis_json(run) for run in found],
+        "runs": [run_diagnosis_json(run.diagnosis) for run in evaluation.runs],
     }
 
 
