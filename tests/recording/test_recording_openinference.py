@@ -229,3 +229,13 @@ def test_unreadable_files_are_reported_with_line_numbers(tmp_path: Path) -> None
         f"- {bad}: line 3: expected a span with a trace ID and a span ID (hex or base64); found trace ID 'zz', span ID None\n"
         f"- {bad}: line 4 column 9: expected valid JSON; found a line break or control character inside a string\n"
     )
+
+
+def test_a_base64_span_id_that_begins_with_0x_is_read_whole() -> None:
+    # Protobuf's JSON mapping writes IDs in base64; 8 random bytes can encode to "0x...".
+    from ragtriage.importers._spans import hex_id
+
+    assert hex_id("0xV/NVZJ+mY=") == "d3157f355649fa66"
+    assert hex_id("0x00f067aa0ba902b7") == "00f067aa0ba902b7"
+    assert hex_id("APBnqgupArc=") == "00f067aa0ba902b7"
+    assert hex_id("0xnot-an-id") is None

@@ -54,7 +54,8 @@ def hex_id(value: Any) -> str | None:
     if _HEX.match(text):
         return text.lower()
     try:
-        raw = base64.b64decode(text, validate=True)
+        # The whole value: base64 of random bytes may itself begin with "0x".
+        raw = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         return None
     return raw.hex() if len(raw) in (8, 16) else None
