@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from .errors import RequestError
+from .errors import InputError, RequestError
 from .filters import QuestionSelection
-from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice
+from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, holdout_ids
 from .paths import PathArg, as_optional_path, as_paths
 from .schemas import LabelPolicy
 
@@ -206,6 +206,8 @@ class Request:
     ) -> Dataset:
         """Read the files, apply the versions file and the holdout policy.
 
+        The whole input is validated before the holdout is left out (`InputError` listing every
+        problem, holdout questions included), so leaving it out never hides a bad result.
         `command` is what the holdout ledger records as having looked; `notify` receives the
         notes and warnings (default: the `ragtriage` logger).
         """
@@ -218,6 +220,21 @@ class Request:
         )
         if self.versions is not None:
             loaded = load_versions(loaded, self.versions)
+        if holdout_ids(loaded) and not self.holdout.include:
+            # Validate what was given, not what is scored: a bad holdout result is reported
+            # like any other, as the columnar algorithm does, before the holdout is left out.
+            from .evaluation import input_problems
+
+            problems = input_problems(
+                loaded,
+                k=self.k,
+                label_policy=self.label_policy,
+                allow_unreviewed=self.allow_unreviewed,
+                accept_self_labelling=self.accept_self_labelling,
+                allow_missing=self.allow_missing,
+            )
+            if problems:
+                raise InputError(problems)
         kept, notices = self.holdout.apply(loaded, command)
         for notice in notices:
             (notify or log_notice)(notice)

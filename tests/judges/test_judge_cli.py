@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from judgekit import FakeServer, claim, serve, write_dataset
 
 from ragtriage.cli.judge import judge_command
+from ragtriage.errors import InputError
+from ragtriage.judges import check_judgeable
+from ragtriage.loading import load_dataset
 
 
 def _args(folder: Path) -> list[str]:
@@ -155,3 +159,21 @@ def test_api_key_is_sent_as_bearer_token(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert auth == {"Bearer sekret"}
     assert "tokens: 400 in, 80 out (cache hits not counted); cost: $0.560000" in result.output
+
+
+def test_claims_need_an_answer_but_not_its_outcome_to_be_judged(tmp_path: Path) -> None:
+    # The judge detects a missing outcome, so an answer with claims and no outcome is
+    # judgeable; claims with neither an answer nor an outcome are refused as by `evaluate`.
+    snapshot, evalset, run = write_dataset(tmp_path, [claim("Approval comes first.", "c1")])
+    data = json.loads(run.read_text(encoding="utf-8"))
+    data["results"][0]["outcome"] = None
+    run.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    check_judgeable(load_dataset(evalset, snapshot=snapshot, runs=[run]), {"base": None})
+    data["results"][0]["answer"] = None
+    run.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        check_judgeable(load_dataset(evalset, snapshot=snapshot, runs=[run]), {"base": None})
+    assert [p.message() for p in refused.value.problems] == [
+        f"{run}: question 'q1': claims: expected no claims in a result without an answer "
+        "(outcome and answer are null); found 1 claim(s)"
+    ]

@@ -194,6 +194,8 @@ def read_run(
         stamped = any(lab.get("context_hash") is not None for lab in fact_labels)
         if out > 0 and (claims or any(lab["verdict"] == "covered" for lab in fact_labels)):
             raise _Fallback("claims of a non-answer")
+        if out < 0 and claims:
+            raise _Fallback("claims without an answer")
         if out == 0 and not claims and not unreviewed_ok:
             raise _Fallback("unreviewed")
         claim_ids = [c.get("id") or f"c{n}" for n, c in enumerate(claims, start=1)]

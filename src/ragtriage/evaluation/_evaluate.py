@@ -21,7 +21,7 @@ from ..detectors import (
     self_labelling_problems,
 )
 from ..diagnosis import RunDiagnosis, diagnose_views
-from ..errors import InputError
+from ..errors import InputError, Problem
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import (
     Aggregate,
@@ -223,6 +223,37 @@ def _slices(
     return {key: summarize(groups[key], chosen) for key in sorted(groups)}
 
 
+def _cutoffs(dataset: Dataset, k: int | None) -> dict[str, int | None]:
+    return {run.name: k or run.provenance.k or dataset.default_k for run in dataset.runs}
+
+
+def input_problems(
+    dataset: Dataset,
+    *,
+    k: int | None = None,
+    label_policy: LabelPolicy = "human-first",
+    allow_unreviewed: bool = False,
+    accept_self_labelling: bool = False,
+    allow_missing: bool = False,
+) -> list[Problem]:
+    """Every problem `evaluate` refuses the whole dataset for (the same options), in its order.
+
+    The holdout policy asks this of the whole input before it leaves the holdout out, so a
+    bad holdout result is reported as any other (see `Request.load`).
+    """
+    problems = check_dataset(
+        dataset,
+        _cutoffs(dataset, k),
+        allow_unreviewed=allow_unreviewed,
+        label_policy=label_policy,
+        allow_missing=allow_missing,
+    )
+    if accept_self_labelling:
+        return problems
+    files = {run.name: dataset.run_file(run.name) for run in dataset.runs}
+    return [*problems, *self_labelling_problems(find_self_labelling(dataset.runs), files)]
+
+
 def evaluate(
     dataset: Dataset,
     *,
@@ -248,20 +279,18 @@ def evaluate(
     questions are listed per run (`no_result`) and left out of its records and aggregates.
     """
     chosen = measures(metrics)
-    ks = {run.name: k or run.provenance.k or dataset.default_k for run in dataset.runs}
-    problems = check_dataset(
+    ks = _cutoffs(dataset, k)
+    problems = input_problems(
         dataset,
-        ks,
-        allow_unreviewed=allow_unreviewed,
+        k=k,
         label_policy=label_policy,
+        allow_unreviewed=allow_unreviewed,
+        accept_self_labelling=accept_self_labelling,
         allow_missing=allow_missing,
     )
-    self_made = {found.run: found for found in find_self_labelling(dataset.runs)}
-    if not accept_self_labelling:
-        files = {run.name: dataset.run_file(run.name) for run in dataset.runs}
-        problems = [*problems, *self_labelling_problems(list(self_made.values()), files)]
     if problems:
         raise InputError(problems)
+    self_made = {found.run: found for found in find_self_labelling(dataset.runs)}
     index = SnapshotIndex.build(dataset.snapshot)
     questions = [
         q for q in dataset.evalset.questions if question_filter is None or question_filter(q)

@@ -107,7 +107,7 @@ class QuestionResult(StrictModel):
     outcome: Outcome | None = None
     """`answered`, `refused`, `clarified` or `escalated`; `null` for a retrieval-only run."""
     claims: list[Claim] | None = None
-    """Claims of the answer; `null` when not extracted yet."""
+    """Claims of the answer; `null` when not extracted yet; none when there is no answer."""
     fact_labels: list[FactLabel] = Field(default_factory=list)
     """Reference-fact coverage labels for this answer."""
     latency_ms: float | None = Field(default=None, ge=0)

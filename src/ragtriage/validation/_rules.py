@@ -100,6 +100,17 @@ def _check_result(
                 f"no covered reference facts when the outcome is {res.outcome}",
                 ", ".join(sorted(set(covered))),
             )
+    if res.outcome is None and res.answer is None and claims:
+        # Claims belong to an answer; without one they would be scored while the result is
+        # diagnosed as having no answer at all. (An answer without its outcome is refused
+        # above: the judge can detect the outcome of such a result.)
+        c.add(
+            file,
+            qid,
+            "claims",
+            "no claims in a result without an answer (outcome and answer are null)",
+            f"{len(claims)} claim(s)",
+        )
     if res.outcome == "answered" and not claims and not allow_unreviewed:
         c.add(
             file,
