@@ -121,19 +121,29 @@ def test_failed_transport_is_not_cached_and_is_retried_next_time(tmp_path: Path)
 
 
 def test_a_rejected_key_stops_the_session_and_keeps_what_was_judged(tmp_path: Path) -> None:
-    _faulty_dataset(tmp_path, ["status-401"])
+    # 22 claims and 3 facts: 25 calls. The rejected one is dispatched first; whatever was in
+    # flight or finished before its reply may still count, but the session stops early.
+    claims = [claim("Refunds are paid within 5 working days (fault=status-401).", "c1")]
+    claims += [claim(f"Refunds are paid within {n} working days.", f"c{n}") for n in range(2, 22)]
+    write_dataset(tmp_path, claims, [claim("每日转账限额为五万元", "z1")])
     with serve(FakeServer()) as server:
         result = _judge(tmp_path, server.url, None)
-        assert server.requests <= 4  # at most the requests already in flight
+        sent = server.requests
+    assert sent < 25
     stopped = result.stats.stopped
     assert stopped == (
         f"{server.url}/chat/completions answered HTTP 401: '{{\"error\": \"bad key\"}}' "
         "(check --base-url, --model and --api-key-env)"
     )
-    labels = {(e.question_id, e.claim_id): e.label for e in result.runs[0].labels.claim_labels}
+    run_labels = result.runs[0].labels
+    labels = {(e.question_id, e.claim_id): e.label for e in run_labels.claim_labels}
     assert labels[("q1", "c1")].verdict == "cannot_judge"
     assert labels[("q1", "c1")].reason == f"not judged: the session stopped: {stopped}"
-    assert len(labels) == 2 and len(result.runs[0].labels.fact_labels) == 3
+    assert len(labels) == 22 and len(run_labels.fact_labels) == 3
+    every = [*labels.values(), *(e.label for e in run_labels.fact_labels)]
+    reason = f"not judged: the session stopped: {stopped}"
+    not_judged = [lab for lab in every if lab.reason == reason]
+    assert len(not_judged) >= 25 - sent + 1  # every call never sent, and the rejected one
 
 
 def test_extracted_claims_go_into_a_new_run_that_evaluates(tmp_path: Path) -> None:
