@@ -385,6 +385,70 @@ def test_a_truncated_outcome_reply_still_labels_everything_and_evaluates(tmp_pat
     assert _evaluate(tmp_path, out) == (0, "")
 
 
+def _reads_q1_as(outcome: str) -> Any:
+    def script(task: str, user: str, number: int) -> Send:
+        if task == "outcome" and "How long" in user:
+            reply = {"outcome": outcome, "reason": "it declines"}
+            return Send(envelope(json.dumps(reply)))
+        return Send(envelope(good(task)))
+
+    return script
+
+
+@pytest.mark.parametrize(
+    ("outcome", "read_as"),
+    [("refused", "a refusal"), ("clarified", "a request for clarification")],
+)
+def test_an_answer_with_claims_read_as_a_non_answer_keeps_its_claims_and_evaluates(
+    tmp_path: Path, outcome: str, read_as: str
+) -> None:
+    # A refusal may not carry claims, and the run's claims are its author's data: the judge
+    # keeps the answer as answered, judges its claims and facts, and says so in the summary.
+    args = write_dataset(tmp_path, ["Refunds take 5 days.", "They need approval."], outcome=None)
+    out = tmp_path / "out"
+    with serve(_reads_q1_as(outcome)) as server:
+        code, stdout, stderr = _judge(args, server.url, out)
+    assert (code, stderr) == (0, "")
+    note = (
+        f"the judge read this answer as {read_as} (it declines); kept as answered because the "
+        "run gives claims"
+    )
+    assert stdout.splitlines()[1:4] == [
+        "run base: claims: 3 supported; reference facts: 3 covered",
+        f"  labels: {out / 'base.labels.json'}",
+        f"  run with extracted claims/outcomes: {out / 'base.run.json'}",
+    ]
+    assert stdout.splitlines()[4] == f"  q1: outcome note: {note}"
+    assert _labels(out) == {
+        ("q1", "c1"): ("supported", "stated"),
+        ("q1", "c2"): ("supported", "stated"),
+        ("q1", "f1"): ("covered", "stated"),
+        ("q1", "f2"): ("covered", "stated"),
+        ("q2", "c1"): ("supported", "stated"),
+        ("q2", "f1"): ("covered", "stated"),
+    }
+    first = json.loads((out / "base.run.json").read_text(encoding="utf-8"))["results"][0]
+    assert first["outcome"] == "answered"
+    assert [(c["id"], c["text"]) for c in first["claims"]] == [
+        ("c1", "Refunds take 5 days."),
+        ("c2", "They need approval."),
+    ]
+    assert _evaluate(tmp_path, out) == (0, "")
+
+
+def test_an_answer_without_claims_read_as_a_refusal_is_written_refused(tmp_path: Path) -> None:
+    args = write_dataset(tmp_path, [], outcome=None)
+    out = tmp_path / "out"
+    with serve(_reads_q1_as("refused")) as server:
+        code, stdout, stderr = _judge(args, server.url, out)
+    assert (code, stderr) == (0, "")
+    assert "note:" not in stdout and "failed:" not in stdout
+    assert sorted(_labels(out)) == [("q2", "c1"), ("q2", "f1")]
+    first = json.loads((out / "base.run.json").read_text(encoding="utf-8"))["results"][0]
+    assert (first["outcome"], first["claims"]) == ("refused", [])
+    assert _evaluate(tmp_path, out) == (0, "")
+
+
 @pytest.mark.parametrize(
     ("content", "finish_reason", "reason"),
     [

@@ -65,7 +65,8 @@ def summary_lines(result: JudgeResult, written: tuple[WrittenRun, ...] = ()) -> 
             if w.run_file is not None:
                 lines.append(f"  run with extracted claims/outcomes: {w.run_file}")
         for note in judged.notes:
-            lines.append(f"  {note.question_id}: {note.task} failed: {note.reason}")
+            done = "failed" if note.failed else "note"
+            lines.append(f"  {note.question_id}: {note.task} {done}: {note.reason}")
     s = result.stats
     cost = "no price given" if s.cost_usd is None else f"${s.cost_usd:.6f}"
     lines.append(

@@ -48,7 +48,8 @@ class Progress(Protocol):
 
 @dataclass(frozen=True)
 class ItemNote:
-    """Something the judge could not produce that is not a label (a failed extraction)."""
+    """Something about an item that is not a label: a failed detection or extraction, or a
+    detected outcome the judge did not write (`failed` False)."""
 
     run: str
     """Run name."""
@@ -57,7 +58,26 @@ class ItemNote:
     task: str
     """`outcome` or `claims`."""
     reason: str
-    """Why it failed."""
+    """Why it failed, or what the judge did instead of what it found."""
+    failed: bool = True
+    """False for a note that is not a failure (the task gave an answer that was not used)."""
+
+
+_OUTCOME_READ = {
+    "refused": "a refusal",
+    "clarified": "a request for clarification",
+    "escalated": "an escalation",
+}
+"""How a note names a detected outcome other than `answered`."""
+
+
+def kept_answered_reason(outcome: str, judge_reason: str | None) -> str:
+    """The note for an answer the judge read as `outcome` but that keeps the run's claims."""
+    why = f" ({judge_reason})" if judge_reason else ""
+    return (
+        f"the judge read this answer as {_OUTCOME_READ.get(outcome, outcome)}{why}; "
+        "kept as answered because the run gives claims"
+    )
 
 
 @dataclass(frozen=True)
@@ -166,6 +186,19 @@ async def _judge_result(
             # Written as answered so that the run file evaluates; every claim and fact of the
             # question is then `cannot_judge` with this reason, so nothing reads as a verdict.
             unjudged = f"outcome not detected ({reason}); written as answered, not judged"
+            outcome, changed = "answered", True
+        elif found.outcome != "answered" and result.claims:
+            # The run's claims are its author's data: a refusal (or clarification) with claims
+            # would not evaluate, and dropping them would lose them. They are judged as usual.
+            notes.append(
+                ItemNote(
+                    run_name,
+                    question.id,
+                    "outcome",
+                    kept_answered_reason(found.outcome, found.reason),
+                    failed=False,
+                )
+            )
             outcome, changed = "answered", True
         else:
             outcome, changed = found.outcome, True
