@@ -449,6 +449,43 @@ def test_an_answer_without_claims_read_as_a_refusal_is_written_refused(tmp_path:
     assert _evaluate(tmp_path, out) == (0, "")
 
 
+NO_CLAIMS_NOTE = (
+    "  q1: claims note: the run gives no claims for an answer written as answered; its claims "
+    "are taken from the answer"
+)
+
+
+def test_an_answer_without_claims_read_as_answered_gets_extracted_claims(tmp_path: Path) -> None:
+    # `claims: []` with no outcome: once written as answered it needs claims to evaluate.
+    args = write_dataset(tmp_path, [], outcome=None)
+    out = tmp_path / "out"
+    with serve(_reads_q1_as("answered")) as server:
+        code, stdout, stderr = _judge(args, server.url, out)
+    assert (code, stderr) == (0, "")
+    assert stdout.splitlines()[4] == NO_CLAIMS_NOTE
+    assert _labels(out)[("q1", "c1")] == ("supported", "stated")
+    first = json.loads((out / "base.run.json").read_text(encoding="utf-8"))["results"][0]
+    assert first["outcome"] == "answered"
+    assert [c["text"] for c in first["claims"]] == ["Refunds take 5 days."]
+    assert _evaluate(tmp_path, out) == (0, "")
+
+
+def test_an_answer_without_claims_whose_outcome_is_not_detected_evaluates(tmp_path: Path) -> None:
+    args = write_dataset(tmp_path, [], outcome=None)
+    out = tmp_path / "out"
+    with serve(_truncating("outcome", '{"outcome": "answ')) as server:
+        code, stdout, stderr = _judge(args, server.url, out)
+    assert (code, stderr) == (0, "")
+    assert NO_CLAIMS_NOTE in stdout.splitlines()
+    q1 = {key: value[0] for key, value in _labels(out).items() if key[0] == "q1"}
+    assert q1 == {
+        key: "cannot_judge" for key in [("q1", "c1"), ("q1", "c2"), ("q1", "f1"), ("q1", "f2")]
+    }
+    first = json.loads((out / "base.run.json").read_text(encoding="utf-8"))["results"][0]
+    assert [c["text"] for c in first["claims"]] == ["Refunds take 5 days.", "They need approval."]
+    assert _evaluate(tmp_path, out) == (0, "")
+
+
 @pytest.mark.parametrize(
     ("content", "finish_reason", "reason"),
     [

@@ -87,6 +87,27 @@ def test_dry_run_estimates_calls_tokens_and_cost(tmp_path: Path) -> None:
     )
 
 
+def test_dry_run_plans_extraction_for_empty_claims_without_an_outcome(tmp_path: Path) -> None:
+    # `claims: []` and no outcome: written as answered, the answer's claims are extracted.
+    _, _, run = write_dataset(tmp_path, [], [claim("每日转账限额为五万元", "z1")])
+    data = json.loads(run.read_text(encoding="utf-8"))
+    data["results"][0]["outcome"] = None
+    run.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    result = CliRunner().invoke(
+        judge_command,
+        [*_args(tmp_path), "--dry-run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == (
+        "dry run: 8 calls (claims 1, coverage 3, outcome 1, support 3); 0 answered by the cache"
+    )
+    assert lines[2] == (
+        "support calls include 2 claims guessed by sentence splitting "
+        "(answers not yet extracted; extraction decides the real number)"
+    )
+
+
 def test_dry_run_counts_what_the_cache_would_answer(tmp_path: Path) -> None:
     write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")])
     common = [*_args(tmp_path), "--model", "m", "--output", str(tmp_path / "o"), "--no-progress"]

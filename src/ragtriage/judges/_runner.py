@@ -71,6 +71,13 @@ _OUTCOME_READ = {
 """How a note names a detected outcome other than `answered`."""
 
 
+NO_CLAIMS_GIVEN = (
+    "the run gives no claims for an answer written as answered; its claims are taken from "
+    "the answer"
+)
+"""The note for an answer with `claims: []` and no outcome that the judge writes as answered."""
+
+
 def kept_answered_reason(outcome: str, judge_reason: str | None) -> str:
     """The note for an answer the judge read as `outcome` but that keeps the run's claims."""
     why = f" ({judge_reason})" if judge_reason else ""
@@ -206,6 +213,11 @@ async def _judge_result(
         updated = result.model_copy(update={"outcome": outcome}) if changed else result
         return _Outcome(updated, (), (), tuple(notes), changed)
     claims: list[Claim] | None = list(result.claims) if result.claims is not None else None
+    if result.outcome is None and claims == []:
+        # `evaluate` refuses an answered result without claims: now that the judge writes it as
+        # answered, its claims come from the answer, as for `claims: null`.
+        notes.append(ItemNote(run_name, question.id, "claims", NO_CLAIMS_GIVEN, failed=False))
+        claims = None
     claim_reason: str | None = unjudged
     if claims is None and unjudged is None:
         _plan(progress, 1)

@@ -91,7 +91,7 @@ def estimate(
                 )
             if res.outcome not in (None, "answered"):
                 continue
-            if res.claims is None:
+            if res.claims is None or (res.outcome is None and not res.claims):
                 planned.append(
                     ("claims", prompts.messages("claims", question=q.text, answer=res.answer))
                 )
