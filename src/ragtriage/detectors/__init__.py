@@ -9,6 +9,7 @@ sections in `ragtriage.render`. The bundled rule sets are the package data `rule
 """
 
 from .checks import RunBoundaries, boundary_details, run_boundaries
+from .checksums import card_valid, gb11643_valid, iban_valid, jwt_valid, luhn_valid, ssn_valid
 from .injection import (
     DEFAULT_INJECTION_RULES,
     FlaggedItem,
@@ -56,17 +57,11 @@ from .sensitive import (
     SensitiveFinding,
     SensitiveScan,
     bundled_sensitive_config,
-    card_valid,
     default_sensitive_config,
     find_sensitive,
-    gb11643_valid,
-    iban_valid,
-    jwt_valid,
     load_sensitive_config,
-    luhn_valid,
     mask_text,
     scan_view,
-    ssn_valid,
 )
 from .view import ClaimRead, DetectorView, stage_items
 

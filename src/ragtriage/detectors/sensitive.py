@@ -6,147 +6,22 @@ renderer calls on any answer, claim or passage text before it is shown.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
-import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal, cast
+from typing import cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
 from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file, read_normalise
+from .checksums import CHECKERS, CHECKSUMS, Checksum
 from .normalise import matching_form, matching_text
 from .view import DetectorView
 
 DEFAULT_SENSITIVE_RULES = "sensitive-v2"
 """The bundled detector set used when none is named."""
 
-Checksum = Literal["luhn", "card", "gb11643", "iban", "ssn", "jwt"]
-_CHECKSUMS = ("luhn", "card", "gb11643", "iban", "ssn", "jwt")
-_GB11643_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_GB11643_CHECK = "10X98765432"
-
-# Issuer ranges of payment cards (first four digits, inclusive) and the lengths each uses:
-# Visa; Mastercard (51-55 and the 2-series); American Express; Diners Club; JCB; Mir;
-# Maestro, Discover, UnionPay, RuPay and the other 5x/6x ranges; UnionPay and RuPay 81-82.
-_CARD_RANGES = (
-    (4000, 4999, (13, 16, 19)),
-    (5100, 5599, (16,)),
-    (2221, 2720, (16,)),
-    (3400, 3499, (15,)),
-    (3700, 3799, (15,)),
-    (3000, 3059, tuple(range(14, 20))),
-    (3600, 3699, tuple(range(14, 20))),
-    (3800, 3999, tuple(range(14, 20))),
-    (3528, 3589, tuple(range(16, 20))),
-    (2200, 2204, tuple(range(16, 20))),
-    (5000, 5099, tuple(range(13, 20))),
-    (5600, 6999, tuple(range(13, 20))),
-    (8100, 8299, tuple(range(16, 20))),
-)
-_SEPARATORS = re.compile(r"[\s.-]")
-
-
-def _digits(number: str) -> list[int]:
-    """The decimal digits of `number`, other characters ignored."""
-    values = (unicodedata.decimal(ch, None) for ch in number)
-    return [value for value in values if value is not None]
-
-
-def luhn_valid(number: str) -> bool:
-    """The Luhn check over the digits of `number` (other characters ignored; 13-19 digits)."""
-    digits = _digits(number)
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for position, digit in enumerate(reversed(digits)):
-        if position % 2 == 1:
-            digit = digit * 2 - 9 if digit > 4 else digit * 2
-        total += digit
-    return total % 10 == 0
-
-
-def card_valid(number: str) -> bool:
-    """A payment card number: the Luhn check, and a length its issuer range uses."""
-    digits = _digits(number)
-    if not luhn_valid(number):
-        return False
-    prefix = int("".join(map(str, digits[:4])))
-    return any(
-        low <= prefix <= high and len(digits) in lengths for low, high, lengths in _CARD_RANGES
-    )
-
-
-def gb11643_valid(number: str) -> bool:
-    """The GB 11643 check character of an 18-character Chinese resident ID number.
-
-    Spaces and hyphens between the characters are allowed (`110105 19491231 002X`).
-    """
-    number = _SEPARATORS.sub("", number)
-    if len(number) != 18 or not number[:17].isascii() or not number[:17].isdigit():
-        return False
-    total = sum(int(ch) * w for ch, w in zip(number[:17], _GB11643_WEIGHTS, strict=True))
-    return _GB11643_CHECK[total % 11] == number[17].upper()
-
-
-def iban_valid(number: str) -> bool:
-    """The ISO 13616 check of an IBAN: 15-34 characters, mod 97 of the rearranged number is 1."""
-    compact = number.replace(" ", "").upper()
-    if not 15 <= len(compact) <= 34 or not compact.isascii() or not compact.isalnum():
-        return False
-    if not compact[:2].isalpha() or not compact[2:4].isdigit():
-        return False
-    rearranged = compact[4:] + compact[:4]
-    return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
-
-
-_SSN_NEVER_ISSUED = ("078-05-1120", "219-09-9999")  # printed in advertising, voided
-
-
-def ssn_valid(number: str) -> bool:
-    """A US Social Security number `AAA-GG-SSSS` the SSA can issue: area not 000, 666 or
-    900-999, group not 00, serial not 0000, and not one of the voided advertising numbers."""
-    match = re.fullmatch(r"(\d{3})-(\d{2})-(\d{4})", number)
-    if match is None or number in _SSN_NEVER_ISSUED:
-        return False
-    area, group, serial = match.groups()
-    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
-
-
-def _base64url_json(part: str) -> object:
-    try:
-        data = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
-        return json.loads(data.decode("utf-8"))
-    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
-        return None
-
-
-def jwt_valid(token: str) -> bool:
-    """A JSON Web Token: its header decodes to a JSON object naming an `alg`, and its payload
-    to a JSON object."""
-    parts = token.split(".")
-    if len(parts) != 3:
-        return False
-    header = _base64url_json(parts[0])
-    return (
-        isinstance(header, dict)
-        and isinstance(header.get("alg"), str)
-        and isinstance(_base64url_json(parts[1]), dict)
-    )
-
-
-_CHECKERS: dict[str, Callable[[str], bool]] = {
-    "luhn": luhn_valid,
-    "card": card_valid,
-    "gb11643": gb11643_valid,
-    "iban": iban_valid,
-    "ssn": ssn_valid,
-    "jwt": jwt_valid,
-}
 
 
 @dataclass(frozen=True)
@@ -249,13 +124,13 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
                 Problem(source, None, f"{where}.name", "a non-empty string", repr(name))
             )
             continue
-        if checksum is not None and checksum not in _CHECKSUMS:
+        if checksum is not None and checksum not in CHECKSUMS:
             problems.append(
                 Problem(
                     source,
                     None,
                     f"{where}.checksum",
-                    f"one of {', '.join(_CHECKSUMS)}",
+                    f"one of {', '.join(CHECKSUMS)}",
                     repr(checksum),
                 )
             )
@@ -324,7 +199,7 @@ def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int,
             start, end = match.span("value") if valued else match.span()
             if end <= start:  # an empty finding masks nothing
                 continue
-            if det.checksum is not None and not _CHECKERS[det.checksum](text[start:end]):
+            if det.checksum is not None and not CHECKERS[det.checksum](text[start:end]):
                 continue
             found.append((start, end, priority, det.name))
     base = len(config.detectors)
