@@ -9,7 +9,8 @@
 
 from ._native_writer import native_text, write_native
 from ._openinference import ImportedTraces, import_openinference
-from ._rag_records import DIALECTS, Dialect, ImportedRecords, RecordFormat, import_records
+from ._rag_records import ImportedRecords, import_records
+from ._record_dialects import DIALECTS, Dialect, RecordFormat
 from ._records import read_records, text_id
 from ._tau2 import TAU2_ATTRIBUTION, TAU2_MAX_BYTES, Tau2Data, import_tau2
 from ._trec_native import ImportedTrec, evalset_to_qrels, export_trec, import_trec, run_to_trec

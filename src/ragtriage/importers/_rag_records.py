@@ -2,7 +2,7 @@
 
 All three describe one question per record: the question, the retrieved contexts (with or
 without IDs), the response, a reference answer, and the reference contexts (by ID or by text).
-Each dialect names the fields; the conversion to native files is shared.
+Each dialect (`_record_dialects`) names the fields; the conversion to native files, here, is shared.
 
 The files are read as the peers' current writers produce them (ragas 0.4.3, deepeval
 4.3.1): in Ragas and DeepEval records a null is an absent field (pandas and DeepEval write
@@ -13,9 +13,8 @@ defines that ragtriage does not use are accepted and listed once (`ignored_field
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import ProblemCollector, found_text
 from ..paths import PathArg, as_path
@@ -33,115 +32,8 @@ from ..schemas import (
     Scalar,
     Snapshot,
 )
+from ._record_dialects import DIALECTS, Dialect, RecordFormat, normalise
 from ._records import read_records, text_id
-
-RecordFormat = Literal["ragas", "seed", "deepeval"]
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """Field names of one record format."""
-
-    question: tuple[str, ...]
-    """Keys that may hold the question (one of them must)."""
-    contexts: str
-    """The retrieved context texts, in rank order."""
-    context_ids: str | None
-    """Their IDs (same length), if the format has them."""
-    response: str
-    """The system's answer."""
-    reference: str
-    """The reference answer."""
-    reference_ids: str | None
-    """IDs of the contexts a correct answer needs, if the format has them."""
-    reference_texts: str | None
-    """Texts of the contexts a correct answer needs, if the format has them."""
-    optional: frozenset[str]
-    """Other keys accepted (and ignored)."""
-    ids_required: bool
-    """Whether `context_ids` and `reference_ids` must be given (the seed record: yes)."""
-    list_text: Literal["pipe", "python-csv"] | None = None
-    """How the format writes a list as one string: `pipe` (DeepEval joins items with `|`,
-    in JSONL and CSV), `python-csv` (Ragas' CSV holds Python list literals), or never."""
-    null_is_absent: bool = True
-    """Whether a null field counts as absent (the seed record's fields are typed: no)."""
-
-
-DIALECTS: dict[RecordFormat, Dialect] = {
-    "ragas": Dialect(
-        ("user_input", "question"),
-        "retrieved_contexts",
-        "retrieved_context_ids",
-        "response",
-        "reference",
-        "reference_context_ids",
-        "reference_contexts",
-        frozenset(
-            {
-                "id",
-                "multi_responses",
-                "rubrics",
-                "persona_name",
-                "query_style",
-                "query_length",
-                "synthesizer_name",
-            }
-        ),
-        False,
-        "python-csv",
-    ),
-    "seed": Dialect(
-        ("question",),
-        "retrieved_contexts",
-        "retrieved_context_ids",
-        "response",
-        "reference",
-        "reference_context_ids",
-        None,
-        frozenset({"id"}),
-        True,
-        None,
-        False,
-    ),
-    "deepeval": Dialect(
-        ("input",),
-        "retrieval_context",
-        None,
-        "actual_output",
-        "expected_output",
-        None,
-        "context",
-        frozenset(
-            {
-                "id",
-                "additional_metadata",
-                "comments",
-                "completion_time",
-                "custom_column_key_values",
-                "expectations",
-                "expected_labels",
-                "expected_tools",
-                "flaky",
-                "images_mapping",
-                "input_token_count",
-                "mcp_prompts_called",
-                "mcp_resources_called",
-                "mcp_servers",
-                "mcp_tools_called",
-                "metadata",
-                "multimodal",
-                "name",
-                "output_token_count",
-                "source_file",
-                "tags",
-                "token_cost",
-                "tools_called",
-            }
-        ),
-        False,
-        "pipe",
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -230,47 +122,6 @@ def _reference_ids(
     return None
 
 
-def _list_fields(dialect: Dialect) -> list[str]:
-    keys = (dialect.contexts, dialect.context_ids, dialect.reference_ids, dialect.reference_texts)
-    return [k for k in keys if k]
-
-
-def _normalise(
-    dialect: Dialect, record: dict[str, Any], csv_file: bool, where: str, b: _Builder
-) -> dict[str, Any] | None:
-    """The record as the format means it: nulls dropped, lists written as strings split.
-
-    None when a list cell could not be read (reported here; the record is refused, so its
-    other fields are checked once that cell is fixed)."""
-    readable = True
-    out = {k: v for k, v in record.items() if v is not None or not dialect.null_is_absent}
-    for key in _list_fields(dialect):
-        value = out.get(key)
-        if not isinstance(value, str):
-            continue
-        if dialect.list_text == "pipe":
-            # DeepEval's own reader: "" is an empty list, anything else splits on "|".
-            out[key] = value.split("|") if value else []
-        elif dialect.list_text == "python-csv" and csv_file:
-            try:
-                parsed = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                parsed = None
-            if isinstance(parsed, list) and all(isinstance(v, str) for v in parsed):
-                out[key] = parsed
-            else:
-                raw_id = out.get("id")
-                b.c.add(
-                    b.label,
-                    raw_id if isinstance(raw_id, str) else None,
-                    f"{where}.{key}",
-                    "a list of strings written as a Python list literal (Ragas' CSV)",
-                    found_text(value),
-                )
-                readable = False
-    return out if readable else None
-
-
 def _convert(
     fmt: RecordFormat,
     dialect: Dialect,
@@ -284,7 +135,7 @@ def _convert(
     if not isinstance(record, dict):
         c.add(label, None, where, "a JSON object (one record)", found_text(record))
         return None
-    normalised = _normalise(dialect, record, csv_file, where, b)
+    normalised = normalise(dialect, record, csv_file, where, b.label, b.c)
     if normalised is None:
         return None
     record = normalised

@@ -1,0 +1,165 @@
+"""The three record formats ragtriage imports, as field names: Ragas-style records, the seed
+article's sample record and DeepEval test cases (as ragas 0.4.3 and deepeval 4.3.1 write
+them), and how each writes a list inside one string."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import ProblemCollector, found_text
+
+RecordFormat = Literal["ragas", "seed", "deepeval"]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """Field names of one record format."""
+
+    question: tuple[str, ...]
+    """Keys that may hold the question (one of them must)."""
+    contexts: str
+    """The retrieved context texts, in rank order."""
+    context_ids: str | None
+    """Their IDs (same length), if the format has them."""
+    response: str
+    """The system's answer."""
+    reference: str
+    """The reference answer."""
+    reference_ids: str | None
+    """IDs of the contexts a correct answer needs, if the format has them."""
+    reference_texts: str | None
+    """Texts of the contexts a correct answer needs, if the format has them."""
+    optional: frozenset[str]
+    """Other keys accepted (and ignored)."""
+    ids_required: bool
+    """Whether `context_ids` and `reference_ids` must be given (the seed record: yes)."""
+    list_text: Literal["pipe", "python-csv"] | None = None
+    """How the format writes a list as one string: `pipe` (DeepEval joins items with `|`,
+    in JSONL and CSV), `python-csv` (Ragas' CSV holds Python list literals), or never."""
+    null_is_absent: bool = True
+    """Whether a null field counts as absent (the seed record's fields are typed: no)."""
+
+
+DIALECTS: dict[RecordFormat, Dialect] = {
+    "ragas": Dialect(
+        ("user_input", "question"),
+        "retrieved_contexts",
+        "retrieved_context_ids",
+        "response",
+        "reference",
+        "reference_context_ids",
+        "reference_contexts",
+        frozenset(
+            {
+                "id",
+                "multi_responses",
+                "rubrics",
+                "persona_name",
+                "query_style",
+                "query_length",
+                "synthesizer_name",
+            }
+        ),
+        False,
+        "python-csv",
+    ),
+    "seed": Dialect(
+        ("question",),
+        "retrieved_contexts",
+        "retrieved_context_ids",
+        "response",
+        "reference",
+        "reference_context_ids",
+        None,
+        frozenset({"id"}),
+        True,
+        None,
+        False,
+    ),
+    "deepeval": Dialect(
+        ("input",),
+        "retrieval_context",
+        None,
+        "actual_output",
+        "expected_output",
+        None,
+        "context",
+        frozenset(
+            {
+                "id",
+                "additional_metadata",
+                "comments",
+                "completion_time",
+                "custom_column_key_values",
+                "expectations",
+                "expected_labels",
+                "expected_tools",
+                "flaky",
+                "images_mapping",
+                "input_token_count",
+                "mcp_prompts_called",
+                "mcp_resources_called",
+                "mcp_servers",
+                "mcp_tools_called",
+                "metadata",
+                "multimodal",
+                "name",
+                "output_token_count",
+                "source_file",
+                "tags",
+                "token_cost",
+                "tools_called",
+            }
+        ),
+        False,
+        "pipe",
+    ),
+}
+
+
+def list_fields(dialect: Dialect) -> list[str]:
+    keys = (dialect.contexts, dialect.context_ids, dialect.reference_ids, dialect.reference_texts)
+    return [k for k in keys if k]
+
+
+def normalise(
+    dialect: Dialect,
+    record: dict[str, Any],
+    csv_file: bool,
+    where: str,
+    label: str,
+    collector: ProblemCollector,
+) -> dict[str, Any] | None:
+    """The record as the format means it: nulls dropped, lists written as strings split.
+
+    None when a list cell could not be read (reported here; the record is refused, so its
+    other fields are checked once that cell is fixed)."""
+    readable = True
+    out = {k: v for k, v in record.items() if v is not None or not dialect.null_is_absent}
+    for key in list_fields(dialect):
+        value = out.get(key)
+        if not isinstance(value, str):
+            continue
+        if dialect.list_text == "pipe":
+            # DeepEval's own reader: "" is an empty list, anything else splits on "|".
+            out[key] = value.split("|") if value else []
+        elif dialect.list_text == "python-csv" and csv_file:
+            try:
+                parsed = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                parsed = None
+            if isinstance(parsed, list) and all(isinstance(v, str) for v in parsed):
+                out[key] = parsed
+            else:
+                raw_id = out.get("id")
+                collector.add(
+                    label,
+                    raw_id if isinstance(raw_id, str) else None,
+                    f"{where}.{key}",
+                    "a list of strings written as a Python list literal (Ragas' CSV)",
+                    found_text(value),
+                )
+                readable = False
+    return out if readable else None
