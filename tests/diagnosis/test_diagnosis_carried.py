@@ -32,6 +32,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "ragtriage"
 
 RENDERERS = (
     "ragtriage.render",
+    "ragtriage.compare._comparison_json",
     "ragtriage.compare._comparison_render",
     "ragtriage.gate._verdict_render",
     "ragtriage.columnar._native_report",

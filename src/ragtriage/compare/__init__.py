@@ -12,9 +12,8 @@ from ._comparison import (
     RepeatStat,
     RunGroup,
 )
+from ._comparison_json import PAIRING, comparison_json
 from ._comparison_render import (
-    PAIRING,
-    comparison_json,
     metric_rows,
     moved_metrics,
     paired_value,
