@@ -1,10 +1,13 @@
-"""Fixtures for the HTML report tests: the bundled example and a copy with hostile text."""
+"""Fixtures for the HTML report tests: the bundled example, a copy with hostile text, and one
+headless Chromium per test module."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium import ARGS, CHROMIUM, missing
 from html_report_injection import write_injected
 
 from ragtriage.evaluation import Evaluation, load_and_evaluate
@@ -31,3 +34,18 @@ def output_dir() -> Path:
     path = Path(__file__).resolve().parents[2] / "test-output" / "html"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium for the module (Debian's, driven by Playwright)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright (pip install -e '.[test]')")
+    if not Path(CHROMIUM).exists():
+        missing("/usr/bin/chromium (apt-get install chromium)")
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield instance
+        instance.close()

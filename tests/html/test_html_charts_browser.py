@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,41 +12,15 @@ from ragtriage.evaluation import load_and_evaluate
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI needs {what}")
-    pytest.skip(f"needs {what}")
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[object]:
-    """Debian's Chromium, driven by Playwright."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("playwright (pip install -e '.[test]')")
-    if not Path(CHROMIUM).exists():
-        _missing("/usr/bin/chromium (apt-get install chromium)")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
-
-
 def test_hostile_names_in_the_charts_are_inert(
-    chromium: object, tmp_path: Path, output_dir: Path
+    browser: object, tmp_path: Path, output_dir: Path
 ) -> None:
     evalset, snapshot, runs = write_hostile(tmp_path)
     path = tmp_path / "hostile.html"
     path.write_text(
         report_page(load_and_evaluate(evalset, snapshot=snapshot, runs=runs)), encoding="utf-8"
     )
-    page = chromium.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
     console: list[str] = []
     page.on("console", lambda msg: console.append(msg.text))
     page.on("pageerror", lambda exc: console.append(f"pageerror: {exc}"))

@@ -9,12 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from test_html_report_browser import Opened, _write, browser
+from test_html_report_browser import Opened, _write
 
 from ragtriage.evaluation import Evaluation
 from ragtriage.render.html import report_data
-
-__all__ = ["browser"]  # the module's Chromium fixture, shared
 
 
 def _result(evaluation: Evaluation, run: int, question_id: str) -> dict[str, object]:

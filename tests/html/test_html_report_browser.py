@@ -14,31 +14,8 @@ from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation
 from ragtriage.render.html import TABLE_MEASURES, funnel
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    """One headless Chromium for the module (Debian's, driven by Playwright)."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs /usr/bin/chromium (apt-get install chromium)")
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield instance
-        instance.close()
 
 
 class Opened:

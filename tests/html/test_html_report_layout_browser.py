@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import itertools
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium import ARGS, CHROMIUM
 from colour_vision import VISIONS, distance
 from png_pixels import pixels
 
@@ -16,34 +16,11 @@ from ragtriage.api import report_page
 from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.starter import write_starter
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WIDTHS = (1280, 1400)
 MIN_DISTANCE = 12.0
 """Smallest Delta E between two stage swatches drawn alike (same pattern), in every vision."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    """One headless Chromium for the module (Debian's, driven by Playwright)."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs /usr/bin/chromium (apt-get install chromium)")
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")
