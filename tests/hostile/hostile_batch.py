@@ -4,8 +4,9 @@ memory bound.
 One child per batch keeps the suite fast (the CLI starts once, not once per case) while a
 hang (a read that never ends) or a runaway allocation still cannot take the test runner down:
 every case runs under `signal.alarm`, and the child's address space is capped with
-`RLIMIT_AS`, so a read that tried to hold a whole hostile file would fail with MemoryError,
-which the case reports instead of an exit status. The whole child also has a wall-clock
+`RLIMIT_AS` (set once the CLI and its compiled libraries are loaded), so a read that tried to
+hold a whole hostile file would fail with MemoryError, which the case reports instead of an
+exit status. The whole child also has a wall-clock
 guard.
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,12 +23,27 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 CASE_SECONDS = 20
 """Time bound of one case (a guard against a hang; the cases take well under a second)."""
 MEMORY_BYTES = 3 * 1024**3
-"""Address-space bound of the child (numpy and pyarrow reserve some; no case needs more)."""
+"""Address space a case may add to the child's start-up (the CLI, numpy and pyarrow loaded:
+how much those reserve depends on the machine's CPU count, so the bound is set after them)."""
 
 _CHILD = """
-import json, signal, sys
+import json, resource, signal, sys
 from click.testing import CliRunner
 from ragtriage.cli.main import cli
+from importlib.util import find_spec
+import numpy  # the compiled parts load before the bound: their start-up is not a case
+if find_spec("pyarrow") is not None:
+    import pyarrow, pyarrow.compute, pyarrow.csv, pyarrow.parquet
+
+def address_space():
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmSize in /proc/self/status")
+
+bound = address_space() + MEMORY_BYTES
+resource.setrlimit(resource.RLIMIT_AS, (bound, bound))
 
 class Hang(Exception):
     pass
@@ -52,7 +67,7 @@ for args in json.loads(sys.stdin.read()):
     else:
         out.append({"code": result.exit_code, "stderr": result.stderr})
 print(json.dumps(out))
-""".replace("CASE_SECONDS", str(CASE_SECONDS))
+""".replace("CASE_SECONDS", str(CASE_SECONDS)).replace("MEMORY_BYTES", str(MEMORY_BYTES))
 
 
 @dataclass(frozen=True)
@@ -61,10 +76,6 @@ class Outcome:
 
     code: int | str
     stderr: str
-
-
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
 
 
 def run_batch(cases: list[list[str]], cwd: Path) -> list[Outcome]:
@@ -78,7 +89,6 @@ def run_batch(cases: list[list[str]], cwd: Path) -> list[Outcome]:
         env=env,
         cwd=cwd,
         timeout=CASE_SECONDS * len(cases) + 60,
-        preexec_fn=_bounded,
         check=False,
     )
     if child.returncode != 0:
