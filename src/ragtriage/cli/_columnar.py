@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -13,17 +14,16 @@ from ._dataset import print_notice
 
 def columnar_report(
     request: Request, fmt: str, html: Path | None, all_measures: bool = False
-) -> str:
-    """Evaluate with the columnar algorithm and render in `fmt`."""
-    from ..columnar import native_report_json, native_report_markdown, native_report_table
-    from ..render import dumps
+) -> str | Iterable[str]:
+    """Evaluate with the columnar algorithm and render in `fmt` (JSON: its text in pieces)."""
+    from ..columnar import native_report_markdown, native_report_pieces, native_report_table
 
     refused = columnar_unsupported(request, also=["--html"] if html is not None else [])
     if refused:
         raise click.UsageError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
     result, measures = evaluate_columnar(request, notify=print_notice)
     if fmt == "json":
-        return dumps(native_report_json(result, measures))
+        return native_report_pieces(result, measures)
     if fmt == "markdown":
         return native_report_markdown(result, measures)
     from ._common import terminal_width

@@ -27,6 +27,7 @@ from ._native_layers import NATIVE_MEASURES
 from ._native_report import (
     native_report_json,
     native_report_markdown,
+    native_report_pieces,
     native_report_table,
     without_holdout_rows,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "native_json",
     "native_report_json",
     "native_report_markdown",
+    "native_report_pieces",
     "native_report_table",
     "parse_rank_measures",
     "refusal_scores",

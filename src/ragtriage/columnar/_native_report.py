@@ -10,7 +10,8 @@ than filled with guesses. The text renderings are a compact summary.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
@@ -96,12 +97,7 @@ def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, 
     return rows
 
 
-def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dict[str, Any]:
-    """The report as plain data: `evaluation_json`'s keys for what the columnar path computes.
-
-    `measures` (a subset of `NATIVE_MEASURES`) picks the summary entries and per-question
-    values, as `--metric` does for the reference report.
-    """
+def _report(result: NativeEvaluation, measures: Sequence[str], questions: Any) -> dict[str, Any]:
     return {
         "schema_version": 1,
         "engine": result.engine,
@@ -127,11 +123,115 @@ def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dic
                     "primary": run.primary_counts(),
                     "present": run.present_counts(),
                 },
-                "questions": _questions(run, measures),
+                "questions": questions(number, run),
             }
-            for run in result.runs
+            for number, run in enumerate(result.runs)
         ],
     }
+
+
+def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dict[str, Any]:
+    """The report as plain data: `evaluation_json`'s keys for what the columnar path computes.
+
+    `measures` (a subset of `NATIVE_MEASURES`) picks the summary entries and per-question
+    values, as `--metric` does for the reference report.
+    """
+    return _report(result, measures, lambda _, run: _questions(run, measures))
+
+
+_ROW_INDENT = " " * 8
+"""Where `dumps` (indent 2) puts a question of the report: top level, `runs`, a run,
+`questions`."""
+
+
+def _value_texts(name: str, part: PerQuestion) -> list[str]:
+    """`_value` of every question as JSON text, as `json` writes it (`float.__repr__`)."""
+    applicable = (part.denominator != 0).tolist()
+    if REGISTRY[name].kind == "boolean":
+        values = ["true" if v else "false" for v in (part.numerator != 0).tolist()]
+    else:
+        ratio = np.divide(
+            part.numerator, part.denominator,
+            out=np.zeros(part.numerator.shape, dtype=np.float64), where=part.denominator != 0,
+        )
+        values = list(map(float.__repr__, ratio.tolist()))
+    return [text if used else "null" for text, used in zip(values, applicable, strict=True)]
+
+
+def _diagnosis_texts(run: NativeRunResult) -> list[str]:
+    """Each question's `diagnosis` object as `dumps` writes it, each distinct one built once."""
+    failing = [s for s in run.stages if s != OK]
+    code = run.primary.astype(np.int64) << len(failing)
+    for bit, stage in enumerate(failing):
+        code = code | (run.findings[stage].astype(np.int64) << bit)
+    distinct, inverse = np.unique(code, return_inverse=True)
+    inner, deepest = _ROW_INDENT + " " * 4, _ROW_INDENT + " " * 6
+    texts = []
+    for value in distinct.tolist():
+        first = run.stages[value >> len(failing)]
+        secondary = [
+            s for bit, s in enumerate(failing) if value >> bit & 1 and s != first
+        ]
+        listed = (
+            "[\n" + ",\n".join(deepest + encode_basestring(s) for s in secondary)
+            + "\n" + inner + "]"
+            if secondary
+            else "[]"
+        )
+        texts.append(
+            "{\n" + inner + '"primary": ' + encode_basestring(first) + ",\n"
+            + inner + '"secondary": ' + listed + "\n" + _ROW_INDENT + "  }"
+        )
+    return [texts[n] for n in inverse.reshape(-1).tolist()]
+
+
+def _question_texts(run: NativeRunResult, measures: Sequence[str]) -> list[str]:
+    """`_questions(run, measures)` as `dumps` writes each inside the report, built column by
+    column (the `json` module's own string and number forms)."""
+    columns = {"id": list(map(encode_basestring, run.question_ids))}
+    for name in measures:
+        columns[name] = _value_texts(name, run.scores[name])
+    columns["diagnosis"] = _diagnosis_texts(run)
+    keys = sorted(columns)
+    entry = ",\n".join(
+        f"{_ROW_INDENT}  {encode_basestring(key).replace('%', '%%')}: %s" for key in keys
+    )
+    template = f"{_ROW_INDENT}{{\n{entry}\n{_ROW_INDENT}}}"
+    return list(map(template.__mod__, zip(*(columns[key] for key in keys), strict=True)))
+
+
+def native_report_pieces(result: NativeEvaluation, measures: Sequence[str]) -> Iterator[str]:
+    """`dumps(native_report_json(result, measures))`, piece by piece, built from the arrays.
+
+    The per-question rows (nearly all of the text) are written column by column rather than
+    as a dict per question through `json`'s indenting encoder; the rest goes through `dumps`.
+    """
+    from ..render import dumps  # imported here: scoring needs no renderer
+
+    marks = [f"@questions of run {n}@" for n in range(len(result.runs))]
+    text = dumps(_report(result, measures, lambda number, _: marks[number]))
+    places = [text.find(encode_basestring(mark)) for mark in marks]
+    if any(text.count(encode_basestring(mark)) != 1 for mark in marks):  # a name holds one
+        yield dumps(native_report_json(result, measures))
+        return
+    start = 0
+    for run, mark, place in zip(result.runs, marks, places, strict=True):
+        yield text[start:place]
+        rows = _question_texts(run, measures)
+        if rows:
+            yield "[\n"
+            for begin in range(0, len(rows), _ROWS_PER_PIECE):
+                if begin:
+                    yield ",\n"
+                yield ",\n".join(rows[begin : begin + _ROWS_PER_PIECE])
+            yield "\n" + _ROW_INDENT[:-2] + "]"
+        else:
+            yield "[]"
+        start = place + len(encode_basestring(mark))
+    yield text[start:]
+
+
+_ROWS_PER_PIECE = 10_000
 
 
 def _cell(agg: Aggregate) -> str:
