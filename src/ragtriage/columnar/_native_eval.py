@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +27,13 @@ from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
 from ._native_layers import NATIVE_MEASURES, build_matcher, run_layers
-from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
+from ._native_parts import (
+    CAN_FORK,
+    default_workers,
+    in_parallel,
+    read_evalset_parallel,
+    read_run_parallel,
+)
 from ._native_read import Codes, EvalColumns, record_at
 from ._native_run import RunColumns
 from ._trec import _Fallback
@@ -196,25 +203,39 @@ def _load_snapshot(path: Path) -> Snapshot:
 
 
 class _SnapshotFlags:
-    """Whether a snapshot item's text is instruction-like, scanned once per item."""
+    """Whether a snapshot item's text is instruction-like, scanned once per item (many
+    items: split among forked workers)."""
 
-    def __init__(self, snapshot: Snapshot, codes: Codes, index: SnapshotIndex) -> None:
+    def __init__(self, codes: Codes, index: SnapshotIndex, workers: int) -> None:
         self._ids = list(codes.code)
         self._index = index
         self._known: dict[int, bool] = {}
         self._rules = default_injection_rules()
+        self._workers = workers if CAN_FORK else 1
+
+    def _scan(self, items: Sequence[int]) -> list[bool]:
+        ids, index, rules = self._ids, self._index, self._rules
+        return [bool(detect_injection(item_text(ids[i], index) or "", rules)) for i in items]
 
     def __call__(self, items: np.ndarray) -> np.ndarray:
         unique, inverse = np.unique(items, return_inverse=True)
-        flags = np.zeros(unique.size, dtype=bool)
-        for n, item in enumerate(unique.tolist()):
-            flag = self._known.get(item)
-            if flag is None:
-                text = item_text(self._ids[item], self._index) or ""
-                flag = self._known[item] = bool(detect_injection(text, self._rules))
-            flags[n] = flag
+        known = self._known
+        new = [item for item in unique.tolist() if item not in known]
+        if len(new) >= _SCAN_PER_WORKER * 2 and self._workers > 1:
+            parts = min(self._workers, len(new) // _SCAN_PER_WORKER)
+            cuts = [len(new) * n // parts for n in range(parts + 1)]
+            chunks = [(new[a:b],) for a, b in pairwise(cuts)]
+            found = [flag for part in in_parallel(self._scan, chunks) for flag in part]
+        else:
+            found = self._scan(new)
+        known.update(zip(new, found, strict=True))
+        flags = np.array([known[item] for item in unique.tolist()], dtype=bool)
         out: np.ndarray = flags[inverse.reshape(-1)]
         return out
+
+
+_SCAN_PER_WORKER = 20_000
+"""Snapshot texts worth a forked worker's start (about a second of scanning)."""
 
 
 def _reference_rows(
@@ -313,7 +334,7 @@ def _columnar(
     else:
         level_document = np.full(n, level == "document", dtype=bool)
     matcher = build_matcher(ev, codes, level_document)
-    flags = _SnapshotFlags(snapshot, codes, index)
+    flags = _SnapshotFlags(codes, index, workers)
     names: set[str] = set()
     out = []
     reference_rows = 0
