@@ -71,7 +71,7 @@ def read_evalset_parallel(path: Path, codes: Codes, workers: int) -> EvalColumns
     ranges = spans(path, workers if _CAN_FORK else 1)
     if ranges is None:
         return read_evalset(path, codes)
-    parts = in_parallel(read_evalset, [(path, codes, span) for span in ranges])
+    parts = in_parallel(_evalset_part, [(path, codes, span) for span in ranges])
     ids = [i for part in parts for i in part.ids]
     row_of = {qid: row for row, qid in enumerate(ids)}
     if len(row_of) < len(ids):
@@ -98,6 +98,11 @@ def read_evalset_parallel(path: Path, codes: Codes, workers: int) -> EvalColumns
         {row + base: marker for p, base in zip(parts, _row_bases(parts), strict=True)
          for row, marker in p.canary_marker.items()},
     )
+
+
+def _evalset_part(path: Path, codes: Codes, span: tuple[int, int]) -> EvalColumns:
+    # Without its ID -> row map, which the join rebuilds: not pickled back for nothing.
+    return replace(read_evalset(path, codes, span), row_of={})
 
 
 def _row_bases(parts: Sequence[EvalColumns]) -> list[int]:
