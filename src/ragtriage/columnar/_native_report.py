@@ -18,21 +18,27 @@ import numpy as np
 from ..diagnosis import OK
 from ..holdout import HOLDOUT
 from ..metrics import (
-    REGISTRY,
     Aggregate,
+    MetricSpec,
     PerQuestion,
     aggregate,
     not_applicable_everywhere,
     not_applicable_line,
+    parse_measure,
 )
 from ._native_eval import NativeEvaluation, NativeRunResult
 
 
-def _value(name: str, numerator: float, denominator: float) -> float | bool | None:
+def _spec(name: str) -> MetricSpec:
+    """The registry entry of a measure name (`ndcg@10`: `ndcg`)."""
+    return parse_measure(name).spec
+
+
+def _value(boolean: bool, numerator: float, denominator: float) -> float | bool | None:
     # As render.score_json: null when not applicable, true/false for booleans, else the ratio.
     if not denominator:
         return None
-    if REGISTRY[name].kind == "boolean":
+    if boolean:
         return bool(numerator)
     return numerator / denominator
 
@@ -55,7 +61,7 @@ def _keep_rows(run: NativeRunResult, keep: np.ndarray) -> NativeRunResult:
         run,
         question_ids=tuple(np.array(run.question_ids, dtype=object)[keep].tolist()),
         scores=scores,
-        summary={n: aggregate(n, REGISTRY[n].averaging, scores[n]) for n in run.summary},
+        summary={n: aggregate(n, a.averaging, scores[n]) for n, a in run.summary.items()},
         findings={stage: found[keep] for stage, found in run.findings.items()},
         primary=run.primary[keep],
     )
@@ -76,7 +82,11 @@ def without_holdout_rows(result: NativeEvaluation) -> NativeEvaluation:
 
 def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, Any]]:
     columns = {
-        name: (run.scores[name].numerator.tolist(), run.scores[name].denominator.tolist())
+        name: (
+            _spec(name).kind == "boolean",
+            run.scores[name].numerator.tolist(),
+            run.scores[name].denominator.tolist(),
+        )
         for name in measures
     }
     failing = [s for s in run.stages if s != OK]
@@ -86,8 +96,8 @@ def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, 
     for row, question_id in enumerate(run.question_ids):
         first = run.stages[primary[row]]
         entry: dict[str, Any] = {"id": question_id}
-        for name, (num, den) in columns.items():
-            entry[name] = _value(name, num[row], den[row])
+        for name, (boolean, num, den) in columns.items():
+            entry[name] = _value(boolean, num[row], den[row])
         entry["diagnosis"] = {
             "primary": first,
             "secondary": [s for s in failing if found[s][row] and s != first],
@@ -99,9 +109,10 @@ def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, 
 def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dict[str, Any]:
     """The report as plain data: `evaluation_json`'s keys for what the columnar path computes.
 
-    `measures` (a subset of `NATIVE_MEASURES`) picks the summary entries and per-question
-    values, as `--metric` does for the reference report.
+    `measures` (measures the result computed, by name: `ndcg@10`) picks the summary entries
+    and per-question values, as `--metric` does for the reference report.
     """
+    specs = {name: _spec(name) for name in measures}
     return {
         "schema_version": 1,
         "engine": result.engine,
@@ -110,12 +121,12 @@ def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dic
         "metrics": [
             {
                 "name": name,
-                "layer": REGISTRY[name].layer,
-                "direction": REGISTRY[name].direction,
-                "averaging": REGISTRY[name].averaging,
-                "kind": REGISTRY[name].kind,
+                "layer": spec.layer,
+                "direction": spec.direction,
+                "averaging": spec.averaging,
+                "kind": spec.kind,
             }
-            for name in measures
+            for name, spec in specs.items()
         ],
         "runs": [
             {
@@ -143,7 +154,7 @@ def _cell(agg: Aggregate) -> str:
 
 def _rows(result: NativeEvaluation, measures: Sequence[str]) -> list[list[str]]:
     rows = [
-        [name, REGISTRY[name].averaging, *(_cell(run.summary[name]) for run in result.runs)]
+        [name, _spec(name).averaging, *(_cell(run.summary[name]) for run in result.runs)]
         for name in measures
     ]
     stages = result.runs[0].stages if result.runs else ()

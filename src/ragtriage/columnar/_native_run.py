@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ..detectors import default_injection_rules, detect_injection
+from ..detectors import carries_marker, default_injection_rules, detect_injection, find_sensitive
 from ..schemas import LabelPolicy, RunHeader, counted_labels
 from ._native_checks import (
     CLAIM_VERDICTS,
@@ -63,6 +63,10 @@ class RunColumns:
     """The answer carries the marker of the question's canary (case-insensitive)."""
     context_derived: np.ndarray
     """Per result: its context is the top k of its final ranking (none recorded)."""
+    sensitive_answer: np.ndarray
+    """Per result: a sensitive-content detector finds something in its answer
+    (`detectors.find_sensitive`; False without an answer). Empty when the answers were not
+    scanned (`scan_answers=False`)."""
 
 
 def _kind(label: dict[str, Any]) -> str:
@@ -101,9 +105,13 @@ def read_run(
     label_policy: LabelPolicy,
     allow_unreviewed: bool,
     span: tuple[int, int] | None = None,
+    scan_answers: bool = True,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
-    `evaluate` would report, except a missing result (checked when the parts are joined)."""
+    `evaluate` would report, except a missing result (checked when the parts are joined).
+
+    `scan_answers`: run the sensitive-content detectors over every answer (only
+    `sensitive_in_answer` reads them)."""
     header_data, items = records(path, "run", "results", span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
@@ -136,6 +144,7 @@ def read_run(
     exotic = array("q")
     obeyed = array("q")
     derived = array("q")
+    sensitive = array("q")
     markers = evalset.canary_marker
     unreviewed_ok = allow_unreviewed
     for res in items:
@@ -186,8 +195,10 @@ def read_run(
         out = -1 if kind is None else OUTCOMES[kind]
         marker = markers.get(row)
         obeyed.append(
-            marker is not None and answer is not None and marker.casefold() in answer.casefold()
+            marker is not None and answer is not None and carries_marker(answer, marker)
         )
+        if scan_answers:
+            sensitive.append(answer is not None and bool(find_sensitive(answer)))
         outcome.append(out)
         claims = res.get("claims") or []
         fact_labels = res.get("fact_labels", [])
@@ -259,4 +270,5 @@ def read_run(
         np.array(exotic, dtype=bool),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
+        np.array(sensitive, dtype=bool),
     )
