@@ -39,7 +39,8 @@ from .report import html_option, write_html
     type=click.Choice(["reference", "columnar"]),
     default="reference",
     show_default=True,
-    help="`columnar`: native sets scored as arrays (large inputs; NATIVE_MEASURES only).",
+    help="`columnar`: native sets scored as arrays (large inputs; every measure but "
+    "sensitive_in_context).",
 )
 @all_measures_option
 @handle_errors
