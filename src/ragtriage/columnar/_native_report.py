@@ -34,13 +34,18 @@ def _spec(name: str) -> MetricSpec:
     return parse_measure(name).spec
 
 
-def _value(boolean: bool, numerator: float, denominator: float) -> float | bool | None:
-    # As render.score_json: null when not applicable, true/false for booleans, else the ratio.
-    if not denominator:
-        return None
+def _values(boolean: bool, part: PerQuestion) -> list[float | bool | None]:
+    """Per question, as render.score_json writes a value: null when not applicable,
+    true/false for booleans, else the ratio (the same IEEE division, over the column)."""
+    applies = part.denominator > 0
     if boolean:
-        return bool(numerator)
-    return numerator / denominator
+        values: list[Any] = (part.numerator != 0).tolist()
+    else:
+        ratio = np.divide(
+            part.numerator, part.denominator, out=np.zeros(applies.size), where=applies
+        )
+        values = ratio.tolist()
+    return [v if a else None for v, a in zip(values, applies.tolist(), strict=True)]
 
 
 def _aggregate_json(agg: Aggregate) -> dict[str, Any]:
@@ -81,23 +86,17 @@ def without_holdout_rows(result: NativeEvaluation) -> NativeEvaluation:
 
 
 def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, Any]]:
-    columns = {
-        name: (
-            _spec(name).kind == "boolean",
-            run.scores[name].numerator.tolist(),
-            run.scores[name].denominator.tolist(),
-        )
-        for name in measures
-    }
+    names = list(measures)
+    columns = [_values(_spec(name).kind == "boolean", run.scores[name]) for name in names]
     failing = [s for s in run.stages if s != OK]
     found = {stage: run.findings[stage].tolist() for stage in failing}
     primary = run.primary.tolist()
     rows = []
-    for row, question_id in enumerate(run.question_ids):
+    by_row = zip(*columns, strict=True) if columns else ((),) * len(run.question_ids)
+    for row, (question_id, values) in enumerate(zip(run.question_ids, by_row, strict=True)):
         first = run.stages[primary[row]]
-        entry: dict[str, Any] = {"id": question_id}
-        for name, (boolean, num, den) in columns.items():
-            entry[name] = _value(boolean, num[row], den[row])
+        entry: dict[str, Any] = dict(zip(names, values, strict=True))
+        entry["id"] = question_id
         entry["diagnosis"] = {
             "primary": first,
             "secondary": [s for s in failing if found[s][row] and s != first],
