@@ -142,7 +142,6 @@ def test_columnar_metric_picks_summary_and_question_keys() -> None:
         (["--tag", "billing", "--id", "q*"], "--tag, --id"),
         (["--html", "out.html"], "--html"),
         (["--include-holdout"], "--include-holdout"),
-        (["--metric", "sensitive_in_context"], "--metric sensitive_in_context"),
     ],
 )
 def test_columnar_refuses_options_it_does_not_support(extra: list[str], named: str) -> None:
@@ -219,3 +218,20 @@ def test_judge_on_ray_writes_the_same_label_files_as_local(tmp_path: Path) -> No
     for name in names:
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
     assert remote.stdout == local.stdout.replace(str(tmp_path / "local"), str(tmp_path / "ray"))
+
+
+@pytest.mark.parametrize("metric", ["ndcg", "no_such_measure", "mrr@0"])
+def test_a_bad_metric_is_reported_as_the_reference_reports_it(metric: str) -> None:
+    outputs = [
+        CliRunner().invoke(
+            cli, ["evaluate", "--example", "--algorithm", algorithm, "--metric", metric]
+        )
+        for algorithm in ("reference", "columnar")
+    ]
+    assert [out.exit_code for out in outputs] == [2, 2]
+    # The reference notes the holdout it leaves out before it reads the measures.
+    errors = [[ln for ln in out.stderr.splitlines() if not ln.startswith("note:")]
+              for out in outputs]
+    assert errors[1] == errors[0]
+    assert errors[1][:2] == ["Error: 1 problem found in the input:", errors[1][1]]
+    assert errors[1][1].startswith("- <command line>: metric")

@@ -321,13 +321,9 @@ COLUMNAR_UNSUPPORTED = "--algorithm columnar does not support {option}"
 def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[str]:
     """The options of `request` the columnar algorithm does not take, in --help order.
 
-    `also` names further options given on the command line (listed before the measures).
-    A measure is refused when the columnar algorithm does not compute it; a name that is no
-    measure is left to `evaluate_columnar`, which reports it as the reference path does.
+    `also` names further options given on the command line (listed last). Every measure
+    is taken (`columnar.NATIVE_MEASURES` is the whole registry).
     """
-    from ..columnar import NATIVE_MEASURES
-    from ..metrics import lookup
-
     given = [
         ("--labels", bool(request.labels)),
         ("--allow-missing", request.allow_missing),
@@ -342,12 +338,7 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
         ("--who", request.holdout.who is not None),
         ("--ledger", request.holdout.ledger is not None),
     ]
-    refused = [option for option, present in given if present] + list(also)
-    for name in request.metrics:
-        spec = lookup(name.strip().split("@")[0])
-        if spec is not None and spec.name not in NATIVE_MEASURES:
-            refused.append(f"--metric {name}")
-    return refused
+    return [option for option, present in given if present] + list(also)
 
 
 def evaluate_columnar(

@@ -9,14 +9,14 @@ diagnoses): it reports every problem with its usual message, or gives the same r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from ..detectors import default_injection_rules, detect_injection, item_text
+from ..detectors import default_injection_rules, detect_injection, find_sensitive, item_text
 from ..diagnosis import OK, diagnose_view, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import Evaluation, LevelChoice, evaluate
@@ -25,7 +25,7 @@ from ..metrics import Aggregate, Measure, PerQuestion, aggregate, build_view, me
 from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
-from ._native_layers import NATIVE_MEASURES, build_matcher, run_layers
+from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
 from ._native_rank import rank_scores
 from ._native_read import Codes, EvalColumns, record_at
@@ -206,13 +206,13 @@ def _load_snapshot(path: Path) -> Snapshot:
 
 
 class _SnapshotFlags:
-    """Whether a snapshot item's text is instruction-like, scanned once per item."""
+    """Whether a detector finds something in a snapshot item's text, scanned once per item."""
 
-    def __init__(self, snapshot: Snapshot, codes: Codes, index: SnapshotIndex) -> None:
+    def __init__(self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool]) -> None:
         self._ids = list(codes.code)
         self._index = index
         self._known: dict[int, bool] = {}
-        self._rules = default_injection_rules()
+        self._finds = finds
 
     def __call__(self, items: np.ndarray) -> np.ndarray:
         unique, inverse = np.unique(items, return_inverse=True)
@@ -221,7 +221,7 @@ class _SnapshotFlags:
             flag = self._known.get(item)
             if flag is None:
                 text = item_text(self._ids[item], self._index) or ""
-                flag = self._known[item] = bool(detect_injection(text, self._rules))
+                flag = self._known[item] = self._finds(text)
             flags[n] = flag
         out: np.ndarray = flags[inverse.reshape(-1)]
         return out
@@ -270,17 +270,14 @@ def evaluate_native(
 ) -> NativeEvaluation:
     """Every measure and the diagnosis of native runs; raise `InputError` with every problem.
 
-    `metrics` names the measures (`ndcg@10`, aliases accepted; the default set when None);
-    each must be one of `NATIVE_MEASURES` (`ValueError` otherwise). Large JSONL files are
-    read by `workers` forked processes (default: one per CPU).
+    `metrics` names the measures (`ndcg@10`, aliases accepted; the default set when None;
+    `NATIVE_MEASURES` is every registry measure). Large JSONL files are read by `workers`
+    forked processes (default: one per CPU).
 
     Equal to `evaluate(load_dataset(...), metrics=metrics, ...)` and the diagnosis it
     carries (see `from_reference`), question by question.
     """
     chosen = measures(metrics)
-    other = [m.name for m in chosen if m.spec.name not in NATIVE_MEASURES]
-    if other:
-        raise ValueError(f"the columnar path does not compute {', '.join(other)}")
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
     runs = as_paths(runs)
@@ -333,10 +330,16 @@ def _columnar(
     else:
         level_document = np.full(n, level == "document", dtype=bool)
     matcher = build_matcher(ev, codes, level_document)
-    flags = _SnapshotFlags(snapshot, codes, index)
+    rules = default_injection_rules()
+    flags = _SnapshotFlags(codes, index, lambda text: bool(detect_injection(text, rules)))
     chosen = tuple({m.name: m for m in chosen}.values())
-    # The detectors' scan of every answer is paid only when its measure is asked for.
+    # The sensitive-content scans of answers and contexts are paid only when asked for.
     scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
+    scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
+    sensitive = (
+        _SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)))
+        if scan_contexts else None
+    )
     names: set[str] = set()
     out = []
     reference_rows = 0
@@ -344,11 +347,12 @@ def _columnar(
         run = read_run_parallel(
             path, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
+            scan_contexts=scan_contexts,
         )
         if run.header.name in names:
             raise _Fallback("run names")
         names.add(run.header.name)
-        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags)
+        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
         scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)

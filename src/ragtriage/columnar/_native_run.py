@@ -63,6 +63,9 @@ class RunColumns:
     """The answer carries the marker of the question's canary (case-insensitive)."""
     context_derived: np.ndarray
     """Per result: its context is the top k of its final ranking (none recorded)."""
+    context_sensitive: np.ndarray
+    """Per context item, as `context_flag` for the sensitive-content detectors (1/0 for a
+    recorded text, -1 for the snapshot's). Empty when not scanned (`scan_contexts=False`)."""
     sensitive_answer: np.ndarray
     """Per result: a sensitive-content detector finds something in its answer
     (`detectors.find_sensitive`; False without an answer). Empty when the answers were not
@@ -106,12 +109,14 @@ def read_run(
     allow_unreviewed: bool,
     span: tuple[int, int] | None = None,
     scan_answers: bool = True,
+    scan_contexts: bool = False,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
     `evaluate` would report, except a missing result (checked when the parts are joined).
 
-    `scan_answers`: run the sensitive-content detectors over every answer (only
-    `sensitive_in_answer` reads them)."""
+    `scan_answers`, `scan_contexts`: run the sensitive-content detectors over every answer,
+    every recorded context text (only `sensitive_in_answer`, `sensitive_in_context` read
+    them)."""
     header_data, items = records(path, "run", "results", span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
@@ -145,6 +150,7 @@ def read_run(
     obeyed = array("q")
     derived = array("q")
     sensitive = array("q")
+    ctx_sensitive = array("q")
     markers = evalset.canary_marker
     unreviewed_ok = allow_unreviewed
     for res in items:
@@ -181,11 +187,15 @@ def read_run(
             for item in raw_ctx:
                 text = item.get("text")
                 ctx_flag.append(-1 if text is None else int(bool(detect_injection(text, rules))))
+                if scan_contexts:
+                    ctx_sensitive.append(-1 if text is None else int(bool(find_sensitive(text))))
         else:
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
             ctx_flag.extend([-1] * len(x_codes))
+            if scan_contexts:
+                ctx_sensitive.extend([-1] * len(x_codes))
         ctx.extend(x_codes)
         ctx_n.append(len(x_codes))
         in_context = set(x_codes)
@@ -270,5 +280,6 @@ def read_run(
         np.array(exotic, dtype=bool),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
+        np.array(ctx_sensitive, dtype=np.int8),
         np.array(sensitive, dtype=bool),
     )
