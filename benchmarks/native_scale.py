@@ -125,7 +125,7 @@ def _question(n: int, kind: int, docs: list[int], p: list[float]) -> tuple[dict,
 
 def worker(engine: str, evalset: Path, snapshot: Path, run: Path, out: Path) -> None:
     """Score in this process and pickle a comparable summary of the results."""
-    from ragtriage.columnar import NATIVE_MEASURES, evaluate_native, from_reference
+    from ragtriage.columnar import evaluate_native, from_reference
 
     if engine == "columnar":
         result = evaluate_native(evalset, snapshot, [run])
@@ -135,7 +135,8 @@ def worker(engine: str, evalset: Path, snapshot: Path, run: Path, out: Path) -> 
         from ragtriage.loading import load_dataset
 
         dataset = load_dataset(evalset, snapshot=snapshot, runs=[run])
-        runs, used = from_reference(evaluate(dataset, metrics=NATIVE_MEASURES)), "reference"
+        # The default set, as evaluate_native computes it.
+        runs, used = from_reference(evaluate(dataset)), "reference"
     (res,) = runs
     payload = {
         "used": used,

@@ -12,8 +12,11 @@ from native_layers_data import write_dataset
 
 from ragtriage.cli.main import cli
 from ragtriage.columnar import NATIVE_MEASURES
+from ragtriage.metrics import REGISTRY
 
-ALL_METRICS = [arg for name in NATIVE_MEASURES for arg in ("--metric", name)]
+NAMES = [f"{name}@3" if REGISTRY[name].params else name for name in NATIVE_MEASURES]
+"""Every measure the columnar algorithm computes, rank measures at k = 3."""
+ALL_METRICS = [arg for name in NAMES for arg in ("--metric", name)]
 USAGE_HEAD = (
     "Usage: cli evaluate [OPTIONS] [DATASET]\nTry 'cli evaluate --help' for help.\n\n"
 )
@@ -30,7 +33,7 @@ def _shared(report: dict[str, Any]) -> list[dict[str, Any]]:
             "questions": [
                 {
                     "id": q["id"],
-                    **{name: q[name] for name in NATIVE_MEASURES},
+                    **{m["name"]: q[m["name"]] for m in report["metrics"]},
                     "diagnosis": {
                         "primary": q["diagnosis"]["primary"],
                         "secondary": q["diagnosis"]["secondary"],
@@ -43,12 +46,14 @@ def _shared(report: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _reports(args: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _reports(
+    args: list[str], metrics: list[str] = ALL_METRICS
+) -> tuple[dict[str, Any], dict[str, Any]]:
     runner = CliRunner()
-    reference = runner.invoke(cli, ["evaluate", *args, "--format", "json", *ALL_METRICS])
+    reference = runner.invoke(cli, ["evaluate", *args, "--format", "json", *metrics])
     assert reference.exit_code == 0, reference.output
     columnar = runner.invoke(
-        cli, ["evaluate", *args, "--format", "json", "--algorithm", "columnar"]
+        cli, ["evaluate", *args, "--format", "json", "--algorithm", "columnar", *metrics]
     )
     assert columnar.exit_code == 0, columnar.output
     return json.loads(reference.stdout), json.loads(columnar.stdout)
@@ -62,8 +67,26 @@ def test_columnar_json_equals_reference_json_on_generated_data(tmp_path: Path, s
     )
     assert _shared(columnar) == _shared(reference)
     assert columnar["metrics"] == reference["metrics"]
+    assert [m["name"] for m in columnar["metrics"]] == NAMES
     assert columnar["engine"] == "columnar"
     assert 0 < len(columnar["runs"][0]["questions"]) <= 40  # holdout questions left out
+
+
+def test_columnar_default_measures_are_the_reference_default_set() -> None:
+    reference, columnar = _reports(["--example"], metrics=[])
+    assert columnar["metrics"] == reference["metrics"]
+    assert len(columnar["metrics"]) == 21
+    assert _shared(columnar) == _shared(reference)
+
+
+def test_columnar_accepts_rank_measures_by_alias() -> None:
+    reference, columnar = _reports(
+        ["--example", "-k", "2"], metrics=["--metric", "recall@2", "--metric", "MAP@5"]
+    )
+    names = [m["name"] for m in columnar["metrics"]]
+    assert names == ["recall_candidates@2", "context_precision@5"]
+    assert columnar["metrics"] == reference["metrics"]
+    assert _shared(columnar) == _shared(reference)
 
 
 def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:
@@ -119,7 +142,6 @@ def test_columnar_metric_picks_summary_and_question_keys() -> None:
         (["--tag", "billing", "--id", "q*"], "--tag, --id"),
         (["--html", "out.html"], "--html"),
         (["--include-holdout"], "--include-holdout"),
-        (["--metric", "ndcg@10"], "--metric ndcg@10"),
     ],
 )
 def test_columnar_refuses_options_it_does_not_support(extra: list[str], named: str) -> None:
@@ -196,3 +218,20 @@ def test_judge_on_ray_writes_the_same_label_files_as_local(tmp_path: Path) -> No
     for name in names:
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
     assert remote.stdout == local.stdout.replace(str(tmp_path / "local"), str(tmp_path / "ray"))
+
+
+@pytest.mark.parametrize("metric", ["ndcg", "no_such_measure", "mrr@0"])
+def test_a_bad_metric_is_reported_as_the_reference_reports_it(metric: str) -> None:
+    outputs = [
+        CliRunner().invoke(
+            cli, ["evaluate", "--example", "--algorithm", algorithm, "--metric", metric]
+        )
+        for algorithm in ("reference", "columnar")
+    ]
+    assert [out.exit_code for out in outputs] == [2, 2]
+    # The reference notes the holdout it leaves out before it reads the measures.
+    errors = [[ln for ln in out.stderr.splitlines() if not ln.startswith("note:")]
+              for out in outputs]
+    assert errors[1] == errors[0]
+    assert errors[1][:2] == ["Error: 1 problem found in the input:", errors[1][1]]
+    assert errors[1][1].startswith("- <command line>: metric")

@@ -24,17 +24,26 @@ from ragtriage.columnar import (
 from ragtriage.errors import InputError
 from ragtriage.evaluation import evaluate
 from ragtriage.loading import load_dataset
+from ragtriage.metrics import REGISTRY
+
+NAMES = [
+    name
+    for measure in NATIVE_MEASURES
+    for name in ([f"{measure}@{k}" for k in (1, 3, 10)] if REGISTRY[measure].params else [measure])
+]
+"""Every measure the columnar algorithm computes, rank measures at k = 1, 3, 10."""
 
 
 def _reference(evalset: Path, snapshot: Path, run: Path) -> tuple[NativeRunResult, ...]:
     dataset = load_dataset(evalset, snapshot=snapshot, runs=[run])
-    return from_reference(evaluate(dataset, metrics=NATIVE_MEASURES))
+    return from_reference(evaluate(dataset, metrics=NAMES))
 
 
 def _assert_same(got: tuple[NativeRunResult, ...], want: tuple[NativeRunResult, ...]) -> None:
     for a, b in zip(got, want, strict=True):
         assert a.question_ids == b.question_ids
-        for name in NATIVE_MEASURES:
+        assert list(a.scores) == list(b.scores)
+        for name in a.scores:
             assert np.array_equal(a.scores[name].numerator, b.scores[name].numerator), name
             assert np.array_equal(a.scores[name].denominator, b.scores[name].denominator), name
         assert a.summary == b.summary
@@ -54,7 +63,8 @@ def _assert_same(got: tuple[NativeRunResult, ...], want: tuple[NativeRunResult, 
 def test_columnar_equals_reference(seed: int, questions: int, exotic: bool, jsonl: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, questions, exotic=exotic, jsonl=jsonl)
-        got = evaluate_native(*paths[:2], [paths[2]], workers=1)
+        got = evaluate_native(*paths[:2], [paths[2]], metrics=NAMES, workers=1)
+        assert list(got.measures) == NAMES
         assert got.engine == "columnar"
         assert got.fallback is None
         if not exotic:  # disjoint groups, no permissions, canaries, versions or hashes
@@ -82,14 +92,14 @@ def test_options_equal_reference(
         try:
             want = from_reference(
                 evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), **options,
-                         metrics=NATIVE_MEASURES)
+                         metrics=NAMES)
             )
         except InputError as expected:
             with pytest.raises(InputError) as caught:
-                evaluate_native(evalset, snapshot, [run], **options)
+                evaluate_native(evalset, snapshot, [run], metrics=NAMES, **options)
             assert caught.value.problems == expected.problems
             return
-        got = evaluate_native(evalset, snapshot, [run], **options)
+        got = evaluate_native(evalset, snapshot, [run], metrics=NAMES, **options)
         assert got.engine == "columnar"
         _assert_same(got.runs, want)
 
@@ -99,11 +109,11 @@ def test_options_equal_reference(
 def test_workers_do_not_change_results(seed: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, 30, exotic=True)
-        one = evaluate_native(*paths[:2], [paths[2]], workers=1)
+        one = evaluate_native(*paths[:2], [paths[2]], metrics=NAMES, workers=1)
         original = _native_read._SPLIT_BYTES
         _native_read._SPLIT_BYTES = 1  # split even a tiny file
         try:
-            two = evaluate_native(*paths[:2], [paths[2]], workers=2)
+            two = evaluate_native(*paths[:2], [paths[2]], metrics=NAMES, workers=2)
         finally:
             _native_read._SPLIT_BYTES = original
         assert two.engine == "columnar"
@@ -158,7 +168,8 @@ RESULTS: list[dict[str, Any]] = [
 
 
 def test_hand_computed_values(tmp_path: Path) -> None:
-    got = evaluate_native(*_write(tmp_path, QUESTIONS, RESULTS)[:2], [tmp_path / "run.jsonl"])
+    got = evaluate_native(*_write(tmp_path, QUESTIONS, RESULTS)[:2], [tmp_path / "run.jsonl"],
+                          metrics=NAMES)
     (run,) = got.runs
     assert got.engine == "columnar"
     summary = {name: (a.value, a.numerator, a.denominator, a.not_applicable)
@@ -186,7 +197,7 @@ def test_hand_computed_values(tmp_path: Path) -> None:
 
 def test_native_json(tmp_path: Path) -> None:
     paths = _write(tmp_path, QUESTIONS, RESULTS)
-    data = native_json(evaluate_native(paths[0], paths[1], [paths[2]]))
+    data = native_json(evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES))
     assert {k: v for k, v in data.items() if k != "runs"} == {
         "engine": "columnar", "fallback": None, "reference_rows": 0
     }
@@ -207,7 +218,7 @@ def test_injection_in_context_from_snapshot_text(tmp_path: Path) -> None:
     results[2]["claims"] = [{**c, "labels": [{"verdict": "unsupported", "labeller": HUMAN}]}
                             for c in RESULTS[2]["claims"]]
     paths = _write(tmp_path, QUESTIONS, results)
-    (run,) = evaluate_native(paths[0], paths[1], [paths[2]]).runs
+    (run,) = evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES).runs
     assert run.findings["injection_in_context"].tolist() == [True, False, False]
     _assert_same((run,), _reference(*paths))
 
@@ -219,7 +230,7 @@ def test_problems_are_reported_by_the_reference_loader(tmp_path: Path) -> None:
     ]
     paths = _write(tmp_path, QUESTIONS, results)
     with pytest.raises(InputError) as caught:
-        evaluate_native(paths[0], paths[1], [paths[2]])
+        evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES)
     messages = [p.message() for p in caught.value.problems]
     assert messages == [
         f"{paths[2]}: question 'q1': results: expected a result for every question "
@@ -245,12 +256,12 @@ def test_problem_found_by_a_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_unsupported_shape_falls_back_with_equal_results(tmp_path: Path) -> None:
     results = [*RESULTS[:2], {**RESULTS[2], "latency_ms": 12.5, "usage": None}]
     paths = _write(tmp_path, QUESTIONS, results)
-    got = evaluate_native(paths[0], paths[1], [paths[2]])
+    got = evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES)
     assert got.engine == "columnar"  # known extra fields are checked, not a reason to fall back
     bad = [*RESULTS[:2], {**RESULTS[2], "latency_ms": -1}]
     paths = _write(tmp_path, QUESTIONS, bad)
     with pytest.raises(InputError) as caught:
-        evaluate_native(paths[0], paths[1], [paths[2]])
+        evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES)
     assert len(caught.value.problems) == 1
     assert caught.value.problems[0].field == "line 4: latency_ms"
 
@@ -261,10 +272,10 @@ def test_two_runs(tmp_path: Path) -> None:
     other = tmp_path / "other.jsonl"
     header = json.loads(lines[0])
     other.write_text("\n".join([json.dumps({**header, "name": "r2"}), *lines[:0:-1]]), "utf-8")
-    got = evaluate_native(evalset, snapshot, [run, other])
+    got = evaluate_native(evalset, snapshot, [run, other], metrics=NAMES)
     want = from_reference(
         evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run, other]),
-                 metrics=NATIVE_MEASURES)
+                 metrics=NAMES)
     )
     assert [r.name for r in got.runs] == ["r", "r2"]
     _assert_same(got.runs, want)

@@ -52,10 +52,18 @@ def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Ev
                           labels=files.labels, metrics=names, **options)
 
 
-def run_columnar(files: Files, options: dict[str, Any]) -> NativeEvaluation:
-    """`ragtriage evaluate --algorithm columnar` from Python."""
+def columnar_names(names: list[str]) -> list[str]:
+    """The measures of `names` the columnar algorithm computes (`NATIVE_MEASURES`)."""
+    return [name for name in names if name.split("@")[0] in NATIVE_MEASURES]
+
+
+def run_columnar(
+    files: Files, options: dict[str, Any], names: list[str] | None = None
+) -> NativeEvaluation:
+    """`ragtriage evaluate --algorithm columnar` from Python (`names`: `--metric`; None: the
+    default set)."""
     request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.inline_runs,
-                            **options)
+                            metrics=names or (), **options)
     return evaluate_columnar(request, notify=quiet)[0]
 
 
@@ -130,15 +138,17 @@ def compare_reference(oracle: OracleEvaluation, evaluation: Evaluation) -> list[
 def compare_columnar(oracle: OracleEvaluation, native: NativeEvaluation,
                      reference: Evaluation) -> list[str]:
     """Every difference between the oracle (and the reference summary) and the columnar
-    algorithm, over the measures and stages it computes."""
+    algorithm, over the measures it computed (per question: numerator, denominator, not
+    applicable, cannot-judge count; aggregates) and the diagnosis."""
     out: list[str] = []
+    names = list(native.measures)
     for orun, nrun, erun in zip(oracle.runs, native.runs, reference.runs, strict=True):
         ids = [q.question_id for q in orun.questions]
         if list(nrun.question_ids) != ids:
             return [f"{orun.name}: questions {list(nrun.question_ids)} != {ids}"]
         for row, oq in enumerate(orun.questions):
             where = f"{orun.name}/{oq.question_id}"
-            for name in NATIVE_MEASURES:
+            for name in names:
                 part, want = nrun.scores[name], oq.scores[name]
                 num, den = float(part.numerator[row]), float(part.denominator[row])
                 if want is None:
@@ -156,7 +166,9 @@ def compare_columnar(oracle: OracleEvaluation, native: NativeEvaluation,
             if (primary, stages) != (oq.primary, tuple(oq.findings)):
                 out.append(f"{where} stages: columnar {primary} {stages}, oracle "
                            f"{oq.primary} {tuple(oq.findings)}")
-        for name in NATIVE_MEASURES:
+        if list(nrun.summary) != names:
+            out.append(f"{orun.name} summary: columnar {list(nrun.summary)}, asked {names}")
+        for name in names:
             if nrun.summary[name] != erun.summary[name]:
                 out.append(f"{orun.name} summary {name}: columnar {nrun.summary[name]}, "
                            f"reference {erun.summary[name]}")

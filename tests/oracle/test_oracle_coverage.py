@@ -12,11 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragtriage.diagnosis import stage_order
-from ragtriage.metrics import REGISTRY
+from ragtriage.metrics import REGISTRY, default_measures
 
 from . import evaluate_files
 from .diagnosis import STAGES
-from .engines import Files, compare_columnar, compare_reference, run_columnar, run_reference
+from .engines import (
+    Files,
+    columnar_names,
+    compare_columnar,
+    compare_reference,
+    run_columnar,
+    run_reference,
+)
 from .measures import MEASURES, measure_names
 from .views import Detectors
 
@@ -68,4 +75,8 @@ def test_oracle_on_the_columnar_tests_datasets(
         detectors = Detectors(instructions=tuple(DATA.INJECTIONS))
         oracle = evaluate_files(evalset, snapshot, [run], rank_ks=RANK_KS, detectors=detectors)
         assert compare_reference(oracle, reference) == []
-        assert compare_columnar(oracle, run_columnar(files, OPTIONS), reference) == []
+        native = run_columnar(files, OPTIONS, columnar_names(measure_names(RANK_KS)))
+        assert compare_columnar(oracle, native, reference) == []
+        default = run_columnar(files, OPTIONS)  # the default set, as the reference's
+        assert list(default.measures) == [m.name for m in default_measures()]
+        assert compare_columnar(oracle, default, reference) == []

@@ -13,11 +13,20 @@ from hypothesis import strategies as st
 from ragtriage.errors import InputError
 
 from . import evaluate_files, measure_names
-from .engines import compare_columnar, compare_reference, run_columnar, run_reference, write_files
+from .engines import (
+    columnar_names,
+    compare_columnar,
+    compare_reference,
+    run_columnar,
+    run_reference,
+    write_files,
+)
 from .strategies import DETECTORS, Generated, datasets
 
 RANK_KS = (1, 3, 5)
 NAMES = measure_names(RANK_KS)
+COLUMNAR = columnar_names(NAMES)
+"""Every measure the columnar algorithm computes, rank measures at each of `RANK_KS`."""
 
 options = st.fixed_dictionaries({
     "k": st.sampled_from([None, None, 1, 4]),
@@ -45,7 +54,7 @@ def check(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
                 assert caught.value.problems == refused.problems
             return
         try:
-            native = run_columnar(files, opts)
+            native = run_columnar(files, opts, COLUMNAR)
         except InputError:
             # The columnar algorithm refuses a holdout result the reference never checks
             # (test_holdout_results_are_validated_alike); nothing else may be refused here.
@@ -57,6 +66,7 @@ def check(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
             rank_ks=RANK_KS, detectors=DETECTORS,
         )
         assert compare_reference(oracle, reference) == []
+        assert list(native.measures) == COLUMNAR
         assert compare_columnar(oracle, native, reference) == []
 
 

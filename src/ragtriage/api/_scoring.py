@@ -321,10 +321,9 @@ COLUMNAR_UNSUPPORTED = "--algorithm columnar does not support {option}"
 def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[str]:
     """The options of `request` the columnar algorithm does not take, in --help order.
 
-    `also` names further options given on the command line (listed before the measures).
+    `also` names further options given on the command line (listed last). Every measure
+    is taken (`columnar.NATIVE_MEASURES` is the whole registry).
     """
-    from ..columnar import NATIVE_MEASURES
-
     given = [
         ("--labels", bool(request.labels)),
         ("--allow-missing", request.allow_missing),
@@ -339,26 +338,27 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
         ("--who", request.holdout.who is not None),
         ("--ledger", request.holdout.ledger is not None),
     ]
-    refused = [option for option, present in given if present] + list(also)
-    refused += [f"--metric {name}" for name in request.metrics if name not in NATIVE_MEASURES]
-    return refused
+    return [option for option, present in given if present] + list(also)
 
 
 def evaluate_columnar(
     request: Request, *, notify: Notify | None = None
 ) -> tuple[NativeEvaluation, list[str]]:
-    """`evaluate --algorithm columnar`: native sets scored as arrays; returns the measures too.
+    """`evaluate --algorithm columnar`: native sets scored as arrays; returns the measures too
+    (canonical names, in the order asked; the default set when none was).
 
     Options the columnar path has no equivalent for are refused by name (`RequestError`)
     rather than ignored; the holdout is left out, as the reference path does by default.
     """
-    from ..columnar import NATIVE_MEASURES, evaluate_native, without_holdout_rows
+    from ..columnar import evaluate_native, without_holdout_rows
     from ..holdout import HOLDOUT, Notice
+    from ..metrics import measures
     from ..request import log_notice
 
     refused = columnar_unsupported(request)
     if refused:
         raise RequestError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
+    chosen = [m.name for m in measures(request.metric_names)]  # bad names: InputError
     files = request.files()
     if files.snapshot is None:
         raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
@@ -366,6 +366,7 @@ def evaluate_columnar(
         files.dataset,
         files.snapshot,
         list(files.runs),
+        metrics=chosen,
         k=request.k,
         label_policy=request.label_policy,
         allow_unreviewed=request.allow_unreviewed,
@@ -381,4 +382,4 @@ def evaluate_columnar(
     if hidden:
         (notify or log_notice)(Notice("note", f"{hidden} holdout question(s) left out"))
         result = without_holdout_rows(result)
-    return result, list(dict.fromkeys(request.metrics)) or list(NATIVE_MEASURES)
+    return result, list(result.measures)

@@ -7,15 +7,6 @@ gives the same numbers for large inputs, and its tests check that it does.
 from ._arrays import RankArrays, arrays_from_dicts, build_rank_arrays
 from ._averaging import AVERAGING_RULES, AveragingRule
 from ._keys import IdKeys, id_keys
-from ._native import (
-    LOSS_STAGES,
-    STAGES,
-    StageArrays,
-    refusal_scores,
-    retrieval_losses,
-    retrieval_scores,
-    stage_arrays,
-)
 from ._native_eval import (
     NativeEvaluation,
     NativeRunResult,
@@ -47,9 +38,7 @@ from ._trec_render import trec_json, trec_table
 __all__ = [
     "AVERAGING_RULES",
     "DEFAULT_TREC_MEASURES",
-    "LOSS_STAGES",
     "NATIVE_MEASURES",
-    "STAGES",
     "AveragingRule",
     "IdKeys",
     "NativeEvaluation",
@@ -58,7 +47,6 @@ __all__ = [
     "RankArrays",
     "RankMeasure",
     "RankScores",
-    "StageArrays",
     "TrecEvaluation",
     "TrecLoad",
     "arrays_from_dicts",
@@ -74,11 +62,7 @@ __all__ = [
     "native_report_pieces",
     "native_report_table",
     "parse_rank_measures",
-    "refusal_scores",
-    "retrieval_losses",
-    "retrieval_scores",
     "score_arrays",
-    "stage_arrays",
     "trec_json",
     "trec_table",
     "without_holdout_rows",

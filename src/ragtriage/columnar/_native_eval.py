@@ -9,7 +9,7 @@ diagnoses): it reports every problem with its usual message, or gives the same r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -17,16 +17,16 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..detectors import default_injection_rules, detect_injection, item_text
+from ..detectors import default_injection_rules, detect_injection, find_sensitive, item_text
 from ..diagnosis import OK, diagnose_view, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import Evaluation, LevelChoice, evaluate
 from ..loading import Dataset, SnapshotIndex, load_dataset, read_file
-from ..metrics import REGISTRY, Aggregate, Measure, PerQuestion, aggregate, build_view
+from ..metrics import Aggregate, Measure, PerQuestion, aggregate, build_view, measures
 from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
-from ._native_layers import NATIVE_MEASURES, build_matcher, run_layers
+from ._native_layers import build_matcher, run_layers
 from ._native_parts import (
     CAN_FORK,
     default_workers,
@@ -34,6 +34,7 @@ from ._native_parts import (
     read_evalset_parallel,
     read_run_parallel,
 )
+from ._native_rank import rank_scores
 from ._native_read import Codes, EvalColumns, record_at
 from ._native_run import RunColumns
 from ._trec import _Fallback
@@ -50,7 +51,8 @@ class NativeRunResult:
     question_ids: tuple[str, ...]
     """Questions in evaluation-set order; every array below follows it."""
     scores: Mapping[str, PerQuestion]
-    """By measure name (`NATIVE_MEASURES`); denominator 0 = not applicable."""
+    """By measure name (`ndcg@10` for a rank measure), the measures asked for, in their
+    order; denominator 0 = not applicable."""
     summary: Mapping[str, Aggregate]
     """Aggregates as the reference `aggregate` computes them."""
     stages: tuple[str, ...]
@@ -91,6 +93,8 @@ class NativeEvaluation:
     """Rows the columnar path scored with the reference functions (exotic rows)."""
     splits: tuple[str, ...] = ()
     """Each question's split, in evaluation-set order (the runs' `question_ids` order)."""
+    measures: tuple[str, ...] = ()
+    """The measures computed, by name, in the order asked (the default set when none was)."""
 
 
 def native_json(result: NativeEvaluation) -> dict[str, Any]:
@@ -125,29 +129,32 @@ def _primary(findings: Mapping[str, np.ndarray], stages: tuple[str, ...]) -> np.
 
 
 def _result(
-    name: str, k: int | None, ids: Sequence[str], scores: dict[str, PerQuestion],
-    findings: dict[str, np.ndarray], stages: tuple[str, ...], k_used: bool,
+    name: str, k: int | None, ids: Sequence[str], scores: Mapping[str, PerQuestion],
+    chosen: Sequence[Measure], findings: dict[str, np.ndarray], stages: tuple[str, ...],
+    k_used: bool,
 ) -> NativeRunResult:
     primary = _primary(findings, stages)
     findings[OK] = primary == len(stages) - 1
-    summary = {m: aggregate(m, REGISTRY[m].averaging, scores[m]) for m in NATIVE_MEASURES}
+    kept = {m.name: scores[m.name] for m in chosen}
+    summary = {m.name: aggregate(m.name, m.spec.averaging, kept[m.name]) for m in chosen}
     return NativeRunResult(
-        name, k, tuple(ids), scores, summary, stages, findings, primary, k_used
+        name, k, tuple(ids), kept, summary, stages, findings, primary, k_used
     )
 
 
 def from_reference(
     evaluation: Evaluation, stages: tuple[str, ...] | None = None
 ) -> tuple[NativeRunResult, ...]:
-    """The reference path's results (`evaluate` with `NATIVE_MEASURES`, with the diagnosis it
-    carries) in the columnar result form: the oracle the tests compare against."""
+    """The reference path's results (`evaluate`, its measures and the diagnosis it carries)
+    in the columnar result form: the oracle the tests compare against."""
     order = stages or stage_order()
     out = []
     for run in evaluation.runs:
         scores = {}
-        for name in NATIVE_MEASURES:
+        for measure in evaluation.measures:
+            name = measure.name
             left_out = None
-            if REGISTRY[name].cannot_judge is not None:
+            if measure.spec.cannot_judge is not None:
                 left_out = [r.cannot_judge[name] for r in run.questions]
             found = [r.scores[name] for r in run.questions]
             scores[name] = PerQuestion.from_scores(found, left_out)
@@ -156,7 +163,10 @@ def from_reference(
             for stage in order[:-1]
         }
         ids = [r.question_id for r in run.questions]
-        out.append(_result(run.name, run.k, ids, scores, findings, order, run.k_used))
+        out.append(
+            _result(run.name, run.k, ids, scores, evaluation.measures, findings, order,
+                    run.k_used)
+        )
     return tuple(out)
 
 
@@ -203,19 +213,21 @@ def _load_snapshot(path: Path) -> Snapshot:
 
 
 class _SnapshotFlags:
-    """Whether a snapshot item's text is instruction-like, scanned once per item (many
-    items: split among forked workers)."""
+    """Whether a detector finds something in a snapshot item's text, scanned once per item
+    (many items: split among forked workers)."""
 
-    def __init__(self, codes: Codes, index: SnapshotIndex, workers: int) -> None:
+    def __init__(
+        self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool], workers: int = 1
+    ) -> None:
         self._ids = list(codes.code)
         self._index = index
         self._known: dict[int, bool] = {}
-        self._rules = default_injection_rules()
+        self._finds = finds
         self._workers = workers if CAN_FORK else 1
 
     def _scan(self, items: Sequence[int]) -> list[bool]:
-        ids, index, rules = self._ids, self._index, self._rules
-        return [bool(detect_injection(item_text(ids[i], index) or "", rules)) for i in items]
+        ids, index, finds = self._ids, self._index, self._finds
+        return [finds(item_text(ids[i], index) or "") for i in items]
 
     def __call__(self, items: np.ndarray) -> np.ndarray:
         unique, inverse = np.unique(items, return_inverse=True)
@@ -241,13 +253,12 @@ _SCAN_PER_WORKER = 20_000
 def _reference_rows(
     rows: np.ndarray, by_row: np.ndarray, paths: tuple[Path, Path], run: RunColumns,
     index: SnapshotIndex, level: LevelChoice, policy: LabelPolicy, ev: EvalColumns,
-    scores: dict[str, PerQuestion], findings: dict[str, np.ndarray],
+    chosen: Sequence[Measure], scores: dict[str, PerQuestion], findings: dict[str, np.ndarray],
 ) -> None:
     """Score exotic rows with the reference functions, writing into the arrays."""
     wanted = rows.tolist()
     questions = record_at(paths[0], "evalset", "questions", set(wanted))
     results = record_at(paths[1], "run", "results", set(by_row[rows].tolist()))
-    chosen = [Measure(REGISTRY[name]) for name in NATIVE_MEASURES]
     for row in wanted:
         question = Question.model_validate(questions[row])
         result = QuestionResult.model_validate(results[int(by_row[row])])
@@ -273,39 +284,46 @@ def evaluate_native(
     snapshot: PathArg,
     runs: Sequence[PathArg],
     *,
+    metrics: Sequence[str] | None = None,
     k: int | None = None,
     label_policy: LabelPolicy = "human-first",
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
     workers: int | None = None,
 ) -> NativeEvaluation:
-    """Four layers and diagnosis of native runs; raise `InputError` with every problem.
+    """Every measure and the diagnosis of native runs; raise `InputError` with every problem.
 
-    Large JSONL files are read by `workers` forked processes (default: one per CPU).
+    `metrics` names the measures (`ndcg@10`, aliases accepted; the default set when None;
+    `NATIVE_MEASURES` is every registry measure). Large JSONL files are read by `workers`
+    forked processes (default: one per CPU).
 
-    Equal to `evaluate(load_dataset(...), metrics=NATIVE_MEASURES, ...)` and the diagnosis it
+    Equal to `evaluate(load_dataset(...), metrics=metrics, ...)` and the diagnosis it
     carries (see `from_reference`), question by question.
     """
+    chosen = measures(metrics)
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
     runs = as_paths(runs)
+    names = tuple(dict.fromkeys(m.name for m in chosen))
     try:
         return _columnar(
-            evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level,
-            workers or default_workers(),
+            evalset, snapshot, runs, chosen, k, label_policy, allow_unreviewed,
+            evidence_level, workers or default_workers(),
         )
     except _Fallback as exc:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs)
         evaluation = evaluate(
             dataset,
             k=k,
-            metrics=NATIVE_MEASURES,
+            metrics=names,
             label_policy=label_policy,
             allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level,
         )
         splits = tuple(q.split for q in dataset.evalset.questions)
-        return NativeEvaluation(from_reference(evaluation), "reference", str(exc), 0, splits)
+        return NativeEvaluation(
+            from_reference(evaluation), "reference", str(exc), 0, splits, names
+        )
 
 
 _KNOWN_STAGES = frozenset(
@@ -318,8 +336,9 @@ _KNOWN_STAGES = frozenset(
 
 
 def _columnar(
-    evalset: Path, snapshot_path: Path, runs: Sequence[Path], k: int | None,
-    policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice, workers: int,
+    evalset: Path, snapshot_path: Path, runs: Sequence[Path], chosen: Sequence[Measure],
+    k: int | None, policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice,
+    workers: int,
 ) -> NativeEvaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -334,31 +353,49 @@ def _columnar(
     else:
         level_document = np.full(n, level == "document", dtype=bool)
     matcher = build_matcher(ev, codes, level_document)
-    flags = _SnapshotFlags(codes, index, workers)
+    rules = default_injection_rules()
+    flags = _SnapshotFlags(
+        codes, index, lambda text: bool(detect_injection(text, rules)), workers
+    )
+    chosen = tuple({m.name: m for m in chosen}.values())
+    # The sensitive-content scans of answers and contexts are paid only when asked for.
+    scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
+    scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
+    sensitive = (
+        _SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)), workers)
+        if scan_contexts else None
+    )
     names: set[str] = set()
     out = []
     reference_rows = 0
     for path in runs:
         run = read_run_parallel(
-            path, ev, codes, workers, k=k, label_policy=policy, allow_unreviewed=allow_unreviewed
+            path, ev, codes, workers, k=k, label_policy=policy,
+            allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
+            scan_contexts=scan_contexts,
         )
         if run.header.name in names:
             raise _Fallback("run names")
         names.add(run.header.name)
-        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags)
+        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
+        scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)
         exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
         rows = np.flatnonzero(exotic)
         if rows.size:
             _reference_rows(
-                rows, by_row, (evalset, path), run, index, level, policy, ev, scores, findings
+                rows, by_row, (evalset, path), run, index, level, policy, ev, chosen, scores,
+                findings,
             )
         reference_rows += int(rows.size)
         out.append(
             _result(
-                run.header.name, run.k, ev.ids, scores, findings, stages,
+                run.header.name, run.k, ev.ids, scores, chosen, findings, stages,
                 bool(run.context_derived.size == 0 or run.context_derived.any()),
             )
         )
-    return NativeEvaluation(tuple(out), "columnar", None, reference_rows, tuple(ev.split))
+    return NativeEvaluation(
+        tuple(out), "columnar", None, reference_rows, tuple(ev.split),
+        tuple(m.name for m in chosen),
+    )

@@ -19,23 +19,34 @@ import numpy as np
 from ..diagnosis import OK
 from ..holdout import HOLDOUT
 from ..metrics import (
-    REGISTRY,
     Aggregate,
+    MetricSpec,
     PerQuestion,
     aggregate,
     not_applicable_everywhere,
     not_applicable_line,
+    parse_measure,
 )
 from ._native_eval import NativeEvaluation, NativeRunResult
 
 
-def _value(name: str, numerator: float, denominator: float) -> float | bool | None:
-    # As render.score_json: null when not applicable, true/false for booleans, else the ratio.
-    if not denominator:
-        return None
-    if REGISTRY[name].kind == "boolean":
-        return bool(numerator)
-    return numerator / denominator
+def _spec(name: str) -> MetricSpec:
+    """The registry entry of a measure name (`ndcg@10`: `ndcg`)."""
+    return parse_measure(name).spec
+
+
+def _values(boolean: bool, part: PerQuestion) -> list[float | bool | None]:
+    """Per question, as render.score_json writes a value: null when not applicable,
+    true/false for booleans, else the ratio (the same IEEE division, over the column)."""
+    applies = part.denominator > 0
+    if boolean:
+        values: list[Any] = (part.numerator != 0).tolist()
+    else:
+        ratio = np.divide(
+            part.numerator, part.denominator, out=np.zeros(applies.size), where=applies
+        )
+        values = ratio.tolist()
+    return [v if a else None for v, a in zip(values, applies.tolist(), strict=True)]
 
 
 def _aggregate_json(agg: Aggregate) -> dict[str, Any]:
@@ -56,7 +67,7 @@ def _keep_rows(run: NativeRunResult, keep: np.ndarray) -> NativeRunResult:
         run,
         question_ids=tuple(np.array(run.question_ids, dtype=object)[keep].tolist()),
         scores=scores,
-        summary={n: aggregate(n, REGISTRY[n].averaging, scores[n]) for n in run.summary},
+        summary={n: aggregate(n, a.averaging, scores[n]) for n, a in run.summary.items()},
         findings={stage: found[keep] for stage, found in run.findings.items()},
         primary=run.primary[keep],
     )
@@ -76,19 +87,17 @@ def without_holdout_rows(result: NativeEvaluation) -> NativeEvaluation:
 
 
 def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, Any]]:
-    columns = {
-        name: (run.scores[name].numerator.tolist(), run.scores[name].denominator.tolist())
-        for name in measures
-    }
+    names = list(measures)
+    columns = [_values(_spec(name).kind == "boolean", run.scores[name]) for name in names]
     failing = [s for s in run.stages if s != OK]
     found = {stage: run.findings[stage].tolist() for stage in failing}
     primary = run.primary.tolist()
     rows = []
-    for row, question_id in enumerate(run.question_ids):
+    by_row = zip(*columns, strict=True) if columns else ((),) * len(run.question_ids)
+    for row, (question_id, values) in enumerate(zip(run.question_ids, by_row, strict=True)):
         first = run.stages[primary[row]]
-        entry: dict[str, Any] = {"id": question_id}
-        for name, (num, den) in columns.items():
-            entry[name] = _value(name, num[row], den[row])
+        entry: dict[str, Any] = dict(zip(names, values, strict=True))
+        entry["id"] = question_id
         entry["diagnosis"] = {
             "primary": first,
             "secondary": [s for s in failing if found[s][row] and s != first],
@@ -98,6 +107,7 @@ def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, 
 
 
 def _report(result: NativeEvaluation, measures: Sequence[str], questions: Any) -> dict[str, Any]:
+    specs = {name: _spec(name) for name in measures}
     return {
         "schema_version": 1,
         "engine": result.engine,
@@ -106,12 +116,12 @@ def _report(result: NativeEvaluation, measures: Sequence[str], questions: Any) -
         "metrics": [
             {
                 "name": name,
-                "layer": REGISTRY[name].layer,
-                "direction": REGISTRY[name].direction,
-                "averaging": REGISTRY[name].averaging,
-                "kind": REGISTRY[name].kind,
+                "layer": spec.layer,
+                "direction": spec.direction,
+                "averaging": spec.averaging,
+                "kind": spec.kind,
             }
-            for name in measures
+            for name, spec in specs.items()
         ],
         "runs": [
             {
@@ -133,8 +143,8 @@ def _report(result: NativeEvaluation, measures: Sequence[str], questions: Any) -
 def native_report_json(result: NativeEvaluation, measures: Sequence[str]) -> dict[str, Any]:
     """The report as plain data: `evaluation_json`'s keys for what the columnar path computes.
 
-    `measures` (a subset of `NATIVE_MEASURES`) picks the summary entries and per-question
-    values, as `--metric` does for the reference report.
+    `measures` (measures the result computed, by name: `ndcg@10`) picks the summary entries
+    and per-question values, as `--metric` does for the reference report.
     """
     return _report(result, measures, lambda _, run: _questions(run, measures))
 
@@ -145,17 +155,10 @@ _ROW_INDENT = " " * 8
 
 
 def _value_texts(name: str, part: PerQuestion) -> list[str]:
-    """`_value` of every question as JSON text, as `json` writes it (`float.__repr__`)."""
-    applicable = (part.denominator != 0).tolist()
-    if REGISTRY[name].kind == "boolean":
-        values = ["true" if v else "false" for v in (part.numerator != 0).tolist()]
-    else:
-        ratio = np.divide(
-            part.numerator, part.denominator,
-            out=np.zeros(part.numerator.shape, dtype=np.float64), where=part.denominator != 0,
-        )
-        values = list(map(float.__repr__, ratio.tolist()))
-    return [text if used else "null" for text, used in zip(values, applicable, strict=True)]
+    """`_values` of every question as JSON text, as `json` writes it (`float.__repr__`)."""
+    if _spec(name).kind == "boolean":
+        return ["null" if v is None else "true" if v else "false" for v in _values(True, part)]
+    return ["null" if v is None else float.__repr__(v) for v in _values(False, part)]
 
 
 def _diagnosis_texts(run: NativeRunResult) -> list[str]:
@@ -243,7 +246,7 @@ def _cell(agg: Aggregate) -> str:
 
 def _rows(result: NativeEvaluation, measures: Sequence[str]) -> list[list[str]]:
     rows = [
-        [name, REGISTRY[name].averaging, *(_cell(run.summary[name]) for run in result.runs)]
+        [name, _spec(name).averaging, *(_cell(run.summary[name]) for run in result.runs)]
         for name in measures
     ]
     stages = result.runs[0].stages if result.runs else ()
