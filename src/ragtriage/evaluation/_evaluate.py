@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from .._version import __version__
@@ -41,6 +42,8 @@ from ..validation import check_dataset
 
 LevelChoice = Literal["auto", "document", "chunk", "span"]
 QuestionFilter = Callable[[Question], bool]
+ViewBuilder = Callable[[Sequence[str]], tuple[QuestionView, ...]]
+"""Builds the per-question views of the given question IDs of one run, in that order."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,10 @@ class QuestionRecord:
     """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
     cannot_judge: Mapping[str, int] = field(default_factory=dict)
     """Per measure that reads `cannot_judge` labels: the items so labelled it left out."""
+    latency_ms: float | None = None
+    """The result's recorded latency (None: not recorded), for latency budgets."""
+    cost_usd: float | None = None
+    """The result's recorded cost (None: not recorded), for cost budgets."""
 
 
 NO_RESULT = "no result"
@@ -102,8 +109,6 @@ class RunEvaluation:
     """Aggregates over all evaluated questions, by measure name."""
     slices: Mapping[str, Mapping[str, Aggregate]]
     """Aggregates per `tag:NAME` and `split:NAME`."""
-    views: tuple[QuestionView, ...] = field(repr=False, compare=False)
-    """The resolved per-question views (input to diagnosis)."""
     self_labelled: tuple[str, ...] = ()
     """Measures computed from labels made by this run's own generator (accepted explicitly)."""
     label_sources: Mapping[str, LabelSources] = field(default_factory=dict)
@@ -117,6 +122,15 @@ class RunEvaluation:
     """Every question's failing stages and the per-stage breakdown, computed once here."""
     boundaries: RunBoundaries = field(kw_only=True)
     """The boundary section (permissions, injections, sensitive values, stale labels)."""
+    build_views: ViewBuilder = field(kw_only=True, repr=False, compare=False)
+    """Builds the per-question views of some questions: every number above is computed
+    already; a view is only for what shows a question's inputs (the HTML page) or diagnoses it
+    again (`diagnosis.diagnose_run`)."""
+
+    @cached_property
+    def views(self) -> tuple[QuestionView, ...]:
+        """Every scored question's view, in `questions` order (built on first use)."""
+        return self.build_views([r.question_id for r in self.questions])
 
     @property
     def cutoff(self) -> str:
@@ -192,6 +206,11 @@ def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
         out["missing_evidence"] = absent
     out.update(boundary_details(view))
     return out
+
+
+def _views_of(views: Sequence[QuestionView]) -> ViewBuilder:
+    by_id = {v.question.id: v for v in views}
+    return lambda question_ids: tuple(by_id[qid] for qid in question_ids)
 
 
 def _level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
@@ -322,6 +341,8 @@ def evaluate(
                     for m in chosen
                     if (count := m.cannot_judge(v)) is not None
                 },
+                latency_ms=v.result.latency_ms,
+                cost_usd=v.result.cost_usd,
             )
             for v in views
         )
@@ -342,7 +363,6 @@ def evaluate(
                 questions=records,
                 summary=summarize(records, chosen),
                 slices=_slices(records, chosen),
-                views=views,
                 self_labelled=self_labelled,
                 label_sources=run_label_sources(
                     chosen, views, [r.scores for r in records], calibrations
@@ -358,6 +378,7 @@ def evaluate(
                     k_used=k_used,
                 ),
                 boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
+                build_views=_views_of(views),
             )
         )
     return Evaluation(
