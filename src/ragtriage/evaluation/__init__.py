@@ -12,6 +12,10 @@ from ._evaluate import (
     k_not_used_note,
     load_and_evaluate,
     no_result_note,
+    question_details,
+    question_record,
+    run_evaluation,
+    run_evidence_level,
     summarize,
 )
 
@@ -27,5 +31,9 @@ __all__ = [
     "k_not_used_note",
     "load_and_evaluate",
     "no_result_note",
+    "question_details",
+    "question_record",
+    "run_evaluation",
+    "run_evidence_level",
     "summarize",
 ]

@@ -6,7 +6,7 @@ boundary section of every run), so renderers only format it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -21,7 +21,7 @@ from ..detectors import (
     run_boundaries,
     self_labelling_problems,
 )
-from ..diagnosis import RunDiagnosis, diagnose_views
+from ..diagnosis import QuestionDiagnosis, RunDiagnosis, diagnose_views, run_diagnosis
 from ..errors import InputError, Problem
 from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
 from ..metrics import (
@@ -171,7 +171,8 @@ class Evaluation:
         return tuple(run.diagnosis for run in self.runs)
 
 
-def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
+def question_details(view: QuestionView) -> dict[str, tuple[str, ...]]:
+    """The IDs behind one question's numbers (`QuestionRecord.details`)."""
     out: dict[str, tuple[str, ...]] = {}
     for stage in ("candidates", "context", "cited", "support"):
         ids = stale_ids(view, stage)
@@ -273,6 +274,84 @@ def input_problems(
     return [*problems, *self_labelling_problems(find_self_labelling(dataset.runs), files)]
 
 
+def run_evidence_level(levels: Iterable[str]) -> str:
+    """A run's evidence level from its questions' (those with required evidence): the one
+    level they share, `mixed`, or `document` when no question requires evidence."""
+    names = set(levels)
+    return names.pop() if len(names) == 1 else ("mixed" if names else "document")
+
+
+def question_record(
+    view: QuestionView,
+    scores: Mapping[str, Score | None],
+    details: Mapping[str, tuple[str, ...]],
+    cannot_judge: Mapping[str, int],
+) -> QuestionRecord:
+    """One question's record: what its view says of it, with its computed scores and details."""
+    question = view.question
+    return QuestionRecord(
+        question_id=question.id,
+        tags=tuple(question.tags),
+        split=question.split,
+        answerability=question.answerability,
+        outcome=view.outcome,
+        scores=scores,
+        details=details,
+        cannot_judge=cannot_judge,
+        latency_ms=view.result.latency_ms,
+        cost_usd=view.result.cost_usd,
+    )
+
+
+def run_evaluation(
+    name: str,
+    provenance: Provenance,
+    k: int | None,
+    evidence_level: str,
+    records: Sequence[QuestionRecord],
+    views: Sequence[QuestionView],
+    verdicts: Sequence[QuestionDiagnosis] | None,
+    chosen: Sequence[Measure],
+    *,
+    self_labelled: tuple[str, ...] = (),
+    calibrations: Sequence[CalibrationRecord] = (),
+    no_result: tuple[str, ...] = (),
+) -> RunEvaluation:
+    """One run's result from its per-question records, views and verdicts (all in
+    evaluation-set order): aggregates, slices, label sources, diagnosis and boundaries.
+
+    `verdicts` None: every view is diagnosed here (`diagnosis.diagnose_views`).
+    """
+    records = tuple(records)
+    # A run without results says nothing about k: shown as given.
+    k_used = not views or any(v.context_derived for v in views)
+    if verdicts is None:
+        diagnosis = diagnose_views(
+            name, views, k=k, evidence_level=evidence_level, no_result=no_result, k_used=k_used
+        )
+    else:
+        diagnosis = run_diagnosis(
+            name, verdicts, k=k, evidence_level=evidence_level, no_result=no_result,
+            k_used=k_used,
+        )
+    return RunEvaluation(
+        name=name,
+        provenance=provenance,
+        k=k,
+        evidence_level=evidence_level,
+        questions=records,
+        summary=summarize(records, chosen),
+        slices=_slices(records, chosen),
+        self_labelled=self_labelled,
+        label_sources=run_label_sources(chosen, views, [r.scores for r in records], calibrations),
+        no_result=no_result,
+        k_used=k_used,
+        diagnosis=diagnosis,
+        boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
+        build_views=_views_of(views),
+    )
+
+
 def evaluate(
     dataset: Dataset,
     *,
@@ -315,10 +394,7 @@ def evaluate(
         q for q in dataset.evalset.questions if question_filter is None or question_filter(q)
     ]
     levels = {q.id: _level(evidence_level, index, q) for q in questions}
-    level_names = {levels[q.id] for q in questions if q.required_evidence}
-    run_level = (
-        level_names.pop() if len(level_names) == 1 else ("mixed" if level_names else "document")
-    )
+    level = run_evidence_level(levels[q.id] for q in questions if q.required_evidence)
     out = []
     for run in dataset.runs:
         results = {res.question_id: res for res in run.results}
@@ -328,21 +404,11 @@ def evaluate(
             if q.id in results
         )
         records = tuple(
-            QuestionRecord(
-                question_id=v.question.id,
-                tags=tuple(v.question.tags),
-                split=v.question.split,
-                answerability=v.question.answerability,
-                outcome=v.outcome,
-                scores={m.name: m.compute(v) for m in chosen},
-                details=_details(v),
-                cannot_judge={
-                    m.name: count
-                    for m in chosen
-                    if (count := m.cannot_judge(v)) is not None
-                },
-                latency_ms=v.result.latency_ms,
-                cost_usd=v.result.cost_usd,
+            question_record(
+                v,
+                {m.name: m.compute(v) for m in chosen},
+                question_details(v),
+                {m.name: count for m in chosen if (count := m.cannot_judge(v)) is not None},
             )
             for v in views
         )
@@ -351,34 +417,19 @@ def evaluate(
             if run.name in self_made
             else ()
         )
-        no_result = tuple(q.id for q in questions if q.id not in results)
-        # A run without results says nothing about k: shown as given.
-        k_used = not views or any(v.context_derived for v in views)
         out.append(
-            RunEvaluation(
-                name=run.name,
-                provenance=run.provenance,
-                k=ks[run.name],
-                evidence_level=run_level,
-                questions=records,
-                summary=summarize(records, chosen),
-                slices=_slices(records, chosen),
+            run_evaluation(
+                run.name,
+                run.provenance,
+                ks[run.name],
+                level,
+                records,
+                views,
+                None,
+                chosen,
                 self_labelled=self_labelled,
-                label_sources=run_label_sources(
-                    chosen, views, [r.scores for r in records], calibrations
-                ),
-                no_result=no_result,
-                k_used=k_used,
-                diagnosis=diagnose_views(
-                    run.name,
-                    views,
-                    k=ks[run.name],
-                    evidence_level=run_level,
-                    no_result=no_result,
-                    k_used=k_used,
-                ),
-                boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
-                build_views=_views_of(views),
+                calibrations=calibrations,
+                no_result=tuple(q.id for q in questions if q.id not in results),
             )
         )
     return Evaluation(
