@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragtriage.cli.main import cli
-from ragtriage.columnar import NATIVE_MEASURES
 
 from . import evaluate_files, measure_names
 from .aggregate import Aggregate
@@ -80,9 +79,12 @@ def test_evaluate_json_in_both_algorithms_reports_the_oracle(g: Generated, jsonl
         reference = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
         assert reference.exit_code == 0, reference.output
         assert differences(json.loads(reference.stdout), oracle, NAMES) == []
-        columnar = runner.invoke(cli, [*args, "--algorithm", "columnar"])
+        columnar = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n)),
+                                       "--algorithm", "columnar"])
         if columnar.exit_code == 2:  # a holdout result it checks: test_oracle_disagreements
             assert any(q.get("split") == "holdout" for q in g.evalset["questions"])
             return
         assert columnar.exit_code == 0, columnar.output
-        assert differences(json.loads(columnar.stdout), oracle, list(NATIVE_MEASURES)) == []
+        # The same report, byte for byte, but for the input files' names (the columnar
+        # algorithm reads the runs with their labels inline: the same files here).
+        assert columnar.stdout == reference.stdout

@@ -16,20 +16,8 @@ from ._native import (
     retrieval_scores,
     stage_arrays,
 )
-from ._native_eval import (
-    NativeEvaluation,
-    NativeRunResult,
-    evaluate_native,
-    from_reference,
-    native_json,
-)
+from ._native_eval import evaluate_native
 from ._native_layers import NATIVE_MEASURES
-from ._native_report import (
-    native_report_json,
-    native_report_markdown,
-    native_report_table,
-    without_holdout_rows,
-)
 from ._score import (
     DEFAULT_TREC_MEASURES,
     RankMeasure,
@@ -51,8 +39,6 @@ __all__ = [
     "STAGES",
     "AveragingRule",
     "IdKeys",
-    "NativeEvaluation",
-    "NativeRunResult",
     "QuestionPolicy",
     "RankArrays",
     "RankMeasure",
@@ -64,13 +50,8 @@ __all__ = [
     "build_rank_arrays",
     "evaluate_native",
     "evaluate_trec",
-    "from_reference",
     "id_keys",
     "load_trec",
-    "native_json",
-    "native_report_json",
-    "native_report_markdown",
-    "native_report_table",
     "parse_rank_measures",
     "refusal_scores",
     "retrieval_losses",
@@ -79,5 +60,4 @@ __all__ = [
     "stage_arrays",
     "trec_json",
     "trec_table",
-    "without_holdout_rows",
 ]

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+import numpy as np
+
 from .._version import __version__
 from ..calibration import CalibrationRecord, LabelSources, calibration_notes, run_label_sources
 from ..detectors import (
@@ -214,33 +216,57 @@ def _views_of(views: Sequence[QuestionView]) -> ViewBuilder:
     return lambda question_ids: tuple(by_id[qid] for qid in question_ids)
 
 
-def _level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
+def question_level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
+    """How one question's evidence is matched: `choice`, or for `auto` what its required
+    evidence IDs name (documents, chunks or spans)."""
     if choice != "auto":
         return choice
     return index.evidence_level(i for g in q.required_evidence for i in g.any_of)
 
 
-def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
-    """Aggregate each measure over a set of per-question records."""
+def per_question(
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
+) -> dict[str, PerQuestion]:
+    """Each measure's per-question scores in array form, in `records` order."""
     out = {}
     for m in chosen:
         left_out = None
         if m.spec.cannot_judge is not None:
             left_out = [r.cannot_judge.get(m.name, 0) for r in records]
-        scores = PerQuestion.from_scores([r.scores[m.name] for r in records], left_out)
-        out[m.name] = aggregate(m.name, m.spec.averaging, scores)
+        out[m.name] = PerQuestion.from_scores([r.scores[m.name] for r in records], left_out)
     return out
 
 
+def _aggregates(
+    scores: Mapping[str, PerQuestion], chosen: Sequence[Measure], rows: np.ndarray | None = None
+) -> dict[str, Aggregate]:
+    out = {}
+    for m in chosen:
+        part = scores[m.name]
+        if rows is not None:
+            left_out = None if part.cannot_judge is None else part.cannot_judge[rows]
+            part = PerQuestion(part.numerator[rows], part.denominator[rows], left_out)
+        out[m.name] = aggregate(m.name, m.spec.averaging, part)
+    return out
+
+
+def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
+    """Aggregate each measure over a set of per-question records."""
+    return _aggregates(per_question(records, chosen), chosen)
+
+
 def _slices(
-    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure], scores: Mapping[str, PerQuestion]
 ) -> dict[str, dict[str, Aggregate]]:
-    groups: dict[str, list[QuestionRecord]] = {}
-    for rec in records:
-        groups.setdefault(f"split:{rec.split}", []).append(rec)
+    groups: dict[str, list[int]] = {}
+    for row, rec in enumerate(records):
+        groups.setdefault(f"split:{rec.split}", []).append(row)
         for tag in rec.tags:
-            groups.setdefault(f"tag:{tag}", []).append(rec)
-    return {key: summarize(groups[key], chosen) for key in sorted(groups)}
+            groups.setdefault(f"tag:{tag}", []).append(row)
+    return {
+        key: _aggregates(scores, chosen, np.array(groups[key], dtype=np.int64))
+        for key in sorted(groups)
+    }
 
 
 def _cutoffs(dataset: Dataset, k: int | None) -> dict[str, int | None]:
@@ -323,6 +349,7 @@ def run_evaluation(
     `verdicts` None: every view is diagnosed here (`diagnosis.diagnose_views`).
     """
     records = tuple(records)
+    scores = per_question(records, chosen)
     # A run without results says nothing about k: shown as given.
     k_used = not views or any(v.context_derived for v in views)
     if verdicts is None:
@@ -340,8 +367,8 @@ def run_evaluation(
         k=k,
         evidence_level=evidence_level,
         questions=records,
-        summary=summarize(records, chosen),
-        slices=_slices(records, chosen),
+        summary=_aggregates(scores, chosen),
+        slices=_slices(records, chosen, scores),
         self_labelled=self_labelled,
         label_sources=run_label_sources(chosen, views, [r.scores for r in records], calibrations),
         no_result=no_result,
@@ -393,7 +420,7 @@ def evaluate(
     questions = [
         q for q in dataset.evalset.questions if question_filter is None or question_filter(q)
     ]
-    levels = {q.id: _level(evidence_level, index, q) for q in questions}
+    levels = {q.id: question_level(evidence_level, index, q) for q in questions}
     level = run_evidence_level(levels[q.id] for q in questions if q.required_evidence)
     out = []
     for run in dataset.runs:
