@@ -11,7 +11,15 @@ from ._decode import decode, strip_bom
 from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYTES, size_text
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
-from ._strict_json import FINITE, depth_problem, parse_json, parse_json_values, parse_toml
+from ._strict_json import (
+    FINITE,
+    StrictJSONError,
+    depth_problem,
+    loads_strict,
+    parse_json,
+    parse_json_values,
+    parse_toml,
+)
 from ._write import (
     OutputError,
     atomic_output,
@@ -28,6 +36,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_LINE_BYTES",
     "OutputError",
+    "StrictJSONError",
     "atomic_output",
     "check_input",
     "check_output",
@@ -36,6 +45,7 @@ __all__ = [
     "file_problem",
     "iter_lines",
     "json_lines",
+    "loads_strict",
     "make_folder",
     "open_input",
     "parse_json",

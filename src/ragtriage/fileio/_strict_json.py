@@ -2,8 +2,10 @@
 
 Python's parsers let the last of two equal keys win, read `NaN`, `Infinity` and `1e400`
 (infinity), convert integers of any length until a `ValueError`, and recurse until a
-`RecursionError`. Each of these becomes one `InputError` naming the file, the place (line
-and column when known) and the problem.
+`RecursionError`. One decoder (`loads_strict`, `_raw_decode`) refuses each of these with a
+`StrictJSONError` saying what was expected and what was found; input files turn it into one
+`InputError` naming the file and the place (line and column when known), the judge into the
+reason a reply is `cannot_judge`.
 """
 
 from __future__ import annotations
@@ -38,12 +40,27 @@ _DESCRIPTIONS = (
 )
 
 
-class _Refused(Exception):
+class StrictJSONError(ValueError):
+    """JSON a strict rule refuses: what was `expected` and what was `found` (and the number
+    `token` that broke the rule, to locate it in the text)."""
+
     def __init__(self, expected: str, found: str, token: str | None = None) -> None:
-        super().__init__(found)
+        super().__init__(f"expected {expected}; found {found}")
         self.expected = expected
         self.found = found
         self.token = token
+
+
+def _too_deep(limit: int) -> StrictJSONError:
+    return StrictJSONError(
+        f"at most {limit} levels of nested arrays and objects", "deeper nesting"
+    )
+
+
+def _too_long(limit: int) -> StrictJSONError:
+    return StrictJSONError(
+        f"integers of at most {limit} digits", f"an integer of more than {limit} digits"
+    )
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -52,20 +69,51 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _Refused("each key at most once in an object", f"the key {key!r} twice")
+                shown = key if len(key) <= 40 else key[:40] + "..."
+                raise StrictJSONError(
+                    "each key at most once in an object", f"the key {shown!r} twice"
+                )
             seen.add(key)
     return out
 
 
 def _constant(name: str) -> Any:
-    raise _Refused(FINITE, name, name)
+    raise StrictJSONError(FINITE, name, name)
 
 
 def _float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise _Refused(FINITE, f"{text} (beyond the largest number, about 1.8e308)", text)
+        raise StrictJSONError(
+            FINITE, f"{text[:40]} (beyond the largest number, about 1.8e308)", text
+        )
     return value
+
+
+def _bounded_int(limit: int) -> Any:
+    def parse(text: str) -> int:
+        if len(text) - text.startswith("-") > limit:
+            raise _too_long(limit)
+        return int(text)
+
+    return parse
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
+)
+"""Integers bounded by Python's own limit (`MAX_INT_DIGITS`): no call per integer."""
+
+
+def _decoder(max_int_digits: int) -> json.JSONDecoder:
+    if max_int_digits >= MAX_INT_DIGITS:
+        return _DECODER
+    return json.JSONDecoder(
+        object_pairs_hook=_pairs,
+        parse_constant=_constant,
+        parse_float=_float,
+        parse_int=_bounded_int(max_int_digits),
+    )
 
 
 def _plain(message: str) -> str:
@@ -127,52 +175,49 @@ def depth_problem(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def _too_deep(label: str, field: str) -> InputError:
-    return file_problem(
-        label, f"at most {MAX_DEPTH} levels of nested arrays and objects", "deeper nesting", field
-    )
+def _raw_decode(
+    text: str, start: int, max_depth: int = MAX_DEPTH, max_int_digits: int = MAX_INT_DIGITS
+) -> tuple[Any, int]:
+    """The JSON value at `start` and where it ends; `StrictJSONError` for a value a strict
+    rule refuses, `json.JSONDecodeError` for text that is not JSON."""
+    try:
+        value, end = _decoder(max_int_digits).raw_decode(text, start)
+    except RecursionError:
+        raise _too_deep(max_depth) from None
+    except (json.JSONDecodeError, StrictJSONError):
+        raise
+    except ValueError as exc:  # Python's bound on integer digits
+        if "digits" not in str(exc):
+            raise
+        raise _too_long(MAX_INT_DIGITS) from None
+    piece = text[start:end]
+    if piece.count("[") + piece.count("{") > max_depth and depth_problem(value, max_depth):
+        raise _too_deep(max_depth)
+    if _SURROGATE_ESCAPE.search(piece) and (bad := _first_surrogate(value)) is not None:
+        raise StrictJSONError("text UTF-8 can encode", f"a lone surrogate escape {bad} in a string")
+    return value, end
 
 
-def _too_long(label: str, field: str) -> InputError:
-    return file_problem(
-        label,
-        f"integers of at most {MAX_INT_DIGITS} digits",
-        f"an integer of more than {MAX_INT_DIGITS} digits",
-        field,
-    )
-
-
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
-)
+def loads_strict(text: str, *, max_depth: int, max_int_digits: int) -> Any:
+    """One JSON value from text that came from outside (an endpoint's reply), within tighter
+    bounds than a file: `StrictJSONError` or `json.JSONDecodeError` when refused."""
+    value, end = _raw_decode(text, _skip_space(text, 0), max_depth, max_int_digits)
+    if _skip_space(text, end) < len(text):
+        raise json.JSONDecodeError("Extra data", text, _skip_space(text, end))
+    return value
 
 
 def _decode(text: str, label: str, line: int | None, start: int) -> tuple[Any, int]:
-    whole = "(file)" if line is None else f"line {line}"
     try:
-        value, end = _DECODER.raw_decode(text, start)
+        return _raw_decode(text, start)
     except json.JSONDecodeError as exc:
         found = _plain(exc.msg)
         if exc.msg.startswith("Expecting") and not text[exc.pos :].strip():
             found = f"the end of the {'file' if line is None else 'line'} (the JSON is cut short)"
         where = _where(line, exc.lineno, exc.colno)
         raise file_problem(label, "valid JSON", found, where) from None
-    except _Refused as exc:
+    except StrictJSONError as exc:
         raise file_problem(label, exc.expected, exc.found, _locate(text, exc.token, line)) from None
-    except RecursionError:
-        raise _too_deep(label, whole) from None
-    except ValueError as exc:  # Python's bound on integer digits
-        if "digits" not in str(exc):
-            raise
-        raise _too_long(label, whole) from None
-    piece = text[start:end]
-    if piece.count("[") + piece.count("{") > MAX_DEPTH and depth_problem(value):
-        raise _too_deep(label, whole)
-    if _SURROGATE_ESCAPE.search(piece) and (bad := _first_surrogate(value)) is not None:
-        raise file_problem(
-            label, "text UTF-8 can encode", f"a lone surrogate escape {bad} in a string", whole
-        )
-    return value, end
 
 
 def _skip_space(text: str, position: int) -> int:
@@ -205,6 +250,10 @@ def parse_json_values(text: str, label: str) -> Iterator[tuple[int, Any]]:
         position = _skip_space(text, position)
 
 
+def _file_refusal(label: str, refused: StrictJSONError) -> InputError:
+    return file_problem(label, refused.expected, refused.found, "(file)")
+
+
 def parse_toml(text: str, label: str) -> dict[str, Any]:
     """Parse one TOML document strictly (finite floats, bounded integers and depth)."""
     try:
@@ -216,13 +265,13 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
         where = f"line {at.group(1)} column {at.group(2)}" if at else "(file)"
         raise file_problem(label, "valid TOML", found, where) from None
     except RecursionError:
-        raise _too_deep(label, "(file)") from None
+        raise _file_refusal(label, _too_deep(MAX_DEPTH)) from None
     except ValueError as exc:
         if "digits" not in str(exc):
             raise
-        raise _too_long(label, "(file)") from None
+        raise _file_refusal(label, _too_long(MAX_INT_DIGITS)) from None
     if depth_problem(data):
-        raise _too_deep(label, "(file)")
+        raise _file_refusal(label, _too_deep(MAX_DEPTH))
     stack: list[tuple[str, Any]] = [("", data)]
     while stack:
         where, item = stack.pop()

@@ -12,8 +12,8 @@ from ..endpoint import DEFAULT_MAX_REPLY_BYTES
 from ..errors import RagtriageError
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._formats import response_format_body
+from ._reply_json import reply_json
 from ._spec import JudgeSpec
-from ._strict import strict_loads
 
 _FEATURE = "calling an OpenAI-compatible endpoint"
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def _envelope(body: bytes) -> tuple[str, str | None, int, int]:
     """(content, finish_reason, prompt tokens, completion tokens) of a chat completion body;
     anything odd (duplicate keys, deep nesting, `usage` that is not an object, a token count
     that is not a small integer) raises ValueError or TypeError."""
-    data: Any = strict_loads(body.decode("utf-8"))
+    data: Any = reply_json(body.decode("utf-8"))
     choices = _field(data, "choices", list, "body")
     if not choices:
         raise ValueError("body.choices is empty")

@@ -13,7 +13,9 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..fileio import StrictJSONError
 from ..schemas import Identifier
+from ._reply_json import reply_json
 from ._spec import (
     ClaimsFound,
     CoverageVerdict,
@@ -21,7 +23,6 @@ from ._spec import (
     OutcomeFound,
     SupportVerdict,
 )
-from ._strict import StrictJSONError, strict_loads
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.DOTALL)
 _MAX_SHOWN = 120
@@ -95,7 +96,7 @@ def parse_object(model: type[M], text: str) -> M:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        data = strict_loads(body)
+        data = reply_json(body)
     except json.JSONDecodeError as exc:
         raise ParseFailure(
             f"not a JSON object ({exc.msg} at char {exc.pos}): {_shown(text)}"
