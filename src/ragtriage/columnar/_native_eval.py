@@ -120,9 +120,21 @@ class _SnapshotFlags:
         return out
 
 
-def _score(part: PerQuestion, row: int) -> Score | None:
-    denominator = float(part.denominator[row])
-    return None if not denominator else Score(float(part.numerator[row]), denominator)
+def _columns(
+    scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
+) -> dict[str, tuple[list[Score | None], list[int] | None]]:
+    """Per measure the arrays compute: the rows' scores and `cannot_judge` counts."""
+    out: dict[str, tuple[list[Score | None], list[int] | None]] = {}
+    at = np.array(rows, dtype=np.int64)
+    for m in chosen:
+        part = scores.get(m.name)
+        if part is None:
+            continue
+        pairs = zip(part.numerator[at].tolist(), part.denominator[at].tolist(), strict=True)
+        found = [None if not den else Score(num, den) for num, den in pairs]
+        left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
+        out[m.name] = (found, left_out)
+    return out
 
 
 def _questions(path: Path, n: int) -> list[Question]:
@@ -148,11 +160,15 @@ def _run_evaluation(
     results = record_at(path, "run", "results", {int(by_row[row]) for row in rows})
     failing = [stage for stage in stage_order() if stage != OK]
     fired = {stage: findings[stage][rows].tolist() for stage in failing}
+    columns = _columns(scores, chosen, rows)
     records: list[QuestionRecord] = []
     views: list[QuestionView] = []
     verdicts: list[QuestionDiagnosis] = []
     for n, row in enumerate(rows):
-        result = QuestionResult.model_validate(results[int(by_row[row])])
+        try:
+            result = QuestionResult.model_validate(results[int(by_row[row])])
+        except ValidationError as exc:  # the fast checks let it through: see `_questions`
+            raise _Fallback("result model") from exc
         view = build_view(questions[row], result, index, levels[row], run.k, policy)
         views.append(view)
         if exotic[row]:
@@ -169,15 +185,15 @@ def _run_evaluation(
         computed: dict[str, Score | None] = {}
         left_out: dict[str, int] = {}
         for m in chosen:
-            part = scores.get(m.name)
-            if part is None:
+            column = columns.get(m.name)
+            if column is None:
                 computed[m.name] = m.compute(view)
                 if (count := m.cannot_judge(view)) is not None:
                     left_out[m.name] = count
                 continue
-            computed[m.name] = _score(part, row)
-            if part.cannot_judge is not None:
-                left_out[m.name] = int(part.cannot_judge[row])
+            computed[m.name] = column[0][n]
+            if column[1] is not None:
+                left_out[m.name] = column[1][n]
         records.append(question_record(view, computed, question_details(view), left_out))
         verdicts.append(diagnose_view(view, {s for s in failing if fired[s][n]}))
     return run_evaluation(
