@@ -10,7 +10,12 @@ from click.testing import CliRunner
 from native_layers_data import write_dataset
 
 from ragtriage.cli.main import cli
+from ragtriage.columnar import NATIVE_MEASURES
+from ragtriage.metrics import REGISTRY
 
+NAMES = [f"{name}@3" if REGISTRY[name].params else name for name in NATIVE_MEASURES]
+"""Every measure the columnar algorithm computes, rank measures at k = 3."""
+ALL_METRICS = [arg for name in NAMES for arg in ("--metric", name)]
 USAGE_HEAD = (
     "Usage: cli evaluate [OPTIONS] [DATASET]\nTry 'cli evaluate --help' for help.\n\n"
 )
@@ -49,6 +54,31 @@ def test_columnar_report_is_the_reference_report_on_generated_data(
 def test_columnar_report_is_the_reference_report_on_the_example(fmt: str) -> None:
     reference, columnar = _outputs(["--example", "-k", "2"], fmt)
     assert columnar == reference
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_measure_is_the_reference_value(tmp_path: Path, seed: int) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 40)
+    reference, columnar = _outputs(
+        [str(evalset), "--snapshot", str(snapshot), "--run", str(run), *ALL_METRICS], "json"
+    )
+    assert columnar == reference
+    assert [m["name"] for m in json.loads(columnar)["metrics"]] == NAMES
+
+
+def test_columnar_default_measures_are_the_reference_default_set() -> None:
+    reference, columnar = _outputs(["--example"], "json")
+    assert columnar == reference
+    assert len(json.loads(columnar)["metrics"]) == 21
+
+
+def test_columnar_accepts_rank_measures_by_alias() -> None:
+    reference, columnar = _outputs(
+        ["--example", "-k", "2", "--metric", "recall@2", "--metric", "MAP@5"], "json"
+    )
+    assert columnar == reference
+    names = [m["name"] for m in json.loads(columnar)["metrics"]]
+    assert names == ["recall_candidates@2", "context_precision@5"]
 
 
 def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:

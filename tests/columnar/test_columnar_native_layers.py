@@ -12,16 +12,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from native_layers_data import write_dataset
 
-from ragtriage.columnar import _native_eval, _native_read, evaluate_native
+from ragtriage.columnar import NATIVE_MEASURES, _native_eval, _native_read, evaluate_native
 from ragtriage.errors import InputError
 from ragtriage.evaluation import Evaluation, evaluate
 from ragtriage.loading import load_dataset
-from ragtriage.metrics import measures
+from ragtriage.metrics import REGISTRY, measures
 from ragtriage.render import dumps, evaluation_json
+
+NAMES = [
+    name
+    for measure in NATIVE_MEASURES
+    for name in ([f"{measure}@{k}" for k in (1, 3, 10)] if REGISTRY[measure].params else [measure])
+]
+"""Every measure the columnar algorithm computes, rank measures at k = 1, 3, 10."""
 
 
 def _reference(evalset: Path, snapshot: Path, runs: list[Path], **options: Any) -> Evaluation:
-    return evaluate(load_dataset(evalset, snapshot=snapshot, runs=runs), **options)
+    return evaluate(load_dataset(evalset, snapshot=snapshot, runs=runs), metrics=NAMES,
+                    **options)
 
 
 def _columnar(
@@ -31,7 +39,7 @@ def _columnar(
     return _native_eval._columnar(
         evalset, snapshot, runs, options.get("k"), options.get("label_policy", "human-first"),
         options.get("allow_unreviewed", False), options.get("evidence_level", "auto"), workers,
-        measures(None), None,
+        measures(NAMES), None,
     )
 
 
@@ -76,7 +84,7 @@ def test_options_equal_reference(
             want = _reference(evalset, snapshot, [run], **options)
         except InputError as expected:
             with pytest.raises(InputError) as caught:
-                evaluate_native(evalset, snapshot, [run], **options)
+                evaluate_native(evalset, snapshot, [run], metrics=NAMES, **options)
             assert caught.value.problems == expected.problems
             return
         _assert_same(_columnar(evalset, snapshot, [run], **options), want)

@@ -158,6 +158,7 @@ def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tm
     data = [starter[0], "--snapshot", starter[2], "--run", str(tmp_path / "run.json"), "--algorithm", "columnar"]
     code, stdout = _run(["evaluate", *data], "80")
     assert code == 0, stdout
+    # The default set, as the reference's: the starter plants no canary.
     assert "not applicable here: correct_clarification, canary_obeyed\n" in stdout
     assert "│ correct_clarification" not in stdout
     assert stdout == _run(["evaluate", *data[:-2]], "80")[1]  # the reference table

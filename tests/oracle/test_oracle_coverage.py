@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragtriage.diagnosis import stage_order
-from ragtriage.metrics import REGISTRY
+from ragtriage.metrics import REGISTRY, default_measures
 
 from . import evaluate_files
 from .diagnosis import STAGES
@@ -70,3 +70,5 @@ def test_oracle_on_the_columnar_tests_datasets(
         oracle = evaluate_files(evalset, snapshot, [run], rank_ks=RANK_KS, detectors=detectors)
         assert compare_reference(oracle, reference) == []
         assert compare_columnar(run_columnar(files, names, OPTIONS), reference) == []
+        default = run_columnar(files, [], OPTIONS)  # the default set, as the reference's
+        assert [m.name for m in default.measures] == [m.name for m in default_measures()]

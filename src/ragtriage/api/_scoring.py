@@ -322,7 +322,8 @@ COLUMNAR_UNSUPPORTED = "--algorithm columnar does not support {option}"
 def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[str]:
     """The options of `request` the columnar algorithm does not take, in --help order.
 
-    `also` names further options given on the command line (listed last).
+    `also` names further options given on the command line (listed last). Every measure
+    is taken (`columnar.NATIVE_MEASURES` is the whole registry).
     """
     given = [
         ("--labels", bool(request.labels)),
@@ -351,11 +352,13 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
     from ..columnar import evaluate_native
     from ..evaluation import k_not_used_note
     from ..holdout import HOLDOUT, Notice
+    from ..metrics import measures
     from ..request import log_notice
 
     refused = columnar_unsupported(request)
     if refused:
         raise RequestError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
+    measures(request.metric_names)  # bad names: InputError, before any file is read
     files = request.files()
     if files.snapshot is None:
         raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")

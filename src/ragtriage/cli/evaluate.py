@@ -39,7 +39,8 @@ from .report import html_option, write_html
     type=click.Choice(["reference", "columnar"]),
     default="reference",
     show_default=True,
-    help="`columnar`: native sets scored as arrays (large inputs); the same report.",
+    help="`columnar`: native sets scored as arrays (large inputs), the same report; options "
+    "it lacks are refused by name.",
 )
 @all_measures_option
 @handle_errors

@@ -7,15 +7,6 @@ gives the same numbers for large inputs, and its tests check that it does.
 from ._arrays import RankArrays, arrays_from_dicts, build_rank_arrays
 from ._averaging import AVERAGING_RULES, AveragingRule
 from ._keys import IdKeys, id_keys
-from ._native import (
-    LOSS_STAGES,
-    STAGES,
-    StageArrays,
-    refusal_scores,
-    retrieval_losses,
-    retrieval_scores,
-    stage_arrays,
-)
 from ._native_eval import evaluate_native
 from ._native_layers import NATIVE_MEASURES
 from ._score import (
@@ -34,16 +25,13 @@ from ._trec_render import trec_json, trec_table
 __all__ = [
     "AVERAGING_RULES",
     "DEFAULT_TREC_MEASURES",
-    "LOSS_STAGES",
     "NATIVE_MEASURES",
-    "STAGES",
     "AveragingRule",
     "IdKeys",
     "QuestionPolicy",
     "RankArrays",
     "RankMeasure",
     "RankScores",
-    "StageArrays",
     "TrecEvaluation",
     "TrecLoad",
     "arrays_from_dicts",
@@ -53,11 +41,7 @@ __all__ = [
     "id_keys",
     "load_trec",
     "parse_rank_measures",
-    "refusal_scores",
-    "retrieval_losses",
-    "retrieval_scores",
     "score_arrays",
-    "stage_arrays",
     "trec_json",
     "trec_table",
 ]

@@ -14,13 +14,13 @@ problem with its usual message, or gives the same result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from pydantic import ValidationError
 
-from ..detectors import default_injection_rules, detect_injection, item_text
+from ..detectors import default_injection_rules, detect_injection, find_sensitive, item_text
 from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import (
@@ -52,6 +52,7 @@ from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
 from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
+from ._native_rank import rank_scores
 from ._native_read import Codes, record_at
 from ._native_run import RunColumns
 from ._trec import _Fallback
@@ -99,13 +100,13 @@ def _load_snapshot(path: Path) -> tuple[Snapshot, SourceFile]:
 
 
 class _SnapshotFlags:
-    """Whether a snapshot item's text is instruction-like, scanned once per item."""
+    """Whether a detector finds something in a snapshot item's text, scanned once per item."""
 
-    def __init__(self, snapshot: Snapshot, codes: Codes, index: SnapshotIndex) -> None:
+    def __init__(self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool]) -> None:
         self._ids = list(codes.code)
         self._index = index
         self._known: dict[int, bool] = {}
-        self._rules = default_injection_rules()
+        self._finds = finds
 
     def __call__(self, items: np.ndarray) -> np.ndarray:
         unique, inverse = np.unique(items, return_inverse=True)
@@ -114,7 +115,7 @@ class _SnapshotFlags:
             flag = self._known.get(item)
             if flag is None:
                 text = item_text(self._ids[item], self._index) or ""
-                flag = self._known[item] = bool(detect_injection(text, self._rules))
+                flag = self._known[item] = self._finds(text)
             flags[n] = flag
         out: np.ndarray = flags[inverse.reshape(-1)]
         return out
@@ -269,17 +270,29 @@ def _columnar(
     else:
         level_document = np.full(n, level == "document", dtype=bool)
     matcher = build_matcher(ev, codes, level_document)
-    flags = _SnapshotFlags(snapshot, codes, index)
+    rules = default_injection_rules()
+    flags = _SnapshotFlags(codes, index, lambda text: bool(detect_injection(text, rules)))
+    chosen = tuple({m.name: m for m in chosen}.values())
+    # The sensitive-content scans of answers and contexts are paid only when asked for.
+    scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
+    scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
+    sensitive = (
+        _SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)))
+        if scan_contexts else None
+    )
     names: set[str] = set()
     read = []
     for path in runs:
         run = read_run_parallel(
-            path, ev, codes, workers, k=k, label_policy=policy, allow_unreviewed=allow_unreviewed
+            path, ev, codes, workers, k=k, label_policy=policy,
+            allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
+            scan_contexts=scan_contexts,
         )
         if run.header.name in names:
             raise _Fallback("run names")
         names.add(run.header.name)
-        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags)
+        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
+        scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)
         exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ..detectors import default_injection_rules, detect_injection
+from ..detectors import carries_marker, default_injection_rules, detect_injection, find_sensitive
 from ..schemas import LabelPolicy, RunHeader, counted_labels
 from ._native_checks import (
     CLAIM_VERDICTS,
@@ -63,6 +63,13 @@ class RunColumns:
     """The answer carries the marker of the question's canary (case-insensitive)."""
     context_derived: np.ndarray
     """Per result: its context is the top k of its final ranking (none recorded)."""
+    context_sensitive: np.ndarray
+    """Per context item, as `context_flag` for the sensitive-content detectors (1/0 for a
+    recorded text, -1 for the snapshot's). Empty when not scanned (`scan_contexts=False`)."""
+    sensitive_answer: np.ndarray
+    """Per result: a sensitive-content detector finds something in its answer
+    (`detectors.find_sensitive`; False without an answer). Empty when the answers were not
+    scanned (`scan_answers=False`)."""
 
 
 def _kind(label: dict[str, Any]) -> str:
@@ -101,9 +108,15 @@ def read_run(
     label_policy: LabelPolicy,
     allow_unreviewed: bool,
     span: tuple[int, int] | None = None,
+    scan_answers: bool = True,
+    scan_contexts: bool = False,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
-    `evaluate` would report, except a missing result (checked when the parts are joined)."""
+    `evaluate` would report, except a missing result (checked when the parts are joined).
+
+    `scan_answers`, `scan_contexts`: run the sensitive-content detectors over every answer,
+    every recorded context text (only `sensitive_in_answer`, `sensitive_in_context` read
+    them)."""
     header_data, items = records(path, "run", "results", span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
@@ -136,6 +149,8 @@ def read_run(
     exotic = array("q")
     obeyed = array("q")
     derived = array("q")
+    sensitive = array("q")
+    ctx_sensitive = array("q")
     markers = evalset.canary_marker
     unreviewed_ok = allow_unreviewed
     for res in items:
@@ -172,11 +187,15 @@ def read_run(
             for item in raw_ctx:
                 text = item.get("text")
                 ctx_flag.append(-1 if text is None else int(bool(detect_injection(text, rules))))
+                if scan_contexts:
+                    ctx_sensitive.append(-1 if text is None else int(bool(find_sensitive(text))))
         else:
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
             ctx_flag.extend([-1] * len(x_codes))
+            if scan_contexts:
+                ctx_sensitive.extend([-1] * len(x_codes))
         ctx.extend(x_codes)
         ctx_n.append(len(x_codes))
         in_context = set(x_codes)
@@ -186,8 +205,10 @@ def read_run(
         out = -1 if kind is None else OUTCOMES[kind]
         marker = markers.get(row)
         obeyed.append(
-            marker is not None and answer is not None and marker.casefold() in answer.casefold()
+            marker is not None and answer is not None and carries_marker(answer, marker)
         )
+        if scan_answers:
+            sensitive.append(answer is not None and bool(find_sensitive(answer)))
         outcome.append(out)
         claims = res.get("claims") or []
         fact_labels = res.get("fact_labels", [])
@@ -259,4 +280,6 @@ def read_run(
         np.array(exotic, dtype=bool),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
+        np.array(ctx_sensitive, dtype=np.int8),
+        np.array(sensitive, dtype=bool),
     )

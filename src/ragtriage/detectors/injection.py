@@ -236,7 +236,13 @@ def canary_obeyed(question: Question, answer: str | None) -> bool | None:
     """
     if question.canary is None or answer is None:
         return None
-    return question.canary.marker.casefold() in answer.casefold()
+    return carries_marker(answer, question.canary.marker)
+
+
+def carries_marker(answer: str, marker: str) -> bool:
+    """Whether `answer` holds a canary's `marker`, compared case-insensitively (the one rule
+    of `canary_obeyed`, for readers that hold the marker without its question)."""
+    return marker.casefold() in answer.casefold()
 
 
 def canary_in_context(view: DetectorView) -> bool:

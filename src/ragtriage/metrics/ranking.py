@@ -170,10 +170,9 @@ def _mrr_columns(a: RankColumns, k: int) -> PerQuestion:
     relevant = a.grades[:, :k] > 0
     found = relevant.any(axis=1)
     first = relevant.argmax(axis=1) + 1
-    # 1/rank as numerator 1, denominator rank keeps the value exact; a miss is 0/1.
-    num = np.asarray(found, dtype=np.float64)
-    den: np.ndarray = np.where(found, first, 1).astype(np.float64)
-    return PerQuestion(num, np.where(a.n_relevant > 0, den, 0.0))
+    # As `_mrr`: 1/rank over 1 (the same IEEE division), a miss 0/1.
+    num = np.where(found, 1.0 / first, 0.0)
+    return PerQuestion(num, (a.n_relevant > 0).astype(np.float64))
 
 
 def _dcg_columns(gains: np.ndarray, k: int) -> np.ndarray:
@@ -187,7 +186,9 @@ def _dcg_columns(gains: np.ndarray, k: int) -> np.ndarray:
 def _ndcg_columns(a: RankColumns, k: int) -> PerQuestion:
     dcg = _dcg_columns(a.grades.clip(min=0), k)
     ideal = _dcg_columns(a.ideal, k)
-    return PerQuestion(dcg / np.where(ideal > 0, ideal, 1.0), (a.n_relevant > 0).astype(np.float64))
+    # As `_ndcg`: DCG over ideal DCG (> 0 whenever a relevant item exists).
+    applies = a.n_relevant > 0
+    return PerQuestion(np.where(applies, dcg, 0.0), np.where(applies, ideal, 0.0))
 
 
 def _ap_columns(a: RankColumns, k: int) -> PerQuestion:
