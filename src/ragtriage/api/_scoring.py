@@ -11,12 +11,13 @@ from ..paths import PathArg, as_path, as_paths
 from ..request import Notify, Request, RequestOptions
 
 if TYPE_CHECKING:
-    from ..columnar import AveragingRule, NativeEvaluation, TrecEvaluation
+    from ..columnar import AveragingRule, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
     from ..evaluation import Evaluation
     from ..gate import GateResult
     from ..loading import Dataset
+    from ..schemas import Question
 
 Executor = Literal["local", "ray"]
 """Where work that can be spread runs: this process, or a Ray cluster."""
@@ -341,16 +342,15 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
     return [option for option, present in given if present] + list(also)
 
 
-def evaluate_columnar(
-    request: Request, *, notify: Notify | None = None
-) -> tuple[NativeEvaluation, list[str]]:
-    """`evaluate --algorithm columnar`: native sets scored as arrays; returns the measures too
-    (canonical names, in the order asked; the default set when none was).
+def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Evaluation:
+    """`evaluate --algorithm columnar`: native sets scored as arrays, the same `Evaluation`
+    as `evaluate_request` gives.
 
     Options the columnar path has no equivalent for are refused by name (`RequestError`)
     rather than ignored; the holdout is left out, as the reference path does by default.
     """
-    from ..columnar import evaluate_native, without_holdout_rows
+    from ..columnar import evaluate_native
+    from ..evaluation import k_not_used_note
     from ..holdout import HOLDOUT, Notice
     from ..metrics import measures
     from ..request import log_notice
@@ -358,28 +358,33 @@ def evaluate_columnar(
     refused = columnar_unsupported(request)
     if refused:
         raise RequestError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
-    chosen = [m.name for m in measures(request.metric_names)]  # bad names: InputError
+    measures(request.metric_names)  # bad names: InputError, before any file is read
     files = request.files()
     if files.snapshot is None:
         raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
+    hidden: list[str] = []
+
+    def scored(question: Question) -> bool:
+        if question.split == HOLDOUT:
+            hidden.append(question.id)
+            return False
+        return True
+
     result = evaluate_native(
         files.dataset,
         files.snapshot,
         list(files.runs),
-        metrics=chosen,
         k=request.k,
+        metrics=request.metric_names,
         label_policy=request.label_policy,
         allow_unreviewed=request.allow_unreviewed,
         evidence_level=request.evidence_level,
+        question_filter=scored,
     )
-    from ..evaluation import k_not_used_note
-
     if request.k is not None:
         for run in result.runs:
             if not run.k_used:
                 (notify or log_notice)(Notice("note", k_not_used_note(run.name, request.k)))
-    hidden = sum(split == HOLDOUT for split in result.splits)
     if hidden:
-        (notify or log_notice)(Notice("note", f"{hidden} holdout question(s) left out"))
-        result = without_holdout_rows(result)
-    return result, list(result.measures)
+        (notify or log_notice)(Notice("note", f"{len(hidden)} holdout question(s) left out"))
+    return result
