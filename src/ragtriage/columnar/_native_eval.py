@@ -51,7 +51,7 @@ from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view, mea
 from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
-from ._native_layers import build_matcher, run_layers
+from ._native_layers import Matcher, _owner, build_matcher, covered_groups, run_layers
 from ._native_parts import (
     CAN_FORK,
     default_workers,
@@ -60,7 +60,7 @@ from ._native_parts import (
     read_run_parallel,
 )
 from ._native_rank import rank_scores
-from ._native_read import Codes, record_at
+from ._native_read import Codes, EvalColumns, record_at
 from ._native_run import RunColumns
 from ._trec import _Fallback
 
@@ -150,15 +150,58 @@ def _columns(
     """Per measure the arrays compute: the rows' scores and `cannot_judge` counts."""
     out: dict[str, tuple[list[Score | None], list[int] | None]] = {}
     at = np.array(rows, dtype=np.int64)
+    made: dict[tuple[float, float], Score] = {}  # a few distinct fractions: one object each
     for m in chosen:
         part = scores.get(m.name)
         if part is None:
             continue
         pairs = zip(part.numerator[at].tolist(), part.denominator[at].tolist(), strict=True)
-        found = [None if not den else Score(num, den) for num, den in pairs]
+        found = [
+            None if not pair[1] else made.get(pair) or made.setdefault(pair, Score(*pair))
+            for pair in pairs
+        ]
         left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
         out[m.name] = (found, left_out)
     return out
+
+
+class _Explained:
+    """What one run's explanations ask of the arrays, found once for the run: per result, the
+    flagged final-context IDs (`detectors.flag_context`, from the scan of every text the
+    measures already did); per question row, the required groups its final context misses."""
+
+    def __init__(
+        self, ev: EvalColumns, run: RunColumns, codes: Codes, level_document: np.ndarray,
+        matcher: Matcher, flags: _SnapshotFlags,
+    ) -> None:
+        items, offsets = run.context
+        owner = _owner(offsets)
+        flagged = run.context_flag > 0
+        side = run.context_flag < 0
+        flagged[side] = flags(items[side])
+        ids = list(codes.code)
+        # A result with an ID the snapshot does not know is scanned by the reference.
+        self._unknown = set(owner[items < 0].tolist())
+        self._flagged: dict[int, list[str]] = {}
+        for at in np.flatnonzero(flagged).tolist():
+            self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
+        covered = covered_groups(
+            matcher, codes, level_document, run.row[owner], items, int(ev.group_grade.size)
+        )
+        lost = np.flatnonzero(~covered)
+        lost_row = _owner(ev.group_offsets)[lost]
+        self._missing: dict[int, list[int]] = {}
+        for row, at in zip(lost_row.tolist(), (lost - ev.group_offsets[lost_row]).tolist(),
+                           strict=True):
+            self._missing.setdefault(row, []).append(at)
+
+    def flagged(self, result: int) -> tuple[str, ...] | None:
+        """The flagged context IDs of a result (None: left to `flag_context`)."""
+        return None if result in self._unknown else tuple(self._flagged.get(result, ()))
+
+    def missing(self, row: int) -> list[int]:
+        """The required groups (indices) a question row's final context does not satisfy."""
+        return self._missing.get(row, [])
 
 
 def _questions(path: Path, n: int) -> list[Question]:
@@ -172,13 +215,13 @@ def _questions(path: Path, n: int) -> list[Question]:
 def _run_evaluation(
     path: Path, run: RunColumns, rows: list[int], questions: list[Question],
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
-    arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray],
+    arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray, _Explained],
     chosen: tuple[Measure, ...], level: str,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
     the reference functions on the rows' views (all stages for exotic rows)."""
     index, levels, policy = views_of
-    scores, findings, exotic = arrays
+    scores, findings, exotic, explained = arrays
     by_row = np.empty(len(questions), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
     results = record_at(path, "run", "results", {int(by_row[row]) for row in rows})
@@ -218,7 +261,11 @@ def _run_evaluation(
             computed[m.name] = column[0][n]
             if column[1] is not None:
                 left_out[m.name] = column[1][n]
-        records.append(question_record(view, computed, question_details(view), left_out))
+        details = question_details(
+            view, flagged_context=explained.flagged(int(by_row[row])),
+            missing_groups=explained.missing(row),
+        )
+        records.append(question_record(view, computed, details, left_out))
         verdicts.append(diagnose_view(view, {s for s in failing if fired[s][n]}))
     return run_evaluation(
         run.header.name, run.header.provenance, run.k, level, records, views, verdicts, chosen
@@ -321,7 +368,8 @@ def _columnar(
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)
         exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
-        read.append((path, run, (scores, findings, exotic)))
+        explained = _Explained(ev, run, codes, level_document, matcher, flags)
+        read.append((path, run, (scores, findings, exotic, explained)))
     # Every check has passed: only now are the questions read as models, once for all runs.
     questions = _questions(evalset, n)
     rows = [row for row in range(n) if question_filter is None or question_filter(questions[row])]

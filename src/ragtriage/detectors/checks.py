@@ -23,7 +23,9 @@ from .sensitive import default_sensitive_config, scan_view
 from .view import DetectorView
 
 
-def boundary_details(view: DetectorView) -> dict[str, tuple[str, ...]]:
+def boundary_details(
+    view: DetectorView, *, flagged_context: tuple[str, ...] | None = None
+) -> dict[str, tuple[str, ...]]:
     """Per-question IDs behind the boundary checks (keys present only when non-empty).
 
     `permission_leak_<stage>`: unreadable document IDs; `injection_flagged_context`: flagged
@@ -31,15 +33,20 @@ def boundary_details(view: DetectorView) -> dict[str, tuple[str, ...]]:
     `sensitive_answer` / `sensitive_context`: findings as `DETECTOR[start:end]` spans
     (context ones prefixed by the item ID); `stale_labels`: claim and fact IDs whose label
     was made against another context and was not used.
+
+    `flagged_context`: the IDs `flag_context` gives for this view, when the caller already
+    scanned the context texts (the columnar path's scan of every text, once); None: scanned
+    here.
     """
     out: dict[str, tuple[str, ...]] = {}
     check = check_permissions(view)
     for stage in PERMISSION_STAGES:
         if check.at(stage):
             out[f"permission_leak_{stage}"] = check.at(stage)
-    flagged = flag_context(view)
-    if flagged:
-        out["injection_flagged_context"] = tuple(item.item_id for item in flagged)
+    if flagged_context is None:
+        flagged_context = tuple(item.item_id for item in flag_context(view))
+    if flagged_context:
+        out["injection_flagged_context"] = flagged_context
     canary = view.question.canary
     if (
         canary is not None

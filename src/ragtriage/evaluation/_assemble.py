@@ -31,8 +31,18 @@ from ..schemas import Provenance, Question
 from ._result import LevelChoice, QuestionRecord, RunEvaluation, ViewBuilder
 
 
-def question_details(view: QuestionView) -> dict[str, tuple[str, ...]]:
-    """The IDs behind one question's numbers (`QuestionRecord.details`)."""
+def question_details(
+    view: QuestionView,
+    *,
+    flagged_context: tuple[str, ...] | None = None,
+    missing_groups: Sequence[int] | None = None,
+) -> dict[str, tuple[str, ...]]:
+    """The IDs behind one question's numbers (`QuestionRecord.details`).
+
+    Found already by the caller (the columnar path, from its arrays), else here:
+    `flagged_context` (see `detectors.boundary_details`) and `missing_groups`, the indices of
+    the required evidence groups the final context does not satisfy.
+    """
     out: dict[str, tuple[str, ...]] = {}
     for stage in ("candidates", "context", "cited", "support"):
         ids = stale_ids(view, stage)
@@ -58,14 +68,15 @@ def question_details(view: QuestionView) -> dict[str, tuple[str, ...]]:
     )
     if missing:
         out["missing_facts"] = missing
-    absent = tuple(
-        "|".join(g.any_of)
-        for i, g in enumerate(view.question.required_evidence)
-        if not view.group_satisfied(i, view.context)
-    )
-    if absent and view.question.answerability == "answerable":
-        out["missing_evidence"] = absent
-    out.update(boundary_details(view))
+    if view.question.answerability == "answerable":
+        groups = view.question.required_evidence
+        if missing_groups is None:
+            missing_groups = [
+                i for i in range(len(groups)) if not view.group_satisfied(i, view.context)
+            ]
+        if missing_groups:
+            out["missing_evidence"] = tuple("|".join(groups[i].any_of) for i in missing_groups)
+    out.update(boundary_details(view, flagged_context=flagged_context))
     return out
 
 

@@ -62,8 +62,15 @@ class SnapshotIndex:
 
     def is_stale(self, item_id: str) -> bool:
         """True when the ID's document is superseded or withdrawn."""
-        doc = self.document(item_id)
-        return doc is not None and doc.status != "current"
+        return item_id in self._stale
+
+    @cached_property
+    def _stale(self) -> frozenset[str]:
+        """The IDs `is_stale` is true for, found once: the superseded or withdrawn documents
+        (unless the ID also names a chunk) and the chunks of those documents."""
+        old = {i for i, doc in self.documents.items() if doc.status != "current"}
+        chunks = {i for i, chunk in self.chunks.items() if chunk.document_id in old}
+        return frozenset(chunks | (old - self.chunks.keys()))
 
     def may_read(self, item_id: str, groups: Iterable[str] | None) -> bool:
         """Whether a user with these groups may read the item (`None` groups: no user given)."""
