@@ -105,6 +105,24 @@ def test_workers_do_not_change_results(seed: int) -> None:
         _assert_same(two, one)
 
 
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), jsonl=st.booleans())
+def test_explanations_in_chunks_and_views_read_again(seed: int, jsonl: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_dataset(Path(tmp), seed, 11, exotic=seed % 2 == 0, jsonl=jsonl)
+        original = _native_eval._CHUNK
+        _native_eval._CHUNK = 3  # four chunks, the last one short
+        try:
+            got = _columnar(paths[0], paths[1], [paths[2]])
+        finally:
+            _native_eval._CHUNK = original
+        want = _reference(paths[0], paths[1], [paths[2]])
+        _assert_same(got, want)
+        assert got.runs[0].views == want.runs[0].views
+        ids = [r.question_id for r in want.runs[0].questions][::-1]
+        assert got.runs[0].build_views(ids) == want.runs[0].build_views(ids)
+
+
 def _write(tmp: Path, questions: list[dict[str, Any]], results: list[dict[str, Any]]) -> tuple[
     Path, Path, Path
 ]:

@@ -26,6 +26,7 @@ from ._label_sources import (
     calibration_notes,
     measure_kinds,
     measure_label_sources,
+    merge_label_sources,
     run_label_sources,
 )
 from ._ppi import MeanEstimate, classical_mean, ppi_mean
@@ -63,6 +64,7 @@ __all__ = [
     "labels_in_runs",
     "measure_kinds",
     "measure_label_sources",
+    "merge_label_sources",
     "ppi_mean",
     "read_calibrations",
     "read_label_sets",

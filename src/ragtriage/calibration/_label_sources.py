@@ -153,6 +153,16 @@ def measure_label_sources(
                     judge += 1
                     for lab in labellers:
                         judges.setdefault(_judge_key(lab), lab)
+    return _sources(measure, human, judge, judges, calibrations)
+
+
+def _sources(
+    measure: Measure,
+    human: int,
+    judge: int,
+    judges: Mapping[tuple[str, str], Labeller],
+    calibrations: Sequence[CalibrationRecord],
+) -> LabelSources:
     ordered = tuple(judges[key] for key in sorted(judges))
     matches = [
         _match(j, kind, calibrations) for j in ordered for kind in measure_kinds(measure)
@@ -178,6 +188,28 @@ def run_label_sources(
         for m in measures
         if measure_kinds(m)
     }
+
+
+def merge_label_sources(
+    parts: Sequence[Mapping[str, LabelSources]],
+    measures: Sequence[Measure],
+    calibrations: Sequence[CalibrationRecord] = (),
+) -> dict[str, LabelSources]:
+    """`run_label_sources` of a run from those of parts of its questions (each computed with
+    no calibration): counts added, judges gathered, calibration matched once."""
+    if not parts:
+        return run_label_sources(measures, (), (), calibrations)
+    by_name = {m.name: m for m in measures}
+    out = {}
+    for name in parts[0]:
+        judges: dict[tuple[str, str], Labeller] = {}
+        for part in parts:
+            for lab in part[name].judges:
+                judges.setdefault(_judge_key(lab), lab)
+        human = sum(part[name].human for part in parts)
+        judge = sum(part[name].judge for part in parts)
+        out[name] = _sources(by_name[name], human, judge, judges, calibrations)
+    return out
 
 
 def _judge_text(judge: Labeller) -> str:

@@ -21,8 +21,16 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from ..detectors import default_injection_rules, detect_injection, find_sensitive, item_text
-from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, stage_order
+from ..calibration import merge_label_sources, run_label_sources
+from ..detectors import (
+    default_injection_rules,
+    detect_injection,
+    find_sensitive,
+    item_text,
+    merge_boundaries,
+    run_boundaries,
+)
+from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, run_diagnosis, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import (
     Evaluation,
@@ -30,11 +38,12 @@ from ..evaluation import (
     QuestionFilter,
     QuestionRecord,
     RunEvaluation,
+    assemble_run,
     evaluate,
+    k_was_used,
     question_details,
     question_level,
     question_record,
-    run_evaluation,
     run_evidence_level,
 )
 from ..loading import (
@@ -60,7 +69,7 @@ from ._native_parts import (
     read_run_parallel,
 )
 from ._native_rank import rank_scores
-from ._native_read import Codes, EvalColumns, record_at
+from ._native_read import Codes, EvalColumns, Rereader, record_at
 from ._native_run import RunColumns
 from ._trec import _Fallback
 
@@ -212,6 +221,10 @@ def _questions(path: Path, n: int) -> list[Question]:
         raise _Fallback("question model") from exc
 
 
+_CHUNK = 5_000
+"""Questions whose views are held at once while a run's explanations are built."""
+
+
 def _run_evaluation(
     path: Path, run: RunColumns, rows: list[int], questions: list[Question],
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
@@ -219,56 +232,81 @@ def _run_evaluation(
     chosen: tuple[Measure, ...], level: str,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
-    the reference functions on the rows' views (all stages for exotic rows)."""
+    the reference functions on the rows' views (all stages for exotic rows), built `_CHUNK`
+    questions at a time (label sources and boundaries merged over the chunks); the result
+    builds its views again from the files when asked for them."""
     index, levels, policy = views_of
     scores, findings, exotic, explained = arrays
     by_row = np.empty(len(questions), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
-    results = record_at(path, "run", "results", {int(by_row[row]) for row in rows})
+    results = Rereader(path, "run", "results")
+
+    def build(part: Sequence[int]) -> list[QuestionView]:
+        found = results.at(int(by_row[row]) for row in part)
+        views = []
+        for row in part:
+            try:
+                result = QuestionResult.model_validate(found[int(by_row[row])])
+            except ValidationError as exc:  # the fast checks let it through: see `_questions`
+                raise _Fallback("result model") from exc
+            views.append(build_view(questions[row], result, index, levels[row], run.k, policy))
+        return views
+
     failing = [stage for stage in stage_order() if stage != OK]
     fired = {stage: findings[stage][rows].tolist() for stage in failing}
     columns = _columns(scores, chosen, rows)
     records: list[QuestionRecord] = []
-    views: list[QuestionView] = []
     verdicts: list[QuestionDiagnosis] = []
-    for n, row in enumerate(rows):
-        try:
-            result = QuestionResult.model_validate(results[int(by_row[row])])
-        except ValidationError as exc:  # the fast checks let it through: see `_questions`
-            raise _Fallback("result model") from exc
-        view = build_view(questions[row], result, index, levels[row], run.k, policy)
-        views.append(view)
-        if exotic[row]:
-            records.append(
-                question_record(
-                    view,
-                    {m.name: m.compute(view) for m in chosen},
-                    question_details(view),
-                    {m.name: c for m in chosen if (c := m.cannot_judge(view)) is not None},
+    sources = []
+    bounds = []
+    k_used = not rows
+    for start in range(0, len(rows), _CHUNK):
+        part = rows[start : start + _CHUNK]
+        views = build(part)
+        done = len(records)
+        for n, (row, view) in enumerate(zip(part, views, strict=True), start=start):
+            if exotic[row]:
+                records.append(
+                    question_record(
+                        view,
+                        {m.name: m.compute(view) for m in chosen},
+                        question_details(view),
+                        {m.name: c for m in chosen if (c := m.cannot_judge(view)) is not None},
+                    )
                 )
-            )
-            verdicts.append(diagnose_view(view))
-            continue
-        computed: dict[str, Score | None] = {}
-        left_out: dict[str, int] = {}
-        for m in chosen:
-            column = columns.get(m.name)
-            if column is None:
-                computed[m.name] = m.compute(view)
-                if (count := m.cannot_judge(view)) is not None:
-                    left_out[m.name] = count
+                verdicts.append(diagnose_view(view))
                 continue
-            computed[m.name] = column[0][n]
-            if column[1] is not None:
-                left_out[m.name] = column[1][n]
-        details = question_details(
-            view, flagged_context=explained.flagged(int(by_row[row])),
-            missing_groups=explained.missing(row),
-        )
-        records.append(question_record(view, computed, details, left_out))
-        verdicts.append(diagnose_view(view, {s for s in failing if fired[s][n]}))
-    return run_evaluation(
-        run.header.name, run.header.provenance, run.k, level, records, views, verdicts, chosen
+            computed: dict[str, Score | None] = {}
+            left_out: dict[str, int] = {}
+            for m in chosen:
+                column = columns.get(m.name)
+                if column is None:
+                    computed[m.name] = m.compute(view)
+                    if (count := m.cannot_judge(view)) is not None:
+                        left_out[m.name] = count
+                    continue
+                computed[m.name] = column[0][n]
+                if column[1] is not None:
+                    left_out[m.name] = column[1][n]
+            details = question_details(
+                view, flagged_context=explained.flagged(int(by_row[row])),
+                missing_groups=explained.missing(row),
+            )
+            records.append(question_record(view, computed, details, left_out))
+            verdicts.append(diagnose_view(view, {s for s in failing if fired[s][n]}))
+        mine = records[done:]
+        k_used = k_used or k_was_used(views)
+        sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
+        bounds.append(run_boundaries(views, (), [r.details for r in mine]))
+    row_of = {questions[row].id: row for row in rows}
+    name = run.header.name
+    return assemble_run(
+        name, run.header.provenance, run.k, level, records, chosen,
+        label_sources=merge_label_sources(sources, chosen),
+        boundaries=merge_boundaries(bounds) if bounds else run_boundaries(()),
+        diagnosis=run_diagnosis(name, verdicts, k=run.k, evidence_level=level, k_used=k_used),
+        build_views=lambda ids: tuple(build([row_of[qid] for qid in ids])),
+        k_used=k_used,
     )
 
 

@@ -15,7 +15,7 @@ from the file.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -160,6 +160,38 @@ def record_at(path: Path, kind: str, list_key: str, wanted: set[int]) -> dict[in
             if n in wanted:
                 out[n] = loads(line)
     return out
+
+
+class Rereader:
+    """A file's records read again a few at a time by position (0-based, header excluded):
+    in a JSONL file each record's line is found by its byte offset (one pass over the lines
+    to find them), so no read holds more than the records asked for."""
+
+    def __init__(self, path: Path, kind: str, list_key: str) -> None:
+        self._where = (path, kind, list_key)
+        self._starts: list[int] | None = None
+        if path.suffix == ".jsonl":
+            starts, at, header = [], 0, True
+            with _open(path) as handle:
+                for line in handle:
+                    if line.strip():
+                        if not header:
+                            starts.append(at)
+                        header = False
+                    at += len(line)
+            self._starts = starts
+
+    def at(self, wanted: Iterable[int]) -> dict[int, Any]:
+        """The records at these positions, parsed."""
+        path, kind, list_key = self._where
+        if self._starts is None:
+            return record_at(path, kind, list_key, set(wanted))
+        out: dict[int, Any] = {}
+        with _open(path) as handle:
+            for n in sorted(set(wanted), key=self._starts.__getitem__):
+                handle.seek(self._starts[n])
+                out[n] = loads(handle.readline())
+        return out
 
 
 @dataclass(frozen=True)

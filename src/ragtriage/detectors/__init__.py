@@ -8,7 +8,7 @@ they need. The diagnosis stages built on them live in `ragtriage.diagnosis`, the
 sections in `ragtriage.render`. The bundled rule sets are the package data `rules/*.toml`.
 """
 
-from .checks import RunBoundaries, boundary_details, run_boundaries
+from .checks import RunBoundaries, boundary_details, merge_boundaries, run_boundaries
 from .checksums import card_valid, gb11643_valid, iban_valid, jwt_valid, luhn_valid, ssn_valid
 from .injection import (
     DEFAULT_INJECTION_RULES,
@@ -123,6 +123,7 @@ __all__ = [
     "luhn_valid",
     "mask_text",
     "matching_form",
+    "merge_boundaries",
     "run_boundaries",
     "scan_view",
     "self_labelling_problems",

@@ -10,12 +10,13 @@ so no sensitive value can reach a report through this module.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
 from .permissions import (
     PERMISSION_STAGES,
     PermissionSummary,
+    StageLeaks,
     check_permissions,
     summarize_permissions,
 )
@@ -133,4 +134,35 @@ def run_boundaries(
         sensitive_contexts=tuple(contexts),
         stale_labels=tuple(stale),
         self_labelled=tuple(self_labelled),
+    )
+
+
+def merge_boundaries(parts: Sequence[RunBoundaries]) -> RunBoundaries:
+    """`run_boundaries` of a run from those of consecutive parts of its questions (in
+    evaluation-set order, at least one part)."""
+    first = parts[0]
+    stages = []
+    for leaks in first.permissions.stages:
+        found = [part.permissions.stage(leaks.stage) for part in parts]
+        stages.append(
+            StageLeaks(
+                leaks.stage,
+                tuple(q for f in found for q in f.questions_with_leak),
+                sum(f.questions_checked for f in found),
+                tuple(sorted({d for f in found for d in f.documents})),
+            )
+        )
+    permissions = PermissionSummary(
+        tuple(stages),
+        tuple(c for part in parts for c in part.permissions.blocking),
+        sum(part.permissions.unchecked for part in parts),
+    )
+    return replace(
+        first,
+        permissions=permissions,
+        injection_questions=tuple(q for part in parts for q in part.injection_questions),
+        canary_obeyed=tuple(q for part in parts for q in part.canary_obeyed),
+        sensitive_answers=tuple(q for part in parts for q in part.sensitive_answers),
+        sensitive_contexts=tuple(q for part in parts for q in part.sensitive_contexts),
+        stale_labels=tuple(s for part in parts for s in part.stale_labels),
     )

@@ -1,6 +1,8 @@
 """Evaluation: validate, then score every run per question and in aggregate."""
 
 from ._assemble import (
+    assemble_run,
+    k_was_used,
     per_question,
     question_details,
     question_level,
@@ -30,9 +32,11 @@ __all__ = [
     "QuestionRecord",
     "RunEvaluation",
     "ViewBuilder",
+    "assemble_run",
     "evaluate",
     "input_problems",
     "k_not_used_note",
+    "k_was_used",
     "load_and_evaluate",
     "no_result_note",
     "per_question",

@@ -10,12 +10,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..calibration import CalibrationRecord, run_label_sources
+from ..calibration import CalibrationRecord, LabelSources, run_label_sources
 from ..detectors import (
+    RunBoundaries,
     boundary_details,
     run_boundaries,
 )
-from ..diagnosis import QuestionDiagnosis, diagnose_views, run_diagnosis
+from ..diagnosis import QuestionDiagnosis, RunDiagnosis, diagnose_views, run_diagnosis
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import (
     Aggregate,
@@ -187,9 +188,7 @@ def run_evaluation(
     `verdicts` None: every view is diagnosed here (`diagnosis.diagnose_views`).
     """
     records = tuple(records)
-    scores = per_question(records, chosen)
-    # A run without results says nothing about k: shown as given.
-    k_used = not views or any(v.context_derived for v in views)
+    k_used = k_was_used(views)
     if verdicts is None:
         diagnosis = diagnose_views(
             name, views, k=k, evidence_level=evidence_level, no_result=no_result, k_used=k_used
@@ -199,6 +198,44 @@ def run_evaluation(
             name, verdicts, k=k, evidence_level=evidence_level, no_result=no_result,
             k_used=k_used,
         )
+    return assemble_run(
+        name, provenance, k, evidence_level, records, chosen,
+        label_sources=run_label_sources(chosen, views, [r.scores for r in records], calibrations),
+        boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
+        diagnosis=diagnosis,
+        build_views=_views_of(views),
+        self_labelled=self_labelled,
+        no_result=no_result,
+        k_used=k_used,
+    )
+
+
+def k_was_used(views: Sequence[QuestionView]) -> bool:
+    """Whether k cut some view's ranking (a run without results says nothing about k: shown
+    as given)."""
+    return not views or any(v.context_derived for v in views)
+
+
+def assemble_run(
+    name: str,
+    provenance: Provenance,
+    k: int | None,
+    evidence_level: str,
+    records: Sequence[QuestionRecord],
+    chosen: Sequence[Measure],
+    *,
+    label_sources: Mapping[str, LabelSources],
+    boundaries: RunBoundaries,
+    diagnosis: RunDiagnosis,
+    build_views: ViewBuilder,
+    self_labelled: tuple[str, ...] = (),
+    no_result: tuple[str, ...] = (),
+    k_used: bool = True,
+) -> RunEvaluation:
+    """One run's result from its records and what its views gave (`run_evaluation`, or the
+    columnar path a chunk of views at a time): aggregates and slices are computed here."""
+    records = tuple(records)
+    scores = per_question(records, chosen)
     return RunEvaluation(
         name=name,
         provenance=provenance,
@@ -208,10 +245,10 @@ def run_evaluation(
         summary=_aggregates(scores, chosen),
         slices=_slices(records, chosen, scores),
         self_labelled=self_labelled,
-        label_sources=run_label_sources(chosen, views, [r.scores for r in records], calibrations),
+        label_sources=label_sources,
         no_result=no_result,
         k_used=k_used,
         diagnosis=diagnosis,
-        boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
-        build_views=_views_of(views),
+        boundaries=boundaries,
+        build_views=build_views,
     )
