@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import tempfile
 from pathlib import Path
@@ -121,6 +122,19 @@ def test_explanations_in_chunks_and_views_read_again(seed: int, jsonl: bool) -> 
         assert got.runs[0].views == want.runs[0].views
         ids = [r.question_id for r in want.runs[0].questions][::-1]
         assert got.runs[0].build_views(ids) == want.runs[0].build_views(ids)
+
+
+def test_cycle_collector_state_is_restored(tmp_path: Path) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 4)
+    assert gc.isenabled()
+    evaluate_native(evalset, snapshot, [run], workers=1)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        evaluate_native(evalset, snapshot, [run], workers=1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def _write(tmp: Path, questions: list[dict[str, Any]], results: list[dict[str, Any]]) -> tuple[
