@@ -10,19 +10,19 @@ the same questions: the holdout is left out unless asked for, and every look at 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 from .errors import InputError, RequestError
 from .filters import QuestionSelection
-from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, holdout_ids
+from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, holdout_ids
 from .paths import PathArg, as_optional_path, as_paths
-from .schemas import LabelPolicy
+from .schemas import LabelPolicy, Question
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation, LevelChoice
+    from .evaluation import Evaluation, LevelChoice, QuestionFilter
     from .loading import Dataset
 
 Notify = Callable[[Notice], None]
@@ -32,6 +32,8 @@ MISSING_DATASET = "give DATASET or --example"
 """The message when neither an evaluation set nor the example was asked for."""
 
 _LOG = logging.getLogger("ragtriage")
+
+T = TypeVar("T")
 
 
 def log_notice(notice: Notice) -> None:
@@ -282,6 +284,49 @@ class Request:
     ) -> Evaluation:
         """Load (see `load`) and score (see `evaluate_loaded`)."""
         return self.evaluate_loaded(self.load(command, notify), metrics, notify)
+
+
+    def score_with(
+        self,
+        score: Callable[[QuestionFilter], T],
+        stages_of: Callable[[T], Iterable[tuple[str, Collection[str]]]],
+        run_names: Callable[[T], Sequence[str]],
+        command: str = "python",
+        notify: Notify | None = None,
+    ) -> T:
+        """This request's questions scored by an engine that reads the files itself.
+
+        `score` checks every question and scores those the filter it is given keeps;
+        `stages_of` lists a result's (question ID, failing stages) and `run_names` its runs.
+        The holdout policy and the selection are this request's, applied as `evaluate` applies
+        them: the holdout note, or the look recorded in the ledger, follows the scoring.
+        """
+        from .filters import select_questions
+        from .loading import display_path, file_sha256
+
+        held: set[str] = set()
+
+        def scored(keep: QuestionFilter) -> T:
+            def test(question: Question) -> bool:
+                if question.split == HOLDOUT:
+                    held.add(question.id)
+                    if not self.holdout.include:
+                        return False
+                return keep(question)
+
+            return score(test)
+
+        result = select_questions(scored, self.selection, stages_of)
+        if held:
+            path = self.files().dataset
+            # The hash is only recorded with a look: a large set is not read again for a note.
+            sha = file_sha256(path) if self.holdout.include else ""
+            notices = self.holdout.notices(
+                (display_path(path), sha), len(held), command, run_names(result)
+            )
+            for notice in notices:
+                (notify or log_notice)(notice)
+        return result
 
 
 def _words(values: Iterable[str]) -> tuple[str, ...]:

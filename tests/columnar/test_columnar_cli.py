@@ -139,9 +139,8 @@ def test_columnar_metric_picks_summary_and_question_keys() -> None:
         (["--labels", "x.json"], "--labels"),
         (["--allow-missing"], "--allow-missing"),
         (["--calibration", "c.json"], "--calibration"),
-        (["--tag", "billing", "--id", "q*"], "--tag, --id"),
+        (["--tag", "billing", "--id", "q*", "--versions", "v.json"], "--versions"),
         (["--html", "out.html"], "--html"),
-        (["--include-holdout"], "--include-holdout"),
     ],
 )
 def test_columnar_refuses_options_it_does_not_support(extra: list[str], named: str) -> None:
@@ -174,7 +173,10 @@ def test_columnar_markdown_is_a_summary() -> None:
         "engine: columnar, 15 questions; per-question values in --format json",
     ]
     assert "| evidence_recall | macro | 0.7917 (9.5/12) | 0.9167 (11/12) |" in lines
-    assert result.stderr == "note: 2 holdout question(s) left out\n"
+    assert result.stderr == (
+        "note: 2 holdout question(s) left out; --include-holdout scores them (and records the "
+        "look)\n"
+    )
 
 
 def test_judge_ray_address_needs_engine_ray(tmp_path: Path) -> None:

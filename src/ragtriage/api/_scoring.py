@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..columnar import AveragingRule, NativeEvaluation, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
-    from ..evaluation import Evaluation
+    from ..evaluation import Evaluation, QuestionFilter
     from ..gate import GateResult
     from ..loading import Dataset
 
@@ -330,13 +330,6 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
         ("--accept-self-labelling", request.accept_self_labelling),
         ("--versions", request.versions is not None),
         ("--calibration", bool(request.calibrations)),
-        ("--tag", bool(request.selection.tags)),
-        ("--split", bool(request.selection.splits)),
-        ("--stage", bool(request.selection.stages)),
-        ("--id", bool(request.selection.ids)),
-        ("--include-holdout", request.holdout.include),
-        ("--who", request.holdout.who is not None),
-        ("--ledger", request.holdout.ledger is not None),
     ]
     return [option for option, present in given if present] + list(also)
 
@@ -348,10 +341,12 @@ def evaluate_columnar(
     (canonical names, in the order asked; the default set when none was).
 
     Options the columnar path has no equivalent for are refused by name (`RequestError`)
-    rather than ignored; the holdout is left out, as the reference path does by default.
+    rather than ignored. The questions scored are the request's (its selection and holdout
+    policy, with the ledger), as for `evaluate_request`.
     """
-    from ..columnar import evaluate_native, without_holdout_rows
-    from ..holdout import HOLDOUT, Notice
+    from ..columnar import evaluate_native, native_stages
+    from ..evaluation import k_not_used_note
+    from ..holdout import Notice
     from ..metrics import measures
     from ..request import log_notice
 
@@ -362,24 +357,26 @@ def evaluate_columnar(
     files = request.files()
     if files.snapshot is None:
         raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
-    result = evaluate_native(
-        files.dataset,
-        files.snapshot,
-        list(files.runs),
-        metrics=chosen,
-        k=request.k,
-        label_policy=request.label_policy,
-        allow_unreviewed=request.allow_unreviewed,
-        evidence_level=request.evidence_level,
-    )
-    from ..evaluation import k_not_used_note
+    snapshot = files.snapshot
 
+    def score(keep: QuestionFilter) -> NativeEvaluation:
+        return evaluate_native(
+            files.dataset,
+            snapshot,
+            list(files.runs),
+            metrics=chosen,
+            k=request.k,
+            label_policy=request.label_policy,
+            allow_unreviewed=request.allow_unreviewed,
+            evidence_level=request.evidence_level,
+            question_filter=keep,
+        )
+
+    result = request.score_with(
+        score, native_stages, lambda found: [run.name for run in found.runs], "evaluate", notify
+    )
     if request.k is not None:
         for run in result.runs:
             if not run.k_used:
                 (notify or log_notice)(Notice("note", k_not_used_note(run.name, request.k)))
-    hidden = sum(split == HOLDOUT for split in result.splits)
-    if hidden:
-        (notify or log_notice)(Notice("note", f"{hidden} holdout question(s) left out"))
-        result = without_holdout_rows(result)
     return result, list(result.measures)

@@ -13,13 +13,13 @@ from ._native_eval import (
     evaluate_native,
     from_reference,
     native_json,
+    native_stages,
 )
 from ._native_layers import NATIVE_MEASURES
 from ._native_report import (
     native_report_json,
     native_report_markdown,
     native_report_table,
-    without_holdout_rows,
 )
 from ._score import (
     DEFAULT_TREC_MEASURES,
@@ -59,9 +59,9 @@ __all__ = [
     "native_report_json",
     "native_report_markdown",
     "native_report_table",
+    "native_stages",
     "parse_rank_measures",
     "score_arrays",
     "trec_json",
     "trec_table",
-    "without_holdout_rows",
 ]

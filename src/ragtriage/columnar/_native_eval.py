@@ -9,17 +9,18 @@ diagnoses): it reports every problem with its usual message, or gives the same r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import ValidationError
 
 from ..detectors import default_injection_rules, detect_injection, find_sensitive, item_text
 from ..diagnosis import OK, diagnose_view, stage_order
 from ..errors import ProblemCollector
-from ..evaluation import Evaluation, LevelChoice, evaluate
+from ..evaluation import Evaluation, LevelChoice, QuestionFilter, evaluate
 from ..loading import Dataset, SnapshotIndex, load_dataset, read_file
 from ..metrics import Aggregate, Measure, PerQuestion, aggregate, build_view, measures
 from ..paths import PathArg, as_path, as_paths
@@ -266,13 +267,15 @@ def evaluate_native(
     label_policy: LabelPolicy = "human-first",
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
+    question_filter: QuestionFilter | None = None,
     workers: int | None = None,
 ) -> NativeEvaluation:
     """Every measure and the diagnosis of native runs; raise `InputError` with every problem.
 
     `metrics` names the measures (`ndcg@10`, aliases accepted; the default set when None;
     `NATIVE_MEASURES` is every registry measure). Large JSONL files are read by `workers`
-    forked processes (default: one per CPU).
+    forked processes (default: one per CPU). Every question is checked; only those
+    `question_filter` keeps (all when None) are in the result.
 
     Equal to `evaluate(load_dataset(...), metrics=metrics, ...)` and the diagnosis it
     carries (see `from_reference`), question by question.
@@ -285,7 +288,7 @@ def evaluate_native(
     try:
         return _columnar(
             evalset, snapshot, runs, chosen, k, label_policy, allow_unreviewed,
-            evidence_level, workers or default_workers(),
+            evidence_level, workers or default_workers(), question_filter,
         )
     except _Fallback as exc:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs)
@@ -296,11 +299,28 @@ def evaluate_native(
             label_policy=label_policy,
             allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level,
+            question_filter=question_filter,
         )
-        splits = tuple(q.split for q in dataset.evalset.questions)
+        splits = tuple(
+            q.split for q in dataset.evalset.questions
+            if question_filter is None or question_filter(q)
+        )
         return NativeEvaluation(
             from_reference(evaluation), "reference", str(exc), 0, splits, names
         )
+
+
+def native_stages(result: NativeEvaluation) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Every question's stages in every run, as `QuestionDiagnosis.stages` lists them
+    (primary first; `ok` alone when nothing failed): (question ID, stages)."""
+    for run in result.runs:
+        failing = [s for s in run.stages if s != OK]
+        found = {stage: run.findings[stage].tolist() for stage in failing}
+        for row, (question_id, first) in enumerate(
+            zip(run.question_ids, run.primary.tolist(), strict=True)
+        ):
+            primary = run.stages[first]
+            yield question_id, (primary, *(s for s in failing if found[s][row] and s != primary))
 
 
 _KNOWN_STAGES = frozenset(
@@ -315,7 +335,7 @@ _KNOWN_STAGES = frozenset(
 def _columnar(
     evalset: Path, snapshot_path: Path, runs: Sequence[Path], chosen: Sequence[Measure],
     k: int | None, policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice,
-    workers: int,
+    workers: int, question_filter: QuestionFilter | None,
 ) -> NativeEvaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -343,6 +363,8 @@ def _columnar(
     names: set[str] = set()
     out = []
     reference_rows = 0
+    keep = _kept(evalset, n, question_filter)
+    kept_ids = [qid for qid, kept in zip(ev.ids, keep.tolist(), strict=True) if kept]
     for path in runs:
         run = read_run_parallel(
             path, ev, codes, workers, k=k, label_policy=policy,
@@ -364,13 +386,38 @@ def _columnar(
                 findings,
             )
         reference_rows += int(rows.size)
+        derived = run.context_derived[by_row][keep]
         out.append(
             _result(
-                run.header.name, run.k, ev.ids, scores, chosen, findings, stages,
-                bool(run.context_derived.size == 0 or run.context_derived.any()),
+                run.header.name, run.k, kept_ids, _kept_scores(scores, keep), chosen,
+                {stage: found[keep] for stage, found in findings.items()}, stages,
+                bool(derived.size == 0 or derived.any()),
             )
         )
     return NativeEvaluation(
-        tuple(out), "columnar", None, reference_rows, tuple(ev.split),
+        tuple(out), "columnar", None, reference_rows,
+        tuple(split for split, kept in zip(ev.split, keep.tolist(), strict=True) if kept),
         tuple(m.name for m in chosen),
     )
+
+
+def _kept(path: Path, n: int, question_filter: QuestionFilter | None) -> np.ndarray:
+    """Which of the `n` questions of an evaluation set `question_filter` keeps (as models)."""
+    if question_filter is None:
+        return np.ones(n, dtype=bool)
+    found = record_at(path, "evalset", "questions", set(range(n)))
+    try:
+        questions = [Question.model_validate(found[row]) for row in range(n)]
+    except ValidationError as exc:  # the fast checks let it through: the reference reports it
+        raise _Fallback("question model") from exc
+    return np.array([question_filter(q) for q in questions], dtype=bool)
+
+
+def _kept_scores(scores: Mapping[str, PerQuestion], keep: np.ndarray) -> dict[str, PerQuestion]:
+    return {
+        name: PerQuestion(
+            part.numerator[keep], part.denominator[keep],
+            None if part.cannot_judge is None else part.cannot_judge[keep],
+        )
+        for name, part in scores.items()
+    }

@@ -9,19 +9,16 @@ than filled with guesses. The text renderings are a compact summary.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..diagnosis import OK
-from ..holdout import HOLDOUT
 from ..metrics import (
     Aggregate,
     MetricSpec,
     PerQuestion,
-    aggregate,
     not_applicable_everywhere,
     not_applicable_line,
     parse_measure,
@@ -52,37 +49,6 @@ def _aggregate_json(agg: Aggregate) -> dict[str, Any]:
     from ..render import aggregate_json  # imported here: scoring needs no renderer
 
     return aggregate_json(agg)
-
-
-def _keep_rows(run: NativeRunResult, keep: np.ndarray) -> NativeRunResult:
-    scores = {
-        name: PerQuestion(
-            part.numerator[keep], part.denominator[keep],
-            None if part.cannot_judge is None else part.cannot_judge[keep],
-        )
-        for name, part in run.scores.items()
-    }
-    return dataclasses.replace(
-        run,
-        question_ids=tuple(np.array(run.question_ids, dtype=object)[keep].tolist()),
-        scores=scores,
-        summary={n: aggregate(n, a.averaging, scores[n]) for n, a in run.summary.items()},
-        findings={stage: found[keep] for stage, found in run.findings.items()},
-        primary=run.primary[keep],
-    )
-
-
-def without_holdout_rows(result: NativeEvaluation) -> NativeEvaluation:
-    """The result without the holdout questions, aggregates recomputed over the others.
-
-    The same questions `holdout.without_holdout` leaves out of a reference evaluation.
-    """
-    keep = np.array([split != HOLDOUT for split in result.splits], dtype=bool)
-    if keep.all():
-        return result
-    runs = tuple(_keep_rows(run, keep) for run in result.runs)
-    splits = tuple(s for s, kept in zip(result.splits, keep.tolist(), strict=True) if kept)
-    return dataclasses.replace(result, runs=runs, splits=splits)
 
 
 def _questions(run: NativeRunResult, measures: Sequence[str]) -> list[dict[str, Any]]:
