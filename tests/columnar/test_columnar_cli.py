@@ -136,8 +136,7 @@ def test_columnar_metric_picks_summary_and_question_keys() -> None:
 @pytest.mark.parametrize(
     ("extra", "named"),
     [
-        (["--labels", "x.json"], "--labels"),
-        (["--allow-missing"], "--allow-missing"),
+        (["--labels", "x.json", "--allow-missing"], "--allow-missing"),
         (["--calibration", "c.json"], "--calibration"),
         (["--tag", "billing", "--id", "q*", "--versions", "v.json"], "--versions"),
         (["--html", "out.html"], "--html"),

@@ -111,3 +111,92 @@ def test_columnar_includes_the_holdout_and_records_the_look(tmp_path: Path) -> N
         "user": "alice",
     }
     assert len(entries) == 4
+
+
+def _move_labels(run: Path, out: Path) -> list[Path]:
+    """Move every other claim and fact label of a run into two label files (the run keeps the
+    rest); return the label files."""
+    lines = run.read_text(encoding="utf-8").splitlines()
+    header, results = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+    files: list[dict[str, Any]] = [
+        {"schema_version": 1, "kind": "labels", "run": header["name"], "claim_labels": [],
+         "fact_labels": []} for _ in range(2)
+    ]
+    moved = 0
+    for res in results:
+        for n, claim in enumerate(res.get("claims") or [], start=1):
+            kept = []
+            for label in claim.get("labels", []):
+                moved += 1
+                if moved % 2:
+                    kept.append(label)
+                    continue
+                files[moved % 4 // 2]["claim_labels"].append(
+                    {"question_id": res["question_id"], "claim_id": claim.get("id", f"c{n}"),
+                     "label": label}
+                )
+            claim["labels"] = kept
+        facts = res.get("fact_labels", [])
+        res["fact_labels"] = facts[::2]
+        files[1]["fact_labels"].extend(
+            {"question_id": res["question_id"], "label": label} for label in facts[1::2]
+        )
+    run.write_text("\n".join(json.dumps(x) for x in [header, *results]), "utf-8")
+    paths = [out / "a.labels.json", out / "b.labels.json"]
+    for path, data in zip(paths, files, strict=True):
+        path.write_text(json.dumps(data), "utf-8")
+    assert files[0]["claim_labels"] and files[1]["fact_labels"]
+    return paths
+
+
+@pytest.mark.parametrize(("seed", "policy"), [(7, "human-first"), (8, "judge"), (9, "human")])
+def test_columnar_reads_label_files_as_the_reference_does(
+    tmp_path: Path, seed: int, policy: str
+) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 30, exotic=seed != 9)
+    base = [str(evalset), "--snapshot", str(snapshot), "--run", str(run),
+            "--label-policy", policy, "--allow-unreviewed"]
+    (_, _), (inline, _) = _both(base)
+    labels = _move_labels(run, tmp_path)
+    (reference, ref_err), (columnar, col_err) = _both(
+        [*base, *(arg for path in labels for arg in ("--labels", str(path)))]
+    )
+    assert columnar["engine"] == "columnar"
+    assert _shared(columnar) == _shared(reference) == _shared(inline)
+    assert col_err == ref_err
+
+
+def _labels_file(path: Path, **fields: Any) -> Path:
+    path.write_text(json.dumps({"schema_version": 1, "kind": "labels", **fields}), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"run": "nope"},
+        {"run": "baseline", "claim_labels": [
+            {"question_id": "exact-code", "claim_id": "c99",
+             "label": {"verdict": "supported", "labeller": {"kind": "human", "name": "ann"}}}]},
+        {"run": "baseline", "fact_labels": [
+            {"question_id": "no-such", "label": {
+                "fact_id": "f1", "verdict": "covered", "labeller": {"kind": "human", "name": "a"}}}
+        ]},
+        {"run": "baseline", "fact_labels": [{"question_id": "exact-code", "label": {
+            "fact_id": "f1", "verdict": "maybe", "labeller": {"kind": "human", "name": "a"}}}]},
+    ],
+)
+def test_a_bad_label_file_is_reported_as_the_reference_reports_it(
+    tmp_path: Path, fields: dict[str, Any]
+) -> None:
+    path = _labels_file(tmp_path / "bad.labels.json", **fields)
+    outputs = [
+        CliRunner().invoke(
+            cli, ["evaluate", "--example", "--labels", str(path), "--algorithm", algorithm]
+        )
+        for algorithm in ("reference", "columnar")
+    ]
+    assert [out.exit_code for out in outputs] == [2, 2]
+    assert outputs[1].stderr == outputs[0].stderr
+    assert outputs[1].stderr.startswith("Error: 1 problem found in the input:\n")
+    assert str(path) in outputs[1].stderr

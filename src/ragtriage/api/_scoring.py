@@ -325,7 +325,6 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
     is taken (`columnar.NATIVE_MEASURES` is the whole registry).
     """
     given = [
-        ("--labels", bool(request.labels)),
         ("--allow-missing", request.allow_missing),
         ("--accept-self-labelling", request.accept_self_labelling),
         ("--versions", request.versions is not None),
@@ -370,6 +369,7 @@ def evaluate_columnar(
             allow_unreviewed=request.allow_unreviewed,
             evidence_level=request.evidence_level,
             question_filter=keep,
+            labels=request.labels,
         )
 
     result = request.score_with(

@@ -26,6 +26,7 @@ from ..metrics import Aggregate, Measure, PerQuestion, aggregate, build_view, me
 from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
+from ._native_labels import Added, check_answered, read_labels, with_labels
 from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
 from ._native_rank import rank_scores
@@ -232,14 +233,16 @@ def _reference_rows(
     rows: np.ndarray, by_row: np.ndarray, paths: tuple[Path, Path], run: RunColumns,
     index: SnapshotIndex, level: LevelChoice, policy: LabelPolicy, ev: EvalColumns,
     chosen: Sequence[Measure], scores: dict[str, PerQuestion], findings: dict[str, np.ndarray],
+    added: Added,
 ) -> None:
-    """Score exotic rows with the reference functions, writing into the arrays."""
+    """Score exotic rows with the reference functions, writing into the arrays (`added`: the
+    run's labels from label files)."""
     wanted = rows.tolist()
     questions = record_at(paths[0], "evalset", "questions", set(wanted))
     results = record_at(paths[1], "run", "results", set(by_row[rows].tolist()))
     for row in wanted:
         question = Question.model_validate(questions[row])
-        result = QuestionResult.model_validate(results[int(by_row[row])])
+        result = QuestionResult.model_validate(with_labels(results[int(by_row[row])], added))
         unit_level = (
             ("document" if ev.level_document[row] else "chunk") if level == "auto" else level
         )
@@ -268,6 +271,7 @@ def evaluate_native(
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
+    labels: Sequence[PathArg] = (),
     workers: int | None = None,
 ) -> NativeEvaluation:
     """Every measure and the diagnosis of native runs; raise `InputError` with every problem.
@@ -275,7 +279,8 @@ def evaluate_native(
     `metrics` names the measures (`ndcg@10`, aliases accepted; the default set when None;
     `NATIVE_MEASURES` is every registry measure). Large JSONL files are read by `workers`
     forked processes (default: one per CPU). Every question is checked; only those
-    `question_filter` keeps (all when None) are in the result.
+    `question_filter` keeps (all when None) are in the result. `labels`: label files, whose
+    labels count as the run's own (as `load_dataset` attaches them).
 
     Equal to `evaluate(load_dataset(...), metrics=metrics, ...)` and the diagnosis it
     carries (see `from_reference`), question by question.
@@ -288,10 +293,10 @@ def evaluate_native(
     try:
         return _columnar(
             evalset, snapshot, runs, chosen, k, label_policy, allow_unreviewed,
-            evidence_level, workers or default_workers(), question_filter,
+            evidence_level, workers or default_workers(), question_filter, as_paths(labels),
         )
     except _Fallback as exc:
-        dataset = load_dataset(evalset, snapshot=snapshot, runs=runs)
+        dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
         evaluation = evaluate(
             dataset,
             k=k,
@@ -335,7 +340,7 @@ _KNOWN_STAGES = frozenset(
 def _columnar(
     evalset: Path, snapshot_path: Path, runs: Sequence[Path], chosen: Sequence[Measure],
     k: int | None, policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice,
-    workers: int, question_filter: QuestionFilter | None,
+    workers: int, question_filter: QuestionFilter | None, label_files: Sequence[Path],
 ) -> NativeEvaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -360,20 +365,23 @@ def _columnar(
         _SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)))
         if scan_contexts else None
     )
+    labels = read_labels(label_files)[0]
     names: set[str] = set()
     out = []
     reference_rows = 0
+    answered: dict[str, list[str]] = {}
     keep = _kept(evalset, n, question_filter)
     kept_ids = [qid for qid, kept in zip(ev.ids, keep.tolist(), strict=True) if kept]
     for path in runs:
         run = read_run_parallel(
             path, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
-            scan_contexts=scan_contexts,
+            scan_contexts=scan_contexts, added_labels=labels,
         )
         if run.header.name in names:
             raise _Fallback("run names")
         names.add(run.header.name)
+        answered[run.header.name] = [ev.ids[row] for row in run.row.tolist()]
         scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
         scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
         by_row = np.empty(n, dtype=np.int64)
@@ -383,7 +391,7 @@ def _columnar(
         if rows.size:
             _reference_rows(
                 rows, by_row, (evalset, path), run, index, level, policy, ev, chosen, scores,
-                findings,
+                findings, labels.get(run.header.name, {}),
             )
         reference_rows += int(rows.size)
         derived = run.context_derived[by_row][keep]
@@ -394,6 +402,7 @@ def _columnar(
                 bool(derived.size == 0 or derived.any()),
             )
         )
+    check_answered(labels, names, answered)
     return NativeEvaluation(
         tuple(out), "columnar", None, reference_rows,
         tuple(split for split, kept in zip(ev.split, keep.tolist(), strict=True) if kept),

@@ -7,6 +7,7 @@ and reference facts it refers to.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ._native_checks import (
     item_codes,
     result_ok,
 )
+from ._native_labels import Added, with_labels
 from ._native_read import Codes, EvalColumns, _offsets, records
 from ._trec import _Fallback
 
@@ -110,13 +112,14 @@ def read_run(
     span: tuple[int, int] | None = None,
     scan_answers: bool = True,
     scan_contexts: bool = False,
+    added_labels: Mapping[str, Added] | None = None,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
     `evaluate` would report, except a missing result (checked when the parts are joined).
 
     `scan_answers`, `scan_contexts`: run the sensitive-content detectors over every answer,
     every recorded context text (only `sensitive_in_answer`, `sensitive_in_context` read
-    them)."""
+    them). `added_labels`: labels from label files, by run name (`_native_labels.read_labels`)."""
     header_data, items = records(path, "run", "results", span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
@@ -153,9 +156,12 @@ def read_run(
     ctx_sensitive = array("q")
     markers = evalset.canary_marker
     unreviewed_ok = allow_unreviewed
+    added = (added_labels or {}).get(header.name, {})
     for res in items:
         if not result_ok(res):
             raise _Fallback("result shape")
+        if added:
+            res = with_labels(res, added)
         row = row_of.get(res["question_id"], -1)
         if row < 0 or seen[row]:
             raise _Fallback("result question")
