@@ -8,12 +8,12 @@ context, outcomes, 2 labelled claims per answer with citations (some unknown), a
 fact-coverage labels. Then times, each in its own subprocess (wall time, peak RSS of the
 child from `os.wait4`):
 
-- `columnar`: `ragtriage.columnar.evaluate_native` (all measures of the four layers,
-  refusal, clarification and stale counts, and every diagnosis stage);
+- `columnar`: `ragtriage.columnar.evaluate_native` (the `Evaluation` of `evaluate`: every
+  default measure, the diagnosis with its findings, the boundary section);
 - `reference`: `load_dataset` + `evaluate` + `diagnose` (the per-question path), only up
   to `--reference-up-to` questions;
 
-and checks that both give the same per-question values, findings and aggregates.
+and checks that both give the same JSON report, byte for byte.
 
     python benchmarks/native_scale.py --questions 10000 1000000 --reference-up-to 10000
 """
@@ -124,26 +124,22 @@ def _question(n: int, kind: int, docs: list[int], p: list[float]) -> tuple[dict,
 
 
 def worker(engine: str, evalset: Path, snapshot: Path, run: Path, out: Path) -> None:
-    """Score in this process and pickle a comparable summary of the results."""
-    from ragtriage.columnar import evaluate_native, from_reference
+    """Score in this process and pickle the JSON report and the primary-stage counts."""
+    from ragtriage.columnar import evaluate_native
+    from ragtriage.render import dumps, evaluation_json
 
     if engine == "columnar":
         result = evaluate_native(evalset, snapshot, [run])
-        runs, used = result.runs, f"{result.engine} ({result.reference_rows} reference rows)"
     else:
         from ragtriage.evaluation import evaluate
         from ragtriage.loading import load_dataset
 
-        dataset = load_dataset(evalset, snapshot=snapshot, runs=[run])
-        # The default set, as evaluate_native computes it.
-        runs, used = from_reference(evaluate(dataset)), "reference"
-    (res,) = runs
+        result = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]))
+    overall = result.runs[0].diagnosis.breakdown.overall
     payload = {
-        "used": used,
-        "scores": {m: (p.numerator, p.denominator) for m, p in res.scores.items()},
-        "summary": {m: a for m, a in res.summary.items()},
-        "findings": dict(res.findings),
-        "primary": res.primary_counts(),
+        "used": engine,
+        "report": dumps(evaluation_json(result)),
+        "primary": {count.stage: count.primary for count in overall.stages},
     }
     out.write_bytes(pickle.dumps(payload))
 
@@ -188,14 +184,8 @@ def timed(engine: str, paths: tuple[Path, Path, Path], out: Path) -> tuple[float
 
 
 def same(a: dict, b: dict) -> bool:  # type: ignore[type-arg]
-    """Per-question values, findings and aggregates all equal."""
-    scores = all(
-        np.array_equal(a["scores"][m][0], b["scores"][m][0])
-        and np.array_equal(a["scores"][m][1], b["scores"][m][1])
-        for m in a["scores"]
-    )
-    findings = all(np.array_equal(a["findings"][s], b["findings"][s]) for s in a["findings"])
-    return scores and findings and a["summary"] == b["summary"]
+    """The same report, byte for byte."""
+    return bool(a["report"] == b["report"])
 
 
 def main() -> None:

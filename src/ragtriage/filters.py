@@ -8,18 +8,17 @@ as its primary or a secondary stage in at least one of the runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from .schemas import Question
 
 if TYPE_CHECKING:
+    from .diagnosis import QuestionDiagnosis
     from .evaluation import Evaluation
     from .loading import Dataset
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -48,11 +47,11 @@ class QuestionSelection:
             return False
         return not self.ids or any(fnmatchcase(question.id, pattern) for pattern in self.ids)
 
-    def matches_stages(self, found: Iterable[Collection[str]]) -> bool:
-        """The stage condition, over one question's failing stages (one collection per run)."""
+    def matches_stages(self, diagnoses: Iterable[QuestionDiagnosis]) -> bool:
+        """The stage condition, over one question's diagnoses (one per run)."""
         if not self.stages:
             return True
-        return any(stage in stages for stages in found for stage in self.stages)
+        return any(stage in d.stages for d in diagnoses for stage in self.stages)
 
     def describe(self) -> str:
         """The selection as one line (`all questions` when empty)."""
@@ -77,33 +76,23 @@ def evaluate_selected(
     return select_questions(
         lambda keep: evaluate(dataset, question_filter=keep, **options),  # type: ignore[arg-type]
         selection,
-        evaluation_stages,
     )
 
 
-def evaluation_stages(evaluation: Evaluation) -> Iterator[tuple[str, Collection[str]]]:
-    """Every question's failing stages in every run of an evaluation: (question ID, stages)."""
-    for run in evaluation.diagnoses:
-        for entry in run.questions:
-            yield entry.question_id, entry.stages
-
-
 def select_questions(
-    score: Callable[[Callable[[Question], bool]], T],
-    selection: QuestionSelection,
-    stages_of: Callable[[T], Iterable[tuple[str, Collection[str]]]],
-) -> T:
-    """`score` (an engine scoring the questions a filter keeps) over the selected questions.
+    score: Callable[[Callable[[Question], bool]], Evaluation], selection: QuestionSelection
+) -> Evaluation:
+    """`score` (any engine scoring the questions a filter keeps) over the selected questions.
 
     The tag, split and ID conditions are the filter; the stage condition needs a first pass
-    over the questions they keep, whose failing stages (`stages_of`: question ID and stages,
-    per question of every run) pick the questions scored again.
+    over the questions they keep, whose diagnoses pick the questions scored again.
     """
     first = score(selection.matches_question)
     if not selection.stages:
         return first
-    per_question: dict[str, list[Collection[str]]] = {}
-    for question_id, stages in stages_of(first):
-        per_question.setdefault(question_id, []).append(stages)
+    per_question: dict[str, list[QuestionDiagnosis]] = {}
+    for run in first.diagnoses:
+        for entry in run.questions:
+            per_question.setdefault(entry.question_id, []).append(entry)
     keep = {qid for qid, found in per_question.items() if selection.matches_stages(found)}
     return score(lambda q: q.id in keep)

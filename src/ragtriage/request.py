@@ -10,10 +10,10 @@ the same questions: the holdout is left out unless asked for, and every look at 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict, TypeVar
+from typing import TYPE_CHECKING, TypedDict
 
 from .errors import InputError, RequestError
 from .filters import QuestionSelection
@@ -32,8 +32,6 @@ MISSING_DATASET = "give DATASET or --example"
 """The message when neither an evaluation set nor the example was asked for."""
 
 _LOG = logging.getLogger("ragtriage")
-
-T = TypeVar("T")
 
 
 def log_notice(notice: Notice) -> None:
@@ -288,16 +286,13 @@ class Request:
 
     def score_with(
         self,
-        score: Callable[[QuestionFilter], T],
-        stages_of: Callable[[T], Iterable[tuple[str, Collection[str]]]],
-        run_names: Callable[[T], Sequence[str]],
+        score: Callable[[QuestionFilter], Evaluation],
         command: str = "python",
         notify: Notify | None = None,
-    ) -> T:
+    ) -> Evaluation:
         """This request's questions scored by an engine that reads the files itself.
 
-        `score` checks every question and scores those the filter it is given keeps;
-        `stages_of` lists a result's (question ID, failing stages) and `run_names` its runs.
+        `score` checks every question and scores those the filter it is given keeps.
         The holdout policy and the selection are this request's, applied as `evaluate` applies
         them: the holdout note, or the look recorded in the ledger, follows the scoring.
         """
@@ -306,7 +301,7 @@ class Request:
 
         held: set[str] = set()
 
-        def scored(keep: QuestionFilter) -> T:
+        def scored(keep: QuestionFilter) -> Evaluation:
             def test(question: Question) -> bool:
                 if question.split == HOLDOUT:
                     held.add(question.id)
@@ -316,13 +311,13 @@ class Request:
 
             return score(test)
 
-        result = select_questions(scored, self.selection, stages_of)
+        result = select_questions(scored, self.selection)
         if held:
             path = self.files().dataset
             # The hash is only recorded with a look: a large set is not read again for a note.
             sha = file_sha256(path) if self.holdout.include else ""
             notices = self.holdout.notices(
-                (display_path(path), sha), len(held), command, run_names(result)
+                (display_path(path), sha), len(held), command, [run.name for run in result.runs]
             )
             for notice in notices:
                 (notify or log_notice)(notice)

@@ -1,4 +1,4 @@
-"""Native runs: the columnar reader and layers equal the reference `evaluate` + `diagnose`."""
+"""Native runs: the columnar path gives the `Evaluation` the reference `evaluate` gives."""
 
 from __future__ import annotations
 
@@ -7,24 +7,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from native_layers_data import write_dataset
 
-from ragtriage.columnar import (
-    NATIVE_MEASURES,
-    NativeRunResult,
-    _native_read,
-    evaluate_native,
-    from_reference,
-    native_json,
-)
+from ragtriage.columnar import NATIVE_MEASURES, _native_eval, _native_read, evaluate_native
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate
+from ragtriage.evaluation import Evaluation, evaluate
 from ragtriage.loading import load_dataset
-from ragtriage.metrics import REGISTRY
+from ragtriage.metrics import REGISTRY, measures
+from ragtriage.render import dumps, evaluation_json
 
 NAMES = [
     name
@@ -34,23 +27,26 @@ NAMES = [
 """Every measure the columnar algorithm computes, rank measures at k = 1, 3, 10."""
 
 
-def _reference(evalset: Path, snapshot: Path, run: Path) -> tuple[NativeRunResult, ...]:
-    dataset = load_dataset(evalset, snapshot=snapshot, runs=[run])
-    return from_reference(evaluate(dataset, metrics=NAMES))
+def _reference(evalset: Path, snapshot: Path, runs: list[Path], **options: Any) -> Evaluation:
+    return evaluate(load_dataset(evalset, snapshot=snapshot, runs=runs), metrics=NAMES,
+                    **options)
 
 
-def _assert_same(got: tuple[NativeRunResult, ...], want: tuple[NativeRunResult, ...]) -> None:
-    for a, b in zip(got, want, strict=True):
-        assert a.question_ids == b.question_ids
-        assert list(a.scores) == list(b.scores)
-        for name in a.scores:
-            assert np.array_equal(a.scores[name].numerator, b.scores[name].numerator), name
-            assert np.array_equal(a.scores[name].denominator, b.scores[name].denominator), name
-        assert a.summary == b.summary
-        assert a.stages == b.stages
-        for stage in a.stages:
-            assert np.array_equal(a.findings[stage], b.findings[stage]), stage
-        assert np.array_equal(a.primary, b.primary)
+def _columnar(
+    evalset: Path, snapshot: Path, runs: list[Path], workers: int = 1, **options: Any
+) -> Evaluation:
+    """The columnar path itself: an input it does not handle raises `_Fallback` here."""
+    return _native_eval._columnar(
+        evalset, snapshot, runs, options.get("k"), options.get("label_policy", "human-first"),
+        options.get("allow_unreviewed", False), options.get("evidence_level", "auto"), workers,
+        measures(NAMES), None,
+    )
+
+
+def _assert_same(got: Evaluation, want: Evaluation) -> None:
+    assert got.runs == want.runs
+    assert (got.measures, got.sources) == (want.measures, want.sources)
+    assert dumps(evaluation_json(got)) == dumps(evaluation_json(want))
 
 
 @settings(max_examples=60, deadline=None)
@@ -63,13 +59,8 @@ def _assert_same(got: tuple[NativeRunResult, ...], want: tuple[NativeRunResult, 
 def test_columnar_equals_reference(seed: int, questions: int, exotic: bool, jsonl: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, questions, exotic=exotic, jsonl=jsonl)
-        got = evaluate_native(*paths[:2], [paths[2]], metrics=NAMES, workers=1)
-        assert list(got.measures) == NAMES
-        assert got.engine == "columnar"
-        assert got.fallback is None
-        if not exotic:  # disjoint groups, no permissions, canaries, versions or hashes
-            assert got.reference_rows == 0
-        _assert_same(got.runs, _reference(*paths))
+        got = _columnar(paths[0], paths[1], [paths[2]])
+        _assert_same(got, _reference(paths[0], paths[1], [paths[2]]))
 
 
 @settings(max_examples=40, deadline=None)
@@ -90,18 +81,13 @@ def test_options_equal_reference(
     with tempfile.TemporaryDirectory() as tmp:
         evalset, snapshot, run = write_dataset(Path(tmp), seed, 8, exotic=seed % 2 == 0)
         try:
-            want = from_reference(
-                evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), **options,
-                         metrics=NAMES)
-            )
+            want = _reference(evalset, snapshot, [run], **options)
         except InputError as expected:
             with pytest.raises(InputError) as caught:
                 evaluate_native(evalset, snapshot, [run], metrics=NAMES, **options)
             assert caught.value.problems == expected.problems
             return
-        got = evaluate_native(evalset, snapshot, [run], metrics=NAMES, **options)
-        assert got.engine == "columnar"
-        _assert_same(got.runs, want)
+        _assert_same(_columnar(evalset, snapshot, [run], **options), want)
 
 
 @settings(max_examples=15, deadline=None)
@@ -109,16 +95,14 @@ def test_options_equal_reference(
 def test_workers_do_not_change_results(seed: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, 30, exotic=True)
-        one = evaluate_native(*paths[:2], [paths[2]], metrics=NAMES, workers=1)
+        one = _columnar(paths[0], paths[1], [paths[2]], workers=1)
         original = _native_read._SPLIT_BYTES
         _native_read._SPLIT_BYTES = 1  # split even a tiny file
         try:
-            two = evaluate_native(*paths[:2], [paths[2]], metrics=NAMES, workers=2)
+            two = _columnar(paths[0], paths[1], [paths[2]], workers=2)
         finally:
             _native_read._SPLIT_BYTES = original
-        assert two.engine == "columnar"
-        assert two.reference_rows == one.reference_rows
-        _assert_same(two.runs, one.runs)
+        _assert_same(two, one)
 
 
 def _write(tmp: Path, questions: list[dict[str, Any]], results: list[dict[str, Any]]) -> tuple[
@@ -168,10 +152,9 @@ RESULTS: list[dict[str, Any]] = [
 
 
 def test_hand_computed_values(tmp_path: Path) -> None:
-    got = evaluate_native(*_write(tmp_path, QUESTIONS, RESULTS)[:2], [tmp_path / "run.jsonl"],
-                          metrics=NAMES)
+    paths = _write(tmp_path, QUESTIONS, RESULTS)
+    got = _columnar(paths[0], paths[1], [paths[2]])
     (run,) = got.runs
-    assert got.engine == "columnar"
     summary = {name: (a.value, a.numerator, a.denominator, a.not_applicable)
                for name, a in run.summary.items()}
     # q1 at document level: context c1 (d1), d2 -> both groups; q3 at chunk level: context
@@ -184,33 +167,28 @@ def test_hand_computed_values(tmp_path: Path) -> None:
     assert summary["false_refusal"] == (0.0, 0, 1, 2)  # q1 answered; q3 has no outcome
     assert summary["stale_in_candidates"] == (1.0, 2, 2, 1)
     assert summary["stale_support"] == (1.0, 1, 1, 2)
-    assert run.primary_counts() == {
-        **{stage: 0 for stage in run.stages},
-        "stale_evidence": 1,
-        "ok": 2,
+    overall = run.diagnosis.breakdown.overall
+    assert {s.stage: s.primary for s in overall.stages if s.primary} == {
+        "stale_evidence": 1, "ok": 2
     }
-    assert run.present_counts()["judge_uncertain"] == 1
-    assert run.present_counts()["incomplete_answer"] == 1
-    assert run.present_counts()["invalid_citation"] == 1  # q1's second claim cites "nowhere"
-    _assert_same(got.runs, _reference(*_write(tmp_path, QUESTIONS, RESULTS)))
-
-
-def test_native_json(tmp_path: Path) -> None:
-    paths = _write(tmp_path, QUESTIONS, RESULTS)
-    data = native_json(evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES))
-    assert {k: v for k, v in data.items() if k != "runs"} == {
-        "engine": "columnar", "fallback": None, "reference_rows": 0
-    }
-    (run,) = data["runs"]
-    assert (run["name"], run["k"], run["questions"]) == ("r", 2, 3)
-    assert run["summary"]["citation_validity"] == {
-        "value": 0.5, "numerator": 1, "denominator": 2, "averaging": "micro",
-        "not_applicable": 2,
-    }
-    assert {s: c for s, c in run["diagnosis"]["present"].items() if c} == {
+    assert {s.stage: s.present for s in overall.stages if s.present} == {
         "stale_evidence": 1, "invalid_citation": 1, "incomplete_answer": 1,
         "judge_uncertain": 1, "ok": 2,
     }
+    # The explanations: q1's proving IDs, from the reference stage checks.
+    q1 = run.diagnosis.question("q1")
+    assert [(f.stage, f.ids) for f in q1.findings] == [
+        ("stale_evidence", ("d2",)), ("invalid_citation", ("c2", "nowhere")),
+        ("incomplete_answer", ("f2",)), ("judge_uncertain", ("c2",)),
+    ]
+    assert [(q.question_id, q.details) for q in run.questions] == [
+        ("q1", {"stale_candidates": ("d2",), "stale_context": ("d2",), "stale_support": ("d2",),
+                "invalid_citation_claims": ("c2",), "uncertain_labels": ("c2",),
+                "missing_facts": ("f2",)}),
+        ("q2", {}),
+        ("q3", {"stale_candidates": ("d2",), "stale_context": ("d2",)}),
+    ]
+    _assert_same(got, _reference(paths[0], paths[1], [paths[2]]))
 
 
 def test_injection_in_context_from_snapshot_text(tmp_path: Path) -> None:
@@ -218,9 +196,11 @@ def test_injection_in_context_from_snapshot_text(tmp_path: Path) -> None:
     results[2]["claims"] = [{**c, "labels": [{"verdict": "unsupported", "labeller": HUMAN}]}
                             for c in RESULTS[2]["claims"]]
     paths = _write(tmp_path, QUESTIONS, results)
-    (run,) = evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES).runs
-    assert run.findings["injection_in_context"].tolist() == [True, False, False]
-    _assert_same((run,), _reference(*paths))
+    got = _columnar(paths[0], paths[1], [paths[2]])
+    flagged = [q.question_id for q in got.runs[0].diagnosis.questions
+               if "injection_in_context" in q.stages]
+    assert flagged == ["q1"]
+    _assert_same(got, _reference(paths[0], paths[1], [paths[2]]))
 
 
 def test_problems_are_reported_by_the_reference_loader(tmp_path: Path) -> None:
@@ -230,7 +210,7 @@ def test_problems_are_reported_by_the_reference_loader(tmp_path: Path) -> None:
     ]
     paths = _write(tmp_path, QUESTIONS, results)
     with pytest.raises(InputError) as caught:
-        evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES)
+        evaluate_native(paths[0], paths[1], [paths[2]])
     messages = [p.message() for p in caught.value.problems]
     assert messages == [
         f"{paths[2]}: question 'q1': results: expected a result for every question "
@@ -256,12 +236,13 @@ def test_problem_found_by_a_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_unsupported_shape_falls_back_with_equal_results(tmp_path: Path) -> None:
     results = [*RESULTS[:2], {**RESULTS[2], "latency_ms": 12.5, "usage": None}]
     paths = _write(tmp_path, QUESTIONS, results)
-    got = evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES)
-    assert got.engine == "columnar"  # known extra fields are checked, not a reason to fall back
+    # Known extra fields are checked, not a reason to fall back.
+    _assert_same(_columnar(paths[0], paths[1], [paths[2]]),
+                 _reference(paths[0], paths[1], [paths[2]]))
     bad = [*RESULTS[:2], {**RESULTS[2], "latency_ms": -1}]
     paths = _write(tmp_path, QUESTIONS, bad)
     with pytest.raises(InputError) as caught:
-        evaluate_native(paths[0], paths[1], [paths[2]], metrics=NAMES)
+        evaluate_native(paths[0], paths[1], [paths[2]])
     assert len(caught.value.problems) == 1
     assert caught.value.problems[0].field == "line 4: latency_ms"
 
@@ -272,11 +253,10 @@ def test_two_runs(tmp_path: Path) -> None:
     other = tmp_path / "other.jsonl"
     header = json.loads(lines[0])
     other.write_text("\n".join([json.dumps({**header, "name": "r2"}), *lines[:0:-1]]), "utf-8")
-    got = evaluate_native(evalset, snapshot, [run, other], metrics=NAMES)
-    want = from_reference(
-        evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run, other]),
-                 metrics=NAMES)
-    )
+    got = _columnar(evalset, snapshot, [run, other])
     assert [r.name for r in got.runs] == ["r", "r2"]
-    _assert_same(got.runs, want)
-    _assert_same(got.runs[1:], got.runs[:1])  # the same results in another order
+    _assert_same(got, _reference(evalset, snapshot, [run, other]))
+    # The same results in another order.
+    assert got.runs[1].questions == got.runs[0].questions
+    assert got.runs[1].summary == got.runs[0].summary
+    assert got.runs[1].diagnosis.questions == got.runs[0].diagnosis.questions

@@ -161,6 +161,7 @@ def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tm
     # The default set, as the reference's: the starter plants no canary.
     assert "not applicable here: correct_clarification, canary_obeyed\n" in stdout
     assert "│ correct_clarification" not in stdout
+    assert stdout == _run(["evaluate", *data[:-2]], "80")[1]  # the reference table
     assert _widest(stdout) <= 80
     everything = _run(["evaluate", *data, "--all-measures"], "80")[1]
     assert "│ correct_clarification" in everything and "not applicable here" not in everything

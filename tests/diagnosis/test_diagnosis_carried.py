@@ -35,7 +35,6 @@ RENDERERS = (
     "ragtriage.compare._comparison_json",
     "ragtriage.compare._comparison_render",
     "ragtriage.gate._verdict_render",
-    "ragtriage.columnar._native_report",
     "ragtriage.calibration._report",
 )
 """Modules (and packages) that turn a result into text."""

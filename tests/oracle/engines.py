@@ -3,6 +3,7 @@ oracle: every per-question score, every aggregate, the diagnosis."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -11,9 +12,8 @@ from typing import Any
 
 from ragtriage import evaluate_files
 from ragtriage.api import evaluate_columnar
-from ragtriage.columnar import NATIVE_MEASURES, NativeEvaluation
 from ragtriage.diagnosis import diagnose
-from ragtriage.evaluation import Evaluation
+from ragtriage.evaluation import Evaluation, RunEvaluation
 from ragtriage.request import Request
 
 from .evaluate import OracleEvaluation
@@ -52,19 +52,11 @@ def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Ev
                           labels=files.labels, metrics=names, **options)
 
 
-def columnar_names(names: list[str]) -> list[str]:
-    """The measures of `names` the columnar algorithm computes (`NATIVE_MEASURES`)."""
-    return [name for name in names if name.split("@")[0] in NATIVE_MEASURES]
-
-
-def run_columnar(
-    files: Files, options: dict[str, Any], names: list[str] | None = None
-) -> NativeEvaluation:
-    """`ragtriage evaluate --algorithm columnar` from Python (`names`: `--metric`; None: the
-    default set)."""
+def run_columnar(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
+    """`ragtriage evaluate --algorithm columnar` from Python."""
     request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.inline_runs,
-                            metrics=names or (), **options)
-    return evaluate_columnar(request, notify=quiet)[0]
+                            metrics=names, **options)
+    return evaluate_columnar(request, notify=quiet)
 
 
 def quiet(notice: object) -> None:
@@ -135,41 +127,25 @@ def compare_reference(oracle: OracleEvaluation, evaluation: Evaluation) -> list[
     return out
 
 
-def compare_columnar(oracle: OracleEvaluation, native: NativeEvaluation,
-                     reference: Evaluation) -> list[str]:
-    """Every difference between the oracle (and the reference summary) and the columnar
-    algorithm, over the measures it computed (per question: numerator, denominator, not
-    applicable, cannot-judge count; aggregates) and the diagnosis."""
+def compare_columnar(native: Evaluation, reference: Evaluation) -> list[str]:
+    """Every difference between the columnar and the reference algorithm's results: the same
+    `Evaluation`, field by field (the input files aside: the columnar algorithm reads the runs
+    with their labels inline)."""
     out: list[str] = []
-    names = list(native.measures)
-    for orun, nrun, erun in zip(oracle.runs, native.runs, reference.runs, strict=True):
-        ids = [q.question_id for q in orun.questions]
-        if list(nrun.question_ids) != ids:
-            return [f"{orun.name}: questions {list(nrun.question_ids)} != {ids}"]
-        for row, oq in enumerate(orun.questions):
-            where = f"{orun.name}/{oq.question_id}"
-            for name in names:
-                part, want = nrun.scores[name], oq.scores[name]
-                num, den = float(part.numerator[row]), float(part.denominator[row])
-                if want is None:
-                    if den != 0:
-                        out.append(f"{where} {name}: columnar {num}/{den}, oracle n/a")
-                elif not (same(name, num, want.numerator) and same(name, den, want.denominator)):
-                    out.append(f"{where} {name}: columnar {num}/{den}, "
-                               f"oracle {want.numerator}/{want.denominator}")
-                if part.cannot_judge is not None and int(part.cannot_judge[row]) != \
-                        oq.cannot_judge[name]:
-                    out.append(f"{where} {name} cannot_judge: columnar "
-                               f"{int(part.cannot_judge[row])}, oracle {oq.cannot_judge[name]}")
-            stages = tuple(s for s in nrun.stages[:-1] if bool(nrun.findings[s][row]))
-            primary = nrun.stages[int(nrun.primary[row])]
-            if (primary, stages) != (oq.primary, tuple(oq.findings)):
-                out.append(f"{where} stages: columnar {primary} {stages}, oracle "
-                           f"{oq.primary} {tuple(oq.findings)}")
-        if list(nrun.summary) != names:
-            out.append(f"{orun.name} summary: columnar {list(nrun.summary)}, asked {names}")
-        for name in names:
-            if nrun.summary[name] != erun.summary[name]:
-                out.append(f"{orun.name} summary {name}: columnar {nrun.summary[name]}, "
-                           f"reference {erun.summary[name]}")
+    if native.measures != reference.measures:
+        out.append(f"measures: columnar {native.measures}, reference {reference.measures}")
+    for nrun, erun in zip(native.runs, reference.runs, strict=True):
+        for field in dataclasses.fields(RunEvaluation):
+            if not field.compare or field.name == "questions":
+                continue
+            got, want = getattr(nrun, field.name), getattr(erun, field.name)
+            if got != want:
+                out.append(f"{erun.name} {field.name}: columnar {got}, reference {want}")
+        if [r.question_id for r in nrun.questions] != [r.question_id for r in erun.questions]:
+            out.append(f"{erun.name} questions: columnar {[r.question_id for r in nrun.questions]}"
+                       f", reference {[r.question_id for r in erun.questions]}")
+            continue
+        for got, want in zip(nrun.questions, erun.questions, strict=True):
+            if got != want:
+                out.append(f"{erun.name}/{want.question_id}: columnar {got}, reference {want}")
     return out

@@ -32,7 +32,8 @@ def without_holdout(g: Generated) -> Generated:
 def refusals(files: Files) -> tuple[list[Problem] | None, list[Problem] | None]:
     """The problems each algorithm reports (None: it scored the input)."""
     out: list[list[Problem] | None] = []
-    for run in (lambda: run_reference(files, [], OPTIONS), lambda: run_columnar(files, OPTIONS)):
+    for run in (lambda: run_reference(files, [], OPTIONS),
+                lambda: run_columnar(files, [], OPTIONS)):
         try:
             run()
         except InputError as refused:

@@ -125,8 +125,6 @@ BESIDE = {"judges", "retrievers", "importers", "recording", "review", "engines"}
 (10: the API and the CLI) uses them."""
 
 KNOWN_UPWARD = {
-    "ragtriage.columnar._native_eval -> ragtriage.render",
-    "ragtriage.columnar._native_report -> ragtriage.render",
     "ragtriage.columnar._trec_render -> ragtriage.render",
     "ragtriage.columnar._score -> ragtriage.engines",
 }

@@ -11,7 +11,7 @@ from ..paths import PathArg, as_path, as_paths
 from ..request import Notify, Request, RequestOptions
 
 if TYPE_CHECKING:
-    from ..columnar import AveragingRule, NativeEvaluation, TrecEvaluation
+    from ..columnar import AveragingRule, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
     from ..evaluation import Evaluation, QuestionFilter
@@ -333,17 +333,15 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
     return [option for option, present in given if present] + list(also)
 
 
-def evaluate_columnar(
-    request: Request, *, notify: Notify | None = None
-) -> tuple[NativeEvaluation, list[str]]:
-    """`evaluate --algorithm columnar`: native sets scored as arrays; returns the measures too
-    (canonical names, in the order asked; the default set when none was).
+def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Evaluation:
+    """`evaluate --algorithm columnar`: native sets scored as arrays, the same `Evaluation`
+    as `evaluate_request` gives.
 
     Options the columnar path has no equivalent for are refused by name (`RequestError`)
     rather than ignored. The questions scored are the request's (its selection and holdout
     policy, with the ledger), as for `evaluate_request`.
     """
-    from ..columnar import evaluate_native, native_stages
+    from ..columnar import evaluate_native
     from ..evaluation import k_not_used_note
     from ..holdout import Notice
     from ..metrics import measures
@@ -352,19 +350,19 @@ def evaluate_columnar(
     refused = columnar_unsupported(request)
     if refused:
         raise RequestError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
-    chosen = [m.name for m in measures(request.metric_names)]  # bad names: InputError
+    measures(request.metric_names)  # bad names: InputError, before any file is read
     files = request.files()
     if files.snapshot is None:
         raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
     snapshot = files.snapshot
 
-    def score(keep: QuestionFilter) -> NativeEvaluation:
+    def score(keep: QuestionFilter) -> Evaluation:
         return evaluate_native(
             files.dataset,
             snapshot,
             list(files.runs),
-            metrics=chosen,
             k=request.k,
+            metrics=request.metric_names,
             label_policy=request.label_policy,
             allow_unreviewed=request.allow_unreviewed,
             evidence_level=request.evidence_level,
@@ -372,11 +370,9 @@ def evaluate_columnar(
             labels=request.labels,
         )
 
-    result = request.score_with(
-        score, native_stages, lambda found: [run.name for run in found.runs], "evaluate", notify
-    )
+    result = request.score_with(score, "evaluate", notify)
     if request.k is not None:
         for run in result.runs:
             if not run.k_used:
                 (notify or log_notice)(Notice("note", k_not_used_note(run.name, request.k)))
-    return result, list(result.measures)
+    return result

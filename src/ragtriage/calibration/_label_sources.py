@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..detectors import is_stale
 from ..metrics import Measure, QuestionView, Score
-from ..schemas import Labeller
+from ..schemas import ClaimLabel, FactLabel, Labeller
 from ._record import CalibrationRecord
 
 UNCALIBRATED = "judge-labelled, uncalibrated"
@@ -86,6 +86,11 @@ def measure_kinds(measure: Measure) -> tuple[str, ...]:
     return tuple(LABEL_KINDS[r] for r in measure.spec.requires if r in LABEL_KINDS)
 
 
+def _stale(label: ClaimLabel | FactLabel, view: QuestionView) -> bool:
+    # Only a label that records a hash needs the view's (computed on first use).
+    return label.context_hash is not None and is_stale(label, view.context_hash)
+
+
 def _counted(view: QuestionView, kind: str) -> Iterable[tuple[str | None, list[Labeller]]]:
     """(kind of the counted label, judges behind it) for each claim or fact of a question."""
     if kind == "claim":
@@ -94,7 +99,7 @@ def _counted(view: QuestionView, kind: str) -> Iterable[tuple[str | None, list[L
             judges = [
                 lab.labeller
                 for lab in claim.labels
-                if lab.labeller.kind == "judge" and not is_stale(lab, view.context_hash)
+                if lab.labeller.kind == "judge" and not _stale(lab, view)
             ]
             yield claim_view.labelled_by, judges
     else:
@@ -104,7 +109,7 @@ def _counted(view: QuestionView, kind: str) -> Iterable[tuple[str | None, list[L
                 for lab in view.result.fact_labels
                 if lab.fact_id == fact_view.fact_id
                 and lab.labeller.kind == "judge"
-                and not is_stale(lab, view.context_hash)
+                and not _stale(lab, view)
             ]
             yield fact_view.labelled_by, judges
 

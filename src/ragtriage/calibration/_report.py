@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from rich.console import Console
 from rich.table import Table
 
-from ..metrics import Measure, QuestionView, Score
+from ..metrics import Measure
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
-from ._label_sources import UNCALIBRATED, measure_kinds, measure_label_sources
+from ._label_sources import UNCALIBRATED, LabelSources
 from ._ppi import MeanEstimate
 from ._record import CalibrationRecord
-
-
-class _ScoredQuestion(Protocol):
-    @property
-    def scores(self) -> Mapping[str, Score | None]: ...
 
 
 class ScoredRun(Protocol):
@@ -29,12 +24,8 @@ class ScoredRun(Protocol):
     """
 
     @property
-    def views(self) -> Sequence[QuestionView]:
-        """The resolved per-question views."""
-
-    @property
-    def questions(self) -> Sequence[_ScoredQuestion]:
-        """Per-question scores, paired with `views`."""
+    def label_sources(self) -> Mapping[str, LabelSources]:
+        """Per measure that reads labels: the label counts the run's evaluation computed."""
 
 
 def judge_labelled_measures(run: ScoredRun, measures: tuple[Measure, ...]) -> tuple[str, ...]:
@@ -42,8 +33,7 @@ def judge_labelled_measures(run: ScoredRun, measures: tuple[Measure, ...]) -> tu
     return tuple(
         m.name
         for m in measures
-        if measure_kinds(m)
-        and measure_label_sources(m, run.views, [q.scores[m.name] for q in run.questions]).judge
+        if m.name in run.label_sources and run.label_sources[m.name].judge
     )
 
 

@@ -1,4 +1,4 @@
-"""`evaluate --algorithm columnar`: the library call and the three renderings."""
+"""`evaluate --algorithm columnar`: the options it refuses, then the library call."""
 
 from __future__ import annotations
 
@@ -7,25 +7,14 @@ from pathlib import Path
 import click
 
 from ..api import COLUMNAR_UNSUPPORTED, columnar_unsupported, evaluate_columnar
+from ..evaluation import Evaluation
 from ..request import Request
 from ._dataset import print_notice
 
 
-def columnar_report(
-    request: Request, fmt: str, html: Path | None, all_measures: bool = False
-) -> str:
-    """Evaluate with the columnar algorithm and render in `fmt`."""
-    from ..columnar import native_report_json, native_report_markdown, native_report_table
-    from ..render import dumps
-
+def columnar_evaluation(request: Request, html: Path | None) -> Evaluation:
+    """Evaluate with the columnar algorithm (rendered as the reference algorithm's result)."""
     refused = columnar_unsupported(request, also=["--html"] if html is not None else [])
     if refused:
         raise click.UsageError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
-    result, measures = evaluate_columnar(request, notify=print_notice)
-    if fmt == "json":
-        return dumps(native_report_json(result, measures))
-    if fmt == "markdown":
-        return native_report_markdown(result, measures)
-    from ._common import terminal_width
-
-    return native_report_table(result, measures, terminal_width(), all_measures=all_measures)
+    return evaluate_columnar(request, notify=print_notice)

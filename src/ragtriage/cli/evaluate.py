@@ -39,8 +39,8 @@ from .report import html_option, write_html
     type=click.Choice(["reference", "columnar"]),
     default="reference",
     show_default=True,
-    help="`columnar`: native sets scored as arrays (large inputs; options it lacks are "
-    "refused by name).",
+    help="`columnar`: native sets scored as arrays (large inputs), the same report; options "
+    "it lacks are refused by name.",
 )
 @all_measures_option
 @handle_errors
@@ -54,11 +54,11 @@ def evaluate_command(
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
     if algorithm == "columnar":
-        from ._columnar import columnar_report
+        from ._columnar import columnar_evaluation
 
-        write_output(columnar_report(request, fmt, html, all_measures), output)
-        return
-    result = evaluate_request(request, notify=print_notice)
+        result = columnar_evaluation(request, html)
+    else:
+        result = evaluate_request(request, notify=print_notice)
     if fmt == "json":
         text = dumps(evaluation_json(result))
     elif fmt == "markdown":

@@ -7,20 +7,8 @@ gives the same numbers for large inputs, and its tests check that it does.
 from ._arrays import RankArrays, arrays_from_dicts, build_rank_arrays
 from ._averaging import AVERAGING_RULES, AveragingRule
 from ._keys import IdKeys, id_keys
-from ._native_eval import (
-    NativeEvaluation,
-    NativeRunResult,
-    evaluate_native,
-    from_reference,
-    native_json,
-    native_stages,
-)
+from ._native_eval import evaluate_native
 from ._native_layers import NATIVE_MEASURES
-from ._native_report import (
-    native_report_json,
-    native_report_markdown,
-    native_report_table,
-)
 from ._score import (
     DEFAULT_TREC_MEASURES,
     RankMeasure,
@@ -40,8 +28,6 @@ __all__ = [
     "NATIVE_MEASURES",
     "AveragingRule",
     "IdKeys",
-    "NativeEvaluation",
-    "NativeRunResult",
     "QuestionPolicy",
     "RankArrays",
     "RankMeasure",
@@ -52,14 +38,8 @@ __all__ = [
     "build_rank_arrays",
     "evaluate_native",
     "evaluate_trec",
-    "from_reference",
     "id_keys",
     "load_trec",
-    "native_json",
-    "native_report_json",
-    "native_report_markdown",
-    "native_report_table",
-    "native_stages",
     "parse_rank_measures",
     "score_arrays",
     "trec_json",

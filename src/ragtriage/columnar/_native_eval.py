@@ -1,28 +1,52 @@
-"""`evaluate_native`: a native evaluation set and runs, file in -> four layers and diagnosis out.
+"""`evaluate_native`: a native evaluation set and runs, file in -> the `Evaluation` out.
 
 The columnar path reads the files into arrays (`_native_read`, `_native_run`), scores every
-question at once (`_native_layers`) and scores the few rows the arrays do not model with the
-reference functions. When the fast checks find any problem, or the input takes a form the fast
-reader does not handle, the reference path runs instead (`load_dataset`, then `evaluate`, which
-diagnoses): it reports every problem with its usual message, or gives the same results.
+question at once and finds every failing diagnosis stage (`_native_layers`). The result is the
+`Evaluation` that `evaluate` gives on the same input: the numbers and stage flags come from the
+arrays; the explanations (details, each finding's proving IDs and reason, label sources, the
+boundary section) come from the reference functions, run on the questions' views and, for the
+diagnosis, only for the stages the arrays found failing. Rows the arrays do not model (exotic
+rows) and measures the columnar path does not compute are scored by the reference functions.
+When the fast checks find any problem, or the input takes a form the fast reader does not
+handle, the reference path runs instead (`load_dataset`, then `evaluate`): it reports every
+problem with its usual message, or gives the same result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
 
 import numpy as np
 from pydantic import ValidationError
 
 from ..detectors import default_injection_rules, detect_injection, find_sensitive, item_text
-from ..diagnosis import OK, diagnose_view, stage_order
+from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, stage_order
 from ..errors import ProblemCollector
-from ..evaluation import Evaluation, LevelChoice, QuestionFilter, evaluate
-from ..loading import Dataset, SnapshotIndex, load_dataset, read_file
-from ..metrics import Aggregate, Measure, PerQuestion, aggregate, build_view, measures
+from ..evaluation import (
+    Evaluation,
+    LevelChoice,
+    QuestionFilter,
+    QuestionRecord,
+    RunEvaluation,
+    evaluate,
+    question_details,
+    question_level,
+    question_record,
+    run_evaluation,
+    run_evidence_level,
+)
+from ..loading import (
+    Dataset,
+    EvidenceLevel,
+    SnapshotIndex,
+    SourceFile,
+    display_path,
+    file_sha256,
+    load_dataset,
+    read_file,
+)
+from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view, measures
 from ..paths import PathArg, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
@@ -30,140 +54,9 @@ from ._native_labels import Added, check_answered, read_labels, with_labels
 from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
 from ._native_rank import rank_scores
-from ._native_read import Codes, EvalColumns, record_at
+from ._native_read import Codes, record_at
 from ._native_run import RunColumns
 from ._trec import _Fallback
-
-
-@dataclass(frozen=True)
-class NativeRunResult:
-    """One run: every measure and every diagnosis stage, per question and in total."""
-
-    name: str
-    """Run name."""
-    k: int | None
-    """Cut-off used."""
-    question_ids: tuple[str, ...]
-    """Questions in evaluation-set order; every array below follows it."""
-    scores: Mapping[str, PerQuestion]
-    """By measure name (`ndcg@10` for a rank measure), the measures asked for, in their
-    order; denominator 0 = not applicable."""
-    summary: Mapping[str, Aggregate]
-    """Aggregates as the reference `aggregate` computes them."""
-    stages: tuple[str, ...]
-    """Diagnosis stages in pipeline order, `ok` last."""
-    findings: Mapping[str, np.ndarray]
-    """By stage: whether each question has a finding there (`ok`: no stage failed)."""
-    primary: np.ndarray
-    """Per question, the index in `stages` of its primary stage."""
-    k_used: bool = True
-    """Whether k cut any result's ranking (False: every result records its context)."""
-
-    @property
-    def cutoff(self) -> str:
-        """`k=5`, or that k is not used (as `RunEvaluation.cutoff`)."""
-        return "context recorded, k not used" if not self.k_used else f"k={self.k}"
-
-    def primary_counts(self) -> dict[str, int]:
-        """Questions whose primary stage is each stage."""
-        counts = np.bincount(self.primary, minlength=len(self.stages))
-        return {stage: int(c) for stage, c in zip(self.stages, counts.tolist(), strict=True)}
-
-    def present_counts(self) -> dict[str, int]:
-        """Questions with a finding at each stage."""
-        return {stage: int(self.findings[stage].sum()) for stage in self.stages}
-
-
-@dataclass(frozen=True)
-class NativeEvaluation:
-    """The result of `evaluate_native`."""
-
-    runs: tuple[NativeRunResult, ...]
-    """One per run, in the order given."""
-    engine: Literal["columnar", "reference"]
-    """Which path produced the numbers."""
-    fallback: str | None = None
-    """Why the reference path ran, when it did."""
-    reference_rows: int = 0
-    """Rows the columnar path scored with the reference functions (exotic rows)."""
-    splits: tuple[str, ...] = ()
-    """Each question's split, in evaluation-set order (the runs' `question_ids` order)."""
-    measures: tuple[str, ...] = ()
-    """The measures computed, by name, in the order asked (the default set when none was)."""
-
-
-def native_json(result: NativeEvaluation) -> dict[str, Any]:
-    """A `NativeEvaluation` as plain data (aggregates and diagnosis counts per run)."""
-    from ..render import aggregate_json  # imported here: scoring needs no renderer
-
-    return {
-        "engine": result.engine,
-        "fallback": result.fallback,
-        "reference_rows": result.reference_rows,
-        "runs": [
-            {
-                "name": run.name,
-                "k": run.k,
-                "questions": len(run.question_ids),
-                "summary": {name: aggregate_json(a) for name, a in run.summary.items()},
-                "diagnosis": {
-                    "stages": list(run.stages),
-                    "primary": run.primary_counts(),
-                    "present": run.present_counts(),
-                },
-            }
-            for run in result.runs
-        ],
-    }
-
-
-def _primary(findings: Mapping[str, np.ndarray], stages: tuple[str, ...]) -> np.ndarray:
-    failing = np.stack([findings[s] for s in stages[:-1]], axis=1)
-    first = failing.argmax(axis=1)
-    return np.where(failing.any(axis=1), first, len(stages) - 1).astype(np.int64)
-
-
-def _result(
-    name: str, k: int | None, ids: Sequence[str], scores: Mapping[str, PerQuestion],
-    chosen: Sequence[Measure], findings: dict[str, np.ndarray], stages: tuple[str, ...],
-    k_used: bool,
-) -> NativeRunResult:
-    primary = _primary(findings, stages)
-    findings[OK] = primary == len(stages) - 1
-    kept = {m.name: scores[m.name] for m in chosen}
-    summary = {m.name: aggregate(m.name, m.spec.averaging, kept[m.name]) for m in chosen}
-    return NativeRunResult(
-        name, k, tuple(ids), kept, summary, stages, findings, primary, k_used
-    )
-
-
-def from_reference(
-    evaluation: Evaluation, stages: tuple[str, ...] | None = None
-) -> tuple[NativeRunResult, ...]:
-    """The reference path's results (`evaluate`, its measures and the diagnosis it carries)
-    in the columnar result form: the oracle the tests compare against."""
-    order = stages or stage_order()
-    out = []
-    for run in evaluation.runs:
-        scores = {}
-        for measure in evaluation.measures:
-            name = measure.name
-            left_out = None
-            if measure.spec.cannot_judge is not None:
-                left_out = [r.cannot_judge[name] for r in run.questions]
-            found = [r.scores[name] for r in run.questions]
-            scores[name] = PerQuestion.from_scores(found, left_out)
-        findings = {
-            stage: np.array([stage in q.stages for q in run.diagnosis.questions], dtype=bool)
-            for stage in order[:-1]
-        }
-        ids = [r.question_id for r in run.questions]
-        out.append(
-            _result(run.name, run.k, ids, scores, evaluation.measures, findings, order,
-                    run.k_used)
-        )
-    return tuple(out)
-
 
 _MASK_BITS = 62
 """Access groups a mask can hold (more: questions with user groups are scored one by one)."""
@@ -196,7 +89,7 @@ def _codes(snapshot: Snapshot) -> Codes:
     return Codes(code, n_docs, document_of, stale, access, doc_version, versions, bits)
 
 
-def _load_snapshot(path: Path) -> Snapshot:
+def _load_snapshot(path: Path) -> tuple[Snapshot, SourceFile]:
     loaded = read_file(path, ProblemCollector())
     if not isinstance(loaded.content, Snapshot):
         raise _Fallback("snapshot")
@@ -204,7 +97,7 @@ def _load_snapshot(path: Path) -> Snapshot:
     empty = Dataset(snapshot, EvalSet(evalset_id="x", questions=[]), (), (loaded.source,))
     if check_dataset(empty, {}):
         raise _Fallback("snapshot rules")
-    return snapshot
+    return snapshot, loaded.source
 
 
 class _SnapshotFlags:
@@ -229,35 +122,86 @@ class _SnapshotFlags:
         return out
 
 
-def _reference_rows(
-    rows: np.ndarray, by_row: np.ndarray, paths: tuple[Path, Path], run: RunColumns,
-    index: SnapshotIndex, level: LevelChoice, policy: LabelPolicy, ev: EvalColumns,
-    chosen: Sequence[Measure], scores: dict[str, PerQuestion], findings: dict[str, np.ndarray],
-    added: Added,
-) -> None:
-    """Score exotic rows with the reference functions, writing into the arrays (`added`: the
-    run's labels from label files)."""
-    wanted = rows.tolist()
-    questions = record_at(paths[0], "evalset", "questions", set(wanted))
-    results = record_at(paths[1], "run", "results", set(by_row[rows].tolist()))
-    for row in wanted:
-        question = Question.model_validate(questions[row])
-        result = QuestionResult.model_validate(with_labels(results[int(by_row[row])], added))
-        unit_level = (
-            ("document" if ev.level_document[row] else "chunk") if level == "auto" else level
-        )
-        view = build_view(question, result, index, unit_level, run.k, policy)
-        for measure in chosen:
-            score = measure.compute(view)
-            part = scores[measure.name]
-            part.numerator[row] = 0.0 if score is None else score.numerator
-            part.denominator[row] = 0.0 if score is None else score.denominator
-            left_out = measure.cannot_judge(view)
-            if part.cannot_judge is not None and left_out is not None:
-                part.cannot_judge[row] = left_out
-        stages = diagnose_view(view).stages
-        for stage, found in findings.items():
-            found[row] = stage in stages
+def _columns(
+    scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
+) -> dict[str, tuple[list[Score | None], list[int] | None]]:
+    """Per measure the arrays compute: the rows' scores and `cannot_judge` counts."""
+    out: dict[str, tuple[list[Score | None], list[int] | None]] = {}
+    at = np.array(rows, dtype=np.int64)
+    for m in chosen:
+        part = scores.get(m.name)
+        if part is None:
+            continue
+        pairs = zip(part.numerator[at].tolist(), part.denominator[at].tolist(), strict=True)
+        found = [None if not den else Score(num, den) for num, den in pairs]
+        left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
+        out[m.name] = (found, left_out)
+    return out
+
+
+def _questions(path: Path, n: int) -> list[Question]:
+    found = record_at(path, "evalset", "questions", set(range(n)))
+    try:
+        return [Question.model_validate(found[row]) for row in range(n)]
+    except ValidationError as exc:  # the fast checks let it through: the reference reports it
+        raise _Fallback("question model") from exc
+
+
+def _run_evaluation(
+    path: Path, run: RunColumns, rows: list[int], questions: list[Question],
+    views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
+    arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray],
+    chosen: tuple[Measure, ...], level: str, added: Added,
+) -> RunEvaluation:
+    """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
+    the reference functions on the rows' views (all stages for exotic rows). `added`: the run's
+    labels from label files."""
+    index, levels, policy = views_of
+    scores, findings, exotic = arrays
+    by_row = np.empty(len(questions), dtype=np.int64)
+    by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
+    results = record_at(path, "run", "results", {int(by_row[row]) for row in rows})
+    failing = [stage for stage in stage_order() if stage != OK]
+    fired = {stage: findings[stage][rows].tolist() for stage in failing}
+    columns = _columns(scores, chosen, rows)
+    records: list[QuestionRecord] = []
+    views: list[QuestionView] = []
+    verdicts: list[QuestionDiagnosis] = []
+    for n, row in enumerate(rows):
+        try:
+            result = QuestionResult.model_validate(with_labels(results[int(by_row[row])], added))
+        except ValidationError as exc:  # the fast checks let it through: see `_questions`
+            raise _Fallback("result model") from exc
+        view = build_view(questions[row], result, index, levels[row], run.k, policy)
+        views.append(view)
+        if exotic[row]:
+            records.append(
+                question_record(
+                    view,
+                    {m.name: m.compute(view) for m in chosen},
+                    question_details(view),
+                    {m.name: c for m in chosen if (c := m.cannot_judge(view)) is not None},
+                )
+            )
+            verdicts.append(diagnose_view(view))
+            continue
+        computed: dict[str, Score | None] = {}
+        left_out: dict[str, int] = {}
+        for m in chosen:
+            column = columns.get(m.name)
+            if column is None:
+                computed[m.name] = m.compute(view)
+                if (count := m.cannot_judge(view)) is not None:
+                    left_out[m.name] = count
+                continue
+            computed[m.name] = column[0][n]
+            if column[1] is not None:
+                left_out[m.name] = column[1][n]
+        records.append(question_record(view, computed, question_details(view), left_out))
+        verdicts.append(diagnose_view(view, {s for s in failing if fired[s][n]}))
+    return run_evaluation(
+        run.header.name, run.header.provenance, run.k, level, records, views, verdicts, chosen
+    )
 
 
 def evaluate_native(
@@ -265,67 +209,42 @@ def evaluate_native(
     snapshot: PathArg,
     runs: Sequence[PathArg],
     *,
-    metrics: Sequence[str] | None = None,
     k: int | None = None,
+    metrics: Sequence[str] | None = None,
     label_policy: LabelPolicy = "human-first",
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
     labels: Sequence[PathArg] = (),
     workers: int | None = None,
-) -> NativeEvaluation:
-    """Every measure and the diagnosis of native runs; raise `InputError` with every problem.
+) -> Evaluation:
+    """Evaluate native runs as arrays; raise `InputError` with every problem.
 
-    `metrics` names the measures (`ndcg@10`, aliases accepted; the default set when None;
-    `NATIVE_MEASURES` is every registry measure). Large JSONL files are read by `workers`
-    forked processes (default: one per CPU). Every question is checked; only those
-    `question_filter` keeps (all when None) are in the result. `labels`: label files, whose
-    labels count as the run's own (as `load_dataset` attaches them).
-
-    Equal to `evaluate(load_dataset(...), metrics=metrics, ...)` and the diagnosis it
-    carries (see `from_reference`), question by question.
+    The result equals `evaluate(load_dataset(evalset, snapshot=..., runs=...), ...)` with the
+    same options (`Evaluation.dataset` aside). Large JSONL files are read by `workers` forked
+    processes (default: one per CPU). `labels`: label files, whose labels count as the run's
+    own (as `load_dataset` attaches them).
     """
-    chosen = measures(metrics)
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
     runs = as_paths(runs)
-    names = tuple(dict.fromkeys(m.name for m in chosen))
+    chosen = measures(metrics)
     try:
         return _columnar(
-            evalset, snapshot, runs, chosen, k, label_policy, allow_unreviewed,
-            evidence_level, workers or default_workers(), question_filter, as_paths(labels),
+            evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level,
+            workers or default_workers(), chosen, question_filter, as_paths(labels),
         )
-    except _Fallback as exc:
+    except _Fallback:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
-        evaluation = evaluate(
+        return evaluate(
             dataset,
             k=k,
-            metrics=names,
+            metrics=metrics,
             label_policy=label_policy,
             allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level,
             question_filter=question_filter,
         )
-        splits = tuple(
-            q.split for q in dataset.evalset.questions
-            if question_filter is None or question_filter(q)
-        )
-        return NativeEvaluation(
-            from_reference(evaluation), "reference", str(exc), 0, splits, names
-        )
-
-
-def native_stages(result: NativeEvaluation) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """Every question's stages in every run, as `QuestionDiagnosis.stages` lists them
-    (primary first; `ok` alone when nothing failed): (question ID, stages)."""
-    for run in result.runs:
-        failing = [s for s in run.stages if s != OK]
-        found = {stage: run.findings[stage].tolist() for stage in failing}
-        for row, (question_id, first) in enumerate(
-            zip(run.question_ids, run.primary.tolist(), strict=True)
-        ):
-            primary = run.stages[first]
-            yield question_id, (primary, *(s for s in failing if found[s][row] and s != primary))
 
 
 _KNOWN_STAGES = frozenset(
@@ -338,14 +257,15 @@ _KNOWN_STAGES = frozenset(
 
 
 def _columnar(
-    evalset: Path, snapshot_path: Path, runs: Sequence[Path], chosen: Sequence[Measure],
-    k: int | None, policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice,
-    workers: int, question_filter: QuestionFilter | None, label_files: Sequence[Path],
-) -> NativeEvaluation:
+    evalset: Path, snapshot_path: Path, runs: Sequence[Path], k: int | None,
+    policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice, workers: int,
+    chosen: tuple[Measure, ...], question_filter: QuestionFilter | None,
+    label_files: Sequence[Path] = (),
+) -> Evaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
         raise _Fallback(f"stages {sorted(set(stages) - _KNOWN_STAGES)}")
-    snapshot = _load_snapshot(snapshot_path)
+    snapshot, snapshot_source = _load_snapshot(snapshot_path)
     codes = _codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(evalset, codes, workers)
@@ -365,13 +285,10 @@ def _columnar(
         _SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)))
         if scan_contexts else None
     )
-    labels = read_labels(label_files)[0]
+    labels, label_sources = read_labels(label_files)
     names: set[str] = set()
-    out = []
-    reference_rows = 0
     answered: dict[str, list[str]] = {}
-    keep = _kept(evalset, n, question_filter)
-    kept_ids = [qid for qid, kept in zip(ev.ids, keep.tolist(), strict=True) if kept]
+    read = []
     for path in runs:
         run = read_run_parallel(
             path, ev, codes, workers, k=k, label_policy=policy,
@@ -387,46 +304,25 @@ def _columnar(
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)
         exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
-        rows = np.flatnonzero(exotic)
-        if rows.size:
-            _reference_rows(
-                rows, by_row, (evalset, path), run, index, level, policy, ev, chosen, scores,
-                findings, labels.get(run.header.name, {}),
-            )
-        reference_rows += int(rows.size)
-        derived = run.context_derived[by_row][keep]
-        out.append(
-            _result(
-                run.header.name, run.k, kept_ids, _kept_scores(scores, keep), chosen,
-                {stage: found[keep] for stage, found in findings.items()}, stages,
-                bool(derived.size == 0 or derived.any()),
-            )
-        )
+        read.append((path, run, (scores, findings, exotic)))
     check_answered(labels, names, answered)
-    return NativeEvaluation(
-        tuple(out), "columnar", None, reference_rows,
-        tuple(split for split, kept in zip(ev.split, keep.tolist(), strict=True) if kept),
-        tuple(m.name for m in chosen),
+    # Every check has passed: only now are the questions read as models, once for all runs.
+    questions = _questions(evalset, n)
+    rows = [row for row in range(n) if question_filter is None or question_filter(questions[row])]
+    levels = {row: question_level(level, index, questions[row]) for row in rows}
+    run_level = run_evidence_level(levels[row] for row in rows if questions[row].required_evidence)
+    out = [
+        _run_evaluation(path, run, rows, questions, (index, levels, policy), arrays, chosen,
+                        run_level, labels.get(run.header.name, {}))
+        for path, run, arrays in read
+    ]
+    sources = (
+        SourceFile(display_path(evalset), "evalset", file_sha256(evalset)),
+        snapshot_source,
+        *(SourceFile(display_path(path), "run", file_sha256(path)) for path in runs),
+        *label_sources,
     )
-
-
-def _kept(path: Path, n: int, question_filter: QuestionFilter | None) -> np.ndarray:
-    """Which of the `n` questions of an evaluation set `question_filter` keeps (as models)."""
-    if question_filter is None:
-        return np.ones(n, dtype=bool)
-    found = record_at(path, "evalset", "questions", set(range(n)))
-    try:
-        questions = [Question.model_validate(found[row]) for row in range(n)]
-    except ValidationError as exc:  # the fast checks let it through: the reference reports it
-        raise _Fallback("question model") from exc
-    return np.array([question_filter(q) for q in questions], dtype=bool)
-
-
-def _kept_scores(scores: Mapping[str, PerQuestion], keep: np.ndarray) -> dict[str, PerQuestion]:
-    return {
-        name: PerQuestion(
-            part.numerator[keep], part.denominator[keep],
-            None if part.cannot_judge is None else part.cannot_judge[keep],
-        )
-        for name, part in scores.items()
-    }
+    return Evaluation(
+        runs=tuple(out), measures=chosen, sources=sources, label_policy=policy,
+        allow_unreviewed=allow_unreviewed,
+    )

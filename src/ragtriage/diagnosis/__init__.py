@@ -6,7 +6,7 @@ failed, the others are secondary, and `ok` means none failed. Other modules add 
 """
 
 from . import _injection  # noqa: F401  (registers the injection stages)
-from ._diagnose import diagnose, diagnose_run, diagnose_views
+from ._diagnose import diagnose, diagnose_run, diagnose_views, run_diagnosis
 from ._model import (
     Breakdown,
     Finding,
@@ -50,5 +50,6 @@ __all__ = [
     "next_actions",
     "next_actions_markdown",
     "register_stage",
+    "run_diagnosis",
     "stage_order",
 ]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..metrics import QuestionView
-from ._model import RunDiagnosis, build_breakdown
+from ._model import QuestionDiagnosis, RunDiagnosis, build_breakdown
 from ._pipeline import diagnose_view, stage_order
 
 
@@ -48,11 +48,30 @@ def diagnose_views(
     `evaluate` calls this once per run and its result carries the diagnosis
     (`RunEvaluation.diagnosis`).
     """
+    return run_diagnosis(
+        name,
+        [diagnose_view(view) for view in views],
+        k=k,
+        evidence_level=evidence_level,
+        no_result=no_result,
+        k_used=k_used,
+    )
+
+
+def run_diagnosis(
+    name: str,
+    questions: Sequence[QuestionDiagnosis],
+    *,
+    k: int | None,
+    evidence_level: str,
+    no_result: Sequence[str] = (),
+    k_used: bool = True,
+) -> RunDiagnosis:
+    """One run's diagnosis from its questions' verdicts (in evaluation-set order)."""
     order = stage_order()
-    questions = tuple(diagnose_view(view) for view in views)
     return RunDiagnosis(
         run=name,
-        questions=questions,
+        questions=tuple(questions),
         breakdown=build_breakdown(questions, order),
         stages=order,
         k=k,

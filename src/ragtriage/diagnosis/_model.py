@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -150,12 +151,13 @@ class RunDiagnosis:
 
 
 def _slice(key: str, members: Sequence[QuestionDiagnosis], order: Sequence[str]) -> SliceBreakdown:
-    counts = []
-    for stage in order:
-        primary = sum(q.primary == stage for q in members)
-        present = sum(stage in q.stages for q in members)
-        counts.append(StageCount(stage, primary, present, len(members)))
-    return SliceBreakdown(key, len(members), tuple(counts))
+    # One pass over the questions (not one per stage): a run may have a million of them.
+    primary = Counter(q.primary for q in members)
+    present = Counter(stage for q in members for stage in set(q.stages))
+    counts = tuple(
+        StageCount(stage, primary[stage], present[stage], len(members)) for stage in order
+    )
+    return SliceBreakdown(key, len(members), counts)
 
 
 def build_breakdown(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from ..metrics import QuestionView
 from ._answer import (
@@ -78,10 +78,16 @@ def stage_order() -> tuple[str, ...]:
     return (*(name for name, _ in _pipeline), OK)
 
 
-def diagnose_view(view: QuestionView) -> QuestionDiagnosis:
-    """Run every stage check on one question; the first failing stage is the primary."""
+def diagnose_view(view: QuestionView, stages: Collection[str] | None = None) -> QuestionDiagnosis:
+    """Run every stage check on one question; the first failing stage is the primary.
+
+    `stages` runs only those checks: the stages a vectorised detector found failing, so that
+    the findings (proving IDs, reasons) are built only where there is something to explain.
+    """
     findings = []
     for name, check in _pipeline:
+        if stages is not None and name not in stages:
+            continue
         finding = check(view)
         if finding is None:
             continue

@@ -1,18 +1,25 @@
 """Evaluation: validate, then score every run per question and in aggregate."""
 
-from ._evaluate import (
+from ._assemble import (
+    per_question,
+    question_details,
+    question_level,
+    question_record,
+    run_evaluation,
+    run_evidence_level,
+    summarize,
+)
+from ._evaluate import evaluate, input_problems, load_and_evaluate
+from ._result import (
     NO_RESULT,
     Evaluation,
     LevelChoice,
     QuestionFilter,
     QuestionRecord,
     RunEvaluation,
-    evaluate,
-    input_problems,
+    ViewBuilder,
     k_not_used_note,
-    load_and_evaluate,
     no_result_note,
-    summarize,
 )
 
 __all__ = [
@@ -22,10 +29,17 @@ __all__ = [
     "QuestionFilter",
     "QuestionRecord",
     "RunEvaluation",
+    "ViewBuilder",
     "evaluate",
     "input_problems",
     "k_not_used_note",
     "load_and_evaluate",
     "no_result_note",
+    "per_question",
+    "question_details",
+    "question_level",
+    "question_record",
+    "run_evaluation",
+    "run_evidence_level",
     "summarize",
 ]

@@ -1,226 +1,32 @@
-"""`evaluate`: validate a dataset, score every run question by question, aggregate, diagnose.
-
-The result carries everything its reports show (scores, aggregates, the diagnosis and the
-boundary section of every run), so renderers only format it.
-"""
+"""`evaluate`: validate a dataset, score every run question by question, aggregate, diagnose."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Sequence
 
-from .._version import __version__
-from ..calibration import CalibrationRecord, LabelSources, calibration_notes, run_label_sources
+from ..calibration import CalibrationRecord, calibration_notes
 from ..detectors import (
-    RunBoundaries,
     affected_metrics,
-    boundary_details,
     find_self_labelling,
-    run_boundaries,
     self_labelling_problems,
 )
-from ..diagnosis import RunDiagnosis, diagnose_views
 from ..errors import InputError, Problem
-from ..loading import Dataset, EvidenceLevel, SnapshotIndex, SourceFile, load_dataset
+from ..loading import Dataset, SnapshotIndex, load_dataset
 from ..metrics import (
-    Aggregate,
-    Measure,
-    PerQuestion,
-    QuestionView,
-    Score,
-    aggregate,
     build_view,
     measures,
 )
-from ..metrics.stale import stale_ids
-from ..metrics.support import invalid_citations
 from ..paths import PathArg
-from ..schemas import LabelPolicy, Provenance, Question
+from ..schemas import LabelPolicy
 from ..validation import check_dataset
-
-LevelChoice = Literal["auto", "document", "chunk", "span"]
-QuestionFilter = Callable[[Question], bool]
-
-
-@dataclass(frozen=True)
-class QuestionRecord:
-    """Every measure's per-question score for one question of one run, with the evidence."""
-
-    question_id: str
-    """The question."""
-    tags: tuple[str, ...]
-    """Its slices."""
-    split: str
-    """Its split."""
-    answerability: str
-    """Its answerability label."""
-    outcome: str | None
-    """What the system did."""
-    scores: Mapping[str, Score | None]
-    """Per-question score by measure name; None = not applicable."""
-    details: Mapping[str, tuple[str, ...]]
-    """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
-    cannot_judge: Mapping[str, int] = field(default_factory=dict)
-    """Per measure that reads `cannot_judge` labels: the items so labelled it left out."""
-
-
-NO_RESULT = "no result"
-"""How a question a run has no result for is shown (`allow_missing`): never as a score."""
-
-
-def no_result_note(run: str, question_ids: Sequence[str]) -> str | None:
-    """`run 'a': no result for 2 question(s), not scored: q3, q4`; None when there are none."""
-    if not question_ids:
-        return None
-    return (
-        f"run {run!r}: {NO_RESULT} for {len(question_ids)} question(s), not scored: "
-        + ", ".join(question_ids)
-    )
-
-
-def k_not_used_note(run: str, k: int | None) -> str:
-    """The note for a cut-off given for a run whose every result records its context."""
-    return f"-k {k} is not used for run {run!r}: every result records its context"
-
-
-@dataclass(frozen=True)
-class RunEvaluation:
-    """One run's per-question records and aggregates, overall and per slice and split."""
-
-    name: str
-    """Run name."""
-    provenance: Provenance
-    """The run's recorded conditions."""
-    k: int | None
-    """Cut-off used."""
-    evidence_level: str
-    """`document`, `chunk`, `span` or `mixed`: how evidence was matched."""
-    questions: tuple[QuestionRecord, ...]
-    """Per-question records, in evaluation-set order."""
-    summary: Mapping[str, Aggregate]
-    """Aggregates over all evaluated questions, by measure name."""
-    slices: Mapping[str, Mapping[str, Aggregate]]
-    """Aggregates per `tag:NAME` and `split:NAME`."""
-    views: tuple[QuestionView, ...] = field(repr=False, compare=False)
-    """The resolved per-question views (input to diagnosis)."""
-    self_labelled: tuple[str, ...] = ()
-    """Measures computed from labels made by this run's own generator (accepted explicitly)."""
-    label_sources: Mapping[str, LabelSources] = field(default_factory=dict)
-    """Per measure that reads labels: human/judge counts and the calibration that applies."""
-    no_result: tuple[str, ...] = ()
-    """Questions evaluated with no result in this run (only with `allow_missing`), in
-    evaluation-set order: never scored, absent from `questions` and every aggregate."""
-    k_used: bool = True
-    """Whether `k` cut any result's ranking (False: every result records its context)."""
-    diagnosis: RunDiagnosis = field(kw_only=True)
-    """Every question's failing stages and the per-stage breakdown, computed once here."""
-    boundaries: RunBoundaries = field(kw_only=True)
-    """The boundary section (permissions, injections, sensitive values, stale labels)."""
-
-    @property
-    def cutoff(self) -> str:
-        """How the context was chosen, for report headers: `k=5`, or that k is not used."""
-        if not self.k_used:
-            return "context recorded, k not used"
-        return f"k={self.k}"
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """The result of `evaluate`: every run, the measures used and the provenance."""
-
-    runs: tuple[RunEvaluation, ...]
-    """One entry per run."""
-    measures: tuple[Measure, ...]
-    """Measures reported."""
-    sources: tuple[SourceFile, ...]
-    """Input files with hashes."""
-    label_policy: LabelPolicy
-    """Which labels counted."""
-    allow_unreviewed: bool
-    """Whether unreviewed answers were allowed (scored not applicable)."""
-    tool_version: str = __version__
-    """ragtriage version."""
-    dataset: Dataset | None = field(default=None, repr=False, compare=False)
-    """The dataset evaluated."""
-    accept_self_labelling: bool = False
-    """Whether labels made by a run's own generator were accepted (and flagged)."""
-    calibration_notes: tuple[str, ...] = ()
-    """Calibration records given that calibrate nothing here, each said once."""
-    allow_missing: bool = False
-    """Whether runs without a result for some questions were accepted (listed as no result)."""
-
-    @property
-    def diagnoses(self) -> tuple[RunDiagnosis, ...]:
-        """Every run's diagnosis, in run order (each `RunEvaluation.diagnosis`)."""
-        return tuple(run.diagnosis for run in self.runs)
-
-
-def _details(view: QuestionView) -> dict[str, tuple[str, ...]]:
-    out: dict[str, tuple[str, ...]] = {}
-    for stage in ("candidates", "context", "cited", "support"):
-        ids = stale_ids(view, stage)
-        if ids:
-            out[f"stale_{stage}"] = ids
-    claims = view.claims or ()
-    bad = tuple(claim_id for claim_id, _ in invalid_citations(view))
-    if bad:
-        out["invalid_citation_claims"] = bad
-    unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
-    if unsupported:
-        out["unsupported_claims"] = unsupported
-    uncertain = tuple(c.claim_id for c in claims if c.state in ("cannot_judge", "unlabelled"))
-    # A non-answer covers no fact by definition: its facts need no label, so none is uncertain.
-    if view.outcome == "answered":
-        uncertain += tuple(
-            f.fact_id for f in view.facts if f.state in ("cannot_judge", "unlabelled")
-        )
-    if uncertain:
-        out["uncertain_labels"] = uncertain
-    missing = tuple(
-        f.fact_id for f in view.facts if view.outcome == "answered" and f.state == "not_covered"
-    )
-    if missing:
-        out["missing_facts"] = missing
-    absent = tuple(
-        "|".join(g.any_of)
-        for i, g in enumerate(view.question.required_evidence)
-        if not view.group_satisfied(i, view.context)
-    )
-    if absent and view.question.answerability == "answerable":
-        out["missing_evidence"] = absent
-    out.update(boundary_details(view))
-    return out
-
-
-def _level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
-    if choice != "auto":
-        return choice
-    return index.evidence_level(i for g in q.required_evidence for i in g.any_of)
-
-
-def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
-    """Aggregate each measure over a set of per-question records."""
-    out = {}
-    for m in chosen:
-        left_out = None
-        if m.spec.cannot_judge is not None:
-            left_out = [r.cannot_judge.get(m.name, 0) for r in records]
-        scores = PerQuestion.from_scores([r.scores[m.name] for r in records], left_out)
-        out[m.name] = aggregate(m.name, m.spec.averaging, scores)
-    return out
-
-
-def _slices(
-    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
-) -> dict[str, dict[str, Aggregate]]:
-    groups: dict[str, list[QuestionRecord]] = {}
-    for rec in records:
-        groups.setdefault(f"split:{rec.split}", []).append(rec)
-        for tag in rec.tags:
-            groups.setdefault(f"tag:{tag}", []).append(rec)
-    return {key: summarize(groups[key], chosen) for key in sorted(groups)}
+from ._assemble import (
+    question_details,
+    question_level,
+    question_record,
+    run_evaluation,
+    run_evidence_level,
+)
+from ._result import Evaluation, LevelChoice, QuestionFilter
 
 
 def _cutoffs(dataset: Dataset, k: int | None) -> dict[str, int | None]:
@@ -295,11 +101,8 @@ def evaluate(
     questions = [
         q for q in dataset.evalset.questions if question_filter is None or question_filter(q)
     ]
-    levels = {q.id: _level(evidence_level, index, q) for q in questions}
-    level_names = {levels[q.id] for q in questions if q.required_evidence}
-    run_level = (
-        level_names.pop() if len(level_names) == 1 else ("mixed" if level_names else "document")
-    )
+    levels = {q.id: question_level(evidence_level, index, q) for q in questions}
+    level = run_evidence_level(levels[q.id] for q in questions if q.required_evidence)
     out = []
     for run in dataset.runs:
         results = {res.question_id: res for res in run.results}
@@ -309,19 +112,11 @@ def evaluate(
             if q.id in results
         )
         records = tuple(
-            QuestionRecord(
-                question_id=v.question.id,
-                tags=tuple(v.question.tags),
-                split=v.question.split,
-                answerability=v.question.answerability,
-                outcome=v.outcome,
-                scores={m.name: m.compute(v) for m in chosen},
-                details=_details(v),
-                cannot_judge={
-                    m.name: count
-                    for m in chosen
-                    if (count := m.cannot_judge(v)) is not None
-                },
+            question_record(
+                v,
+                {m.name: m.compute(v) for m in chosen},
+                question_details(v),
+                {m.name: count for m in chosen if (count := m.cannot_judge(v)) is not None},
             )
             for v in views
         )
@@ -330,34 +125,19 @@ def evaluate(
             if run.name in self_made
             else ()
         )
-        no_result = tuple(q.id for q in questions if q.id not in results)
-        # A run without results says nothing about k: shown as given.
-        k_used = not views or any(v.context_derived for v in views)
         out.append(
-            RunEvaluation(
-                name=run.name,
-                provenance=run.provenance,
-                k=ks[run.name],
-                evidence_level=run_level,
-                questions=records,
-                summary=summarize(records, chosen),
-                slices=_slices(records, chosen),
-                views=views,
+            run_evaluation(
+                run.name,
+                run.provenance,
+                ks[run.name],
+                level,
+                records,
+                views,
+                None,
+                chosen,
                 self_labelled=self_labelled,
-                label_sources=run_label_sources(
-                    chosen, views, [r.scores for r in records], calibrations
-                ),
-                no_result=no_result,
-                k_used=k_used,
-                diagnosis=diagnose_views(
-                    run.name,
-                    views,
-                    k=ks[run.name],
-                    evidence_level=run_level,
-                    no_result=no_result,
-                    k_used=k_used,
-                ),
-                boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
+                calibrations=calibrations,
+                no_result=tuple(q.id for q in questions if q.id not in results),
             )
         )
     return Evaluation(

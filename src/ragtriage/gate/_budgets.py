@@ -17,10 +17,10 @@ def _records(
     run: RunEvaluation, field: Literal["latency_ms", "cost_usd"]
 ) -> tuple[list[float], list[str]]:
     values, missing = [], []
-    for view in run.views:
-        value = getattr(view.result, field)
+    for record in run.questions:
+        value = getattr(record, field)
         if value is None:
-            missing.append(view.question.id)
+            missing.append(record.question_id)
         else:
             values.append(float(value))
     return values, missing

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from ..detectors import context_hash, is_stale
@@ -85,8 +86,11 @@ class QuestionView:
     """Reference facts with counted coverage."""
     stale_labels: tuple[str, ...] = ()
     """Claim and fact IDs with a label made against another context (not used; `labels_trust`)."""
-    context_hash: str = ""
-    """Hash of the final context and k that labels are checked against (`labels_trust`)."""
+
+    @cached_property
+    def context_hash(self) -> str:
+        """Hash of the final context and k that labels are checked against (`labels_trust`)."""
+        return context_hash(self.result, self.context, self.index, self.k)
 
     @property
     def ranking(self) -> tuple[str, ...]:
@@ -141,8 +145,12 @@ def build_view(
         context, derived = tuple(item.id for item in result.context), False
     else:
         context, derived = (ranking[:k] if k is not None else ranking), True
-    # A label made against another context (text, order, k) is stale: excluded, counted.
-    current_hash = context_hash(result, context, index, k)
+    # A label made against another context (text, order, k) is stale: excluded, counted. The
+    # hash is computed only when some label records one (hashing every context is costly).
+    stamped = any(
+        lab.context_hash is not None for claim in result.claims or () for lab in claim.labels
+    ) or any(lab.context_hash is not None for lab in result.fact_labels)
+    current_hash = context_hash(result, context, index, k) if stamped else ""
     stale: list[str] = []
     claims: tuple[ClaimView, ...] | None = None
     if result.claims is not None:
@@ -205,5 +213,4 @@ def build_view(
         claims,
         tuple(facts),
         tuple(stale),
-        current_hash,
     )

@@ -1,0 +1,206 @@
+"""One run's result from its questions: records, aggregates, diagnosis, boundaries.
+
+Both the per-question `evaluate` and the columnar `columnar.evaluate_native` assemble their
+runs here, so the two give one result form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..calibration import CalibrationRecord, run_label_sources
+from ..detectors import (
+    boundary_details,
+    run_boundaries,
+)
+from ..diagnosis import QuestionDiagnosis, diagnose_views, run_diagnosis
+from ..loading import EvidenceLevel, SnapshotIndex
+from ..metrics import (
+    Aggregate,
+    Measure,
+    PerQuestion,
+    QuestionView,
+    Score,
+    aggregate,
+)
+from ..metrics.stale import stale_ids
+from ..metrics.support import invalid_citations
+from ..schemas import Provenance, Question
+from ._result import LevelChoice, QuestionRecord, RunEvaluation, ViewBuilder
+
+
+def question_details(view: QuestionView) -> dict[str, tuple[str, ...]]:
+    """The IDs behind one question's numbers (`QuestionRecord.details`)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for stage in ("candidates", "context", "cited", "support"):
+        ids = stale_ids(view, stage)
+        if ids:
+            out[f"stale_{stage}"] = ids
+    claims = view.claims or ()
+    bad = tuple(claim_id for claim_id, _ in invalid_citations(view))
+    if bad:
+        out["invalid_citation_claims"] = bad
+    unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
+    if unsupported:
+        out["unsupported_claims"] = unsupported
+    uncertain = tuple(c.claim_id for c in claims if c.state in ("cannot_judge", "unlabelled"))
+    # A non-answer covers no fact by definition: its facts need no label, so none is uncertain.
+    if view.outcome == "answered":
+        uncertain += tuple(
+            f.fact_id for f in view.facts if f.state in ("cannot_judge", "unlabelled")
+        )
+    if uncertain:
+        out["uncertain_labels"] = uncertain
+    missing = tuple(
+        f.fact_id for f in view.facts if view.outcome == "answered" and f.state == "not_covered"
+    )
+    if missing:
+        out["missing_facts"] = missing
+    absent = tuple(
+        "|".join(g.any_of)
+        for i, g in enumerate(view.question.required_evidence)
+        if not view.group_satisfied(i, view.context)
+    )
+    if absent and view.question.answerability == "answerable":
+        out["missing_evidence"] = absent
+    out.update(boundary_details(view))
+    return out
+
+
+def _views_of(views: Sequence[QuestionView]) -> ViewBuilder:
+    by_id = {v.question.id: v for v in views}
+    return lambda question_ids: tuple(by_id[qid] for qid in question_ids)
+
+
+def question_level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
+    """How one question's evidence is matched: `choice`, or for `auto` what its required
+    evidence IDs name (documents, chunks or spans)."""
+    if choice != "auto":
+        return choice
+    return index.evidence_level(i for g in q.required_evidence for i in g.any_of)
+
+
+def per_question(
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
+) -> dict[str, PerQuestion]:
+    """Each measure's per-question scores in array form, in `records` order."""
+    out = {}
+    for m in chosen:
+        left_out = None
+        if m.spec.cannot_judge is not None:
+            left_out = [r.cannot_judge.get(m.name, 0) for r in records]
+        out[m.name] = PerQuestion.from_scores([r.scores[m.name] for r in records], left_out)
+    return out
+
+
+def _aggregates(
+    scores: Mapping[str, PerQuestion], chosen: Sequence[Measure], rows: np.ndarray | None = None
+) -> dict[str, Aggregate]:
+    out = {}
+    for m in chosen:
+        part = scores[m.name]
+        if rows is not None:
+            left_out = None if part.cannot_judge is None else part.cannot_judge[rows]
+            part = PerQuestion(part.numerator[rows], part.denominator[rows], left_out)
+        out[m.name] = aggregate(m.name, m.spec.averaging, part)
+    return out
+
+
+def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
+    """Aggregate each measure over a set of per-question records."""
+    return _aggregates(per_question(records, chosen), chosen)
+
+
+def _slices(
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure], scores: Mapping[str, PerQuestion]
+) -> dict[str, dict[str, Aggregate]]:
+    groups: dict[str, list[int]] = {}
+    for row, rec in enumerate(records):
+        groups.setdefault(f"split:{rec.split}", []).append(row)
+        for tag in rec.tags:
+            groups.setdefault(f"tag:{tag}", []).append(row)
+    return {
+        key: _aggregates(scores, chosen, np.array(groups[key], dtype=np.int64))
+        for key in sorted(groups)
+    }
+
+
+def run_evidence_level(levels: Iterable[str]) -> str:
+    """A run's evidence level from its questions' (those with required evidence): the one
+    level they share, `mixed`, or `document` when no question requires evidence."""
+    names = set(levels)
+    return names.pop() if len(names) == 1 else ("mixed" if names else "document")
+
+
+def question_record(
+    view: QuestionView,
+    scores: Mapping[str, Score | None],
+    details: Mapping[str, tuple[str, ...]],
+    cannot_judge: Mapping[str, int],
+) -> QuestionRecord:
+    """One question's record: what its view says of it, with its computed scores and details."""
+    question = view.question
+    return QuestionRecord(
+        question_id=question.id,
+        tags=tuple(question.tags),
+        split=question.split,
+        answerability=question.answerability,
+        outcome=view.outcome,
+        scores=scores,
+        details=details,
+        cannot_judge=cannot_judge,
+        latency_ms=view.result.latency_ms,
+        cost_usd=view.result.cost_usd,
+    )
+
+
+def run_evaluation(
+    name: str,
+    provenance: Provenance,
+    k: int | None,
+    evidence_level: str,
+    records: Sequence[QuestionRecord],
+    views: Sequence[QuestionView],
+    verdicts: Sequence[QuestionDiagnosis] | None,
+    chosen: Sequence[Measure],
+    *,
+    self_labelled: tuple[str, ...] = (),
+    calibrations: Sequence[CalibrationRecord] = (),
+    no_result: tuple[str, ...] = (),
+) -> RunEvaluation:
+    """One run's result from its per-question records, views and verdicts (all in
+    evaluation-set order): aggregates, slices, label sources, diagnosis and boundaries.
+
+    `verdicts` None: every view is diagnosed here (`diagnosis.diagnose_views`).
+    """
+    records = tuple(records)
+    scores = per_question(records, chosen)
+    # A run without results says nothing about k: shown as given.
+    k_used = not views or any(v.context_derived for v in views)
+    if verdicts is None:
+        diagnosis = diagnose_views(
+            name, views, k=k, evidence_level=evidence_level, no_result=no_result, k_used=k_used
+        )
+    else:
+        diagnosis = run_diagnosis(
+            name, verdicts, k=k, evidence_level=evidence_level, no_result=no_result,
+            k_used=k_used,
+        )
+    return RunEvaluation(
+        name=name,
+        provenance=provenance,
+        k=k,
+        evidence_level=evidence_level,
+        questions=records,
+        summary=_aggregates(scores, chosen),
+        slices=_slices(records, chosen, scores),
+        self_labelled=self_labelled,
+        label_sources=run_label_sources(chosen, views, [r.scores for r in records], calibrations),
+        no_result=no_result,
+        k_used=k_used,
+        diagnosis=diagnosis,
+        boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
+        build_views=_views_of(views),
+    )

@@ -1,0 +1,157 @@
+"""What `evaluate` returns: per-question records, each run's evaluation, the whole result.
+
+The result carries everything its reports show (scores, aggregates, the diagnosis and the
+boundary section of every run), so renderers only format it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+from .._version import __version__
+from ..calibration import LabelSources
+from ..detectors import (
+    RunBoundaries,
+)
+from ..diagnosis import RunDiagnosis
+from ..loading import Dataset, SourceFile
+from ..metrics import (
+    Aggregate,
+    Measure,
+    QuestionView,
+    Score,
+)
+from ..schemas import LabelPolicy, Provenance, Question
+
+LevelChoice = Literal["auto", "document", "chunk", "span"]
+QuestionFilter = Callable[[Question], bool]
+ViewBuilder = Callable[[Sequence[str]], tuple[QuestionView, ...]]
+"""Builds the per-question views of the given question IDs of one run, in that order."""
+
+
+@dataclass(frozen=True)
+class QuestionRecord:
+    """Every measure's per-question score for one question of one run, with the evidence."""
+
+    question_id: str
+    """The question."""
+    tags: tuple[str, ...]
+    """Its slices."""
+    split: str
+    """Its split."""
+    answerability: str
+    """Its answerability label."""
+    outcome: str | None
+    """What the system did."""
+    scores: Mapping[str, Score | None]
+    """Per-question score by measure name; None = not applicable."""
+    details: Mapping[str, tuple[str, ...]]
+    """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
+    cannot_judge: Mapping[str, int] = field(default_factory=dict)
+    """Per measure that reads `cannot_judge` labels: the items so labelled it left out."""
+    latency_ms: float | None = None
+    """The result's recorded latency (None: not recorded), for latency budgets."""
+    cost_usd: float | None = None
+    """The result's recorded cost (None: not recorded), for cost budgets."""
+
+
+NO_RESULT = "no result"
+"""How a question a run has no result for is shown (`allow_missing`): never as a score."""
+
+
+def no_result_note(run: str, question_ids: Sequence[str]) -> str | None:
+    """`run 'a': no result for 2 question(s), not scored: q3, q4`; None when there are none."""
+    if not question_ids:
+        return None
+    return (
+        f"run {run!r}: {NO_RESULT} for {len(question_ids)} question(s), not scored: "
+        + ", ".join(question_ids)
+    )
+
+
+def k_not_used_note(run: str, k: int | None) -> str:
+    """The note for a cut-off given for a run whose every result records its context."""
+    return f"-k {k} is not used for run {run!r}: every result records its context"
+
+
+@dataclass(frozen=True)
+class RunEvaluation:
+    """One run's per-question records and aggregates, overall and per slice and split."""
+
+    name: str
+    """Run name."""
+    provenance: Provenance
+    """The run's recorded conditions."""
+    k: int | None
+    """Cut-off used."""
+    evidence_level: str
+    """`document`, `chunk`, `span` or `mixed`: how evidence was matched."""
+    questions: tuple[QuestionRecord, ...]
+    """Per-question records, in evaluation-set order."""
+    summary: Mapping[str, Aggregate]
+    """Aggregates over all evaluated questions, by measure name."""
+    slices: Mapping[str, Mapping[str, Aggregate]]
+    """Aggregates per `tag:NAME` and `split:NAME`."""
+    self_labelled: tuple[str, ...] = ()
+    """Measures computed from labels made by this run's own generator (accepted explicitly)."""
+    label_sources: Mapping[str, LabelSources] = field(default_factory=dict)
+    """Per measure that reads labels: human/judge counts and the calibration that applies."""
+    no_result: tuple[str, ...] = ()
+    """Questions evaluated with no result in this run (only with `allow_missing`), in
+    evaluation-set order: never scored, absent from `questions` and every aggregate."""
+    k_used: bool = True
+    """Whether `k` cut any result's ranking (False: every result records its context)."""
+    diagnosis: RunDiagnosis = field(kw_only=True)
+    """Every question's failing stages and the per-stage breakdown, computed once here."""
+    boundaries: RunBoundaries = field(kw_only=True)
+    """The boundary section (permissions, injections, sensitive values, stale labels)."""
+    build_views: ViewBuilder = field(kw_only=True, repr=False, compare=False)
+    """Builds the per-question views of some questions: every number above is computed
+    already; a view is only for what shows a question's inputs (the HTML page) or diagnoses it
+    again (`diagnosis.diagnose_run`)."""
+
+    @cached_property
+    def views(self) -> tuple[QuestionView, ...]:
+        """Every scored question's view, in `questions` order (built on first use)."""
+        return self.build_views([r.question_id for r in self.questions])
+
+    @property
+    def cutoff(self) -> str:
+        """How the context was chosen, for report headers: `k=5`, or that k is not used."""
+        if not self.k_used:
+            return "context recorded, k not used"
+        return f"k={self.k}"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of `evaluate`: every run, the measures used and the provenance."""
+
+    runs: tuple[RunEvaluation, ...]
+    """One entry per run."""
+    measures: tuple[Measure, ...]
+    """Measures reported."""
+    sources: tuple[SourceFile, ...]
+    """Input files with hashes."""
+    label_policy: LabelPolicy
+    """Which labels counted."""
+    allow_unreviewed: bool
+    """Whether unreviewed answers were allowed (scored not applicable)."""
+    tool_version: str = __version__
+    """ragtriage version."""
+    dataset: Dataset | None = field(default=None, repr=False, compare=False)
+    """The dataset evaluated."""
+    accept_self_labelling: bool = False
+    """Whether labels made by a run's own generator were accepted (and flagged)."""
+    calibration_notes: tuple[str, ...] = ()
+    """Calibration records given that calibrate nothing here, each said once."""
+    allow_missing: bool = False
+    """Whether runs without a result for some questions were accepted (listed as no result)."""
+
+    @property
+    def diagnoses(self) -> tuple[RunDiagnosis, ...]:
+        """Every run's diagnosis, in run order (each `RunEvaluation.diagnosis`)."""
+        return tuple(run.diagnosis for run in self.runs)
