@@ -126,10 +126,10 @@ def test_columnar_metric_picks_summary_and_question_keys(metric: str) -> None:
 @pytest.mark.parametrize(
     ("extra", "named"),
     [
-        (["--labels", "x.json", "--allow-missing"], "--allow-missing"),
-        (["--calibration", "c.json"], "--calibration"),
-        (["--tag", "billing", "--id", "q*", "--versions", "v.json"], "--versions"),
-        (["--html", "out.html"], "--html"),
+        (["--versions", "v.json"], "--versions"),
+        (["--labels", "x.json", "--allow-missing", "--accept-self-labelling", "--calibration",
+          "c.json", "--tag", "a", "--include-holdout", "--html", "o.html", "--versions",
+          "v.json"], "--versions"),
     ],
 )
 def test_columnar_refuses_options_it_does_not_support(extra: list[str], named: str) -> None:

@@ -218,3 +218,128 @@ def test_a_bad_label_file_is_reported_as_the_reference_reports_it(
     assert outputs[1].stderr == outputs[0].stderr
     assert outputs[1].stderr.startswith("Error: 1 problem found in the input:\n")
     assert str(path) in outputs[1].stderr
+
+
+def _rewrite_run(run: Path, change: Any) -> None:
+    """Rewrite a JSONL run: `change(header, results)` edits them in place."""
+    lines = run.read_text(encoding="utf-8").splitlines()
+    header, results = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+    change(header, results)
+    run.write_text("\n".join(json.dumps(x) for x in [header, *results]), "utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "table"])
+@pytest.mark.parametrize("seed", [10, 11])
+def test_columnar_lists_missing_results_as_the_reference_does(
+    tmp_path: Path, seed: int, fmt: str
+) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 20)
+    _rewrite_run(run, lambda header, results: results.__delitem__(slice(0, 7)))
+    base = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
+    (reference, ref_err), (columnar, col_err) = _both([*base, "--allow-missing"], fmt)
+    assert columnar == reference
+    assert col_err == ref_err
+    if fmt == "json":
+        [found] = json.loads(columnar)["runs"]
+        assert 0 < len(found["no_result"]) <= 7  # the holdout ones are left out
+        assert not {q["id"] for q in found["questions"]} & set(found["no_result"])
+    refused = [
+        CliRunner().invoke(cli, ["evaluate", *base, "--algorithm", algorithm])
+        for algorithm in ("reference", "columnar")
+    ]
+    assert [r.exit_code for r in refused] == [2, 2]
+    assert refused[1].stderr == refused[0].stderr
+
+
+@pytest.mark.parametrize("seed", [12, 13])
+def test_columnar_self_labelling_as_the_reference(tmp_path: Path, seed: int) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 20)
+
+    def judged_by_generator(header: dict[str, Any], results: list[dict[str, Any]]) -> None:
+        header["provenance"]["generator"] = {"name": "judge-x"}
+
+    _rewrite_run(run, judged_by_generator)
+    base = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
+    refused = [
+        CliRunner().invoke(cli, ["evaluate", *base, "--algorithm", algorithm])
+        for algorithm in ("reference", "columnar")
+    ]
+    assert [r.exit_code for r in refused] == [2, 2]
+    assert refused[1].stderr == refused[0].stderr
+    assert "claims.labels.labeller.name" in refused[1].stderr
+    (reference, ref_err), (columnar, col_err) = _both([*base, "--accept-self-labelling"])
+    assert columnar == reference
+    assert col_err == ref_err
+    [found] = json.loads(columnar)["runs"]
+    assert found["summary"]["claim_support"]["self_labelled"] is True
+    assert found["boundaries"]["self_labelled_metrics"]
+
+
+def test_columnar_calibration_as_the_reference(tmp_path: Path) -> None:
+    from ragtriage.cli.calibrate import calibrate_command
+    from ragtriage.example import example_paths
+    from ragtriage.judges import LexicalJudge, judge_dataset, write_model
+
+    paths = example_paths()
+    dataset = load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    judged = judge_dataset(dataset, LexicalJudge())
+    files = [write_model(r.labels, tmp_path / f"judge-{r.name}.json") for r in judged.runs]
+    record = tmp_path / "calibration.json"
+    made = CliRunner().invoke(
+        calibrate_command,
+        [*(a for f in files for a in ("--judge-labels", str(f))), str(paths.evalset),
+         "--snapshot", str(paths.snapshot), *(a for r in paths.runs for a in ("--run", str(r))),
+         "--record", str(record)],
+    )
+    assert made.exit_code == 0, made.output
+    labels = [a for f in files for a in ("--labels", str(f))]
+    for fmt in ("json", "markdown"):
+        (reference, _), (columnar, _) = _both(
+            ["--example", *labels, "--label-policy", "judge", "--calibration", str(record)], fmt
+        )
+        assert columnar == reference
+        assert "judge-labelled, calibrated" in columnar
+
+
+@pytest.mark.parametrize(
+    "extra", [[], ["--tag", "multi-fact"], ["--include-holdout", "--ledger", "LEDGER"]]
+)
+def test_columnar_html_page_is_the_reference_page(tmp_path: Path, extra: list[str]) -> None:
+    extra = [str(tmp_path / "ledger.jsonl") if a == "LEDGER" else a for a in extra]
+    pages = []
+    for algorithm in ("reference", "columnar"):
+        page = tmp_path / f"{algorithm}.html"
+        result = CliRunner().invoke(
+            cli, ["evaluate", "--example", *extra, "--algorithm", algorithm, "--html", str(page),
+                  "--output", str(tmp_path / f"{algorithm}.txt")]
+        )
+        assert result.exit_code == 0, result.output
+        pages.append(page.read_bytes())
+    assert pages[1] == pages[0]
+    assert b"lumenq-support-v1" in pages[1]
+
+
+@pytest.mark.parametrize(("seed", "jsonl"), [(10, True), (11, False), (12, True), (13, False)])
+def test_the_columnar_path_itself_takes_missing_results_and_self_labelling(
+    tmp_path: Path, seed: int, jsonl: bool
+) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 20, jsonl=jsonl)
+    data = json.loads(run.read_text("utf-8")) if not jsonl else None
+    if data is not None:  # a JSON run: the same edits as `_rewrite_run`
+        data["provenance"]["generator"] = {"name": "judge-x"}
+        del data["results"][:7]
+        run.write_text(json.dumps(data), "utf-8")
+    else:
+        def edit(header: dict[str, Any], results: list[dict[str, Any]]) -> None:
+            header["provenance"]["generator"] = {"name": "judge-x"}
+            del results[:7]
+
+        _rewrite_run(run, edit)
+    options: dict[str, Any] = {"accept_self_labelling": True, "allow_missing": True}
+    got = _native_eval._columnar(  # no fallback to the reference path here
+        evalset, snapshot, [run], None, "human-first", False, "auto", 1, measures(None), None,
+        **options,
+    )
+    want = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), **options)
+    assert dumps(evaluation_json(got)) == dumps(evaluation_json(want))
+    assert len(got.runs[0].no_result) == 7

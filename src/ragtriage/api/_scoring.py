@@ -325,10 +325,7 @@ def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[
     is taken (`columnar.NATIVE_MEASURES` is the whole registry).
     """
     given = [
-        ("--allow-missing", request.allow_missing),
-        ("--accept-self-labelling", request.accept_self_labelling),
         ("--versions", request.versions is not None),
-        ("--calibration", bool(request.calibrations)),
     ]
     return [option for option, present in given if present] + list(also)
 
@@ -341,6 +338,7 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
     rather than ignored. The questions scored are the request's (its selection and holdout
     policy, with the ledger), as for `evaluate_request`.
     """
+    from ..calibration import read_calibrations
     from ..columnar import evaluate_native
     from ..evaluation import k_not_used_note
     from ..holdout import Notice
@@ -355,6 +353,7 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
     if files.snapshot is None:
         raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
     snapshot = files.snapshot
+    calibrations = read_calibrations(request.calibrations)
 
     def score(keep: QuestionFilter) -> Evaluation:
         return evaluate_native(
@@ -368,6 +367,9 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
             evidence_level=request.evidence_level,
             question_filter=keep,
             labels=request.labels,
+            accept_self_labelling=request.accept_self_labelling,
+            allow_missing=request.allow_missing,
+            calibrations=calibrations,
         )
 
     result = request.score_with(score, "evaluate", notify)

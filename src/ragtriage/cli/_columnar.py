@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ..api import COLUMNAR_UNSUPPORTED, columnar_unsupported, evaluate_columnar
@@ -12,9 +10,9 @@ from ..request import Request
 from ._dataset import print_notice
 
 
-def columnar_evaluation(request: Request, html: Path | None) -> Evaluation:
+def columnar_evaluation(request: Request) -> Evaluation:
     """Evaluate with the columnar algorithm (rendered as the reference algorithm's result)."""
-    refused = columnar_unsupported(request, also=["--html"] if html is not None else [])
+    refused = columnar_unsupported(request)
     if refused:
         raise click.UsageError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
     return evaluate_columnar(request, notify=print_notice)

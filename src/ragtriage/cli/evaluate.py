@@ -56,7 +56,7 @@ def evaluate_command(
     if algorithm == "columnar":
         from ._columnar import columnar_evaluation
 
-        result = columnar_evaluation(request, html)
+        result = columnar_evaluation(request)
     else:
         result = evaluate_request(request, notify=print_notice)
     if fmt == "json":

@@ -15,12 +15,21 @@ problem with its usual message, or gives the same result.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from pydantic import ValidationError
 
-from ..detectors import default_injection_rules, detect_injection, find_sensitive, item_text
+from ..calibration import CalibrationRecord, calibration_notes
+from ..detectors import (
+    SelfLabelling,
+    affected_metrics,
+    default_injection_rules,
+    detect_injection,
+    find_sensitive,
+    item_text,
+)
 from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, stage_order
 from ..errors import ProblemCollector
 from ..evaluation import (
@@ -151,11 +160,11 @@ def _run_evaluation(
     path: Path, run: RunColumns, rows: list[int], questions: list[Question],
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray],
-    chosen: tuple[Measure, ...], level: str, added: Added,
+    chosen: tuple[Measure, ...], level: str, added: Added, extras: _RunExtras,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
     the reference functions on the rows' views (all stages for exotic rows). `added`: the run's
-    labels from label files."""
+    labels from label files; `rows` are the rows it answered (`extras.no_result`: the others)."""
     index, levels, policy = views_of
     scores, findings, exotic = arrays
     by_row = np.empty(len(questions), dtype=np.int64)
@@ -200,8 +209,38 @@ def _run_evaluation(
         records.append(question_record(view, computed, question_details(view), left_out))
         verdicts.append(diagnose_view(view, {s for s in failing if fired[s][n]}))
     return run_evaluation(
-        run.header.name, run.header.provenance, run.k, level, records, views, verdicts, chosen
+        run.header.name, run.header.provenance, run.k, level, records, views, verdicts, chosen,
+        self_labelled=extras.self_labelled, calibrations=extras.calibrations,
+        no_result=extras.no_result,
     )
+
+
+@dataclass(frozen=True)
+class _RunExtras:
+    """What one run's result states besides its records (as `evaluate` states it)."""
+
+    no_result: tuple[str, ...]
+    """Selected questions without a result, in evaluation-set order."""
+    self_labelled: tuple[str, ...]
+    """Measures computed from labels made by the run's own generator."""
+    calibrations: Sequence[CalibrationRecord]
+    """The calibration records given."""
+
+
+def _self_labelled(
+    run: RunColumns, ids: Sequence[str], chosen: Sequence[Measure]
+) -> tuple[str, ...]:
+    """The measures `detectors.affected_metrics` names for the run's self-made labels."""
+    generator = run.header.provenance.generator
+    if generator is None or not (run.self_claim.any() or run.self_fact.any()):
+        return ()
+    found = SelfLabelling(
+        run.header.name,
+        generator.name,
+        tuple(ids[row] for row in run.row[run.self_claim].tolist()),
+        tuple(ids[row] for row in run.row[run.self_fact].tolist()),
+    )
+    return affected_metrics({m.name: m.spec.requires for m in chosen}, found)
 
 
 def evaluate_native(
@@ -216,6 +255,9 @@ def evaluate_native(
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
     labels: Sequence[PathArg] = (),
+    accept_self_labelling: bool = False,
+    allow_missing: bool = False,
+    calibrations: Sequence[CalibrationRecord] = (),
     workers: int | None = None,
 ) -> Evaluation:
     """Evaluate native runs as arrays; raise `InputError` with every problem.
@@ -223,7 +265,8 @@ def evaluate_native(
     The result equals `evaluate(load_dataset(evalset, snapshot=..., runs=...), ...)` with the
     same options (`Evaluation.dataset` aside). Large JSONL files are read by `workers` forked
     processes (default: one per CPU). `labels`: label files, whose labels count as the run's
-    own (as `load_dataset` attaches them).
+    own (as `load_dataset` attaches them). `accept_self_labelling`, `allow_missing` and
+    `calibrations` are `evaluate`'s options.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
@@ -233,6 +276,8 @@ def evaluate_native(
         return _columnar(
             evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level,
             workers or default_workers(), chosen, question_filter, as_paths(labels),
+            accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
+            calibrations=calibrations,
         )
     except _Fallback:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
@@ -244,6 +289,9 @@ def evaluate_native(
             allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level,
             question_filter=question_filter,
+            accept_self_labelling=accept_self_labelling,
+            allow_missing=allow_missing,
+            calibrations=calibrations,
         )
 
 
@@ -261,6 +309,10 @@ def _columnar(
     policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice, workers: int,
     chosen: tuple[Measure, ...], question_filter: QuestionFilter | None,
     label_files: Sequence[Path] = (),
+    *,
+    accept_self_labelling: bool = False,
+    allow_missing: bool = False,
+    calibrations: Sequence[CalibrationRecord] = (),
 ) -> Evaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -290,21 +342,23 @@ def _columnar(
     answered: dict[str, list[str]] = {}
     read = []
     for path in runs:
-        run = read_run_parallel(
+        run, missing = read_run_parallel(
             path, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
-            scan_contexts=scan_contexts, added_labels=labels,
+            scan_contexts=scan_contexts, added_labels=labels, allow_missing=allow_missing,
+            accept_self_labelling=accept_self_labelling,
         )
         if run.header.name in names:
             raise _Fallback("run names")
         names.add(run.header.name)
-        answered[run.header.name] = [ev.ids[row] for row in run.row.tolist()]
+        results = run.row[: run.row.size - missing.size].tolist()
+        answered[run.header.name] = [ev.ids[row] for row in results]
         scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
         scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)
         exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
-        read.append((path, run, (scores, findings, exotic)))
+        read.append((path, run, (scores, findings, exotic), set(missing.tolist())))
     check_answered(labels, names, answered)
     # Every check has passed: only now are the questions read as models, once for all runs.
     questions = _questions(evalset, n)
@@ -312,9 +366,16 @@ def _columnar(
     levels = {row: question_level(level, index, questions[row]) for row in rows}
     run_level = run_evidence_level(levels[row] for row in rows if questions[row].required_evidence)
     out = [
-        _run_evaluation(path, run, rows, questions, (index, levels, policy), arrays, chosen,
-                        run_level, labels.get(run.header.name, {}))
-        for path, run, arrays in read
+        _run_evaluation(
+            path, run, [row for row in rows if row not in missing], questions,
+            (index, levels, policy), arrays, chosen, run_level, labels.get(run.header.name, {}),
+            _RunExtras(
+                tuple(ev.ids[row] for row in rows if row in missing),
+                _self_labelled(run, ev.ids, chosen),
+                calibrations,
+            ),
+        )
+        for path, run, arrays, missing in read
     ]
     sources = (
         SourceFile(display_path(evalset), "evalset", file_sha256(evalset)),
@@ -324,5 +385,8 @@ def _columnar(
     )
     return Evaluation(
         runs=tuple(out), measures=chosen, sources=sources, label_policy=policy,
-        allow_unreviewed=allow_unreviewed,
+        allow_unreviewed=allow_unreviewed, evalset_id=ev.evalset_id,
+        snapshot_id=snapshot.snapshot_id, accept_self_labelling=accept_self_labelling,
+        calibration_notes=calibration_notes([r.label_sources for r in out], chosen, calibrations),
+        allow_missing=allow_missing,
     )
