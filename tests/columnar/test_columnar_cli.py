@@ -123,21 +123,6 @@ def test_columnar_metric_picks_summary_and_question_keys(metric: str) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("extra", "named"),
-    [
-        (["--versions", "v.json"], "--versions"),
-        (["--labels", "x.json", "--allow-missing", "--accept-self-labelling", "--calibration",
-          "c.json", "--tag", "a", "--include-holdout", "--html", "o.html", "--versions",
-          "v.json"], "--versions"),
-    ],
-)
-def test_columnar_refuses_options_it_does_not_support(extra: list[str], named: str) -> None:
-    result = CliRunner().invoke(cli, ["evaluate", "--example", "--algorithm", "columnar", *extra])
-    assert result.exit_code == 2
-    assert result.stderr == f"{USAGE_HEAD}Error: --algorithm columnar does not support {named}\n"
-
-
 def test_columnar_needs_a_snapshot(tmp_path: Path) -> None:
     evalset, _, run = write_dataset(tmp_path, 1, 3)
     result = CliRunner().invoke(

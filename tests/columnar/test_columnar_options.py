@@ -343,3 +343,56 @@ def test_the_columnar_path_itself_takes_missing_results_and_self_labelling(
     want = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), **options)
     assert dumps(evaluation_json(got)) == dumps(evaluation_json(want))
     assert len(got.runs[0].no_result) == 7
+
+
+VERSIONS = {"log-export": {"version": "v3", "supersedes": ["key-rotation"]},
+            "regions": {"status": "withdrawn"}}
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_columnar_applies_a_versions_file_as_the_reference(tmp_path: Path, fmt: str) -> None:
+    versions = tmp_path / "versions.json"
+    versions.write_text(json.dumps(VERSIONS), "utf-8")
+    (reference, ref_err), (columnar, col_err) = _both(
+        ["--example", "--versions", str(versions)], fmt
+    )
+    assert columnar == reference
+    assert col_err == ref_err
+    (plain, _), _ = _both(["--example"], fmt)
+    assert columnar != plain  # the file changes what is stale
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"no-such-doc": {"version": "v1"}}), "utf-8")
+    refused = [
+        CliRunner().invoke(
+            cli, ["evaluate", "--example", "--versions", str(bad), "--algorithm", algorithm]
+        )
+        for algorithm in ("reference", "columnar")
+    ]
+    assert [r.exit_code for r in refused] == [2, 2]
+    assert refused[1].stderr == refused[0].stderr
+    assert f"- {bad}: no-such-doc: expected a document ID of the snapshot" in refused[1].stderr
+
+
+def test_every_option_at_once(tmp_path: Path) -> None:
+    """The dataset options of `evaluate` together (`--versions`, `--calibration`: tested on
+    the example above): the same report from both algorithms."""
+    evalset, snapshot, run = write_dataset(tmp_path, 14, 30)
+
+    def edit(header: dict[str, Any], results: list[dict[str, Any]]) -> None:
+        header["provenance"]["generator"] = {"name": "judge-x"}
+        del results[:3]
+
+    _rewrite_run(run, edit)
+    labels = _move_labels(run, tmp_path)
+    args = [str(evalset), "--snapshot", str(snapshot), "--run", str(run),
+            *(a for path in labels for a in ("--labels", str(path))),
+            "--label-policy", "judge", "--allow-unreviewed", "--allow-missing",
+            "--accept-self-labelling", "--evidence-level", "chunk", "--tag", "a", "--tag", "b",
+            "--split", "dev", "--split", "holdout", "--include-holdout", "--who", "w",
+            "--ledger", str(tmp_path / "ledger.jsonl"), "--metric", "claim_support",
+            "--metric", "ndcg@3"]
+    (reference, ref_err), (columnar, col_err) = _both(args)
+    assert columnar == reference
+    assert col_err == ref_err
+    assert _ids(columnar)[0]
+    assert len(_entries(tmp_path / "ledger.jsonl")) == 2

@@ -314,29 +314,12 @@ def pick_runs(
     return [*([] if base is None else [base]), *chosen]
 
 
-COLUMNAR_UNSUPPORTED = "--algorithm columnar does not support {option}"
-"""The message for options the columnar algorithm has no equivalent for."""
-
-
-def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[str]:
-    """The options of `request` the columnar algorithm does not take, in --help order.
-
-    `also` names further options given on the command line (listed last). Every measure
-    is taken (`columnar.NATIVE_MEASURES` is the whole registry).
-    """
-    given = [
-        ("--versions", request.versions is not None),
-    ]
-    return [option for option, present in given if present] + list(also)
-
-
 def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Evaluation:
     """`evaluate --algorithm columnar`: native sets scored as arrays, the same `Evaluation`
     as `evaluate_request` gives.
 
-    Options the columnar path has no equivalent for are refused by name (`RequestError`)
-    rather than ignored. The questions scored are the request's (its selection and holdout
-    policy, with the ledger), as for `evaluate_request`.
+    Every option of the request is taken: the questions scored are the request's (its
+    selection and holdout policy, with the ledger), as for `evaluate_request`.
     """
     from ..calibration import read_calibrations
     from ..columnar import evaluate_native
@@ -345,9 +328,6 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
     from ..metrics import measures
     from ..request import log_notice
 
-    refused = columnar_unsupported(request)
-    if refused:
-        raise RequestError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
     measures(request.metric_names)  # bad names: InputError, before any file is read
     files = request.files()
     if files.snapshot is None:
@@ -370,6 +350,7 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
             accept_self_labelling=request.accept_self_labelling,
             allow_missing=request.allow_missing,
             calibrations=calibrations,
+            versions=request.versions,
         )
 
     result = request.score_with(score, "evaluate", notify)

@@ -31,7 +31,7 @@ from ..detectors import (
     item_text,
 )
 from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, stage_order
-from ..errors import ProblemCollector
+from ..errors import InputError, ProblemCollector
 from ..evaluation import (
     Evaluation,
     LevelChoice,
@@ -56,9 +56,10 @@ from ..loading import (
     read_file,
 )
 from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view, measures
-from ..paths import PathArg, as_path, as_paths
+from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
 from ..validation import check_dataset
+from ..versions import load_versions
 from ._native_labels import Added, check_answered, read_labels, with_labels
 from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
@@ -98,15 +99,23 @@ def _codes(snapshot: Snapshot) -> Codes:
     return Codes(code, n_docs, document_of, stale, access, doc_version, versions, bits)
 
 
-def _load_snapshot(path: Path) -> tuple[Snapshot, SourceFile]:
+def _load_snapshot(
+    path: Path, versions: Path | None
+) -> tuple[Snapshot, SourceFile, tuple[SourceFile, ...]]:
+    """The snapshot (with the versions file applied, as `Request.load` applies it), its
+    source and the versions file's source, if any."""
     loaded = read_file(path, ProblemCollector())
     if not isinstance(loaded.content, Snapshot):
         raise _Fallback("snapshot")
-    snapshot = loaded.content
-    empty = Dataset(snapshot, EvalSet(evalset_id="x", questions=[]), (), (loaded.source,))
+    empty = Dataset(loaded.content, EvalSet(evalset_id="x", questions=[]), (), (loaded.source,))
+    if versions is not None:
+        try:
+            empty = load_versions(empty, versions)
+        except InputError as exc:  # reported after the other files' problems, as the reference
+            raise _Fallback("versions") from exc
     if check_dataset(empty, {}):
         raise _Fallback("snapshot rules")
-    return snapshot, loaded.source
+    return empty.snapshot, loaded.source, empty.sources[1:]
 
 
 class _SnapshotFlags:
@@ -258,6 +267,7 @@ def evaluate_native(
     accept_self_labelling: bool = False,
     allow_missing: bool = False,
     calibrations: Sequence[CalibrationRecord] = (),
+    versions: PathArg | None = None,
     workers: int | None = None,
 ) -> Evaluation:
     """Evaluate native runs as arrays; raise `InputError` with every problem.
@@ -265,8 +275,9 @@ def evaluate_native(
     The result equals `evaluate(load_dataset(evalset, snapshot=..., runs=...), ...)` with the
     same options (`Evaluation.dataset` aside). Large JSONL files are read by `workers` forked
     processes (default: one per CPU). `labels`: label files, whose labels count as the run's
-    own (as `load_dataset` attaches them). `accept_self_labelling`, `allow_missing` and
-    `calibrations` are `evaluate`'s options.
+    own (as `load_dataset` attaches them). `versions`: a versions file applied to the snapshot
+    (`versions.load_versions`). `accept_self_labelling`, `allow_missing` and `calibrations`
+    are `evaluate`'s options.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
@@ -277,10 +288,12 @@ def evaluate_native(
             evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level,
             workers or default_workers(), chosen, question_filter, as_paths(labels),
             accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-            calibrations=calibrations,
+            calibrations=calibrations, versions=as_optional_path(versions),
         )
     except _Fallback:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
+        if versions is not None:
+            dataset = load_versions(dataset, versions)
         return evaluate(
             dataset,
             k=k,
@@ -313,11 +326,12 @@ def _columnar(
     accept_self_labelling: bool = False,
     allow_missing: bool = False,
     calibrations: Sequence[CalibrationRecord] = (),
+    versions: Path | None = None,
 ) -> Evaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
         raise _Fallback(f"stages {sorted(set(stages) - _KNOWN_STAGES)}")
-    snapshot, snapshot_source = _load_snapshot(snapshot_path)
+    snapshot, snapshot_source, versions_source = _load_snapshot(snapshot_path, versions)
     codes = _codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(evalset, codes, workers)
@@ -382,6 +396,7 @@ def _columnar(
         snapshot_source,
         *(SourceFile(display_path(path), "run", file_sha256(path)) for path in runs),
         *label_sources,
+        *versions_source,
     )
     return Evaluation(
         runs=tuple(out), measures=chosen, sources=sources, label_policy=policy,
