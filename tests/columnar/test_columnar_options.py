@@ -396,3 +396,31 @@ def test_every_option_at_once(tmp_path: Path) -> None:
     assert col_err == ref_err
     assert _ids(columnar)[0]
     assert len(_entries(tmp_path / "ledger.jsonl")) == 2
+
+
+def test_columnar_html_page_with_missing_results(tmp_path: Path) -> None:
+    """Two runs, the second without two results: the page (and its comparison) is the same."""
+    from ragtriage.example import example_paths
+
+    paths = example_paths()
+    runs = []
+    for n, source in enumerate(paths.runs):  # JSON documents
+        data = json.loads(source.read_text("utf-8"))
+        if n == 1:
+            del data["results"][:2]
+        run = tmp_path / source.name
+        run.write_text(json.dumps(data), "utf-8")
+        runs.append(run)
+    base = [str(paths.evalset), "--snapshot", str(paths.snapshot),
+            *(a for run in runs for a in ("--run", str(run))), "--allow-missing"]
+    pages = []
+    for algorithm in ("reference", "columnar"):
+        page = tmp_path / f"{algorithm}.html"
+        result = CliRunner().invoke(
+            cli, ["evaluate", *base, "--algorithm", algorithm, "--html", str(page),
+                  "--output", str(tmp_path / f"{algorithm}.txt")]
+        )
+        assert result.exit_code == 0, result.output
+        pages.append(page.read_bytes())
+    assert pages[1] == pages[0]
+    assert b"no result" in pages[1]
