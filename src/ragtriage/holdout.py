@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +24,7 @@ from .errors import InputError, Problem, ProblemCollector
 from .fileio import json_lines
 from .loading import Dataset
 from .paths import PathArg, as_optional_path, as_path
-from .schemas import StrictModel
+from .schemas import Question, StrictModel
 
 HOLDOUT = "holdout"
 """The split kept apart."""
@@ -90,7 +90,12 @@ def without_holdout(dataset: Dataset) -> Dataset:
 
     Input hashes still describe the files as read; only what is scored changes.
     """
-    hidden = set(holdout_ids(dataset))
+    return keep_questions(dataset, lambda question: question.split != HOLDOUT)
+
+
+def keep_questions(dataset: Dataset, keep: Callable[[Question], bool]) -> Dataset:
+    """The dataset with only the questions `keep` keeps and every run's results for them."""
+    hidden = {q.id for q in dataset.evalset.questions if not keep(q)}
     if not hidden:
         return dataset
     evalset = dataset.evalset.model_copy(

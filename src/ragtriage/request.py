@@ -286,13 +286,15 @@ class Request:
 
     def score_with(
         self,
-        score: Callable[[QuestionFilter], Evaluation],
+        score: Callable[[QuestionFilter, QuestionFilter], Evaluation],
         command: str = "python",
         notify: Notify | None = None,
     ) -> Evaluation:
         """This request's questions scored by an engine that reads the files itself.
 
-        `score` checks every question and scores those the filter it is given keeps.
+        `score(keep, held)` checks every question and scores those `keep` keeps; `held` keeps
+        the questions the input holds for this request (the holdout left out unless included,
+        as `load` leaves it), which is what run-wide facts (self-labelling) are read from.
         The holdout policy and the selection are this request's, applied as `evaluate` applies
         them: the holdout note, or the look recorded in the ledger, follows the scoring.
         """
@@ -301,15 +303,14 @@ class Request:
 
         held: set[str] = set()
 
-        def scored(keep: QuestionFilter) -> Evaluation:
-            def test(question: Question) -> bool:
-                if question.split == HOLDOUT:
-                    held.add(question.id)
-                    if not self.holdout.include:
-                        return False
-                return keep(question)
+        def holds(question: Question) -> bool:
+            if question.split == HOLDOUT:
+                held.add(question.id)
+                return self.holdout.include
+            return True
 
-            return score(test)
+        def scored(keep: QuestionFilter) -> Evaluation:
+            return score(lambda question: holds(question) and keep(question), holds)
 
         result = select_questions(scored, self.selection)
         if held:

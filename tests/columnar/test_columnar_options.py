@@ -13,6 +13,7 @@ from native_layers_data import write_dataset
 
 from ragtriage.cli.main import cli
 from ragtriage.columnar import _native_eval
+from ragtriage.errors import InputError
 from ragtriage.evaluation import evaluate
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import measures
@@ -424,3 +425,63 @@ def test_columnar_html_page_with_missing_results(tmp_path: Path) -> None:
         pages.append(page.read_bytes())
     assert pages[1] == pages[0]
     assert b"no result" in pages[1]
+
+
+def _self_made_only_in_the_holdout(tmp_path: Path) -> list[str]:
+    """A generated set whose generator's judge labels are all on holdout questions."""
+    evalset, snapshot, run = write_dataset(tmp_path, 25, 12)
+    questions = [json.loads(line) for line in evalset.read_text("utf-8").splitlines()[1:]]
+    holdout = {q["id"] for q in questions if q.get("split") == "holdout"}
+
+    def edit(header: dict[str, Any], results: list[dict[str, Any]]) -> None:
+        header["provenance"]["generator"] = {"name": "judge-x"}
+        for res in results:
+            if res["question_id"] in holdout:
+                continue
+            labels = [lab for c in res.get("claims") or [] for lab in c.get("labels", [])]
+            for label in [*labels, *res.get("fact_labels", [])]:
+                label["labeller"] = {"kind": "human", "name": "ann"}
+
+    _rewrite_run(run, edit)
+    return [str(evalset), "--snapshot", str(snapshot), "--run", str(run),
+            "--accept-self-labelling"]
+
+
+@pytest.mark.parametrize("include", [False, True])
+def test_self_labelling_in_the_holdout_counts_only_when_it_is_scored(
+    tmp_path: Path, include: bool
+) -> None:
+    base = _self_made_only_in_the_holdout(tmp_path)
+    extra = ["--include-holdout", "--ledger", str(tmp_path / "l.jsonl")] if include else []
+    (reference, _), (columnar, _) = _both([*base, *extra])
+    assert columnar == reference
+    found = json.loads(columnar)["runs"][0]["boundaries"]["self_labelled_metrics"]
+    assert found == (["fact_coverage", "claim_support"] if include else [])
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+def test_evaluate_native_reads_self_labelling_from_the_input_filter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fallback: bool
+) -> None:
+    """`input_filter` (the holdout left out) on the columnar path and on its fallback to the
+    reference path, which checks the whole input first as `Request.load` does."""
+    from ragtriage.columnar import _trec, evaluate_native
+
+    if fallback:
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise _trec._Fallback("test")
+
+        monkeypatch.setattr(_native_eval, "_columnar", refuse)
+    base = _self_made_only_in_the_holdout(tmp_path)
+    evalset, snapshot, run = Path(base[0]), Path(base[2]), Path(base[4])
+    kept = evaluate_native(
+        evalset, snapshot, [run], accept_self_labelling=True,
+        input_filter=lambda q: q.split != "holdout", question_filter=lambda q: q.split != "holdout",
+    )
+    assert kept.runs[0].self_labelled == ()
+    whole = evaluate_native(evalset, snapshot, [run], accept_self_labelling=True)
+    assert whole.runs[0].self_labelled == ("fact_coverage", "claim_support")
+    with pytest.raises(InputError) as caught:  # the whole input is checked either way
+        evaluate_native(evalset, snapshot, [run], input_filter=lambda q: q.split != "holdout")
+    fields = {problem.field for problem in caught.value.problems}
+    assert fields == {"claims.labels.labeller.name"}  # one problem per question

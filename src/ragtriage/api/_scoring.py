@@ -335,7 +335,7 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
     snapshot = files.snapshot
     calibrations = read_calibrations(request.calibrations)
 
-    def score(keep: QuestionFilter) -> Evaluation:
+    def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
         return evaluate_native(
             files.dataset,
             snapshot,
@@ -346,6 +346,7 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
             allow_unreviewed=request.allow_unreviewed,
             evidence_level=request.evidence_level,
             question_filter=keep,
+            input_filter=held,
             labels=request.labels,
             accept_self_labelling=request.accept_self_labelling,
             allow_missing=request.allow_missing,

@@ -39,12 +39,14 @@ from ..evaluation import (
     QuestionRecord,
     RunEvaluation,
     evaluate,
+    input_problems,
     question_details,
     question_level,
     question_record,
     run_evaluation,
     run_evidence_level,
 )
+from ..holdout import keep_questions
 from ..loading import (
     Dataset,
     EvidenceLevel,
@@ -237,17 +239,19 @@ class _RunExtras:
 
 
 def _self_labelled(
-    run: RunColumns, ids: Sequence[str], chosen: Sequence[Measure]
+    run: RunColumns, ids: Sequence[str], chosen: Sequence[Measure], held: np.ndarray
 ) -> tuple[str, ...]:
-    """The measures `detectors.affected_metrics` names for the run's self-made labels."""
+    """The measures `detectors.affected_metrics` names for the run's self-made labels, in the
+    results of the questions `held` marks (the input's, see `evaluate_native`)."""
     generator = run.header.provenance.generator
-    if generator is None or not (run.self_claim.any() or run.self_fact.any()):
+    claims, facts = run.self_claim & held[run.row], run.self_fact & held[run.row]
+    if generator is None or not (claims.any() or facts.any()):
         return ()
     found = SelfLabelling(
         run.header.name,
         generator.name,
-        tuple(ids[row] for row in run.row[run.self_claim].tolist()),
-        tuple(ids[row] for row in run.row[run.self_fact].tolist()),
+        tuple(ids[row] for row in run.row[claims].tolist()),
+        tuple(ids[row] for row in run.row[facts].tolist()),
     )
     return affected_metrics({m.name: m.spec.requires for m in chosen}, found)
 
@@ -263,6 +267,7 @@ def evaluate_native(
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
+    input_filter: QuestionFilter | None = None,
     labels: Sequence[PathArg] = (),
     accept_self_labelling: bool = False,
     allow_missing: bool = False,
@@ -277,7 +282,10 @@ def evaluate_native(
     processes (default: one per CPU). `labels`: label files, whose labels count as the run's
     own (as `load_dataset` attaches them). `versions`: a versions file applied to the snapshot
     (`versions.load_versions`). `accept_self_labelling`, `allow_missing` and `calibrations`
-    are `evaluate`'s options.
+    are `evaluate`'s options. `input_filter` marks the questions the input holds for the
+    caller (None: all; `Request.score_with` leaves the holdout out unless included): results of
+    the others are checked but are not read for self-labelling, as if absent from the files.
+    `question_filter` must keep only such questions.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
@@ -289,11 +297,20 @@ def evaluate_native(
             workers or default_workers(), chosen, question_filter, as_paths(labels),
             accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
             calibrations=calibrations, versions=as_optional_path(versions),
+            input_filter=input_filter,
         )
     except _Fallback:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
         if versions is not None:
             dataset = load_versions(dataset, versions)
+        if input_filter is not None:  # the whole input is checked, as `Request.load` does
+            problems = input_problems(
+                dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
+                accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
+            )
+            if problems:
+                raise InputError(problems) from None
+            dataset = keep_questions(dataset, input_filter)
         return evaluate(
             dataset,
             k=k,
@@ -327,6 +344,7 @@ def _columnar(
     allow_missing: bool = False,
     calibrations: Sequence[CalibrationRecord] = (),
     versions: Path | None = None,
+    input_filter: QuestionFilter | None = None,
 ) -> Evaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -377,6 +395,7 @@ def _columnar(
     # Every check has passed: only now are the questions read as models, once for all runs.
     questions = _questions(evalset, n)
     rows = [row for row in range(n) if question_filter is None or question_filter(questions[row])]
+    held = np.array([input_filter is None or input_filter(q) for q in questions], dtype=bool)
     levels = {row: question_level(level, index, questions[row]) for row in rows}
     run_level = run_evidence_level(levels[row] for row in rows if questions[row].required_evidence)
     out = [
@@ -385,7 +404,7 @@ def _columnar(
             (index, levels, policy), arrays, chosen, run_level, labels.get(run.header.name, {}),
             _RunExtras(
                 tuple(ev.ids[row] for row in rows if row in missing),
-                _self_labelled(run, ev.ids, chosen),
+                _self_labelled(run, ev.ids, chosen, held),
                 calibrations,
             ),
         )
