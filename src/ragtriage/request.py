@@ -283,7 +283,6 @@ class Request:
         """Load (see `load`) and score (see `evaluate_loaded`)."""
         return self.evaluate_loaded(self.load(command, notify), metrics, notify)
 
-
     def score_with(
         self,
         score: Callable[[QuestionFilter, QuestionFilter], Evaluation],

@@ -14,7 +14,7 @@ problem with its usual message, or gives the same result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,10 +28,9 @@ from ..detectors import (
     default_injection_rules,
     detect_injection,
     find_sensitive,
-    item_text,
 )
 from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, stage_order
-from ..errors import InputError, ProblemCollector
+from ..errors import InputError
 from ..evaluation import (
     Evaluation,
     LevelChoice,
@@ -48,98 +47,25 @@ from ..evaluation import (
 )
 from ..holdout import keep_questions
 from ..loading import (
-    Dataset,
     EvidenceLevel,
     SnapshotIndex,
     SourceFile,
     display_path,
     file_sha256,
     load_dataset,
-    read_file,
 )
 from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
-from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
-from ..validation import check_dataset
+from ..schemas import LabelPolicy, Question, QuestionResult
 from ..versions import load_versions
 from ._native_labels import Added, check_answered, read_labels, with_labels
 from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
 from ._native_rank import rank_scores
-from ._native_read import Codes, record_at
+from ._native_read import record_at
 from ._native_run import RunColumns
+from ._native_snapshot import SnapshotFlags, load_snapshot, snapshot_codes
 from ._trec import _Fallback
-
-_MASK_BITS = 62
-"""Access groups a mask can hold (more: questions with user groups are scored one by one)."""
-
-
-def _codes(snapshot: Snapshot) -> Codes:
-    ids = [d.id for d in snapshot.documents] + [c.id for c in snapshot.chunks]
-    code: dict[str, int] = {}
-    for item in ids:
-        code.setdefault(item, len(code))
-    n_docs = len({d.id for d in snapshot.documents})
-    document_of = np.arange(len(code), dtype=np.int64)
-    stale = np.zeros(len(code), dtype=bool)
-    access = np.full(len(code), -1, dtype=np.int64)
-    names = sorted({g for d in snapshot.documents for g in d.access_groups or ()})
-    bits = {g: 1 << n for n, g in enumerate(names)} if len(names) <= _MASK_BITS else None
-    versions: dict[str, int] = {}
-    doc_version = np.full(len(code), -1, dtype=np.int64)
-    for doc in snapshot.documents:  # duplicate IDs send the input to the reference path
-        stale[code[doc.id]] = doc.status != "current"
-        if doc.version is not None:
-            doc_version[code[doc.id]] = versions.setdefault(doc.version, len(versions))
-        if doc.access_groups is not None and bits is not None:
-            access[code[doc.id]] = sum({bits[g] for g in doc.access_groups})
-    for chunk in snapshot.chunks:
-        document_of[code[chunk.id]] = code[chunk.document_id]
-        stale[code[chunk.id]] = stale[code[chunk.document_id]]
-        access[code[chunk.id]] = access[code[chunk.document_id]]
-        doc_version[code[chunk.id]] = doc_version[code[chunk.document_id]]
-    return Codes(code, n_docs, document_of, stale, access, doc_version, versions, bits)
-
-
-def _load_snapshot(
-    path: Path, versions: Path | None
-) -> tuple[Snapshot, SourceFile, tuple[SourceFile, ...]]:
-    """The snapshot (with the versions file applied, as `Request.load` applies it), its
-    source and the versions file's source, if any."""
-    loaded = read_file(path, ProblemCollector())
-    if not isinstance(loaded.content, Snapshot):
-        raise _Fallback("snapshot")
-    empty = Dataset(loaded.content, EvalSet(evalset_id="x", questions=[]), (), (loaded.source,))
-    if versions is not None:
-        try:
-            empty = load_versions(empty, versions)
-        except InputError as exc:  # reported after the other files' problems, as the reference
-            raise _Fallback("versions") from exc
-    if check_dataset(empty, {}):
-        raise _Fallback("snapshot rules")
-    return empty.snapshot, loaded.source, empty.sources[1:]
-
-
-class _SnapshotFlags:
-    """Whether a detector finds something in a snapshot item's text, scanned once per item."""
-
-    def __init__(self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool]) -> None:
-        self._ids = list(codes.code)
-        self._index = index
-        self._known: dict[int, bool] = {}
-        self._finds = finds
-
-    def __call__(self, items: np.ndarray) -> np.ndarray:
-        unique, inverse = np.unique(items, return_inverse=True)
-        flags = np.zeros(unique.size, dtype=bool)
-        for n, item in enumerate(unique.tolist()):
-            flag = self._known.get(item)
-            if flag is None:
-                text = item_text(self._ids[item], self._index) or ""
-                flag = self._known[item] = self._finds(text)
-            flags[n] = flag
-        out: np.ndarray = flags[inverse.reshape(-1)]
-        return out
 
 
 def _columns(
@@ -349,8 +275,8 @@ def _columnar(
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
         raise _Fallback(f"stages {sorted(set(stages) - _KNOWN_STAGES)}")
-    snapshot, snapshot_source, versions_source = _load_snapshot(snapshot_path, versions)
-    codes = _codes(snapshot)
+    snapshot, snapshot_source, versions_source = load_snapshot(snapshot_path, versions)
+    codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(evalset, codes, workers)
     n = len(ev.ids)
@@ -360,13 +286,13 @@ def _columnar(
         level_document = np.full(n, level == "document", dtype=bool)
     matcher = build_matcher(ev, codes, level_document)
     rules = default_injection_rules()
-    flags = _SnapshotFlags(codes, index, lambda text: bool(detect_injection(text, rules)))
+    flags = SnapshotFlags(codes, index, lambda text: bool(detect_injection(text, rules)))
     chosen = tuple({m.name: m for m in chosen}.values())
     # The sensitive-content scans of answers and contexts are paid only when asked for.
     scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
     scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
     sensitive = (
-        _SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)))
+        SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)))
         if scan_contexts else None
     )
     labels, label_sources = read_labels(label_files)
