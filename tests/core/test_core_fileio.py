@@ -77,6 +77,8 @@ def test_json_values_one_after_another_are_read_strictly() -> None:
         b'{"id": "q1", "id": "q2"}',
         b'{"id": "q1", "text": "\\u00e9", "text": "x"}',
         b'{"id": "q1", "nested": {"k": 1, "k" : 2}}',
+        b'{"id":"q1","id":"q1"}\n',
+        b'{"a":{"k":1,"k":1}}\r\n',
         b'{"id": "q1", "score": NaN}',
         b'{"id": "q1", "score": 1e400}',
         b'{"id": "\\ud800"}',
@@ -94,6 +96,8 @@ def test_the_fast_reader_refuses_what_the_strict_parser_refuses(line: bytes) -> 
         b'{"id": "q1", "text": "he said \\"k\\": v", "k": 1}',
         b'{"id": "q1", "text": "caf\\u00e9 \\"a\\" : 1"}',
         b'{"a": {"b": {"c": [1, 2, {"d": "\xe4\xb8\xad"}]}}}',
+        b'{"a":{"b":{"c":[1,2.5,{"d":"\xe4\xb8\xad"}]}},"k":null}\n',
+        b'[{"k":true},{"k":false}]\r\n',
     ],
 )
 def test_the_fast_reader_keeps_what_the_strict_parser_keeps(line: bytes) -> None:

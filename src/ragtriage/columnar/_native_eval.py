@@ -286,13 +286,15 @@ def _columnar(
         level_document = np.full(n, level == "document", dtype=bool)
     matcher = build_matcher(ev, codes, level_document)
     rules = default_injection_rules()
-    flags = SnapshotFlags(codes, index, lambda text: bool(detect_injection(text, rules)))
+    flags = SnapshotFlags(
+        codes, index, lambda text: bool(detect_injection(text, rules)), workers
+    )
     chosen = tuple({m.name: m for m in chosen}.values())
     # The sensitive-content scans of answers and contexts are paid only when asked for.
     scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
     scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
     sensitive = (
-        SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)))
+        SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)), workers)
         if scan_contexts else None
     )
     labels, label_sources = read_labels(label_files)

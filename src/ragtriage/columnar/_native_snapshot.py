@@ -3,7 +3,8 @@ runs), with a versions file applied, its IDs as integer codes, and per-item text
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from ..loading import Dataset, SnapshotIndex, SourceFile, read_file
 from ..schemas import EvalSet, Snapshot
 from ..validation import check_dataset
 from ..versions import load_versions
+from ._native_parts import CAN_FORK, in_parallel
 from ._native_read import Codes
 from ._trec import _Fallback
 
@@ -70,22 +72,38 @@ def load_snapshot(
 
 
 class SnapshotFlags:
-    """Whether a detector finds something in a snapshot item's text, scanned once per item."""
+    """Whether a detector finds something in a snapshot item's text, scanned once per item
+    (many items: split among forked workers)."""
 
-    def __init__(self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool]) -> None:
+    def __init__(
+        self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool], workers: int = 1
+    ) -> None:
         self._ids = list(codes.code)
         self._index = index
         self._known: dict[int, bool] = {}
         self._finds = finds
+        self._workers = workers if CAN_FORK else 1
+
+    def _scan(self, items: Sequence[int]) -> list[bool]:
+        ids, index, finds = self._ids, self._index, self._finds
+        return [finds(item_text(ids[i], index) or "") for i in items]
 
     def __call__(self, items: np.ndarray) -> np.ndarray:
         unique, inverse = np.unique(items, return_inverse=True)
-        flags = np.zeros(unique.size, dtype=bool)
-        for n, item in enumerate(unique.tolist()):
-            flag = self._known.get(item)
-            if flag is None:
-                text = item_text(self._ids[item], self._index) or ""
-                flag = self._known[item] = self._finds(text)
-            flags[n] = flag
+        known = self._known
+        new = [item for item in unique.tolist() if item not in known]
+        if len(new) >= _SCAN_PER_WORKER * 2 and self._workers > 1:
+            parts = min(self._workers, len(new) // _SCAN_PER_WORKER)
+            cuts = [len(new) * n // parts for n in range(parts + 1)]
+            chunks = [(new[a:b],) for a, b in pairwise(cuts)]
+            found = [flag for part in in_parallel(self._scan, chunks) for flag in part]
+        else:
+            found = self._scan(new)
+        known.update(zip(new, found, strict=True))
+        flags = np.array([known[item] for item in unique.tolist()], dtype=bool)
         out: np.ndarray = flags[inverse.reshape(-1)]
         return out
+
+
+_SCAN_PER_WORKER = 20_000
+"""Snapshot texts worth a forked worker's start (about a second of scanning)."""
