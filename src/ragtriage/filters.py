@@ -8,7 +8,7 @@ as its primary or a secondary stage in at least one of the runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
@@ -73,7 +73,21 @@ def evaluate_selected(
     """
     from .evaluation import evaluate
 
-    first = evaluate(dataset, question_filter=selection.matches_question, **options)  # type: ignore[arg-type]
+    return select_questions(
+        lambda keep: evaluate(dataset, question_filter=keep, **options),  # type: ignore[arg-type]
+        selection,
+    )
+
+
+def select_questions(
+    score: Callable[[Callable[[Question], bool]], Evaluation], selection: QuestionSelection
+) -> Evaluation:
+    """`score` (any engine scoring the questions a filter keeps) over the selected questions.
+
+    The tag, split and ID conditions are the filter; the stage condition needs a first pass
+    over the questions they keep, whose diagnoses pick the questions scored again.
+    """
+    first = score(selection.matches_question)
     if not selection.stages:
         return first
     per_question: dict[str, list[QuestionDiagnosis]] = {}
@@ -81,4 +95,4 @@ def evaluate_selected(
         for entry in run.questions:
             per_question.setdefault(entry.question_id, []).append(entry)
     keep = {qid for qid, found in per_question.items() if selection.matches_stages(found)}
-    return evaluate(dataset, question_filter=lambda q: q.id in keep, **options)  # type: ignore[arg-type]
+    return score(lambda q: q.id in keep)

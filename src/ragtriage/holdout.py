@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +24,7 @@ from .errors import InputError, Problem, ProblemCollector
 from .fileio import json_lines
 from .loading import Dataset
 from .paths import PathArg, as_optional_path, as_path
-from .schemas import StrictModel
+from .schemas import Question, StrictModel
 
 HOLDOUT = "holdout"
 """The split kept apart."""
@@ -90,7 +90,12 @@ def without_holdout(dataset: Dataset) -> Dataset:
 
     Input hashes still describe the files as read; only what is scored changes.
     """
-    hidden = set(holdout_ids(dataset))
+    return keep_questions(dataset, lambda question: question.split != HOLDOUT)
+
+
+def keep_questions(dataset: Dataset, keep: Callable[[Question], bool]) -> Dataset:
+    """The dataset with only the questions `keep` keeps and every run's results for them."""
+    hidden = {q.id for q in dataset.evalset.questions if not keep(q)}
     if not hidden:
         return dataset
     evalset = dataset.evalset.model_copy(
@@ -168,18 +173,40 @@ def record_look(
     now: datetime | None = None,
 ) -> HoldoutLook | None:
     """Append a ledger entry when the dataset holds holdout questions; None when it holds none."""
+    return record_look_at(
+        evalset_source(dataset),
+        len(holdout_ids(dataset)),
+        command=command,
+        runs=runs,
+        who=who,
+        ledger=ledger,
+        now=now,
+    )
+
+
+def record_look_at(
+    evalset: tuple[str, str],
+    count: int,
+    *,
+    command: str,
+    runs: Sequence[str],
+    who: str | None = None,
+    ledger: PathArg | None = None,
+    now: datetime | None = None,
+) -> HoldoutLook | None:
+    """`record_look` for an evaluation set given as (path, SHA-256) with `count` holdout
+    questions (for engines that read the files themselves); None when `count` is 0."""
     ledger = as_optional_path(ledger)
-    count = len(holdout_ids(dataset))
     if count == 0:
         return None
-    evalset, sha = evalset_source(dataset)
-    path = ledger if ledger is not None else ledger_path(Path(evalset))
+    shown, sha = evalset
+    path = ledger if ledger is not None else ledger_path(Path(shown))
     previous = read_ledger(path)
     moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     entry = LedgerEntry(
         time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
         dataset_sha256=sha,
-        evalset=evalset,
+        evalset=shown,
         runs=list(runs),
         user=current_user(who),
         command=command,
@@ -226,22 +253,30 @@ class HoldoutPolicy:
         hidden = holdout_ids(dataset)
         if not hidden:
             return dataset, ()
+        kept = dataset if self.include else without_holdout(dataset)
+        names = [run.name for run in dataset.runs]
+        return kept, self.notices(evalset_source(dataset), len(hidden), command, names)
+
+    def notices(
+        self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str]
+    ) -> tuple[Notice, ...]:
+        """What `apply` tells the user about `count` holdout questions of an evaluation set
+        (path, SHA-256) that `runs` answer; with `include`, the look is recorded first."""
+        if count == 0:
+            return ()
         if not self.include:
-            note = Notice(
-                "note",
-                f"{len(hidden)} holdout question(s) left out; --include-holdout scores them "
-                "(and records the look)",
+            return (
+                Notice(
+                    "note",
+                    f"{count} holdout question(s) left out; --include-holdout scores them "
+                    "(and records the look)",
+                ),
             )
-            return without_holdout(dataset), (note,)
-        look = record_look(
-            dataset,
-            command=command,
-            runs=[run.name for run in dataset.runs],
-            who=self.who,
-            ledger=self.ledger,
+        look = record_look_at(
+            evalset, count, command=command, runs=runs, who=self.who, ledger=self.ledger
         )
         warning = None if look is None else look_warning(look, self.warn_after)
-        return dataset, () if warning is None else (Notice("warning", warning),)
+        return () if warning is None else (Notice("warning", warning),)
 
 
 def look_warning(look: HoldoutLook, warn_after: int = DEFAULT_WARN_AFTER) -> str | None:

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, TypedDict
 
 from .errors import InputError, RequestError
 from .filters import QuestionSelection
-from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, holdout_ids
+from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, holdout_ids
 from .paths import PathArg, as_optional_path, as_paths
-from .schemas import LabelPolicy
+from .schemas import LabelPolicy, Question
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation, LevelChoice
+    from .evaluation import Evaluation, LevelChoice, QuestionFilter
     from .loading import Dataset
 
 Notify = Callable[[Notice], None]
@@ -282,6 +282,46 @@ class Request:
     ) -> Evaluation:
         """Load (see `load`) and score (see `evaluate_loaded`)."""
         return self.evaluate_loaded(self.load(command, notify), metrics, notify)
+
+    def score_with(
+        self,
+        score: Callable[[QuestionFilter, QuestionFilter], Evaluation],
+        command: str = "python",
+        notify: Notify | None = None,
+    ) -> Evaluation:
+        """This request's questions scored by an engine that reads the files itself.
+
+        `score(keep, held)` checks every question and scores those `keep` keeps; `held` keeps
+        the questions the input holds for this request (the holdout left out unless included,
+        as `load` leaves it), which is what run-wide facts (self-labelling) are read from.
+        The holdout policy and the selection are this request's, applied as `evaluate` applies
+        them: the holdout note, or the look recorded in the ledger, follows the scoring.
+        """
+        from .filters import select_questions
+        from .loading import display_path, file_sha256
+
+        held: set[str] = set()
+
+        def holds(question: Question) -> bool:
+            if question.split == HOLDOUT:
+                held.add(question.id)
+                return self.holdout.include
+            return True
+
+        def scored(keep: QuestionFilter) -> Evaluation:
+            return score(lambda question: holds(question) and keep(question), holds)
+
+        result = select_questions(scored, self.selection)
+        if held:
+            path = self.files().dataset
+            # The hash is only recorded with a look: a large set is not read again for a note.
+            sha = file_sha256(path) if self.holdout.include else ""
+            notices = self.holdout.notices(
+                (display_path(path), sha), len(held), command, [run.name for run in result.runs]
+            )
+            for notice in notices:
+                (notify or log_notice)(notice)
+        return result
 
 
 def _words(values: Iterable[str]) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from native_layers_data import write_dataset
 
-import ragtriage.columnar._native_eval as native_eval
+import ragtriage.columnar._native_snapshot as native_snapshot
 from ragtriage.columnar import evaluate_native
 from ragtriage.render import dumps, evaluation_json
 
@@ -20,15 +20,15 @@ def test_snapshot_scan_split_among_workers_changes_nothing(
     evalset, snapshot, run = write_dataset(tmp_path, seed, 60, exotic=False)
     metrics = ["injection_in_context", "sensitive_in_context", "evidence_recall"]
     alone = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=1)
-    monkeypatch.setattr(native_eval, "_SCAN_PER_WORKER", 1)
+    monkeypatch.setattr(native_snapshot, "_SCAN_PER_WORKER", 1)
     calls = []
-    real = native_eval.in_parallel
+    real = native_snapshot.in_parallel
 
     def counted(function: Any, arguments: Any) -> Any:
         calls.append(len(arguments))
         return real(function, arguments)
 
-    monkeypatch.setattr(native_eval, "in_parallel", counted)
+    monkeypatch.setattr(native_snapshot, "in_parallel", counted)
     split = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=2)
     assert calls == [2, 2]  # the injection scan, then the sensitive-content scan
     report = dumps(evaluation_json(alone))

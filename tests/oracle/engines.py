@@ -30,20 +30,18 @@ class Files:
     snapshot: Path
     runs: list[Path]
     labels: list[Path]
-    inline_runs: list[Path]
-    """The runs with every label inline (the columnar algorithm reads no labels file)."""
 
 
 def write_files(directory: Path, g: Generated, jsonl: bool) -> Files:
     suffix = ".jsonl" if jsonl else ".json"
     evalset = write(g.evalset, directory / f"evalset{suffix}")
     snapshot = write(g.snapshot, directory / f"snapshot{suffix}")
-    inline = [write(run, directory / f"run-{run['name']}{suffix}") for run in g.runs]
     if not g.labels:
-        return Files(evalset, snapshot, inline, [], inline)
+        runs = [write(run, directory / f"run-{run['name']}{suffix}") for run in g.runs]
+        return Files(evalset, snapshot, runs, [])
     apart = [write(run, directory / f"apart-{run['name']}{suffix}") for run in g.runs_apart]
     labels = [write(lab, directory / f"labels{n}{suffix}") for n, lab in enumerate(g.labels)]
-    return Files(evalset, snapshot, apart, labels, inline)
+    return Files(evalset, snapshot, apart, labels)
 
 
 def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
@@ -54,8 +52,8 @@ def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Ev
 
 def run_columnar(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
     """`ragtriage evaluate --algorithm columnar` from Python."""
-    request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.inline_runs,
-                            metrics=names, **options)
+    request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.runs,
+                            labels=files.labels, metrics=names, **options)
     return evaluate_columnar(request, notify=quiet)
 
 

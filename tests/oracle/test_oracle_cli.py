@@ -85,7 +85,7 @@ def test_evaluate_json_in_both_algorithms_reports_the_oracle(g: Generated, jsonl
             assert any(q.get("split") == "holdout" for q in g.evalset["questions"])
             return
         assert columnar.exit_code == 0, columnar.output
-        # The same report, byte for byte (no labels file here: both read the same files).
+        # The same report, byte for byte.
         assert columnar.stdout == reference.stdout
 
 

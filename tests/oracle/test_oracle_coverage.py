@@ -62,7 +62,7 @@ def test_oracle_on_the_columnar_tests_datasets(
     with tempfile.TemporaryDirectory() as tmp:
         evalset, snapshot, run = DATA.write_dataset(Path(tmp), seed, questions, exotic=exotic,
                                                     jsonl=jsonl)
-        files = Files(evalset, snapshot, [run], [], [run])
+        files = Files(evalset, snapshot, [run], [])
         names = measure_names(RANK_KS)
         reference = run_reference(files, names, OPTIONS)
         # Those datasets plant these instructions (some in disguise) and no sensitive value.

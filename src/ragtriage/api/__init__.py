@@ -29,10 +29,8 @@ from ._producing import (
     run_files,
 )
 from ._scoring import (
-    COLUMNAR_UNSUPPORTED,
     ComparedRuns,
     Executor,
-    columnar_unsupported,
     compare_files,
     compare_request,
     diagnose_files,
@@ -51,7 +49,6 @@ from ._scoring import (
 from ._starting import init_files
 
 __all__ = [
-    "COLUMNAR_UNSUPPORTED",
     "ComparedRuns",
     "Executor",
     "ImportedSheet",
@@ -61,7 +58,6 @@ __all__ = [
     "WrittenNative",
     "WrittenRunFile",
     "calibrate_labels",
-    "columnar_unsupported",
     "compare_files",
     "compare_request",
     "diagnose_files",

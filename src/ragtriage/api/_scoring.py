@@ -14,10 +14,9 @@ if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
-    from ..evaluation import Evaluation
+    from ..evaluation import Evaluation, QuestionFilter
     from ..gate import GateResult
     from ..loading import Dataset
-    from ..schemas import Question
 
 Executor = Literal["local", "ray"]
 """Where work that can be spread runs: this process, or a Ray cluster."""
@@ -315,76 +314,49 @@ def pick_runs(
     return [*([] if base is None else [base]), *chosen]
 
 
-COLUMNAR_UNSUPPORTED = "--algorithm columnar does not support {option}"
-"""The message for options the columnar algorithm has no equivalent for."""
-
-
-def columnar_unsupported(request: Request, *, also: Sequence[str] = ()) -> list[str]:
-    """The options of `request` the columnar algorithm does not take, in --help order.
-
-    `also` names further options given on the command line (listed last). Every measure
-    is taken (`columnar.NATIVE_MEASURES` is the whole registry).
-    """
-    given = [
-        ("--labels", bool(request.labels)),
-        ("--allow-missing", request.allow_missing),
-        ("--accept-self-labelling", request.accept_self_labelling),
-        ("--versions", request.versions is not None),
-        ("--calibration", bool(request.calibrations)),
-        ("--tag", bool(request.selection.tags)),
-        ("--split", bool(request.selection.splits)),
-        ("--stage", bool(request.selection.stages)),
-        ("--id", bool(request.selection.ids)),
-        ("--include-holdout", request.holdout.include),
-        ("--who", request.holdout.who is not None),
-        ("--ledger", request.holdout.ledger is not None),
-    ]
-    return [option for option, present in given if present] + list(also)
-
-
 def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Evaluation:
     """`evaluate --algorithm columnar`: native sets scored as arrays, the same `Evaluation`
     as `evaluate_request` gives.
 
-    Options the columnar path has no equivalent for are refused by name (`RequestError`)
-    rather than ignored; the holdout is left out, as the reference path does by default.
+    Every option of the request is taken: the questions scored are the request's (its
+    selection and holdout policy, with the ledger), as for `evaluate_request`.
     """
+    from ..calibration import read_calibrations
     from ..columnar import evaluate_native
     from ..evaluation import k_not_used_note
-    from ..holdout import HOLDOUT, Notice
+    from ..holdout import Notice
     from ..metrics import measures
     from ..request import log_notice
 
-    refused = columnar_unsupported(request)
-    if refused:
-        raise RequestError(COLUMNAR_UNSUPPORTED.format(option=", ".join(refused)))
     measures(request.metric_names)  # bad names: InputError, before any file is read
     files = request.files()
     if files.snapshot is None:
         raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
-    hidden: list[str] = []
+    snapshot = files.snapshot
+    calibrations = read_calibrations(request.calibrations)
 
-    def scored(question: Question) -> bool:
-        if question.split == HOLDOUT:
-            hidden.append(question.id)
-            return False
-        return True
+    def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
+        return evaluate_native(
+            files.dataset,
+            snapshot,
+            list(files.runs),
+            k=request.k,
+            metrics=request.metric_names,
+            label_policy=request.label_policy,
+            allow_unreviewed=request.allow_unreviewed,
+            evidence_level=request.evidence_level,
+            question_filter=keep,
+            input_filter=held,
+            labels=request.labels,
+            accept_self_labelling=request.accept_self_labelling,
+            allow_missing=request.allow_missing,
+            calibrations=calibrations,
+            versions=request.versions,
+        )
 
-    result = evaluate_native(
-        files.dataset,
-        files.snapshot,
-        list(files.runs),
-        k=request.k,
-        metrics=request.metric_names,
-        label_policy=request.label_policy,
-        allow_unreviewed=request.allow_unreviewed,
-        evidence_level=request.evidence_level,
-        question_filter=scored,
-    )
+    result = request.score_with(score, "evaluate", notify)
     if request.k is not None:
         for run in result.runs:
             if not run.k_used:
                 (notify or log_notice)(Notice("note", k_not_used_note(run.name, request.k)))
-    if hidden:
-        (notify or log_notice)(Notice("note", f"{len(hidden)} holdout question(s) left out"))
     return result

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..api import evaluate_request
+from ..api import evaluate_columnar, evaluate_request
 from ..render import dumps, evaluation_json, render_markdown, render_table
 from ..request import Request
 from ._common import (
@@ -39,8 +39,8 @@ from .report import html_option, write_html
     type=click.Choice(["reference", "columnar"]),
     default="reference",
     show_default=True,
-    help="`columnar`: native sets scored as arrays (large inputs), the same report; options "
-    "it lacks are refused by name.",
+    help="`columnar`: native sets scored as arrays (large inputs), the same report with "
+    "every option.",
 )
 @all_measures_option
 @handle_errors
@@ -54,9 +54,7 @@ def evaluate_command(
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
     if algorithm == "columnar":
-        from ._columnar import columnar_evaluation
-
-        result = columnar_evaluation(request, html)
+        result = evaluate_columnar(request, notify=print_notice)
     else:
         result = evaluate_request(request, notify=print_notice)
     if fmt == "json":

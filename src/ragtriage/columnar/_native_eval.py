@@ -15,25 +15,31 @@ problem with its usual message, or gives the same result.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from itertools import pairwise
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from pydantic import ValidationError
 
-from ..calibration import merge_label_sources, run_label_sources
+from ..calibration import (
+    CalibrationRecord,
+    calibration_notes,
+    merge_label_sources,
+    run_label_sources,
+)
 from ..detectors import (
+    SelfLabelling,
+    affected_metrics,
     default_injection_rules,
     detect_injection,
     find_sensitive,
-    item_text,
     merge_boundaries,
     run_boundaries,
 )
 from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, run_diagnosis, stage_order
-from ..errors import ProblemCollector
+from ..errors import InputError
 from ..evaluation import (
     Evaluation,
     LevelChoice,
@@ -42,117 +48,34 @@ from ..evaluation import (
     RunEvaluation,
     assemble_run,
     evaluate,
+    input_problems,
     k_was_used,
     question_details,
     question_level,
     question_record,
     run_evidence_level,
 )
+from ..holdout import keep_questions
 from ..loading import (
-    Dataset,
     EvidenceLevel,
     SnapshotIndex,
     SourceFile,
     display_path,
     file_sha256,
     load_dataset,
-    read_file,
 )
 from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view, measures
-from ..paths import PathArg, as_path, as_paths
-from ..schemas import EvalSet, LabelPolicy, Question, QuestionResult, Snapshot
-from ..validation import check_dataset
+from ..paths import PathArg, as_optional_path, as_path, as_paths
+from ..schemas import LabelPolicy, Question, QuestionResult
+from ..versions import load_versions
+from ._native_labels import Added, check_answered, read_labels, with_labels
 from ._native_layers import Matcher, _owner, build_matcher, covered_groups, run_layers
-from ._native_parts import (
-    CAN_FORK,
-    default_workers,
-    in_parallel,
-    read_evalset_parallel,
-    read_run_parallel,
-)
+from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
 from ._native_rank import rank_scores
 from ._native_read import Codes, EvalColumns, Rereader, record_at
 from ._native_run import RunColumns
+from ._native_snapshot import SnapshotFlags, load_snapshot, snapshot_codes
 from ._trec import _Fallback
-
-_MASK_BITS = 62
-"""Access groups a mask can hold (more: questions with user groups are scored one by one)."""
-
-
-def _codes(snapshot: Snapshot) -> Codes:
-    ids = [d.id for d in snapshot.documents] + [c.id for c in snapshot.chunks]
-    code: dict[str, int] = {}
-    for item in ids:
-        code.setdefault(item, len(code))
-    n_docs = len({d.id for d in snapshot.documents})
-    document_of = np.arange(len(code), dtype=np.int64)
-    stale = np.zeros(len(code), dtype=bool)
-    access = np.full(len(code), -1, dtype=np.int64)
-    names = sorted({g for d in snapshot.documents for g in d.access_groups or ()})
-    bits = {g: 1 << n for n, g in enumerate(names)} if len(names) <= _MASK_BITS else None
-    versions: dict[str, int] = {}
-    doc_version = np.full(len(code), -1, dtype=np.int64)
-    for doc in snapshot.documents:  # duplicate IDs send the input to the reference path
-        stale[code[doc.id]] = doc.status != "current"
-        if doc.version is not None:
-            doc_version[code[doc.id]] = versions.setdefault(doc.version, len(versions))
-        if doc.access_groups is not None and bits is not None:
-            access[code[doc.id]] = sum({bits[g] for g in doc.access_groups})
-    for chunk in snapshot.chunks:
-        document_of[code[chunk.id]] = code[chunk.document_id]
-        stale[code[chunk.id]] = stale[code[chunk.document_id]]
-        access[code[chunk.id]] = access[code[chunk.document_id]]
-        doc_version[code[chunk.id]] = doc_version[code[chunk.document_id]]
-    return Codes(code, n_docs, document_of, stale, access, doc_version, versions, bits)
-
-
-def _load_snapshot(path: Path) -> tuple[Snapshot, SourceFile]:
-    loaded = read_file(path, ProblemCollector())
-    if not isinstance(loaded.content, Snapshot):
-        raise _Fallback("snapshot")
-    snapshot = loaded.content
-    empty = Dataset(snapshot, EvalSet(evalset_id="x", questions=[]), (), (loaded.source,))
-    if check_dataset(empty, {}):
-        raise _Fallback("snapshot rules")
-    return snapshot, loaded.source
-
-
-class _SnapshotFlags:
-    """Whether a detector finds something in a snapshot item's text, scanned once per item
-    (many items: split among forked workers)."""
-
-    def __init__(
-        self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool], workers: int = 1
-    ) -> None:
-        self._ids = list(codes.code)
-        self._index = index
-        self._known: dict[int, bool] = {}
-        self._finds = finds
-        self._workers = workers if CAN_FORK else 1
-
-    def _scan(self, items: Sequence[int]) -> list[bool]:
-        ids, index, finds = self._ids, self._index, self._finds
-        return [finds(item_text(ids[i], index) or "") for i in items]
-
-    def __call__(self, items: np.ndarray) -> np.ndarray:
-        unique, inverse = np.unique(items, return_inverse=True)
-        known = self._known
-        new = [item for item in unique.tolist() if item not in known]
-        if len(new) >= _SCAN_PER_WORKER * 2 and self._workers > 1:
-            parts = min(self._workers, len(new) // _SCAN_PER_WORKER)
-            cuts = [len(new) * n // parts for n in range(parts + 1)]
-            chunks = [(new[a:b],) for a, b in pairwise(cuts)]
-            found = [flag for part in in_parallel(self._scan, chunks) for flag in part]
-        else:
-            found = self._scan(new)
-        known.update(zip(new, found, strict=True))
-        flags = np.array([known[item] for item in unique.tolist()], dtype=bool)
-        out: np.ndarray = flags[inverse.reshape(-1)]
-        return out
-
-
-_SCAN_PER_WORKER = 20_000
-"""Snapshot texts worth a forked worker's start (about a second of scanning)."""
 
 
 def _columns(
@@ -176,6 +99,14 @@ def _columns(
     return out
 
 
+def _questions(path: Path, n: int) -> list[Question]:
+    found = record_at(path, "evalset", "questions", set(range(n)))
+    try:
+        return [Question.model_validate(found[row]) for row in range(n)]
+    except ValidationError as exc:  # the fast checks let it through: the reference reports it
+        raise _Fallback("question model") from exc
+
+
 class _Explained:
     """What one run's explanations ask of the arrays, found once for the run: per result, the
     flagged final-context IDs (`detectors.flag_context`, from the scan of every text the
@@ -183,7 +114,7 @@ class _Explained:
 
     def __init__(
         self, ev: EvalColumns, run: RunColumns, codes: Codes, level_document: np.ndarray,
-        matcher: Matcher, flags: _SnapshotFlags,
+        matcher: Matcher, flags: SnapshotFlags,
     ) -> None:
         items, offsets = run.context
         owner = _owner(offsets)
@@ -215,14 +146,6 @@ class _Explained:
         return self._missing.get(row, [])
 
 
-def _questions(path: Path, n: int) -> list[Question]:
-    found = record_at(path, "evalset", "questions", set(range(n)))
-    try:
-        return [Question.model_validate(found[row]) for row in range(n)]
-    except ValidationError as exc:  # the fast checks let it through: the reference reports it
-        raise _Fallback("question model") from exc
-
-
 _CHUNK = 5_000
 """Questions whose views are held at once while a run's explanations are built."""
 
@@ -231,12 +154,13 @@ def _run_evaluation(
     path: Path, run: RunColumns, rows: list[int], questions: list[Question],
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray, _Explained],
-    chosen: tuple[Measure, ...], level: str,
+    chosen: tuple[Measure, ...], level: str, added: Added, extras: _RunExtras,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
     the reference functions on the rows' views (all stages for exotic rows), built `_CHUNK`
     questions at a time (label sources and boundaries merged over the chunks); the result
-    builds its views again from the files when asked for them."""
+    builds its views again from the files when asked for them. `added`: the run's labels from
+    label files; `rows` are the rows it answered (`extras.no_result`: the others)."""
     index, levels, policy = views_of
     scores, findings, exotic, explained = arrays
     by_row = np.empty(len(questions), dtype=np.int64)
@@ -248,7 +172,9 @@ def _run_evaluation(
         views = []
         for row in part:
             try:
-                result = QuestionResult.model_validate(found[int(by_row[row])])
+                result = QuestionResult.model_validate(
+                    with_labels(found[int(by_row[row])], added)
+                )
             except ValidationError as exc:  # the fast checks let it through: see `_questions`
                 raise _Fallback("result model") from exc
             views.append(build_view(questions[row], result, index, levels[row], run.k, policy))
@@ -299,17 +225,54 @@ def _run_evaluation(
         mine = records[done:]
         k_used = k_used or k_was_used(views)
         sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
-        bounds.append(run_boundaries(views, (), [r.details for r in mine]))
+        bounds.append(run_boundaries(views, extras.self_labelled, [r.details for r in mine]))
     row_of = {questions[row].id: row for row in rows}
     name = run.header.name
     return assemble_run(
         name, run.header.provenance, run.k, level, records, chosen,
-        label_sources=merge_label_sources(sources, chosen),
-        boundaries=merge_boundaries(bounds) if bounds else run_boundaries(()),
-        diagnosis=run_diagnosis(name, verdicts, k=run.k, evidence_level=level, k_used=k_used),
+        label_sources=merge_label_sources(sources, chosen, extras.calibrations),
+        boundaries=(
+            merge_boundaries(bounds) if bounds else run_boundaries((), extras.self_labelled)
+        ),
+        diagnosis=run_diagnosis(
+            name, verdicts, k=run.k, evidence_level=level, no_result=extras.no_result,
+            k_used=k_used,
+        ),
         build_views=lambda ids: tuple(build([row_of[qid] for qid in ids])),
+        self_labelled=extras.self_labelled,
+        no_result=extras.no_result,
         k_used=k_used,
     )
+
+
+@dataclass(frozen=True)
+class _RunExtras:
+    """What one run's result states besides its records (as `evaluate` states it)."""
+
+    no_result: tuple[str, ...]
+    """Selected questions without a result, in evaluation-set order."""
+    self_labelled: tuple[str, ...]
+    """Measures computed from labels made by the run's own generator."""
+    calibrations: Sequence[CalibrationRecord]
+    """The calibration records given."""
+
+
+def _self_labelled(
+    run: RunColumns, ids: Sequence[str], chosen: Sequence[Measure], held: np.ndarray
+) -> tuple[str, ...]:
+    """The measures `detectors.affected_metrics` names for the run's self-made labels, in the
+    results of the questions `held` marks (the input's, see `evaluate_native`)."""
+    generator = run.header.provenance.generator
+    claims, facts = run.self_claim & held[run.row], run.self_fact & held[run.row]
+    if generator is None or not (claims.any() or facts.any()):
+        return ()
+    found = SelfLabelling(
+        run.header.name,
+        generator.name,
+        tuple(ids[row] for row in run.row[claims].tolist()),
+        tuple(ids[row] for row in run.row[facts].tolist()),
+    )
+    return affected_metrics({m.name: m.spec.requires for m in chosen}, found)
 
 
 @contextmanager
@@ -340,13 +303,25 @@ def evaluate_native(
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
+    input_filter: QuestionFilter | None = None,
+    labels: Sequence[PathArg] = (),
+    accept_self_labelling: bool = False,
+    allow_missing: bool = False,
+    calibrations: Sequence[CalibrationRecord] = (),
+    versions: PathArg | None = None,
     workers: int | None = None,
 ) -> Evaluation:
     """Evaluate native runs as arrays; raise `InputError` with every problem.
 
     The result equals `evaluate(load_dataset(evalset, snapshot=..., runs=...), ...)` with the
     same options (`Evaluation.dataset` aside). Large JSONL files are read by `workers` forked
-    processes (default: one per CPU).
+    processes (default: one per CPU). `labels`: label files, whose labels count as the run's
+    own (as `load_dataset` attaches them). `versions`: a versions file applied to the snapshot
+    (`versions.load_versions`). `accept_self_labelling`, `allow_missing` and `calibrations`
+    are `evaluate`'s options. `input_filter` marks the questions the input holds for the
+    caller (None: all; `Request.score_with` leaves the holdout out unless included): results of
+    the others are checked but are not read for self-labelling, as if absent from the files.
+    `question_filter` must keep only such questions.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
@@ -356,10 +331,23 @@ def evaluate_native(
         with _no_cycle_collection():
             return _columnar(
                 evalset, snapshot, runs, k, label_policy, allow_unreviewed, evidence_level,
-                workers or default_workers(), chosen, question_filter,
+                workers or default_workers(), chosen, question_filter, as_paths(labels),
+                accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
+                calibrations=calibrations, versions=as_optional_path(versions),
+                input_filter=input_filter,
             )
     except _Fallback:
-        dataset = load_dataset(evalset, snapshot=snapshot, runs=runs)
+        dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
+        if versions is not None:
+            dataset = load_versions(dataset, versions)
+        if input_filter is not None:  # the whole input is checked, as `Request.load` does
+            problems = input_problems(
+                dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
+                accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
+            )
+            if problems:
+                raise InputError(problems) from None
+            dataset = keep_questions(dataset, input_filter)
         return evaluate(
             dataset,
             k=k,
@@ -368,6 +356,9 @@ def evaluate_native(
             allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level,
             question_filter=question_filter,
+            accept_self_labelling=accept_self_labelling,
+            allow_missing=allow_missing,
+            calibrations=calibrations,
         )
 
 
@@ -384,12 +375,19 @@ def _columnar(
     evalset: Path, snapshot_path: Path, runs: Sequence[Path], k: int | None,
     policy: LabelPolicy, allow_unreviewed: bool, level: LevelChoice, workers: int,
     chosen: tuple[Measure, ...], question_filter: QuestionFilter | None,
+    label_files: Sequence[Path] = (),
+    *,
+    accept_self_labelling: bool = False,
+    allow_missing: bool = False,
+    calibrations: Sequence[CalibrationRecord] = (),
+    versions: Path | None = None,
+    input_filter: QuestionFilter | None = None,
 ) -> Evaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
         raise _Fallback(f"stages {sorted(set(stages) - _KNOWN_STAGES)}")
-    snapshot, snapshot_source = _load_snapshot(snapshot_path)
-    codes = _codes(snapshot)
+    snapshot, snapshot_source, versions_source = load_snapshot(snapshot_path, versions)
+    codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(evalset, codes, workers)
     n = len(ev.ids)
@@ -399,7 +397,7 @@ def _columnar(
         level_document = np.full(n, level == "document", dtype=bool)
     matcher = build_matcher(ev, codes, level_document)
     rules = default_injection_rules()
-    flags = _SnapshotFlags(
+    flags = SnapshotFlags(
         codes, index, lambda text: bool(detect_injection(text, rules)), workers
     )
     chosen = tuple({m.name: m for m in chosen}.values())
@@ -407,43 +405,62 @@ def _columnar(
     scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
     scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
     sensitive = (
-        _SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)), workers)
+        SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)), workers)
         if scan_contexts else None
     )
+    labels, label_sources = read_labels(label_files)
     names: set[str] = set()
+    answered: dict[str, list[str]] = {}
     read = []
     for path in runs:
-        run = read_run_parallel(
+        run, missing = read_run_parallel(
             path, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
-            scan_contexts=scan_contexts,
+            scan_contexts=scan_contexts, added_labels=labels, allow_missing=allow_missing,
+            accept_self_labelling=accept_self_labelling,
         )
         if run.header.name in names:
             raise _Fallback("run names")
         names.add(run.header.name)
+        results = run.row[: run.row.size - missing.size].tolist()
+        answered[run.header.name] = [ev.ids[row] for row in results]
         scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
         scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)
         exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
         explained = _Explained(ev, run, codes, level_document, matcher, flags)
-        read.append((path, run, (scores, findings, exotic, explained)))
+        read.append((path, run, (scores, findings, exotic, explained), set(missing.tolist())))
+    check_answered(labels, names, answered)
     # Every check has passed: only now are the questions read as models, once for all runs.
     questions = _questions(evalset, n)
     rows = [row for row in range(n) if question_filter is None or question_filter(questions[row])]
+    held = np.array([input_filter is None or input_filter(q) for q in questions], dtype=bool)
     levels = {row: question_level(level, index, questions[row]) for row in rows}
     run_level = run_evidence_level(levels[row] for row in rows if questions[row].required_evidence)
     out = [
-        _run_evaluation(path, run, rows, questions, (index, levels, policy), arrays, chosen,
-                        run_level)
-        for path, run, arrays in read
+        _run_evaluation(
+            path, run, [row for row in rows if row not in missing], questions,
+            (index, levels, policy), arrays, chosen, run_level, labels.get(run.header.name, {}),
+            _RunExtras(
+                tuple(ev.ids[row] for row in rows if row in missing),
+                _self_labelled(run, ev.ids, chosen, held),
+                calibrations,
+            ),
+        )
+        for path, run, arrays, missing in read
     ]
     sources = (
         SourceFile(display_path(evalset), "evalset", file_sha256(evalset)),
         snapshot_source,
         *(SourceFile(display_path(path), "run", file_sha256(path)) for path in runs),
+        *label_sources,
+        *versions_source,
     )
     return Evaluation(
         runs=tuple(out), measures=chosen, sources=sources, label_policy=policy,
-        allow_unreviewed=allow_unreviewed,
+        allow_unreviewed=allow_unreviewed, evalset_id=ev.evalset_id,
+        snapshot_id=snapshot.snapshot_id, accept_self_labelling=accept_self_labelling,
+        calibration_notes=calibration_notes([r.label_sources for r in out], chosen, calibrations),
+        allow_missing=allow_missing,
     )

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ._native_read import Codes, EvalColumns, read_evalset, spans
+from ._native_read import Codes, EvalColumns, _offsets, read_evalset, spans
 from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
 
@@ -97,6 +97,7 @@ def read_evalset_parallel(path: Path, codes: Codes, workers: int) -> EvalColumns
         np.concatenate([p.canary_document for p in parts]),
         {row + base: marker for p, base in zip(parts, _row_bases(parts), strict=True)
          for row, marker in p.canary_marker.items()},
+        parts[0].evalset_id,
     )
 
 
@@ -114,10 +115,20 @@ _OFFSETS = ("claim_offsets", "fact_offsets")
 
 
 def read_run_parallel(
-    path: Path, evalset: EvalColumns, codes: Codes, workers: int, **options: Any
-) -> RunColumns:
-    """`read_run`, over byte ranges in parallel when the file is large enough; checks that
-    every question has exactly one result."""
+    path: Path,
+    evalset: EvalColumns,
+    codes: Codes,
+    workers: int,
+    *,
+    allow_missing: bool = False,
+    **options: Any,
+) -> tuple[RunColumns, np.ndarray]:
+    """`read_run`, over byte ranges in parallel when the file is large enough, and the rows
+    it has no result for (only with `allow_missing`; else a missing result falls back).
+
+    The rows without a result are added as empty results (no ranking, no outcome, no labels),
+    so that every array follows every row; they are never scored (`evaluate` lists them as
+    no result)."""
     ranges = spans(path, workers if _CAN_FORK else 1)
     if ranges is None:
         run = read_run(path, evalset, codes, **options)
@@ -125,22 +136,66 @@ def read_run_parallel(
         parts = in_parallel(
             _run_part, [(path, evalset, codes, options, span) for span in ranges]
         )
-        joined: dict[str, Any] = {}
-        for field in fields(RunColumns):
-            name = field.name
-            if name in ("header", "k"):
-                continue
-            values = [getattr(p, name) for p in parts]
-            if name in _FLAT:
-                joined[name] = _join_flat(values)
-            elif name in _OFFSETS:
-                joined[name] = _join_offsets(values)
-            else:
-                joined[name] = np.concatenate(values)
-        run = replace(parts[0], **joined)
-    if run.row.size != len(evalset.ids) or np.unique(run.row).size != run.row.size:
+        run = _join(parts)
+    if np.unique(run.row).size != run.row.size:
         raise _Fallback("results per question")
-    return run
+    answered = np.zeros(len(evalset.ids), dtype=bool)
+    answered[run.row] = True
+    missing = np.flatnonzero(~answered)
+    if missing.size and not allow_missing:
+        raise _Fallback("results per question")
+    if missing.size:
+        run = _join([run, _no_results(run, evalset, missing)])
+    return run, missing
+
+
+def _join(parts: Sequence[RunColumns]) -> RunColumns:
+    joined: dict[str, Any] = {}
+    for field in fields(RunColumns):
+        name = field.name
+        if name in ("header", "k"):
+            continue
+        values = [getattr(p, name) for p in parts]
+        if name in _FLAT:
+            joined[name] = _join_flat(values)
+        elif name in _OFFSETS:
+            joined[name] = _join_offsets(values)
+        else:
+            joined[name] = np.concatenate(values)
+    return replace(parts[0], **joined)
+
+
+def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunColumns:
+    """Empty results for `rows`, in `run`'s form (the reader's arrays for a result with no
+    ranking, no context, no outcome, no claims and unlabelled facts)."""
+    m = rows.size
+    none = np.zeros(0, dtype=np.int64)
+    each = np.zeros(m + 1, dtype=np.int64)
+    no = np.zeros(m, dtype=bool)
+    facts = [len(evalset.facts[row]) for row in rows.tolist()]
+    return replace(
+        run,
+        row=rows.astype(np.int64),
+        candidates=(none, each),
+        reranked=(none, each),
+        has_reranked=no,
+        context=(none, each),
+        context_flag=np.zeros(0, dtype=np.int8),
+        outcome=np.full(m, -1, dtype=np.int8),
+        claim_offsets=each,
+        claim_state=np.zeros(0, dtype=np.int8),
+        citations=(none, np.zeros(1, dtype=np.int64)),
+        support=(none, each),
+        fact_state=np.full(sum(facts), 3, dtype=np.int8),
+        fact_offsets=_offsets(facts),
+        exotic=no,
+        canary_obeyed=no,
+        context_derived=np.ones(m, dtype=bool),
+        context_sensitive=np.zeros(0, dtype=np.int8),
+        sensitive_answer=no if run.sensitive_answer.size == run.row.size else no[:0],
+        self_claim=no,
+        self_fact=no,
+    )
 
 
 def _run_part(

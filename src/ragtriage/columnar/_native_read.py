@@ -225,6 +225,8 @@ class EvalColumns:
     """Code of the canary's document (-2: no canary; -1: a document the snapshot lacks)."""
     canary_marker: dict[int, str]
     """Row -> its canary's marker, for rows with a canary."""
+    evalset_id: str = ""
+    """The evaluation set's `evalset_id`."""
 
 
 def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) -> EvalColumns:
@@ -335,6 +337,7 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
         np.array(wanted_version, dtype=np.int64),
         np.array(canary_document, dtype=np.int64),
         canary_marker,
+        header["evalset_id"],
     )
 
 

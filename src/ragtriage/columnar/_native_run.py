@@ -7,6 +7,7 @@ and reference facts it refers to.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ._native_checks import (
     item_codes,
     result_ok,
 )
+from ._native_labels import Added, with_labels
 from ._native_read import Codes, EvalColumns, _offsets, records
 from ._trec import _Fallback
 
@@ -70,6 +72,11 @@ class RunColumns:
     """Per result: a sensitive-content detector finds something in its answer
     (`detectors.find_sensitive`; False without an answer). Empty when the answers were not
     scanned (`scan_answers=False`)."""
+    self_claim: np.ndarray
+    """Per result: a claim label was made by a judge named as the run's generator (accepted
+    with `accept_self_labelling`, else refused)."""
+    self_fact: np.ndarray
+    """Per result: likewise, a fact label."""
 
 
 def _kind(label: dict[str, Any]) -> str:
@@ -88,10 +95,18 @@ def _state(chosen: list[dict[str, Any]], verdicts: tuple[str, ...]) -> int:
     return verdicts.index(found.pop())
 
 
-def _labels_bad(labels: list[dict[str, Any]], policy: LabelPolicy, generator: str | None) -> bool:
+def _self_made(labels: list[dict[str, Any]], generator: str | None) -> bool:
+    """A judge label made by the run's generator (`detectors.find_self_labelling`'s rule)."""
+    return any(
+        lab["labeller"]["kind"] == "judge" and lab["labeller"]["name"] == generator
+        for lab in labels
+    )
+
+
+def _labels_bad(labels: list[dict[str, Any]]) -> bool:
     for lab in labels:
         who = lab["labeller"]
-        if who["kind"] == "judge" and (not who.get("prompt_version") or who["name"] == generator):
+        if who["kind"] == "judge" and not who.get("prompt_version"):
             return True
         stamp = lab.get("context_hash")
         if stamp is not None and not CONTEXT_HASH.fullmatch(stamp):
@@ -110,13 +125,17 @@ def read_run(
     span: tuple[int, int] | None = None,
     scan_answers: bool = True,
     scan_contexts: bool = False,
+    added_labels: Mapping[str, Added] | None = None,
+    accept_self_labelling: bool = False,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
     `evaluate` would report, except a missing result (checked when the parts are joined).
 
     `scan_answers`, `scan_contexts`: run the sensitive-content detectors over every answer,
     every recorded context text (only `sensitive_in_answer`, `sensitive_in_context` read
-    them)."""
+    them). `added_labels`: labels from label files, by run name (`_native_labels.read_labels`).
+    `accept_self_labelling`: judge labels made by the run's generator are taken (and marked
+    in `self_claim`, `self_fact`) instead of refused."""
     header_data, items = records(path, "run", "results", span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
@@ -151,11 +170,16 @@ def read_run(
     derived = array("q")
     sensitive = array("q")
     ctx_sensitive = array("q")
+    self_claim = array("q")
+    self_fact = array("q")
     markers = evalset.canary_marker
     unreviewed_ok = allow_unreviewed
+    added = (added_labels or {}).get(header.name, {})
     for res in items:
         if not result_ok(res):
             raise _Fallback("result shape")
+        if added:
+            res = with_labels(res, added)
         row = row_of.get(res["question_id"], -1)
         if row < 0 or seen[row]:
             raise _Fallback("result question")
@@ -223,10 +247,12 @@ def read_run(
         if len(set(claim_ids)) < len(claim_ids):
             raise _Fallback("claim IDs")
         support: set[int] = set()
+        claims_self_made = False
         for claim in claims:
             labels = claim.get("labels", [])
-            if _labels_bad(labels, label_policy, generator):
+            if _labels_bad(labels):
                 raise _Fallback("claim labels")
+            claims_self_made = claims_self_made or _self_made(labels, generator)
             chosen = counted_labels(labels, label_policy, _kind)
             if not chosen and out == 0 and not unreviewed_ok:
                 raise _Fallback("unlabelled claim")
@@ -248,8 +274,13 @@ def read_run(
         sup.extend(support)
         sup_n.append(len(support))
         question_facts = facts_of[row]
-        if _labels_bad(fact_labels, label_policy, generator):
+        if _labels_bad(fact_labels):
             raise _Fallback("fact labels")
+        facts_self_made = _self_made(fact_labels, generator)
+        if (claims_self_made or facts_self_made) and not accept_self_labelling:
+            raise _Fallback("self-labelling")
+        self_claim.append(claims_self_made)
+        self_fact.append(facts_self_made)
         by_fact: dict[str, list[dict[str, Any]]] = {}
         for lab in fact_labels:
             by_fact.setdefault(lab["fact_id"], []).append(lab)
@@ -282,4 +313,6 @@ def read_run(
         np.array(derived, dtype=bool),
         np.array(ctx_sensitive, dtype=np.int8),
         np.array(sensitive, dtype=bool),
+        np.array(self_claim, dtype=bool),
+        np.array(self_fact, dtype=bool),
     )

@@ -152,6 +152,8 @@ def evaluate(
             [r.label_sources for r in out], chosen, calibrations
         ),
         allow_missing=allow_missing,
+        evalset_id=dataset.evalset.evalset_id,
+        snapshot_id=dataset.snapshot.snapshot_id,
     )
 
 

@@ -150,6 +150,10 @@ class Evaluation:
     """Calibration records given that calibrate nothing here, each said once."""
     allow_missing: bool = False
     """Whether runs without a result for some questions were accepted (listed as no result)."""
+    evalset_id: str | None = None
+    """The evaluation set's `evalset_id` (None: not known, e.g. a hand-built result)."""
+    snapshot_id: str | None = None
+    """The snapshot's `snapshot_id` (None: not known)."""
 
     @property
     def diagnoses(self) -> tuple[RunDiagnosis, ...]:

@@ -187,7 +187,6 @@ def _render(evaluation: Evaluation, comparison: Comparison | None, title: str) -
         "style-src 'unsafe-inline'; img-src data:; font-src data:; "
         "connect-src 'none'; base-uri 'none'; form-action 'none'"
     )
-    dataset = evaluation.dataset
     template = _environment().from_string(asset("report.html.j2"))
     return template.render(
         title=title,
@@ -198,8 +197,8 @@ def _render(evaluation: Evaluation, comparison: Comparison | None, title: str) -
         funnel_chart=funnel_svg([step for run in evaluation.runs for step in funnel(run)]),
         stages_chart=stages_svg(diags, data["stages"]),
         tool_version=evaluation.tool_version,
-        evalset_id=dataset.evalset.evalset_id if dataset is not None else "-",
-        snapshot_id=dataset.snapshot.snapshot_id if dataset is not None else "-",
+        evalset_id=evaluation.evalset_id or "-",
+        snapshot_id=evaluation.snapshot_id or "-",
         question_count=len(data["questions"]),
         label_policy=evaluation.label_policy,
         allow_unreviewed=evaluation.allow_unreviewed,

@@ -1,0 +1,109 @@
+"""The snapshot for the columnar reader: read by the reference reader (it is small next to the
+runs), with a versions file applied, its IDs as integer codes, and per-item text flags."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+
+from ..detectors import item_text
+from ..errors import InputError, ProblemCollector
+from ..loading import Dataset, SnapshotIndex, SourceFile, read_file
+from ..schemas import EvalSet, Snapshot
+from ..validation import check_dataset
+from ..versions import load_versions
+from ._native_parts import CAN_FORK, in_parallel
+from ._native_read import Codes
+from ._trec import _Fallback
+
+_MASK_BITS = 62
+"""Access groups a mask can hold (more: questions with user groups are scored one by one)."""
+
+
+def snapshot_codes(snapshot: Snapshot) -> Codes:
+    """The snapshot's IDs as integer codes (documents first) and what each code's document
+    is: stale, readable by which access groups, of which version."""
+    ids = [d.id for d in snapshot.documents] + [c.id for c in snapshot.chunks]
+    code: dict[str, int] = {}
+    for item in ids:
+        code.setdefault(item, len(code))
+    n_docs = len({d.id for d in snapshot.documents})
+    document_of = np.arange(len(code), dtype=np.int64)
+    stale = np.zeros(len(code), dtype=bool)
+    access = np.full(len(code), -1, dtype=np.int64)
+    names = sorted({g for d in snapshot.documents for g in d.access_groups or ()})
+    bits = {g: 1 << n for n, g in enumerate(names)} if len(names) <= _MASK_BITS else None
+    versions: dict[str, int] = {}
+    doc_version = np.full(len(code), -1, dtype=np.int64)
+    for doc in snapshot.documents:  # duplicate IDs send the input to the reference path
+        stale[code[doc.id]] = doc.status != "current"
+        if doc.version is not None:
+            doc_version[code[doc.id]] = versions.setdefault(doc.version, len(versions))
+        if doc.access_groups is not None and bits is not None:
+            access[code[doc.id]] = sum({bits[g] for g in doc.access_groups})
+    for chunk in snapshot.chunks:
+        document_of[code[chunk.id]] = code[chunk.document_id]
+        stale[code[chunk.id]] = stale[code[chunk.document_id]]
+        access[code[chunk.id]] = access[code[chunk.document_id]]
+        doc_version[code[chunk.id]] = doc_version[code[chunk.document_id]]
+    return Codes(code, n_docs, document_of, stale, access, doc_version, versions, bits)
+
+
+def load_snapshot(
+    path: Path, versions: Path | None
+) -> tuple[Snapshot, SourceFile, tuple[SourceFile, ...]]:
+    """The snapshot (with the versions file applied, as `Request.load` applies it), its
+    source and the versions file's source, if any."""
+    loaded = read_file(path, ProblemCollector())
+    if not isinstance(loaded.content, Snapshot):
+        raise _Fallback("snapshot")
+    empty = Dataset(loaded.content, EvalSet(evalset_id="x", questions=[]), (), (loaded.source,))
+    if versions is not None:
+        try:
+            empty = load_versions(empty, versions)
+        except InputError as exc:  # reported after the other files' problems, as the reference
+            raise _Fallback("versions") from exc
+    if check_dataset(empty, {}):
+        raise _Fallback("snapshot rules")
+    return empty.snapshot, loaded.source, empty.sources[1:]
+
+
+class SnapshotFlags:
+    """Whether a detector finds something in a snapshot item's text, scanned once per item
+    (many items: split among forked workers)."""
+
+    def __init__(
+        self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool], workers: int = 1
+    ) -> None:
+        self._ids = list(codes.code)
+        self._index = index
+        self._known: dict[int, bool] = {}
+        self._finds = finds
+        self._workers = workers if CAN_FORK else 1
+
+    def _scan(self, items: Sequence[int]) -> list[bool]:
+        ids, index, finds = self._ids, self._index, self._finds
+        return [finds(item_text(ids[i], index) or "") for i in items]
+
+    def __call__(self, items: np.ndarray) -> np.ndarray:
+        unique, inverse = np.unique(items, return_inverse=True)
+        known = self._known
+        new = [item for item in unique.tolist() if item not in known]
+        if len(new) >= _SCAN_PER_WORKER * 2 and self._workers > 1:
+            parts = min(self._workers, len(new) // _SCAN_PER_WORKER)
+            cuts = [len(new) * n // parts for n in range(parts + 1)]
+            chunks = [(new[a:b],) for a, b in pairwise(cuts)]
+            found = [flag for part in in_parallel(self._scan, chunks) for flag in part]
+        else:
+            found = self._scan(new)
+        known.update(zip(new, found, strict=True))
+        flags = np.array([known[item] for item in unique.tolist()], dtype=bool)
+        out: np.ndarray = flags[inverse.reshape(-1)]
+        return out
+
+
+_SCAN_PER_WORKER = 20_000
+"""Snapshot texts worth a forked worker's start (about a second of scanning)."""
