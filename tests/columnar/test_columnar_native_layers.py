@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from native_layers_data import write_dataset
 
-from ragtriage.columnar import NATIVE_MEASURES, _native_eval, _native_read, evaluate_native
+from ragtriage.columnar import (
+    NATIVE_MEASURES,
+    _native_eval,
+    _native_explain,
+    _native_read,
+    evaluate_native,
+)
 from ragtriage.errors import InputError
 from ragtriage.evaluation import Evaluation, evaluate
 from ragtriage.loading import load_dataset
@@ -111,12 +117,12 @@ def test_workers_do_not_change_results(seed: int) -> None:
 def test_explanations_in_chunks_and_views_read_again(seed: int, jsonl: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, 11, exotic=seed % 2 == 0, jsonl=jsonl)
-        original = _native_eval._CHUNK
-        _native_eval._CHUNK = 3  # four chunks, the last one short
+        original = _native_explain.CHUNK
+        _native_explain.CHUNK = 3  # four chunks, the last one short
         try:
             got = _columnar(paths[0], paths[1], [paths[2]])
         finally:
-            _native_eval._CHUNK = original
+            _native_explain.CHUNK = original
         want = _reference(paths[0], paths[1], [paths[2]])
         _assert_same(got, want)
         assert got.runs[0].views == want.runs[0].views
