@@ -11,9 +11,17 @@ from click.testing import CliRunner
 from ragtriage.cli.review import review_command
 from ragtriage.errors import InputError
 from ragtriage.evaluation import evaluate
+from ragtriage.fileio import OutputError
 from ragtriage.judges import label_context_hash, run_cutoffs
 from ragtriage.loading import SnapshotIndex, load_dataset
-from ragtriage.review import COLUMNS, build_sheet, export_sheet, import_sheet, read_sheet
+from ragtriage.review import (
+    COLUMNS,
+    build_sheet,
+    export_sheet,
+    import_sheet,
+    read_sheet,
+    write_sheet,
+)
 from ragtriage.schemas import (
     ClaimLabel,
     ClaimLabelEntry,
@@ -308,3 +316,24 @@ def test_numbers_typed_into_a_workbook_read_back_as_text(tmp_path: Path) -> None
         "context_ids": "",
         "verdict": "supported",
     }
+
+
+@pytest.mark.parametrize(("text", "code"), [("a\x0bb", "U+000B"), ("\ufffe", "U+FFFE")])
+def test_xlsx_refuses_a_character_it_cannot_hold_and_writes_nothing(
+    tmp_path: Path, text: str, code: str
+) -> None:
+    rows = [
+        {"row_kind": "claim", "question_id": "q1", "answer": "fine"},
+        {"row_kind": "claim", "question_id": "q2", "answer": text, "claim": text},
+    ]
+    target = tmp_path / "sheet.xlsx"
+    with pytest.raises(OutputError) as refused:
+        write_sheet(target, rows)
+    assert str(refused.value) == (
+        f"cannot write {target}: row 3 (question 'q2'), column answer, holds {code}, a "
+        "character an .xlsx sheet cannot hold (and 1 more cell(s)); write a .csv sheet "
+        "instead. Nothing was written."
+    )
+    assert list(tmp_path.iterdir()) == []
+    write_sheet(tmp_path / "sheet.csv", rows)
+    assert [r.cells["answer"] for r in read_sheet(tmp_path / "sheet.csv")[1]] == ["fine", text]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._optional import require_extra
 from ..errors import InputError, Problem
-from ..fileio import atomic_output, check_input, read_text
+from ..fileio import OutputError, atomic_output, check_input, read_text
 from ..paths import PathArg, as_path
 from ._sheet_limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
 
@@ -103,8 +104,33 @@ def write_sheet(path: PathArg, rows: Sequence[dict[str, str]]) -> Path:
     return path
 
 
+_NOT_IN_XLSX = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters an .xlsx cell cannot hold (XML 1.0 has no way to write them)."""
+
+
+def _xlsx_refusal(rows: Sequence[dict[str, str]]) -> str | None:
+    """Why `rows` cannot be written as .xlsx (the first such cell and how many there are)."""
+    found = [
+        (number, column, row.get("question_id", ""), match.group())
+        for number, row in enumerate(rows, start=2)
+        for column in COLUMNS
+        if (match := _NOT_IN_XLSX.search(row.get(column, ""))) is not None
+    ]
+    if not found:
+        return None
+    number, column, question, char = found[0]
+    more = f" (and {len(found) - 1} more cell(s))" if len(found) > 1 else ""
+    return (
+        f"row {number} (question {question!r}), column {column}, holds U+{ord(char):04X}, a "
+        f"character an .xlsx sheet cannot hold{more}; write a .csv sheet instead"
+    )
+
+
 def _write_xlsx(path: Path, rows: Sequence[dict[str, str]]) -> None:
     require_extra("review", "writing a review sheet (.xlsx)")
+    refused = _xlsx_refusal(rows)
+    if refused is not None:
+        raise OutputError(path, refused)
     from openpyxl import Workbook
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
