@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from judge_tasks import task_of
+
 
 @dataclass(frozen=True)
 class Send:
@@ -43,19 +45,6 @@ def envelope(content: str, finish: str = "stop", usage: Any = None) -> bytes:
         "usage": usage if usage is not None else {"prompt_tokens": 10, "completion_tokens": 5},
     }
     return json.dumps(body).encode()
-
-
-def task_of(system: str) -> str:
-    """Which judge task a request is, from its system prompt."""
-    for key, task in (
-        ("classify what an assistant", "outcome"),
-        ("split an answer", "claims"),
-        ("supported by numbered", "support"),
-        ("states a reference fact", "coverage"),
-    ):
-        if key in system:
-            return task
-    return "unknown"
 
 
 def good(task: str) -> str:

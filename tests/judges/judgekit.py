@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from judge_tasks import task_of
+
 DOCS = [
     {"id": "refund-v2", "text": "Refunds are paid within 5 working days after approval."},
     {"id": "cards-v1", "text": "A lost card can be blocked in the app at any time."},
@@ -116,19 +118,6 @@ def good_answer(task: str, user: str) -> str:
         ids = [first.group(1)] if first else []
         return json.dumps({"verdict": "supported", "supported_by": ids, "reason": "stated"})
     return json.dumps({"verdict": "covered", "reason": "stated"})
-
-
-def task_of(system: str) -> str:
-    """Which judge task a request is, from its system prompt."""
-    for key, task in (
-        ("classify what an assistant", "outcome"),
-        ("split an answer", "claims"),
-        ("supported by numbered", "support"),
-        ("states a reference fact", "coverage"),
-    ):
-        if key in system:
-            return task
-    return "unknown"
 
 
 @dataclass

@@ -9,8 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from judgekit import FakeServer, claim, good_answer, serve, task_of, write_dataset
+from judgekit import FakeServer, claim, good_answer, serve, write_dataset
 
+from judge_tasks import task_of
 from ragtriage.cli.judge import judge_command
 from ragtriage.errors import InputError
 from ragtriage.judges import (
