@@ -252,7 +252,6 @@ class Request:
         no result of a run uses (each records its context) is said in a note to `notify`.
         """
         from .calibration import read_calibrations
-        from .evaluation import k_not_used_note
         from .filters import evaluate_selected
 
         evaluation = evaluate_selected(
@@ -267,11 +266,19 @@ class Request:
             evidence_level=self.evidence_level,
             calibrations=read_calibrations(self.calibrations),
         )
-        if self.k is not None:
-            for run in evaluation.runs:
-                if not run.k_used:
-                    (notify or log_notice)(Notice("note", k_not_used_note(run.name, self.k)))
+        self.note_unused_k(evaluation, notify)
         return evaluation
+
+    def note_unused_k(self, evaluation: Evaluation, notify: Notify | None = None) -> None:
+        """Say, per run, that the request's `k` was not used (every result records its
+        context); nothing when no `k` was given."""
+        from .evaluation import k_not_used_note
+
+        if self.k is None:
+            return
+        for run in evaluation.runs:
+            if not run.k_used:
+                (notify or log_notice)(Notice("note", k_not_used_note(run.name, self.k)))
 
     def evaluate(
         self,

@@ -323,10 +323,7 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
     """
     from ..calibration import read_calibrations
     from ..columnar import evaluate_native
-    from ..evaluation import k_not_used_note
-    from ..holdout import Notice
     from ..metrics import measures
-    from ..request import log_notice
 
     measures(request.metric_names)  # bad names: InputError, before any file is read
     files = request.files()
@@ -355,8 +352,5 @@ def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Eval
         )
 
     result = request.score_with(score, "evaluate", notify)
-    if request.k is not None:
-        for run in result.runs:
-            if not run.k_used:
-                (notify or log_notice)(Notice("note", k_not_used_note(run.name, request.k)))
+    request.note_unused_k(result, notify)
     return result
