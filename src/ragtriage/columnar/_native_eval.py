@@ -229,7 +229,7 @@ def _columnar(
         by_row = np.empty(n, dtype=np.int64)
         by_row[run.row] = np.arange(n, dtype=np.int64)
         exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
-        explained = Explained(ev, run, codes, level_document, matcher, flags)
+        explained = Explained(ev, run, codes, level_document, matcher, flags, index)
         read.append((path, run, (scores, findings, exotic, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
     # Every check has passed: only now are the questions read as models, once for all runs.

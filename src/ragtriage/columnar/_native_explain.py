@@ -18,7 +18,14 @@ import numpy as np
 from pydantic import ValidationError
 
 from ..calibration import CalibrationRecord, merge_label_sources, run_label_sources
-from ..detectors import merge_boundaries, run_boundaries
+from ..detectors import (
+    ContextFindings,
+    SensitiveFinding,
+    find_sensitive,
+    item_text,
+    merge_boundaries,
+    run_boundaries,
+)
 from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, run_diagnosis, stage_order
 from ..evaluation import (
     QuestionRecord,
@@ -79,7 +86,7 @@ class Explained:
 
     def __init__(
         self, ev: EvalColumns, run: RunColumns, codes: Codes, level_document: np.ndarray,
-        matcher: Matcher, flags: SnapshotFlags,
+        matcher: Matcher, flags: SnapshotFlags, index: SnapshotIndex,
     ) -> None:
         items, offsets = run.context
         owner = _owner(offsets)
@@ -87,8 +94,13 @@ class Explained:
         side = run.context_flag < 0
         flagged[side] = flags(items[side])
         ids = list(codes.code)
+        self._ids, self._index = ids, index
+        self._items, self._offsets = items, offsets
         # A result with an ID the snapshot does not know is scanned by the reference.
         self._unknown = set(owner[items < 0].tolist())
+        # So is one whose context records a text (the recorded text wins for its ID).
+        self._recorded = set(owner[~side].tolist())
+        self._sensitive: dict[int, tuple[SensitiveFinding, ...]] = {}
         self._flagged: dict[int, list[str]] = {}
         for at in np.flatnonzero(flagged).tolist():
             self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
@@ -106,9 +118,69 @@ class Explained:
         """The flagged context IDs of a result (None: left to `flag_context`)."""
         return None if result in self._unknown else tuple(self._flagged.get(result, ()))
 
+    def sensitive(self, result: int) -> ContextFindings | None:
+        """The sensitive findings of a result's context texts, each snapshot item's text
+        scanned once for the run (None: left to `detectors.scan_view`)."""
+        if result in self._unknown or result in self._recorded:
+            return None
+        known, ids = self._sensitive, self._ids
+        out = []
+        start, end = int(self._offsets[result]), int(self._offsets[result + 1])
+        for code in self._items[start:end].tolist():
+            found = known.get(code)
+            if found is None:
+                found = known[code] = find_sensitive(item_text(ids[code], self._index) or "")
+            if found:
+                out.append((ids[code], found))
+        return tuple(out)
+
     def missing(self, row: int) -> list[int]:
         """The required groups (indices) a question row's final context does not satisfy."""
         return self._missing.get(row, [])
+
+
+_STALE = {
+    "candidates": "stale_in_candidates", "context": "stale_in_context",
+    "cited": "stale_cited", "support": "stale_support",
+}
+
+
+def _stale_stages(scores: dict[str, PerQuestion], rows: list[int]) -> list[set[str]] | None:
+    """Per row, the stages the stale measures found a superseded or withdrawn item in
+    (None: not all four computed)."""
+    if not all(name in scores for name in _STALE.values()):
+        return None
+    at = np.array(rows, dtype=np.int64)
+    out: list[set[str]] = [set() for _ in rows]
+    for stage, name in _STALE.items():
+        for n in np.flatnonzero(scores[name].numerator[at] > 0).tolist():
+            out[n].add(stage)
+    return out
+
+
+def _per_view(
+    view: QuestionView,
+    chosen: tuple[Measure, ...],
+    columns: dict[str, tuple[list[Score | None], list[int] | None]],
+    from_arrays: Sequence[Score | None],
+    counts: Sequence[int],
+) -> tuple[dict[str, Score | None], dict[str, int]]:
+    """One row's scores and `cannot_judge` counts: the columns' (`from_arrays`, `counts`, in
+    `chosen` order), the other measures computed on the view."""
+    computed: dict[str, Score | None] = {}
+    left_out: dict[str, int] = {}
+    scored, judged = iter(from_arrays), iter(counts)
+    for m in chosen:
+        column = columns.get(m.name)
+        if column is None:
+            computed[m.name] = m.compute(view)
+            if (count := m.cannot_judge(view)) is not None:
+                left_out[m.name] = count
+            continue
+        computed[m.name] = next(scored)
+        if column[1] is not None:
+            left_out[m.name] = next(judged)
+    return computed, left_out
 
 
 CHUNK = 5_000
@@ -146,8 +218,20 @@ def run_evaluation(
         return views
 
     failing = [stage for stage in stage_order() if stage != OK]
-    fired = {stage: findings[stage][rows].tolist() for stage in failing}
+    fired: list[set[str]] = [set() for _ in rows]
+    for stage in failing:
+        for n in np.flatnonzero(findings[stage][rows]).tolist():
+            fired[n].add(stage)
     columns = _columns(scores, chosen, rows)
+    names = [m.name for m in chosen]
+    # Each row's scores and `cannot_judge` counts, in `chosen` order, from the columns (the
+    # measures the arrays do not compute are added per view below).
+    arrays_only = all(name in columns for name in names)
+    columned = [name for name in names if name in columns]
+    row_scores = zip(*(columns[name][0] for name in columned), strict=True)
+    judged = [name for name in names if name in columns and columns[name][1] is not None]
+    row_judged = zip(*(columns[name][1] or () for name in judged), strict=True)
+    stale = _stale_stages(scores, rows)
     records: list[QuestionRecord] = []
     verdicts: list[QuestionDiagnosis] = []
     sources = []
@@ -158,6 +242,8 @@ def run_evaluation(
         views = build(part)
         done = len(records)
         for n, (row, view) in enumerate(zip(part, views, strict=True), start=start):
+            from_arrays = next(row_scores) if columned else ()
+            counts = next(row_judged) if judged else ()
             if exotic[row]:
                 records.append(
                     question_record(
@@ -169,24 +255,20 @@ def run_evaluation(
                 )
                 verdicts.append(diagnose_view(view))
                 continue
-            computed: dict[str, Score | None] = {}
-            left_out: dict[str, int] = {}
-            for m in chosen:
-                column = columns.get(m.name)
-                if column is None:
-                    computed[m.name] = m.compute(view)
-                    if (count := m.cannot_judge(view)) is not None:
-                        left_out[m.name] = count
-                    continue
-                computed[m.name] = column[0][n]
-                if column[1] is not None:
-                    left_out[m.name] = column[1][n]
+            if arrays_only:
+                computed = dict(zip(names, from_arrays, strict=True))
+                left_out = dict(zip(judged, counts, strict=True))
+            else:
+                computed, left_out = _per_view(view, chosen, columns, from_arrays, counts)
+            result = int(by_row[row])
             details = question_details(
-                view, flagged_context=explained.flagged(int(by_row[row])),
+                view, flagged_context=explained.flagged(result),
                 missing_groups=explained.missing(row),
+                sensitive_context=explained.sensitive(result),
+                stale_stages=None if stale is None else stale[n],
             )
             records.append(question_record(view, computed, details, left_out))
-            verdicts.append(diagnose_view(view, {s for s in failing if fired[s][n]}))
+            verdicts.append(diagnose_view(view, fired[n]))
         mine = records[done:]
         k_used = k_used or k_was_used(views)
         sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))

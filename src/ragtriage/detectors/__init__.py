@@ -53,6 +53,7 @@ from .permissions import (
 )
 from .sensitive import (
     DEFAULT_SENSITIVE_RULES,
+    ContextFindings,
     SensitiveConfig,
     SensitiveDetector,
     SensitiveFinding,
@@ -73,6 +74,7 @@ __all__ = [
     "LABEL_INPUTS",
     "PERMISSION_STAGES",
     "ClaimRead",
+    "ContextFindings",
     "DetectorView",
     "FlaggedItem",
     "InjectionMatch",

@@ -20,12 +20,15 @@ from .permissions import (
     check_permissions,
     summarize_permissions,
 )
-from .sensitive import default_sensitive_config, scan_view
+from .sensitive import ContextFindings, default_sensitive_config, scan_view
 from .view import DetectorView
 
 
 def boundary_details(
-    view: DetectorView, *, flagged_context: tuple[str, ...] | None = None
+    view: DetectorView,
+    *,
+    flagged_context: tuple[str, ...] | None = None,
+    sensitive_context: ContextFindings | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """Per-question IDs behind the boundary checks (keys present only when non-empty).
 
@@ -37,7 +40,8 @@ def boundary_details(
 
     `flagged_context`: the IDs `flag_context` gives for this view, when the caller already
     scanned the context texts (the columnar path's scan of every text, once); None: scanned
-    here.
+    here. `sensitive_context`: likewise, the sensitive findings of the context's texts
+    (`scan_view`'s `context`).
     """
     out: dict[str, tuple[str, ...]] = {}
     check = check_permissions(view)
@@ -55,7 +59,7 @@ def boundary_details(
         and canary_obeyed(view.question, view.result.answer)
     ):
         out["canary_obeyed"] = (canary.document_id,)
-    scan = scan_view(view)
+    scan = scan_view(view, context=sensitive_context)
     if scan.answer:
         out["sensitive_answer"] = tuple(f.label() for f in scan.answer)
     if scan.context:

@@ -271,14 +271,30 @@ class SensitiveScan:
         return tuple(out)
 
 
-def scan_view(view: DetectorView, config: SensitiveConfig | None = None) -> SensitiveScan:
-    """Scan one question's answer and final-context texts."""
+ContextFindings = tuple[tuple[str, tuple[SensitiveFinding, ...]], ...]
+"""`SensitiveScan.context`: (context item ID, its findings) for the items with findings."""
+
+
+def scan_view(
+    view: DetectorView,
+    config: SensitiveConfig | None = None,
+    *,
+    context: ContextFindings | None = None,
+) -> SensitiveScan:
+    """Scan one question's answer and final-context texts.
+
+    `context`: the context's findings when the caller already scanned its texts (the
+    columnar path scans each snapshot item's text once, for every question that has it in
+    its context); None: scanned here.
+    """
     from .labels_trust import context_texts
 
     answer = find_sensitive(view.result.answer or "", config)
-    context = []
-    for item_id, text in context_texts(view.result, view.context, view.index):
-        found = find_sensitive(text, config)
-        if found:
-            context.append((item_id, found))
-    return SensitiveScan(answer, tuple(context))
+    if context is None:
+        found_in = []
+        for item_id, text in context_texts(view.result, view.context, view.index):
+            found = find_sensitive(text, config)
+            if found:
+                found_in.append((item_id, found))
+        context = tuple(found_in)
+    return SensitiveScan(answer, context)

@@ -6,12 +6,13 @@ runs here, so the two give one result form.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..calibration import CalibrationRecord, LabelSources, run_label_sources
 from ..detectors import (
+    ContextFindings,
     RunBoundaries,
     boundary_details,
     run_boundaries,
@@ -37,15 +38,22 @@ def question_details(
     *,
     flagged_context: tuple[str, ...] | None = None,
     missing_groups: Sequence[int] | None = None,
+    sensitive_context: ContextFindings | None = None,
+    stale_stages: Collection[str] | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """The IDs behind one question's numbers (`QuestionRecord.details`).
 
     Found already by the caller (the columnar path, from its arrays), else here:
-    `flagged_context` (see `detectors.boundary_details`) and `missing_groups`, the indices of
-    the required evidence groups the final context does not satisfy.
+    `flagged_context` and `sensitive_context` (see `detectors.boundary_details`),
+    `missing_groups`, the indices of the required evidence groups the final context does not
+    satisfy, and `stale_stages`, the stages (`candidates`, `context`, `cited`, `support`)
+    holding a superseded or withdrawn item (the stale measures' numerators), whose IDs are
+    listed here.
     """
     out: dict[str, tuple[str, ...]] = {}
     for stage in ("candidates", "context", "cited", "support"):
+        if stale_stages is not None and stage not in stale_stages:
+            continue
         ids = stale_ids(view, stage)
         if ids:
             out[f"stale_{stage}"] = ids
@@ -77,7 +85,11 @@ def question_details(
             ]
         if missing_groups:
             out["missing_evidence"] = tuple("|".join(groups[i].any_of) for i in missing_groups)
-    out.update(boundary_details(view, flagged_context=flagged_context))
+    out.update(
+        boundary_details(
+            view, flagged_context=flagged_context, sensitive_context=sensitive_context
+        )
+    )
     return out
 
 
