@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from pydantic import ValidationError
 
 from ..calibration import (
     CalibrationRecord,
@@ -45,6 +44,7 @@ from ..evaluation import (
 )
 from ..holdout import keep_questions
 from ..loading import (
+    EvidenceLevel,
     SnapshotIndex,
     SourceFile,
     display_path,
@@ -53,25 +53,22 @@ from ..loading import (
 )
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
-from ..schemas import LabelPolicy, Question
+from ..schemas import LabelPolicy
 from ..versions import load_versions
-from ._native_explain import Explained, RunExtras, no_cycle_collection, run_evaluation
+from ._native_explain import (
+    Explained,
+    QuestionModels,
+    RunExtras,
+    no_cycle_collection,
+    run_evaluation,
+)
 from ._native_labels import check_answered, read_labels
 from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
 from ._native_rank import rank_scores
-from ._native_read import record_at
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags, load_snapshot, snapshot_codes
 from ._trec import _Fallback
-
-
-def _questions(path: Path, n: int) -> list[Question]:
-    found = record_at(path, "evalset", "questions", set(range(n)))
-    try:
-        return [Question.model_validate(found[row]) for row in range(n)]
-    except ValidationError as exc:  # the fast checks let it through: the reference reports it
-        raise _Fallback("question model") from exc
 
 
 def _self_labelled(
@@ -232,12 +229,21 @@ def _columnar(
         explained = Explained(ev, run, codes, level_document, matcher, flags, index)
         read.append((path, run, (scores, findings, exotic, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
-    # Every check has passed: only now are the questions read as models, once for all runs.
-    questions = _questions(evalset, n)
-    rows = [row for row in range(n) if question_filter is None or question_filter(questions[row])]
-    held = np.array([input_filter is None or input_filter(q) for q in questions], dtype=bool)
-    levels = {row: question_level(level, index, questions[row]) for row in rows}
-    run_level = run_evidence_level(levels[row] for row in rows if questions[row].required_evidence)
+    # Every check has passed: only now are the questions read as models, a chunk at a time.
+    questions = QuestionModels(evalset, ev.ids)
+    rows: list[int] = []
+    held = np.ones(n, dtype=bool)
+    levels: dict[int, EvidenceLevel] = {}
+    required: list[EvidenceLevel] = []
+    for models in questions.chunks():
+        for row, question in models.items():
+            if question_filter is None or question_filter(question):
+                rows.append(row)
+                levels[row] = question_level(level, index, question)
+                if question.required_evidence:
+                    required.append(levels[row])
+            held[row] = input_filter is None or input_filter(question)
+    run_level = run_evidence_level(required)
     out = [
         run_evaluation(
             path, run, [row for row in rows if row not in missing], questions,

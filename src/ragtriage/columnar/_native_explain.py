@@ -183,12 +183,46 @@ def _per_view(
     return computed, left_out
 
 
-CHUNK = 5_000
+CHUNK = 1_000
 """Questions whose views are held at once while a run's explanations are built."""
 
 
+class QuestionModels:
+    """The evaluation set's questions as models, `CHUNK` at a time: a JSONL file's are read
+    again by line offset for each chunk (no model is held for the whole set), a JSON file's
+    are parsed once and held."""
+
+    def __init__(self, path: Path, ids: list[str]) -> None:
+        self.ids = ids
+        """Every question's ID, by row."""
+        self._rereader = Rereader(path, "evalset", "questions")
+        self._held: list[Question] | None = None
+        if path.suffix != ".jsonl":
+            found = self._rereader.at(range(len(ids)))
+            self._held = [self._model(found[row]) for row in range(len(ids))]
+
+    @staticmethod
+    def _model(record: object) -> Question:
+        try:
+            return Question.model_validate(record)
+        except ValidationError as exc:  # the fast checks let it through: the reference reports it
+            raise _Fallback("question model") from exc
+
+    def at(self, rows: Sequence[int]) -> dict[int, Question]:
+        """The questions of these rows."""
+        if self._held is not None:
+            return {row: self._held[row] for row in rows}
+        found = self._rereader.at(rows)
+        return {row: self._model(found[row]) for row in rows}
+
+    def chunks(self) -> Iterator[dict[int, Question]]:
+        """Every question, in row order, `CHUNK` rows at a time."""
+        for start in range(0, len(self.ids), CHUNK):
+            yield self.at(range(start, min(start + CHUNK, len(self.ids))))
+
+
 def run_evaluation(
-    path: Path, run: RunColumns, rows: list[int], questions: list[Question],
+    path: Path, run: RunColumns, rows: list[int], questions: QuestionModels,
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray, Explained],
     chosen: tuple[Measure, ...], level: str, added: Added, extras: RunExtras,
@@ -200,12 +234,13 @@ def run_evaluation(
     label files; `rows` are the rows it answered (`extras.no_result`: the others)."""
     index, levels, policy = views_of
     scores, findings, exotic, explained = arrays
-    by_row = np.empty(len(questions), dtype=np.int64)
+    by_row = np.empty(len(questions.ids), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
     results = Rereader(path, "run", "results")
 
     def build(part: Sequence[int]) -> list[QuestionView]:
         found = results.at(int(by_row[row]) for row in part)
+        models = questions.at(part)
         views = []
         for row in part:
             try:
@@ -214,7 +249,7 @@ def run_evaluation(
                 )
             except ValidationError as exc:  # passed the fast checks: the reference reports it
                 raise _Fallback("result model") from exc
-            views.append(build_view(questions[row], result, index, levels[row], run.k, policy))
+            views.append(build_view(models[row], result, index, levels[row], run.k, policy))
         return views
 
     failing = [stage for stage in stage_order() if stage != OK]
@@ -273,7 +308,8 @@ def run_evaluation(
         k_used = k_used or k_was_used(views)
         sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
         bounds.append(run_boundaries(views, extras.self_labelled, [r.details for r in mine]))
-    row_of = {questions[row].id: row for row in rows}
+        del views  # before the next chunk's are built: one chunk's views alive at a time
+    row_of = {questions.ids[row]: row for row in rows}
     name = run.header.name
     return assemble_run(
         name, run.header.provenance, run.k, level, records, chosen,
