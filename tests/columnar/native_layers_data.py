@@ -3,7 +3,8 @@
 Covers: documents and chunks, stale and superseded documents, instruction-like texts,
 alternative groups, groups sharing a document, no gold, no claims, retrieval-only results,
 all refusals, cannot-judge and disagreeing labels, unknown citations, recorded and derived
-contexts, permissions, canaries, version questions and labels with a context hash.
+contexts, permissions, canaries, version questions, labels with a context hash and
+sensitive values in snapshot and recorded context texts.
 Labels with a context hash and groups sharing a unit (rows the arrays leave to the reference
 functions) appear only with `exotic`.
 """
@@ -36,8 +37,15 @@ CHUNK_IDS = [f"c{i}" for i in range(5)]
 K = 3
 
 
+SENSITIVE = " Contact: jane.doe@example.com"
+"""A sensitive value in some snapshot texts (documents `d1`, `d5`); a card number in some
+recorded context texts: chosen by ID, drawing nothing from the generator."""
+
+
 def _context_text(text: str, item: str) -> str:
-    return _injection(item) if text == INJECTION else text
+    if text == INJECTION:
+        return _injection(item)
+    return text + "; card 4111 1111 1111 1111" if item.endswith("2") else text
 
 
 def _labeller(rng: random.Random) -> dict[str, Any]:
@@ -52,6 +60,8 @@ def _snapshot(rng: random.Random) -> dict[str, Any]:
         text = f"document {doc_id} text about topic {n % 3}."
         if rng.random() < 0.15:
             text += " " + _injection(doc_id)
+        if n % 4 == 1:
+            text += SENSITIVE
         doc: dict[str, Any] = {"id": doc_id, "text": text}
         status = rng.choice(["current"] * 4 + ["superseded", "withdrawn"])
         doc["status"] = status

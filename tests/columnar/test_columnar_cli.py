@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from native_layers_data import write_dataset
 
 from ragtriage.cli.main import cli
-from ragtriage.columnar import NATIVE_MEASURES
+from ragtriage.columnar import NATIVE_MEASURES, _native_explain
 from ragtriage.metrics import REGISTRY
 
 NAMES = [f"{name}@3" if REGISTRY[name].params else name for name in NATIVE_MEASURES]
@@ -48,6 +48,26 @@ def test_columnar_report_is_the_reference_report_on_generated_data(
     if fmt == "json":
         questions = json.loads(columnar)["runs"][0]["questions"]
         assert 0 < len(questions) <= 40  # holdout questions left out
+
+
+@pytest.mark.parametrize("jsonl", [True, False])
+@pytest.mark.parametrize("seed", [25, 27, 30])
+def test_explanations_in_small_chunks_are_the_reference_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, jsonl: bool
+) -> None:
+    """A run's explanations built 7 questions at a time (label sources, boundaries and the
+    diagnosis merged over the chunks; questions read again per chunk) are the reference's."""
+    monkeypatch.setattr(_native_explain, "CHUNK", 7)
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 40, jsonl=jsonl)
+    args = [str(evalset), "--snapshot", str(snapshot), "--run", str(run), "--include-holdout"]
+    reference, columnar = _outputs(args, "json")
+    assert columnar == reference
+    report = json.loads(columnar)
+    assert len(report["runs"][0]["questions"]) == 40
+    details = [q["details"] for q in report["runs"][0]["questions"]]
+    # The generated texts reach both kinds of sensitive context findings.
+    assert any(":email[" in f for d in details for f in d.get("sensitive_context", ()))
+    assert any(":card_number[" in f for d in details for f in d.get("sensitive_context", ()))
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
