@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from native_layers_data import write_dataset
 
+import ragtriage.columnar._native_explain as native_explain
 import ragtriage.columnar._native_snapshot as native_snapshot
 from ragtriage.columnar import evaluate_native
 from ragtriage.render import dumps, evaluation_json
@@ -34,3 +35,29 @@ def test_snapshot_scan_split_among_workers_changes_nothing(
     report = dumps(evaluation_json(alone))
     assert '"injection_in_context": true' in report
     assert dumps(evaluation_json(split)) == report
+
+
+@pytest.mark.parametrize(("seed", "exotic"), [(25, True), (27, False)])
+def test_explanations_spread_over_workers_change_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, exotic: bool
+) -> None:
+    """A run's explanation chunks split among this process and two forked workers give the
+    report one process gives (records, verdicts, label sources, boundaries in order)."""
+    evalset, snapshot, run = write_dataset(tmp_path, seed, 60, exotic=exotic)
+    monkeypatch.setattr(native_explain, "CHUNK", 7)
+    alone = evaluate_native(evalset, snapshot, [run], workers=1)
+    monkeypatch.setattr(native_explain, "_PER_WORKER", 20)
+    shares = []
+    real = native_explain.alongside
+
+    def counted(function: Any, arguments: Any) -> Any:
+        shares.append([chunks for (chunks,) in arguments])
+        return real(function, arguments)
+
+    monkeypatch.setattr(native_explain, "alongside", counted)
+    split = evaluate_native(evalset, snapshot, [run], workers=3)
+    # 60 questions, 9 chunks of 7 rows: three shares of 3 chunks.
+    assert shares == [[[0, 7, 14], [21, 28, 35], [42, 49, 56]]]
+    report = dumps(evaluation_json(alone))
+    assert dumps(evaluation_json(split)) == report
+    assert split == alone

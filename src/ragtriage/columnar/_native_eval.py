@@ -253,6 +253,7 @@ def _columnar(
                 _self_labelled(run, ev.ids, chosen, held),
                 calibrations,
             ),
+            workers,
         )
         for path, run, arrays, missing in read
     ]

@@ -12,14 +12,21 @@ import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 from pydantic import ValidationError
 
-from ..calibration import CalibrationRecord, merge_label_sources, run_label_sources
+from ..calibration import (
+    CalibrationRecord,
+    LabelSources,
+    merge_label_sources,
+    run_label_sources,
+)
 from ..detectors import (
     ContextFindings,
+    RunBoundaries,
     SensitiveFinding,
     find_sensitive,
     item_text,
@@ -40,6 +47,7 @@ from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view
 from ..schemas import LabelPolicy, Question, QuestionResult
 from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
+from ._native_parts import CAN_FORK, alongside
 from ._native_read import Codes, EvalColumns, Rereader
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
@@ -221,21 +229,38 @@ class QuestionModels:
             yield self.at(range(start, min(start + CHUNK, len(self.ids))))
 
 
+_PER_WORKER = 10_000
+"""Questions worth a forked worker's start when a run's explanations are spread over
+workers (each also pickles its records back)."""
+
+_Part = tuple[
+    list[QuestionRecord], list[QuestionDiagnosis], list[dict[str, LabelSources]],
+    list[RunBoundaries], bool,
+]
+"""Explanations of consecutive chunks: records, verdicts, label sources and boundary section
+per chunk, and whether k cut some view's ranking."""
+
+
 def run_evaluation(
     path: Path, run: RunColumns, rows: list[int], questions: QuestionModels,
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray, Explained],
     chosen: tuple[Measure, ...], level: str, added: Added, extras: RunExtras,
+    workers: int = 1,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
     the reference functions on the rows' views (all stages for exotic rows), built `CHUNK`
-    questions at a time (label sources and boundaries merged over the chunks); the result
-    builds its views again from the files when asked for them. `added`: the run's labels from
-    label files; `rows` are the rows it answered (`extras.no_result`: the others)."""
+    questions at a time (label sources and boundaries merged over the chunks), the chunks
+    spread over up to `workers` processes (this one and forked ones) when there are many; the
+    result builds its views again from the files when asked for them. `added`: the run's
+    labels from label files; `rows` are the rows it answered (`extras.no_result`: the
+    others)."""
     index, levels, policy = views_of
-    scores, findings, exotic, explained = arrays
+    scores, findings, exotic_rows, explained = arrays
     by_row = np.empty(len(questions.ids), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
+    result_of = by_row[rows].tolist() if rows else []
+    exotic = exotic_rows[rows].tolist() if rows else []
     results = Rereader(path, "run", "results")
 
     def build(part: Sequence[int]) -> list[QuestionView]:
@@ -260,55 +285,70 @@ def run_evaluation(
     columns = _columns(scores, chosen, rows)
     names = [m.name for m in chosen]
     # Each row's scores and `cannot_judge` counts, in `chosen` order, from the columns (the
-    # measures the arrays do not compute are added per view below).
+    # measures the arrays do not compute are added per view).
     arrays_only = all(name in columns for name in names)
-    columned = [name for name in names if name in columns]
-    row_scores = zip(*(columns[name][0] for name in columned), strict=True)
+    columned = [columns[name][0] for name in names if name in columns]
     judged = [name for name in names if name in columns and columns[name][1] is not None]
-    row_judged = zip(*(columns[name][1] or () for name in judged), strict=True)
+    counted = [columns[name][1] or [] for name in judged]
     stale = _stale_stages(scores, rows)
-    records: list[QuestionRecord] = []
-    verdicts: list[QuestionDiagnosis] = []
-    sources = []
-    bounds = []
-    k_used = not rows
-    for start in range(0, len(rows), CHUNK):
-        part = rows[start : start + CHUNK]
-        views = build(part)
-        done = len(records)
-        for n, (row, view) in enumerate(zip(part, views, strict=True), start=start):
-            from_arrays = next(row_scores) if columned else ()
-            counts = next(row_judged) if judged else ()
-            if exotic[row]:
-                records.append(
-                    question_record(
-                        view,
-                        {m.name: m.compute(view) for m in chosen},
-                        question_details(view),
-                        {m.name: c for m in chosen if (c := m.cannot_judge(view)) is not None},
+
+    def explain(starts: Sequence[int]) -> _Part:
+        records: list[QuestionRecord] = []
+        verdicts: list[QuestionDiagnosis] = []
+        sources = []
+        bounds = []
+        k_used = False
+        for start in starts:
+            part = rows[start : start + CHUNK]
+            stop = start + len(part)
+            views = build(part)
+            row_scores = zip(*(column[start:stop] for column in columned), strict=True)
+            row_judged = zip(*(column[start:stop] for column in counted), strict=True)
+            done = len(records)
+            for n, (row, view) in enumerate(zip(part, views, strict=True), start=start):
+                from_arrays = next(row_scores) if columned else ()
+                counts = next(row_judged) if judged else ()
+                if exotic[n]:
+                    records.append(
+                        question_record(
+                            view,
+                            {m.name: m.compute(view) for m in chosen},
+                            question_details(view),
+                            {m.name: c for m in chosen if (c := m.cannot_judge(view)) is not None},
+                        )
                     )
+                    verdicts.append(diagnose_view(view))
+                    continue
+                if arrays_only:
+                    computed = dict(zip(names, from_arrays, strict=True))
+                    left_out = dict(zip(judged, counts, strict=True))
+                else:
+                    computed, left_out = _per_view(view, chosen, columns, from_arrays, counts)
+                result = result_of[n]
+                details = question_details(
+                    view, flagged_context=explained.flagged(result),
+                    missing_groups=explained.missing(row),
+                    sensitive_context=explained.sensitive(result),
+                    stale_stages=None if stale is None else stale[n],
                 )
-                verdicts.append(diagnose_view(view))
-                continue
-            if arrays_only:
-                computed = dict(zip(names, from_arrays, strict=True))
-                left_out = dict(zip(judged, counts, strict=True))
-            else:
-                computed, left_out = _per_view(view, chosen, columns, from_arrays, counts)
-            result = int(by_row[row])
-            details = question_details(
-                view, flagged_context=explained.flagged(result),
-                missing_groups=explained.missing(row),
-                sensitive_context=explained.sensitive(result),
-                stale_stages=None if stale is None else stale[n],
-            )
-            records.append(question_record(view, computed, details, left_out))
-            verdicts.append(diagnose_view(view, fired[n]))
-        mine = records[done:]
-        k_used = k_used or k_was_used(views)
-        sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
-        bounds.append(run_boundaries(views, extras.self_labelled, [r.details for r in mine]))
-        del views  # before the next chunk's are built: one chunk's views alive at a time
+                records.append(question_record(view, computed, details, left_out))
+                verdicts.append(diagnose_view(view, fired[n]))
+            mine = records[done:]
+            k_used = k_used or k_was_used(views)
+            sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
+            bounds.append(run_boundaries(views, extras.self_labelled, [r.details for r in mine]))
+            del views  # before the next chunk's are built: one chunk's views alive at a time
+        return records, verdicts, sources, bounds, k_used
+
+    chunks = list(range(0, len(rows), CHUNK))
+    shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
+    cuts = [len(chunks) * n // shares for n in range(shares + 1)]
+    parts = alongside(explain, [(chunks[a:b],) for a, b in pairwise(cuts)])
+    records = [r for part in parts for r in part[0]]
+    verdicts = [v for part in parts for v in part[1]]
+    sources = [s for part in parts for s in part[2]]
+    bounds = [b for part in parts for b in part[3]]
+    k_used = not rows or any(part[4] for part in parts)
     row_of = {questions.ids[row]: row for row in rows}
     name = run.header.name
     return assemble_run(

@@ -43,6 +43,21 @@ def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]
         _TASK.clear()
 
 
+def alongside(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]) -> list[T]:
+    """`function(*a)` for each `a` of `arguments`, in order: the first in this process while
+    forked processes (one per other argument) run the others."""
+    if len(arguments) < 2:
+        return [function(*a) for a in arguments]
+    _TASK["task"] = (function, arguments)
+    try:
+        with multiprocessing.get_context("fork").Pool(len(arguments) - 1) as pool:
+            others = pool.map_async(_call, range(1, len(arguments)), chunksize=1)
+            first = function(*arguments[0])
+            return [first, *others.get()]
+    finally:
+        _TASK.clear()
+
+
 _CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
 CAN_FORK = _CAN_FORK
 """Whether this platform can fork workers (they inherit the caller's data, never pickled)."""
