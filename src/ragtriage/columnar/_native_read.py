@@ -187,10 +187,15 @@ class Rereader:
         if self._starts is None:
             return record_at(path, kind, list_key, set(wanted))
         out: dict[int, Any] = {}
+        at = -1
         with _open(path) as handle:
             for n in sorted(set(wanted), key=self._starts.__getitem__):
-                handle.seek(self._starts[n])
-                out[n] = loads(handle.readline())
+                start = self._starts[n]
+                if start != at:  # a seek drops the read buffer: only where a line is skipped
+                    handle.seek(start)
+                line = handle.readline()
+                at = start + len(line)
+                out[n] = loads(line)
         return out
 
 
