@@ -37,15 +37,16 @@ CHUNK_IDS = [f"c{i}" for i in range(5)]
 K = 3
 
 
-SENSITIVE = " Contact: jane.doe@example.com"
-"""A sensitive value in some snapshot texts (documents `d1`, `d5`); a card number in some
-recorded context texts: chosen by ID, drawing nothing from the generator."""
+SENSITIVE_VALUES = ("jane.doe@example.com", "4111 1111 1111 1111")
+"""The sensitive values planted: the e-mail address in some snapshot texts (documents `d1`,
+`d5`), the card number in some recorded context texts (items whose ID ends in 2); chosen by
+ID, drawing nothing from the generator."""
 
 
 def _context_text(text: str, item: str) -> str:
     if text == INJECTION:
         return _injection(item)
-    return text + "; card 4111 1111 1111 1111" if item.endswith("2") else text
+    return f"{text}; card {SENSITIVE_VALUES[1]}" if item.endswith("2") else text
 
 
 def _labeller(rng: random.Random) -> dict[str, Any]:
@@ -61,7 +62,7 @@ def _snapshot(rng: random.Random) -> dict[str, Any]:
         if rng.random() < 0.15:
             text += " " + _injection(doc_id)
         if n % 4 == 1:
-            text += SENSITIVE
+            text += f" Contact: {SENSITIVE_VALUES[0]}"
         doc: dict[str, Any] = {"id": doc_id, "text": text}
         status = rng.choice(["current"] * 4 + ["superseded", "withdrawn"])
         doc["status"] = status

@@ -65,8 +65,10 @@ def test_oracle_on_the_columnar_tests_datasets(
         files = Files(evalset, snapshot, [run], [])
         names = measure_names(RANK_KS)
         reference = run_reference(files, names, OPTIONS)
-        # Those datasets plant these instructions (some in disguise) and no sensitive value.
-        detectors = Detectors(instructions=tuple(DATA.INJECTIONS))
+        # Those datasets plant these instructions (some in disguise) and sensitive values.
+        detectors = Detectors(
+            instructions=tuple(DATA.INJECTIONS), sensitive=tuple(DATA.SENSITIVE_VALUES)
+        )
         oracle = evaluate_files(evalset, snapshot, [run], rank_ks=RANK_KS, detectors=detectors)
         assert compare_reference(oracle, reference) == []
         assert compare_columnar(run_columnar(files, names, OPTIONS), reference) == []

@@ -7,6 +7,7 @@ runs here, so the two give one result form.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -110,12 +111,20 @@ def per_question(
     records: Sequence[QuestionRecord], chosen: Sequence[Measure]
 ) -> dict[str, PerQuestion]:
     """Each measure's per-question scores in array form, in `records` order."""
-    out = {}
-    for m in chosen:
+    out: dict[str, PerQuestion] = {}
+    if not chosen:
+        return out
+    # One pass over the records (a C-level look-up of every measure's score), then columns.
+    pick = itemgetter(*(m.name for m in chosen))
+    table = [pick(r.scores) for r in records] if len(chosen) > 1 else [
+        (pick(r.scores),) for r in records
+    ]
+    columns = list(zip(*table, strict=True)) if table else [() for _ in chosen]
+    for m, column in zip(chosen, columns, strict=True):
         left_out = None
         if m.spec.cannot_judge is not None:
             left_out = [r.cannot_judge.get(m.name, 0) for r in records]
-        out[m.name] = PerQuestion.from_scores([r.scores[m.name] for r in records], left_out)
+        out[m.name] = PerQuestion.from_scores(column, left_out)
     return out
 
 
