@@ -9,11 +9,12 @@ already found (flagged context items, missing evidence groups) so no text is sca
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from pydantic import ValidationError
@@ -145,6 +146,32 @@ class Explained:
     def missing(self, row: int) -> list[int]:
         """The required groups (indices) a question row's final context does not satisfy."""
         return self._missing.get(row, [])
+
+
+V = TypeVar("V")
+
+
+class ColumnRow(Mapping[str, V]):
+    """One question's values by measure name, a view of the run's columns (no dict per
+    question): `QuestionRecord.scores` and `cannot_judge` of the rows the arrays score."""
+
+    __slots__ = ("_at", "_table")
+
+    def __init__(self, table: Mapping[str, Sequence[V]], at: int) -> None:
+        self._table = table
+        self._at = at
+
+    def __getitem__(self, name: str) -> V:
+        return self._table[name][self._at]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 _STALE = {
@@ -290,6 +317,8 @@ def run_evaluation(
     columned = [columns[name][0] for name in names if name in columns]
     judged = [name for name in names if name in columns and columns[name][1] is not None]
     counted = [columns[name][1] or [] for name in judged]
+    score_table = {name: columns[name][0] for name in names}
+    count_table = {name: columns[name][1] or [] for name in judged}
     stale = _stale_stages(scores, rows)
 
     def explain(starts: Sequence[int]) -> _Part:
@@ -319,9 +348,10 @@ def run_evaluation(
                     )
                     verdicts.append(diagnose_view(view))
                     continue
+                computed: Mapping[str, Score | None]
+                left_out: Mapping[str, int]
                 if arrays_only:
-                    computed = dict(zip(names, from_arrays, strict=True))
-                    left_out = dict(zip(judged, counts, strict=True))
+                    computed, left_out = ColumnRow(score_table, n), ColumnRow(count_table, n)
                 else:
                     computed, left_out = _per_view(view, chosen, columns, from_arrays, counts)
                 result = result_of[n]
