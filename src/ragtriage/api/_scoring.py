@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
-    from ..evaluation import Evaluation, QuestionFilter
+    from ..evaluation import Evaluation
     from ..gate import GateResult
     from ..loading import Dataset
 
@@ -312,45 +312,3 @@ def pick_runs(
                 f"give --candidate NAME: the run to gate (loaded runs: {known})"
             )
     return [*([] if base is None else [base]), *chosen]
-
-
-def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Evaluation:
-    """`evaluate --algorithm columnar`: native sets scored as arrays, the same `Evaluation`
-    as `evaluate_request` gives.
-
-    Every option of the request is taken: the questions scored are the request's (its
-    selection and holdout policy, with the ledger), as for `evaluate_request`.
-    """
-    from ..calibration import read_calibrations
-    from ..columnar import evaluate_native
-    from ..metrics import measures
-
-    measures(request.metric_names)  # bad names: InputError, before any file is read
-    files = request.files()
-    if files.snapshot is None:
-        raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
-    snapshot = files.snapshot
-    calibrations = read_calibrations(request.calibrations)
-
-    def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
-        return evaluate_native(
-            files.dataset,
-            snapshot,
-            list(files.runs),
-            k=request.k,
-            metrics=request.metric_names,
-            label_policy=request.label_policy,
-            allow_unreviewed=request.allow_unreviewed,
-            evidence_level=request.evidence_level,
-            question_filter=keep,
-            input_filter=held,
-            labels=request.labels,
-            accept_self_labelling=request.accept_self_labelling,
-            allow_missing=request.allow_missing,
-            calibrations=calibrations,
-            versions=request.versions,
-        )
-
-    result = request.score_with(score, "evaluate", notify)
-    request.note_unused_k(result, notify)
-    return result

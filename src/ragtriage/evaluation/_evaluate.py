@@ -154,6 +154,7 @@ def evaluate(
         allow_missing=allow_missing,
         evalset_id=dataset.evalset.evalset_id,
         snapshot_id=dataset.snapshot.snapshot_id,
+        questions=tuple(questions),
     )
 
 

@@ -154,6 +154,8 @@ class Evaluation:
     """The evaluation set's `evalset_id` (None: not known, e.g. a hand-built result)."""
     snapshot_id: str | None = None
     """The snapshot's `snapshot_id` (None: not known)."""
+    questions: tuple[Question, ...] = field(default=(), repr=False, compare=False)
+    """The questions evaluated (those the question filter kept), in evaluation-set order."""
 
     @property
     def diagnoses(self) -> tuple[RunDiagnosis, ...]:
