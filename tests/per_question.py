@@ -26,9 +26,11 @@ def evaluate_per_question(
     notify: Notify | None = None,
     *,
     metrics: Sequence[str] | None = None,
+    example_runs_once: bool = False,
 ) -> Evaluation:
     """`request.evaluate(...)` by the per-question path."""
-    return request.evaluate_loaded(request.load(command, notify), metrics, notify)
+    loaded = request.load(command, notify, example_runs_once=example_runs_once)
+    return request.evaluate_loaded(loaded, metrics, notify)
 
 
 @contextmanager

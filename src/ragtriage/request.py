@@ -286,13 +286,14 @@ class Request:
         notify: Notify | None = None,
         *,
         metrics: Sequence[str] | None = None,
+        example_runs_once: bool = False,
     ) -> Evaluation:
         """Score this request's questions; `metrics` overrides the request's measures.
 
         A native evaluation set (with its snapshot) is read and scored as arrays
         (`columnar.evaluate_native`); an article-format file is loaded (see `load`) and scored
         (see `evaluate_loaded`). Both apply this request's selection and holdout policy and
-        give the same `Evaluation` for the same questions.
+        give the same `Evaluation` for the same questions. `example_runs_once`: see `files`.
         """
         from .calibration import read_calibrations
         from .columnar import evaluate_native
@@ -300,9 +301,10 @@ class Request:
 
         names = self.metric_names if metrics is None else list(metrics)
         measures(names)  # bad names: InputError, before any file is read
-        files = self.files()
+        files = self.files(example_runs_once=example_runs_once)
         if files.snapshot is None:
-            return self.evaluate_loaded(self.load(command, notify), metrics, notify)
+            loaded = self.load(command, notify, example_runs_once=example_runs_once)
+            return self.evaluate_loaded(loaded, metrics, notify)
         snapshot = files.snapshot
         calibrations = read_calibrations(self.calibrations)
 

@@ -193,8 +193,7 @@ def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothi
     args: tuple[str, ...], comparisons: int, exit_code: int, calls: Calls, tmp_path: Path
 ) -> None:
     _run(*(arg.format(tmp=tmp_path) for arg in args), exit_code=exit_code)
-    # compare and gate score by the per-question path; the others by the engine
-    assert calls.layered == (0 if args[0] in ("compare", "gate") else EXAMPLE_RUNS)
+    assert calls.layered == EXAMPLE_RUNS
     assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
     assert set(calls.diagnosed.values()) == {1}
     assert calls.compared == comparisons

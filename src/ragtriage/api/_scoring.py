@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from ..diagnosis import RunDiagnosis
     from ..evaluation import Evaluation
     from ..gate import GateResult
-    from ..loading import Dataset
 
 Executor = Literal["local", "ray"]
 """Where work that can be spread runs: this process, or a Ray cluster."""
@@ -113,9 +112,8 @@ def compare_request(
     """`compare_files` for a built request; also returns the evaluation compared."""
     from ..compare import compare
 
-    loaded = request.load("compare", notify, example_runs_once=True)
-    names = pick_runs(loaded, baseline, list(candidates))
-    evaluation = request.evaluate_loaded(loaded, notify=notify)
+    evaluation = request.evaluate("compare", notify, example_runs_once=True)
+    names = pick_runs(evaluation, baseline, list(candidates))
     comparison = compare(
         evaluation,
         names,
@@ -177,10 +175,11 @@ def gate_request(
 
         policy = example_paths().policy
     loaded_policy = load_policy(as_path(policy))
-    loaded = request.load("gate", notify, example_runs_once=True)
-    names = pick_runs(loaded, baseline, [] if candidate is None else [candidate], gated=True)
     wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
-    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)), notify)
+    evaluation = request.evaluate(
+        "gate", notify, metrics=list(dict.fromkeys(wanted)), example_runs_once=True
+    )
+    names = pick_runs(evaluation, baseline, [] if candidate is None else [candidate], gated=True)
     return gate(
         evaluation,
         loaded_policy,
@@ -272,7 +271,11 @@ def _not_a_run(value: str) -> str:
 
 
 def pick_runs(
-    loaded: Dataset, baseline: str | None, candidates: Sequence[str], *, gated: bool = False
+    evaluation: Evaluation,
+    baseline: str | None,
+    candidates: Sequence[str],
+    *,
+    gated: bool = False,
 ) -> list[str]:
     """Run names in comparison order: the baseline first, then the candidates.
 
@@ -280,8 +283,8 @@ def pick_runs(
     run is the baseline (for `gated`: there is none). Without candidates, every other run is
     one; `gated` then needs exactly one.
     """
-    files = {path: name for name, path in (loaded.run_files or {}).items()}
-    loaded_names = [run.name for run in loaded.runs]
+    files = {run.file: run.name for run in evaluation.runs}
+    loaded_names = [run.name for run in evaluation.runs]
     known = ", ".join(loaded_names) or "none"
     problems: list[Problem] = []
 
