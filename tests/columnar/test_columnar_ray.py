@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.columnar import evaluate_trec, trec_json
-from ragtriage.engines import LocalEngine, RayEngine
+from ragtriage.columnar import evaluate_trec
+from ragtriage.executors import LocalExecutor, RayExecutor
 from ragtriage.formats import write_qrels, write_run
-from ragtriage.render import dumps
+from ragtriage.render import dumps, trec_json
 
 
 @pytest.mark.slow
@@ -26,9 +26,9 @@ def test_ray_engine_matches_local_engine(tmp_path: Path) -> None:
     write_run(run, tmp_path / "r.txt")
     metrics = ["recall@10", "precision@5", "hit_rate@3", "mrr@10", "ndcg@10", "ap@40"]
     local = evaluate_trec(
-        tmp_path / "q.txt", tmp_path / "r.txt", metrics=metrics, engine=LocalEngine()
+        tmp_path / "q.txt", tmp_path / "r.txt", metrics=metrics, engine=LocalExecutor()
     )
-    with RayEngine(num_cpus=2) as engine:
+    with RayExecutor(num_cpus=2) as engine:
         assert engine.shard_count(400) == 4  # really sharded: 2 CPUs x 2 shards each
         remote = evaluate_trec(
             tmp_path / "q.txt", tmp_path / "r.txt", metrics=metrics, engine=engine

@@ -30,7 +30,7 @@ from ._producing import (
 )
 from ._scoring import (
     ComparedRuns,
-    Executor,
+    ExecutorName,
     compare_files,
     compare_request,
     diagnose_files,
@@ -49,7 +49,7 @@ from ._starting import init_files
 
 __all__ = [
     "ComparedRuns",
-    "Executor",
+    "ExecutorName",
     "ImportedSheet",
     "ImportedTraceRun",
     "JudgeOutcome",

@@ -10,7 +10,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-class Engine(Protocol):
+class Executor(Protocol):
     """Runs one function over many inputs and returns the outputs in input order."""
 
     name: str
@@ -25,7 +25,7 @@ class Engine(Protocol):
         ...
 
 
-class LocalEngine:
+class LocalExecutor:
     """Everything in this process, one shard: the default, and the reference for Ray."""
 
     name = "local"

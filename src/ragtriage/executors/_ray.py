@@ -23,7 +23,7 @@ def _call(func: Callable[[Any], Any], item: Any) -> Any:
     return func(item)
 
 
-class RayEngine:
+class RayExecutor:
     """Maps work over a Ray cluster.
 
     `address=None` starts a private local Ray (`num_cpus` workers, no dashboard, session
@@ -82,7 +82,7 @@ class RayEngine:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
             self._temp_dir = None
 
-    def __enter__(self) -> RayEngine:
+    def __enter__(self) -> RayExecutor:
         return self
 
     def __exit__(
