@@ -20,11 +20,11 @@ from ..paths import PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
+    from ..executors import ExecutorName
     from ..judges import Estimate, JudgeResult, Progress, WrittenRun
     from ..loading import SourceFile
     from ..retrievers import RunOutput
     from ..schemas import EvalSet, Run, Snapshot
-    from ._scoring import ExecutorName
 
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from ..errors import InputError, Problem, RequestError
+from ..executors import ExecutorName
 from ..paths import PathArg, as_path, as_paths
 from ..request import Notify, Request, RequestOptions
 
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
     from ..evaluation import Evaluation
     from ..gate import GateResult
 
-ExecutorName = Literal["local", "ray"]
-"""Where work that can be spread runs: this process, or a Ray cluster."""
 
 
 def evaluate_files(

@@ -1,13 +1,16 @@
-"""What an engine is: something that maps a function over shards of work."""
+"""What an executor is: something that maps a function over shards of work."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+ExecutorName = Literal["local", "ray"]
+"""Where work that can be spread runs: this machine, or a Ray cluster (`--executor`)."""
 
 
 class Executor(Protocol):
