@@ -9,6 +9,7 @@ the same questions: the holdout is left out unless asked for, and every look at 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,13 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from .errors import InputError, RequestError
+from .executors import ExecutorName
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, holdout_ids
 from .paths import PathArg, as_optional_path, as_paths
 from .schemas import LabelPolicy, Question
 
 if TYPE_CHECKING:
+    from .calibration import CalibrationRecord
     from .evaluation import Evaluation, LevelChoice, QuestionFilter
+    from .executors import Executor
     from .loading import Dataset
 
 Notify = Callable[[Notice], None]
@@ -67,6 +71,8 @@ class RequestOptions(TypedDict, total=False):
     who: str | None
     holdout_warn_after: int
     ledger: PathArg | None
+    executor: ExecutorName
+    ray_address: str | None
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,11 @@ class Request:
     """The question filters."""
     holdout: HoldoutPolicy = field(default_factory=HoldoutPolicy)
     """The holdout split: left out, or scored with the look recorded."""
+    executor: ExecutorName = "local"
+    """Where the large files of a native set are read apart: forked workers of this machine
+    (`local`), or the workers of a Ray cluster (`ray`). The report is the same."""
+    ray_address: str | None = None
+    """The Ray cluster to join (with `executor="ray"`; None: a private local Ray)."""
 
     @classmethod
     def build(
@@ -144,6 +155,8 @@ class Request:
         who: str | None = None,
         holdout_warn_after: int = DEFAULT_WARN_AFTER,
         ledger: PathArg | None = None,
+        executor: ExecutorName = "local",
+        ray_address: str | None = None,
     ) -> Request:
         """A request from the command line's words (each keyword is the option's name)."""
         return cls(
@@ -170,6 +183,8 @@ class Request:
                 warn_after=holdout_warn_after,
                 ledger=as_optional_path(ledger),
             ),
+            executor=executor,
+            ray_address=ray_address,
         )
 
     @property
@@ -286,9 +301,78 @@ class Request:
         notify: Notify | None = None,
         *,
         metrics: Sequence[str] | None = None,
+        example_runs_once: bool = False,
     ) -> Evaluation:
-        """Load (see `load`) and score (see `evaluate_loaded`)."""
-        return self.evaluate_loaded(self.load(command, notify), metrics, notify)
+        """Score this request's questions; `metrics` overrides the request's measures.
+
+        A native evaluation set (with its snapshot) is read and scored as arrays
+        (`columnar.evaluate_native`); an article-format file is loaded (see `load`) and scored
+        (see `evaluate_loaded`). Both apply this request's selection and holdout policy and
+        give the same `Evaluation` for the same questions. `example_runs_once`: see `files`.
+        """
+        from .calibration import read_calibrations
+        from .metrics import measures
+
+        names = self.metric_names if metrics is None else list(metrics)
+        measures(names)  # bad names: InputError, before any file is read
+        if self.ray_address is not None and self.executor != "ray":
+            raise RequestError("--ray-address needs --executor ray")
+        files = self.files(example_runs_once=example_runs_once)
+        if files.snapshot is None:
+            if self.executor == "ray":
+                raise RequestError(
+                    "--executor ray needs a native evaluation set and its --snapshot"
+                )
+            loaded = self.load(command, notify, example_runs_once=example_runs_once)
+            return self.evaluate_loaded(loaded, metrics, notify)
+        snapshot = files.snapshot
+        calibrations = read_calibrations(self.calibrations)
+        with contextlib.ExitStack() as stack:
+            executor = None
+            if self.executor == "ray":
+                from .executors import RayExecutor
+
+                executor = stack.enter_context(RayExecutor(self.ray_address))
+            return self._score_native(
+                files, snapshot, names, calibrations, executor, command, notify
+            )
+
+    def _score_native(
+        self,
+        files: RequestFiles,
+        snapshot: Path,
+        names: list[str] | None,
+        calibrations: Sequence[CalibrationRecord],
+        executor: Executor | None,
+        command: str,
+        notify: Notify | None,
+    ) -> Evaluation:
+        """A native set scored by the columnar engine under this request's policy."""
+        from .columnar import evaluate_native
+
+        def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
+            return evaluate_native(
+                files.dataset,
+                snapshot,
+                list(files.runs),
+                k=self.k,
+                metrics=names,
+                label_policy=self.label_policy,
+                allow_unreviewed=self.allow_unreviewed,
+                evidence_level=self.evidence_level,
+                question_filter=keep,
+                input_filter=held,
+                labels=self.labels,
+                accept_self_labelling=self.accept_self_labelling,
+                allow_missing=self.allow_missing,
+                calibrations=calibrations,
+                versions=self.versions,
+                executor=executor,
+            )
+
+        result = self.score_with(score, command, notify)
+        self.note_unused_k(result, notify)
+        return result
 
     def score_with(
         self,

@@ -6,6 +6,7 @@ name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command l
 options, calls the function here, and prints what it returns; both score the same questions.
 """
 
+from ..executors import ExecutorName
 from ..starter import StarterDataset
 from ._converting import (
     ImportedSheet,
@@ -30,12 +31,10 @@ from ._producing import (
 )
 from ._scoring import (
     ComparedRuns,
-    Executor,
     compare_files,
     compare_request,
     diagnose_files,
     diagnose_request,
-    evaluate_columnar,
     evaluate_files,
     evaluate_request,
     gate_files,
@@ -50,7 +49,7 @@ from ._starting import init_files
 
 __all__ = [
     "ComparedRuns",
-    "Executor",
+    "ExecutorName",
     "ImportedSheet",
     "ImportedTraceRun",
     "JudgeOutcome",
@@ -62,7 +61,6 @@ __all__ = [
     "compare_request",
     "diagnose_files",
     "diagnose_request",
-    "evaluate_columnar",
     "evaluate_files",
     "evaluate_request",
     "export_trec_files",

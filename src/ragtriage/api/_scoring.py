@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from ..errors import InputError, Problem, RequestError
+from ..executors import ExecutorName
 from ..paths import PathArg, as_path, as_paths
 from ..request import Notify, Request, RequestOptions
 
@@ -14,12 +15,9 @@ if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
-    from ..evaluation import Evaluation, QuestionFilter
+    from ..evaluation import Evaluation
     from ..gate import GateResult
-    from ..loading import Dataset
 
-Executor = Literal["local", "ray"]
-"""Where work that can be spread runs: this process, or a Ray cluster."""
 
 
 def evaluate_files(
@@ -113,9 +111,8 @@ def compare_request(
     """`compare_files` for a built request; also returns the evaluation compared."""
     from ..compare import compare
 
-    loaded = request.load("compare", notify, example_runs_once=True)
-    names = pick_runs(loaded, baseline, list(candidates))
-    evaluation = request.evaluate_loaded(loaded, notify=notify)
+    evaluation = request.evaluate("compare", notify, example_runs_once=True)
+    names = pick_runs(evaluation, baseline, list(candidates))
     comparison = compare(
         evaluation,
         names,
@@ -177,10 +174,11 @@ def gate_request(
 
         policy = example_paths().policy
     loaded_policy = load_policy(as_path(policy))
-    loaded = request.load("gate", notify, example_runs_once=True)
-    names = pick_runs(loaded, baseline, [] if candidate is None else [candidate], gated=True)
     wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
-    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)), notify)
+    evaluation = request.evaluate(
+        "gate", notify, metrics=list(dict.fromkeys(wanted)), example_runs_once=True
+    )
+    names = pick_runs(evaluation, baseline, [] if candidate is None else [candidate], gated=True)
     return gate(
         evaluation,
         loaded_policy,
@@ -239,24 +237,24 @@ def trec_eval_files(
     allow_missing: bool = False,
     allow_extra: bool = False,
     averaging: AveragingRule = "relevant",
-    executor: Executor = "local",
+    executor: ExecutorName = "local",
     ray_address: str | None = None,
 ) -> TrecEvaluation:
     """`ragtriage trec-eval QRELS RUN ...`: rank measures of a TREC run against TREC qrels."""
     from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
-    from ..engines import LocalEngine, RayEngine
+    from ..executors import LocalExecutor, RayExecutor
 
     if ray_address is not None and executor != "ray":
         raise RequestError("--ray-address needs --executor ray")
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
     if executor == "ray":
-        with RayEngine(ray_address) as ray_engine:
+        with RayExecutor(ray_address) as ray_engine:
             return evaluate_trec(
                 qrels, run, metrics=chosen, policy=policy, engine=ray_engine, averaging=averaging
             )
     return evaluate_trec(
-        qrels, run, metrics=chosen, policy=policy, engine=LocalEngine(), averaging=averaging
+        qrels, run, metrics=chosen, policy=policy, engine=LocalExecutor(), averaging=averaging
     )
 
 
@@ -272,7 +270,11 @@ def _not_a_run(value: str) -> str:
 
 
 def pick_runs(
-    loaded: Dataset, baseline: str | None, candidates: Sequence[str], *, gated: bool = False
+    evaluation: Evaluation,
+    baseline: str | None,
+    candidates: Sequence[str],
+    *,
+    gated: bool = False,
 ) -> list[str]:
     """Run names in comparison order: the baseline first, then the candidates.
 
@@ -280,8 +282,8 @@ def pick_runs(
     run is the baseline (for `gated`: there is none). Without candidates, every other run is
     one; `gated` then needs exactly one.
     """
-    files = {path: name for name, path in (loaded.run_files or {}).items()}
-    loaded_names = [run.name for run in loaded.runs]
+    files = {run.file: run.name for run in evaluation.runs}
+    loaded_names = [run.name for run in evaluation.runs]
     known = ", ".join(loaded_names) or "none"
     problems: list[Problem] = []
 
@@ -312,45 +314,3 @@ def pick_runs(
                 f"give --candidate NAME: the run to gate (loaded runs: {known})"
             )
     return [*([] if base is None else [base]), *chosen]
-
-
-def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Evaluation:
-    """`evaluate --algorithm columnar`: native sets scored as arrays, the same `Evaluation`
-    as `evaluate_request` gives.
-
-    Every option of the request is taken: the questions scored are the request's (its
-    selection and holdout policy, with the ledger), as for `evaluate_request`.
-    """
-    from ..calibration import read_calibrations
-    from ..columnar import evaluate_native
-    from ..metrics import measures
-
-    measures(request.metric_names)  # bad names: InputError, before any file is read
-    files = request.files()
-    if files.snapshot is None:
-        raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
-    snapshot = files.snapshot
-    calibrations = read_calibrations(request.calibrations)
-
-    def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
-        return evaluate_native(
-            files.dataset,
-            snapshot,
-            list(files.runs),
-            k=request.k,
-            metrics=request.metric_names,
-            label_policy=request.label_policy,
-            allow_unreviewed=request.allow_unreviewed,
-            evidence_level=request.evidence_level,
-            question_filter=keep,
-            input_filter=held,
-            labels=request.labels,
-            accept_self_labelling=request.accept_self_labelling,
-            allow_missing=request.allow_missing,
-            calibrations=calibrations,
-            versions=request.versions,
-        )
-
-    result = request.score_with(score, "evaluate", notify)
-    request.note_unused_k(result, notify)
-    return result

@@ -42,6 +42,7 @@ from ..evaluation import (
     question_level,
     run_evidence_level,
 )
+from ..executors import Executor
 from ..holdout import keep_questions
 from ..loading import (
     EvidenceLevel,
@@ -107,6 +108,7 @@ def evaluate_native(
     calibrations: Sequence[CalibrationRecord] = (),
     versions: PathArg | None = None,
     workers: int | None = None,
+    executor: Executor | None = None,
 ) -> Evaluation:
     """Evaluate native runs as arrays; raise `InputError` with every problem.
 
@@ -118,7 +120,8 @@ def evaluate_native(
     are `evaluate`'s options. `input_filter` marks the questions the input holds for the
     caller (None: all; `Request.score_with` leaves the holdout out unless included): results of
     the others are checked but are not read for self-labelling, as if absent from the files.
-    `question_filter` must keep only such questions.
+    `question_filter` must keep only such questions. `executor`: where the byte ranges of
+    JSONL files are read (`executors.RayExecutor`); None: forked workers of this machine.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
@@ -131,7 +134,7 @@ def evaluate_native(
                 workers or default_workers(), chosen, question_filter, as_paths(labels),
                 accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
                 calibrations=calibrations, versions=as_optional_path(versions),
-                input_filter=input_filter,
+                input_filter=input_filter, executor=executor,
             )
     except _Fallback:
         dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
@@ -179,6 +182,7 @@ def _columnar(
     calibrations: Sequence[CalibrationRecord] = (),
     versions: Path | None = None,
     input_filter: QuestionFilter | None = None,
+    executor: Executor | None = None,
 ) -> Evaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -186,7 +190,7 @@ def _columnar(
     snapshot, snapshot_source, versions_source = load_snapshot(snapshot_path, versions)
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
-    ev = read_evalset_parallel(evalset, codes, workers)
+    ev = read_evalset_parallel(evalset, codes, workers, executor)
     n = len(ev.ids)
     if level == "auto":
         level_document = ev.level_document
@@ -214,7 +218,7 @@ def _columnar(
             path, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
             scan_contexts=scan_contexts, added_labels=labels, allow_missing=allow_missing,
-            accept_self_labelling=accept_self_labelling,
+            accept_self_labelling=accept_self_labelling, executor=executor,
         )
         if run.header.name in names:
             raise _Fallback("run names")
@@ -269,5 +273,5 @@ def _columnar(
         allow_unreviewed=allow_unreviewed, evalset_id=ev.evalset_id,
         snapshot_id=snapshot.snapshot_id, accept_self_labelling=accept_self_labelling,
         calibration_notes=calibration_notes([r.label_sources for r in out], chosen, calibrations),
-        allow_missing=allow_missing,
+        allow_missing=allow_missing, questions=tuple(questions[row] for row in rows),
     )

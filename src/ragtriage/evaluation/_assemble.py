@@ -202,6 +202,7 @@ def run_evaluation(
     self_labelled: tuple[str, ...] = (),
     calibrations: Sequence[CalibrationRecord] = (),
     no_result: tuple[str, ...] = (),
+    file: str = "",
 ) -> RunEvaluation:
     """One run's result from its per-question records, views and verdicts (all in
     evaluation-set order): aggregates, slices, label sources, diagnosis and boundaries.
@@ -228,6 +229,7 @@ def run_evaluation(
         self_labelled=self_labelled,
         no_result=no_result,
         k_used=k_used,
+        file=file,
     )
 
 
@@ -252,6 +254,7 @@ def assemble_run(
     self_labelled: tuple[str, ...] = (),
     no_result: tuple[str, ...] = (),
     k_used: bool = True,
+    file: str = "",
 ) -> RunEvaluation:
     """One run's result from its records and what its views gave (`run_evaluation`, or the
     columnar path a chunk of views at a time): aggregates and slices are computed here."""
@@ -272,4 +275,5 @@ def assemble_run(
         diagnosis=diagnosis,
         boundaries=boundaries,
         build_views=build_views,
+        file=file,
     )
