@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, overload
 
 import numpy as np
 from pydantic import ValidationError
@@ -250,10 +250,43 @@ class QuestionModels:
         found = self._rereader.at(rows)
         return {row: self._model(found[row]) for row in rows}
 
-    def chunks(self) -> Iterator[dict[int, Question]]:
-        """Every question, in row order, `CHUNK` rows at a time."""
-        for start in range(0, len(self.ids), CHUNK):
-            yield self.at(range(start, min(start + CHUNK, len(self.ids))))
+    def chunks(self, rows: Sequence[int] | None = None) -> Iterator[dict[int, Question]]:
+        """The questions of these rows (default: all), in order, `CHUNK` rows at a time."""
+        rows = range(len(self.ids)) if rows is None else rows
+        for start in range(0, len(rows), CHUNK):
+            yield self.at(rows[start : start + CHUNK])
+
+    def of(self, rows: Sequence[int]) -> Sequence[Question]:
+        """The questions of these rows as a sequence read when used (`Evaluation.questions`:
+        no model is held for the whole set)."""
+        return _Questions(self, rows)
+
+
+class _Questions(Sequence[Question]):
+    """Some rows' questions, read again from the file (a chunk at a time) when used."""
+
+    def __init__(self, models: QuestionModels, rows: Sequence[int]) -> None:
+        self._models = models
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, at: int) -> Question: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[Question]: ...
+
+    def __getitem__(self, at: int | slice) -> Question | Sequence[Question]:
+        if isinstance(at, slice):
+            return _Questions(self._models, self._rows[at])
+        row = self._rows[at]
+        return self._models.at([row])[row]
+
+    def __iter__(self) -> Iterator[Question]:
+        for found in self._models.chunks(self._rows):
+            yield from found.values()
 
 
 _PER_WORKER = 10_000

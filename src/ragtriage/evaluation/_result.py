@@ -154,8 +154,9 @@ class Evaluation:
     """The evaluation set's `evalset_id` (None: not known, e.g. a hand-built result)."""
     snapshot_id: str | None = None
     """The snapshot's `snapshot_id` (None: not known)."""
-    questions: tuple[Question, ...] = field(default=(), repr=False, compare=False)
-    """The questions evaluated (those the question filter kept), in evaluation-set order."""
+    questions: Sequence[Question] = field(default=(), repr=False, compare=False)
+    """The questions evaluated (those the question filter kept), in evaluation-set order (the
+    columnar engine reads them again from the file when they are used)."""
 
     @property
     def diagnoses(self) -> tuple[RunDiagnosis, ...]:
