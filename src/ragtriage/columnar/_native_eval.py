@@ -32,30 +32,25 @@ from ..detectors import (
     find_sensitive,
 )
 from ..diagnosis import OK, stage_order
-from ..errors import InputError
 from ..evaluation import (
     Evaluation,
     LevelChoice,
     QuestionFilter,
-    evaluate,
-    input_problems,
+    load_and_evaluate,
     question_level,
     run_evidence_level,
 )
 from ..executors import Executor
-from ..holdout import keep_questions
 from ..loading import (
     EvidenceLevel,
     SnapshotIndex,
     SourceFile,
     display_path,
     file_sha256,
-    load_dataset,
 )
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy
-from ..versions import load_versions
 from ._native_explain import (
     Explained,
     QuestionModels,
@@ -137,19 +132,13 @@ def evaluate_native(
                 input_filter=input_filter, executor=executor,
             )
     except _Fallback:
-        dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
-        if versions is not None:
-            dataset = load_versions(dataset, versions)
-        if input_filter is not None:  # the whole input is checked, as `Request.load` does
-            problems = input_problems(
-                dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
-                accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-            )
-            if problems:
-                raise InputError(problems) from None
-            dataset = keep_questions(dataset, input_filter)
-        return evaluate(
-            dataset,
+        return load_and_evaluate(
+            evalset,
+            snapshot=snapshot,
+            runs=runs,
+            labels=labels,
+            versions=versions,
+            input_filter=input_filter,
             k=k,
             metrics=metrics,
             label_policy=label_policy,

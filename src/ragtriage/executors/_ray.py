@@ -54,6 +54,7 @@ class RayExecutor:
         """(ray, shards, the remote call): Ray started or joined on first use."""
         if self._started is not None:
             return self._started
+        require_extra("ray", "--executor ray")
         import ray
 
         address, num_cpus = self._address, self._num_cpus
