@@ -53,7 +53,6 @@ from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy
 from ._native_explain import (
     Explained,
-    QuestionModels,
     RunExtras,
     no_cycle_collection,
     run_evaluation,
@@ -61,6 +60,7 @@ from ._native_explain import (
 from ._native_labels import check_answered, read_labels
 from ._native_layers import build_matcher, run_layers
 from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
+from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags, load_snapshot, snapshot_codes

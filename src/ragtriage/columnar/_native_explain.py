@@ -1,9 +1,13 @@
 """One native run's `RunEvaluation` from its arrays: the explanations, a chunk at a time.
 
-The numbers and stage flags come from the arrays (`_native_layers`); each question's
-explanation (details, diagnosis findings, label sources, the boundary section) from the
-reference functions on its view, built `CHUNK` questions at a time, given what the arrays
-already found (flagged context items, missing evidence groups) so no text is scanned twice.
+The numbers and stage flags come from the arrays (`_native_layers`); a row's record holds
+them as a view of the run's columns (`ColumnRow`). Each question's explanation (details,
+diagnosis findings, label sources, the boundary section) comes from the reference functions
+on its view, built `CHUNK` questions at a time (the questions and results read again from
+the files by line offset, one chunk's views alive at a time), given what the arrays already
+found (flagged context items, missing evidence groups, the stages holding a stale item, each
+snapshot item's sensitive values, scanned once) so no text is scanned twice. A large run's
+chunks are shared between this process and forked workers (`_native_parts.alongside`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import TypeVar, overload
+from typing import TypeVar
 
 import numpy as np
 from pydantic import ValidationError
@@ -45,10 +49,11 @@ from ..evaluation import (
 )
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view
-from ..schemas import LabelPolicy, Question, QuestionResult
+from ..schemas import LabelPolicy, QuestionResult
 from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
 from ._native_parts import CAN_FORK, alongside
+from ._native_questions import QuestionModels
 from ._native_read import Codes, EvalColumns, Rereader
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
@@ -220,73 +225,6 @@ def _per_view(
 
 CHUNK = 1_000
 """Questions whose views are held at once while a run's explanations are built."""
-
-
-class QuestionModels:
-    """The evaluation set's questions as models, `CHUNK` at a time: a JSONL file's are read
-    again by line offset for each chunk (no model is held for the whole set), a JSON file's
-    are parsed once and held."""
-
-    def __init__(self, path: Path, ids: list[str]) -> None:
-        self.ids = ids
-        """Every question's ID, by row."""
-        self._rereader = Rereader(path, "evalset", "questions")
-        self._held: list[Question] | None = None
-        if path.suffix != ".jsonl":
-            found = self._rereader.at(range(len(ids)))
-            self._held = [self._model(found[row]) for row in range(len(ids))]
-
-    @staticmethod
-    def _model(record: object) -> Question:
-        try:
-            return Question.model_validate(record)
-        except ValidationError as exc:  # the fast checks let it through: the reference reports it
-            raise _Fallback("question model") from exc
-
-    def at(self, rows: Sequence[int]) -> dict[int, Question]:
-        """The questions of these rows."""
-        if self._held is not None:
-            return {row: self._held[row] for row in rows}
-        found = self._rereader.at(rows)
-        return {row: self._model(found[row]) for row in rows}
-
-    def chunks(self, rows: Sequence[int] | None = None) -> Iterator[dict[int, Question]]:
-        """The questions of these rows (default: all), in order, `CHUNK` rows at a time."""
-        rows = range(len(self.ids)) if rows is None else rows
-        for start in range(0, len(rows), CHUNK):
-            yield self.at(rows[start : start + CHUNK])
-
-    def of(self, rows: Sequence[int]) -> Sequence[Question]:
-        """The questions of these rows as a sequence read when used (`Evaluation.questions`:
-        no model is held for the whole set)."""
-        return _Questions(self, rows)
-
-
-class _Questions(Sequence[Question]):
-    """Some rows' questions, read again from the file (a chunk at a time) when used."""
-
-    def __init__(self, models: QuestionModels, rows: Sequence[int]) -> None:
-        self._models = models
-        self._rows = rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    @overload
-    def __getitem__(self, at: int) -> Question: ...
-
-    @overload
-    def __getitem__(self, at: slice) -> Sequence[Question]: ...
-
-    def __getitem__(self, at: int | slice) -> Question | Sequence[Question]:
-        if isinstance(at, slice):
-            return _Questions(self._models, self._rows[at])
-        row = self._rows[at]
-        return self._models.at([row])[row]
-
-    def __iter__(self) -> Iterator[Question]:
-        for found in self._models.chunks(self._rows):
-            yield from found.values()
 
 
 _PER_WORKER = 10_000
