@@ -51,6 +51,7 @@ from ..loading import (
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy, Question
+from ..validation import parse_k
 from ._native_explain import Explained, RunExtras, no_cycle_collection, run_evaluation
 from ._native_labels import check_answered, read_labels
 from ._native_layers import build_matcher, run_layers
@@ -125,6 +126,8 @@ def evaluate_native(
     snapshot = as_path(snapshot)
     runs = as_paths(runs)
     chosen = measures(metrics)
+    if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
+        k = parse_k(k)
     try:
         with no_cycle_collection():
             return _columnar(
