@@ -230,7 +230,6 @@ def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunC
         support=(none, each),
         fact_state=np.full(sum(facts), 3, dtype=np.int8),
         fact_offsets=_offsets(facts),
-        exotic=no,
         canary_obeyed=no,
         context_derived=np.ones(m, dtype=bool),
         context_sensitive=np.zeros(0, dtype=np.int8),

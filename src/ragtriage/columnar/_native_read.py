@@ -6,10 +6,9 @@ built per question. Any problem (a shape the schema refuses, or one of the seman
 of `validation.check_dataset`) raises `_Fallback`: the caller then runs the reference loader,
 which reports every problem with its usual message.
 
-Rows that need rules the arrays do not model (labels with a context hash; user groups when
-the snapshot has too many access groups for a bit mask) are marked `exotic`; the caller
-scores them with the reference functions, one question at a time, after parsing them again
-from the file.
+Questions that need rules the arrays do not model (user groups when the snapshot has too
+many access groups for a bit mask) are marked `exotic`; the caller scores them with the
+reference functions, one question at a time, after parsing them again from the file.
 """
 
 from __future__ import annotations
