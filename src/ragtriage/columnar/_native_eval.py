@@ -219,7 +219,7 @@ def _columnar(
         answered[run.header.name] = [ev.ids[row] for row in results]
         scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
         scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
-        exotic = ev.exotic | matcher.shared | (level == "span")
+        exotic = matcher.shared | (level == "span")
         explained = Explained(ev, run, codes, level_document, matcher, flags, index)
         read.append((path, run, (scores, findings, exotic, explained), set(missing.tolist())))
     check_answered(labels, names, answered)

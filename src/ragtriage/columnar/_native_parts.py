@@ -131,7 +131,7 @@ def read_evalset_parallel(
         [f for p in parts for f in p.facts],
         _join_offsets([p.fact_offsets for p in parts]),
         np.concatenate([p.level_document for p in parts]),
-        np.concatenate([p.exotic for p in parts]),
+        np.concatenate([p.asked for p in parts]),
         np.concatenate([p.user_mask for p in parts]),
         np.concatenate([p.version_question for p in parts]),
         np.concatenate([p.wanted_version for p in parts]),
