@@ -110,8 +110,9 @@ def evaluate_native(
 
     The result equals `evaluate(load_dataset(evalset, snapshot=..., runs=...), ...)` with the
     same options (`Evaluation.dataset` aside). Large JSONL files are read by `workers` forked
-    processes (default: one per CPU). `labels`: label files, whose labels count as the run's
-    own (as `load_dataset` attaches them). `versions`: a versions file applied to the snapshot
+    processes (default: one per CPU), and a large run's explanations are shared with them.
+    `labels`: label files, whose labels count as the run's own (as `load_dataset` attaches
+    them). `versions`: a versions file applied to the snapshot
     (`versions.load_versions`). `accept_self_labelling`, `allow_missing` and `calibrations`
     are `evaluate`'s options. `input_filter` marks the questions the input holds for the
     caller (None: all; `Request.score_with` leaves the holdout out unless included): results of

@@ -6,7 +6,8 @@ forked process (which inherits the snapshot codes and the evaluation set without
 them through a pipe), and the parts' arrays are joined in file order. Given an executor
 (`executors.RayExecutor`), the ranges are read by its workers instead (a few per CPU of the
 cluster, the file at the same path on every worker), whatever the file's size. Results do
-not depend on the number of workers or on where they run.
+not depend on the number of workers or on where they run. `alongside` shares other work (a
+large run's explanations) between the calling process and forked ones.
 """
 
 from __future__ import annotations
