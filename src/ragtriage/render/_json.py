@@ -8,6 +8,7 @@ from typing import Any
 from ..calibration import LabelSources
 from ..detectors import mask_text
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
 from ._boundaries import boundaries_json
 from ._diagnosis import breakdown_json, question_diagnosis_json
@@ -127,11 +128,7 @@ def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any
 def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
     """The whole report as plain data."""
     return {
-        "schema_version": 1,
-        "tool": {"name": "ragtriage", "version": evaluation.tool_version},
-        "inputs": [
-            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
-        ],
+        **report_head(evaluation.tool_version, evaluation.sources),
         "options": {
             "label_policy": evaluation.label_policy,
             "allow_unreviewed": evaluation.allow_unreviewed,
