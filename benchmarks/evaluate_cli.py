@@ -7,8 +7,7 @@ then times, each in its own child process (wall time; peak RSS from `os.wait4`):
 - `json-parse`: Python's `json` module parsing the same three files, nothing else (the
   floor any reader of these files pays);
 - `evaluate`: `ragtriage evaluate EVALSET --snapshot ... --run ... --format json --output F`,
-  the plain command a user types (four layers + diagnosis);
-- `evaluate --algorithm columnar`: the same command scoring native sets as arrays.
+  the plain command a user types (four layers + diagnosis, the columnar engine).
 
 It prints each figure (wall and CPU seconds, CPU counting the command's worker processes)
 and the ratio of every command to `json-parse`, in wall time and in CPU time (on a machine
@@ -17,11 +16,10 @@ measures the neighbours and the disk). The issue's targets: evaluate at most 4x
 json-parse and at most 1 GB at 100,000 questions; under 60 s and 4 GB at 1,000,000.
 
     python benchmarks/evaluate_cli.py --questions 100000
-    python benchmarks/evaluate_cli.py --questions 1000000 --skip-default --data /tmp/bench
+    python benchmarks/evaluate_cli.py --questions 1000000 --data /tmp/bench
 
-`--skip-default` leaves out the plain (per-question) command, which takes minutes and many
-GB at a million questions; `--data DIR` keeps the generated files in DIR/Q/ and reuses
-them in a later run (generation streams, 50,000 questions at a time).
+`--data DIR` keeps the generated files in DIR/Q/ and reuses them in a later run (generation
+streams, 50,000 questions at a time).
 """
 
 from __future__ import annotations
@@ -74,10 +72,6 @@ def main() -> None:
     """Generate, time, print."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--questions", type=int, nargs="+", default=[10_000])
-    parser.add_argument("--skip-columnar", action="store_true",
-                        help="time only the plain command (and the parse floor)")
-    parser.add_argument("--skip-default", action="store_true",
-                        help="time only the columnar command (and the parse floor)")
     parser.add_argument("--data", type=Path, default=None,
                         help="keep the generated files in DATA/Q/ and reuse them")
     args = parser.parse_args()
@@ -100,15 +94,11 @@ def main() -> None:
             size = sum(p.stat().st_size for p in (evalset, snapshot, run)) / 1e6
             print(f"{questions:>9,} questions, {size:,.0f} MB of JSONL", flush=True)
             dataset = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
-            plain = [*ragtriage, "evaluate", *dataset, "--format", "json", "--output", out]
             commands = {
                 "json-parse": [sys.executable, __file__, "--parse",
                                str(evalset), str(snapshot), str(run)],
+                "evaluate": [*ragtriage, "evaluate", *dataset, "--format", "json", "--output", out],
             }
-            if not args.skip_default:
-                commands["evaluate"] = plain
-            if not args.skip_columnar:
-                commands["evaluate --algorithm columnar"] = [*plain, "--algorithm", "columnar"]
             floor = cpu_floor = None
             for name, command in commands.items():
                 wall, cpu, rss = timed(command)

@@ -286,9 +286,50 @@ class Request:
         notify: Notify | None = None,
         *,
         metrics: Sequence[str] | None = None,
+        example_runs_once: bool = False,
     ) -> Evaluation:
-        """Load (see `load`) and score (see `evaluate_loaded`)."""
-        return self.evaluate_loaded(self.load(command, notify), metrics, notify)
+        """Score this request's questions; `metrics` overrides the request's measures.
+
+        A native evaluation set (with its snapshot) is read and scored as arrays
+        (`columnar.evaluate_native`); an article-format file is loaded (see `load`) and scored
+        (see `evaluate_loaded`). Both apply this request's selection and holdout policy and
+        give the same `Evaluation` for the same questions. `example_runs_once`: see `files`.
+        """
+        from .calibration import read_calibrations
+        from .columnar import evaluate_native
+        from .metrics import measures
+
+        names = self.metric_names if metrics is None else list(metrics)
+        measures(names)  # bad names: InputError, before any file is read
+        files = self.files(example_runs_once=example_runs_once)
+        if files.snapshot is None:
+            loaded = self.load(command, notify, example_runs_once=example_runs_once)
+            return self.evaluate_loaded(loaded, metrics, notify)
+        snapshot = files.snapshot
+        calibrations = read_calibrations(self.calibrations)
+
+        def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
+            return evaluate_native(
+                files.dataset,
+                snapshot,
+                list(files.runs),
+                k=self.k,
+                metrics=names,
+                label_policy=self.label_policy,
+                allow_unreviewed=self.allow_unreviewed,
+                evidence_level=self.evidence_level,
+                question_filter=keep,
+                input_filter=held,
+                labels=self.labels,
+                accept_self_labelling=self.accept_self_labelling,
+                allow_missing=self.allow_missing,
+                calibrations=calibrations,
+                versions=self.versions,
+            )
+
+        result = self.score_with(score, command, notify)
+        self.note_unused_k(result, notify)
+        return result
 
     def score_with(
         self,

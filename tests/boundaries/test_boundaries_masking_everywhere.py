@@ -138,8 +138,6 @@ def _commands(folder: Path) -> list[tuple[str, list[str]]]:
                              "-o", f"{out}/gate.{fmt}", "--junit", f"{out}/gate-{fmt}.xml"]),
         ]  # fmt: skip
     commands += [
-        ("evaluate.columnar.json", ["evaluate", *data, "--algorithm", "columnar", "--format",
-                                    "json", "-o", f"{out}/evaluate.columnar.json"]),
         ("report.html", ["report", *data, "-o", f"{out}/report.html"]),
         ("evaluate.html", ["evaluate", *data, "--html", f"{out}/evaluate.html"]),
         ("compare.html", ["compare", *data, *fast, "--html", f"{out}/compare.html"]),
@@ -191,8 +189,8 @@ def test_no_output_of_any_command_or_format_shows_a_planted_value(
     planted: tuple[Path, list[str], dict[str, str]],
 ) -> None:
     _, values, outputs = planted
-    # 13 report files, 3 JUnit files, 3 pages, 2 sheets; the printed output of 18 commands
-    assert len(outputs) == 13 + 3 + 3 + 2 + 18
+    # 12 report files, 3 JUnit files, 3 pages, 2 sheets; the printed output of 17 commands
+    assert len(outputs) == 12 + 3 + 3 + 2 + 17
     found = {name: [v for v in values if v in text] for name, text in outputs.items()}
     assert {name: hits for name, hits in found.items() if hits} == {}
 

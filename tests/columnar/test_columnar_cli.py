@@ -1,7 +1,8 @@
-"""`evaluate --algorithm columnar` and `judge --executor ray` against their reference paths."""
+"""`evaluate` (the columnar engine) and `judge --executor ray` against their reference paths."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from native_layers_data import write_dataset
 
+from per_question import per_question_path
 from ragtriage.cli.main import cli
 from ragtriage.columnar import NATIVE_MEASURES
 from ragtriage.metrics import REGISTRY
@@ -23,16 +25,14 @@ FORMATS = ("json", "markdown", "table")
 
 
 def _outputs(args: list[str], fmt: str) -> tuple[str, str]:
-    """(reference, columnar): the report text of both algorithms."""
+    """(reference, columnar): the report text of the per-question path and of the engine."""
     runner = CliRunner()
-    out = []
-    for algorithm in ("reference", "columnar"):
-        result = runner.invoke(
-            cli, ["evaluate", *args, "--format", fmt, "--algorithm", algorithm]
-        )
-        assert result.exit_code == 0, result.output
-        out.append(result.stdout)
-    return out[0], out[1]
+    with per_question_path():
+        reference = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
+    columnar = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
+    assert reference.exit_code == 0, reference.output
+    assert columnar.exit_code == 0, columnar.output
+    return reference.stdout, columnar.stdout
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -100,10 +100,9 @@ def test_both_algorithms_say_when_k_is_not_used() -> None:
         for name in ("baseline", "improved")
     ]
     header = "baseline (context recorded, k not used)"
-    for algorithm in ("reference", "columnar"):
-        out = CliRunner().invoke(
-            cli, ["evaluate", "--example", "-k", "10000", "--algorithm", algorithm]
-        )
+    for per_question in (True, False):
+        with per_question_path() if per_question else contextlib.nullcontext():
+            out = CliRunner().invoke(cli, ["evaluate", "--example", "-k", "10000"])
         assert out.exit_code == 0, out.output
         assert [line for line in out.stderr.splitlines() if "-k" in line] == notes
         assert header in out.stdout
@@ -123,21 +122,21 @@ def test_columnar_metric_picks_summary_and_question_keys(metric: str) -> None:
     )
 
 
-def test_columnar_needs_a_snapshot(tmp_path: Path) -> None:
+def test_a_native_set_needs_its_snapshot(tmp_path: Path) -> None:
     evalset, _, run = write_dataset(tmp_path, 1, 3)
     result = CliRunner().invoke(
-        cli, ["evaluate", str(evalset), "--run", str(run), "--algorithm", "columnar"]
+        cli, ["evaluate", str(evalset), "--run", str(run)]
     )
     assert result.exit_code == 2
     assert result.stderr == (
-        f"{USAGE_HEAD}Error: --algorithm columnar needs a native evaluation set "
-        "and its --snapshot\n"
+        "Error: 1 problem found in the input:\n- <command line>: --snapshot: expected a "
+        "snapshot file for a native evaluation set; found none given\n"
     )
 
 
 def test_columnar_markdown_is_the_reference_markdown() -> None:
     result = CliRunner().invoke(
-        cli, ["evaluate", "--example", "--algorithm", "columnar", "--format", "markdown"]
+        cli, ["evaluate", "--example", "--format", "markdown"]
     )
     assert result.exit_code == 0, result.output
     row = ("| evidence_recall | macro, higher is better | 0.79 (9.5/12) · 3 n/a "

@@ -1,5 +1,5 @@
-"""`evaluate --algorithm columnar` with the request's question selection and holdout policy:
-the same questions, scores, notes and ledger entries as the reference algorithm."""
+"""`evaluate` (the columnar engine) with the request's question selection and holdout policy:
+the same questions, scores, notes and ledger entries as the per-question path."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from native_layers_data import write_dataset
 
-from ragtriage.cli.main import cli
+from per_question import invoke
 from ragtriage.columnar import _native_eval
 from ragtriage.errors import InputError
 from ragtriage.evaluation import evaluate
@@ -24,8 +24,7 @@ def _both(args: list[str], fmt: str = "json") -> list[tuple[str, str]]:
     """The report and stderr of each algorithm, reference first."""
     out = []
     for algorithm in ("reference", "columnar"):
-        result = CliRunner().invoke(
-            cli, ["evaluate", *args, "--format", fmt, "--algorithm", algorithm]
+        result = invoke(algorithm, ["evaluate", *args, "--format", fmt]
         )
         assert result.exit_code == 0, result.output
         out.append((result.stdout, result.stderr))
@@ -95,11 +94,9 @@ def test_columnar_includes_the_holdout_and_records_the_look(tmp_path: Path) -> N
     reports = []
     for algorithm, ledger in zip(("reference", "columnar"), ledgers, strict=True):
         for _ in range(4):  # the fourth look is one more than the default warn-after of 3
-            result = CliRunner().invoke(
-                cli,
-                ["evaluate", "--example", "--format", "json", "--algorithm", algorithm,
-                 "--include-holdout", "--who", "alice", "--ledger", str(ledger)],
-            )
+            result = invoke(algorithm, ["evaluate", "--example", "--format", "json",
+                                        "--include-holdout", "--who", "alice", "--ledger",
+                                        str(ledger)])
             assert result.exit_code == 0, result.output
         assert result.stderr == (
             "warning: the holdout of ragtriage:example/data/evalset.json has been looked at 4 "
@@ -210,8 +207,7 @@ def test_a_bad_label_file_is_reported_as_the_reference_reports_it(
 ) -> None:
     path = _labels_file(tmp_path / "bad.labels.json", **fields)
     outputs = [
-        CliRunner().invoke(
-            cli, ["evaluate", "--example", "--labels", str(path), "--algorithm", algorithm]
+        invoke(algorithm, ["evaluate", "--example", "--labels", str(path)]
         )
         for algorithm in ("reference", "columnar")
     ]
@@ -245,7 +241,7 @@ def test_columnar_lists_missing_results_as_the_reference_does(
         assert 0 < len(found["no_result"]) <= 7  # the holdout ones are left out
         assert not {q["id"] for q in found["questions"]} & set(found["no_result"])
     refused = [
-        CliRunner().invoke(cli, ["evaluate", *base, "--algorithm", algorithm])
+        invoke(algorithm, ["evaluate", *base])
         for algorithm in ("reference", "columnar")
     ]
     assert [r.exit_code for r in refused] == [2, 2]
@@ -262,7 +258,7 @@ def test_columnar_self_labelling_as_the_reference(tmp_path: Path, seed: int) -> 
     _rewrite_run(run, judged_by_generator)
     base = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
     refused = [
-        CliRunner().invoke(cli, ["evaluate", *base, "--algorithm", algorithm])
+        invoke(algorithm, ["evaluate", *base])
         for algorithm in ("reference", "columnar")
     ]
     assert [r.exit_code for r in refused] == [2, 2]
@@ -310,8 +306,7 @@ def test_columnar_html_page_is_the_reference_page(tmp_path: Path, extra: list[st
     pages = []
     for algorithm in ("reference", "columnar"):
         page = tmp_path / f"{algorithm}.html"
-        result = CliRunner().invoke(
-            cli, ["evaluate", "--example", *extra, "--algorithm", algorithm, "--html", str(page),
+        result = invoke(algorithm, ["evaluate", "--example", *extra, "--html", str(page),
                   "--output", str(tmp_path / f"{algorithm}.txt")]
         )
         assert result.exit_code == 0, result.output
@@ -364,8 +359,7 @@ def test_columnar_applies_a_versions_file_as_the_reference(tmp_path: Path, fmt: 
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"no-such-doc": {"version": "v1"}}), "utf-8")
     refused = [
-        CliRunner().invoke(
-            cli, ["evaluate", "--example", "--versions", str(bad), "--algorithm", algorithm]
+        invoke(algorithm, ["evaluate", "--example", "--versions", str(bad)]
         )
         for algorithm in ("reference", "columnar")
     ]
@@ -417,8 +411,7 @@ def test_columnar_html_page_with_missing_results(tmp_path: Path) -> None:
     pages = []
     for algorithm in ("reference", "columnar"):
         page = tmp_path / f"{algorithm}.html"
-        result = CliRunner().invoke(
-            cli, ["evaluate", *base, "--algorithm", algorithm, "--html", str(page),
+        result = invoke(algorithm, ["evaluate", *base, "--html", str(page),
                   "--output", str(tmp_path / f"{algorithm}.txt")]
         )
         assert result.exit_code == 0, result.output

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from per_question import per_question_path
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 from ragtriage.render import terminal_width
@@ -155,13 +156,14 @@ def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tm
     for entry in labels["fact_labels"]:
         results[entry["question_id"]].setdefault("fact_labels", []).append(entry["label"])
     (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
-    data = [starter[0], "--snapshot", starter[2], "--run", str(tmp_path / "run.json"), "--algorithm", "columnar"]
+    data = [starter[0], "--snapshot", starter[2], "--run", str(tmp_path / "run.json")]
     code, stdout = _run(["evaluate", *data], "80")
     assert code == 0, stdout
     # The default set, as the reference's: the starter plants no canary.
     assert "not applicable here: correct_clarification, canary_obeyed\n" in stdout
     assert "│ correct_clarification" not in stdout
-    assert stdout == _run(["evaluate", *data[:-2]], "80")[1]  # the reference table
+    with per_question_path():
+        assert stdout == _run(["evaluate", *data], "80")[1]  # the per-question path's table
     assert _widest(stdout) <= 80
     everything = _run(["evaluate", *data, "--all-measures"], "80")[1]
     assert "│ correct_clarification" in everything and "not applicable here" not in everything

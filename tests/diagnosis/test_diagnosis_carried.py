@@ -1,7 +1,9 @@
 """The result carries its diagnosis (and, where asked, its comparison); renderers only format.
 
-Every diagnosis goes through `diagnose_view`, once per question; every comparison through
-`compare`. Counting both while each command runs shows that a command diagnoses each
+On the per-question path every diagnosis goes through `diagnose_view`, once per question; the
+columnar engine finds every run's failing stages once over its arrays (`run_layers`) and
+explains each question through `diagnose_view`, once. Every comparison goes
+through `compare`. Counting these while each command runs shows that a command diagnoses each
 question of each run exactly once and that no renderer diagnoses, compares or evaluates.
 """
 
@@ -25,6 +27,7 @@ import ragtriage.diagnosis._diagnose as diagnose_module
 import ragtriage.gate._gate as gate_module
 from ragtriage import diagnose_files, evaluate_files
 from ragtriage.cli.main import cli
+from ragtriage.columnar import _native_eval, _native_explain
 from ragtriage.detectors import run_boundaries
 from ragtriage.diagnosis import diagnose, diagnose_run
 
@@ -109,6 +112,7 @@ class Calls:
     """Diagnoses per question view and comparisons, and those made inside a renderer."""
 
     diagnosed: Counter[int] = field(default_factory=Counter)
+    layered: int = 0
     compared: int = 0
     in_renderers: list[str] = field(default_factory=list)
 
@@ -127,14 +131,22 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     """Count `diagnose_view` and `compare` calls for the length of one test."""
     counted = Calls()
     view_of = diagnose_module.diagnose_view
+    layers_of = _native_eval.run_layers
     compare_of = compare_module.compare
 
-    def diagnose_view(view: Any) -> Any:
+    def diagnose_view(view: Any, *stages: Any) -> Any:
         counted.diagnosed[id(view)] += 1
         where = _inside_renderer(sys._getframe(1))
         if where is not None:
             counted.in_renderers.append(f"diagnose_view in {where}")
-        return view_of(view)
+        return view_of(view, *stages)
+
+    def run_layers(*args: Any) -> Any:
+        counted.layered += 1
+        where = _inside_renderer(sys._getframe(1))
+        if where is not None:
+            counted.in_renderers.append(f"run_layers in {where}")
+        return layers_of(*args)
 
     def compare(*args: Any, **kwargs: Any) -> Any:
         counted.compared += 1
@@ -144,6 +156,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
         return compare_of(*args, **kwargs)
 
     monkeypatch.setattr(diagnose_module, "diagnose_view", diagnose_view)
+    monkeypatch.setattr(_native_explain, "diagnose_view", diagnose_view)
+    monkeypatch.setattr(_native_eval, "run_layers", run_layers)
     monkeypatch.setattr(compare_module, "compare", compare)
     monkeypatch.setattr(ragtriage.compare, "compare", compare)
     monkeypatch.setattr(gate_module, "compare", compare)
@@ -179,6 +193,7 @@ def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothi
     args: tuple[str, ...], comparisons: int, exit_code: int, calls: Calls, tmp_path: Path
 ) -> None:
     _run(*(arg.format(tmp=tmp_path) for arg in args), exit_code=exit_code)
+    assert calls.layered == EXAMPLE_RUNS
     assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
     assert set(calls.diagnosed.values()) == {1}
     assert calls.compared == comparisons
@@ -189,6 +204,7 @@ def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothi
 
 def test_the_python_result_carries_the_diagnosis_and_boundaries(calls: Calls) -> None:
     evaluation = evaluate_files(example=True)
+    assert calls.layered == EXAMPLE_RUNS
     assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
     assert [run.diagnosis.run for run in evaluation.runs] == ["baseline", "improved"]
     assert evaluation.diagnoses == tuple(run.diagnosis for run in evaluation.runs)

@@ -238,12 +238,6 @@ ROLES: dict[str, Role] = {
     ),
     "evaluate run": _json_role(lambda p: ["evaluate", *DATA, "--run", p]),
     "evaluate run.jsonl": _json_role(lambda p: ["evaluate", *DATA, "--run", p], ".jsonl"),
-    "evaluate columnar run": _json_role(
-        lambda p: ["evaluate", *DATA, "--run", p, "--algorithm", "columnar"]
-    ),
-    "evaluate columnar run.jsonl": _json_role(
-        lambda p: ["evaluate", *DATA, "--run", p, "--algorithm", "columnar"], ".jsonl"
-    ),
     "evaluate labels": _json_role(lambda p: ["evaluate", *DATA, "--run", R, "--labels", p]),
     "evaluate labels.jsonl": _json_role(
         lambda p: ["evaluate", *DATA, "--run", R, "--labels", p], ".jsonl", "labels"
@@ -386,6 +380,6 @@ def test_every_class_is_tried_whole_for_each_kind_of_file() -> None:
                               ("text", TEXT_CLASSES))
     }
     assert {kind: len(roles) for kind, roles in whole.items()} == {
-        "json": 16, "toml": 2, "text": 2
+        "json": 14, "toml": 2, "text": 2
     }
-    assert len(CASES) == 448
+    assert len(CASES) == 414

@@ -10,8 +10,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from per_question import evaluate_per_question
 from ragtriage import evaluate_files
-from ragtriage.api import evaluate_columnar
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation, RunEvaluation
 from ragtriage.request import Request
@@ -45,16 +45,16 @@ def write_files(directory: Path, g: Generated, jsonl: bool) -> Files:
 
 
 def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
-    """`ragtriage evaluate` (the reference algorithm) from Python."""
-    return evaluate_files(files.evalset, snapshot=files.snapshot, runs=files.runs,
-                          labels=files.labels, metrics=names, **options)
+    """`ragtriage evaluate` by the per-question (reference) path, from Python."""
+    request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.runs,
+                            labels=files.labels, metrics=names, **options)
+    return evaluate_per_question(request, "evaluate")
 
 
 def run_columnar(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
-    """`ragtriage evaluate --algorithm columnar` from Python."""
-    request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.runs,
-                            labels=files.labels, metrics=names, **options)
-    return evaluate_columnar(request, notify=quiet)
+    """`ragtriage evaluate` (the columnar engine) from Python."""
+    return evaluate_files(files.evalset, snapshot=files.snapshot, runs=files.runs,
+                          labels=files.labels, metrics=names, notify=quiet, **options)
 
 
 def quiet(notice: object) -> None:

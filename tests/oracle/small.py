@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from per_question import evaluate_per_question
 from ragtriage import evaluate_files
-from ragtriage.api import evaluate_columnar
 from ragtriage.errors import InputError, Problem
 from ragtriage.request import Request
 
@@ -74,9 +74,10 @@ def both(paths: tuple[Path, Path, Path], **options: Any) -> tuple[Outcome, Outco
     evalset, snapshot, run = paths
     out: list[Outcome] = []
     calls: list[Callable[[], object]] = [
-        lambda: evaluate_files(evalset, snapshot=snapshot, runs=[run], **options),
-        lambda: evaluate_columnar(Request.build(evalset, snapshot=snapshot, runs=[run],
-                                                **options), notify=quiet),
+        lambda: evaluate_per_question(
+            Request.build(evalset, snapshot=snapshot, runs=[run], **options), "evaluate"
+        ),
+        lambda: evaluate_files(evalset, snapshot=snapshot, runs=[run], notify=quiet, **options),
     ]
     for call in calls:
         try:

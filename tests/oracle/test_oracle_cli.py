@@ -1,5 +1,5 @@
-"""`ragtriage evaluate --format json`, with `--algorithm reference` and `columnar`, reports the
-oracle's per-question values, aggregates and diagnosis."""
+"""`ragtriage evaluate --format json` (the columnar engine, and the per-question path behind
+the same command) reports the oracle's per-question values, aggregates and diagnosis."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from per_question import per_question_path
 from ragtriage.cli.main import cli
 
 from . import evaluate_files, measure_names
@@ -76,11 +77,11 @@ def test_evaluate_json_in_both_algorithms_reports_the_oracle(g: Generated, jsonl
         oracle = evaluate_files(files.evalset, files.snapshot, files.runs, rank_ks=RANK_KS,
                                 detectors=DETECTORS)
         runner = CliRunner()
-        reference = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
+        with per_question_path():
+            reference = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
         assert reference.exit_code == 0, reference.output
         assert differences(json.loads(reference.stdout), oracle, NAMES) == []
-        columnar = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n)),
-                                       "--algorithm", "columnar"])
+        columnar = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
         if columnar.exit_code == 2:  # a holdout result it checks: test_oracle_disagreements
             assert any(q.get("split") == "holdout" for q in g.evalset["questions"])
             return
@@ -98,9 +99,10 @@ def test_both_algorithms_write_the_same_report(g: Generated, jsonl: bool, fmt: s
         args = ["evaluate", str(files.evalset), "--snapshot", str(files.snapshot),
                 *(a for run in files.runs for a in ("--run", str(run))), "--format", fmt]
         runner = CliRunner()
-        reference = runner.invoke(cli, args)
+        with per_question_path():
+            reference = runner.invoke(cli, args)
         assert reference.exit_code == 0, reference.output
-        columnar = runner.invoke(cli, [*args, "--algorithm", "columnar"])
+        columnar = runner.invoke(cli, args)
         if columnar.exit_code == 2:  # a holdout result it checks: test_oracle_disagreements
             assert any(q.get("split") == "holdout" for q in g.evalset["questions"])
             return

@@ -14,9 +14,8 @@ if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
-    from ..evaluation import Evaluation, QuestionFilter
+    from ..evaluation import Evaluation
     from ..gate import GateResult
-    from ..loading import Dataset
 
 Executor = Literal["local", "ray"]
 """Where work that can be spread runs: this process, or a Ray cluster."""
@@ -113,9 +112,8 @@ def compare_request(
     """`compare_files` for a built request; also returns the evaluation compared."""
     from ..compare import compare
 
-    loaded = request.load("compare", notify, example_runs_once=True)
-    names = pick_runs(loaded, baseline, list(candidates))
-    evaluation = request.evaluate_loaded(loaded, notify=notify)
+    evaluation = request.evaluate("compare", notify, example_runs_once=True)
+    names = pick_runs(evaluation, baseline, list(candidates))
     comparison = compare(
         evaluation,
         names,
@@ -177,10 +175,11 @@ def gate_request(
 
         policy = example_paths().policy
     loaded_policy = load_policy(as_path(policy))
-    loaded = request.load("gate", notify, example_runs_once=True)
-    names = pick_runs(loaded, baseline, [] if candidate is None else [candidate], gated=True)
     wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
-    evaluation = request.evaluate_loaded(loaded, list(dict.fromkeys(wanted)), notify)
+    evaluation = request.evaluate(
+        "gate", notify, metrics=list(dict.fromkeys(wanted)), example_runs_once=True
+    )
+    names = pick_runs(evaluation, baseline, [] if candidate is None else [candidate], gated=True)
     return gate(
         evaluation,
         loaded_policy,
@@ -272,7 +271,11 @@ def _not_a_run(value: str) -> str:
 
 
 def pick_runs(
-    loaded: Dataset, baseline: str | None, candidates: Sequence[str], *, gated: bool = False
+    evaluation: Evaluation,
+    baseline: str | None,
+    candidates: Sequence[str],
+    *,
+    gated: bool = False,
 ) -> list[str]:
     """Run names in comparison order: the baseline first, then the candidates.
 
@@ -280,8 +283,8 @@ def pick_runs(
     run is the baseline (for `gated`: there is none). Without candidates, every other run is
     one; `gated` then needs exactly one.
     """
-    files = {path: name for name, path in (loaded.run_files or {}).items()}
-    loaded_names = [run.name for run in loaded.runs]
+    files = {run.file: run.name for run in evaluation.runs}
+    loaded_names = [run.name for run in evaluation.runs]
     known = ", ".join(loaded_names) or "none"
     problems: list[Problem] = []
 
@@ -312,45 +315,3 @@ def pick_runs(
                 f"give --candidate NAME: the run to gate (loaded runs: {known})"
             )
     return [*([] if base is None else [base]), *chosen]
-
-
-def evaluate_columnar(request: Request, *, notify: Notify | None = None) -> Evaluation:
-    """`evaluate --algorithm columnar`: native sets scored as arrays, the same `Evaluation`
-    as `evaluate_request` gives.
-
-    Every option of the request is taken: the questions scored are the request's (its
-    selection and holdout policy, with the ledger), as for `evaluate_request`.
-    """
-    from ..calibration import read_calibrations
-    from ..columnar import evaluate_native
-    from ..metrics import measures
-
-    measures(request.metric_names)  # bad names: InputError, before any file is read
-    files = request.files()
-    if files.snapshot is None:
-        raise RequestError("--algorithm columnar needs a native evaluation set and its --snapshot")
-    snapshot = files.snapshot
-    calibrations = read_calibrations(request.calibrations)
-
-    def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
-        return evaluate_native(
-            files.dataset,
-            snapshot,
-            list(files.runs),
-            k=request.k,
-            metrics=request.metric_names,
-            label_policy=request.label_policy,
-            allow_unreviewed=request.allow_unreviewed,
-            evidence_level=request.evidence_level,
-            question_filter=keep,
-            input_filter=held,
-            labels=request.labels,
-            accept_self_labelling=request.accept_self_labelling,
-            allow_missing=request.allow_missing,
-            calibrations=calibrations,
-            versions=request.versions,
-        )
-
-    result = request.score_with(score, "evaluate", notify)
-    request.note_unused_k(result, notify)
-    return result

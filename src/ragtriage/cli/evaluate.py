@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..api import evaluate_columnar, evaluate_request
+from ..api import evaluate_request
 from ..render import dumps, evaluation_json, render_markdown, render_table
 from ..request import Request
 from ._common import (
@@ -34,14 +34,6 @@ from .report import html_option, write_html
 @format_option()
 @output_option("the report")
 @html_option
-@click.option(
-    "--algorithm",
-    type=click.Choice(["reference", "columnar"]),
-    default="reference",
-    show_default=True,
-    help="`columnar`: native sets scored as arrays (large inputs), the same report with "
-    "every option.",
-)
 @all_measures_option
 @handle_errors
 def evaluate_command(
@@ -49,14 +41,10 @@ def evaluate_command(
     fmt: str,
     output: Path | None,
     html: Path | None,
-    algorithm: str,
     all_measures: bool = False,
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
-    if algorithm == "columnar":
-        result = evaluate_columnar(request, notify=print_notice)
-    else:
-        result = evaluate_request(request, notify=print_notice)
+    result = evaluate_request(request, notify=print_notice)
     if fmt == "json":
         text = dumps(evaluation_json(result))
     elif fmt == "markdown":

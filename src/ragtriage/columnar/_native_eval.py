@@ -262,5 +262,5 @@ def _columnar(
         allow_unreviewed=allow_unreviewed, evalset_id=ev.evalset_id,
         snapshot_id=snapshot.snapshot_id, accept_self_labelling=accept_self_labelling,
         calibration_notes=calibration_notes([r.label_sources for r in out], chosen, calibrations),
-        allow_missing=allow_missing,
+        allow_missing=allow_missing, questions=tuple(questions[row] for row in rows),
     )

@@ -207,6 +207,7 @@ def run_evaluation(
         self_labelled=extras.self_labelled,
         no_result=extras.no_result,
         k_used=k_used,
+        file=str(path),
     )
 
 

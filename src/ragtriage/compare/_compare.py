@@ -207,21 +207,19 @@ def _questions(
 
 
 def _check_comparable(
-    evaluation: Evaluation,
     selected: Sequence[RunEvaluation],
     allow_missing: bool,
     allow_snapshot: bool,
 ) -> list[str]:
-    """Refuse runs on a different snapshot or question set unless allowed; return warnings."""
+    """Refuse runs on a different snapshot or evaluation set unless allowed; return warnings.
+
+    Runs without a result for some questions never get here unless `allow_missing`: the
+    evaluation refuses them."""
     base = selected[0]
-    dataset = evaluation.dataset
-    answered: dict[str, frozenset[str]] = {}
-    if dataset is not None:
-        answered = {r.name: frozenset(res.question_id for res in r.results) for r in dataset.runs}
     problems: list[Problem] = []
     warnings: list[str] = []
     for run in selected[1:]:
-        file = dataset.run_file(run.name) if dataset is not None else run.name
+        file = run.file or run.name
         checks = [
             (
                 "snapshot_id",
@@ -254,23 +252,6 @@ def _check_comparable(
                         f"provenance.{field}",
                         f"{want!r} as in base run {base.name!r} (or pass {option})",
                         repr(got),
-                    )
-                )
-        mine, theirs = answered.get(run.name), answered.get(base.name)
-        if mine is not None and theirs is not None and mine != theirs:
-            detail = (
-                f"{len(mine - theirs)} question(s) not in the base, {len(theirs - mine)} missing"
-            )
-            # Allowed, the questions left out are listed per pair (`PairComparison.left_out`).
-            if not allow_missing:
-                problems.append(
-                    Problem(
-                        file,
-                        None,
-                        "results",
-                        f"the question set of base run {base.name!r} "
-                        "(or pass --allow-missing)",
-                        detail,
                     )
                 )
     if problems:
@@ -339,9 +320,7 @@ def compare(
                 )
             ]
         )
-    warnings = _check_comparable(
-        evaluation, selected, allow_missing, allow_different_snapshot
-    )
+    warnings = _check_comparable(selected, allow_missing, allow_different_snapshot)
     stages = {run.name: run_stages(run) for run in selected}
     grouped = group_repeats(selected) if group else tuple((run,) for run in selected)
     chosen = evaluation.measures

@@ -181,6 +181,7 @@ def run_evaluation(
     self_labelled: tuple[str, ...] = (),
     calibrations: Sequence[CalibrationRecord] = (),
     no_result: tuple[str, ...] = (),
+    file: str = "",
 ) -> RunEvaluation:
     """One run's result from its per-question records, views and verdicts (all in
     evaluation-set order): aggregates, slices, label sources, diagnosis and boundaries.
@@ -207,6 +208,7 @@ def run_evaluation(
         self_labelled=self_labelled,
         no_result=no_result,
         k_used=k_used,
+        file=file,
     )
 
 
@@ -231,6 +233,7 @@ def assemble_run(
     self_labelled: tuple[str, ...] = (),
     no_result: tuple[str, ...] = (),
     k_used: bool = True,
+    file: str = "",
 ) -> RunEvaluation:
     """One run's result from its records and what its views gave (`run_evaluation`, or the
     columnar path a chunk of views at a time): aggregates and slices are computed here."""
@@ -251,4 +254,5 @@ def assemble_run(
         diagnosis=diagnosis,
         boundaries=boundaries,
         build_views=build_views,
+        file=file,
     )

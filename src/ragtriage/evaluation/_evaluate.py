@@ -138,6 +138,7 @@ def evaluate(
                 self_labelled=self_labelled,
                 calibrations=calibrations,
                 no_result=tuple(q.id for q in questions if q.id not in results),
+                file=dataset.run_file(run.name),
             )
         )
     return Evaluation(
@@ -146,7 +147,6 @@ def evaluate(
         sources=dataset.sources,
         label_policy=label_policy,
         allow_unreviewed=allow_unreviewed,
-        dataset=dataset,
         accept_self_labelling=accept_self_labelling,
         calibration_notes=calibration_notes(
             [r.label_sources for r in out], chosen, calibrations
@@ -154,6 +154,7 @@ def evaluate(
         allow_missing=allow_missing,
         evalset_id=dataset.evalset.evalset_id,
         snapshot_id=dataset.snapshot.snapshot_id,
+        questions=tuple(questions),
     )
 
 

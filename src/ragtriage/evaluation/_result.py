@@ -17,7 +17,7 @@ from ..detectors import (
     RunBoundaries,
 )
 from ..diagnosis import RunDiagnosis
-from ..loading import Dataset, SourceFile
+from ..loading import SourceFile
 from ..metrics import (
     Aggregate,
     Measure,
@@ -108,6 +108,8 @@ class RunEvaluation:
     """Every question's failing stages and the per-stage breakdown, computed once here."""
     boundaries: RunBoundaries = field(kw_only=True)
     """The boundary section (permissions, injections, sensitive values, stale labels)."""
+    file: str = field(default="", kw_only=True, compare=False)
+    """The file the run was read from, as given (for messages; "" when not known)."""
     build_views: ViewBuilder = field(kw_only=True, repr=False, compare=False)
     """Builds the per-question views of some questions: every number above is computed
     already; a view is only for what shows a question's inputs (the HTML page) or diagnoses it
@@ -142,8 +144,6 @@ class Evaluation:
     """Whether unreviewed answers were allowed (scored not applicable)."""
     tool_version: str = __version__
     """ragtriage version."""
-    dataset: Dataset | None = field(default=None, repr=False, compare=False)
-    """The dataset evaluated."""
     accept_self_labelling: bool = False
     """Whether labels made by a run's own generator were accepted (and flagged)."""
     calibration_notes: tuple[str, ...] = ()
@@ -154,6 +154,8 @@ class Evaluation:
     """The evaluation set's `evalset_id` (None: not known, e.g. a hand-built result)."""
     snapshot_id: str | None = None
     """The snapshot's `snapshot_id` (None: not known)."""
+    questions: tuple[Question, ...] = field(default=(), repr=False, compare=False)
+    """The questions evaluated (those the question filter kept), in evaluation-set order."""
 
     @property
     def diagnoses(self) -> tuple[RunDiagnosis, ...]:

@@ -124,15 +124,9 @@ def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list
 def report_questions(evaluation: Evaluation) -> list[Question]:
     """The report's questions, in evaluation-set order: every one some run was evaluated on,
     with or without a result (a run without one shows it as no result)."""
-    dataset = evaluation.dataset
-    if dataset is None:
-        seen: dict[str, Question] = {}
-        for run in evaluation.runs:
-            seen.update((v.question.id, v.question) for v in run.views)
-        return list(seen.values())
     wanted = {qid for run in evaluation.runs for qid in run.no_result}
     wanted.update(r.question_id for run in evaluation.runs for r in run.questions)
-    return [q for q in dataset.evalset.questions if q.id in wanted]
+    return [q for q in evaluation.questions if q.id in wanted]
 
 
 def report_data(evaluation: Evaluation, comparison: Comparison | None = None) -> dict[str, Any]:
