@@ -21,6 +21,7 @@ and a value `json` refuses raises `json`'s own error.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -51,55 +52,62 @@ def json_text(data: Any) -> str:
         return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
-def _float(value: float) -> orjson.Fragment | None:
-    """The fragment to write for a float orjson writes differently, None for the others."""
-    if value - value == 0.0:  # finite
-        size = -value if value < 0.0 else value
-        if size < _LOW or size >= _HIGH:
-            return None
-        return orjson.Fragment(float.__repr__(value))
+def _float(value: float) -> orjson.Fragment:
+    """A float orjson writes otherwise (non-finite, or of magnitude in [_LOW, _HIGH)), as
+    `json` writes it."""
     if value != value:
         return orjson.Fragment(b"NaN")
-    return orjson.Fragment(b"Infinity" if value == _INF else b"-Infinity")
+    if value == _INF:
+        return orjson.Fragment(b"Infinity")
+    if value == -_INF:
+        return orjson.Fragment(b"-Infinity")
+    return orjson.Fragment(float.__repr__(value))
 
 
-def _value(value: Any) -> Any:
-    """What to write instead of a float, dict, list or tuple (None: the value as it is)."""
-    kind = type(value)
-    if kind is float:
-        return _float(value)
-    if kind is dict:
-        return _dict(value)
-    if kind is list or kind is tuple:
-        return _list(value)
-    raise _NotPlain
+def _scan(values: Iterable[Any]) -> dict[int, Any] | None:
+    """Position -> what to write instead, for the values orjson would write otherwise (None
+    when there are none); `_NotPlain` for a value of another type."""
+    fixes: dict[int, Any] | None = None
+    for index, value in enumerate(values):
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            continue
+        if kind is float:
+            size = value if value >= 0.0 else -value  # NaN stays NaN: fails both tests
+            if _HIGH <= size < _INF or size < _LOW:
+                continue
+            new: Any = _float(value)
+        elif kind is dict:
+            new = _dict(value)
+        elif kind is list or kind is tuple:
+            new = _list(value)
+        else:
+            raise _NotPlain
+        if new is not None:
+            if fixes is None:
+                fixes = {}
+            fixes[index] = new
+    return fixes
 
 
 def _list(items: list[Any] | tuple[Any, ...]) -> list[Any] | None:
     """A copy of `items` with the values to rewrite replaced, or None when there are none."""
-    out: list[Any] | None = None
-    for index, value in enumerate(items):
-        kind = type(value)
-        if kind is str or kind is int or kind is bool or value is None:
-            continue
-        new = _value(value)
-        if new is not None:
-            if out is None:
-                out = list(items)
-            out[index] = new
+    fixes = _scan(items)
+    if fixes is None:
+        return None
+    out = list(items)
+    for index, new in fixes.items():
+        out[index] = new
     return out
 
 
 def _dict(mapping: dict[Any, Any]) -> dict[Any, Any] | None:
     """Like `_list`, for a dict's values (orjson itself refuses a key that is not a str)."""
-    out: dict[Any, Any] | None = None
-    for key, value in mapping.items():
-        kind = type(value)
-        if kind is str or kind is int or kind is bool or value is None:
-            continue
-        new = _value(value)
-        if new is not None:
-            if out is None:
-                out = dict(mapping)
-            out[key] = new
+    fixes = _scan(mapping.values())
+    if fixes is None:
+        return None
+    out = dict(mapping)
+    keys = list(mapping)
+    for index, new in fixes.items():
+        out[keys[index]] = new
     return out
