@@ -20,7 +20,7 @@ import numpy as np
 from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
 from ..fileio import open_input
-from ._trec import _checked_size, _delimiter, _Fallback, _strings_clean
+from ._trec import _checked_size, _delimiter, _Fallback, _numbers, _strings_clean
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -92,7 +92,7 @@ def _parsed(path: Path, source: _HashingReader) -> Iterator[tuple[pa.Array, pa.A
         if pc.any(pc.starts_with(batch["qid"], "#")).as_py():
             raise _Fallback("comment lines")  # the line reader skips and counts them
         score = batch["score"]
-        values = score.to_numpy(zero_copy_only=False)
+        values = _numbers(score)
         if score.null_count or not np.isfinite(values).all():
             raise _Fallback("bad scores")
         yield batch["qid"], batch["docid"], values
@@ -125,7 +125,7 @@ def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
                 if pc.any(pc.match_substring_regex(column, _ODD_SPACE)).as_py():
                     raise _Fallback("whitespace in IDs")
             score = batch["score"].cast(pa.float64())
-            values = score.to_numpy(zero_copy_only=False)
+            values = _numbers(score)
             if score.null_count or not np.isfinite(values).all():
                 raise _Fallback("bad scores")
             yield qid, docs, values
