@@ -243,25 +243,13 @@ class HoldoutPolicy:
     ledger: Path | None = None
     """Ledger file instead of the one beside the evaluation set."""
 
-    def apply(self, dataset: Dataset, command: str) -> tuple[Dataset, tuple[Notice, ...]]:
-        """The dataset to score, and what the user should be told about the holdout.
-
-        Without `include` the holdout questions are dropped (a note says how many); with it
-        they stay and the look is appended to the ledger (a warning once it has been looked
-        at more than `warn_after` times).
-        """
-        hidden = holdout_ids(dataset)
-        if not hidden:
-            return dataset, ()
-        kept = dataset if self.include else without_holdout(dataset)
-        names = [run.name for run in dataset.runs]
-        return kept, self.notices(evalset_source(dataset), len(hidden), command, names)
-
     def notices(
         self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str]
     ) -> tuple[Notice, ...]:
-        """What `apply` tells the user about `count` holdout questions of an evaluation set
-        (path, SHA-256) that `runs` answer; with `include`, the look is recorded first."""
+        """What the user is told about `count` holdout questions of an evaluation set (path,
+        SHA-256) that `runs` answer: without `include`, that they were left out; with it, the
+        look is recorded first (and a warning once it was looked at more than `warn_after`
+        times)."""
         if count == 0:
             return ()
         if not self.include:

@@ -9,21 +9,22 @@ the same questions: the holdout is left out unless asked for, and every look at 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from .errors import InputError, RequestError
+from .errors import RequestError
+from .executors import ExecutorName
 from .filters import QuestionSelection
-from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, holdout_ids
+from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice
 from .paths import PathArg, as_optional_path, as_paths
 from .schemas import LabelPolicy, Question
 
 if TYPE_CHECKING:
     from .evaluation import Evaluation, LevelChoice, QuestionFilter
-    from .loading import Dataset
 
 Notify = Callable[[Notice], None]
 """Where a request's notes and warnings go (the command line prints them on stderr)."""
@@ -67,6 +68,8 @@ class RequestOptions(TypedDict, total=False):
     who: str | None
     holdout_warn_after: int
     ledger: PathArg | None
+    executor: ExecutorName
+    ray_address: str | None
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,11 @@ class Request:
     """The question filters."""
     holdout: HoldoutPolicy = field(default_factory=HoldoutPolicy)
     """The holdout split: left out, or scored with the look recorded."""
+    executor: ExecutorName = "local"
+    """Where the large files of a native set are read apart: forked workers of this machine
+    (`local`), or the workers of a Ray cluster (`ray`). The report is the same."""
+    ray_address: str | None = None
+    """The Ray cluster to join (with `executor="ray"`; None: a private local Ray)."""
 
     @classmethod
     def build(
@@ -144,6 +152,8 @@ class Request:
         who: str | None = None,
         holdout_warn_after: int = DEFAULT_WARN_AFTER,
         ledger: PathArg | None = None,
+        executor: ExecutorName = "local",
+        ray_address: str | None = None,
     ) -> Request:
         """A request from the command line's words (each keyword is the option's name)."""
         return cls(
@@ -170,6 +180,8 @@ class Request:
                 warn_after=holdout_warn_after,
                 ledger=as_optional_path(ledger),
             ),
+            executor=executor,
+            ray_address=ray_address,
         )
 
     @property
@@ -197,78 +209,6 @@ class Request:
             raise RequestError(MISSING_DATASET)
         return RequestFiles(dataset, snapshot, tuple(runs))
 
-    def load(
-        self,
-        command: str = "python",
-        notify: Notify | None = None,
-        *,
-        example_runs_once: bool = False,
-    ) -> Dataset:
-        """Read the files, apply the versions file and the holdout policy.
-
-        The whole input is validated before the holdout is left out (`InputError` listing every
-        problem, holdout questions included), so leaving it out never hides a bad result.
-        `command` is what the holdout ledger records as having looked; `notify` receives the
-        notes and warnings (default: the `ragtriage` logger).
-        """
-        from .loading import load_dataset
-        from .versions import load_versions
-
-        files = self.files(example_runs_once=example_runs_once)
-        loaded = load_dataset(
-            files.dataset, snapshot=files.snapshot, runs=files.runs, labels=self.labels
-        )
-        if self.versions is not None:
-            loaded = load_versions(loaded, self.versions)
-        if holdout_ids(loaded) and not self.holdout.include:
-            # Validate what was given, not what is scored: a bad holdout result is reported
-            # like any other, as the columnar algorithm does, before the holdout is left out.
-            from .evaluation import input_problems
-
-            problems = input_problems(
-                loaded,
-                k=self.k,
-                label_policy=self.label_policy,
-                allow_unreviewed=self.allow_unreviewed,
-                accept_self_labelling=self.accept_self_labelling,
-                allow_missing=self.allow_missing,
-            )
-            if problems:
-                raise InputError(problems)
-        kept, notices = self.holdout.apply(loaded, command)
-        for notice in notices:
-            (notify or log_notice)(notice)
-        return kept
-
-    def evaluate_loaded(
-        self,
-        dataset: Dataset,
-        metrics: Sequence[str] | None = None,
-        notify: Notify | None = None,
-    ) -> Evaluation:
-        """Score the selected questions of an already loaded dataset with this request's policy.
-
-        `metrics` overrides the request's measures (None: the request's own). A `k` that
-        no result of a run uses (each records its context) is said in a note to `notify`.
-        """
-        from .calibration import read_calibrations
-        from .filters import evaluate_selected
-
-        evaluation = evaluate_selected(
-            dataset,
-            self.selection,
-            k=self.k,
-            metrics=self.metric_names if metrics is None else list(metrics),
-            label_policy=self.label_policy,
-            allow_unreviewed=self.allow_unreviewed,
-            allow_missing=self.allow_missing,
-            accept_self_labelling=self.accept_self_labelling,
-            evidence_level=self.evidence_level,
-            calibrations=read_calibrations(self.calibrations),
-        )
-        self.note_unused_k(evaluation, notify)
-        return evaluation
-
     def note_unused_k(self, evaluation: Evaluation, notify: Notify | None = None) -> None:
         """Say, per run, that the request's `k` was not used (every result records its
         context); nothing when no `k` was given."""
@@ -291,43 +231,63 @@ class Request:
         """Score this request's questions; `metrics` overrides the request's measures.
 
         A native evaluation set (with its snapshot) is read and scored as arrays
-        (`columnar.evaluate_native`); an article-format file is loaded (see `load`) and scored
-        (see `evaluate_loaded`). Both apply this request's selection and holdout policy and
-        give the same `Evaluation` for the same questions. `example_runs_once`: see `files`.
+        (`columnar.evaluate_native`, on the request's executor); an article-format file is
+        loaded as models and scored question by question (`evaluation.load_and_evaluate`).
+        Either way the whole input is checked (`InputError` with every problem, holdout
+        questions included) and this request's selection and holdout policy apply (see
+        `score_with`). `command` is what the holdout ledger records as having looked; `notify`
+        receives the notes and warnings (default: the `ragtriage` logger).
+        `example_runs_once`: see `files`.
         """
         from .calibration import read_calibrations
-        from .columnar import evaluate_native
         from .metrics import measures
 
         names = self.metric_names if metrics is None else list(metrics)
         measures(names)  # bad names: InputError, before any file is read
+        if self.ray_address is not None and self.executor != "ray":
+            raise RequestError("--ray-address needs --executor ray")
         files = self.files(example_runs_once=example_runs_once)
-        if files.snapshot is None:
-            loaded = self.load(command, notify, example_runs_once=example_runs_once)
-            return self.evaluate_loaded(loaded, metrics, notify)
-        snapshot = files.snapshot
-        calibrations = read_calibrations(self.calibrations)
-
-        def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
-            return evaluate_native(
-                files.dataset,
-                snapshot,
-                list(files.runs),
-                k=self.k,
-                metrics=names,
-                label_policy=self.label_policy,
-                allow_unreviewed=self.allow_unreviewed,
-                evidence_level=self.evidence_level,
-                question_filter=keep,
-                input_filter=held,
-                labels=self.labels,
-                accept_self_labelling=self.accept_self_labelling,
-                allow_missing=self.allow_missing,
-                calibrations=calibrations,
-                versions=self.versions,
+        if files.snapshot is None and self.executor == "ray":
+            raise RequestError(
+                "--executor ray needs a native evaluation set and its --snapshot"
             )
+        options: dict[str, Any] = {
+            "k": self.k,
+            "metrics": names,
+            "label_policy": self.label_policy,
+            "allow_unreviewed": self.allow_unreviewed,
+            "evidence_level": self.evidence_level,
+            "accept_self_labelling": self.accept_self_labelling,
+            "allow_missing": self.allow_missing,
+            "calibrations": read_calibrations(self.calibrations),
+            "versions": self.versions,
+            "labels": self.labels,
+        }
+        with contextlib.ExitStack() as stack:
+            if files.snapshot is None:
+                from .evaluation import load_and_evaluate
 
-        result = self.score_with(score, command, notify)
+                def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
+                    return load_and_evaluate(
+                        files.dataset, runs=files.runs, question_filter=keep,
+                        input_filter=held, **options,
+                    )
+            else:
+                from .columnar import evaluate_native
+
+                snapshot = files.snapshot
+                if self.executor == "ray":
+                    from .executors import RayExecutor
+
+                    options["executor"] = stack.enter_context(RayExecutor(self.ray_address))
+
+                def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
+                    return evaluate_native(
+                        files.dataset, snapshot, list(files.runs), question_filter=keep,
+                        input_filter=held, **options,
+                    )
+
+            result = self.score_with(score, command, notify)
         self.note_unused_k(result, notify)
         return result
 

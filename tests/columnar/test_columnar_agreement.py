@@ -17,8 +17,8 @@ from ragtriage.columnar import (
     parse_rank_measures,
     score_arrays,
 )
-from ragtriage.engines import LocalEngine
 from ragtriage.evaluation import evaluate
+from ragtriage.executors import LocalExecutor
 from ragtriage.formats import (
     Qrels,
     TrecRun,
@@ -130,7 +130,7 @@ def test_file_reader_equals_dict_builder(case: tuple[Qrels, TrecRun], tmp_path: 
         assert (getattr(loaded, field) == getattr(built, field)).all(), field
 
 
-class ThreeShards(LocalEngine):
+class ThreeShards(LocalExecutor):
     """Local, but cut into three shards, as a cluster would."""
 
     def shard_count(self, items: int) -> int:
@@ -152,7 +152,7 @@ def _random_case(seed: int, questions: int) -> tuple[Qrels, TrecRun]:
 def test_sharding_does_not_change_a_bit() -> None:
     qrels, run = _random_case(3, 50)
     arrays = arrays_from_dicts(qrels, run, 10)
-    one = score_arrays(arrays, MEASURES, LocalEngine())
+    one = score_arrays(arrays, MEASURES, LocalExecutor())
     three = score_arrays(arrays, MEASURES, ThreeShards())
     for m in MEASURES:
         assert one.summary[m.label] == three.summary[m.label]

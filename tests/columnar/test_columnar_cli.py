@@ -13,6 +13,7 @@ from native_layers_data import write_dataset
 from per_question import per_question_path
 from ragtriage.cli.main import cli
 from ragtriage.columnar import NATIVE_MEASURES
+from ragtriage.example import example_paths
 from ragtriage.metrics import REGISTRY
 
 NAMES = [f"{name}@3" if REGISTRY[name].params else name for name in NATIVE_MEASURES]
@@ -191,3 +192,28 @@ def test_judge_on_ray_writes_the_same_label_files_as_local(tmp_path: Path) -> No
     for name in names:
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
     assert remote.stdout == local.stdout.replace(str(tmp_path / "local"), str(tmp_path / "ray"))
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "compare", "gate", "report"])
+def test_a_scoring_command_takes_a_ray_address_only_with_the_ray_executor(
+    tmp_path: Path, command: str
+) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, 1, 3)
+    extra = {
+        "gate": ["--policy", str(example_paths().policy)],
+        "report": ["-o", str(tmp_path / "page.html")],
+    }.get(command, [])
+    result = CliRunner().invoke(
+        cli, [command, str(evalset), "--snapshot", str(snapshot), "--run", str(run),
+              "--ray-address", "auto", *extra],
+    )
+    assert result.exit_code == 2
+    assert result.stderr.endswith("Error: --ray-address needs --executor ray\n")
+
+
+def test_the_ray_executor_needs_a_native_set(article_fixture: Path) -> None:
+    result = CliRunner().invoke(cli, ["evaluate", str(article_fixture), "--executor", "ray"])
+    assert result.exit_code == 2
+    assert result.stderr.endswith(
+        "Error: --executor ray needs a native evaluation set and its --snapshot\n"
+    )

@@ -457,7 +457,7 @@ def test_evaluate_native_reads_self_labelling_from_the_input_filter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fallback: bool
 ) -> None:
     """`input_filter` (the holdout left out) on the columnar path and on its fallback to the
-    reference path, which checks the whole input first as `Request.load` does."""
+    reference path, which checks the whole input first (`load_and_evaluate`)."""
     from ragtriage.columnar import _trec, evaluate_native
 
     if fallback:

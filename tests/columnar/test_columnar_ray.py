@@ -1,16 +1,20 @@
-"""The Ray engine gives byte-identical reports to the local engine."""
+"""The Ray executor gives byte-identical reports to the local one."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
+from native_layers_data import write_dataset
 
-from ragtriage.columnar import evaluate_trec, trec_json
-from ragtriage.engines import LocalEngine, RayEngine
+from ragtriage.cli.main import cli
+from ragtriage.columnar import evaluate_trec
+from ragtriage.executors import LocalExecutor, RayExecutor
 from ragtriage.formats import write_qrels, write_run
-from ragtriage.render import dumps
+from ragtriage.render import dumps, trec_json
 
 
 @pytest.mark.slow
@@ -26,9 +30,9 @@ def test_ray_engine_matches_local_engine(tmp_path: Path) -> None:
     write_run(run, tmp_path / "r.txt")
     metrics = ["recall@10", "precision@5", "hit_rate@3", "mrr@10", "ndcg@10", "ap@40"]
     local = evaluate_trec(
-        tmp_path / "q.txt", tmp_path / "r.txt", metrics=metrics, engine=LocalEngine()
+        tmp_path / "q.txt", tmp_path / "r.txt", metrics=metrics, engine=LocalExecutor()
     )
-    with RayEngine(num_cpus=2) as engine:
+    with RayExecutor(num_cpus=2) as engine:
         assert engine.shard_count(400) == 4  # really sharded: 2 CPUs x 2 shards each
         remote = evaluate_trec(
             tmp_path / "q.txt", tmp_path / "r.txt", metrics=metrics, engine=engine
@@ -40,3 +44,30 @@ def test_ray_engine_matches_local_engine(tmp_path: Path) -> None:
     assert ours["summary"]["recall@10"]["denominator"] == 400 - sum(
         1 for judged in qrels.values() if not any(g > 0 for g in judged.values())
     )
+
+
+@pytest.mark.slow
+def test_evaluate_and_diagnose_on_ray_are_byte_identical_to_local(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 60)
+    files = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
+    mapped: list[int] = []
+    ray_map = RayExecutor.map
+
+    def counted(self: RayExecutor, func: Any, inputs: Any) -> Any:
+        mapped.append(len(inputs))
+        return ray_map(self, func, inputs)
+
+    monkeypatch.setattr(RayExecutor, "map", counted)
+    for command in ("evaluate", "diagnose"):
+        for fmt in ("json", "markdown"):
+            args = [command, *files, "--format", fmt, "--include-holdout"]
+            local = CliRunner().invoke(cli, args)
+            assert local.exit_code == 0, local.output
+            before = len(mapped)
+            remote = CliRunner().invoke(cli, [*args, "--executor", "ray"])
+            assert remote.exit_code == 0, remote.output
+            assert remote.stdout == local.stdout
+            # The evaluation set and the run were each read in parts by Ray's workers.
+            assert len(mapped) == before + 2 and min(mapped[before:]) > 1

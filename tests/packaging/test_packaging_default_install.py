@@ -174,11 +174,11 @@ def test_run_without_the_retrieval_extra(without: object, tmp_path: Path) -> Non
 
 
 def test_ray_engine_without_ray(without: object) -> None:
-    from ragtriage.engines import RayEngine
+    from ragtriage.executors import RayExecutor
 
     without("ray")  # type: ignore[operator]
     with pytest.raises(MissingExtra) as caught:
-        RayEngine()
+        RayExecutor()
     assert str(caught.value) == (
         "--executor ray needs the optional extra ragtriage[ray] (missing: ray): "
         "pip install 'ragtriage[ray]'"

@@ -6,6 +6,7 @@ name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command l
 options, calls the function here, and prints what it returns; both score the same questions.
 """
 
+from ..executors import ExecutorName
 from ..starter import StarterDataset
 from ._converting import (
     ImportedSheet,
@@ -30,7 +31,6 @@ from ._producing import (
 )
 from ._scoring import (
     ComparedRuns,
-    Executor,
     compare_files,
     compare_request,
     diagnose_files,
@@ -49,7 +49,7 @@ from ._starting import init_files
 
 __all__ = [
     "ComparedRuns",
-    "Executor",
+    "ExecutorName",
     "ImportedSheet",
     "ImportedTraceRun",
     "JudgeOutcome",

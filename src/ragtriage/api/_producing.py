@@ -20,11 +20,11 @@ from ..paths import PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
+    from ..executors import ExecutorName
     from ..judges import Estimate, JudgeResult, Progress, WrittenRun
     from ..loading import SourceFile
     from ..retrievers import RunOutput
     from ..schemas import EvalSet, Run, Snapshot
-    from ._scoring import Executor
 
 
 
@@ -205,7 +205,7 @@ def judge_files(
     price_per_1k_input: float | None = None,
     price_per_1k_output: float | None = None,
     dry_run: bool = False,
-    executor: Executor = "local",
+    executor: ExecutorName = "local",
     ray_address: str | None = None,
     progress: Progress | None = None,
 ) -> JudgeOutcome:
@@ -285,11 +285,11 @@ def judge_files(
     assert out is not None  # checked above
     api_key = endpoint.api_key()
     if executor == "ray":
-        from ..engines import RayEngine
-        from ..engines.judging import judge_on_engine
+        from ..executors import RayExecutor
+        from ..judges import judge_on_executor
 
-        with RayEngine(ray_address) as ray_engine:
-            result = judge_on_engine(loaded, LexicalJudge, ray_engine, k=k)
+        with RayExecutor(ray_address) as ray_engine:
+            result = judge_on_executor(loaded, LexicalJudge, ray_engine, k=k)
     elif spec is None:
         result = asyncio.run(judge_dataset_async(loaded, LexicalJudge(), k=k, progress=progress))
     else:

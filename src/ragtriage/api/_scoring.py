@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from ..errors import InputError, Problem, RequestError
+from ..executors import ExecutorName
 from ..paths import PathArg, as_path, as_paths
 from ..request import Notify, Request, RequestOptions
 
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
     from ..evaluation import Evaluation
     from ..gate import GateResult
 
-Executor = Literal["local", "ray"]
-"""Where work that can be spread runs: this process, or a Ray cluster."""
 
 
 def evaluate_files(
@@ -238,24 +237,24 @@ def trec_eval_files(
     allow_missing: bool = False,
     allow_extra: bool = False,
     averaging: AveragingRule = "relevant",
-    executor: Executor = "local",
+    executor: ExecutorName = "local",
     ray_address: str | None = None,
 ) -> TrecEvaluation:
     """`ragtriage trec-eval QRELS RUN ...`: rank measures of a TREC run against TREC qrels."""
     from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
-    from ..engines import LocalEngine, RayEngine
+    from ..executors import LocalExecutor, RayExecutor
 
     if ray_address is not None and executor != "ray":
         raise RequestError("--ray-address needs --executor ray")
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
     if executor == "ray":
-        with RayEngine(ray_address) as ray_engine:
+        with RayExecutor(ray_address) as ray_engine:
             return evaluate_trec(
                 qrels, run, metrics=chosen, policy=policy, engine=ray_engine, averaging=averaging
             )
     return evaluate_trec(
-        qrels, run, metrics=chosen, policy=policy, engine=LocalEngine(), averaging=averaging
+        qrels, run, metrics=chosen, policy=policy, engine=LocalExecutor(), averaging=averaging
     )
 
 

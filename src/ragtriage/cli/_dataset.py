@@ -2,8 +2,8 @@
 
 `dataset_options(...)` adds the positional DATASET and the options that say what to load and
 how to score it (--snapshot, --run, --labels, --calibration, -k, --metric, --label-policy, ...,
---example, --versions, the question filters and the holdout options); the command receives
-them as one `request: Request` and hands it to the library.
+--example, --executor, --versions, the question filters and the holdout options); the command
+receives them as one `request: Request` and hands it to the library.
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from ..request import Request
 from ._common import (
     dataset_argument,
     example_option,
+    executor_option,
     k_option,
     labels_option,
+    ray_address_option,
     run_option,
     snapshot_option,
 )
@@ -96,6 +98,8 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
             help="How retrieved IDs are matched to required evidence.",
         ),
         example_option,
+        executor_option,
+        ray_address_option,
     ]
 
     def decorator(func: Callable[..., R]) -> Callable[..., R]:
@@ -118,6 +122,8 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
                 selection=kwargs.pop("selection"),
                 holdout=kwargs.pop("holdout"),
                 example=bool(kwargs.pop("example")),
+                executor=kwargs.pop("executor"),
+                ray_address=kwargs.pop("ray_address"),
             )
             return func(*args, request=request, **kwargs)
 

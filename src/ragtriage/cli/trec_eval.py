@@ -88,8 +88,7 @@ def trec_eval_command(
     RUN may also be a Parquet file (name ending in .parquet) with columns qid, docid, score.
     """
     from ..api import trec_eval_files
-    from ..columnar import trec_json, trec_table
-    from ..render import dumps
+    from ..render import dumps, trec_json, trec_table
     from ._common import terminal_width
 
     result = trec_eval_files(

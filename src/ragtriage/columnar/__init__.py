@@ -20,7 +20,6 @@ from ._score import (
 )
 from ._stream import load_trec
 from ._trec import QuestionPolicy, TrecLoad
-from ._trec_render import trec_json, trec_table
 
 __all__ = [
     "AVERAGING_RULES",
@@ -42,6 +41,4 @@ __all__ = [
     "load_trec",
     "parse_rank_measures",
     "score_arrays",
-    "trec_json",
-    "trec_table",
 ]

@@ -10,12 +10,34 @@ from __future__ import annotations
 import re
 from itertools import repeat
 from operator import itemgetter
-from typing import Any
+from typing import Any, get_args
+
+from pydantic import BaseModel
 
 import orjson
 
 from ..errors import InputError
 from ..fileio import parse_json
+from ..schemas import (
+    Answerability,
+    AppliesTo,
+    Canary,
+    Claim,
+    ClaimLabel,
+    ClaimVerdict,
+    ContextItem,
+    EvidenceGroup,
+    FactLabel,
+    FactVerdict,
+    Labeller,
+    Outcome,
+    Question,
+    QuestionResult,
+    RankedItem,
+    ReferenceFact,
+    Split,
+    Usage,
+)
 
 _KEY_END = re.compile(rb'"\s*:')
 _SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
@@ -24,29 +46,37 @@ text read and in its compact re-serialisation, see `loads`)."""
 
 CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
-QUESTION_KEYS = frozenset(
-    {"id", "text", "answerability", "required_evidence", "reference_facts", "applies_to",
-     "tags", "split", "user_groups", "canary"}
-)
-RESULT_KEYS = frozenset(
-    {"question_id", "candidates", "reranked", "context", "answer", "outcome", "claims",
-     "fact_labels", "latency_ms", "stage_latency_ms", "cost_usd", "usage"}
-)
-GROUP_KEYS = frozenset({"any_of", "grade", "label"})
-FACT_KEYS = frozenset({"id", "text", "evidence"})
-RANKED_KEYS = frozenset({"id", "score"})
-CONTEXT_KEYS = frozenset({"id", "text"})
-CLAIM_KEYS = frozenset({"id", "text", "citations", "labels"})
-CLAIM_LABEL_KEYS = frozenset({"verdict", "supported_by", "labeller", "reason", "context_hash"})
-FACT_LABEL_KEYS = frozenset({"fact_id", "verdict", "labeller", "reason", "context_hash"})
-LABELLER_KEYS = frozenset(
-    {"kind", "name", "prompt_version", "endpoint_kind", "temperature", "seed"}
-)
-ANSWERABILITY = {"answerable": 0, "unanswerable": 1, "needs_clarification": 2}
-OUTCOMES = {"answered": 0, "refused": 1, "clarified": 2, "escalated": 3}
-CLAIM_VERDICTS = ("supported", "unsupported", "cannot_judge")
-FACT_VERDICTS = ("covered", "not_covered", "cannot_judge")
-SPLITS = ("dev", "regression", "holdout")
+
+
+def _keys(model: type[BaseModel]) -> frozenset[str]:
+    """The JSON keys of a record: the model's field names (the schemas use no aliases)."""
+    return frozenset(model.model_fields)
+
+
+def _codes(values: Any) -> dict[str, int]:
+    """A Literal type's values, each with its position as its code."""
+    return {value: code for code, value in enumerate(get_args(values))}
+
+
+# Record shapes and value sets, read from the schema's models (one definition).
+QUESTION_KEYS = _keys(Question)
+RESULT_KEYS = _keys(QuestionResult)
+GROUP_KEYS = _keys(EvidenceGroup)
+FACT_KEYS = _keys(ReferenceFact)
+RANKED_KEYS = _keys(RankedItem)
+CONTEXT_KEYS = _keys(ContextItem)
+CLAIM_KEYS = _keys(Claim)
+CLAIM_LABEL_KEYS = _keys(ClaimLabel)
+FACT_LABEL_KEYS = _keys(FactLabel)
+LABELLER_KEYS = _keys(Labeller)
+APPLIES_KEYS = _keys(AppliesTo)
+CANARY_KEYS = _keys(Canary)
+USAGE_KEYS = _keys(Usage)
+ANSWERABILITY = _codes(Answerability)
+OUTCOMES = _codes(Outcome)
+CLAIM_VERDICTS: tuple[str, ...] = get_args(ClaimVerdict)
+FACT_VERDICTS: tuple[str, ...] = get_args(FactVerdict)
+SPLITS: tuple[str, ...] = get_args(Split)
 
 
 def loads(text: bytes | str) -> Any:
@@ -148,7 +178,7 @@ def applies_ok(value: Any) -> bool:
     """An `AppliesTo` object."""
     return (
         type(value) is dict
-        and value.keys() <= {"version", "date"}
+        and value.keys() <= APPLIES_KEYS
         and opt_str(value.get("version"))
         and opt_str(value.get("date"))
     )
@@ -158,7 +188,7 @@ def canary_ok(value: Any) -> bool:
     """A `Canary` object."""
     return (
         type(value) is dict
-        and value.keys() == {"document_id", "instruction", "marker"}
+        and value.keys() == CANARY_KEYS
         and all(is_id(v) for v in value.values())
     )
 
@@ -260,7 +290,7 @@ def extras_ok(res: dict[str, Any]) -> bool:
             usage is None
             or (
                 type(usage) is dict
-                and usage.keys() == {"prompt_tokens", "completion_tokens"}
+                and usage.keys() == USAGE_KEYS
                 and all(type(v) is int and v >= 0 for v in usage.values())
             )
         )

@@ -33,28 +33,24 @@ from ..detectors import (
     find_sensitive,
 )
 from ..diagnosis import OK, stage_order
-from ..errors import InputError
 from ..evaluation import (
     Evaluation,
     LevelChoice,
     QuestionFilter,
-    evaluate,
-    input_problems,
+    load_and_evaluate,
     question_level,
     run_evidence_level,
 )
-from ..holdout import keep_questions
+from ..executors import Executor
 from ..loading import (
     SnapshotIndex,
     SourceFile,
     display_path,
     file_sha256,
-    load_dataset,
 )
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy, Question
-from ..versions import load_versions
 from ._native_explain import Explained, RunExtras, no_cycle_collection, run_evaluation
 from ._native_labels import check_answered, read_labels
 from ._native_layers import build_matcher, run_layers
@@ -110,6 +106,7 @@ def evaluate_native(
     calibrations: Sequence[CalibrationRecord] = (),
     versions: PathArg | None = None,
     workers: int | None = None,
+    executor: Executor | None = None,
 ) -> Evaluation:
     """Evaluate native runs as arrays; raise `InputError` with every problem.
 
@@ -121,7 +118,8 @@ def evaluate_native(
     are `evaluate`'s options. `input_filter` marks the questions the input holds for the
     caller (None: all; `Request.score_with` leaves the holdout out unless included): results of
     the others are checked but are not read for self-labelling, as if absent from the files.
-    `question_filter` must keep only such questions.
+    `question_filter` must keep only such questions. `executor`: where the byte ranges of
+    JSONL files are read (`executors.RayExecutor`); None: forked workers of this machine.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
@@ -134,22 +132,16 @@ def evaluate_native(
                 workers or default_workers(), chosen, question_filter, as_paths(labels),
                 accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
                 calibrations=calibrations, versions=as_optional_path(versions),
-                input_filter=input_filter,
+                input_filter=input_filter, executor=executor,
             )
     except _Fallback:
-        dataset = load_dataset(evalset, snapshot=snapshot, runs=runs, labels=labels)
-        if versions is not None:
-            dataset = load_versions(dataset, versions)
-        if input_filter is not None:  # the whole input is checked, as `Request.load` does
-            problems = input_problems(
-                dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
-                accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-            )
-            if problems:
-                raise InputError(problems) from None
-            dataset = keep_questions(dataset, input_filter)
-        return evaluate(
-            dataset,
+        return load_and_evaluate(
+            evalset,
+            snapshot=snapshot,
+            runs=runs,
+            labels=labels,
+            versions=versions,
+            input_filter=input_filter,
             k=k,
             metrics=metrics,
             label_policy=label_policy,
@@ -182,6 +174,7 @@ def _columnar(
     calibrations: Sequence[CalibrationRecord] = (),
     versions: Path | None = None,
     input_filter: QuestionFilter | None = None,
+    executor: Executor | None = None,
 ) -> Evaluation:
     stages = stage_order()
     if not set(stages) <= _KNOWN_STAGES:
@@ -189,7 +182,7 @@ def _columnar(
     snapshot, snapshot_source, versions_source = load_snapshot(snapshot_path, versions)
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
-    ev = read_evalset_parallel(evalset, codes, workers)
+    ev = read_evalset_parallel(evalset, codes, workers, executor)
     n = len(ev.ids)
     if level == "auto":
         level_document = ev.level_document
@@ -217,7 +210,7 @@ def _columnar(
             path, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
             scan_contexts=scan_contexts, added_labels=labels, allow_missing=allow_missing,
-            accept_self_labelling=accept_self_labelling,
+            accept_self_labelling=accept_self_labelling, executor=executor,
         )
         if run.header.name in names:
             raise _Fallback("run names")

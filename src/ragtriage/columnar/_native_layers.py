@@ -21,6 +21,7 @@ import numpy as np
 
 from ..detectors import BLOCKING_STAGES, PERMISSION_STAGES
 from ..metrics import REGISTRY, PerQuestion, default_measures
+from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 
@@ -35,8 +36,12 @@ NATIVE_MEASURES = (
 """The registry measures the columnar native path computes: every one. The default set, in
 its order, then the rank measures, then the others (`sensitive_in_context`)."""
 
-ANSWERED, REFUSED, CLARIFIED, ESCALATED = 0, 1, 2, 3
-ANSWERABLE, UNANSWERABLE, NEEDS_CLARIFICATION = 0, 1, 2
+ANSWERED, REFUSED, CLARIFIED, ESCALATED = (
+    OUTCOMES[name] for name in ("answered", "refused", "clarified", "escalated")
+)
+ANSWERABLE, UNANSWERABLE, NEEDS_CLARIFICATION = (
+    ANSWERABILITY[name] for name in ("answerable", "unanswerable", "needs_clarification")
+)
 
 
 def _owner(offsets: np.ndarray) -> np.ndarray:

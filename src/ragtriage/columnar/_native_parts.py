@@ -3,8 +3,10 @@
 Parsing and checking JSON records is Python work bound to one core; a file of a million
 results is cut into one byte range per worker (on line starts), each range is read by a
 forked process (which inherits the snapshot codes and the evaluation set without copying
-them through a pipe), and the parts' arrays are joined in file order. Results do not depend
-on the number of workers.
+them through a pipe), and the parts' arrays are joined in file order. Given an executor
+(`executors.RayExecutor`), the ranges are read by its workers instead (a few per CPU of the
+cluster, the file at the same path on every worker), whatever the file's size. Results do
+not depend on the number of workers or on where they run.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
+from ..executors import Executor
 from ._native_read import Codes, EvalColumns, _offsets, read_evalset, spans
 from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
@@ -48,6 +52,25 @@ CAN_FORK = _CAN_FORK
 """Whether this platform can fork workers (they inherit the caller's data, never pickled)."""
 
 
+def _apply(function: Callable[..., T], arguments: tuple[Any, ...]) -> T:
+    return function(*arguments)
+
+
+def _ranges(path: Path, workers: int, executor: Executor | None) -> list[tuple[int, int]] | None:
+    """The byte ranges to read apart (None: read the file whole, here)."""
+    if executor is None:
+        return spans(path, workers if _CAN_FORK else 1)
+    return spans(path, executor.shard_count(1 << 30), min_bytes=0)
+
+
+def _map(
+    function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], executor: Executor | None
+) -> list[T]:
+    if executor is None:
+        return in_parallel(function, arguments)
+    return executor.map(partial(_apply, function), arguments)
+
+
 def default_workers() -> int:
     """One worker per CPU this process may use (1 where processes cannot be forked)."""
     if not _CAN_FORK:
@@ -66,12 +89,15 @@ def _join_flat(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
     return np.concatenate([p[0] for p in parts]), _join_offsets([p[1] for p in parts])
 
 
-def read_evalset_parallel(path: Path, codes: Codes, workers: int) -> EvalColumns:
-    """`read_evalset`, over byte ranges in parallel when the file is large enough."""
-    ranges = spans(path, workers if _CAN_FORK else 1)
+def read_evalset_parallel(
+    path: Path, codes: Codes, workers: int, executor: Executor | None = None
+) -> EvalColumns:
+    """`read_evalset`, over byte ranges in parallel when the file is large enough (on the
+    executor's workers when one is given)."""
+    ranges = _ranges(path, workers, executor)
     if ranges is None:
         return read_evalset(path, codes)
-    parts = in_parallel(_evalset_part, [(path, codes, span) for span in ranges])
+    parts = _map(_evalset_part, [(path, codes, span) for span in ranges], executor)
     ids = [i for part in parts for i in part.ids]
     row_of = {qid: row for row, qid in enumerate(ids)}
     if len(row_of) < len(ids):
@@ -121,6 +147,7 @@ def read_run_parallel(
     workers: int,
     *,
     allow_missing: bool = False,
+    executor: Executor | None = None,
     **options: Any,
 ) -> tuple[RunColumns, np.ndarray]:
     """`read_run`, over byte ranges in parallel when the file is large enough, and the rows
@@ -129,12 +156,12 @@ def read_run_parallel(
     The rows without a result are added as empty results (no ranking, no outcome, no labels),
     so that every array follows every row; they are never scored (`evaluate` lists them as
     no result)."""
-    ranges = spans(path, workers if _CAN_FORK else 1)
+    ranges = _ranges(path, workers, executor)
     if ranges is None:
         run = read_run(path, evalset, codes, **options)
     else:
-        parts = in_parallel(
-            _run_part, [(path, evalset, codes, options, span) for span in ranges]
+        parts = _map(
+            _run_part, [(path, evalset, codes, options, span) for span in ranges], executor
         )
         run = _join(parts)
     if np.unique(run.row).size != run.row.size:

@@ -114,14 +114,18 @@ def _lines(handle: BinaryIO, label: str, end: int | None) -> Iterator[bytes]:
         raise _Fallback("line") from exc
 
 
-def spans(path: Path, parts: int) -> list[tuple[int, int]] | None:
+def spans(
+    path: Path, parts: int, min_bytes: int | None = None
+) -> list[tuple[int, int]] | None:
     """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
-    the file whole: a JSON document, or too small to be worth splitting)."""
+    the file whole: a JSON document, or smaller than `min_bytes`, default 8 MiB, not worth
+    splitting)."""
     try:
         size = check_input(path)
     except InputError:
         return None  # reading the file whole names the problem
-    if path.suffix != ".jsonl" or parts < 2 or size < _SPLIT_BYTES:
+    limit = _SPLIT_BYTES if min_bytes is None else min_bytes
+    if path.suffix != ".jsonl" or parts < 2 or size < limit:
         return None
     with _open(path) as handle:
         try:

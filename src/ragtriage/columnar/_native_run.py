@@ -29,6 +29,9 @@ from ._native_labels import Added, with_labels
 from ._native_read import Codes, EvalColumns, _offsets, records
 from ._trec import _Fallback
 
+_ANSWERED = OUTCOMES["answered"]
+_NOT_ANSWERED = frozenset(OUTCOMES.values()) - {_ANSWERED}
+
 
 @dataclass(frozen=True)
 class RunColumns:
@@ -237,11 +240,13 @@ def read_run(
         claims = res.get("claims") or []
         fact_labels = res.get("fact_labels", [])
         stamped = any(lab.get("context_hash") is not None for lab in fact_labels)
-        if out > 0 and (claims or any(lab["verdict"] == "covered" for lab in fact_labels)):
+        if out in _NOT_ANSWERED and (
+            claims or any(lab["verdict"] == "covered" for lab in fact_labels)
+        ):
             raise _Fallback("claims of a non-answer")
         if out < 0 and claims:
             raise _Fallback("claims without an answer")
-        if out == 0 and not claims and not unreviewed_ok:
+        if out == _ANSWERED and not claims and not unreviewed_ok:
             raise _Fallback("unreviewed")
         claim_ids = [c.get("id") or f"c{n}" for n, c in enumerate(claims, start=1)]
         if len(set(claim_ids)) < len(claim_ids):
@@ -254,7 +259,7 @@ def read_run(
                 raise _Fallback("claim labels")
             claims_self_made = claims_self_made or _self_made(labels, generator)
             chosen = counted_labels(labels, label_policy, _kind)
-            if not chosen and out == 0 and not unreviewed_ok:
+            if not chosen and out == _ANSWERED and not unreviewed_ok:
                 raise _Fallback("unlabelled claim")
             for lab in labels:
                 backing = lab.get("supported_by", ())
@@ -288,7 +293,7 @@ def read_run(
             raise _Fallback("fact_id")
         for fact in question_facts:
             chosen = counted_labels(by_fact.get(fact, []), label_policy, _kind)
-            if out == 0 and not unreviewed_ok and not chosen:
+            if out == _ANSWERED and not unreviewed_ok and not chosen:
                 raise _Fallback("unlabelled fact")
             fact_state.append(_state(chosen, FACT_VERDICTS))
         exotic.append(stamped)

@@ -55,7 +55,7 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
 def load_snapshot(
     path: Path, versions: Path | None
 ) -> tuple[Snapshot, SourceFile, tuple[SourceFile, ...]]:
-    """The snapshot (with the versions file applied, as `Request.load` applies it), its
+    """The snapshot (with the versions file applied, as `load_and_evaluate` applies it), its
     source and the versions file's source, if any."""
     loaded = read_file(path, ProblemCollector())
     if not isinstance(loaded.content, Snapshot):

@@ -9,8 +9,8 @@ from functools import partial
 import numpy as np
 
 from .._version import __version__
-from ..engines import Engine, LocalEngine, shard_bounds
 from ..errors import InputError, Problem
+from ..executors import Executor, LocalExecutor, shard_bounds
 from ..loading import SourceFile
 from ..metrics import Aggregate, Measure, PerQuestion, RankForm, parse_measure
 from ..paths import PathArg, as_path
@@ -125,7 +125,7 @@ def _score_shard(measures: Sequence[RankMeasure], shard: RankArrays) -> dict[str
 def score_arrays(
     arrays: RankArrays,
     measures: Sequence[RankMeasure],
-    engine: Engine | None = None,
+    engine: Executor | None = None,
     *,
     averaging: AveragingRule = "relevant",
     missing: Sequence[str] = (),
@@ -135,7 +135,7 @@ def score_arrays(
     `missing` names the questions scored as empty rankings because the run had none; the
     `trec_eval` rule leaves them out of the aggregates, `trec_eval-c` averages them in.
     """
-    engine = engine or LocalEngine()
+    engine = engine or LocalExecutor()
     bounds = shard_bounds(len(arrays.question_ids), engine.shard_count(len(arrays.question_ids)))
     shards = [arrays.shard(lo, hi) for lo, hi in bounds] if len(bounds) > 1 else [arrays]
     parts = engine.map(partial(_score_shard, tuple(measures)), shards)
@@ -164,7 +164,7 @@ def evaluate_trec(
     *,
     metrics: Sequence[str] = DEFAULT_TREC_MEASURES,
     policy: QuestionPolicy = STRICT,
-    engine: Engine | None = None,
+    engine: Executor | None = None,
     averaging: AveragingRule = "relevant",
 ) -> TrecEvaluation:
     """Read a TREC qrels and run file and score the run; `InputError` lists every problem.
@@ -182,7 +182,7 @@ def evaluate_trec(
     measures = parse_rank_measures(metrics)
     depth = max(m.k for m in measures)
     loaded = load_trec(qrels, run, depth=depth, policy=policy)  # hashes the files as it reads
-    engine = engine or LocalEngine()
+    engine = engine or LocalExecutor()
     scores = score_arrays(
         loaded.arrays, measures, engine, averaging=averaging, missing=loaded.missing
     )

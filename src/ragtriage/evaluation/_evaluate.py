@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..calibration import CalibrationRecord, calibration_notes
 from ..detectors import (
@@ -45,7 +46,7 @@ def input_problems(
     """Every problem `evaluate` refuses the whole dataset for (the same options), in its order.
 
     The holdout policy asks this of the whole input before it leaves the holdout out, so a
-    bad holdout result is reported as any other (see `Request.load`).
+    bad holdout result is reported as any other (see `load_and_evaluate`).
     """
     problems = check_dataset(
         dataset,
@@ -164,12 +165,30 @@ def load_and_evaluate(
     snapshot: PathArg | None = None,
     runs: Sequence[PathArg] = (),
     labels: Sequence[PathArg] = (),
-    **options: object,
+    versions: PathArg | None = None,
+    input_filter: QuestionFilter | None = None,
+    **options: Any,
 ) -> Evaluation:
-    """Load files and evaluate every question (see `evaluate` for the options).
+    """Load files (with a versions file applied to the snapshot) and evaluate them question by
+    question (see `evaluate` for the options).
 
-    No request policy: the holdout is scored and nothing is recorded. `ragtriage.evaluate_files`
-    is the call that does what `ragtriage evaluate` does.
+    `input_filter` marks the questions the input holds for the caller (None: all): the whole
+    input is checked first (`InputError` with every problem, the others' results included),
+    then the others are left out, as if absent from the files. No request policy: nothing is
+    said or recorded about a holdout; `ragtriage.evaluate_files` is the call that does what
+    `ragtriage evaluate` does.
     """
+    from ..holdout import keep_questions
+    from ..versions import load_versions
+
     loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels)
-    return evaluate(loaded, **options)  # type: ignore[arg-type]
+    if versions is not None:
+        loaded = load_versions(loaded, versions)
+    if input_filter is not None:
+        checks = ("k", "label_policy", "allow_unreviewed", "accept_self_labelling",
+                  "allow_missing")
+        problems = input_problems(loaded, **{n: options[n] for n in checks if n in options})
+        if problems:
+            raise InputError(problems)
+        loaded = keep_questions(loaded, input_filter)
+    return evaluate(loaded, **options)

@@ -49,6 +49,7 @@ from ._session import (
     run_llm_judge,
     with_cost,
 )
+from ._sharded import JudgeFactory, judge_on_executor
 from ._spec import (
     CallStats,
     ClaimsFound,
@@ -77,6 +78,7 @@ __all__ = [
     "ExtractedClaim",
     "ItemNote",
     "Judge",
+    "JudgeFactory",
     "JudgeFailed",
     "JudgeResult",
     "JudgeSpec",
@@ -106,6 +108,7 @@ __all__ = [
     "final_context",
     "judge_dataset",
     "judge_dataset_async",
+    "judge_on_executor",
     "label_context_hash",
     "load_prompts",
     "model_text",

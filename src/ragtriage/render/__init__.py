@@ -22,6 +22,7 @@ from ._text import (
     render_table,
     shown_measures,
 )
+from ._trec_report import trec_json, trec_table
 
 __all__ = [
     "MAX_WIDTH",
@@ -50,4 +51,6 @@ __all__ = [
     "shown_measures",
     "slice_rows",
     "terminal_width",
+    "trec_json",
+    "trec_table",
 ]

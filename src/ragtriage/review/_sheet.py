@@ -8,11 +8,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 from .._optional import require_extra
 from ..errors import InputError, Problem
 from ..fileio import OutputError, atomic_output, check_input, read_text
 from ..paths import PathArg, as_path
+from ..schemas import ClaimVerdict, FactVerdict
 from ._sheet_limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
 
 COLUMNS: tuple[str, ...] = (
@@ -40,10 +42,10 @@ put their name in `reviewer`); the other columns identify the item and must not 
 FILL_COLUMNS = ("verdict", "supported_by", "reason", "reviewer")
 """The columns a reviewer fills."""
 
-CLAIM_VERDICTS = ("supported", "unsupported", "cannot_judge")
-"""Allowed verdicts on a claim row."""
-FACT_VERDICTS = ("covered", "not_covered", "cannot_judge")
-"""Allowed verdicts on a fact row."""
+CLAIM_VERDICTS: tuple[str, ...] = get_args(ClaimVerdict)
+"""Allowed verdicts on a claim row (the schema's)."""
+FACT_VERDICTS: tuple[str, ...] = get_args(FactVerdict)
+"""Allowed verdicts on a fact row (the schema's)."""
 
 ID_SEPARATOR = ", "
 """How lists of IDs are written in one cell (read back by splitting on commas)."""

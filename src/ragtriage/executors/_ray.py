@@ -1,7 +1,7 @@
-"""Ray engine: shards go to the workers of a Ray cluster (or a local Ray for tests).
+"""Ray executor: shards go to the workers of a Ray cluster (or a local Ray for tests).
 
 Scoring a shard depends only on the shard's own rows, and aggregation happens afterwards
-in the caller with an exactly rounded sum, so results are identical to the local engine
+in the caller with an exactly rounded sum, so results are identical to the local executor
 whatever the number of shards or workers.
 """
 
@@ -23,12 +23,14 @@ def _call(func: Callable[[Any], Any], item: Any) -> Any:
     return func(item)
 
 
-class RayEngine:
+class RayExecutor:
     """Maps work over a Ray cluster.
 
     `address=None` starts a private local Ray (`num_cpus` workers, no dashboard, session
     files under a fresh temporary directory) and stops it on `close`; an address such as
-    `ray://head:10001` or `auto` joins an existing cluster, which is left running.
+    `ray://head:10001` or `auto` joins an existing cluster, which is left running. Ray is
+    started (or joined) on first use, so a command that fails on its input first never
+    waits for it.
     """
 
     name = "ray"
@@ -41,11 +43,21 @@ class RayEngine:
         shards_per_cpu: int = 2,
     ) -> None:
         require_extra("ray", "--executor ray")
-        import ray
-
-        self._ray = ray
+        self._address = address
+        self._num_cpus = num_cpus
+        self._shards_per_cpu = shards_per_cpu
         self._owned = False
         self._temp_dir: str | None = None
+        self._started: tuple[Any, int, Any] | None = None
+
+    def _start(self) -> tuple[Any, int, Any]:
+        """(ray, shards, the remote call): Ray started or joined on first use."""
+        if self._started is not None:
+            return self._started
+        require_extra("ray", "--executor ray")
+        import ray
+
+        address, num_cpus = self._address, self._num_cpus
         if not ray.is_initialized():
             if address is None:
                 self._temp_dir = tempfile.mkdtemp(prefix="ragtriage-ray-")
@@ -60,29 +72,30 @@ class RayEngine:
                 ray.init(address=address, log_to_driver=False, configure_logging=False)
             self._owned = True
         cpus = int(ray.cluster_resources().get("CPU", num_cpus))  # type: ignore[no-untyped-call]
-        self._shards = max(1, cpus * shards_per_cpu)
-        self._remote = ray.remote(_call)
+        self._started = (ray, max(1, cpus * self._shards_per_cpu), ray.remote(_call))
+        return self._started
 
     def shard_count(self, items: int) -> int:
         """A few shards per CPU of the cluster, so slow workers do not hold up the rest."""
-        return max(1, min(self._shards, items))
+        return max(1, min(self._start()[1], items))
 
     def map(self, func: Callable[[T], R], inputs: Sequence[T]) -> list[R]:
         """Run `func` on every input as a Ray task; results come back in input order."""
-        func_ref = self._ray.put(func)
-        refs = [self._remote.remote(func_ref, item) for item in inputs]
-        return list(self._ray.get(refs))
+        ray, _, remote = self._start()
+        func_ref = ray.put(func)
+        refs = [remote.remote(func_ref, item) for item in inputs]
+        return list(ray.get(refs))
 
     def close(self) -> None:
-        """Stop Ray if this engine started it."""
-        if self._owned:
-            self._ray.shutdown()
+        """Stop Ray if this executor started it."""
+        if self._owned and self._started is not None:
+            self._started[0].shutdown()
             self._owned = False
         if self._temp_dir is not None:  # the private session's files go with it
             shutil.rmtree(self._temp_dir, ignore_errors=True)
             self._temp_dir = None
 
-    def __enter__(self) -> RayEngine:
+    def __enter__(self) -> RayExecutor:
         return self
 
     def __exit__(

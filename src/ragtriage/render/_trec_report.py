@@ -5,14 +5,12 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from ._averaging import AVERAGING_RULES
-from ._score import TrecEvaluation
+from ..columnar import AVERAGING_RULES, TrecEvaluation
+from ._json import aggregate_json
 
 
 def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[str, Any]:
     """The report as plain data; per-question values (null = not applicable) on request."""
-    from ..render import aggregate_json  # imported here: scoring needs no renderer
-
     scores = evaluation.scores
     data: dict[str, Any] = {
         "schema_version": 1,

@@ -14,18 +14,12 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from ..judges import (
-    CallStats,
-    Judge,
-    JudgedRun,
-    JudgeResult,
-    check_judgeable,
-    judge_dataset,
-    run_cutoffs,
-)
+from ..executors import Executor, shard_bounds
 from ..loading import Dataset
 from ..schemas import LabelSet, Run
-from ._base import Engine, shard_bounds
+from ._llm import Judge
+from ._runner import JudgedRun, JudgeResult, check_judgeable, judge_dataset, run_cutoffs
+from ._spec import CallStats
 
 JudgeFactory = Callable[[], Judge]
 """Builds a judge where the shard runs (a client cannot travel between processes)."""
@@ -87,8 +81,8 @@ def _join_run(dataset_run: Run, parts: Sequence[JudgedRun]) -> JudgedRun:
     return JudgedRun(dataset_run.name, labels, new_run, notes)
 
 
-def judge_on_engine(
-    dataset: Dataset, factory: JudgeFactory, engine: Engine, *, k: int | None = None
+def judge_on_executor(
+    dataset: Dataset, factory: JudgeFactory, engine: Executor, *, k: int | None = None
 ) -> JudgeResult:
     """Judge every answered result of every run, sharded by question over `engine`."""
     check_judgeable(dataset, run_cutoffs(dataset, k))  # every problem, before any call

@@ -1,16 +1,19 @@
-"""What an engine is: something that maps a function over shards of work."""
+"""What an executor is: something that maps a function over shards of work."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
+ExecutorName = Literal["local", "ray"]
+"""Where work that can be spread runs: this machine, or a Ray cluster (`--executor`)."""
 
-class Engine(Protocol):
+
+class Executor(Protocol):
     """Runs one function over many inputs and returns the outputs in input order."""
 
     name: str
@@ -25,7 +28,7 @@ class Engine(Protocol):
         ...
 
 
-class LocalEngine:
+class LocalExecutor:
     """Everything in this process, one shard: the default, and the reference for Ray."""
 
     name = "local"

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ragtriage.engines import LocalEngine, RayEngine
-from ragtriage.engines.judging import judge_on_engine
 from ragtriage.example import example_paths
-from ragtriage.judges import JudgeResult, LexicalJudge, judge_dataset
+from ragtriage.executors import LocalExecutor, RayExecutor
+from ragtriage.judges import JudgeResult, LexicalJudge, judge_dataset, judge_on_executor
 from ragtriage.loading import Dataset, load_dataset
 
 
-class FiveShards(LocalEngine):
+class FiveShards(LocalExecutor):
     """Local, but cut into five shards, as a cluster would."""
 
     def shard_count(self, items: int) -> int:
@@ -33,7 +32,7 @@ def _dump(result: JudgeResult) -> list[object]:
 def test_sharded_judging_equals_local_judging() -> None:
     dataset = _dataset()
     local = judge_dataset(dataset, LexicalJudge())
-    sharded = judge_on_engine(dataset, LexicalJudge, FiveShards())
+    sharded = judge_on_executor(dataset, LexicalJudge, FiveShards())
     assert _dump(sharded) == _dump(local)
     assert sharded.stats == local.stats
     assert sharded.stats.by_task == {"coverage": 34, "support": 39}
@@ -43,7 +42,7 @@ def test_sharded_judging_equals_local_judging() -> None:
 def test_judging_on_ray_equals_local_judging() -> None:
     dataset = _dataset()
     local = judge_dataset(dataset, LexicalJudge())
-    with RayEngine(num_cpus=2) as engine:
-        remote = judge_on_engine(dataset, LexicalJudge, engine)
+    with RayExecutor(num_cpus=2) as engine:
+        remote = judge_on_executor(dataset, LexicalJudge, engine)
     assert _dump(remote) == _dump(local)
     assert remote.stats == local.stats
