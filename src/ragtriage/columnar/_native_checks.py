@@ -12,9 +12,8 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any, get_args
 
-from pydantic import BaseModel
-
 import orjson
+from pydantic import BaseModel
 
 from ..errors import InputError
 from ..fileio import parse_json
