@@ -125,6 +125,31 @@ def _strings_clean(column: pa.ChunkedArray) -> bool:
     return True
 
 
+_ODD_SPACE = (
+    r"[\s\x{0b}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
+    r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+)
+"""Characters Python's `str.split()` splits on: a text run cannot hold them inside an ID."""
+
+
+def _plain_fields(column: pa.ChunkedArray) -> bool:
+    """No field holds a character `str.split()` splits on (pyarrow splits on the delimiter
+    only; the line reader would see more fields). ASCII text is checked on its bytes (none
+    below `!`: blanks and control characters, also the harmless ones, go to the line
+    reader); text with other characters also by `_ODD_SPACE`."""
+    for chunk in column.chunks:
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+        start, stop = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
+        if start == stop:
+            continue
+        text = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[start:stop]
+        if int(text.min()) <= 0x20:
+            return False
+        if int(text.max()) >= 0x80 and pc.any(pc.match_substring_regex(chunk, _ODD_SPACE)).as_py():
+            return False
+    return True
+
+
 def _numbers(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A numeric or boolean column as a numpy array, read from its buffers.
 
@@ -173,8 +198,9 @@ def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarra
         ("qid", "iteration", "docid", "grade"),
         {"qid": pa.string(), "iteration": pa.string(), "docid": pa.string(), "grade": pa.int64()},
     )
-    if not all(_strings_clean(table[c]) for c in ("qid", "iteration", "docid")):
-        raise _Fallback("blank fields")
+    for name in ("qid", "iteration", "docid"):
+        if not (_strings_clean(table[name]) and _plain_fields(table[name])):
+            raise _Fallback("blank fields, or whitespace the line reader splits on")
     if table["grade"].null_count:
         raise _Fallback("missing grades")
     if pc.any(pc.starts_with(table["qid"], "#")).as_py():

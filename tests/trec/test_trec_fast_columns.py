@@ -1,5 +1,6 @@
 """The fast TREC path reads pyarrow columns through their buffers (`_numbers`, `_arrow`):
-same values as pyarrow's own conversions, and no pandas import on the way."""
+same values as pyarrow's own conversions, and no pandas import on the way. Its fields hold
+nothing the line reader splits on (`_plain_fields`): both readers give the same problems."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ragtriage.columnar._trec import _arrow, _numbers
+from ragtriage.columnar import load_trec
+from ragtriage.columnar._trec import STRICT, _arrow, _numbers, _slow
+from ragtriage.errors import InputError
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -78,3 +81,36 @@ def test_trec_eval_imports_no_pandas(tmp_path: Path, doc: str) -> None:
         capture_output=True, text=True, check=False, env={"PYTHONPATH": str(SRC)},
     )
     assert (out.stdout, out.stderr) == ("0 False\n", "")
+
+
+# Every character `str.split()` splits on, but the line break itself (computed, not listed).
+BLANKS = [c for c in map(chr, range(0x3001)) if c.isspace() and c != "\n"]
+
+
+def _problems(read: object) -> list[str]:
+    with pytest.raises(InputError) as caught:
+        read()  # type: ignore[operator]
+    return [p.message() for p in caught.value.problems]
+
+
+@pytest.mark.parametrize(("kind", "field"), [("run", f) for f in range(6)] + [
+    ("qrels", f) for f in range(4)
+])
+def test_a_blank_inside_a_field_gives_the_line_readers_problems(
+    tmp_path: Path, kind: str, field: int
+) -> None:
+    qrels_lines = [["q1", "0", "d1", "1"], ["q2", "0", "d2", "1"]]
+    run_lines = [["q1", "Q0", "d1", "1", "0.5", "r"], ["q2", "Q0", "d2", "1", "0.5", "r"]]
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    for blank in BLANKS:
+        lines = [list(line) for line in (run_lines if kind == "run" else qrels_lines)]
+        lines[0][field] = f"{lines[0][field]}{blank}x"
+        written = "".join(" ".join(line) + "\n" for line in lines)
+        other = qrels_lines if kind == "run" else run_lines
+        (run if kind == "run" else qrels).write_text(written, encoding="utf-8")
+        (qrels if kind == "run" else run).write_text(
+            "".join(" ".join(line) + "\n" for line in other), encoding="utf-8"
+        )
+        slow = _problems(lambda: _slow(qrels, run, 10, STRICT))
+        assert slow, repr(blank)
+        assert _problems(lambda: load_trec(qrels, run, depth=10)) == slow, repr(blank)
