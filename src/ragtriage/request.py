@@ -241,9 +241,11 @@ class Request:
         """
         from .calibration import read_calibrations
         from .metrics import measures
+        from .validation import parse_k
 
         names = self.metric_names if metrics is None else list(metrics)
         measures(names)  # bad names: InputError, before any file is read
+        k = None if self.k is None else parse_k(self.k)  # as the command line's -k
         if self.ray_address is not None and self.executor != "ray":
             raise RequestError("--ray-address needs --executor ray")
         files = self.files(example_runs_once=example_runs_once)
@@ -252,7 +254,7 @@ class Request:
                 "--executor ray needs a native evaluation set and its --snapshot"
             )
         options: dict[str, Any] = {
-            "k": self.k,
+            "k": k,
             "metrics": names,
             "label_policy": self.label_policy,
             "allow_unreviewed": self.allow_unreviewed,

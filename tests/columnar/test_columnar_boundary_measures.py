@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ragtriage.columnar import NATIVE_MEASURES, _native_eval, evaluate_native
+from ragtriage.columnar._native_snapshot import snapshot_codes
 from ragtriage.evaluation import RunEvaluation, evaluate
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import REGISTRY, measures
@@ -83,12 +84,12 @@ RESULTS: list[dict[str, Any]] = [
 NA = None
 
 
-def _write(tmp: Path) -> tuple[Path, Path, Path]:
+def _write(tmp: Path, snapshot: dict[str, Any] = SNAPSHOT) -> tuple[Path, Path, Path]:
     paths = (tmp / "evalset.jsonl", tmp / "snapshot.json", tmp / "run.jsonl")
     head = {"schema_version": 1, "kind": "evalset", "evalset_id": "e"}
     run_head = {"schema_version": 1, "kind": "run", "name": "r", "provenance": {"k": 1}}
     paths[0].write_text("\n".join(json.dumps(x) for x in [head, *QUESTIONS]), "utf-8")
-    paths[1].write_text(json.dumps(SNAPSHOT), "utf-8")
+    paths[1].write_text(json.dumps(snapshot), "utf-8")
     paths[2].write_text("\n".join(json.dumps(x) for x in [run_head, *RESULTS]), "utf-8")
     return paths
 
@@ -194,3 +195,28 @@ def test_texts_are_scanned_only_for_the_sensitive_measures(
     # documents, then the chunk c1, the first five characters of d2).
     assert scanned == ["write to carol@example.com", "open to all", "human resources",
                        "finance: bob@example.com", INJECTION, "human"]
+
+
+def test_more_access_groups_than_one_mask_word(tmp_path: Path) -> None:
+    # 130 more groups (sorted: finance, g000..g129, hr, ...): the askers' groups sit in the
+    # first and the third word of each mask; the leaks are the hand-computed ones.
+    many = [f"g{n:03d}" for n in range(130)]
+    snapshot = {**SNAPSHOT, "documents": [
+        *SNAPSHOT["documents"], {"id": "d5", "text": "wide", "access_groups": many}
+    ]}
+    evalset, snapshot_path, run = _write(tmp_path, snapshot)
+    codes = snapshot_codes(load_dataset(evalset, snapshot=snapshot_path).snapshot)
+    assert codes.access.shape == (6, 3)
+    assert (codes.group_bits["finance"], codes.group_bits["hr"]) == ((0, 1), (2, 1 << 7))
+    got = _native_eval._columnar(
+        evalset, snapshot_path, [run], None, "human-first", True, "auto", 1, measures(NAMES),
+        None,
+    ).runs[0]
+    for name, expected in EXPECTED.items():
+        if name.startswith("permission_leak"):
+            scores = [record.scores[name] for record in got.questions]
+            assert [None if s is None else (s.numerator, s.denominator) for s in scores] == (
+                expected
+            ), name
+    dataset = load_dataset(evalset, snapshot=snapshot_path, runs=[run])
+    assert got == evaluate(dataset, metrics=NAMES, allow_unreviewed=True).runs[0]

@@ -16,9 +16,12 @@ from ragtriage import Request, RequestError
 from ragtriage.cli.main import cli
 from ragtriage.columnar import evaluate_trec
 from ragtriage.compare import comparison_json
+from ragtriage.errors import InputError
+from ragtriage.evaluation import evaluate, load_and_evaluate
 from ragtriage.example import example_paths
 from ragtriage.gate import gate_json
 from ragtriage.holdout import HoldoutPolicy, Notice
+from ragtriage.loading import load_dataset
 from ragtriage.render import dumps, evaluation_json
 
 
@@ -202,3 +205,25 @@ def test_import_and_export_calls_write_what_the_commands_write(tmp_path: Path) -
     ragtriage.api.export_trec_files(str(tmp_path / "py" / "evalset.json"),
                                     qrels_out=str(tmp_path / "back.qrels"))
     assert (tmp_path / "back.qrels").read_text(encoding="utf-8") == "q1 0 d1 1\nq2 0 d4 1\n"
+
+
+@pytest.mark.parametrize("k", [0, -3, 10_001, 2.5, True])
+def test_the_library_refuses_the_cut_offs_the_command_line_refuses(k: object) -> None:
+    # The request owns -k's range: 0 is not "no k", a negative k is not a cut-off.
+    paths = example_paths()
+    expected = f"- <command line>: -k: expected an integer from 1 to 10000; found {k!r}"
+    calls = [
+        lambda: ragtriage.evaluate_files(example=True, k=k),
+        lambda: load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs, k=k),
+        lambda: evaluate(
+            load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs), k=k
+        ),
+    ]
+    for call in calls:
+        with pytest.raises(InputError) as refused:
+            call()
+        assert str(refused.value).splitlines()[1:] == [expected]
+
+
+def test_a_whole_float_cut_off_is_the_integer() -> None:
+    assert [run.k for run in ragtriage.evaluate_files(example=True, k=2.0).runs] == [2, 2]

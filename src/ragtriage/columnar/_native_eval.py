@@ -51,6 +51,7 @@ from ..loading import (
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy, Question
+from ..validation import parse_k
 from ._native_explain import Explained, RunExtras, no_cycle_collection, run_evaluation
 from ._native_labels import check_answered, read_labels
 from ._native_layers import build_matcher, run_layers
@@ -125,6 +126,8 @@ def evaluate_native(
     snapshot = as_path(snapshot)
     runs = as_paths(runs)
     chosen = measures(metrics)
+    if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
+        k = parse_k(k)
     try:
         with no_cycle_collection():
             return _columnar(
@@ -210,7 +213,7 @@ def _columnar(
             path, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
             scan_contexts=scan_contexts, added_labels=labels, allow_missing=allow_missing,
-            accept_self_labelling=accept_self_labelling, executor=executor,
+            accept_self_labelling=accept_self_labelling, executor=executor, index=index,
         )
         if run.header.name in names:
             raise _Fallback("run names")
@@ -219,9 +222,7 @@ def _columnar(
         answered[run.header.name] = [ev.ids[row] for row in results]
         scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
         scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
-        by_row = np.empty(n, dtype=np.int64)
-        by_row[run.row] = np.arange(n, dtype=np.int64)
-        exotic = ev.exotic | matcher.shared | run.exotic[by_row] | (level == "span")
+        exotic = matcher.shared | (level == "span")
         explained = Explained(ev, run, codes, level_document, matcher, flags)
         read.append((path, run, (scores, findings, exotic, explained), set(missing.tolist())))
     check_answered(labels, names, answered)

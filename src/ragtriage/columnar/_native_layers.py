@@ -244,7 +244,7 @@ def run_layers(
                       ("stale_cited", "cited"), ("stale_support", "support")):
         scores[name] = _flag(sizes[key] > 0, stale_at[key])
     leaks = _leaks(ev, run, codes, order, claim_owner)
-    asked_by_user = ev.user_mask != -1
+    asked_by_user = ev.asked
     for key in PERMISSION_STAGES:
         scores[f"permission_leak_{key}"] = _flag(asked_by_user & (sizes[key] > 0), leaks[key])
 
@@ -316,8 +316,8 @@ def _leaks(
     """Per stage (`detectors.PERMISSION_STAGES`), per question: a document its asker may not
     read is among the candidates, in the context, cited or supporting a claim
     (`detectors.leaked_documents`; the `permission_leak` stage reads the blocking ones)."""
-    mask = ev.user_mask[run.row]  # per result
-    n = ev.user_mask.size
+    mask, asked = ev.user_mask[run.row], ev.asked[run.row]  # per result
+    n = ev.asked.size
     out: dict[str, np.ndarray] = {}
     for stage, items, owner in (
         ("candidates", run.candidates[0], _owner(run.candidates[1])),
@@ -326,10 +326,11 @@ def _leaks(
         ("support", run.support[0], _owner(run.support[1])),
     ):
         known = items >= 0  # an unknown cited ID has no document, so nothing to leak
-        access = np.where(known, codes.access[np.where(known, items, 0)], -1)
-        closed = (access != -1) & ((access & mask[owner]) == 0) & (mask[owner] != -1)
+        item = np.where(known, items, 0)
+        readable = ((codes.access[item] & mask[owner]) != 0).any(axis=1)
+        closed = known & codes.restricted[item] & ~readable & asked[owner]
         found = np.bincount(owner[closed], minlength=n)
-        out[stage] = (found[order] > 0) & (ev.user_mask != -1)
+        out[stage] = (found[order] > 0) & ev.asked
     return out
 
 

@@ -6,10 +6,9 @@ built per question. Any problem (a shape the schema refuses, or one of the seman
 of `validation.check_dataset`) raises `_Fallback`: the caller then runs the reference loader,
 which reports every problem with its usual message.
 
-Rows that need rules the arrays do not model (labels with a context hash; user groups when
-the snapshot has too many access groups for a bit mask) are marked `exotic`; the caller
-scores them with the reference functions, one question at a time, after parsing them again
-from the file.
+Questions whose rules the arrays do not model (evidence groups sharing a unit, span-level
+evidence: see `_native_layers.Matcher` and `evaluate_native`) are scored by the reference
+functions, one question at a time, after parsing them again from the file.
 """
 
 from __future__ import annotations
@@ -47,14 +46,16 @@ class Codes:
     stale: np.ndarray
     """Code -> the document is superseded or withdrawn."""
     access: np.ndarray
-    """Code -> bit mask of the groups that may read its document; -1: readable by anyone."""
+    """Code -> bit masks of the access groups that may read its document (one int64 word per
+    62 groups, as `group_bits` places them)."""
+    restricted: np.ndarray
+    """Code -> its document names access groups (False: readable by anyone)."""
     doc_version: np.ndarray
     """Code -> its document's version (an index into `versions`), -1 when it has none."""
     versions: dict[str, int]
     """Version string -> index."""
-    group_bits: dict[str, int] | None
-    """Access group -> its bit; None when there are too many groups for a mask (then
-    questions with user groups are scored one by one)."""
+    group_bits: dict[str, tuple[int, int]]
+    """Access group -> (its word, its bit in that word)."""
 
 
 def records(
@@ -217,9 +218,11 @@ class EvalColumns:
     fact_offsets: np.ndarray
     level_document: np.ndarray
     """Auto evidence level per row: every required ID is a document."""
-    exotic: np.ndarray
+    asked: np.ndarray
+    """The question names its asker's user groups (permission checks apply)."""
     user_mask: np.ndarray
-    """Bit mask of the asker's access groups; -1 when the question names no user groups."""
+    """Per row, the bit masks of the asker's access groups (`Codes.group_bits`): one int64
+    word per 62 groups; 0 when the question names none."""
     version_question: np.ndarray
     """Tagged `version-conflict` or bound to a version by `applies_to`."""
     wanted_version: np.ndarray
@@ -253,13 +256,13 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
     alt_group = array("q")
     alt_code = array("q")
     facts: list[tuple[str, ...]] = []
-    exotic = array("q")
+    asked = array("q")
     user_mask = array("q")
     version_question = array("q")
     wanted_version = array("q")
     canary_document = array("q")
     canary_marker: dict[int, str] = {}
-    bits, overflow = codes.group_bits or {}, codes.group_bits is None
+    bits, words = codes.group_bits, codes.access.shape[1]
     level = array("q")
     n_docs = codes.n_documents
     for q in items:
@@ -298,12 +301,15 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
         split.append(q.get("split", "dev"))
         level.append(all_docs)
         users = q.get("user_groups")
-        if users is None:
-            user_mask.append(-1)
-        elif not id_list_ok(users):
+        if users is not None and not id_list_ok(users):
             raise _Fallback("user_groups")
-        else:
-            user_mask.append(sum({bits.get(g, 0) for g in users}))
+        asked.append(users is not None)
+        masks = [0] * words
+        for group in set(users or ()):
+            if group in bits:  # a group no document names opens nothing
+                word, bit = bits[group]
+                masks[word] |= bit
+        user_mask.extend(masks)
         applies, canary = q.get("applies_to"), q.get("canary")
         wanted = -1
         if applies is not None:
@@ -321,7 +327,6 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
             where = code.get(canary["document_id"], -1)
             canary_document.append(-1 if where < 0 else int(codes.document_of[where]))
             canary_marker[len(ids) - 1] = canary["marker"]
-        exotic.append(users is not None and overflow)
     return EvalColumns(
         ids,
         row_of,
@@ -335,8 +340,8 @@ def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) 
         facts,
         _offsets([len(f) for f in facts]),
         np.array(level, dtype=bool),
-        np.array(exotic, dtype=bool),
-        np.array(user_mask, dtype=np.int64),
+        np.array(asked, dtype=bool),
+        np.array(user_mask, dtype=np.int64).reshape(-1, words),
         np.array(version_question, dtype=bool),
         np.array(wanted_version, dtype=np.int64),
         np.array(canary_document, dtype=np.int64),

@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ..detectors import carries_marker, default_injection_rules, detect_injection, find_sensitive
+from ..detectors import (
+    carries_marker,
+    context_hash_of,
+    default_injection_rules,
+    detect_injection,
+    find_sensitive,
+    item_text,
+)
+from ..loading import SnapshotIndex
 from ..schemas import LabelPolicy, RunHeader, counted_labels
 from ._native_checks import (
     CLAIM_VERDICTS,
@@ -63,7 +71,6 @@ class RunColumns:
     """Per reference fact of the row's question, in its order: 0 covered, 1 not_covered,
     2 cannot_judge, 3 unlabelled."""
     fact_offsets: np.ndarray
-    exotic: np.ndarray
     canary_obeyed: np.ndarray
     """The answer carries the marker of the question's canary (case-insensitive)."""
     context_derived: np.ndarray
@@ -106,6 +113,28 @@ def _self_made(labels: list[dict[str, Any]], generator: str | None) -> bool:
     )
 
 
+def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> str:
+    """The context hash of a result's final context (`detectors.context_hash`, from the
+    record as parsed): the recorded context, else the top k of the final ranking."""
+    recorded = res.get("context")
+    if recorded is not None:
+        ids = [item["id"] for item in recorded]
+    else:
+        ranking = res.get("reranked")
+        ids = [item["id"] for item in (res.get("candidates", []) if ranking is None else ranking)]
+        ids = ids if k is None else ids[:k]
+    texts = {item["id"]: item["text"] for item in recorded or () if item.get("text") is not None}
+    return context_hash_of([(i, texts[i] if i in texts else item_text(i, index)) for i in ids], k)
+
+
+def _fresh(labels: list[dict[str, Any]], current: str | None) -> list[dict[str, Any]]:
+    """The labels made against the current context (`detectors.is_stale`: a label without a
+    hash cannot be checked and counts); all of them when no label records a hash."""
+    if current is None:
+        return labels
+    return [lab for lab in labels if lab.get("context_hash") in (None, current)]
+
+
 def _labels_bad(labels: list[dict[str, Any]]) -> bool:
     for lab in labels:
         who = lab["labeller"]
@@ -130,6 +159,7 @@ def read_run(
     scan_contexts: bool = False,
     added_labels: Mapping[str, Added] | None = None,
     accept_self_labelling: bool = False,
+    index: SnapshotIndex | None = None,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
     `evaluate` would report, except a missing result (checked when the parts are joined).
@@ -138,7 +168,9 @@ def read_run(
     every recorded context text (only `sensitive_in_answer`, `sensitive_in_context` read
     them). `added_labels`: labels from label files, by run name (`_native_labels.read_labels`).
     `accept_self_labelling`: judge labels made by the run's generator are taken (and marked
-    in `self_claim`, `self_fact`) instead of refused."""
+    in `self_claim`, `self_fact`) instead of refused. `index`: the snapshot, for the context
+    hash of a result some label of which records one (a stale label is left out of the
+    verdicts, as `metrics.build_view` leaves it out)."""
     header_data, items = records(path, "run", "results", span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
@@ -168,7 +200,6 @@ def read_run(
     sup = array("q")
     sup_n = array("q")
     fact_state = array("q")
-    exotic = array("q")
     obeyed = array("q")
     derived = array("q")
     sensitive = array("q")
@@ -239,7 +270,14 @@ def read_run(
         outcome.append(out)
         claims = res.get("claims") or []
         fact_labels = res.get("fact_labels", [])
-        stamped = any(lab.get("context_hash") is not None for lab in fact_labels)
+        stamped = any(lab.get("context_hash") is not None for lab in fact_labels) or any(
+            lab.get("context_hash") is not None for c in claims for lab in c.get("labels", ())
+        )
+        current = None
+        if stamped and index is not None:
+            current = _current_hash(res, k, index)
+        elif stamped:
+            raise _Fallback("a context hash without the snapshot")
         if out in _NOT_ANSWERED and (
             claims or any(lab["verdict"] == "covered" for lab in fact_labels)
         ):
@@ -267,7 +305,8 @@ def read_run(
                     raise _Fallback("supported_by")
                 if any(code.get(i, -1) not in in_context for i in backing):
                     raise _Fallback("supported_by")
-                stamped = stamped or lab.get("context_hash") is not None
+            if current is not None:  # the verdict of the labels made against this context
+                chosen = counted_labels(_fresh(labels, current), label_policy, _kind)
             state = _state(chosen, CLAIM_VERDICTS)
             claim_state.append(state)
             if state == 0:
@@ -295,8 +334,9 @@ def read_run(
             chosen = counted_labels(by_fact.get(fact, []), label_policy, _kind)
             if out == _ANSWERED and not unreviewed_ok and not chosen:
                 raise _Fallback("unlabelled fact")
+            if current is not None:
+                chosen = counted_labels(_fresh(by_fact.get(fact, []), current), label_policy, _kind)
             fact_state.append(_state(chosen, FACT_VERDICTS))
-        exotic.append(stamped)
     return RunColumns(
         header,
         k,
@@ -313,7 +353,6 @@ def read_run(
         (np.array(sup, dtype=np.int64), _offsets(sup_n)),
         np.array(fact_state, dtype=np.int8),
         _offsets([len(facts_of[r]) for r in rows]),
-        np.array(exotic, dtype=bool),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
         np.array(ctx_sensitive, dtype=np.int8),

@@ -20,7 +20,7 @@ from ._native_read import Codes
 from ._trec import _Fallback
 
 _MASK_BITS = 62
-"""Access groups a mask can hold (more: questions with user groups are scored one by one)."""
+"""Access groups one int64 word of a mask holds (more groups: more words)."""
 
 
 def snapshot_codes(snapshot: Snapshot) -> Codes:
@@ -33,23 +33,30 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
     n_docs = len({d.id for d in snapshot.documents})
     document_of = np.arange(len(code), dtype=np.int64)
     stale = np.zeros(len(code), dtype=bool)
-    access = np.full(len(code), -1, dtype=np.int64)
     names = sorted({g for d in snapshot.documents for g in d.access_groups or ()})
-    bits = {g: 1 << n for n, g in enumerate(names)} if len(names) <= _MASK_BITS else None
+    bits = {g: (n // _MASK_BITS, 1 << (n % _MASK_BITS)) for n, g in enumerate(names)}
+    access = np.zeros((len(code), max(1, -(-len(names) // _MASK_BITS))), dtype=np.int64)
+    restricted = np.zeros(len(code), dtype=bool)
     versions: dict[str, int] = {}
     doc_version = np.full(len(code), -1, dtype=np.int64)
     for doc in snapshot.documents:  # duplicate IDs send the input to the reference path
         stale[code[doc.id]] = doc.status != "current"
         if doc.version is not None:
             doc_version[code[doc.id]] = versions.setdefault(doc.version, len(versions))
-        if doc.access_groups is not None and bits is not None:
-            access[code[doc.id]] = sum({bits[g] for g in doc.access_groups})
+        if doc.access_groups is not None:
+            restricted[code[doc.id]] = True
+            for group in set(doc.access_groups):
+                word, bit = bits[group]
+                access[code[doc.id], word] |= bit
     for chunk in snapshot.chunks:
         document_of[code[chunk.id]] = code[chunk.document_id]
         stale[code[chunk.id]] = stale[code[chunk.document_id]]
         access[code[chunk.id]] = access[code[chunk.document_id]]
+        restricted[code[chunk.id]] = restricted[code[chunk.document_id]]
         doc_version[code[chunk.id]] = doc_version[code[chunk.document_id]]
-    return Codes(code, n_docs, document_of, stale, access, doc_version, versions, bits)
+    return Codes(
+        code, n_docs, document_of, stale, access, restricted, doc_version, versions, bits
+    )
 
 
 def load_snapshot(

@@ -19,7 +19,7 @@ from ..metrics import (
 )
 from ..paths import PathArg
 from ..schemas import LabelPolicy
-from ..validation import check_dataset
+from ..validation import check_dataset, parse_k
 from ._assemble import (
     question_details,
     question_level,
@@ -86,6 +86,8 @@ def evaluate(
     questions are listed per run (`no_result`) and left out of its records and aggregates.
     """
     chosen = measures(metrics)
+    if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
+        k = parse_k(k)
     ks = _cutoffs(dataset, k)
     problems = input_problems(
         dataset,
