@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..calibration import LabelSources
 from ..detectors import mask_text
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..fileio import json_text
 from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
 from ._boundaries import boundaries_json
@@ -150,6 +150,6 @@ def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
     }
 
 
-def dumps(data: Any) -> str:
-    """Deterministic JSON text: sorted keys, UTF-8 kept readable, trailing newline."""
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+dumps = json_text
+"""A report's JSON text: the one writer, `fileio.json_text` (sorted keys, UTF-8 kept
+readable, two-space indent, trailing newline)."""
