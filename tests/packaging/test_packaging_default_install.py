@@ -186,15 +186,15 @@ def test_ray_engine_without_ray(without: object) -> None:
 
 
 def test_extra_module_imports_at_first_use(without: object) -> None:
-    present = extra_module("json", "fast", "a feature")
+    present = extra_module("json", "judge", "a feature")
     assert present.dumps([1]) == "[1]"
-    without("orjson")  # type: ignore[operator]
-    absent = extra_module("orjson", "fast", "faster JSONL")
+    without("httpx")  # type: ignore[operator]
+    absent = extra_module("httpx", "judge", "calling an endpoint")
     with pytest.raises(MissingExtra) as caught:
-        absent.loads(b"1")
-    assert (caught.value.extra, caught.value.missing) == ("fast", ("orjson",))
+        absent.Client()
+    assert (caught.value.extra, caught.value.missing) == ("judge", ("httpx",))
     with pytest.raises(MissingExtra):
-        require_extra("fast", "faster JSONL")
+        require_extra("judge", "calling an endpoint")
 
 
 def test_every_extra_is_declared_in_pyproject() -> None:
@@ -204,5 +204,5 @@ def test_every_extra_is_declared_in_pyproject() -> None:
     assert isinstance(declared, dict)
     assert set(EXTRAS) <= set(declared)
     assert declared["all"] == [
-        "ragtriage[trec,parquet,review,judge,retrieval,ray,fast,langchain]"
+        "ragtriage[trec,parquet,review,judge,retrieval,ray,langchain]"
     ]

@@ -7,16 +7,14 @@ files again with the reference loader, which names every problem with the usual 
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, get_args
 
+import orjson
 from pydantic import BaseModel
 
-from .._optional import has_extra
 from ..errors import InputError
 from ..fileio import parse_json
 from ..schemas import (
@@ -39,17 +37,6 @@ from ..schemas import (
     Split,
     Usage,
 )
-
-if has_extra("fast"):  # orjson parses a JSONL line several times faster than json
-    import orjson
-
-    _loads: Callable[[bytes | str], Any] = orjson.loads
-    _dumps: Callable[[Any], bytes] | None = orjson.dumps
-    _JSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError,)
-else:  # pragma: no cover - depends on the environment
-    _loads = json.loads
-    _dumps = None
-    _JSON_ERRORS = (json.JSONDecodeError, UnicodeDecodeError)
 
 _KEY_END = re.compile(rb'"\s*:')
 _SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
@@ -103,17 +90,17 @@ def loads(text: bytes | str) -> Any:
     text that is, byte for byte, orjson's compact output of what it parsed has no key twice.
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
-    if _dumps is None or b"\\u" in data:
+    if b"\\u" in data:
         try:
             return parse_json(data.decode("utf-8"), "")
         except (InputError, UnicodeDecodeError):
             return _INVALID
     try:
-        value = _loads(data)
-    except _JSON_ERRORS:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
         return _INVALID
     if type(value) in (dict, list):
-        compact = _dumps(value)
+        compact = orjson.dumps(value)
         if compact == data.rstrip(b"\r\n"):  # written as orjson writes it: no key twice
             return value
         # Counting `":` is a plain byte search; a key spaced from its colon needs the regex.

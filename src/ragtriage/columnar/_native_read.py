@@ -1,6 +1,6 @@
 """Read a native evaluation set and native runs (JSON or JSONL) straight into arrays.
 
-Each record is parsed as plain JSON (orjson when installed) and checked by
+Each record is parsed as plain JSON (orjson) and checked by
 `_native_checks`; IDs become integer codes of the snapshot (`Codes`). No pydantic object is
 built per question. Any problem (a shape the schema refuses, or one of the semantic rules
 of `validation.check_dataset`) raises `_Fallback`: the caller then runs the reference loader,

@@ -20,7 +20,15 @@ import numpy as np
 from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
 from ..fileio import open_input
-from ._trec import _checked_size, _delimiter, _Fallback, _strings_clean
+from ._trec import (
+    _ODD_SPACE,
+    _checked_size,
+    _delimiter,
+    _Fallback,
+    _numbers,
+    _plain_fields,
+    _strings_clean,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -86,23 +94,17 @@ def _parsed(path: Path, source: _HashingReader) -> Iterator[tuple[pa.Array, pa.A
         ),
     )
     for batch in reader:
-        strings = ("qid", "q0", "docid", "rank", "tag")
-        if not all(_strings_clean(pa.chunked_array([batch[name]])) for name in strings):
-            raise _Fallback("blank fields")
+        for name in ("qid", "q0", "docid", "rank", "tag"):
+            column = pa.chunked_array([batch[name]])
+            if not (_strings_clean(column) and _plain_fields(column)):
+                raise _Fallback("blank fields, or whitespace the line reader splits on")
         if pc.any(pc.starts_with(batch["qid"], "#")).as_py():
             raise _Fallback("comment lines")  # the line reader skips and counts them
         score = batch["score"]
-        values = score.to_numpy(zero_copy_only=False)
+        values = _numbers(score)
         if score.null_count or not np.isfinite(values).all():
             raise _Fallback("bad scores")
         yield batch["qid"], batch["docid"], values
-
-
-_ODD_SPACE = (
-    r"[\s\x{0b}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
-    r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
-)
-"""Characters Python's `str.split()` splits on: a text run cannot hold them inside an ID."""
 
 
 def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
@@ -125,7 +127,7 @@ def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
                 if pc.any(pc.match_substring_regex(column, _ODD_SPACE)).as_py():
                     raise _Fallback("whitespace in IDs")
             score = batch["score"].cast(pa.float64())
-            values = score.to_numpy(zero_copy_only=False)
+            values = _numbers(score)
             if score.null_count or not np.isfinite(values).all():
                 raise _Fallback("bad scores")
             yield qid, docs, values

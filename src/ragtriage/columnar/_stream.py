@@ -28,9 +28,12 @@ from ._trec import (
     STRICT,
     QuestionPolicy,
     TrecLoad,
+    _arrow,
     _blocks,
+    _empty_string,
     _Fallback,
     _has_duplicates,
+    _numbers,
     _qrels_fast,
     _question_problems,
     _rank_order,
@@ -74,7 +77,7 @@ class _Judged:
 def _judged(path: Path) -> _Judged:
     qid, doc, grade = _qrels_fast(path)
     values = pc.unique(qid).sort()
-    group = pc.index_in(qid, value_set=values).to_numpy().astype(np.int64)
+    group = _numbers(pc.index_in(qid, value_set=values)).astype(np.int64)
     width = key_width(doc)
     ids = id_keys(doc, width)
     keys, _, distinct = _unique_pairs(group, doc, ids)
@@ -113,13 +116,13 @@ def _grades(judged: _Judged, docs: pa.Array, groups: np.ndarray, ids: IdKeys) ->
     """Each row's qrels grade (0 when unjudged), matched on (question, ID)."""
     if judged.exact and ids.exact and judged.by_question is not None:
         return _grades_direct(judged.by_question, ids.keys, groups)
-    lengths = pc.binary_length(docs).to_numpy(zero_copy_only=False)
+    lengths = _numbers(pc.binary_length(docs))
     fits = lengths <= judged.width
     # An ID longer than every judged ID cannot be judged; blank it so keys fit the width.
     if judged.exact and ids.exact:
         keys = mix(ids.keys, groups)  # both 8-byte keys already: reuse them
     else:
-        keyed = docs if bool(fits.all()) else pc.if_else(pa.array(fits), docs, "")
+        keyed = docs if bool(fits.all()) else pc.if_else(_arrow(fits), docs, _empty_string())
         keys = mix(id_keys(keyed, judged.width).keys, groups)
     # Binary search in the sorted qrels keys (built once), then confirm each hit.
     slot = np.searchsorted(judged.sorted_keys, keys)
@@ -129,8 +132,8 @@ def _grades(judged: _Judged, docs: pa.Array, groups: np.ndarray, ids: IdKeys) ->
     target = judged.key_order[slot[rows]]
     same = judged.group[target] == groups[rows]
     if not judged.exact:  # hashed keys: confirm on the strings
-        left = judged.docs.take(pa.array(target))
-        same &= pc.equal(left, docs.take(pa.array(rows))).to_numpy(zero_copy_only=False)
+        left = judged.docs.take(_arrow(target))
+        same &= _numbers(pc.equal(left, docs.take(_arrow(rows))))
     out = np.zeros(groups.size, dtype=np.int32)
     out[rows[same]] = judged.grade[target[same]]
     return out
@@ -209,7 +212,7 @@ def _consume(
             q for q, row in zip(block_qids.to_pylist(), found, strict=True) if row < 0
         )
         keep = np.repeat(known, lengths)
-        docs, score = docs.filter(pa.array(keep)), score[keep]
+        docs, score = docs.filter(_arrow(keep)), score[keep]
         starts, lengths = starts[known], lengths[known]
     groups = index[known]
     if not groups.size:
@@ -238,7 +241,7 @@ def _first_end(qid: pa.Array) -> int:
     window = 1024
     while True:
         head = qid.slice(0, window)
-        change = pc.not_equal(head, qid[0]).to_numpy(zero_copy_only=False)
+        change = _numbers(pc.not_equal(head, qid[0]))
         hits = np.flatnonzero(change)
         if hits.size or window >= len(qid):
             return int(hits[0]) if hits.size else len(qid)
@@ -251,7 +254,7 @@ def _last_start(qid: pa.Array) -> int:
     while True:
         begin = max(0, len(qid) - window)
         tail = qid.slice(begin)
-        change = pc.not_equal(tail, qid[len(qid) - 1]).to_numpy(zero_copy_only=False)
+        change = _numbers(pc.not_equal(tail, qid[len(qid) - 1]))
         hits = np.flatnonzero(change)
         if hits.size or begin == 0:
             return begin + int(hits[-1]) + 1 if hits.size else 0

@@ -125,19 +125,87 @@ def _strings_clean(column: pa.ChunkedArray) -> bool:
     return True
 
 
+_ODD_SPACE = (
+    r"[\s\x{0b}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
+    r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+)
+"""Characters Python's `str.split()` splits on: a text run cannot hold them inside an ID."""
+
+
+def _plain_fields(column: pa.ChunkedArray) -> bool:
+    """No field holds a character `str.split()` splits on (pyarrow splits on the delimiter
+    only; the line reader would see more fields). ASCII text is checked on its bytes (none
+    below `!`: blanks and control characters, also the harmless ones, go to the line
+    reader); text with other characters also by `_ODD_SPACE`."""
+    for chunk in column.chunks:
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+        start, stop = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
+        if start == stop:
+            continue
+        text = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[start:stop]
+        if int(text.min()) <= 0x20:
+            return False
+        if int(text.max()) >= 0x80 and pc.any(pc.match_substring_regex(chunk, _ODD_SPACE)).as_py():
+            return False
+    return True
+
+
+def _numbers(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric or boolean column as a numpy array, read from its buffers.
+
+    pyarrow's `to_numpy` and `pa.array` import pandas whenever pandas is installed (0.4 s
+    and more per command); columns without nulls need none of it (`_numbers`, `_arrow`).
+    With nulls, `to_numpy` as before.
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if column.null_count:
+        converted: np.ndarray = column.to_numpy(zero_copy_only=False)
+        return converted
+    parts = []
+    for chunk in chunks:
+        start, stop = chunk.offset, chunk.offset + len(chunk)
+        data = chunk.buffers()[1]
+        if pa.types.is_boolean(chunk.type):
+            bits = np.unpackbits(np.frombuffer(data, np.uint8), count=stop, bitorder="little")
+            parts.append(bits[start:].astype(bool))
+        else:
+            parts.append(np.frombuffer(data, chunk.type.to_pandas_dtype())[start:stop])
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, column.type.to_pandas_dtype())
+
+
+def _arrow(values: np.ndarray) -> pa.Array:
+    """A numpy array of numbers or booleans as a pyarrow array (see `_numbers`)."""
+    if values.dtype == np.bool_:
+        bits = np.packbits(values, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), values.size, [None, pa.py_buffer(bits)])
+    flat = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(
+        pa.from_numpy_dtype(flat.dtype), flat.size, [None, pa.py_buffer(flat)]
+    )
+
+
+def _empty_string() -> pa.StringScalar:
+    """The string scalar `""` (what `pa.scalar("")` gives, see `_numbers`)."""
+    offsets = pa.py_buffer(np.zeros(2, np.int32))
+    return pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(b"")])[0]
+
+
 def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]:
     table = _read_table(
         path,
         ("qid", "iteration", "docid", "grade"),
         {"qid": pa.string(), "iteration": pa.string(), "docid": pa.string(), "grade": pa.int64()},
     )
-    if not all(_strings_clean(table[c]) for c in ("qid", "iteration", "docid")):
-        raise _Fallback("blank fields")
+    for name in ("qid", "iteration", "docid"):
+        if not (_strings_clean(table[name]) and _plain_fields(table[name])):
+            raise _Fallback("blank fields, or whitespace the line reader splits on")
     if table["grade"].null_count:
         raise _Fallback("missing grades")
     if pc.any(pc.starts_with(table["qid"], "#")).as_py():
         raise _Fallback("comment lines")  # the line reader skips and counts them
-    return table["qid"], table["docid"], table["grade"].to_numpy()
+    return table["qid"], table["docid"], _numbers(table["grade"])
 
 
 def _unique_pairs(
@@ -152,9 +220,8 @@ def _unique_pairs(
     if same.size and not ids.exact:
         docs_flat = docs.combine_chunks()
         left, right = order[same], order[same + 1]
-        real = (groups[left] == groups[right]) & pc.equal(
-            docs_flat.take(pa.array(left)), docs_flat.take(pa.array(right))
-        ).to_numpy(zero_copy_only=False)
+        same_id = pc.equal(docs_flat.take(_arrow(left)), docs_flat.take(_arrow(right)))
+        real = (groups[left] == groups[right]) & _numbers(same_id)
         return keys, not bool(real.any()), False
     return keys, same.size == 0, same.size == 0
 
@@ -225,10 +292,10 @@ def _blocks(qid: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.string())
     flat = qid.combine_chunks()
-    change = pc.not_equal(flat.slice(1), flat.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    change = _numbers(pc.not_equal(flat.slice(1), flat.slice(0, n - 1)))
     starts = np.concatenate(([0], np.flatnonzero(change) + 1)).astype(np.int64)
     lengths = np.diff(np.append(starts, n))
-    return starts, lengths, flat.take(pa.array(starts))
+    return starts, lengths, flat.take(_arrow(starts))
 
 
 def _rank_order(groups: np.ndarray, scores: np.ndarray, ids: IdKeys) -> np.ndarray:

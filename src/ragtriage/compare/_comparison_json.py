@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..loading import report_head
 from ._comparison import (
     STATUS_ORDER,
     Comparison,
@@ -134,12 +135,8 @@ def _pair_json(p: PairComparison) -> dict[str, Any]:
 def comparison_json(comparison: Comparison) -> dict[str, Any]:
     """The whole comparison as plain data (dump with `render.dumps` for stable text)."""
     return {
-        "schema_version": 1,
+        **report_head(comparison.tool_version, comparison.sources),
         "kind": "comparison",
-        "tool": {"name": "ragtriage", "version": comparison.tool_version},
-        "inputs": [
-            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in comparison.sources
-        ],
         "settings": {
             "seed": comparison.seed,
             "resamples": comparison.resamples,

@@ -3,11 +3,13 @@
 Reading: only regular files (no FIFO, directory or device), within size bounds checked
 before or while reading, UTF-8 only (one byte-order-mark rule), strict JSON and TOML (no
 duplicate keys, finite numbers, bounded integers and nesting). Writing: whole or not at all
-(a temporary file renamed into place), with one message when a target cannot be written.
+(a temporary file renamed into place), with one message when a target cannot be written;
+every indented JSON document is the text of `json_text`.
 See `docs/files.md`.
 """
 
 from ._decode import decode, strip_bom
+from ._json_text import json_text
 from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYTES, size_text
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
@@ -45,6 +47,7 @@ __all__ = [
     "file_problem",
     "iter_lines",
     "json_lines",
+    "json_text",
     "loads_strict",
     "make_folder",
     "open_input",

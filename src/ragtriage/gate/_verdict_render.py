@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..evaluation import NO_RESULT
+from ..loading import report_head
 from ._verdict import GateResult
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIP"}
@@ -19,10 +20,8 @@ _MARK = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIP"}
 def gate_json(result: GateResult) -> dict[str, Any]:
     """The gate result as plain data (dump with `render.dumps` for stable text)."""
     return {
-        "schema_version": 1,
+        **report_head(result.tool_version, result.sources),
         "kind": "gate",
-        "tool": {"name": "ragtriage", "version": result.tool_version},
-        "inputs": [{"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in result.sources],
         "policy": {
             "name": result.policy_name,
             "path": result.policy_path,

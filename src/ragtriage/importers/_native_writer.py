@@ -5,27 +5,28 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..fileio import make_folder, write_text
+from ..fileio import json_text, make_folder, write_text
 from ..paths import PathArg, as_path
 from ..schemas import EvalSet, Run, Snapshot
 
 _LISTS = {"snapshot": ("documents", "chunks"), "evalset": ("questions",), "run": ("results",)}
 
 
-def _dumps(data: Any, indent: int | None) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=indent)
+def _line(data: Any) -> str:
+    """One JSONL record: sorted keys, UTF-8 kept readable, on one line."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
 def native_text(model: Snapshot | EvalSet | Run, jsonl: bool) -> str:
     """The file text: one JSON document, or a header line followed by one record per line."""
     data = model.model_dump(mode="json")
     if not jsonl:
-        return _dumps(data, 2) + "\n"
+        return json_text(data)
     lists = _LISTS[data["kind"]]
     header = {key: value for key, value in data.items() if key not in lists}
-    lines = [_dumps(header, None)]
+    lines = [_line(header)]
     for key in lists:
-        lines.extend(_dumps(item, None) for item in data[key])
+        lines.extend(_line(item) for item in data[key])
     return "\n".join(lines) + "\n"
 
 

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from ..fileio import make_folder, write_text
+from ..fileio import json_text, make_folder, write_text
 from ..paths import PathArg, as_path
 
 
 def model_text(model: BaseModel) -> str:
     """A model as deterministic JSON text (sorted keys, nulls left out, trailing newline)."""
-    data = model.model_dump(mode="json", exclude_none=True)
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+    return json_text(model.model_dump(mode="json", exclude_none=True))
 
 
 def write_model(model: BaseModel, path: PathArg) -> Path:

@@ -1,7 +1,14 @@
 """Loading: read snapshot, evaluation set, runs and labels (native JSON/JSONL or article format)."""
 
 from ._article_convert import ARTICLE_DEFAULT_K, ARTICLE_REVIEWER, convert_article
-from ._files import SourceFile, display_path, file_sha256, pydantic_problems, validate_item
+from ._files import (
+    SourceFile,
+    display_path,
+    file_sha256,
+    pydantic_problems,
+    report_head,
+    validate_item,
+)
 from ._index import EvidenceLevel, SnapshotIndex
 from ._load_dataset import Dataset, load_dataset
 from ._readers import LoadedFile, read_file
@@ -20,5 +27,6 @@ __all__ = [
     "load_dataset",
     "pydantic_problems",
     "read_file",
+    "report_head",
     "validate_item",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +29,16 @@ class SourceFile:
     """`snapshot`, `evalset`, `run`, `labels` or `article`."""
     sha256: str
     """SHA-256 of the file's bytes."""
+
+
+def report_head(tool_version: str, sources: Iterable[SourceFile]) -> dict[str, Any]:
+    """The keys every JSON report starts with: `schema_version`, the `tool` that wrote it and
+    the `inputs` it read (path, kind and SHA-256 of each file)."""
+    return {
+        "schema_version": 1,
+        "tool": {"name": "ragtriage", "version": tool_version},
+        "inputs": [{"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in sources],
+    }
 
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]

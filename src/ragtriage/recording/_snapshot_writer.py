@@ -10,14 +10,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import ProblemCollector
+from ..fileio import json_text
 from ..paths import PathArg, as_path
 from ..schemas import Document, Snapshot
 
 Scalar = str | int | float | bool
 
 
-def _dumps(data: Any, indent: int | None = None) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=indent)
+def _line(data: Any) -> str:
+    """One JSONL record: sorted keys, UTF-8 kept readable, on one line."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
 def write_snapshot(
@@ -49,7 +51,7 @@ def write_snapshot(
             if jsonl:
                 head = header.model_dump(mode="json")
                 del head["documents"], head["chunks"]
-                handle.write(_dumps(head) + "\n")
+                handle.write(_line(head) + "\n")
             for index, item in enumerate(documents):
                 try:
                     doc = item if isinstance(item, Document) else Document.model_validate(item)
@@ -72,13 +74,13 @@ def write_snapshot(
                 count += 1
                 data = doc.model_dump(mode="json")
                 if jsonl:
-                    handle.write(_dumps(data) + "\n")
+                    handle.write(_line(data) + "\n")
                 else:
                     kept.append(data)
             if not jsonl:
                 whole = header.model_dump(mode="json")
                 whole["documents"] = kept
-                handle.write(_dumps(whole, 2) + "\n")
+                handle.write(json_text(whole))
         collector.raise_if_any()
         os.replace(partial, target)
     finally:

@@ -18,6 +18,7 @@ from ..diagnosis import (
     diagnosis_next_actions,
 )
 from ..evaluation import Evaluation, no_result_note
+from ..loading import report_head
 
 _ACTION_HEADER = ("stage", "try first", "hold fixed")
 
@@ -72,11 +73,7 @@ def diagnosis_report_json(evaluation: Evaluation, selection: str) -> dict[str, A
     from .._version import __version__
 
     return {
-        "schema_version": 1,
-        "tool": {"name": "ragtriage", "version": __version__},
-        "inputs": [
-            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
-        ],
+        **report_head(__version__, evaluation.sources),
         "selection": selection,
         "runs": [run_diagnosis_json(run.diagnosis) for run in evaluation.runs],
     }

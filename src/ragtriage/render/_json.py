@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..calibration import LabelSources
 from ..detectors import mask_text
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..fileio import json_text
+from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
 from ._boundaries import boundaries_json
 from ._diagnosis import breakdown_json, question_diagnosis_json
@@ -127,11 +128,7 @@ def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any
 def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
     """The whole report as plain data."""
     return {
-        "schema_version": 1,
-        "tool": {"name": "ragtriage", "version": evaluation.tool_version},
-        "inputs": [
-            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
-        ],
+        **report_head(evaluation.tool_version, evaluation.sources),
         "options": {
             "label_policy": evaluation.label_policy,
             "allow_unreviewed": evaluation.allow_unreviewed,
@@ -153,6 +150,6 @@ def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
     }
 
 
-def dumps(data: Any) -> str:
-    """Deterministic JSON text: sorted keys, UTF-8 kept readable, trailing newline."""
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+dumps = json_text
+"""A report's JSON text: the one writer, `fileio.json_text` (sorted keys, UTF-8 kept
+readable, two-space indent, trailing newline)."""

@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from ..columnar import AVERAGING_RULES, TrecEvaluation
+from ..loading import report_head
 from ._json import aggregate_json
 
 
@@ -13,11 +14,7 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
     """The report as plain data; per-question values (null = not applicable) on request."""
     scores = evaluation.scores
     data: dict[str, Any] = {
-        "schema_version": 1,
-        "tool": {"name": "ragtriage", "version": evaluation.tool_version},
-        "inputs": [
-            {"path": s.path, "kind": s.kind, "sha256": s.sha256} for s in evaluation.sources
-        ],
+        **report_head(evaluation.tool_version, evaluation.sources),
         "options": {
             "averaging": evaluation.averaging,
             "engine": evaluation.engine,

@@ -6,12 +6,12 @@ that they equal what this module produces, so the published schemas cannot drift
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from ..errors import InputError, Problem
+from ..fileio import json_text
 from ._article import ArticleDataset
 from ._evalset import EvalSet
 from ._labels import LabelSet
@@ -69,7 +69,7 @@ def _labeller_optional(schema: dict[str, Any]) -> None:
 
 def schema_text(kind: str) -> str:
     """The JSON Schema of one file kind as committed: sorted keys, two-space indent, newline."""
-    return json.dumps(json_schema(kind), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    return json_text(json_schema(kind))
 
 
 def schema_file_name(kind: str) -> str:

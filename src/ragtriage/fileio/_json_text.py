@@ -1,0 +1,113 @@
+"""The one writer of indented JSON text: every report, label file, schema and native file.
+
+The text is, byte for byte, what `json.dumps(data, sort_keys=True, ensure_ascii=False,
+indent=2) + "\\n"` writes; orjson writes it tens of times faster (with `indent`, CPython's
+`json` runs its pure-Python encoder). For the plain JSON types the two agree (same
+separators, same string escapes, keys sorted by code point) except for:
+
+- floats of magnitude 1e-9 to 1e-4 (decimal exponent -5 to -9): Python writes `1e-05` and
+  `1.5e-07`, orjson `0.00001` and `1.5e-7`. They are written as Python's repr (an
+  `orjson.Fragment`); every other finite float is Python's shortest repr in both.
+- NaN and infinities: `json` writes `NaN`, `Infinity` and `-Infinity`, orjson `null`. They
+  are written as `json` writes them (a fragment).
+
+Every other value is left to `json` itself, for the whole document: a type other than exactly
+dict, list, tuple, str, int, float, bool and None (subclasses, enums, anything `json`
+refuses), and what orjson refuses (a key that is not exactly a str, an int outside 64 bits, a
+lone surrogate, nesting deeper than orjson's limit). So the text never differs from `json`'s,
+and a value `json` refuses raises `json`'s own error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+_INF = float("inf")
+_LOW = 1e-10
+"""Below this, orjson writes floats as Python does (exponents -10 and lower have two
+digits); with the bound one decade below the first that differs, every float the writers
+disagree on lies in [_LOW, _HIGH) and is rewritten (rewriting an equal one is harmless)."""
+_HIGH = 1e-4
+"""Python's repr is positional from 1e-4 up, as orjson's is: no float at or above it differs."""
+
+
+class _NotPlain(Exception):
+    """The document holds a value this writer leaves to `json` (see the module docstring)."""
+
+
+def json_text(data: Any) -> str:
+    """Deterministic JSON text: sorted keys, UTF-8 kept readable, two-space indent, trailing
+    newline; the same text as `json.dumps(data, sort_keys=True, ensure_ascii=False,
+    indent=2) + "\\n"`."""
+    try:
+        fixed = _list([data])
+        value = data if fixed is None else fixed[0]
+        return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
+    except (_NotPlain, orjson.JSONEncodeError, RecursionError):
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+def _float(value: float) -> orjson.Fragment:
+    """A float orjson writes otherwise (non-finite, or of magnitude in [_LOW, _HIGH)), as
+    `json` writes it."""
+    if value != value:
+        return orjson.Fragment(b"NaN")
+    if value == _INF:
+        return orjson.Fragment(b"Infinity")
+    if value == -_INF:
+        return orjson.Fragment(b"-Infinity")
+    return orjson.Fragment(float.__repr__(value))
+
+
+def _scan(values: Iterable[Any]) -> dict[int, Any] | None:
+    """Position -> what to write instead, for the values orjson would write otherwise (None
+    when there are none); `_NotPlain` for a value of another type."""
+    fixes: dict[int, Any] | None = None
+    for index, value in enumerate(values):
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            continue
+        if kind is float:
+            size = value if value >= 0.0 else -value  # NaN stays NaN: fails both tests
+            if _HIGH <= size < _INF or size < _LOW:
+                continue
+            new: Any = _float(value)
+        elif kind is dict:
+            new = _dict(value)
+        elif kind is list or kind is tuple:
+            new = _list(value)
+        else:
+            raise _NotPlain
+        if new is not None:
+            if fixes is None:
+                fixes = {}
+            fixes[index] = new
+    return fixes
+
+
+def _list(items: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+    """A copy of `items` with the values to rewrite replaced, or None when there are none."""
+    fixes = _scan(items)
+    if fixes is None:
+        return None
+    out = list(items)
+    for index, new in fixes.items():
+        out[index] = new
+    return out
+
+
+def _dict(mapping: dict[Any, Any]) -> dict[Any, Any] | None:
+    """Like `_list`, for a dict's values (orjson itself refuses a key that is not a str)."""
+    fixes = _scan(mapping.values())
+    if fixes is None:
+        return None
+    out = dict(mapping)
+    keys = list(mapping)
+    for index, new in fixes.items():
+        out[keys[index]] = new
+    return out

@@ -1,0 +1,195 @@
+"""The JSON writer (`fileio.json_text`, `render.dumps`) writes exactly what
+`json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\\n"` writes (the oracle,
+used here only), for every JSON-like value, and raises json's error where json raises."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ragtriage
+from ragtriage.fileio import json_text
+from ragtriage.render import dumps, evaluation_json
+
+
+def oracle(data: Any) -> str:
+    """Today's text: Python's json module with the report's options."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+class Text(str):
+    """A str subclass (json writes it as a str)."""
+
+
+class Count(int):
+    """An int subclass (json writes int.__repr__)."""
+
+
+class Ratio(float):
+    """A float subclass (json writes float.__repr__)."""
+
+
+class Level(enum.IntEnum):
+    """An int enum (json writes its int value)."""
+
+    LOW = 1
+
+
+class Table(dict[Any, Any]):
+    """A dict subclass (json writes its items)."""
+
+
+# Characters the two writers could escape differently, drawn often.
+_TRICKY = st.sampled_from(
+    [*map(chr, range(0x20)), "\x7f", "\x80", "\u2028", "\u2029", '"', "\\", "/", "\ufeff",
+     "\uffff", "\U0001f600", "\U0010ffff", "é", "<", "&"]
+)
+_TEXT = st.text(
+    alphabet=st.one_of(st.characters(exclude_categories=("Cs",)), _TRICKY), max_size=12
+)
+_DECIMAL = st.tuples(st.floats(1.0, 10.0, exclude_max=True), st.integers(-330, 310)).map(
+    lambda t: float(f"{t[0]!r}e{t[1]}")  # every decade, subnormals and overflow to inf
+)
+_NEAR = st.tuples(st.floats(1.0, 10.0, exclude_max=True), st.integers(-12, -2)).map(
+    lambda t: float(f"{t[0]!r}e{t[1]}")  # the decades where the writers could disagree
+)
+_FLOATS = st.one_of(
+    st.floats(),  # nan, +-inf, +-0.0, subnormals included (rarely: drawn again below)
+    st.sampled_from([math.nan, -math.nan, math.inf, -math.inf, 0.0, -0.0]),
+    _DECIMAL,
+    _DECIMAL.map(lambda f: -f),
+    _NEAR,
+    _NEAR.map(lambda f: -f),
+    st.sampled_from([1e-4, 1e-9, 1e-10, 1e16, 1e-5, 5e-324]).map(
+        lambda f: math.nextafter(f, 0.0)
+    ),
+)
+_INTS = st.one_of(
+    st.integers(),
+    st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30]),
+)
+_PLAIN = st.one_of(st.none(), st.booleans(), _INTS, _FLOATS, _TEXT)
+"""Leaves of exactly the JSON types: the documents orjson writes (bar huge ints)."""
+_ODD = st.one_of(
+    _TEXT.map(Text),
+    st.integers(-5, 5).map(Count),
+    _FLOATS.map(Ratio),
+    st.just(Level.LOW),
+)
+"""Leaves of other types json writes: such documents are written by json itself."""
+# Keys of one kind per dict (json sorts the keys before it turns them into strings, and
+# refuses to sort a mix: that error is checked by its own test below).
+_KEYS = st.one_of(
+    st.just(st.integers()),
+    st.just(st.floats()),
+    st.just(st.booleans()),
+    st.just(st.none()),
+    st.just(_TEXT.map(Text)),
+)
+
+
+def _plain_containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.lists(children, max_size=5),
+        st.lists(children, max_size=5).map(tuple),
+        st.dictionaries(_TEXT, children, max_size=5),
+    )
+
+
+def _odd_containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        _plain_containers(children),
+        _KEYS.flatmap(lambda keys: st.dictionaries(keys, children, max_size=5)),
+        st.dictionaries(_TEXT, children, max_size=5).map(Table),
+    )
+
+
+JSON_LIKE = st.recursive(_PLAIN, _plain_containers, max_leaves=40)
+ODD_JSON_LIKE = st.recursive(st.one_of(_PLAIN, _ODD), _odd_containers, max_leaves=20)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(JSON_LIKE)
+def test_the_text_is_json_dumps_text(data: Any) -> None:
+    assert json_text(data) == oracle(data)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ODD_JSON_LIKE)
+def test_other_types_and_keys_give_json_dumps_text(data: Any) -> None:
+    assert json_text(data) == oracle(data)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_FLOATS)
+def test_every_float_is_written_as_python_writes_it(value: float) -> None:
+    assert json_text([value, {"v": value}]) == oracle([value, {"v": value}])
+
+
+def test_pinned_floats() -> None:
+    # The floats orjson alone writes otherwise (0.00001, 1.5e-7, null), and their neighbours.
+    data = {
+        "small": [1e-05, 1.5e-07, -2.5e-09, 9.999999999999999e-05, 0.0001, 1e-10, 5e-324],
+        "special": [math.nan, math.inf, -math.inf, -0.0],
+        "large": [1.1e16, 1e16, 9999999999999998.0, 1.7976931348623157e308],
+    }
+    assert json_text(data) == (
+        "{\n"
+        '  "large": [\n    1.1e+16,\n    1e+16,\n    9999999999999998.0,\n'
+        "    1.7976931348623157e+308\n  ],\n"
+        '  "small": [\n    1e-05,\n    1.5e-07,\n    -2.5e-09,\n    9.999999999999999e-05,\n'
+        "    0.0001,\n    1e-10,\n    5e-324\n  ],\n"
+        '  "special": [\n    NaN,\n    Infinity,\n    -Infinity,\n    -0.0\n  ]\n'
+        "}\n"
+    )
+    assert json_text(1e-05) == "1e-05\n"
+
+
+def test_pinned_keys_strings_and_ints() -> None:
+    assert json_text({"b": "\x00\x1f\x7f\u2028\"\\/é", "a": (1, 2**64), "A": {}}) == (
+        '{\n  "A": {},\n  "a": [\n    1,\n    18446744073709551616\n  ],\n'
+        '  "b": "\\u0000\\u001f\x7f\u2028\\"\\\\/é"\n}\n'
+    )
+    # Non-str keys: json sorts them as numbers, then writes them as strings.
+    assert json_text({10: 1, 2: 2, 1.5: 3}) == '{\n  "1.5": 3,\n  "2": 2,\n  "10": 1\n}\n'
+
+
+def test_what_json_refuses_raises_its_error() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    for bad, kind, message in (
+        ({1: "a", "b": 2}, TypeError, "'<' not supported between instances of 'str' and 'int'"),
+        ([object], TypeError, "Object of type type is not JSON serializable"),
+        (loop, ValueError, "Circular reference detected"),
+    ):
+        with pytest.raises(kind) as caught:
+            json_text(bad)
+        assert str(caught.value) == message
+
+
+def test_deep_nesting_beyond_orjson_is_written_by_json() -> None:
+    deep: Any = 1e-05
+    for _ in range(300):
+        deep = [deep]
+    assert json_text(deep) == oracle(deep)
+
+
+def test_a_report_is_written_by_orjson_without_falling_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    report = evaluation_json(ragtriage.evaluate_files(example=True, notify=lambda _: None))
+    report["runs"][0]["summary"]["tiny"] = {"value": 3e-05, "nan": math.nan}
+    want = oracle(report)
+
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise AssertionError("fell back to json.dumps")
+
+    monkeypatch.setattr(json, "dumps", refuse)
+    assert dumps is json_text
+    assert dumps(report) == want

@@ -1,0 +1,116 @@
+"""The fast TREC path reads pyarrow columns through their buffers (`_numbers`, `_arrow`):
+same values as pyarrow's own conversions, and no pandas import on the way. Its fields hold
+nothing the line reader splits on (`_plain_fields`): both readers give the same problems."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from ragtriage.columnar import load_trec
+from ragtriage.columnar._trec import STRICT, _arrow, _numbers, _slow
+from ragtriage.errors import InputError
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+COLUMNS = {
+    "floats, sliced": pa.array([0.5, -1.0, 2.25, 1e-300, 7.0]).slice(1, 3),
+    "ints": pa.array([3, 0, -2], pa.int64()),
+    "int32, sliced": pa.array([1, 2, 3, 4, 5, 6], pa.int32()).slice(5),
+    "booleans over a byte": pa.array([True, False, True] * 7).slice(3, 13),
+    "booleans, empty": pa.array([True]).slice(1),
+    "chunked floats": pa.chunked_array([pa.array([1.0, 2.0]), pa.array([3.0]).slice(1)]),
+    "chunked booleans": pa.chunked_array(
+        [pa.array([True, False, False]).slice(1), pa.array([False, True])]
+    ),
+    "chunked, no chunk": pa.chunked_array([], pa.float64()),
+    "with nulls": pa.array([1.0, None, 3.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COLUMNS))
+def test_numbers_equal_to_numpy(name: str) -> None:
+    column = COLUMNS[name]
+    got = _numbers(column)
+    want = column.to_numpy(zero_copy_only=False)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([4, 0, 9], np.int64),
+        np.arange(10, dtype=np.int64)[::3],
+        np.array([True, False, True, True, False, False, False, True, True]),
+        np.zeros(0, bool),
+        np.array([0.5, -2.0]),
+    ],
+)
+def test_arrow_equals_pa_array(values: np.ndarray) -> None:
+    got = _arrow(values)
+    assert got.equals(pa.array(values))
+    assert got.to_pylist() == values.tolist()
+
+
+# Short IDs are their own 8-byte keys; longer ones are hashed and confirmed on the strings.
+@pytest.mark.parametrize("doc", ["d", "a-document-id-longer-than-eight-bytes-"])
+def test_trec_eval_imports_no_pandas(tmp_path: Path, doc: str) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text(
+        f"q1 0 {doc}1 1\nq1 0 {doc}2 0\nq2 0 {doc}3 2\nq3 0 {doc}1 1\n", encoding="utf-8"
+    )
+    run.write_text(
+        f"q1 Q0 {doc}2 1 0.9 r\nq1 Q0 {doc}1 2 0.5 r\nq2 Q0 {doc}3 1 0.7 r\n"
+        f"q2 Q0 {doc}9999 2 0.1 r\nq3 Q0 {doc}4 1 0.3 r\nq4 Q0 {doc}1 1 0.2 r\n",
+        encoding="utf-8",
+    )
+    code = (
+        "import sys\nfrom ragtriage.cli.main import main\n"
+        "try:\n    main()\n"
+        "except SystemExit as exc:\n    print(exc.code, 'pandas' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, "trec-eval", str(qrels), str(run), "--allow-extra",
+         "--per-question", "--format", "json", "--output", str(tmp_path / "out.json")],
+        capture_output=True, text=True, check=False, env={"PYTHONPATH": str(SRC)},
+    )
+    assert (out.stdout, out.stderr) == ("0 False\n", "")
+
+
+# Every character `str.split()` splits on, but the line break itself (computed, not listed).
+BLANKS = [c for c in map(chr, range(0x3001)) if c.isspace() and c != "\n"]
+
+
+def _problems(read: object) -> list[str]:
+    with pytest.raises(InputError) as caught:
+        read()  # type: ignore[operator]
+    return [p.message() for p in caught.value.problems]
+
+
+@pytest.mark.parametrize(("kind", "field"), [("run", f) for f in range(6)] + [
+    ("qrels", f) for f in range(4)
+])
+def test_a_blank_inside_a_field_gives_the_line_readers_problems(
+    tmp_path: Path, kind: str, field: int
+) -> None:
+    qrels_lines = [["q1", "0", "d1", "1"], ["q2", "0", "d2", "1"]]
+    run_lines = [["q1", "Q0", "d1", "1", "0.5", "r"], ["q2", "Q0", "d2", "1", "0.5", "r"]]
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    for blank in BLANKS:
+        lines = [list(line) for line in (run_lines if kind == "run" else qrels_lines)]
+        lines[0][field] = f"{lines[0][field]}{blank}x"
+        written = "".join(" ".join(line) + "\n" for line in lines)
+        other = qrels_lines if kind == "run" else run_lines
+        (run if kind == "run" else qrels).write_text(written, encoding="utf-8")
+        (qrels if kind == "run" else run).write_text(
+            "".join(" ".join(line) + "\n" for line in other), encoding="utf-8"
+        )
+        slow = _problems(lambda: _slow(qrels, run, 10, STRICT))
+        assert slow, repr(blank)
+        assert _problems(lambda: load_trec(qrels, run, depth=10)) == slow, repr(blank)
