@@ -112,6 +112,9 @@ class Calls:
     """Diagnoses per question view and comparisons, and those made inside a renderer."""
 
     diagnosed: Counter[int] = field(default_factory=Counter)
+    views: list[Any] = field(default_factory=list)
+    """Every view diagnosed, held so that no two views share an `id` (the engine frees a
+    chunk's views before it builds the next)."""
     layered: int = 0
     compared: int = 0
     in_renderers: list[str] = field(default_factory=list)
@@ -136,6 +139,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
 
     def diagnose_view(view: Any, *stages: Any) -> Any:
         counted.diagnosed[id(view)] += 1
+        counted.views.append(view)
         where = _inside_renderer(sys._getframe(1))
         if where is not None:
             counted.in_renderers.append(f"diagnose_view in {where}")
