@@ -112,6 +112,7 @@ class Calls:
     """Diagnoses per question view and comparisons, and those made inside a renderer."""
 
     diagnosed: Counter[int] = field(default_factory=Counter)
+    views: list[Any] = field(default_factory=list)
     layered: int = 0
     compared: int = 0
     in_renderers: list[str] = field(default_factory=list)
@@ -135,6 +136,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     compare_of = compare_module.compare
 
     def diagnose_view(view: Any, *stages: Any) -> Any:
+        counted.views.append(view)  # kept alive: no later view can take its id
         counted.diagnosed[id(view)] += 1
         where = _inside_renderer(sys._getframe(1))
         if where is not None:
