@@ -113,8 +113,6 @@ class Calls:
 
     diagnosed: Counter[int] = field(default_factory=Counter)
     views: list[Any] = field(default_factory=list)
-    """Every view diagnosed, held so that no two views share an `id` (the engine frees a
-    chunk's views before it builds the next)."""
     layered: int = 0
     compared: int = 0
     in_renderers: list[str] = field(default_factory=list)
@@ -138,8 +136,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     compare_of = compare_module.compare
 
     def diagnose_view(view: Any, *stages: Any) -> Any:
+        counted.views.append(view)  # kept alive: no later view can take its id
         counted.diagnosed[id(view)] += 1
-        counted.views.append(view)
         where = _inside_renderer(sys._getframe(1))
         if where is not None:
             counted.in_renderers.append(f"diagnose_view in {where}")
