@@ -83,6 +83,30 @@ def test_trec_eval_imports_no_pandas(tmp_path: Path, doc: str) -> None:
     assert (out.stdout, out.stderr) == ("0 False\n", "")
 
 
+def test_pyarrow_is_imported_before_the_run_is_parsed_in_a_second_thread(tmp_path: Path) -> None:
+    # Two threads importing pyarrow for the first time at once can find it partly
+    # initialised; the reader imports what both threads use before it starts the second.
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 0.9 r\n", encoding="utf-8")
+    code = (
+        "import sys, threading\n"
+        "start = threading.Thread.start\n"
+        "def spy(self):\n"
+        "    wanted = ('pyarrow', 'pyarrow.compute', 'pyarrow.csv')\n"
+        "    print(self.name, [m for m in wanted if m not in sys.modules])\n"
+        "    start(self)\n"
+        "threading.Thread.start = spy\n"
+        "from ragtriage.columnar import load_trec\n"
+        f"load_trec({str(qrels)!r}, {str(run)!r}, depth=10)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False,
+        env={"PYTHONPATH": str(SRC)},
+    )
+    assert (out.stdout, out.stderr) == ("ragtriage-csv []\n", "")
+
+
 # Every character `str.split()` splits on, but the line break itself (computed, not listed).
 BLANKS = [c for c in map(chr, range(0x3001)) if c.isspace() and c != "\n"]
 

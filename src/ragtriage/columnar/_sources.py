@@ -135,6 +135,17 @@ def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
         raise _Fallback(str(exc)) from exc
 
 
+def import_readers(parquet: bool) -> None:
+    """Import the pyarrow modules the readers use, on the calling thread.
+
+    The run is parsed in a second thread while the qrels are read in this one: two threads
+    importing pyarrow for the first time at once can find it partly initialised
+    (`cannot import name 'BuildInfo' from partially initialized module 'pyarrow.lib'`).
+    """
+    for used in (pa.Table, pc.sum, pcsv.read_csv, *((pq.ParquetFile,) if parquet else ())):
+        del used
+
+
 class _Prefetch:
     """Iterates in a second thread, started at once, so the run is parsed while the qrels
     are read and while earlier batches are checked (pyarrow and numpy release the GIL)."""

@@ -23,7 +23,7 @@ from ..loading import file_sha256
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._keys import IdKeys, id_keys, key_width, mix
-from ._sources import _batches, _parquet_batches, _Prefetch
+from ._sources import _batches, _parquet_batches, _Prefetch, import_readers
 from ._trec import (
     STRICT,
     QuestionPolicy,
@@ -316,6 +316,7 @@ def load_trec(
         # Without pyarrow the line-by-line reader does it all: same result, slower.
         return _slow(qrels_path, run_path, depth, policy)
     digest = hashlib.sha256()
+    import_readers(parquet)
     source = _parquet_batches(run_path, digest) if parquet else _batches(run_path, digest)
     batches = _Prefetch(source)
     try:
