@@ -80,11 +80,6 @@ class HoldoutLook:
     """Entries in the ledger after this one."""
 
 
-def holdout_ids(dataset: Dataset) -> tuple[str, ...]:
-    """IDs of the holdout questions, in evaluation-set order."""
-    return tuple(q.id for q in dataset.evalset.questions if q.split == HOLDOUT)
-
-
 def without_holdout(dataset: Dataset) -> Dataset:
     """The dataset minus its holdout questions and every run's results for them.
 
@@ -114,15 +109,6 @@ def keep_questions(dataset: Dataset, keep: Callable[[Question], bool]) -> Datase
         dataset.article,
         dataset.run_files,
     )
-
-
-def evalset_source(dataset: Dataset) -> tuple[str, str]:
-    """Path and SHA-256 of the file that held the evaluation set."""
-    for source in dataset.sources:
-        if source.kind in ("evalset", "article"):
-            return source.path, source.sha256
-    first = dataset.sources[0]
-    return first.path, first.sha256
 
 
 def ledger_path(evalset: PathArg) -> Path:
@@ -164,27 +150,6 @@ def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
 
 
 def record_look(
-    dataset: Dataset,
-    *,
-    command: str,
-    runs: Sequence[str],
-    who: str | None = None,
-    ledger: PathArg | None = None,
-    now: datetime | None = None,
-) -> HoldoutLook | None:
-    """Append a ledger entry when the dataset holds holdout questions; None when it holds none."""
-    return record_look_at(
-        evalset_source(dataset),
-        len(holdout_ids(dataset)),
-        command=command,
-        runs=runs,
-        who=who,
-        ledger=ledger,
-        now=now,
-    )
-
-
-def record_look_at(
     evalset: tuple[str, str],
     count: int,
     *,
@@ -194,8 +159,8 @@ def record_look_at(
     ledger: PathArg | None = None,
     now: datetime | None = None,
 ) -> HoldoutLook | None:
-    """`record_look` for an evaluation set given as (path, SHA-256) with `count` holdout
-    questions (for engines that read the files themselves); None when `count` is 0."""
+    """Append a ledger entry for an evaluation set, given as (path, SHA-256), with `count`
+    holdout questions that `runs` answer; None (nothing written) when `count` is 0."""
     ledger = as_optional_path(ledger)
     if count == 0:
         return None
@@ -260,7 +225,7 @@ class HoldoutPolicy:
                     "(and records the look)",
                 ),
             )
-        look = record_look_at(
+        look = record_look(
             evalset, count, command=command, runs=runs, who=self.who, ledger=self.ledger
         )
         warning = None if look is None else look_warning(look, self.warn_after)

@@ -108,9 +108,10 @@ def evaluate_native(
 ) -> Evaluation:
     """Evaluate native runs as arrays; raise `InputError` with every problem.
 
-    The result equals `evaluate(load_dataset(evalset, snapshot=..., runs=...), ...)` with the
-    same options (`Evaluation.dataset` aside). Large JSONL files are read by `workers` forked
-    processes (default: one per CPU), and a large run's explanations are shared with them.
+    The result equals `evaluation.load_and_evaluate(evalset, snapshot=..., runs=..., ...)` with
+    the same options (which it falls back to for input its fast checks refuse). Large JSONL
+    files are read by `workers` forked processes (default: one per CPU), and a large run's
+    explanations are shared with them.
     `labels`: label files, whose labels count as the run's own (as `load_dataset` attaches
     them). `versions`: a versions file applied to the snapshot
     (`versions.load_versions`). `accept_self_labelling`, `allow_missing` and `calibrations`
