@@ -1,62 +1,55 @@
 """The per-question path behind the command line, for tests that check the engine against it.
 
-`Request.evaluate` scores a native set with the columnar engine. Until the per-question path
-(`load_and_evaluate`: the files loaded as models, scored question by question) is retired to
-the test oracle, tests run a command both ways and compare the reports: inside
-`per_question_path()`, every command scores native sets by that path, under the same request
-policy (`Request.score_with`).
+`Request.evaluate` scores a native set with the columnar engine (`evaluate_native`). Until
+the per-question path (`load_and_evaluate`: the files loaded as models, scored question by
+question) is retired to the test oracle, tests run a command both ways and compare the
+reports: inside `per_question_path()`, the request hands the same files and options to
+`load_and_evaluate` instead, under the same request policy (`Request.score_with`).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
-from ragtriage.calibration import read_calibrations
+import ragtriage.columnar
 from ragtriage.cli.main import cli
-from ragtriage.evaluation import Evaluation, QuestionFilter, load_and_evaluate
-from ragtriage.metrics import measures
+from ragtriage.evaluation import Evaluation, load_and_evaluate
 from ragtriage.request import Notify, Request
 
 
-def evaluate_per_question(
-    request: Request,
-    command: str = "python",
-    notify: Notify | None = None,
+def _load_and_evaluate(
+    evalset: Path,
+    snapshot: Path,
+    runs: Sequence[Path],
     *,
-    metrics: Sequence[str] | None = None,
-    example_runs_once: bool = False,
+    executor: object = None,
+    **options: Any,
 ) -> Evaluation:
-    """`request.evaluate(...)` by the per-question path."""
-    names = request.metric_names if metrics is None else list(metrics)
-    measures(names)
-    files = request.files(example_runs_once=example_runs_once)
-    calibrations = read_calibrations(request.calibrations)
-
-    def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
-        return load_and_evaluate(
-            files.dataset, snapshot=files.snapshot, runs=files.runs, labels=request.labels,
-            versions=request.versions, question_filter=keep, input_filter=held, k=request.k,
-            metrics=names, label_policy=request.label_policy,
-            allow_unreviewed=request.allow_unreviewed, evidence_level=request.evidence_level,
-            accept_self_labelling=request.accept_self_labelling,
-            allow_missing=request.allow_missing, calibrations=calibrations,
-        )
-
-    result = request.score_with(score, command, notify)
-    request.note_unused_k(result, notify)
-    return result
+    """`evaluate_native`'s call, answered by the per-question path."""
+    del executor  # where the files are read: nothing to spread here
+    return load_and_evaluate(evalset, snapshot=snapshot, runs=runs, **options)
 
 
 @contextlib.contextmanager
 def per_question_path() -> Iterator[None]:
-    """Every `Request.evaluate` in the block goes through the per-question path."""
+    """Every `Request.evaluate` in the block scores by the per-question path."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Request, "evaluate", evaluate_per_question)
+        patch.setattr(ragtriage.columnar, "evaluate_native", _load_and_evaluate)
         yield
+
+
+def evaluate_per_question(
+    request: Request, command: str = "python", notify: Notify | None = None
+) -> Evaluation:
+    """`request.evaluate(command, notify)` by the per-question path."""
+    with per_question_path():
+        return request.evaluate(command, notify)
 
 
 def invoke(algorithm: str, args: Sequence[str]) -> Result:
