@@ -299,13 +299,13 @@ class Request:
         command: str = "python",
         notify: Notify | None = None,
     ) -> Evaluation:
-        """This request's questions scored by an engine that reads the files itself.
+        """This request's questions scored by `score`, which reads the files itself.
 
         `score(keep, held)` checks every question and scores those `keep` keeps; `held` keeps
-        the questions the input holds for this request (the holdout left out unless included,
-        as `load` leaves it), which is what run-wide facts (self-labelling) are read from.
-        The holdout policy and the selection are this request's, applied as `evaluate` applies
-        them: the holdout note, or the look recorded in the ledger, follows the scoring.
+        the questions the input holds for this request (the holdout left out unless
+        included), which is what run-wide facts (self-labelling) are read from. The
+        selection and the holdout policy are this request's (`evaluate` scores through
+        here): the holdout note, or the look recorded in the ledger, follows the scoring.
         """
         from .filters import select_questions
         from .loading import display_path, file_sha256
