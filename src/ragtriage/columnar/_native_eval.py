@@ -6,8 +6,9 @@ question at once and finds every failing diagnosis stage (`_native_layers`). The
 arrays; the explanations (details, each finding's proving IDs and reason, label sources, the
 boundary section) come from the reference functions, run on the questions' views and, for the
 diagnosis, only for the stages the arrays found failing (`_native_explain`, a chunk of
-questions at a time). Rows the arrays do not model (exotic
-rows) and measures the columnar path does not compute are scored by the reference functions.
+questions at a time). The arrays score every row (evidence groups sharing a unit and span-level
+evidence included); measures the columnar path does not compute are scored by the reference
+functions.
 When the fast checks find any problem, or the input takes a form the fast reader does not
 handle, the reference path runs instead (`load_dataset`, then `evaluate`): it reports every
 problem with its usual message, or gives the same result.
@@ -188,9 +189,9 @@ def _columnar(
     n = len(ev.ids)
     if level == "auto":
         level_document = ev.level_document
-    else:
-        level_document = np.full(n, level == "document", dtype=bool)
-    matcher = build_matcher(ev, codes, level_document)
+    else:  # span level matches items of the required documents, then compares spans
+        level_document = np.full(n, level != "chunk", dtype=bool)
+    matcher = build_matcher(ev, codes, level_document, spans=level == "span")
     rules = default_injection_rules()
     flags = SnapshotFlags(
         codes, index, lambda text: bool(detect_injection(text, rules)), workers
@@ -219,11 +220,10 @@ def _columnar(
         names.add(run.header.name)
         results = run.row[: run.row.size - missing.size].tolist()
         answered[run.header.name] = [ev.ids[row] for row in results]
-        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
-        scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
-        exotic = matcher.shared | (level == "span")
-        explained = Explained(ev, run, codes, level_document, matcher, flags, index)
-        read.append((path, run, (scores, findings, exotic, explained), set(missing.tolist())))
+        scores, findings = run_layers(ev, run, codes, matcher, flags, sensitive)
+        scores.update(rank_scores(ev, run, matcher, chosen))
+        explained = Explained(ev, run, codes, matcher, flags, index)
+        read.append((path, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
     # Every check has passed: only now are the questions read as models, a chunk at a time.
     questions = QuestionModels(evalset, ev.ids)

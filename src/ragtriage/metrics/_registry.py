@@ -99,6 +99,10 @@ class RankColumns(Protocol):
     def ideal(self) -> np.ndarray:
         """(questions, <= depth): the relevant grades, highest first."""
 
+    def found(self, k: int) -> np.ndarray:
+        """(questions,): relevant items (required groups) found within the top k (an item
+        satisfying two required groups finds both)."""
+
 
 @dataclass(frozen=True)
 class RankForm:

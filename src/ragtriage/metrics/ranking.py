@@ -153,7 +153,7 @@ def _hits(grades: np.ndarray, k: int) -> np.ndarray:
 
 
 def _recall_columns(a: RankColumns, k: int) -> PerQuestion:
-    return PerQuestion(_hits(a.grades, k).astype(np.float64), a.n_relevant.astype(np.float64))
+    return PerQuestion(a.found(k).astype(np.float64), a.n_relevant.astype(np.float64))
 
 
 def _precision_columns(a: RankColumns, k: int) -> PerQuestion:
