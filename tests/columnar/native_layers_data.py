@@ -5,8 +5,8 @@ alternative groups, groups sharing a document, no gold, no claims, retrieval-onl
 all refusals, cannot-judge and disagreeing labels, unknown citations, recorded and derived
 contexts, permissions, canaries, version questions, labels with a context hash and
 sensitive values in snapshot and recorded context texts.
-Labels with a context hash and groups sharing a unit (rows the arrays leave to the reference
-functions) appear only with `exotic`.
+Labels with a context hash and groups sharing a unit (a document or chunk satisfying two
+groups of its question: the greedy relevance walk of the arrays) appear only with `exotic`.
 """
 
 from __future__ import annotations

@@ -74,6 +74,23 @@ def test_oracle_equals_both_algorithms_with_a_labels_file(g: Generated, jsonl: b
     check(g, opts, jsonl)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    g=datasets(crowded=True),
+    opts=st.fixed_dictionaries({
+        "k": st.sampled_from([None, 1, 4]),
+        "label_policy": st.just("human-first"),
+        "allow_unreviewed": st.booleans(),
+        "evidence_level": st.sampled_from(["auto", "document", "chunk", "span", "span"]),
+    }),
+    jsonl=st.booleans(),
+)
+def test_oracle_equals_both_algorithms_on_shared_units_and_spans(
+    g: Generated, opts: dict[str, Any], jsonl: bool
+) -> None:
+    check(g, opts, jsonl)
+
+
 @pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=datasets(), opts=options, jsonl=st.booleans())
