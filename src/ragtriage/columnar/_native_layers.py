@@ -81,7 +81,7 @@ class Matcher:
     spans: bool
     """Spans are compared (span level)."""
     unique: bool
-    """No key repeats: an item satisfies at most one alternative of its question."""
+    """No key repeats: an item meets at most one required alternative of its question."""
 
 
 def build_matcher(
