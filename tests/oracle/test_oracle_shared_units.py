@@ -17,8 +17,7 @@ import pytest
 from ragtriage.columnar import _native_eval
 from ragtriage.evaluation import Evaluation, evaluate
 from ragtriage.loading import load_dataset
-from ragtriage.metrics import QuestionView, measures
-from ragtriage.metrics._registry import Measure
+from ragtriage.metrics import Measure, QuestionView, measures
 
 from . import evaluate_files, measure_names
 from .engines import compare_columnar, compare_reference
@@ -82,11 +81,11 @@ def _three(paths: tuple[Path, Path, Path], level: str) -> Evaluation:
         patch.setattr(Measure, "compute", _refuse)
         patch.setattr(QuestionView, "group_satisfied", _refuse)
         native = _native_eval._columnar(
-            evalset, snapshot, [run], None, "human-first", False, level,  # type: ignore[arg-type]
-            1, measures(NAMES), None,
+            evalset, snapshot, [run], None, "human-first", False, level, 1, measures(NAMES),
+            None,
         )
     reference = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), metrics=NAMES,
-                         evidence_level=level)  # type: ignore[arg-type]
+                         evidence_level=level)
     oracle = evaluate_files(evalset, snapshot, [run], evidence_level_choice=level, rank_ks=KS)
     assert compare_reference(oracle, reference) == []
     assert compare_columnar(native, reference) == []
