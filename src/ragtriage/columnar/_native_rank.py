@@ -12,6 +12,8 @@ questions where some item does). Recall counts the groups satisfied within k
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import groupby
+from operator import itemgetter
 
 import numpy as np
 
@@ -64,8 +66,11 @@ def _grades(
     plain = first[~walked[rows[at[first]]]]
     plain = plain[rank[at[plain]] < width]
     grades[rows[at[plain]], rank[at[plain]]] = ev.group_grade[groups[plain]]
-    pick = walked[rows[at]]
-    _walk(grades, at[pick], groups[pick], rows, rank, ev.group_grade)
+    pick = np.flatnonzero(walked[rows[at]])
+    took = _walk(at[pick], groups[pick], ev.group_grade)
+    item, group = at[pick][took >= 0], took[took >= 0]
+    keep = rank[item] < width
+    grades[rows[item[keep]], rank[item[keep]]] = ev.group_grade[group[keep]]
     satisfied = np.zeros((n, width), dtype=np.int32)
     hit = at[first]
     hit = hit[rank[hit] < width]
@@ -73,30 +78,27 @@ def _grades(
     return grades, lengths, satisfied
 
 
-def _walk(
-    grades: np.ndarray, at: np.ndarray, groups: np.ndarray, rows: np.ndarray, rank: np.ndarray,
-    group_grade: np.ndarray,
-) -> None:
-    """`metrics.ranking.relevance_gains` for the questions where an item satisfies several
-    groups (rare: a small loop over their (item, group) pairs, items in ranking order, groups
-    ascending): an item takes the open group it satisfies with the highest grade (ties: the
-    first), and a group is taken once."""
-    width = grades.shape[1]
+def _walk(at: np.ndarray, groups: np.ndarray, group_grade: np.ndarray) -> np.ndarray:
+    """`metrics.ranking.relevance_gains` over (item, group) pairs (items in ranking order,
+    groups ascending), for the questions where an item satisfies several groups (rare: a small
+    loop): an item takes the open group it satisfies with the highest grade (ties: the first),
+    and a group is taken once. The group each pair's item took, -1 for the pairs of items
+    that took none (one pair per item: its first)."""
     grade = group_grade.tolist()
     taken: set[int] = set()  # global groups: one set serves every question
-    pairs = list(zip(at.tolist(), groups.tolist(), strict=True))
-    n = 0
-    while n < len(pairs):
-        item, best = pairs[n][0], -1
-        while n < len(pairs) and pairs[n][0] == item:
-            group = pairs[n][1]
-            if group not in taken and (best < 0 or grade[group] > grade[best]):
-                best = group
-            n += 1
-        if best >= 0:
+    out = np.full(at.size, -1, dtype=np.int64)
+    start = 0
+    pairs = zip(at.tolist(), groups.tolist(), strict=True)
+    for _, found in groupby(pairs, key=itemgetter(0)):
+        satisfied = [group for _, group in found]
+        size = len(satisfied)
+        open_groups = [group for group in satisfied if group not in taken]
+        if open_groups:
+            best = max(open_groups, key=grade.__getitem__)  # the first of equal grades
             taken.add(best)
-            if rank[item] < width:
-                grades[rows[item], rank[item]] = grade[best]
+            out[start] = best
+        start += size
+    return out
 
 
 def _ideal(ev: EvalColumns, width: int) -> np.ndarray:
