@@ -1,9 +1,9 @@
 """Evidence groups sharing a unit, and span-level evidence, scored by the arrays.
 
 Hand-computed cases: each value below is worked out in the comment above it, then checked
-three ways: the columnar engine (`_columnar` itself, with every per-question compute
+three ways: the engine on the files (`_on_files` itself, with every per-question compute
 function and `QuestionView.group_satisfied` made to fail, so the numbers can only come from
-the arrays), the reference algorithm, and the oracle.
+the arrays), the engine on the files read by the loader, and the oracle.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from ragtriage.columnar import _native_eval
-from ragtriage.evaluation import Evaluation, evaluate
+from ragtriage.columnar import _native_eval, evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import Measure, QuestionView, measures
 
@@ -73,19 +73,18 @@ def _refuse(*args: object) -> None:
 
 
 def _three(paths: tuple[Path, Path, Path], level: str) -> Evaluation:
-    """The columnar engine's evaluation, with every per-question compute function (and the
-    per-question group match) made to fail, so each number comes from the arrays; checked
-    equal to the reference algorithm's, and the reference to the oracle's."""
+    """The engine's evaluation of the files, with every per-question compute function (and
+    the per-question group match) made to fail, so each number comes from the arrays; checked
+    equal to the engine's on the files read by the loader, and that to the oracle's."""
     evalset, snapshot, run = paths
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Measure, "compute", _refuse)
         patch.setattr(QuestionView, "group_satisfied", _refuse)
-        native = _native_eval._columnar(
-            evalset, snapshot, [run], None, "human-first", False, level, 1, measures(NAMES),
-            None,
+        native = _native_eval._on_files(
+            evalset, snapshot, [run], measures(NAMES), evidence_level=level, workers=1
         )
     reference = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), metrics=NAMES,
-                         evidence_level=level)
+                         evidence_level=level)  # the same engine, the files read by the loader
     oracle = evaluate_files(evalset, snapshot, [run], evidence_level_choice=level, rank_ks=KS)
     assert compare_reference(oracle, reference) == []
     assert compare_columnar(native, reference) == []

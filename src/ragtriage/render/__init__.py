@@ -11,7 +11,15 @@ from ._diagnosis import (
     run_diagnosis_json,
     slice_rows,
 )
-from ._json import aggregate_json, dumps, evaluation_json, question_json, run_json, score_json
+from ._json import (
+    aggregate_json,
+    dumps,
+    evaluation_json,
+    evaluation_text,
+    question_json,
+    run_json,
+    score_json,
+)
 from ._terminal import MAX_WIDTH, MIN_WIDTH, terminal_width
 from ._text import (
     fmt_aggregate,
@@ -35,6 +43,7 @@ __all__ = [
     "dumps",
     "evaluation_boundary_lines",
     "evaluation_json",
+    "evaluation_text",
     "fmt_aggregate",
     "fmt_number",
     "fmt_value",
