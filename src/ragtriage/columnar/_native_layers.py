@@ -22,7 +22,7 @@ import numpy as np
 from ..detectors import BLOCKING_STAGES, PERMISSION_STAGES
 from ..metrics import REGISTRY, PerQuestion, default_measures
 from ._native_checks import ANSWERABILITY, OUTCOMES
-from ._native_read import WHOLE, Codes, EvalColumns
+from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 
 RANK_MEASURES = tuple(name for name, spec in REGISTRY.items() if spec.params == ("k",))
@@ -68,18 +68,15 @@ class Matcher:
     """Sorted keys, one per (question, unit, group) (span level: per required alternative)."""
     groups: np.ndarray
     """The global group of each key (ascending within a key)."""
-    start: np.ndarray
-    """Per key, the start of the span an item must overlap (-1: any item of the unit)."""
-    end: np.ndarray
-    """Per key, the end of that span (`WHOLE`: any item of the unit)."""
     units: int
     """Key stride: the number of snapshot codes, plus one."""
     by_document: np.ndarray
     """Per question: its unit is an item's document."""
     codes: Codes
     """The snapshot's codes (an item's document and span)."""
-    spans: bool
-    """Spans are compared (span level)."""
+    spans: tuple[np.ndarray, np.ndarray] | None
+    """At span level, per key, the span an item must overlap: (starts, ends), a required
+    document's from -1 to `WHOLE` (any item of it); None at the other levels."""
     unique: bool
     """No key repeats: an item meets at most one required alternative of its question."""
 
@@ -96,22 +93,22 @@ def build_matcher(
     group_row = _owner(ev.group_offsets)
     alt_row = group_row[ev.alt_group]
     unit = np.where(level_document[alt_row], codes.document_of[ev.alt_code], ev.alt_code)
-    keys = alt_row * units + unit
-    if spans:
-        start, end = codes.start[ev.alt_code], codes.end[ev.alt_code]
-    else:
-        start = np.full(keys.size, -1, dtype=np.int64)
-        end = np.full(keys.size, WHOLE, dtype=np.int64)
-    order = np.lexsort((end, start, ev.alt_group, keys))
-    keys, groups, start, end = keys[order], ev.alt_group[order], start[order], end[order]
-    fresh = np.ones(keys.size, dtype=bool)
-    fresh[1:] = (
-        (keys[1:] != keys[:-1]) | (groups[1:] != groups[:-1])
-        | (start[1:] != start[:-1]) | (end[1:] != end[:-1])
+    columns = [alt_row * units + unit, ev.alt_group]
+    if spans:  # alternatives in one document differ by their spans
+        columns += [codes.start[ev.alt_code], codes.end[ev.alt_code]]
+    order = np.lexsort(columns[::-1])
+    columns = [column[order] for column in columns]
+    fresh = np.ones(order.size, dtype=bool)
+    fresh[1:] = np.logical_or.reduce([column[1:] != column[:-1] for column in columns])
+    keys, groups, *span = [column[fresh] for column in columns]
+    return Matcher(
+        keys, groups, units, level_document, codes, (span[0], span[1]) if spans else None,
+        _unique(keys),
     )
-    keys, groups, start, end = keys[fresh], groups[fresh], start[fresh], end[fresh]
-    unique = bool(np.all(keys[1:] != keys[:-1]))
-    return Matcher(keys, groups, start, end, units, level_document, codes, spans, unique)
+
+
+def _unique(keys: np.ndarray) -> bool:
+    return bool(np.all(keys[1:] != keys[:-1]))
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -135,9 +132,9 @@ def matches(m: Matcher, rows: np.ndarray, items: np.ndarray) -> tuple[np.ndarray
         offsets = np.cumsum(count) - count
         where = first[at] + np.arange(at.size, dtype=np.int64) - offsets[at]
     groups = m.groups[where]
-    if m.spans:
-        item = items[at]
-        overlap = (m.codes.start[item] < m.end[where]) & (m.start[where] < m.codes.end[item])
+    if m.spans is not None:
+        item, (start, end) = items[at], m.spans
+        overlap = (m.codes.start[item] < end[where]) & (start[where] < m.codes.end[item])
         at, groups = at[overlap], groups[overlap]
         once = np.ones(at.size, dtype=bool)  # two alternatives of a group in one document
         once[1:] = (at[1:] != at[:-1]) | (groups[1:] != groups[:-1])
