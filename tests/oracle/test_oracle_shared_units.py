@@ -1,9 +1,10 @@
 """Evidence groups sharing a unit, and span-level evidence, scored by the arrays.
 
 Hand-computed cases: each value below is worked out in the comment above it, then checked
-three ways: the engine on the files (`_on_files` itself, with every per-question compute
-function and `QuestionView.group_satisfied` made to fail, so the numbers can only come from
-the arrays), the engine on the files read by the loader, and the oracle.
+three ways: the engine on the files (`_on_files` itself, with the per-question group match
+`QuestionView.group_satisfied` made to fail, so the numbers can only come from the arrays;
+the metrics have no per-question computation in the package), the engine on the files read
+by the loader, and the oracle.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from ragtriage.columnar import _native_eval, evaluate
 from ragtriage.evaluation import Evaluation
 from ragtriage.loading import load_dataset
-from ragtriage.metrics import Measure, QuestionView, measures
+from ragtriage.metrics import QuestionView, measures
 
 from . import evaluate_files, measure_names
 from .engines import compare_columnar, compare_reference
@@ -73,12 +74,11 @@ def _refuse(*args: object) -> None:
 
 
 def _three(paths: tuple[Path, Path, Path], level: str) -> Evaluation:
-    """The engine's evaluation of the files, with every per-question compute function (and
-    the per-question group match) made to fail, so each number comes from the arrays; checked
-    equal to the engine's on the files read by the loader, and that to the oracle's."""
+    """The engine's evaluation of the files, with the per-question group match made to fail,
+    so each number comes from the arrays; checked equal to the engine's on the files read by
+    the loader, and that to the oracle's."""
     evalset, snapshot, run = paths
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Measure, "compute", _refuse)
         patch.setattr(QuestionView, "group_satisfied", _refuse)
         native = _native_eval._on_files(
             evalset, snapshot, [run], measures(NAMES), evidence_level=level, workers=1
