@@ -5,7 +5,7 @@ files, or from the models' JSON form), every question is scored at once and ever
 diagnosis stage found (`_native_layers`, `_native_rank`), evidence groups sharing a unit and
 span-level evidence included. The numbers and stage flags come from the arrays; the
 explanations (details, each finding's proving IDs and reason, label sources, the boundary
-section) come from the reference functions, run on the questions' views and, for the
+section) come from the explaining functions, run on the questions' views and, for the
 diagnosis, only for the stages the arrays found failing (`_native_explain`, a chunk of
 questions at a time). Files the fast checks refuse, and the article format, are read by the
 loader (`load_dataset`), which names every problem; a valid `Dataset` is then scored by the

@@ -2,8 +2,8 @@
 
 The numbers and stage flags come from the arrays (`_native_layers`); a row's record holds
 them as a view of the run's columns (`ColumnRow`). Each question's explanation (details,
-diagnosis findings, label sources, the boundary section) comes from the reference functions
-on its view, built `CHUNK` questions at a time (the questions and results read again from
+diagnosis findings, label sources, the boundary section) comes from the explaining functions
+(`question_details`, the diagnosis checks, label sources, boundaries) on its view, built `CHUNK` questions at a time (the questions and results read again from
 the files by line offset, one chunk's views alive at a time), given what the arrays already
 found (flagged context items, missing evidence groups, the stages holding a stale item, each
 snapshot item's sensitive values, scanned once) so no text is scanned twice. A large run's
@@ -219,7 +219,7 @@ def run_evaluation(
     workers: int = 1,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
-    the reference functions on the rows' views, built `CHUNK`
+    the explaining functions on the rows' views, built `CHUNK`
     questions at a time (label sources and boundaries merged over the chunks), the chunks
     spread over up to `workers` processes (this one and forked ones) when there are many; the
     result builds its views again from the files when asked for them. `added`: the run's
