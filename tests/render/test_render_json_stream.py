@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
+from pytest import MonkeyPatch
 
 import ragtriage
 from dataset_builders import HUMAN, make_dataset, question
 from ragtriage.cli.main import cli
 from ragtriage.columnar import evaluate
 from ragtriage.evaluation import Evaluation
-from ragtriage.render import dumps, evaluation_json, evaluation_text
+from ragtriage.render import _json, dumps, evaluation_json, evaluation_text
 
 
 def _whole(evaluation: Evaluation) -> str:
@@ -42,10 +43,35 @@ def test_pieces_join_to_the_whole_document() -> None:
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     pieces = list(evaluation_text(example))
     assert "".join(pieces) == _whole(example)
-    # One piece per question entry (and the text around each run's list): never one string.
-    assert len(pieces) == sum(len(run.questions) for run in example.runs) + 2 * len(
-        example.runs
-    ) + 1
+    # Per run: the text before its list, one piece per `_BATCH` entries, the list's end; then
+    # the text after the last run. The example's runs each hold fewer than `_BATCH` entries.
+    assert [len(run.questions) for run in example.runs] == [15, 15]
+    assert len(pieces) == 3 * len(example.runs) + 1
+
+
+def test_entries_written_a_batch_at_a_time(monkeypatch: MonkeyPatch) -> None:
+    example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
+    whole = _whole(example)
+    for size in (1, 2, 7, 15, 16):
+        monkeypatch.setattr(_json, "_BATCH", size)
+        pieces = list(evaluation_text(example))
+        assert "".join(pieces) == whole
+        assert len(pieces) == 2 * (-(-15 // size) + 2) + 1
+
+
+def test_a_batch_is_written_as_the_whole_document_writes_it() -> None:
+    # Floats the writers disagree on, texts beyond ASCII, empty containers, nesting.
+    entries = [
+        {"id": "q1", "v": 1.5e-07, "w": 0.5, "t": "café ✓", "e": [], "d": {}},
+        {"id": "q2", "n": None, "x": {"y": [1, True, "z"]}},
+    ]
+    whole = dumps({"runs": [{"questions": entries}]})
+    inner = _json._batch_text(entries)
+    assert whole == (
+        '{\n  "runs": [\n    {\n      "questions": [\n' + inner + "\n      ]\n    }\n  ]\n}\n"
+    )
+    assert inner.split("\n")[:3] == ['        {', '          "d": {},', '          "e": [],']
+    assert '"v": 1.5e-07' in inner
 
 
 def test_runs_without_questions_and_texts_like_the_mark() -> None:
