@@ -9,6 +9,7 @@ import pytest
 
 from ragtriage import fileio
 from ragtriage.columnar._native_checks import loads as fast_loads
+from ragtriage.columnar._native_checks import loads_again
 from ragtriage.errors import InputError
 from ragtriage.formats.trec_files import read_qrels
 from ragtriage.review import read_sheet
@@ -102,6 +103,18 @@ def test_the_fast_reader_refuses_what_the_strict_parser_refuses(line: bytes) -> 
 )
 def test_the_fast_reader_keeps_what_the_strict_parser_keeps(line: bytes) -> None:
     assert fast_loads(line) == fileio.parse_json(line.decode(), "f.jsonl", 1)
+    assert loads_again(line) == fast_loads(line)  # a record read again: the same value
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b'{"id": "q1", "score": NaN}', b'{"id": "q1", "score": 1e400}', b'{"id": "\\ud800"}'],
+)
+def test_a_text_orjson_refuses_is_read_again_as_loads_reads_it(line: bytes) -> None:
+    # `loads_again` (a record the fast checks accepted, read again) leaves orjson's refusals
+    # to `loads`: the same marker, never an orjson error.
+    assert loads_again(line) is fast_loads(line)
+    assert type(loads_again(line)) is object
 
 
 def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_columnar_path_too(

@@ -113,6 +113,16 @@ def loads(text: bytes | str) -> Any:
 _INVALID = object()
 
 
+def loads_again(text: bytes) -> Any:
+    """Parse again a JSON text `loads` accepted before (a record read a second time): its
+    value, without looking for a key written twice again. What orjson refuses (a lone
+    surrogate spelled as a `\\u` escape) is parsed by `loads` as the first time."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return loads(text)
+
+
 def is_id(value: Any) -> bool:
     """A non-empty string (the schema's `Identifier`)."""
     return type(value) is str and bool(value)

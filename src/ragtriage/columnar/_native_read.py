@@ -24,7 +24,14 @@ from pydantic import BaseModel, ValidationError
 from ..errors import InputError
 from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
 from ..schemas import EvalSet
-from ._native_checks import ANSWERABILITY, applies_ok, canary_ok, loads, question_ok
+from ._native_checks import (
+    ANSWERABILITY,
+    applies_ok,
+    canary_ok,
+    loads,
+    loads_again,
+    question_ok,
+)
 from ._native_checks import ids as id_list_ok
 from ._trec import _Fallback
 
@@ -206,7 +213,7 @@ class Rereader:
                     handle.seek(start)
                 line = handle.readline()
                 at = start + len(line)
-                out[n] = loads(line)
+                out[n] = loads_again(line)  # checked when first read
         return out
 
 
