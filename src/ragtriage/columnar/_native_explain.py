@@ -242,7 +242,10 @@ def run_evaluation(
         found = source.models([int(by_row[row]) for row in part], result_model)
         models = questions.at(part)
         return [
-            build_view(models[row], found[int(by_row[row])], index, levels[row], run.k, policy)
+            build_view(
+                models[row], found[int(by_row[row])], index, levels[row], run.k, policy,
+                explained.missing(row),
+            )
             for row in part
         ]
 
@@ -274,13 +277,12 @@ def run_evaluation(
             part = rows[start : start + CHUNK]
             views = build(part)
             done = len(records)
-            for n, (row, view) in enumerate(zip(part, views, strict=True), start=start):
+            for n, view in enumerate(views, start=start):
                 computed = ColumnRow(score_table, n)
                 left_out = ColumnRow(count_table, n)
                 result = result_of[n]
                 details = question_details(
                     view, flagged_context=explained.flagged(result),
-                    missing_groups=explained.missing(row),
                     sensitive_context=explained.sensitive(result),
                     stale_stages=None if stale is None else stale[n],
                 )

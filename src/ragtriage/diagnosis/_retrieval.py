@@ -88,9 +88,8 @@ def _group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
         size = len(view.context)
         kept = f"the context ({size} item{'s' if size != 1 else ''})"
     out = []
-    for index, group in enumerate(question.required_evidence):
-        if first_match(view, index, view.context) is not None:
-            continue
+    for index in view.missing_groups:
+        group = question.required_evidence[index]
         name = group_name(group)
         candidate = first_match(view, index, view.candidates)
         ranked = first_match(view, index, view.ranking)

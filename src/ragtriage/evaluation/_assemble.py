@@ -36,16 +36,14 @@ def question_details(
     view: QuestionView,
     *,
     flagged_context: tuple[str, ...] | None = None,
-    missing_groups: Sequence[int] | None = None,
     sensitive_context: ContextFindings | None = None,
     stale_stages: Collection[str] | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """The IDs behind one question's numbers (`QuestionRecord.details`).
 
     Found already by the caller (the columnar path, from its arrays), else here:
-    `flagged_context` and `sensitive_context` (see `detectors.boundary_details`),
-    `missing_groups`, the indices of the required evidence groups the final context does not
-    satisfy, and `stale_stages`, the stages (`candidates`, `context`, `cited`, `support`)
+    `flagged_context` and `sensitive_context` (see `detectors.boundary_details`), and
+    `stale_stages`, the stages (`candidates`, `context`, `cited`, `support`)
     holding a superseded or withdrawn item (the stale measures' numerators), whose IDs are
     listed here.
     """
@@ -78,12 +76,10 @@ def question_details(
         out["missing_facts"] = missing
     if view.question.answerability == "answerable":
         groups = view.question.required_evidence
-        if missing_groups is None:
-            missing_groups = [
-                i for i in range(len(groups)) if not view.group_satisfied(i, view.context)
-            ]
-        if missing_groups:
-            out["missing_evidence"] = tuple("|".join(groups[i].any_of) for i in missing_groups)
+        if view.missing_groups:
+            out["missing_evidence"] = tuple(
+                "|".join(groups[i].any_of) for i in view.missing_groups
+            )
     out.update(
         boundary_details(
             view, flagged_context=flagged_context, sensitive_context=sensitive_context

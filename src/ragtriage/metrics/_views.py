@@ -86,6 +86,18 @@ class QuestionView:
     """Reference facts with counted coverage."""
     stale_labels: tuple[str, ...] = ()
     """Claim and fact IDs with a label made against another context (not used; `labels_trust`)."""
+    known_missing: tuple[int, ...] | None = None
+    """`missing_groups` as the caller found them (the engine, from its arrays); None: found
+    on the view when asked."""
+
+    @cached_property
+    def missing_groups(self) -> tuple[int, ...]:
+        """The required evidence groups (indices, in order) the final context does not
+        satisfy."""
+        if self.known_missing is not None:
+            return self.known_missing
+        groups = range(len(self.question.required_evidence))
+        return tuple(i for i in groups if not self.group_satisfied(i, self.context))
 
     @cached_property
     def context_hash(self) -> str:
@@ -136,8 +148,10 @@ def build_view(
     level: EvidenceLevel,
     k: int | None,
     policy: LabelPolicy,
+    missing_groups: Sequence[int] | None = None,
 ) -> QuestionView:
-    """Resolve one result against its question and the snapshot."""
+    """Resolve one result against its question and the snapshot. `missing_groups`: the
+    view's `missing_groups` when the caller found them already (None: found when asked)."""
     candidates = tuple(item.id for item in result.candidates)
     reranked = None if result.reranked is None else tuple(item.id for item in result.reranked)
     ranking = reranked if reranked is not None else candidates
@@ -213,4 +227,5 @@ def build_view(
         claims,
         tuple(facts),
         tuple(stale),
+        None if missing_groups is None else tuple(missing_groups),
     )
