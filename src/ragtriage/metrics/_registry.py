@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, Protocol
 
 import numpy as np
@@ -170,7 +171,7 @@ class Measure:
     params: tuple[tuple[str, int], ...] = ()
     """Bound parameter values, in the spec's order."""
 
-    @property
+    @cached_property  # read for every question's every value: made once per measure
     def name(self) -> str:
         """Canonical, parseable name."""
         if not self.params:
