@@ -12,14 +12,18 @@ from click.testing import CliRunner
 from ragtriage.api import report_page
 from ragtriage.calibration import (
     CalibrationRecord,
+    _label_sources,
     calibrate_files,
     calibration_record,
+    measure_label_sources,
     read_calibrations,
+    run_label_sources,
 )
 from ragtriage.cli.calibrate import calibrate_command
-from ragtriage.columnar import evaluate
+from ragtriage.columnar import evaluate, load_and_evaluate
 from ragtriage.errors import InputError
 from ragtriage.evaluation import Evaluation
+from ragtriage.example import example_paths
 from ragtriage.judges import LexicalJudge, judge_dataset, write_model
 from ragtriage.loading import load_dataset
 from ragtriage.render import evaluation_json, render_markdown, render_table
@@ -225,3 +229,38 @@ def test_a_broken_record_names_file_field_expected_found(tmp_path: Path) -> None
         *(f"{bad}: {name}: expected a value (required field); found nothing" for name in missing),
         f"{tmp_path / 'missing.json'}: (file): expected an existing file; found no such file",
     ]
+
+
+def test_a_questions_counted_labels_are_found_once_for_every_measure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    paths = example_paths()
+    found = load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    run = found.runs[0]
+    views, scores = run.views, [r.scores for r in run.questions]
+    alone = {
+        m.name: measure_label_sources(m, views, [s[m.name] for s in scores])
+        for m in found.measures
+        if m.name in ("claim_support", "fact_coverage")
+    }
+    calls: list[tuple[str, str]] = []
+    counted = _label_sources._counted
+    monkeypatch.setattr(
+        _label_sources, "_counted",
+        lambda view, kind: calls.append((view.question.id, kind)) or counted(view, kind),
+    )
+    together = run_label_sources(found.measures, views, scores)
+    assert together == alone
+    assert [(s.human, s.judge, [j.name for j in s.judges]) for s in together.values()] == [
+        (16, 0, []), (18, 1, ["example-judge-model"])
+    ]
+    assert len(views) == 17
+    # Once per question and kind that some measure reading that kind applies to.
+    applies = {
+        (view.question.id, kind)
+        for m, kind in (("fact_coverage", "fact"), ("claim_support", "claim"))
+        for view, row in zip(views, scores, strict=True)
+        if row[m] is not None
+    }
+    assert len(calls) == len(set(calls)) == len(applies) == 26
+    assert set(calls) == applies

@@ -9,7 +9,7 @@ model name and prompt version) with at least one paired item of the kind the mea
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..detectors import is_stale
@@ -140,13 +140,30 @@ def measure_label_sources(
     calibrations: Sequence[CalibrationRecord] = (),
 ) -> LabelSources:
     """Label sources of one measure over one run's questions (`scores` paired with `views`)."""
+    if len(views) != len(scores):
+        raise ValueError("one score per view expected")
+    return _tally(measure, scores, lambda n, kind: _counted(views[n], kind), calibrations)
+
+
+_Counted = Iterable[tuple[str | None, list[Labeller]]]
+"""`_counted` of one question and item kind."""
+
+
+def _tally(
+    measure: Measure,
+    scores: Sequence[Score | None],
+    counted: Callable[[int, str], _Counted],
+    calibrations: Sequence[CalibrationRecord],
+) -> LabelSources:
+    """`measure_label_sources` given `_counted` of the n-th question's items of a kind."""
     human = judge = 0
     judges: dict[tuple[str, str], Labeller] = {}
-    for view, score in zip(views, scores, strict=True):
+    kinds = measure_kinds(measure)
+    for n, score in enumerate(scores):
         if score is None:
             continue  # labels of a question where the measure does not apply count for nothing
-        for kind in measure_kinds(measure):
-            for labelled_by, labellers in _counted(view, kind):
+        for kind in kinds:
+            for labelled_by, labellers in counted(n, kind):
                 if labelled_by == "human":
                     human += 1
                 elif labelled_by == "judge":
@@ -182,9 +199,20 @@ def run_label_sources(
     scores: Sequence[Mapping[str, Score | None]],
     calibrations: Sequence[CalibrationRecord] = (),
 ) -> dict[str, LabelSources]:
-    """Label sources of every measure that reads labels, by measure name."""
+    """Label sources of every measure that reads labels, by measure name (each question's
+    counted labels of a kind found once for all the measures that read them)."""
+    if len(views) != len(scores):
+        raise ValueError("one score row per view expected")
+    found: dict[tuple[int, str], list[tuple[str | None, list[Labeller]]]] = {}
+
+    def counted(n: int, kind: str) -> _Counted:
+        known = found.get((n, kind))
+        if known is None:
+            known = found[n, kind] = list(_counted(views[n], kind))
+        return known
+
     return {
-        m.name: measure_label_sources(m, views, [s[m.name] for s in scores], calibrations)
+        m.name: _tally(m, [s[m.name] for s in scores], counted, calibrations)
         for m in measures
         if measure_kinds(m)
     }
