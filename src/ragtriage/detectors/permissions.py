@@ -52,7 +52,10 @@ class PermissionCheck:
 
     def at(self, stage: Stage) -> tuple[str, ...]:
         """The unreadable document IDs at one stage."""
-        return dict(self.leaks).get(stage, ())
+        for at, ids in self.leaks:
+            if at == stage:
+                return ids
+        return ()
 
     @property
     def blocking(self) -> bool:
