@@ -5,10 +5,10 @@ them as a view of the run's columns (`ColumnRow`). Each question's explanation (
 diagnosis findings, label sources, the boundary section) comes from the explaining functions
 (`question_details`, the diagnosis checks, label sources, boundaries) on its view, built
 `CHUNK` questions at a time (the questions and results read again from the files by line
-offset, one chunk's views alive at a time), given what the arrays already
-found (flagged context items, missing evidence groups, the stages holding a stale item, each
-snapshot item's sensitive values, scanned once) so no text is scanned twice. A large run's
-chunks are shared between this process and forked workers (`_native_parts.alongside`).
+offset, one chunk's views alive at a time), given what the arrays already found (flagged
+context items, missing evidence groups, the stages holding a stale item, each snapshot item's
+sensitive values, scanned once) so no text is scanned twice. A large run's chunks are shared
+between this process and forked workers (`_native_parts.alongside`).
 """
 
 from __future__ import annotations
