@@ -1,0 +1,57 @@
+"""A view's `missing_groups`: found by the engine's arrays (`known_missing`) or on the view,
+the same groups; the retrieval stages and the `missing_evidence` details read them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ragtriage.columnar import load_and_evaluate
+from ragtriage.diagnosis import diagnose_view
+from ragtriage.evaluation import Evaluation, question_details
+from ragtriage.example import example_paths
+from ragtriage.metrics import QuestionView
+
+
+@pytest.fixture(scope="module")
+def example() -> Evaluation:
+    paths = example_paths()
+    return load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+
+
+def _views(example: Evaluation) -> dict[tuple[str, str], QuestionView]:
+    return {(run.name, v.question.id): v for run in example.runs for v in run.views}
+
+
+def test_the_arrays_groups_are_the_views_own(example: Evaluation) -> None:
+    views = _views(example)
+    missing = {key: v.known_missing for key, v in views.items() if v.missing_groups}
+    assert missing == {
+        ("baseline", "exact-code"): (0,),
+        ("baseline", "two-facts"): (1,),
+        ("baseline", "dead-letter"): (0,),
+        ("improved", "purge"): (0,),
+    }
+    # Every view's groups as the engine gave them are the groups the view finds itself.
+    for view in views.values():
+        assert view.known_missing is not None
+        own = dataclasses.replace(view, known_missing=None)
+        assert own.missing_groups == view.missing_groups
+
+
+def test_the_retrieval_stages_and_details_read_the_views_groups(example: Evaluation) -> None:
+    view = _views(example)[("baseline", "two-facts")]
+    verdict = diagnose_view(view)
+    assert (verdict.primary, verdict.secondary) == ("ranking_loss", ("incomplete_answer",))
+    assert verdict.findings[0].ids == ("log-export",)
+    assert verdict.findings[0].why == (
+        "log-export at candidate rank 3, dropped by the reranker (not among its 3 items)"
+    )
+    assert question_details(view)["missing_evidence"] == ("log-export",)
+    # A view told no group is missing has no retrieval finding and no missing evidence.
+    told = dataclasses.replace(view, known_missing=())
+    assert (diagnose_view(told).primary, diagnose_view(told).secondary) == (
+        "incomplete_answer", (),
+    )
+    assert "missing_evidence" not in question_details(told)
