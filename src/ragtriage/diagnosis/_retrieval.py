@@ -41,8 +41,8 @@ def first_match(view: QuestionView, group_index: int, items: Sequence[str]) -> i
     if view.level == "document":
         # Same rule as SnapshotIndex.matches at document level, without the pairwise loop.
         wanted = {index.document_of(req) for req in group.any_of}
-        for position, item in enumerate(items):
-            if index.document_of(item) in wanted:
+        for position, document in enumerate(map(index.document_of, items)):
+            if document in wanted:
                 return position
         return None
     for position, item in enumerate(items):
