@@ -85,7 +85,8 @@ def test_trec_eval_imports_no_pandas(tmp_path: Path, doc: str) -> None:
 
 def test_pyarrow_is_imported_before_the_run_is_parsed_in_a_second_thread(tmp_path: Path) -> None:
     # Two threads importing pyarrow for the first time at once can find it partly
-    # initialised; the reader imports what both threads use before it starts the second.
+    # initialised; the reader imports what both threads use before it starts the others
+    # (one hashes the run file, one parses it).
     qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
     qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
     run.write_text("q1 Q0 d1 1 0.9 r\n", encoding="utf-8")
@@ -104,7 +105,7 @@ def test_pyarrow_is_imported_before_the_run_is_parsed_in_a_second_thread(tmp_pat
         [sys.executable, "-c", code], capture_output=True, text=True, check=False,
         env={"PYTHONPATH": str(SRC)},
     )
-    assert (out.stdout, out.stderr) == ("ragtriage-csv []\n", "")
+    assert (out.stdout, out.stderr) == ("ragtriage-sha256 []\nragtriage-csv []\n", "")
 
 
 # Every character `str.split()` splits on, but the line break itself (computed, not listed).

@@ -10,7 +10,6 @@ batch); files that break that, or any check, go to the line-by-line reader inste
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +22,7 @@ from ..loading import file_sha256
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._keys import IdKeys, id_keys, key_width, mix
-from ._sources import _batches, _parquet_batches, _Prefetch, import_readers
+from ._sources import FileDigest, _batches, _parquet_batches, _Prefetch, import_readers
 from ._trec import (
     STRICT,
     QuestionPolicy,
@@ -34,10 +33,12 @@ from ._trec import (
     _Fallback,
     _has_duplicates,
     _numbers,
+    _plain_fields,
     _qrels_fast,
     _question_problems,
     _rank_order,
     _slow,
+    _strings_clean,
     _unique_pairs,
 )
 
@@ -203,6 +204,7 @@ def _consume(
 ) -> None:
     """Score-ready grade rows for whole questions (rows grouped by question)."""
     starts, lengths, block_qids = _blocks(pa.chunked_array([qid]))
+    _check_question_ids(block_qids)
     # A dict built once beats a hash set rebuilt by pc.index_in for every batch.
     found = [judged.row_of.get(q, -1) for q in block_qids.to_pylist()]
     index = np.array(found, dtype=np.int64)
@@ -234,6 +236,16 @@ def _consume(
     inside = position < sink.depth
     sink.grades[row_group[inside], position[inside]] = grade[inside]
     sink.lengths[groups] = lengths
+
+
+def _check_question_ids(block_qids: pa.Array) -> None:
+    """The question ID checks of every row, done once per run of equal IDs (each row's ID
+    is its run's): no blank or odd whitespace, no comment line."""
+    column = pa.chunked_array([block_qids])
+    if not (_strings_clean(column) and _plain_fields(column)):
+        raise _Fallback("blank fields, or whitespace the line reader splits on")
+    if pc.any(pc.starts_with(block_qids, "#")).as_py():
+        raise _Fallback("comment lines")  # the line reader skips and counts them
 
 
 def _first_end(qid: pa.Array) -> int:
@@ -315,18 +327,20 @@ def load_trec(
     if not has_extra("trec"):
         # Without pyarrow the line-by-line reader does it all: same result, slower.
         return _slow(qrels_path, run_path, depth, policy)
-    digest = hashlib.sha256()
     import_readers(parquet)
-    source = _parquet_batches(run_path, digest) if parquet else _batches(run_path, digest)
-    batches = _Prefetch(source)
+    digest = FileDigest(run_path)
+    batches = _Prefetch(_parquet_batches(run_path) if parquet else _batches(run_path))
     try:
         judged = _judged(qrels_path)
         sink = _stream(judged, batches, depth)
+        run_sha256 = digest.hexdigest()
     except _Fallback:
         batches.close()
+        digest.close()
         return _slow(qrels_path, run_path, depth, policy)
     finally:
         batches.close()
+        digest.close()
     question_ids = judged.question_values.to_pylist()
     ranked = [qid for qid, seen in zip(question_ids, sink.seen.tolist(), strict=True) if seen]
     problems, missing, extra = _question_problems(
@@ -334,7 +348,7 @@ def load_trec(
     )
     if problems:
         raise InputError(problems)
-    digests = (file_sha256(qrels_path), digest.hexdigest())
+    digests = (file_sha256(qrels_path), run_sha256)
     return TrecLoad(_assemble(judged, sink, question_ids), missing, extra, True, digests)
 
 
