@@ -38,8 +38,8 @@ from ._trec import (
     _question_problems,
     _rank_order,
     _slow,
+    _sorted_pairs,
     _strings_clean,
-    _unique_pairs,
 )
 
 if TYPE_CHECKING:
@@ -77,19 +77,23 @@ class _Judged:
 
 def _judged(path: Path) -> _Judged:
     qid, doc, grade = _qrels_fast(path)
-    values = pc.unique(qid).sort()
-    group = _numbers(pc.index_in(qid, value_set=values)).astype(np.int64)
+    # Hash and look up each run of equal question IDs once, not every line.
+    _, run_lengths, run_qids = _blocks(qid)
+    values = pc.unique(run_qids).sort()
+    run_group = _numbers(pc.index_in(run_qids, value_set=values)).astype(np.int64)
+    group = np.repeat(run_group, run_lengths)
     width = key_width(doc)
     ids = id_keys(doc, width)
-    keys, _, distinct = _unique_pairs(group, doc, ids)
+    keys, order, distinct = _sorted_pairs(group, doc, ids)
     if not distinct:
         raise _Fallback("duplicate judgements (or colliding keys)")
     flat = doc.combine_chunks() if isinstance(doc, pa.ChunkedArray) else doc
-    order = np.argsort(keys)
     by_question = None
     counts = np.bincount(group, minlength=len(values))
     if ids.exact and counts.size and int(counts.max()) <= _SMALL_JUDGED:
-        per = np.lexsort((ids.keys, group))
+        # Grouped by question; the order inside a question does not matter (each row
+        # matches at most one of its question's distinct judgements).
+        per = np.argsort(group, kind="stable")
         first = np.cumsum(counts) - counts
         by_question = (ids.keys[per], grade[per], first, counts)
     row_of = {qid: row for row, qid in enumerate(values.to_pylist())}

@@ -208,11 +208,11 @@ def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarra
     return table["qid"], table["docid"], _numbers(table["grade"])
 
 
-def _unique_pairs(
+def _sorted_pairs(
     groups: np.ndarray, docs: pa.ChunkedArray, ids: IdKeys
-) -> tuple[np.ndarray, bool, bool]:
-    """Keys of (group, ID) pairs, whether the pairs are distinct (confirmed on the strings)
-    and whether the keys are too."""
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Keys of (group, ID) pairs, their sorting order (stable), and whether the pairs are
+    distinct (confirmed on the strings when the keys are hashes)."""
     keys = mix(ids.keys, groups)
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
@@ -222,8 +222,8 @@ def _unique_pairs(
         left, right = order[same], order[same + 1]
         same_id = pc.equal(docs_flat.take(_arrow(left)), docs_flat.take(_arrow(right)))
         real = (groups[left] == groups[right]) & _numbers(same_id)
-        return keys, not bool(real.any()), False
-    return keys, same.size == 0, same.size == 0
+        return keys, order, not bool(real.any())
+    return keys, order, same.size == 0
 
 
 def _question_problems(
@@ -321,7 +321,7 @@ def _has_duplicates(
 ) -> bool:
     """Whether a question ranks one document twice (rows grouped by question)."""
     if not (ids.exact and lengths.size and int(lengths.max()) <= 1024):
-        return not _unique_pairs(groups, docs, ids)[1]
+        return not _sorted_pairs(groups, docs, ids)[2]
     # Each question's keys as one row of a padded matrix, sorted: a duplicate is two equal
     # neighbours before the padding. Done in slices of questions to bound memory.
     width = int(lengths.max())
