@@ -22,7 +22,7 @@ from ._text import (
     render_table,
     shown_measures,
 )
-from ._trec_report import trec_json, trec_table
+from ._trec_report import trec_json, trec_json_text, trec_table
 
 __all__ = [
     "MAX_WIDTH",
@@ -52,5 +52,6 @@ __all__ = [
     "slice_rows",
     "terminal_width",
     "trec_json",
+    "trec_json_text",
     "trec_table",
 ]
