@@ -10,7 +10,7 @@ import numpy as np
 from ..columnar import AVERAGING_RULES, TrecEvaluation
 from ..fileio import json_text, json_text_table
 from ..loading import report_head
-from ._json import aggregate_json
+from ._aggregate_json import aggregate_json
 
 
 def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[str, Any]:
