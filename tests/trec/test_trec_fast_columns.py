@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ragtriage.columnar import load_trec
+from ragtriage.columnar import id_keys, load_trec
 from ragtriage.columnar._trec import STRICT, _arrow, _numbers, _slow
 from ragtriage.errors import InputError
 
@@ -139,3 +141,21 @@ def test_a_blank_inside_a_field_gives_the_line_readers_problems(
         slow = _problems(lambda: _slow(qrels, run, 10, STRICT))
         assert slow, repr(blank)
         assert _problems(lambda: load_trec(qrels, run, depth=10)) == slow, repr(blank)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.text(min_size=0, max_size=8).filter(lambda t: len(t.encode("utf-8")) <= 8),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(0, 5),
+)
+def test_short_id_keys_are_the_ids_bytes_read_big_endian(ids: list[str], cut: int) -> None:
+    cut = min(cut, len(ids) - 1)
+    column = pa.array(ids, pa.string()).slice(cut)  # a slice: offsets not starting at 0
+    got = id_keys(column)
+    want = [int.from_bytes(i.encode("utf-8").ljust(8, b"\0"), "big") for i in ids[cut:]]
+    assert got.exact
+    assert got.keys.tolist() == want
