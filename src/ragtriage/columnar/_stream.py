@@ -10,6 +10,7 @@ batch); files that break that, or any check, go to the line-by-line reader inste
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,8 @@ from ._trec import (
 if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    _Batch = tuple[pa.Array, pa.Array, np.ndarray]
 else:  # imported at first use: the default install has no pyarrow
     pa = extra_module("pyarrow", "trec", "the fast TREC reader")
     pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
@@ -277,39 +280,42 @@ def _last_start(qid: pa.Array) -> int:
         window *= 4
 
 
-def _stream(judged: _Judged, batches: _Prefetch, depth: int) -> _Sink:
+def _stream(judged: _Judged, batches: Iterable[_Batch], depth: int) -> _Sink:
     sink = _Sink(depth, len(judged.question_values))
-    carry: tuple[pa.Array, pa.Array, np.ndarray] | None = None
-    for qid, docs, score in batches:
-        start = 0
-        if carry is not None:
-            if carry[0][0].as_py() == qid[0].as_py():
-                # The carried question continues here: join just its rows (a small copy).
-                start = _first_end(qid)
-                carry = (
-                    pa.concat_arrays([carry[0], qid.slice(0, start)]),
-                    pa.concat_arrays([carry[1], docs.slice(0, start)]),
-                    np.concatenate([carry[2], score[:start]]),
-                )
-            if start < len(qid):
-                _consume(judged, sink, *carry)
-                carry = None
-        if start == len(qid):
+    carry: _Batch | None = None
+    for batch in batches:
+        qid = batch[0]
+        if not len(qid):
             continue
-        # The batch's last question may continue in the next batch: hold it back.
+        continues = carry is not None and carry[0][0].as_py() == qid[0].as_py()
+        if carry is not None and continues and _first_end(qid) == len(qid):
+            # The carried question goes on through the whole batch: keep carrying.
+            carry = _joined(carry, batch, len(qid))
+            continue
+        # The batch's last question may continue in the next batch: hold it back, and
+        # score the rest with what was carried in one call (the carried rows come first).
         last = _last_start(qid)
-        if last > start:
-            _consume(
-                judged,
-                sink,
-                qid.slice(start, last - start),
-                docs.slice(start, last - start),
-                score[start:last],
-            )
-        carry = (qid.slice(last), docs.slice(last), score[last:])
+        piece = _joined(carry, batch, last) if carry is not None else _head(batch, last)
+        if len(piece[0]):
+            _consume(judged, sink, *piece)
+        carry = (qid.slice(last), batch[1].slice(last), batch[2][last:])
     if carry is not None:
         _consume(judged, sink, *carry)
     return sink
+
+
+def _head(batch: _Batch, stop: int) -> _Batch:
+    return batch[0].slice(0, stop), batch[1].slice(0, stop), batch[2][:stop]
+
+
+def _joined(carry: _Batch, batch: _Batch, stop: int) -> _Batch:
+    """The carried rows followed by the batch's first `stop` rows (one copy)."""
+    head = _head(batch, stop)
+    return (
+        pa.concat_arrays([carry[0], head[0]]),
+        pa.concat_arrays([carry[1], head[1]]),
+        np.concatenate([carry[2], head[2]]),
+    )
 
 
 def load_trec(
