@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragtriage.columnar import id_keys, load_trec
+from ragtriage.columnar import QuestionPolicy, id_keys, load_trec
 from ragtriage.columnar._trec import STRICT, _arrow, _numbers, _slow
 from ragtriage.errors import InputError
 
@@ -151,11 +151,37 @@ def test_a_blank_inside_a_field_gives_the_line_readers_problems(
         max_size=30,
     ),
     st.integers(0, 5),
+    st.integers(0, 5),
 )
-def test_short_id_keys_are_the_ids_bytes_read_big_endian(ids: list[str], cut: int) -> None:
+def test_short_id_keys_are_the_ids_bytes_read_big_endian(
+    ids: list[str], cut: int, end: int
+) -> None:
     cut = min(cut, len(ids) - 1)
-    column = pa.array(ids, pa.string()).slice(cut)  # a slice: offsets not starting at 0
+    stop = max(cut + 1, len(ids) - end)
+    # A slice: offsets not starting at 0, data (or not) after the last ID.
+    column = pa.array(ids, pa.string()).slice(cut, stop - cut)
     got = id_keys(column)
-    want = [int.from_bytes(i.encode("utf-8").ljust(8, b"\0"), "big") for i in ids[cut:]]
+    want = [int.from_bytes(i.encode("utf-8").ljust(8, b"\0"), "big") for i in ids[cut:stop]]
     assert got.exact
     assert got.keys.tolist() == want
+
+
+@pytest.mark.parametrize(
+    ("judged", "extra"),
+    [("q", "x"), ("q", "an-unjudged-question-id"), ("a-long-question-id-", "x")],
+)
+def test_run_questions_found_by_short_or_long_ids(tmp_path: Path, judged: str, extra: str) -> None:
+    # Short question IDs are found by binary search on their keys, others by a dict:
+    # the same rows, and the same unjudged questions skipped.
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text(f"{judged}2 0 a 1\n{judged}1 0 b 1\n", encoding="utf-8")
+    run.write_text(
+        f"{judged}1 Q0 b 1 2 t\n{extra} Q0 a 1 3 t\n{extra} Q0 b 2 1 t\n{judged}2 Q0 c 1 2 t\n"
+        f"{judged}2 Q0 a 2 1 t\n",
+        encoding="utf-8",
+    )
+    loaded = load_trec(qrels, run, depth=2, policy=QuestionPolicy(allow_extra=True))
+    assert loaded.fast_path
+    assert loaded.arrays.question_ids == (f"{judged}1", f"{judged}2")
+    assert loaded.arrays.grades.tolist() == [[1, 0], [0, 1]]
+    assert (loaded.skipped, loaded.missing) == ((extra,), ())

@@ -64,9 +64,13 @@ def _short_keys(chunk: pa.Array, offsets: np.ndarray) -> np.ndarray:
     each ID's start, read big-endian, with the bytes past its end masked to 0 (the same
     key as padding with NUL)."""
     start, stop = int(offsets[0]), int(offsets[-1])
-    data = np.zeros(stop - start + 8, dtype=np.uint8)
-    if stop > start:
-        data[: stop - start] = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[start:stop]
+    buffer = chunk.buffers()[2]
+    if buffer is not None and buffer.size >= stop + 8:  # 8 readable bytes after every ID
+        data = np.frombuffer(buffer, dtype=np.uint8)[start : stop + 8]
+    else:
+        data = np.zeros(stop - start + 8, dtype=np.uint8)
+        if stop > start:
+            data[: stop - start] = np.frombuffer(buffer, dtype=np.uint8)[start:stop]
     # Every byte position as the start of a big-endian 8-byte word (unaligned, a view).
     words = np.ndarray(shape=(data.size - 7,), dtype=">u8", buffer=data, strides=(1,))
     keys: np.ndarray = words[offsets[:-1] - start].astype(np.uint64)

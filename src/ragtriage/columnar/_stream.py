@@ -72,6 +72,9 @@ class _Judged:
     and count; lets a row be matched against its own question's few judgements."""
     row_of: dict[str, int]
     """Question ID -> row."""
+    question_keys: tuple[np.ndarray, np.ndarray] | None
+    """When every question ID has at most 8 bytes: their exact keys, sorted, and the row
+    of each (a run's question IDs are then looked up by binary search)."""
 
     @property
     def exact(self) -> bool:
@@ -100,7 +103,14 @@ def _judged(path: Path) -> _Judged:
         first = np.cumsum(counts) - counts
         by_question = (ids.keys[per], grade[per], first, counts)
     row_of = {qid: row for row, qid in enumerate(values.to_pylist())}
-    return _Judged(values, group, flat, grade, width, keys[order], order, by_question, row_of)
+    question_keys = None
+    if len(values) and key_width(values) == 8:
+        exact = id_keys(values).keys
+        rows = np.argsort(exact)
+        question_keys = (exact[rows], rows)
+    return _Judged(
+        values, group, flat, grade, width, keys[order], order, by_question, row_of, question_keys
+    )
 
 
 @dataclass
@@ -206,20 +216,27 @@ def _rectangular(
     return True
 
 
+def _rows(judged: _Judged, qids: pa.Array) -> np.ndarray:
+    """Each question ID's row in the qrels, -1 for a question they do not judge."""
+    ids = id_keys(qids)
+    if judged.question_keys is None or not ids.exact:
+        # A dict built once beats a hash set rebuilt by pc.index_in for every batch.
+        return np.array([judged.row_of.get(q, -1) for q in qids.to_pylist()], dtype=np.int64)
+    ordered, rows = judged.question_keys
+    slot = np.minimum(np.searchsorted(ordered, ids.keys), ordered.size - 1)
+    return np.where(ordered[slot] == ids.keys, rows[slot], -1).astype(np.int64)
+
+
 def _consume(
     judged: _Judged, sink: _Sink, qid: pa.Array, docs: pa.Array, score: np.ndarray
 ) -> None:
     """Score-ready grade rows for whole questions (rows grouped by question)."""
     starts, lengths, block_qids = _blocks(pa.chunked_array([qid]))
     _check_question_ids(block_qids)
-    # A dict built once beats a hash set rebuilt by pc.index_in for every batch.
-    found = [judged.row_of.get(q, -1) for q in block_qids.to_pylist()]
-    index = np.array(found, dtype=np.int64)
+    index = _rows(judged, block_qids)
     known = index >= 0
     if not bool(known.all()):
-        sink.extra.update(
-            q for q, row in zip(block_qids.to_pylist(), found, strict=True) if row < 0
-        )
+        sink.extra.update(block_qids.filter(_arrow(~known)).to_pylist())
         keep = np.repeat(known, lengths)
         docs, score = docs.filter(_arrow(keep)), score[keep]
         starts, lengths = starts[known], lengths[known]
