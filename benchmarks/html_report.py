@@ -163,7 +163,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     from ragtriage.api import report_page
-    from ragtriage.evaluation import load_and_evaluate
+    from ragtriage.columnar import load_and_evaluate
     from ragtriage.render import dumps, evaluation_json
 
     root = OUT / f"q{args.questions}-r{args.runs}"

@@ -1,4 +1,5 @@
-"""Native runs at scale: file in -> four layers and diagnosis out, columnar against reference.
+"""Native runs at scale: file in -> four layers and diagnosis out, the fast reader against the
+loader.
 
 Writes a snapshot (documents, some superseded or withdrawn, a few with instruction-like
 text), an evaluation set and a run (JSONL) of Q questions: 85% answerable (1-2 evidence
@@ -8,14 +9,14 @@ context, outcomes, 2 labelled claims per answer with citations (some unknown), a
 fact-coverage labels. Then times, each in its own subprocess (wall time, peak RSS of the
 child from `os.wait4`):
 
-- `columnar`: `ragtriage.columnar.evaluate_native` (the `Evaluation` of `evaluate`: every
-  default measure, the diagnosis with its findings, the boundary section);
-- `reference`: `load_dataset` + `evaluate` + `diagnose` (the per-question path), only up
-  to `--reference-up-to` questions;
+- `columnar`: `ragtriage.columnar.evaluate_native` (the files read straight into arrays:
+  every default measure, the diagnosis with its findings, the boundary section);
+- `loader`: `load_dataset` + `columnar.evaluate` (the files read as pydantic models, then
+  the same engine), only up to `--loader-up-to` questions;
 
 and checks that both give the same JSON report, byte for byte.
 
-    python benchmarks/native_scale.py --questions 10000 1000000 --reference-up-to 10000
+    python benchmarks/native_scale.py --questions 10000 1000000 --loader-up-to 10000
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def worker(engine: str, evalset: Path, snapshot: Path, run: Path, out: Path) -> 
     if engine == "columnar":
         result = evaluate_native(evalset, snapshot, [run])
     else:
-        from ragtriage.evaluation import evaluate
+        from ragtriage.columnar import evaluate
         from ragtriage.loading import load_dataset
 
         result = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]))
@@ -192,7 +193,7 @@ def main() -> None:
     """Generate, time, compare, print."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--questions", type=int, nargs="+", default=[10_000])
-    parser.add_argument("--reference-up-to", type=int, default=10_000)
+    parser.add_argument("--loader-up-to", type=int, default=10_000)
     args = parser.parse_args()
     rows = []
     for questions in args.questions:
@@ -204,8 +205,8 @@ def main() -> None:
             size = sum(p.stat().st_size for p in paths) / 1e9
             print(f"{questions:>9,} questions: wrote {size:.2f} GB in {made:.1f} s", flush=True)
             outputs = {}
-            for engine in ("columnar", "reference"):
-                if engine == "reference" and questions > args.reference_up_to:
+            for engine in ("columnar", "loader"):
+                if engine == "loader" and questions > args.loader_up_to:
                     continue
                 outputs[engine] = directory / f"{engine}.pickle"
                 wall, rss = timed(engine, paths, outputs[engine])
@@ -214,10 +215,10 @@ def main() -> None:
                 print(f"  {engine:<9} {wall:8.2f} s  {rss:6.2f} GB  {used}", flush=True)
             if len(outputs) == 2:
                 a, b = (pickle.loads(p.read_bytes()) for p in outputs.values())
-                print(f"  columnar == reference: {same(a, b)}", flush=True)
-                ref = next(r for r in rows if r[0] == questions and r[1] == "reference")
+                print(f"  columnar == loader: {same(a, b)}", flush=True)
+                ref = next(r for r in rows if r[0] == questions and r[1] == "loader")
                 col = next(r for r in rows if r[0] == questions and r[1] == "columnar")
-                print(f"  reference / columnar: {ref[2] / col[2]:.1f}x time, "
+                print(f"  loader / columnar: {ref[2] / col[2]:.1f}x time, "
                       f"{ref[3] / col[3]:.2f}x memory", flush=True)
             primary = pickle.loads(outputs["columnar"].read_bytes())["primary"]
             print("  primary stages:", {s: c for s, c in primary.items() if c}, flush=True)

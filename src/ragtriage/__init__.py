@@ -24,7 +24,8 @@ if TYPE_CHECKING:
         run_files,
         trec_eval_files,
     )
-    from .evaluation import Evaluation, QuestionRecord, RunEvaluation, evaluate
+    from .columnar import evaluate
+    from .evaluation import Evaluation, QuestionRecord, RunEvaluation
     from .loading import Dataset, load_dataset
     from .request import Request
 
@@ -34,7 +35,7 @@ _LAZY = {
     "Evaluation": "evaluation",
     "QuestionRecord": "evaluation",
     "RunEvaluation": "evaluation",
-    "evaluate": "evaluation",
+    "evaluate": "columnar",
     "Dataset": "loading",
     "load_dataset": "loading",
     "Request": "request",

@@ -71,7 +71,7 @@ def evaluate_selected(
 
     Aggregates, slices and diagnoses then cover exactly the selected questions.
     """
-    from .evaluation import evaluate
+    from .columnar import evaluate
 
     return select_questions(
         lambda keep: evaluate(dataset, question_filter=keep, **options),  # type: ignore[arg-type]

@@ -267,7 +267,7 @@ class Request:
         }
         with contextlib.ExitStack() as stack:
             if files.snapshot is None:
-                from .evaluation import load_and_evaluate
+                from .columnar import load_and_evaluate
 
                 def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
                     return load_and_evaluate(

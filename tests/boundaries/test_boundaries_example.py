@@ -9,8 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
+from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import diagnose
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 
 PLANTED = ("4111 1111 1111 1111", "4111111111111111", "4111-1111-1111-1111")

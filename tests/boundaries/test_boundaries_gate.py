@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from ragtriage.columnar import load_and_evaluate
 from ragtriage.detectors import blocking_permission_leaks
 from ragtriage.errors import InputError
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 from ragtriage.gate import gate, load_policy
 

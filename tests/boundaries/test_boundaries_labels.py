@@ -10,9 +10,9 @@ import pytest
 from boundaries_builders import HUMAN, claim, doc, make_dataset, result
 
 from ragtriage.api import report_page
+from ragtriage.columnar import evaluate
 from ragtriage.detectors import context_hash_of
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate
 from ragtriage.render import evaluation_json, render_markdown
 
 TEXTS = {"a": "Webhooks retry 3 times.", "b": "Ports: 5671 and 443."}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from boundaries_builders import claim, doc, make_dataset, result
 
+from ragtriage.columnar import evaluate
 from ragtriage.detectors import (
     blocking_permission_leaks,
     check_permissions,
     summarize_permissions,
 )
 from ragtriage.diagnosis import NEXT_ACTIONS, diagnose_run, next_action, stage_order
-from ragtriage.evaluation import evaluate
 
 DOCS = [doc("pub"), doc("fin", access_groups=["finance"]), doc("hr", access_groups=["hr"])]
 

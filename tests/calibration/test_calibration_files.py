@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from ragtriage.calibration import calibrate_files, judge_labelled_measures
 from ragtriage.cli.calibrate import calibrate_command
+from ragtriage.columnar import evaluate
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate
 from ragtriage.judges import LexicalJudge, judge_dataset, write_model
 from ragtriage.loading import load_dataset
 from ragtriage.render import render_table

@@ -17,8 +17,9 @@ from ragtriage.calibration import (
     read_calibrations,
 )
 from ragtriage.cli.calibrate import calibrate_command
+from ragtriage.columnar import evaluate
 from ragtriage.errors import InputError
-from ragtriage.evaluation import Evaluation, evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.judges import LexicalJudge, judge_dataset, write_model
 from ragtriage.loading import load_dataset
 from ragtriage.render import evaluation_json, render_markdown, render_table

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from ragtriage.columnar import (
     QuestionPolicy,
     arrays_from_dicts,
+    evaluate,
     load_trec,
     parse_rank_measures,
     score_arrays,
 )
-from ragtriage.evaluation import evaluate
 from ragtriage.executors import LocalExecutor
 from ragtriage.formats import (
     Qrels,

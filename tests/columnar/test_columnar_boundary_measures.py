@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from ragtriage.columnar import NATIVE_MEASURES, _native_eval, evaluate_native
+from ragtriage.columnar import NATIVE_MEASURES, _native_eval, evaluate, evaluate_native
 from ragtriage.columnar._native_snapshot import snapshot_codes
-from ragtriage.evaluation import RunEvaluation, evaluate
+from ragtriage.evaluation import RunEvaluation
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import REGISTRY, measures
 
@@ -121,8 +121,8 @@ EXPECTED: dict[str, list[tuple[float, float] | None]] = {
 def _runs(tmp_path: Path) -> tuple[RunEvaluation, RunEvaluation]:
     evalset, snapshot, run = _write(tmp_path)
     # The columnar path itself (an input it does not handle would raise `_Fallback` here).
-    got = _native_eval._columnar(
-        evalset, snapshot, [run], None, "human-first", True, "auto", 1, measures(NAMES), None
+    got = _native_eval._on_files(
+        evalset, snapshot, [run], measures(NAMES), allow_unreviewed=True, workers=1
     )
     dataset = load_dataset(evalset, snapshot=snapshot, runs=[run])
     want = evaluate(dataset, metrics=NAMES, allow_unreviewed=True)
@@ -208,9 +208,8 @@ def test_more_access_groups_than_one_mask_word(tmp_path: Path) -> None:
     codes = snapshot_codes(load_dataset(evalset, snapshot=snapshot_path).snapshot)
     assert codes.access.shape == (6, 3)
     assert (codes.group_bits["finance"], codes.group_bits["hr"]) == ((0, 1), (2, 1 << 7))
-    got = _native_eval._columnar(
-        evalset, snapshot_path, [run], None, "human-first", True, "auto", 1, measures(NAMES),
-        None,
+    got = _native_eval._on_files(
+        evalset, snapshot_path, [run], measures(NAMES), allow_unreviewed=True, workers=1
     ).runs[0]
     for name, expected in EXPECTED.items():
         if name.startswith("permission_leak"):

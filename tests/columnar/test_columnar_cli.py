@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from native_layers_data import write_dataset
 
-from per_question import per_question_path
+from loader_path import loader_path
 from ragtriage.cli.main import cli
 from ragtriage.columnar import NATIVE_MEASURES, _native_explain
 from ragtriage.example import example_paths
@@ -28,7 +28,7 @@ FORMATS = ("json", "markdown", "table")
 def _outputs(args: list[str], fmt: str) -> tuple[str, str]:
     """(reference, columnar): the report text of the per-question path and of the engine."""
     runner = CliRunner()
-    with per_question_path():
+    with loader_path():
         reference = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
     columnar = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
     assert reference.exit_code == 0, reference.output
@@ -122,7 +122,7 @@ def test_both_algorithms_say_when_k_is_not_used() -> None:
     ]
     header = "baseline (context recorded, k not used)"
     for per_question in (True, False):
-        with per_question_path() if per_question else contextlib.nullcontext():
+        with loader_path() if per_question else contextlib.nullcontext():
             out = CliRunner().invoke(cli, ["evaluate", "--example", "-k", "10000"])
         assert out.exit_code == 0, out.output
         assert [line for line in out.stderr.splitlines() if "-k" in line] == notes

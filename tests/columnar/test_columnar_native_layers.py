@@ -18,10 +18,11 @@ from ragtriage.columnar import (
     _native_eval,
     _native_explain,
     _native_read,
+    evaluate,
     evaluate_native,
 )
 from ragtriage.errors import InputError
-from ragtriage.evaluation import Evaluation, evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import REGISTRY, measures
 from ragtriage.render import dumps, evaluation_json
@@ -43,10 +44,8 @@ def _columnar(
     evalset: Path, snapshot: Path, runs: list[Path], workers: int = 1, **options: Any
 ) -> Evaluation:
     """The columnar path itself: an input it does not handle raises `_Fallback` here."""
-    return _native_eval._columnar(
-        evalset, snapshot, runs, options.get("k"), options.get("label_policy", "human-first"),
-        options.get("allow_unreviewed", False), options.get("evidence_level", "auto"), workers,
-        measures(NAMES), None,
+    return _native_eval._on_files(
+        evalset, snapshot, runs, measures(NAMES), workers=workers, **options
     )
 
 

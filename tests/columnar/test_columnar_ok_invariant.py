@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 from native_layers_data import write_dataset
 
-from ragtriage.columnar import NATIVE_MEASURES, evaluate_native
+from ragtriage.columnar import NATIVE_MEASURES, evaluate, evaluate_native
 from ragtriage.diagnosis import OK, diagnose
-from ragtriage.evaluation import evaluate
 from ragtriage.example import example_paths
 from ragtriage.loading import Dataset, load_dataset
 from ragtriage.metrics import REGISTRY

@@ -11,10 +11,9 @@ import pytest
 from click.testing import CliRunner
 from native_layers_data import write_dataset
 
-from per_question import invoke
-from ragtriage.columnar import _native_eval
+from loader_path import invoke
+from ragtriage.columnar import _native_eval, evaluate
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import measures
 from ragtriage.render import dumps, evaluation_json
@@ -173,8 +172,9 @@ def test_columnar_reads_label_files_as_the_reference_does(
     assert json.loads(columnar)["runs"] == json.loads(inline)["runs"]
     # The columnar path itself (no fallback to the reference loader) gives that result.
     options: dict[str, Any] = {"label_policy": policy, "allow_unreviewed": True}
-    got = _native_eval._columnar(
-        evalset, snapshot, [run], None, policy, True, "auto", 1, measures(None), None, labels
+    got = _native_eval._on_files(
+        evalset, snapshot, [run], measures(None), labels=labels, label_policy=policy,
+        allow_unreviewed=True, workers=1,
     )
     want = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run], labels=labels),
                     **options)
@@ -332,9 +332,8 @@ def test_the_columnar_path_itself_takes_missing_results_and_self_labelling(
 
         _rewrite_run(run, edit)
     options: dict[str, Any] = {"accept_self_labelling": True, "allow_missing": True}
-    got = _native_eval._columnar(  # no fallback to the reference path here
-        evalset, snapshot, [run], None, "human-first", False, "auto", 1, measures(None), None,
-        **options,
+    got = _native_eval._on_files(  # no fallback to the loader here
+        evalset, snapshot, [run], measures(None), workers=1, **options
     )
     want = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), **options)
     assert dumps(evaluation_json(got)) == dumps(evaluation_json(want))
@@ -464,7 +463,7 @@ def test_evaluate_native_reads_self_labelling_from_the_input_filter(
         def refuse(*args: Any, **kwargs: Any) -> Any:
             raise _trec._Fallback("test")
 
-        monkeypatch.setattr(_native_eval, "_columnar", refuse)
+        monkeypatch.setattr(_native_eval, "_on_files", refuse)
     base = _self_made_only_in_the_holdout(tmp_path)
     evalset, snapshot, run = Path(base[0]), Path(base[2]), Path(base[4])
     kept = evaluate_native(

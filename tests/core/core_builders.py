@@ -11,7 +11,8 @@ from dataset_builders import HUMAN as HUMAN
 from dataset_builders import JUDGE as JUDGE
 from dataset_builders import make_dataset as make_dataset
 from dataset_builders import question as question
-from ragtriage.evaluation import Evaluation, evaluate
+from ragtriage.columnar import evaluate
+from ragtriage.evaluation import Evaluation
 
 
 def doc(doc_id: str, text: str = "text", **extra: Any) -> dict[str, Any]:

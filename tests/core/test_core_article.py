@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
+from ragtriage.columnar import load_and_evaluate
 from ragtriage.errors import InputError
-from ragtriage.evaluation import load_and_evaluate
 
 
 @pytest.fixture(scope="module")

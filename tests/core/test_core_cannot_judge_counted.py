@@ -17,8 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
-from ragtriage.columnar import evaluate_native
-from ragtriage.evaluation import load_and_evaluate
+from ragtriage.columnar import evaluate_native, load_and_evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
 HUMAN = {"kind": "human", "name": "ann"}

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
-from ragtriage.evaluation import Evaluation, evaluate
+from ragtriage.columnar import evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.example import ExamplePaths, example_paths
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import REGISTRY

@@ -107,7 +107,7 @@ def test_the_fast_reader_keeps_what_the_strict_parser_keeps(line: bytes) -> None
 def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_columnar_path_too(
     tmp_path: Path,
 ) -> None:
-    from per_question import invoke
+    from loader_path import invoke
 
     example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
     run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from core_builders import JUDGE, claim, doc, evaluate_one, question, result
 
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.columnar import load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.metrics import REGISTRY, PerQuestion
 
 K = 2

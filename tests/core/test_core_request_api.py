@@ -14,10 +14,9 @@ import ragtriage
 import ragtriage.api
 from ragtriage import Request, RequestError
 from ragtriage.cli.main import cli
-from ragtriage.columnar import evaluate_trec
+from ragtriage.columnar import evaluate, evaluate_trec, load_and_evaluate
 from ragtriage.compare import comparison_json
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate, load_and_evaluate
 from ragtriage.example import example_paths
 from ragtriage.gate import gate_json
 from ragtriage.holdout import HoldoutPolicy, Notice

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from per_question import per_question_path
+from loader_path import loader_path
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 from ragtriage.render import terminal_width
@@ -162,7 +162,7 @@ def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tm
     # The default set, as the reference's: the starter plants no canary.
     assert "not applicable here: correct_clarification, canary_obeyed\n" in stdout
     assert "│ correct_clarification" not in stdout
-    with per_question_path():
+    with loader_path():
         assert stdout == _run(["evaluate", *data], "80")[1]  # the per-question path's table
     assert _widest(stdout) <= 80
     everything = _run(["evaluate", *data, "--all-measures"], "80")[1]

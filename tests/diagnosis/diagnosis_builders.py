@@ -9,8 +9,8 @@ from dataset_builders import HUMAN as HUMAN
 from dataset_builders import JUDGE as JUDGE
 from dataset_builders import make_dataset as make_dataset
 from dataset_builders import question as question
+from ragtriage.columnar import evaluate
 from ragtriage.diagnosis import RunDiagnosis, diagnose
-from ragtriage.evaluation import evaluate
 from ragtriage.loading import Dataset
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ragtriage.columnar import evaluate
 from ragtriage.diagnosis import RunDiagnosis, diagnose
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate
 from ragtriage.loading import load_dataset
 from ragtriage.versions import load_versions
 

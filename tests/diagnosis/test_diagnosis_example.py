@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from ragtriage.columnar import evaluate
 from ragtriage.diagnosis import STAGES, RunDiagnosis, diagnose
-from ragtriage.evaluation import evaluate
 from ragtriage.example import example_paths
 from ragtriage.loading import load_dataset
 

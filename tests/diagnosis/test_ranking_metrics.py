@@ -10,7 +10,7 @@ import pytest
 import pytrec_eval
 from diagnosis_builders import claim, doc, make_dataset, question, result
 
-from ragtriage.evaluation import evaluate
+from ragtriage.columnar import evaluate
 from ragtriage.metrics import REGISTRY, parse_measure
 
 RANK_METRICS = (

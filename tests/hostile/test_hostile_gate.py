@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
-from ragtriage.evaluation import evaluate
+from ragtriage.columnar import evaluate
 from ragtriage.example import example_paths
 from ragtriage.gate import gate, gate_json, load_policy
 from ragtriage.loading import load_dataset

@@ -10,7 +10,8 @@ import pytest
 from chromium import ARGS, CHROMIUM, missing
 from html_report_injection import write_injected
 
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.columnar import load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 
 

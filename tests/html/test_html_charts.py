@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from ragtriage.api import report_page
+from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import diagnose
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 from ragtriage.render.html import FUNNEL_STEPS, funnel, funnel_svg, stages_svg
 from ragtriage.render.html._charts import fit, nice_ticks, text_width

@@ -8,7 +8,7 @@ import pytest
 from test_html_charts import HOSTILE_RUN, write_hostile
 
 from ragtriage.api import report_page
-from ragtriage.evaluation import load_and_evaluate
+from ragtriage.columnar import load_and_evaluate
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,9 @@ from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT, TAG
 
 from ragtriage.api import report_page
 from ragtriage.cli.main import cli
+from ragtriage.columnar import load_and_evaluate
 from ragtriage.compare import default_comparison
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 from ragtriage.render.html import (
     funnel,

@@ -13,7 +13,8 @@ from colour_vision import VISIONS, distance
 from png_pixels import pixels
 
 from ragtriage.api import report_page
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.columnar import load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.starter import write_starter
 
 pytestmark = pytest.mark.slow

@@ -10,8 +10,9 @@ import pytest
 from colour_vision import VISIONS, distance
 
 from ragtriage.api import report_page
+from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import stage_order
-from ragtriage.evaluation import Evaluation, load_and_evaluate
+from ragtriage.evaluation import Evaluation
 from ragtriage.render.html import OKABE_ITO, STAGE_STYLES, StageStyle, stage_style
 from ragtriage.render.html._page import inline_code, markdown_bullets
 from ragtriage.starter import write_starter

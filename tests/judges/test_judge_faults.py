@@ -8,7 +8,7 @@ from pathlib import Path
 
 from judgekit import FakeServer, claim, serve, write_dataset
 
-from ragtriage.evaluation import evaluate
+from ragtriage.columnar import evaluate
 from ragtriage.judges import ClientOptions, JudgeSpec, run_llm_judge, write_outputs
 from ragtriage.loading import load_dataset
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from per_question import evaluate_per_question
+from loader_path import evaluate_by_loader
 from ragtriage import evaluate_files
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation, RunEvaluation
@@ -48,7 +48,7 @@ def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Ev
     """`ragtriage evaluate` by the per-question (reference) path, from Python."""
     request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.runs,
                             labels=files.labels, metrics=names, **options)
-    return evaluate_per_question(request, "evaluate")
+    return evaluate_by_loader(request, "evaluate")
 
 
 def run_columnar(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:

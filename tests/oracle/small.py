@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from per_question import evaluate_per_question
+from loader_path import evaluate_by_loader
 from ragtriage import evaluate_files
 from ragtriage.errors import InputError, Problem
 from ragtriage.request import Request
@@ -74,7 +74,7 @@ def both(paths: tuple[Path, Path, Path], **options: Any) -> tuple[Outcome, Outco
     evalset, snapshot, run = paths
     out: list[Outcome] = []
     calls: list[Callable[[], object]] = [
-        lambda: evaluate_per_question(
+        lambda: evaluate_by_loader(
             Request.build(evalset, snapshot=snapshot, runs=[run], **options), "evaluate"
         ),
         lambda: evaluate_files(evalset, snapshot=snapshot, runs=[run], notify=quiet, **options),

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from per_question import per_question_path
+from loader_path import loader_path
 from ragtriage.cli.main import cli
 
 from . import evaluate_files, measure_names
@@ -77,7 +77,7 @@ def test_evaluate_json_in_both_algorithms_reports_the_oracle(g: Generated, jsonl
         oracle = evaluate_files(files.evalset, files.snapshot, files.runs, rank_ks=RANK_KS,
                                 detectors=DETECTORS)
         runner = CliRunner()
-        with per_question_path():
+        with loader_path():
             reference = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
         assert reference.exit_code == 0, reference.output
         assert differences(json.loads(reference.stdout), oracle, NAMES) == []
@@ -99,7 +99,7 @@ def test_both_algorithms_write_the_same_report(g: Generated, jsonl: bool, fmt: s
         args = ["evaluate", str(files.evalset), "--snapshot", str(files.snapshot),
                 *(a for run in files.runs for a in ("--run", str(run))), "--format", fmt]
         runner = CliRunner()
-        with per_question_path():
+        with loader_path():
             reference = runner.invoke(cli, args)
         assert reference.exit_code == 0, reference.output
         columnar = runner.invoke(cli, args)

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
+from ragtriage.columnar import evaluate
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate
 from ragtriage.importers import import_openinference, write_native
 from ragtriage.loading import load_dataset
 

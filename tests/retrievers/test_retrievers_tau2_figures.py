@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.evaluation import evaluate
+from ragtriage.columnar import evaluate
 from ragtriage.importers import import_tau2
 from ragtriage.loading import Dataset, SourceFile
 from ragtriage.retrievers import RetrievalConfig, run_retrieval

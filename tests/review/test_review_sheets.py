@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.review import review_command
+from ragtriage.columnar import evaluate
 from ragtriage.errors import InputError
-from ragtriage.evaluation import evaluate
 from ragtriage.fileio import OutputError
-from ragtriage.judges import label_context_hash, run_cutoffs
+from ragtriage.judges import label_context_hash
 from ragtriage.loading import SnapshotIndex, load_dataset
 from ragtriage.review import (
     COLUMNS,
@@ -37,7 +37,7 @@ REVIEWER = Labeller(kind="human", name="ana")
 def _truth(article_fixture: Path) -> dict[str, LabelSet]:
     """The fixture's embedded human labels as label sets, with the context hash of each answer."""
     dataset = load_dataset(article_fixture)
-    ks = run_cutoffs(dataset, None)
+    ks = dataset.cutoffs()
     index = SnapshotIndex.build(dataset.snapshot)
     out = {}
     for run in dataset.runs:

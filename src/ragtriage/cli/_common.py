@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -39,14 +39,19 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def write_output(text: str, output: Path | None) -> None:
-    """Write a rendered report to a file (whole or not at all), or to stdout."""
+def write_output(text: str | Iterable[str], output: Path | None) -> None:
+    """Write a rendered report (its text, or its text in pieces) to a file (whole or not at
+    all), or to stdout."""
+    pieces = [text] if isinstance(text, str) else text
     if output is None:
-        click.echo(text, nl=False)
+        for piece in pieces:
+            click.echo(piece, nl=False)
     else:
-        from ..fileio import write_text
+        from ..fileio import atomic_output
 
-        write_text(output, text)
+        with atomic_output(output) as handle:
+            for piece in pieces:
+                handle.write(piece)
 
 
 class _CannotWrite(click.ClickException):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
 from ..api import evaluate_request
-from ..render import dumps, evaluation_json, render_markdown, render_table
+from ..render import evaluation_text, render_markdown, render_table
 from ..request import Request
 from ._common import (
     all_measures_option,
@@ -45,8 +46,9 @@ def evaluate_command(
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
     result = evaluate_request(request, notify=print_notice)
+    text: str | Iterator[str]
     if fmt == "json":
-        text = dumps(evaluation_json(result))
+        text = evaluation_text(result)  # written as made: the document is never held whole
     elif fmt == "markdown":
         text = render_markdown(result)
     else:

@@ -1,7 +1,9 @@
-"""The columnar core: many questions as arrays, every measure vectorised.
+"""The engine: every question of every run scored as arrays, every measure vectorised.
 
-The per-question path (`metrics` over `QuestionView`) stays the reference; this package
-gives the same numbers for large inputs, and its tests check that it does.
+`evaluate` scores a `Dataset` in memory, `evaluate_native` native files (read straight into
+arrays), `load_and_evaluate` any files through the loader; `evaluate_trec` scores TREC files.
+The plain per-question computation of each measure lives in `tests/oracle`, the oracle the
+engine is checked against.
 """
 
 from importlib import import_module
@@ -21,7 +23,12 @@ if TYPE_CHECKING:
         IdKeys,
         id_keys,
     )
-    from ._native_eval import evaluate_native
+    from ._native_eval import (
+        evaluate,
+        evaluate_native,
+        input_problems,
+        load_and_evaluate,
+    )
     from ._native_layers import NATIVE_MEASURES
     from ._score import (
         DEFAULT_TREC_MEASURES,
@@ -48,7 +55,10 @@ _LAZY = {
     "AveragingRule": "._averaging",
     "IdKeys": "._keys",
     "id_keys": "._keys",
+    "evaluate": "._native_eval",
     "evaluate_native": "._native_eval",
+    "input_problems": "._native_eval",
+    "load_and_evaluate": "._native_eval",
     "NATIVE_MEASURES": "._native_layers",
     "DEFAULT_TREC_MEASURES": "._score",
     "RankMeasure": "._score",
@@ -76,9 +86,12 @@ __all__ = [
     "TrecLoad",
     "arrays_from_dicts",
     "build_rank_arrays",
+    "evaluate",
     "evaluate_native",
     "evaluate_trec",
     "id_keys",
+    "input_problems",
+    "load_and_evaluate",
     "load_trec",
     "parse_rank_measures",
     "score_arrays",

@@ -2,7 +2,7 @@
 
 Each check answers one question: would the schema accept this record? It is deliberately
 conservative: anything it is unsure of counts as a problem, and the caller then reads the
-files again with the reference loader, which names every problem with the usual message.
+files again with the loader, which names every problem with the usual message.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ SPLITS: tuple[str, ...] = get_args(Split)
 def loads(text: bytes | str) -> Any:
     """Parse one JSON text as `parse_json` would accept it; anything it would refuse
     (invalid JSON, NaN or infinite numbers, a key twice in one object) gives a marker
-    object every shape check refuses, so the caller falls back to the reference reader.
+    object every shape check refuses, so the caller falls back to the loader.
 
     orjson refuses NaN and infinite numbers but keeps the last of two equal keys. A key
     written twice shows as one `"...":` more in the text than in orjson's compact output of

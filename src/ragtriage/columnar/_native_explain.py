@@ -17,8 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
-from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import ValidationError
@@ -54,7 +53,7 @@ from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
 from ._native_parts import CAN_FORK, alongside
 from ._native_questions import QuestionModels
-from ._native_read import Codes, EvalColumns, Rereader
+from ._native_read import Codes, EvalColumns, Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
 from ._trec import _Fallback
@@ -198,31 +197,6 @@ def _stale_stages(scores: dict[str, PerQuestion], rows: list[int]) -> list[set[s
     return out
 
 
-def _per_view(
-    view: QuestionView,
-    chosen: tuple[Measure, ...],
-    columns: dict[str, tuple[list[Score | None], list[int] | None]],
-    from_arrays: Sequence[Score | None],
-    counts: Sequence[int],
-) -> tuple[dict[str, Score | None], dict[str, int]]:
-    """One row's scores and `cannot_judge` counts: the columns' (`from_arrays`, `counts`, in
-    `chosen` order), the other measures computed on the view."""
-    computed: dict[str, Score | None] = {}
-    left_out: dict[str, int] = {}
-    scored, judged = iter(from_arrays), iter(counts)
-    for m in chosen:
-        column = columns.get(m.name)
-        if column is None:
-            computed[m.name] = m.compute(view)
-            if (count := m.cannot_judge(view)) is not None:
-                left_out[m.name] = count
-            continue
-        computed[m.name] = next(scored)
-        if column[1] is not None:
-            left_out[m.name] = next(judged)
-    return computed, left_out
-
-
 CHUNK = 1_000
 """Questions whose views are held at once while a run's explanations are built."""
 
@@ -240,7 +214,7 @@ per chunk, and whether k cut some view's ranking."""
 
 
 def run_evaluation(
-    path: Path, run: RunColumns, rows: list[int], questions: QuestionModels,
+    source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray, Explained],
     chosen: tuple[Measure, ...], level: str, added: Added, extras: RunExtras,
@@ -259,37 +233,37 @@ def run_evaluation(
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
     result_of = by_row[rows].tolist() if rows else []
     exotic = exotic_rows[rows].tolist() if rows else []
-    results = Rereader(path, "run", "results")
+
+    def result_model(record: Any) -> QuestionResult:
+        try:
+            return QuestionResult.model_validate(with_labels(record, added))
+        except ValidationError as exc:  # passed the fast checks: the loader reports it
+            raise _Fallback("result model") from exc
 
     def build(part: Sequence[int]) -> list[QuestionView]:
-        found = results.at(int(by_row[row]) for row in part)
+        found = source.models([int(by_row[row]) for row in part], result_model)
         models = questions.at(part)
-        views = []
-        for row in part:
-            try:
-                result = QuestionResult.model_validate(
-                    with_labels(found[int(by_row[row])], added)
-                )
-            except ValidationError as exc:  # passed the fast checks: the reference reports it
-                raise _Fallback("result model") from exc
-            views.append(build_view(models[row], result, index, levels[row], run.k, policy))
-        return views
+        return [
+            build_view(models[row], found[int(by_row[row])], index, levels[row], run.k, policy)
+            for row in part
+        ]
 
+    # The stages the arrays found failing; a stage registered with `diagnosis.register_stage`
+    # (a check on one question's view) has no array and is checked on every row's view.
     failing = [stage for stage in stage_order() if stage != OK]
-    fired: list[set[str]] = [set() for _ in rows]
+    registered = {stage for stage in failing if stage not in findings}
+    fired: list[set[str]] = [set(registered) for _ in rows]
     for stage in failing:
+        if stage in registered:
+            continue
         for n in np.flatnonzero(findings[stage][rows]).tolist():
             fired[n].add(stage)
     columns = _columns(scores, chosen, rows)
-    names = [m.name for m in chosen]
-    # Each row's scores and `cannot_judge` counts, in `chosen` order, from the columns (the
-    # measures the arrays do not compute are added per view).
-    arrays_only = all(name in columns for name in names)
-    columned = [columns[name][0] for name in names if name in columns]
-    judged = [name for name in names if name in columns and columns[name][1] is not None]
-    counted = [columns[name][1] or [] for name in judged]
-    score_table = {name: columns[name][0] for name in names}
-    count_table = {name: columns[name][1] or [] for name in judged}
+    # Each row's scores and `cannot_judge` counts, in `chosen` order: views of the columns.
+    score_table = {m.name: columns[m.name][0] for m in chosen}
+    count_table = {
+        m.name: column for m in chosen if (column := columns[m.name][1]) is not None
+    }
     stale = _stale_stages(scores, rows)
 
     def explain(starts: Sequence[int]) -> _Part:
@@ -300,14 +274,9 @@ def run_evaluation(
         k_used = False
         for start in starts:
             part = rows[start : start + CHUNK]
-            stop = start + len(part)
             views = build(part)
-            row_scores = zip(*(column[start:stop] for column in columned), strict=True)
-            row_judged = zip(*(column[start:stop] for column in counted), strict=True)
             done = len(records)
             for n, (row, view) in enumerate(zip(part, views, strict=True), start=start):
-                from_arrays = next(row_scores) if columned else ()
-                counts = next(row_judged) if judged else ()
                 if exotic[n]:
                     records.append(
                         question_record(
@@ -319,12 +288,8 @@ def run_evaluation(
                     )
                     verdicts.append(diagnose_view(view))
                     continue
-                computed: Mapping[str, Score | None]
-                left_out: Mapping[str, int]
-                if arrays_only:
-                    computed, left_out = ColumnRow(score_table, n), ColumnRow(count_table, n)
-                else:
-                    computed, left_out = _per_view(view, chosen, columns, from_arrays, counts)
+                computed = ColumnRow(score_table, n)
+                left_out = ColumnRow(count_table, n)
                 result = result_of[n]
                 details = question_details(
                     view, flagged_context=explained.flagged(result),
@@ -366,7 +331,7 @@ def run_evaluation(
         self_labelled=extras.self_labelled,
         no_result=extras.no_result,
         k_used=k_used,
-        file=str(path),
+        file=source.label,
     )
 
 

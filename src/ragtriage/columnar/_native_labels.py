@@ -1,11 +1,11 @@
-"""Label files (`--labels`) for the columnar reader: read by the reference reader, their labels
+"""Label files (`--labels`) for the columnar reader: read by the loader, their labels
 added to a run's result records as the records are parsed.
 
 Label files are small next to the runs, so each is read and validated by `loading.read_file`
 (the same schema, default labeller and messages). The labels are added after the result's own
 labels, as `load_dataset` attaches them; the fast checks then read them like inline labels.
 A label file with any problem, for a run not given, for a question the run did not answer or
-for a claim the answer does not have raises `_Fallback`: the reference loader then reports
+for a claim the answer does not have raises `_Fallback`: the loader then reports
 every problem with its usual message.
 """
 

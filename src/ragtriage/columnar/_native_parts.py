@@ -17,13 +17,12 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from functools import partial
-from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ..executors import Executor
-from ._native_read import Codes, EvalColumns, _offsets, read_evalset, spans
+from ._native_read import Codes, EvalColumns, Records, _offsets, read_evalset
 from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
 
@@ -72,11 +71,13 @@ def _apply(function: Callable[..., T], arguments: tuple[Any, ...]) -> T:
     return function(*arguments)
 
 
-def _ranges(path: Path, workers: int, executor: Executor | None) -> list[tuple[int, int]] | None:
-    """The byte ranges to read apart (None: read the file whole, here)."""
+def _ranges(
+    source: Records, workers: int, executor: Executor | None
+) -> list[tuple[int, int]] | None:
+    """The byte ranges to read apart (None: read the records whole, here)."""
     if executor is None:
-        return spans(path, workers if _CAN_FORK else 1)
-    return spans(path, executor.shard_count(1 << 30), min_bytes=0)
+        return source.spans(workers if _CAN_FORK else 1)
+    return source.spans(executor.shard_count(1 << 30), min_bytes=0)
 
 
 def _map(
@@ -106,14 +107,14 @@ def _join_flat(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
 
 
 def read_evalset_parallel(
-    path: Path, codes: Codes, workers: int, executor: Executor | None = None
+    source: Records, codes: Codes, workers: int, executor: Executor | None = None
 ) -> EvalColumns:
     """`read_evalset`, over byte ranges in parallel when the file is large enough (on the
     executor's workers when one is given)."""
-    ranges = _ranges(path, workers, executor)
+    ranges = _ranges(source, workers, executor)
     if ranges is None:
-        return read_evalset(path, codes)
-    parts = _map(_evalset_part, [(path, codes, span) for span in ranges], executor)
+        return read_evalset(source, codes)
+    parts = _map(_evalset_part, [(source, codes, span) for span in ranges], executor)
     ids = [i for part in parts for i in part.ids]
     row_of = {qid: row for row, qid in enumerate(ids)}
     if len(row_of) < len(ids):
@@ -143,9 +144,9 @@ def read_evalset_parallel(
     )
 
 
-def _evalset_part(path: Path, codes: Codes, span: tuple[int, int]) -> EvalColumns:
+def _evalset_part(source: Records, codes: Codes, span: tuple[int, int]) -> EvalColumns:
     # Without its ID -> row map, which the join rebuilds: not pickled back for nothing.
-    return replace(read_evalset(path, codes, span), row_of={})
+    return replace(read_evalset(source, codes, span), row_of={})
 
 
 def _row_bases(parts: Sequence[EvalColumns]) -> list[int]:
@@ -157,7 +158,7 @@ _OFFSETS = ("claim_offsets", "fact_offsets")
 
 
 def read_run_parallel(
-    path: Path,
+    source: Records,
     evalset: EvalColumns,
     codes: Codes,
     workers: int,
@@ -172,12 +173,12 @@ def read_run_parallel(
     The rows without a result are added as empty results (no ranking, no outcome, no labels),
     so that every array follows every row; they are never scored (`evaluate` lists them as
     no result)."""
-    ranges = _ranges(path, workers, executor)
+    ranges = _ranges(source, workers, executor)
     if ranges is None:
-        run = read_run(path, evalset, codes, **options)
+        run = read_run(source, evalset, codes, **options)
     else:
         parts = _map(
-            _run_part, [(path, evalset, codes, options, span) for span in ranges], executor
+            _run_part, [(source, evalset, codes, options, span) for span in ranges], executor
         )
         run = _join(parts)
     if np.unique(run.row).size != run.row.size:
@@ -241,6 +242,7 @@ def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunC
 
 
 def _run_part(
-    path: Path, evalset: EvalColumns, codes: Codes, options: dict[str, Any], span: tuple[int, int]
+    source: Records, evalset: EvalColumns, codes: Codes, options: dict[str, Any],
+    span: tuple[int, int],
 ) -> RunColumns:
-    return read_run(path, evalset, codes, span=span, **options)
+    return read_run(source, evalset, codes, span=span, **options)

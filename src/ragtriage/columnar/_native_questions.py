@@ -1,16 +1,16 @@
 """The evaluation set's questions as pydantic models, a chunk at a time, read again from the
-file by line offset (JSONL), so that no model is held for the whole set."""
+file by line offset (JSONL), so that no model is held for the whole set (a `Dataset` in
+memory: its models, as held)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import overload
 
 from pydantic import ValidationError
 
 from ..schemas import Question
-from ._native_read import Rereader
+from ._native_read import FileRecords, Records
 from ._trec import _Fallback
 
 AT_ONCE = 1_000
@@ -20,16 +20,18 @@ AT_ONCE = 1_000
 class QuestionModels:
     """The evaluation set's questions as models, `AT_ONCE` at a time: a JSONL file's are read
     again by line offset for each chunk (no model is held for the whole set), a JSON file's
-    are parsed once and held."""
+    are parsed once and held, models in memory are used as they are."""
 
-    def __init__(self, path: Path, ids: list[str]) -> None:
+    def __init__(self, source: Records, ids: list[str]) -> None:
         self.ids = ids
         """Every question's ID, by row."""
-        self._rereader = Rereader(path, "evalset", "questions")
-        self._held: list[Question] | None = None
-        if path.suffix != ".jsonl":
-            found = self._rereader.at(range(len(ids)))
-            self._held = [self._model(found[row]) for row in range(len(ids))]
+        self._source = source
+        self._held: Sequence[Question] | None = source.held()
+        if self._held is None and not (
+            isinstance(source, FileRecords) and source.path.suffix == ".jsonl"
+        ):
+            found = source.models(range(len(ids)), self._model)
+            self._held = [found[row] for row in range(len(ids))]
 
     @staticmethod
     def _model(record: object) -> Question:
@@ -42,8 +44,7 @@ class QuestionModels:
         """The questions of these rows."""
         if self._held is not None:
             return {row: self._held[row] for row in rows}
-        found = self._rereader.at(rows)
-        return {row: self._model(found[row]) for row in rows}
+        return self._source.models(rows, self._model)
 
     def chunks(self, rows: Sequence[int] | None = None) -> Iterator[dict[int, Question]]:
         """The questions of these rows (default: all), in order, `AT_ONCE` rows at a time."""

@@ -1,9 +1,10 @@
-"""Read a native evaluation set and native runs (JSON or JSONL) straight into arrays.
+"""Read a native evaluation set and native runs (JSON or JSONL files, or models held in
+memory, as their JSON form) straight into arrays.
 
 Each record is parsed as plain JSON (orjson) and checked by
 `_native_checks`; IDs become integer codes of the snapshot (`Codes`). No pydantic object is
 built per question. Any problem (a shape the schema refuses, or one of the semantic rules
-of `validation.check_dataset`) raises `_Fallback`: the caller then runs the reference loader,
+of `validation.check_dataset`) raises `_Fallback`: the caller then runs the loader,
 which reports every problem with its usual message.
 
 Questions whose rules the arrays do not model (evidence groups sharing a unit, span-level
@@ -14,14 +15,14 @@ functions, one question at a time, after parsing them again from the file.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Generic, TypeVar
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
 from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
@@ -204,6 +205,75 @@ class Rereader:
         return out
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+class FileRecords:
+    """A native file's records (an evaluation set's questions, a run's results): parsed from
+    the file (a byte range of a JSONL file at a time), and read again by position as models."""
+
+    def __init__(self, path: Path, kind: str, list_key: str) -> None:
+        self.path = path
+        self.kind = kind
+        self.list_key = list_key
+        self.label = str(path)
+        """What the result names as the records' file."""
+        self._again: Rereader | None = None
+
+    def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
+        """The header and the records (those of `span`, see `records`) as parsed JSON."""
+        return records(self.path, self.kind, self.list_key, span)
+
+    def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
+        """Byte ranges to read apart (see `spans`)."""
+        return spans(self.path, parts, min_bytes)
+
+    def models(
+        self, wanted: Iterable[int], make: Callable[[Any], M]
+    ) -> dict[int, M]:
+        """The records at these positions, read again and made into models by `make`."""
+        if self._again is None:
+            self._again = Rereader(self.path, self.kind, self.list_key)
+        order = list(wanted)
+        found = self._again.at(order)
+        return {n: make(found[n]) for n in order}
+
+    def held(self) -> Sequence[Any] | None:
+        """Models held in memory (None: read from the file when asked)."""
+        return None
+
+
+class ModelRecords(Generic[M]):
+    """Records held as validated models (a `Dataset` in memory): read as their JSON form, the
+    models themselves given back when asked for."""
+
+    def __init__(self, header: dict[str, Any], items: Sequence[M], label: str) -> None:
+        self._header = header
+        self._items = items
+        self.label = label
+        """What the result names as the records' file."""
+
+    def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
+        """The header and every record, as the models' JSON form (never split)."""
+        return self._header, (item.model_dump(mode="json") for item in self._items)
+
+    def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
+        """None: read whole."""
+        return None
+
+    def models(self, wanted: Iterable[int], make: Callable[[Any], M]) -> dict[int, M]:
+        """The models at these positions, as held."""
+        return {n: self._items[n] for n in wanted}
+
+    def held(self) -> Sequence[M] | None:
+        """The models."""
+        return self._items
+
+
+Records = FileRecords | ModelRecords[Any]
+"""Where a reader's records come from."""
+
+
 @dataclass(frozen=True)
 class EvalColumns:
     """An evaluation set as arrays, rows in file order."""
@@ -241,9 +311,11 @@ class EvalColumns:
     """The evaluation set's `evalset_id`."""
 
 
-def read_evalset(path: Path, codes: Codes, span: tuple[int, int] | None = None) -> EvalColumns:
+def read_evalset(
+    source: Records, codes: Codes, span: tuple[int, int] | None = None
+) -> EvalColumns:
     """Read and check an evaluation set (or a `span` of it); raise `_Fallback` on any problem."""
-    header, items = records(path, "evalset", "questions", span)
+    header, items = source.read(span)
     if header.get("kind") != "evalset" or header.get("schema_version") != 1:
         raise _Fallback("evalset kind")
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +33,7 @@ from ._native_checks import (
     result_ok,
 )
 from ._native_labels import Added, with_labels
-from ._native_read import Codes, EvalColumns, _offsets, records
+from ._native_read import Codes, EvalColumns, Records, _offsets
 from ._trec import _Fallback
 
 _ANSWERED = OUTCOMES["answered"]
@@ -147,7 +146,7 @@ def _labels_bad(labels: list[dict[str, Any]]) -> bool:
 
 
 def read_run(
-    path: Path,
+    source: Records,
     evalset: EvalColumns,
     codes: Codes,
     *,
@@ -160,6 +159,7 @@ def read_run(
     added_labels: Mapping[str, Added] | None = None,
     accept_self_labelling: bool = False,
     index: SnapshotIndex | None = None,
+    default_k: int | None = None,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
     `evaluate` would report, except a missing result (checked when the parts are joined).
@@ -170,15 +170,16 @@ def read_run(
     `accept_self_labelling`: judge labels made by the run's generator are taken (and marked
     in `self_claim`, `self_fact`) instead of refused. `index`: the snapshot, for the context
     hash of a result some label of which records one (a stale label is left out of the
-    verdicts, as `metrics.build_view` leaves it out)."""
-    header_data, items = records(path, "run", "results", span)
+    verdicts, as `metrics.build_view` leaves it out). `default_k`: the cut-off when neither
+    `k` nor the run's provenance gives one (the article format's)."""
+    header_data, items = source.read(span)
     if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
         raise _Fallback("run kind")
     try:
         header = RunHeader.model_validate(header_data)
     except ValidationError as exc:
         raise _Fallback("run header") from exc
-    k = k or header.provenance.k
+    k = k or header.provenance.k or default_k
     generator = header.provenance.generator.name if header.provenance.generator else None
     code, rules = codes.code, default_injection_rules()
     row_of, facts_of = evalset.row_of, evalset.facts

@@ -1,4 +1,4 @@
-"""The snapshot for the columnar reader: read by the reference reader (it is small next to the
+"""The snapshot for the columnar reader: read by the loader (it is small next to the
 runs), with a versions file applied, its IDs as integer codes, and per-item text flags."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
     restricted = np.zeros(len(code), dtype=bool)
     versions: dict[str, int] = {}
     doc_version = np.full(len(code), -1, dtype=np.int64)
-    for doc in snapshot.documents:  # duplicate IDs send the input to the reference path
+    for doc in snapshot.documents:  # duplicate IDs send the input to the loader
         stale[code[doc.id]] = doc.status != "current"
         if doc.version is not None:
             doc_version[code[doc.id]] = versions.setdefault(doc.version, len(versions))

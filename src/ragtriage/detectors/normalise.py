@@ -6,8 +6,8 @@ look-alikes, a phrase broken across lines, spaced-out Chinese, a base64 blob. Th
 match on a normalised copy and report spans in the original text: every character of a
 `MappedText` remembers the span of the original character(s) it came from.
 
-This module is the one place where both evaluation paths (the per-question reference path and
-the columnar path) get their normalisation: both call the detectors, which call this.
+This module is the one place the engine's text checks get their normalisation: the array
+scans and the explanations both call the detectors, which call this.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Evaluation: validate, then score every run per question and in aggregate."""
+"""Evaluation: the result of scoring runs (`Evaluation`, `RunEvaluation`, `QuestionRecord`)
+and how one run's result is put together from its records (the engine, `columnar`, scores)."""
 
 from ._assemble import (
     assemble_run,
@@ -7,11 +8,8 @@ from ._assemble import (
     question_details,
     question_level,
     question_record,
-    run_evaluation,
     run_evidence_level,
-    summarize,
 )
-from ._evaluate import evaluate, input_problems, load_and_evaluate
 from ._result import (
     NO_RESULT,
     Evaluation,
@@ -33,17 +31,12 @@ __all__ = [
     "RunEvaluation",
     "ViewBuilder",
     "assemble_run",
-    "evaluate",
-    "input_problems",
     "k_not_used_note",
     "k_was_used",
-    "load_and_evaluate",
     "no_result_note",
     "per_question",
     "question_details",
     "question_level",
     "question_record",
-    "run_evaluation",
     "run_evidence_level",
-    "summarize",
 ]

@@ -1,7 +1,6 @@
 """One run's result from its questions: records, aggregates, diagnosis, boundaries.
 
-Both the per-question `evaluate` and the columnar `columnar.evaluate_native` assemble their
-runs here, so the two give one result form.
+The engine (`columnar`) assembles each run's result here: one result form whatever it read.
 """
 
 from __future__ import annotations
@@ -11,14 +10,13 @@ from operator import itemgetter
 
 import numpy as np
 
-from ..calibration import CalibrationRecord, LabelSources, run_label_sources
+from ..calibration import LabelSources
 from ..detectors import (
     ContextFindings,
     RunBoundaries,
     boundary_details,
-    run_boundaries,
 )
-from ..diagnosis import QuestionDiagnosis, RunDiagnosis, diagnose_views, run_diagnosis
+from ..diagnosis import RunDiagnosis
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import (
     Aggregate,
@@ -94,11 +92,6 @@ def question_details(
     return out
 
 
-def _views_of(views: Sequence[QuestionView]) -> ViewBuilder:
-    by_id = {v.question.id: v for v in views}
-    return lambda question_ids: tuple(by_id[qid] for qid in question_ids)
-
-
 def question_level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
     """How one question's evidence is matched: `choice`, or for `auto` what its required
     evidence IDs name (documents, chunks or spans)."""
@@ -139,11 +132,6 @@ def _aggregates(
             part = PerQuestion(part.numerator[rows], part.denominator[rows], left_out)
         out[m.name] = aggregate(m.name, m.spec.averaging, part)
     return out
-
-
-def summarize(records: Sequence[QuestionRecord], chosen: Sequence[Measure]) -> dict[str, Aggregate]:
-    """Aggregate each measure over a set of per-question records."""
-    return _aggregates(per_question(records, chosen), chosen)
 
 
 def _slices(
@@ -189,50 +177,6 @@ def question_record(
     )
 
 
-def run_evaluation(
-    name: str,
-    provenance: Provenance,
-    k: int | None,
-    evidence_level: str,
-    records: Sequence[QuestionRecord],
-    views: Sequence[QuestionView],
-    verdicts: Sequence[QuestionDiagnosis] | None,
-    chosen: Sequence[Measure],
-    *,
-    self_labelled: tuple[str, ...] = (),
-    calibrations: Sequence[CalibrationRecord] = (),
-    no_result: tuple[str, ...] = (),
-    file: str = "",
-) -> RunEvaluation:
-    """One run's result from its per-question records, views and verdicts (all in
-    evaluation-set order): aggregates, slices, label sources, diagnosis and boundaries.
-
-    `verdicts` None: every view is diagnosed here (`diagnosis.diagnose_views`).
-    """
-    records = tuple(records)
-    k_used = k_was_used(views)
-    if verdicts is None:
-        diagnosis = diagnose_views(
-            name, views, k=k, evidence_level=evidence_level, no_result=no_result, k_used=k_used
-        )
-    else:
-        diagnosis = run_diagnosis(
-            name, verdicts, k=k, evidence_level=evidence_level, no_result=no_result,
-            k_used=k_used,
-        )
-    return assemble_run(
-        name, provenance, k, evidence_level, records, chosen,
-        label_sources=run_label_sources(chosen, views, [r.scores for r in records], calibrations),
-        boundaries=run_boundaries(views, self_labelled, [r.details for r in records]),
-        diagnosis=diagnosis,
-        build_views=_views_of(views),
-        self_labelled=self_labelled,
-        no_result=no_result,
-        k_used=k_used,
-        file=file,
-    )
-
-
 def k_was_used(views: Sequence[QuestionView]) -> bool:
     """Whether k cut some view's ranking (a run without results says nothing about k: shown
     as given)."""
@@ -256,8 +200,8 @@ def assemble_run(
     k_used: bool = True,
     file: str = "",
 ) -> RunEvaluation:
-    """One run's result from its records and what its views gave (`run_evaluation`, or the
-    columnar path a chunk of views at a time): aggregates and slices are computed here."""
+    """One run's result from its records and what its views gave (the engine's, a chunk of
+    views at a time): aggregates and slices are computed here."""
     records = tuple(records)
     scores = per_question(records, chosen)
     return RunEvaluation(

@@ -38,7 +38,6 @@ from ._runner import (
     judge_dataset_async,
     label_context_hash,
     passages_for,
-    run_cutoffs,
 )
 from ._session import (
     Estimate,
@@ -120,7 +119,6 @@ __all__ = [
     "render_passages",
     "reply_schema",
     "response_format_body",
-    "run_cutoffs",
     "run_llm_judge",
     "safe_name",
     "split_claims",

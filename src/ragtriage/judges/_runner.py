@@ -122,11 +122,6 @@ class _Outcome:
     changed: bool
 
 
-def run_cutoffs(dataset: Dataset, k: int | None) -> dict[str, int | None]:
-    """Each run's cut-off, as `evaluate` chooses it."""
-    return {run.name: k or run.provenance.k or dataset.default_k for run in dataset.runs}
-
-
 def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
     """Raise `InputError` for a dataset the judge cannot work on (unlabelled answers are fine,
     and so is a missing outcome: the judge detects it)."""
@@ -320,7 +315,7 @@ async def judge_dataset_async(
     progress: Progress | None = None,
 ) -> JudgeResult:
     """Judge every answered result of every run; a label or a note for every item, none dropped."""
-    ks = run_cutoffs(dataset, k)
+    ks = dataset.cutoffs(k)
     check_judgeable(dataset, ks)
     index = SnapshotIndex.build(dataset.snapshot)
     questions = {q.id: q for q in dataset.evalset.questions}

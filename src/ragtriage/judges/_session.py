@@ -19,7 +19,6 @@ from ._runner import (
     check_judgeable,
     judge_dataset_async,
     passages_for,
-    run_cutoffs,
 )
 from ._spec import CallStats, JudgeSpec
 
@@ -73,7 +72,7 @@ def estimate(
     """Count calls and tokens a judge session would need; claims of unextracted answers are
     estimated by splitting them into sentences (the extraction call itself decides)."""
     cache_path = as_optional_path(cache_path)
-    ks = run_cutoffs(dataset, k)
+    ks = dataset.cutoffs(k)
     check_judgeable(dataset, ks)
     prompts = load_prompts(spec.prompt_version)
     index = SnapshotIndex.build(dataset.snapshot)

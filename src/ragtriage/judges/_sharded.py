@@ -18,7 +18,7 @@ from ..executors import Executor, shard_bounds
 from ..loading import Dataset
 from ..schemas import LabelSet, Run
 from ._llm import Judge
-from ._runner import JudgedRun, JudgeResult, check_judgeable, judge_dataset, run_cutoffs
+from ._runner import JudgedRun, JudgeResult, check_judgeable, judge_dataset
 from ._spec import CallStats
 
 JudgeFactory = Callable[[], Judge]
@@ -85,7 +85,7 @@ def judge_on_executor(
     dataset: Dataset, factory: JudgeFactory, engine: Executor, *, k: int | None = None
 ) -> JudgeResult:
     """Judge every answered result of every run, sharded by question over `engine`."""
-    check_judgeable(dataset, run_cutoffs(dataset, k))  # every problem, before any call
+    check_judgeable(dataset, dataset.cutoffs(k))  # every problem, before any call
     ids = [q.id for q in dataset.evalset.questions]
     bounds = shard_bounds(len(ids), engine.shard_count(len(ids)))
     shards = [_shard(dataset, ids[lo:hi]) for lo, hi in bounds]

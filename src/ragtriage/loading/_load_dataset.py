@@ -33,6 +33,11 @@ class Dataset:
     run_files: dict[str, str] | None = None
     """For each run name, the file it came from."""
 
+    def cutoffs(self, k: int | None = None) -> dict[str, int | None]:
+        """Each run's cut-off by name: `k` when given, else the run's own (its provenance's
+        `k`), else the one the format implies."""
+        return {run.name: k or run.provenance.k or self.default_k for run in self.runs}
+
     def run_file(self, run_name: str) -> str:
         """The file a run came from (for error messages)."""
         return (self.run_files or {}).get(run_name, self.sources[0].path)

@@ -1,7 +1,7 @@
 """Aggregation: per-question scores into one value with numerator, denominator and averaging.
 
-`aggregate` is the one aggregation of the project: the per-question path, the columnar path
-and `trec-eval` (under each of its averaging rules) all reach their aggregates through it.
+`aggregate` is the one aggregation of the project: the engine (`columnar`) and `trec-eval`
+(under each of its averaging rules) reach their aggregates through it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Per-question views: one question, one run's result, resolved against the snapshot.
 
-This is the exact reference path: every metric is computed from these views, one question
-at a time. Faster paths are tested against it.
+What one question's explanation is built from (details, diagnosis findings, label sources,
+the boundary section), and what the rows the engine's arrays do not model are scored on.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._json import (
         dumps,
         evaluation_json,
+        evaluation_text,
         question_json,
         run_json,
         score_json,
@@ -63,6 +64,7 @@ _LAZY = {
     "aggregate_json": "._aggregate_json",
     "dumps": "._json",
     "evaluation_json": "._json",
+    "evaluation_text": "._json",
     "question_json": "._json",
     "run_json": "._json",
     "score_json": "._json",
@@ -92,6 +94,7 @@ __all__ = [
     "dumps",
     "evaluation_boundary_lines",
     "evaluation_json",
+    "evaluation_text",
     "fmt_aggregate",
     "fmt_number",
     "fmt_value",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Iterator
 from typing import Any
 
 from ..calibration import LabelSources
@@ -83,11 +85,21 @@ def _provenance(run: RunEvaluation) -> dict[str, Any]:
     return data
 
 
-def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any]:
-    """One run's section of the report (with its diagnosis per question and breakdown)."""
+def question_entries(run: RunEvaluation, measures: tuple[Measure, ...]) -> Iterator[dict[str, Any]]:
+    """One run's `questions` entries, made in turn: each record with its diagnosis."""
+    verdicts = {entry.question_id: entry for entry in run.diagnosis.questions}
+    for rec in run.questions:
+        yield {**question_json(rec, measures),
+               "diagnosis": question_diagnosis_json(verdicts[rec.question_id])}
+
+
+def run_json(
+    run: RunEvaluation, measures: tuple[Measure, ...], questions: bool = True
+) -> dict[str, Any]:
+    """One run's section of the report (with its diagnosis per question and breakdown);
+    `questions` False: without the `questions` entries."""
     found = run.diagnosis
-    verdicts = {entry.question_id: question_diagnosis_json(entry) for entry in found.questions}
-    return {
+    out: dict[str, Any] = {
         "name": run.name,
         "k": run.k,
         "k_used": run.k_used,
@@ -104,15 +116,14 @@ def run_json(run: RunEvaluation, measures: tuple[Measure, ...]) -> dict[str, Any
         },
         "boundaries": boundaries_json(run.boundaries),
         "diagnosis_breakdown": breakdown_json(found.breakdown),
-        "questions": [
-            {**question_json(rec, measures), "diagnosis": verdicts[rec.question_id]}
-            for rec in run.questions
-        ],
     }
+    if questions:
+        out["questions"] = list(question_entries(run, measures))
+    return out
 
 
-def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
-    """The whole report as plain data."""
+def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str, Any]:
+    """The whole report as plain data; `questions` False: without the runs' `questions`."""
     return {
         **report_head(evaluation.tool_version, evaluation.sources),
         "options": {
@@ -131,9 +142,34 @@ def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:
             }
             for m in evaluation.measures
         ],
-        "runs": [run_json(run, evaluation.measures) for run in evaluation.runs],
+        "runs": [run_json(run, evaluation.measures, questions) for run in evaluation.runs],
         "calibration_notes": list(evaluation.calibration_notes),
     }
+
+
+_ITEM_INDENT = " " * 8
+"""Where a run's `questions` entries sit in the report: runs list, run object, questions list."""
+
+
+def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
+    """The report's JSON text, `dumps(evaluation_json(evaluation))` byte for byte, in pieces:
+    each question's entry is made, written and dropped in turn, so the whole document is
+    never held (a million questions' report is larger than the evaluation itself)."""
+    mark = f"questions-{secrets.token_hex(16)}"
+    head = evaluation_json(evaluation, questions=False)
+    for n, run in enumerate(head["runs"]):
+        run["questions"] = f"{mark}-{n}"
+    text = json_text(head)
+    for n, run in enumerate(evaluation.runs):
+        before, text = text.split(f'"{mark}-{n}"', 1)
+        yield before
+        first = True
+        for entry in question_entries(run, evaluation.measures):
+            lines = json_text(entry).rstrip("\n").split("\n")
+            yield ("[\n" if first else ",\n") + "\n".join(_ITEM_INDENT + line for line in lines)
+            first = False
+        yield "[]" if first else "\n" + _ITEM_INDENT[:-2] + "]"
+    yield text
 
 
 dumps = json_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..detectors import mask_text
-from ..judges import check_judgeable, label_context_hash, passages_for, run_cutoffs
+from ..judges import check_judgeable, label_context_hash, passages_for
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg, as_path
 from ._sheet import ID_SEPARATOR, write_sheet
@@ -55,7 +55,7 @@ def build_sheet(dataset: Dataset, *, k: int | None = None, raw_text: bool = Fals
     who may see the values. IDs and hashes are never masked: the import reads them back.
     """
     shown = _as_is if raw_text else mask_text
-    ks = run_cutoffs(dataset, k)
+    ks = dataset.cutoffs(k)
     check_judgeable(dataset, ks)
     index = SnapshotIndex.build(dataset.snapshot)
     questions = {q.id: q for q in dataset.evalset.questions}

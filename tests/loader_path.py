@@ -1,0 +1,59 @@
+"""The loader behind the command line, for tests that check the fast reader against it.
+
+`Request.evaluate` reads a native set straight into arrays (`columnar.evaluate_native`).
+Inside `loader_path()`, the request hands the same files and options to
+`columnar.load_and_evaluate` instead: the files read by the loader as models, then scored by
+the same engine, under the same request policy (`Request.score_with`). Tests run a command
+both ways and compare the reports byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+import ragtriage.columnar
+from ragtriage.cli.main import cli
+from ragtriage.columnar import load_and_evaluate
+from ragtriage.evaluation import Evaluation
+from ragtriage.request import Notify, Request
+
+
+def _load_and_evaluate(
+    evalset: Path,
+    snapshot: Path,
+    runs: Sequence[Path],
+    *,
+    executor: object = None,
+    **options: Any,
+) -> Evaluation:
+    """`evaluate_native`'s call, answered by the loader."""
+    del executor  # where the files are read: nothing to spread here
+    return load_and_evaluate(evalset, snapshot=snapshot, runs=runs, **options)
+
+
+@contextlib.contextmanager
+def loader_path() -> Iterator[None]:
+    """Every `Request.evaluate` in the block reads its files with the loader."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ragtriage.columnar, "evaluate_native", _load_and_evaluate)
+        yield
+
+
+def evaluate_by_loader(
+    request: Request, command: str = "python", notify: Notify | None = None
+) -> Evaluation:
+    """`request.evaluate(command, notify)`, the files read by the loader."""
+    with loader_path():
+        return request.evaluate(command, notify)
+
+
+def invoke(algorithm: str, args: Sequence[str]) -> Result:
+    """`ragtriage ARGS`, the files read fast (`columnar`) or by the loader (`reference`)."""
+    with loader_path() if algorithm == "reference" else contextlib.nullcontext():
+        return CliRunner().invoke(cli, list(args))
