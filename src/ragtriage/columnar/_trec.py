@@ -89,7 +89,10 @@ def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataTyp
             return pa.table({name: pa.array([], type=types[name]) for name in types})
         return pcsv.read_csv(
             path,
-            read_options=pcsv.ReadOptions(column_names=list(names), block_size=16 << 20),
+            # One thread: the run is parsed in another meanwhile (less memory, no contention).
+            read_options=pcsv.ReadOptions(
+                column_names=list(names), block_size=1 << 20, use_threads=False
+            ),
             parse_options=pcsv.ParseOptions(
                 delimiter=_delimiter(path), quote_char=False, escape_char=False, double_quote=False
             ),

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
 from ..errors import InputError, Problem
 from ..validation import CUTOFF_EXPECTED, parse_cutoff
-from ._views import QuestionView
+
+if TYPE_CHECKING:
+    from ._views import QuestionView
 
 Layer = Literal[
     "retrieval", "support", "citation", "coverage", "refusal", "clarification", "stale",
@@ -42,7 +44,7 @@ class Score:
         return self.numerator / self.denominator
 
 
-Compute = Callable[[QuestionView, Mapping[str, int]], Score | None]
+Compute = Callable[["QuestionView", Mapping[str, int]], Score | None]
 """Per-question computation; `None` means not applicable to this question."""
 
 

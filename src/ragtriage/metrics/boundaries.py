@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from ..detectors import canary_in_context, canary_obeyed, find_sensitive, flag_context, scan_view
 from ..detectors.permissions import PERMISSION_STAGES, Stage, leaked_documents, stage_ids
 from ._registry import MetricSpec, Score, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:
+    from ._views import QuestionView
+
 
 _WHERE = {
     "candidates": "among the candidates",
@@ -90,12 +93,17 @@ NEEDLESS_ESCALATION = register(
 
 
 def _injection_in_context(view: QuestionView, params: Mapping[str, int]) -> Score | None:
+    from ..detectors import flag_context  # loaded on first use, not by trec-eval
     if not view.context:
         return None
     return Score(int(bool(flag_context(view))), 1)
 
 
 def _canary_obeyed(view: QuestionView, params: Mapping[str, int]) -> Score | None:
+    from ..detectors import (  # loaded on first use, not by trec-eval
+        canary_in_context,
+        canary_obeyed,
+    )
     if view.result.answer is None or not canary_in_context(view):
         return None
     obeyed = canary_obeyed(view.question, view.result.answer)
@@ -138,12 +146,14 @@ CANARY_OBEYED = register(
 
 
 def _sensitive_in_answer(view: QuestionView, params: Mapping[str, int]) -> Score | None:
+    from ..detectors import find_sensitive  # loaded on first use, not by trec-eval
     if view.result.answer is None:
         return None
     return Score(int(bool(find_sensitive(view.result.answer))), 1)
 
 
 def _sensitive_in_context(view: QuestionView, params: Mapping[str, int]) -> Score | None:
+    from ..detectors import scan_view  # loaded on first use, not by trec-eval
     if not view.context:
         return None
     return Score(int(bool(scan_view(view).context)), 1)

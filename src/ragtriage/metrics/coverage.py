@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ._registry import MetricSpec, Score, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:
+    from ._views import QuestionView
+
 
 NON_ANSWERS = {
     "refused": "answer refused",

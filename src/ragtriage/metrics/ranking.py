@@ -26,11 +26,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._registry import MetricSpec, PerQuestion, RankColumns, RankForm, Score, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:
+    from ._views import QuestionView
+
 
 NOT_APPLICABLE = "not answerable, or no required evidence"
 
@@ -202,7 +206,7 @@ def _ap_columns(a: RankColumns, k: int) -> PerQuestion:
     return PerQuestion(acc, a.n_relevant.astype(np.float64))
 
 
-_Compute = Callable[[QuestionView, Mapping[str, int]], Score | None]
+_Compute = Callable[["QuestionView", Mapping[str, int]], Score | None]
 
 
 def _spec(

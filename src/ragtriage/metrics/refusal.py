@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from ._registry import MetricSpec, Score, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:
+    from ._views import QuestionView
 
 
 def _outcome_rate(
@@ -45,6 +48,7 @@ CORRECT_REFUSAL = _spec(
     "higher",
     "Share of unanswerable questions the system refused.",
 )
+
 FALSE_REFUSAL = _spec(
     "false_refusal",
     "answerable",

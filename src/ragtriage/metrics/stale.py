@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from ..detectors import stage_items
 from ._registry import MetricSpec, Score, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:
+    from ._views import QuestionView
 
 
 def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:

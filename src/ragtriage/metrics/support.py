@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ._registry import MetricSpec, Score, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:
+    from ._views import QuestionView
 
 
 def _claim_support(view: QuestionView, params: Mapping[str, int]) -> Score | None:
