@@ -84,14 +84,17 @@ def json_text_table(
     names = tuple(columns)
     records = [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
     try:
-        body = orjson.dumps(records, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        # Written as the value of a one-key document, the list is already indented as a
+        # top-level value: `{\n  "key": [...]\n}`.
+        body = orjson.dumps({key: records}, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        start = len(orjson.dumps({key: 0}, option=orjson.OPT_INDENT_2)) - len(b"0\n}")
     except orjson.JSONEncodeError:  # what orjson refuses (a lone surrogate): `json` decides
         return json_text({**data, key: _records(texts, numbers)})
     head = json_text({**data, key: []})
     # Strings hold no raw line break, so this can only be the top-level key.
     marker = f"\n  {json.dumps(key, ensure_ascii=False)}: []"
     at = head.index(marker) + len(marker) - 2
-    return head[:at] + body.decode("utf-8").replace("\n", "\n  ") + head[at + 2 :]
+    return head[:at] + body[start:-2].decode("utf-8") + head[at + 2 :]
 
 
 def _records(
