@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,8 +71,6 @@ class _Judged:
     by_question: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
     """Exact keys only: (doc keys, grades) sorted by question, each question's first slot
     and count; lets a row be matched against its own question's few judgements."""
-    row_of: dict[str, int]
-    """Question ID -> row."""
     question_keys: tuple[np.ndarray, np.ndarray] | None
     """When every question ID has at most 8 bytes: their exact keys, sorted, and the row
     of each (a run's question IDs are then looked up by binary search)."""
@@ -79,6 +78,11 @@ class _Judged:
     @property
     def exact(self) -> bool:
         return self.width == 8
+
+    @cached_property
+    def row_of(self) -> dict[str, int]:
+        """Question ID -> row (built when a question ID is too long for `question_keys`)."""
+        return {qid: row for row, qid in enumerate(self.question_values.to_pylist())}
 
 
 def _judged(path: Path) -> _Judged:
@@ -102,14 +106,13 @@ def _judged(path: Path) -> _Judged:
         per = np.argsort(group, kind="stable")
         first = np.cumsum(counts) - counts
         by_question = (ids.keys[per], grade[per], first, counts)
-    row_of = {qid: row for row, qid in enumerate(values.to_pylist())}
     question_keys = None
     if len(values) and key_width(values) == 8:
         exact = id_keys(values).keys
         rows = np.argsort(exact)
         question_keys = (exact[rows], rows)
     return _Judged(
-        values, group, flat, grade, width, keys[order], order, by_question, row_of, question_keys
+        values, group, flat, grade, width, keys[order], order, by_question, question_keys
     )
 
 
