@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,17 @@ def test_run_hash_read_in_many_small_blocks(
     loaded = load_trec(qrels, run, depth=5)
     assert loaded.fast_path
     assert loaded.sha256[1] == hashlib.sha256(run.read_bytes()).hexdigest()
+
+
+def test_file_names_that_are_not_utf8_are_read(tmp_path: Path) -> None:
+    # pyarrow cannot open such a path: the line reader reads both files instead.
+    qrels = Path(os.fsdecode(os.fsencode(tmp_path) + b"/q\xff.qrels"))
+    run = Path(os.fsdecode(os.fsencode(tmp_path) + b"/r\xff.run"))
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n", encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=3)
+    assert loaded.arrays.grades.tolist() == [[1, 0, 0]]
+    assert loaded.sha256 == (
+        hashlib.sha256(b"q1 0 a 1\n").hexdigest(),
+        hashlib.sha256(b"q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n").hexdigest(),
+    )

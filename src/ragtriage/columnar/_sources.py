@@ -91,7 +91,8 @@ def _batches(path: Path) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
             return
         with pa.OSFile(str(path)) as handle:
             yield from _parsed(path, handle)
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError, InputError) as exc:
+    # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
+    except (pa.ArrowInvalid, OSError, UnicodeError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
 
 
@@ -171,7 +172,7 @@ def _parquet_batches(path: Path) -> Iterator[_Batch]:
             if score.null_count or not np.isfinite(values).all():
                 raise _Fallback("bad scores")
             yield qid, docs, values
-    except (pa.ArrowInvalid, OSError, InputError) as exc:
+    except (pa.ArrowInvalid, OSError, UnicodeError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
 
 

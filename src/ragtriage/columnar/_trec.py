@@ -103,7 +103,8 @@ def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataTyp
                 null_values=[],
             ),
         )
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+    # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
+    except (pa.ArrowInvalid, OSError, UnicodeError) as exc:
         raise _Fallback(str(exc)) from exc
 
 
