@@ -175,11 +175,12 @@ def run_tool(tool: str, qrels: Path, run: Path, out: Path) -> tuple[float, float
         [sys.executable, "-c", _LAUNCH, *command], capture_output=True, text=True, check=False
     )
     sys.stderr.write(launched.stderr)
-    wall_text, status, maxrss = launched.stdout.split()
+    wall_text, status, maxrss, cpu = launched.stdout.split()
     if status != "0":
         raise SystemExit(f"{tool} failed with status {status}")
     if tool == "ragtriage":
         report_values(report, out)
+    print(f"  ({tool}: {float(cpu):.2f} s CPU, user + system)", flush=True)
     return float(wall_text), int(maxrss) / 1024 / 1024  # ru_maxrss is in KiB on Linux
 
 
@@ -190,7 +191,7 @@ pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[1], sys.argv[1:])
 _, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - start, status, usage.ru_maxrss)
+print(time.perf_counter() - start, status, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 """
 
 
