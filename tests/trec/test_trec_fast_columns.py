@@ -185,3 +185,65 @@ def test_run_questions_found_by_short_or_long_ids(tmp_path: Path, judged: str, e
     assert loaded.arrays.question_ids == (f"{judged}1", f"{judged}2")
     assert loaded.arrays.grades.tolist() == [[1, 0], [0, 1]]
     assert (loaded.skipped, loaded.missing) == ((extra,), ())
+
+
+@pytest.mark.parametrize("field", range(6))
+def test_odd_bytes_past_the_first_block_read_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: int
+) -> None:
+    # A run that looks plain in its first block is parsed without Q0, rank and tag; the
+    # bytes counted while hashing must then prove every field plain, or the run is read
+    # again with them. Either way: the result (or the problems) of the line reader.
+    import ragtriage.columnar._sources as sources
+
+    monkeypatch.setattr(sources, "_BLOCK_BYTES", 64)
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(12)), encoding="utf-8")
+    lines = [["q" + str(q), "Q0", f"d{q}", "1", "0.5", "r"] for q in range(12)]
+    odd = [f"x{blank}y" for blank in BLANKS] + ["", "\u00e9"]
+    for value in odd:
+        changed = [list(line) for line in lines]
+        changed[10][field] = value
+        text = "".join(" ".join(line) + "\n" for line in changed)
+        run.write_text(text, encoding="utf-8")
+        try:
+            want: object = _slow(qrels, run, 10, STRICT).arrays.grades.tolist()
+        except InputError as exc:
+            want = [p.message() for p in exc.problems]
+        try:
+            got: object = load_trec(qrels, run, depth=10).arrays.grades.tolist()
+        except InputError as exc:
+            got = [p.message() for p in exc.problems]
+        assert got == want, repr(value)
+    body = "".join(" ".join(line) + "\n" for line in lines)
+    cut = body.index("\n", 150)
+    for text in ("\n\n", "\r\n", "\n \n"):  # a blank line, a CRLF line end, blanks alone
+        run.write_text(body[:cut] + text + body[cut + 1 :], encoding="utf-8")
+        want = _slow(qrels, run, 10, STRICT).arrays.grades.tolist()
+        assert load_trec(qrels, run, depth=10).arrays.grades.tolist() == want == [
+            [1] + [0] * 9
+        ] * 12
+
+
+def test_a_plain_run_is_parsed_once_without_q0_rank_and_tag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragtriage.columnar._stream as stream
+
+    calls: list[bool] = []
+    batches = stream._batches
+
+    def spy(path: Path, lean: bool = False) -> object:
+        calls.append(lean)
+        return batches(path, lean)
+
+    monkeypatch.setattr(stream, "_batches", spy)
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q1 0 a 1\nq2 0 b 2\n", encoding="utf-8")
+    # No line break after the last line.
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 b 1 3 t", encoding="utf-8")
+    assert load_trec(qrels, run, depth=2).arrays.grades.tolist() == [[1, 0], [2, 0]]
+    assert calls == [True]
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n\nq2 Q0 b 1 3 t\n", encoding="utf-8")
+    assert load_trec(qrels, run, depth=2).arrays.grades.tolist() == [[1, 0], [2, 0]]
+    assert calls == [True, True, False]  # a blank line: read again, Q0, rank and tag too

@@ -12,6 +12,7 @@ import hashlib
 import io
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty, Full, Queue
 from typing import TYPE_CHECKING, cast
@@ -49,13 +50,45 @@ _BLOCK_BYTES = 1 << 20  # small blocks stay in cache and in reused memory (measu
 _HASH_BYTES = 1 << 20
 
 
+@dataclass
+class Layout:
+    """What a run file's bytes are made of, counted as they are hashed."""
+
+    blanks: int = 0
+    """Bytes up to and including the blank (0x20): field separators, line ends, others."""
+    breaks: int = 0
+    """Line breaks (0x0A)."""
+    fields: int = 0
+    """Runs of other bytes (what `str.split()` would give, for ASCII text)."""
+    top: int = 0
+    """The largest byte (0x80 and above: not ASCII)."""
+    last: int = 0x0A
+    """The last byte (a line break when the file ends with one, or is empty)."""
+
+    def plain(self, rows: int) -> bool:
+        """Whether `rows` lines of 6 fields each, split on single blanks, are exactly the
+        file: ASCII, nothing up to the blank but one blank between fields and one line break
+        after each line (the last may lack it), and no empty field. Then every field the line
+        reader would see is the field pyarrow parsed, and Q0, rank and tag need no reading:
+        each is a non-empty run of printable ASCII."""
+        lines = rows if self.last == 0x0A else rows - 1
+        return (
+            self.top < 0x80
+            and self.breaks == lines
+            and self.blanks == 5 * rows + lines
+            and self.fields == 6 * rows
+        )
+
+
 class FileDigest:
     """SHA-256 of a file, computed in a second thread from one reused buffer (hashlib
-    releases the GIL), so hashing overlaps the parse instead of following it."""
+    releases the GIL), so hashing overlaps the parse instead of following it; with
+    `layout`, the bytes are also counted (`Layout`)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, layout: bool = False) -> None:
         self._path = path
         self._digest = hashlib.sha256()
+        self.layout = Layout() if layout else None
         self._failed: BaseException | None = None
         self._stop = threading.Event()
         self._worker = threading.Thread(target=self._run, name="ragtriage-sha256", daemon=True)
@@ -69,6 +102,8 @@ class FileDigest:
                 handle = cast(io.BufferedReader, opened)  # what open_input opens
                 while not self._stop.is_set() and (size := handle.readinto(buffer)):
                     self._digest.update(view[:size])
+                    if self.layout is not None:
+                        _count(self.layout, np.frombuffer(buffer, np.uint8, size))
         except (OSError, InputError) as exc:
             self._failed = exc
 
@@ -85,21 +120,51 @@ class FileDigest:
         self._worker.join()
 
 
-def _batches(path: Path) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+def _count(layout: Layout, block: np.ndarray) -> None:
+    """Add one block of the file to `layout` (a field may go on into the next block)."""
+    blank = block <= 0x20
+    layout.blanks += int(np.count_nonzero(blank))
+    layout.breaks += int(np.count_nonzero(block == 0x0A))
+    # A field starts where a blank byte (or the file's start) is followed by another byte.
+    layout.fields += int(np.count_nonzero(blank[:-1] > blank[1:]))
+    layout.fields += int(layout.last <= 0x20 and not blank[0])
+    layout.top = max(layout.top, int(block.max()))
+    layout.last = int(block[-1])
+
+
+def lean_layout(path: Path) -> bool:
+    """Whether the run's first block looks plain (ASCII, fields split by single blanks,
+    lines ended by line breaks alone): then Q0, rank and tag are not read, and `Layout`
+    confirms the guess for the whole file once it is hashed."""
+    try:
+        with open_input(path) as handle:
+            head = handle.read(_BLOCK_BYTES)
+    except (OSError, InputError):
+        return False
+    if not head.strip():
+        return False
+    ascii_only = int(np.frombuffer(head, np.uint8).max()) < 0x80
+    return ascii_only and b"\t" not in head and b"\r" not in head
+
+
+def _batches(path: Path, lean: bool = False) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
     try:
         if _checked_size(path) == 0:
             return
         with pa.OSFile(str(path)) as handle:
-            yield from _parsed(path, handle)
+            yield from _parsed(path, handle, lean)
     # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
     except (pa.ArrowInvalid, OSError, UnicodeError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
 
 
-def _parsed(path: Path, source: pa.NativeFile) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+def _parsed(
+    path: Path, source: pa.NativeFile, lean: bool
+) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
     """Parsed, checked batches. The question ID column is checked per run of equal IDs by
     the consumer (`_stream`); Q0, rank and tag are read as bytes (no text is made of them)
-    and must be printable ASCII: other bytes send the file to the line reader."""
+    and must be printable ASCII: other bytes send the file to the line reader. `lean`:
+    they are not read at all (the file's `Layout` must then prove them plain)."""
     reader = pcsv.open_csv(
         source,
         read_options=pcsv.ReadOptions(
@@ -117,6 +182,7 @@ def _parsed(path: Path, source: pa.NativeFile) -> Iterator[tuple[pa.Array, pa.Ar
                 "score": pa.float64(),
                 "tag": pa.binary(),
             },
+            include_columns=["qid", "docid", "score"] if lean else None,
             strings_can_be_null=False,
             null_values=[],
         ),
@@ -125,7 +191,7 @@ def _parsed(path: Path, source: pa.NativeFile) -> Iterator[tuple[pa.Array, pa.Ar
         docs = pa.chunked_array([batch["docid"]])
         if not (_strings_clean(docs) and _plain_fields(docs)):
             raise _Fallback("blank fields, or whitespace the line reader splits on")
-        for name in ("q0", "rank", "tag"):
+        for name in () if lean else ("q0", "rank", "tag"):
             if not _printable_ascii(batch[name]):
                 raise _Fallback("blank fields, whitespace or other than printable ASCII")
         score = batch["score"]

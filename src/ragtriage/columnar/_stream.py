@@ -24,7 +24,14 @@ from ..loading import file_sha256
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._keys import IdKeys, id_keys, key_width, mix
-from ._sources import FileDigest, _batches, _parquet_batches, _Prefetch, import_readers
+from ._sources import (
+    FileDigest,
+    _batches,
+    _parquet_batches,
+    _Prefetch,
+    import_readers,
+    lean_layout,
+)
 from ._trec import (
     STRICT,
     QuestionPolicy,
@@ -126,6 +133,8 @@ class _Sink:
     lengths: np.ndarray = field(init=False)
     seen: np.ndarray = field(init=False)
     extra: set[str] = field(default_factory=set)
+    rows: int = 0
+    """Run lines read (of every question, judged or not)."""
 
     def __post_init__(self) -> None:
         self.grades = np.zeros((self.size, self.depth), dtype=np.int32)
@@ -305,6 +314,7 @@ def _stream(judged: _Judged, batches: Iterable[_Batch], depth: int) -> _Sink:
     carry: _Batch | None = None
     for batch in batches:
         qid = batch[0]
+        sink.rows += len(qid)
         if not len(qid):
             continue
         continues = carry is not None and carry[0][0].as_py() == qid[0].as_py()
@@ -358,12 +368,19 @@ def load_trec(
         # Without pyarrow the line-by-line reader does it all: same result, slower.
         return _slow(qrels_path, run_path, depth, policy)
     import_readers(parquet)
-    digest = FileDigest(run_path)
-    batches = _Prefetch(_parquet_batches(run_path) if parquet else _batches(run_path))
+    lean = not parquet and lean_layout(run_path)
+    digest = FileDigest(run_path, layout=lean)
+    batches = _Prefetch(_parquet_batches(run_path) if parquet else _batches(run_path, lean))
     try:
         judged = _judged(qrels_path)
         sink = _stream(judged, batches, depth)
         run_sha256 = digest.hexdigest()
+        if digest.layout is not None and not digest.layout.plain(sink.rows):
+            # Q0, rank and tag were not read, and the bytes do not prove them plain: read
+            # the run again with them (their checks then decide).
+            batches.close()
+            batches = _Prefetch(_batches(run_path))
+            sink = _stream(judged, batches, depth)
     except _Fallback:
         batches.close()
         digest.close()
