@@ -189,7 +189,8 @@ def _parsed(
     )
     for batch in reader:
         docs = pa.chunked_array([batch["docid"]])
-        if not (_strings_clean(docs) and _plain_fields(docs)):
+        # Lean: the file's `Layout` proves the document IDs plain too.
+        if not (lean or (_strings_clean(docs) and _plain_fields(docs))):
             raise _Fallback("blank fields, or whitespace the line reader splits on")
         for name in () if lean else ("q0", "rank", "tag"):
             if not _printable_ascii(batch[name]):
