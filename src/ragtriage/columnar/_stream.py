@@ -220,8 +220,9 @@ def _rectangular(
     last = max(judged_keys.size - 1, 0)
     for slot in range(int(count.max()) if judged_keys.size else 0):
         where = np.minimum(start + slot, last)
-        hit = (slot < count)[:, None] & (keys == judged_keys[where][:, None])
-        grades = np.where(hit, judged_grade[where][:, None], grades)
+        hit = keys == judged_keys[where][:, None]
+        hit &= (slot < count)[:, None]
+        np.copyto(grades, judged_grade[where][:, None], casting="same_kind", where=hit)
     keep = min(width, sink.depth)
     sink.grades[groups, :keep] = grades[:, :keep]
     sink.lengths[groups] = lengths
