@@ -19,7 +19,13 @@ json-parse and at most 1 GB at 100,000 questions; under 60 s and 4 GB at 1,000,0
     python benchmarks/evaluate_cli.py --questions 1000000 --data /tmp/bench
 
 `--data DIR` keeps the generated files in DIR/Q/ and reuses them in a later run (generation
-streams, 50,000 questions at a time).
+streams, 50,000 questions at a time). Two variants time the rows the rank measures' greedy
+walk and the span comparison serve: `--shared-units` gives every question with evidence a
+second group (grade 2) naming its first group's first document, so one document satisfies
+two groups; `--evidence-level span` passes that option to `evaluate`.
+
+    python benchmarks/evaluate_cli.py --questions 20000 --shared-units
+    python benchmarks/evaluate_cli.py --questions 20000 --evidence-level span
 """
 
 from __future__ import annotations
@@ -44,6 +50,23 @@ def _generate(directory: Path, questions: int) -> tuple[Path, Path, Path]:
     spec.loader.exec_module(module)
     evalset, snapshot, run = module.generate(directory, questions)
     return evalset, snapshot, run
+
+
+def _shared_units(evalset: Path) -> Path:
+    """The evaluation set with a second group on each question's first required document
+    (written beside it as evalset-shared.jsonl)."""
+    import orjson
+
+    out = evalset.with_name("evalset-shared.jsonl")
+    with evalset.open("rb") as source, out.open("wb") as sink:
+        sink.write(source.readline().rstrip(b"\n"))
+        for line in source:
+            question = orjson.loads(line)
+            groups = question.get("required_evidence")
+            if groups:
+                groups.append({"any_of": groups[0]["any_of"][:1], "grade": 2})
+            sink.write(b"\n" + orjson.dumps(question))
+    return out
 
 
 def _json_parse(paths: list[str]) -> None:
@@ -74,6 +97,10 @@ def main() -> None:
     parser.add_argument("--questions", type=int, nargs="+", default=[10_000])
     parser.add_argument("--data", type=Path, default=None,
                         help="keep the generated files in DATA/Q/ and reuse them")
+    parser.add_argument("--shared-units", action="store_true",
+                        help="one document in two groups of every question with evidence")
+    parser.add_argument("--evidence-level", choices=["auto", "document", "chunk", "span"],
+                        default="auto", help="the evaluate command's --evidence-level")
     args = parser.parse_args()
     script = shutil.which("ragtriage", path=str(Path(sys.executable).parent)) or "ragtriage"
     ragtriage = [script]
@@ -91,13 +118,16 @@ def main() -> None:
                 evalset, snapshot, run = names
             else:
                 evalset, snapshot, run = _generate(directory, questions)
+            if args.shared_units:
+                evalset = _shared_units(evalset)
             size = sum(p.stat().st_size for p in (evalset, snapshot, run)) / 1e6
             print(f"{questions:>9,} questions, {size:,.0f} MB of JSONL", flush=True)
             dataset = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
             commands = {
                 "json-parse": [sys.executable, __file__, "--parse",
                                str(evalset), str(snapshot), str(run)],
-                "evaluate": [*ragtriage, "evaluate", *dataset, "--format", "json", "--output", out],
+                "evaluate": [*ragtriage, "evaluate", *dataset, "--format", "json", "--output", out,
+                             "--evidence-level", args.evidence_level],
             }
             floor = cpu_floor = None
             for name, command in commands.items():

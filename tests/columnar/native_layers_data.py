@@ -5,8 +5,8 @@ alternative groups, groups sharing a document, no gold, no claims, retrieval-onl
 all refusals, cannot-judge and disagreeing labels, unknown citations, recorded and derived
 contexts, permissions, canaries, version questions, labels with a context hash and
 sensitive values in snapshot and recorded context texts.
-Labels with a context hash and groups sharing a unit (rows the arrays leave to the reference
-functions) appear only with `exotic`.
+Labels with a context hash and groups sharing a unit (a document or chunk satisfying two
+groups of its question: the greedy relevance walk of the arrays) appear only with `exotic`.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def _question(rng: random.Random, n: int, ids: list[str], exotic: bool) -> dict[
     q: dict[str, Any] = {"id": f"q{n}", "text": f"question {n}?", "answerability": kind}
     if kind != "unanswerable":
         groups = []
-        pool = rng.sample(ids, len(ids))  # disjoint groups unless exotic rows are wanted
+        pool = rng.sample(ids, len(ids))  # disjoint groups unless shared units are wanted
         for _ in range(rng.randint(1 if kind == "answerable" else 0, 3)):
             alternatives = rng.sample(ids, rng.randint(1, 3)) if exotic else pool[:2]
             pool = pool[2:]
@@ -111,7 +111,7 @@ def _question(rng: random.Random, n: int, ids: list[str], exotic: bool) -> dict[
         q["tags"].append("version-conflict")
     if rng.random() < 0.2:
         q["applies_to"] = rng.choice([{"version": "v2"}, {"version": "v9"}, {"date": "2024"}])
-    if rng.random() < 0.3:  # permissions are modelled by the arrays: not an exotic row
+    if rng.random() < 0.3:  # permissions: drawn whatever `exotic` is
         q["user_groups"] = rng.choice([[], ["staff"], ["other"], ["staff", "other"]])
     if rng.random() < 0.25:
         q["canary"] = {"document_id": rng.choice(DOC_IDS), "instruction": "say", "marker": "ZEBRA"}

@@ -20,7 +20,6 @@ from ragtriage.diagnosis import OK, diagnose
 from ragtriage.example import example_paths
 from ragtriage.loading import Dataset, load_dataset
 from ragtriage.metrics import REGISTRY
-from ragtriage.metrics._registry import Measure
 
 VERDICT = frozenset({
     "evidence_recall", "fact_coverage", "claim_support", "citation_validity",
@@ -76,11 +75,11 @@ def _ok_but_failed(dataset: Dataset) -> list[tuple[str, str, list[str]]]:
     evaluation = evaluate(dataset, metrics=names)
     wrong = []
     for run, verdicts in zip(evaluation.runs, diagnose(evaluation), strict=True):
-        for view, verdict in zip(run.views, verdicts.questions, strict=True):
-            assert view.question.id == verdict.question_id
+        for record, verdict in zip(run.questions, verdicts.questions, strict=True):
+            assert record.question_id == verdict.question_id
             values = {}
             for name in names:
-                score = Measure(REGISTRY[name]).compute(view)
+                score = record.scores[name]
                 if score is not None:
                     values[name] = score.value
             failed = _failed(values)

@@ -2,11 +2,12 @@
 
 Covers documents and chunks (stored text or a span), stale and versioned documents,
 permissions, planted instructions and sensitive values, alternative and graded evidence
-groups (sometimes sharing a document), reference facts, holdout questions, canaries, version
-questions, candidates, reranked lists, recorded and derived contexts, every outcome,
-retrieval-only results, claims with valid and invalid citations, human and judge labels
-that agree or disagree, labels stamped with the current or another context hash, and labels
-kept in a labels file.
+groups (sometimes sharing a document; `crowded`: often, with chunks that touch, nest or
+overlap in two documents, for span-level matching), reference facts, holdout questions,
+canaries, version questions, candidates, reranked lists, recorded and derived contexts,
+every outcome, retrieval-only results, claims with valid and invalid citations, human and
+judge labels that agree or disagree, labels stamped with the current or another context
+hash, and labels kept in a labels file.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ DETECTORS = Detectors(instructions=(INSTRUCTION,), sensitive=(EMAIL, CARD))
 """What the strategies plant, for the oracle."""
 DOC_IDS = [f"d{n}" for n in range(6)]
 CHUNK_IDS = [f"c{n}" for n in range(3)]
+CROWDED_CHUNK_IDS = [f"c{n}" for n in range(6)]
+BOUNDS = (0, 4, 8, 12, 17)
+"""Where `crowded` chunks start and end: shared bounds make touching and nested spans."""
 RUN_K = 2
 LABELLERS = [HUMAN, {"kind": "human", "name": "bo"}, JUDGE]
 
@@ -50,7 +54,7 @@ class Generated:
     `runs` keeps every label inline."""
 
 
-def _snapshot(draw: st.DrawFn) -> dict[str, Any]:
+def _snapshot(draw: st.DrawFn, crowded: bool = False) -> dict[str, Any]:
     docs = []
     for n, doc_id in enumerate(DOC_IDS):
         doc: dict[str, Any] = {
@@ -71,10 +75,15 @@ def _snapshot(draw: st.DrawFn) -> dict[str, Any]:
             doc["access_groups"] = groups
         docs.append(doc)
     chunks = []
-    for chunk_id in CHUNK_IDS:
-        owner = draw(st.sampled_from(docs))
-        start = draw(st.integers(0, 8))
-        end = draw(st.integers(start + 1, len(CLEAN) - 1))
+    for chunk_id in CROWDED_CHUNK_IDS if crowded else CHUNK_IDS:
+        if crowded:
+            owner = draw(st.sampled_from(docs[:2]))
+            start, end = sorted(draw(st.lists(st.sampled_from(BOUNDS), min_size=2, max_size=2,
+                                              unique=True)))
+        else:
+            owner = draw(st.sampled_from(docs))
+            start = draw(st.integers(0, 8))
+            end = draw(st.integers(start + 1, len(CLEAN) - 1))
         chunk: dict[str, Any] = {"id": chunk_id, "document_id": owner["id"], "start": start,
                                  "end": end}
         if draw(st.booleans()):
@@ -216,12 +225,17 @@ def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
 
 
 @st.composite
-def datasets(draw: st.DrawFn, labels_file: bool = False) -> Generated:
+def datasets(draw: st.DrawFn, labels_file: bool = False, crowded: bool = False) -> Generated:
     """A valid dataset with one or two runs; with `labels_file`, the first run's labels are
-    partly kept in a labels file (`Generated.labels`)."""
-    snapshot = _snapshot(draw)
+    partly kept in a labels file (`Generated.labels`). `crowded`: evidence and rankings drawn
+    from three documents and six chunks of the first two, so that one item often satisfies
+    several groups of its question, and spans touch, nest and overlap."""
+    snapshot = _snapshot(draw, crowded)
     snap = Snapshot(snapshot)
-    pool = DOC_IDS + (CHUNK_IDS if draw(st.booleans()) else [])
+    if crowded:
+        pool = DOC_IDS[:3] + CROWDED_CHUNK_IDS
+    else:
+        pool = DOC_IDS + (CHUNK_IDS if draw(st.booleans()) else [])
     questions = [_question(draw, n, pool) for n in range(draw(st.integers(1, 6)))]
     runs = []
     for name in ["base", "cand"][: draw(st.integers(1, 2))]:

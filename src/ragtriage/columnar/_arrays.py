@@ -30,11 +30,23 @@ class RankArrays:
     ideal: np.ndarray
     """(questions, <= depth) int32: the relevant grades, highest first (the ideal ranking);
     as many columns as the most relevant documents of any question, up to depth."""
+    satisfied: np.ndarray | None = None
+    """(questions, depth) int32: relevant items (required groups) first found at each rank,
+    where one ranked item may satisfy several (a native question's evidence groups sharing a
+    unit); None: each relevant document is one, `grades > 0`."""
 
     @property
     def depth(self) -> int:
         """How many ranks are kept per question."""
         return int(self.grades.shape[1])
+
+    def found(self, k: int) -> np.ndarray:
+        """(questions,) int64: relevant items (required groups) found within the top k."""
+        if self.satisfied is None:
+            hits: np.ndarray = (self.grades[:, :k] > 0).sum(axis=1, dtype=np.int64)
+            return hits
+        counted: np.ndarray = self.satisfied[:, :k].sum(axis=1, dtype=np.int64)
+        return counted
 
     def shard(self, start: int, stop: int) -> RankArrays:
         """Rows [start, stop) as their own arrays (copies, so a shard ships alone)."""
@@ -44,6 +56,7 @@ class RankArrays:
             self.lengths[start:stop].copy(),
             self.n_relevant[start:stop].copy(),
             self.ideal[start:stop].copy(),
+            None if self.satisfied is None else self.satisfied[start:stop].copy(),
         )
 
 

@@ -2,14 +2,14 @@
 
 The evaluation set and the runs are read into arrays (`_native_read`, `_native_run`: from the
 files, or from the models' JSON form), every question is scored at once and every failing
-diagnosis stage found (`_native_layers`, `_native_rank`). The numbers and stage flags come
-from the arrays; the explanations (details, each finding's proving IDs and reason, label
-sources, the boundary section) come from the reference functions, run on the questions'
-views and, for the diagnosis, only for the stages the arrays found failing
-(`_native_explain`, a chunk of questions at a time). Rows the arrays do not model (exotic
-rows) are scored by the reference functions. Files the fast checks refuse, and the article
-format, are read by the loader (`load_dataset`), which names every problem; a valid
-`Dataset` is then scored by the same engine (`evaluate`).
+diagnosis stage found (`_native_layers`, `_native_rank`), evidence groups sharing a unit and
+span-level evidence included. The numbers and stage flags come from the arrays; the
+explanations (details, each finding's proving IDs and reason, label sources, the boundary
+section) come from the explaining functions, run on the questions' views and, for the
+diagnosis, only for the stages the arrays found failing (`_native_explain`, a chunk of
+questions at a time). Files the fast checks refuse, and the article format, are read by the
+loader (`load_dataset`), which names every problem; a valid `Dataset` is then scored by the
+same engine (`evaluate`).
 """
 
 from __future__ import annotations
@@ -359,9 +359,9 @@ def _columnar(
     n = len(ev.ids)
     if level == "auto":
         level_document = ev.level_document
-    else:
-        level_document = np.full(n, level == "document", dtype=bool)
-    matcher = build_matcher(ev, codes, level_document)
+    else:  # span level matches items of the required documents, then compares spans
+        level_document = np.full(n, level != "chunk", dtype=bool)
+    matcher = build_matcher(ev, codes, level_document, spans=level == "span")
     rules = default_injection_rules()
     flags = SnapshotFlags(
         codes, index, lambda text: bool(detect_injection(text, rules)), workers
@@ -391,11 +391,10 @@ def _columnar(
         names.add(run.header.name)
         results = run.row[: run.row.size - missing.size].tolist()
         answered[run.header.name] = [ev.ids[row] for row in results]
-        scores, findings = run_layers(ev, run, codes, level_document, matcher, flags, sensitive)
-        scores.update(rank_scores(ev, run, codes, level_document, matcher, chosen))
-        exotic = matcher.shared | (level == "span")
-        explained = Explained(ev, run, codes, level_document, matcher, flags, index)
-        read.append((source, run, (scores, findings, exotic, explained), set(missing.tolist())))
+        scores, findings = run_layers(ev, run, codes, matcher, flags, sensitive)
+        scores.update(rank_scores(ev, run, matcher, chosen))
+        explained = Explained(ev, run, codes, matcher, flags, index)
+        read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
     # Every check has passed: only now are the questions read as models, a chunk at a time.
     questions = QuestionModels(inputs.evalset, ev.ids)

@@ -2,12 +2,13 @@
 
 The numbers and stage flags come from the arrays (`_native_layers`); a row's record holds
 them as a view of the run's columns (`ColumnRow`). Each question's explanation (details,
-diagnosis findings, label sources, the boundary section) comes from the reference functions
-on its view, built `CHUNK` questions at a time (the questions and results read again from
-the files by line offset, one chunk's views alive at a time), given what the arrays already
-found (flagged context items, missing evidence groups, the stages holding a stale item, each
-snapshot item's sensitive values, scanned once) so no text is scanned twice. A large run's
-chunks are shared between this process and forked workers (`_native_parts.alongside`).
+diagnosis findings, label sources, the boundary section) comes from the explaining functions
+(`question_details`, the diagnosis checks, label sources, boundaries) on its view, built
+`CHUNK` questions at a time (the questions and results read again from the files by line
+offset, one chunk's views alive at a time), given what the arrays already found (flagged
+context items, missing evidence groups, the stages holding a stale item, each snapshot item's
+sensitive values, scanned once) so no text is scanned twice. A large run's chunks are shared
+between this process and forked workers (`_native_parts.alongside`).
 """
 
 from __future__ import annotations
@@ -98,8 +99,8 @@ class Explained:
     measures already did); per question row, the required groups its final context misses."""
 
     def __init__(
-        self, ev: EvalColumns, run: RunColumns, codes: Codes, level_document: np.ndarray,
-        matcher: Matcher, flags: SnapshotFlags, index: SnapshotIndex,
+        self, ev: EvalColumns, run: RunColumns, codes: Codes, matcher: Matcher,
+        flags: SnapshotFlags, index: SnapshotIndex,
     ) -> None:
         items, offsets = run.context
         owner = _owner(offsets)
@@ -117,9 +118,7 @@ class Explained:
         self._flagged: dict[int, list[str]] = {}
         for at in np.flatnonzero(flagged).tolist():
             self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
-        covered = covered_groups(
-            matcher, codes, level_document, run.row[owner], items, int(ev.group_grade.size)
-        )
+        covered = covered_groups(matcher, run.row[owner], items, int(ev.group_grade.size))
         lost = np.flatnonzero(~covered)
         lost_row = _owner(ev.group_offsets)[lost]
         self._missing: dict[int, list[int]] = {}
@@ -216,23 +215,22 @@ per chunk, and whether k cut some view's ranking."""
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
     views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
-    arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], np.ndarray, Explained],
+    arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], Explained],
     chosen: tuple[Measure, ...], level: str, added: Added, extras: RunExtras,
     workers: int = 1,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
-    the reference functions on the rows' views (all stages for exotic rows), built `CHUNK`
+    the explaining functions on the rows' views, built `CHUNK`
     questions at a time (label sources and boundaries merged over the chunks), the chunks
     spread over up to `workers` processes (this one and forked ones) when there are many; the
     result builds its views again from the files when asked for them. `added`: the run's
     labels from label files; `rows` are the rows it answered (`extras.no_result`: the
     others)."""
     index, levels, policy = views_of
-    scores, findings, exotic_rows, explained = arrays
+    scores, findings, explained = arrays
     by_row = np.empty(len(questions.ids), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
     result_of = by_row[rows].tolist() if rows else []
-    exotic = exotic_rows[rows].tolist() if rows else []
 
     def result_model(record: Any) -> QuestionResult:
         try:
@@ -277,17 +275,6 @@ def run_evaluation(
             views = build(part)
             done = len(records)
             for n, (row, view) in enumerate(zip(part, views, strict=True), start=start):
-                if exotic[n]:
-                    records.append(
-                        question_record(
-                            view,
-                            {m.name: m.compute(view) for m in chosen},
-                            question_details(view),
-                            {m.name: c for m in chosen if (c := m.cannot_judge(view)) is not None},
-                        )
-                    )
-                    verdicts.append(diagnose_view(view))
-                    continue
                 computed = ColumnRow(score_table, n)
                 left_out = ColumnRow(count_table, n)
                 result = result_of[n]

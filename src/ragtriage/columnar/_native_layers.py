@@ -6,9 +6,9 @@ a `PerQuestion` per measure (denominator 0 = not applicable) and one boolean arr
 diagnosis stage (the stage's check has a finding). Every rule restates the reference
 function it mirrors (`metrics.*`, `diagnosis._retrieval`, `diagnosis._answer`,
 `diagnosis._injection`); where a measure and a stage share a meaning (permission leaks,
-instruction-like context, an obeyed canary) both read the same array. Rows marked exotic are
-overwritten by the caller with the reference functions' own results. The rank measures
-(`ndcg@k`, ...) are in `_native_rank`.
+instruction-like context, an obeyed canary) both read the same array. Which required group
+an item satisfies, at every evidence level, is the `Matcher`'s (`matches`). The rank
+measures (`ndcg@k`, ...) are in `_native_rank`.
 """
 
 from __future__ import annotations
@@ -55,64 +55,97 @@ def _count(owner: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Matcher:
-    """(question, unit) -> required group, where a unit is what evidence matches on."""
+    """Which required groups a retrieved item satisfies, for every question at once: the rule
+    of `SnapshotIndex.matches` at each question's evidence level, as sorted integer keys.
+
+    A key is `row * units + unit`, where a unit is the item's document (document and span
+    levels) or the item itself (chunk level). At span level a key's alternative also names
+    the interval an item must overlap (a required chunk's; a required document's is the
+    whole document, as is a retrieved document's), so two chunks of one document match only
+    where their spans overlap."""
 
     keys: np.ndarray
-    """Sorted keys `row * units + unit`."""
+    """Sorted keys, one per (question, unit, group) (span level: per required alternative)."""
     groups: np.ndarray
-    """The global group of each key."""
+    """The global group of each key (ascending within a key)."""
     units: int
-    """Key stride: the number of snapshot codes."""
-    shared: np.ndarray
-    """Per question: some unit satisfies two of its groups (the arrays keep one; the
-    question is scored by the reference functions instead)."""
+    """Key stride: the number of snapshot codes, plus one."""
+    by_document: np.ndarray
+    """Per question: its unit is an item's document."""
+    codes: Codes
+    """The snapshot's codes (an item's document and span)."""
+    spans: tuple[np.ndarray, np.ndarray] | None
+    """At span level, per key, the span an item must overlap: (starts, ends), a required
+    document's from -1 to `WHOLE` (any item of it); None at the other levels."""
+    unique: bool
+    """No key repeats: an item meets at most one required alternative of its question."""
 
 
-def _units(
-    codes: Codes, level_document: np.ndarray, rows: np.ndarray, items: np.ndarray
-) -> np.ndarray:
-    return np.where(level_document[rows], codes.document_of[items], items)
+def build_matcher(
+    ev: EvalColumns, codes: Codes, level_document: np.ndarray, spans: bool = False
+) -> Matcher:
+    """Index every required alternative of every question by (question, unit).
 
-
-def build_matcher(ev: EvalColumns, codes: Codes, level_document: np.ndarray) -> Matcher:
-    """Index every required alternative of every question by (question, unit)."""
+    `level_document`: per question, evidence is matched by document (else by chunk ID);
+    `spans`: at span level (with `level_document` all True), by overlapping spans.
+    """
     units = int(codes.document_of.size) + 1
     group_row = _owner(ev.group_offsets)
     alt_row = group_row[ev.alt_group]
-    keys = alt_row * units + _units(codes, level_document, alt_row, ev.alt_code)
-    order = np.lexsort((ev.alt_group, keys))
-    keys, groups = keys[order], ev.alt_group[order]
-    fresh = np.ones(keys.size, dtype=bool)
-    fresh[1:] = (keys[1:] != keys[:-1]) | (groups[1:] != groups[:-1])
-    keys, groups = keys[fresh], groups[fresh]
-    again = np.zeros(keys.size, dtype=bool)
-    again[1:] = keys[1:] == keys[:-1]
-    shared = np.zeros(len(ev.ids), dtype=bool)
-    shared[keys[again] // units] = True
-    first = ~again
-    return Matcher(keys[first], groups[first], units, shared)
+    unit = np.where(level_document[alt_row], codes.document_of[ev.alt_code], ev.alt_code)
+    columns = [alt_row * units + unit, ev.alt_group]
+    if spans:  # alternatives in one document differ by their spans
+        columns += [codes.start[ev.alt_code], codes.end[ev.alt_code]]
+    order = np.lexsort(columns[::-1])
+    columns = [column[order] for column in columns]
+    fresh = np.ones(order.size, dtype=bool)
+    fresh[1:] = np.logical_or.reduce([column[1:] != column[:-1] for column in columns])
+    keys, groups, *span = [column[fresh] for column in columns]
+    return Matcher(
+        keys, groups, units, level_document, codes, (span[0], span[1]) if spans else None,
+        _unique(keys),
+    )
 
 
-def group_of(
-    m: Matcher, codes: Codes, level_document: np.ndarray, rows: np.ndarray, items: np.ndarray
-) -> np.ndarray:
-    """Per item (of question `rows`): the global required group it satisfies, -1 for none."""
+def _unique(keys: np.ndarray) -> bool:
+    return bool(np.all(keys[1:] != keys[:-1]))
+
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def matches(m: Matcher, rows: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (item, group) pair where `items[at]`, retrieved for question `rows[at]`,
+    satisfies the global required group `group`, as two arrays: sorted by `at`, then by
+    group, each pair once."""
     if items.size == 0 or m.keys.size == 0:
-        return np.full(items.size, -1, dtype=np.int64)
-    keys = rows * m.units + _units(codes, level_document, rows, items)
-    at = np.minimum(np.searchsorted(m.keys, keys), m.keys.size - 1)
-    found: np.ndarray = np.where(m.keys[at] == keys, m.groups[at], -1)
-    return found
+        return _EMPTY, _EMPTY
+    unit = np.where(m.by_document[rows], m.codes.document_of[items], items)
+    keys = rows * m.units + unit
+    first = np.searchsorted(m.keys, keys)
+    if m.unique:  # the common case: one look-up per item
+        at = np.flatnonzero(m.keys[np.minimum(first, m.keys.size - 1)] == keys)
+        where = first[at]
+    else:
+        count = np.searchsorted(m.keys, keys, side="right") - first
+        at = np.repeat(np.arange(items.size, dtype=np.int64), count)
+        offsets = np.cumsum(count) - count
+        where = first[at] + np.arange(at.size, dtype=np.int64) - offsets[at]
+    groups = m.groups[where]
+    if m.spans is not None:
+        item, (start, end) = items[at], m.spans
+        overlap = (m.codes.start[item] < end[where]) & (start[where] < m.codes.end[item])
+        at, groups = at[overlap], groups[overlap]
+        once = np.ones(at.size, dtype=bool)  # two alternatives of a group in one document
+        once[1:] = (at[1:] != at[:-1]) | (groups[1:] != groups[:-1])
+        at, groups = at[once], groups[once]
+    return at, groups
 
 
-def covered_groups(
-    m: Matcher, codes: Codes, level_document: np.ndarray, rows: np.ndarray, items: np.ndarray,
-    n_groups: int,
-) -> np.ndarray:
+def covered_groups(m: Matcher, rows: np.ndarray, items: np.ndarray, n_groups: int) -> np.ndarray:
     """Per global group: some item (of the group's own question) satisfies it."""
     out = np.zeros(n_groups, dtype=bool)
-    groups = group_of(m, codes, level_document, rows, items)
-    out[groups[groups >= 0]] = True
+    out[matches(m, rows, items)[1]] = True
     return out
 
 
@@ -130,7 +163,6 @@ def run_layers(
     ev: EvalColumns,
     run: RunColumns,
     codes: Codes,
-    level_document: np.ndarray,
     m: Matcher,
     snapshot_flags: Callable[[np.ndarray], np.ndarray],
     snapshot_sensitive: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -165,9 +197,7 @@ def run_layers(
     for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
                        ("context", run.context)):
         items, owner = stage(flat)
-        covered[name] = covered_groups(
-            m, codes, level_document, run.row[owner], items, n_groups_total
-        )
+        covered[name] = covered_groups(m, run.row[owner], items, n_groups_total)
     has_reranked = run.has_reranked[order][group_row]
     final = np.where(has_reranked, covered["reranked"], covered["candidates"])
     in_context = _count(group_row, covered["context"], n)

@@ -4,21 +4,24 @@ Each stage's ranking becomes a `RankArrays` (the form `trec-eval` scores), and e
 is its registry entry's rank form over it: one computation for both commands. The grade of a
 ranked item follows `metrics.ranking.relevance_gains`: walking the ranking from the top, an
 item is relevant when it satisfies a required group no earlier item satisfied, and carries
-that group's grade. The arrays model a unit satisfying one group of its question (`Matcher`);
-questions where a unit satisfies several are scored by the reference functions (exotic rows).
+that group's grade (the highest-graded open one when it satisfies several: `_walk`, for the
+questions where some item does). Recall counts the groups satisfied within k
+(`RankArrays.satisfied`), which an item satisfying two groups counts twice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import groupby
+from operator import itemgetter
 
 import numpy as np
 
 from ..metrics import Measure, PerQuestion, RankForm
 from ..metrics.ranking import RECALL_CANDIDATES
 from ._arrays import RankArrays
-from ._native_layers import ANSWERABLE, Matcher, _owner, group_of
-from ._native_read import Codes, EvalColumns
+from ._native_layers import ANSWERABLE, Matcher, _owner, matches
+from ._native_read import EvalColumns
 from ._native_run import RunColumns
 
 _STAGE = {"recall_candidates": "candidates", "recall_reranked": "reranked"}
@@ -35,27 +38,67 @@ def _form(measure: Measure) -> RankForm:
 
 
 def _grades(
-    flat: tuple[np.ndarray, np.ndarray], run: RunColumns, ev: EvalColumns, codes: Codes,
-    level_document: np.ndarray, m: Matcher, width: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(questions, width) grades of one stage's rankings (rows in set order) and lengths."""
+    flat: tuple[np.ndarray, np.ndarray], run: RunColumns, ev: EvalColumns, m: Matcher,
+    width: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """One stage's rankings (rows in set order): (questions, width) grades, lengths, and
+    (questions, width) required groups first satisfied at each rank (None: one per relevant
+    item, no item satisfying two groups)."""
     items, offsets = flat
     owner = _owner(offsets)
     rows = run.row[owner]
     rank = np.arange(items.size, dtype=np.int64) - offsets[owner]
-    groups = group_of(m, codes, level_document, rows, items)
-    # A group's first item in file order is its first in its ranking (one result per
-    # question, ranks in order): only that one is relevant.
-    hit = np.flatnonzero(groups >= 0)
-    _, first = np.unique(groups[hit], return_index=True)
-    new = hit[first]
+    at, groups = matches(m, rows, items)
     n = len(ev.ids)
     grades = np.zeros((n, width), dtype=np.int32)
-    keep = new[rank[new] < width]
-    grades[rows[keep], rank[keep]] = ev.group_grade[groups[keep]]
     lengths = np.zeros(n, dtype=np.int64)
     lengths[run.row] = np.diff(offsets)
-    return grades, lengths
+    # A group's first item in file order is its first in its ranking (one result per
+    # question, ranks in order).
+    _, first = np.unique(groups, return_index=True)
+    several = at[1:][at[1:] == at[:-1]]  # items satisfying two groups or more
+    if several.size == 0:  # each relevant item is its group's first
+        keep = first[rank[at[first]] < width]
+        grades[rows[at[keep]], rank[at[keep]]] = ev.group_grade[groups[keep]]
+        return grades, lengths, None
+    walked = np.zeros(n, dtype=bool)
+    walked[rows[several]] = True
+    plain = first[~walked[rows[at[first]]]]
+    plain = plain[rank[at[plain]] < width]
+    grades[rows[at[plain]], rank[at[plain]]] = ev.group_grade[groups[plain]]
+    pick = np.flatnonzero(walked[rows[at]])
+    took = _walk(at[pick], groups[pick], ev.group_grade)
+    item, group = at[pick][took >= 0], took[took >= 0]
+    keep = rank[item] < width
+    grades[rows[item[keep]], rank[item[keep]]] = ev.group_grade[group[keep]]
+    satisfied = np.zeros((n, width), dtype=np.int32)
+    hit = at[first]
+    hit = hit[rank[hit] < width]
+    np.add.at(satisfied, (rows[hit], rank[hit]), 1)
+    return grades, lengths, satisfied
+
+
+def _walk(at: np.ndarray, groups: np.ndarray, group_grade: np.ndarray) -> np.ndarray:
+    """`metrics.ranking.relevance_gains` over (item, group) pairs (items in ranking order,
+    groups ascending), for the questions where an item satisfies several groups (rare: a small
+    loop): an item takes the open group it satisfies with the highest grade (ties: the first),
+    and a group is taken once. The group each pair's item took, -1 for the pairs of items
+    that took none (one pair per item: its first)."""
+    grade = group_grade.tolist()
+    taken: set[int] = set()  # global groups: one set serves every question
+    out = np.full(at.size, -1, dtype=np.int64)
+    start = 0
+    pairs = zip(at.tolist(), groups.tolist(), strict=True)
+    for _, found in groupby(pairs, key=itemgetter(0)):
+        satisfied = [group for _, group in found]
+        size = len(satisfied)
+        open_groups = [group for group in satisfied if group not in taken]
+        if open_groups:
+            best = max(open_groups, key=grade.__getitem__)  # the first of equal grades
+            taken.add(best)
+            out[start] = best
+        start += size
+    return out
 
 
 def _ideal(ev: EvalColumns, width: int) -> np.ndarray:
@@ -70,8 +113,7 @@ def _ideal(ev: EvalColumns, width: int) -> np.ndarray:
 
 
 def rank_scores(
-    ev: EvalColumns, run: RunColumns, codes: Codes, level_document: np.ndarray, m: Matcher,
-    measures: Sequence[Measure],
+    ev: EvalColumns, run: RunColumns, m: Matcher, measures: Sequence[Measure],
 ) -> dict[str, PerQuestion]:
     """Per question (set order), every measure of `measures` with a cut-off, by name."""
     ranked = [x for x in measures if x.spec.params == ("k",)]
@@ -87,13 +129,22 @@ def rank_scores(
     has_reranked = np.zeros(len(ev.ids), dtype=bool)
     has_reranked[run.row] = run.has_reranked
     ideal = _ideal(ev, min(depth, int(n_groups.max(initial=0))))
-    candidates = _grades(run.candidates, run, ev, codes, level_document, m, width)
-    reranked = _grades(run.reranked, run, ev, codes, level_document, m, width)
+    candidates = _grades(run.candidates, run, ev, m, width)
+    reranked = _grades(run.reranked, run, ev, m, width)
     ids = tuple(ev.ids)
+    final_satisfied = None
+    if candidates[2] is not None or reranked[2] is not None:
+        found = [
+            (part[0] > 0).astype(np.int32) if part[2] is None else part[2]
+            for part in (candidates, reranked)
+        ]
+        final_satisfied = np.where(has_reranked[:, None], found[1], found[0])
     stages = {
-        "candidates": RankArrays(ids, *candidates, np.where(applies, n_groups, 0), ideal),
+        "candidates": RankArrays(
+            ids, *candidates[:2], np.where(applies, n_groups, 0), ideal, candidates[2]
+        ),
         "reranked": RankArrays(
-            ids, *reranked, np.where(applies & has_reranked, n_groups, 0), ideal
+            ids, *reranked[:2], np.where(applies & has_reranked, n_groups, 0), ideal, reranked[2]
         ),
         "final": RankArrays(
             ids,
@@ -101,6 +152,7 @@ def rank_scores(
             np.where(has_reranked, reranked[1], candidates[1]),
             np.where(applies, n_groups, 0),
             ideal,
+            final_satisfied,
         ),
     }
     out = {}

@@ -7,9 +7,6 @@ built per question. Any problem (a shape the schema refuses, or one of the seman
 of `validation.check_dataset`) raises `_Fallback`: the caller then runs the loader,
 which reports every problem with its usual message.
 
-Questions whose rules the arrays do not model (evidence groups sharing a unit, span-level
-evidence: see `_native_layers.Matcher` and `evaluate_native`) are scored by the reference
-functions, one question at a time, after parsing them again from the file.
 """
 
 from __future__ import annotations
@@ -57,6 +54,14 @@ class Codes:
     """Version string -> index."""
     group_bits: dict[str, tuple[int, int]]
     """Access group -> (its word, its bit in that word)."""
+    start: np.ndarray
+    """Code -> a chunk's first character in its document; -1 for a document (all of it)."""
+    end: np.ndarray
+    """Code -> one past a chunk's last character; `WHOLE` for a document."""
+
+
+WHOLE = np.iinfo(np.int64).max
+"""The end of a document's span (`Codes.end`): past every chunk's."""
 
 
 def records(

@@ -16,7 +16,7 @@ from ..schemas import EvalSet, Snapshot
 from ..validation import check_dataset
 from ..versions import load_versions
 from ._native_parts import CAN_FORK, in_parallel
-from ._native_read import Codes
+from ._native_read import WHOLE, Codes
 from ._trec import _Fallback
 
 _MASK_BITS = 62
@@ -39,6 +39,8 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
     restricted = np.zeros(len(code), dtype=bool)
     versions: dict[str, int] = {}
     doc_version = np.full(len(code), -1, dtype=np.int64)
+    start = np.full(len(code), -1, dtype=np.int64)
+    end = np.full(len(code), WHOLE, dtype=np.int64)
     for doc in snapshot.documents:  # duplicate IDs send the input to the loader
         stale[code[doc.id]] = doc.status != "current"
         if doc.version is not None:
@@ -54,8 +56,10 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
         access[code[chunk.id]] = access[code[chunk.document_id]]
         restricted[code[chunk.id]] = restricted[code[chunk.document_id]]
         doc_version[code[chunk.id]] = doc_version[code[chunk.document_id]]
+        start[code[chunk.id]], end[code[chunk.id]] = chunk.start, chunk.end
     return Codes(
-        code, n_docs, document_of, stale, access, restricted, doc_version, versions, bits
+        code, n_docs, document_of, stale, access, restricted, doc_version, versions, bits,
+        start, end,
     )
 
 

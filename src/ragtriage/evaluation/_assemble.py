@@ -115,7 +115,7 @@ def per_question(
     columns = list(zip(*table, strict=True)) if table else [() for _ in chosen]
     for m, column in zip(chosen, columns, strict=True):
         left_out = None
-        if m.spec.cannot_judge is not None:
+        if m.spec.counts_cannot_judge:
             left_out = [r.cannot_judge.get(m.name, 0) for r in records]
         out[m.name] = PerQuestion.from_scores(column, left_out)
     return out

@@ -103,7 +103,7 @@ def render_metrics_markdown() -> str:
                 f"- **In `trec-eval`:** reported as `{_spelled(spec, spec.rank.name)}`: "
                 f"{spec.rank.formula} (`reference_metric` names `{_canonical(spec)}`)"
             )
-        if spec.cannot_judge is not None:
+        if spec.counts_cannot_judge:
             lines.append(
                 "- **Cannot judge:** items labelled `cannot_judge` are left out of the numerator "
                 "and the denominator and counted in every aggregate (`cannot_judge` in JSON, "

@@ -5,17 +5,14 @@ CLI flags, JSON keys, gate files, docs and the registry-driven tests all read th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
 from ..errors import InputError, Problem
 from ..validation import CUTOFF_EXPECTED, parse_cutoff
-
-if TYPE_CHECKING:
-    from ._views import QuestionView
 
 Layer = Literal[
     "retrieval", "support", "citation", "coverage", "refusal", "clarification", "stale",
@@ -44,7 +41,6 @@ class Score:
         return self.numerator / self.denominator
 
 
-Compute = Callable[["QuestionView", Mapping[str, int]], Score | None]
 """Per-question computation; `None` means not applicable to this question."""
 
 
@@ -111,6 +107,10 @@ class RankColumns(Protocol):
     def ideal(self) -> np.ndarray:
         """(questions, <= depth): the relevant grades, highest first."""
 
+    def found(self, k: int) -> np.ndarray:
+        """(questions,): relevant items (required groups) found within the top k (an item
+        satisfying two required groups finds both)."""
+
 
 @dataclass(frozen=True)
 class RankForm:
@@ -128,7 +128,9 @@ class RankForm:
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """What a metric is: everything except how to compute it lives here as data."""
+    """What a metric is, as data: the engine (`columnar`) computes every registered metric over
+    columns, and `tests/oracle/measures.py` holds the plain per-question oracle it is checked
+    against."""
 
     name: str
     """Canonical name, also the JSON key (`evidence_recall`)."""
@@ -150,17 +152,13 @@ class MetricSpec:
     """When a question has no value for it."""
     requires: tuple[str, ...]
     """Input fields it reads."""
-    compute: Compute = field(repr=False, compare=False)
-    """The per-question computation."""
     params: tuple[str, ...] = ()
     """Parameter names (e.g. `k`), written `name@k` in the canonical name."""
     in_default_set: bool = True
     """Whether `evaluate` reports it when no metric list is given."""
-    cannot_judge: Callable[[QuestionView], int] | None = field(
-        default=None, repr=False, compare=False
-    )
-    """Per question, the items labelled `cannot_judge` that this measure leaves out (None for
-    a measure that reads no such label); aggregates report their sum."""
+    counts_cannot_judge: bool = False
+    """Whether it reads labels that may say `cannot_judge`: the engine then counts, per
+    question, the items so labelled that it leaves out, and aggregates report their sum."""
     aliases: tuple[str, ...] = ()
     """Other names accepted wherever a measure is named (trec_eval and ranx spellings)."""
     rank: RankForm | None = None
@@ -188,15 +186,6 @@ class Measure:
         if not self.params:
             return self.spec.name
         return self.spec.name + "".join(f"@{value}" for _, value in self.params)
-
-    def compute(self, view: QuestionView) -> Score | None:
-        """Per-question value, or None when not applicable."""
-        return self.spec.compute(view, dict(self.params))
-
-    def cannot_judge(self, view: QuestionView) -> int | None:
-        """Items labelled `cannot_judge` left out of this question's value (None: no rule)."""
-        count = self.spec.cannot_judge
-        return None if count is None else count(view)
 
 
 REGISTRY: dict[str, MetricSpec] = {}

@@ -1,7 +1,7 @@
 """Per-question views: one question, one run's result, resolved against the snapshot.
 
 What one question's explanation is built from (details, diagnosis findings, label sources,
-the boundary section), and what the rows the engine's arrays do not model are scored on.
+the boundary section); the engine's arrays compute every score.
 """
 
 from __future__ import annotations

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ._registry import MetricSpec, Score, register
+from ._registry import MetricSpec, register
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the views load on first use, not by trec-eval
     from ._views import QuestionView
-
 
 NON_ANSWERS = {
     "refused": "answer refused",
@@ -25,23 +23,6 @@ def non_answer_reason(view: QuestionView) -> str | None:
     if view.question.answerability != "answerable" or not view.facts or view.outcome is None:
         return None
     return NON_ANSWERS.get(view.outcome)
-
-
-def _fact_coverage(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if view.question.answerability != "answerable" or not view.facts or view.outcome is None:
-        return None
-    if non_answer_reason(view) is not None:
-        return Score(0, len(view.facts))
-    covered = sum(f.state == "covered" for f in view.facts)
-    judged = sum(f.state in ("covered", "not_covered") for f in view.facts)
-    return Score(covered, judged) if judged else None
-
-
-def _facts_cannot_judge(view: QuestionView) -> int:
-    # A non-answer covers no fact whatever its labels say: nothing is left out then.
-    if view.question.answerability != "answerable" or view.outcome != "answered":
-        return 0
-    return sum(f.state == "cannot_judge" for f in view.facts)
 
 
 FACT_COVERAGE = register(
@@ -61,7 +42,6 @@ FACT_COVERAGE = register(
             "unanswerable or needs-clarification; no reference facts; no answer recorded"
         ),
         requires=("question.reference_facts", "fact labels", "result.outcome"),
-        compute=_fact_coverage,
-        cannot_judge=_facts_cannot_judge,
+        counts_cannot_judge=True,
     )
 )

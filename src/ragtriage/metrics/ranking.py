@@ -15,140 +15,23 @@ gain, `map_cut_k`); `context_precision@k` is trec_eval's AP cut at k, divided by
 required groups (not by the relevant items retrieved, as Ragas' ID-based variant does), so a
 ranking that finds one of three required documents at rank 1 scores 1/3, not 1.
 
-Each measure also has a rank form (`RankForm`): the same values for many rankings at once,
-over arrays of grades (`trec-eval`, the columnar path). Its sums over ranks run left to
-right, one rank column at a time, so each question's float additions happen in the same
-order as the per-question loop: values are bit-identical to it, not merely close. A question
-with no relevant item has no value (denominator 0), as an unanswerable question has none.
+Each measure's computation is its rank form (`RankForm`): every ranking at once, over arrays
+of grades (`trec-eval`, and the engine's stage rankings, `columnar/_native_rank.py`). Its sums
+over ranks run left to right, one rank column at a time, so each question's float additions
+happen in rank order, as the plain per-question oracle (`tests/oracle/measures.py`) adds them:
+values are bit-identical to it, not merely close. A question with no relevant item has no
+value (denominator 0), as an unanswerable question has none.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._registry import MetricSpec, PerQuestion, RankColumns, RankForm, Score, register
-
-if TYPE_CHECKING:
-    from ._views import QuestionView
-
+from ._registry import MetricSpec, PerQuestion, RankColumns, RankForm, register
 
 NOT_APPLICABLE = "not answerable, or no required evidence"
-
-
-def _applicable(view: QuestionView) -> bool:
-    return view.question.answerability == "answerable" and bool(view.question.required_evidence)
-
-
-def relevance_gains(view: QuestionView, items: Sequence[str]) -> tuple[int, ...]:
-    """Per ranked item, the grade of the required group it newly satisfies (0 when none).
-
-    The walk is greedy from the top, so the gains of a prefix are the prefix of the gains.
-    """
-    groups = view.question.required_evidence
-    index, level = view.index, view.level
-    documents = (
-        [{index.document_of(req) for req in group.any_of} for group in groups]
-        if level == "document"
-        else None
-    )
-    open_groups = list(range(len(groups)))
-    gains = []
-    for item in items:
-        best: int | None = None
-        doc = index.document_of(item) if documents is not None else ""
-        for number in open_groups:
-            group = groups[number]
-            hit = (
-                doc in documents[number]
-                if documents is not None
-                else any(index.matches(req, item, level) for req in group.any_of)
-            )
-            if hit and (best is None or group.grade > groups[best].grade):
-                best = number
-        if best is None:
-            gains.append(0)
-        else:
-            open_groups.remove(best)
-            gains.append(groups[best].grade)
-    return tuple(gains)
-
-
-_last: tuple[QuestionView, tuple[int, ...]] | None = None
-
-
-def _top(view: QuestionView, params: Mapping[str, int]) -> tuple[int, ...]:
-    # Several measures ask about the same view in a row: keep the last full-ranking gains.
-    global _last
-    last = _last
-    if last is None or last[0] is not view:
-        last = (view, relevance_gains(view, view.ranking))
-        _last = last
-    return last[1][: params["k"]]
-
-
-def _recall_candidates(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not _applicable(view):
-        return None
-    found = view.groups_satisfied(view.candidates[: params["k"]])
-    return Score(found, len(view.question.required_evidence))
-
-
-def _recall_reranked(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not _applicable(view) or view.reranked is None:
-        return None
-    found = view.groups_satisfied(view.reranked[: params["k"]])
-    return Score(found, len(view.question.required_evidence))
-
-
-def _hit_rate(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not _applicable(view):
-        return None
-    return Score(int(any(_top(view, params))), 1)
-
-
-def _mrr(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not _applicable(view):
-        return None
-    for rank, gain in enumerate(_top(view, params), start=1):
-        if gain:
-            return Score(1 / rank, 1)
-    return Score(0, 1)
-
-
-def _precision(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not _applicable(view):
-        return None
-    return Score(sum(1 for gain in _top(view, params) if gain), params["k"])
-
-
-def _context_precision(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not _applicable(view):
-        return None
-    total, found = 0.0, 0
-    for rank, gain in enumerate(_top(view, params), start=1):
-        if gain:
-            found += 1
-            total += found / rank
-    return Score(total, len(view.question.required_evidence))
-
-
-def _dcg(gains: Sequence[int]) -> float:
-    total = 0.0
-    for position, gain in enumerate(gains):
-        if gain:
-            total += gain / math.log2(position + 2)
-    return total
-
-
-def _ndcg(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not _applicable(view):
-        return None
-    ideal = sorted((g.grade for g in view.question.required_evidence), reverse=True)
-    return Score(_dcg(_top(view, params)), _dcg(ideal[: params["k"]]))
 
 
 def _hits(grades: np.ndarray, k: int) -> np.ndarray:
@@ -157,7 +40,7 @@ def _hits(grades: np.ndarray, k: int) -> np.ndarray:
 
 
 def _recall_columns(a: RankColumns, k: int) -> PerQuestion:
-    return PerQuestion(_hits(a.grades, k).astype(np.float64), a.n_relevant.astype(np.float64))
+    return PerQuestion(a.found(k).astype(np.float64), a.n_relevant.astype(np.float64))
 
 
 def _precision_columns(a: RankColumns, k: int) -> PerQuestion:
@@ -174,7 +57,7 @@ def _mrr_columns(a: RankColumns, k: int) -> PerQuestion:
     relevant = a.grades[:, :k] > 0
     found = relevant.any(axis=1)
     first = relevant.argmax(axis=1) + 1
-    # As `_mrr`: 1/rank over 1 (the same IEEE division), a miss 0/1.
+    # 1/rank over 1, a miss 0/1.
     num = np.where(found, 1.0 / first, 0.0)
     return PerQuestion(num, (a.n_relevant > 0).astype(np.float64))
 
@@ -190,7 +73,7 @@ def _dcg_columns(gains: np.ndarray, k: int) -> np.ndarray:
 def _ndcg_columns(a: RankColumns, k: int) -> PerQuestion:
     dcg = _dcg_columns(a.grades[:, :k].clip(min=0), k)  # only the top k: less memory
     ideal = _dcg_columns(a.ideal, k)
-    # As `_ndcg`: DCG over ideal DCG (> 0 whenever a relevant item exists).
+    # DCG over ideal DCG (> 0 whenever a relevant item exists).
     applies = a.n_relevant > 0
     return PerQuestion(np.where(applies, dcg, 0.0), np.where(applies, ideal, 0.0))
 
@@ -206,11 +89,8 @@ def _ap_columns(a: RankColumns, k: int) -> PerQuestion:
     return PerQuestion(acc, a.n_relevant.astype(np.float64))
 
 
-_Compute = Callable[["QuestionView", Mapping[str, int]], Score | None]
-
-
 def _spec(
-    name: str, kind: str, summary: str, formula: str, compute: _Compute, requires: str,
+    name: str, kind: str, summary: str, formula: str, requires: str,
     aliases: tuple[str, ...] = (), rank: RankForm | None = None,
 ) -> MetricSpec:
     return register(
@@ -226,7 +106,6 @@ def _spec(
             not_applicable=NOT_APPLICABLE
             + ("; no reranking stage" if name == "recall_reranked" else ""),
             requires=("question.required_evidence", requires),
-            compute=compute,
             params=("k",),
             aliases=aliases,
             rank=rank,
@@ -238,27 +117,27 @@ def _spec(
 RECALL_CANDIDATES = _spec(
     "recall_candidates", "ratio",
     "Share of required evidence groups among the first k candidates (before reranking).",
-    "groups satisfied by candidates[:k] / required groups", _recall_candidates, "result.candidates",
+    "groups satisfied by candidates[:k] / required groups", "result.candidates",
     ("recall",),
     RankForm("recall", "relevant documents in the top k / relevant documents", _recall_columns),
 )
 RECALL_RERANKED = _spec(
     "recall_reranked", "ratio",
     "Share of required evidence groups in the top k after reranking.",
-    "groups satisfied by reranked[:k] / required groups", _recall_reranked, "result.reranked",
+    "groups satisfied by reranked[:k] / required groups", "result.reranked",
 )
 PRECISION = _spec(
     "precision", "ratio",
     "Share of the top k positions of the final ranking holding newly found required evidence.",
     "relevant items in ranking[:k] / k (trec_eval P_k: a shorter ranking still divides by k)",
-    _precision, "final ranking",
+    "final ranking",
     ("P",),
     RankForm("precision", "relevant documents in the top k / k", _precision_columns),
 )
 HIT_RATE = _spec(
     "hit_rate", "boolean",
     "Whether any required evidence is in the top k of the final ranking.",
-    "1 when a relevant item is in ranking[:k], else 0", _hit_rate, "final ranking",
+    "1 when a relevant item is in ranking[:k], else 0", "final ranking",
     ("success",),
     RankForm(
         "hit_rate", "1 when a relevant document is in the top k, else 0", _hit_rate_columns
@@ -267,7 +146,7 @@ HIT_RATE = _spec(
 MRR = _spec(
     "mrr", "ratio",
     "Reciprocal rank of the first relevant item within the top k of the final ranking.",
-    "1 / rank of the first relevant item in ranking[:k]; 0 when none", _mrr, "final ranking",
+    "1 / rank of the first relevant item in ranking[:k]; 0 when none", "final ranking",
     ("rr", "recip_rank"),
     RankForm(
         "mrr", "1 / rank of the first relevant document within the top k (0 if none)", _mrr_columns
@@ -277,7 +156,7 @@ NDCG = _spec(
     "ndcg", "ratio",
     "Normalised discounted cumulative gain at k, linear gain = evidence grade (trec_eval).",
     "sum grade_r / log2(r + 1) over ranking[:k] / the same for the ideal ordering of groups",
-    _ndcg, "final ranking, evidence grades",
+    "final ranking, evidence grades",
     (),
     RankForm(
         "ndcg", "DCG@k / ideal DCG@k, linear gain, log2(rank + 1) discount", _ndcg_columns
@@ -287,7 +166,7 @@ CONTEXT_PRECISION = _spec(
     "context_precision", "ratio",
     "Rank-aware precision: average precision over the top k (trec_eval map_cut).",
     "sum over relevant items at rank r <= k of precision@r / required groups",
-    _context_precision, "final ranking",
+    "final ranking",
     ("ap", "map"),
     RankForm(
         "ap", "sum of precision at each relevant rank within k / relevant documents", _ap_columns

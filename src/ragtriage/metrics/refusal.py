@@ -2,24 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
-
-from ._registry import MetricSpec, Score, register
-
-if TYPE_CHECKING:
-    from ._views import QuestionView
-
-
-def _outcome_rate(
-    answerability: str, outcome: str
-) -> Callable[[QuestionView, Mapping[str, int]], Score | None]:
-    def compute(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-        if view.question.answerability != answerability or view.outcome is None:
-            return None
-        return Score(int(view.outcome == outcome), 1)
-
-    return compute
+from ._registry import MetricSpec, register
 
 
 def _spec(name: str, answerability: str, outcome: str, direction: str, summary: str) -> MetricSpec:
@@ -36,7 +19,6 @@ def _spec(name: str, answerability: str, outcome: str, direction: str, summary: 
             denominator=f"{answerability.replace('_', '-')} questions with an outcome",
             not_applicable=f"questions that are not {answerability.replace('_', '-')}; no outcome",
             requires=("question.answerability", "result.outcome"),
-            compute=_outcome_rate(answerability, outcome),
         )
     )
 
@@ -48,7 +30,6 @@ CORRECT_REFUSAL = _spec(
     "higher",
     "Share of unanswerable questions the system refused.",
 )
-
 FALSE_REFUSAL = _spec(
     "false_refusal",
     "answerable",

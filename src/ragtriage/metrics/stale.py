@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..detectors import stage_items
-from ._registry import MetricSpec, Score, register
+from ._registry import MetricSpec, register
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the views load on first use, not by trec-eval
     from ._views import QuestionView
 
 
 def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:
     """The superseded or withdrawn items among a stage's IDs."""
     return tuple(i for i in stage_items(view, stage) if view.index.is_stale(i))
-
-
-def _stale(stage: str) -> Callable[[QuestionView, Mapping[str, int]], Score | None]:
-    def compute(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-        if not stage_items(view, stage):
-            return None
-        return Score(int(bool(stale_ids(view, stage))), 1)
-
-    return compute
 
 
 _WHERE = {
@@ -46,6 +36,5 @@ for _stage, _where in _WHERE.items():
             denominator=f"questions with at least one item {_where}",
             not_applicable=f"nothing {_where}",
             requires=("document.status", "result"),
-            compute=_stale(_stage),
         )
     )

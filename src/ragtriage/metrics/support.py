@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ._registry import MetricSpec, Score, register
+from ._registry import MetricSpec, register
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the views load on first use, not by trec-eval
     from ._views import QuestionView
-
-
-def _claim_support(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not view.claims:
-        return None
-    supported = sum(c.state == "supported" for c in view.claims)
-    judged = sum(c.state in ("supported", "unsupported") for c in view.claims)
-    return Score(supported, judged) if judged else None
 
 
 def invalid_citations(view: QuestionView) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -34,16 +25,6 @@ def invalid_citations(view: QuestionView) -> tuple[tuple[str, tuple[str, ...]], 
     return tuple(out)
 
 
-def _citation_validity(view: QuestionView, params: Mapping[str, int]) -> Score | None:
-    if not view.claims:
-        return None
-    return Score(len(view.claims) - len(invalid_citations(view)), len(view.claims))
-
-
-def _claims_cannot_judge(view: QuestionView) -> int:
-    return sum(c.state == "cannot_judge" for c in view.claims or ())
-
-
 CLAIM_SUPPORT = register(
     MetricSpec(
         name="claim_support",
@@ -56,8 +37,7 @@ CLAIM_SUPPORT = register(
         denominator="judged claims over all answers (micro average)",
         not_applicable="no claims (refusals, retrieval-only runs) or no judged claim",
         requires=("result.claims", "claim labels"),
-        compute=_claim_support,
-        cannot_judge=_claims_cannot_judge,
+        counts_cannot_judge=True,
     )
 )
 
@@ -73,6 +53,5 @@ CITATION_VALIDITY = register(
         denominator="claims over all answers (micro average); says nothing about support",
         not_applicable="no claims",
         requires=("result.claims.citations", "result.context or ranking + k"),
-        compute=_citation_validity,
     )
 )
