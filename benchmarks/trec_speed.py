@@ -3,7 +3,9 @@
 For each question count Q, writes a TREC qrels and run file (Q questions x 100 ranked
 documents, 1-5 relevant documents each with grades 1-3, tie-free scores), then runs each
 tool in its own subprocess, file in -> per-question metrics out, measuring wall time and
-the child's peak RSS (`os.wait4`). Measures: recall@10, P@10, MRR@10, nDCG@10, AP@100.
+the child's peak RSS (`os.wait4`). ragtriage is the command itself, end to end:
+`ragtriage trec-eval QRELS RUN --per-question --format json --output FILE` (its report is
+read back for the comparison after the timing). Measures: recall@10, P@10, MRR@10, nDCG@10, AP@100.
 pytrec_eval's `recip_rank` ignores cut-offs, so its run is cut to the top 10 for MRR.
 Finally checks that every tool gives the same per-question values and prints the ratios.
 
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -96,20 +97,20 @@ def _save(out: Path, ids: list[str], columns: dict[str, list[float]]) -> None:
     np.savez(out, ids=np.array(ids)[order], **{k: np.array(v)[order] for k, v in columns.items()})
 
 
-def worker_ragtriage(qrels: Path, run: Path, out: Path) -> None:
-    """ragtriage: files in, per-question values out (library call, local engine)."""
-    from ragtriage.columnar import evaluate_trec
+def ragtriage_command(qrels: Path, run: Path, report: Path) -> list[str]:
+    """The command line the ragtriage timing runs (the report holds every value)."""
+    metrics = [arg for m in MEASURES for arg in ("-m", m)]
+    return [
+        *(sys.executable, "-m", "ragtriage", "trec-eval", str(qrels), str(run)),
+        *(*metrics, "--per-question", "--format", "json", "--output", str(report)),
+    ]
 
-    result = evaluate_trec(qrels, run, metrics=MEASURES)
-    scores = result.scores
-    _save(
-        out,
-        list(scores.question_ids),
-        {
-            m: [np.nan if v is None else v for v in scores.per_question[m].values()]
-            for m in MEASURES
-        },
-    )
+
+def report_values(report: Path, out: Path) -> None:
+    """ragtriage's per-question values, read back from its JSON report (untimed)."""
+    questions = json.loads(report.read_text(encoding="utf-8"))["questions"]
+    ids = [q["id"] for q in questions]
+    _save(out, ids, {m: [np.nan if q[m] is None else q[m] for q in questions] for m in MEASURES})
 
 
 def worker_pytrec_eval(qrels: Path, run: Path, out: Path) -> None:
@@ -158,19 +159,40 @@ def worker_ranx(qrels: Path, run: Path, out: Path) -> None:
     _save(out, ids, columns)
 
 
-WORKERS = {"ragtriage": worker_ragtriage, "pytrec_eval": worker_pytrec_eval, "ranx": worker_ranx}
+WORKERS = {"pytrec_eval": worker_pytrec_eval, "ranx": worker_ranx}
 
 
 def run_tool(tool: str, qrels: Path, run: Path, out: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS (GB) of one tool in a fresh subprocess."""
-    command = [sys.executable, __file__, "--worker", tool, str(qrels), str(run), str(out)]
-    start = time.perf_counter()
-    child = subprocess.Popen(command)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    if status != 0:
+    report = out.with_suffix(".json")
+    if tool == "ragtriage":
+        command = ragtriage_command(qrels, run, report)
+    else:
+        command = [sys.executable, __file__, "--worker", tool, str(qrels), str(run), str(out)]
+    # A child's ru_maxrss counts the memory of the process it was forked from: fork the
+    # tool from a small launcher, not from this process (which holds the generated data).
+    launched = subprocess.run(
+        [sys.executable, "-c", _LAUNCH, *command], capture_output=True, text=True, check=False
+    )
+    sys.stderr.write(launched.stderr)
+    wall_text, status, maxrss, cpu = launched.stdout.split()
+    if status != "0":
         raise SystemExit(f"{tool} failed with status {status}")
-    return wall, usage.ru_maxrss / 1024 / 1024  # ru_maxrss is in KiB on Linux
+    if tool == "ragtriage":
+        report_values(report, out)
+    print(f"  ({tool}: {float(cpu):.2f} s CPU, user + system)", flush=True)
+    return float(wall_text), int(maxrss) / 1024 / 1024  # ru_maxrss is in KiB on Linux
+
+
+_LAUNCH = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, status, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
+"""
 
 
 def agree(outputs: dict[str, Path]) -> str:
@@ -206,6 +228,13 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="Run each tool this many times; report the best."
     )
+    parser.add_argument(
+        "--tools",
+        nargs="+",
+        choices=TOOLS,
+        default=list(TOOLS),
+        help="Tools to run (ragtriage always runs).",
+    )
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/ragtriage-trec-bench"))
     parser.add_argument(
         "--worker", nargs=4, metavar=("TOOL", "QRELS", "RUN", "OUT"), help=argparse.SUPPRESS
@@ -218,7 +247,8 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     small_q, small_r = args.workdir / "warm.qrels", args.workdir / "warm.run"
     generate(200, small_r, small_q)
-    for tool in TOOLS:  # warm imports and ranx's numba cache, untimed
+    chosen = ("ragtriage", *(t for t in TOOLS if t in args.tools and t != "ragtriage"))
+    for tool in chosen:  # warm imports and ranx's numba cache, untimed
         run_tool(tool, small_q, small_r, args.workdir / f"warm-{tool}.npz")
     rows = []
     for questions in args.questions:
@@ -233,7 +263,7 @@ def main() -> None:
         with run.open("rb") as handle:  # same page-cache state for every tool
             while handle.read(1 << 24):
                 pass
-        tools = TOOLS if questions <= args.peers_up_to else ("ragtriage",)
+        tools = chosen if questions <= args.peers_up_to else ("ragtriage",)
         outputs, timings = {}, {}
         for tool in tools:
             outputs[tool] = args.workdir / f"q{questions}-{tool}.npz"

@@ -233,6 +233,23 @@ def test_batch_boundaries_change_nothing(
     assert (loaded.arrays.lengths == built.lengths).all()
 
 
+def test_qrels_lines_in_any_order_stay_on_the_fast_path(tmp_path: Path) -> None:
+    # The qrels reader groups runs of equal question IDs; a question's judgements may be
+    # scattered over the file (only the run's lines must be contiguous).
+    qrels, run = _random_case(11, 6)
+    lines = [f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()]
+    random.Random(2).shuffle(lines)
+    (tmp_path / "q.txt").write_text("".join(lines), encoding="utf-8")
+    write_run(run, tmp_path / "r.txt")
+    loaded = load_trec(tmp_path / "q.txt", tmp_path / "r.txt", depth=10)
+    assert loaded.fast_path
+    built = arrays_from_dicts(qrels, run, 10)
+    assert loaded.arrays.question_ids == built.question_ids == tuple(sorted(qrels))
+    assert loaded.arrays.grades.tolist() == built.grades.tolist()
+    assert loaded.arrays.ideal.tolist() == built.ideal.tolist()
+    assert loaded.arrays.n_relevant.tolist() == [4] * 6
+
+
 def test_interleaved_questions_use_the_line_reader_with_the_same_result(tmp_path: Path) -> None:
     (tmp_path / "q.txt").write_text("q1 0 a 1\nq2 0 b 1\n", encoding="utf-8")
     (tmp_path / "r.txt").write_text(

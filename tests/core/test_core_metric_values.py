@@ -11,12 +11,13 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from core_builders import JUDGE, claim, doc, evaluate_one, question, result
 
 from ragtriage.columnar import load_and_evaluate
 from ragtriage.evaluation import Evaluation
-from ragtriage.metrics import REGISTRY
+from ragtriage.metrics import REGISTRY, PerQuestion
 
 K = 2
 """Cut-off used for the parameterised (`@k`) metrics in both tables."""
@@ -209,3 +210,14 @@ def test_cannot_judge_claim_is_left_out_of_support_and_counted(hand: Evaluation)
     assert q2.scores["claim_support"] is not None
     assert (q2.scores["claim_support"].numerator, q2.scores["claim_support"].denominator) == (1, 1)
     assert q2.details["uncertain_labels"] == ("c2",)
+
+
+def test_per_question_values_divide_as_python_floats_do() -> None:
+    numerator = np.array([1.0, 2.0, 0.0, 3.0, 7.0, 1.0])
+    denominator = np.array([3.0, 0.0, 5.0, 0.0, 10.0, 1e300])
+    per = PerQuestion(numerator, denominator)
+    assert per.values() == [1 / 3, None, 0.0, None, 0.7, 1e-300]
+    got = per.value_array()
+    assert got.dtype == np.float64
+    assert np.isnan(got).tolist() == [False, True, False, True, False, False]
+    assert got[~np.isnan(got)].tolist() == [1 / 3, 0.0, 0.7, 1e-300]

@@ -9,12 +9,13 @@ import json
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ragtriage
-from ragtriage.fileio import json_text
+from ragtriage.fileio import json_text, json_text_table
 from ragtriage.render import dumps, evaluation_json
 
 
@@ -193,3 +194,68 @@ def test_a_report_is_written_by_orjson_without_falling_back(
     monkeypatch.setattr(json, "dumps", refuse)
     assert dumps is json_text
     assert dumps(report) == want
+
+
+def _table_oracle(
+    data: dict[str, Any], key: str, texts: dict[str, list[Any]], numbers: dict[str, list[float]]
+) -> str:
+    columns: dict[str, list[Any]] = {**texts}
+    columns |= {name: [None if v != v else v for v in values] for name, values in numbers.items()}
+    rows = [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+    return oracle({**data, key: rows})
+
+
+_HEAD = st.dictionaries(_TEXT.filter(lambda k: k != "rows"), _PLAIN, max_size=4)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    _HEAD,
+    st.integers(0, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(_TEXT, min_size=n, max_size=n),
+            st.lists(st.lists(_FLOATS, min_size=n, max_size=n), min_size=1, max_size=3),
+        )
+    ),
+)
+def test_a_table_is_written_as_json_text_writes_its_records(
+    data: dict[str, Any], columns: tuple[list[str], list[list[float]]]
+) -> None:
+    ids, measures = columns
+    numbers = {f"m{i}": values for i, values in enumerate(measures)}
+    arrays = {name: np.array(values, dtype=np.float64) for name, values in numbers.items()}
+    got = json_text_table(data, "rows", {"id": ids}, arrays)
+    assert got == _table_oracle(data, "rows", {"id": ids}, numbers)
+
+
+def test_pinned_table() -> None:
+    got = json_text_table(
+        {"b": 1, "z": [2]},
+        "questions",
+        {"id": ["q1", "q\u00e9\n"]},
+        {"ap": np.array([0.5, np.nan]), "mrr": np.array([1e-05, 1 / 3])},
+    )
+    assert got == (
+        '{\n  "b": 1,\n  "questions": [\n    {\n      "ap": 0.5,\n      "id": "q1",\n'
+        '      "mrr": 1e-05\n    },\n    {\n      "ap": null,\n      "id": "q\u00e9\\n",\n'
+        '      "mrr": 0.3333333333333333\n    }\n  ],\n  "z": [\n    2\n  ]\n}\n'
+    )
+    assert json_text_table({"a": 1}, "rows", {"id": []}, {"x": np.zeros(0)}) == (
+        '{\n  "a": 1,\n  "rows": []\n}\n'
+    )
+
+
+def test_table_values_orjson_refuses_or_other_types_are_written_by_json() -> None:
+    numbers = {"v": [1.0, math.inf]}
+    arrays = {"v": np.array(numbers["v"])}
+    for ids in (["\ud800", "b"], [Text("a"), "b"]):
+        assert json_text_table({}, "rows", {"id": ids}, arrays) == _table_oracle(
+            {}, "rows", {"id": ids}, numbers
+        )
+
+
+def test_a_table_key_must_be_new_and_its_columns_distinct() -> None:
+    for data, texts in (({"rows": 1}, {"id": ["a"]}), ({}, {"v": ["a"]})):
+        with pytest.raises(ValueError) as caught:
+            json_text_table(data, "rows", texts, {"v": np.array([1.0])})
+        assert str(caught.value) == "'rows' and the column names must be new and distinct"

@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ragtriage.columnar import load_trec
+from ragtriage.columnar import QuestionPolicy, id_keys, load_trec
 from ragtriage.columnar._trec import STRICT, _arrow, _numbers, _slow
 from ragtriage.errors import InputError
 
@@ -85,7 +87,8 @@ def test_trec_eval_imports_no_pandas(tmp_path: Path, doc: str) -> None:
 
 def test_pyarrow_is_imported_before_the_run_is_parsed_in_a_second_thread(tmp_path: Path) -> None:
     # Two threads importing pyarrow for the first time at once can find it partly
-    # initialised; the reader imports what both threads use before it starts the second.
+    # initialised; the reader imports what both threads use before it starts the others
+    # (one hashes the run file, one parses it).
     qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
     qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
     run.write_text("q1 Q0 d1 1 0.9 r\n", encoding="utf-8")
@@ -104,7 +107,7 @@ def test_pyarrow_is_imported_before_the_run_is_parsed_in_a_second_thread(tmp_pat
         [sys.executable, "-c", code], capture_output=True, text=True, check=False,
         env={"PYTHONPATH": str(SRC)},
     )
-    assert (out.stdout, out.stderr) == ("ragtriage-csv []\n", "")
+    assert (out.stdout, out.stderr) == ("ragtriage-sha256 []\nragtriage-csv []\n", "")
 
 
 # Every character `str.split()` splits on, but the line break itself (computed, not listed).
@@ -138,3 +141,109 @@ def test_a_blank_inside_a_field_gives_the_line_readers_problems(
         slow = _problems(lambda: _slow(qrels, run, 10, STRICT))
         assert slow, repr(blank)
         assert _problems(lambda: load_trec(qrels, run, depth=10)) == slow, repr(blank)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.text(min_size=0, max_size=8).filter(lambda t: len(t.encode("utf-8")) <= 8),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(0, 5),
+    st.integers(0, 5),
+)
+def test_short_id_keys_are_the_ids_bytes_read_big_endian(
+    ids: list[str], cut: int, end: int
+) -> None:
+    cut = min(cut, len(ids) - 1)
+    stop = max(cut + 1, len(ids) - end)
+    # A slice: offsets not starting at 0, data (or not) after the last ID.
+    column = pa.array(ids, pa.string()).slice(cut, stop - cut)
+    got = id_keys(column)
+    want = [int.from_bytes(i.encode("utf-8").ljust(8, b"\0"), "big") for i in ids[cut:stop]]
+    assert got.exact
+    assert got.keys.tolist() == want
+
+
+@pytest.mark.parametrize(
+    ("judged", "extra"),
+    [("q", "x"), ("q", "an-unjudged-question-id"), ("a-long-question-id-", "x")],
+)
+def test_run_questions_found_by_short_or_long_ids(tmp_path: Path, judged: str, extra: str) -> None:
+    # Short question IDs are found by binary search on their keys, others by a dict:
+    # the same rows, and the same unjudged questions skipped.
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text(f"{judged}2 0 a 1\n{judged}1 0 b 1\n", encoding="utf-8")
+    run.write_text(
+        f"{judged}1 Q0 b 1 2 t\n{extra} Q0 a 1 3 t\n{extra} Q0 b 2 1 t\n{judged}2 Q0 c 1 2 t\n"
+        f"{judged}2 Q0 a 2 1 t\n",
+        encoding="utf-8",
+    )
+    loaded = load_trec(qrels, run, depth=2, policy=QuestionPolicy(allow_extra=True))
+    assert loaded.fast_path
+    assert loaded.arrays.question_ids == (f"{judged}1", f"{judged}2")
+    assert loaded.arrays.grades.tolist() == [[1, 0], [0, 1]]
+    assert (loaded.skipped, loaded.missing) == ((extra,), ())
+
+
+@pytest.mark.parametrize("field", range(6))
+def test_odd_bytes_past_the_first_block_read_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: int
+) -> None:
+    # A run that looks plain in its first block is parsed without Q0, rank and tag; the
+    # bytes counted while hashing must then prove every field plain, or the run is read
+    # again with them. Either way: the result (or the problems) of the line reader.
+    import ragtriage.columnar._sources as sources
+
+    monkeypatch.setattr(sources, "_BLOCK_BYTES", 64)
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(12)), encoding="utf-8")
+    lines = [["q" + str(q), "Q0", f"d{q}", "1", "0.5", "r"] for q in range(12)]
+    odd = [f"x{blank}y" for blank in BLANKS] + ["", "\u00e9"]
+    for value in odd:
+        changed = [list(line) for line in lines]
+        changed[10][field] = value
+        text = "".join(" ".join(line) + "\n" for line in changed)
+        run.write_text(text, encoding="utf-8")
+        try:
+            want: object = _slow(qrels, run, 10, STRICT).arrays.grades.tolist()
+        except InputError as exc:
+            want = [p.message() for p in exc.problems]
+        try:
+            got: object = load_trec(qrels, run, depth=10).arrays.grades.tolist()
+        except InputError as exc:
+            got = [p.message() for p in exc.problems]
+        assert got == want, repr(value)
+    body = "".join(" ".join(line) + "\n" for line in lines)
+    cut = body.index("\n", 150)
+    for text in ("\n\n", "\r\n", "\n \n"):  # a blank line, a CRLF line end, blanks alone
+        run.write_text(body[:cut] + text + body[cut + 1 :], encoding="utf-8")
+        want = _slow(qrels, run, 10, STRICT).arrays.grades.tolist()
+        assert load_trec(qrels, run, depth=10).arrays.grades.tolist() == want == [
+            [1] + [0] * 9
+        ] * 12
+
+
+def test_a_plain_run_is_parsed_once_without_q0_rank_and_tag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragtriage.columnar._stream as stream
+
+    calls: list[bool] = []
+    batches = stream._batches
+
+    def spy(path: Path, lean: bool = False) -> object:
+        calls.append(lean)
+        return batches(path, lean)
+
+    monkeypatch.setattr(stream, "_batches", spy)
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q1 0 a 1\nq2 0 b 2\n", encoding="utf-8")
+    # No line break after the last line.
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 b 1 3 t", encoding="utf-8")
+    assert load_trec(qrels, run, depth=2).arrays.grades.tolist() == [[1, 0], [2, 0]]
+    assert calls == [True]
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n\nq2 Q0 b 1 3 t\n", encoding="utf-8")
+    assert load_trec(qrels, run, depth=2).arrays.grades.tolist() == [[1, 0], [2, 0]]
+    assert calls == [True, True, False]  # a blank line: read again, Q0, rank and tag too

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragtriage.cli.main import cli
-from ragtriage.columnar import QuestionPolicy, load_trec
+from ragtriage.columnar import QuestionPolicy, evaluate_trec, load_trec
 from ragtriage.errors import InputError
 from ragtriage.formats import (
     qrels_to_evalset,
@@ -22,6 +24,7 @@ from ragtriage.formats import (
     write_qrels,
     write_run,
 )
+from ragtriage.render import dumps, trec_json, trec_json_text
 
 token = st.text(alphabet="abcXYZ019._-é", min_size=1, max_size=10)
 finite = st.floats(allow_nan=False, allow_infinity=False)
@@ -247,3 +250,79 @@ def test_cli_trec_eval_table_and_usage_errors(tmp_path: Path) -> None:
     wrong = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "--ray-address", "auto"])
     assert wrong.exit_code == 2
     assert "--ray-address needs --executor ray" in wrong.output
+
+
+def test_per_question_json_text_is_the_plain_documents(tmp_path: Path) -> None:
+    # The report's text is written from the score arrays; it must be, byte for byte, the
+    # text of the plain document (`trec_json`) that the general writer writes.
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    judged = [f"q{q}\u00e9 0 d{d} {(q + d) % 3}\n" for q in range(40) for d in range(0, 9, 2)]
+    ranked = [
+        f"q{q}\u00e9 Q0 d{d} {d + 1} {10 - d * 0.37:.4f} t\n" for q in range(40) for d in range(7)
+    ]
+    judged.append("qz\u00e9 0 d1 0\n")  # no relevant document: every value not applicable
+    ranked.append("qz\u00e9 Q0 d1 1 1 t\n")
+    qrels.write_text("".join(judged), encoding="utf-8")
+    run.write_text("".join(ranked), encoding="utf-8")
+    measures = ("recall@3", "P@3", "mrr@5", "ndcg@4", "ap@7", "success@2")
+    result = evaluate_trec(qrels, run, metrics=measures)
+    text = trec_json_text(result, per_question=True)
+    assert text == dumps(trec_json(result, per_question=True))
+    assert trec_json_text(result) == dumps(trec_json(result))
+    questions = json.loads(text)["questions"]
+    assert len(questions) == 41
+    # q0: grades by rank 0 0 2 0 1 0 0 (d0..d6); relevant d2 (2), d4 (1), d8 (2, not ranked)
+    assert questions[0] == {
+        "ap@7": (1 / 3 + 2 / 5) / 3,
+        "hit_rate@2": 0.0,
+        "id": "q0\u00e9",
+        "mrr@5": 1 / 3,
+        "ndcg@4": (2 / math.log2(4)) / (2 / math.log2(2) + 2 / math.log2(3) + 1 / math.log2(4)),
+        "precision@3": 1 / 3,
+        "recall@3": 1 / 3,
+    }
+    assert questions[-1] == {
+        "ap@7": None,
+        "hit_rate@2": None,
+        "id": "qz\u00e9",
+        "mrr@5": None,
+        "ndcg@4": None,
+        "precision@3": None,
+        "recall@3": None,
+    }
+    cli_out = tmp_path / "out.json"
+    args = ["trec-eval", str(qrels), str(run), "--per-question", "--format", "json"]
+    for name in measures:
+        args += ["-m", name]
+    result_cli = CliRunner().invoke(cli, [*args, "--output", str(cli_out)])
+    assert result_cli.exit_code == 0, result_cli.output
+    assert cli_out.read_text(encoding="utf-8") == text
+
+
+def test_run_hash_read_in_many_small_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragtriage.columnar._sources as sources
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    run.write_text("".join(f"q1 Q0 d{d} {d} {100 - d} t\n" for d in range(50)), encoding="utf-8")
+    monkeypatch.setattr(sources, "_HASH_BYTES", 7)
+    monkeypatch.setattr(sources, "_BLOCK_BYTES", 64)
+    loaded = load_trec(qrels, run, depth=5)
+    assert loaded.fast_path
+    assert loaded.sha256[1] == hashlib.sha256(run.read_bytes()).hexdigest()
+
+
+def test_file_names_that_are_not_utf8_are_read(tmp_path: Path) -> None:
+    # pyarrow cannot open such a path: the line reader reads both files instead.
+    qrels = Path(os.fsdecode(os.fsencode(tmp_path) + b"/q\xff.qrels"))
+    run = Path(os.fsdecode(os.fsencode(tmp_path) + b"/r\xff.run"))
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n", encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=3)
+    assert loaded.arrays.grades.tolist() == [[1, 0, 0]]
+    assert loaded.sha256 == (
+        hashlib.sha256(b"q1 0 a 1\n").hexdigest(),
+        hashlib.sha256(b"q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n").hexdigest(),
+    )

@@ -6,46 +6,89 @@ name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command l
 options, calls the function here, and prints what it returns; both score the same questions.
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from ..executors import ExecutorName
-from ..starter import StarterDataset
-from ._converting import (
-    ImportedSheet,
-    ImportedTraceRun,
-    WrittenNative,
-    export_trec_files,
-    import_openinference_files,
-    import_records_files,
-    import_tau2_files,
-    import_trec_files,
-    review_export_files,
-    review_import_files,
-    write_imported,
-)
-from ._producing import (
-    JudgeOutcome,
-    WrittenRunFile,
-    calibrate_labels,
-    judge_files,
-    read_snapshot_and_evalset,
-    run_files,
-)
-from ._scoring import (
-    ComparedRuns,
-    compare_files,
-    compare_request,
-    diagnose_files,
-    diagnose_request,
-    evaluate_files,
-    evaluate_request,
-    gate_files,
-    gate_request,
-    pick_runs,
-    report_html,
-    report_page,
-    report_request,
-    trec_eval_files,
-)
-from ._starting import init_files
+
+if TYPE_CHECKING:
+    from ..starter import StarterDataset
+    from ._converting import (
+        ImportedSheet,
+        ImportedTraceRun,
+        WrittenNative,
+        export_trec_files,
+        import_openinference_files,
+        import_records_files,
+        import_tau2_files,
+        import_trec_files,
+        review_export_files,
+        review_import_files,
+        write_imported,
+    )
+    from ._producing import (
+        JudgeOutcome,
+        WrittenRunFile,
+        calibrate_labels,
+        judge_files,
+        read_snapshot_and_evalset,
+        run_files,
+    )
+    from ._scoring import (
+        ComparedRuns,
+        compare_files,
+        compare_request,
+        diagnose_files,
+        diagnose_request,
+        evaluate_files,
+        evaluate_request,
+        gate_files,
+        gate_request,
+        pick_runs,
+        report_html,
+        report_page,
+        report_request,
+    )
+    from ._starting import init_files
+    from ._trec_eval import trec_eval_files
+
+# Each name is imported from its module on first use, so that a command loads only
+# what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
+_LAZY = {
+    "StarterDataset": "..starter",
+    "ImportedSheet": "._converting",
+    "ImportedTraceRun": "._converting",
+    "WrittenNative": "._converting",
+    "export_trec_files": "._converting",
+    "import_openinference_files": "._converting",
+    "import_records_files": "._converting",
+    "import_tau2_files": "._converting",
+    "import_trec_files": "._converting",
+    "review_export_files": "._converting",
+    "review_import_files": "._converting",
+    "write_imported": "._converting",
+    "JudgeOutcome": "._producing",
+    "WrittenRunFile": "._producing",
+    "calibrate_labels": "._producing",
+    "judge_files": "._producing",
+    "read_snapshot_and_evalset": "._producing",
+    "run_files": "._producing",
+    "ComparedRuns": "._scoring",
+    "compare_files": "._scoring",
+    "compare_request": "._scoring",
+    "diagnose_files": "._scoring",
+    "diagnose_request": "._scoring",
+    "evaluate_files": "._scoring",
+    "evaluate_request": "._scoring",
+    "gate_files": "._scoring",
+    "gate_request": "._scoring",
+    "pick_runs": "._scoring",
+    "report_html": "._scoring",
+    "report_page": "._scoring",
+    "report_request": "._scoring",
+    "trec_eval_files": "._trec_eval",
+    "init_files": "._starting",
+}
 
 __all__ = [
     "ComparedRuns",
@@ -83,3 +126,13 @@ __all__ = [
     "trec_eval_files",
     "write_imported",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Unpack
 
 from ..errors import InputError, Problem, RequestError
-from ..executors import ExecutorName
 from ..paths import PathArg, as_path, as_paths
 from ..request import Notify, Request, RequestOptions
 
 if TYPE_CHECKING:
-    from ..columnar import AveragingRule, TrecEvaluation
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
     from ..evaluation import Evaluation
@@ -227,36 +225,6 @@ def report_page(
     if comparison is None:
         comparison = default_comparison(evaluation)
     return render_html(evaluation, comparison=comparison, title=title)
-
-
-def trec_eval_files(
-    qrels: PathArg,
-    run: PathArg,
-    *,
-    metrics: Sequence[str] = (),
-    allow_missing: bool = False,
-    allow_extra: bool = False,
-    averaging: AveragingRule = "relevant",
-    executor: ExecutorName = "local",
-    ray_address: str | None = None,
-) -> TrecEvaluation:
-    """`ragtriage trec-eval QRELS RUN ...`: rank measures of a TREC run against TREC qrels."""
-    from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
-    from ..executors import LocalExecutor, RayExecutor
-
-    if ray_address is not None and executor != "ray":
-        raise RequestError("--ray-address needs --executor ray")
-    policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
-    chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
-    if executor == "ray":
-        with RayExecutor(ray_address) as ray_engine:
-            return evaluate_trec(
-                qrels, run, metrics=chosen, policy=policy, engine=ray_engine, averaging=averaging
-            )
-    return evaluate_trec(
-        qrels, run, metrics=chosen, policy=policy, engine=LocalExecutor(), averaging=averaging
-    )
-
 
 
 def _not_a_run(value: str) -> str:

@@ -88,7 +88,7 @@ def trec_eval_command(
     RUN may also be a Parquet file (name ending in .parquet) with columns qid, docid, score.
     """
     from ..api import trec_eval_files
-    from ..render import dumps, trec_json, trec_table
+    from ..render import trec_json_text, trec_table
     from ._common import terminal_width
 
     result = trec_eval_files(
@@ -102,7 +102,7 @@ def trec_eval_command(
         ray_address=ray_address,
     )
     if fmt == "json":
-        text = dumps(trec_json(result, per_question))
+        text = trec_json_text(result, per_question)
     else:
         text = trec_table(result, terminal_width())
     write_output(text, output)

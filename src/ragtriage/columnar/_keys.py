@@ -45,13 +45,50 @@ def _words(chunk: pa.Array, width: int) -> np.ndarray:
     return data[start : start + len(fixed) * words].reshape(-1, words).astype(np.uint64)
 
 
+_HIGH_BYTES = np.array(
+    [((1 << (8 * n)) - 1) << (64 - 8 * n) for n in range(9)], dtype=np.uint64
+)
+"""For an ID of n bytes, the mask that keeps the key's n high bytes (n = 0..8)."""
+
+
+def _offsets(chunk: pa.Array) -> np.ndarray | None:
+    """A string or binary chunk's value offsets (None for other layouts)."""
+    if not (pa.types.is_string(chunk.type) or pa.types.is_binary(chunk.type)):
+        return None
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+    return offsets[chunk.offset : chunk.offset + len(chunk) + 1]
+
+
+def _short_keys(chunk: pa.Array, offsets: np.ndarray) -> np.ndarray:
+    """Keys of IDs of at most 8 bytes, straight from the Arrow buffers: the 8 bytes from
+    each ID's start, read big-endian, with the bytes past its end masked to 0 (the same
+    key as padding with NUL)."""
+    start, stop = int(offsets[0]), int(offsets[-1])
+    buffer = chunk.buffers()[2]
+    if buffer is not None and buffer.size >= stop + 8:  # 8 readable bytes after every ID
+        data = np.frombuffer(buffer, dtype=np.uint8)[start : stop + 8]
+    else:
+        data = np.zeros(stop - start + 8, dtype=np.uint8)
+        if stop > start:
+            data[: stop - start] = np.frombuffer(buffer, dtype=np.uint8)[start:stop]
+    # Every byte position as the start of a big-endian 8-byte word (unaligned, a view).
+    words = np.ndarray(shape=(data.size - 7,), dtype=">u8", buffer=data, strides=(1,))
+    keys: np.ndarray = words[offsets[:-1] - start].astype(np.uint64)
+    return keys & _HIGH_BYTES[np.diff(offsets)]
+
+
 def key_width(*columns: pa.ChunkedArray | pa.Array) -> int:
     """The padded byte width that fits every ID of these columns (a multiple of 8)."""
     longest = 0
     for column in columns:
         chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
         for chunk in chunks:
-            if len(chunk):
+            if not len(chunk):
+                continue
+            offsets = _offsets(chunk)
+            if offsets is not None:
+                longest = max(longest, int(np.diff(offsets).max()))
+            else:
                 longest = max(longest, pc.max(pc.binary_length(chunk)).as_py() or 0)
     return max(8, -(-longest // 8) * 8)
 
@@ -66,6 +103,10 @@ def id_keys(column: pa.ChunkedArray | pa.Array, width: int | None = None) -> IdK
     out = []
     for chunk in chunks:
         if not len(chunk):
+            continue
+        offsets = _offsets(chunk) if width == 8 else None
+        if offsets is not None:
+            out.append(_short_keys(chunk, offsets))
             continue
         words = _words(chunk, width)
         key = words[:, 0].copy()

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty, Full, Queue
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -44,62 +46,155 @@ else:  # imported at first use: the default install has no pyarrow
     pq = extra_module("pyarrow.parquet", "parquet", "reading a Parquet run")
 
 _RUN_NAMES = ("qid", "q0", "docid", "rank", "score", "tag")
-_BLOCK_BYTES = 8 << 20  # small blocks stream faster (measured: 8 MB beats 32 MB)
+_BLOCK_BYTES = 1 << 20  # small blocks stay in cache and in reused memory (measured: 1 MB)
+_HASH_BYTES = 1 << 20
 
 
-class _HashingReader:
-    """A binary file that hashes what is read through it (one pass for parse and hash)."""
+@dataclass
+class Layout:
+    """What a run file's bytes are made of, counted as they are hashed."""
 
-    def __init__(self, handle: BinaryIO, digest: hashlib._Hash) -> None:
-        self._handle = handle
-        self._digest = digest
-        self.closed = False
+    blanks: int = 0
+    """Bytes up to and including the blank (0x20): field separators, line ends, others."""
+    breaks: int = 0
+    """Line breaks (0x0A)."""
+    fields: int = 0
+    """Runs of other bytes (what `str.split()` would give, for ASCII text)."""
+    top: int = 0
+    """The largest byte (0x80 and above: not ASCII)."""
+    last: int = 0x0A
+    """The last byte (a line break when the file ends with one, or is empty)."""
 
-    def read(self, size: int = -1) -> bytes:
-        data = self._handle.read(size)
-        self._digest.update(data)
-        return data
+    def plain(self, rows: int) -> bool:
+        """Whether `rows` lines of 6 fields each, split on single blanks, are exactly the
+        file: ASCII, nothing up to the blank but one blank between fields and one line break
+        after each line (the last may lack it), and no empty field. Then every field the line
+        reader would see is the field pyarrow parsed, and Q0, rank and tag need no reading:
+        each is a non-empty run of printable ASCII."""
+        lines = rows if self.last == 0x0A else rows - 1
+        return (
+            self.top < 0x80
+            and self.breaks == lines
+            and self.blanks == 5 * rows + lines
+            and self.fields == 6 * rows
+        )
 
-    def readable(self) -> bool:
-        return True
 
-    def seekable(self) -> bool:
-        return False
+class FileDigest:
+    """SHA-256 of a file, computed in a second thread from one reused buffer (hashlib
+    releases the GIL), so hashing overlaps the parse instead of following it; with
+    `layout`, the bytes are also counted (`Layout`)."""
+
+    def __init__(self, path: Path, layout: bool = False) -> None:
+        self._path = path
+        self._digest = hashlib.sha256()
+        self.layout = Layout() if layout else None
+        self._failed: BaseException | None = None
+        self._stop = threading.Event()
+        self._worker = threading.Thread(target=self._run, name="ragtriage-sha256", daemon=True)
+        self._worker.start()
+
+    def _run(self) -> None:
+        buffer = bytearray(_HASH_BYTES)
+        view = memoryview(buffer)
+        try:
+            with open_input(self._path) as opened:
+                handle = cast(io.BufferedReader, opened)  # what open_input opens
+                while not self._stop.is_set() and (size := handle.readinto(buffer)):
+                    self._digest.update(view[:size])
+                    if self.layout is not None:
+                        _count(self.layout, np.frombuffer(buffer, np.uint8, size))
+        except (OSError, InputError) as exc:
+            self._failed = exc
+
+    def hexdigest(self) -> str:
+        """The digest, once the whole file is read; `_Fallback` when it could not be."""
+        self._worker.join()
+        if self._failed is not None or self._stop.is_set():
+            raise _Fallback("the run file could not be hashed")
+        return self._digest.hexdigest()
 
     def close(self) -> None:
-        self.closed = True
+        """Stop reading (the result is not wanted) and wait for the thread."""
+        self._stop.set()
+        self._worker.join()
 
 
-def _batches(path: Path, digest: hashlib._Hash) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+def _count(layout: Layout, block: np.ndarray) -> None:
+    """Add one block of the file to `layout` (a field may go on into the next block)."""
+    blank = block <= 0x20
+    layout.blanks += int(np.count_nonzero(blank))
+    layout.breaks += int(np.count_nonzero(block == 0x0A))
+    # A field starts where a blank byte (or the file's start) is followed by another byte.
+    layout.fields += int(np.count_nonzero(blank[:-1] > blank[1:]))
+    layout.fields += int(layout.last <= 0x20 and not blank[0])
+    layout.top = max(layout.top, int(block.max()))
+    layout.last = int(block[-1])
+
+
+def lean_layout(path: Path) -> bool:
+    """Whether the run's first block looks plain (ASCII, fields split by single blanks,
+    lines ended by line breaks alone): then Q0, rank and tag are not read, and `Layout`
+    confirms the guess for the whole file once it is hashed."""
+    try:
+        with open_input(path) as handle:
+            head = handle.read(_BLOCK_BYTES)
+    except (OSError, InputError):
+        return False
+    if not head.strip():
+        return False
+    ascii_only = int(np.frombuffer(head, np.uint8).max()) < 0x80
+    return ascii_only and b"\t" not in head and b"\r" not in head
+
+
+def _batches(path: Path, lean: bool = False) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
     try:
         if _checked_size(path) == 0:
             return
-        with open_input(path) as handle:
-            yield from _parsed(path, _HashingReader(handle, digest))
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError, InputError) as exc:
+        with pa.OSFile(str(path)) as handle:
+            yield from _parsed(path, handle, lean)
+    # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
+    except (pa.ArrowInvalid, OSError, UnicodeError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
 
 
-def _parsed(path: Path, source: _HashingReader) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+def _parsed(
+    path: Path, source: pa.NativeFile, lean: bool
+) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+    """Parsed, checked batches. The question ID column is checked per run of equal IDs by
+    the consumer (`_stream`); Q0, rank and tag are read as bytes (no text is made of them)
+    and must be printable ASCII: other bytes send the file to the line reader. `lean`:
+    they are not read at all (the file's `Layout` must then prove them plain)."""
     reader = pcsv.open_csv(
         source,
-        read_options=pcsv.ReadOptions(column_names=list(_RUN_NAMES), block_size=_BLOCK_BYTES),
+        read_options=pcsv.ReadOptions(
+            column_names=list(_RUN_NAMES), block_size=_BLOCK_BYTES, use_threads=False
+        ),
         parse_options=pcsv.ParseOptions(
             delimiter=_delimiter(path), quote_char=False, escape_char=False, double_quote=False
         ),
         convert_options=pcsv.ConvertOptions(
-            column_types={name: pa.string() for name in _RUN_NAMES} | {"score": pa.float64()},
+            column_types={
+                "qid": pa.string(),
+                "q0": pa.binary(),
+                "docid": pa.string(),
+                "rank": pa.binary(),
+                "score": pa.float64(),
+                "tag": pa.binary(),
+            },
+            include_columns=["qid", "docid", "score"] if lean else None,
             strings_can_be_null=False,
             null_values=[],
         ),
     )
     for batch in reader:
-        for name in ("qid", "q0", "docid", "rank", "tag"):
-            column = pa.chunked_array([batch[name]])
-            if not (_strings_clean(column) and _plain_fields(column)):
-                raise _Fallback("blank fields, or whitespace the line reader splits on")
-        if pc.any(pc.starts_with(batch["qid"], "#")).as_py():
-            raise _Fallback("comment lines")  # the line reader skips and counts them
+        docs = pa.chunked_array([batch["docid"]])
+        # Lean: the file's `Layout` proves the document IDs plain too.
+        if not (lean or (_strings_clean(docs) and _plain_fields(docs))):
+            raise _Fallback("blank fields, or whitespace the line reader splits on")
+        for name in () if lean else ("q0", "rank", "tag"):
+            if not _printable_ascii(batch[name]):
+                raise _Fallback("blank fields, whitespace or other than printable ASCII")
         score = batch["score"]
         values = _numbers(score)
         if score.null_count or not np.isfinite(values).all():
@@ -107,14 +202,27 @@ def _parsed(path: Path, source: _HashingReader) -> Iterator[tuple[pa.Array, pa.A
         yield batch["qid"], batch["docid"], values
 
 
-def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
+def _printable_ascii(chunk: pa.Array) -> bool:
+    """No null, no empty value, and only ASCII bytes above the blank (a binary column)."""
+    if chunk.null_count:
+        return False
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+    offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
+    if bool(np.any(offsets[1:] == offsets[:-1])):
+        return False
+    start, stop = int(offsets[0]), int(offsets[-1])
+    if start == stop:
+        return True
+    text = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[start:stop]
+    return int(text.min()) > 0x20 and int(text.max()) < 0x80
+
+
+def _parquet_batches(path: Path) -> Iterator[_Batch]:
     """Batches of a Parquet run (columns qid, docid, score), checked like text batches."""
     from ..formats.trec_parquet import PARQUET_COLUMNS, schema_problems
 
     try:
-        with open_input(path) as handle:
-            for block in iter(lambda: handle.read(1 << 24), b""):
-                digest.update(block)
+        _checked_size(path)
         parquet = pq.ParquetFile(path)
         if not schema_problems(parquet.schema_arrow, str(path), ProblemCollector()):
             raise _Fallback("columns")
@@ -131,7 +239,7 @@ def _parquet_batches(path: Path, digest: hashlib._Hash) -> Iterator[_Batch]:
             if score.null_count or not np.isfinite(values).all():
                 raise _Fallback("bad scores")
             yield qid, docs, values
-    except (pa.ArrowInvalid, OSError, InputError) as exc:
+    except (pa.ArrowInvalid, OSError, UnicodeError, InputError) as exc:
         raise _Fallback(str(exc)) from exc
 
 

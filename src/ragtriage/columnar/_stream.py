@@ -10,8 +10,9 @@ batch); files that break that, or any check, go to the line-by-line reader inste
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,14 @@ from ..loading import file_sha256
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._keys import IdKeys, id_keys, key_width, mix
-from ._sources import _batches, _parquet_batches, _Prefetch, import_readers
+from ._sources import (
+    FileDigest,
+    _batches,
+    _parquet_batches,
+    _Prefetch,
+    import_readers,
+    lean_layout,
+)
 from ._trec import (
     STRICT,
     QuestionPolicy,
@@ -34,16 +42,20 @@ from ._trec import (
     _Fallback,
     _has_duplicates,
     _numbers,
+    _plain_fields,
     _qrels_fast,
     _question_problems,
     _rank_order,
     _slow,
-    _unique_pairs,
+    _sorted_pairs,
+    _strings_clean,
 )
 
 if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    _Batch = tuple[pa.Array, pa.Array, np.ndarray]
 else:  # imported at first use: the default install has no pyarrow
     pa = extra_module("pyarrow", "trec", "the fast TREC reader")
     pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
@@ -66,33 +78,49 @@ class _Judged:
     by_question: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
     """Exact keys only: (doc keys, grades) sorted by question, each question's first slot
     and count; lets a row be matched against its own question's few judgements."""
-    row_of: dict[str, int]
-    """Question ID -> row."""
+    question_keys: tuple[np.ndarray, np.ndarray] | None
+    """When every question ID has at most 8 bytes: their exact keys, sorted, and the row
+    of each (a run's question IDs are then looked up by binary search)."""
 
     @property
     def exact(self) -> bool:
         return self.width == 8
 
+    @cached_property
+    def row_of(self) -> dict[str, int]:
+        """Question ID -> row (built when a question ID is too long for `question_keys`)."""
+        return {qid: row for row, qid in enumerate(self.question_values.to_pylist())}
+
 
 def _judged(path: Path) -> _Judged:
     qid, doc, grade = _qrels_fast(path)
-    values = pc.unique(qid).sort()
-    group = _numbers(pc.index_in(qid, value_set=values)).astype(np.int64)
+    # Hash and look up each run of equal question IDs once, not every line.
+    _, run_lengths, run_qids = _blocks(qid)
+    values = pc.unique(run_qids).sort()
+    run_group = _numbers(pc.index_in(run_qids, value_set=values)).astype(np.int64)
+    group = np.repeat(run_group, run_lengths)
     width = key_width(doc)
     ids = id_keys(doc, width)
-    keys, _, distinct = _unique_pairs(group, doc, ids)
+    keys, order, distinct = _sorted_pairs(group, doc, ids)
     if not distinct:
         raise _Fallback("duplicate judgements (or colliding keys)")
     flat = doc.combine_chunks() if isinstance(doc, pa.ChunkedArray) else doc
-    order = np.argsort(keys)
     by_question = None
     counts = np.bincount(group, minlength=len(values))
     if ids.exact and counts.size and int(counts.max()) <= _SMALL_JUDGED:
-        per = np.lexsort((ids.keys, group))
+        # Grouped by question; the order inside a question does not matter (each row
+        # matches at most one of its question's distinct judgements).
+        per = np.argsort(group, kind="stable")
         first = np.cumsum(counts) - counts
         by_question = (ids.keys[per], grade[per], first, counts)
-    row_of = {qid: row for row, qid in enumerate(values.to_pylist())}
-    return _Judged(values, group, flat, grade, width, keys[order], order, by_question, row_of)
+    question_keys = None
+    if len(values) and key_width(values) == 8:
+        exact = id_keys(values).keys
+        rows = np.argsort(exact)
+        question_keys = (exact[rows], rows)
+    return _Judged(
+        values, group, flat, grade, width, keys[order], order, by_question, question_keys
+    )
 
 
 @dataclass
@@ -105,6 +133,8 @@ class _Sink:
     lengths: np.ndarray = field(init=False)
     seen: np.ndarray = field(init=False)
     extra: set[str] = field(default_factory=set)
+    rows: int = 0
+    """Run lines read (of every question, judged or not)."""
 
     def __post_init__(self) -> None:
         self.grades = np.zeros((self.size, self.depth), dtype=np.int32)
@@ -190,12 +220,24 @@ def _rectangular(
     last = max(judged_keys.size - 1, 0)
     for slot in range(int(count.max()) if judged_keys.size else 0):
         where = np.minimum(start + slot, last)
-        hit = (slot < count)[:, None] & (keys == judged_keys[where][:, None])
-        grades = np.where(hit, judged_grade[where][:, None], grades)
+        hit = keys == judged_keys[where][:, None]
+        hit &= (slot < count)[:, None]
+        np.copyto(grades, judged_grade[where][:, None], casting="same_kind", where=hit)
     keep = min(width, sink.depth)
     sink.grades[groups, :keep] = grades[:, :keep]
     sink.lengths[groups] = lengths
     return True
+
+
+def _rows(judged: _Judged, qids: pa.Array) -> np.ndarray:
+    """Each question ID's row in the qrels, -1 for a question they do not judge."""
+    ids = id_keys(qids)
+    if judged.question_keys is None or not ids.exact:
+        # A dict built once beats a hash set rebuilt by pc.index_in for every batch.
+        return np.array([judged.row_of.get(q, -1) for q in qids.to_pylist()], dtype=np.int64)
+    ordered, rows = judged.question_keys
+    slot = np.minimum(np.searchsorted(ordered, ids.keys), ordered.size - 1)
+    return np.where(ordered[slot] == ids.keys, rows[slot], -1).astype(np.int64)
 
 
 def _consume(
@@ -203,14 +245,11 @@ def _consume(
 ) -> None:
     """Score-ready grade rows for whole questions (rows grouped by question)."""
     starts, lengths, block_qids = _blocks(pa.chunked_array([qid]))
-    # A dict built once beats a hash set rebuilt by pc.index_in for every batch.
-    found = [judged.row_of.get(q, -1) for q in block_qids.to_pylist()]
-    index = np.array(found, dtype=np.int64)
+    _check_question_ids(block_qids)
+    index = _rows(judged, block_qids)
     known = index >= 0
     if not bool(known.all()):
-        sink.extra.update(
-            q for q, row in zip(block_qids.to_pylist(), found, strict=True) if row < 0
-        )
+        sink.extra.update(block_qids.filter(_arrow(~known)).to_pylist())
         keep = np.repeat(known, lengths)
         docs, score = docs.filter(_arrow(keep)), score[keep]
         starts, lengths = starts[known], lengths[known]
@@ -234,6 +273,16 @@ def _consume(
     inside = position < sink.depth
     sink.grades[row_group[inside], position[inside]] = grade[inside]
     sink.lengths[groups] = lengths
+
+
+def _check_question_ids(block_qids: pa.Array) -> None:
+    """The question ID checks of every row, done once per run of equal IDs (each row's ID
+    is its run's): no blank or odd whitespace, no comment line."""
+    column = pa.chunked_array([block_qids])
+    if not (_strings_clean(column) and _plain_fields(column)):
+        raise _Fallback("blank fields, or whitespace the line reader splits on")
+    if pc.any(pc.starts_with(block_qids, "#")).as_py():
+        raise _Fallback("comment lines")  # the line reader skips and counts them
 
 
 def _first_end(qid: pa.Array) -> int:
@@ -261,39 +310,43 @@ def _last_start(qid: pa.Array) -> int:
         window *= 4
 
 
-def _stream(judged: _Judged, batches: _Prefetch, depth: int) -> _Sink:
+def _stream(judged: _Judged, batches: Iterable[_Batch], depth: int) -> _Sink:
     sink = _Sink(depth, len(judged.question_values))
-    carry: tuple[pa.Array, pa.Array, np.ndarray] | None = None
-    for qid, docs, score in batches:
-        start = 0
-        if carry is not None:
-            if carry[0][0].as_py() == qid[0].as_py():
-                # The carried question continues here: join just its rows (a small copy).
-                start = _first_end(qid)
-                carry = (
-                    pa.concat_arrays([carry[0], qid.slice(0, start)]),
-                    pa.concat_arrays([carry[1], docs.slice(0, start)]),
-                    np.concatenate([carry[2], score[:start]]),
-                )
-            if start < len(qid):
-                _consume(judged, sink, *carry)
-                carry = None
-        if start == len(qid):
+    carry: _Batch | None = None
+    for batch in batches:
+        qid = batch[0]
+        sink.rows += len(qid)
+        if not len(qid):
             continue
-        # The batch's last question may continue in the next batch: hold it back.
+        continues = carry is not None and carry[0][0].as_py() == qid[0].as_py()
+        if carry is not None and continues and _first_end(qid) == len(qid):
+            # The carried question goes on through the whole batch: keep carrying.
+            carry = _joined(carry, batch, len(qid))
+            continue
+        # The batch's last question may continue in the next batch: hold it back, and
+        # score the rest with what was carried in one call (the carried rows come first).
         last = _last_start(qid)
-        if last > start:
-            _consume(
-                judged,
-                sink,
-                qid.slice(start, last - start),
-                docs.slice(start, last - start),
-                score[start:last],
-            )
-        carry = (qid.slice(last), docs.slice(last), score[last:])
+        piece = _joined(carry, batch, last) if carry is not None else _head(batch, last)
+        if len(piece[0]):
+            _consume(judged, sink, *piece)
+        carry = (qid.slice(last), batch[1].slice(last), batch[2][last:])
     if carry is not None:
         _consume(judged, sink, *carry)
     return sink
+
+
+def _head(batch: _Batch, stop: int) -> _Batch:
+    return batch[0].slice(0, stop), batch[1].slice(0, stop), batch[2][:stop]
+
+
+def _joined(carry: _Batch, batch: _Batch, stop: int) -> _Batch:
+    """The carried rows followed by the batch's first `stop` rows (one copy)."""
+    head = _head(batch, stop)
+    return (
+        pa.concat_arrays([carry[0], head[0]]),
+        pa.concat_arrays([carry[1], head[1]]),
+        np.concatenate([carry[2], head[2]]),
+    )
 
 
 def load_trec(
@@ -315,18 +368,27 @@ def load_trec(
     if not has_extra("trec"):
         # Without pyarrow the line-by-line reader does it all: same result, slower.
         return _slow(qrels_path, run_path, depth, policy)
-    digest = hashlib.sha256()
     import_readers(parquet)
-    source = _parquet_batches(run_path, digest) if parquet else _batches(run_path, digest)
-    batches = _Prefetch(source)
+    lean = not parquet and lean_layout(run_path)
+    digest = FileDigest(run_path, layout=lean)
+    batches = _Prefetch(_parquet_batches(run_path) if parquet else _batches(run_path, lean))
     try:
         judged = _judged(qrels_path)
         sink = _stream(judged, batches, depth)
+        run_sha256 = digest.hexdigest()
+        if digest.layout is not None and not digest.layout.plain(sink.rows):
+            # Q0, rank and tag were not read, and the bytes do not prove them plain: read
+            # the run again with them (their checks then decide).
+            batches.close()
+            batches = _Prefetch(_batches(run_path))
+            sink = _stream(judged, batches, depth)
     except _Fallback:
         batches.close()
+        digest.close()
         return _slow(qrels_path, run_path, depth, policy)
     finally:
         batches.close()
+        digest.close()
     question_ids = judged.question_values.to_pylist()
     ranked = [qid for qid, seen in zip(question_ids, sink.seen.tolist(), strict=True) if seen]
     problems, missing, extra = _question_problems(
@@ -334,7 +396,7 @@ def load_trec(
     )
     if problems:
         raise InputError(problems)
-    digests = (file_sha256(qrels_path), digest.hexdigest())
+    digests = (file_sha256(qrels_path), run_sha256)
     return TrecLoad(_assemble(judged, sink, question_ids), missing, extra, True, digests)
 
 

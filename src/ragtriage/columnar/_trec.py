@@ -89,7 +89,10 @@ def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataTyp
             return pa.table({name: pa.array([], type=types[name]) for name in types})
         return pcsv.read_csv(
             path,
-            read_options=pcsv.ReadOptions(column_names=list(names), block_size=16 << 20),
+            # One thread: the run is parsed in another meanwhile (less memory, no contention).
+            read_options=pcsv.ReadOptions(
+                column_names=list(names), block_size=1 << 20, use_threads=False
+            ),
             parse_options=pcsv.ParseOptions(
                 delimiter=_delimiter(path), quote_char=False, escape_char=False, double_quote=False
             ),
@@ -100,7 +103,8 @@ def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataTyp
                 null_values=[],
             ),
         )
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+    # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
+    except (pa.ArrowInvalid, OSError, UnicodeError) as exc:
         raise _Fallback(str(exc)) from exc
 
 
@@ -208,11 +212,11 @@ def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarra
     return table["qid"], table["docid"], _numbers(table["grade"])
 
 
-def _unique_pairs(
+def _sorted_pairs(
     groups: np.ndarray, docs: pa.ChunkedArray, ids: IdKeys
-) -> tuple[np.ndarray, bool, bool]:
-    """Keys of (group, ID) pairs, whether the pairs are distinct (confirmed on the strings)
-    and whether the keys are too."""
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Keys of (group, ID) pairs, their sorting order (stable), and whether the pairs are
+    distinct (confirmed on the strings when the keys are hashes)."""
     keys = mix(ids.keys, groups)
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
@@ -222,8 +226,8 @@ def _unique_pairs(
         left, right = order[same], order[same + 1]
         same_id = pc.equal(docs_flat.take(_arrow(left)), docs_flat.take(_arrow(right)))
         real = (groups[left] == groups[right]) & _numbers(same_id)
-        return keys, not bool(real.any()), False
-    return keys, same.size == 0, same.size == 0
+        return keys, order, not bool(real.any())
+    return keys, order, same.size == 0
 
 
 def _question_problems(
@@ -321,7 +325,7 @@ def _has_duplicates(
 ) -> bool:
     """Whether a question ranks one document twice (rows grouped by question)."""
     if not (ids.exact and lengths.size and int(lengths.max()) <= 1024):
-        return not _unique_pairs(groups, docs, ids)[1]
+        return not _sorted_pairs(groups, docs, ids)[2]
     # Each question's keys as one row of a padded matrix, sorted: a duplicate is two equal
     # neighbours before the padding. Done in slices of questions to bound memory.
     width = int(lengths.max())

@@ -6,10 +6,11 @@ they read here instead of importing the metrics' view.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..loading import SnapshotIndex
-from ..schemas import Question, QuestionResult
+if TYPE_CHECKING:
+    from ..loading import SnapshotIndex
+    from ..schemas import Question, QuestionResult
 
 
 class ClaimRead(Protocol):

@@ -9,7 +9,7 @@ See `docs/files.md`.
 """
 
 from ._decode import decode, strip_bom
-from ._json_text import json_text
+from ._json_text import json_text, json_text_table
 from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYTES, size_text
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
@@ -48,6 +48,7 @@ __all__ = [
     "iter_lines",
     "json_lines",
     "json_text",
+    "json_text_table",
     "loads_strict",
     "make_folder",
     "open_input",

@@ -21,9 +21,10 @@ and a value `json` refuses raises `json`'s own error.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import orjson
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -50,6 +51,62 @@ def json_text(data: Any) -> str:
         return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
     except (_NotPlain, orjson.JSONEncodeError, RecursionError):
         return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+def json_text_table(
+    data: dict[str, Any],
+    key: str,
+    texts: Mapping[str, Sequence[str]],
+    numbers: Mapping[str, np.ndarray],
+) -> str:
+    """`json_text` of `data` with one more top-level `key`: a list of flat records, one per
+    row of the columns (`texts`: strings; `numbers`: float arrays, NaN written as null).
+
+    Byte for byte `json_text({**data, key: rows})` with `rows[i] = {name: column[i]}`; the
+    records are written by one orjson call, and only the floats orjson writes otherwise
+    (found on the arrays, not value by value) are rewritten, so a long table costs no
+    Python work per value.
+    """
+    if key in data or set(texts) & set(numbers):
+        raise ValueError(f"{key!r} and the column names must be new and distinct")
+    columns: dict[str, list[Any]] = {name: list(strings) for name, strings in texts.items()}
+    if not all(type(text) is str for strings in columns.values() for text in strings):
+        return json_text({**data, key: _records(texts, numbers)})  # `json` decides
+    for name, given in numbers.items():
+        values = np.asarray(given, dtype=np.float64)
+        written: list[Any] = values.tolist()
+        for row in np.flatnonzero(np.isnan(values)).tolist():
+            written[row] = None
+        size = np.abs(values)
+        for row in np.flatnonzero(((size >= _LOW) & (size < _HIGH)) | (size == _INF)).tolist():
+            written[row] = _float(written[row])
+        columns[name] = written
+    names = tuple(columns)
+    records = [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+    try:
+        # Written as the value of a one-key document, the list is already indented as a
+        # top-level value: `{\n  "key": [...]\n}`.
+        body = orjson.dumps({key: records}, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        start = len(orjson.dumps({key: 0}, option=orjson.OPT_INDENT_2)) - len(b"0\n}")
+    except orjson.JSONEncodeError:  # what orjson refuses (a lone surrogate): `json` decides
+        return json_text({**data, key: _records(texts, numbers)})
+    head = json_text({**data, key: []})
+    # Strings hold no raw line break, so this can only be the top-level key.
+    marker = f"\n  {json.dumps(key, ensure_ascii=False)}: []"
+    at = head.index(marker) + len(marker) - 2
+    return head[:at] + body[start:-2].decode("utf-8") + head[at + 2 :]
+
+
+def _records(
+    texts: Mapping[str, Sequence[str]], numbers: Mapping[str, np.ndarray]
+) -> list[dict[str, Any]]:
+    """The records of `json_text_table` as plain values."""
+    plain: dict[str, list[Any]] = {name: list(strings) for name, strings in texts.items()}
+    for name, values in numbers.items():
+        floats = np.asarray(values, dtype=np.float64).tolist()
+        plain[name] = [None if value != value else value for value in floats]
+    names = tuple(plain)
+    return [dict(zip(names, row, strict=True)) for row in zip(*plain.values(), strict=True)]
 
 
 def _float(value: float) -> orjson.Fragment:

@@ -19,20 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError, ProblemCollector
 from ..fileio import text_lines, write_text
 from ..paths import PathArg, as_path
-from ..schemas import (
-    Document,
-    EvalSet,
-    EvidenceGroup,
-    Question,
-    QuestionResult,
-    RankedItem,
-    Run,
-    Snapshot,
-)
+
+if TYPE_CHECKING:  # the readers need no models; the converters import them when called
+    from ..schemas import EvalSet, Run, Snapshot
 
 Qrels = dict[str, dict[str, int]]
 """Question ID -> document ID -> grade (graded relevance; > 0 is relevant)."""
@@ -248,6 +242,8 @@ def qrels_to_evalset(
     A question with no relevant document is `unanswerable` (the collection holds no answer
     for it), so its retrieval measures are not applicable rather than 0.
     """
+    from ..schemas import EvalSet, EvidenceGroup, Question
+
     questions = []
     for qid in sorted(qrels):
         groups = [
@@ -268,6 +264,8 @@ def qrels_to_evalset(
 
 def run_to_native(run: TrecRun, name: str = "trec") -> Run:
     """A TREC run as a retrieval-only native run (candidates only, no answers)."""
+    from ..schemas import QuestionResult, RankedItem, Run
+
     results = [
         QuestionResult(
             question_id=qid,
@@ -280,6 +278,8 @@ def run_to_native(run: TrecRun, name: str = "trec") -> Run:
 
 def snapshot_for(qrels: Qrels, run: TrecRun, snapshot_id: str = "trec") -> Snapshot:
     """A text-less snapshot holding every document ID the qrels or the run mention."""
+    from ..schemas import Document, Snapshot
+
     ids = {docid for judged in qrels.values() for docid in judged}
     ids.update(docid for ranked in run.values() for docid, _ in ranked)
     return Snapshot(

@@ -1,17 +1,54 @@
 """Loading: read snapshot, evaluation set, runs and labels (native JSON/JSONL or article format)."""
 
-from ._article_convert import ARTICLE_DEFAULT_K, ARTICLE_REVIEWER, convert_article
-from ._files import (
-    SourceFile,
-    display_path,
-    file_sha256,
-    pydantic_problems,
-    report_head,
-    validate_item,
-)
-from ._index import EvidenceLevel, SnapshotIndex
-from ._load_dataset import Dataset, load_dataset
-from ._readers import LoadedFile, read_file
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._article_convert import (
+        ARTICLE_DEFAULT_K,
+        ARTICLE_REVIEWER,
+        convert_article,
+    )
+    from ._files import (
+        SourceFile,
+        display_path,
+        file_sha256,
+        pydantic_problems,
+        report_head,
+        validate_item,
+    )
+    from ._index import (
+        EvidenceLevel,
+        SnapshotIndex,
+    )
+    from ._load_dataset import (
+        Dataset,
+        load_dataset,
+    )
+    from ._readers import (
+        LoadedFile,
+        read_file,
+    )
+
+# Each name is imported from its module on first use, so that a command loads only
+# what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
+_LAZY = {
+    "ARTICLE_DEFAULT_K": "._article_convert",
+    "ARTICLE_REVIEWER": "._article_convert",
+    "convert_article": "._article_convert",
+    "SourceFile": "._files",
+    "display_path": "._files",
+    "file_sha256": "._files",
+    "pydantic_problems": "._files",
+    "report_head": "._files",
+    "validate_item": "._files",
+    "EvidenceLevel": "._index",
+    "SnapshotIndex": "._index",
+    "Dataset": "._load_dataset",
+    "load_dataset": "._load_dataset",
+    "LoadedFile": "._readers",
+    "read_file": "._readers",
+}
 
 __all__ = [
     "ARTICLE_DEFAULT_K",
@@ -30,3 +67,13 @@ __all__ = [
     "report_head",
     "validate_item",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

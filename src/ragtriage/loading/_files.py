@@ -7,16 +7,17 @@ import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text
 from ..fileio import open_input, parse_json, text_lines
 from ..fileio import read_json as read_json_document
 from ..paths import PathArg, as_path
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:  # pydantic is imported by the functions that validate (not by hashing)
+    from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound="BaseModel")
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,8 @@ def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
 
 def _model_fields(annotation: Any) -> list[type[BaseModel]]:
     """The pydantic models an annotation holds (through lists, unions and Optional)."""
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     return [m for arg in typing.get_args(annotation) for m in _model_fields(arg)]
@@ -193,6 +196,8 @@ def validate_item(
 ) -> M | None:
     """Validate one record (already parsed), naming its ID (a question's, or the `record`
     kind's) in problems."""
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(data)
     except ValidationError as exc:

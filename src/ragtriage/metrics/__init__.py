@@ -1,5 +1,8 @@
 """Metrics: one registry; per-question scores first, aggregates second."""
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from . import boundaries, coverage, evidence, ranking, refusal, stale, support
 from ._aggregate import (
     Aggregate,
@@ -25,7 +28,13 @@ from ._registry import (
     rank_specs,
     register,
 )
-from ._views import ClaimView, FactView, QuestionView, build_view
+
+if TYPE_CHECKING:
+    from ._views import ClaimView, FactView, QuestionView, build_view
+
+# The views (and the loading and schemas they read) are imported on first use: the rank
+# measures (`trec-eval`) need none of them.
+_LAZY = {name: "._views" for name in ("ClaimView", "FactView", "QuestionView", "build_view")}
 
 __all__ = [
     "REGISTRY",
@@ -60,3 +69,13 @@ __all__ = [
     "stale",
     "support",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

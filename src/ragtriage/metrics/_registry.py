@@ -74,12 +74,22 @@ class PerQuestion:
         mask: np.ndarray = self.denominator > 0
         return mask
 
+    def value_array(self) -> np.ndarray:
+        """Per-question values as float64, NaN where not applicable (denominator 0)."""
+        numerator = np.asarray(self.numerator, dtype=np.float64)
+        denominator = np.asarray(self.denominator, dtype=np.float64)
+        out = np.full(denominator.shape, np.nan)
+        # The same IEEE division as `num / den` on Python floats, bit for bit.
+        np.divide(numerator, denominator, out=out, where=denominator != 0)
+        return out
+
     def values(self) -> list[float | None]:
         """Per-question values, None where not applicable."""
-        out: list[float | None] = []
-        for num, den in zip(self.numerator.tolist(), self.denominator.tolist(), strict=True):
-            out.append(num / den if den else None)
-        return out
+        applies = (np.asarray(self.denominator) != 0).tolist()
+        return [
+            value if keep else None
+            for value, keep in zip(self.value_array().tolist(), applies, strict=True)
+        ]
 
 
 class RankColumns(Protocol):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._registry import MetricSpec, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:  # the views load on first use, not by trec-eval
+    from ._views import QuestionView
 
 NON_ANSWERS = {
     "refused": "answer refused",

@@ -71,7 +71,7 @@ def _dcg_columns(gains: np.ndarray, k: int) -> np.ndarray:
 
 
 def _ndcg_columns(a: RankColumns, k: int) -> PerQuestion:
-    dcg = _dcg_columns(a.grades.clip(min=0), k)
+    dcg = _dcg_columns(a.grades[:, :k].clip(min=0), k)  # only the top k: less memory
     ideal = _dcg_columns(a.ideal, k)
     # DCG over ideal DCG (> 0 whenever a relevant item exists).
     applies = a.n_relevant > 0

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..detectors import stage_items
 from ._registry import MetricSpec, register
-from ._views import QuestionView
+
+if TYPE_CHECKING:  # the views load on first use, not by trec-eval
+    from ._views import QuestionView
 
 
 def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:

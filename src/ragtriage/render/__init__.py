@@ -1,36 +1,87 @@
 """Rendering: table, JSON and Markdown of an evaluation and of its diagnosis (HTML lives beside
 them). Renderers only format what the result carries; they compute nothing."""
 
-from ._boundaries import boundaries_json, boundaries_lines, evaluation_boundary_lines
-from ._diagnosis import (
-    breakdown_json,
-    diagnosis_report_json,
-    question_diagnosis_json,
-    render_diagnosis_markdown,
-    render_diagnosis_table,
-    run_diagnosis_json,
-    slice_rows,
-)
-from ._json import (
-    aggregate_json,
-    dumps,
-    evaluation_json,
-    evaluation_text,
-    question_json,
-    run_json,
-    score_json,
-)
-from ._terminal import MAX_WIDTH, MIN_WIDTH, terminal_width
-from ._text import (
-    fmt_aggregate,
-    fmt_number,
-    fmt_value,
-    render_markdown,
-    render_overview,
-    render_table,
-    shown_measures,
-)
-from ._trec_report import trec_json, trec_table
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._aggregate_json import aggregate_json
+    from ._boundaries import (
+        boundaries_json,
+        boundaries_lines,
+        evaluation_boundary_lines,
+    )
+    from ._diagnosis import (
+        breakdown_json,
+        diagnosis_report_json,
+        question_diagnosis_json,
+        render_diagnosis_markdown,
+        render_diagnosis_table,
+        run_diagnosis_json,
+        slice_rows,
+    )
+    from ._json import (
+        dumps,
+        evaluation_json,
+        evaluation_text,
+        question_json,
+        run_json,
+        score_json,
+    )
+    from ._terminal import (
+        MAX_WIDTH,
+        MIN_WIDTH,
+        terminal_width,
+    )
+    from ._text import (
+        fmt_aggregate,
+        fmt_number,
+        fmt_value,
+        render_markdown,
+        render_overview,
+        render_table,
+        shown_measures,
+    )
+    from ._trec_report import (
+        trec_json,
+        trec_json_text,
+        trec_table,
+    )
+
+# Each name is imported from its module on first use, so that a command loads only
+# what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
+_LAZY = {
+    "boundaries_json": "._boundaries",
+    "boundaries_lines": "._boundaries",
+    "evaluation_boundary_lines": "._boundaries",
+    "breakdown_json": "._diagnosis",
+    "diagnosis_report_json": "._diagnosis",
+    "question_diagnosis_json": "._diagnosis",
+    "render_diagnosis_markdown": "._diagnosis",
+    "render_diagnosis_table": "._diagnosis",
+    "run_diagnosis_json": "._diagnosis",
+    "slice_rows": "._diagnosis",
+    "aggregate_json": "._aggregate_json",
+    "dumps": "._json",
+    "evaluation_json": "._json",
+    "evaluation_text": "._json",
+    "question_json": "._json",
+    "run_json": "._json",
+    "score_json": "._json",
+    "MAX_WIDTH": "._terminal",
+    "MIN_WIDTH": "._terminal",
+    "terminal_width": "._terminal",
+    "fmt_aggregate": "._text",
+    "fmt_number": "._text",
+    "fmt_value": "._text",
+    "render_markdown": "._text",
+    "render_overview": "._text",
+    "render_table": "._text",
+    "shown_measures": "._text",
+    "trec_json": "._trec_report",
+    "trec_json_text": "._trec_report",
+    "trec_table": "._trec_report",
+}
 
 __all__ = [
     "MAX_WIDTH",
@@ -61,5 +112,16 @@ __all__ = [
     "slice_rows",
     "terminal_width",
     "trec_json",
+    "trec_json_text",
     "trec_table",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -13,23 +13,9 @@ from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import json_text
 from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
+from ._aggregate_json import aggregate_json
 from ._boundaries import boundaries_json
 from ._diagnosis import breakdown_json, question_diagnosis_json
-
-
-def aggregate_json(agg: Aggregate) -> dict[str, Any]:
-    """One aggregate as `{value, numerator, denominator, averaging, not_applicable}`, plus
-    `cannot_judge` (items so labelled and left out) for a measure that reads such labels."""
-    out: dict[str, Any] = {
-        "value": agg.value,
-        "numerator": agg.numerator,
-        "denominator": agg.denominator,
-        "averaging": agg.averaging,
-        "not_applicable": agg.not_applicable,
-    }
-    if agg.cannot_judge is not None:
-        out["cannot_judge"] = agg.cannot_judge
-    return out
 
 
 def score_json(measure: Measure, score: Score | None) -> float | bool | None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import numpy as np
+
 from ..columnar import AVERAGING_RULES, TrecEvaluation
+from ..fileio import json_text, json_text_table
 from ..loading import report_head
-from ._json import aggregate_json
+from ._aggregate_json import aggregate_json
 
 
 def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[str, Any]:
@@ -47,6 +50,23 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
             for row, qid in enumerate(scores.question_ids)
         ]
     return data
+
+
+def trec_json_text(evaluation: TrecEvaluation, per_question: bool = False) -> str:
+    """The JSON report's text: byte for byte `json_text(trec_json(evaluation, per_question))`,
+    with the per-question rows written from the score arrays (no dict per value)."""
+    if not per_question:
+        return json_text(trec_json(evaluation))
+    scores = evaluation.scores
+    columns = {label: pq.value_array() for label, pq in scores.per_question.items()}
+    computed_nan = any(
+        bool(np.isnan(columns[label][pq.denominator != 0]).any())
+        for label, pq in scores.per_question.items()
+    )
+    if computed_nan or "id" in columns:  # a value written NaN, not null: the plain way
+        return json_text(trec_json(evaluation, per_question=True))
+    ids = {"id": scores.question_ids}
+    return json_text_table(trec_json(evaluation), "questions", ids, columns)
 
 
 def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:

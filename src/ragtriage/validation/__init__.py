@@ -1,6 +1,35 @@
 """Validation: semantic checks across snapshot, evaluation set, runs and labels."""
 
-from ._k import CUTOFF_EXPECTED, MAX_CUTOFF, parse_cutoff, parse_k
-from ._rules import check_dataset
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._k import (
+        CUTOFF_EXPECTED,
+        MAX_CUTOFF,
+        parse_cutoff,
+        parse_k,
+    )
+    from ._rules import check_dataset
+
+# Each name is imported from its module on first use, so that a command loads only
+# what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
+_LAZY = {
+    "CUTOFF_EXPECTED": "._k",
+    "MAX_CUTOFF": "._k",
+    "parse_cutoff": "._k",
+    "parse_k": "._k",
+    "check_dataset": "._rules",
+}
 
 __all__ = ["CUTOFF_EXPECTED", "MAX_CUTOFF", "check_dataset", "parse_cutoff", "parse_k"]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
