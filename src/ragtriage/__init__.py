@@ -6,9 +6,9 @@ Each command has one call here with the same words (`ragtriage evaluate` ->
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ._lazy import lazy_names
 from ._version import __version__
 from .errors import InputError, Problem, RagtriageError, RequestError
 
@@ -32,22 +32,22 @@ if TYPE_CHECKING:
 # The evaluation stack is imported on first use, so that light entry points (the columnar
 # TREC scorer, `--version`) do not pay for it.
 _LAZY = {
-    "Evaluation": "evaluation",
-    "QuestionRecord": "evaluation",
-    "RunEvaluation": "evaluation",
-    "evaluate": "columnar",
-    "Dataset": "loading",
-    "load_dataset": "loading",
-    "Request": "request",
-    "evaluate_files": "api",
-    "diagnose_files": "api",
-    "compare_files": "api",
-    "gate_files": "api",
-    "report_html": "api",
-    "trec_eval_files": "api",
-    "judge_files": "api",
-    "calibrate_labels": "api",
-    "run_files": "api",
+    "Evaluation": ".evaluation",
+    "QuestionRecord": ".evaluation",
+    "RunEvaluation": ".evaluation",
+    "evaluate": ".columnar",
+    "Dataset": ".loading",
+    "load_dataset": ".loading",
+    "Request": ".request",
+    "evaluate_files": ".api",
+    "diagnose_files": ".api",
+    "compare_files": ".api",
+    "gate_files": ".api",
+    "report_html": ".api",
+    "trec_eval_files": ".api",
+    "judge_files": ".api",
+    "calibrate_labels": ".api",
+    "run_files": ".api",
 }
 
 __all__ = [
@@ -75,9 +75,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Resolve the lazily imported public names."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragtriage' has no attribute {name!r}")
-    return getattr(import_module(f".{module}", __name__), name)
+__getattr__ = lazy_names(__name__, _LAZY, globals())

@@ -20,8 +20,9 @@ from ragtriage.cli.main import COMMANDS, cli
 
 HEAVY = ("numpy", "pydantic", "pydantic_core", "rich", "jinja2", "pyarrow", "httpx")
 """Packages a start must not import."""
-LIGHT_RAGTRIAGE = {"ragtriage", "ragtriage._version", "ragtriage.errors", "ragtriage.cli",
-                   "ragtriage.cli.main", "ragtriage.cli._common", "ragtriage.__main__"}
+LIGHT_RAGTRIAGE = {"ragtriage", "ragtriage._lazy", "ragtriage._version", "ragtriage.errors",
+                   "ragtriage.cli", "ragtriage.cli.main", "ragtriage.cli._common",
+                   "ragtriage.__main__"}
 """The only ragtriage modules `--version` and `--help` import."""
 
 

@@ -6,9 +6,9 @@ name: `--run` -> `runs`). Paths may be `str` or any `os.PathLike`. The command l
 options, calls the function here, and prints what it returns; both score the same questions.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_names
 from ..executors import ExecutorName
 
 if TYPE_CHECKING:
@@ -128,11 +128,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())

@@ -1,7 +1,8 @@
 """Validation: semantic checks across snapshot, evaluation set, runs and labels."""
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._k import (
@@ -25,11 +26,4 @@ _LAZY = {
 __all__ = ["CUTOFF_EXPECTED", "MAX_CUTOFF", "check_dataset", "parse_cutoff", "parse_k"]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
