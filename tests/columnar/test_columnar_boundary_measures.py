@@ -173,7 +173,7 @@ def test_hand_case_equals_reference(runs: tuple[RunEvaluation, RunEvaluation]) -
 def test_texts_are_scanned_only_for_the_sensitive_measures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragtriage.columnar import _native_eval, _native_run
+    from ragtriage.columnar import _engine_pass, _native_run
 
     scanned: list[str] = []
 
@@ -182,7 +182,7 @@ def test_texts_are_scanned_only_for_the_sensitive_measures(
         return ()
 
     monkeypatch.setattr(_native_run, "find_sensitive", spy)
-    monkeypatch.setattr(_native_eval, "find_sensitive", spy)
+    monkeypatch.setattr(_engine_pass, "find_sensitive", spy)
     evalset, snapshot, run = _write(tmp_path)
     got = evaluate_native(evalset, snapshot, [run], metrics=["canary_obeyed"], workers=1,
                           allow_unreviewed=True)

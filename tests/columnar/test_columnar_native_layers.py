@@ -17,7 +17,7 @@ from ragtriage.columnar import (
     NATIVE_MEASURES,
     _native_eval,
     _native_explain,
-    _native_read,
+    _native_records,
     evaluate,
     evaluate_native,
 )
@@ -102,12 +102,12 @@ def test_workers_do_not_change_results(seed: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, 30, exotic=True)
         one = _columnar(paths[0], paths[1], [paths[2]], workers=1)
-        original = _native_read._SPLIT_BYTES
-        _native_read._SPLIT_BYTES = 1  # split even a tiny file
+        original = _native_records._SPLIT_BYTES
+        _native_records._SPLIT_BYTES = 1  # split even a tiny file
         try:
             two = _columnar(paths[0], paths[1], [paths[2]], workers=2)
         finally:
-            _native_read._SPLIT_BYTES = original
+            _native_records._SPLIT_BYTES = original
         _assert_same(two, one)
 
 
@@ -260,7 +260,7 @@ def test_problems_are_reported_by_the_reference_loader(tmp_path: Path) -> None:
 
 
 def test_problem_found_by_a_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_native_read, "_SPLIT_BYTES", 1)
+    monkeypatch.setattr(_native_records, "_SPLIT_BYTES", 1)
     results = [*RESULTS[:2], {**RESULTS[2], "outcome": "refused"}]
     paths = _write(tmp_path, QUESTIONS, results)
     with pytest.raises(InputError) as caught:

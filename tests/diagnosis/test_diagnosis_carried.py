@@ -27,7 +27,7 @@ import ragtriage.diagnosis._diagnose as diagnose_module
 import ragtriage.gate._gate as gate_module
 from ragtriage import diagnose_files, evaluate_files
 from ragtriage.cli.main import cli
-from ragtriage.columnar import _native_eval, _native_explain
+from ragtriage.columnar import _engine_pass, _native_explain
 from ragtriage.detectors import run_boundaries
 from ragtriage.diagnosis import diagnose, diagnose_run
 
@@ -132,7 +132,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     """Count `diagnose_view` and `compare` calls for the length of one test."""
     counted = Calls()
     view_of = diagnose_module.diagnose_view
-    layers_of = _native_eval.run_layers
+    layers_of = _engine_pass.run_layers
     compare_of = compare_module.compare
 
     def diagnose_view(view: Any, *stages: Any) -> Any:
@@ -159,7 +159,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
 
     monkeypatch.setattr(diagnose_module, "diagnose_view", diagnose_view)
     monkeypatch.setattr(_native_explain, "diagnose_view", diagnose_view)
-    monkeypatch.setattr(_native_eval, "run_layers", run_layers)
+    monkeypatch.setattr(_engine_pass, "run_layers", run_layers)
     monkeypatch.setattr(compare_module, "compare", compare)
     monkeypatch.setattr(ragtriage.compare, "compare", compare)
     monkeypatch.setattr(gate_module, "compare", compare)

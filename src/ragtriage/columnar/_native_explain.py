@@ -54,7 +54,8 @@ from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
 from ._native_parts import CAN_FORK, alongside
 from ._native_questions import QuestionModels
-from ._native_read import Codes, EvalColumns, Records
+from ._native_read import Codes, EvalColumns
+from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
 from ._trec import _Fallback

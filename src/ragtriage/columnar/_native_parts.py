@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..executors import Executor
-from ._native_read import Codes, EvalColumns, Records, _offsets, read_evalset
+from ._native_read import Codes, EvalColumns, _offsets, read_evalset
+from ._native_records import Records
 from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
 

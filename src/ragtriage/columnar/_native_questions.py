@@ -10,7 +10,7 @@ from typing import overload
 from pydantic import ValidationError
 
 from ..schemas import Question
-from ._native_read import FileRecords, Records
+from ._native_records import FileRecords, Records
 from ._trec import _Fallback
 
 AT_ONCE = 1_000

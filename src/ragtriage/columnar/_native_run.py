@@ -33,7 +33,8 @@ from ._native_checks import (
     result_ok,
 )
 from ._native_labels import Added, with_labels
-from ._native_read import Codes, EvalColumns, Records, _offsets
+from ._native_read import Codes, EvalColumns, _offsets
+from ._native_records import Records
 from ._trec import _Fallback
 
 _ANSWERED = OUTCOMES["answered"]

@@ -1,0 +1,237 @@
+"""Where the engine's records come from: a native file (JSON or JSONL; parsed whole or a byte
+range at a time, read again by position for the views) or models held in memory (read as
+their JSON form, given back as they are).
+
+A file the reader cannot take as it is (unreadable, a line past the size bound, a header
+that is not an object) raises `_Fallback`: the caller then runs the loader, which names the
+problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, BinaryIO, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from ..errors import InputError
+from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
+from ._native_checks import loads, loads_again
+from ._trec import _Fallback
+
+
+def records(
+    path: Path, kind: str, list_key: str, span: tuple[int, int] | None = None
+) -> tuple[dict[str, Any], Iterator[Any]]:
+    """A file's header (without the record list) and its records as parsed JSON.
+
+    `span` (JSONL only): read only the records whose lines start in [start, end) bytes.
+    """
+    if path.suffix == ".jsonl":
+        label = str(path)
+        handle = _open(path)
+        try:
+            first = _first_line(handle, label)
+        except InputError as exc:
+            handle.close()
+            raise _Fallback("header") from exc
+        header = loads(first) if first else None
+        if type(header) is not dict:
+            handle.close()
+            raise _Fallback("header")
+        if span is not None:
+            handle.seek(span[0])
+        lines = _lines(handle, label, None if span is None else span[1])
+        return header, _closing(handle, (loads(line) for line in lines if line.strip()))
+    try:
+        data = loads(strip_bom(read_bytes(path), str(path)))
+    except InputError as exc:
+        raise _Fallback("document") from exc
+    if type(data) is not dict or type(data.get(list_key)) is not list:
+        raise _Fallback("document")
+    header = {key: value for key, value in data.items() if key != list_key}
+    return header, iter(data[list_key])
+
+
+def _open(path: Path) -> BinaryIO:
+    try:
+        return open_input(path)
+    except InputError as exc:
+        raise _Fallback("file") from exc
+
+
+def _first_line(handle: BinaryIO, label: str) -> bytes:
+    """The first non-blank line (UTF-8 byte order mark removed), or b"" at the end."""
+    for number, line in iter_lines(handle, label):
+        if line.strip():
+            return strip_bom(line, label) if number == 1 else line
+    return b""
+
+
+def _lines(handle: BinaryIO, label: str, end: int | None) -> Iterator[bytes]:
+    """Lines up to byte `end`; a line past the bound or an unreadable file falls back."""
+    try:
+        for _, line in iter_lines(handle, label, end):
+            yield line
+    except InputError as exc:
+        raise _Fallback("line") from exc
+
+
+def spans(
+    path: Path, parts: int, min_bytes: int | None = None
+) -> list[tuple[int, int]] | None:
+    """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
+    the file whole: a JSON document, or smaller than `min_bytes`, default 8 MiB, not worth
+    splitting)."""
+    try:
+        size = check_input(path)
+    except InputError:
+        return None  # reading the file whole names the problem
+    limit = _SPLIT_BYTES if min_bytes is None else min_bytes
+    if path.suffix != ".jsonl" or parts < 2 or size < limit:
+        return None
+    with _open(path) as handle:
+        try:
+            _first_line(handle, str(path))
+        except InputError as exc:
+            raise _Fallback("header") from exc
+        cuts = [handle.tell()]
+        for n in range(1, parts):
+            handle.seek(max(cuts[-1], size * n // parts))
+            if len(handle.readline(MAX_LINE_BYTES + 1)) > MAX_LINE_BYTES:
+                raise _Fallback("line")
+            cuts.append(max(cuts[-1], handle.tell()))
+    cuts.append(size)
+    return list(pairwise(cuts))
+
+
+_SPLIT_BYTES = 8 << 20
+
+
+def _closing(handle: Any, items: Iterator[Any]) -> Iterator[Any]:
+    with handle:
+        yield from items
+
+
+def record_at(path: Path, kind: str, list_key: str, wanted: set[int]) -> dict[int, Any]:
+    """The records at these positions (0-based, header excluded), parsed again (in a JSONL
+    file, only the wanted lines are parsed)."""
+    if path.suffix != ".jsonl":
+        _, items = records(path, kind, list_key)
+        return {n: item for n, item in enumerate(items) if n in wanted}
+    out: dict[int, Any] = {}
+    with _open(path) as handle:
+        lines = (line for line in _lines(handle, str(path), None) if line.strip())
+        next(lines, None)  # the header
+        for n, line in enumerate(lines):
+            if n in wanted:
+                out[n] = loads(line)
+    return out
+
+
+class Rereader:
+    """A file's records read again a few at a time by position (0-based, header excluded):
+    in a JSONL file each record's line is found by its byte offset (one pass over the lines
+    to find them), so no read holds more than the records asked for."""
+
+    def __init__(self, path: Path, kind: str, list_key: str) -> None:
+        self._where = (path, kind, list_key)
+        self._starts: list[int] | None = None
+        if path.suffix == ".jsonl":
+            starts, at, header = [], 0, True
+            with _open(path) as handle:
+                for line in handle:
+                    if line.strip():
+                        if not header:
+                            starts.append(at)
+                        header = False
+                    at += len(line)
+            self._starts = starts
+
+    def at(self, wanted: Iterable[int]) -> dict[int, Any]:
+        """The records at these positions, parsed."""
+        path, kind, list_key = self._where
+        if self._starts is None:
+            return record_at(path, kind, list_key, set(wanted))
+        out: dict[int, Any] = {}
+        at = -1
+        with _open(path) as handle:
+            for n in sorted(set(wanted), key=self._starts.__getitem__):
+                start = self._starts[n]
+                if start != at:  # a seek drops the read buffer: only where a line is skipped
+                    handle.seek(start)
+                line = handle.readline()
+                at = start + len(line)
+                out[n] = loads_again(line)  # checked when first read
+        return out
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class FileRecords:
+    """A native file's records (an evaluation set's questions, a run's results): parsed from
+    the file (a byte range of a JSONL file at a time), and read again by position as models."""
+
+    def __init__(self, path: Path, kind: str, list_key: str) -> None:
+        self.path = path
+        self.kind = kind
+        self.list_key = list_key
+        self.label = str(path)
+        """What the result names as the records' file."""
+        self._again: Rereader | None = None
+
+    def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
+        """The header and the records (those of `span`, see `records`) as parsed JSON."""
+        return records(self.path, self.kind, self.list_key, span)
+
+    def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
+        """Byte ranges to read apart (see `spans`)."""
+        return spans(self.path, parts, min_bytes)
+
+    def models(
+        self, wanted: Iterable[int], make: Callable[[Any], M]
+    ) -> dict[int, M]:
+        """The records at these positions, read again and made into models by `make`."""
+        if self._again is None:
+            self._again = Rereader(self.path, self.kind, self.list_key)
+        order = list(wanted)
+        found = self._again.at(order)
+        return {n: make(found[n]) for n in order}
+
+    def held(self) -> Sequence[Any] | None:
+        """Models held in memory (None: read from the file when asked)."""
+        return None
+
+
+class ModelRecords(Generic[M]):
+    """Records held as validated models (a `Dataset` in memory): read as their JSON form, the
+    models themselves given back when asked for."""
+
+    def __init__(self, header: dict[str, Any], items: Sequence[M], label: str) -> None:
+        self._header = header
+        self._items = items
+        self.label = label
+        """What the result names as the records' file."""
+
+    def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
+        """The header and every record, as the models' JSON form (never split)."""
+        return self._header, (item.model_dump(mode="json") for item in self._items)
+
+    def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
+        """None: read whole."""
+        return None
+
+    def models(self, wanted: Iterable[int], make: Callable[[Any], M]) -> dict[int, M]:
+        """The models at these positions, as held."""
+        return {n: self._items[n] for n in wanted}
+
+    def held(self) -> Sequence[M] | None:
+        """The models."""
+        return self._items
+
+
+Records = FileRecords | ModelRecords[Any]
+"""Where a reader's records come from."""
