@@ -20,7 +20,6 @@ import numpy as np
 
 from .._optional import extra_module, has_extra, require_extra
 from ..errors import InputError
-from ..loading import file_sha256
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._keys import IdKeys, id_keys, key_width, mix
@@ -370,12 +369,15 @@ def load_trec(
         return _slow(qrels_path, run_path, depth, policy)
     import_readers(parquet)
     lean = not parquet and lean_layout(run_path)
-    digest = FileDigest(run_path, layout=lean)
+    digest = FileDigest(run_path, layout=lean, text=not parquet)
     batches = _Prefetch(_parquet_batches(run_path) if parquet else _batches(run_path, lean))
+    qrels_digest = FileDigest(qrels_path, threaded=False)  # small: read here meanwhile
     try:
         judged = _judged(qrels_path)
         sink = _stream(judged, batches, depth)
-        run_sha256 = digest.hexdigest()
+        digests = (qrels_digest.hexdigest(), digest.hexdigest())
+        if qrels_digest.lone_returns or digest.lone_returns:
+            raise _Fallback("a carriage return not followed by a line break")
         if digest.layout is not None and not digest.layout.plain(sink.rows):
             # Q0, rank and tag were not read, and the bytes do not prove them plain: read
             # the run again with them (their checks then decide).
@@ -385,10 +387,12 @@ def load_trec(
     except _Fallback:
         batches.close()
         digest.close()
+        qrels_digest.close()
         return _slow(qrels_path, run_path, depth, policy)
     finally:
         batches.close()
         digest.close()
+        qrels_digest.close()
     question_ids = judged.question_values.to_pylist()
     ranked = [qid for qid, seen in zip(question_ids, sink.seen.tolist(), strict=True) if seen]
     problems, missing, extra = _question_problems(
@@ -396,7 +400,6 @@ def load_trec(
     )
     if problems:
         raise InputError(problems)
-    digests = (file_sha256(qrels_path), run_sha256)
     return TrecLoad(_assemble(judged, sink, question_ids), missing, extra, True, digests)
 
 
