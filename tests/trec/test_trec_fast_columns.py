@@ -247,3 +247,26 @@ def test_a_plain_run_is_parsed_once_without_q0_rank_and_tag(
     run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n\nq2 Q0 b 1 3 t\n", encoding="utf-8")
     assert load_trec(qrels, run, depth=2).arrays.grades.tolist() == [[1, 0], [2, 0]]
     assert calls == [True, True, False]  # a blank line: read again, Q0, rank and tag too
+
+
+def test_the_readers_parse_into_jemalloc_where_pyarrow_has_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ragtriage.columnar import _trec
+
+    _trec.reader_pool.cache_clear()
+    try:
+        jemalloc = pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        assert _trec.reader_pool() is None
+    else:
+        assert _trec.reader_pool() is not None
+        assert _trec.reader_pool().backend_name == jemalloc.backend_name == "jemalloc"
+
+    def missing() -> pa.MemoryPool:
+        raise pa.ArrowNotImplementedError("built without jemalloc")
+
+    _trec.reader_pool.cache_clear()
+    monkeypatch.setattr(_trec.pa, "jemalloc_memory_pool", missing)
+    assert _trec.reader_pool() is None
+    _trec.reader_pool.cache_clear()

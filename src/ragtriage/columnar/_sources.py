@@ -30,6 +30,7 @@ from ._trec import (
     _numbers,
     _plain_fields,
     _strings_clean,
+    reader_pool,
 )
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def _batches(path: Path, lean: bool = False) -> Iterator[tuple[pa.Array, pa.Arra
     try:
         if _checked_size(path) == 0:
             return
-        with pa.OSFile(str(path)) as handle:
+        with pa.OSFile(str(path), memory_pool=reader_pool()) as handle:
             yield from _parsed(path, handle, lean)
     # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
     except (pa.ArrowInvalid, OSError, UnicodeError, InputError) as exc:
@@ -222,6 +223,7 @@ def _parsed(
             strings_can_be_null=False,
             null_values=[],
         ),
+        memory_pool=reader_pool(),
     )
     for batch in reader:
         docs = pa.chunked_array([batch["docid"]])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,21 @@ def _delimiter(path: Path) -> str:
     return " "
 
 
+@cache
+def reader_pool() -> pa.MemoryPool | None:
+    """The memory pool the TREC readers parse into: jemalloc where pyarrow has it.
+
+    The readers allocate and free a few megabytes per block. pyarrow's default pool
+    (mimalloc) gives freed pages back to the kernel at once, so every block's buffers are
+    fresh pages the kernel zeroes again (measured on a 356 MB run: 0.2-0.7 s of system
+    time); jemalloc keeps them a moment for reuse (0.05 s). None: the default pool.
+    """
+    try:
+        return pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without jemalloc
+        return None
+
+
 def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataType]) -> pa.Table:
     try:
         if _checked_size(path) == 0:
@@ -102,6 +118,7 @@ def _read_table(path: Path, names: Sequence[str], types: Mapping[str, pa.DataTyp
                 strings_can_be_null=False,
                 null_values=[],
             ),
+            memory_pool=reader_pool(),
         )
     # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
     except (pa.ArrowInvalid, OSError, UnicodeError) as exc:
