@@ -117,7 +117,7 @@ class FileDigest:
                 while not self._stop.is_set() and (size := handle.readinto(buffer)):
                     self._digest.update(view[:size])
                     block = np.frombuffer(buffer, np.uint8, size)
-                    if self._text:
+                    if self._text and (pending or buffer.find(b"\r", 0, size) >= 0):
                         pending = self._returns(block, pending, scratch[0])
                     if self.layout is not None:
                         _count(self.layout, block, scratch)

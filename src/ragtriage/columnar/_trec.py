@@ -312,11 +312,10 @@ def _blocks(qid: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     n = len(qid)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.string())
-    flat = qid.combine_chunks()
-    change = _numbers(pc.not_equal(flat.slice(1), flat.slice(0, n - 1)))
-    starts = np.concatenate(([0], np.flatnonzero(change) + 1)).astype(np.int64)
-    lengths = np.diff(np.append(starts, n))
-    return starts, lengths, flat.take(_arrow(starts))
+    runs = pc.run_end_encode(qid.combine_chunks(), run_end_type=pa.int64())
+    ends = _numbers(runs.run_ends)
+    lengths = np.diff(ends, prepend=0)
+    return ends - lengths, lengths, runs.values
 
 
 def _rank_order(groups: np.ndarray, scores: np.ndarray, ids: IdKeys) -> np.ndarray:
