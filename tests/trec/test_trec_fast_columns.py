@@ -270,3 +270,20 @@ def test_the_readers_parse_into_jemalloc_where_pyarrow_has_it(
     monkeypatch.setattr(_trec.pa, "jemalloc_memory_pool", missing)
     assert _trec.reader_pool() is None
     _trec.reader_pool.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("grades", "kind"),
+    [((1, 3), np.int8), ((-128, 127), np.int8), ((-1, 300), np.int16), ((2, 70_000), np.int32)],
+)
+def test_the_grade_matrix_takes_the_smallest_type_holding_every_grade(
+    tmp_path: Path, grades: tuple[int, int], kind: type
+) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text(f"q1 0 a {grades[0]}\nq1 0 b {grades[1]}\nq2 0 c 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 b 1 3 t\nq1 Q0 a 2 2 t\nq2 Q0 c 1 1 t\n", encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=3)
+    assert loaded.fast_path
+    assert loaded.arrays.grades.dtype == kind
+    assert loaded.arrays.grades.tolist() == [[grades[1], grades[0], 0], [1, 0, 0]]
+    assert loaded.arrays.grades.tolist() == _slow(qrels, run, 3, STRICT).arrays.grades.tolist()

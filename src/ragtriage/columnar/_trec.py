@@ -307,12 +307,14 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     return TrecLoad(arrays, missing, extra, False, digests, counts)
 
 
-def _blocks(qid: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+def _blocks(qid: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     """Runs of equal adjacent question IDs: start row, length and the ID of each run."""
     n = len(qid)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.string())
-    runs = pc.run_end_encode(qid.combine_chunks(), run_end_type=pa.int64())
+    if isinstance(qid, pa.ChunkedArray):  # one chunk: itself (combine_chunks would copy it)
+        qid = qid.chunk(0) if qid.num_chunks == 1 else qid.combine_chunks()
+    runs = pc.run_end_encode(qid, run_end_type=pa.int64())
     ends = _numbers(runs.run_ends)
     lengths = np.diff(ends, prepend=0)
     return ends - lengths, lengths, runs.values
