@@ -8,7 +8,7 @@ diagnosis findings, label sources, the boundary section) comes from the explaini
 offset, one chunk's views alive at a time), given what the arrays already found (flagged
 context items, missing evidence groups, the stages holding a stale item, each snapshot item's
 sensitive values, scanned once) so no text is scanned twice. A large run's chunks are shared
-between this process and forked workers (`_native_parts.alongside`).
+between this process and forked workers (`executors.alongside`).
 """
 
 from __future__ import annotations
@@ -47,12 +47,12 @@ from ..evaluation import (
     question_details,
     question_record,
 )
+from ..executors import CAN_FORK, alongside
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view
 from ..schemas import LabelPolicy, QuestionResult
 from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
-from ._native_parts import CAN_FORK, alongside
 from ._native_questions import QuestionModels
 from ._native_read import Codes, EvalColumns
 from ._native_records import Records

@@ -9,7 +9,9 @@ from typing import Any
 
 from ..calibration import LabelSources
 from ..detectors import mask_text
+from ..diagnosis import QuestionDiagnosis
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..executors import default_workers, in_order
 from ..fileio import json_text
 from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
@@ -88,8 +90,19 @@ def _provenance(run: RunEvaluation) -> dict[str, Any]:
 
 def question_entries(run: RunEvaluation, measures: tuple[Measure, ...]) -> Iterator[dict[str, Any]]:
     """One run's `questions` entries, made in turn: each record with its diagnosis."""
-    verdicts = {entry.question_id: entry for entry in run.diagnosis.questions}
-    for rec in run.questions:
+    return _entries(run, measures, _verdicts(run), 0, len(run.questions))
+
+
+def _verdicts(run: RunEvaluation) -> dict[str, QuestionDiagnosis]:
+    return {entry.question_id: entry for entry in run.diagnosis.questions}
+
+
+def _entries(
+    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: dict[str, QuestionDiagnosis],
+    start: int, stop: int,
+) -> Iterator[dict[str, Any]]:
+    for at in range(start, stop):
+        rec = run.questions[at]
         yield {**question_json(rec, measures),
                "diagnosis": question_diagnosis_json(verdicts[rec.question_id])}
 
@@ -149,8 +162,15 @@ def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str,
 
 
 _BATCH = 25
-"""Question entries written as one piece (one writer call each batch; about this many
-write fastest: fewer pay the call and the re-indenting, more hold more objects alive)."""
+"""Question entries written by one writer call (about this many write fastest: fewer pay
+the call and the re-indenting, more hold more objects alive)."""
+
+_PIECE = 2_000
+"""Question entries made into one piece of text (by a forked process for a large run)."""
+
+_FORKED_FROM = 20_000
+"""Questions of a run from which its entries are made by forked processes (one per CPU)
+while this one writes: below, starting them costs more than it saves."""
 
 _WRAP = ("[\n  [\n    [\n      [\n", "\n      ]\n    ]\n  ]\n]\n")
 """Around a batch written in three lists (`_batch_text`): where a run's `questions` entries
@@ -166,11 +186,22 @@ def _batch_text(entries: list[dict[str, Any]]) -> str:
     return text[len(head) : -len(tail)]
 
 
+def _piece_text(
+    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: dict[str, QuestionDiagnosis],
+    start: int, stop: int,
+) -> str:
+    """The entries `start:stop` of a run's `questions` list as they sit in it (`_batch_text`),
+    made and written `_BATCH` at a time."""
+    entries = _entries(run, measures, verdicts, start, stop)
+    batches = iter(lambda: list(islice(entries, _BATCH)), [])
+    return ",\n".join(_batch_text(batch) for batch in batches)
+
+
 def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
     """The report's JSON text, `dumps(evaluation_json(evaluation))` byte for byte, in pieces:
-    `_BATCH` questions' entries at a time are made, written and dropped in turn, so the whole
+    `_PIECE` questions' entries at a time are made, written and dropped in turn, so the whole
     document is never held (a million questions' report is larger than the evaluation
-    itself)."""
+    itself); a large run's pieces are made by forked processes while this one writes."""
     mark = f"questions-{secrets.token_hex(16)}"
     head = evaluation_json(evaluation, questions=False)
     for n, run in enumerate(head["runs"]):
@@ -179,12 +210,19 @@ def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
     for n, run in enumerate(evaluation.runs):
         before, text = text.split(f'"{mark}-{n}"', 1)
         yield before
-        first = True
-        entries = question_entries(run, evaluation.measures)
-        while batch := list(islice(entries, _BATCH)):
-            yield ("[\n" if first else ",\n") + _batch_text(batch)
-            first = False
-        yield "[]" if first else "\n      ]"
+        size = len(run.questions)
+        if not size:
+            yield "[]"
+            continue
+        verdicts = _verdicts(run)
+        pieces = [
+            (run, evaluation.measures, verdicts, start, min(start + _PIECE, size))
+            for start in range(0, size, _PIECE)
+        ]
+        processes = default_workers() if size >= _FORKED_FROM else 1
+        for at, piece in enumerate(in_order(_piece_text, pieces, processes)):
+            yield ("[\n" if at == 0 else ",\n") + piece
+        yield "\n      ]"
     yield text
 
 
