@@ -151,23 +151,24 @@ def _paste(columns: Mapping[str, tuple[bytes, bool]]) -> str:
         parts.append(after.encode())
     scalars = [_scalar(part) if type(part) is bytes else part for part in parts]
     joined = pc.binary_join_element_wise(*scalars, _scalar(b""))
-    offsets = np.frombuffer(joined.buffers()[1], np.int32)
+    offsets = np.frombuffer(joined.buffers()[1], np.int64)
     first, stop = int(offsets[joined.offset]), int(offsets[joined.offset + len(joined)])
     return str(memoryview(joined.buffers()[2])[first : stop - len(b",\n")], "utf-8")
 
 
 def _scalar(data: bytes) -> pa.Scalar:
-    """A binary scalar made from its buffers (`pa.scalar` imports pandas when installed)."""
-    offsets = pa.py_buffer(np.array([0, len(data)], np.int32))
-    return pa.Array.from_buffers(pa.binary(), 1, [None, offsets, pa.py_buffer(data)])[0]
+    """A large binary scalar made from its buffers (`pa.scalar` imports pandas when
+    installed); large: 64-bit offsets, so a table of any size fits the joined text."""
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
+    return pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])[0]
 
 
 def _values(text: bytes) -> pa.Array:
     """Lines (each ended by a line break) as a binary array, without the breaks."""
     ends = np.flatnonzero(np.frombuffer(text, np.uint8) == 0x0A)
-    offsets = np.concatenate(([0], ends + 1)).astype(np.int32)
+    offsets = np.concatenate(([0], ends + 1)).astype(np.int64)
     lines = pa.Array.from_buffers(
-        pa.binary(), ends.size, [None, pa.py_buffer(offsets), pa.py_buffer(text)]
+        pa.large_binary(), ends.size, [None, pa.py_buffer(offsets), pa.py_buffer(text)]
     )
     return pc.binary_slice(lines, 0, -1)
 
