@@ -39,3 +39,12 @@ def test_in_parallel_and_alongside_keep_the_order() -> None:
     assert [square for square, _ in found] == [0, 1, 4, 9, 16]
     assert found[0][1] == os.getpid()  # the first here, the others forked
     assert all(pid != os.getpid() for _, pid in found[1:])
+
+
+def test_alongside_with_fewer_processes_than_arguments() -> None:
+    arguments = [(value,) for value in range(7)]
+    found = alongside(_square_and_process, arguments, 2)
+    assert [square for square, _ in found] == [value * value for value in range(7)]
+    assert found[0][1] == os.getpid()
+    assert len({pid for _, pid in found[1:]}) == 1  # one forked process ran the six others
+    assert os.getpid() not in {pid for _, pid in found[1:]}

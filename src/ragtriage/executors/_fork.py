@@ -41,17 +41,24 @@ def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]
         _TASK.clear()
 
 
-def alongside(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]) -> list[T]:
+def alongside(
+    function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int | None = None
+) -> list[T]:
     """`function(*a)` for each `a` of `arguments`, in order: the first in this process while
-    forked processes (one per other argument) run the others."""
+    forked processes run the others, in turn, each result coming back as it is made (so a
+    long list of small results never waits whole in a pipe). `processes`: how many
+    processes in all, this one included (default: one per argument)."""
     if len(arguments) < 2:
         return [function(*a) for a in arguments]
+    others = len(arguments) - 1
+    if processes is not None:
+        others = max(1, min(processes - 1, others))
     _TASK["task"] = (function, arguments)
     try:
-        with multiprocessing.get_context("fork").Pool(len(arguments) - 1) as pool:
-            others = pool.map_async(_call, range(1, len(arguments)), chunksize=1)
+        with multiprocessing.get_context("fork").Pool(others) as pool:
+            pending = pool.map_async(_call, range(1, len(arguments)), chunksize=1)
             first = function(*arguments[0])
-            return [first, *others.get()]
+            return [first, *pending.get()]
     finally:
         _TASK.clear()
 

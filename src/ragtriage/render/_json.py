@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -93,18 +93,26 @@ def question_entries(run: RunEvaluation, measures: tuple[Measure, ...]) -> Itera
     return _entries(run, measures, _verdicts(run), 0, len(run.questions))
 
 
-def _verdicts(run: RunEvaluation) -> dict[str, QuestionDiagnosis]:
-    return {entry.question_id: entry for entry in run.diagnosis.questions}
+def _verdicts(run: RunEvaluation) -> Sequence[QuestionDiagnosis]:
+    """Each record's diagnosis, in record order (the diagnosis's own list when it is in that
+    order, as the engine makes it)."""
+    found = run.diagnosis.questions
+    if len(found) == len(run.questions) and all(
+        verdict.question_id == rec.question_id
+        for verdict, rec in zip(found, run.questions, strict=True)
+    ):
+        return found
+    by_id = {verdict.question_id: verdict for verdict in found}
+    return [by_id[rec.question_id] for rec in run.questions]
 
 
 def _entries(
-    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: dict[str, QuestionDiagnosis],
+    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
     start: int, stop: int,
 ) -> Iterator[dict[str, Any]]:
     for at in range(start, stop):
-        rec = run.questions[at]
-        yield {**question_json(rec, measures),
-               "diagnosis": question_diagnosis_json(verdicts[rec.question_id])}
+        yield {**question_json(run.questions[at], measures),
+               "diagnosis": question_diagnosis_json(verdicts[at])}
 
 
 def run_json(
@@ -187,7 +195,7 @@ def _batch_text(entries: list[dict[str, Any]]) -> str:
 
 
 def _piece_text(
-    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: dict[str, QuestionDiagnosis],
+    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
     start: int, stop: int,
 ) -> str:
     """The entries `start:stop` of a run's `questions` list as they sit in it (`_batch_text`),
