@@ -1,11 +1,12 @@
 """Streaming a TREC run into `RankArrays`, batch by batch, in bounded memory.
 
 Only the qrels (small) are held whole. The run is parsed by pyarrow's streaming CSV reader;
-each batch is checked (fields, scores, duplicates, ranking order), matched against the
-qrels, and reduced at once to grade rows of the (questions, depth) matrix, so memory grows
-with the number of questions, not with the run's size. A question's lines must be
-contiguous (a batch boundary may cut through them: the tail is carried into the next
-batch); files that break that, or any check, go to the line-by-line reader instead.
+the batches are checked (fields, scores, duplicates, ranking order), matched against the
+qrels, and reduced at once to grade rows of the (questions, depth) matrix, a few batches per
+call, so memory grows with the number of questions, not with the run's size. A question's
+lines must be contiguous (a batch boundary may cut through them: its last question is held
+back for the next call); files that break that, or any check, go to the line-by-line reader
+instead.
 """
 
 from __future__ import annotations
@@ -289,18 +290,6 @@ def _check_question_ids(block_qids: pa.Array) -> None:
         raise _Fallback("comment lines")  # the line reader skips and counts them
 
 
-def _first_end(qid: pa.Array) -> int:
-    """End of the first question's rows (looking at a growing window, not the batch)."""
-    window = 1024
-    while True:
-        head = qid.slice(0, window)
-        change = _numbers(pc.not_equal(head, qid[0]))
-        hits = np.flatnonzero(change)
-        if hits.size or window >= len(qid):
-            return int(hits[0]) if hits.size else len(qid)
-        window *= 4
-
-
 def _last_start(qid: pa.Array) -> int:
     """Start of the last question's rows (looking at a growing window from the end)."""
     window = 1024
@@ -324,28 +313,30 @@ def _grade_type(grade: np.ndarray) -> type[np.signedinteger]:
     return np.int32
 
 
+_BATCHES_AT_ONCE = 4
+"""Batches checked and matched in one call (fewer calls, each over a few megabytes)."""
+
+
 def _stream(judged: _Judged, batches: Iterable[_Batch], depth: int) -> _Sink:
     sink = _Sink(depth, len(judged.question_values), _grade_type(judged.grade))
-    carry: _Batch | None = None
+    held: list[_Batch] = []
     for batch in batches:
         qid = batch[0]
         sink.rows += len(qid)
         if not len(qid):
             continue
-        continues = carry is not None and carry[0][0].as_py() == qid[0].as_py()
-        if carry is not None and continues and _first_end(qid) == len(qid):
-            # The carried question goes on through the whole batch: keep carrying.
-            carry = _joined(carry, batch, len(qid))
+        held.append(batch)
+        if len(held) < _BATCHES_AT_ONCE:
             continue
-        # The batch's last question may continue in the next batch: hold it back, and
-        # score the rest with what was carried in one call (the carried rows come first).
+        # The last batch's last question may go on in the next batch: hold it back, and
+        # score everything before it in one call.
         last = _last_start(qid)
-        piece = _joined(carry, batch, last) if carry is not None else _head(batch, last)
-        if len(piece[0]):
-            _consume(judged, sink, *piece)
-        carry = (qid.slice(last), batch[1].slice(last), batch[2][last:])
-    if carry is not None:
-        _consume(judged, sink, *carry)
+        if last == 0:
+            continue  # one question through the whole batch: hold on
+        _consume(judged, sink, *_joined([*held[:-1], _head(batch, last)]))
+        held = [(qid.slice(last), batch[1].slice(last), batch[2][last:])]
+    if held:
+        _consume(judged, sink, *_joined(held))
     return sink
 
 
@@ -353,13 +344,14 @@ def _head(batch: _Batch, stop: int) -> _Batch:
     return batch[0].slice(0, stop), batch[1].slice(0, stop), batch[2][:stop]
 
 
-def _joined(carry: _Batch, batch: _Batch, stop: int) -> _Batch:
-    """The carried rows followed by the batch's first `stop` rows (one copy)."""
-    head = _head(batch, stop)
+def _joined(parts: list[_Batch]) -> _Batch:
+    """The rows of consecutive parts as one batch (one copy; none for one part)."""
+    if len(parts) == 1:
+        return parts[0]
     return (
-        pa.concat_arrays([carry[0], head[0]], memory_pool=reader_pool()),
-        pa.concat_arrays([carry[1], head[1]], memory_pool=reader_pool()),
-        np.concatenate([carry[2], head[2]]),
+        pa.concat_arrays([part[0] for part in parts], memory_pool=reader_pool()),
+        pa.concat_arrays([part[1] for part in parts], memory_pool=reader_pool()),
+        np.concatenate([part[2] for part in parts]),
     )
 
 
