@@ -159,11 +159,11 @@ def build_view(
 ) -> QuestionView:
     """Resolve one result against its question and the snapshot. `missing_groups`: the
     view's `missing_groups` when the caller found them already (None: found when asked)."""
-    candidates = tuple(item.id for item in result.candidates)
-    reranked = None if result.reranked is None else tuple(item.id for item in result.reranked)
+    candidates = tuple([item.id for item in result.candidates])
+    reranked = None if result.reranked is None else tuple([item.id for item in result.reranked])
     ranking = reranked if reranked is not None else candidates
     if result.context is not None:
-        context, derived = tuple(item.id for item in result.context), False
+        context, derived = tuple([item.id for item in result.context]), False
     else:
         context, derived = (ranking[:k] if k is not None else ranking), True
     # A label made against another context (text, order, k) is stale: excluded, counted. The
