@@ -158,11 +158,14 @@ def run_engine(
         explained = Explained(ev, run, codes, matcher, flags, index)
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
+    ids, evalset_id = ev.ids, ev.evalset_id
+    # The explanations need none of these (at a million questions, several hundred MB).
+    del ev, matcher, flags, sensitive, answered
     # Every check has passed: only now are the questions read as models, a chunk at a time.
-    questions = QuestionModels(inputs.evalset, ev.ids)
+    questions = QuestionModels(inputs.evalset, ids)
     rows: list[int] = []
     held = np.ones(n, dtype=bool)
-    levels: dict[int, EvidenceLevel] = {}
+    levels: list[EvidenceLevel] = ["document"] * n  # read only for the rows kept
     required: list[EvidenceLevel] = []
     for models in questions.chunks():
         for row, question in models.items():
@@ -178,8 +181,8 @@ def run_engine(
             source, run, [row for row in rows if row not in missing], questions,
             (index, levels, policy), arrays, chosen, run_level, labels.get(run.header.name, {}),
             RunExtras(
-                tuple(ev.ids[row] for row in rows if row in missing),
-                _self_labelled(run, ev.ids, chosen, held),
+                tuple(ids[row] for row in rows if row in missing),
+                _self_labelled(run, ids, chosen, held),
                 calibrations,
             ),
             workers,
@@ -188,7 +191,7 @@ def run_engine(
     ]
     return Evaluation(
         runs=tuple(out), measures=chosen, sources=inputs.sources(), label_policy=policy,
-        allow_unreviewed=allow_unreviewed, evalset_id=ev.evalset_id,
+        allow_unreviewed=allow_unreviewed, evalset_id=evalset_id,
         snapshot_id=snapshot.snapshot_id, accept_self_labelling=accept_self_labelling,
         calibration_notes=calibration_notes([r.label_sources for r in out], chosen, calibrations),
         allow_missing=allow_missing, questions=questions.of(rows),

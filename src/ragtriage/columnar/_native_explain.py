@@ -267,7 +267,7 @@ per chunk, and whether k cut some view's ranking."""
 
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
-    views_of: tuple[SnapshotIndex, dict[int, EvidenceLevel], LabelPolicy],
+    views_of: tuple[SnapshotIndex, Sequence[EvidenceLevel], LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], Explained],
     chosen: tuple[Measure, ...], level: str, added: Added, extras: RunExtras,
     workers: int = 1,
