@@ -278,7 +278,7 @@ def run_evaluation(
     spread over up to `workers` processes (this one and forked ones) when there are many; the
     result builds its views again from the files when asked for them. `added`: the run's
     labels from label files; `rows` are the rows it answered (`extras.no_result`: the
-    others)."""
+    others). `arrays` are consumed: their score and finding columns are emptied once read."""
     index, levels, policy = views_of
     scores, findings, explained = arrays
     by_row = np.empty(len(questions.ids), dtype=np.int64)
@@ -325,6 +325,10 @@ def run_evaluation(
         m.name: column for m in chosen if (column := columns[m.name][1]) is not None
     }
     stale = _stale_stages(scores, rows)
+    kept = _kept(scores, chosen, rows)
+    # Consumed: every row's columns are read (a million questions' are several hundred MB).
+    scores.clear()
+    findings.clear()
 
     def explain(starts: Sequence[int]) -> _Part:
         records: list[QuestionRecord] = []
@@ -382,7 +386,7 @@ def run_evaluation(
 
     name = run.header.name
     return assemble_run(
-        name, run.header.provenance, run.k, level, records, chosen, _kept(scores, chosen, rows),
+        name, run.header.provenance, run.k, level, records, chosen, kept,
         label_sources=merge_label_sources(sources, chosen, extras.calibrations),
         boundaries=(
             merge_boundaries(bounds) if bounds else run_boundaries((), extras.self_labelled)
