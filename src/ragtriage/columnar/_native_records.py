@@ -44,7 +44,8 @@ def records(
         if span is not None:
             handle.seek(span[0])
         lines = _lines(handle, label, None if span is None else span[1])
-        return header, _closing(handle, (loads(line) for line in lines if line.strip()))
+        # A line is never empty; `isspace` finds a blank one without copying it as `strip` does.
+        return header, _closing(handle, (loads(line) for line in lines if not line.isspace()))
     try:
         data = loads(strip_bom(read_bytes(path), str(path)))
     except InputError as exc:
