@@ -1,0 +1,107 @@
+"""The fast reader's checks on values of the wrong kind: a list or an object where a string is
+looked up (an outcome, an answerability, an ID) is refused like any other problem, never a
+crash; the loader then names it with the same message as `load_and_evaluate`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from native_layers_data import write_dataset
+
+from ragtriage.columnar import evaluate_native, load_and_evaluate
+from ragtriage.errors import InputError, Problem
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+def _edit_line(path: Path, line: int, edit: Edit) -> None:
+    lines = path.read_text("utf-8").splitlines()
+    record = json.loads(lines[line])
+    edit(record)
+    lines[line] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def _refusals(tmp_path: Path, file: str, edit: Edit) -> tuple[list[Problem], list[Problem]]:
+    """The problems of the fast path (falling back to the loader) and of the loader alone,
+    for a valid dataset with the first record of `file` edited."""
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 4, exotic=False, jsonl=True)
+    _edit_line(evalset if file == "evalset" else run, 1, edit)
+    found = []
+    for score in (
+        lambda: evaluate_native(evalset, snapshot, [run], workers=1),
+        lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
+    ):
+        with pytest.raises(InputError) as refused:
+            score()
+        found.append(list(refused.value.problems))
+    return found[0], found[1]
+
+
+def test_an_outcome_that_is_a_list_is_refused(tmp_path: Path) -> None:
+    fast, loader = _refusals(tmp_path, "run", lambda r: r.update(outcome=[]))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "run.jsonl"), "q2", "line 2: outcome",
+        "'answered', 'refused', 'clarified' or 'escalated'", "[]", record="question",
+    )]
+
+
+def test_an_answerability_that_is_an_object_is_refused(tmp_path: Path) -> None:
+    fast, loader = _refusals(tmp_path, "evalset", lambda q: q.update(answerability={}))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "evalset.jsonl"), "q0", "line 2: answerability",
+        "'answerable', 'unanswerable' or 'needs_clarification'", "{}", record="question",
+    )]
+
+
+def _first_claim(edit: Callable[[dict[str, Any]], None]) -> Edit:
+    def apply(result: dict[str, Any]) -> None:
+        edit(result["claims"][0])
+    return apply
+
+
+EDITS: dict[str, tuple[str, Edit, tuple[str | None, str, str, str]]] = {
+    "question_id": ("run", lambda r: r.update(question_id=["q2"]),
+                    (None, "line 2: question_id", "a valid string", '["q2"]')),
+    "candidate id": ("run", lambda r: r["candidates"][0].update(id={"d0": 1}),
+                     ("q2", "line 2: candidates[0].id", "a valid string", '{"d0": 1}')),
+    "citation": ("run", _first_claim(lambda c: c.update(citations=[["d0"]])),
+                 ("q2", "line 2: claims[k0].citations[0]", "a valid string", '["d0"]')),
+    "citations as an object": (
+        "run", _first_claim(lambda c: c.update(citations={"d0": 1})),
+        ("q2", "line 2: claims[k0].citations", "a valid list", '{"d0": 1}'),
+    ),
+    "supported_by": ("run", _first_claim(
+        lambda c: c["labels"][0].update(verdict="supported", supported_by=[{}])
+    ), ("q2", "line 2: claims[k0].labels[0].supported_by[0]", "a valid string", "{}")),
+    "fact_id": ("run", lambda r: r["fact_labels"].append(
+        {"fact_id": ["f1"], "verdict": "covered", "labeller": {"kind": "human", "name": "ann"}}
+    ), ("q2", "line 2: fact_labels[6].fact_id", "a valid string", '["f1"]')),
+    "any_of": ("evalset", lambda q: q["required_evidence"][0].update(any_of=[["d0"]]),
+               ("q0", "line 2: required_evidence[0].any_of[0]", "a valid string", '["d0"]')),
+    "fact evidence": ("evalset", lambda q: q["reference_facts"].append(
+        {"id": "f-new", "evidence": [{}]}
+    ), ("q0", "line 2: reference_facts[1].evidence[0]", "a valid string", "{}")),
+    "user_groups": ("evalset", lambda q: q.update(user_groups=[[]]),
+                    ("q0", "line 2: user_groups[0]", "a valid string", "[]")),
+    "tags": ("evalset", lambda q: q.update(tags=["t", ""]),
+             ("q0", "line 2: tags[1]", "a non-empty string", "an empty string")),
+}
+"""A value of the wrong kind in the first record of a file, and the one problem named
+(question, field, expected, found)."""
+
+
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_wrong_kinds_of_ids_are_refused_as_the_loader_refuses_them(
+    tmp_path: Path, name: str
+) -> None:
+    file, edit, problem = EDITS[name]
+    fast, loader = _refusals(tmp_path, file, edit)
+    assert fast == loader
+    assert [(p.question_id, p.field, p.expected, p.found) for p in fast] == [problem]
