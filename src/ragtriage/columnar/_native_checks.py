@@ -82,32 +82,38 @@ def loads(text: bytes | str) -> Any:
     (invalid JSON, NaN or infinite numbers, a key twice in one object) gives a marker
     object every shape check refuses, so the caller falls back to the loader.
 
-    orjson refuses NaN and infinite numbers but keeps the last of two equal keys. A key
-    written twice shows as one `"...":` more in the text than in orjson's compact output of
-    what it parsed; strings hold the same `"...":` in both unless the text spells characters
-    as `\\u` escapes, so such texts are checked exactly by the reference parser instead. A
-    text that is, byte for byte, orjson's compact output of what it parsed has no key twice.
+    orjson refuses NaN and infinite numbers but keeps the last of two equal keys. A text
+    that is, byte for byte, orjson's compact output of what it parsed has no key twice (the
+    common case, checked first). Otherwise a key written twice shows as one `"...":` more in
+    the text than in orjson's compact output; strings hold the same `"...":` in both unless
+    the text spells characters as `\\u` escapes, so such texts (and those orjson refuses for
+    a lone surrogate spelled so) are checked exactly by the reference parser instead.
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
-    if b"\\u" in data:
-        try:
-            return parse_json(data.decode("utf-8"), "")
-        except (InputError, UnicodeDecodeError):
-            return _INVALID
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return _INVALID
+        return _reference(data) if b"\\u" in data else _INVALID
     if type(value) in (dict, list):
         compact = orjson.dumps(value)
         # Written as orjson writes it (line breaks after it aside): no key twice.
         if data.startswith(compact) and not data[len(compact) :].strip(b"\r\n"):
             return value
+        if b"\\u" in data:
+            return _reference(data)
         # Counting `":` is a plain byte search; a key spaced from its colon needs the regex.
         written = len(_KEY_END.findall(data)) if _SPACED_KEY.search(data) else data.count(b'":')
         if written != compact.count(b'":'):
             return _INVALID
     return value
+
+
+def _reference(data: bytes) -> Any:
+    """A text parsed by the reference parser (`_INVALID` for what it refuses)."""
+    try:
+        return parse_json(data.decode("utf-8"), "")
+    except (InputError, UnicodeDecodeError):
+        return _INVALID
 
 
 _INVALID = object()

@@ -143,14 +143,14 @@ class Reviews:
         res: dict[str, Any],
         answered: bool,
         stopped: bool,
-        in_context: set[int],
+        context: list[int],
         facts: tuple[str, ...],
         current: Callable[[dict[str, Any]], str],
     ) -> None:
         """Check and read one result's claims and fact labels (its other fields checked).
 
         `answered`: its outcome is `answered`; `stopped`: it has another outcome;
-        `in_context`: the codes of its final context; `facts`: its question's reference fact
+        `context`: the codes of its final context; `facts`: its question's reference fact
         IDs; `current`: a result's context hash (`_Fallback` without the snapshot), asked only
         when some label records one."""
         claims = res.get("claims")
@@ -176,6 +176,7 @@ class Reviews:
         names: list[str] = []
         named = len(claims) > 1 or bool(claim_added)
         claim_flags = 0
+        in_context: set[int] | None = None
         for n, claim in enumerate(claims, start=1):
             if type(claim) is not dict or not claim.keys() <= CLAIM_KEYS:
                 raise _Fallback("claim")
@@ -200,12 +201,14 @@ class Reviews:
                     labels = [*labels, *claim_added[name]]
             for lab in labels:
                 claim_flags |= _label(lab, CLAIM_LABEL_KEYS, CLAIM_VERDICTS, generator)
-                backing = lab.get("supported_by", _NONE)
-                within = _known(code_get, backing)
-                if within is None or not in_context.issuperset(within):
-                    raise _Fallback("supported_by")  # in the context: known, a non-empty string
-                if (lab["verdict"] == "supported") != bool(within):
+                within = _known(code_get, lab.get("supported_by", _NONE))
+                if within is None or (lab["verdict"] == "supported") != bool(within):
                     raise _Fallback("supported_by")
+                if within:  # in the context: known, so a non-empty string
+                    if in_context is None:
+                        in_context = set(context)
+                    if not in_context.issuperset(within):
+                        raise _Fallback("supported_by")
             chosen = counted_labels(labels, policy, _kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled claim")

@@ -197,10 +197,7 @@ def read_run(
         derived.append(raw_ctx is None)
         if raw_ctx is not None:
             x_codes = item_codes(raw_ctx, code, True)
-            if x_codes is None:
-                raise _Fallback("context")
-            in_context = set(x_codes)
-            if len(in_context) < len(x_codes):
+            if x_codes is None or len(set(x_codes)) < len(x_codes):
                 raise _Fallback("context")
             for item in raw_ctx:
                 text = item.get("text")
@@ -211,7 +208,6 @@ def read_run(
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
-            in_context = set(x_codes)
             ctx_flag.extend([-1] * len(x_codes))
             if scan_contexts:
                 ctx_sensitive.extend([-1] * len(x_codes))
@@ -237,7 +233,7 @@ def read_run(
         if scan_answers:
             sensitive.append(answer is not None and bool(find_sensitive(answer)))
         outcome.append(out)
-        reviews.read(res, out == _ANSWERED, out > _NO_OUTCOME and out != _ANSWERED, in_context,
+        reviews.read(res, out == _ANSWERED, out > _NO_OUTCOME and out != _ANSWERED, x_codes,
                      facts_of[row], current)
     return RunColumns(
         header,
