@@ -13,6 +13,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -134,6 +135,7 @@ def read_evalset(
     canary_document = array("q")
     canary_marker: dict[int, str] = {}
     bits, words = codes.group_bits, codes.access.shape[1]
+    no_groups = (0,) * words
     level = array("q")
     n_docs = codes.n_documents
     for q in items:
@@ -160,10 +162,10 @@ def read_evalset(
             found = _group_codes(group, code)
             all_docs = all_docs and max(found) < n_docs
             alt_code.extend(found)
-            alt_group.extend([len(grades)] * len(found))
+            alt_group.extend(repeat(len(grades), len(found)))
             grades.append(group.get("grade", 1))
         n_groups.append(len(groups))
-        fact_ids = tuple(_fact_id(fact, code) for fact in fact_list)
+        fact_ids = tuple([_fact_id(fact, code) for fact in fact_list])
         if len(set(fact_ids)) < len(fact_ids):
             raise _Fallback("duplicate facts")
         facts.append(fact_ids)
@@ -178,12 +180,15 @@ def read_evalset(
         if users is not None and not id_list_ok(users):
             raise _Fallback("user_groups")
         asked.append(users is not None)
-        masks = [0] * words
-        for group in set(users or ()):
-            if group in bits:  # a group no document names opens nothing
-                word, bit = bits[group]
-                masks[word] |= bit
-        user_mask.extend(masks)
+        if users:
+            masks = [0] * words
+            for group in set(users):
+                if group in bits:  # a group no document names opens nothing
+                    word, bit = bits[group]
+                    masks[word] |= bit
+            user_mask.extend(masks)
+        else:
+            user_mask.extend(no_groups)
         applies, canary = q.get("applies_to"), q.get("canary")
         wanted = -1
         if applies is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -208,9 +209,9 @@ def read_run(
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
-            ctx_flag.extend([-1] * len(x_codes))
+            ctx_flag.extend(repeat(-1, len(x_codes)))
             if scan_contexts:
-                ctx_sensitive.extend([-1] * len(x_codes))
+                ctx_sensitive.extend(repeat(-1, len(x_codes)))
         ctx.extend(x_codes)
         ctx_n.append(len(x_codes))
         answer, kind = res.get("answer"), res.get("outcome")
@@ -226,7 +227,7 @@ def read_run(
             out = OUTCOMES[kind]
         if not extras_ok(res):
             raise _Fallback("latency, cost or usage")
-        marker = markers.get(row)
+        marker = markers.get(row) if markers else None
         obeyed.append(
             marker is not None and answer is not None and carries_marker(answer, marker)
         )
