@@ -47,17 +47,25 @@ def test_explanations_spread_over_workers_change_nothing(
     monkeypatch.setattr(native_explain, "CHUNK", 7)
     alone = evaluate_native(evalset, snapshot, [run], workers=1)
     monkeypatch.setattr(native_explain, "_PER_WORKER", 20)
+    monkeypatch.setattr(native_explain, "_SENT", 2)
     shares = []
     real = native_explain.alongside
 
-    def counted(function: Any, arguments: Any) -> Any:
-        shares.append([chunks for (chunks,) in arguments])
-        return real(function, arguments)
+    def counted(function: Any, arguments: Any, processes: int) -> Any:
+        shares.append(([chunks for (chunks,) in arguments], processes))
+        return real(function, arguments, processes)
 
     monkeypatch.setattr(native_explain, "alongside", counted)
     split = evaluate_native(evalset, snapshot, [run], workers=3)
-    # 60 questions, 9 chunks of 7 rows: three shares of 3 chunks.
-    assert shares == [[[0, 7, 14], [21, 28, 35], [42, 49, 56]]]
+    # 60 questions, 9 chunks of 7 rows, three processes: this one explains the first 3
+    # chunks, two forked workers the others, 2 chunks (`_SENT`) at a time.
+    assert shares == [([[0, 7, 14], [21, 28], [35, 42], [49, 56]], 3)]
     report = dumps(evaluation_json(alone))
     assert dumps(evaluation_json(split)) == report
     assert split == alone
+    # The workers' records name the run's score columns this process holds (one table).
+    records = split.runs[0].questions
+    first, last = records[0], records[-1]
+    assert first.scores._table is last.scores._table  # type: ignore[attr-defined]
+    assert first.cannot_judge._table is last.cannot_judge._table  # type: ignore[attr-defined]
+    assert not native_explain._SHARED

@@ -4,6 +4,7 @@ evaluate --format json` writes) is, byte for byte, `dumps(evaluation_json(...))`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 from pytest import MonkeyPatch
@@ -43,20 +44,43 @@ def test_pieces_join_to_the_whole_document() -> None:
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     pieces = list(evaluation_text(example))
     assert "".join(pieces) == _whole(example)
-    # Per run: the text before its list, one piece per `_BATCH` entries, the list's end; then
-    # the text after the last run. The example's runs each hold fewer than `_BATCH` entries.
+    # Per run: the text before its list, one piece per `_PIECE` entries, the list's end; then
+    # the text after the last run. The example's runs each hold fewer than `_PIECE` entries.
     assert [len(run.questions) for run in example.runs] == [15, 15]
     assert len(pieces) == 3 * len(example.runs) + 1
 
 
-def test_entries_written_a_batch_at_a_time(monkeypatch: MonkeyPatch) -> None:
+def test_entries_written_a_piece_at_a_time(monkeypatch: MonkeyPatch) -> None:
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     whole = _whole(example)
-    for size in (1, 2, 7, 15, 16):
-        monkeypatch.setattr(_json, "_BATCH", size)
+    for piece, batch in ((1, 25), (2, 1), (7, 3), (15, 2), (16, 7)):
+        monkeypatch.setattr(_json, "_PIECE", piece)
+        monkeypatch.setattr(_json, "_BATCH", batch)
         pieces = list(evaluation_text(example))
         assert "".join(pieces) == whole
-        assert len(pieces) == 2 * (-(-15 // size) + 2) + 1
+        assert len(pieces) == 2 * (-(-15 // piece) + 2) + 1
+
+
+def test_pieces_made_by_forked_processes(monkeypatch: MonkeyPatch) -> None:
+    """From `_FORKED_FROM` questions in a run, its pieces are made by forked processes (one
+    per CPU, here two): the same text, in order."""
+    example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
+    whole = _whole(example)
+    monkeypatch.setattr(_json, "_PIECE", 2)
+    monkeypatch.setattr(_json, "_FORKED_FROM", 15)
+    monkeypatch.setattr(_json, "default_workers", lambda: 2)
+    made: list[int] = []
+    real = _json.in_order
+
+    def counted(function: Any, arguments: Any, processes: int) -> Any:
+        made.append(processes)
+        return real(function, arguments, processes)
+
+    monkeypatch.setattr(_json, "in_order", counted)
+    pieces = list(evaluation_text(example))
+    assert made == [2, 2]
+    assert "".join(pieces) == whole
+    assert len(pieces) == 2 * (8 + 2) + 1
 
 
 def test_a_batch_is_written_as_the_whole_document_writes_it() -> None:

@@ -36,7 +36,7 @@ from ..evaluation import (
     question_level,
     run_evidence_level,
 )
-from ..executors import Executor
+from ..executors import Executor, default_workers
 from ..loading import (
     EvidenceLevel,
     SnapshotIndex,
@@ -52,7 +52,7 @@ from ._native_explain import (
 )
 from ._native_labels import Added, check_answered
 from ._native_layers import build_matcher, run_layers
-from ._native_parts import default_workers, read_evalset_parallel, read_run_parallel
+from ._native_parts import read_evalset_parallel, read_run_parallel
 from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
 from ._native_records import Records

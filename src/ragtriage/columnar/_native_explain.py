@@ -8,16 +8,15 @@ diagnosis findings, label sources, the boundary section) comes from the explaini
 offset, one chunk's views alive at a time), given what the arrays already found (flagged
 context items, missing evidence groups, the stages holding a stale item, each snapshot item's
 sensitive values, scanned once) so no text is scanned twice. A large run's chunks are shared
-between this process and forked workers (`_native_parts.alongside`).
+between this process and forked workers (`executors.alongside`).
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any, TypeVar
 
 import numpy as np
@@ -47,12 +46,12 @@ from ..evaluation import (
     question_details,
     question_record,
 )
+from ..executors import CAN_FORK, alongside
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view
 from ..schemas import LabelPolicy, QuestionResult
 from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
-from ._native_parts import CAN_FORK, alongside
 from ._native_questions import QuestionModels
 from ._native_read import Codes, EvalColumns
 from ._native_records import Records
@@ -79,6 +78,30 @@ def _columns(
         ]
         left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
         out[m.name] = (found, left_out)
+    return out
+
+
+def _kept(
+    scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
+) -> dict[str, PerQuestion]:
+    """Per measure, the rows' scores as the run's aggregates read them (in `rows` order; a
+    question not applicable is 0 / 0, a measure reading `cannot_judge` labels has its
+    counts)."""
+    at = np.array(rows, dtype=np.int64)
+    out: dict[str, PerQuestion] = {}
+    for m in chosen:
+        part = scores[m.name]
+        denominator = np.asarray(part.denominator[at], dtype=np.float64)
+        numerator = np.where(
+            denominator != 0, np.asarray(part.numerator[at], dtype=np.float64), 0.0
+        )
+        left_out = None
+        if m.spec.counts_cannot_judge:
+            left_out = (
+                np.zeros(at.size, dtype=np.int64) if part.cannot_judge is None
+                else np.asarray(part.cannot_judge[at], dtype=np.int64)
+            )
+        out[m.name] = PerQuestion(numerator, denominator, left_out)
     return out
 
 
@@ -147,9 +170,15 @@ class Explained:
                 out.append((ids[code], found))
         return tuple(out)
 
-    def missing(self, row: int) -> list[int]:
-        """The required groups (indices) a question row's final context does not satisfy."""
-        return self._missing.get(row, [])
+    def missing_of(self) -> Callable[[int], list[int]]:
+        """The required groups (indices) a question row's final context does not satisfy, by
+        row (a look-up that holds nothing else of the run)."""
+        found = self._missing
+
+        def missing(row: int) -> list[int]:
+            return found.get(row, [])
+
+        return missing
 
 
 V = TypeVar("V")
@@ -177,6 +206,23 @@ class ColumnRow(Mapping[str, V]):
     def __repr__(self) -> str:
         return repr(dict(self))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A row of columns both sides of a fork hold goes by the table's key, not with it.
+        key = id(self._table)
+        if _SHARED.get(key) is self._table:
+            return (_shared_row, (key, self._at))
+        return (ColumnRow, (self._table, self._at))
+
+
+_SHARED: dict[int, Mapping[str, Sequence[Any]]] = {}
+"""The run's score and count tables while its explanations are shared with forked workers:
+a worker's records come back naming them (a million questions' table is not pickled back
+and held twice)."""
+
+
+def _shared_row(key: int, at: int) -> ColumnRow[Any]:
+    return ColumnRow(_SHARED[key], at)
+
 
 _STALE = {
     "candidates": "stale_in_candidates", "context": "stale_in_context",
@@ -184,16 +230,19 @@ _STALE = {
 }
 
 
-def _stale_stages(scores: dict[str, PerQuestion], rows: list[int]) -> list[set[str]] | None:
+def _stale_stages(
+    scores: dict[str, PerQuestion], rows: list[int]
+) -> list[Collection[str]] | None:
     """Per row, the stages the stale measures found a superseded or withdrawn item in
     (None: not all four computed)."""
     if not all(name in scores for name in _STALE.values()):
         return None
     at = np.array(rows, dtype=np.int64)
-    out: list[set[str]] = [set() for _ in rows]
+    none: frozenset[str] = frozenset()
+    out: list[Collection[str]] = [none] * len(rows)
     for stage, name in _STALE.items():
         for n in np.flatnonzero(scores[name].numerator[at] > 0).tolist():
-            out[n].add(stage)
+            out[n] = {*out[n], stage}
     return out
 
 
@@ -204,6 +253,9 @@ CHUNK = 1_000
 _PER_WORKER = 10_000
 """Questions worth a forked worker's start when a run's explanations are spread over
 workers (each also pickles its records back)."""
+
+_SENT = 10
+"""Chunks a forked worker explains and sends back at once."""
 
 _Part = tuple[
     list[QuestionRecord], list[QuestionDiagnosis], list[dict[str, LabelSources]],
@@ -239,13 +291,16 @@ def run_evaluation(
         except ValidationError as exc:  # passed the fast checks: the loader reports it
             raise _Fallback("result model") from exc
 
+    # What the views need, and nothing more: the result keeps `build` for its views.
+    k, missing = run.k, explained.missing_of()
+
     def build(part: Sequence[int]) -> list[QuestionView]:
         found = source.models([int(by_row[row]) for row in part], result_model)
         models = questions.at(part)
         return [
             build_view(
-                models[row], found[int(by_row[row])], index, levels[row], run.k, policy,
-                explained.missing(row),
+                models[row], found[int(by_row[row])], index, levels[row], k, policy,
+                missing(row),
             )
             for row in part
         ]
@@ -254,12 +309,15 @@ def run_evaluation(
     # (a check on one question's view) has no array and is checked on every row's view.
     failing = [stage for stage in stage_order() if stage != OK]
     registered = {stage for stage in failing if stage not in findings}
-    fired: list[set[str]] = [set(registered) for _ in rows]
+    # Per row, the stages to explain: the registered ones, and those the arrays found failing
+    # (a set only for such a row: a million empty sets would hold a few hundred MB).
+    every = frozenset(registered)
+    fired: dict[int, set[str]] = {}
     for stage in failing:
         if stage in registered:
             continue
         for n in np.flatnonzero(findings[stage][rows]).tolist():
-            fired[n].add(stage)
+            fired.setdefault(n, set(every)).add(stage)
     columns = _columns(scores, chosen, rows)
     # Each row's scores and `cannot_judge` counts, in `chosen` order: views of the columns.
     score_table = {m.name: columns[m.name][0] for m in chosen}
@@ -288,7 +346,7 @@ def run_evaluation(
                     stale_stages=None if stale is None else stale[n],
                 )
                 records.append(question_record(view, computed, details, left_out))
-                verdicts.append(diagnose_view(view, fired[n]))
+                verdicts.append(diagnose_view(view, fired.get(n, every)))
             mine = records[done:]
             k_used = k_used or k_was_used(views)
             sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
@@ -298,17 +356,33 @@ def run_evaluation(
 
     chunks = list(range(0, len(rows), CHUNK))
     shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
-    cuts = [len(chunks) * n // shares for n in range(shares + 1)]
-    parts = alongside(explain, [(chunks[a:b],) for a, b in pairwise(cuts)])
+    # This process explains the first share of the chunks; forked workers the others, a few
+    # chunks at a time (each few sent back as soon as explained, not a whole share at once).
+    mine = len(chunks) // shares
+    given = [chunks[:mine]] if shares > 1 else [chunks]
+    given += [chunks[at : at + _SENT] for at in range(mine, len(chunks), _SENT)]
+    for table in (score_table, count_table):
+        _SHARED[id(table)] = table
+    try:
+        parts = alongside(explain, [(part,) for part in given], shares)
+    finally:
+        for table in (score_table, count_table):
+            del _SHARED[id(table)]
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[1]]
     sources = [s for part in parts for s in part[2]]
     bounds = [b for part in parts for b in part[3]]
     k_used = not rows or any(part[4] for part in parts)
-    row_of = {questions.ids[row]: row for row in rows}
+    row_of: dict[str, int] = {}  # made when views are first asked for
+
+    def build_views(ids: Sequence[str]) -> tuple[QuestionView, ...]:
+        if not row_of:
+            row_of.update((questions.ids[row], row) for row in rows)
+        return tuple(build([row_of[qid] for qid in ids]))
+
     name = run.header.name
     return assemble_run(
-        name, run.header.provenance, run.k, level, records, chosen,
+        name, run.header.provenance, run.k, level, records, chosen, _kept(scores, chosen, rows),
         label_sources=merge_label_sources(sources, chosen, extras.calibrations),
         boundaries=(
             merge_boundaries(bounds) if bounds else run_boundaries((), extras.self_labelled)
@@ -317,7 +391,7 @@ def run_evaluation(
             name, verdicts, k=run.k, evidence_level=level, no_result=extras.no_result,
             k_used=k_used,
         ),
-        build_views=lambda ids: tuple(build([row_of[qid] for qid in ids])),
+        build_views=build_views,
         self_labelled=extras.self_labelled,
         no_result=extras.no_result,
         k_used=k_used,

@@ -6,14 +6,11 @@ forked process (which inherits the snapshot codes and the evaluation set without
 them through a pipe), and the parts' arrays are joined in file order. Given an executor
 (`executors.RayExecutor`), the ranges are read by its workers instead (a few per CPU of the
 cluster, the file at the same path on every worker), whatever the file's size. Results do
-not depend on the number of workers or on where they run. `alongside` shares other work (a
-large run's explanations) between the calling process and forked ones.
+not depend on the number of workers or on where they run.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from functools import partial
@@ -21,51 +18,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..executors import Executor
+from ..executors import CAN_FORK, Executor, in_parallel
 from ._native_read import Codes, EvalColumns, _offsets, read_evalset
 from ._native_records import Records
 from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
 
 T = TypeVar("T")
-
-_TASK: dict[str, Any] = {}
-"""The task of the forked workers (inherited at fork, never pickled)."""
-
-
-def _call(index: int) -> Any:
-    function, arguments = _TASK["task"]
-    return function(*arguments[index])
-
-
-def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]) -> list[T]:
-    """`function(*a)` for each `a` of `arguments`, each in its own forked process, in order."""
-    _TASK["task"] = (function, arguments)
-    try:
-        with multiprocessing.get_context("fork").Pool(len(arguments)) as pool:
-            return pool.map(_call, range(len(arguments)))
-    finally:
-        _TASK.clear()
-
-
-def alongside(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]) -> list[T]:
-    """`function(*a)` for each `a` of `arguments`, in order: the first in this process while
-    forked processes (one per other argument) run the others."""
-    if len(arguments) < 2:
-        return [function(*a) for a in arguments]
-    _TASK["task"] = (function, arguments)
-    try:
-        with multiprocessing.get_context("fork").Pool(len(arguments) - 1) as pool:
-            others = pool.map_async(_call, range(1, len(arguments)), chunksize=1)
-            first = function(*arguments[0])
-            return [first, *others.get()]
-    finally:
-        _TASK.clear()
-
-
-_CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
-CAN_FORK = _CAN_FORK
-"""Whether this platform can fork workers (they inherit the caller's data, never pickled)."""
 
 
 def _apply(function: Callable[..., T], arguments: tuple[Any, ...]) -> T:
@@ -77,7 +36,7 @@ def _ranges(
 ) -> list[tuple[int, int]] | None:
     """The byte ranges to read apart (None: read the records whole, here)."""
     if executor is None:
-        return source.spans(workers if _CAN_FORK else 1)
+        return source.spans(workers if CAN_FORK else 1)
     return source.spans(executor.shard_count(1 << 30), min_bytes=0)
 
 
@@ -87,13 +46,6 @@ def _map(
     if executor is None:
         return in_parallel(function, arguments)
     return executor.map(partial(_apply, function), arguments)
-
-
-def default_workers() -> int:
-    """One worker per CPU this process may use (1 where processes cannot be forked)."""
-    if not _CAN_FORK:
-        return 1
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 
 
 def _join_offsets(parts: Sequence[np.ndarray]) -> np.ndarray:

@@ -9,6 +9,7 @@ problem.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -145,9 +146,9 @@ class Rereader:
 
     def __init__(self, path: Path, kind: str, list_key: str) -> None:
         self._where = (path, kind, list_key)
-        self._starts: list[int] | None = None
+        self._starts: array[int] | None = None
         if path.suffix == ".jsonl":
-            starts, at, header = [], 0, True
+            starts, at, header = array("q"), 0, True
             with _open(path) as handle:
                 for line in handle:
                     if line.strip():

@@ -11,11 +11,11 @@ import numpy as np
 
 from ..detectors import item_text
 from ..errors import InputError, ProblemCollector
+from ..executors import CAN_FORK, in_parallel
 from ..loading import Dataset, SnapshotIndex, SourceFile, read_file
 from ..schemas import EvalSet, Snapshot
 from ..validation import check_dataset
 from ..versions import load_versions
-from ._native_parts import CAN_FORK, in_parallel
 from ._native_read import WHOLE, Codes
 from ._trec import _Fallback
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One failed stage of one question, with the IDs that prove it and a one-line reason."""
 
@@ -19,7 +19,7 @@ class Finding:
     """One line a person can read without looking anything up."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuestionDiagnosis:
     """One question's verdict: the first failing stage in pipeline order, then the others."""
 

@@ -4,7 +4,6 @@ and how one run's result is put together from its records (the engine, `columnar
 from ._assemble import (
     assemble_run,
     k_was_used,
-    per_question,
     question_details,
     question_level,
     question_record,
@@ -34,7 +33,6 @@ __all__ = [
     "k_not_used_note",
     "k_was_used",
     "no_result_note",
-    "per_question",
     "question_details",
     "question_level",
     "question_record",

@@ -6,7 +6,6 @@ The engine (`columnar`) assembles each run's result here: one result form whatev
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from operator import itemgetter
 
 import numpy as np
 
@@ -96,27 +95,6 @@ def question_level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> Ev
     return index.evidence_level(i for g in q.required_evidence for i in g.any_of)
 
 
-def per_question(
-    records: Sequence[QuestionRecord], chosen: Sequence[Measure]
-) -> dict[str, PerQuestion]:
-    """Each measure's per-question scores in array form, in `records` order."""
-    out: dict[str, PerQuestion] = {}
-    if not chosen:
-        return out
-    # One pass over the records (a C-level look-up of every measure's score), then columns.
-    pick = itemgetter(*(m.name for m in chosen))
-    table = [pick(r.scores) for r in records] if len(chosen) > 1 else [
-        (pick(r.scores),) for r in records
-    ]
-    columns = list(zip(*table, strict=True)) if table else [() for _ in chosen]
-    for m, column in zip(chosen, columns, strict=True):
-        left_out = None
-        if m.spec.counts_cannot_judge:
-            left_out = [r.cannot_judge.get(m.name, 0) for r in records]
-        out[m.name] = PerQuestion.from_scores(column, left_out)
-    return out
-
-
 def _aggregates(
     scores: Mapping[str, PerQuestion], chosen: Sequence[Measure], rows: np.ndarray | None = None
 ) -> dict[str, Aggregate]:
@@ -186,6 +164,7 @@ def assemble_run(
     evidence_level: str,
     records: Sequence[QuestionRecord],
     chosen: Sequence[Measure],
+    scores: Mapping[str, PerQuestion],
     *,
     label_sources: Mapping[str, LabelSources],
     boundaries: RunBoundaries,
@@ -196,10 +175,10 @@ def assemble_run(
     k_used: bool = True,
     file: str = "",
 ) -> RunEvaluation:
-    """One run's result from its records and what its views gave (the engine's, a chunk of
-    views at a time): aggregates and slices are computed here."""
+    """One run's result from its records, its scores (each measure's, in `records` order, as
+    the engine computed them) and what its views gave (the engine's, a chunk of views at a
+    time): aggregates and slices are computed here."""
     records = tuple(records)
-    scores = per_question(records, chosen)
     return RunEvaluation(
         name=name,
         provenance=provenance,

@@ -32,7 +32,7 @@ ViewBuilder = Callable[[Sequence[str]], tuple[QuestionView, ...]]
 """Builds the per-question views of the given question IDs of one run, in that order."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuestionRecord:
     """Every measure's per-question score for one question of one run, with the evidence."""
 

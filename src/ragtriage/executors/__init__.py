@@ -1,6 +1,19 @@
-"""Where scoring runs: in this process (`local`) or on a Ray cluster (`ray`)."""
+"""Where scoring runs: in this process (`local`) or on a Ray cluster (`ray`); work shared
+with forked processes of this machine (`in_parallel`, `alongside`, `in_order`)."""
 
 from ._base import Executor, ExecutorName, LocalExecutor, shard_bounds
+from ._fork import CAN_FORK, alongside, default_workers, in_order, in_parallel
 from ._ray import RayExecutor
 
-__all__ = ["Executor", "ExecutorName", "LocalExecutor", "RayExecutor", "shard_bounds"]
+__all__ = [
+    "CAN_FORK",
+    "Executor",
+    "ExecutorName",
+    "LocalExecutor",
+    "RayExecutor",
+    "alongside",
+    "default_workers",
+    "in_order",
+    "in_parallel",
+    "shard_bounds",
+]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any
 
 from ..calibration import LabelSources
 from ..detectors import mask_text
+from ..diagnosis import QuestionDiagnosis
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..executors import default_workers, in_order
 from ..fileio import json_text
 from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
@@ -88,10 +90,29 @@ def _provenance(run: RunEvaluation) -> dict[str, Any]:
 
 def question_entries(run: RunEvaluation, measures: tuple[Measure, ...]) -> Iterator[dict[str, Any]]:
     """One run's `questions` entries, made in turn: each record with its diagnosis."""
-    verdicts = {entry.question_id: entry for entry in run.diagnosis.questions}
-    for rec in run.questions:
-        yield {**question_json(rec, measures),
-               "diagnosis": question_diagnosis_json(verdicts[rec.question_id])}
+    return _entries(run, measures, _verdicts(run), 0, len(run.questions))
+
+
+def _verdicts(run: RunEvaluation) -> Sequence[QuestionDiagnosis]:
+    """Each record's diagnosis, in record order (the diagnosis's own list when it is in that
+    order, as the engine makes it)."""
+    found = run.diagnosis.questions
+    if len(found) == len(run.questions) and all(
+        verdict.question_id == rec.question_id
+        for verdict, rec in zip(found, run.questions, strict=True)
+    ):
+        return found
+    by_id = {verdict.question_id: verdict for verdict in found}
+    return [by_id[rec.question_id] for rec in run.questions]
+
+
+def _entries(
+    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
+    start: int, stop: int,
+) -> Iterator[dict[str, Any]]:
+    for at in range(start, stop):
+        yield {**question_json(run.questions[at], measures),
+               "diagnosis": question_diagnosis_json(verdicts[at])}
 
 
 def run_json(
@@ -149,8 +170,15 @@ def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str,
 
 
 _BATCH = 25
-"""Question entries written as one piece (one writer call each batch; about this many
-write fastest: fewer pay the call and the re-indenting, more hold more objects alive)."""
+"""Question entries written by one writer call (about this many write fastest: fewer pay
+the call and the re-indenting, more hold more objects alive)."""
+
+_PIECE = 2_000
+"""Question entries made into one piece of text (by a forked process for a large run)."""
+
+_FORKED_FROM = 20_000
+"""Questions of a run from which its entries are made by forked processes (one per CPU)
+while this one writes: below, starting them costs more than it saves."""
 
 _WRAP = ("[\n  [\n    [\n      [\n", "\n      ]\n    ]\n  ]\n]\n")
 """Around a batch written in three lists (`_batch_text`): where a run's `questions` entries
@@ -166,11 +194,22 @@ def _batch_text(entries: list[dict[str, Any]]) -> str:
     return text[len(head) : -len(tail)]
 
 
+def _piece_text(
+    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
+    start: int, stop: int,
+) -> str:
+    """The entries `start:stop` of a run's `questions` list as they sit in it (`_batch_text`),
+    made and written `_BATCH` at a time."""
+    entries = _entries(run, measures, verdicts, start, stop)
+    batches = iter(lambda: list(islice(entries, _BATCH)), [])
+    return ",\n".join(_batch_text(batch) for batch in batches)
+
+
 def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
     """The report's JSON text, `dumps(evaluation_json(evaluation))` byte for byte, in pieces:
-    `_BATCH` questions' entries at a time are made, written and dropped in turn, so the whole
+    `_PIECE` questions' entries at a time are made, written and dropped in turn, so the whole
     document is never held (a million questions' report is larger than the evaluation
-    itself)."""
+    itself); a large run's pieces are made by forked processes while this one writes."""
     mark = f"questions-{secrets.token_hex(16)}"
     head = evaluation_json(evaluation, questions=False)
     for n, run in enumerate(head["runs"]):
@@ -179,12 +218,19 @@ def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
     for n, run in enumerate(evaluation.runs):
         before, text = text.split(f'"{mark}-{n}"', 1)
         yield before
-        first = True
-        entries = question_entries(run, evaluation.measures)
-        while batch := list(islice(entries, _BATCH)):
-            yield ("[\n" if first else ",\n") + _batch_text(batch)
-            first = False
-        yield "[]" if first else "\n      ]"
+        size = len(run.questions)
+        if not size:
+            yield "[]"
+            continue
+        verdicts = _verdicts(run)
+        pieces = [
+            (run, evaluation.measures, verdicts, start, min(start + _PIECE, size))
+            for start in range(0, size, _PIECE)
+        ]
+        processes = default_workers() if size >= _FORKED_FROM else 1
+        for at, piece in enumerate(in_order(_piece_text, pieces, processes)):
+            yield ("[\n" if at == 0 else ",\n") + piece
+        yield "\n      ]"
     yield text
 
 

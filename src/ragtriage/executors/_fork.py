@@ -1,0 +1,91 @@
+"""Work shared with forked processes of this machine: they inherit the caller's data at the
+fork (never pickled), and only their results come back through a pipe."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
+"""Whether this platform can fork workers (they inherit the caller's data, never pickled)."""
+
+_TASK: dict[str, Any] = {}
+"""The task of the forked workers (inherited at fork, never pickled)."""
+
+
+def _call(index: int) -> Any:
+    function, arguments = _TASK["task"]
+    return function(*arguments[index])
+
+
+def default_workers() -> int:
+    """One worker per CPU this process may use (1 where processes cannot be forked)."""
+    if not CAN_FORK:
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]) -> list[T]:
+    """`function(*a)` for each `a` of `arguments`, each in its own forked process, in order."""
+    _TASK["task"] = (function, arguments)
+    try:
+        with multiprocessing.get_context("fork").Pool(len(arguments)) as pool:
+            return pool.map(_call, range(len(arguments)))
+    finally:
+        _TASK.clear()
+
+
+def alongside(
+    function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int | None = None
+) -> list[T]:
+    """`function(*a)` for each `a` of `arguments`, in order: the first in this process while
+    forked processes run the others, in turn, each result coming back as it is made (so a
+    long list of small results never waits whole in a pipe). `processes`: how many
+    processes in all, this one included (default: one per argument)."""
+    if len(arguments) < 2:
+        return [function(*a) for a in arguments]
+    others = len(arguments) - 1
+    if processes is not None:
+        others = max(1, min(processes - 1, others))
+    _TASK["task"] = (function, arguments)
+    try:
+        with multiprocessing.get_context("fork").Pool(others) as pool:
+            pending = pool.map_async(_call, range(1, len(arguments)), chunksize=1)
+            first = function(*arguments[0])
+            return [first, *pending.get()]
+    finally:
+        _TASK.clear()
+
+
+def in_order(
+    function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int
+) -> Iterator[T]:
+    """`function(*a)` for each `a` of `arguments`, computed by up to `processes` forked
+    processes and given back in order, each as soon as it and those before it are ready; at
+    most two per process are computed ahead of the consumer. In this process, one at a time,
+    when `processes` < 2, there are fewer than two arguments or this platform cannot fork."""
+    if processes < 2 or not CAN_FORK or len(arguments) < 2:
+        for a in arguments:
+            yield function(*a)
+        return
+    _TASK["task"] = (function, arguments)
+    try:
+        processes = min(processes, len(arguments))
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            waiting = iter(range(len(arguments)))
+            pending = deque(
+                pool.apply_async(_call, (index,)) for index in islice(waiting, 2 * processes)
+            )
+            while pending:
+                done = pending.popleft().get()
+                for index in islice(waiting, 1):
+                    pending.append(pool.apply_async(_call, (index,)))
+                yield done
+    finally:
+        _TASK.clear()

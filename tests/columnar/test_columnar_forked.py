@@ -1,0 +1,50 @@
+"""Work shared with forked processes (`executors.in_order`, `in_parallel`, `alongside`):
+results in argument order, whatever the number of processes."""
+
+from __future__ import annotations
+
+import os
+
+from ragtriage.executors import alongside, in_order, in_parallel
+
+
+def _square_and_process(value: int) -> tuple[int, int]:
+    return value * value, os.getpid()
+
+
+def test_in_order_gives_results_in_argument_order() -> None:
+    arguments = [(value,) for value in range(23)]
+    for processes in (1, 2, 3):
+        found = list(in_order(_square_and_process, arguments, processes))
+        assert [square for square, _ in found] == [value * value for value in range(23)]
+        pids = {pid for _, pid in found}
+        if processes == 1:
+            assert pids == {os.getpid()}
+        else:  # computed by forked processes, never by this one
+            assert os.getpid() not in pids
+            assert 1 <= len(pids) <= processes
+
+
+def test_in_order_with_one_argument_or_none_stays_here() -> None:
+    assert list(in_order(_square_and_process, [(3,)], 4)) == [(9, os.getpid())]
+    assert list(in_order(_square_and_process, [], 4)) == []
+
+
+def test_in_parallel_and_alongside_keep_the_order() -> None:
+    arguments = [(value,) for value in range(5)]
+    assert [square for square, _ in in_parallel(_square_and_process, arguments)] == [
+        0, 1, 4, 9, 16
+    ]
+    found = alongside(_square_and_process, arguments)
+    assert [square for square, _ in found] == [0, 1, 4, 9, 16]
+    assert found[0][1] == os.getpid()  # the first here, the others forked
+    assert all(pid != os.getpid() for _, pid in found[1:])
+
+
+def test_alongside_with_fewer_processes_than_arguments() -> None:
+    arguments = [(value,) for value in range(7)]
+    found = alongside(_square_and_process, arguments, 2)
+    assert [square for square, _ in found] == [value * value for value in range(7)]
+    assert found[0][1] == os.getpid()
+    assert len({pid for _, pid in found[1:]}) == 1  # one forked process ran the six others
+    assert os.getpid() not in {pid for _, pid in found[1:]}
