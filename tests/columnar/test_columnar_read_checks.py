@@ -5,15 +5,19 @@ crash; the loader then names it with the same message as `load_and_evaluate`."""
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from native_layers_data import write_dataset
 
 from ragtriage.columnar import evaluate_native, load_and_evaluate
 from ragtriage.errors import InputError, Problem
+from ragtriage.render import dumps, evaluation_json
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -105,3 +109,62 @@ def test_wrong_kinds_of_ids_are_refused_as_the_loader_refuses_them(
     fast, loader = _refusals(tmp_path, file, edit)
     assert fast == loader
     assert [(p.question_id, p.field, p.expected, p.found) for p in fast] == [problem]
+
+
+VALUES: list[Any] = [None, "", "x", 0, -1, 1.5, True, [], {}, [""], [None], ["d0"], {"x": 1},
+                     "answered", "supported", "covered", "human", "d0", "q1", "f1"]
+"""Values put in place of a field: of every JSON kind, and strings the schema knows."""
+
+
+def _places(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every value inside a record (keys and list positions)."""
+    found = [at] if at else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _places(value, (*at, key))
+    elif isinstance(node, list):
+        for n, value in enumerate(node):
+            found += _places(value, (*at, n))
+    return found
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    file=st.sampled_from(["evalset", "run"]),
+    pick=st.integers(0, 10**6),
+    value=st.sampled_from(VALUES),
+    drop=st.booleans(),
+)
+def test_a_corrupted_field_is_scored_or_refused_as_the_loader_does(
+    seed: int, file: str, pick: int, value: Any, drop: bool
+) -> None:
+    """One value of one record replaced (or its key removed): the fast reader then scores the
+    files exactly as the loader does, or refuses them with the loader's problems."""
+    with tempfile.TemporaryDirectory() as tmp:
+        evalset, snapshot, run = write_dataset(Path(tmp), seed, 5, exotic=True, jsonl=True)
+        path = evalset if file == "evalset" else run
+        lines = path.read_text("utf-8").splitlines()
+        line = 1 + pick % (len(lines) - 1)
+        record = json.loads(lines[line])
+        places = _places(record)
+        where = places[pick % len(places)]
+        parent = record
+        for step in where[:-1]:
+            parent = parent[step]
+        if drop and isinstance(parent, dict):
+            del parent[where[-1]]
+        else:
+            parent[where[-1]] = value
+        lines[line] = json.dumps(record)
+        path.write_text("\n".join(lines) + "\n", "utf-8")
+        outcomes = []
+        for score in (
+            lambda: evaluate_native(evalset, snapshot, [run], workers=1),
+            lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
+        ):
+            try:
+                outcomes.append(dumps(evaluation_json(score())))
+            except InputError as refused:
+                outcomes.append(list(refused.problems))
+        assert outcomes[0] == outcomes[1]
