@@ -259,3 +259,72 @@ def test_a_table_key_must_be_new_and_its_columns_distinct() -> None:
         with pytest.raises(ValueError) as caught:
             json_text_table(data, "rows", texts, {"v": np.array([1.0])})
         assert str(caught.value) == "'rows' and the column names must be new and distinct"
+
+
+_PLAIN_ID = st.text(
+    alphabet=st.characters(exclude_categories=("Cs",), exclude_characters='"\\'), max_size=8
+).filter(lambda text: not any(ord(c) < 0x20 for c in text))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 5).flatmap(
+        lambda n: st.tuples(
+            st.lists(_PLAIN_ID, min_size=n, max_size=n),
+            st.lists(st.lists(_FLOATS, min_size=n, max_size=n), min_size=0, max_size=3),
+            st.lists(st.lists(_PLAIN_ID, min_size=n, max_size=n), min_size=0, max_size=2),
+        )
+    ),
+)
+def test_a_table_of_plain_text_is_joined_without_records(
+    columns: tuple[list[str], list[list[float]], list[list[str]]],
+) -> None:
+    # Text JSON writes as itself (any character but quotes, backslashes and control
+    # characters), several text columns, keys that sort around them: no record is made.
+    import ragtriage.fileio._json_text as writer
+
+    def refuse(*args: object) -> object:
+        raise AssertionError("made the records")
+
+    ids, measures, more = columns
+    numbers = {f"{chr(0x60 + i)}m": values for i, values in enumerate(measures)}
+    texts = {"id": ids, **{f"\u00e9{i}": strings for i, strings in enumerate(more)}}
+    arrays = {name: np.array(values, dtype=np.float64) for name, values in numbers.items()}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(writer, "_records", refuse)
+        got = json_text_table({"z": 1}, "rows", texts, arrays)
+    assert got == _table_oracle({"z": 1}, "rows", texts, numbers)
+
+
+def test_a_long_table_with_every_kind_of_float_is_written_as_its_records() -> None:
+    values = [0.0, -0.0, 1.0, 100.0, 1e15, 1e16, 1.2345e16, 123456789012345.6, 0.1, 1 / 3,
+              1e-4, 9.99e-5, 1e-5, 1.5e-7, 1e-10, 5e-324, 1.7976931348623157e308,
+              math.nan, math.inf, -math.inf, -2.5]
+    size = 30_000
+    numbers = {"v": [values[row % len(values)] for row in range(size)]}
+    ids = [f"q{row}\u00e9" for row in range(size)]
+    got = json_text_table(
+        {"a": [1]}, "questions", {"id": ids}, {"v": np.array(numbers["v"])}
+    )
+    assert got == _table_oracle({"a": [1]}, "questions", {"id": ids}, numbers)
+
+
+def test_a_table_without_pyarrow_is_written_as_its_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ragtriage.fileio._json_text as writer
+
+    monkeypatch.setattr(writer, "has_extra", lambda extra: False)
+    numbers = {"v": [0.5, math.nan]}
+    got = json_text_table({}, "rows", {"id": ["a", "b"]}, {"v": np.array(numbers["v"])})
+    assert got == _table_oracle({}, "rows", {"id": ["a", "b"]}, numbers) == (
+        '{\n  "rows": [\n    {\n      "id": "a",\n      "v": 0.5\n    },\n'
+        '    {\n      "id": "b",\n      "v": null\n    }\n  ]\n}\n'
+    )
+
+
+def test_a_table_without_columns_or_with_columns_of_two_lengths() -> None:
+    assert json_text_table({"a": 1}, "rows", {}, {}) == '{\n  "a": 1,\n  "rows": []\n}\n'
+    with pytest.raises(ValueError) as caught:
+        json_text_table({}, "rows", {"id": ["a", "b"]}, {"v": np.array([1.0])})
+    assert str(caught.value) == "the columns of 'rows' must have one length, not [1, 2]"

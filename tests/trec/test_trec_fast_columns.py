@@ -247,3 +247,75 @@ def test_a_plain_run_is_parsed_once_without_q0_rank_and_tag(
     run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n\nq2 Q0 b 1 3 t\n", encoding="utf-8")
     assert load_trec(qrels, run, depth=2).arrays.grades.tolist() == [[1, 0], [2, 0]]
     assert calls == [True, True, False]  # a blank line: read again, Q0, rank and tag too
+
+
+def test_the_readers_parse_into_jemalloc_where_pyarrow_has_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ragtriage.columnar import _trec
+
+    _trec.reader_pool.cache_clear()
+    try:
+        jemalloc = pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        assert _trec.reader_pool() is None
+    else:
+        assert _trec.reader_pool() is not None
+        assert _trec.reader_pool().backend_name == jemalloc.backend_name == "jemalloc"
+
+    def missing() -> pa.MemoryPool:
+        raise pa.ArrowNotImplementedError("built without jemalloc")
+
+    _trec.reader_pool.cache_clear()
+    monkeypatch.setattr(_trec.pa, "jemalloc_memory_pool", missing)
+    assert _trec.reader_pool() is None
+    _trec.reader_pool.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("grades", "kind"),
+    [((1, 3), np.int8), ((-128, 127), np.int8), ((-1, 300), np.int16), ((2, 70_000), np.int32)],
+)
+def test_the_grade_matrix_takes_the_smallest_type_holding_every_grade(
+    tmp_path: Path, grades: tuple[int, int], kind: type
+) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text(f"q1 0 a {grades[0]}\nq1 0 b {grades[1]}\nq2 0 c 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 b 1 3 t\nq1 Q0 a 2 2 t\nq2 Q0 c 1 1 t\n", encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=3)
+    assert loaded.fast_path
+    assert loaded.arrays.grades.dtype == kind
+    assert loaded.arrays.grades.tolist() == [[grades[1], grades[0], 0], [1, 0, 0]]
+    assert loaded.arrays.grades.tolist() == _slow(qrels, run, 3, STRICT).arrays.grades.tolist()
+
+
+@pytest.mark.parametrize("at_once", [1, 2, 4])
+def test_batches_matched_a_few_at_a_time_cut_no_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_once: int
+) -> None:
+    # Blocks of a line or two; questions of 1 to 7 lines, one of 40 lines (through many
+    # batches), then a question seen again after others (not contiguous: the line reader).
+    import ragtriage.columnar._sources as sources
+    import ragtriage.columnar._stream as stream
+
+    monkeypatch.setattr(sources, "_BLOCK_BYTES", 40)
+    monkeypatch.setattr(stream, "_BATCHES_AT_ONCE", at_once)
+    sizes = [1, 7, 3, 40, 2, 5, 1, 6, 4]
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text(
+        "".join(f"q{q} 0 d{q * 3 % size} {q % 3 + 1}\n" for q, size in enumerate(sizes)),
+        encoding="utf-8",
+    )
+    lines = [
+        f"q{q} Q0 d{d} {d + 1} {100 - d} r\n" for q, size in enumerate(sizes) for d in range(size)
+    ]
+    run.write_text("".join(lines), encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=8)
+    want = _slow(qrels, run, 8, STRICT).arrays
+    assert loaded.fast_path
+    assert loaded.arrays.grades.tolist() == want.grades.tolist()
+    assert loaded.arrays.lengths.tolist() == want.lengths.tolist() == sizes
+    run.write_text("".join(lines) + "q1 Q0 x 9 0.5 r\n", encoding="utf-8")
+    again = load_trec(qrels, run, depth=8)
+    assert not again.fast_path
+    assert again.arrays.grades.tolist() == _slow(qrels, run, 8, STRICT).arrays.grades.tolist()

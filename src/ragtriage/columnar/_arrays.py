@@ -22,7 +22,8 @@ class RankArrays:
     question_ids: tuple[str, ...]
     """Question IDs, one per row, sorted."""
     grades: np.ndarray
-    """(questions, depth) int32: grade of the document at each rank, 0 past the ranking."""
+    """(questions, depth) int32 (int8 or int16 from the TREC reader, when every grade fits):
+    grade of the document at each rank, 0 past the ranking."""
     lengths: np.ndarray
     """(questions,) int64: full ranking length (may exceed depth)."""
     n_relevant: np.ndarray

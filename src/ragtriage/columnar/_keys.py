@@ -59,10 +59,12 @@ def _offsets(chunk: pa.Array) -> np.ndarray | None:
     return offsets[chunk.offset : chunk.offset + len(chunk) + 1]
 
 
-def _short_keys(chunk: pa.Array, offsets: np.ndarray) -> np.ndarray:
+def _short_keys(
+    chunk: pa.Array, offsets: np.ndarray, lengths: np.ndarray | None = None
+) -> np.ndarray:
     """Keys of IDs of at most 8 bytes, straight from the Arrow buffers: the 8 bytes from
     each ID's start, read big-endian, with the bytes past its end masked to 0 (the same
-    key as padding with NUL)."""
+    key as padding with NUL). `lengths`: the IDs' byte lengths, when known."""
     start, stop = int(offsets[0]), int(offsets[-1])
     buffer = chunk.buffers()[2]
     if buffer is not None and buffer.size >= stop + 8:  # 8 readable bytes after every ID
@@ -74,7 +76,8 @@ def _short_keys(chunk: pa.Array, offsets: np.ndarray) -> np.ndarray:
     # Every byte position as the start of a big-endian 8-byte word (unaligned, a view).
     words = np.ndarray(shape=(data.size - 7,), dtype=">u8", buffer=data, strides=(1,))
     keys: np.ndarray = words[offsets[:-1] - start].astype(np.uint64)
-    return keys & _HIGH_BYTES[np.diff(offsets)]
+    keys &= _HIGH_BYTES[np.diff(offsets) if lengths is None else lengths]
+    return keys
 
 
 def key_width(*columns: pa.ChunkedArray | pa.Array) -> int:
@@ -98,8 +101,14 @@ def id_keys(column: pa.ChunkedArray | pa.Array, width: int | None = None) -> IdK
 
     Columns whose keys are compared must share one `width` (see `key_width`).
     """
-    width = key_width(column) if width is None else width
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if width is None and len(chunks) == 1 and len(chunks[0]):
+        # The common case, one chunk of short IDs: their lengths measured once.
+        offsets = _offsets(chunks[0])
+        lengths = None if offsets is None else np.diff(offsets)
+        if offsets is not None and lengths is not None and int(lengths.max()) <= 8:
+            return IdKeys(_short_keys(chunks[0], offsets, lengths), True)
+    width = key_width(column) if width is None else width
     out = []
     for chunk in chunks:
         if not len(chunk):
@@ -114,7 +123,7 @@ def id_keys(column: pa.ChunkedArray | pa.Array, width: int | None = None) -> IdK
             # Fold further words in with a multiply-xor mix; overflow wraps, as intended.
             key = (key * _MIX) ^ words[:, column_index]
         out.append(key)
-    keys = np.concatenate(out) if out else np.zeros(0, dtype=np.uint64)
+    keys = out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.uint64)
     return IdKeys(keys, width == 8)
 
 

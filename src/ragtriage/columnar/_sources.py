@@ -30,6 +30,7 @@ from ._trec import (
     _numbers,
     _plain_fields,
     _strings_clean,
+    reader_pool,
 )
 
 if TYPE_CHECKING:
@@ -82,51 +83,87 @@ class Layout:
 
 class FileDigest:
     """SHA-256 of a file, computed in a second thread from one reused buffer (hashlib
-    releases the GIL), so hashing overlaps the parse instead of following it; with
-    `layout`, the bytes are also counted (`Layout`)."""
+    releases the GIL), so hashing overlaps the parse instead of following it. With `text`,
+    lone carriage returns are counted (`lone_returns`); with `layout`, the bytes too
+    (`Layout`). `threaded=False`: read at once, in the calling thread (a small file)."""
 
-    def __init__(self, path: Path, layout: bool = False) -> None:
+    def __init__(
+        self, path: Path, layout: bool = False, text: bool = True, threaded: bool = True
+    ) -> None:
         self._path = path
         self._digest = hashlib.sha256()
         self.layout = Layout() if layout else None
+        self._text = text or layout
+        self.lone_returns = 0
+        """`\\r` bytes not followed by `\\n`: the line reader does not end a line there,
+        pyarrow does, so a text file with any is left to the line reader."""
         self._failed: BaseException | None = None
         self._stop = threading.Event()
         self._worker = threading.Thread(target=self._run, name="ragtriage-sha256", daemon=True)
-        self._worker.start()
+        if threaded:
+            self._worker.start()
+        else:
+            self._run()
 
     def _run(self) -> None:
         buffer = bytearray(_HASH_BYTES)
         view = memoryview(buffer)
+        # Reused for every block: a fresh megabyte per test would be a fresh page fault.
+        scratch = (np.empty(_HASH_BYTES, bool), np.empty(_HASH_BYTES, bool))
+        pending = False
         try:
             with open_input(self._path) as opened:
                 handle = cast(io.BufferedReader, opened)  # what open_input opens
                 while not self._stop.is_set() and (size := handle.readinto(buffer)):
                     self._digest.update(view[:size])
+                    block = np.frombuffer(buffer, np.uint8, size)
+                    if self._text and (pending or buffer.find(b"\r", 0, size) >= 0):
+                        pending = self._returns(block, pending, scratch[0])
                     if self.layout is not None:
-                        _count(self.layout, np.frombuffer(buffer, np.uint8, size))
+                        _count(self.layout, block, scratch)
         except (OSError, InputError) as exc:
             self._failed = exc
+        self.lone_returns += pending  # a carriage return ends the file
+
+    def _returns(self, block: np.ndarray, pending: bool, flags: np.ndarray) -> bool:
+        """Count the block's lone `\\r` bytes; whether it ends with one (decided by the
+        next block's first byte)."""
+        self.lone_returns += pending and int(block[0]) != 0x0A
+        returns = np.equal(block, 0x0D, out=flags[: block.size])
+        if not returns.any():
+            return False
+        at = np.flatnonzero(returns)
+        inside = at[at < block.size - 1]
+        self.lone_returns += int(np.count_nonzero(block[inside + 1] != 0x0A))
+        return bool(at[-1] == block.size - 1)
 
     def hexdigest(self) -> str:
         """The digest, once the whole file is read; `_Fallback` when it could not be."""
-        self._worker.join()
+        self._join()
         if self._failed is not None or self._stop.is_set():
-            raise _Fallback("the run file could not be hashed")
+            raise _Fallback("the file could not be hashed")
         return self._digest.hexdigest()
 
     def close(self) -> None:
         """Stop reading (the result is not wanted) and wait for the thread."""
         self._stop.set()
-        self._worker.join()
+        self._join()
+
+    def _join(self) -> None:
+        if self._worker.is_alive():
+            self._worker.join()
 
 
-def _count(layout: Layout, block: np.ndarray) -> None:
-    """Add one block of the file to `layout` (a field may go on into the next block)."""
-    blank = block <= 0x20
+def _count(layout: Layout, block: np.ndarray, scratch: tuple[np.ndarray, np.ndarray]) -> None:
+    """Add one block of the file to `layout` (a field may go on into the next block);
+    `scratch`: two boolean buffers of at least the block's size, written into."""
+    size = block.size
+    blank = np.less_equal(block, 0x20, out=scratch[0][:size])
     layout.blanks += int(np.count_nonzero(blank))
-    layout.breaks += int(np.count_nonzero(block == 0x0A))
+    layout.breaks += int(np.count_nonzero(np.equal(block, 0x0A, out=scratch[1][:size])))
     # A field starts where a blank byte (or the file's start) is followed by another byte.
-    layout.fields += int(np.count_nonzero(blank[:-1] > blank[1:]))
+    starts = np.greater(blank[:-1], blank[1:], out=scratch[1][: size - 1])
+    layout.fields += int(np.count_nonzero(starts))
     layout.fields += int(layout.last <= 0x20 and not blank[0])
     layout.top = max(layout.top, int(block.max()))
     layout.last = int(block[-1])
@@ -151,7 +188,7 @@ def _batches(path: Path, lean: bool = False) -> Iterator[tuple[pa.Array, pa.Arra
     try:
         if _checked_size(path) == 0:
             return
-        with pa.OSFile(str(path)) as handle:
+        with pa.OSFile(str(path), memory_pool=reader_pool()) as handle:
             yield from _parsed(path, handle, lean)
     # UnicodeError: also a path pyarrow cannot encode (bytes that are not UTF-8).
     except (pa.ArrowInvalid, OSError, UnicodeError, InputError) as exc:
@@ -186,6 +223,7 @@ def _parsed(
             strings_can_be_null=False,
             null_values=[],
         ),
+        memory_pool=reader_pool(),
     )
     for batch in reader:
         docs = pa.chunked_array([batch["docid"]])

@@ -96,12 +96,12 @@ def diagnose_view(view: QuestionView, stages: Collection[str] | None = None) -> 
         findings.append(finding)
     question = view.question
     if not findings:
-        return QuestionDiagnosis(question.id, OK, (), (), tuple(question.tags), question.split)
+        return QuestionDiagnosis(question.id, OK, (), (), view.tags, question.split)
     return QuestionDiagnosis(
         question.id,
         findings[0].stage,
         tuple(f.stage for f in findings[1:]),
         tuple(findings),
-        tuple(question.tags),
+        view.tags,
         question.split,
     )

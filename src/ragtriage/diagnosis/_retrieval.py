@@ -92,7 +92,7 @@ def _group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
         group = question.required_evidence[index]
         name = group_name(group)
         candidate = first_match(view, index, view.candidates)
-        ranked = first_match(view, index, view.ranking)
+        ranked = candidate if view.reranked is None else first_match(view, index, view.reranked)
         if candidate is None and ranked is None:
             why = f"{name} is not among the {len(view.candidates)} candidates"
             out.append(GroupLoss("retrieval_miss", tuple(group.any_of), why))

@@ -139,7 +139,7 @@ def question_record(
     question = view.question
     return QuestionRecord(
         question_id=question.id,
-        tags=tuple(question.tags),
+        tags=view.tags,
         split=question.split,
         answerability=question.answerability,
         outcome=view.outcome,

@@ -22,10 +22,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
+
+from .._optional import extra_module, has_extra
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:  # imported at first use: the default install has no pyarrow
+    pa = extra_module("pyarrow", "trec", "writing a table of records")
+    pc = extra_module("pyarrow.compute", "trec", "writing a table of records")
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 _INF = float("inf")
@@ -62,39 +71,106 @@ def json_text_table(
     """`json_text` of `data` with one more top-level `key`: a list of flat records, one per
     row of the columns (`texts`: strings; `numbers`: float arrays, NaN written as null).
 
-    Byte for byte `json_text({**data, key: rows})` with `rows[i] = {name: column[i]}`; the
-    records are written by one orjson call, and only the floats orjson writes otherwise
-    (found on the arrays, not value by value) are rewritten, so a long table costs no
-    Python work per value.
+    Byte for byte `json_text({**data, key: rows})` with `rows[i] = {name: column[i]}`, but
+    no record is made: each column is written by one call (orjson for a float column, one
+    join for a text column) and the records are joined from those texts by pyarrow
+    (`_paste`), so a long table costs no Python work per record. Text that JSON escapes
+    (quotes, backslashes, control characters) or that is not exactly `str`, or no pyarrow
+    installed: the records are made and written as `json_text` writes them.
     """
     if key in data or set(texts) & set(numbers):
         raise ValueError(f"{key!r} and the column names must be new and distinct")
-    columns: dict[str, list[Any]] = {name: list(strings) for name, strings in texts.items()}
-    if not all(type(text) is str for strings in columns.values() for text in strings):
-        return json_text({**data, key: _records(texts, numbers)})  # `json` decides
-    for name, given in numbers.items():
-        values = np.asarray(given, dtype=np.float64)
-        written: list[Any] = values.tolist()
-        for row in np.flatnonzero(np.isnan(values)).tolist():
-            written[row] = None
-        size = np.abs(values)
-        for row in np.flatnonzero(((size >= _LOW) & (size < _HIGH)) | (size == _INF)).tolist():
-            written[row] = _float(written[row])
-        columns[name] = written
-    names = tuple(columns)
-    records = [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
-    try:
-        # Written as the value of a one-key document, the list is already indented as a
-        # top-level value: `{\n  "key": [...]\n}`.
-        body = orjson.dumps({key: records}, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-        start = len(orjson.dumps({key: 0}, option=orjson.OPT_INDENT_2)) - len(b"0\n}")
-    except orjson.JSONEncodeError:  # what orjson refuses (a lone surrogate): `json` decides
-        return json_text({**data, key: _records(texts, numbers)})
+    sizes = {len(column) for column in texts.values()} | {len(a) for a in numbers.values()}
+    if len(sizes) > 1:
+        raise ValueError(f"the columns of {key!r} must have one length, not {sorted(sizes)}")
     head = json_text({**data, key: []})
+    if not sizes or not sizes.pop():
+        return head
+    if not has_extra("trec"):  # the records are made and written by `json_text`
+        return json_text({**data, key: _records(texts, numbers)})
+    columns: dict[str, tuple[bytes, bool]] = {}
+    for name, strings in texts.items():
+        text = _plain_texts(strings)
+        if text is None:  # `json` decides (escapes, lone surrogates, other types)
+            return json_text({**data, key: _records(texts, numbers)})
+        columns[name] = (text, True)
+    for name, given in numbers.items():
+        columns[name] = (_number_texts(np.asarray(given, dtype=np.float64)), False)
+    body = _paste({name: columns[name] for name in sorted(columns)})
     # Strings hold no raw line break, so this can only be the top-level key.
     marker = f"\n  {json.dumps(key, ensure_ascii=False)}: []"
-    at = head.index(marker) + len(marker) - 2
-    return head[:at] + body[start:-2].decode("utf-8") + head[at + 2 :]
+    at = head.index(marker) + len(marker) - 1
+    return "".join((head[:at], "\n", body, "\n  ", head[at:]))
+
+
+def _plain_texts(strings: Sequence[str]) -> bytes | None:
+    """The strings as UTF-8, each followed by a line break, when every one is a `str` that
+    JSON writes as itself between quotes; None otherwise."""
+    if set(map(type, strings)) != {str}:
+        return None
+    try:
+        encoded = ("\n".join(strings) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return None
+    raw = np.frombuffer(encoded, np.uint8)
+    escaped = int(np.count_nonzero(raw < 0x20)) != len(strings)  # the breaks we added
+    if escaped or encoded.find(b'"') >= 0 or encoded.find(b"\\") >= 0:
+        return None
+    return encoded
+
+
+def _number_texts(values: np.ndarray) -> bytes:
+    """The floats as `json` writes them (NaN as null), each followed by a line break.
+
+    orjson writes every float but those `_float` rewrites as Python's repr does; those are
+    found on the array and only they become Python objects of their own."""
+    written: list[Any] = values.tolist()
+    for row in np.flatnonzero(np.isnan(values)).tolist():
+        written[row] = None
+    size = np.abs(values)
+    for row in np.flatnonzero(((size >= _LOW) & (size < _HIGH)) | (size == _INF)).tolist():
+        written[row] = _float(written[row])
+    # No float's text holds a comma: the list's commas separate the values.
+    return orjson.dumps(written)[1:-1].replace(b",", b"\n") + b"\n"
+
+
+def _paste(columns: Mapping[str, tuple[bytes, bool]]) -> str:
+    """The records' text (indented as items of a top-level list, without the brackets)
+    from each column's values (`(text, quoted)`: one value per line, quoted: a string),
+    joined record by record in pyarrow."""
+    names = list(columns)
+    keys = [json.dumps(name, ensure_ascii=False) for name in names]
+    quote = ['"' if columns[name][1] else "" for name in names]
+    parts: list[Any] = [f"    {{\n      {keys[0]}: {quote[0]}".encode()]
+    for index, name in enumerate(names):
+        parts.append(_values(columns[name][0]))
+        if index + 1 < len(names):
+            after = f"{quote[index]},\n      {keys[index + 1]}: {quote[index + 1]}"
+        else:
+            after = f"{quote[index]}\n    }},\n"
+        parts.append(after.encode())
+    scalars = [_scalar(part) if type(part) is bytes else part for part in parts]
+    joined = pc.binary_join_element_wise(*scalars, _scalar(b""))
+    offsets = np.frombuffer(joined.buffers()[1], np.int64)
+    first, stop = int(offsets[joined.offset]), int(offsets[joined.offset + len(joined)])
+    return str(memoryview(joined.buffers()[2])[first : stop - len(b",\n")], "utf-8")
+
+
+def _scalar(data: bytes) -> pa.Scalar:
+    """A large binary scalar made from its buffers (`pa.scalar` imports pandas when
+    installed); large: 64-bit offsets, so a table of any size fits the joined text."""
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
+    return pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])[0]
+
+
+def _values(text: bytes) -> pa.Array:
+    """Lines (each ended by a line break) as a binary array, without the breaks."""
+    ends = np.flatnonzero(np.frombuffer(text, np.uint8) == 0x0A)
+    offsets = np.concatenate(([0], ends + 1)).astype(np.int64)
+    lines = pa.Array.from_buffers(
+        pa.large_binary(), ends.size, [None, pa.py_buffer(offsets), pa.py_buffer(text)]
+    )
+    return pc.binary_slice(lines, 0, -1)
 
 
 def _records(

@@ -6,6 +6,7 @@ the boundary section); the engine's arrays compute every score.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -100,6 +101,17 @@ class QuestionView:
         return tuple(i for i in groups if not self.group_satisfied(i, self.context))
 
     @cached_property
+    def tags(self) -> tuple[str, ...]:
+        """The question's tags, each tag's text held once for every question (a record and a
+        diagnosis of a million questions share them)."""
+        return tuple(map(sys.intern, self.question.tags))
+
+    @property
+    def outcome(self) -> str | None:
+        """The result's outcome (None for a retrieval-only run), one text per outcome."""
+        return None if self.result.outcome is None else sys.intern(self.result.outcome)
+
+    @cached_property
     def context_hash(self) -> str:
         """Hash of the final context and k that labels are checked against (`labels_trust`)."""
         return context_hash(self.result, self.context, self.index, self.k)
@@ -108,11 +120,6 @@ class QuestionView:
     def ranking(self) -> tuple[str, ...]:
         """The final ranking: reranked when reranking ran, else the candidates."""
         return self.reranked if self.reranked is not None else self.candidates
-
-    @property
-    def outcome(self) -> str | None:
-        """The result's outcome (None for a retrieval-only run)."""
-        return self.result.outcome
 
     def group_satisfied(self, group_index: int, items: Sequence[str]) -> bool:
         """Whether required group `group_index` is satisfied by any of `items`."""
@@ -152,11 +159,11 @@ def build_view(
 ) -> QuestionView:
     """Resolve one result against its question and the snapshot. `missing_groups`: the
     view's `missing_groups` when the caller found them already (None: found when asked)."""
-    candidates = tuple(item.id for item in result.candidates)
-    reranked = None if result.reranked is None else tuple(item.id for item in result.reranked)
+    candidates = tuple([item.id for item in result.candidates])
+    reranked = None if result.reranked is None else tuple([item.id for item in result.reranked])
     ranking = reranked if reranked is not None else candidates
     if result.context is not None:
-        context, derived = tuple(item.id for item in result.context), False
+        context, derived = tuple([item.id for item in result.context]), False
     else:
         context, derived = (ranking[:k] if k is not None else ranking), True
     # A label made against another context (text, order, k) is stale: excluded, counted. The
