@@ -13,6 +13,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
@@ -20,9 +22,12 @@ from pydantic import ValidationError
 from ..schemas import EvalSet
 from ._native_checks import (
     ANSWERABILITY,
+    FACT_KEYS,
+    GROUP_KEYS,
+    QUESTION_KEYS,
+    SPLITS,
     applies_ok,
     canary_ok,
-    question_ok,
 )
 from ._native_checks import ids as id_list_ok
 from ._native_records import Records
@@ -130,40 +135,44 @@ def read_evalset(
     canary_document = array("q")
     canary_marker: dict[int, str] = {}
     bits, words = codes.group_bits, codes.access.shape[1]
+    no_groups = (0,) * words
     level = array("q")
     n_docs = codes.n_documents
     for q in items:
-        if not question_ok(q):
+        if type(q) is not dict or not q.keys() <= QUESTION_KEYS:
             raise _Fallback("question shape")
-        qid = q["id"]
+        qid, text, kind = q.get("id"), q.get("text"), q.get("answerability")
+        if type(qid) is not str or not qid or type(text) is not str or not text:
+            raise _Fallback("question shape")
+        if type(kind) is not str or kind not in ANSWERABILITY:
+            raise _Fallback("answerability")
         if row_of.setdefault(qid, len(ids)) != len(ids):
             raise _Fallback("duplicate question")
         ids.append(qid)
-        kind = ANSWERABILITY[q["answerability"]]
+        kind = ANSWERABILITY[kind]
         answerability.append(kind)
-        groups = q.get("required_evidence", [])
-        fact_list = q.get("reference_facts", [])
+        groups = q.get("required_evidence", _NONE)
+        fact_list = q.get("reference_facts", _NONE)
+        if type(groups) is not list or type(fact_list) is not list:
+            raise _Fallback("question shape")
         if (kind == 1 and (groups or fact_list)) or (kind == 0 and not groups):
             raise _Fallback("answerability")
         all_docs = True
         for group in groups:
-            alternatives = group["any_of"]
-            found = [code.get(i, -1) for i in alternatives]
-            if len(set(alternatives)) < len(alternatives) or min(found) < 0:
-                raise _Fallback("evidence IDs")
+            found = _group_codes(group, code)
             all_docs = all_docs and max(found) < n_docs
             alt_code.extend(found)
-            alt_group.extend([len(grades)] * len(found))
+            alt_group.extend(repeat(len(grades), len(found)))
             grades.append(group.get("grade", 1))
         n_groups.append(len(groups))
-        fact_ids = tuple(f["id"] for f in fact_list)
+        fact_ids = tuple([_fact_id(fact, code) for fact in fact_list])
         if len(set(fact_ids)) < len(fact_ids):
             raise _Fallback("duplicate facts")
-        for fact in fact_list:
-            if any(i not in code for i in fact.get("evidence", ())):
-                raise _Fallback("fact evidence")
         facts.append(fact_ids)
-        tag_list = tuple(q.get("tags", ()))
+        tag_list = q.get("tags", _NONE)
+        if not id_list_ok(tag_list) or q.get("split", "dev") not in SPLITS:
+            raise _Fallback("question shape")
+        tag_list = tuple(tag_list)
         tags.append(tag_list)
         split.append(q.get("split", "dev"))
         level.append(all_docs)
@@ -171,12 +180,15 @@ def read_evalset(
         if users is not None and not id_list_ok(users):
             raise _Fallback("user_groups")
         asked.append(users is not None)
-        masks = [0] * words
-        for group in set(users or ()):
-            if group in bits:  # a group no document names opens nothing
-                word, bit = bits[group]
-                masks[word] |= bit
-        user_mask.extend(masks)
+        if users:
+            masks = [0] * words
+            for group in set(users):
+                if group in bits:  # a group no document names opens nothing
+                    word, bit = bits[group]
+                    masks[word] |= bit
+            user_mask.extend(masks)
+        else:
+            user_mask.extend(no_groups)
         applies, canary = q.get("applies_to"), q.get("canary")
         wanted = -1
         if applies is not None:
@@ -215,6 +227,46 @@ def read_evalset(
         canary_marker,
         header["evalset_id"],
     )
+
+
+_NONE: list[Any] = []
+"""An absent list (never changed)."""
+
+
+def _group_codes(group: Any, code: dict[str, int]) -> list[int]:
+    """The codes of an `EvidenceGroup`'s alternatives; `_Fallback` for a problem (a known ID
+    is a non-empty string)."""
+    if type(group) is not dict or not group.keys() <= GROUP_KEYS:
+        raise _Fallback("evidence group")
+    alternatives, grade, label = group.get("any_of"), group.get("grade", 1), group.get("label")
+    if type(alternatives) is not list or not alternatives:
+        raise _Fallback("evidence group")
+    if type(grade) is not int or grade < 1 or (label is not None and type(label) is not str):
+        raise _Fallback("evidence group")
+    try:
+        found = [code[i] for i in alternatives]
+    except (KeyError, TypeError):
+        raise _Fallback("evidence IDs") from None
+    if len(set(found)) < len(found):
+        raise _Fallback("evidence IDs")
+    return found
+
+
+def _fact_id(fact: Any, code: dict[str, int]) -> str:
+    """A `ReferenceFact`'s ID; `_Fallback` for a problem (evidence the snapshot lacks)."""
+    if type(fact) is not dict or not fact.keys() <= FACT_KEYS:
+        raise _Fallback("reference fact")
+    fid, text, evidence = fact.get("id"), fact.get("text"), fact.get("evidence", _NONE)
+    if type(fid) is not str or not fid or (text is not None and type(text) is not str):
+        raise _Fallback("reference fact")
+    if type(evidence) is not list:
+        raise _Fallback("fact evidence")
+    try:
+        if not all(map(code.__contains__, evidence)):  # known: a non-empty string
+            raise _Fallback("fact evidence")
+    except TypeError:
+        raise _Fallback("fact evidence") from None
+    return fid
 
 
 def _offsets(counts: Sequence[int]) -> np.ndarray:

@@ -44,8 +44,7 @@ def records(
             raise _Fallback("header")
         if span is not None:
             handle.seek(span[0])
-        lines = _lines(handle, label, None if span is None else span[1])
-        return header, _closing(handle, (loads(line) for line in lines if line.strip()))
+        return header, _parsed(handle, label, None if span is None else span[1])
     try:
         data = loads(strip_bom(read_bytes(path), str(path)))
     except InputError as exc:
@@ -69,6 +68,19 @@ def _first_line(handle: BinaryIO, label: str) -> bytes:
         if line.strip():
             return strip_bom(line, label) if number == 1 else line
     return b""
+
+
+def _parsed(handle: BinaryIO, label: str, end: int | None) -> Iterator[Any]:
+    """The records of the lines up to byte `end`, parsed (the handle closed at the end); a
+    line past the bound or an unreadable file falls back."""
+    with handle:
+        try:
+            for _, line in iter_lines(handle, label, end):
+                # Never empty; `isspace` finds a blank line without copying it as `strip` does.
+                if not line.isspace():
+                    yield loads(line)
+        except InputError as exc:
+            raise _Fallback("line") from exc
 
 
 def _lines(handle: BinaryIO, label: str, end: int | None) -> Iterator[bytes]:
@@ -109,11 +121,6 @@ def spans(
 
 
 _SPLIT_BYTES = 8 << 20
-
-
-def _closing(handle: Any, items: Iterator[Any]) -> Iterator[Any]:
-    with handle:
-        yield from items
 
 
 def record_at(path: Path, kind: str, list_key: str, wanted: set[int]) -> dict[int, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -23,22 +24,18 @@ from ..detectors import (
     item_text,
 )
 from ..loading import SnapshotIndex
-from ..schemas import LabelPolicy, RunHeader, counted_labels
-from ._native_checks import (
-    CLAIM_VERDICTS,
-    CONTEXT_HASH,
-    FACT_VERDICTS,
-    OUTCOMES,
-    item_codes,
-    result_ok,
-)
-from ._native_labels import Added, with_labels
+from ..schemas import LabelPolicy, RunHeader
+from ._native_checks import OUTCOMES, RESULT_KEYS, extras_ok, item_codes
+from ._native_claims import Reviews
+from ._native_labels import Added
 from ._native_read import Codes, EvalColumns, _offsets
 from ._native_records import Records
 from ._trec import _Fallback
 
 _ANSWERED = OUTCOMES["answered"]
-_NOT_ANSWERED = frozenset(OUTCOMES.values()) - {_ANSWERED}
+_NO_OUTCOME = -1
+_NONE: list[Any] = []
+"""An absent list (never changed)."""
 
 
 @dataclass(frozen=True)
@@ -89,30 +86,6 @@ class RunColumns:
     """Per result: likewise, a fact label."""
 
 
-def _kind(label: dict[str, Any]) -> str:
-    kind: str = label["labeller"]["kind"]
-    return kind
-
-
-def _state(chosen: list[dict[str, Any]], verdicts: tuple[str, ...]) -> int:
-    if len(chosen) == 1:
-        return verdicts.index(chosen[0]["verdict"])
-    found = {lab["verdict"] for lab in chosen}
-    if not found:
-        return 3
-    if len(found) > 1:
-        return 2
-    return verdicts.index(found.pop())
-
-
-def _self_made(labels: list[dict[str, Any]], generator: str | None) -> bool:
-    """A judge label made by the run's generator (`detectors.find_self_labelling`'s rule)."""
-    return any(
-        lab["labeller"]["kind"] == "judge" and lab["labeller"]["name"] == generator
-        for lab in labels
-    )
-
-
 def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> str:
     """The context hash of a result's final context (`detectors.context_hash`, from the
     record as parsed): the recorded context, else the top k of the final ranking."""
@@ -125,25 +98,6 @@ def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> s
         ids = ids if k is None else ids[:k]
     texts = {item["id"]: item["text"] for item in recorded or () if item.get("text") is not None}
     return context_hash_of([(i, texts[i] if i in texts else item_text(i, index)) for i in ids], k)
-
-
-def _fresh(labels: list[dict[str, Any]], current: str | None) -> list[dict[str, Any]]:
-    """The labels made against the current context (`detectors.is_stale`: a label without a
-    hash cannot be checked and counts); all of them when no label records a hash."""
-    if current is None:
-        return labels
-    return [lab for lab in labels if lab.get("context_hash") in (None, current)]
-
-
-def _labels_bad(labels: list[dict[str, Any]]) -> bool:
-    for lab in labels:
-        who = lab["labeller"]
-        if who["kind"] == "judge" and not who.get("prompt_version"):
-            return True
-        stamp = lab.get("context_hash")
-        if stamp is not None and not CONTEXT_HASH.fullmatch(stamp):
-            return True
-    return False
 
 
 def read_run(
@@ -195,34 +149,35 @@ def read_run(
     ctx_n = array("q")
     ctx_flag = array("q")
     outcome = array("q")
-    claim_n = array("q")
-    claim_state = array("q")
-    cit = array("q")
-    cit_n = array("q")
-    sup = array("q")
-    sup_n = array("q")
-    fact_state = array("q")
     obeyed = array("q")
     derived = array("q")
     sensitive = array("q")
     ctx_sensitive = array("q")
-    self_claim = array("q")
-    self_fact = array("q")
     markers = evalset.canary_marker
-    unreviewed_ok = allow_unreviewed
-    added = (added_labels or {}).get(header.name, {})
+    reviews = Reviews(
+        code, label_policy, unreviewed_ok=allow_unreviewed, accept_self=accept_self_labelling,
+        generator=generator, added=(added_labels or {}).get(header.name, {}),
+    )
+
+    def current(res: dict[str, Any]) -> str:
+        if index is None:
+            raise _Fallback("a context hash without the snapshot")
+        return _current_hash(res, k, index)
+
     for res in items:
-        if not result_ok(res):
+        if type(res) is not dict or not res.keys() <= RESULT_KEYS:
             raise _Fallback("result shape")
-        if added:
-            res = with_labels(res, added)
-        row = row_of.get(res["question_id"], -1)
+        qid = res.get("question_id")
+        row = row_of.get(qid, -1) if type(qid) is str else -1  # a known ID: a non-empty string
         if row < 0 or seen[row]:
             raise _Fallback("result question")
         seen[row] = 1
         rows.append(row)
-        c_codes = item_codes(res.get("candidates", []), code, False)
-        if c_codes is None or len(set(c_codes)) < len(c_codes):
+        c_codes = item_codes(res.get("candidates", _NONE), code, False)
+        if c_codes is None:
+            raise _Fallback("candidates")
+        in_candidates = set(c_codes)
+        if len(in_candidates) < len(c_codes):
             raise _Fallback("candidates")
         cand.extend(c_codes)
         cand_n.append(len(c_codes))
@@ -230,9 +185,10 @@ def read_run(
         raw_rer = res.get("reranked")
         if raw_rer is not None:
             r_codes = item_codes(raw_rer, code, False)
-            if r_codes is None or len(set(r_codes)) < len(r_codes):
+            if r_codes is None:
                 raise _Fallback("reranked")
-            if not set(r_codes) <= set(c_codes):
+            in_reranked = set(r_codes)
+            if len(in_reranked) < len(r_codes) or not in_reranked <= in_candidates:
                 raise _Fallback("reranked")
             rer.extend(r_codes)
             final = r_codes
@@ -253,92 +209,33 @@ def read_run(
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
-            ctx_flag.extend([-1] * len(x_codes))
+            ctx_flag.extend(repeat(-1, len(x_codes)))
             if scan_contexts:
-                ctx_sensitive.extend([-1] * len(x_codes))
+                ctx_sensitive.extend(repeat(-1, len(x_codes)))
         ctx.extend(x_codes)
         ctx_n.append(len(x_codes))
-        in_context = set(x_codes)
         answer, kind = res.get("answer"), res.get("outcome")
-        if (kind is None) != (answer is None) or (answer is not None and not answer.strip()):
+        if kind is None:
+            if answer is not None:
+                raise _Fallback("outcome/answer")
+            out = -1
+        elif type(kind) is not str or kind not in OUTCOMES:
+            raise _Fallback("outcome")
+        elif type(answer) is not str or not answer.strip():
             raise _Fallback("outcome/answer")
-        out = -1 if kind is None else OUTCOMES[kind]
-        marker = markers.get(row)
+        else:
+            out = OUTCOMES[kind]
+        if not extras_ok(res):
+            raise _Fallback("latency, cost or usage")
+        marker = markers.get(row) if markers else None
         obeyed.append(
             marker is not None and answer is not None and carries_marker(answer, marker)
         )
         if scan_answers:
             sensitive.append(answer is not None and bool(find_sensitive(answer)))
         outcome.append(out)
-        claims = res.get("claims") or []
-        fact_labels = res.get("fact_labels", [])
-        stamped = any(lab.get("context_hash") is not None for lab in fact_labels) or any(
-            lab.get("context_hash") is not None for c in claims for lab in c.get("labels", ())
-        )
-        current = None
-        if stamped and index is not None:
-            current = _current_hash(res, k, index)
-        elif stamped:
-            raise _Fallback("a context hash without the snapshot")
-        if out in _NOT_ANSWERED and (
-            claims or any(lab["verdict"] == "covered" for lab in fact_labels)
-        ):
-            raise _Fallback("claims of a non-answer")
-        if out < 0 and claims:
-            raise _Fallback("claims without an answer")
-        if out == _ANSWERED and not claims and not unreviewed_ok:
-            raise _Fallback("unreviewed")
-        claim_ids = [c.get("id") or f"c{n}" for n, c in enumerate(claims, start=1)]
-        if len(set(claim_ids)) < len(claim_ids):
-            raise _Fallback("claim IDs")
-        support: set[int] = set()
-        claims_self_made = False
-        for claim in claims:
-            labels = claim.get("labels", [])
-            if _labels_bad(labels):
-                raise _Fallback("claim labels")
-            claims_self_made = claims_self_made or _self_made(labels, generator)
-            chosen = counted_labels(labels, label_policy, _kind)
-            if not chosen and out == _ANSWERED and not unreviewed_ok:
-                raise _Fallback("unlabelled claim")
-            for lab in labels:
-                backing = lab.get("supported_by", ())
-                if (lab["verdict"] == "supported") != bool(backing):
-                    raise _Fallback("supported_by")
-                if any(code.get(i, -1) not in in_context for i in backing):
-                    raise _Fallback("supported_by")
-            if current is not None:  # the verdict of the labels made against this context
-                chosen = counted_labels(_fresh(labels, current), label_policy, _kind)
-            state = _state(chosen, CLAIM_VERDICTS)
-            claim_state.append(state)
-            if state == 0:
-                support.update(code[i] for lab in chosen for i in lab.get("supported_by", ()))
-            cited = [code.get(i, -1) for i in claim.get("citations", ())]
-            cit.extend(cited)
-            cit_n.append(len(cited))
-        claim_n.append(len(claims))
-        sup.extend(support)
-        sup_n.append(len(support))
-        question_facts = facts_of[row]
-        if _labels_bad(fact_labels):
-            raise _Fallback("fact labels")
-        facts_self_made = _self_made(fact_labels, generator)
-        if (claims_self_made or facts_self_made) and not accept_self_labelling:
-            raise _Fallback("self-labelling")
-        self_claim.append(claims_self_made)
-        self_fact.append(facts_self_made)
-        by_fact: dict[str, list[dict[str, Any]]] = {}
-        for lab in fact_labels:
-            by_fact.setdefault(lab["fact_id"], []).append(lab)
-        if not by_fact.keys() <= set(question_facts):
-            raise _Fallback("fact_id")
-        for fact in question_facts:
-            chosen = counted_labels(by_fact.get(fact, []), label_policy, _kind)
-            if out == _ANSWERED and not unreviewed_ok and not chosen:
-                raise _Fallback("unlabelled fact")
-            if current is not None:
-                chosen = counted_labels(_fresh(by_fact.get(fact, []), current), label_policy, _kind)
-            fact_state.append(_state(chosen, FACT_VERDICTS))
+        reviews.read(res, out == _ANSWERED, out > _NO_OUTCOME and out != _ANSWERED, x_codes,
+                     facts_of[row], current)
     return RunColumns(
         header,
         k,
@@ -349,16 +246,16 @@ def read_run(
         (np.array(ctx, dtype=np.int64), _offsets(ctx_n)),
         np.array(ctx_flag, dtype=np.int8),
         np.array(outcome, dtype=np.int8),
-        _offsets(claim_n),
-        np.array(claim_state, dtype=np.int8),
-        (np.array(cit, dtype=np.int64), _offsets(cit_n)),
-        (np.array(sup, dtype=np.int64), _offsets(sup_n)),
-        np.array(fact_state, dtype=np.int8),
+        _offsets(reviews.claim_n),
+        np.array(reviews.claim_state, dtype=np.int8),
+        (np.array(reviews.cit, dtype=np.int64), _offsets(reviews.cit_n)),
+        (np.array(reviews.sup, dtype=np.int64), _offsets(reviews.sup_n)),
+        np.array(reviews.fact_state, dtype=np.int8),
         _offsets([len(facts_of[r]) for r in rows]),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
         np.array(ctx_sensitive, dtype=np.int8),
         np.array(sensitive, dtype=bool),
-        np.array(self_claim, dtype=bool),
-        np.array(self_fact, dtype=bool),
+        np.array(reviews.self_claim, dtype=bool),
+        np.array(reviews.self_fact, dtype=bool),
     )

@@ -1,0 +1,260 @@
+"""An answer's claims and fact labels (a native result's `claims`, `fact_labels` and the labels
+of label files for it): checked and read into arrays in one pass over each label.
+
+Every check of the schema (`Claim`, `ClaimLabel`, `FactLabel`, `Labeller`) and of the rules
+`validation.check_dataset` applies to labels is made here, on the parsed JSON; any problem
+raises `_Fallback` (the loader then names it). The label choice is `schemas.counted_labels`.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from itertools import repeat
+from typing import Any
+
+from ..schemas import LabelPolicy, counted_labels
+from ._native_checks import (
+    CLAIM_KEYS,
+    CLAIM_LABEL_KEYS,
+    CLAIM_VERDICTS,
+    CONTEXT_HASH,
+    FACT_LABEL_KEYS,
+    FACT_VERDICTS,
+    ids,
+    labeller_rest_ok,
+)
+from ._native_labels import Added
+from ._trec import _Fallback
+
+Label = dict[str, Any]
+
+_CLAIM_CODE = {verdict: code for code, verdict in enumerate(CLAIM_VERDICTS)}
+_FACT_CODE = {verdict: code for code, verdict in enumerate(FACT_VERDICTS)}
+
+
+def _kind(label: Label) -> str:
+    kind: str = label["labeller"]["kind"]
+    return kind
+
+
+def _state(chosen: list[Label], codes: dict[str, int]) -> int:
+    """0, 1, 2: the verdict the counted labels agree on (2, cannot_judge, when they differ);
+    3 without a counted label."""
+    if len(chosen) == 1:
+        return codes[chosen[0]["verdict"]]
+    found = {lab["verdict"] for lab in chosen}
+    if not found:
+        return 3
+    if len(found) > 1:
+        return 2
+    return codes[found.pop()]
+
+
+def _fresh(labels: list[Label], current: str) -> list[Label]:
+    """The labels made against the current context (`detectors.is_stale`: a label without a
+    hash cannot be checked and counts)."""
+    return [lab for lab in labels if lab.get("context_hash") in (None, current)]
+
+
+_NONE: list[Any] = []
+"""An absent list (never changed)."""
+
+
+_SELF_MADE = 1
+_STAMPED = 2
+
+
+def _known(get: Callable[[Any, int], int], values: Any) -> list[int] | None:
+    """The codes of a list's values (-1 for an unknown ID); None for anything but a list, or
+    a value that cannot be looked up (a list or an object)."""
+    if type(values) is not list:
+        return None
+    try:
+        return list(map(get, values, repeat(-1)))
+    except TypeError:
+        return None
+
+
+def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator: str | None) -> int:
+    """Check the fields claim and fact labels share (`_Fallback` on a problem): the keys, the
+    labeller (a judge names its prompt version), the verdict, the reason and the context
+    hash. Flags: `_SELF_MADE` (a judge named as the run's generator), `_STAMPED` (a context
+    hash)."""
+    if type(lab) is not dict or not lab.keys() <= keys:
+        raise _Fallback("label")
+    who = lab.get("labeller")
+    if type(who) is not dict:
+        raise _Fallback("labeller")
+    kind, by = who.get("kind"), who.get("name")
+    if type(by) is not str or not by or (len(who) != 2 and not labeller_rest_ok(who)):
+        raise _Fallback("labeller")
+    flags = 0
+    if kind == "judge":
+        if not who.get("prompt_version"):
+            raise _Fallback("judge without a prompt version")
+        if by == generator:
+            flags = _SELF_MADE
+    elif kind != "human":
+        raise _Fallback("labeller kind")
+    if lab.get("verdict") not in verdicts:
+        raise _Fallback("verdict")
+    stamp, reason = lab.get("context_hash"), lab.get("reason")
+    if stamp is not None:
+        if type(stamp) is not str or not CONTEXT_HASH.fullmatch(stamp):
+            raise _Fallback("context_hash")
+        flags |= _STAMPED
+    if reason is not None and type(reason) is not str:
+        raise _Fallback("reason")
+    return flags
+
+
+class Reviews:
+    """The claims and fact labels of a run's results, as arrays (see `RunColumns`)."""
+
+    def __init__(
+        self,
+        code: dict[str, int],
+        policy: LabelPolicy,
+        *,
+        unreviewed_ok: bool,
+        accept_self: bool,
+        generator: str | None,
+        added: Added,
+    ) -> None:
+        self._code = code
+        self._policy = policy
+        self._unreviewed_ok = unreviewed_ok
+        self._accept_self = accept_self
+        self._generator = generator
+        self._added = added
+        self.claim_n = array("q")
+        self.claim_state = array("q")
+        self.cit = array("q")
+        self.cit_n = array("q")
+        self.sup = array("q")
+        self.sup_n = array("q")
+        self.fact_state = array("q")
+        self.self_claim = array("q")
+        self.self_fact = array("q")
+
+    def read(
+        self,
+        res: dict[str, Any],
+        answered: bool,
+        stopped: bool,
+        context: list[int],
+        facts: tuple[str, ...],
+        current: Callable[[dict[str, Any]], str],
+    ) -> None:
+        """Check and read one result's claims and fact labels (its other fields checked).
+
+        `answered`: its outcome is `answered`; `stopped`: it has another outcome;
+        `context`: the codes of its final context; `facts`: its question's reference fact
+        IDs; `current`: a result's context hash (`_Fallback` without the snapshot), asked only
+        when some label records one."""
+        claims = res.get("claims")
+        if claims is None:
+            claims = _NONE
+        elif type(claims) is not list:
+            raise _Fallback("claims")
+        fact_labels = res.get("fact_labels", _NONE)
+        if type(fact_labels) is not list:
+            raise _Fallback("fact_labels")
+        added = self._added.get(res["question_id"]) if self._added else None
+        claim_added: dict[str, list[Label]] = added[0] if added else {}
+        if added:
+            fact_labels = [*fact_labels, *added[1]]
+        if claims and not answered:
+            raise _Fallback("claims of a non-answer")
+        strict = answered and not self._unreviewed_ok
+        if strict and not claims:
+            raise _Fallback("unreviewed")
+        code_get = self._code.get
+        policy, generator = self._policy, self._generator
+        chosen_claims: list[tuple[list[Label], list[Label]]] = []
+        names: list[str] = []
+        named = len(claims) > 1 or bool(claim_added)
+        claim_flags = 0
+        in_context: set[int] | None = None
+        for n, claim in enumerate(claims, start=1):
+            if type(claim) is not dict or not claim.keys() <= CLAIM_KEYS:
+                raise _Fallback("claim")
+            text, cid = claim.get("text"), claim.get("id")
+            if type(text) is not str or not text:
+                raise _Fallback("claim text")
+            if cid is not None and (type(cid) is not str or not cid):
+                raise _Fallback("claim id")
+            cits = claim.get("citations", _NONE)
+            cited = _known(code_get, cits)
+            if cited is None or (-1 in cited and not ids(cits)):  # known: a non-empty string
+                raise _Fallback("citations")
+            self.cit.extend(cited)
+            self.cit_n.append(len(cited))
+            labels = claim.get("labels", _NONE)
+            if type(labels) is not list:
+                raise _Fallback("claim labels")
+            if named:
+                name = cid or f"c{n}"
+                names.append(name)
+                if name in claim_added:
+                    labels = [*labels, *claim_added[name]]
+            for lab in labels:
+                claim_flags |= _label(lab, CLAIM_LABEL_KEYS, CLAIM_VERDICTS, generator)
+                within = _known(code_get, lab.get("supported_by", _NONE))
+                if within is None or (lab["verdict"] == "supported") != bool(within):
+                    raise _Fallback("supported_by")
+                if within:  # in the context: known, so a non-empty string
+                    if in_context is None:
+                        in_context = set(context)
+                    if not in_context.issuperset(within):
+                        raise _Fallback("supported_by")
+            chosen = counted_labels(labels, policy, _kind)
+            if strict and not chosen:
+                raise _Fallback("unlabelled claim")
+            chosen_claims.append((labels, chosen))
+        if named and (len(set(names)) < len(names) or not claim_added.keys() <= set(names)):
+            raise _Fallback("claim IDs")
+        by_fact: dict[str, list[Label]] = {}
+        covered = False
+        fact_flags = 0
+        for lab in fact_labels:
+            fact_flags |= _label(lab, FACT_LABEL_KEYS, FACT_VERDICTS, generator)
+            fact = lab.get("fact_id")
+            if type(fact) is not str or not fact:
+                raise _Fallback("fact_id")
+            covered = covered or lab["verdict"] == "covered"
+            if fact in by_fact:
+                by_fact[fact].append(lab)
+            else:
+                by_fact[fact] = [lab]
+        if covered and stopped:
+            raise _Fallback("claims of a non-answer")
+        self_claim, self_fact = bool(claim_flags & _SELF_MADE), bool(fact_flags & _SELF_MADE)
+        if (self_claim or self_fact) and not self._accept_self:
+            raise _Fallback("self-labelling")
+        if not by_fact.keys() <= set(facts):
+            raise _Fallback("fact_id")
+        hash_now = current(res) if (claim_flags | fact_flags) & _STAMPED else None
+        support: set[int] = set()
+        code = self._code
+        for labels, chosen in chosen_claims:
+            if hash_now is not None:  # the verdict of the labels made against this context
+                chosen = counted_labels(_fresh(labels, hash_now), policy, _kind)
+            state = _state(chosen, _CLAIM_CODE)
+            self.claim_state.append(state)
+            if state == 0:
+                support.update(code[i] for lab in chosen for i in lab.get("supported_by", _NONE))
+        self.claim_n.append(len(claims))
+        self.sup.extend(support)
+        self.sup_n.append(len(support))
+        for fact in facts:
+            found = by_fact.get(fact, _NONE)
+            chosen = counted_labels(found, policy, _kind)
+            if strict and not chosen:
+                raise _Fallback("unlabelled fact")
+            if hash_now is not None:
+                chosen = counted_labels(_fresh(found, hash_now), policy, _kind)
+            self.fact_state.append(_state(chosen, _FACT_CODE))
+        self.self_claim.append(self_claim)
+        self.self_fact.append(self_fact)

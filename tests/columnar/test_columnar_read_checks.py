@@ -1,0 +1,170 @@
+"""The fast reader's checks on values of the wrong kind: a list or an object where a string is
+looked up (an outcome, an answerability, an ID) is refused like any other problem, never a
+crash; the loader then names it with the same message as `load_and_evaluate`."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from native_layers_data import write_dataset
+
+from ragtriage.columnar import evaluate_native, load_and_evaluate
+from ragtriage.errors import InputError, Problem
+from ragtriage.render import dumps, evaluation_json
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+def _edit_line(path: Path, line: int, edit: Edit) -> None:
+    lines = path.read_text("utf-8").splitlines()
+    record = json.loads(lines[line])
+    edit(record)
+    lines[line] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def _refusals(tmp_path: Path, file: str, edit: Edit) -> tuple[list[Problem], list[Problem]]:
+    """The problems of the fast path (falling back to the loader) and of the loader alone,
+    for a valid dataset with the first record of `file` edited."""
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 4, exotic=False, jsonl=True)
+    _edit_line(evalset if file == "evalset" else run, 1, edit)
+    found = []
+    for score in (
+        lambda: evaluate_native(evalset, snapshot, [run], workers=1),
+        lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
+    ):
+        with pytest.raises(InputError) as refused:
+            score()
+        found.append(list(refused.value.problems))
+    return found[0], found[1]
+
+
+def test_an_outcome_that_is_a_list_is_refused(tmp_path: Path) -> None:
+    fast, loader = _refusals(tmp_path, "run", lambda r: r.update(outcome=[]))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "run.jsonl"), "q2", "line 2: outcome",
+        "'answered', 'refused', 'clarified' or 'escalated'", "[]", record="question",
+    )]
+
+
+def test_an_answerability_that_is_an_object_is_refused(tmp_path: Path) -> None:
+    fast, loader = _refusals(tmp_path, "evalset", lambda q: q.update(answerability={}))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "evalset.jsonl"), "q0", "line 2: answerability",
+        "'answerable', 'unanswerable' or 'needs_clarification'", "{}", record="question",
+    )]
+
+
+def _first_claim(edit: Callable[[dict[str, Any]], None]) -> Edit:
+    def apply(result: dict[str, Any]) -> None:
+        edit(result["claims"][0])
+    return apply
+
+
+EDITS: dict[str, tuple[str, Edit, tuple[str | None, str, str, str]]] = {
+    "question_id": ("run", lambda r: r.update(question_id=["q2"]),
+                    (None, "line 2: question_id", "a valid string", '["q2"]')),
+    "candidate id": ("run", lambda r: r["candidates"][0].update(id={"d0": 1}),
+                     ("q2", "line 2: candidates[0].id", "a valid string", '{"d0": 1}')),
+    "citation": ("run", _first_claim(lambda c: c.update(citations=[["d0"]])),
+                 ("q2", "line 2: claims[k0].citations[0]", "a valid string", '["d0"]')),
+    "citations as an object": (
+        "run", _first_claim(lambda c: c.update(citations={"d0": 1})),
+        ("q2", "line 2: claims[k0].citations", "a valid list", '{"d0": 1}'),
+    ),
+    "supported_by": ("run", _first_claim(
+        lambda c: c["labels"][0].update(verdict="supported", supported_by=[{}])
+    ), ("q2", "line 2: claims[k0].labels[0].supported_by[0]", "a valid string", "{}")),
+    "fact_id": ("run", lambda r: r["fact_labels"].append(
+        {"fact_id": ["f1"], "verdict": "covered", "labeller": {"kind": "human", "name": "ann"}}
+    ), ("q2", "line 2: fact_labels[6].fact_id", "a valid string", '["f1"]')),
+    "any_of": ("evalset", lambda q: q["required_evidence"][0].update(any_of=[["d0"]]),
+               ("q0", "line 2: required_evidence[0].any_of[0]", "a valid string", '["d0"]')),
+    "fact evidence": ("evalset", lambda q: q["reference_facts"].append(
+        {"id": "f-new", "evidence": [{}]}
+    ), ("q0", "line 2: reference_facts[1].evidence[0]", "a valid string", "{}")),
+    "user_groups": ("evalset", lambda q: q.update(user_groups=[[]]),
+                    ("q0", "line 2: user_groups[0]", "a valid string", "[]")),
+    "tags": ("evalset", lambda q: q.update(tags=["t", ""]),
+             ("q0", "line 2: tags[1]", "a non-empty string", "an empty string")),
+}
+"""A value of the wrong kind in the first record of a file, and the one problem named
+(question, field, expected, found)."""
+
+
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_wrong_kinds_of_ids_are_refused_as_the_loader_refuses_them(
+    tmp_path: Path, name: str
+) -> None:
+    file, edit, problem = EDITS[name]
+    fast, loader = _refusals(tmp_path, file, edit)
+    assert fast == loader
+    assert [(p.question_id, p.field, p.expected, p.found) for p in fast] == [problem]
+
+
+VALUES: list[Any] = [None, "", "x", 0, -1, 1.5, True, [], {}, [""], [None], ["d0"], {"x": 1},
+                     "answered", "supported", "covered", "human", "d0", "q1", "f1"]
+"""Values put in place of a field: of every JSON kind, and strings the schema knows."""
+
+
+def _places(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every value inside a record (keys and list positions)."""
+    found = [at] if at else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _places(value, (*at, key))
+    elif isinstance(node, list):
+        for n, value in enumerate(node):
+            found += _places(value, (*at, n))
+    return found
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    file=st.sampled_from(["evalset", "run"]),
+    pick=st.integers(0, 10**6),
+    value=st.sampled_from(VALUES),
+    drop=st.booleans(),
+)
+def test_a_corrupted_field_is_scored_or_refused_as_the_loader_does(
+    seed: int, file: str, pick: int, value: Any, drop: bool
+) -> None:
+    """One value of one record replaced (or its key removed): the fast reader then scores the
+    files exactly as the loader does, or refuses them with the loader's problems."""
+    with tempfile.TemporaryDirectory() as tmp:
+        evalset, snapshot, run = write_dataset(Path(tmp), seed, 5, exotic=True, jsonl=True)
+        path = evalset if file == "evalset" else run
+        lines = path.read_text("utf-8").splitlines()
+        line = 1 + pick % (len(lines) - 1)
+        record = json.loads(lines[line])
+        places = _places(record)
+        where = places[pick % len(places)]
+        parent = record
+        for step in where[:-1]:
+            parent = parent[step]
+        if drop and isinstance(parent, dict):
+            del parent[where[-1]]
+        else:
+            parent[where[-1]] = value
+        lines[line] = json.dumps(record)
+        path.write_text("\n".join(lines) + "\n", "utf-8")
+        outcomes = []
+        for score in (
+            lambda: evaluate_native(evalset, snapshot, [run], workers=1),
+            lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
+        ):
+            try:
+                outcomes.append(dumps(evaluation_json(score())))
+            except InputError as refused:
+                outcomes.append(list(refused.problems))
+        assert outcomes[0] == outcomes[1]
