@@ -159,11 +159,17 @@ def build_view(
 ) -> QuestionView:
     """Resolve one result against its question and the snapshot. `missing_groups`: the
     view's `missing_groups` when the caller found them already (None: found when asked)."""
-    candidates = tuple([item.id for item in result.candidates])
-    reranked = None if result.reranked is None else tuple([item.id for item in result.reranked])
+    # Snapshot IDs, each held once (the details and findings of a million questions name
+    # them again and again).
+    intern = sys.intern
+    candidates = tuple([intern(item.id) for item in result.candidates])
+    reranked = (
+        None if result.reranked is None
+        else tuple([intern(item.id) for item in result.reranked])
+    )
     ranking = reranked if reranked is not None else candidates
     if result.context is not None:
-        context, derived = tuple([item.id for item in result.context]), False
+        context, derived = tuple([intern(item.id) for item in result.context]), False
     else:
         context, derived = (ranking[:k] if k is not None else ranking), True
     # A label made against another context (text, order, k) is stale: excluded, counted. The
@@ -195,7 +201,7 @@ def build_view(
                 kind = chosen[0].labeller.kind
             views.append(
                 ClaimView(
-                    claim.id or f"c{number}",
+                    intern(claim.id or f"c{number}"),
                     claim.text,
                     tuple(claim.citations),
                     state,
@@ -220,7 +226,8 @@ def build_view(
             fstate = "cannot_judge"
         else:
             fstate = labels[0].verdict
-        facts.append(FactView(fact.id, fstate, labels[0].labeller.kind if labels else None))
+        labelled_by = labels[0].labeller.kind if labels else None
+        facts.append(FactView(intern(fact.id), fstate, labelled_by))
     return QuestionView(
         question,
         result,
