@@ -158,8 +158,8 @@ def rank_scores(
     out = {}
     for x in ranked:
         part = _form(x).compute(stages[_STAGE.get(x.spec.name, "final")], dict(x.params)["k"])
-        # Not applicable is 0 / 0, as `PerQuestion.from_scores` writes it (a needs-
-        # clarification question may name evidence its ranking finds).
+        # Not applicable is 0 / 0, as every measure's column writes it (a needs-clarification
+        # question may name evidence its ranking finds).
         applies = part.denominator > 0
         out[x.name] = PerQuestion(np.where(applies, part.numerator, 0.0), part.denominator)
     return out

@@ -5,7 +5,7 @@ CLI flags, JSON keys, gate files, docs and the registry-driven tests all read th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
@@ -56,17 +56,6 @@ class PerQuestion:
     cannot_judge: np.ndarray | None = None
     """int64 per question: items labelled `cannot_judge` left out (measures that read such
     labels; None for the others)."""
-
-    @classmethod
-    def from_scores(
-        cls, scores: Sequence[Score | None], cannot_judge: Sequence[int] | None = None
-    ) -> PerQuestion:
-        """The array form of per-question scores (None, not applicable, becomes 0 / 0)."""
-        return cls(
-            np.array([0.0 if s is None else s.numerator for s in scores], dtype=np.float64),
-            np.array([0.0 if s is None else s.denominator for s in scores], dtype=np.float64),
-            None if cannot_judge is None else np.array(cannot_judge, dtype=np.int64),
-        )
 
     @property
     def applicable(self) -> np.ndarray:
