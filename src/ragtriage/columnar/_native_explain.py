@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import ValidationError
 
 from ..calibration import (
     CalibrationRecord,
@@ -57,7 +56,6 @@ from ._native_read import Codes, EvalColumns
 from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
-from ._trec import _Fallback
 
 
 def _columns(
@@ -285,17 +283,16 @@ def run_evaluation(
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
     result_of = by_row[rows].tolist() if rows else []
 
-    def result_model(record: Any) -> QuestionResult:
-        try:
-            return QuestionResult.model_validate(with_labels(record, added))
-        except ValidationError as exc:  # passed the fast checks: the loader reports it
-            raise _Fallback("result model") from exc
+    def labelled(record: Any) -> Any:
+        return with_labels(record, added)
 
     # What the views need, and nothing more: the result keeps `build` for its views.
     k, missing = run.k, explained.missing_of()
 
     def build(part: Sequence[int]) -> list[QuestionView]:
-        found = source.models([int(by_row[row]) for row in part], result_model)
+        found = source.models(
+            [int(by_row[row]) for row in part], QuestionResult, labelled if added else None
+        )
         models = questions.at(part)
         return [
             build_view(

@@ -7,11 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from pydantic import ValidationError
-
 from ..schemas import Question
 from ._native_records import FileRecords, Records
-from ._trec import _Fallback
 
 AT_ONCE = 1_000
 """Questions parsed at a time when they are read in turn (`QuestionModels.chunks`)."""
@@ -30,21 +27,14 @@ class QuestionModels:
         if self._held is None and not (
             isinstance(source, FileRecords) and source.path.suffix == ".jsonl"
         ):
-            found = source.models(range(len(ids)), self._model)
+            found = source.models(range(len(ids)), Question)
             self._held = [found[row] for row in range(len(ids))]
-
-    @staticmethod
-    def _model(record: object) -> Question:
-        try:
-            return Question.model_validate(record)
-        except ValidationError as exc:  # the fast checks let it through: the reference reports it
-            raise _Fallback("question model") from exc
 
     def at(self, rows: Sequence[int]) -> dict[int, Question]:
         """The questions of these rows."""
         if self._held is not None:
             return {row: self._held[row] for row in rows}
-        return self._source.models(rows, self._model)
+        return self._source.models(rows, Question)
 
     def chunks(self, rows: Sequence[int] | None = None) -> Iterator[dict[int, Question]]:
         """The questions of these rows (default: all), in order, `AT_ONCE` rows at a time."""

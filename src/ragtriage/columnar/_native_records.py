@@ -15,7 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
 from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
@@ -161,18 +161,25 @@ class Rereader:
     def at(self, wanted: Iterable[int]) -> dict[int, Any]:
         """The records at these positions, parsed."""
         path, kind, list_key = self._where
-        if self._starts is None:
+        lines = self.lines(wanted)
+        if lines is None:
             return record_at(path, kind, list_key, set(wanted))
-        out: dict[int, Any] = {}
+        return {n: loads_again(line) for n, line in lines.items()}  # checked when first read
+
+    def lines(self, wanted: Iterable[int]) -> dict[int, bytes] | None:
+        """The JSON texts of the records at these positions (None: not a JSONL file)."""
+        if self._starts is None:
+            return None
+        out: dict[int, bytes] = {}
         at = -1
-        with _open(path) as handle:
+        with _open(self._where[0]) as handle:
             for n in sorted(set(wanted), key=self._starts.__getitem__):
                 start = self._starts[n]
                 if start != at:  # a seek drops the read buffer: only where a line is skipped
                     handle.seek(start)
                 line = handle.readline()
                 at = start + len(line)
-                out[n] = loads_again(line)  # checked when first read
+                out[n] = line
         return out
 
 
@@ -200,14 +207,26 @@ class FileRecords:
         return spans(self.path, parts, min_bytes)
 
     def models(
-        self, wanted: Iterable[int], make: Callable[[Any], M]
+        self, wanted: Iterable[int], model: type[M], prepare: Callable[[Any], Any] | None = None
     ) -> dict[int, M]:
-        """The records at these positions, read again and made into models by `make`."""
+        """The records at these positions, read again and validated as `model`: JSONL lines
+        from their text (unless one holds a `\\u` escape: then all are parsed as the first read
+        parsed them), else parsed and changed by `prepare` first.
+        `_Fallback` for one the model refuses (it passed the fast checks: the loader names the
+        problem)."""
         if self._again is None:
             self._again = Rereader(self.path, self.kind, self.list_key)
         order = list(wanted)
-        found = self._again.at(order)
-        return {n: make(found[n]) for n in order}
+        try:
+            lines = None if prepare is not None else self._again.lines(order)
+            if lines is not None and not any(b"\\u" in line for line in lines.values()):
+                return {n: model.model_validate_json(lines[n]) for n in order}
+            found = self._again.at(order)
+            if prepare is not None:
+                found = {n: prepare(record) for n, record in found.items()}
+            return {n: model.model_validate(found[n]) for n in order}
+        except ValidationError as exc:
+            raise _Fallback(f"{model.__name__} model") from exc
 
     def held(self) -> Sequence[Any] | None:
         """Models held in memory (None: read from the file when asked)."""
@@ -232,7 +251,9 @@ class ModelRecords(Generic[M]):
         """None: read whole."""
         return None
 
-    def models(self, wanted: Iterable[int], make: Callable[[Any], M]) -> dict[int, M]:
+    def models(
+        self, wanted: Iterable[int], model: type[M], prepare: Callable[[Any], Any] | None = None
+    ) -> dict[int, M]:
         """The models at these positions, as held."""
         return {n: self._items[n] for n in wanted}
 
