@@ -10,6 +10,7 @@ from native_layers_data import write_dataset
 
 import ragtriage.columnar._native_explain as native_explain
 import ragtriage.columnar._native_snapshot as native_snapshot
+import ragtriage.columnar._row_columns as row_columns
 from ragtriage.columnar import evaluate_native
 from ragtriage.render import dumps, evaluation_json
 
@@ -68,4 +69,4 @@ def test_explanations_spread_over_workers_change_nothing(
     first, last = records[0], records[-1]
     assert first.scores._table is last.scores._table  # type: ignore[attr-defined]
     assert first.cannot_judge._table is last.cannot_judge._table  # type: ignore[attr-defined]
-    assert not native_explain._SHARED
+    assert not row_columns.SHARED_TABLES

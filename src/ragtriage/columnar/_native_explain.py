@@ -14,10 +14,10 @@ between this process and forked workers (`executors.alongside`).
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from ..evaluation import (
 )
 from ..executors import CAN_FORK, alongside
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..metrics import Measure, PerQuestion, QuestionView, Score, build_view
+from ..metrics import Measure, PerQuestion, QuestionView, build_view
 from ..schemas import LabelPolicy, QuestionResult
 from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
@@ -56,51 +56,7 @@ from ._native_read import Codes, EvalColumns
 from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
-
-
-def _columns(
-    scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
-) -> dict[str, tuple[list[Score | None], list[int] | None]]:
-    """Per measure the arrays compute: the rows' scores and `cannot_judge` counts."""
-    out: dict[str, tuple[list[Score | None], list[int] | None]] = {}
-    at = np.array(rows, dtype=np.int64)
-    made: dict[tuple[float, float], Score] = {}  # a few distinct fractions: one object each
-    for m in chosen:
-        part = scores.get(m.name)
-        if part is None:
-            continue
-        pairs = zip(part.numerator[at].tolist(), part.denominator[at].tolist(), strict=True)
-        found = [
-            None if not pair[1] else made.get(pair) or made.setdefault(pair, Score(*pair))
-            for pair in pairs
-        ]
-        left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
-        out[m.name] = (found, left_out)
-    return out
-
-
-def _kept(
-    scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
-) -> dict[str, PerQuestion]:
-    """Per measure, the rows' scores as the run's aggregates read them (in `rows` order; a
-    question not applicable is 0 / 0, a measure reading `cannot_judge` labels has its
-    counts)."""
-    at = np.array(rows, dtype=np.int64)
-    out: dict[str, PerQuestion] = {}
-    for m in chosen:
-        part = scores[m.name]
-        denominator = np.asarray(part.denominator[at], dtype=np.float64)
-        numerator = np.where(
-            denominator != 0, np.asarray(part.numerator[at], dtype=np.float64), 0.0
-        )
-        left_out = None
-        if m.spec.counts_cannot_judge:
-            left_out = (
-                np.zeros(at.size, dtype=np.int64) if part.cannot_judge is None
-                else np.asarray(part.cannot_judge[at], dtype=np.int64)
-            )
-        out[m.name] = PerQuestion(numerator, denominator, left_out)
-    return out
+from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows, stale_stages
 
 
 @dataclass(frozen=True)
@@ -179,71 +135,6 @@ class Explained:
         return missing
 
 
-V = TypeVar("V")
-
-
-class ColumnRow(Mapping[str, V]):
-    """One question's values by measure name, a view of the run's columns (no dict per
-    question): `QuestionRecord.scores` and `cannot_judge` of the rows the arrays score."""
-
-    __slots__ = ("_at", "_table")
-
-    def __init__(self, table: Mapping[str, Sequence[V]], at: int) -> None:
-        self._table = table
-        self._at = at
-
-    def __getitem__(self, name: str) -> V:
-        return self._table[name][self._at]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table)
-
-    def __len__(self) -> int:
-        return len(self._table)
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # A row of columns both sides of a fork hold goes by the table's key, not with it.
-        key = id(self._table)
-        if _SHARED.get(key) is self._table:
-            return (_shared_row, (key, self._at))
-        return (ColumnRow, (self._table, self._at))
-
-
-_SHARED: dict[int, Mapping[str, Sequence[Any]]] = {}
-"""The run's score and count tables while its explanations are shared with forked workers:
-a worker's records come back naming them (a million questions' table is not pickled back
-and held twice)."""
-
-
-def _shared_row(key: int, at: int) -> ColumnRow[Any]:
-    return ColumnRow(_SHARED[key], at)
-
-
-_STALE = {
-    "candidates": "stale_in_candidates", "context": "stale_in_context",
-    "cited": "stale_cited", "support": "stale_support",
-}
-
-
-def _stale_stages(
-    scores: dict[str, PerQuestion], rows: list[int]
-) -> list[Collection[str]] | None:
-    """Per row, the stages the stale measures found a superseded or withdrawn item in
-    (None: not all four computed)."""
-    if not all(name in scores for name in _STALE.values()):
-        return None
-    at = np.array(rows, dtype=np.int64)
-    none: frozenset[str] = frozenset()
-    out: list[Collection[str]] = [none] * len(rows)
-    for stage, name in _STALE.items():
-        for n in np.flatnonzero(scores[name].numerator[at] > 0).tolist():
-            out[n] = {*out[n], stage}
-    return out
-
-
 CHUNK = 1_000
 """Questions whose views are held at once while a run's explanations are built."""
 
@@ -315,14 +206,14 @@ def run_evaluation(
             continue
         for n in np.flatnonzero(findings[stage][rows]).tolist():
             fired.setdefault(n, set(every)).add(stage)
-    columns = _columns(scores, chosen, rows)
+    columns = score_rows(scores, chosen, rows)
     # Each row's scores and `cannot_judge` counts, in `chosen` order: views of the columns.
     score_table = {m.name: columns[m.name][0] for m in chosen}
     count_table = {
         m.name: column for m in chosen if (column := columns[m.name][1]) is not None
     }
-    stale = _stale_stages(scores, rows)
-    kept = _kept(scores, chosen, rows)
+    stale = stale_stages(scores, rows)
+    kept = kept_columns(scores, chosen, rows)
     # Consumed: every row's columns are read (a million questions' are several hundred MB).
     scores.clear()
     findings.clear()
@@ -363,12 +254,12 @@ def run_evaluation(
     given = [chunks[:mine]] if shares > 1 else [chunks]
     given += [chunks[at : at + _SENT] for at in range(mine, len(chunks), _SENT)]
     for table in (score_table, count_table):
-        _SHARED[id(table)] = table
+        SHARED_TABLES[id(table)] = table
     try:
         parts = alongside(explain, [(part,) for part in given], shares)
     finally:
         for table in (score_table, count_table):
-            del _SHARED[id(table)]
+            del SHARED_TABLES[id(table)]
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[1]]
     sources = [s for part in parts for s in part[2]]

@@ -1,0 +1,122 @@
+"""One run's per-row columns as its records and its result read them: the scores and
+`cannot_judge` counts of the rows (`ColumnRow`, a row of them by measure name), the columns
+the run's aggregates read, and the stages the stale measures found an old item in."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ..metrics import Measure, PerQuestion, Score
+
+
+def score_rows(
+    scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
+) -> dict[str, tuple[list[Score | None], list[int] | None]]:
+    """Per measure the arrays compute: the rows' scores and `cannot_judge` counts."""
+    out: dict[str, tuple[list[Score | None], list[int] | None]] = {}
+    at = np.array(rows, dtype=np.int64)
+    made: dict[tuple[float, float], Score] = {}  # a few distinct fractions: one object each
+    for m in chosen:
+        part = scores.get(m.name)
+        if part is None:
+            continue
+        pairs = zip(part.numerator[at].tolist(), part.denominator[at].tolist(), strict=True)
+        found = [
+            None if not pair[1] else made.get(pair) or made.setdefault(pair, Score(*pair))
+            for pair in pairs
+        ]
+        left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
+        out[m.name] = (found, left_out)
+    return out
+
+
+def kept_columns(
+    scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
+) -> dict[str, PerQuestion]:
+    """Per measure, the rows' scores as the run's aggregates read them (in `rows` order; a
+    question not applicable is 0 / 0, a measure reading `cannot_judge` labels has its
+    counts)."""
+    at = np.array(rows, dtype=np.int64)
+    out: dict[str, PerQuestion] = {}
+    for m in chosen:
+        part = scores[m.name]
+        denominator = np.asarray(part.denominator[at], dtype=np.float64)
+        numerator = np.where(
+            denominator != 0, np.asarray(part.numerator[at], dtype=np.float64), 0.0
+        )
+        left_out = None
+        if m.spec.counts_cannot_judge:
+            left_out = (
+                np.zeros(at.size, dtype=np.int64) if part.cannot_judge is None
+                else np.asarray(part.cannot_judge[at], dtype=np.int64)
+            )
+        out[m.name] = PerQuestion(numerator, denominator, left_out)
+    return out
+
+
+V = TypeVar("V")
+
+
+class ColumnRow(Mapping[str, V]):
+    """One question's values by measure name, a view of the run's columns (no dict per
+    question): `QuestionRecord.scores` and `cannot_judge` of the rows the arrays score."""
+
+    __slots__ = ("_at", "_table")
+
+    def __init__(self, table: Mapping[str, Sequence[V]], at: int) -> None:
+        self._table = table
+        self._at = at
+
+    def __getitem__(self, name: str) -> V:
+        return self._table[name][self._at]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A row of columns both sides of a fork hold goes by the table's key, not with it.
+        key = id(self._table)
+        if SHARED_TABLES.get(key) is self._table:
+            return (_shared_row, (key, self._at))
+        return (ColumnRow, (self._table, self._at))
+
+
+SHARED_TABLES: dict[int, Mapping[str, Sequence[Any]]] = {}
+"""The run's score and count tables while its explanations are shared with forked workers:
+a worker's records come back naming them (a million questions' table is not pickled back
+and held twice)."""
+
+
+def _shared_row(key: int, at: int) -> ColumnRow[Any]:
+    return ColumnRow(SHARED_TABLES[key], at)
+
+
+_STALE = {
+    "candidates": "stale_in_candidates", "context": "stale_in_context",
+    "cited": "stale_cited", "support": "stale_support",
+}
+
+
+def stale_stages(
+    scores: dict[str, PerQuestion], rows: list[int]
+) -> list[Collection[str]] | None:
+    """Per row, the stages the stale measures found a superseded or withdrawn item in
+    (None: not all four computed)."""
+    if not all(name in scores for name in _STALE.values()):
+        return None
+    at = np.array(rows, dtype=np.int64)
+    none: frozenset[str] = frozenset()
+    out: list[Collection[str]] = [none] * len(rows)
+    for stage, name in _STALE.items():
+        for n in np.flatnonzero(scores[name].numerator[at] > 0).tolist():
+            out[n] = {*out[n], stage}
+    return out
