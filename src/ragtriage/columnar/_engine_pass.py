@@ -94,27 +94,36 @@ def _self_labelled(
     return affected_metrics({m.name: m.spec.requires for m in chosen}, found)
 
 
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the engine scores an input: `columnar.evaluate`'s options (each documented there),
+    and what only the file reader is given."""
+
+    k: int | None = None
+    label_policy: LabelPolicy = "human-first"
+    allow_unreviewed: bool = False
+    evidence_level: LevelChoice = "auto"
+    question_filter: QuestionFilter | None = None
+    accept_self_labelling: bool = False
+    allow_missing: bool = False
+    calibrations: Sequence[CalibrationRecord] = ()
+    workers: int | None = None
+    input_filter: QuestionFilter | None = None
+    """The questions the input holds for the caller (None: all; see `evaluate_native`)."""
+    executor: Executor | None = None
+    """Where the byte ranges of JSONL files are read (None: forked workers of this machine)."""
+
+
 @no_cycle_collection()  # millions of acyclic objects: the collector would only scan them
 def run_engine(
-    inputs: EngineInputs,
-    chosen: tuple[Measure, ...],
-    *,
-    k: int | None = None,
-    label_policy: LabelPolicy = "human-first",
-    allow_unreviewed: bool = False,
-    evidence_level: LevelChoice = "auto",
-    question_filter: QuestionFilter | None = None,
-    accept_self_labelling: bool = False,
-    allow_missing: bool = False,
-    calibrations: Sequence[CalibrationRecord] = (),
-    workers: int | None = None,
-    input_filter: QuestionFilter | None = None,
-    executor: Executor | None = None,
+    inputs: EngineInputs, chosen: tuple[Measure, ...], options: EngineOptions
 ) -> Evaluation:
-    """Score `inputs` (see `evaluate` for the options); `_Fallback` for records the fast checks
-    refuse."""
-    policy, level, snapshot = label_policy, evidence_level, inputs.snapshot
-    workers = workers or default_workers()
+    """Score `inputs`; `_Fallback` for records the fast checks refuse."""
+    policy, level, snapshot = options.label_policy, options.evidence_level, inputs.snapshot
+    k, executor = options.k, options.executor
+    allow_unreviewed = options.allow_unreviewed
+    question_filter, input_filter = options.question_filter, options.input_filter
+    workers = options.workers or default_workers()
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(inputs.evalset, codes, workers, executor)
@@ -144,8 +153,9 @@ def run_engine(
         run, missing = read_run_parallel(
             source, ev, codes, workers, k=k, label_policy=policy,
             allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
-            scan_contexts=scan_contexts, added_labels=labels, allow_missing=allow_missing,
-            accept_self_labelling=accept_self_labelling, executor=executor, index=index,
+            scan_contexts=scan_contexts, added_labels=labels,
+            allow_missing=options.allow_missing,
+            accept_self_labelling=options.accept_self_labelling, executor=executor, index=index,
             default_k=inputs.default_k,
         )
         if run.header.name in names:
@@ -183,7 +193,7 @@ def run_engine(
             RunExtras(
                 tuple(ids[row] for row in rows if row in missing),
                 _self_labelled(run, ids, chosen, held),
-                calibrations,
+                options.calibrations,
             ),
             workers,
         )
@@ -192,7 +202,9 @@ def run_engine(
     return Evaluation(
         runs=tuple(out), measures=chosen, sources=inputs.sources(), label_policy=policy,
         allow_unreviewed=allow_unreviewed, evalset_id=evalset_id,
-        snapshot_id=snapshot.snapshot_id, accept_self_labelling=accept_self_labelling,
-        calibration_notes=calibration_notes([r.label_sources for r in out], chosen, calibrations),
-        allow_missing=allow_missing, questions=questions.of(rows),
+        snapshot_id=snapshot.snapshot_id, accept_self_labelling=options.accept_self_labelling,
+        calibration_notes=calibration_notes(
+            [r.label_sources for r in out], chosen, options.calibrations
+        ),
+        allow_missing=options.allow_missing, questions=questions.of(rows),
     )

@@ -31,7 +31,7 @@ from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy
 from ..validation import check_dataset, parse_k
 from ..versions import load_versions
-from ._engine_pass import EngineInputs, run_engine
+from ._engine_pass import EngineInputs, EngineOptions, run_engine
 from ._native_labels import read_labels
 from ._native_records import FileRecords, ModelRecords
 from ._native_snapshot import load_snapshot
@@ -180,12 +180,12 @@ def evaluate(
         dataset.default_k,
     )
     try:
-        return run_engine(
-            inputs, chosen, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
+        return run_engine(inputs, chosen, EngineOptions(
+            k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level, question_filter=question_filter,
             accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
             calibrations=calibrations, workers=workers,
-        )
+        ))
     except _Fallback as exc:  # the checks above passed: the engine must take the input
         raise RuntimeError(
             f"ragtriage could not score a dataset its checks accept ({exc}); please report it"
@@ -235,7 +235,7 @@ def _on_files(
     """The engine on native files (`run_engine`'s options), without the loader: `_Fallback`
     for input the fast checks refuse or a form the fast reader does not read."""
     inputs = _file_inputs(evalset, snapshot, runs, labels, versions)
-    return run_engine(inputs, chosen, **options)
+    return run_engine(inputs, chosen, EngineOptions(**options))
 
 
 def _file_inputs(
