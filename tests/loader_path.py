@@ -1,6 +1,7 @@
-"""The loader behind the command line, for tests that check the fast reader against it.
+"""The loader behind the command line, for tests that check the file reader against it.
 
-`Request.evaluate` reads a native set straight into arrays (`columnar.evaluate_native`).
+`Request.evaluate` reads a native set straight into arrays with the file reader
+(`columnar.evaluate_native`).
 Inside `loader_path()`, the request hands the same files and options to
 `columnar.load_and_evaluate` instead: the files read by the loader as models, then scored by
 the same engine, under the same request policy (`Request.score_with`). Tests run a command
@@ -53,7 +54,12 @@ def evaluate_by_loader(
         return request.evaluate(command, notify)
 
 
-def invoke(algorithm: str, args: Sequence[str]) -> Result:
-    """`ragtriage ARGS`, the files read fast (`columnar`) or by the loader (`reference`)."""
-    with loader_path() if algorithm == "reference" else contextlib.nullcontext():
+READERS = ("loader", "file_reader")
+"""`invoke`'s readers, the loader first: a test runs a command with each and compares."""
+
+
+def invoke(reader: str, args: Sequence[str]) -> Result:
+    """`ragtriage ARGS`, the files read by the loader (`reader` "loader") or by the file
+    reader (`evaluate_native`, "file_reader")."""
+    with loader_path() if reader == "loader" else contextlib.nullcontext():
         return CliRunner().invoke(cli, list(args))

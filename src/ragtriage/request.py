@@ -232,7 +232,7 @@ class Request:
 
         A native evaluation set (with its snapshot) is read and scored as arrays
         (`columnar.evaluate_native`, on the request's executor); an article-format file is
-        loaded as models and scored question by question (`evaluation.load_and_evaluate`).
+        loaded as models and scored by the same engine (`columnar.load_and_evaluate`).
         Either way the whole input is checked (`InputError` with every problem, holdout
         questions included) and this request's selection and holdout policy apply (see
         `score_with`). `command` is what the holdout ledger records as having looked; `notify`

@@ -1,4 +1,5 @@
-"""The columnar path gives exactly the reference path's numbers (and pytrec_eval's)."""
+"""TREC files scored as arrays (`load_trec`, `score_arrays`) give exactly the numbers of the
+engine's `evaluate` on the same data as a `Dataset` of models (and pytrec_eval's)."""
 
 from __future__ import annotations
 
@@ -62,8 +63,9 @@ def trec_case(draw: st.DrawFn) -> tuple[Qrels, TrecRun]:
     return qrels, run
 
 
-def reference_scores(qrels: Qrels, run: TrecRun) -> dict[str, dict[str, float | None]]:
-    """Per measure label, per question: the registry's per-question (reference) values."""
+def dataset_scores(qrels: Qrels, run: TrecRun) -> dict[str, dict[str, float | None]]:
+    """Per measure label, per question: `evaluate`'s values on the data as a native `Dataset`
+    (each rank measure by its registry name, `m.reference`)."""
     judged_run = {q: sorted(v, key=ranking_key, reverse=True) for q, v in run.items() if q in qrels}
     native = run_to_native(judged_run, "r")
     empty = [QuestionResult(question_id=q) for q in sorted(qrels) if q not in judged_run]
@@ -94,7 +96,9 @@ def reference_scores(qrels: Qrels, run: TrecRun) -> dict[str, dict[str, float | 
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(case=trec_case())
-def test_columnar_equals_reference_path(case: tuple[Qrels, TrecRun], tmp_path: Path) -> None:
+def test_trec_arrays_equal_evaluate_on_the_dataset(
+    case: tuple[Qrels, TrecRun], tmp_path: Path
+) -> None:
     qrels, run = case
     write_qrels(qrels, tmp_path / "q.txt")
     write_run(run, tmp_path / "r.txt")
@@ -105,7 +109,7 @@ def test_columnar_equals_reference_path(case: tuple[Qrels, TrecRun], tmp_path: P
         policy=QuestionPolicy(allow_missing=True, allow_extra=True),
     )
     scores = score_arrays(loaded.arrays, MEASURES)
-    expected = reference_scores(qrels, run)
+    expected = dataset_scores(qrels, run)
     for m in MEASURES:
         got = dict(zip(scores.question_ids, scores.per_question[m.label].values(), strict=True))
         assert got == expected[m.label], m.label

@@ -1,8 +1,8 @@
-"""Hand-computed values of the boundary and rank measures in the columnar algorithm:
+"""Hand-computed values of the boundary and rank measures, the files read by the file reader:
 permission leaks at each stage, hand-off to a person, instruction-like context, an obeyed
 canary, sensitive values in answers and contexts (recorded or snapshot text), and rank
-measures over the final ranking; each equal to the reference algorithm's numerator and
-denominator."""
+measures over the final ranking; each equal to the numerator and denominator on the files
+read by the loader."""
 
 from __future__ import annotations
 
@@ -120,7 +120,8 @@ EXPECTED: dict[str, list[tuple[float, float] | None]] = {
 @pytest.fixture(name="runs")
 def _runs(tmp_path: Path) -> tuple[RunEvaluation, RunEvaluation]:
     evalset, snapshot, run = _write(tmp_path)
-    # The columnar path itself (an input it does not handle would raise `_Fallback` here).
+    # The file reader itself, no fallback to the loader (an input it does not take would raise
+    # `_Fallback` here).
     got = _native_eval._on_files(
         evalset, snapshot, [run], measures(NAMES), allow_unreviewed=True, workers=1
     )
@@ -164,7 +165,7 @@ def test_hand_computed_aggregates_and_stages(runs: tuple[RunEvaluation, RunEvalu
     }
 
 
-def test_hand_case_equals_reference(runs: tuple[RunEvaluation, RunEvaluation]) -> None:
+def test_hand_case_file_reader_equals_loader(runs: tuple[RunEvaluation, RunEvaluation]) -> None:
     got, want = runs
     assert list(got.summary) == NAMES
     assert got == want

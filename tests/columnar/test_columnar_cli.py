@@ -1,4 +1,5 @@
-"""`evaluate` (the columnar engine) and `judge --executor ray` against their reference paths."""
+"""`evaluate` on files read by the file reader (`evaluate_native`) against the same files read
+by the loader, and `judge --executor ray` against the local judge."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ragtriage.example import example_paths
 from ragtriage.metrics import REGISTRY
 
 NAMES = [f"{name}@3" if REGISTRY[name].params else name for name in NATIVE_MEASURES]
-"""Every measure the columnar algorithm computes, rank measures at k = 3."""
+"""Every measure the engine computes on native files, rank measures at k = 3."""
 ALL_METRICS = [arg for name in NAMES for arg in ("--metric", name)]
 USAGE_HEAD = (
     "Usage: cli evaluate [OPTIONS] [DATASET]\nTry 'cli evaluate --help' for help.\n\n"
@@ -26,44 +27,44 @@ FORMATS = ("json", "markdown", "table")
 
 
 def _outputs(args: list[str], fmt: str) -> tuple[str, str]:
-    """(reference, columnar): the report text of the per-question path and of the engine."""
+    """(loaded, read): the report text, the files read by the loader and by the file reader."""
     runner = CliRunner()
     with loader_path():
-        reference = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
-    columnar = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
-    assert reference.exit_code == 0, reference.output
-    assert columnar.exit_code == 0, columnar.output
-    return reference.stdout, columnar.stdout
+        loaded = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
+    read = runner.invoke(cli, ["evaluate", *args, "--format", fmt])
+    assert loaded.exit_code == 0, loaded.output
+    assert read.exit_code == 0, read.output
+    return loaded.stdout, read.stdout
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_columnar_report_is_the_reference_report_on_generated_data(
+def test_file_reader_report_is_the_loader_report_on_generated_data(
     tmp_path: Path, seed: int, fmt: str
 ) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, seed, 40)
-    reference, columnar = _outputs(
+    loaded, read = _outputs(
         [str(evalset), "--snapshot", str(snapshot), "--run", str(run)], fmt
     )
-    assert columnar == reference
+    assert read == loaded
     if fmt == "json":
-        questions = json.loads(columnar)["runs"][0]["questions"]
+        questions = json.loads(read)["runs"][0]["questions"]
         assert 0 < len(questions) <= 40  # holdout questions left out
 
 
 @pytest.mark.parametrize("jsonl", [True, False])
 @pytest.mark.parametrize("seed", [25, 27, 30])
-def test_explanations_in_small_chunks_are_the_reference_report(
+def test_explanations_in_small_chunks_are_the_loader_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, jsonl: bool
 ) -> None:
     """A run's explanations built 7 questions at a time (label sources, boundaries and the
-    diagnosis merged over the chunks; questions read again per chunk) are the reference's."""
+    diagnosis merged over the chunks; questions read again per chunk) are the loader's."""
     monkeypatch.setattr(_native_explain, "CHUNK", 7)
     evalset, snapshot, run = write_dataset(tmp_path, seed, 40, jsonl=jsonl)
     args = [str(evalset), "--snapshot", str(snapshot), "--run", str(run), "--include-holdout"]
-    reference, columnar = _outputs(args, "json")
-    assert columnar == reference
-    report = json.loads(columnar)
+    loaded, read = _outputs(args, "json")
+    assert read == loaded
+    report = json.loads(read)
     assert len(report["runs"][0]["questions"]) == 40
     details = [q["details"] for q in report["runs"][0]["questions"]]
     # The generated texts reach both kinds of sensitive context findings.
@@ -72,37 +73,37 @@ def test_explanations_in_small_chunks_are_the_reference_report(
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_columnar_report_is_the_reference_report_on_the_example(fmt: str) -> None:
-    reference, columnar = _outputs(["--example", "-k", "2"], fmt)
-    assert columnar == reference
+def test_file_reader_report_is_the_loader_report_on_the_example(fmt: str) -> None:
+    loaded, read = _outputs(["--example", "-k", "2"], fmt)
+    assert read == loaded
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_every_measure_is_the_reference_value(tmp_path: Path, seed: int) -> None:
+def test_every_measure_is_the_same_by_both_readers(tmp_path: Path, seed: int) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, seed, 40)
-    reference, columnar = _outputs(
+    loaded, read = _outputs(
         [str(evalset), "--snapshot", str(snapshot), "--run", str(run), *ALL_METRICS], "json"
     )
-    assert columnar == reference
-    assert [m["name"] for m in json.loads(columnar)["metrics"]] == NAMES
+    assert read == loaded
+    assert [m["name"] for m in json.loads(read)["metrics"]] == NAMES
 
 
-def test_columnar_default_measures_are_the_reference_default_set() -> None:
-    reference, columnar = _outputs(["--example"], "json")
-    assert columnar == reference
-    assert len(json.loads(columnar)["metrics"]) == 21
+def test_file_reader_default_measures_are_the_loader_default_set() -> None:
+    loaded, read = _outputs(["--example"], "json")
+    assert read == loaded
+    assert len(json.loads(read)["metrics"]) == 21
 
 
-def test_columnar_accepts_rank_measures_by_alias() -> None:
-    reference, columnar = _outputs(
+def test_file_reader_accepts_rank_measures_by_alias() -> None:
+    loaded, read = _outputs(
         ["--example", "-k", "2", "--metric", "recall@2", "--metric", "MAP@5"], "json"
     )
-    assert columnar == reference
-    names = [m["name"] for m in json.loads(columnar)["metrics"]]
+    assert read == loaded
+    names = [m["name"] for m in json.loads(read)["metrics"]]
     assert names == ["recall_candidates@2", "context_precision@5"]
 
 
-def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:
+def test_file_reader_json_leaves_out_the_holdout_as_the_loader_does() -> None:
     runs = json.loads(_outputs(["--example", "-k", "2"], "json")[1])["runs"]
     assert [len(run["questions"]) for run in runs] == [15, 15]
     summary = runs[0]["summary"]["evidence_recall"]
@@ -115,28 +116,28 @@ def test_columnar_json_leaves_out_the_holdout_as_the_reference_does() -> None:
     }
 
 
-def test_both_algorithms_say_when_k_is_not_used() -> None:
+def test_both_readers_say_when_k_is_not_used() -> None:
     notes = [
         f"note: -k 10000 is not used for run {name!r}: every result records its context"
         for name in ("baseline", "improved")
     ]
     header = "baseline (context recorded, k not used)"
-    for per_question in (True, False):
-        with loader_path() if per_question else contextlib.nullcontext():
+    for by_loader in (True, False):
+        with loader_path() if by_loader else contextlib.nullcontext():
             out = CliRunner().invoke(cli, ["evaluate", "--example", "-k", "10000"])
         assert out.exit_code == 0, out.output
         assert [line for line in out.stderr.splitlines() if "-k" in line] == notes
         assert header in out.stdout
-    reference, columnar = _outputs(["--example", "-k", "10000"], "json")
-    assert [run["k_used"] for run in json.loads(columnar)["runs"]] == [False, False]
-    assert columnar == reference
+    loaded, read = _outputs(["--example", "-k", "10000"], "json")
+    assert [run["k_used"] for run in json.loads(read)["runs"]] == [False, False]
+    assert read == loaded
 
 
 @pytest.mark.parametrize("metric", ["claim_support", "ndcg@10"])
-def test_columnar_metric_picks_summary_and_question_keys(metric: str) -> None:
-    reference, columnar = _outputs(["--example", "--metric", metric], "json")
-    assert columnar == reference
-    run = json.loads(columnar)["runs"][0]
+def test_file_reader_metric_picks_summary_and_question_keys(metric: str) -> None:
+    loaded, read = _outputs(["--example", "--metric", metric], "json")
+    assert read == loaded
+    run = json.loads(read)["runs"][0]
     assert list(run["summary"]) == [metric]
     assert sorted(run["questions"][0]) == sorted(
         ["answerability", "details", "diagnosis", "id", metric, "outcome", "split", "tags"]
@@ -155,7 +156,7 @@ def test_a_native_set_needs_its_snapshot(tmp_path: Path) -> None:
     )
 
 
-def test_columnar_markdown_is_the_reference_markdown() -> None:
+def test_file_reader_markdown_is_the_loader_markdown() -> None:
     result = CliRunner().invoke(
         cli, ["evaluate", "--example", "--format", "markdown"]
     )
@@ -167,8 +168,8 @@ def test_columnar_markdown_is_the_reference_markdown() -> None:
         "note: 2 holdout question(s) left out; --include-holdout scores them (and records the "
         "look)\n"
     )
-    reference, columnar = _outputs(["--example"], "markdown")
-    assert columnar == reference
+    loaded, read = _outputs(["--example"], "markdown")
+    assert read == loaded
 
 
 def test_judge_ray_address_needs_engine_ray(tmp_path: Path) -> None:

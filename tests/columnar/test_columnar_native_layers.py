@@ -1,4 +1,5 @@
-"""Native runs: the columnar path gives the `Evaluation` the reference `evaluate` gives."""
+"""Native runs: the engine on the file reader's arrays gives the `Evaluation` it gives on the
+files read by the loader (`load_dataset`, then `evaluate`)."""
 
 from __future__ import annotations
 
@@ -32,18 +33,20 @@ NAMES = [
     for measure in NATIVE_MEASURES
     for name in ([f"{measure}@{k}" for k in (1, 3, 10)] if REGISTRY[measure].params else [measure])
 ]
-"""Every measure the columnar algorithm computes, rank measures at k = 1, 3, 10."""
+"""Every measure the engine computes on native files, rank measures at k = 1, 3, 10."""
 
 
-def _reference(evalset: Path, snapshot: Path, runs: list[Path], **options: Any) -> Evaluation:
+def _by_loader(evalset: Path, snapshot: Path, runs: list[Path], **options: Any) -> Evaluation:
+    """The files read by the loader, then scored by the engine."""
     return evaluate(load_dataset(evalset, snapshot=snapshot, runs=runs), metrics=NAMES,
                     **options)
 
 
-def _columnar(
+def _by_file_reader(
     evalset: Path, snapshot: Path, runs: list[Path], workers: int = 1, **options: Any
 ) -> Evaluation:
-    """The columnar path itself: an input it does not handle raises `_Fallback` here."""
+    """The file reader itself (no fallback to the loader): an input it does not take raises
+    `_Fallback` here."""
     return _native_eval._on_files(
         evalset, snapshot, runs, measures(NAMES), workers=workers, **options
     )
@@ -62,11 +65,11 @@ def _assert_same(got: Evaluation, want: Evaluation) -> None:
     exotic=st.booleans(),
     jsonl=st.booleans(),
 )
-def test_columnar_equals_reference(seed: int, questions: int, exotic: bool, jsonl: bool) -> None:
+def test_file_reader_equals_loader(seed: int, questions: int, exotic: bool, jsonl: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, questions, exotic=exotic, jsonl=jsonl)
-        got = _columnar(paths[0], paths[1], [paths[2]])
-        _assert_same(got, _reference(paths[0], paths[1], [paths[2]]))
+        got = _by_file_reader(paths[0], paths[1], [paths[2]])
+        _assert_same(got, _by_loader(paths[0], paths[1], [paths[2]]))
 
 
 @settings(max_examples=40, deadline=None)
@@ -77,7 +80,7 @@ def test_columnar_equals_reference(seed: int, questions: int, exotic: bool, json
     allow_unreviewed=st.booleans(),
     k=st.sampled_from([None, 1, 4]),
 )
-def test_options_equal_reference(
+def test_file_reader_equals_loader_with_options(
     seed: int, policy: Any, level: Any, allow_unreviewed: bool, k: int | None
 ) -> None:
     options: dict[str, Any] = {
@@ -87,13 +90,13 @@ def test_options_equal_reference(
     with tempfile.TemporaryDirectory() as tmp:
         evalset, snapshot, run = write_dataset(Path(tmp), seed, 8, exotic=seed % 2 == 0)
         try:
-            want = _reference(evalset, snapshot, [run], **options)
+            want = _by_loader(evalset, snapshot, [run], **options)
         except InputError as expected:
             with pytest.raises(InputError) as caught:
                 evaluate_native(evalset, snapshot, [run], metrics=NAMES, **options)
             assert caught.value.problems == expected.problems
             return
-        _assert_same(_columnar(evalset, snapshot, [run], **options), want)
+        _assert_same(_by_file_reader(evalset, snapshot, [run], **options), want)
 
 
 @settings(max_examples=15, deadline=None)
@@ -101,11 +104,11 @@ def test_options_equal_reference(
 def test_workers_do_not_change_results(seed: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_dataset(Path(tmp), seed, 30, exotic=True)
-        one = _columnar(paths[0], paths[1], [paths[2]], workers=1)
+        one = _by_file_reader(paths[0], paths[1], [paths[2]], workers=1)
         original = _native_records._SPLIT_BYTES
         _native_records._SPLIT_BYTES = 1  # split even a tiny file
         try:
-            two = _columnar(paths[0], paths[1], [paths[2]], workers=2)
+            two = _by_file_reader(paths[0], paths[1], [paths[2]], workers=2)
         finally:
             _native_records._SPLIT_BYTES = original
         _assert_same(two, one)
@@ -119,10 +122,10 @@ def test_explanations_in_chunks_and_views_read_again(seed: int, jsonl: bool) -> 
         original = _native_explain.CHUNK
         _native_explain.CHUNK = 3  # four chunks, the last one short
         try:
-            got = _columnar(paths[0], paths[1], [paths[2]])
+            got = _by_file_reader(paths[0], paths[1], [paths[2]])
         finally:
             _native_explain.CHUNK = original
-        want = _reference(paths[0], paths[1], [paths[2]])
+        want = _by_loader(paths[0], paths[1], [paths[2]])
         _assert_same(got, want)
         assert got.runs[0].views == want.runs[0].views
         ids = [r.question_id for r in want.runs[0].questions][::-1]
@@ -190,7 +193,7 @@ RESULTS: list[dict[str, Any]] = [
 
 def test_hand_computed_values(tmp_path: Path) -> None:
     paths = _write(tmp_path, QUESTIONS, RESULTS)
-    got = _columnar(paths[0], paths[1], [paths[2]])
+    got = _by_file_reader(paths[0], paths[1], [paths[2]])
     (run,) = got.runs
     summary = {name: (a.value, a.numerator, a.denominator, a.not_applicable)
                for name, a in run.summary.items()}
@@ -212,7 +215,7 @@ def test_hand_computed_values(tmp_path: Path) -> None:
         "stale_evidence": 1, "invalid_citation": 1, "incomplete_answer": 1,
         "judge_uncertain": 1, "ok": 2,
     }
-    # The explanations: q1's proving IDs, from the reference stage checks.
+    # The explanations: q1's proving IDs, from the stage checks.
     q1 = run.diagnosis.question("q1")
     assert [(f.stage, f.ids) for f in q1.findings] == [
         ("stale_evidence", ("d2",)), ("invalid_citation", ("c2", "nowhere")),
@@ -225,7 +228,7 @@ def test_hand_computed_values(tmp_path: Path) -> None:
         ("q2", {}),
         ("q3", {"stale_candidates": ("d2",), "stale_context": ("d2",)}),
     ]
-    _assert_same(got, _reference(paths[0], paths[1], [paths[2]]))
+    _assert_same(got, _by_loader(paths[0], paths[1], [paths[2]]))
 
 
 def test_injection_in_context_from_snapshot_text(tmp_path: Path) -> None:
@@ -233,14 +236,14 @@ def test_injection_in_context_from_snapshot_text(tmp_path: Path) -> None:
     results[2]["claims"] = [{**c, "labels": [{"verdict": "unsupported", "labeller": HUMAN}]}
                             for c in RESULTS[2]["claims"]]
     paths = _write(tmp_path, QUESTIONS, results)
-    got = _columnar(paths[0], paths[1], [paths[2]])
+    got = _by_file_reader(paths[0], paths[1], [paths[2]])
     flagged = [q.question_id for q in got.runs[0].diagnosis.questions
                if "injection_in_context" in q.stages]
     assert flagged == ["q1"]
-    _assert_same(got, _reference(paths[0], paths[1], [paths[2]]))
+    _assert_same(got, _by_loader(paths[0], paths[1], [paths[2]]))
 
 
-def test_problems_are_reported_by_the_reference_loader(tmp_path: Path) -> None:
+def test_problems_are_reported_by_the_loader(tmp_path: Path) -> None:
     results = [
         RESULTS[0],
         {"question_id": "q3", "candidates": [{"id": "d9"}, {"id": "c1"}, {"id": "c1"}]},
@@ -274,8 +277,8 @@ def test_unsupported_shape_falls_back_with_equal_results(tmp_path: Path) -> None
     results = [*RESULTS[:2], {**RESULTS[2], "latency_ms": 12.5, "usage": None}]
     paths = _write(tmp_path, QUESTIONS, results)
     # Known extra fields are checked, not a reason to fall back.
-    _assert_same(_columnar(paths[0], paths[1], [paths[2]]),
-                 _reference(paths[0], paths[1], [paths[2]]))
+    _assert_same(_by_file_reader(paths[0], paths[1], [paths[2]]),
+                 _by_loader(paths[0], paths[1], [paths[2]]))
     bad = [*RESULTS[:2], {**RESULTS[2], "latency_ms": -1}]
     paths = _write(tmp_path, QUESTIONS, bad)
     with pytest.raises(InputError) as caught:
@@ -290,9 +293,9 @@ def test_two_runs(tmp_path: Path) -> None:
     other = tmp_path / "other.jsonl"
     header = json.loads(lines[0])
     other.write_text("\n".join([json.dumps({**header, "name": "r2"}), *lines[:0:-1]]), "utf-8")
-    got = _columnar(evalset, snapshot, [run, other])
+    got = _by_file_reader(evalset, snapshot, [run, other])
     assert [r.name for r in got.runs] == ["r", "r2"]
-    _assert_same(got, _reference(evalset, snapshot, [run, other]))
+    _assert_same(got, _by_loader(evalset, snapshot, [run, other]))
     # The same results in another order.
     assert got.runs[1].questions == got.runs[0].questions
     assert got.runs[1].summary == got.runs[0].summary

@@ -1,9 +1,9 @@
 """A question is diagnosed `ok` only when no measure that applies to it failed.
 
-Checked on the bundled example and on generated native data, for the reference diagnosis and
-for the columnar one. Every registered metric is classified below; a new metric fails
-`test_every_metric_is_classified` until it is, so a failure the metrics see cannot go
-undiagnosed unnoticed.
+Checked on the bundled example and on generated native data, for the diagnosis `diagnose`
+makes again from the question views and for the one `evaluate_native` carries. Every
+registered metric is classified below; a new metric fails `test_every_metric_is_classified`
+until it is, so a failure the metrics see cannot go undiagnosed unnoticed.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_on_generated_data(seed: int) -> None:
         evalset, snapshot, run = write_dataset(Path(tmp), seed, 12, exotic=seed % 2 == 0)
         dataset = load_dataset(evalset, snapshot=snapshot, runs=[run])
         assert _ok_but_failed(dataset) == []
-        # The columnar diagnosis: no `ok` question failed a measure either.
+        # The diagnosis `evaluate_native` carries: no `ok` question failed a measure either.
         native = evaluate_native(evalset, snapshot, [run], workers=1).runs[0]
         failing = set()
         for record, verdict in zip(native.questions, native.diagnosis.questions, strict=True):

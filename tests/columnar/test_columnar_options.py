@@ -1,5 +1,6 @@
-"""`evaluate` (the columnar engine) with the request's question selection and holdout policy:
-the same questions, scores, notes and ledger entries as the per-question path."""
+"""`evaluate` with the request's question selection and holdout policy: the files read by the
+file reader (`evaluate_native`) give the same questions, scores, notes and ledger entries as
+the files read by the loader."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from native_layers_data import write_dataset
 
-from loader_path import invoke
+from loader_path import READERS, invoke
 from ragtriage.columnar import _native_eval, evaluate
 from ragtriage.errors import InputError
 from ragtriage.loading import load_dataset
@@ -20,10 +21,10 @@ from ragtriage.render import dumps, evaluation_json
 
 
 def _both(args: list[str], fmt: str = "json") -> list[tuple[str, str]]:
-    """The report and stderr of each algorithm, reference first."""
+    """The report and stderr of each reader, the loader first."""
     out = []
-    for algorithm in ("reference", "columnar"):
-        result = invoke(algorithm, ["evaluate", *args, "--format", fmt]
+    for reader in READERS:
+        result = invoke(reader, ["evaluate", *args, "--format", fmt]
         )
         assert result.exit_code == 0, result.output
         out.append((result.stdout, result.stderr))
@@ -45,11 +46,11 @@ def _ids(report: str) -> list[list[str]]:
         (["--split", "holdout"], []),
     ],
 )
-def test_columnar_scores_the_selected_questions(selection: list[str], ids: list[str]) -> None:
-    (reference, ref_err), (columnar, col_err) = _both(["--example", *selection])
-    assert _ids(columnar) == [ids, ids]
-    assert columnar == reference
-    assert col_err == ref_err == (
+def test_file_reader_scores_the_selected_questions(selection: list[str], ids: list[str]) -> None:
+    (loaded, loaded_err), (read, read_err) = _both(["--example", *selection])
+    assert _ids(read) == [ids, ids]
+    assert read == loaded
+    assert read_err == loaded_err == (
         "note: 2 holdout question(s) left out; --include-holdout scores them (and records the "
         "look)\n"
     )
@@ -57,13 +58,13 @@ def test_columnar_scores_the_selected_questions(selection: list[str], ids: list[
 
 @pytest.mark.parametrize("fmt", ["json", "markdown", "table"])
 @pytest.mark.parametrize("stage", ["retrieval_miss", "unsupported_claim", "ok"])
-def test_columnar_stage_selection_is_the_reference_selection(stage: str, fmt: str) -> None:
-    (reference, _), (columnar, _) = _both(["--example", "--stage", stage], fmt)
-    assert columnar == reference
+def test_file_reader_stage_selection_is_the_loader_selection(stage: str, fmt: str) -> None:
+    (loaded, _), (read, _) = _both(["--example", "--stage", stage], fmt)
+    assert read == loaded
     if fmt != "json":
         return
-    runs = json.loads(columnar)["runs"]
-    chosen = _ids(columnar)[0]
+    runs = json.loads(read)["runs"]
+    chosen = _ids(read)[0]
     assert chosen  # every stage asked for fails (or passes) somewhere in the example
     for question in chosen:
         assert any(
@@ -73,14 +74,14 @@ def test_columnar_stage_selection_is_the_reference_selection(stage: str, fmt: st
 
 
 @pytest.mark.parametrize("seed", [5, 6])
-def test_columnar_selection_on_generated_data(tmp_path: Path, seed: int) -> None:
+def test_file_reader_selection_on_generated_data(tmp_path: Path, seed: int) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, seed, 30)
     base = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
     for selection in (["--tag", "a", "--split", "dev"], ["--stage", "ranking_loss",
                                                           "--stage", "permission_leak"]):
-        (reference, ref_err), (columnar, col_err) = _both([*base, *selection])
-        assert columnar == reference
-        assert col_err == ref_err
+        (loaded, loaded_err), (read, read_err) = _both([*base, *selection])
+        assert read == loaded
+        assert read_err == loaded_err
 
 
 def _entries(ledger: Path) -> list[dict[str, Any]]:
@@ -88,12 +89,12 @@ def _entries(ledger: Path) -> list[dict[str, Any]]:
     return [{k: v for k, v in json.loads(line).items() if k != "time"} for line in lines]
 
 
-def test_columnar_includes_the_holdout_and_records_the_look(tmp_path: Path) -> None:
-    ledgers = [tmp_path / "reference.jsonl", tmp_path / "columnar.jsonl"]
+def test_file_reader_includes_the_holdout_and_records_the_look(tmp_path: Path) -> None:
+    ledgers = [tmp_path / f"{reader}.jsonl" for reader in READERS]
     reports = []
-    for algorithm, ledger in zip(("reference", "columnar"), ledgers, strict=True):
+    for reader, ledger in zip(READERS, ledgers, strict=True):
         for _ in range(4):  # the fourth look is one more than the default warn-after of 3
-            result = invoke(algorithm, ["evaluate", "--example", "--format", "json",
+            result = invoke(reader, ["evaluate", "--example", "--format", "json",
                                         "--include-holdout", "--who", "alice", "--ledger",
                                         str(ledger)])
             assert result.exit_code == 0, result.output
@@ -155,7 +156,7 @@ def _move_labels(run: Path, out: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize(("seed", "policy"), [(7, "human-first"), (8, "judge"), (9, "human")])
-def test_columnar_reads_label_files_as_the_reference_does(
+def test_file_reader_reads_label_files_as_the_loader_does(
     tmp_path: Path, seed: int, policy: str
 ) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, seed, 30, exotic=seed != 9)
@@ -163,14 +164,14 @@ def test_columnar_reads_label_files_as_the_reference_does(
             "--label-policy", policy, "--allow-unreviewed"]
     (inline, _), _ = _both(base)
     labels = _move_labels(run, tmp_path)
-    (reference, ref_err), (columnar, col_err) = _both(
+    (loaded, loaded_err), (read, read_err) = _both(
         [*base, *(arg for path in labels for arg in ("--labels", str(path)))]
     )
-    assert columnar == reference
-    assert col_err == ref_err
+    assert read == loaded
+    assert read_err == loaded_err
     # The same scores and diagnoses as with the labels inline (the inputs differ: files read).
-    assert json.loads(columnar)["runs"] == json.loads(inline)["runs"]
-    # The columnar path itself (no fallback to the reference loader) gives that result.
+    assert json.loads(read)["runs"] == json.loads(inline)["runs"]
+    # The file reader itself (no fallback to the loader) gives that result.
     options: dict[str, Any] = {"label_policy": policy, "allow_unreviewed": True}
     got = _native_eval._on_files(
         evalset, snapshot, [run], measures(None), labels=labels, label_policy=policy,
@@ -202,14 +203,14 @@ def _labels_file(path: Path, **fields: Any) -> Path:
             "fact_id": "f1", "verdict": "maybe", "labeller": {"kind": "human", "name": "a"}}}]},
     ],
 )
-def test_a_bad_label_file_is_reported_as_the_reference_reports_it(
+def test_a_bad_label_file_is_reported_as_the_loader_reports_it(
     tmp_path: Path, fields: dict[str, Any]
 ) -> None:
     path = _labels_file(tmp_path / "bad.labels.json", **fields)
     outputs = [
-        invoke(algorithm, ["evaluate", "--example", "--labels", str(path)]
+        invoke(reader, ["evaluate", "--example", "--labels", str(path)]
         )
-        for algorithm in ("reference", "columnar")
+        for reader in READERS
     ]
     assert [out.exit_code for out in outputs] == [2, 2]
     assert outputs[1].stderr == outputs[0].stderr
@@ -227,29 +228,29 @@ def _rewrite_run(run: Path, change: Any) -> None:
 
 @pytest.mark.parametrize("fmt", ["json", "markdown", "table"])
 @pytest.mark.parametrize("seed", [10, 11])
-def test_columnar_lists_missing_results_as_the_reference_does(
+def test_file_reader_lists_missing_results_as_the_loader_does(
     tmp_path: Path, seed: int, fmt: str
 ) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, seed, 20)
     _rewrite_run(run, lambda header, results: results.__delitem__(slice(0, 7)))
     base = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
-    (reference, ref_err), (columnar, col_err) = _both([*base, "--allow-missing"], fmt)
-    assert columnar == reference
-    assert col_err == ref_err
+    (loaded, loaded_err), (read, read_err) = _both([*base, "--allow-missing"], fmt)
+    assert read == loaded
+    assert read_err == loaded_err
     if fmt == "json":
-        [found] = json.loads(columnar)["runs"]
+        [found] = json.loads(read)["runs"]
         assert 0 < len(found["no_result"]) <= 7  # the holdout ones are left out
         assert not {q["id"] for q in found["questions"]} & set(found["no_result"])
     refused = [
-        invoke(algorithm, ["evaluate", *base])
-        for algorithm in ("reference", "columnar")
+        invoke(reader, ["evaluate", *base])
+        for reader in READERS
     ]
     assert [r.exit_code for r in refused] == [2, 2]
     assert refused[1].stderr == refused[0].stderr
 
 
 @pytest.mark.parametrize("seed", [12, 13])
-def test_columnar_self_labelling_as_the_reference(tmp_path: Path, seed: int) -> None:
+def test_file_reader_self_labelling_as_the_loader(tmp_path: Path, seed: int) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, seed, 20)
 
     def judged_by_generator(header: dict[str, Any], results: list[dict[str, Any]]) -> None:
@@ -258,21 +259,21 @@ def test_columnar_self_labelling_as_the_reference(tmp_path: Path, seed: int) -> 
     _rewrite_run(run, judged_by_generator)
     base = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
     refused = [
-        invoke(algorithm, ["evaluate", *base])
-        for algorithm in ("reference", "columnar")
+        invoke(reader, ["evaluate", *base])
+        for reader in READERS
     ]
     assert [r.exit_code for r in refused] == [2, 2]
     assert refused[1].stderr == refused[0].stderr
     assert "claims.labels.labeller.name" in refused[1].stderr
-    (reference, ref_err), (columnar, col_err) = _both([*base, "--accept-self-labelling"])
-    assert columnar == reference
-    assert col_err == ref_err
-    [found] = json.loads(columnar)["runs"]
+    (loaded, loaded_err), (read, read_err) = _both([*base, "--accept-self-labelling"])
+    assert read == loaded
+    assert read_err == loaded_err
+    [found] = json.loads(read)["runs"]
     assert found["summary"]["claim_support"]["self_labelled"] is True
     assert found["boundaries"]["self_labelled_metrics"]
 
 
-def test_columnar_calibration_as_the_reference(tmp_path: Path) -> None:
+def test_file_reader_calibration_as_the_loader(tmp_path: Path) -> None:
     from ragtriage.cli.calibrate import calibrate_command
     from ragtriage.example import example_paths
     from ragtriage.judges import LexicalJudge, judge_dataset, write_model
@@ -291,23 +292,23 @@ def test_columnar_calibration_as_the_reference(tmp_path: Path) -> None:
     assert made.exit_code == 0, made.output
     labels = [a for f in files for a in ("--labels", str(f))]
     for fmt in ("json", "markdown"):
-        (reference, _), (columnar, _) = _both(
+        (loaded, _), (read, _) = _both(
             ["--example", *labels, "--label-policy", "judge", "--calibration", str(record)], fmt
         )
-        assert columnar == reference
-        assert "judge-labelled, calibrated" in columnar
+        assert read == loaded
+        assert "judge-labelled, calibrated" in read
 
 
 @pytest.mark.parametrize(
     "extra", [[], ["--tag", "multi-fact"], ["--include-holdout", "--ledger", "LEDGER"]]
 )
-def test_columnar_html_page_is_the_reference_page(tmp_path: Path, extra: list[str]) -> None:
+def test_file_reader_html_page_is_the_loader_page(tmp_path: Path, extra: list[str]) -> None:
     extra = [str(tmp_path / "ledger.jsonl") if a == "LEDGER" else a for a in extra]
     pages = []
-    for algorithm in ("reference", "columnar"):
-        page = tmp_path / f"{algorithm}.html"
-        result = invoke(algorithm, ["evaluate", "--example", *extra, "--html", str(page),
-                  "--output", str(tmp_path / f"{algorithm}.txt")]
+    for reader in READERS:
+        page = tmp_path / f"{reader}.html"
+        result = invoke(reader, ["evaluate", "--example", *extra, "--html", str(page),
+                  "--output", str(tmp_path / f"{reader}.txt")]
         )
         assert result.exit_code == 0, result.output
         pages.append(page.read_bytes())
@@ -316,7 +317,7 @@ def test_columnar_html_page_is_the_reference_page(tmp_path: Path, extra: list[st
 
 
 @pytest.mark.parametrize(("seed", "jsonl"), [(10, True), (11, False), (12, True), (13, False)])
-def test_the_columnar_path_itself_takes_missing_results_and_self_labelling(
+def test_the_file_reader_itself_takes_missing_results_and_self_labelling(
     tmp_path: Path, seed: int, jsonl: bool
 ) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, seed, 20, jsonl=jsonl)
@@ -345,22 +346,22 @@ VERSIONS = {"log-export": {"version": "v3", "supersedes": ["key-rotation"]},
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
-def test_columnar_applies_a_versions_file_as_the_reference(tmp_path: Path, fmt: str) -> None:
+def test_file_reader_applies_a_versions_file_as_the_loader(tmp_path: Path, fmt: str) -> None:
     versions = tmp_path / "versions.json"
     versions.write_text(json.dumps(VERSIONS), "utf-8")
-    (reference, ref_err), (columnar, col_err) = _both(
+    (loaded, loaded_err), (read, read_err) = _both(
         ["--example", "--versions", str(versions)], fmt
     )
-    assert columnar == reference
-    assert col_err == ref_err
+    assert read == loaded
+    assert read_err == loaded_err
     (plain, _), _ = _both(["--example"], fmt)
-    assert columnar != plain  # the file changes what is stale
+    assert read != plain  # the file changes what is stale
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"no-such-doc": {"version": "v1"}}), "utf-8")
     refused = [
-        invoke(algorithm, ["evaluate", "--example", "--versions", str(bad)]
+        invoke(reader, ["evaluate", "--example", "--versions", str(bad)]
         )
-        for algorithm in ("reference", "columnar")
+        for reader in READERS
     ]
     assert [r.exit_code for r in refused] == [2, 2]
     assert refused[1].stderr == refused[0].stderr
@@ -369,7 +370,7 @@ def test_columnar_applies_a_versions_file_as_the_reference(tmp_path: Path, fmt: 
 
 def test_every_option_at_once(tmp_path: Path) -> None:
     """The dataset options of `evaluate` together (`--versions`, `--calibration`: tested on
-    the example above): the same report from both algorithms."""
+    the example above): the same report from both readers."""
     evalset, snapshot, run = write_dataset(tmp_path, 14, 30)
 
     def edit(header: dict[str, Any], results: list[dict[str, Any]]) -> None:
@@ -385,14 +386,14 @@ def test_every_option_at_once(tmp_path: Path) -> None:
             "--split", "dev", "--split", "holdout", "--include-holdout", "--who", "w",
             "--ledger", str(tmp_path / "ledger.jsonl"), "--metric", "claim_support",
             "--metric", "ndcg@3"]
-    (reference, ref_err), (columnar, col_err) = _both(args)
-    assert columnar == reference
-    assert col_err == ref_err
-    assert _ids(columnar)[0]
+    (loaded, loaded_err), (read, read_err) = _both(args)
+    assert read == loaded
+    assert read_err == loaded_err
+    assert _ids(read)[0]
     assert len(_entries(tmp_path / "ledger.jsonl")) == 2
 
 
-def test_columnar_html_page_with_missing_results(tmp_path: Path) -> None:
+def test_file_reader_html_page_with_missing_results(tmp_path: Path) -> None:
     """Two runs, the second without two results: the page (and its comparison) is the same."""
     from ragtriage.example import example_paths
 
@@ -408,10 +409,10 @@ def test_columnar_html_page_with_missing_results(tmp_path: Path) -> None:
     base = [str(paths.evalset), "--snapshot", str(paths.snapshot),
             *(a for run in runs for a in ("--run", str(run))), "--allow-missing"]
     pages = []
-    for algorithm in ("reference", "columnar"):
-        page = tmp_path / f"{algorithm}.html"
-        result = invoke(algorithm, ["evaluate", *base, "--html", str(page),
-                  "--output", str(tmp_path / f"{algorithm}.txt")]
+    for reader in READERS:
+        page = tmp_path / f"{reader}.html"
+        result = invoke(reader, ["evaluate", *base, "--html", str(page),
+                  "--output", str(tmp_path / f"{reader}.txt")]
         )
         assert result.exit_code == 0, result.output
         pages.append(page.read_bytes())
@@ -445,9 +446,9 @@ def test_self_labelling_in_the_holdout_counts_only_when_it_is_scored(
 ) -> None:
     base = _self_made_only_in_the_holdout(tmp_path)
     extra = ["--include-holdout", "--ledger", str(tmp_path / "l.jsonl")] if include else []
-    (reference, _), (columnar, _) = _both([*base, *extra])
-    assert columnar == reference
-    found = json.loads(columnar)["runs"][0]["boundaries"]["self_labelled_metrics"]
+    (loaded, _), (read, _) = _both([*base, *extra])
+    assert read == loaded
+    found = json.loads(read)["runs"][0]["boundaries"]["self_labelled_metrics"]
     assert found == (["fact_coverage", "claim_support"] if include else [])
 
 
@@ -455,8 +456,8 @@ def test_self_labelling_in_the_holdout_counts_only_when_it_is_scored(
 def test_evaluate_native_reads_self_labelling_from_the_input_filter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fallback: bool
 ) -> None:
-    """`input_filter` (the holdout left out) on the columnar path and on its fallback to the
-    reference path, which checks the whole input first (`load_and_evaluate`)."""
+    """`input_filter` (the holdout left out) on the file reader and on its fallback to the
+    loader, which checks the whole input first (`load_and_evaluate`)."""
     from ragtriage.columnar import _trec, evaluate_native
 
     if fallback:

@@ -1,4 +1,5 @@
-"""The columnar path gives the same results whatever work it hands to forked workers."""
+"""The engine on native files gives the same results whatever work it hands to forked
+workers."""
 
 from __future__ import annotations
 

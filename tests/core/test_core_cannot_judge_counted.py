@@ -76,7 +76,7 @@ def _run(*args: str) -> str:
     return outcome.stdout
 
 
-def test_library_and_columnar(files: list[str]) -> None:
+def test_loader_and_file_reader(files: list[str]) -> None:
     evaluation = load_and_evaluate(files[0], snapshot=files[2], runs=[files[4]])
     summary = evaluation.runs[0].summary
     coverage, support = summary["fact_coverage"], summary["claim_support"]

@@ -117,10 +117,10 @@ def test_a_text_orjson_refuses_is_read_again_as_loads_reads_it(line: bytes) -> N
     assert type(loads_again(line)) is object
 
 
-def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_columnar_path_too(
+def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_file_reader_too(
     tmp_path: Path,
 ) -> None:
-    from loader_path import invoke
+    from loader_path import READERS, invoke
 
     example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
     run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))
@@ -132,8 +132,8 @@ def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_columnar_path_too
     args = ["evaluate", str(example / "evalset.json"), "--snapshot",
             str(example / "snapshot.json"), "--run", str(tmp_path / "run.jsonl")]
     outputs = [
-        invoke(algorithm, [*args])
-        for algorithm in ("reference", "columnar")
+        invoke(reader, [*args])
+        for reader in READERS
     ]
     expected = (
         f"- {tmp_path / 'run.jsonl'}: line 3: expected each key at most once in an object; "

@@ -60,7 +60,7 @@ def test_a_mistyped_document_id_gets_a_suggestion(tmp_path: Path) -> None:
     ]
 
 
-def test_the_columnar_path_gives_the_same_suggestion(tmp_path: Path) -> None:
+def test_the_file_reader_gives_the_same_suggestion(tmp_path: Path) -> None:
     bad = _good()
     bad["candidates"] = [{"id": "d-rest"}]
     args = write_files(tmp_path, DOCS, QUESTIONS, {"run": [bad, _refusal()]})

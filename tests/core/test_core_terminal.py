@@ -144,8 +144,9 @@ def test_terminal_width_follows_the_terminal(
     assert (terminal_width(), asked) == (width, [1, 2])
 
 
-def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tmp_path: Path) -> None:
-    # The columnar path reads labels inside the run: embed the starter's labels file.
+def test_file_reader_table_names_its_not_applicable_measures(starter: list[str], tmp_path: Path) -> None:
+    # The run read by the file reader holds the starter's labels inline (its labels file
+    # embedded).
     run_path = Path(starter[starter.index("--run") + 1])
     run = json.loads(run_path.read_text(encoding="utf-8"))
     labels = json.loads(Path(starter[starter.index("--labels") + 1]).read_text(encoding="utf-8"))
@@ -159,11 +160,11 @@ def test_columnar_table_names_its_not_applicable_measures(starter: list[str], tm
     data = [starter[0], "--snapshot", starter[2], "--run", str(tmp_path / "run.json")]
     code, stdout = _run(["evaluate", *data], "80")
     assert code == 0, stdout
-    # The default set, as the reference's: the starter plants no canary.
+    # The default set: the starter plants no canary.
     assert "not applicable here: correct_clarification, canary_obeyed\n" in stdout
     assert "│ correct_clarification" not in stdout
     with loader_path():
-        assert stdout == _run(["evaluate", *data], "80")[1]  # the per-question path's table
+        assert stdout == _run(["evaluate", *data], "80")[1]  # the loader's table
     assert _widest(stdout) <= 80
     everything = _run(["evaluate", *data, "--all-measures"], "80")[1]
     assert "│ correct_clarification" in everything and "not applicable here" not in everything

@@ -1,8 +1,8 @@
 """The result carries its diagnosis (and, where asked, its comparison); renderers only format.
 
-On the per-question path every diagnosis goes through `diagnose_view`, once per question; the
-columnar engine finds every run's failing stages once over its arrays (`run_layers`) and
-explains each question through `diagnose_view`, once. Every comparison goes
+`diagnose` and `diagnose_run` (a run diagnosed again from its views) send every question
+through `diagnose_view`; the engine finds every run's failing stages once over its arrays
+(`run_layers`) and explains each question through `diagnose_view`, once. Every comparison goes
 through `compare`. Counting these while each command runs shows that a command diagnoses each
 question of each run exactly once and that no renderer diagnoses, compares or evaluates.
 """

@@ -1,5 +1,6 @@
-"""Running the engine through its public API in both algorithms, and comparing with the
-oracle: every per-question score, every aggregate, the diagnosis."""
+"""Running the engine through its public API, the files read by the file reader and by the
+loader, and comparing with the oracle: every per-question score, every aggregate, the
+diagnosis."""
 
 from __future__ import annotations
 
@@ -44,15 +45,17 @@ def write_files(directory: Path, g: Generated, jsonl: bool) -> Files:
     return Files(evalset, snapshot, apart, labels)
 
 
-def run_reference(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
-    """`ragtriage evaluate` by the per-question (reference) path, from Python."""
+def run_by_loader(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
+    """`ragtriage evaluate` from Python, the files read by the loader (`load_dataset`, then the
+    same engine)."""
     request = Request.build(files.evalset, snapshot=files.snapshot, runs=files.runs,
                             labels=files.labels, metrics=names, **options)
     return evaluate_by_loader(request, "evaluate")
 
 
-def run_columnar(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
-    """`ragtriage evaluate` (the columnar engine) from Python."""
+def run_by_file_reader(files: Files, names: list[str], options: dict[str, Any]) -> Evaluation:
+    """`ragtriage evaluate` from Python, the files read by the file reader
+    (`evaluate_native`)."""
     return evaluate_files(files.evalset, snapshot=files.snapshot, runs=files.runs,
                           labels=files.labels, metrics=names, notify=quiet, **options)
 
@@ -74,8 +77,8 @@ def macro_numerator(scores: list[Score | None]) -> float:
     return math.fsum(float(s.value) for s in scores if s is not None)
 
 
-def compare_reference(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
-    """Every difference between the oracle and the reference algorithm (empty: none)."""
+def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
+    """Every difference between the oracle and the engine's `evaluation` (empty: none)."""
     out: list[str] = []
     diagnoses = diagnose(evaluation)
     for orun, erun, drun in zip(oracle.runs, evaluation.runs, diagnoses, strict=True):
@@ -125,25 +128,26 @@ def compare_reference(oracle: OracleEvaluation, evaluation: Evaluation) -> list[
     return out
 
 
-def compare_columnar(native: Evaluation, reference: Evaluation) -> list[str]:
-    """Every difference between the columnar and the reference algorithm's results: the same
-    `Evaluation`, field by field (the input files aside: the columnar algorithm reads the runs
-    with their labels inline)."""
+def compare_readers(read: Evaluation, loaded: Evaluation) -> list[str]:
+    """Every difference between the engine's results on the files read by the file reader and
+    by the loader: the measures and the runs, field by field (not the input files)."""
     out: list[str] = []
-    if native.measures != reference.measures:
-        out.append(f"measures: columnar {native.measures}, reference {reference.measures}")
-    for nrun, erun in zip(native.runs, reference.runs, strict=True):
+    if read.measures != loaded.measures:
+        out.append(f"measures: file reader {read.measures}, loader {loaded.measures}")
+    for read_run, loaded_run in zip(read.runs, loaded.runs, strict=True):
         for field in dataclasses.fields(RunEvaluation):
             if not field.compare or field.name == "questions":
                 continue
-            got, want = getattr(nrun, field.name), getattr(erun, field.name)
+            got, want = getattr(read_run, field.name), getattr(loaded_run, field.name)
             if got != want:
-                out.append(f"{erun.name} {field.name}: columnar {got}, reference {want}")
-        if [r.question_id for r in nrun.questions] != [r.question_id for r in erun.questions]:
-            out.append(f"{erun.name} questions: columnar {[r.question_id for r in nrun.questions]}"
-                       f", reference {[r.question_id for r in erun.questions]}")
+                out.append(f"{loaded_run.name} {field.name}: file reader {got}, loader {want}")
+        read_ids = [r.question_id for r in read_run.questions]
+        loaded_ids = [r.question_id for r in loaded_run.questions]
+        if read_ids != loaded_ids:
+            out.append(f"{loaded_run.name} questions: file reader {read_ids}, loader {loaded_ids}")
             continue
-        for got, want in zip(nrun.questions, erun.questions, strict=True):
+        for got, want in zip(read_run.questions, loaded_run.questions, strict=True):
             if got != want:
-                out.append(f"{erun.name}/{want.question_id}: columnar {got}, reference {want}")
+                out.append(f"{loaded_run.name}/{want.question_id}: file reader {got}, "
+                           f"loader {want}")
     return out

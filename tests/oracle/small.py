@@ -62,15 +62,16 @@ class Small:
 
 
 Outcome = list[Problem] | None
-"""The problems an algorithm reported, None when it scored the input."""
+"""The problems reported on the files read one way, None when they were scored."""
 
 
 def quiet(notice: object) -> None:
-    """Notes of the columnar algorithm (holdout left out, k not used) are not checked here."""
+    """Notes (holdout left out, k not used) are not checked here."""
 
 
 def both(paths: tuple[Path, Path, Path], **options: Any) -> tuple[Outcome, Outcome]:
-    """(reference, columnar): each algorithm's problems, or None when it scored the input."""
+    """(loaded, read): the problems of `ragtriage evaluate` on the files read by the loader
+    and by the file reader, or None when it scored the input."""
     evalset, snapshot, run = paths
     out: list[Outcome] = []
     calls: list[Callable[[], object]] = [

@@ -1,5 +1,5 @@
-"""`ragtriage evaluate --format json` (the columnar engine, and the per-question path behind
-the same command) reports the oracle's per-question values, aggregates and diagnosis."""
+"""`ragtriage evaluate --format json` reports the oracle's per-question values, aggregates and
+diagnosis, its files read by the file reader (`evaluate_native`) or by the loader."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def differences(report: dict[str, Any], oracle: OracleEvaluation, names: list[st
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=datasets(), jsonl=st.booleans())
-def test_evaluate_json_in_both_algorithms_reports_the_oracle(g: Generated, jsonl: bool) -> None:
+def test_evaluate_json_by_both_readers_reports_the_oracle(g: Generated, jsonl: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         files = write_files(Path(tmp), g, jsonl)
         args = ["evaluate", str(files.evalset), "--snapshot", str(files.snapshot),
@@ -78,33 +78,34 @@ def test_evaluate_json_in_both_algorithms_reports_the_oracle(g: Generated, jsonl
                                 detectors=DETECTORS)
         runner = CliRunner()
         with loader_path():
-            reference = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
-        assert reference.exit_code == 0, reference.output
-        assert differences(json.loads(reference.stdout), oracle, NAMES) == []
-        columnar = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
-        if columnar.exit_code == 2:  # a holdout result it checks: test_oracle_disagreements
+            loaded = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
+        assert loaded.exit_code == 0, loaded.output
+        assert differences(json.loads(loaded.stdout), oracle, NAMES) == []
+        read = runner.invoke(cli, [*args, *(a for n in NAMES for a in ("--metric", n))])
+        if read.exit_code == 2:  # a holdout result it checks: test_oracle_disagreements
             assert any(q.get("split") == "holdout" for q in g.evalset["questions"])
             return
-        assert columnar.exit_code == 0, columnar.output
+        assert read.exit_code == 0, read.output
         # The same report, byte for byte.
-        assert columnar.stdout == reference.stdout
+        assert read.stdout == loaded.stdout
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=datasets(), jsonl=st.booleans(), fmt=st.sampled_from(["json", "markdown", "table"]))
-def test_both_algorithms_write_the_same_report(g: Generated, jsonl: bool, fmt: str) -> None:
-    """Default measures, every format: the columnar report is the reference report."""
+def test_both_readers_give_the_same_report(g: Generated, jsonl: bool, fmt: str) -> None:
+    """Default measures, every format: the report on the files read by the file reader is the
+    one on the files read by the loader."""
     with tempfile.TemporaryDirectory() as tmp:
         files = write_files(Path(tmp), g, jsonl)
         args = ["evaluate", str(files.evalset), "--snapshot", str(files.snapshot),
                 *(a for run in files.runs for a in ("--run", str(run))), "--format", fmt]
         runner = CliRunner()
         with loader_path():
-            reference = runner.invoke(cli, args)
-        assert reference.exit_code == 0, reference.output
-        columnar = runner.invoke(cli, args)
-        if columnar.exit_code == 2:  # a holdout result it checks: test_oracle_disagreements
+            loaded = runner.invoke(cli, args)
+        assert loaded.exit_code == 0, loaded.output
+        read = runner.invoke(cli, args)
+        if read.exit_code == 2:  # a holdout result it checks: test_oracle_disagreements
             assert any(q.get("split") == "holdout" for q in g.evalset["questions"])
             return
-        assert columnar.exit_code == 0, columnar.output
-        assert columnar.stdout == reference.stdout
+        assert read.exit_code == 0, read.output
+        assert read.stdout == loaded.stdout

@@ -16,7 +16,13 @@ from ragtriage.metrics import REGISTRY, default_measures
 
 from . import evaluate_files
 from .diagnosis import STAGES
-from .engines import Files, compare_columnar, compare_reference, run_columnar, run_reference
+from .engines import (
+    Files,
+    compare_readers,
+    compare_with_oracle,
+    run_by_file_reader,
+    run_by_loader,
+)
 from .measures import MEASURES, measure_names
 from .views import Detectors
 
@@ -64,13 +70,13 @@ def test_oracle_on_the_columnar_tests_datasets(
                                                     jsonl=jsonl)
         files = Files(evalset, snapshot, [run], [])
         names = measure_names(RANK_KS)
-        reference = run_reference(files, names, OPTIONS)
+        loaded = run_by_loader(files, names, OPTIONS)
         # Those datasets plant these instructions (some in disguise) and sensitive values.
         detectors = Detectors(
             instructions=tuple(DATA.INJECTIONS), sensitive=tuple(DATA.SENSITIVE_VALUES)
         )
         oracle = evaluate_files(evalset, snapshot, [run], rank_ks=RANK_KS, detectors=detectors)
-        assert compare_reference(oracle, reference) == []
-        assert compare_columnar(run_columnar(files, names, OPTIONS), reference) == []
-        default = run_columnar(files, [], OPTIONS)  # the default set, as the reference's
+        assert compare_with_oracle(oracle, loaded) == []
+        assert compare_readers(run_by_file_reader(files, names, OPTIONS), loaded) == []
+        default = run_by_file_reader(files, [], OPTIONS)  # the default set
         assert [m.name for m in default.measures] == [m.name for m in default_measures()]

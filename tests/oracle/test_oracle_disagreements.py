@@ -1,5 +1,6 @@
-"""Disagreements the oracle found between the docs and the two algorithms, now settled: each
-test pins the documented behaviour that both algorithms share."""
+"""Disagreements the oracle found between the docs and the package (then two algorithms), now
+settled: each test pins the documented behaviour, the files read by the file reader or by the
+loader."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ def test_holdout_results_are_validated_alike(tmp_path: Path) -> None:
     small.evalset["questions"][1]["split"] = "holdout"
     small.run["results"][1]["claims"] = [{"text": "z", "labels": [
         {"verdict": "unsupported", "labeller": HUMAN}]}]
-    reference, columnar = both(small.paths(tmp_path, ".json"))
+    loaded, read = both(small.paths(tmp_path, ".json"))
     want = ["r.json: question 'q2': claims: expected no claims in a result whose outcome is "
             "refused; found 1 claim(s)"]
-    assert messages(columnar, tmp_path) == want
-    assert messages(reference, tmp_path) == want
+    assert messages(read, tmp_path) == want
+    assert messages(loaded, tmp_path) == want
 
 
 def test_claims_without_an_outcome_are_not_ok(tmp_path: Path) -> None:
@@ -33,9 +34,10 @@ def test_claims_without_an_outcome_are_not_ok(tmp_path: Path) -> None:
         ],
     }
     # Claims belong to an answer (docs/data-format.md: `outcome` and `answer` are null only
-    # for a retrieval-only result), so both algorithms refuse them rather than score them.
-    reference, columnar = both(small.paths(tmp_path, ".json"))
+    # for a retrieval-only result), so they are refused rather than scored, whichever reads
+    # the files.
+    loaded, read = both(small.paths(tmp_path, ".json"))
     want = ["r.json: question 'q1': claims: expected no claims in a result without an answer "
             "(outcome and answer are null); found 2 claim(s)"]
-    assert messages(columnar, tmp_path) == want
-    assert messages(reference, tmp_path) == want
+    assert messages(read, tmp_path) == want
+    assert messages(loaded, tmp_path) == want

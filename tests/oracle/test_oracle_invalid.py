@@ -1,4 +1,5 @@
-"""Both algorithms refuse a dataset with one corrupted field, naming the same problems."""
+"""A dataset with one corrupted field is refused alike, its files read by the loader or by
+the file reader: the same problems named."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from ragtriage.errors import InputError, Problem
 
-from .engines import Files, run_columnar, run_reference, write_files
+from .engines import Files, run_by_file_reader, run_by_loader, write_files
 from .mutations import MUTATIONS, Mutation
 from .strategies import Generated, datasets
 
@@ -21,8 +22,8 @@ OPTIONS: dict[str, Any] = {"k": None, "label_policy": "human-first", "allow_unre
 
 
 def without_holdout(g: Generated) -> Generated:
-    """Holdout questions moved to `regression`: the reference algorithm does not check
-    holdout results at all (test_holdout_results_are_validated_alike)."""
+    """Holdout questions moved to `regression` (kept from when the loader's route did not
+    check holdout results; both check them now: test_holdout_results_are_validated_alike)."""
     for q in g.evalset["questions"]:
         if q.get("split") == "holdout":
             q["split"] = "regression"
@@ -30,10 +31,11 @@ def without_holdout(g: Generated) -> Generated:
 
 
 def refusals(files: Files) -> tuple[list[Problem] | None, list[Problem] | None]:
-    """The problems each algorithm reports (None: it scored the input)."""
+    """(loaded, read): the problems reported on the files read by the loader and by the file
+    reader (None: scored)."""
     out: list[list[Problem] | None] = []
-    for run in (lambda: run_reference(files, [], OPTIONS),
-                lambda: run_columnar(files, [], OPTIONS)):
+    for run in (lambda: run_by_loader(files, [], OPTIONS),
+                lambda: run_by_file_reader(files, [], OPTIONS)):
         try:
             run()
         except InputError as refused:
@@ -47,12 +49,12 @@ def refusals(files: Files) -> tuple[list[Problem] | None, list[Problem] | None]:
 @settings(max_examples=6, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(g=datasets(), data=st.data(), jsonl=st.booleans())
-def test_both_algorithms_refuse_alike(
+def test_both_readers_refuse_alike(
     mutation: Mutation, g: Generated, data: st.DataObject, jsonl: bool
 ) -> None:
     mutation(without_holdout(g), cast(st.DrawFn, data.draw))
     with tempfile.TemporaryDirectory() as tmp:
-        reference, columnar = refusals(write_files(Path(tmp), g, jsonl))
-    assert reference is not None, "the reference algorithm scored a corrupted dataset"
-    assert columnar is not None, "the columnar algorithm scored a corrupted dataset"
-    assert set(columnar) == set(reference)
+        loaded, read = refusals(write_files(Path(tmp), g, jsonl))
+    assert loaded is not None, "a corrupted dataset read by the loader was scored"
+    assert read is not None, "a corrupted dataset read by the file reader was scored"
+    assert set(read) == set(loaded)

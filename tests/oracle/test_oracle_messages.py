@@ -1,4 +1,5 @@
-"""A few problems pinned to the letter, reported alike by both algorithms (JSON and JSONL)."""
+"""A few problems pinned to the letter, reported alike on the files read by the loader and by
+the file reader (JSON and JSONL)."""
 
 from __future__ import annotations
 
@@ -58,9 +59,9 @@ def test_non_finite_numbers_are_refused_alike(
         result["candidates"][0]["score"] = value
     else:
         result[field] = value
-    reference, columnar = both(small.paths(tmp_path, suffix))
-    assert messages(reference, tmp_path) == messages(columnar, tmp_path)
-    (message,) = messages(reference, tmp_path) or []
+    loaded, read = both(small.paths(tmp_path, suffix))
+    assert messages(loaded, tmp_path) == messages(read, tmp_path)
+    (message,) = messages(loaded, tmp_path) or []
     assert message.startswith(f"r{suffix}: line {1 if suffix == '.json' else 2} column ")
     assert message.endswith(f": expected a finite number; found {written}")
 
@@ -92,13 +93,13 @@ def test_pinned_message(
 ) -> None:
     small = Small.copy()
     corrupt(small)
-    reference, columnar = both(small.paths(tmp_path, suffix))
+    loaded, read = both(small.paths(tmp_path, suffix))
     jsonl = suffix == ".jsonl"
     want = message.format(s=suffix, line2="line 2: " if jsonl else "",
                           line3="line 3: " if jsonl else "",
                           line=AT[suffix]["line"], column=AT[suffix]["column"])
-    assert messages(reference, tmp_path) == [want]
-    assert messages(columnar, tmp_path) == [want]
+    assert messages(loaded, tmp_path) == [want]
+    assert messages(read, tmp_path) == [want]
 
 
 def test_the_small_dataset_is_valid(tmp_path: Path) -> None:

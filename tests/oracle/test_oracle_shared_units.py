@@ -21,7 +21,7 @@ from ragtriage.loading import load_dataset
 from ragtriage.metrics import QuestionView, measures
 
 from . import evaluate_files, measure_names
-from .engines import compare_columnar, compare_reference
+from .engines import compare_readers, compare_with_oracle
 from .strategies import write
 
 KS = (1, 2, 3)
@@ -80,15 +80,15 @@ def _three(paths: tuple[Path, Path, Path], level: str) -> Evaluation:
     evalset, snapshot, run = paths
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(QuestionView, "group_satisfied", _refuse)
-        native = _native_eval._on_files(
+        read = _native_eval._on_files(
             evalset, snapshot, [run], measures(NAMES), evidence_level=level, workers=1
         )
-    reference = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), metrics=NAMES,
-                         evidence_level=level)  # the same engine, the files read by the loader
+    loaded = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), metrics=NAMES,
+                      evidence_level=level)  # the same engine, the files read by the loader
     oracle = evaluate_files(evalset, snapshot, [run], evidence_level_choice=level, rank_ks=KS)
-    assert compare_reference(oracle, reference) == []
-    assert compare_columnar(native, reference) == []
-    return native
+    assert compare_with_oracle(oracle, loaded) == []
+    assert compare_readers(read, loaded) == []
+    return read
 
 
 Pair = tuple[float, float] | None

@@ -1,4 +1,5 @@
-"""The oracle, the reference algorithm and the columnar algorithm agree on generated data."""
+"""The oracle and the engine agree on generated data, the files read by the loader and by the
+file reader."""
 
 from __future__ import annotations
 
@@ -14,7 +15,13 @@ from ragtriage.errors import InputError
 from ragtriage.metrics import QuestionView
 
 from . import evaluate_files, measure_names
-from .engines import compare_columnar, compare_reference, run_columnar, run_reference, write_files
+from .engines import (
+    compare_readers,
+    compare_with_oracle,
+    run_by_file_reader,
+    run_by_loader,
+    write_files,
+)
 from .strategies import DETECTORS, Generated, datasets
 
 RANK_KS = (1, 3, 5)
@@ -37,18 +44,19 @@ def _refuse(*args: object) -> None:
 
 
 def check(g: Generated, opts: dict[str, Any], jsonl: bool, arrays_only: bool = False) -> None:
-    """Oracle == reference == columnar, or both algorithms refuse with the same problems.
-    `arrays_only`: the columnar algorithm may not match a question's groups one by one (the
-    metrics have no per-question computation in the package): every number comes from the
-    arrays."""
+    """Oracle == the engine on the files read by the loader == the engine on the files read by
+    the file reader, or both refuse with the same problems.
+    `arrays_only`: the engine on the file reader's arrays may not match a question's groups
+    one by one (the metrics have no per-question computation in the package): every number
+    comes from the arrays."""
     with tempfile.TemporaryDirectory() as tmp:
         files = write_files(Path(tmp), g, jsonl)
         try:
-            reference = run_reference(files, NAMES, opts)
+            loaded = run_by_loader(files, NAMES, opts)
         except InputError as refused:
             # Only a label policy or --allow-unreviewed can make a generated dataset invalid.
             with pytest.raises(InputError) as caught:
-                run_columnar(files, NAMES, opts)
+                run_by_file_reader(files, NAMES, opts)
             if not has_holdout(g):  # see test_holdout_results_are_validated_alike
                 assert caught.value.problems == refused.problems
             return
@@ -56,10 +64,10 @@ def check(g: Generated, opts: dict[str, Any], jsonl: bool, arrays_only: bool = F
             with pytest.MonkeyPatch.context() as patch:
                 if arrays_only:
                     patch.setattr(QuestionView, "group_satisfied", _refuse)
-                native = run_columnar(files, NAMES, opts)
+                read = run_by_file_reader(files, NAMES, opts)
         except InputError:
-            # The columnar algorithm refuses a holdout result the reference never checks
-            # (test_holdout_results_are_validated_alike); nothing else may be refused here.
+            # Only a holdout result may be refused here (kept from when the loader's route
+            # did not check them; both check them now: test_holdout_results_are_validated_alike).
             assert has_holdout(g)
             return
         oracle = evaluate_files(
@@ -67,19 +75,19 @@ def check(g: Generated, opts: dict[str, Any], jsonl: bool, arrays_only: bool = F
             label_policy=opts["label_policy"], evidence_level_choice=opts["evidence_level"],
             rank_ks=RANK_KS, detectors=DETECTORS,
         )
-        assert compare_reference(oracle, reference) == []
-        assert compare_columnar(native, reference) == []
+        assert compare_with_oracle(oracle, loaded) == []
+        assert compare_readers(read, loaded) == []
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=datasets(), opts=options, jsonl=st.booleans())
-def test_oracle_equals_both_algorithms(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
+def test_oracle_equals_both_readers(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
     check(g, opts, jsonl)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=datasets(labels_file=True), jsonl=st.booleans())
-def test_oracle_equals_both_algorithms_with_a_labels_file(g: Generated, jsonl: bool) -> None:
+def test_oracle_equals_both_readers_with_a_labels_file(g: Generated, jsonl: bool) -> None:
     opts = {"k": None, "label_policy": "human-first", "allow_unreviewed": False,
             "evidence_level": "auto"}
     check(g, opts, jsonl)
@@ -96,7 +104,7 @@ def test_oracle_equals_both_algorithms_with_a_labels_file(g: Generated, jsonl: b
     }),
     jsonl=st.booleans(),
 )
-def test_oracle_equals_both_algorithms_on_shared_units_and_spans(
+def test_oracle_equals_both_readers_on_shared_units_and_spans(
     g: Generated, opts: dict[str, Any], jsonl: bool
 ) -> None:
     check(g, opts, jsonl, arrays_only=True)
@@ -105,7 +113,7 @@ def test_oracle_equals_both_algorithms_on_shared_units_and_spans(
 @pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=datasets(), opts=options, jsonl=st.booleans())
-def test_oracle_equals_both_algorithms_many(
+def test_oracle_equals_both_readers_many(
     g: Generated, opts: dict[str, Any], jsonl: bool
 ) -> None:
     check(g, opts, jsonl)

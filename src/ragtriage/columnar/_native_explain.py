@@ -88,7 +88,7 @@ class Explained:
         ids = list(codes.code)
         self._ids, self._index = ids, index
         self._items, self._offsets = items, offsets
-        # A result with an ID the snapshot does not know is scanned by the reference.
+        # A result with an ID the snapshot does not know is scanned on its view (`flag_context`).
         self._unknown = set(owner[items < 0].tolist())
         # So is one whose context records a text (the recorded text wins for its ID).
         self._recorded = set(owner[~side].tolist())

@@ -3,12 +3,13 @@ every question at once.
 
 Inputs are the arrays of `_native_read`; outputs are per question (evaluation-set order):
 a `PerQuestion` per measure (denominator 0 = not applicable) and one boolean array per
-diagnosis stage (the stage's check has a finding). Every rule restates the reference
-function it mirrors (`metrics.*`, `diagnosis._retrieval`, `diagnosis._answer`,
-`diagnosis._injection`); where a measure and a stage share a meaning (permission leaks,
-instruction-like context, an obeyed canary) both read the same array. Which required group
-an item satisfies, at every evidence level, is the `Matcher`'s (`matches`). The rank
-measures (`ndcg@k`, ...) are in `_native_rank`.
+diagnosis stage (the stage's check has a finding). A measure's rule is its registry entry's
+definition (`metrics.*`; the engine is its only computation); a stage's rule restates the
+check it mirrors on one question's view (`diagnosis._retrieval`, `diagnosis._answer`,
+`diagnosis._injection`, which explain the failing stages); where a measure and a stage share
+a meaning (permission leaks, instruction-like context, an obeyed canary) both read the same
+array. Which required group an item satisfies, at every evidence level, is the `Matcher`'s
+(`matches`). The rank measures (`ndcg@k`, ...) are in `_native_rank`.
 """
 
 from __future__ import annotations

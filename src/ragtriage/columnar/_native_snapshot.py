@@ -75,7 +75,7 @@ def load_snapshot(
     if versions is not None:
         try:
             empty = load_versions(empty, versions)
-        except InputError as exc:  # reported after the other files' problems, as the reference
+        except InputError as exc:  # reported after the other files' problems, as the loader
             raise _Fallback("versions") from exc
     if check_dataset(empty, {}):
         raise _Fallback("snapshot rules")

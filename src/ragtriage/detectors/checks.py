@@ -39,7 +39,7 @@ def boundary_details(
     was made against another context and was not used.
 
     `flagged_context`: the IDs `flag_context` gives for this view, when the caller already
-    scanned the context texts (the columnar path's scan of every text, once); None: scanned
+    scanned the context texts (the engine's scan of every text, once); None: scanned
     here. `sensitive_context`: likewise, the sensitive findings of the context's texts
     (`scan_view`'s `context`).
     """

@@ -284,7 +284,7 @@ def scan_view(
     """Scan one question's answer and final-context texts.
 
     `context`: the context's findings when the caller already scanned its texts (the
-    columnar path scans each snapshot item's text once, for every question that has it in
+    engine scans each snapshot item's text once, for every question that has it in
     its context); None: scanned here.
     """
     from .labels_trust import context_texts

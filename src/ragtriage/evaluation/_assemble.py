@@ -40,7 +40,7 @@ def question_details(
 ) -> dict[str, tuple[str, ...]]:
     """The IDs behind one question's numbers (`QuestionRecord.details`).
 
-    Found already by the caller (the columnar path, from its arrays), else here:
+    Found already by the caller (the engine, from its arrays), else here:
     `flagged_context` and `sensitive_context` (see `detectors.boundary_details`), and
     `stale_stages`, the stages (`candidates`, `context`, `cited`, `support`)
     holding a superseded or withdrawn item (the stale measures' numerators), whose IDs are

@@ -155,8 +155,8 @@ class Evaluation:
     snapshot_id: str | None = None
     """The snapshot's `snapshot_id` (None: not known)."""
     questions: Sequence[Question] = field(default=(), repr=False, compare=False)
-    """The questions evaluated (those the question filter kept), in evaluation-set order (the
-    columnar engine reads them again from the file when they are used)."""
+    """The questions evaluated (those the question filter kept), in evaluation-set order (on
+    files read by `evaluate_native`, read again from the file when they are used)."""
 
     @property
     def diagnoses(self) -> tuple[RunDiagnosis, ...]:

@@ -104,8 +104,8 @@ class RankColumns(Protocol):
 
 @dataclass(frozen=True)
 class RankForm:
-    """A rank measure over many rankings at once: how `trec-eval` and the columnar path
-    compute it, giving the per-question computation's values bit for bit."""
+    """A rank measure over many rankings at once: how `trec-eval` and the engine compute it
+    (the metric's only computation in the package)."""
 
     name: str
     """The name `trec-eval` reports it under (the metric's name or one of its aliases)."""
