@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +130,15 @@ def test_the_default_path_validates_no_result(
     texts = run.read_text("utf-8").splitlines()[1:]
     by_id = {r.question_id: r for r in map(QuestionResult.model_validate_json, texts)}
     assert [view.result for view in views] == [by_id[view.question.id] for view in views]
+
+
+def test_a_result_the_model_refuses_is_named_when_asked_for(tmp_path: Path) -> None:
+    """A view's record is validated when its model is first asked for; one the model refuses
+    (which the first read's checks never let through) is a bug, said so."""
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 4, exotic=False, jsonl=True)
+    view = _native_eval._on_files(
+        evalset, snapshot, [run], measures(None), workers=1
+    ).runs[0].views[0]
+    broken = replace(view, record={**view.record, "latency_ms": -1})
+    with pytest.raises(RuntimeError, match=f"question {view.question.id} that its schema"):
+        assert broken.result is None  # never reached: asking raises

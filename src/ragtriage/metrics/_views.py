@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from ..detectors import context_hash_of, is_stale, recorded_texts, sent_texts, texts_of
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..schemas import Labeller, LabelPolicy, Question, QuestionResult, counted_labels
@@ -111,8 +113,16 @@ class QuestionView:
     @cached_property
     def result(self) -> QuestionResult:
         """The run's result as a model: the one held, else `record` validated (a record the
-        first read's checks accepted, which the model accepts)."""
-        return self.held if self.held is not None else QuestionResult.model_validate(self.record)
+        first read's checks accepted, which the model accepts: `RuntimeError` otherwise)."""
+        if self.held is not None:
+            return self.held
+        try:
+            return QuestionResult.model_validate(self.record)
+        except ValidationError as exc:
+            raise RuntimeError(
+                f"ragtriage accepted a result for question {self.question.id} that its schema "
+                f"refuses; please report it"
+            ) from exc
 
     @cached_property
     def missing_groups(self) -> tuple[int, ...]:
