@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..detectors import is_stale
-from ..metrics import Measure, QuestionView, Score
-from ..schemas import ClaimLabel, FactLabel, Labeller
+from ..metrics import ClaimView, FactView, Measure, QuestionView, Score
+from ..schemas import Labeller
 from ._record import CalibrationRecord
 
 UNCALIBRATED = "judge-labelled, uncalibrated"
@@ -86,32 +85,14 @@ def measure_kinds(measure: Measure) -> tuple[str, ...]:
     return tuple(LABEL_KINDS[r] for r in measure.spec.requires if r in LABEL_KINDS)
 
 
-def _stale(label: ClaimLabel | FactLabel, view: QuestionView) -> bool:
-    # Only a label that records a hash needs the view's (computed on first use).
-    return label.context_hash is not None and is_stale(label, view.context_hash)
+_Counted = Iterable[tuple[str | None, Sequence[Labeller]]]
+"""`_counted` of one question and item kind."""
 
 
-def _counted(view: QuestionView, kind: str) -> Iterable[tuple[str | None, list[Labeller]]]:
+def _counted(view: QuestionView, kind: str) -> _Counted:
     """(kind of the counted label, judges behind it) for each claim or fact of a question."""
-    if kind == "claim":
-        raw = view.result.claims or ()
-        for claim_view, claim in zip(view.claims or (), raw, strict=False):
-            judges = [
-                lab.labeller
-                for lab in claim.labels
-                if lab.labeller.kind == "judge" and not _stale(lab, view)
-            ]
-            yield claim_view.labelled_by, judges
-    else:
-        for fact_view in view.facts:
-            judges = [
-                lab.labeller
-                for lab in view.result.fact_labels
-                if lab.fact_id == fact_view.fact_id
-                and lab.labeller.kind == "judge"
-                and not _stale(lab, view)
-            ]
-            yield fact_view.labelled_by, judges
+    items: Sequence[ClaimView | FactView] = (view.claims or ()) if kind == "claim" else view.facts
+    return [(item.labelled_by, item.judges) for item in items]
 
 
 def _match(
@@ -143,10 +124,6 @@ def measure_label_sources(
     if len(views) != len(scores):
         raise ValueError("one score per view expected")
     return _tally(measure, scores, lambda n, kind: _counted(views[n], kind), calibrations)
-
-
-_Counted = Iterable[tuple[str | None, list[Labeller]]]
-"""`_counted` of one question and item kind."""
 
 
 def _tally(
@@ -199,17 +176,12 @@ def run_label_sources(
     scores: Sequence[Mapping[str, Score | None]],
     calibrations: Sequence[CalibrationRecord] = (),
 ) -> dict[str, LabelSources]:
-    """Label sources of every measure that reads labels, by measure name (each question's
-    counted labels of a kind found once for all the measures that read them)."""
+    """Label sources of every measure that reads labels, by measure name."""
     if len(views) != len(scores):
         raise ValueError("one score row per view expected")
-    found: dict[tuple[int, str], list[tuple[str | None, list[Labeller]]]] = {}
 
     def counted(n: int, kind: str) -> _Counted:
-        known = found.get((n, kind))
-        if known is None:
-            known = found[n, kind] = list(_counted(views[n], kind))
-        return known
+        return _counted(views[n], kind)
 
     return {
         m.name: _tally(m, [s[m.name] for s in scores], counted, calibrations)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
+from ..detectors import is_stale
 from ..schemas import LabelPolicy, counted_labels
 from ._native_checks import (
     CLAIM_KEYS,
@@ -52,9 +53,9 @@ def _state(chosen: list[Label], codes: dict[str, int]) -> int:
 
 
 def _fresh(labels: list[Label], current: str) -> list[Label]:
-    """The labels made against the current context (`detectors.is_stale`: a label without a
-    hash cannot be checked and counts)."""
-    return [lab for lab in labels if lab.get("context_hash") in (None, current)]
+    """The labels made against the current context (a label without a hash cannot be
+    checked and counts)."""
+    return [lab for lab in labels if not is_stale(lab, current)]
 
 
 _NONE: list[Any] = []

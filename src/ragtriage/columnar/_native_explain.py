@@ -48,7 +48,7 @@ from ..evaluation import (
 from ..executors import CAN_FORK, alongside
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import Measure, PerQuestion, QuestionView, build_view
-from ..schemas import LabelPolicy, QuestionResult
+from ..schemas import LabelPolicy
 from ._native_labels import Added, with_labels
 from ._native_layers import Matcher, _owner, covered_groups
 from ._native_questions import QuestionModels
@@ -181,16 +181,17 @@ def run_evaluation(
     k, missing = run.k, explained.missing_of()
 
     def build(part: Sequence[int]) -> list[QuestionView]:
-        found = source.models(
-            [int(by_row[row]) for row in part], QuestionResult, labelled if added else None
-        )
+        at = [int(by_row[row]) for row in part]
+        # Parsed, not validated again: the first read's checks accepted every record.
+        found = source.parsed(at, labelled if added else None)
+        held = source.held()
         models = questions.at(part)
         return [
             build_view(
-                models[row], found[int(by_row[row])], index, levels[row], k, policy,
-                missing(row),
+                models[row], found[n], index, levels[row], k, policy, missing(row),
+                None if held is None else held[n],
             )
-            for row in part
+            for row, n in zip(part, at, strict=True)
         ]
 
     # The stages the arrays found failing; a stage registered with `diagnosis.register_stage`

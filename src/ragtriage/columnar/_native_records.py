@@ -188,7 +188,8 @@ M = TypeVar("M", bound=BaseModel)
 
 class FileRecords:
     """A native file's records (an evaluation set's questions, a run's results): parsed from
-    the file (a byte range of a JSONL file at a time), and read again by position as models."""
+    the file (a byte range of a JSONL file at a time), and read again by position, as models
+    or parsed JSON."""
 
     def __init__(self, path: Path, kind: str, list_key: str) -> None:
         self.path = path
@@ -206,27 +207,34 @@ class FileRecords:
         """Byte ranges to read apart (see `spans`)."""
         return spans(self.path, parts, min_bytes)
 
-    def models(
-        self, wanted: Iterable[int], model: type[M], prepare: Callable[[Any], Any] | None = None
-    ) -> dict[int, M]:
+    def models(self, wanted: Iterable[int], model: type[M]) -> dict[int, M]:
         """The records at these positions, read again and validated as `model`: JSONL lines
         from their text (unless one holds a `\\u` escape: then all are parsed as the first read
-        parsed them), else parsed and changed by `prepare` first.
-        `_Fallback` for one the model refuses (it passed the fast checks: the loader names the
-        problem)."""
-        if self._again is None:
-            self._again = Rereader(self.path, self.kind, self.list_key)
+        parsed them), a JSON document's parsed. `_Fallback` for one the model refuses (it
+        passed the fast checks: the loader names the problem)."""
         order = list(wanted)
         try:
-            lines = None if prepare is not None else self._again.lines(order)
+            lines = self._rereader().lines(order)
             if lines is not None and not any(b"\\u" in line for line in lines.values()):
                 return {n: model.model_validate_json(lines[n]) for n in order}
-            found = self._again.at(order)
-            if prepare is not None:
-                found = {n: prepare(record) for n, record in found.items()}
+            found = self._rereader().at(order)
             return {n: model.model_validate(found[n]) for n in order}
         except ValidationError as exc:
             raise _Fallback(f"{model.__name__} model") from exc
+
+    def parsed(
+        self, wanted: Iterable[int], prepare: Callable[[Any], Any] | None = None
+    ) -> dict[int, Any]:
+        """The records at these positions, read again as parsed JSON (as the first read parsed
+        them; not checked again: the first read's checks accepted them), changed by `prepare`
+        when given."""
+        found = self._rereader().at(wanted)
+        return found if prepare is None else {n: prepare(record) for n, record in found.items()}
+
+    def _rereader(self) -> Rereader:
+        if self._again is None:
+            self._again = Rereader(self.path, self.kind, self.list_key)
+        return self._again
 
     def held(self) -> Sequence[Any] | None:
         """Models held in memory (None: read from the file when asked)."""
@@ -251,11 +259,16 @@ class ModelRecords(Generic[M]):
         """None: read whole."""
         return None
 
-    def models(
-        self, wanted: Iterable[int], model: type[M], prepare: Callable[[Any], Any] | None = None
-    ) -> dict[int, M]:
+    def models(self, wanted: Iterable[int], model: type[M]) -> dict[int, M]:
         """The models at these positions, as held."""
         return {n: self._items[n] for n in wanted}
+
+    def parsed(
+        self, wanted: Iterable[int], prepare: Callable[[Any], Any] | None = None
+    ) -> dict[int, Any]:
+        """The models at these positions in their JSON form (as `read` gives them; `prepare`
+        is for records read from a file, unused here)."""
+        return {n: self._items[n].model_dump(mode="json") for n in wanted}
 
     def held(self) -> Sequence[M] | None:
         """The models."""

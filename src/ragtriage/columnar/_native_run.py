@@ -21,7 +21,8 @@ from ..detectors import (
     default_injection_rules,
     detect_injection,
     find_sensitive,
-    item_text,
+    recorded_texts,
+    sent_texts,
 )
 from ..loading import SnapshotIndex
 from ..schemas import LabelPolicy, RunHeader
@@ -96,8 +97,7 @@ def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> s
         ranking = res.get("reranked")
         ids = [item["id"] for item in (res.get("candidates", []) if ranking is None else ranking)]
         ids = ids if k is None else ids[:k]
-    texts = {item["id"]: item["text"] for item in recorded or () if item.get("text") is not None}
-    return context_hash_of([(i, texts[i] if i in texts else item_text(i, index)) for i in ids], k)
+    return context_hash_of(sent_texts(recorded_texts(recorded), ids, index), k)
 
 
 def read_run(

@@ -54,7 +54,10 @@ if TYPE_CHECKING:
         find_self_labelling,
         is_stale,
         item_text,
+        recorded_texts,
         self_labelling_problems,
+        sent_texts,
+        texts_of,
     )
     from .normalise import (
         MappedText,
@@ -131,7 +134,10 @@ _LAZY = {
     "find_self_labelling": ".labels_trust",
     "is_stale": ".labels_trust",
     "item_text": ".labels_trust",
+    "recorded_texts": ".labels_trust",
     "self_labelling_problems": ".labels_trust",
+    "sent_texts": ".labels_trust",
+    "texts_of": ".labels_trust",
     "MappedText": ".normalise",
     "fold": ".normalise",
     "instruction_texts": ".normalise",
@@ -222,12 +228,15 @@ __all__ = [
     "mask_text",
     "matching_form",
     "merge_boundaries",
+    "recorded_texts",
     "run_boundaries",
     "scan_view",
     "self_labelling_problems",
+    "sent_texts",
     "ssn_valid",
     "stage_items",
     "summarize_permissions",
+    "texts_of",
 ]
 
 

@@ -56,7 +56,7 @@ def boundary_details(
     if (
         canary is not None
         and canary_in_context(view)
-        and canary_obeyed(view.question, view.result.answer)
+        and canary_obeyed(view.question, view.answer)
     ):
         out["canary_obeyed"] = (canary.document_id,)
     scan = scan_view(view, context=sensitive_context)

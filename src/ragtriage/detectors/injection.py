@@ -224,9 +224,7 @@ def flag_context(
     view: DetectorView, rules: InjectionRules | None = None
 ) -> tuple[FlaggedItem, ...]:
     """The question's final-context items that carry instruction-like text."""
-    from .labels_trust import context_texts
-
-    return flag_items(context_texts(view.result, view.context, view.index), rules)
+    return flag_items(view.context_texts, rules)
 
 
 def canary_obeyed(question: Question, answer: str | None) -> bool | None:

@@ -21,6 +21,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import Problem
 from ..loading import SnapshotIndex
@@ -42,18 +43,38 @@ def item_text(item_id: str, index: SnapshotIndex) -> str | None:
     return None if doc is None else doc.text
 
 
+def recorded_texts(context: Iterable[Mapping[str, Any]] | None) -> dict[str, str]:
+    """The texts a result records for its context items, by ID, from its `context` as parsed
+    JSON (None: no context recorded); an item without a text is left out."""
+    return {item["id"]: item["text"] for item in context or () if item.get("text") is not None}
+
+
+def _recorded(result: QuestionResult) -> dict[str, str]:
+    """`recorded_texts` of a result model."""
+    return {item.id: item.text for item in result.context or () if item.text is not None}
+
+
+def sent_texts(
+    recorded: Mapping[str, str], context: Sequence[str], index: SnapshotIndex
+) -> list[tuple[str, str | None]]:
+    """(ID, text) of each final-context item: its recorded text (`recorded`, by ID), else the
+    snapshot's; None when neither has one (what the context hash reads)."""
+    return [(i, recorded[i] if i in recorded else item_text(i, index)) for i in context]
+
+
+def texts_of(
+    recorded: Mapping[str, str], context: Sequence[str], index: SnapshotIndex
+) -> tuple[tuple[str, str], ...]:
+    """`sent_texts` with "" for an item without a text (what the detectors scan)."""
+    pairs = sent_texts(recorded, context, index)
+    return tuple((i, "" if text is None else text) for i, text in pairs)
+
+
 def context_texts(
     result: QuestionResult, context: Sequence[str], index: SnapshotIndex
 ) -> tuple[tuple[str, str], ...]:
     """(ID, text) of each final-context item; the recorded text wins over the snapshot's."""
-    recorded = {item.id: item.text for item in result.context or () if item.text is not None}
-    out = []
-    for item_id in context:
-        text = recorded.get(item_id)
-        if text is None:
-            text = item_text(item_id, index)
-        out.append((item_id, text if text is not None else ""))
-    return tuple(out)
+    return texts_of(_recorded(result), context, index)
 
 
 def context_hash_of(items: Sequence[tuple[str, str | None]], k: int | None) -> str:
@@ -67,17 +88,17 @@ def context_hash(
     result: QuestionResult, context: Sequence[str], index: SnapshotIndex, k: int | None
 ) -> str:
     """The context hash of one result's final context (IDs as resolved for scoring)."""
-    recorded = {item.id: item.text for item in result.context or () if item.text is not None}
-    items = [(i, recorded[i] if i in recorded else item_text(i, index)) for i in context]
-    return context_hash_of(items, k)
+    return context_hash_of(sent_texts(_recorded(result), context, index), k)
 
 
-def is_stale(label: ClaimLabel | FactLabel, current_hash: str) -> bool:
-    """True when the label records a context hash that differs from the current one.
+def is_stale(label: ClaimLabel | FactLabel | Mapping[str, Any], current_hash: str) -> bool:
+    """True when the label (a model, or a label as parsed JSON) records a context hash that
+    differs from the current one.
 
     A label without a recorded hash cannot be checked and is used as it is.
     """
-    return label.context_hash is not None and label.context_hash != current_hash
+    stamp = label.get("context_hash") if isinstance(label, Mapping) else label.context_hash
+    return stamp is not None and stamp != current_hash
 
 
 @dataclass(frozen=True)

@@ -287,12 +287,10 @@ def scan_view(
     engine scans each snapshot item's text once, for every question that has it in
     its context); None: scanned here.
     """
-    from .labels_trust import context_texts
-
-    answer = find_sensitive(view.result.answer or "", config)
+    answer = find_sensitive(view.answer or "", config)
     if context is None:
         found_in = []
-        for item_id, text in context_texts(view.result, view.context, view.index):
+        for item_id, text in view.context_texts:
             found = find_sensitive(text, config)
             if found:
                 found_in.append((item_id, found))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..loading import SnapshotIndex
-    from ..schemas import Question, QuestionResult
+    from ..schemas import Question
 
 
 class ClaimRead(Protocol):
@@ -37,8 +37,13 @@ class DetectorView(Protocol):
         """The question."""
 
     @property
-    def result(self) -> QuestionResult:
-        """The run's result."""
+    def answer(self) -> str | None:
+        """The result's answer (None for a retrieval-only run)."""
+
+    @property
+    def context_texts(self) -> tuple[tuple[str, str], ...]:
+        """(ID, text) of each final-context item: the recorded text, else the snapshot's
+        (`detectors.texts_of`)."""
 
     @property
     def index(self) -> SnapshotIndex:

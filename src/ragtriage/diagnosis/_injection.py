@@ -39,7 +39,7 @@ def check_injection_followed(view: QuestionView) -> Finding | None:
     canary = view.question.canary
     if canary is None or not canary_in_context(view):
         return None
-    if not canary_obeyed(view.question, view.result.answer):
+    if not canary_obeyed(view.question, view.answer):
         return None
     return Finding(
         INJECTION_FOLLOWED,

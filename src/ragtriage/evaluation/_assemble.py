@@ -146,8 +146,8 @@ def question_record(
         scores=scores,
         details=details,
         cannot_judge=cannot_judge,
-        latency_ms=view.result.latency_ms,
-        cost_usd=view.result.cost_usd,
+        latency_ms=view.latency_ms,
+        cost_usd=view.cost_usd,
     )
 
 

@@ -7,21 +7,16 @@ the boundary section); the engine's arrays compute every score.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
-from ..detectors import context_hash, is_stale
+from pydantic import ValidationError
+
+from ..detectors import context_hash_of, is_stale, recorded_texts, sent_texts, texts_of
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import (
-    ClaimLabel,
-    FactLabel,
-    LabelPolicy,
-    Question,
-    QuestionResult,
-    counted_labels,
-)
+from ..schemas import Labeller, LabelPolicy, Question, QuestionResult, counted_labels
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
@@ -45,6 +40,9 @@ class ClaimView:
     """`human` or `judge`: the kind of label that counted."""
     labellers: tuple[str, ...] = ()
     """The names of the labellers whose labels counted (reviewers or judge models)."""
+    judges: tuple[Labeller, ...] = ()
+    """The judges of its judge labels made against the current context, counted or not, in
+    order (what `calibration.label_sources` matches calibration records to)."""
 
 
 @dataclass(frozen=True)
@@ -57,16 +55,26 @@ class FactView:
     """The verdict that counts."""
     labelled_by: str | None
     """`human` or `judge`."""
+    judges: tuple[Labeller, ...] = ()
+    """The judges of its judge labels made against the current context, counted or not, in
+    order."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class QuestionView:
-    """One question and one run's result for it, resolved for scoring."""
+    """One question and one run's result for it, resolved for scoring.
+
+    Built from the result as parsed JSON (`record`); the result's model (`result`) is
+    validated from it only when asked for, unless the caller holds it. Two views are equal
+    when their fields and their results' models are (a record read from a file leaves out
+    what a model's JSON form spells as defaults).
+    """
 
     question: Question
     """The question."""
-    result: QuestionResult
-    """The run's result."""
+    record: Mapping[str, Any]
+    """The run's result as parsed JSON, as the checks of the first read accepted it (not
+    changed)."""
     index: SnapshotIndex
     """The snapshot look-ups."""
     level: EvidenceLevel
@@ -90,6 +98,31 @@ class QuestionView:
     known_missing: tuple[int, ...] | None = None
     """`missing_groups` as the caller found them (the engine, from its arrays); None: found
     on the view when asked."""
+    held: QuestionResult | None = field(default=None, repr=False)
+    """The result's model when the caller holds it (a `Dataset` in memory); None: `result`
+    validates `record` when first asked."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, QuestionView):
+            return NotImplemented
+        return self._compared() == other._compared() and self.result == other.result
+
+    def _compared(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name not in _FORMS)
+
+    @cached_property
+    def result(self) -> QuestionResult:
+        """The run's result as a model: the one held, else `record` validated (a record the
+        first read's checks accepted, which the model accepts: `RuntimeError` otherwise)."""
+        if self.held is not None:
+            return self.held
+        try:
+            return QuestionResult.model_validate(self.record)
+        except ValidationError as exc:
+            raise RuntimeError(
+                f"ragtriage accepted a result for question {self.question.id} that its schema "
+                f"refuses; please report it"
+            ) from exc
 
     @cached_property
     def missing_groups(self) -> tuple[int, ...]:
@@ -109,12 +142,41 @@ class QuestionView:
     @property
     def outcome(self) -> str | None:
         """The result's outcome (None for a retrieval-only run), one text per outcome."""
-        return None if self.result.outcome is None else sys.intern(self.result.outcome)
+        outcome: str | None = self.record.get("outcome")
+        return None if outcome is None else sys.intern(outcome)
+
+    @property
+    def answer(self) -> str | None:
+        """The result's answer (None for a retrieval-only run)."""
+        answer: str | None = self.record.get("answer")
+        return answer
+
+    @property
+    def latency_ms(self) -> float | None:
+        """The result's end-to-end latency, as the model holds it (a float)."""
+        return _float(self.record.get("latency_ms"))
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The result's cost, as the model holds it (a float)."""
+        return _float(self.record.get("cost_usd"))
+
+    @cached_property
+    def recorded(self) -> dict[str, str]:
+        """The texts the result records for its context items, by ID
+        (`detectors.recorded_texts`)."""
+        return recorded_texts(self.record.get("context"))
+
+    @cached_property
+    def context_texts(self) -> tuple[tuple[str, str], ...]:
+        """(ID, text) of each final-context item: the recorded text, else the snapshot's
+        (`detectors.texts_of`)."""
+        return texts_of(self.recorded, self.context, self.index)
 
     @cached_property
     def context_hash(self) -> str:
         """Hash of the final context and k that labels are checked against (`labels_trust`)."""
-        return context_hash(self.result, self.context, self.index, self.k)
+        return context_hash_of(sent_texts(self.recorded, self.context, self.index), self.k)
 
     @property
     def ranking(self) -> tuple[str, ...]:
@@ -144,93 +206,135 @@ class QuestionView:
         return max(grades, default=0)
 
 
-def _kind(label: ClaimLabel | FactLabel) -> str:
-    return label.labeller.kind
+_FORMS = frozenset({"record", "held"})
+"""The fields that hold the result itself (compared as its model)."""
+
+
+def _float(value: Any) -> float | None:
+    """A number as the model holds it: a float field takes an int as its float."""
+    return None if value is None else float(value)
+
+
+Label = Mapping[str, Any]
+"""A claim or fact label as parsed JSON."""
+
+
+def _kind(label: Label) -> str:
+    kind: str = label["labeller"]["kind"]
+    return kind
+
+
+def _judges(labels: Sequence[Label]) -> tuple[Labeller, ...]:
+    """The labellers of the judge labels among `labels`, as models."""
+    return tuple(
+        Labeller.model_validate(lab["labeller"]) for lab in labels if _kind(lab) == "judge"
+    )
 
 
 def build_view(
     question: Question,
-    result: QuestionResult,
+    record: Mapping[str, Any],
     index: SnapshotIndex,
     level: EvidenceLevel,
     k: int | None,
     policy: LabelPolicy,
     missing_groups: Sequence[int] | None = None,
+    held: QuestionResult | None = None,
 ) -> QuestionView:
-    """Resolve one result against its question and the snapshot. `missing_groups`: the
-    view's `missing_groups` when the caller found them already (None: found when asked)."""
+    """Resolve one result, as parsed JSON that the first read's checks accepted (or a
+    model's JSON form), against its question and the snapshot. `missing_groups`: the view's
+    `missing_groups` when the caller found them already (None: found when asked); `held`:
+    the result's model when the caller holds it (see `QuestionView.held`)."""
     # Snapshot IDs, each held once (the details and findings of a million questions name
     # them again and again).
     intern = sys.intern
-    candidates = tuple([intern(item.id) for item in result.candidates])
+    candidates = tuple([intern(item["id"]) for item in record.get("candidates", ())])
+    raw_reranked = record.get("reranked")
     reranked = (
-        None if result.reranked is None
-        else tuple([intern(item.id) for item in result.reranked])
+        None if raw_reranked is None else tuple([intern(item["id"]) for item in raw_reranked])
     )
     ranking = reranked if reranked is not None else candidates
-    if result.context is not None:
-        context, derived = tuple([intern(item.id) for item in result.context]), False
+    raw_context = record.get("context")
+    if raw_context is not None:
+        context, derived = tuple([intern(item["id"]) for item in raw_context]), False
     else:
         context, derived = (ranking[:k] if k is not None else ranking), True
+    raw_claims = record.get("claims")
+    fact_labels: Sequence[Label] = record.get("fact_labels", ())
     # A label made against another context (text, order, k) is stale: excluded, counted. The
     # hash is computed only when some label records one (hashing every context is costly).
     stamped = any(
-        lab.context_hash is not None for claim in result.claims or () for lab in claim.labels
-    ) or any(lab.context_hash is not None for lab in result.fact_labels)
-    current_hash = context_hash(result, context, index, k) if stamped else ""
+        lab.get("context_hash") is not None
+        for claim in raw_claims or ()
+        for lab in claim.get("labels", ())
+    ) or any(lab.get("context_hash") is not None for lab in fact_labels)
+    current_hash = (
+        context_hash_of(sent_texts(recorded_texts(raw_context), context, index), k)
+        if stamped else ""
+    )
     stale: list[str] = []
     claims: tuple[ClaimView, ...] | None = None
-    if result.claims is not None:
+    if raw_claims is not None:
         views = []
-        for number, claim in enumerate(result.claims, start=1):
-            fresh = [lab for lab in claim.labels if not is_stale(lab, current_hash)]
-            if len(fresh) < len(claim.labels):
-                stale.append(claim.id or f"c{number}")
+        for number, claim in enumerate(raw_claims, start=1):
+            claim_labels: Sequence[Label] = claim.get("labels", ())
+            claim_id = claim.get("id") or f"c{number}"
+            fresh = (
+                [lab for lab in claim_labels if not is_stale(lab, current_hash)]
+                if stamped else claim_labels
+            )
+            if len(fresh) < len(claim_labels):
+                stale.append(claim_id)
             chosen = counted_labels(fresh, policy, _kind)
-            verdicts = {lab.verdict for lab in chosen}
+            verdicts = {lab["verdict"] for lab in chosen}
             state: ClaimState
             support: tuple[str, ...]
             kind: str | None
             if not chosen:
                 state, support, kind = "unlabelled", (), None
             elif len(verdicts) > 1:
-                state, support, kind = "cannot_judge", (), chosen[0].labeller.kind
+                state, support, kind = "cannot_judge", (), _kind(chosen[0])
             else:
-                state = chosen[0].verdict
-                support = tuple(dict.fromkeys(i for lab in chosen for i in lab.supported_by))
-                kind = chosen[0].labeller.kind
+                state = chosen[0]["verdict"]
+                support = tuple(
+                    dict.fromkeys(i for lab in chosen for i in lab.get("supported_by", ()))
+                )
+                kind = _kind(chosen[0])
             views.append(
                 ClaimView(
-                    intern(claim.id or f"c{number}"),
-                    claim.text,
-                    tuple(claim.citations),
+                    intern(claim_id),
+                    claim["text"],
+                    tuple(claim.get("citations", ())),
                     state,
                     support,
                     kind,
-                    tuple(dict.fromkeys(lab.labeller.name for lab in chosen)),
+                    tuple(dict.fromkeys(lab["labeller"]["name"] for lab in chosen)),
+                    _judges(fresh),
                 )
             )
         claims = tuple(views)
     facts = []
     for fact in question.reference_facts:
-        mine = [lab for lab in result.fact_labels if lab.fact_id == fact.id]
-        fresh_facts = [lab for lab in mine if not is_stale(lab, current_hash)]
+        mine = [lab for lab in fact_labels if lab["fact_id"] == fact.id]
+        fresh_facts = (
+            [lab for lab in mine if not is_stale(lab, current_hash)] if stamped else mine
+        )
         if len(fresh_facts) < len(mine):
             stale.append(fact.id)
         labels = counted_labels(fresh_facts, policy, _kind)
-        fact_verdicts = {lab.verdict for lab in labels}
+        fact_verdicts = {lab["verdict"] for lab in labels}
         fstate: FactState
         if not labels:
             fstate = "unlabelled"
         elif len(fact_verdicts) > 1:
             fstate = "cannot_judge"
         else:
-            fstate = labels[0].verdict
-        labelled_by = labels[0].labeller.kind if labels else None
-        facts.append(FactView(intern(fact.id), fstate, labelled_by))
+            fstate = labels[0]["verdict"]
+        labelled_by = _kind(labels[0]) if labels else None
+        facts.append(FactView(intern(fact.id), fstate, labelled_by, _judges(fresh_facts)))
     return QuestionView(
         question,
-        result,
+        record,
         index,
         level,
         k,
@@ -242,4 +346,5 @@ def build_view(
         tuple(facts),
         tuple(stale),
         None if missing_groups is None else tuple(missing_groups),
+        held,
     )

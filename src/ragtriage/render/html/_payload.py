@@ -197,14 +197,13 @@ def result_entry(
     ]
     if groups:
         entry["gs"] = groups
-    recorded = {c.id: c.text for c in view.result.context or ()}
     if view.context:
         entry["cx"] = [
-            [item, mark(item), _cut(recorded.get(item), SNIPPET_CHARS)]
+            [item, mark(item), _cut(view.recorded.get(item), SNIPPET_CHARS)]
             for item in view.context
         ]
-    if view.result.answer is not None:
-        entry["a"] = _cut(view.result.answer, ANSWER_CHARS)
+    if view.answer is not None:
+        entry["a"] = _cut(view.answer, ANSWER_CHARS)
     if view.claims is not None:
         entry["cl"] = [
             [
