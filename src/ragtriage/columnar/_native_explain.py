@@ -56,7 +56,7 @@ from ._native_read import Codes, EvalColumns
 from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
-from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows, stale_stages
+from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows, stale_stages_by_row
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ def run_evaluation(
     count_table = {
         m.name: column for m in chosen if (column := columns[m.name][1]) is not None
     }
-    stale = stale_stages(scores, rows)
+    stale = stale_stages_by_row(scores, rows)
     kept = kept_columns(scores, chosen, rows)
     # Consumed: every row's columns are read (a million questions' are several hundred MB).
     scores.clear()

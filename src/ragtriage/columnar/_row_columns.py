@@ -106,7 +106,7 @@ _STALE = {
 }
 
 
-def stale_stages(
+def stale_stages_by_row(
     scores: dict[str, PerQuestion], rows: list[int]
 ) -> list[Collection[str]] | None:
     """Per row, the stages the stale measures found a superseded or withdrawn item in
