@@ -210,3 +210,16 @@ def write_dataset(
         eval_path.write_text(json.dumps({**header, "questions": qs}), "utf-8")
         run_path.write_text(json.dumps({**run_header, "results": results}), "utf-8")
     return eval_path, snap_path, run_path
+
+
+def value_places(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every value inside a record (keys and list positions), for tests that
+    change one value of a valid record."""
+    found = [at] if at else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += value_places(value, (*at, key))
+    elif isinstance(node, list):
+        for n, value in enumerate(node):
+            found += value_places(value, (*at, n))
+    return found

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from native_layers_data import write_dataset
+from native_layers_data import value_places, write_dataset
 
 from ragtriage.columnar import evaluate_native, load_and_evaluate
 from ragtriage.errors import InputError, Problem
@@ -116,17 +116,6 @@ VALUES: list[Any] = [None, "", "x", 0, -1, 1.5, True, [], {}, [""], [None], ["d0
 """Values put in place of a field: of every JSON kind, and strings the schema knows."""
 
 
-def _places(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The path of every value inside a record (keys and list positions)."""
-    found = [at] if at else []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found += _places(value, (*at, key))
-    elif isinstance(node, list):
-        for n, value in enumerate(node):
-            found += _places(value, (*at, n))
-    return found
-
 
 @settings(max_examples=40, deadline=None)
 @given(
@@ -147,7 +136,7 @@ def test_a_corrupted_field_is_scored_or_refused_as_the_loader_does(
         lines = path.read_text("utf-8").splitlines()
         line = 1 + pick % (len(lines) - 1)
         record = json.loads(lines[line])
-        places = _places(record)
+        places = value_places(record)
         where = places[pick % len(places)]
         parent = record
         for step in where[:-1]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from native_layers_data import write_dataset
+from native_layers_data import value_places, write_dataset
 
 from ragtriage.columnar import _native_eval, evaluate_native
 from ragtriage.columnar._trec import _Fallback
@@ -49,22 +49,11 @@ FIELDS = sorted({
 has."""
 
 
-def _places(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The path of every value inside a record (keys and list positions)."""
-    found = [at] if at else []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found += _places(value, (*at, key))
-    elif isinstance(node, list):
-        for n, value in enumerate(node):
-            found += _places(value, (*at, n))
-    return found
-
 
 def _edit(record: dict[str, Any], pick: int, op: str, value: Any) -> None:
     """Change one place of a result: its value replaced, its key removed, a key (of the
     schema or not) set beside it, or its list item written twice."""
-    places = _places(record) or [("question_id",)]
+    places = value_places(record) or [("question_id",)]
     where = places[pick % len(places)]
     parent: Any = record
     for step in where[:-1]:
