@@ -116,7 +116,6 @@ VALUES: list[Any] = [None, "", "x", 0, -1, 1.5, True, [], {}, [""], [None], ["d0
 """Values put in place of a field: of every JSON kind, and strings the schema knows."""
 
 
-
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**16),

@@ -49,7 +49,6 @@ FIELDS = sorted({
 has."""
 
 
-
 def _edit(record: dict[str, Any], pick: int, op: str, value: Any) -> None:
     """Change one place of a result: its value replaced, its key removed, a key (of the
     schema or not) set beside it, or its list item written twice."""
