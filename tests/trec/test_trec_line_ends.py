@@ -34,27 +34,33 @@ def _write(tmp_path: Path, qrels_end: str, run_end: str) -> tuple[Path, Path]:
     return qrels, run
 
 
-def test_a_run_with_lone_carriage_returns_is_refused_as_the_line_reader_does(
-    tmp_path: Path,
-) -> None:
-    fast, slow = _problems(*_write(tmp_path, "\n", "\r"))
-    assert fast == slow == [
-        f"{tmp_path / 'r.run'}: question 'q1': line 1: expected 6 whitespace-separated fields"
+LONE_CR_CASES = {
+    "run": ("\n", "\r", "r.run", [
+        "question 'q1': line 1: expected 6 whitespace-separated fields"
         " (question ID, Q0, document ID, rank, score, run tag); found 18 fields",
-        f"{tmp_path / 'r.run'}: question 'q2': question ID: expected a ranking for every"
+        "question 'q2': question ID: expected a ranking for every"
         " question of the qrels (or --allow-missing); found no line for it",
-    ]
-
-
-def test_qrels_with_lone_carriage_returns_are_refused_as_the_line_reader_does(
-    tmp_path: Path,
-) -> None:
-    fast, slow = _problems(*_write(tmp_path, "\r", "\n"))
-    assert fast == slow == [
-        f"{tmp_path / 'q.qrels'}: question 'q1': line 1: expected 4 whitespace-separated"
+    ]),
+    "qrels": ("\r", "\n", "q.qrels", [
+        "question 'q1': line 1: expected 4 whitespace-separated"
         " fields (question ID, iteration, document ID, grade); found 8 fields",
-        f"{tmp_path / 'r.run'}: question 'q2': question ID: expected a question the qrels"
+        "question 'q2': question ID: expected a question the qrels"
         " judge (or --allow-extra); found not in the qrels",
+    ]),
+}
+"""Per file with lone carriage returns: the qrels and run line ends, the file named by the
+first problem (the second is the run's), and the problems after the file name."""
+
+
+@pytest.mark.parametrize("case", sorted(LONE_CR_CASES))
+def test_lone_carriage_returns_are_refused_as_the_line_reader_does(
+    tmp_path: Path, case: str
+) -> None:
+    qrels_end, run_end, first, problems = LONE_CR_CASES[case]
+    fast, slow = _problems(*_write(tmp_path, qrels_end, run_end))
+    assert fast == slow == [
+        f"{tmp_path / first}: {problems[0]}",
+        f"{tmp_path / 'r.run'}: {problems[1]}",
     ]
 
 
