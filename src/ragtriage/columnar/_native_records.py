@@ -215,9 +215,12 @@ class FileRecords:
         order = list(wanted)
         try:
             lines = self._rereader().lines(order)
-            if lines is not None and not any(b"\\u" in line for line in lines.values()):
+            if lines is None:
+                found = self._rereader().at(order)
+            elif not any(b"\\u" in line for line in lines.values()):
                 return {n: model.model_validate_json(lines[n]) for n in order}
-            found = self._rereader().at(order)
+            else:  # the lines already read, parsed as the first read parsed them
+                found = {n: loads_again(line) for n, line in lines.items()}
             return {n: model.model_validate(found[n]) for n in order}
         except ValidationError as exc:
             raise _Fallback(f"{model.__name__} model") from exc
