@@ -9,7 +9,7 @@ model name and prompt version) with at least one paired item of the kind the mea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..metrics import ClaimView, FactView, Measure, QuestionView, Score
@@ -85,11 +85,7 @@ def measure_kinds(measure: Measure) -> tuple[str, ...]:
     return tuple(LABEL_KINDS[r] for r in measure.spec.requires if r in LABEL_KINDS)
 
 
-_Counted = Iterable[tuple[str | None, Sequence[Labeller]]]
-"""`_counted` of one question and item kind."""
-
-
-def _counted(view: QuestionView, kind: str) -> _Counted:
+def _counted(view: QuestionView, kind: str) -> list[tuple[str | None, Sequence[Labeller]]]:
     """(kind of the counted label, judges behind it) for each claim or fact of a question."""
     items: Sequence[ClaimView | FactView] = (view.claims or ()) if kind == "claim" else view.facts
     return [(item.labelled_by, item.judges) for item in items]
@@ -123,16 +119,16 @@ def measure_label_sources(
     """Label sources of one measure over one run's questions (`scores` paired with `views`)."""
     if len(views) != len(scores):
         raise ValueError("one score per view expected")
-    return _tally(measure, scores, lambda n, kind: _counted(views[n], kind), calibrations)
+    return _tally(measure, views, scores, calibrations)
 
 
 def _tally(
     measure: Measure,
+    views: Sequence[QuestionView],
     scores: Sequence[Score | None],
-    counted: Callable[[int, str], _Counted],
     calibrations: Sequence[CalibrationRecord],
 ) -> LabelSources:
-    """`measure_label_sources` given `_counted` of the n-th question's items of a kind."""
+    """`measure_label_sources` (`scores` paired with `views`)."""
     human = judge = 0
     judges: dict[tuple[str, str], Labeller] = {}
     kinds = measure_kinds(measure)
@@ -140,7 +136,7 @@ def _tally(
         if score is None:
             continue  # labels of a question where the measure does not apply count for nothing
         for kind in kinds:
-            for labelled_by, labellers in counted(n, kind):
+            for labelled_by, labellers in _counted(views[n], kind):
                 if labelled_by == "human":
                     human += 1
                 elif labelled_by == "judge":
@@ -179,12 +175,8 @@ def run_label_sources(
     """Label sources of every measure that reads labels, by measure name."""
     if len(views) != len(scores):
         raise ValueError("one score row per view expected")
-
-    def counted(n: int, kind: str) -> _Counted:
-        return _counted(views[n], kind)
-
     return {
-        m.name: _tally(m, [s[m.name] for s in scores], counted, calibrations)
+        m.name: _tally(m, views, [s[m.name] for s in scores], calibrations)
         for m in measures
         if measure_kinds(m)
     }
