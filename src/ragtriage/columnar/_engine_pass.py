@@ -33,15 +33,9 @@ from ..evaluation import (
     Evaluation,
     LevelChoice,
     QuestionFilter,
-    question_level,
-    run_evidence_level,
 )
 from ..executors import Executor, default_workers
-from ..loading import (
-    EvidenceLevel,
-    SnapshotIndex,
-    SourceFile,
-)
+from ..loading import SnapshotIndex, SourceFile
 from ..metrics import Measure
 from ..schemas import LabelPolicy, Snapshot
 from ._native_explain import (
@@ -171,27 +165,24 @@ def run_engine(
     ids, evalset_id = ev.ids, ev.evalset_id
     # The explanations need none of these (at a million questions, several hundred MB).
     del ev, matcher, flags, sensitive, answered
-    # Every check has passed: only now are the questions read as models, a chunk at a time.
+    # Every check has passed: the questions are read as models only where they are used,
+    # a chunk at a time: here for a filter, else by the explanations (with their levels).
     questions = QuestionModels(inputs.evalset, ids)
-    rows: list[int] = []
+    rows: list[int] = list(range(n))
     held = np.ones(n, dtype=bool)
-    levels: list[EvidenceLevel] = ["document"] * n  # read only for the rows kept
-    required: list[EvidenceLevel] = []
-    for models in questions.chunks():
-        for row, question in models.items():
-            if question_filter is None or question_filter(question):
-                rows.append(row)
-                levels[row] = question_level(level, index, question)
-                if question.required_evidence:
-                    required.append(levels[row])
-            held[row] = input_filter is None or input_filter(question)
-    run_level = run_evidence_level(required)
+    if question_filter is not None or input_filter is not None:
+        rows = []
+        for models in questions.chunks():
+            for row, question in models.items():
+                if question_filter is None or question_filter(question):
+                    rows.append(row)
+                held[row] = input_filter is None or input_filter(question)
     out = [
         run_evaluation(
             source, run, [row for row in rows if row not in missing], questions,
-            (index, levels, policy), arrays, chosen, run_level, labels.get(run.header.name, {}),
+            (index, level, policy), arrays, chosen, labels.get(run.header.name, {}),
             RunExtras(
-                tuple(ids[row] for row in rows if row in missing),
+                tuple(row for row in rows if row in missing),
                 _self_labelled(run, ids, chosen, held),
                 options.calibrations,
             ),

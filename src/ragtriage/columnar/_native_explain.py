@@ -38,12 +38,15 @@ from ..detectors import (
 )
 from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, run_diagnosis, stage_order
 from ..evaluation import (
+    LevelChoice,
     QuestionRecord,
     RunEvaluation,
     assemble_run,
     k_was_used,
     question_details,
+    question_level,
     question_record,
+    run_evidence_level,
 )
 from ..executors import CAN_FORK, alongside
 from ..loading import EvidenceLevel, SnapshotIndex
@@ -63,8 +66,8 @@ from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows, st
 class RunExtras:
     """What one run's result states besides its records (as `evaluate` states it)."""
 
-    no_result: tuple[str, ...]
-    """Selected questions without a result, in evaluation-set order."""
+    no_result: tuple[int, ...]
+    """The rows of the selected questions without a result, in evaluation-set order."""
     self_labelled: tuple[str, ...]
     """Measures computed from labels made by the run's own generator."""
     calibrations: Sequence[CalibrationRecord]
@@ -148,27 +151,30 @@ _SENT = 10
 
 _Part = tuple[
     list[QuestionRecord], list[QuestionDiagnosis], list[dict[str, LabelSources]],
-    list[RunBoundaries], bool,
+    list[RunBoundaries], bool, set[EvidenceLevel],
 ]
 """Explanations of consecutive chunks: records, verdicts, label sources and boundary section
-per chunk, and whether k cut some view's ranking."""
+per chunk, whether k cut some view's ranking, and the evidence levels of the questions that
+require evidence."""
 
 
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
-    views_of: tuple[SnapshotIndex, Sequence[EvidenceLevel], LabelPolicy],
+    views_of: tuple[SnapshotIndex, LevelChoice, LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], Explained],
-    chosen: tuple[Measure, ...], level: str, added: Added, extras: RunExtras,
+    chosen: tuple[Measure, ...], added: Added, extras: RunExtras,
     workers: int = 1,
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
     the explaining functions on the rows' views, built `CHUNK`
     questions at a time (label sources and boundaries merged over the chunks), the chunks
     spread over up to `workers` processes (this one and forked ones) when there are many; the
-    result builds its views again from the files when asked for them. `added`: the run's
-    labels from label files; `rows` are the rows it answered (`extras.no_result`: the
-    others). `arrays` are consumed: their score and finding columns are emptied once read."""
-    index, levels, policy = views_of
+    result builds its views again from the files when asked for them. Each question is read
+    as a model here, where its view needs it (and its evidence level is found from it, see
+    `question_level`). `added`: the run's labels from label files; `rows` are the rows it
+    answered (`extras.no_result`: the others). `arrays` are consumed: their score and finding
+    columns are emptied once read."""
+    index, choice, policy = views_of
     scores, findings, explained = arrays
     by_row = np.empty(len(questions.ids), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
@@ -188,7 +194,8 @@ def run_evaluation(
         models = questions.at(part)
         return [
             build_view(
-                models[row], found[n], index, levels[row], k, policy, missing(row),
+                models[row], found[n], index, question_level(choice, index, models[row]), k,
+                policy, missing(row),
                 None if held is None else held[n],
             )
             for row, n in zip(part, at, strict=True)
@@ -225,6 +232,7 @@ def run_evaluation(
         sources = []
         bounds = []
         k_used = False
+        required: set[EvidenceLevel] = set()
         for start in starts:
             part = rows[start : start + CHUNK]
             views = build(part)
@@ -240,12 +248,14 @@ def run_evaluation(
                 )
                 records.append(question_record(view, computed, details, left_out))
                 verdicts.append(diagnose_view(view, fired.get(n, every)))
+                if view.question.required_evidence:
+                    required.add(view.level)
             mine = records[done:]
             k_used = k_used or k_was_used(views)
             sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
             bounds.append(run_boundaries(views, extras.self_labelled, [r.details for r in mine]))
             del views  # before the next chunk's are built: one chunk's views alive at a time
-        return records, verdicts, sources, bounds, k_used
+        return records, verdicts, sources, bounds, k_used, required
 
     chunks = list(range(0, len(rows), CHUNK))
     shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
@@ -266,6 +276,14 @@ def run_evaluation(
     sources = [s for part in parts for s in part[2]]
     bounds = [b for part in parts for b in part[3]]
     k_used = not rows or any(part[4] for part in parts)
+    # The run's level: its questions' that require evidence, with or without a result.
+    unanswered = questions.at(extras.no_result)
+    level = run_evidence_level([
+        *(level for part in parts for level in part[5]),
+        *(question_level(choice, index, unanswered[row])
+          for row in extras.no_result if unanswered[row].required_evidence),
+    ])
+    no_result = tuple(questions.ids[row] for row in extras.no_result)
     row_of: dict[str, int] = {}  # made when views are first asked for
 
     def build_views(ids: Sequence[str]) -> tuple[QuestionView, ...]:
@@ -281,12 +299,12 @@ def run_evaluation(
             merge_boundaries(bounds) if bounds else run_boundaries((), extras.self_labelled)
         ),
         diagnosis=run_diagnosis(
-            name, verdicts, k=run.k, evidence_level=level, no_result=extras.no_result,
+            name, verdicts, k=run.k, evidence_level=level, no_result=no_result,
             k_used=k_used,
         ),
         build_views=build_views,
         self_labelled=extras.self_labelled,
-        no_result=extras.no_result,
+        no_result=no_result,
         k_used=k_used,
         file=source.label,
     )
