@@ -3,6 +3,8 @@ workers."""
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,9 @@ import ragtriage.columnar._native_explain as native_explain
 import ragtriage.columnar._native_snapshot as native_snapshot
 import ragtriage.columnar._row_columns as row_columns
 from ragtriage.columnar import evaluate_native
+from ragtriage.diagnosis import Finding, QuestionDiagnosis
+from ragtriage.evaluation import QuestionRecord
+from ragtriage.metrics import Score
 from ragtriage.render import dumps, evaluation_json
 
 
@@ -71,3 +76,25 @@ def test_explanations_spread_over_workers_change_nothing(
     assert first.scores._table is last.scores._table  # type: ignore[attr-defined]
     assert first.cannot_judge._table is last.cannot_judge._table  # type: ignore[attr-defined]
     assert not row_columns.SHARED_TABLES
+
+
+def test_records_and_verdicts_pickle_every_field() -> None:
+    """What a forked worker sends back (records, verdicts, findings) comes back equal, every
+    field set to a value other than its default."""
+    finding = Finding("ranking_loss", ("d1", "d2"), "d1 at candidate rank 16")
+    verdict = QuestionDiagnosis(
+        "q1", "ranking_loss", ("invalid_citation",), (finding,), ("t1", "t2"), "test"
+    )
+    record = QuestionRecord(
+        question_id="q1", tags=("t1",), split="test", answerability="answerable",
+        outcome="answered", scores={"evidence_recall": Score(1, 2)},
+        details={"missing_facts": ("f1",)}, cannot_judge={"claim_support": 1},
+        latency_ms=12.5, cost_usd=0.25,
+    )
+    for value in (finding, verdict, record):
+        names = [f.name for f in dataclasses.fields(value)]
+        defaults = {f.name: f.default for f in dataclasses.fields(value)}
+        assert all(getattr(value, name) != defaults[name] for name in names)
+        back = pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        assert type(back) is type(value)
+        assert [getattr(back, name) for name in names] == [getattr(value, name) for name in names]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +18,10 @@ class Finding:
     """The IDs that prove it: documents, chunks, claims or facts, depending on the stage."""
     why: str
     """One line a person can read without looking anything up."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its constructor's arguments (see `QuestionDiagnosis.__reduce__`).
+        return (Finding, (self.stage, self.ids, self.why))
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,14 @@ class QuestionDiagnosis:
     def stages(self) -> tuple[str, ...]:
         """Primary then secondary stages."""
         return (self.primary, *self.secondary)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its constructor's arguments (a forked worker's verdicts come back this
+        # way): the slotted dataclass's default state takes about twice as long to read.
+        return (
+            QuestionDiagnosis,
+            (self.question_id, self.primary, self.secondary, self.findings, self.tags, self.split),
+        )
 
 
 @dataclass(frozen=True)
