@@ -4,6 +4,7 @@ workers."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import pickle
 from pathlib import Path
 from typing import Any
@@ -11,14 +12,18 @@ from typing import Any
 import pytest
 from native_layers_data import write_dataset
 
+import ragtriage.columnar._native_eval as native_eval
 import ragtriage.columnar._native_explain as native_explain
+import ragtriage.columnar._native_records as native_records
 import ragtriage.columnar._native_snapshot as native_snapshot
 import ragtriage.columnar._row_columns as row_columns
+import ragtriage.columnar._trec as native_trec
 from ragtriage.columnar import evaluate_native
 from ragtriage.diagnosis import Finding, QuestionDiagnosis
 from ragtriage.evaluation import QuestionRecord
 from ragtriage.metrics import Score
 from ragtriage.render import dumps, evaluation_json
+from ragtriage.schemas import Question
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -98,3 +103,38 @@ def test_records_and_verdicts_pickle_every_field() -> None:
         back = pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         assert type(back) is type(value)
         assert [getattr(back, name) for name in names] == [getattr(value, name) for name in names]
+
+
+def test_a_question_refused_in_a_forked_worker_hands_the_input_to_the_loader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The questions are read as models by the explanations: one the model refuses there
+    (past the reader's checks), in a forked worker's chunk, hands the input to the loader as
+    a refusal before the explanations did."""
+    evalset, snapshot, run = write_dataset(tmp_path, 27, 60, exotic=False)
+    alone = evaluate_native(evalset, snapshot, [run], workers=1)
+    monkeypatch.setattr(native_explain, "CHUNK", 7)
+    monkeypatch.setattr(native_explain, "_PER_WORKER", 20)
+    real_models = native_records.FileRecords.models
+    refused = tmp_path / "refused-by"
+
+    def models(self: Any, wanted: Any, model: Any) -> Any:
+        rows = list(wanted)
+        if model is Question and 59 in rows:  # the last chunk: a forked worker's
+            refused.write_text(str(os.getpid()))
+            raise native_trec._Fallback("Question model")
+        return real_models(self, rows, model)
+
+    monkeypatch.setattr(native_records.FileRecords, "models", models)
+    loaded = []
+    real_load = native_eval.load_and_evaluate
+
+    def load(*args: Any, **kwargs: Any) -> Any:
+        loaded.append(args[0])
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(native_eval, "load_and_evaluate", load)
+    split = evaluate_native(evalset, snapshot, [run], workers=3)
+    assert loaded == [evalset]
+    assert int(refused.read_text()) != os.getpid()  # refused in a forked worker
+    assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))
