@@ -132,6 +132,51 @@ def test_explanations_in_chunks_and_views_read_again(seed: int, jsonl: bool) -> 
         assert got.runs[0].build_views(ids) == want.runs[0].build_views(ids)
 
 
+def test_a_json_document_is_parsed_once_for_its_reads_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evalset, snapshot, run = write_dataset(tmp_path, 11, 11, exotic=True, jsonl=False)
+    names = {path.read_bytes(): path.name for path in (evalset, run)}
+    parsed: list[str] = []
+    loads = _native_records.loads
+
+    def counted(text: bytes | str) -> Any:
+        if text in names:
+            parsed.append(names[text])
+        return loads(text)
+
+    monkeypatch.setattr(_native_records, "loads", counted)
+    monkeypatch.setattr(_native_explain, "CHUNK", 3)  # four chunks, the last one short
+    got = _by_file_reader(evalset, snapshot, [run])
+    ids = [r.question_id for r in got.runs[0].questions]
+    views = got.runs[0].build_views(ids)
+    assert got.runs[0].build_views(ids[::-1]) == views[::-1]
+    assert [q.id for q in got.questions] == ids
+    # Each document: once by the first read (its checks), once for all the reads again.
+    assert sorted(parsed) == ["evalset.json", "evalset.json", "run.json", "run.json"]
+    want = _by_loader(evalset, snapshot, [run])
+    _assert_same(got, want)
+    assert views == want.runs[0].build_views(ids)
+
+
+def test_an_integer_beyond_64_bits_is_read_again_as_first_read(tmp_path: Path) -> None:
+    # A `\\u` escape in a spaced text: the first read takes the reference parser, which
+    # keeps the integer (orjson reads it as a float, 2**70 here).
+    big = 2**70 + 1
+    usage = {"prompt_tokens": big, "completion_tokens": 3}
+    results = [*RESULTS[:2], {**RESULTS[2], "answer": "caf\u00e9", "usage": usage}]
+    paths = _write(tmp_path, QUESTIONS, results, jsonl=False)
+    assert b"\\u00e9" in paths[2].read_bytes()
+    got = _by_file_reader(paths[0], paths[1], [paths[2]])
+    (view,) = got.runs[0].build_views(["q1"])
+    assert view.record["usage"] == usage
+    assert view.result.usage is not None
+    assert view.result.usage.prompt_tokens == big
+    want = _by_loader(paths[0], paths[1], [paths[2]])
+    _assert_same(got, want)
+    assert got.runs[0].build_views(["q1"]) == want.runs[0].build_views(["q1"])
+
+
 def test_cycle_collector_state_is_restored(tmp_path: Path) -> None:
     evalset, snapshot, run = write_dataset(tmp_path, 3, 4)
     assert gc.isenabled()
@@ -145,9 +190,11 @@ def test_cycle_collector_state_is_restored(tmp_path: Path) -> None:
         gc.enable()
 
 
-def _write(tmp: Path, questions: list[dict[str, Any]], results: list[dict[str, Any]]) -> tuple[
-    Path, Path, Path
-]:
+def _write(
+    tmp: Path, questions: list[dict[str, Any]], results: list[dict[str, Any]], jsonl: bool = True
+) -> tuple[Path, Path, Path]:
+    """A snapshot (a JSON document), an evaluation set and a run (JSONL files, or JSON
+    documents), written by `json.dumps` (spaced, non-ASCII as `\\u` escapes)."""
     snapshot = {
         "schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
         "documents": [
@@ -157,12 +204,17 @@ def _write(tmp: Path, questions: list[dict[str, Any]], results: list[dict[str, A
         ],
         "chunks": [{"id": "c1", "document_id": "d1", "start": 0, "end": 2}],
     }
-    paths = (tmp / "evalset.jsonl", tmp / "snapshot.json", tmp / "run.jsonl")
+    suffix = ".jsonl" if jsonl else ".json"
+    paths = (tmp / f"evalset{suffix}", tmp / "snapshot.json", tmp / f"run{suffix}")
     head = {"schema_version": 1, "kind": "evalset", "evalset_id": "e"}
     run_head = {"schema_version": 1, "kind": "run", "name": "r", "provenance": {"k": 2}}
-    paths[0].write_text("\n".join(json.dumps(x) for x in [head, *questions]), "utf-8")
     paths[1].write_text(json.dumps(snapshot), "utf-8")
-    paths[2].write_text("\n".join(json.dumps(x) for x in [run_head, *results]), "utf-8")
+    if jsonl:
+        paths[0].write_text("\n".join(json.dumps(x) for x in [head, *questions]), "utf-8")
+        paths[2].write_text("\n".join(json.dumps(x) for x in [run_head, *results]), "utf-8")
+    else:
+        paths[0].write_text(json.dumps({**head, "questions": questions}), "utf-8")
+        paths[2].write_text(json.dumps({**run_head, "results": results}), "utf-8")
     return paths
 
 

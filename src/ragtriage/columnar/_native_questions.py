@@ -1,6 +1,6 @@
 """The evaluation set's questions as pydantic models, a chunk at a time, read again from the
-file by line offset (JSONL), so that no model is held for the whole set (a `Dataset` in
-memory: its models, as held)."""
+file's records (`FileRecords.models`), so that no model is held for the whole set (a `Dataset`
+in memory: its models, as held)."""
 
 from __future__ import annotations
 
@@ -8,27 +8,23 @@ from collections.abc import Iterator, Sequence
 from typing import overload
 
 from ..schemas import Question
-from ._native_records import FileRecords, Records
+from ._native_records import Records
 
 AT_ONCE = 1_000
 """Questions parsed at a time when they are read in turn (`QuestionModels.chunks`)."""
 
 
 class QuestionModels:
-    """The evaluation set's questions as models, `AT_ONCE` at a time: a JSONL file's are read
-    again by line offset for each chunk (no model is held for the whole set), a JSON file's
-    are parsed once and held, models in memory are used as they are."""
+    """The evaluation set's questions as models, `AT_ONCE` at a time: a file's are validated
+    again from their texts for each chunk (a JSONL file's lines, a JSON document's records
+    as written once; no model is held for the whole set: models take several times the
+    memory of their texts), models in memory are used as they are."""
 
     def __init__(self, source: Records, ids: list[str]) -> None:
         self.ids = ids
         """Every question's ID, by row."""
         self._source = source
         self._held: Sequence[Question] | None = source.held()
-        if self._held is None and not (
-            isinstance(source, FileRecords) and source.path.suffix == ".jsonl"
-        ):
-            found = source.models(range(len(ids)), Question)
-            self._held = [found[row] for row in range(len(ids))]
 
     def at(self, rows: Sequence[int]) -> dict[int, Question]:
         """The questions of these rows."""

@@ -1,5 +1,6 @@
 """Where the engine's records come from: a native file (JSON or JSONL; parsed whole or a byte
-range at a time, read again by position for the views) or models held in memory (read as
+range at a time, read again by position for the views: a JSONL file's lines, a JSON
+document's records as compact texts written once) or models held in memory (read as
 their JSON form, given back as they are).
 
 A file the reader cannot take as it is (unreadable, a line past the size bound, a header
@@ -9,16 +10,26 @@ problem.
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
+from ..fileio import (
+    MAX_LINE_BYTES,
+    check_input,
+    iter_lines,
+    open_input,
+    parse_json,
+    read_bytes,
+    strip_bom,
+)
 from ._native_checks import loads, loads_again
 from ._trec import _Fallback
 
@@ -83,15 +94,6 @@ def _parsed(handle: BinaryIO, label: str, end: int | None) -> Iterator[Any]:
             raise _Fallback("line") from exc
 
 
-def _lines(handle: BinaryIO, label: str, end: int | None) -> Iterator[bytes]:
-    """Lines up to byte `end`; a line past the bound or an unreadable file falls back."""
-    try:
-        for _, line in iter_lines(handle, label, end):
-            yield line
-    except InputError as exc:
-        raise _Fallback("line") from exc
-
-
 def spans(
     path: Path, parts: int, min_bytes: int | None = None
 ) -> list[tuple[int, int]] | None:
@@ -123,30 +125,24 @@ def spans(
 _SPLIT_BYTES = 8 << 20
 
 
-def record_at(path: Path, kind: str, list_key: str, wanted: set[int]) -> dict[int, Any]:
-    """The records at these positions (0-based, header excluded), parsed again (in a JSONL
-    file, only the wanted lines are parsed)."""
-    if path.suffix != ".jsonl":
-        _, items = records(path, kind, list_key)
-        return {n: item for n, item in enumerate(items) if n in wanted}
-    out: dict[int, Any] = {}
-    with _open(path) as handle:
-        lines = (line for line in _lines(handle, str(path), None) if line.strip())
-        next(lines, None)  # the header
-        for n, line in enumerate(lines):
-            if n in wanted:
-                out[n] = loads(line)
-    return out
-
-
 class Rereader:
-    """A file's records read again a few at a time by position (0-based, header excluded):
-    in a JSONL file each record's line is found by its byte offset (one pass over the lines
-    to find them), so no read holds more than the records asked for."""
+    """A file's records read again a few at a time by position (0-based, header excluded).
+
+    In a JSONL file each record's line is found by its byte offset (one pass over the lines
+    to find them), so no read holds more than the records asked for. A JSON document is
+    parsed once, the first time a record is asked for, as the first read parsed it, and each
+    record kept as its compact JSON text (`orjson.dumps`), so a read parses only the records
+    asked for, not the whole document again: the texts, about the size of the file, are held
+    as long as the reader is.
+    """
 
     def __init__(self, path: Path, kind: str, list_key: str) -> None:
         self._where = (path, kind, list_key)
         self._starts: array[int] | None = None
+        self._texts: list[bytes] | None = None
+        self._exact: frozenset[int] = frozenset()
+        """Positions of a JSON document's records that orjson cannot write (an integer beyond
+        64 bits, from the reference parser): written by `json`, parsed again by it."""
         if path.suffix == ".jsonl":
             starts, at, header = array("q"), 0, True
             with _open(path) as handle:
@@ -160,16 +156,26 @@ class Rereader:
 
     def at(self, wanted: Iterable[int]) -> dict[int, Any]:
         """The records at these positions, parsed."""
-        path, kind, list_key = self._where
-        lines = self.lines(wanted)
-        if lines is None:
-            return record_at(path, kind, list_key, set(wanted))
-        return {n: loads_again(line) for n, line in lines.items()}  # checked when first read
+        return self.parse(self.lines(wanted))
 
-    def lines(self, wanted: Iterable[int]) -> dict[int, bytes] | None:
-        """The JSON texts of the records at these positions (None: not a JSONL file)."""
+    def parse(self, lines: dict[int, bytes]) -> dict[int, Any]:
+        """Records' texts (from `lines`) parsed as the first read parsed them (not checked
+        again: the first read's checks accepted them)."""
+        exact = self._exact
+        if not exact:
+            return {n: loads_again(line) for n, line in lines.items()}
+        label = str(self._where[0])
+        return {
+            n: parse_json(line.decode("utf-8"), label) if n in exact else loads_again(line)
+            for n, line in lines.items()
+        }
+
+    def lines(self, wanted: Iterable[int]) -> dict[int, bytes]:
+        """The JSON texts of the records at these positions: a JSONL file's lines, a JSON
+        document's records written compactly."""
         if self._starts is None:
-            return None
+            texts = self._document()
+            return {n: texts[n] for n in wanted}
         out: dict[int, bytes] = {}
         at = -1
         with _open(self._where[0]) as handle:
@@ -181,6 +187,23 @@ class Rereader:
                 at = start + len(line)
                 out[n] = line
         return out
+
+    def _document(self) -> list[bytes]:
+        """A JSON document's records as texts (parsed the first time asked)."""
+        if self._texts is None:
+            _, items = records(*self._where)
+            texts: list[bytes] = []
+            exact: set[int] = set()
+            for n, item in enumerate(items):
+                try:
+                    texts.append(orjson.dumps(item))
+                except orjson.JSONEncodeError:
+                    # Only the reference parser's values (`loads`) have integers orjson cannot
+                    # write; orjson would also read them back as floats.
+                    texts.append(json.dumps(item, separators=(",", ":")).encode("utf-8"))
+                    exact.add(n)
+            self._texts, self._exact = texts, frozenset(exact)
+        return self._texts
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -208,19 +231,17 @@ class FileRecords:
         return spans(self.path, parts, min_bytes)
 
     def models(self, wanted: Iterable[int], model: type[M]) -> dict[int, M]:
-        """The records at these positions, read again and validated as `model`: JSONL lines
-        from their text (unless one holds a `\\u` escape: then all are parsed as the first read
-        parsed them), a JSON document's parsed. `_Fallback` for one the model refuses (it
-        passed the fast checks: the loader names the problem)."""
+        """The records at these positions, read again and validated as `model` from their
+        texts (unless one holds a `\\u` escape: then all are parsed as the first read parsed
+        them). `_Fallback` for one the model refuses (it passed the fast checks: the loader
+        names the problem)."""
         order = list(wanted)
+        again = self._rereader()
         try:
-            lines = self._rereader().lines(order)
-            if lines is None:
-                found = self._rereader().at(order)
-            elif not any(b"\\u" in line for line in lines.values()):
+            lines = again.lines(order)
+            if not any(b"\\u" in line for line in lines.values()):
                 return {n: model.model_validate_json(lines[n]) for n in order}
-            else:  # the lines already read, parsed as the first read parsed them
-                found = {n: loads_again(line) for n, line in lines.items()}
+            found = again.parse(lines)  # the texts already read, parsed as the first read did
             return {n: model.model_validate(found[n]) for n in order}
         except ValidationError as exc:
             raise _Fallback(f"{model.__name__} model") from exc
