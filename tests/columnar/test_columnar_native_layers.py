@@ -159,13 +159,16 @@ def test_a_json_document_is_parsed_once_for_its_reads_again(
     assert views == want.runs[0].build_views(ids)
 
 
-def test_an_integer_beyond_64_bits_is_read_again_as_first_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jsonl", [True, False], ids=["jsonl", "document"])
+def test_an_integer_beyond_64_bits_is_read_again_as_first_read(
+    tmp_path: Path, jsonl: bool
+) -> None:
     # A `\\u` escape in a spaced text: the first read takes the reference parser, which
     # keeps the integer (orjson reads it as a float, 2**70 here).
     big = 2**70 + 1
     usage = {"prompt_tokens": big, "completion_tokens": 3}
     results = [*RESULTS[:2], {**RESULTS[2], "answer": "caf\u00e9", "usage": usage}]
-    paths = _write(tmp_path, QUESTIONS, results, jsonl=False)
+    paths = _write(tmp_path, QUESTIONS, results, jsonl=jsonl)
     assert b"\\u00e9" in paths[2].read_bytes()
     got = _by_file_reader(paths[0], paths[1], [paths[2]])
     (view,) = got.runs[0].build_views(["q1"])

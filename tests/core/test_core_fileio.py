@@ -99,6 +99,10 @@ def test_the_fast_reader_refuses_what_the_strict_parser_refuses(line: bytes) -> 
         b'{"a": {"b": {"c": [1, 2, {"d": "\xe4\xb8\xad"}]}}}',
         b'{"a":{"b":{"c":[1,2.5,{"d":"\xe4\xb8\xad"}]}},"k":null}\n',
         b'[{"k":true},{"k":false}]\r\n',
+        # Integers beyond 64 bits in texts the reference parser reads (a `\\u` escape):
+        # kept as integers when read again too (orjson reads them as floats).
+        b'{"id": "caf\\u00e9", "n": [1180591620717411303425, -9223372036854775809]}',
+        b'{"id":"caf\\u00e9","n":1180591620717411303425}',
     ],
 )
 def test_the_fast_reader_keeps_what_the_strict_parser_keeps(line: bytes) -> None:

@@ -120,13 +120,25 @@ _INVALID = object()
 
 
 def loads_again(text: bytes) -> Any:
-    """Parse again a JSON text `loads` accepted before (a record read a second time): its
-    value, without looking for a key written twice again. What orjson refuses (a lone
-    surrogate spelled as a `\\u` escape) is parsed by `loads` as the first time."""
+    """Parse again a JSON text `loads` accepted before (a record read a second time): the
+    value `loads` gave, without looking for a key written twice again.
+
+    orjson's value is `loads`'s unless `loads` took the reference parser (a text with a `\\u`
+    escape): then they differ only for an integer beyond 64 bits, which the reference parser
+    keeps and orjson reads as a float; such an integer has at least 19 digits, so only a text
+    with both is parsed by `loads` as the first time, as is what orjson refuses.
+    """
+    if b"\\u" in text and _LONG_DIGITS.search(text):
+        return loads(text)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return loads(text)
+
+
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+"""19 digits in a row: the shortest integer beyond 64 bits, -9223372036854775809 (also found
+inside strings and fractions: those texts are parsed by `loads`, to the same value)."""
 
 
 def is_id(value: Any) -> bool:
