@@ -317,6 +317,18 @@ def test_problems_are_reported_by_the_loader(tmp_path: Path) -> None:
     ]
 
 
+def test_nesting_past_the_bound_is_reported_by_the_loader(tmp_path: Path) -> None:
+    # 300 levels: orjson reads them but cannot write them (the fast check compares its output).
+    deep = json.loads("[" * 300 + "]" * 300)
+    paths = _write(tmp_path, [*QUESTIONS[:2], {**QUESTIONS[2], "x": deep}], RESULTS)
+    with pytest.raises(InputError) as caught:
+        evaluate_native(paths[0], paths[1], [paths[2]])
+    assert [p.message() for p in caught.value.problems] == [
+        f"{paths[0]}: line 4: expected at most 200 levels of nested arrays and objects; "
+        "found deeper nesting"
+    ]
+
+
 def test_problem_found_by_a_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_native_records, "_SPLIT_BYTES", 1)
     results = [*RESULTS[:2], {**RESULTS[2], "outcome": "refused"}]

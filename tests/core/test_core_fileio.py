@@ -83,6 +83,9 @@ def test_json_values_one_after_another_are_read_strictly() -> None:
         b'{"id": "q1", "score": NaN}',
         b'{"id": "q1", "score": 1e400}',
         b'{"id": "\\ud800"}',
+        # Nested deeper than the bound: orjson reads it but cannot write it, or refuses it.
+        b'{"id": "q1", "x": ' + b"[" * 300 + b"]" * 300 + b"}",
+        b'{"id": "q1", "x": ' + b"[" * 1100 + b"]" * 1100 + b"}",
     ],
 )
 def test_the_fast_reader_refuses_what_the_strict_parser_refuses(line: bytes) -> None:

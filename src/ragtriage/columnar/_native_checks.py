@@ -87,7 +87,8 @@ def loads(text: bytes | str) -> Any:
     common case, checked first). Otherwise a key written twice shows as one `"...":` more in
     the text than in orjson's compact output; strings hold the same `"...":` in both unless
     the text spells characters as `\\u` escapes, so such texts (and those orjson refuses for
-    a lone surrogate spelled so) are checked exactly by the reference parser instead.
+    a lone surrogate spelled so) are checked exactly by the reference parser instead. A value
+    nested deeper than orjson writes (255 levels) is past the files' bound (`MAX_DEPTH`).
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
     try:
@@ -95,7 +96,10 @@ def loads(text: bytes | str) -> Any:
     except orjson.JSONDecodeError:
         return _reference(data) if b"\\u" in data else _INVALID
     if type(value) in (dict, list):
-        compact = orjson.dumps(value)
+        try:
+            compact = orjson.dumps(value)
+        except orjson.JSONEncodeError:  # nested deeper than orjson writes: past `MAX_DEPTH`
+            return _INVALID
         # Written as orjson writes it (line breaks after it aside): no key twice.
         if data.startswith(compact) and not data[len(compact) :].strip(b"\r\n"):
             return value
