@@ -1,5 +1,6 @@
 """The one label choice (`schemas.counted_labels`): which labels of a claim or fact count
-under each label policy, for models and raw records alike."""
+under each label policy, for models and raw records alike; and the verdict they give
+(`schemas.agreed_verdict`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ragtriage.schemas import ClaimLabel, LabelPolicy, counted_labels
+from ragtriage.schemas import ClaimLabel, LabelPolicy, agreed_verdict, counted_labels
 
 H1, H2, J1 = ("human", "ann"), ("human", "bo"), ("judge", "j")
 CASES: list[tuple[tuple[tuple[str, str], ...], dict[LabelPolicy, list[str]]]] = [
@@ -34,3 +35,20 @@ def test_each_policy_counts_these_labels(
         from_models = counted_labels(models, policy, lambda m: m.labeller.kind)
         assert [r["labeller"]["name"] for r in from_records] == names, policy
         assert [m.labeller.name for m in from_models] == names, policy
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "expected"),
+    [
+        ([], None),
+        (["supported"], "supported"),
+        (["covered", "covered"], "covered"),
+        (["cannot_judge", "cannot_judge"], "cannot_judge"),
+        (["supported", "unsupported"], "cannot_judge"),
+        (["not_covered", "covered", "not_covered"], "cannot_judge"),
+    ],
+)
+def test_the_counted_labels_give_the_verdict_they_agree_on(
+    verdicts: list[str], expected: str | None
+) -> None:
+    assert agreed_verdict(verdicts) == expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 from ..errors import InputError, ProblemCollector
 from ..loading import SourceFile, file_sha256, read_file
@@ -16,6 +17,7 @@ from ..schemas import (
     Labeller,
     LabelSet,
     Run,
+    agreed_verdict,
 )
 from ._agreement import Agreement, ItemKind, Ratio, agreement
 from ._ppi import MeanEstimate, classical_mean, ppi_mean
@@ -70,8 +72,9 @@ class Calibration:
 
 
 def _merge(verdicts: Sequence[str]) -> str:
-    # Labellers of one side who disagree make the item uncertain, as `evaluate` counts it.
-    return verdicts[0] if len(set(verdicts)) == 1 else "cannot_judge"
+    # Labellers of one side who disagree make the item uncertain, as `evaluate` counts it
+    # (`agreed_verdict`: never None here, an item is listed with its first verdict).
+    return cast(str, agreed_verdict(verdicts))
 
 
 def _entries(sets: Iterable[LabelSet]) -> Iterable[tuple[Key, ClaimLabel | FactLabel]]:

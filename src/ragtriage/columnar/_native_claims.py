@@ -3,7 +3,8 @@ of label files for it): checked and read into arrays in one pass over each label
 
 Every check of the schema (`Claim`, `ClaimLabel`, `FactLabel`, `Labeller`) and of the rules
 `validation.check_dataset` applies to labels is made here, on the parsed JSON; any problem
-raises `_Fallback` (the loader then names it). The label choice is `schemas.counted_labels`.
+raises `_Fallback` (the loader then names it). The label choice is `schemas.counted_labels`,
+the verdict it gives `schemas.agreed_verdict`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from ..detectors import is_stale
-from ..schemas import LabelPolicy, counted_labels
+from ..detectors import fresh_labels
+from ..schemas import LabelPolicy, agreed_verdict, counted_labels
 from ._native_checks import (
     CLAIM_KEYS,
     CLAIM_LABEL_KEYS,
@@ -40,22 +41,10 @@ def _kind(label: Label) -> str:
 
 
 def _state(chosen: list[Label], codes: dict[str, int]) -> int:
-    """0, 1, 2: the verdict the counted labels agree on (2, cannot_judge, when they differ);
+    """0, 1, 2: the code of the verdict the counted labels give (`schemas.agreed_verdict`);
     3 without a counted label."""
-    if len(chosen) == 1:
-        return codes[chosen[0]["verdict"]]
-    found = {lab["verdict"] for lab in chosen}
-    if not found:
-        return 3
-    if len(found) > 1:
-        return 2
-    return codes[found.pop()]
-
-
-def _fresh(labels: list[Label], current: str) -> list[Label]:
-    """The labels made against the current context (a label without a hash cannot be
-    checked and counts)."""
-    return [lab for lab in labels if not is_stale(lab, current)]
+    verdict = agreed_verdict([lab["verdict"] for lab in chosen])
+    return 3 if verdict is None else codes[verdict]
 
 
 _NONE: list[Any] = []
@@ -241,7 +230,7 @@ class Reviews:
         code = self._code
         for labels, chosen in chosen_claims:
             if hash_now is not None:  # the verdict of the labels made against this context
-                chosen = counted_labels(_fresh(labels, hash_now), policy, _kind)
+                chosen = counted_labels(fresh_labels(labels, hash_now), policy, _kind)
             state = _state(chosen, _CLAIM_CODE)
             self.claim_state.append(state)
             if state == 0:
@@ -255,7 +244,7 @@ class Reviews:
             if strict and not chosen:
                 raise _Fallback("unlabelled fact")
             if hash_now is not None:
-                chosen = counted_labels(_fresh(found, hash_now), policy, _kind)
+                chosen = counted_labels(fresh_labels(found, hash_now), policy, _kind)
             self.fact_state.append(_state(chosen, _FACT_CODE))
         self.self_claim.append(self_claim)
         self.self_fact.append(self_fact)

@@ -21,7 +21,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import Problem
 from ..loading import SnapshotIndex
@@ -99,6 +99,15 @@ def is_stale(label: ClaimLabel | FactLabel | Mapping[str, Any], current_hash: st
     """
     stamp = label.get("context_hash") if isinstance(label, Mapping) else label.context_hash
     return stamp is not None and stamp != current_hash
+
+
+_Label = TypeVar("_Label", bound=ClaimLabel | FactLabel | Mapping[str, Any])
+
+
+def fresh_labels(labels: Sequence[_Label], current_hash: str) -> list[_Label]:
+    """The labels made against the current context (`is_stale`: a label without a recorded
+    hash cannot be checked and counts)."""
+    return [lab for lab in labels if not is_stale(lab, current_hash)]
 
 
 @dataclass(frozen=True)

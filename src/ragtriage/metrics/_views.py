@@ -10,13 +10,20 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import ValidationError
 
-from ..detectors import context_hash_of, is_stale, recorded_texts, sent_texts, texts_of
+from ..detectors import context_hash_of, fresh_labels, recorded_texts, sent_texts, texts_of
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import Labeller, LabelPolicy, Question, QuestionResult, counted_labels
+from ..schemas import (
+    Labeller,
+    LabelPolicy,
+    Question,
+    QuestionResult,
+    agreed_verdict,
+    counted_labels,
+)
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
@@ -279,27 +286,22 @@ def build_view(
         for number, claim in enumerate(raw_claims, start=1):
             claim_labels: Sequence[Label] = claim.get("labels", ())
             claim_id = claim.get("id") or f"c{number}"
-            fresh = (
-                [lab for lab in claim_labels if not is_stale(lab, current_hash)]
-                if stamped else claim_labels
-            )
+            fresh = fresh_labels(claim_labels, current_hash) if stamped else claim_labels
             if len(fresh) < len(claim_labels):
                 stale.append(claim_id)
             chosen = counted_labels(fresh, policy, _kind)
-            verdicts = {lab["verdict"] for lab in chosen}
+            verdict = agreed_verdict([lab["verdict"] for lab in chosen])
             state: ClaimState
-            support: tuple[str, ...]
-            kind: str | None
-            if not chosen:
-                state, support, kind = "unlabelled", (), None
-            elif len(verdicts) > 1:
-                state, support, kind = "cannot_judge", (), _kind(chosen[0])
+            support: tuple[str, ...] = ()
+            kind: str | None = None
+            if verdict is None:
+                state = "unlabelled"
             else:
-                state = chosen[0]["verdict"]
-                support = tuple(
-                    dict.fromkeys(i for lab in chosen for i in lab.get("supported_by", ()))
-                )
-                kind = _kind(chosen[0])
+                state, kind = cast(ClaimState, verdict), _kind(chosen[0])
+                if verdict == "supported":
+                    support = tuple(
+                        dict.fromkeys(i for lab in chosen for i in lab.get("supported_by", ()))
+                    )
             views.append(
                 ClaimView(
                     intern(claim_id),
@@ -316,20 +318,12 @@ def build_view(
     facts = []
     for fact in question.reference_facts:
         mine = [lab for lab in fact_labels if lab["fact_id"] == fact.id]
-        fresh_facts = (
-            [lab for lab in mine if not is_stale(lab, current_hash)] if stamped else mine
-        )
+        fresh_facts = fresh_labels(mine, current_hash) if stamped else mine
         if len(fresh_facts) < len(mine):
             stale.append(fact.id)
         labels = counted_labels(fresh_facts, policy, _kind)
-        fact_verdicts = {lab["verdict"] for lab in labels}
-        fstate: FactState
-        if not labels:
-            fstate = "unlabelled"
-        elif len(fact_verdicts) > 1:
-            fstate = "cannot_judge"
-        else:
-            fstate = labels[0]["verdict"]
+        verdict = agreed_verdict([lab["verdict"] for lab in labels])
+        fstate: FactState = "unlabelled" if verdict is None else cast(FactState, verdict)
         labelled_by = _kind(labels[0]) if labels else None
         facts.append(FactView(intern(fact.id), fstate, labelled_by, _judges(fresh_facts)))
     return QuestionView(

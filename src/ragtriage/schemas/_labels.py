@@ -29,6 +29,18 @@ def counted_labels(
     return [lab for lab, found in zip(labels, kinds, strict=True) if found == wanted]
 
 
+def agreed_verdict(verdicts: Sequence[str]) -> str | None:
+    """The verdict of one claim or fact from its counted labels' verdicts: the one they agree
+    on, `cannot_judge` when they differ, None without a label (unlabelled). The one rule for
+    the engine, the views and judge calibration."""
+    if len(verdicts) == 1:  # the common case
+        return verdicts[0]
+    found = set(verdicts)
+    if not found:
+        return None
+    return found.pop() if len(found) == 1 else "cannot_judge"
+
+
 class ClaimLabel(StrictModel):
     """One labeller's verdict on one claim."""
 
