@@ -21,15 +21,6 @@ OPTIONS: dict[str, Any] = {"k": None, "label_policy": "human-first", "allow_unre
                            "evidence_level": "auto"}
 
 
-def without_holdout(g: Generated) -> Generated:
-    """Holdout questions moved to `regression` (kept from when the loader's route did not
-    check holdout results; both check them now: test_holdout_results_are_validated_alike)."""
-    for q in g.evalset["questions"]:
-        if q.get("split") == "holdout":
-            q["split"] = "regression"
-    return g
-
-
 def refusals(files: Files) -> tuple[list[Problem] | None, list[Problem] | None]:
     """(loaded, read): the problems reported on the files read by the loader and by the file
     reader (None: scored)."""
@@ -52,7 +43,7 @@ def refusals(files: Files) -> tuple[list[Problem] | None, list[Problem] | None]:
 def test_both_readers_refuse_alike(
     mutation: Mutation, g: Generated, data: st.DataObject, jsonl: bool
 ) -> None:
-    mutation(without_holdout(g), cast(st.DrawFn, data.draw))
+    mutation(g, cast(st.DrawFn, data.draw))
     with tempfile.TemporaryDirectory() as tmp:
         loaded, read = refusals(write_files(Path(tmp), g, jsonl))
     assert loaded is not None, "a corrupted dataset read by the loader was scored"

@@ -35,10 +35,6 @@ options = st.fixed_dictionaries({
 })
 
 
-def has_holdout(g: Generated) -> bool:
-    return any(q.get("split") == "holdout" for q in g.evalset["questions"])
-
-
 def _refuse(*args: object) -> None:
     raise AssertionError("a question scored by a per-question function")
 
@@ -57,19 +53,12 @@ def check(g: Generated, opts: dict[str, Any], jsonl: bool, arrays_only: bool = F
             # Only a label policy or --allow-unreviewed can make a generated dataset invalid.
             with pytest.raises(InputError) as caught:
                 run_by_file_reader(files, NAMES, opts)
-            if not has_holdout(g):  # see test_holdout_results_are_validated_alike
-                assert caught.value.problems == refused.problems
+            assert caught.value.problems == refused.problems
             return
-        try:
-            with pytest.MonkeyPatch.context() as patch:
-                if arrays_only:
-                    patch.setattr(QuestionView, "group_satisfied", _refuse)
-                read = run_by_file_reader(files, NAMES, opts)
-        except InputError:
-            # Only a holdout result may be refused here (kept from when the loader's route
-            # did not check them; both check them now: test_holdout_results_are_validated_alike).
-            assert has_holdout(g)
-            return
+        with pytest.MonkeyPatch.context() as patch:
+            if arrays_only:
+                patch.setattr(QuestionView, "group_satisfied", _refuse)
+            read = run_by_file_reader(files, NAMES, opts)
         oracle = evaluate_files(
             files.evalset, files.snapshot, files.runs, labels=files.labels, k=opts["k"],
             label_policy=opts["label_policy"], evidence_level_choice=opts["evidence_level"],
