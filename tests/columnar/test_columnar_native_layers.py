@@ -246,6 +246,27 @@ RESULTS: list[dict[str, Any]] = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("kept", "level"),
+    [(("q1", "q2", "q3"), "mixed"), (("q1", "q2"), "mixed"), (("q2", "q3"), "mixed"),
+     (("q2",), "mixed")],
+)
+def test_the_run_level_counts_questions_without_a_result(
+    tmp_path: Path, kept: tuple[str, ...], level: str
+) -> None:
+    """The run's evidence level is its questions' (q1 at document level, q3 at chunk level),
+    with a result or not (`allow_missing`), as the loader's route gives it."""
+    results = [r for r in RESULTS if r["question_id"] in kept]
+    paths = _write(tmp_path, QUESTIONS, results)
+    read = _by_file_reader(paths[0], paths[1], [paths[2]], allow_missing=True)
+    loaded = _by_loader(paths[0], paths[1], [paths[2]], allow_missing=True)
+    for got in (read, loaded):
+        (run,) = got.runs
+        assert run.evidence_level == level
+        assert run.no_result == tuple(q for q in ("q1", "q3") if q not in kept)
+    assert dumps(evaluation_json(read)) == dumps(evaluation_json(loaded))
+
+
 def test_hand_computed_values(tmp_path: Path) -> None:
     paths = _write(tmp_path, QUESTIONS, RESULTS)
     got = _by_file_reader(paths[0], paths[1], [paths[2]])

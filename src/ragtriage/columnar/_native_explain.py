@@ -277,12 +277,13 @@ def run_evaluation(
     bounds = [b for part in parts for b in part[3]]
     k_used = not rows or any(part[4] for part in parts)
     # The run's level: its questions' that require evidence, with or without a result.
-    unanswered = questions.at(extras.no_result)
-    level = run_evidence_level([
-        *(level for part in parts for level in part[5]),
-        *(question_level(choice, index, unanswered[row])
-          for row in extras.no_result if unanswered[row].required_evidence),
-    ])
+    unanswered = (  # read a chunk at a time: a run may lack most results (`allow_missing`)
+        question_level(choice, index, question)
+        for found in questions.chunks(extras.no_result)
+        for question in found.values()
+        if question.required_evidence
+    )
+    level = run_evidence_level([*(level for part in parts for level in part[5]), *unanswered])
     no_result = tuple(questions.ids[row] for row in extras.no_result)
     row_of: dict[str, int] = {}  # made when views are first asked for
 
