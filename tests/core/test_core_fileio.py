@@ -106,6 +106,10 @@ def test_the_fast_reader_refuses_what_the_strict_parser_refuses(line: bytes) -> 
         # kept as integers when read again too (orjson reads them as floats).
         b'{"id": "caf\\u00e9", "n": [1180591620717411303425, -9223372036854775809]}',
         b'{"id":"caf\\u00e9","n":1180591620717411303425}',
+        # ... and in texts without one, compact or spaced (orjson alone would read floats).
+        b'{"id":"q1","n":1180591620717411303425}',
+        b'{"id": "q1", "n": [1180591620717411303425, -9223372036854775809], "f": 0.5}',
+        b'{"id": "q1", "n": 1e2, "f": 12345678901234567890.5, "s": "12345678901234567890"}',
     ],
 )
 def test_the_fast_reader_keeps_what_the_strict_parser_keeps(line: bytes) -> None:
@@ -147,3 +151,23 @@ def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_file_reader_too(
         "found the key 'answer' twice"
     )
     assert [(o.exit_code, o.stderr.splitlines()[-1]) for o in outputs] == [(2, expected)] * 2
+
+
+def test_an_integer_beyond_64_bits_in_a_run_header_is_reported_exactly_by_both_readers(
+    tmp_path: Path,
+) -> None:
+    from loader_path import READERS, invoke
+
+    example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+    run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))
+    run["provenance"]["generator"]["settings"]["max_tokens"] = 2**70 + 1
+    (tmp_path / "run.json").write_text(json.dumps(run, ensure_ascii=False), encoding="utf-8")
+    args = ["evaluate", str(example / "evalset.json"), "--snapshot",
+            str(example / "snapshot.json"), "--run", str(tmp_path / "run.json"),
+            "--format", "json"]
+    outputs = [invoke(reader, args) for reader in READERS]
+    assert [o.exit_code for o in outputs] == [0, 0]
+    assert outputs[1].stdout == outputs[0].stdout
+    settings = [json.loads(o.stdout)["runs"][0]["provenance"]["generator"]["settings"]
+                for o in outputs]
+    assert settings == [{"max_tokens": 1180591620717411303425, "temperature": 0.0}] * 2

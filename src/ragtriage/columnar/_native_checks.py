@@ -87,8 +87,10 @@ def loads(text: bytes | str) -> Any:
     common case, checked first). Otherwise a key written twice shows as one `"...":` more in
     the text than in orjson's compact output; strings hold the same `"...":` in both unless
     the text spells characters as `\\u` escapes, so such texts (and those orjson refuses for
-    a lone surrogate spelled so) are checked exactly by the reference parser instead. A value
-    nested deeper than orjson writes (255 levels) is past the files' bound (`MAX_DEPTH`).
+    a lone surrogate spelled so) are checked exactly by the reference parser instead. So is
+    a text with an integer of 19 digits or more (`_long_integer`): orjson reads an integer
+    beyond 64 bits as a float, where the reference parser keeps it exact. A value nested
+    deeper than orjson writes (255 levels) is past the files' bound (`MAX_DEPTH`).
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
     try:
@@ -100,15 +102,18 @@ def loads(text: bytes | str) -> Any:
             compact = orjson.dumps(value)
         except orjson.JSONEncodeError:  # nested deeper than orjson writes: past `MAX_DEPTH`
             return _INVALID
-        # Written as orjson writes it (line breaks after it aside): no key twice.
+        # Written as orjson writes it (line breaks after it aside): no key twice, and no
+        # integer beyond 64 bits (orjson writes the float it read for one as a float).
         if data.startswith(compact) and not data[len(compact) :].strip(b"\r\n"):
             return value
-        if b"\\u" in data:
+        if b"\\u" in data or _long_integer(data):
             return _reference(data)
         # Counting `":` is a plain byte search; a key spaced from its colon needs the regex.
         written = len(_KEY_END.findall(data)) if _SPACED_KEY.search(data) else data.count(b'":')
         if written != compact.count(b'":'):
             return _INVALID
+    elif _long_integer(data):
+        return _reference(data)
     return value
 
 
@@ -127,12 +132,11 @@ def loads_again(text: bytes) -> Any:
     """Parse again a JSON text `loads` accepted before (a record read a second time): the
     value `loads` gave, without looking for a key written twice again.
 
-    orjson's value is `loads`'s unless `loads` took the reference parser (a text with a `\\u`
-    escape): then they differ only for an integer beyond 64 bits, which the reference parser
-    keeps and orjson reads as a float; such an integer has at least 19 digits, so only a text
-    with both is parsed by `loads` as the first time, as is what orjson refuses.
+    orjson's value is `loads`'s except for an integer beyond 64 bits, which `loads` keeps
+    (the reference parser) and orjson reads as a float: a text that may hold one
+    (`_long_integer`) is parsed by `loads` as the first time, as is what orjson refuses.
     """
-    if b"\\u" in text and _LONG_DIGITS.search(text):
+    if _long_integer(text):
         return loads(text)
     try:
         return orjson.loads(text)
@@ -140,9 +144,37 @@ def loads_again(text: bytes) -> Any:
         return loads(text)
 
 
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
-"""19 digits in a row: the shortest integer beyond 64 bits, -9223372036854775809 (also found
-inside strings and fractions: those texts are parsed by `loads`, to the same value)."""
+def _long_integer(data: bytes) -> bool:
+    """Whether the JSON text `data` may hold an integer of 19 digits or more, sign aside: the
+    shortest integer beyond 64 bits is -9223372036854775809.
+
+    Each run of 19 digits or more is found by a byte translation and a plain search (much
+    faster than a regex over the whole text) and counts when it is a whole number: after
+    neither a point, an exponent's mark nor another sign, and followed by what follows a
+    value (never the closing quote of a string). Such digits inside a string may count too:
+    those texts are parsed by the reference parser, to the same value.
+    """
+    digits = data.translate(_DIGITS_ONLY)
+    start = digits.find(_19_DIGITS)
+    while start >= 0:
+        end = digits.find(b" ", start)
+        sign = start > 0 and data[start - 1] == _MINUS
+        before = data[start - 1 - sign : start - sign]
+        if before not in _NOT_BEFORE and _VALUE_END.match(data, len(data) if end < 0 else end):
+            return True
+        if end < 0:
+            return False
+        start = digits.find(_19_DIGITS, end)
+    return False
+
+
+_DIGITS_ONLY = bytes(ord("0") if byte in b"0123456789" else ord(" ") for byte in range(256))
+"""A translation table: every ASCII digit becomes 0, every other byte a space."""
+_19_DIGITS = b"0" * 19
+_MINUS = ord("-")
+_NOT_BEFORE = frozenset({b".", b"e", b"E", b"+", b"-"})
+"""What may stand before the digits of a fraction or an exponent, never before an integer."""
+_VALUE_END = re.compile(rb"[ \t\r\n]*(?:[,\]}]|\Z)")
 
 
 def is_id(value: Any) -> bool:
