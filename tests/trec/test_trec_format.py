@@ -87,6 +87,24 @@ def test_bad_qrels_lines_are_all_reported(tmp_path: Path) -> None:
     ]
 
 
+def test_a_grade_beyond_64_bits_is_refused_by_trec_eval(tmp_path: Path) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text(
+        "q1 0 d1 9223372036854775807\nq1 0 d2 9223372036854775808\nq1 0 d3 -9223372036854775809\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "r.txt").write_text("q1 Q0 d1 1 2.0 t\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(tmp_path / "r.txt")])
+    expected = "an integer from -9223372036854775808 to 9223372036854775807"
+    assert (result.exit_code, result.output.splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        f"- {qrels}: question 'q1': line 2: grade: expected {expected}; "
+        "found '9223372036854775808'",
+        f"- {qrels}: question 'q1': line 3: grade: expected {expected}; "
+        "found '-9223372036854775809'",
+    ])
+
+
 def test_bad_run_lines_are_all_reported(tmp_path: Path) -> None:
     path = tmp_path / "r.txt"
     path.write_text(

@@ -40,6 +40,10 @@ QRELS_FIELDS = ("question ID", "iteration", "document ID", "grade")
 RUN_FIELDS = ("question ID", "Q0", "document ID", "rank", "score", "run tag")
 """The six run columns, in file order."""
 
+GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1
+"""The grades a qrels file may hold: 64-bit integers, as the readers store them."""
+GRADE_RANGE = f"an integer from {GRADE_MIN} to {GRADE_MAX}"
+
 
 def ranking_key(item: tuple[str, float]) -> tuple[float, bytes]:
     """Sort key of trec_eval's rule: score, then document ID bytes (use with reverse=True)."""
@@ -137,6 +141,9 @@ def parse_qrels(
             grade = int(raw)
         except ValueError:
             collector.add(shown, qid, f"line {number}: grade", "an integer", repr(raw))
+            continue
+        if not GRADE_MIN <= grade <= GRADE_MAX:
+            collector.add(shown, qid, f"line {number}: grade", GRADE_RANGE, repr(raw))
             continue
         expected = "each document judged once per question"
         if _repeated(first_line, qid, docid, number, expected, shown, collector):
