@@ -90,19 +90,46 @@ def test_bad_qrels_lines_are_all_reported(tmp_path: Path) -> None:
 def test_a_grade_beyond_64_bits_is_refused_by_trec_eval(tmp_path: Path) -> None:
     qrels = tmp_path / "q.txt"
     qrels.write_text(
-        "q1 0 d1 9223372036854775807\nq1 0 d2 9223372036854775808\nq1 0 d3 -9223372036854775809\n",
+        "q1 0 d1 9223372036854775807\nq1 0 d2 9223372036854775808\nq1 0 d3 -9223372036854775809\n"
+        f"q1 0 d4 {'9' * 5000}\n",
         encoding="utf-8",
     )
     (tmp_path / "r.txt").write_text("q1 Q0 d1 1 2.0 t\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(tmp_path / "r.txt")])
     expected = "an integer from -9223372036854775808 to 9223372036854775807"
     assert (result.exit_code, result.output.splitlines()) == (2, [
-        "Error: 2 problems found in the input:",
+        "Error: 3 problems found in the input:",
         f"- {qrels}: question 'q1': line 2: grade: expected {expected}; "
         "found '9223372036854775808'",
         f"- {qrels}: question 'q1': line 3: grade: expected {expected}; "
         "found '-9223372036854775809'",
+        f"- {qrels}: question 'q1': line 4: grade: expected {expected}; found '{'9' * 5000}'",
     ])
+
+
+def test_numbers_only_python_reads_are_refused(tmp_path: Path) -> None:
+    # Python's int and float take `1_0` (10) and digits of other scripts; trec_eval does not.
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 1_0\nq1 0 d2 \u0663\nq1 0 d3 \uff13\nq1 0 d4 +2\n",
+                     encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 1_0.5 t\nq1 Q0 d2 2 \u0661.\u0665 t\nq1 Q0 d4 3 +.5 t\n",
+                   encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        read_qrels(qrels)
+    assert _messages(exc) == [
+        f"{qrels}: question 'q1': line 1: grade: expected an integer; found '1_0'",
+        f"{qrels}: question 'q1': line 2: grade: expected an integer; found '\u0663'",
+        f"{qrels}: question 'q1': line 3: grade: expected an integer; found '\uff13'",
+    ]
+    with pytest.raises(InputError) as exc:
+        read_run(run)
+    assert _messages(exc) == [
+        f"{run}: question 'q1': line 1: score: expected a finite number; found '1_0.5'",
+        f"{run}: question 'q1': line 2: score: expected a finite number; found '\u0661.\u0665'",
+    ]
+    qrels.write_text("q1 0 d4 +2\n", encoding="utf-8")
+    run.write_text("q1 Q0 d4 3 +.5 t\n", encoding="utf-8")
+    assert (read_qrels(qrels), read_run(run)) == ({"q1": {"d4": 2}}, {"q1": [("d4", 0.5)]})
 
 
 def test_bad_run_lines_are_all_reported(tmp_path: Path) -> None:

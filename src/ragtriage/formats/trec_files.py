@@ -8,7 +8,10 @@ first, and equal scores by document ID in descending byte order (trec_eval's rul
 A line whose first non-blank character is `#` is a comment and is skipped, as trec_eval
 10.0 skips it; the readers count such lines (`comments`) so reports can say how many.
 Scores are read with Python's `float` (so C99 hex floats such as `0x1p-3`, which trec_eval's
-`atof` takes, are refused with the line number) and files must be UTF-8.
+`atof` takes, are refused with the line number) and files must be UTF-8. Grades are decimal
+integers (`GRADE_PATTERN`) and scores are ASCII without `_`: Python's `int` and `float` alone
+would also read `1_0` as 10 and digits of other scripts (`٣`, `３`), where trec_eval reads
+something else.
 
 Every malformed line, duplicate (question, document) pair and non-finite score is reported
 with its line number, what was expected and what was found; nothing is skipped silently.
@@ -17,6 +20,7 @@ with its line number, what was expected and what was found; nothing is skipped s
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +47,9 @@ RUN_FIELDS = ("question ID", "Q0", "document ID", "rank", "score", "run tag")
 GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1
 """The grades a qrels file may hold: 64-bit integers, as the readers store them."""
 GRADE_RANGE = f"an integer from {GRADE_MIN} to {GRADE_MAX}"
+GRADE_PATTERN = "[+-]?[0-9]+"
+"""How a grade is written: ASCII decimal digits, with a sign or without."""
+_GRADE = re.compile(GRADE_PATTERN)
 
 
 def ranking_key(item: tuple[str, float]) -> tuple[float, bytes]:
@@ -137,12 +144,12 @@ def parse_qrels(
     first_line: dict[tuple[str, str], int] = {}
     for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen, comments):
         qid, _iteration, docid, raw = parts
-        try:
-            grade = int(raw)
-        except ValueError:
+        if not _GRADE.fullmatch(raw):
             collector.add(shown, qid, f"line {number}: grade", "an integer", repr(raw))
             continue
-        if not GRADE_MIN <= grade <= GRADE_MAX:
+        # A longer text is out of range (and int() refuses texts past 4300 digits).
+        grade = int(raw) if len(raw) <= 20 else None
+        if grade is None or not GRADE_MIN <= grade <= GRADE_MAX:
             collector.add(shown, qid, f"line {number}: grade", GRADE_RANGE, repr(raw))
             continue
         expected = "each document judged once per question"
@@ -171,7 +178,7 @@ def parse_run(
     for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen, comments):
         qid, _q0, docid, _rank, raw, _tag = parts
         try:
-            score = float(raw)
+            score = float(raw) if raw.isascii() and "_" not in raw else math.nan
         except ValueError:
             score = math.nan
         if not math.isfinite(score):
