@@ -22,7 +22,7 @@ import numpy as np
 from .._optional import extra_module
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import check_input, iter_lines, open_input
-from ..formats.trec_files import Qrels, TrecRun, parse_qrels, parse_run
+from ..formats.trec_files import GRADE_PATTERN, Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
 from ._keys import IdKeys, mix
@@ -217,16 +217,28 @@ def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarra
     table = _read_table(
         path,
         ("qid", "iteration", "docid", "grade"),
-        {"qid": pa.string(), "iteration": pa.string(), "docid": pa.string(), "grade": pa.int64()},
+        {"qid": pa.string(), "iteration": pa.string(), "docid": pa.string(), "grade": pa.string()},
     )
     for name in ("qid", "iteration", "docid"):
         if not (_strings_clean(table[name]) and _plain_fields(table[name])):
             raise _Fallback("blank fields, or whitespace the line reader splits on")
-    if table["grade"].null_count:
-        raise _Fallback("missing grades")
     if pc.any(pc.starts_with(table["qid"], "#")).as_py():
         raise _Fallback("comment lines")  # the line reader skips and counts them
-    return table["qid"], table["docid"], _numbers(table["grade"])
+    return table["qid"], table["docid"], _grades(table["grade"])
+
+
+def _grades(column: pa.ChunkedArray) -> np.ndarray:
+    """The grades as integers, written as the line reader reads them (`GRADE_PATTERN`: pyarrow
+    alone would also take hexadecimal, `0x10`) and within 64 bits."""
+    if column.null_count or not pc.all(pc.match_substring_regex(column, _GRADE)).as_py():
+        raise _Fallback("grades the line reader refuses or reads otherwise")
+    try:
+        return _numbers(pc.cast(column, pa.int64()))
+    except pa.ArrowInvalid as exc:  # beyond 64 bits
+        raise _Fallback(str(exc)) from exc
+
+
+_GRADE = f"^{GRADE_PATTERN}$"
 
 
 def _sorted_pairs(
