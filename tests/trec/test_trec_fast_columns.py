@@ -158,6 +158,28 @@ def test_a_grade_the_line_reader_refuses_is_refused_by_the_file_reader_too(
     assert _problems(lambda: load_trec(qrels, run, depth=10)) == slow
 
 
+def test_a_document_twice_in_a_question_the_qrels_do_not_judge_is_refused(
+    tmp_path: Path,
+) -> None:
+    # --allow-extra skips such a question; its lines are checked all the same.
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 0.5 r\nq9 Q0 d2 1 0.5 r\nq9 Q0 d2 2 0.4 r\n", encoding="utf-8")
+    extra = QuestionPolicy(allow_extra=True)
+    slow = [f"{run}: question 'q9': line 3: document ID: expected each document at most once "
+            "per question; found 'd2' again (first on line 2)"]
+    assert _problems(lambda: _slow(qrels, run, 10, extra)) == slow
+    assert _problems(lambda: load_trec(qrels, run, depth=10, policy=extra)) == slow
+
+
+def test_a_question_the_qrels_do_not_judge_may_come_back_later(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q9 Q0 d2 1 0.5 r\nq1 Q0 d1 1 0.5 r\nq9 Q0 d3 2 0.4 r\n", encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=2, policy=QuestionPolicy(allow_extra=True))
+    assert (loaded.skipped, loaded.arrays.grades.tolist()) == (("q9",), [[1, 0]])
+
+
 def test_a_grade_with_a_plus_sign_is_read_by_the_line_reader(tmp_path: Path) -> None:
     qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
     qrels.write_text("q1 0 d1 +2\nq1 0 d2 1\n", encoding="utf-8")

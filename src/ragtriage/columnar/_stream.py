@@ -253,7 +253,7 @@ def _consume(
     index = _rows(judged, block_qids)
     known = index >= 0
     if not bool(known.all()):
-        sink.extra.update(block_qids.filter(_arrow(~known)).to_pylist())
+        _skip_extra(sink, block_qids.filter(_arrow(~known)), docs, lengths, known)
         keep = np.repeat(known, lengths)
         docs, score = docs.filter(_arrow(keep)), score[keep]
         starts, lengths = starts[known], lengths[known]
@@ -278,6 +278,24 @@ def _consume(
     inside = position < sink.depth
     sink.grades[row_group[inside], position[inside]] = grade[inside]
     sink.lengths[groups] = lengths
+
+
+def _skip_extra(
+    sink: _Sink, extra: pa.Array, docs: pa.Array, lengths: np.ndarray, known: np.ndarray
+) -> None:
+    """Note the questions the qrels do not judge (`extra`, one per block), whose rows are
+    not scored, after the checks the line reader makes on every line: no document twice in
+    one question (checked per block, so a question's blocks must be contiguous too)."""
+    names = extra.to_pylist()
+    if len(set(names)) < len(names) or not sink.extra.isdisjoint(names):
+        raise _Fallback("a question's lines are not contiguous")
+    sink.extra.update(names)
+    rows = np.repeat(~known, lengths)
+    extra_docs, extra_lengths = docs.filter(_arrow(rows)), lengths[~known]
+    groups = np.repeat(np.arange(extra_lengths.size), extra_lengths)
+    ids = id_keys(extra_docs)
+    if _has_duplicates(groups, extra_lengths, ids, pa.chunked_array([extra_docs])):
+        raise _Fallback("duplicate ranked documents")
 
 
 def _check_question_ids(block_qids: pa.Array) -> None:
