@@ -156,3 +156,17 @@ def test_a_corrupted_field_is_scored_or_refused_as_the_loader_does(
             except InputError as refused:
                 outcomes.append(list(refused.problems))
         assert outcomes[0] == outcomes[1]
+
+
+def test_a_grade_beyond_32_bits_is_refused(tmp_path: Path) -> None:
+    # The engine holds grades as 32-bit integers: a larger one was scored as another number.
+    def edit(q: dict[str, Any]) -> None:
+        q.update(answerability="answerable",
+                 required_evidence=[{"any_of": ["d0"], "grade": 2**31}])
+
+    fast, loader = _refusals(tmp_path, "evalset", edit)
+    assert fast == loader
+    assert [p.message() for p in fast] == [
+        f"{tmp_path / 'evalset.jsonl'}: question 'q0': line 2: required_evidence[0].grade: "
+        "expected less than or equal to 2147483647; found 2147483648"
+    ]

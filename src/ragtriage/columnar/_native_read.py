@@ -24,6 +24,8 @@ from ._native_checks import (
     ANSWERABILITY,
     FACT_KEYS,
     GROUP_KEYS,
+    MAX_GROUP_GRADE,
+    MIN_GROUP_GRADE,
     QUESTION_KEYS,
     SPLITS,
     applies_ok,
@@ -241,7 +243,11 @@ def _group_codes(group: Any, code: dict[str, int]) -> list[int]:
     alternatives, grade, label = group.get("any_of"), group.get("grade", 1), group.get("label")
     if type(alternatives) is not list or not alternatives:
         raise _Fallback("evidence group")
-    if type(grade) is not int or grade < 1 or (label is not None and type(label) is not str):
+    if (
+        type(grade) is not int
+        or not MIN_GROUP_GRADE <= grade <= MAX_GROUP_GRADE
+        or (label is not None and type(label) is not str)
+    ):
         raise _Fallback("evidence group")
     try:
         found = [code[i] for i in alternatives]

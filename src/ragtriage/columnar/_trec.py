@@ -21,7 +21,7 @@ import numpy as np
 
 from .._optional import extra_module
 from ..errors import InputError, Problem, ProblemCollector
-from ..fileio import check_input, iter_lines, open_input
+from ..fileio import MAX_GRADE, MIN_GRADE, check_input, iter_lines, open_input
 from ..formats.trec_files import GRADE_PATTERN, Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
@@ -229,13 +229,16 @@ def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarra
 
 def _grades(column: pa.ChunkedArray) -> np.ndarray:
     """The grades as integers, written as the line reader reads them (`GRADE_PATTERN`: pyarrow
-    alone would also take hexadecimal, `0x10`) and within 64 bits."""
+    alone would also take hexadecimal, `0x10`) and from `MIN_GRADE` to `MAX_GRADE`."""
     if column.null_count or not pc.all(pc.match_substring_regex(column, _GRADE)).as_py():
         raise _Fallback("grades the line reader refuses or reads otherwise")
     try:
-        return _numbers(pc.cast(column, pa.int64()))
+        grades = _numbers(pc.cast(column, pa.int64()))
     except pa.ArrowInvalid as exc:  # beyond 64 bits
         raise _Fallback(str(exc)) from exc
+    if grades.size and (int(grades.min()) < MIN_GRADE or int(grades.max()) > MAX_GRADE):
+        raise _Fallback("grades out of range")
+    return grades
 
 
 _GRADE = f"^{GRADE_PATTERN}$"

@@ -10,7 +10,15 @@ See `docs/files.md`.
 
 from ._decode import decode, strip_bom
 from ._json_text import json_text, json_text_table
-from ._limits import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_INT_DIGITS, MAX_LINE_BYTES, size_text
+from ._limits import (
+    MAX_DEPTH,
+    MAX_DOCUMENT_BYTES,
+    MAX_GRADE,
+    MAX_INT_DIGITS,
+    MAX_LINE_BYTES,
+    MIN_GRADE,
+    size_text,
+)
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
 from ._strict_json import (
@@ -35,8 +43,10 @@ __all__ = [
     "FINITE",
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
+    "MAX_GRADE",
     "MAX_INT_DIGITS",
     "MAX_LINE_BYTES",
+    "MIN_GRADE",
     "OutputError",
     "StrictJSONError",
     "atomic_output",

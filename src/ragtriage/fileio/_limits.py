@@ -16,6 +16,10 @@ MAX_DEPTH = 200
 MAX_INT_DIGITS = 4300
 """Digits of one integer (Python's own bound on converting text to an integer)."""
 
+MIN_GRADE, MAX_GRADE = -(2**31), 2**31 - 1
+"""The relevance grades an evaluation set or a TREC qrels file may give: the engine holds
+grades as 32-bit integers."""
+
 
 def size_text(size: int) -> str:
     """A byte count as a person reads it: `256 MiB`, `1.5 MiB`, `312 bytes`."""

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, ProblemCollector
-from ..fileio import text_lines, write_text
+from ..fileio import MAX_GRADE, MIN_GRADE, text_lines, write_text
 from ..paths import PathArg, as_path
 
 if TYPE_CHECKING:  # the readers need no models; the converters import them when called
@@ -44,9 +44,7 @@ QRELS_FIELDS = ("question ID", "iteration", "document ID", "grade")
 RUN_FIELDS = ("question ID", "Q0", "document ID", "rank", "score", "run tag")
 """The six run columns, in file order."""
 
-GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1
-"""The grades a qrels file may hold: 64-bit integers, as the readers store them."""
-GRADE_RANGE = f"an integer from {GRADE_MIN} to {GRADE_MAX}"
+GRADE_RANGE = f"an integer from {MIN_GRADE} to {MAX_GRADE}"
 GRADE_PATTERN = "[+-]?[0-9]+"
 """How a grade is written: ASCII decimal digits, with a sign or without."""
 _GRADE = re.compile(GRADE_PATTERN)
@@ -149,7 +147,7 @@ def parse_qrels(
             continue
         # A longer text is out of range (and int() refuses texts past 4300 digits).
         grade = int(raw) if len(raw) <= 20 else None
-        if grade is None or not GRADE_MIN <= grade <= GRADE_MAX:
+        if grade is None or not MIN_GRADE <= grade <= MAX_GRADE:
             collector.add(shown, qid, f"line {number}: grade", GRADE_RANGE, repr(raw))
             continue
         expected = "each document judged once per question"

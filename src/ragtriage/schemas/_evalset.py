@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ..fileio import MAX_GRADE
 from ._shared import SCHEMA_VERSION, Identifier, Scalar, StrictModel
 
 Answerability = Literal["answerable", "unanswerable", "needs_clarification"]
@@ -17,7 +18,7 @@ class EvidenceGroup(StrictModel):
 
     any_of: list[Identifier] = Field(min_length=1)
     """Document or chunk IDs, each of which alone satisfies this group."""
-    grade: int = Field(default=1, ge=1)
+    grade: int = Field(default=1, ge=1, le=MAX_GRADE)
     """Graded relevance of this evidence (for nDCG); 1 unless graded."""
     label: str | None = None
     """An optional human-readable name for the requirement."""

@@ -305,6 +305,8 @@ def _type(node: dict[str, Any]) -> str:
             text += f" >= {node['minimum']}"
         if "exclusiveMinimum" in node:
             text += f" > {node['exclusiveMinimum']}"
+        if "maximum" in node:
+            text += f", <= {node['maximum']}"
         return text
     if kind == "boolean":
         return "boolean"
