@@ -31,6 +31,8 @@ def _bounds(metadata: list[Any]) -> dict[str, Any]:
     for item in metadata:
         if isinstance(item, annotated_types.Ge):
             out["min_value"] = item.ge
+        elif isinstance(item, annotated_types.Le):
+            out["max_value"] = item.le
         elif isinstance(item, annotated_types.Gt):
             out["min_value"] = item.gt + (1 if isinstance(item.gt, int) else 1e-9)
         elif isinstance(item, annotated_types.MinLen) or getattr(item, "min_length", None) is not None:
@@ -65,7 +67,7 @@ def strategy_for(tp: Any, metadata: list[Any] | None = None, depth: int = 0) -> 
     if tp is bool:
         return st.booleans()
     if tp is int:
-        return st.integers(min_value=bounds.get("min_value", -(2**31)), max_value=2**31)
+        return st.integers(min_value=bounds.get("min_value", -(2**31)), max_value=bounds.get("max_value", 2**31))
     if tp is float:
         return st.floats(min_value=bounds.get("min_value"), allow_nan=False, allow_infinity=False)
     raise NotImplementedError(f"no strategy for {tp!r}")
