@@ -7,6 +7,7 @@ Each case starts from one valid dataset, breaks one thing and pins the full erro
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -228,3 +229,34 @@ def test_judge_labels_count_under_judge_policy_only_with_prompt_version(tmp_path
     assert stderr.splitlines()[1] == (
         f"- {R}: question 'q1': fact_labels: expected a coverage label for reference fact 'f1' (or --allow-unreviewed); found no label"
     )
+
+
+def test_a_problem_of_a_label_from_a_label_file_names_that_file(tmp_path: Path) -> None:
+    # The run's own labels are valid; those attached from the label file are not.
+    data = base()
+    args = write_files(tmp_path, data["docs"], data["questions"], data["runs"])
+    labels = {
+        "schema_version": 1, "kind": "labels", "run": "run",
+        "claim_labels": [
+            {"question_id": "q1", "claim_id": "c1",
+             "label": {"verdict": "supported", "supported_by": ["d2"], "labeller": JUDGE}},
+            {"question_id": "q1", "claim_id": "c1",
+             "label": {"verdict": "unsupported", "labeller": {"kind": "judge", "name": "j"}}},
+        ],
+        "fact_labels": [
+            {"question_id": "q1",
+             "label": {"fact_id": "f9", "verdict": "covered", "labeller": JUDGE}},
+        ],
+    }
+    (tmp_path / "labels.json").write_text(json.dumps(labels), encoding="utf-8")
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--labels", str(tmp_path / "labels.json")])
+    L = "{d}/labels.json"
+    assert (out.exit_code, out.stderr.replace(str(tmp_path), "{d}").splitlines()) == (2, [
+        "Error: 3 problems found in the input:",
+        f"- {L}: question 'q1': claims[c1].supported_by: expected IDs in the final context (d1);"
+        " found 'd2'",
+        f"- {L}: question 'q1': claims[c1].labels.labeller.prompt_version: expected the judge's"
+        " prompt version; found nothing",
+        f"- {L}: question 'q1': fact_labels.fact_id: expected a reference fact of the question"
+        " (f1); found 'f9'",
+    ])

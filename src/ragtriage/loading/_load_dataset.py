@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ..errors import ProblemCollector, Suggestions
 from ..paths import PathArg, as_optional_path, as_path, as_paths
@@ -33,6 +33,9 @@ class Dataset:
     run_files: dict[str, str] | None = None
     """For each run name, the file it came from."""
 
+    label_files: Mapping[LabelPlace, str] = field(default_factory=dict)
+    """For each label attached from a label file, that file (see `label_file`)."""
+
     def cutoffs(self, k: int | None = None) -> dict[str, int | None]:
         """Each run's cut-off by name: `k` when given, else the run's own (its provenance's
         `k`), else the one the format implies."""
@@ -42,10 +45,25 @@ class Dataset:
         """The file a run came from (for error messages)."""
         return (self.run_files or {}).get(run_name, self.sources[0].path)
 
+    def label_file(self, place: LabelPlace) -> str:
+        """The file a label came from (for error messages): its label file when it was
+        attached from one, else its run's file."""
+        return self.label_files.get(place) or self.run_file(place[0])
+
+
+LabelPlace = tuple[str, str, str | None, int]
+"""Where a label sits in a run: run name, question ID, claim ID (None for a fact label) and its
+position among that claim's labels (or the result's fact labels)."""
+
 
 def _attach_labels(
-    runs: list[Run], label_sets: list[tuple[str, LabelSet]], collector: ProblemCollector
+    runs: list[Run],
+    label_sets: list[tuple[str, LabelSet]],
+    collector: ProblemCollector,
+    origins: dict[LabelPlace, str],
 ) -> list[Run]:
+    """The runs with the labels of `label_sets` appended to their claims and results;
+    `origins` receives the place of each label attached, with its file."""
     by_name = {run.name: run for run in runs}
     for path, labels in label_sets:
         if labels.run not in by_name:
@@ -84,7 +102,7 @@ def _attach_labels(
                 )
                 continue
             claim_updates.setdefault(entry.question_id, {}).setdefault(entry.claim_id, []).append(
-                entry.label
+                (path, entry.label)
             )
         for fentry in labels.fact_labels:
             if fentry.question_id not in results:
@@ -96,7 +114,7 @@ def _attach_labels(
                     "no such result" + answered(fentry.question_id),
                 )
                 continue
-            fact_updates.setdefault(fentry.question_id, []).append(fentry.label)
+            fact_updates.setdefault(fentry.question_id, []).append((path, fentry.label))
         new_results = []
         for res in run.results:
             claims_add = claim_updates.get(res.question_id, {})
@@ -104,15 +122,19 @@ def _attach_labels(
             if not claims_add and not facts_add:
                 new_results.append(res)
                 continue
-            claims = [
-                c.model_copy(update={"labels": [*c.labels, *claims_add.get(c.id or f"c{n}", [])]})
-                for n, c in enumerate(res.claims or [], start=1)
-            ]
+            claims = []
+            for n, c in enumerate(res.claims or [], start=1):
+                added = claims_add.get(c.id or f"c{n}", [])
+                for at, (path, _) in enumerate(added, start=len(c.labels)):
+                    origins[run.name, res.question_id, c.id or f"c{n}", at] = path
+                claims.append(c.model_copy(update={"labels": [*c.labels, *(a[1] for a in added)]}))
+            for at, (path, _) in enumerate(facts_add, start=len(res.fact_labels)):
+                origins[run.name, res.question_id, None, at] = path
             new_results.append(
                 res.model_copy(
                     update={
                         "claims": claims if res.claims is not None else None,
-                        "fact_labels": [*res.fact_labels, *facts_add],
+                        "fact_labels": [*res.fact_labels, *(a[1] for a in facts_add)],
                     }
                 )
             )
@@ -218,6 +240,9 @@ def load_dataset(
         seen_names.add(run.name)
     collector.raise_if_any()
     assert snap is not None and evalset is not None  # guaranteed by the checks above
-    attached = _attach_labels(loaded_runs, label_sets, collector)
+    origins: dict[LabelPlace, str] = {}
+    attached = _attach_labels(loaded_runs, label_sets, collector, origins)
     collector.raise_if_any()
-    return Dataset(snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files)
+    return Dataset(
+        snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files, origins
+    )

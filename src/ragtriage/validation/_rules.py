@@ -42,6 +42,7 @@ def _kind(label: ClaimLabel | FactLabel) -> str:
 def _check_result(
     c: Checker,
     file: str,
+    run_name: str,
     res: QuestionResult,
     k: int | None,
     index: SnapshotIndex,
@@ -134,10 +135,11 @@ def _check_result(
                 f"a review label ({policy}) for every claim (or --allow-unreviewed)",
                 "no label",
             )
-        for lab in claim.labels:
+        for at, lab in enumerate(claim.labels):
+            where = c.ds.label_file((run_name, qid, cid, at))  # its label file, if any
             if lab.verdict == "supported" and not lab.supported_by:
                 c.add(
-                    file,
+                    where,
                     qid,
                     f"claims[{cid}].supported_by",
                     "at least one supporting context ID for a supported claim",
@@ -145,7 +147,7 @@ def _check_result(
                 )
             if lab.verdict != "supported" and lab.supported_by:
                 c.add(
-                    file,
+                    where,
                     qid,
                     f"claims[{cid}].supported_by",
                     f"no supporting IDs for a claim labelled {lab.verdict}",
@@ -153,7 +155,7 @@ def _check_result(
                 )
             if lab.context_hash is not None and not _CONTEXT_HASH.fullmatch(lab.context_hash):
                 c.add(
-                    file,
+                    where,
                     qid,
                     f"claims[{cid}].labels.context_hash",
                     "sha256: followed by 64 lowercase hex digits",
@@ -161,7 +163,7 @@ def _check_result(
                 )
             if lab.labeller.kind == "judge" and not lab.labeller.prompt_version:
                 c.add(
-                    file,
+                    where,
                     qid,
                     f"claims[{cid}].labels.labeller.prompt_version",
                     "the judge's prompt version",
@@ -175,16 +177,17 @@ def _check_result(
                         else "final context"
                     )
                     c.add(
-                        file,
+                        where,
                         qid,
                         f"claims[{cid}].supported_by",
                         f"IDs in the {shown} ({', '.join(context) or 'empty'})",
                         repr(item),
                     )
-    for flab in res.fact_labels:
+    for at, flab in enumerate(res.fact_labels):
+        where = c.ds.label_file((run_name, qid, None, at))
         if flab.context_hash is not None and not _CONTEXT_HASH.fullmatch(flab.context_hash):
             c.add(
-                file,
+                where,
                 qid,
                 "fact_labels.context_hash",
                 "sha256: followed by 64 lowercase hex digits",
@@ -192,7 +195,7 @@ def _check_result(
             )
         if flab.fact_id not in fact_ids:
             c.add(
-                file,
+                where,
                 qid,
                 "fact_labels.fact_id",
                 f"a reference fact of the question ({', '.join(sorted(fact_ids)) or 'none'})",
@@ -200,7 +203,7 @@ def _check_result(
             )
         if flab.labeller.kind == "judge" and not flab.labeller.prompt_version:
             c.add(
-                file,
+                where,
                 qid,
                 "fact_labels.labeller.prompt_version",
                 "the judge's prompt version",
@@ -269,7 +272,7 @@ def _check_run(
     for res in run.results:
         question = questions.get(res.question_id)
         facts = {f.id for f in question.reference_facts} if question else set()
-        _check_result(c, file, res, k, index, facts, allow_unreviewed, policy)
+        _check_result(c, file, run.name, res, k, index, facts, allow_unreviewed, policy)
     _forgotten_labels(c, run, file, before)
     c.run_prefix = ""
 
