@@ -367,3 +367,33 @@ def test_file_names_that_are_not_utf8_are_read(tmp_path: Path) -> None:
         hashlib.sha256(b"q1 0 a 1\n").hexdigest(),
         hashlib.sha256(b"q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n").hexdigest(),
     )
+
+
+def test_export_refuses_ids_a_trec_file_cannot_hold(tmp_path: Path) -> None:
+    # An ID with a blank or NUL, or a question ID read back as a comment line, was a traceback.
+    example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+    evalset = json.loads((example / "evalset.json").read_text(encoding="utf-8"))
+    evalset["questions"][0]["id"] = "a b"
+    evalset["questions"][1]["id"] = "#two"
+    evalset["questions"][1]["required_evidence"][0]["any_of"] = ["doc\x00x"]
+    (tmp_path / "e.json").write_text(json.dumps(evalset), encoding="utf-8")
+    run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))
+    run["results"][0]["question_id"] = "q\u3000x"
+    (tmp_path / "r.json").write_text(json.dumps(run), encoding="utf-8")
+    result = CliRunner().invoke(cli, [
+        "export", "trec", str(tmp_path / "e.json"), "--qrels-out", str(tmp_path / "q.qrels"),
+        "--run", str(tmp_path / "r.json"), "--run-out", str(tmp_path / "r.run"),
+        "--run-tag", "my tag",
+    ])
+    e, r = tmp_path / "e.json", tmp_path / "r.json"
+    field = "a TREC field: non-empty, without whitespace or NUL"
+    assert (result.exit_code, result.output.splitlines()) == (2, [
+        "Error: 5 problems found in the input:",
+        f"- {e}: question 'a b': id: expected {field}, not starting with #; found 'a b'",
+        f"- {e}: question '#two': id: expected {field}, not starting with #; found '#two'",
+        f"- {e}: question '#two': required_evidence: expected {field}; found 'doc\\x00x'",
+        f"- {r}: question 'q\\u3000x': question_id: expected {field}, not starting with #; "
+        "found 'q\\u3000x'",
+        f"- <command line>: --run-tag: expected {field}; found 'my tag'",
+    ])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.json", "r.json"]

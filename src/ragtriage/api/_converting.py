@@ -181,6 +181,8 @@ def export_trec_files(
         qrels_path=as_optional_path(qrels_out),
         run_path=as_optional_path(run_out),
         tag=run_tag,
+        evalset_file=str(dataset),
+        run_file=str(run_file),
     )
 
 

@@ -207,9 +207,30 @@ def read_run(path: PathArg) -> TrecRun:
     return run
 
 
-def _check_token(value: str, what: str) -> str:
-    if not value or any(ch.isspace() for ch in value):
-        raise ValueError(f"a TREC {what} must be non-empty and free of whitespace: {value!r}")
+TOKEN = "a TREC field: non-empty, without whitespace or NUL"
+"""What `is_token` accepts, as messages say it."""
+FIRST_TOKEN = TOKEN + ", not starting with #"
+"""What `is_token(..., first=True)` accepts, as messages say it."""
+
+
+def is_token(value: str, first: bool = False) -> bool:
+    """Whether `value` can be written as one field of a TREC line and read back as itself:
+    non-empty, no character `str.split()` splits on, no NUL (refused in any text file) and,
+    as a line's first field (`first`, the question ID), no `#` first (a comment line)."""
+    return (
+        value.split() == [value]
+        and "\x00" not in value
+        and not (first and value.startswith("#"))
+    )
+
+
+def _check_token(value: str, what: str, first: bool = False) -> str:
+    if not is_token(value, first):
+        start = ", not starting with #" if first else ""
+        raise ValueError(
+            f"a TREC {what} must be non-empty, without NUL{start} and free of whitespace: "
+            f"{value!r}"
+        )
     return value
 
 
@@ -217,7 +238,8 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: PathArg) -> None:
     """Write qrels sorted by question then document (same input, same bytes)."""
     path = as_path(path)
     lines = [
-        f"{_check_token(qid, 'question ID')} 0 {_check_token(docid, 'document ID')} {int(grade)}\n"
+        f"{_check_token(qid, 'question ID', True)} 0 {_check_token(docid, 'document ID')}"
+        f" {int(grade)}\n"
         for qid in sorted(qrels)
         for docid, grade in sorted(qrels[qid].items())
     ]
@@ -240,7 +262,7 @@ def write_run(
             if not math.isfinite(score):
                 raise ValueError(f"a TREC score must be finite: {score!r} for {qid!r}/{docid!r}")
             out.append(
-                f"{_check_token(qid, 'question ID')} Q0 {_check_token(docid, 'document ID')}"
+                f"{_check_token(qid, 'question ID', True)} Q0 {_check_token(docid, 'document ID')}"
                 f" {rank} {float(score)!r} {tag}\n"
             )
     write_text(path, "".join(out))

@@ -8,7 +8,10 @@ from pathlib import Path
 
 from ..errors import InputError, Problem, ProblemCollector
 from ..formats.trec_files import (
+    FIRST_TOKEN,
+    TOKEN,
     TrecRun,
+    is_token,
     parse_qrels,
     parse_run,
     qrels_to_evalset,
@@ -141,15 +144,47 @@ def export_trec(
     qrels_path: PathArg | None,
     run_path: PathArg | None,
     tag: str | None = None,
+    evalset_file: str = "evalset",
+    run_file: str = "run",
 ) -> None:
-    """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run)."""
+    """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run).
+
+    Raises `InputError`, before writing anything, for every ID a TREC file cannot hold
+    (`is_token`), naming `evalset_file` or `run_file`, and for a `tag` it cannot hold.
+    """
     qrels_path = as_optional_path(qrels_path)
     run_path = as_optional_path(run_path)
-    if evalset is not None and qrels_path is not None:
-        write_qrels(evalset_to_qrels(evalset), qrels_path)
-    if run is not None and run_path is not None:
+    qrels = evalset_to_qrels(evalset) if evalset is not None and qrels_path is not None else None
+    ranked = run_to_trec(run) if run is not None and run_path is not None else None
+    collector = ProblemCollector()
+    for qid, judged in (qrels or {}).items():
+        _check_ids(collector, evalset_file, qid, "id", "required_evidence", judged)
+    for qid, ranking in (ranked or {}).items():
+        _check_ids(collector, run_file, qid, "question_id", "ranking", [d for d, _ in ranking])
+    if tag is not None and not is_token(tag):
+        collector.add("<command line>", None, "--run-tag", TOKEN, repr(tag))
+    collector.raise_if_any()
+    if qrels is not None and qrels_path is not None:
+        write_qrels(qrels, qrels_path)
+    if ranked is not None and run is not None and run_path is not None:
         write_run(
-            run_to_trec(run),
+            ranked,
             run_path,
             tag=tag or "".join(ch if not ch.isspace() else "_" for ch in run.name),
         )
+
+
+def _check_ids(
+    collector: ProblemCollector,
+    file: str,
+    qid: str,
+    id_field: str,
+    field: str,
+    documents: Sequence[str] | dict[str, int],
+) -> None:
+    """One question's IDs as a TREC file would hold them."""
+    if not is_token(qid, first=True):
+        collector.add(file, qid, id_field, FIRST_TOKEN, repr(qid))
+    for document in documents:
+        if not is_token(document):
+            collector.add(file, qid, field, TOKEN, repr(document))
