@@ -99,3 +99,32 @@ def test_article_k1_library_raises_input_error(article_fixture: Path) -> None:
         load_and_evaluate(article_fixture, k=1)
     (problem,) = caught.value.problems
     assert (problem.question_id, problem.found) == ("two-facts", "'export-v2'")
+
+
+@pytest.mark.parametrize(("place", "field"), [
+    (("runs", 0, "results", 0, "claims", 0, "text"), "runs[0].results[0].claims[c1].text"),
+    (("runs", 0, "results", 0, "claims", 0, "citationIds", 0),
+     "runs[0].results[0].claims[c1].citationIds[0]"),
+    (("runs", 0, "name"), "runs[0].name"),
+    (("cases", 0, "question"), "cases[0].question"),
+])
+def test_an_empty_text_the_native_models_refuse_is_refused_by_the_article_reader(
+    article_fixture: Path, tmp_path: Path, place: tuple[Any, ...], field: str
+) -> None:
+    # These were accepted by the article schema, then refused by the native model they are
+    # converted into: a traceback (exit status 1).
+    data = json.loads(article_fixture.read_text(encoding="utf-8"))
+    target = data
+    for key in place[:-1]:
+        target = target[key]
+    if place[-1] == 0:
+        target.insert(0, "")
+    else:
+        target[place[-1]] = ""
+    path = tmp_path / "article.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = CliRunner().invoke(cli, ["evaluate", str(path)])
+    assert (out.exit_code, out.stderr) == (2, (
+        "Error: 1 problem found in the input:\n"
+        f"- {path}: {field}: expected a non-empty string; found an empty string\n"
+    ))

@@ -31,7 +31,7 @@ class ArticleCase(ArticleModel):
 
     id: Identifier
     """Case ID."""
-    question: str
+    question: str = Field(min_length=1)
     """The question."""
     answerable: bool
     """Whether the corpus answers it."""
@@ -51,9 +51,9 @@ class ArticleClaimReview(ArticleModel):
 class ArticleClaim(ArticleModel):
     """A claim of an answer."""
 
-    text: str
+    text: str = Field(min_length=1)
     """The claim."""
-    citationIds: list[str]
+    citationIds: list[Identifier]
     """Cited IDs."""
     review: ArticleClaimReview
     """Reviewer label."""
@@ -86,7 +86,7 @@ class ArticleResult(ArticleModel):
 class ArticleRun(ArticleModel):
     """A run embedded in the file."""
 
-    name: str
+    name: Identifier
     """Run name."""
     results: list[ArticleResult]
     """One result per case."""
