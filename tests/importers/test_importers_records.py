@@ -153,6 +153,23 @@ def test_seed_bad_records_name_file_record_field_expected_found(tmp_path: Path) 
     ]
 
 
+def test_an_empty_context_id_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    bad = [
+        {**SEED_RECORD, "id": "r1", "reference_context_ids": [""]},
+        {**SEED_RECORD, "id": "r2", "retrieved_context_ids": ["doc-3", ""]},
+    ]
+    path = _file(tmp_path, "bad.json", bad)
+    with pytest.raises(InputError) as info:
+        import_records(path, "seed")
+    assert str(info.value).splitlines() == [
+        "2 problems found in the input:",
+        f"- {path}: question 'r1': [0].reference_context_ids: expected a list of non-empty IDs; "
+        "found an empty ID",
+        f"- {path}: question 'r2': [1].retrieved_context_ids: expected a list of non-empty IDs; "
+        "found an empty ID",
+    ]
+
+
 def test_conflicting_text_for_one_context_id_is_a_problem(tmp_path: Path) -> None:
     other = {**SEED_RECORD, "id": "r2", "retrieved_contexts": ["changed", "退款申请需要订单号。"]}
     path = _file(tmp_path, "c.json", [SEED_RECORD, other])

@@ -66,6 +66,17 @@ def _strings(
     return value
 
 
+def _ids(
+    record: dict[str, Any], key: str, label: str, where: str, qid: str, c: ProblemCollector
+) -> list[str] | None:
+    """A list of IDs: strings, none empty (the native `Identifier`)."""
+    value = _strings(record, key, label, where, qid, c)
+    if value is not None and "" in value:
+        c.add(label, qid, f"{where}.{key}", "a list of non-empty IDs", "an empty ID")
+        return None
+    return value
+
+
 def _optional_text(
     record: dict[str, Any], key: str, label: str, where: str, qid: str, c: ProblemCollector
 ) -> str | None:
@@ -107,7 +118,7 @@ def _reference_ids(
     """IDs of the record's reference contexts: given, or derived from their texts."""
     label, c = b.label, b.c
     if dialect.reference_ids and (dialect.ids_required or dialect.reference_ids in record):
-        return _strings(record, dialect.reference_ids, label, where, qid, c)
+        return _ids(record, dialect.reference_ids, label, where, qid, c)
     if dialect.reference_texts and dialect.reference_texts in record:
         texts = _strings(record, dialect.reference_texts, label, where, qid, c)
         if texts is None:
@@ -198,7 +209,7 @@ def _convert(
         )
     context_ids: list[str] | None = None
     if dialect.context_ids and (dialect.ids_required or dialect.context_ids in record):
-        context_ids = _strings(record, dialect.context_ids, label, where, qid, c)
+        context_ids = _ids(record, dialect.context_ids, label, where, qid, c)
         if context_ids is not None and contexts is not None and len(context_ids) != len(contexts):
             c.add(
                 label,
