@@ -162,3 +162,38 @@ def test_a_surrogate_in_an_answer_leaves_the_previous_report_and_sheet(tmp_path:
     assert [(r.code, r.stderr) for r in results] == [(2, message), (2, message)]
     assert (tmp_path / "report.html").read_text(encoding="utf-8") == "previous report"
     assert (tmp_path / "sheet.csv").read_text(encoding="utf-8") == "previous sheet"
+
+
+INPUT_AS_OUTPUT = {
+    "evaluate -o": ("runs/baseline.json", "--run"),
+    "evaluate --html": ("evalset.json", "DATASET"),
+    "diagnose -o": ("snapshot.json", "--snapshot"),
+    "compare -o": ("runs/improved.json", "--run"),
+    "compare --html": ("runs/baseline.json", "--run"),
+    "report -o": ("evalset.json", "DATASET"),
+    "gate -o": ("policy.toml", "--policy"),
+    "gate --junit": ("runs/baseline.json", "--run"),
+    "export trec --run-out": ("runs/baseline.json", "--run"),
+    "export trec --qrels-out": ("evalset.json", "DATASET"),
+    "review export -o": ("evalset.json", "DATASET"),
+    "calibrate --record": ("h.json", "--human-labels"),
+    "run -o": ("snapshot.json", "--snapshot"),
+    "trec-eval -o": ("v.run", "RUN"),
+}
+
+
+def test_an_output_that_is_an_input_is_refused_before_the_work(tmp_path: Path) -> None:
+    """Writing the report would replace the file it is made from: refused, the input kept,
+    whether the output names the input or a link to it."""
+    _inputs(tmp_path)
+    (tmp_path / "link.json").symlink_to(tmp_path / "runs" / "baseline.json")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    cases = [(option, *INPUT_AS_OUTPUT[option]) for option in INPUT_AS_OUTPUT]
+    cases.append(("evaluate -o", "link.json", "--run"))
+    results = run_batch([FILE_OPTIONS[option](path) for option, path, _ in cases], tmp_path)
+    assert [(r.code, r.stderr) for r in results] == [
+        (2, f"Error: cannot write {path}: it is also an input of this command ({name}). "
+            "Nothing was written.\n")
+        for _, path, name in cases
+    ]
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before

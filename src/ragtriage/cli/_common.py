@@ -23,11 +23,16 @@ EXIT_INVALID = 2
 def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Print a user's mistake as `Error: ...` on stderr and exit 2, without a traceback.
 
-    A `RequestError` (options missing or not going together) is shown as a usage error.
+    A `RequestError` (options missing or not going together) is shown as a usage error. An
+    output file that is also one of the command's input files is refused before the work
+    (`refuse_inputs_as_outputs`).
     """
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None:
+            refuse_inputs_as_outputs(ctx)
         try:
             return func(*args, **kwargs)
         except RequestError as exc:
@@ -54,19 +59,71 @@ def write_output(text: str | Iterable[str], output: Path | None) -> None:
                 handle.write(piece)
 
 
+def refuse_inputs_as_outputs(ctx: click.Context) -> None:
+    """Refuse (`Error: cannot write ...`, exit 2) an output file that is also one of the
+    command's input files (any other path parameter), the same file by path or by link:
+    writing the report would replace the input it was made from."""
+    outputs = ctx.meta.get(_OUTPUTS, set())
+    if not outputs:
+        return
+    given: list[tuple[click.Parameter, Path]] = []
+    for param in ctx.command.params:
+        if not isinstance(param.type, click.Path) or param.name is None:
+            continue
+        value = ctx.params.get(param.name)
+        values = value if isinstance(value, tuple | list) else (value,)
+        given += [(param, Path(v)) for v in values if v is not None]
+    inputs = [(param, path) for param, path in given if param.name not in outputs]
+    for param, path in given:
+        if param.name not in outputs:
+            continue
+        for other, source in inputs:
+            if _same_file(path, source):
+                name = _option_name(other)
+                from ..fileio import OutputError
+
+                reason = f"it is also an input of this command ({name})"
+                raise _CannotWrite(str(OutputError(path, reason)))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (a link or a hard link to it included)."""
+    try:
+        return a.samefile(b)
+    except OSError:  # one does not exist (yet): compare where they point
+        try:
+            return a.resolve() == b.resolve()
+        except (OSError, RuntimeError):  # a link loop: reading the input names the problem
+            return False
+
+
+def _option_name(param: click.Parameter) -> str:
+    """How the user gave a parameter: its longest option (`--run`), or its name in capitals."""
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return (param.name or "").upper()
+
+
 class _CannotWrite(click.ClickException):
     """An output target refused before the work (`Error: cannot write ...`, exit 2)."""
 
     exit_code = EXIT_INVALID
 
 
+_OUTPUTS = "ragtriage.outputs"
+"""`click.Context.meta` key: the names of the parameters naming a file the command writes."""
+
+
 def checked_output(
     folder: bool = False,
 ) -> Callable[[click.Context, click.Parameter, Path | None], Path | None]:
     """A click callback refusing, before any work, an output target that cannot be written
-    (`check_output`); `folder`: the option names a folder to write files into."""
+    (`check_output`); `folder`: the option names a folder to write files into. A file (not a
+    folder) is noted as the command's output for `refuse_inputs_as_outputs`."""
 
     def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+        if not folder and param.name is not None:
+            ctx.meta.setdefault(_OUTPUTS, set()).add(param.name)
         if value is not None:
             from ..fileio import OutputError, check_output
 
