@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from loader_path import loader_path
+from ragtriage import example
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 from ragtriage.render import terminal_width
@@ -41,6 +43,8 @@ def test_demo_output_is_pinned(columns: str) -> None:
     code, stdout = _run(["demo"], columns)
     assert code == 0
     shown = stdout.replace(str(example_paths().root), "<EXAMPLE>")
+    # Installed deep, the folder has a line of its own (test_the_example_folder_is_never_cut).
+    shown = shown.replace("are in\n<EXAMPLE>\n", "are in <EXAMPLE>\n")
     assert shown == (GOLDEN / f"demo-{columns}.txt").read_text(encoding="utf-8")
 
 
@@ -49,6 +53,23 @@ def test_starter_evaluation_is_pinned(columns: str, starter: list[str]) -> None:
     code, stdout = _run(["evaluate", *starter], columns)
     assert code == 0
     assert stdout == (GOLDEN / f"starter-evaluate-{columns}.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_the_example_folder_is_never_cut(
+    columns: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """However deep the package is installed, the folder the demo names stays whole: on a line
+    of its own when the sentence would be wider than the terminal."""
+    deep = tmp_path / ("deep-" * 8) / "data"
+    shutil.copytree(example_paths().root, deep)
+    monkeypatch.setattr(example, "_DATA", deep)
+    stdout = _run(["demo"], columns)[1]
+    sentence = f"The example's files are in {deep}"
+    if len(sentence) <= int(columns):
+        assert sentence in stdout.splitlines()
+    else:
+        assert "The example's files are in\n" + str(deep) + "\n" in stdout
 
 
 def test_demo_is_short_and_ends_with_the_next_commands() -> None:

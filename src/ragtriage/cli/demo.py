@@ -60,9 +60,12 @@ def next_steps(width: int) -> str:
     files = [paths.snapshot, paths.evalset, *paths.runs, paths.policy]
     names = ", ".join(str(p.relative_to(paths.root)) for p in files)
     arguments = dataset_arguments(STARTER_DIR)
+    # The folder is never cut (it is copied): on a line of its own when the sentence is wider.
+    where = f"The example's files are in {paths.root}"
+    whole = [where] if len(where) <= width else ["The example's files are in", str(paths.root)]
     lines = [
         "",
-        f"The example's files are in {paths.root}",
+        *whole,
         f"({names}; README.md one folder up says what each question shows).",
         "The example's full report: ragtriage evaluate --example",
         "",
@@ -73,8 +76,8 @@ def next_steps(width: int) -> str:
     ]
     out = []
     for line in lines:
-        # The commands are already cut to fit; prose wraps at the width.
-        if line.startswith("  "):
+        # The commands are already cut to fit, the folder never is; prose wraps at the width.
+        if line.startswith("  ") or line in whole:
             out.append(line)
         else:
             out += textwrap.wrap(line, width) or [""]
