@@ -26,7 +26,6 @@ from ..fileio import (
     check_input,
     iter_lines,
     open_input,
-    parse_json,
     read_bytes,
     strip_bom,
 )
@@ -140,9 +139,6 @@ class Rereader:
         self._where = (path, kind, list_key)
         self._starts: array[int] | None = None
         self._texts: list[bytes] | None = None
-        self._exact: frozenset[int] = frozenset()
-        """Positions of a JSON document's records that orjson cannot write (an integer beyond
-        64 bits, from the reference parser): written by `json`, parsed again by it."""
         if path.suffix == ".jsonl":
             starts, at, header = array("q"), 0, True
             with _open(path) as handle:
@@ -159,16 +155,9 @@ class Rereader:
         return self.parse(self.lines(wanted))
 
     def parse(self, lines: dict[int, bytes]) -> dict[int, Any]:
-        """Records' texts (from `lines`) parsed as the first read parsed them (not checked
-        again: the first read's checks accepted them)."""
-        exact = self._exact
-        if not exact:
-            return {n: loads_again(line) for n, line in lines.items()}
-        label = str(self._where[0])
-        return {
-            n: parse_json(line.decode("utf-8"), label) if n in exact else loads_again(line)
-            for n, line in lines.items()
-        }
+        """Records' texts (from `lines`) parsed as the first read parsed them (`loads_again`;
+        not checked again: the first read's checks accepted them)."""
+        return {n: loads_again(line) for n, line in lines.items()}
 
     def lines(self, wanted: Iterable[int]) -> dict[int, bytes]:
         """The JSON texts of the records at these positions: a JSONL file's lines, a JSON
@@ -192,18 +181,18 @@ class Rereader:
         """A JSON document's records as texts (parsed the first time asked)."""
         if self._texts is None:
             _, items = records(*self._where)
-            texts: list[bytes] = []
-            exact: set[int] = set()
-            for n, item in enumerate(items):
-                try:
-                    texts.append(orjson.dumps(item))
-                except orjson.JSONEncodeError:
-                    # Only the reference parser's values (`loads`) have integers orjson cannot
-                    # write; orjson would also read them back as floats.
-                    texts.append(json.dumps(item, separators=(",", ":")).encode("utf-8"))
-                    exact.add(n)
-            self._texts, self._exact = texts, frozenset(exact)
+            self._texts = [_text(item) for item in items]
         return self._texts
+
+
+def _text(record: Any) -> bytes:
+    """A record as compact JSON text that `loads_again` parses back to it: orjson's, or, for
+    an integer beyond 64 bits (which orjson cannot write; only the reference parser gives
+    one), the standard library's (`loads_again` hands such a text to that parser again)."""
+    try:
+        return orjson.dumps(record)
+    except orjson.JSONEncodeError:
+        return json.dumps(record, separators=(",", ":")).encode("utf-8")
 
 
 M = TypeVar("M", bound=BaseModel)
