@@ -1,5 +1,5 @@
-"""A view's `missing_groups`: found by the engine's arrays (`known_missing`) or on the view,
-the same groups; the retrieval stages and the `missing_evidence` details read them."""
+"""A view's `missing_groups` and `evidence`: where the engine's matcher found each required
+group; the retrieval stages and the `missing_evidence` details read them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import diagnose_view
 from ragtriage.evaluation import Evaluation, question_details
 from ragtriage.example import example_paths
-from ragtriage.metrics import QuestionView
+from ragtriage.metrics import EvidenceFound, QuestionView
 
 
 @pytest.fixture(scope="module")
@@ -24,20 +24,20 @@ def _views(example: Evaluation) -> dict[tuple[str, str], QuestionView]:
     return {(run.name, v.question.id): v for run in example.runs for v in run.views}
 
 
-def test_the_arrays_groups_are_the_views_own(example: Evaluation) -> None:
+def test_the_arrays_groups_are_the_views_missing_groups(example: Evaluation) -> None:
     views = _views(example)
-    missing = {key: v.known_missing for key, v in views.items() if v.missing_groups}
+    missing = {key: v.missing_groups for key, v in views.items() if v.missing_groups}
     assert missing == {
         ("baseline", "exact-code"): (0,),
         ("baseline", "two-facts"): (1,),
         ("baseline", "dead-letter"): (0,),
         ("improved", "purge"): (0,),
     }
-    # Every view's groups as the engine gave them are the groups the view finds itself.
-    for view in views.values():
-        assert view.known_missing is not None
-        own = dataclasses.replace(view, known_missing=None)
-        assert own.missing_groups == view.missing_groups
+    # Each group's first satisfying item: among the candidates, in the reranked list, in the
+    # context (the reranker dropped `log-export`, the second group).
+    assert views[("baseline", "two-facts")].evidence == EvidenceFound(
+        ((0, 0, 0), (2, None, None)), frozenset({"retention-v2", "log-export"})
+    )
 
 
 def test_the_retrieval_stages_and_details_read_the_views_groups(example: Evaluation) -> None:
@@ -49,8 +49,11 @@ def test_the_retrieval_stages_and_details_read_the_views_groups(example: Evaluat
         "log-export at candidate rank 3, dropped by the reranker (not among its 3 items)"
     )
     assert question_details(view)["missing_evidence"] == ("log-export",)
-    # A view told no group is missing has no retrieval finding and no missing evidence.
-    told = dataclasses.replace(view, known_missing=())
+    # A view whose every group is in the context has no retrieval finding and no missing
+    # evidence.
+    told = dataclasses.replace(
+        view, evidence=EvidenceFound(((0, 0, 0), (2, 1, 1)), view.evidence.items)
+    )
     assert (diagnose_view(told).primary, diagnose_view(told).secondary) == (
         "incomplete_answer", (),
     )

@@ -20,6 +20,7 @@ from ragtriage.request import Request
 from .evaluate import OracleEvaluation
 from .measures import Score
 from .strategies import Generated, write
+from .views import View
 
 FLOAT_SUMMED = ("context_precision", "ndcg")
 """Measures the engine sums in floats term by term (ndcg: logarithms): compared to 1e-12."""
@@ -77,6 +78,19 @@ def macro_numerator(scores: list[Score | None]) -> float:
     return math.fsum(float(s.value) for s in scores if s is not None)
 
 
+def _evidence(view: View) -> tuple[tuple[tuple[int | None, ...], ...], frozenset[str]]:
+    """Per required group, its first satisfying item's position among the candidates, in the
+    final ranking and in the context; and the retrieved items that satisfy some group."""
+    first = tuple(
+        (view.first_match(g, view.candidates), view.first_match(g, view.ranking),
+         view.first_match(g, view.context))
+        for g in view.groups
+    )
+    retrieved = {*view.candidates, *(view.reranked or ()), *view.context}
+    items = frozenset(i for i in retrieved if any(view.satisfies(g, i) for g in view.groups))
+    return first, items
+
+
 def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
     """Every difference between the oracle and the engine's `evaluation` (empty: none)."""
     out: list[str] = []
@@ -85,8 +99,14 @@ def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> lis
         ids = [q.question_id for q in orun.questions]
         if [r.question_id for r in erun.questions] != ids:
             return [f"{orun.name}: questions {[r.question_id for r in erun.questions]} != {ids}"]
-        for oq, rec, dq in zip(orun.questions, erun.questions, drun.questions, strict=True):
+        views = erun.views
+        for oq, rec, dq, view in zip(
+            orun.questions, erun.questions, drun.questions, views, strict=True
+        ):
             where = f"{orun.name}/{oq.question_id}"
+            evidence = _evidence(oq.view)
+            if (view.evidence.first, view.evidence.items) != evidence:
+                out.append(f"{where} evidence: engine {view.evidence}, oracle {evidence}")
             for name, want in oq.scores.items():
                 got = rec.scores[name]
                 if (got is None) != (want is None):

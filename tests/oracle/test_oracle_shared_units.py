@@ -1,10 +1,9 @@
 """Evidence groups sharing a unit, and span-level evidence, scored by the arrays.
 
 Hand-computed cases: each value below is worked out in the comment above it, then checked
-three ways: the engine on the files (`_on_files` itself, with the per-question group match
-`QuestionView.group_satisfied` made to fail, so the numbers can only come from the arrays;
-the metrics have no per-question computation in the package), the engine on the files read
-by the loader, and the oracle.
+three ways: the engine on the files (`_on_files` itself; the package matches evidence only in
+its arrays, so the numbers can only come from them), the engine on the files read by the
+loader, and the oracle.
 """
 
 from __future__ import annotations
@@ -13,12 +12,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ragtriage.columnar import _native_eval, evaluate
 from ragtriage.evaluation import Evaluation
 from ragtriage.loading import load_dataset
-from ragtriage.metrics import QuestionView, measures
+from ragtriage.metrics import measures
 
 from . import evaluate_files, measure_names
 from .engines import compare_readers, compare_with_oracle
@@ -69,20 +66,13 @@ def _files(
             write(run, tmp_path / "r.json"))
 
 
-def _refuse(*args: object) -> None:
-    raise AssertionError("scored by a per-question function")
-
-
 def _three(paths: tuple[Path, Path, Path], level: str) -> Evaluation:
-    """The engine's evaluation of the files, with the per-question group match made to fail,
-    so each number comes from the arrays; checked equal to the engine's on the files read by
-    the loader, and that to the oracle's."""
+    """The engine's evaluation of the files, checked equal to the engine's on the files read
+    by the loader, and that to the oracle's."""
     evalset, snapshot, run = paths
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(QuestionView, "group_satisfied", _refuse)
-        read = _native_eval._on_files(
-            evalset, snapshot, [run], measures(NAMES), evidence_level=level, workers=1
-        )
+    read = _native_eval._on_files(
+        evalset, snapshot, [run], measures(NAMES), evidence_level=level, workers=1
+    )
     loaded = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run]), metrics=NAMES,
                       evidence_level=level)  # the same engine, the files read by the loader
     oracle = evaluate_files(evalset, snapshot, [run], evidence_level_choice=level, rank_ks=KS)

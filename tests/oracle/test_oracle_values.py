@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragtriage.errors import InputError
-from ragtriage.metrics import QuestionView
 
 from . import evaluate_files, measure_names
 from .engines import (
@@ -35,16 +34,10 @@ options = st.fixed_dictionaries({
 })
 
 
-def _refuse(*args: object) -> None:
-    raise AssertionError("a question scored by a per-question function")
-
-
-def check(g: Generated, opts: dict[str, Any], jsonl: bool, arrays_only: bool = False) -> None:
+def check(g: Generated, opts: dict[str, Any], jsonl: bool) -> None:
     """Oracle == the engine on the files read by the loader == the engine on the files read by
-    the file reader, or both refuse with the same problems.
-    `arrays_only`: the engine on the file reader's arrays may not match a question's groups
-    one by one (the metrics have no per-question computation in the package): every number
-    comes from the arrays."""
+    the file reader, or both refuse with the same problems (the package matches evidence only
+    in its arrays: every number, and every view's `evidence`, comes from them)."""
     with tempfile.TemporaryDirectory() as tmp:
         files = write_files(Path(tmp), g, jsonl)
         try:
@@ -55,10 +48,7 @@ def check(g: Generated, opts: dict[str, Any], jsonl: bool, arrays_only: bool = F
                 run_by_file_reader(files, NAMES, opts)
             assert caught.value.problems == refused.problems
             return
-        with pytest.MonkeyPatch.context() as patch:
-            if arrays_only:
-                patch.setattr(QuestionView, "group_satisfied", _refuse)
-            read = run_by_file_reader(files, NAMES, opts)
+        read = run_by_file_reader(files, NAMES, opts)
         oracle = evaluate_files(
             files.evalset, files.snapshot, files.runs, labels=files.labels, k=opts["k"],
             label_policy=opts["label_policy"], evidence_level_choice=opts["evidence_level"],
@@ -96,7 +86,7 @@ def test_oracle_equals_both_readers_with_a_labels_file(g: Generated, jsonl: bool
 def test_oracle_equals_both_readers_on_shared_units_and_spans(
     g: Generated, opts: dict[str, Any], jsonl: bool
 ) -> None:
-    check(g, opts, jsonl, arrays_only=True)
+    check(g, opts, jsonl)
 
 
 @pytest.mark.slow

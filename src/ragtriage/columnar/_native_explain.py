@@ -50,10 +50,17 @@ from ..evaluation import (
 )
 from ..executors import CAN_FORK, alongside
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..metrics import Measure, PerQuestion, QuestionView, build_view
+from ..metrics import (
+    NO_EVIDENCE,
+    EvidenceFound,
+    Measure,
+    PerQuestion,
+    QuestionView,
+    build_view,
+)
 from ..schemas import LabelPolicy
 from ._native_labels import Added, with_labels
-from ._native_layers import Matcher, _owner, covered_groups
+from ._native_layers import StageMatch, _owner
 from ._native_questions import QuestionModels
 from ._native_read import Codes, EvalColumns
 from ._native_records import Records
@@ -77,10 +84,11 @@ class RunExtras:
 class Explained:
     """What one run's explanations ask of the arrays, found once for the run: per result, the
     flagged final-context IDs (`detectors.flag_context`, from the scan of every text the
-    measures already did); per question row, the required groups its final context misses."""
+    measures already did) and the items satisfying a required group; per required group,
+    where its first satisfying item stands in each stage (`StageMatch.first`)."""
 
     def __init__(
-        self, ev: EvalColumns, run: RunColumns, codes: Codes, matcher: Matcher,
+        self, ev: EvalColumns, run: RunColumns, codes: Codes, matched: dict[str, StageMatch],
         flags: SnapshotFlags, index: SnapshotIndex,
     ) -> None:
         items, offsets = run.context
@@ -99,13 +107,26 @@ class Explained:
         self._flagged: dict[int, list[str]] = {}
         for at in np.flatnonzero(flagged).tolist():
             self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
-        covered = covered_groups(matcher, run.row[owner], items, int(ev.group_grade.size))
-        lost = np.flatnonzero(~covered)
-        lost_row = _owner(ev.group_offsets)[lost]
-        self._missing: dict[int, list[int]] = {}
-        for row, at in zip(lost_row.tolist(), (lost - ev.group_offsets[lost_row]).tolist(),
-                           strict=True):
-            self._missing.setdefault(row, []).append(at)
+        # Per required group: its first satisfying item's position among the candidates, in
+        # the final ranking (the reranked list when the result has one) and in the context.
+        result_of = np.zeros(len(ev.ids), dtype=np.int64)
+        result_of[run.row] = np.arange(run.row.size, dtype=np.int64)
+        reranked = run.has_reranked[result_of[_owner(ev.group_offsets)]]
+        firsts = [matched[name].first for name in ("candidates", "reranked", "context")]
+        final = np.where(reranked, firsts[1], firsts[0])
+        self._first = np.stack([firsts[0], final, firsts[2]], axis=1).astype(np.int32)
+        self._groups = ev.group_offsets.tolist()
+        # Per result: the codes of its items (in any stage) satisfying a required group.
+        units = len(ids) + 1  # a key is result * units + code
+        keys = np.unique(np.concatenate([
+            _owner(flat[1])[matched[name].at] * units + flat[0][matched[name].at]
+            for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
+                               ("context", run.context))
+        ]))
+        self._found = keys % units
+        self._found_at = np.searchsorted(
+            keys, np.arange(run.row.size + 1, dtype=np.int64) * units
+        ).tolist()
 
     def flagged(self, result: int) -> tuple[str, ...] | None:
         """The flagged context IDs of a result (None: left to `flag_context`)."""
@@ -127,15 +148,24 @@ class Explained:
                 out.append((ids[code], found))
         return tuple(out)
 
-    def missing_of(self) -> Callable[[int], list[int]]:
-        """The required groups (indices) a question row's final context does not satisfy, by
-        row (a look-up that holds nothing else of the run)."""
-        found = self._missing
+    def evidence_of(self) -> Callable[[int, int], EvidenceFound]:
+        """Where a question row's required groups are satisfied in its result (by row and
+        result index): a look-up that holds nothing else of the run."""
+        groups, first, ids = self._groups, self._first, self._ids
+        found, found_at = self._found, self._found_at
 
-        def missing(row: int) -> list[int]:
-            return found.get(row, [])
+        def evidence(row: int, result: int) -> EvidenceFound:
+            start, end = groups[row], groups[row + 1]
+            if start == end:
+                return NO_EVIDENCE
+            where = tuple(
+                (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
+                for c, r, x in first[start:end].tolist()
+            )
+            items = found[found_at[result] : found_at[result + 1]].tolist()
+            return EvidenceFound(where, frozenset([ids[code] for code in items]))
 
-        return missing
+        return evidence
 
 
 CHUNK = 1_000
@@ -184,7 +214,7 @@ def run_evaluation(
         return with_labels(record, added)
 
     # What the views need, and nothing more: the result keeps `build` for its views.
-    k, missing = run.k, explained.missing_of()
+    k, evidence = run.k, explained.evidence_of()
 
     def build(part: Sequence[int]) -> list[QuestionView]:
         at = [int(by_row[row]) for row in part]
@@ -195,7 +225,7 @@ def run_evaluation(
         return [
             build_view(
                 models[row], found[n], index, question_level(choice, index, models[row]), k,
-                policy, missing(row),
+                policy, evidence(row, n),
                 None if held is None else held[n],
             )
             for row, n in zip(part, at, strict=True)

@@ -56,8 +56,8 @@ def _count(owner: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Matcher:
-    """Which required groups a retrieved item satisfies, for every question at once: the rule
-    of `SnapshotIndex.matches` at each question's evidence level, as sorted integer keys.
+    """Which required groups a retrieved item satisfies, for every question at once, at each
+    question's evidence level: the package's one matching rule, as sorted integer keys.
 
     A key is `row * units + unit`, where a unit is the item's document (document and span
     levels) or the item itself (chunk level). At span level a key's alternative also names
@@ -143,11 +143,51 @@ def matches(m: Matcher, rows: np.ndarray, items: np.ndarray) -> tuple[np.ndarray
     return at, groups
 
 
-def covered_groups(m: Matcher, rows: np.ndarray, items: np.ndarray, n_groups: int) -> np.ndarray:
-    """Per global group: some item (of the group's own question) satisfies it."""
-    out = np.zeros(n_groups, dtype=bool)
-    out[matches(m, rows, items)[1]] = True
-    return out
+@dataclass(frozen=True)
+class StageMatch:
+    """Where one stage's items (a run's candidates, reranked lists or contexts) satisfy their
+    question's required groups (`matches`): found once per stage for the measures, the stage
+    flags and the explanations."""
+
+    at: np.ndarray
+    """The satisfying items (flat positions, ascending), once per group each satisfies."""
+    groups: np.ndarray
+    """The global group each satisfies (ascending within an item)."""
+    first: np.ndarray
+    """Per global group: the position, in its result's list, of the first item satisfying it;
+    -1 when none does."""
+
+    @property
+    def covered(self) -> np.ndarray:
+        """Per global group: some item of the stage satisfies it."""
+        return self.first >= 0
+
+
+def match_stage(
+    m: Matcher, run_rows: np.ndarray, flat: tuple[np.ndarray, np.ndarray], n_groups: int
+) -> StageMatch:
+    """One stage's `StageMatch`: `flat` is its (items, offsets per result), `run_rows` the
+    question row of each result."""
+    items, offsets = flat
+    owner = _owner(offsets)
+    at, groups = matches(m, run_rows[owner], items)
+    first = np.full(n_groups, -1, dtype=np.int64)
+    # A group's first pair in flat order is its first item in its list (one list per question).
+    found, head = np.unique(groups, return_index=True)
+    first[found] = at[head] - offsets[owner[at[head]]]
+    return StageMatch(at, groups, first)
+
+
+def match_stages(
+    ev: EvalColumns, run: RunColumns, m: Matcher
+) -> dict[str, StageMatch]:
+    """The `StageMatch` of a run's candidates, reranked lists and contexts, by stage name."""
+    n_groups = int(ev.group_grade.size)
+    return {
+        name: match_stage(m, run.row, flat, n_groups)
+        for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
+                           ("context", run.context))
+    }
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, applies: np.ndarray) -> PerQuestion:
@@ -164,12 +204,12 @@ def run_layers(
     ev: EvalColumns,
     run: RunColumns,
     codes: Codes,
-    m: Matcher,
+    matched: dict[str, StageMatch],
     snapshot_flags: Callable[[np.ndarray], np.ndarray],
     snapshot_sensitive: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[dict[str, PerQuestion], dict[str, np.ndarray]]:
     """Measures (`NATIVE_MEASURES` but the rank measures) and per-stage findings, per
-    question in set order.
+    question in set order. `matched`: the run's `match_stages`.
 
     `snapshot_flags` gives, for snapshot codes, whether their text is instruction-like;
     `snapshot_sensitive` whether it holds a sensitive value (None: `sensitive_in_context` is
@@ -191,14 +231,9 @@ def run_layers(
     def stage(flat: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         return flat[0], _owner(flat[1])
 
-    n_groups_total = int(ev.group_grade.size)
     group_row = _owner(ev.group_offsets)
     n_groups = np.diff(ev.group_offsets)
-    covered = {}
-    for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
-                       ("context", run.context)):
-        items, owner = stage(flat)
-        covered[name] = covered_groups(m, run.row[owner], items, n_groups_total)
+    covered = {name: found.covered for name, found in matched.items()}
     has_reranked = run.has_reranked[order][group_row]
     final = np.where(has_reranked, covered["reranked"], covered["candidates"])
     in_context = _count(group_row, covered["context"], n)
@@ -221,8 +256,9 @@ def run_layers(
     cited_claim = _owner(cited_offsets)
     cited_result = claim_owner[cited_claim]
     ctx_items, ctx_owner = stage(run.context)
-    ctx_keys = np.sort(ctx_owner * m.units + ctx_items)
-    cite_keys = np.where(cited >= 0, cited_result * m.units + cited, -1)
+    units = int(codes.document_of.size) + 1  # a key stride past every snapshot code
+    ctx_keys = np.sort(ctx_owner * units + ctx_items)
+    cite_keys = np.where(cited >= 0, cited_result * units + cited, -1)
     at = np.minimum(np.searchsorted(ctx_keys, cite_keys), max(ctx_keys.size - 1, 0))
     inside = (ctx_keys[at] == cite_keys) if ctx_keys.size else np.zeros(cited.size, dtype=bool)
     n_claim = int(state.size)

@@ -20,7 +20,7 @@ import numpy as np
 from ..metrics import Measure, PerQuestion, RankForm
 from ..metrics.ranking import RECALL_CANDIDATES
 from ._arrays import RankArrays
-from ._native_layers import ANSWERABLE, Matcher, _owner, matches
+from ._native_layers import ANSWERABLE, StageMatch, _owner
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
 
@@ -38,7 +38,7 @@ def _form(measure: Measure) -> RankForm:
 
 
 def _grades(
-    flat: tuple[np.ndarray, np.ndarray], run: RunColumns, ev: EvalColumns, m: Matcher,
+    flat: tuple[np.ndarray, np.ndarray], run: RunColumns, ev: EvalColumns, found: StageMatch,
     width: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """One stage's rankings (rows in set order): (questions, width) grades, lengths, and
@@ -48,7 +48,7 @@ def _grades(
     owner = _owner(offsets)
     rows = run.row[owner]
     rank = np.arange(items.size, dtype=np.int64) - offsets[owner]
-    at, groups = matches(m, rows, items)
+    at, groups = found.at, found.groups
     n = len(ev.ids)
     grades = np.zeros((n, width), dtype=np.int32)
     lengths = np.zeros(n, dtype=np.int64)
@@ -113,9 +113,11 @@ def _ideal(ev: EvalColumns, width: int) -> np.ndarray:
 
 
 def rank_scores(
-    ev: EvalColumns, run: RunColumns, m: Matcher, measures: Sequence[Measure],
+    ev: EvalColumns, run: RunColumns, matched: dict[str, StageMatch],
+    measures: Sequence[Measure],
 ) -> dict[str, PerQuestion]:
-    """Per question (set order), every measure of `measures` with a cut-off, by name."""
+    """Per question (set order), every measure of `measures` with a cut-off, by name
+    (`matched`: the run's `match_stages`)."""
     ranked = [x for x in measures if x.spec.params == ("k",)]
     if not ranked:
         return {}
@@ -129,8 +131,8 @@ def rank_scores(
     has_reranked = np.zeros(len(ev.ids), dtype=bool)
     has_reranked[run.row] = run.has_reranked
     ideal = _ideal(ev, min(depth, int(n_groups.max(initial=0))))
-    candidates = _grades(run.candidates, run, ev, m, width)
-    reranked = _grades(run.reranked, run, ev, m, width)
+    candidates = _grades(run.candidates, run, ev, matched["candidates"], width)
+    reranked = _grades(run.reranked, run, ev, matched["reranked"], width)
     ids = tuple(ev.ids)
     final_satisfied = None
     if candidates[2] is not None or reranked[2] is not None:

@@ -14,7 +14,6 @@ from ..metrics import QuestionView
 from ..metrics.stale import stale_ids
 from ..metrics.support import invalid_citations
 from ._model import Finding
-from ._retrieval import first_match
 
 VERSION_CONFLICT_TAG = "version-conflict"
 """A question with this tag (or with `applies_to.version`) is a version-conflict question."""
@@ -67,10 +66,7 @@ def check_stale_evidence(view: QuestionView) -> Finding | None:
             reasons.append(f"the question applies to {wanted}; the answer used {used_text}")
             ids.extend(item for item, _ in wrong)
         in_context = stale_ids(view, "context")
-        required_present = any(
-            first_match(view, i, view.context) is not None
-            for i in range(len(view.question.required_evidence))
-        )
+        required_present = any(at[2] is not None for at in view.evidence.first)
         if not used and in_context and not required_present:
             reasons.append(
                 f"answered a version question with only {', '.join(in_context)} "
@@ -164,15 +160,8 @@ def check_missed_refusal(view: QuestionView) -> Finding | None:
 
 def _evidence_in_context(view: QuestionView) -> tuple[tuple[str, ...], int, int]:
     """(context items satisfying required groups, groups satisfied, groups required)."""
-    found = []
-    satisfied = 0
-    groups = view.question.required_evidence
-    for index in range(len(groups)):
-        position = first_match(view, index, view.context)
-        if position is not None:
-            satisfied += 1
-            found.append(view.context[position])
-    return tuple(dict.fromkeys(found)), satisfied, len(groups)
+    found = [view.context[at[2]] for at in view.evidence.first if at[2] is not None]
+    return tuple(dict.fromkeys(found)), len(found), len(view.evidence.first)
 
 
 def _needless(stage: str, outcome: str, view: QuestionView) -> Finding | None:

@@ -14,7 +14,6 @@ answerable question is lost at exactly one transition of the pipeline
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..metrics import QuestionView
@@ -32,23 +31,6 @@ class GroupLoss:
     """The group's alternatives (a miss) or the retrieved item that satisfied it (a loss)."""
     why: str
     """One line."""
-
-
-def first_match(view: QuestionView, group_index: int, items: Sequence[str]) -> int | None:
-    """Position of the first item satisfying a required group, or None."""
-    group = view.question.required_evidence[group_index]
-    index = view.index
-    if view.level == "document":
-        # Same rule as SnapshotIndex.matches at document level, without the pairwise loop.
-        wanted = {index.document_of(req) for req in group.any_of}
-        for position, document in enumerate(map(index.document_of, items)):
-            if document in wanted:
-                return position
-        return None
-    for position, item in enumerate(items):
-        if any(index.matches(req, item, view.level) for req in group.any_of):
-            return position
-    return None
 
 
 def group_name(group: EvidenceGroup) -> str:
@@ -91,8 +73,7 @@ def _group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
     for index in view.missing_groups:
         group = question.required_evidence[index]
         name = group_name(group)
-        candidate = first_match(view, index, view.candidates)
-        ranked = candidate if view.reranked is None else first_match(view, index, view.reranked)
+        candidate, ranked, _ = view.evidence.first[index]
         if candidate is None and ranked is None:
             why = f"{name} is not among the {len(view.candidates)} candidates"
             out.append(GroupLoss("retrieval_miss", tuple(group.any_of), why))

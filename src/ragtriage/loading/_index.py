@@ -82,16 +82,3 @@ class SnapshotIndex:
     def evidence_level(self, required_ids: Iterable[str]) -> EvidenceLevel:
         """`document` when every required ID is a document ID, else `chunk`."""
         return "document" if all(i in self.documents for i in required_ids) else "chunk"
-
-    def matches(self, required_id: str, item_id: str, level: EvidenceLevel) -> bool:
-        """Whether a retrieved item satisfies one required ID at the given level."""
-        if level == "document":
-            return self.document_of(item_id) == self.document_of(required_id)
-        if level == "chunk":
-            return item_id == required_id
-        want, got = self.chunks.get(required_id), self.chunks.get(item_id)
-        if want is None:
-            return self.document_of(item_id) == required_id
-        if got is None:
-            return item_id == want.document_id
-        return want.document_id == got.document_id and got.start < want.end and want.start < got.end

@@ -30,17 +30,24 @@ from ._registry import (
 )
 
 if TYPE_CHECKING:
-    from ._views import ClaimView, FactView, QuestionView, build_view
+    from ._views import NO_EVIDENCE, ClaimView, EvidenceFound, FactView, QuestionView, build_view
 
 # The views (and the loading and schemas they read) are imported on first use: the rank
 # measures (`trec-eval`) need none of them.
-_LAZY = {name: "._views" for name in ("ClaimView", "FactView", "QuestionView", "build_view")}
+_LAZY = {
+    name: "._views"
+    for name in (
+        "NO_EVIDENCE", "ClaimView", "EvidenceFound", "FactView", "QuestionView", "build_view",
+    )
+}
 
 __all__ = [
+    "NO_EVIDENCE",
     "REGISTRY",
     "VALUE_RANGES",
     "Aggregate",
     "ClaimView",
+    "EvidenceFound",
     "FactView",
     "Layer",
     "Measure",

@@ -67,6 +67,23 @@ class FactView:
     order."""
 
 
+@dataclass(frozen=True)
+class EvidenceFound:
+    """Where a question's required evidence groups are satisfied in one run's result, at the
+    view's evidence level, as the engine's matcher found them (the one matching rule)."""
+
+    first: tuple[tuple[int | None, int | None, int | None], ...]
+    """Per required group, in order: the position of the first item satisfying it among the
+    candidates, in the final ranking (the reranked list, else the candidates) and in the
+    context; None where no item does."""
+    items: frozenset[str]
+    """The result's items (candidates, reranked, context) that satisfy some required group."""
+
+
+NO_EVIDENCE = EvidenceFound((), frozenset())
+"""The evidence of a question without required groups."""
+
+
 @dataclass(frozen=True, eq=False)
 class QuestionView:
     """One question and one run's result for it, resolved for scoring.
@@ -100,11 +117,10 @@ class QuestionView:
     """Claims with counted labels; `None` when the run has no extracted claims."""
     facts: tuple[FactView, ...]
     """Reference facts with counted coverage."""
+    evidence: EvidenceFound
+    """Where its required groups are satisfied (the engine's matcher)."""
     stale_labels: tuple[str, ...] = ()
     """Claim and fact IDs with a label made against another context (not used; `labels_trust`)."""
-    known_missing: tuple[int, ...] | None = None
-    """`missing_groups` as the caller found them (the engine, from its arrays); None: found
-    on the view when asked."""
     held: QuestionResult | None = field(default=None, repr=False)
     """The result's model when the caller holds it (a `Dataset` in memory); None: `result`
     validates `record` when first asked."""
@@ -135,10 +151,7 @@ class QuestionView:
     def missing_groups(self) -> tuple[int, ...]:
         """The required evidence groups (indices, in order) the final context does not
         satisfy."""
-        if self.known_missing is not None:
-            return self.known_missing
-        groups = range(len(self.question.required_evidence))
-        return tuple(i for i in groups if not self.group_satisfied(i, self.context))
+        return tuple(i for i, at in enumerate(self.evidence.first) if at[2] is None)
 
     @cached_property
     def tags(self) -> tuple[str, ...]:
@@ -190,28 +203,6 @@ class QuestionView:
         """The final ranking: reranked when reranking ran, else the candidates."""
         return self.reranked if self.reranked is not None else self.candidates
 
-    def group_satisfied(self, group_index: int, items: Sequence[str]) -> bool:
-        """Whether required group `group_index` is satisfied by any of `items`."""
-        group = self.question.required_evidence[group_index]
-        return any(
-            self.index.matches(req, item, self.level) for req in group.any_of for item in items
-        )
-
-    def groups_satisfied(self, items: Sequence[str]) -> int:
-        """How many required groups `items` satisfy (each group counts once)."""
-        return sum(
-            self.group_satisfied(i, items) for i in range(len(self.question.required_evidence))
-        )
-
-    def relevant_grade(self, item: str) -> int:
-        """The best grade of a required group this item satisfies (0 when none)."""
-        grades = [
-            group.grade
-            for group in self.question.required_evidence
-            if any(self.index.matches(req, item, self.level) for req in group.any_of)
-        ]
-        return max(grades, default=0)
-
 
 _FORMS = frozenset({"record", "held"})
 """The fields that hold the result itself (compared as its model)."""
@@ -245,13 +236,13 @@ def build_view(
     level: EvidenceLevel,
     k: int | None,
     policy: LabelPolicy,
-    missing_groups: Sequence[int] | None = None,
+    evidence: EvidenceFound,
     held: QuestionResult | None = None,
 ) -> QuestionView:
     """Resolve one result, as parsed JSON that the first read's checks accepted (or a
-    model's JSON form), against its question and the snapshot. `missing_groups`: the view's
-    `missing_groups` when the caller found them already (None: found when asked); `held`:
-    the result's model when the caller holds it (see `QuestionView.held`)."""
+    model's JSON form), against its question and the snapshot. `evidence`: where its
+    required groups are satisfied (the engine's matcher); `held`: the result's model when
+    the caller holds it (see `QuestionView.held`)."""
     # Snapshot IDs, each held once (the details and findings of a million questions name
     # them again and again).
     intern = sys.intern
@@ -338,7 +329,7 @@ def build_view(
         derived,
         claims,
         tuple(facts),
+        evidence,
         tuple(stale),
-        None if missing_groups is None else tuple(missing_groups),
         held,
     )

@@ -73,18 +73,13 @@ class FunnelStep:
     """Questions entering the funnel (answerable, with required evidence)."""
 
 
-def _all_groups(view: QuestionView, items: Sequence[str]) -> bool:
-    return view.groups_satisfied(items) == len(view.question.required_evidence)
-
-
 def _passes(view: QuestionView) -> list[bool]:
     """Per funnel step after the first: whether this question passes it (cumulatively)."""
-    final = view.reranked if view.reranked is not None else view.candidates
     claims = view.claims or ()
+    first = view.evidence.first
     checks = [
-        _all_groups(view, view.candidates),
-        _all_groups(view, final),
-        _all_groups(view, view.context),
+        # Every required group satisfied among the candidates, the final ranking, the context.
+        *(all(at[stage] is not None for at in first) for stage in range(3)),
         view.outcome == "answered" and bool(claims) and all(c.state == "supported" for c in claims),
         # A question without reference facts has nothing left to miss.
         all(f.state == "covered" for f in view.facts),

@@ -99,17 +99,7 @@ def _marker(view: QuestionView, record: QuestionRecord) -> Callable[[str], int]:
     cited = {i for c in view.claims or () for i in c.citations}
     # The context items the evaluation found instruction-like text in.
     flagged = set(record.details.get("injection_flagged_context", ()))
-    required_ids = [r for g in view.question.required_evidence for r in g.any_of]
-    # Same rule as `SnapshotIndex.matches`, as a set look-up for the two common levels.
-    is_required: Callable[[str], bool]
-    if view.level == "document":
-        docs = {index.document_of(r) for r in required_ids}
-        is_required = lambda item: index.document_of(item) in docs  # noqa: E731
-    elif view.level == "chunk":
-        ids = set(required_ids)
-        is_required = ids.__contains__
-    else:
-        is_required = lambda item: view.relevant_grade(item) > 0  # noqa: E731
+    required = view.evidence.items  # the items satisfying a required group (the engine's)
     cache: dict[str, int] = {}
 
     def flags(item: str) -> int:
@@ -119,7 +109,7 @@ def _marker(view: QuestionView, record: QuestionRecord) -> Callable[[str], int]:
         value = 0
         if not index.known(item):
             value |= UNKNOWN
-        if is_required(item):
+        if item in required:
             value |= REQUIRED
         if index.is_stale(item):
             value |= STALE
@@ -188,12 +178,9 @@ def result_entry(
         if dropped:
             entry["cd"] = dropped
     entry["rn"] = len(ranking)
-    final = view.reranked if view.reranked is not None else view.candidates
     groups = [
-        view.group_satisfied(i, view.candidates) * 1
-        + view.group_satisfied(i, final) * 2
-        + view.group_satisfied(i, view.context) * 4
-        for i in range(len(view.question.required_evidence))
+        (candidate is not None) * 1 + (ranked is not None) * 2 + (context is not None) * 4
+        for candidate, ranked, context in view.evidence.first
     ]
     if groups:
         entry["gs"] = groups
