@@ -45,7 +45,7 @@ from ._native_explain import (
     run_evaluation,
 )
 from ._native_labels import Added, check_answered
-from ._native_layers import build_matcher, match_stages, run_layers
+from ._native_layers import build_matcher, items_at_stages, match_stages, run_layers
 from ._native_parts import read_evalset_parallel, read_run_parallel
 from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
@@ -157,11 +157,11 @@ def run_engine(
         names.add(run.header.name)
         results = run.row[: run.row.size - missing.size].tolist()
         answered[run.header.name] = [ev.ids[row] for row in results]
-        matched = match_stages(ev, run, matcher)
-        scores, findings = run_layers(ev, run, codes, matched, flags, sensitive)
-        scores.update(rank_scores(ev, run, matched, chosen))
-        explained = Explained(ev, run, codes, matched, flags, index)
-        del matched
+        found = match_stages(ev, run, matcher), items_at_stages(ev, run, codes)
+        scores, findings = run_layers(ev, run, codes, found, flags, sensitive)
+        scores.update(rank_scores(ev, run, found[0], chosen))
+        explained = Explained(ev, run, codes, found, flags, index)
+        del found
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
     ids, evalset_id = ev.ids, ev.evalset_id

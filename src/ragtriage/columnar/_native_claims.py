@@ -226,7 +226,7 @@ class Reviews:
         if not by_fact.keys() <= set(facts):
             raise _Fallback("fact_id")
         hash_now = current(res) if (claim_flags | fact_flags) & _STAMPED else None
-        support: set[int] = set()
+        support: dict[int, None] = {}  # first seen first, as the answer's claims name them
         code = self._code
         for labels, chosen in chosen_claims:
             if hash_now is not None:  # the verdict of the labels made against this context
@@ -234,7 +234,9 @@ class Reviews:
             state = _state(chosen, _CLAIM_CODE)
             self.claim_state.append(state)
             if state == 0:
-                support.update(code[i] for lab in chosen for i in lab.get("supported_by", _NONE))
+                support.update(
+                    dict.fromkeys(code[i] for lab in chosen for i in lab.get("supported_by", _NONE))
+                )
         self.claim_n.append(len(claims))
         self.sup.extend(support)
         self.sup_n.append(len(support))

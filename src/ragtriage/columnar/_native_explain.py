@@ -28,9 +28,12 @@ from ..calibration import (
     run_label_sources,
 )
 from ..detectors import (
+    NO_FLAGS,
+    PERMISSION_STAGES,
     ContextFindings,
     RunBoundaries,
     SensitiveFinding,
+    StageFlags,
     find_sensitive,
     item_text,
     merge_boundaries,
@@ -60,13 +63,13 @@ from ..metrics import (
 )
 from ..schemas import LabelPolicy
 from ._native_labels import Added, with_labels
-from ._native_layers import StageMatch, _owner
+from ._native_layers import StageItems, StageMatch, _owner
 from ._native_questions import QuestionModels
 from ._native_read import Codes, EvalColumns
 from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
-from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows, stale_stages_by_row
+from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows
 
 
 @dataclass(frozen=True)
@@ -88,9 +91,11 @@ class Explained:
     where its first satisfying item stands in each stage (`StageMatch.first`)."""
 
     def __init__(
-        self, ev: EvalColumns, run: RunColumns, codes: Codes, matched: dict[str, StageMatch],
+        self, ev: EvalColumns, run: RunColumns, codes: Codes,
+        found: tuple[dict[str, StageMatch], dict[str, StageItems]],
         flags: SnapshotFlags, index: SnapshotIndex,
     ) -> None:
+        matched, at_stages = found
         items, offsets = run.context
         owner = _owner(offsets)
         flagged = run.context_flag > 0
@@ -115,7 +120,7 @@ class Explained:
         firsts = [matched[name].first for name in ("candidates", "reranked", "context")]
         final = np.where(reranked, firsts[1], firsts[0])
         self._first = np.stack([firsts[0], final, firsts[2]], axis=1).astype(np.int32)
-        self._groups = ev.group_offsets.tolist()
+        self._groups = ev.group_offsets
         # Per result: the codes of its items (in any stage) satisfying a required group.
         units = len(ids) + 1  # a key is result * units + code
         keys = np.unique(np.concatenate([
@@ -124,9 +129,24 @@ class Explained:
                                ("context", run.context))
         ]))
         self._found = keys % units
-        self._found_at = np.searchsorted(
-            keys, np.arange(run.row.size + 1, dtype=np.int64) * units
-        ).tolist()
+        self._found_at = np.searchsorted(keys, np.arange(run.row.size + 1, dtype=np.int64) * units)
+        # Per result: its stale items and unreadable documents, by stage, in file order (few
+        # results have any: held as sorted arrays).
+        marks = []
+        for number, seen in enumerate(at_stages.values()):
+            for kind, mask, value in ((0, seen.stale, seen.items),
+                                      (1, seen.closed, codes.document_of[seen.items])):
+                where = np.flatnonzero(mask)
+                marks.append(np.stack([
+                    seen.owner[where], np.full(where.size, 2 * number + kind), where,
+                    value[where],
+                ]))
+        flagged_items = np.concatenate(marks, axis=1)
+        order = np.lexsort(flagged_items[::-1][1:])  # by result, stage and kind, position
+        self._mark_key, self._mark_code = flagged_items[1][order], flagged_items[3][order]
+        self._marks_at = np.searchsorted(
+            flagged_items[0][order], np.arange(run.row.size + 1, dtype=np.int64)
+        )
 
     def flagged(self, result: int) -> tuple[str, ...] | None:
         """The flagged context IDs of a result (None: left to `flag_context`)."""
@@ -148,11 +168,14 @@ class Explained:
                 out.append((ids[code], found))
         return tuple(out)
 
-    def evidence_of(self) -> Callable[[int, int], EvidenceFound]:
-        """Where a question row's required groups are satisfied in its result (by row and
-        result index): a look-up that holds nothing else of the run."""
+    def found_of(self) -> Callable[[int, int], tuple[EvidenceFound, StageFlags]]:
+        """What the arrays found of a question row's result (by row and result index):
+        where its required groups are satisfied, and its stale items and unreadable
+        documents per stage. A look-up that holds nothing else of the run."""
         groups, first, ids = self._groups, self._first, self._ids
         found, found_at = self._found, self._found_at
+        mark_key, mark_code, marks_at = self._mark_key, self._mark_code, self._marks_at
+        stages = len(PERMISSION_STAGES)
 
         def evidence(row: int, result: int) -> EvidenceFound:
             start, end = groups[row], groups[row + 1]
@@ -165,7 +188,23 @@ class Explained:
             items = found[found_at[result] : found_at[result + 1]].tolist()
             return EvidenceFound(where, frozenset([ids[code] for code in items]))
 
-        return evidence
+        def flagged(result: int) -> StageFlags:
+            start, end = marks_at[result], marks_at[result + 1]
+            if start == end:
+                return NO_FLAGS
+            seen: list[dict[str, None]] = [{} for _ in range(2 * stages)]
+            for key, code in zip(mark_key[start:end].tolist(), mark_code[start:end].tolist(),
+                                 strict=True):
+                seen[key][ids[code]] = None  # first seen first, once
+            return StageFlags(
+                tuple(tuple(seen[2 * n]) for n in range(stages)),
+                tuple(tuple(seen[2 * n + 1]) for n in range(stages)),
+            )
+
+        def both(row: int, result: int) -> tuple[EvidenceFound, StageFlags]:
+            return evidence(row, result), flagged(result)
+
+        return both
 
 
 CHUNK = 1_000
@@ -214,7 +253,7 @@ def run_evaluation(
         return with_labels(record, added)
 
     # What the views need, and nothing more: the result keeps `build` for its views.
-    k, evidence = run.k, explained.evidence_of()
+    k, found_of = run.k, explained.found_of()
 
     def build(part: Sequence[int]) -> list[QuestionView]:
         at = [int(by_row[row]) for row in part]
@@ -225,7 +264,7 @@ def run_evaluation(
         return [
             build_view(
                 models[row], found[n], index, question_level(choice, index, models[row]), k,
-                policy, evidence(row, n),
+                policy, found_of(row, n),
                 None if held is None else held[n],
             )
             for row, n in zip(part, at, strict=True)
@@ -250,7 +289,6 @@ def run_evaluation(
     count_table = {
         m.name: column for m in chosen if (column := columns[m.name][1]) is not None
     }
-    stale = stale_stages_by_row(scores, rows)
     kept = kept_columns(scores, chosen, rows)
     # Consumed: every row's columns are read (a million questions' are several hundred MB).
     scores.clear()
@@ -274,7 +312,6 @@ def run_evaluation(
                 details = question_details(
                     view, flagged_context=explained.flagged(result),
                     sensitive_context=explained.sensitive(result),
-                    stale_stages=None if stale is None else stale[n],
                 )
                 records.append(question_record(view, computed, details, left_out))
                 verdicts.append(diagnose_view(view, fired.get(n, every)))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..detectors import BLOCKING_STAGES, PERMISSION_STAGES
+from ..detectors import BLOCKING_STAGES
 from ..metrics import REGISTRY, PerQuestion, default_measures
 from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import Codes, EvalColumns
@@ -204,12 +204,12 @@ def run_layers(
     ev: EvalColumns,
     run: RunColumns,
     codes: Codes,
-    matched: dict[str, StageMatch],
+    seen_at: tuple[dict[str, StageMatch], dict[str, StageItems]],
     snapshot_flags: Callable[[np.ndarray], np.ndarray],
     snapshot_sensitive: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[dict[str, PerQuestion], dict[str, np.ndarray]]:
     """Measures (`NATIVE_MEASURES` but the rank measures) and per-stage findings, per
-    question in set order. `matched`: the run's `match_stages`.
+    question in set order. `seen_at`: the run's `match_stages` and `items_at_stages`.
 
     `snapshot_flags` gives, for snapshot codes, whether their text is instruction-like;
     `snapshot_sensitive` whether it holds a sensitive value (None: `sensitive_in_context` is
@@ -223,7 +223,6 @@ def run_layers(
     outcome = run.outcome[order].astype(np.int64)
     answerable = answerability == ANSWERABLE
     answered_answerable = answerable & (outcome == ANSWERED)
-    stale = codes.stale
 
     def per_row(values: np.ndarray) -> np.ndarray:
         return values[order]
@@ -233,7 +232,8 @@ def run_layers(
 
     group_row = _owner(ev.group_offsets)
     n_groups = np.diff(ev.group_offsets)
-    covered = {name: found.covered for name, found in matched.items()}
+    matched, at_stages = seen_at
+    covered = {name: match.covered for name, match in matched.items()}
     has_reranked = run.has_reranked[order][group_row]
     final = np.where(has_reranked, covered["reranked"], covered["candidates"])
     in_context = _count(group_row, covered["context"], n)
@@ -295,24 +295,17 @@ def run_layers(
     ):
         scores[name] = _flag(np.isin(answerability, applies) & recorded, outcome == counted)
 
-    stale_at: dict[str, np.ndarray] = {}
     sizes: dict[str, np.ndarray] = {}
-    for name, flat in (("candidates", run.candidates), ("context", run.context),
-                       ("cited", run.citations), ("support", run.support)):
-        items, owner = stage(flat)
-        if name == "cited":
-            owner = claim_owner[owner]
-        known = items >= 0
-        is_stale = np.zeros(items.size, dtype=bool)
-        is_stale[known] = stale[items[known]]
-        stale_at[name] = per_row(_count(owner, is_stale, n)) > 0
-        sizes[name] = per_row(np.bincount(owner, minlength=n))
-    for name, key in (("stale_in_candidates", "candidates"), ("stale_in_context", "context"),
-                      ("stale_cited", "cited"), ("stale_support", "support")):
-        scores[name] = _flag(sizes[key] > 0, stale_at[key])
-    leaks = _leaks(ev, run, codes, order, claim_owner)
+    stale_at: dict[str, np.ndarray] = {}
+    leaks: dict[str, np.ndarray] = {}
     asked_by_user = ev.asked
-    for key in PERMISSION_STAGES:
+    for key, seen in at_stages.items():
+        sizes[key] = per_row(np.bincount(seen.owner, minlength=n))
+        stale_at[key] = per_row(_count(seen.owner, seen.stale, n)) > 0
+        scores[f"stale_{'in_' if key in ('candidates', 'context') else ''}{key}"] = _flag(
+            sizes[key] > 0, stale_at[key]
+        )
+        leaks[key] = per_row(_count(seen.owner, seen.closed, n)) > 0
         scores[f"permission_leak_{key}"] = _flag(asked_by_user & (sizes[key] > 0), leaks[key])
 
     lost = ~covered["context"] & answerable[group_row]
@@ -377,27 +370,38 @@ def run_layers(
     return scores, found
 
 
-def _leaks(
-    ev: EvalColumns, run: RunColumns, codes: Codes, order: np.ndarray, claim_owner: np.ndarray
-) -> dict[str, np.ndarray]:
-    """Per stage (`detectors.PERMISSION_STAGES`), per question: a document its asker may not
-    read is among the candidates, in the context, cited or supporting a claim
-    (`detectors.leaked_documents`; the `permission_leak` stage reads the blocking ones)."""
+@dataclass(frozen=True)
+class StageItems:
+    """One stage's items of a run (`detectors.PERMISSION_STAGES`: the candidates, the context,
+    the cited IDs, the supporting IDs), each with its result, and what is wrong with each."""
+
+    items: np.ndarray
+    """Snapshot codes, in file order (-1: a cited ID the snapshot does not know)."""
+    owner: np.ndarray
+    """The result of each item."""
+    stale: np.ndarray
+    """Its document is superseded or withdrawn (`stale_*`, the stale details and stage)."""
+    closed: np.ndarray
+    """Its document names access groups, none of them the asker's, for a question asked
+    with user groups (`permission_leak_*`, the `permission_leak` stage)."""
+
+
+def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str, StageItems]:
+    """Every stage's `StageItems`, by stage name in pipeline order."""
     mask, asked = ev.user_mask[run.row], ev.asked[run.row]  # per result
-    n = ev.asked.size
-    out: dict[str, np.ndarray] = {}
+    claim_owner = _owner(run.claim_offsets)
+    out: dict[str, StageItems] = {}
     for stage, items, owner in (
         ("candidates", run.candidates[0], _owner(run.candidates[1])),
         ("context", run.context[0], _owner(run.context[1])),
         ("cited", run.citations[0], claim_owner[_owner(run.citations[1])]),
         ("support", run.support[0], _owner(run.support[1])),
     ):
-        known = items >= 0  # an unknown cited ID has no document, so nothing to leak
+        known = items >= 0  # an unknown cited ID has no document: neither stale nor closed
         item = np.where(known, items, 0)
         readable = ((codes.access[item] & mask[owner]) != 0).any(axis=1)
         closed = known & codes.restricted[item] & ~readable & asked[owner]
-        found = np.bincount(owner[closed], minlength=n)
-        out[stage] = (found[order] > 0) & ev.asked
+        out[stage] = StageItems(items, owner, known & codes.stale[item], closed)
     return out
 
 

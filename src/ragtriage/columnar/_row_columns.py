@@ -4,7 +4,7 @@ the run's aggregates read, and the stages the stale measures found an old item i
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -98,25 +98,3 @@ and held twice)."""
 
 def _shared_row(key: int, at: int) -> ColumnRow[Any]:
     return ColumnRow(SHARED_TABLES[key], at)
-
-
-_STALE = {
-    "candidates": "stale_in_candidates", "context": "stale_in_context",
-    "cited": "stale_cited", "support": "stale_support",
-}
-
-
-def stale_stages_by_row(
-    scores: dict[str, PerQuestion], rows: list[int]
-) -> list[Collection[str]] | None:
-    """Per row, the stages the stale measures found a superseded or withdrawn item in
-    (None: not all four computed)."""
-    if not all(name in scores for name in _STALE.values()):
-        return None
-    at = np.array(rows, dtype=np.int64)
-    none: frozenset[str] = frozenset()
-    out: list[Collection[str]] = [none] * len(rows)
-    for stage, name in _STALE.items():
-        for n in np.flatnonzero(scores[name].numerator[at] > 0).tolist():
-            out[n] = {*out[n], stage}
-    return out

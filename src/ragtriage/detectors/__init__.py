@@ -93,8 +93,10 @@ if TYPE_CHECKING:
         scan_view,
     )
     from .view import (
+        NO_FLAGS,
         ClaimRead,
         DetectorView,
+        StageFlags,
         stage_items,
     )
 
@@ -168,6 +170,8 @@ _LAZY = {
     "scan_view": ".sensitive",
     "ClaimRead": ".view",
     "DetectorView": ".view",
+    "NO_FLAGS": ".view",
+    "StageFlags": ".view",
     "stage_items": ".view",
 }
 
@@ -176,6 +180,7 @@ __all__ = [
     "DEFAULT_INJECTION_RULES",
     "DEFAULT_SENSITIVE_RULES",
     "LABEL_INPUTS",
+    "NO_FLAGS",
     "PERMISSION_STAGES",
     "ClaimRead",
     "ContextFindings",
@@ -193,6 +198,7 @@ __all__ = [
     "SensitiveDetector",
     "SensitiveFinding",
     "SensitiveScan",
+    "StageFlags",
     "StageLeaks",
     "affected_metrics",
     "blocking_permission_leaks",

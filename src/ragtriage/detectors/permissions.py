@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from .view import DetectorView, stage_items
+from .view import STAGE_NAMES, DetectorView, Stage, stage_items
 
-Stage = Literal["candidates", "context", "cited", "support"]
-PERMISSION_STAGES: tuple[Stage, ...] = ("candidates", "context", "cited", "support")
+PERMISSION_STAGES: tuple[Stage, ...] = STAGE_NAMES
 """Where unreadable documents are looked for, in pipeline order."""
 BLOCKING_STAGES: tuple[Stage, ...] = ("context", "cited", "support")
 """Stages at which a leak is blocking: it reached the model or the answer."""
@@ -27,16 +25,9 @@ def stage_ids(view: DetectorView, stage: Stage) -> tuple[str, ...]:
 
 
 def leaked_documents(view: DetectorView, stage: Stage) -> tuple[str, ...]:
-    """Document IDs at a stage that the asker may not read (empty when no user is given)."""
-    groups = view.question.user_groups
-    if groups is None:
-        return ()
-    docs = (
-        view.index.document_of(i)
-        for i in stage_ids(view, stage)
-        if not view.index.may_read(i, groups)
-    )
-    return tuple(dict.fromkeys(docs))
+    """Document IDs at a stage that the asker may not read (empty when no user is given), as
+    the engine found them (`DetectorView.flags`)."""
+    return view.flags.leaked_at(stage)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ they read here instead of importing the metrics' view.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from ..loading import SnapshotIndex
@@ -27,6 +28,34 @@ class ClaimRead(Protocol):
     @property
     def supported_by(self) -> tuple[str, ...]:
         """Supporting context IDs from the counted label."""
+
+
+@dataclass(frozen=True)
+class StageFlags:
+    """What the engine found at each stage of one question's pipeline, in the order of
+    `STAGE_NAMES` (candidates, context, cited, support), each stage's IDs first seen first."""
+
+    stale: tuple[tuple[str, ...], ...]
+    """Per stage: the items whose document is superseded or withdrawn."""
+    leaked: tuple[tuple[str, ...], ...]
+    """Per stage: the documents the asker may not read (none for a question asked without
+    user groups)."""
+
+    def stale_at(self, stage: str) -> tuple[str, ...]:
+        """The stale items at one stage."""
+        return self.stale[STAGE_NAMES.index(stage)]
+
+    def leaked_at(self, stage: str) -> tuple[str, ...]:
+        """The unreadable documents at one stage."""
+        return self.leaked[STAGE_NAMES.index(stage)]
+
+
+Stage = Literal["candidates", "context", "cited", "support"]
+STAGE_NAMES: tuple[Stage, ...] = ("candidates", "context", "cited", "support")
+"""The stages whose items the detectors look at (`stage_items`), in pipeline order."""
+
+NO_FLAGS = StageFlags(((),) * len(STAGE_NAMES), ((),) * len(STAGE_NAMES))
+"""The flags of a question with nothing stale or unreadable at any stage."""
 
 
 class DetectorView(Protocol):
@@ -64,6 +93,10 @@ class DetectorView(Protocol):
     @property
     def stale_labels(self) -> tuple[str, ...]:
         """Claim and fact IDs with a label made against another context (not used)."""
+
+    @property
+    def flags(self) -> StageFlags:
+        """Stale items and unreadable documents per stage, as the engine found them."""
 
 
 def stage_items(view: DetectorView, stage: str) -> tuple[str, ...]:

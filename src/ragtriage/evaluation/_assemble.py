@@ -5,12 +5,13 @@ The engine (`columnar`) assembles each run's result here: one result form whatev
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..calibration import LabelSources
 from ..detectors import (
+    PERMISSION_STAGES,
     ContextFindings,
     RunBoundaries,
     boundary_details,
@@ -25,7 +26,6 @@ from ..metrics import (
     Score,
     aggregate,
 )
-from ..metrics.stale import stale_ids
 from ..metrics.support import invalid_citations
 from ..schemas import Provenance, Question
 from ._result import LevelChoice, QuestionRecord, RunEvaluation, ViewBuilder
@@ -36,21 +36,14 @@ def question_details(
     *,
     flagged_context: tuple[str, ...] | None = None,
     sensitive_context: ContextFindings | None = None,
-    stale_stages: Collection[str] | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """The IDs behind one question's numbers (`QuestionRecord.details`).
 
     Found already by the caller (the engine, from its arrays), else here:
-    `flagged_context` and `sensitive_context` (see `detectors.boundary_details`), and
-    `stale_stages`, the stages (`candidates`, `context`, `cited`, `support`)
-    holding a superseded or withdrawn item (the stale measures' numerators), whose IDs are
-    listed here.
+    `flagged_context` and `sensitive_context` (see `detectors.boundary_details`).
     """
     out: dict[str, tuple[str, ...]] = {}
-    for stage in ("candidates", "context", "cited", "support"):
-        if stale_stages is not None and stage not in stale_stages:
-            continue
-        ids = stale_ids(view, stage)
+    for stage, ids in zip(PERMISSION_STAGES, view.flags.stale, strict=True):
         if ids:
             out[f"stale_{stage}"] = ids
     claims = view.claims or ()

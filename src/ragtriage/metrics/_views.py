@@ -14,7 +14,14 @@ from typing import Any, Literal, cast
 
 from pydantic import ValidationError
 
-from ..detectors import context_hash_of, fresh_labels, recorded_texts, sent_texts, texts_of
+from ..detectors import (
+    StageFlags,
+    context_hash_of,
+    fresh_labels,
+    recorded_texts,
+    sent_texts,
+    texts_of,
+)
 from ..loading import EvidenceLevel, SnapshotIndex
 from ..schemas import (
     Labeller,
@@ -119,6 +126,8 @@ class QuestionView:
     """Reference facts with counted coverage."""
     evidence: EvidenceFound
     """Where its required groups are satisfied (the engine's matcher)."""
+    flags: StageFlags
+    """Stale items and unreadable documents per stage (the engine's)."""
     stale_labels: tuple[str, ...] = ()
     """Claim and fact IDs with a label made against another context (not used; `labels_trust`)."""
     held: QuestionResult | None = field(default=None, repr=False)
@@ -236,13 +245,13 @@ def build_view(
     level: EvidenceLevel,
     k: int | None,
     policy: LabelPolicy,
-    evidence: EvidenceFound,
+    found: tuple[EvidenceFound, StageFlags],
     held: QuestionResult | None = None,
 ) -> QuestionView:
     """Resolve one result, as parsed JSON that the first read's checks accepted (or a
-    model's JSON form), against its question and the snapshot. `evidence`: where its
-    required groups are satisfied (the engine's matcher); `held`: the result's model when
-    the caller holds it (see `QuestionView.held`)."""
+    model's JSON form), against its question and the snapshot. `found`: what the engine
+    found of it (`QuestionView.evidence` and `flags`); `held`: the result's model when the
+    caller holds it (see `QuestionView.held`)."""
     # Snapshot IDs, each held once (the details and findings of a million questions name
     # them again and again).
     intern = sys.intern
@@ -329,7 +338,7 @@ def build_view(
         derived,
         claims,
         tuple(facts),
-        evidence,
+        *found,
         tuple(stale),
         held,
     )

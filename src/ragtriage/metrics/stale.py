@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..detectors import stage_items
 from ._registry import MetricSpec, register
 
 if TYPE_CHECKING:  # the views load on first use, not by trec-eval
@@ -12,8 +11,9 @@ if TYPE_CHECKING:  # the views load on first use, not by trec-eval
 
 
 def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:
-    """The superseded or withdrawn items among a stage's IDs."""
-    return tuple(i for i in stage_items(view, stage) if view.index.is_stale(i))
+    """The superseded or withdrawn items among a stage's IDs, as the engine found them
+    (`QuestionView.flags`)."""
+    return view.flags.stale_at(stage)
 
 
 _WHERE = {
