@@ -12,14 +12,14 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from .errors import RequestError
 from .executors import ExecutorName
 from .filters import QuestionSelection
-from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice
+from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, ledger_path
 from .paths import PathArg, as_optional_path, as_paths
 from .schemas import LabelPolicy, Question
 
@@ -326,7 +326,12 @@ class Request:
             path = self.files().dataset
             # The hash is only recorded with a look: a large set is not read again for a note.
             sha = file_sha256(path) if self.holdout.include else ""
-            notices = self.holdout.notices(
+            # The ledger's place comes from the file itself: the bundled example is shown as
+            # `ragtriage:example/...`, which names no folder (its ledger is in the temp dir).
+            policy = self.holdout
+            if policy.ledger is None:
+                policy = replace(policy, ledger=ledger_path(path))
+            notices = policy.notices(
                 (display_path(path), sha), len(held), command, [run.name for run in result.runs]
             )
             for notice in notices:

@@ -265,6 +265,29 @@ def test_example_ledger_goes_to_the_temporary_directory() -> None:
     assert ledger_path(Path("data/set.json")) == Path("data/set.holdout-ledger.jsonl")
 
 
+def test_the_example_records_its_holdout_looks_in_the_temporary_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from ragtriage import evaluate_files
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("USER", "carol")
+    code, _, err = _invoke("evaluate", "--example", "--include-holdout", "--format", "json")
+    assert (code, err) == (0, "")
+    evaluate_files(example=True, include_holdout=True)
+    ledger = tmp_path / "ragtriage-example.holdout-ledger.jsonl"
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [
+        (e["command"], e["evalset"], e["holdout_questions"], e["runs"], e["user"])
+        for e in entries
+    ] == [
+        ("evaluate", "ragtriage:example/data/evalset.json", 2, ["baseline", "improved"], "carol"),
+        ("evaluate", "ragtriage:example/data/evalset.json", 2, ["baseline", "improved"], "carol"),
+    ]
+
+
 def test_markdown_report_matches_the_golden_file(article_fixture: Path) -> None:
     code, out, _ = _invoke(
         "compare",
