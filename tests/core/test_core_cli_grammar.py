@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,37 @@ def test_the_grammar_table_lists_every_command(name: str) -> None:
         cell.split(" ")[0] == head and (not sub or sub in cell.replace("\\|", " ").split())
         for cell in cells
     ), name
+
+
+def _grammar_row(name: str, doc: str) -> str:
+    head, _, sub = name.partition(" ")
+    for line in doc.splitlines():
+        if not line.startswith("| `"):
+            continue
+        cell = line.split(" | ")[0].removeprefix("| ").strip("`")
+        if cell.split(" ")[0] == head and (not sub or sub in cell.replace("\\|", " ").split()):
+            return line
+    raise AssertionError(f"no row for `{name}` in docs/cli.md")
+
+
+@pytest.mark.parametrize(
+    "name", [n for n, c in sorted(COMMANDS.items()) if not isinstance(c, click.Group)]
+)
+def test_the_grammar_table_names_every_option(name: str) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    row = _grammar_row(name, doc)
+    named = set(re.findall(r"`(-[-\w/]+)", row))
+    groups = {
+        "dataset options": doc[doc.index('"Dataset options" below') : doc.index("A repeatable")],
+        "endpoint options": doc[doc.index("share one group of options") :].split("\n- ")[0],
+    }
+    for words, text in groups.items():
+        if words in row:
+            named |= set(re.findall(r"`(-[-\w/]+)", text))
+    flags = {f for part in named for f in part.split("/")}
+    missing = [
+        "/".join(option.opts)
+        for option in _options(COMMANDS[name]).values()
+        if option.name != "help" and not flags & {*option.opts, *option.secondary_opts}
+    ]
+    assert missing == [], f"docs/cli.md: the `{name}` row does not name {missing}"
