@@ -194,3 +194,38 @@ def test_the_grammar_table_names_every_option(name: str) -> None:
         if option.name != "help" and not flags & {*option.opts, *option.secondary_opts}
     ]
     assert missing == [], f"docs/cli.md: the `{name}` row does not name {missing}"
+
+
+def _documented_pages() -> list[Path]:
+    root = Path(__file__).resolve().parents[2]
+    return [
+        root / "README.md",
+        *sorted((root / "docs").glob("*.md")),
+        root / "src" / "ragtriage" / "example" / "README.md",
+    ]
+
+
+_COMMAND_LINE = re.compile(r"ragtriage ([a-z][a-z-]*)(?: ([a-z][a-z0-9]*))?([^\n`]*)")
+
+
+@pytest.mark.parametrize("page", _documented_pages(), ids=lambda p: p.name)
+def test_documented_command_lines_use_options_the_command_takes(page: Path) -> None:
+    # A line continued with a backslash, or inline code wrapped over two lines, is one command.
+    text = page.read_text(encoding="utf-8").replace("\\\n", " ")
+    text = re.sub(r"(?<!`)`([^`]+)`(?!`)", lambda m: "`" + m.group(1).replace("\n", " ") + "`", text)
+    wrong = []
+    for match in _COMMAND_LINE.finditer(text):
+        head, sub, rest = match.groups()
+        name = f"{head} {sub}" if f"{head} {sub}" in COMMANDS else head
+        command = COMMANDS.get(name)
+        if command is None or isinstance(command, click.Group):
+            continue
+        if name == head and sub:
+            rest = f" {sub}{rest}"
+        taken = {f for p in command.params for f in (*p.opts, *p.secondary_opts)} | {"--help", "-h"}
+        wrong += [
+            f"`ragtriage {name}` does not take {flag}: {match.group(0).strip()}"
+            for flag in re.findall(r"(?<![\w/-])(--?[A-Za-z][\w-]*)", rest)
+            if flag not in taken
+        ]
+    assert wrong == [], "\n".join(wrong)
