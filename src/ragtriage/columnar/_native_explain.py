@@ -56,6 +56,8 @@ from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import (
     NO_EVIDENCE,
     EvidenceFound,
+    Found,
+    InvalidCitations,
     Measure,
     PerQuestion,
     QuestionView,
@@ -63,7 +65,13 @@ from ..metrics import (
 )
 from ..schemas import LabelPolicy
 from ._native_labels import Added, with_labels
-from ._native_layers import StageItems, StageMatch, _owner
+from ._native_layers import (
+    StageItems,
+    StageMatch,
+    _owner,
+    cited_in_context,
+    validly_cited,
+)
 from ._native_questions import QuestionModels
 from ._native_read import Codes, EvalColumns
 from ._native_records import Records
@@ -130,6 +138,17 @@ class Explained:
         ]))
         self._found = keys % units
         self._found_at = np.searchsorted(keys, np.arange(run.row.size + 1, dtype=np.int64) * units)
+        # Per result: its claims without a valid citation, and each one's cited IDs outside the
+        # context (positions in the claim's citations).
+        inside = cited_in_context(run, codes)
+        self._claims = run.claim_offsets
+        self._bad = np.flatnonzero(~validly_cited(run, inside))
+        self._bad_at = np.searchsorted(
+            _owner(run.claim_offsets)[self._bad], np.arange(run.row.size + 1, dtype=np.int64)
+        )
+        self._cited = run.citations[1]
+        self._outside = np.flatnonzero(~inside)
+        self._outside_claim = _owner(self._cited)[self._outside]
         # Per result: its stale items and unreadable documents, by stage, in file order (few
         # results have any: held as sorted arrays).
         marks = []
@@ -168,10 +187,11 @@ class Explained:
                 out.append((ids[code], found))
         return tuple(out)
 
-    def found_of(self) -> Callable[[int, int], tuple[EvidenceFound, StageFlags]]:
+    def found_of(self) -> Callable[[int, int], Found]:
         """What the arrays found of a question row's result (by row and result index):
-        where its required groups are satisfied, and its stale items and unreadable
-        documents per stage. A look-up that holds nothing else of the run."""
+        where its required groups are satisfied, its stale items and unreadable documents
+        per stage, its claims without a valid citation. A look-up that holds nothing else of
+        the run."""
         groups, first, ids = self._groups, self._first, self._ids
         found, found_at = self._found, self._found_at
         mark_key, mark_code, marks_at = self._mark_key, self._mark_code, self._marks_at
@@ -201,10 +221,24 @@ class Explained:
                 tuple(tuple(seen[2 * n + 1]) for n in range(stages)),
             )
 
-        def both(row: int, result: int) -> tuple[EvidenceFound, StageFlags]:
-            return evidence(row, result), flagged(result)
+        claims, bad, bad_at = self._claims, self._bad, self._bad_at
+        cited, outside, outside_claim = self._cited, self._outside, self._outside_claim
 
-        return both
+        def invalid(result: int) -> InvalidCitations:
+            start, end = bad_at[result], bad_at[result + 1]
+            if start == end:
+                return ()
+            out = []
+            for claim in bad[start:end].tolist():
+                lo, hi = np.searchsorted(outside_claim, (claim, claim + 1)).tolist()
+                positions = (outside[lo:hi] - cited[claim]).tolist()
+                out.append((claim - int(claims[result]), tuple(positions)))
+            return tuple(out)
+
+        def of(row: int, result: int) -> Found:
+            return evidence(row, result), flagged(result), invalid(result)
+
+        return of
 
 
 CHUNK = 1_000

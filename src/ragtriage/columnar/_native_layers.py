@@ -252,18 +252,8 @@ def run_layers(
         _ratio(supported, judged, (n_claims > 0) & (judged > 0)),
         cannot_judge=per_row(_count(claim_owner, state == 2, n)),
     )
-    cited, cited_offsets = run.citations
-    cited_claim = _owner(cited_offsets)
-    cited_result = claim_owner[cited_claim]
     ctx_items, ctx_owner = stage(run.context)
-    units = int(codes.document_of.size) + 1  # a key stride past every snapshot code
-    ctx_keys = np.sort(ctx_owner * units + ctx_items)
-    cite_keys = np.where(cited >= 0, cited_result * units + cited, -1)
-    at = np.minimum(np.searchsorted(ctx_keys, cite_keys), max(ctx_keys.size - 1, 0))
-    inside = (ctx_keys[at] == cite_keys) if ctx_keys.size else np.zeros(cited.size, dtype=bool)
-    n_claim = int(state.size)
-    bad = _count(cited_claim, ~inside, n_claim)
-    valid_claim = (np.diff(cited_offsets) > 0) & (bad == 0)
+    valid_claim = validly_cited(run, cited_in_context(run, codes))
     valid = per_row(_count(claim_owner, valid_claim, n))
     scores["citation_validity"] = _ratio(valid, n_claims, n_claims > 0)
 
@@ -368,6 +358,32 @@ def run_layers(
         "injection_in_context": injected,
     }
     return scores, found
+
+
+def cited_in_context(run: RunColumns, codes: Codes) -> np.ndarray:
+    """Per cited ID (`run.citations`, flat per claim): it names an item of its result's final
+    context (an ID the snapshot does not know never does)."""
+    cited, cited_offsets = run.citations
+    cited_result = _owner(run.claim_offsets)[_owner(cited_offsets)]
+    ctx_items, ctx_offsets = run.context
+    if not ctx_items.size:
+        return np.zeros(cited.size, dtype=bool)
+    units = int(codes.document_of.size) + 1  # a key stride past every snapshot code
+    ctx_keys = np.sort(_owner(ctx_offsets) * units + ctx_items)
+    cite_keys = np.where(cited >= 0, cited_result * units + cited, -1)
+    at = np.minimum(np.searchsorted(ctx_keys, cite_keys), ctx_keys.size - 1)
+    found: np.ndarray = ctx_keys[at] == cite_keys
+    return found
+
+
+def validly_cited(run: RunColumns, inside: np.ndarray) -> np.ndarray:
+    """Per claim: it cites something, and only items of the final context (`inside`:
+    `cited_in_context`). The `citation_validity` rule, also the `invalid_citation` stage's and
+    the details' (`QuestionView.invalid_citations`)."""
+    offsets = run.citations[1]
+    outside = _count(_owner(offsets), ~inside, int(offsets.size) - 1)
+    valid: np.ndarray = (np.diff(offsets) > 0) & (outside == 0)
+    return valid
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from ..detectors import stage_items
 from ..metrics import QuestionView
 from ..metrics.stale import stale_ids
-from ..metrics.support import invalid_citations
 from ._model import Finding
 
 VERSION_CONFLICT_TAG = "version-conflict"
@@ -113,7 +112,7 @@ def check_invalid_citation(view: QuestionView) -> Finding | None:
         return None
     bad: list[str] = []
     ids: list[str] = []
-    for claim_id, outside in invalid_citations(view):
+    for claim_id, outside in view.invalid_citations:
         if outside:
             bad.append(f"{claim_id} cites {', '.join(outside)}, not in the context")
         else:

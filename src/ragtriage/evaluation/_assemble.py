@@ -26,7 +26,6 @@ from ..metrics import (
     Score,
     aggregate,
 )
-from ..metrics.support import invalid_citations
 from ..schemas import Provenance, Question
 from ._result import LevelChoice, QuestionRecord, RunEvaluation, ViewBuilder
 
@@ -47,7 +46,7 @@ def question_details(
         if ids:
             out[f"stale_{stage}"] = ids
     claims = view.claims or ()
-    bad = tuple(claim_id for claim_id, _ in invalid_citations(view))
+    bad = tuple(claim_id for claim_id, _ in view.invalid_citations)
     if bad:
         out["invalid_citation_claims"] = bad
     unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")

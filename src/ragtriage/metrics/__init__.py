@@ -30,14 +30,24 @@ from ._registry import (
 )
 
 if TYPE_CHECKING:
-    from ._views import NO_EVIDENCE, ClaimView, EvidenceFound, FactView, QuestionView, build_view
+    from ._views import (
+        NO_EVIDENCE,
+        ClaimView,
+        EvidenceFound,
+        FactView,
+        Found,
+        InvalidCitations,
+        QuestionView,
+        build_view,
+    )
 
 # The views (and the loading and schemas they read) are imported on first use: the rank
 # measures (`trec-eval`) need none of them.
 _LAZY = {
     name: "._views"
     for name in (
-        "NO_EVIDENCE", "ClaimView", "EvidenceFound", "FactView", "QuestionView", "build_view",
+        "NO_EVIDENCE", "ClaimView", "EvidenceFound", "FactView", "Found", "InvalidCitations",
+        "QuestionView", "build_view",
     )
 }
 
@@ -49,6 +59,8 @@ __all__ = [
     "ClaimView",
     "EvidenceFound",
     "FactView",
+    "Found",
+    "InvalidCitations",
     "Layer",
     "Measure",
     "MetricSpec",

@@ -90,6 +90,14 @@ class EvidenceFound:
 NO_EVIDENCE = EvidenceFound((), frozenset())
 """The evidence of a question without required groups."""
 
+InvalidCitations = tuple[tuple[int, tuple[int, ...]], ...]
+"""A result's claims without a valid citation, in claim order, as the engine found them: (the
+claim's index, the positions in its citations of the IDs outside the final context); no
+positions: the claim cites nothing."""
+
+Found = tuple[EvidenceFound, StageFlags, InvalidCitations]
+"""What the engine found of one result, for its view (`build_view`)."""
+
 
 @dataclass(frozen=True, eq=False)
 class QuestionView:
@@ -128,6 +136,10 @@ class QuestionView:
     """Where its required groups are satisfied (the engine's matcher)."""
     flags: StageFlags
     """Stale items and unreadable documents per stage (the engine's)."""
+    invalid_citations: tuple[tuple[str, tuple[str, ...]], ...]
+    """The claims without a valid citation, in claim order (the engine's `citation_validity`
+    rule): (claim ID, the cited IDs that were not in the final context); no IDs: the claim
+    cites nothing."""
     stale_labels: tuple[str, ...] = ()
     """Claim and fact IDs with a label made against another context (not used; `labels_trust`)."""
     held: QuestionResult | None = field(default=None, repr=False)
@@ -245,7 +257,7 @@ def build_view(
     level: EvidenceLevel,
     k: int | None,
     policy: LabelPolicy,
-    found: tuple[EvidenceFound, StageFlags],
+    found: Found,
     held: QuestionResult | None = None,
 ) -> QuestionView:
     """Resolve one result, as parsed JSON that the first read's checks accepted (or a
@@ -315,6 +327,7 @@ def build_view(
                 )
             )
         claims = tuple(views)
+    evidence, flags, invalid = found
     facts = []
     for fact in question.reference_facts:
         mine = [lab for lab in fact_labels if lab["fact_id"] == fact.id]
@@ -338,7 +351,12 @@ def build_view(
         derived,
         claims,
         tuple(facts),
-        *found,
+        evidence,
+        flags,
+        tuple(
+            (claim.claim_id, tuple(claim.citations[at] for at in outside))
+            for claim, outside in ((claims[number], outside) for number, outside in invalid)
+        ) if claims else (),
         tuple(stale),
         held,
     )

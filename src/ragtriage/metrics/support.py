@@ -7,22 +7,7 @@ from typing import TYPE_CHECKING
 from ._registry import MetricSpec, register
 
 if TYPE_CHECKING:  # the views load on first use, not by trec-eval
-    from ._views import QuestionView
-
-
-def invalid_citations(view: QuestionView) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The claims without a valid citation, in claim order: (claim ID, the cited IDs that
-    were not in the final context); an empty tuple of IDs means the claim cites nothing.
-
-    The one rule behind `citation_validity`, the `invalid_citation` stage and the details.
-    """
-    context = set(view.context)
-    out = []
-    for claim in view.claims or ():
-        outside = tuple(i for i in claim.citations if i not in context)
-        if not claim.citations or outside:
-            out.append((claim.claim_id, outside))
-    return tuple(out)
+    pass
 
 
 CLAIM_SUPPORT = register(
