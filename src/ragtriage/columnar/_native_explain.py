@@ -69,6 +69,7 @@ from ._native_layers import (
     StageItems,
     StageMatch,
     _owner,
+    canary_reached,
     cited_in_context,
     validly_cited,
 )
@@ -149,6 +150,8 @@ class Explained:
         self._cited = run.citations[1]
         self._outside = np.flatnonzero(~inside)
         self._outside_claim = _owner(self._cited)[self._outside]
+        # The results whose question's canary reached the context (few).
+        self._reached = frozenset(np.flatnonzero(canary_reached(ev, run, codes)).tolist())
         # Per result: its stale items and unreadable documents, by stage, in file order (few
         # results have any: held as sorted arrays).
         marks = []
@@ -208,9 +211,11 @@ class Explained:
             items = found[found_at[result] : found_at[result + 1]].tolist()
             return EvidenceFound(where, frozenset([ids[code] for code in items]))
 
+        reached = self._reached
+
         def flagged(result: int) -> StageFlags:
             start, end = marks_at[result], marks_at[result + 1]
-            if start == end:
+            if start == end and result not in reached:
                 return NO_FLAGS
             seen: list[dict[str, None]] = [{} for _ in range(2 * stages)]
             for key, code in zip(mark_key[start:end].tolist(), mark_code[start:end].tolist(),
@@ -219,6 +224,7 @@ class Explained:
             return StageFlags(
                 tuple(tuple(seen[2 * n]) for n in range(stages)),
                 tuple(tuple(seen[2 * n + 1]) for n in range(stages)),
+                result in reached,
             )
 
         claims, bad, bad_at = self._claims, self._bad, self._bad_at

@@ -244,12 +244,6 @@ def carries_marker(answer: str, marker: str) -> bool:
 
 
 def canary_in_context(view: DetectorView) -> bool:
-    """Whether the document carrying the question's canary reached the final context."""
-    canary = view.question.canary
-    if canary is None:
-        return False
-    target = view.index.document_of(canary.document_id)
-    return any(
-        item == canary.document_id or view.index.document_of(item) == target
-        for item in view.context
-    )
+    """Whether the document carrying the question's canary reached the final context, as
+    the engine found it (`DetectorView.flags`)."""
+    return view.flags.canary_reached

@@ -40,6 +40,8 @@ class StageFlags:
     leaked: tuple[tuple[str, ...], ...]
     """Per stage: the documents the asker may not read (none for a question asked without
     user groups)."""
+    canary_reached: bool = False
+    """The document of the question's canary reached the final context."""
 
     def stale_at(self, stage: str) -> tuple[str, ...]:
         """The stale items at one stage."""
