@@ -150,6 +150,10 @@ class Explained:
         self._cited = run.citations[1]
         self._outside = np.flatnonzero(~inside)
         self._outside_claim = _owner(self._cited)[self._outside]
+        # Per result: the reader's sensitive-content scan found nothing in its answer (None:
+        # the answers were not scanned).
+        scanned = run.sensitive_answer.size == run.row.size
+        self._clean_answers = ~run.sensitive_answer if scanned else None
         # The results whose question's canary reached the context (few).
         self._reached = frozenset(np.flatnonzero(canary_reached(ev, run, codes)).tolist())
         # Per result: its stale items and unreadable documents, by stage, in file order (few
@@ -189,6 +193,12 @@ class Explained:
             if found:
                 out.append((ids[code], found))
         return tuple(out)
+
+    def sensitive_answer(self, result: int) -> tuple[SensitiveFinding, ...] | None:
+        """No findings for an answer the reader's scan found clean (None: left to
+        `detectors.scan_view`: an answer with findings, or answers not scanned)."""
+        clean = self._clean_answers
+        return () if clean is not None and clean[result] else None
 
     def found_of(self) -> Callable[[int, int], Found]:
         """What the arrays found of a question row's result (by row and result index):
@@ -352,6 +362,7 @@ def run_evaluation(
                 details = question_details(
                     view, flagged_context=explained.flagged(result),
                     sensitive_context=explained.sensitive(result),
+                    sensitive_answer=explained.sensitive_answer(result),
                 )
                 records.append(question_record(view, computed, details, left_out))
                 verdicts.append(diagnose_view(view, fired.get(n, every)))

@@ -20,7 +20,7 @@ from .permissions import (
     check_permissions,
     summarize_permissions,
 )
-from .sensitive import ContextFindings, default_sensitive_config, scan_view
+from .sensitive import ContextFindings, SensitiveFinding, default_sensitive_config, scan_view
 from .view import DetectorView
 
 
@@ -29,6 +29,7 @@ def boundary_details(
     *,
     flagged_context: tuple[str, ...] | None = None,
     sensitive_context: ContextFindings | None = None,
+    sensitive_answer: tuple[SensitiveFinding, ...] | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """Per-question IDs behind the boundary checks (keys present only when non-empty).
 
@@ -41,7 +42,7 @@ def boundary_details(
     `flagged_context`: the IDs `flag_context` gives for this view, when the caller already
     scanned the context texts (the engine's scan of every text, once); None: scanned
     here. `sensitive_context`: likewise, the sensitive findings of the context's texts
-    (`scan_view`'s `context`).
+    (`scan_view`'s `context`); `sensitive_answer`, the answer's (`scan_view`'s `answer`).
     """
     out: dict[str, tuple[str, ...]] = {}
     check = check_permissions(view)
@@ -59,7 +60,7 @@ def boundary_details(
         and canary_obeyed(view.question, view.answer)
     ):
         out["canary_obeyed"] = (canary.document_id,)
-    scan = scan_view(view, context=sensitive_context)
+    scan = scan_view(view, context=sensitive_context, answer=sensitive_answer)
     if scan.answer:
         out["sensitive_answer"] = tuple(f.label() for f in scan.answer)
     if scan.context:

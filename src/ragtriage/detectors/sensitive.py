@@ -280,14 +280,17 @@ def scan_view(
     config: SensitiveConfig | None = None,
     *,
     context: ContextFindings | None = None,
+    answer: tuple[SensitiveFinding, ...] | None = None,
 ) -> SensitiveScan:
     """Scan one question's answer and final-context texts.
 
     `context`: the context's findings when the caller already scanned its texts (the
     engine scans each snapshot item's text once, for every question that has it in
-    its context); None: scanned here.
+    its context); None: scanned here. `answer`: likewise, the answer's (the engine gives
+    none for an answer its scan found clean).
     """
-    answer = find_sensitive(view.answer or "", config)
+    if answer is None:
+        answer = find_sensitive(view.answer or "", config)
     if context is None:
         found_in = []
         for item_id, text in view.context_texts:

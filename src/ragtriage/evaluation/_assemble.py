@@ -14,6 +14,7 @@ from ..detectors import (
     PERMISSION_STAGES,
     ContextFindings,
     RunBoundaries,
+    SensitiveFinding,
     boundary_details,
 )
 from ..diagnosis import RunDiagnosis
@@ -35,11 +36,13 @@ def question_details(
     *,
     flagged_context: tuple[str, ...] | None = None,
     sensitive_context: ContextFindings | None = None,
+    sensitive_answer: tuple[SensitiveFinding, ...] | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """The IDs behind one question's numbers (`QuestionRecord.details`).
 
     Found already by the caller (the engine, from its arrays), else here:
-    `flagged_context` and `sensitive_context` (see `detectors.boundary_details`).
+    `flagged_context`, `sensitive_context` and `sensitive_answer` (see
+    `detectors.boundary_details`).
     """
     out: dict[str, tuple[str, ...]] = {}
     for stage, ids in zip(PERMISSION_STAGES, view.flags.stale, strict=True):
@@ -73,7 +76,8 @@ def question_details(
             )
     out.update(
         boundary_details(
-            view, flagged_context=flagged_context, sensitive_context=sensitive_context
+            view, flagged_context=flagged_context, sensitive_context=sensitive_context,
+            sensitive_answer=sensitive_answer,
         )
     )
     return out
