@@ -160,7 +160,7 @@ def run_engine(
         found = match_stages(ev, run, matcher), items_at_stages(ev, run, codes)
         scores, findings = run_layers(ev, run, codes, found, flags, sensitive)
         scores.update(rank_scores(ev, run, found[0], chosen))
-        explained = Explained(ev, run, codes, found, flags, index)
+        explained = Explained(ev, run, codes, found, flags, index, level)
         del found
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
@@ -168,7 +168,7 @@ def run_engine(
     # The explanations need none of these (at a million questions, several hundred MB).
     del ev, matcher, flags, sensitive, answered
     # Every check has passed: the questions are read as models only where they are used,
-    # a chunk at a time: here for a filter, else by the explanations (with their levels).
+    # a chunk at a time: here for a filter, else by the explanations.
     questions = QuestionModels(inputs.evalset, ids)
     rows: list[int] = list(range(n))
     held = np.ones(n, dtype=bool)
@@ -182,7 +182,7 @@ def run_engine(
     out = [
         run_evaluation(
             source, run, [row for row in rows if row not in missing], questions,
-            (index, level, policy), arrays, chosen, labels.get(run.header.name, {}),
+            (index, policy), arrays, chosen, labels.get(run.header.name, {}),
             RunExtras(
                 tuple(row for row in rows if row in missing),
                 _self_labelled(run, ids, chosen, held),

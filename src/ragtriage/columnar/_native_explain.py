@@ -45,9 +45,7 @@ from ..evaluation import (
     QuestionRecord,
     RunEvaluation,
     assemble_run,
-    k_was_used,
     question_details,
-    question_level,
     question_record,
     run_evidence_level,
 )
@@ -102,9 +100,11 @@ class Explained:
     def __init__(
         self, ev: EvalColumns, run: RunColumns, codes: Codes,
         found: tuple[dict[str, StageMatch], dict[str, StageItems]],
-        flags: SnapshotFlags, index: SnapshotIndex,
+        flags: SnapshotFlags, index: SnapshotIndex, level: LevelChoice,
     ) -> None:
         matched, at_stages = found
+        self._level, self._document_level = level, ev.level_document
+        self._requires = np.diff(ev.group_offsets) > 0
         items, offsets = run.context
         owner = _owner(offsets)
         flagged = run.context_flag > 0
@@ -194,6 +194,31 @@ class Explained:
                 out.append((ids[code], found))
         return tuple(out)
 
+    def level_of(self) -> Callable[[int], EvidenceLevel]:
+        """A question row's evidence level: the level asked for, or for `auto` what its
+        required evidence IDs name (all documents: `document`, else `chunk`; the reader's
+        `EvalColumns.level_document`)."""
+        choice, document = self._level, self._document_level
+
+        def level(row: int) -> EvidenceLevel:
+            if choice != "auto":
+                return choice
+            return "document" if document[row] else "chunk"
+
+        return level
+
+    def run_level(self, rows: Sequence[int]) -> str:
+        """A run's evidence level over its question rows (with or without a result): the one
+        level its questions that require evidence share, `mixed`, or `document` when none
+        requires any."""
+        at = np.asarray(rows, dtype=np.int64)
+        at = at[self._requires[at]]
+        if self._level != "auto" and at.size:
+            return self._level
+        document = self._document_level[at]
+        levels = {"document"} if document.any() else set()
+        return run_evidence_level(levels | ({"chunk"} if not document.all() else set()))
+
     def sensitive_answer(self, result: int) -> tuple[SensitiveFinding, ...] | None:
         """No findings for an answer the reader's scan found clean (None: left to
         `detectors.scan_view`: an answer with findings, or answers not scanned)."""
@@ -270,16 +295,15 @@ _SENT = 10
 
 _Part = tuple[
     list[QuestionRecord], list[QuestionDiagnosis], list[dict[str, LabelSources]],
-    list[RunBoundaries], bool, set[EvidenceLevel],
+    list[RunBoundaries],
 ]
 """Explanations of consecutive chunks: records, verdicts, label sources and boundary section
-per chunk, whether k cut some view's ranking, and the evidence levels of the questions that
-require evidence."""
+per chunk."""
 
 
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
-    views_of: tuple[SnapshotIndex, LevelChoice, LabelPolicy],
+    views_of: tuple[SnapshotIndex, LabelPolicy],
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], Explained],
     chosen: tuple[Measure, ...], added: Added, extras: RunExtras,
     workers: int = 1,
@@ -289,11 +313,11 @@ def run_evaluation(
     questions at a time (label sources and boundaries merged over the chunks), the chunks
     spread over up to `workers` processes (this one and forked ones) when there are many; the
     result builds its views again from the files when asked for them. Each question is read
-    as a model here, where its view needs it (and its evidence level is found from it, see
-    `question_level`). `added`: the run's labels from label files; `rows` are the rows it
+    as a model here, where its view needs it. `added`: the run's labels from label files;
+    `rows` are the rows it
     answered (`extras.no_result`: the others). `arrays` are consumed: their score and finding
     columns are emptied once read."""
-    index, choice, policy = views_of
+    index, policy = views_of
     scores, findings, explained = arrays
     by_row = np.empty(len(questions.ids), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
@@ -303,7 +327,7 @@ def run_evaluation(
         return with_labels(record, added)
 
     # What the views need, and nothing more: the result keeps `build` for its views.
-    k, found_of = run.k, explained.found_of()
+    k, found_of, level_of = run.k, explained.found_of(), explained.level_of()
 
     def build(part: Sequence[int]) -> list[QuestionView]:
         at = [int(by_row[row]) for row in part]
@@ -313,7 +337,7 @@ def run_evaluation(
         models = questions.at(part)
         return [
             build_view(
-                models[row], found[n], index, question_level(choice, index, models[row]), k,
+                models[row], found[n], index, level_of(row), k,
                 policy, found_of(row, n),
                 None if held is None else held[n],
             )
@@ -349,8 +373,6 @@ def run_evaluation(
         verdicts: list[QuestionDiagnosis] = []
         sources = []
         bounds = []
-        k_used = False
-        required: set[EvidenceLevel] = set()
         for start in starts:
             part = rows[start : start + CHUNK]
             views = build(part)
@@ -366,14 +388,11 @@ def run_evaluation(
                 )
                 records.append(question_record(view, computed, details, left_out))
                 verdicts.append(diagnose_view(view, fired.get(n, every)))
-                if view.question.required_evidence:
-                    required.add(view.level)
             mine = records[done:]
-            k_used = k_used or k_was_used(views)
             sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
             bounds.append(run_boundaries(views, extras.self_labelled, [r.details for r in mine]))
             del views  # before the next chunk's are built: one chunk's views alive at a time
-        return records, verdicts, sources, bounds, k_used, required
+        return records, verdicts, sources, bounds
 
     chunks = list(range(0, len(rows), CHUNK))
     shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
@@ -393,15 +412,10 @@ def run_evaluation(
     verdicts = [v for part in parts for v in part[1]]
     sources = [s for part in parts for s in part[2]]
     bounds = [b for part in parts for b in part[3]]
-    k_used = not rows or any(part[4] for part in parts)
+    # Whether k cut some result's ranking (a run without results says nothing about k).
+    k_used = not rows or bool(run.context_derived[result_of].any())
     # The run's level: its questions' that require evidence, with or without a result.
-    unanswered = (  # read a chunk at a time: a run may lack most results (`allow_missing`)
-        question_level(choice, index, question)
-        for found in questions.chunks(extras.no_result)
-        for question in found.values()
-        if question.required_evidence
-    )
-    level = run_evidence_level([*(level for part in parts for level in part[5]), *unanswered])
+    level = explained.run_level([*rows, *extras.no_result])
     no_result = tuple(questions.ids[row] for row in extras.no_result)
     row_of: dict[str, int] = {}  # made when views are first asked for
 

@@ -3,9 +3,7 @@ and how one run's result is put together from its records (the engine, `columnar
 
 from ._assemble import (
     assemble_run,
-    k_was_used,
     question_details,
-    question_level,
     question_record,
     run_evidence_level,
 )
@@ -31,10 +29,8 @@ __all__ = [
     "ViewBuilder",
     "assemble_run",
     "k_not_used_note",
-    "k_was_used",
     "no_result_note",
     "question_details",
-    "question_level",
     "question_record",
     "run_evidence_level",
 ]

@@ -18,7 +18,6 @@ from ..detectors import (
     boundary_details,
 )
 from ..diagnosis import RunDiagnosis
-from ..loading import EvidenceLevel, SnapshotIndex
 from ..metrics import (
     Aggregate,
     Measure,
@@ -27,8 +26,8 @@ from ..metrics import (
     Score,
     aggregate,
 )
-from ..schemas import Provenance, Question
-from ._result import LevelChoice, QuestionRecord, RunEvaluation, ViewBuilder
+from ..schemas import Provenance
+from ._result import QuestionRecord, RunEvaluation, ViewBuilder
 
 
 def question_details(
@@ -81,14 +80,6 @@ def question_details(
         )
     )
     return out
-
-
-def question_level(choice: LevelChoice, index: SnapshotIndex, q: Question) -> EvidenceLevel:
-    """How one question's evidence is matched: `choice`, or for `auto` what its required
-    evidence IDs name (documents, chunks or spans)."""
-    if choice != "auto":
-        return choice
-    return index.evidence_level(i for g in q.required_evidence for i in g.any_of)
 
 
 def _aggregates(
@@ -145,12 +136,6 @@ def question_record(
         latency_ms=view.latency_ms,
         cost_usd=view.cost_usd,
     )
-
-
-def k_was_used(views: Sequence[QuestionView]) -> bool:
-    """Whether k cut some view's ranking (a run without results says nothing about k: shown
-    as given)."""
-    return not views or any(v.context_derived for v in views)
 
 
 def assemble_run(

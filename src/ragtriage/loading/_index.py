@@ -78,7 +78,3 @@ class SnapshotIndex:
         if doc is None or doc.access_groups is None or groups is None:
             return True
         return bool(set(doc.access_groups) & set(groups))
-
-    def evidence_level(self, required_ids: Iterable[str]) -> EvidenceLevel:
-        """`document` when every required ID is a document ID, else `chunk`."""
-        return "document" if all(i in self.documents for i in required_ids) else "chunk"
