@@ -18,7 +18,7 @@ from ragtriage.evaluation import Evaluation, RunEvaluation
 from ragtriage.request import Request
 
 from .evaluate import OracleEvaluation
-from .measures import Score
+from .measures import Score, invalid_citations, leaked, stage_items
 from .strategies import Generated, write
 from .views import View
 
@@ -91,6 +91,33 @@ def _evidence(view: View) -> tuple[tuple[tuple[int | None, ...], ...], frozenset
     return first, items
 
 
+_STAGES = ("candidates", "context", "cited", "support")
+_ITEM_KEYS = (
+    *(f"stale_{stage}" for stage in _STAGES),
+    *(f"permission_leak_{stage}" for stage in _STAGES),
+    "invalid_citation_claims",
+)
+"""The details naming a question's stale items, unreadable documents and invalid claims."""
+
+
+def _details(view: View) -> dict[str, tuple[str, ...]]:
+    """The IDs behind a question's stale, permission and citation numbers, as a record's
+    details name them (a key only when it names something)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for stage in _STAGES:
+        stale = tuple(i for i in stage_items(view, stage) if view.snapshot.is_stale(i))
+        if stale:
+            out[f"stale_{stage}"] = stale
+    for stage in _STAGES:
+        documents = leaked(view, stage)
+        if documents:
+            out[f"permission_leak_{stage}"] = documents
+    bad = tuple(claim for claim, _ in invalid_citations(view))
+    if bad:
+        out["invalid_citation_claims"] = bad
+    return out
+
+
 def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
     """Every difference between the oracle and the engine's `evaluation` (empty: none)."""
     out: list[str] = []
@@ -107,6 +134,10 @@ def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> lis
             evidence = _evidence(oq.view)
             if (view.evidence.first, view.evidence.items) != evidence:
                 out.append(f"{where} evidence: engine {view.evidence}, oracle {evidence}")
+            details = _details(oq.view)
+            shown = {key: ids for key, ids in rec.details.items() if key in _ITEM_KEYS}
+            if shown != details:
+                out.append(f"{where} details: engine {shown}, oracle {details}")
             for name, want in oq.scores.items():
                 got = rec.scores[name]
                 if (got is None) != (want is None):
