@@ -139,6 +139,9 @@ class Explained:
         ]))
         self._found = keys % units
         self._found_at = np.searchsorted(keys, np.arange(run.row.size + 1, dtype=np.int64) * units)
+        # Per result: its candidates, reranked list and context (as snapshot codes).
+        self._lists = (run.candidates, run.reranked, run.context)
+        self._has_reranked, self._derived = run.has_reranked, run.context_derived
         # Per result: its claims without a valid citation, and each one's cited IDs outside the
         # context (positions in the claim's citations).
         inside = cited_in_context(run, codes)
@@ -276,8 +279,19 @@ class Explained:
                 out.append((claim - int(claims[result]), tuple(positions)))
             return tuple(out)
 
+        ids_at, reranked, derived = self._lists, self._has_reranked, self._derived
+
+        def listed(stage: int, result: int) -> tuple[str, ...]:
+            items, offsets = ids_at[stage]
+            return tuple([ids[code] for code in items[offsets[result] : offsets[result + 1]]
+                          .tolist()])
+
         def of(row: int, result: int) -> Found:
-            return evidence(row, result), flagged(result), invalid(result)
+            return Found(
+                listed(0, result), listed(1, result) if reranked[result] else None,
+                listed(2, result), bool(derived[result]), evidence(row, result),
+                flagged(result), invalid(result),
+            )
 
         return of
 

@@ -95,8 +95,25 @@ InvalidCitations = tuple[tuple[int, tuple[int, ...]], ...]
 claim's index, the positions in its citations of the IDs outside the final context); no
 positions: the claim cites nothing."""
 
-Found = tuple[EvidenceFound, StageFlags, InvalidCitations]
-"""What the engine found of one result, for its view (`build_view`)."""
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What the engine found of one result, for its view (`build_view`)."""
+
+    candidates: tuple[str, ...]
+    """First-stage ranking IDs."""
+    reranked: tuple[str, ...] | None
+    """Reranked IDs, if a reranking stage ran."""
+    context: tuple[str, ...]
+    """IDs of the final context: recorded, else the top k of the final ranking."""
+    context_derived: bool
+    """The context is the top k of the final ranking (none recorded)."""
+    evidence: EvidenceFound
+    """Where its required groups are satisfied."""
+    flags: StageFlags
+    """Stale items and unreadable documents per stage, whether the canary reached the
+    context."""
+    invalid: InvalidCitations
+    """Its claims without a valid citation."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,22 +279,12 @@ def build_view(
 ) -> QuestionView:
     """Resolve one result, as parsed JSON that the first read's checks accepted (or a
     model's JSON form), against its question and the snapshot. `found`: what the engine
-    found of it (`QuestionView.evidence` and `flags`); `held`: the result's model when the
-    caller holds it (see `QuestionView.held`)."""
-    # Snapshot IDs, each held once (the details and findings of a million questions name
-    # them again and again).
+    found of it (its rankings and context as snapshot IDs, each ID's text held once for all
+    views; where its evidence is; its stale and unreadable items; its invalid claims);
+    `held`: the result's model when the caller holds it (see `QuestionView.held`)."""
     intern = sys.intern
-    candidates = tuple([intern(item["id"]) for item in record.get("candidates", ())])
-    raw_reranked = record.get("reranked")
-    reranked = (
-        None if raw_reranked is None else tuple([intern(item["id"]) for item in raw_reranked])
-    )
-    ranking = reranked if reranked is not None else candidates
+    context = found.context
     raw_context = record.get("context")
-    if raw_context is not None:
-        context, derived = tuple([intern(item["id"]) for item in raw_context]), False
-    else:
-        context, derived = (ranking[:k] if k is not None else ranking), True
     raw_claims = record.get("claims")
     fact_labels: Sequence[Label] = record.get("fact_labels", ())
     # A label made against another context (text, order, k) is stale: excluded, counted. The
@@ -327,7 +334,6 @@ def build_view(
                 )
             )
         claims = tuple(views)
-    evidence, flags, invalid = found
     facts = []
     for fact in question.reference_facts:
         mine = [lab for lab in fact_labels if lab["fact_id"] == fact.id]
@@ -345,17 +351,17 @@ def build_view(
         index,
         level,
         k,
-        candidates,
-        reranked,
+        found.candidates,
+        found.reranked,
         context,
-        derived,
+        found.context_derived,
         claims,
         tuple(facts),
-        evidence,
-        flags,
+        found.evidence,
+        found.flags,
         tuple(
             (claim.claim_id, tuple(claim.citations[at] for at in outside))
-            for claim, outside in ((claims[number], outside) for number, outside in invalid)
+            for claim, outside in ((claims[n], outside) for n, outside in found.invalid)
         ) if claims else (),
         tuple(stale),
         held,
