@@ -113,10 +113,10 @@ class Explained:
         ids = list(codes.code)
         self._ids, self._index = ids, index
         self._items, self._offsets = items, offsets
-        # A result with an ID the snapshot does not know is scanned on its view (`flag_context`).
-        self._unknown = set(owner[items < 0].tolist())
-        # So is one whose context records a text (the recorded text wins for its ID).
-        self._recorded = set(owner[~side].tolist())
+        # A result whose context records a text is scanned for sensitive values on its view
+        # (the recorded text wins for its ID). Every context ID is the snapshot's: the reader
+        # refuses one it does not know.
+        self._recorded = np.bincount(owner[~side], minlength=run.row.size) > 0
         self._sensitive: dict[int, tuple[SensitiveFinding, ...]] = {}
         self._flagged: dict[int, list[str]] = {}
         for at in np.flatnonzero(flagged).tolist():
@@ -177,14 +177,14 @@ class Explained:
             flagged_items[0][order], np.arange(run.row.size + 1, dtype=np.int64)
         )
 
-    def flagged(self, result: int) -> tuple[str, ...] | None:
-        """The flagged context IDs of a result (None: left to `flag_context`)."""
-        return None if result in self._unknown else tuple(self._flagged.get(result, ()))
+    def flagged(self, result: int) -> tuple[str, ...]:
+        """The flagged context IDs of a result."""
+        return tuple(self._flagged.get(result, ()))
 
     def sensitive(self, result: int) -> ContextFindings | None:
         """The sensitive findings of a result's context texts, each snapshot item's text
         scanned once for the run (None: left to `detectors.scan_view`)."""
-        if result in self._unknown or result in self._recorded:
+        if self._recorded[result]:
             return None
         known, ids = self._sensitive, self._ids
         out = []
