@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
 from collections.abc import Collection
@@ -18,8 +19,17 @@ _MAX_FOUND = 80
 
 
 def found_text(value: object) -> str:
-    """A value as it appears in an error message (the `found` part), shortened when long."""
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    """A value as it appears in an error message (the `found` part), shortened when long.
+
+    A TOML date or time (which JSON lacks) is shown as written; any other value JSON cannot
+    write (inside a table, or from a Python caller) as its text, never a crash.
+    """
+    if isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, datetime.date | datetime.time):
+        text = str(value)
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= _MAX_FOUND else text[: _MAX_FOUND - 3] + "..."
 
 

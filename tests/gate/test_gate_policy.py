@@ -68,6 +68,26 @@ max_mean_usd = -1
     ]
 
 
+def test_toml_dates_and_times_are_named_as_written(tmp_path: Path) -> None:
+    # TOML has dates and times, JSON has none: the message shows them, never a traceback
+    path = _write(
+        tmp_path,
+        """
+[[threshold]]
+metric = 07:32:00
+min = 1979-05-27
+[latency]
+p95_ms = {at = 1979-05-27T07:32:00Z}
+""",
+    )
+    assert sorted(_messages(path)) == [
+        f"{path}: latency.p95_ms: expected a valid number; "
+        'found {"at": "1979-05-27 07:32:00+00:00"}',
+        f"{path}: threshold[0].metric: expected a valid string; found 07:32:00",
+        f"{path}: threshold[0].min: expected a valid number; found 1979-05-27",
+    ]
+
+
 def test_semantic_problems_are_all_listed(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
