@@ -177,9 +177,18 @@ def record_look(
         command=command,
         holdout_questions=count,
     )
+    line = json.dumps(entry.model_dump(), sort_keys=True, ensure_ascii=False) + "\n"
     try:
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry.model_dump(), sort_keys=True, ensure_ascii=False) + "\n")
+        with path.open("a+b") as handle:
+            # A ledger edited by hand may lack its last line end: the entry then starts a
+            # line of its own instead of running on into the last one (which would break
+            # the ledger for every later look).
+            size = handle.seek(0, os.SEEK_END)
+            if size:
+                handle.seek(size - 1)
+                if handle.read(1) != b"\n":
+                    line = "\n" + line
+            handle.write(line.encode("utf-8"))
     except OSError as exc:
         raise InputError(
             [

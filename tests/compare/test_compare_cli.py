@@ -221,6 +221,26 @@ def test_a_broken_ledger_is_invalid_input(example: Path) -> None:
     )
 
 
+def test_a_look_after_a_ledger_line_without_its_line_end_starts_a_new_line(
+    example: Path,
+) -> None:
+    args = ["evaluate", *_files(example)[:5], "--include-holdout", "--who", "ann"]
+    assert _invoke(*args)[0] == 0
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    first = ledger.read_text(encoding="utf-8")
+    ledger.write_text(first.rstrip("\n"), encoding="utf-8")  # as an editor may save it
+    assert _invoke(*args)[0] == 0
+    lines = ledger.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["user"] for line in lines] == ["ann", "ann"]
+    code, _, err = _invoke(*args, "--holdout-warn-after", "2")
+    assert code == 0
+    assert err == (
+        f"warning: the holdout of {example / 'evalset.json'} has been looked at 3 times "
+        "(more than 2); every look tunes against it, so its scores are drifting towards "
+        f"optimistic (ledger: {ledger})\n"
+    )
+
+
 def test_article_fixture_runs_are_compared_by_name(article_fixture: Path) -> None:
     code, out, _ = _invoke(
         "compare",
