@@ -244,6 +244,29 @@ def test_every_problem_of_a_returned_sheet_is_reported(
     ]
 
 
+def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # copied into the label as it stands, it would make a labels file every command refuses
+    dataset = load_dataset(article_fixture)
+    path = tmp_path / "sheet.csv"
+    export_sheet(dataset, path)
+    rows = _rows(path)
+    rows[0].update(verdict="supported", supported_by="retry-v2", context_hash="sha256:00")
+    rows[1].update(verdict="covered", context_hash="SHA256:" + "A" * 64)
+    rows[4].update(verdict="covered", context_hash="")  # an emptied cell: no hash, as before
+    _rewrite(path, rows)
+    with pytest.raises(InputError) as info:
+        import_sheet(path, dataset, reviewer="ana")
+    expected = "sha256: followed by 64 lowercase hex digits (as exported)"
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: question 'exact-code': row 2: context_hash: expected {expected}; "
+        "found 'sha256:00'",
+        f"{path}: question 'exact-code': row 3: context_hash: expected {expected}; "
+        f"found 'SHA256:{'A' * 64}'",
+    ]
+
+
 def test_header_and_file_problems(article_fixture: Path, tmp_path: Path) -> None:
     path = tmp_path / "sheet.csv"
     path.write_text("row_kind,run,question_id,verdict,colour\n", encoding="utf-8")

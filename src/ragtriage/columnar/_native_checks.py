@@ -42,8 +42,6 @@ _SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
 """A key's closing quote and its colon (also matches inside strings: counted alike in the
 text read and in its compact re-serialisation, see `loads`)."""
 
-CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
-
 
 
 def _keys(model: type[BaseModel]) -> frozenset[str]:

@@ -15,12 +15,11 @@ from itertools import repeat
 from typing import Any
 
 from ..detectors import fresh_labels
-from ..schemas import LabelPolicy, agreed_verdict, counted_labels
+from ..schemas import CONTEXT_HASH, LabelPolicy, agreed_verdict, counted_labels
 from ._native_checks import (
     CLAIM_KEYS,
     CLAIM_LABEL_KEYS,
     CLAIM_VERDICTS,
-    CONTEXT_HASH,
     FACT_LABEL_KEYS,
     FACT_VERDICTS,
     ids,

@@ -13,6 +13,8 @@ from ..errors import InputError, ProblemCollector
 from ..loading import Dataset
 from ..paths import PathArg, as_path
 from ..schemas import (
+    CONTEXT_HASH,
+    CONTEXT_HASH_EXPECTED,
     ClaimLabel,
     ClaimLabelEntry,
     FactLabel,
@@ -80,6 +82,20 @@ def _labeller(
     return Labeller(kind="human", name=name)
 
 
+def _check_context_hash(row: SheetRow, file: str, collector: ProblemCollector) -> None:
+    # The hash is copied into the label as it stands: one edited by hand would make a labels
+    # file that every later command refuses, so it is refused here, naming the row.
+    stamp = row.get("context_hash")
+    if stamp and not CONTEXT_HASH.fullmatch(stamp):
+        collector.add(
+            file,
+            row.get("question_id"),
+            f"row {row.number}: context_hash",
+            CONTEXT_HASH_EXPECTED + " (as exported)",
+            repr(stamp),
+        )
+
+
 def _claim_entry(
     row: SheetRow, file: str, collector: ProblemCollector, labeller: Labeller | None
 ) -> ClaimLabelEntry | None:
@@ -124,6 +140,7 @@ def _claim_entry(
             f"nothing for a claim labelled {verdict}",
             ", ".join(support),
         )
+    _check_context_hash(row, file, collector)
     if len(collector.problems) > before or labeller is None:
         return None
     return ClaimLabelEntry(
@@ -166,6 +183,7 @@ def _fact_entry(
             "nothing on a fact row",
             repr(row.get("supported_by")),
         )
+    _check_context_hash(row, file, collector)
     if len(collector.problems) > before or labeller is None:
         return None
     return FactLabelEntry(

@@ -20,6 +20,8 @@ from ._evalset import (
 )
 from ._json_schema import SCHEMA_MODELS, json_schema, schema_text
 from ._labels import (
+    CONTEXT_HASH,
+    CONTEXT_HASH_EXPECTED,
     ClaimLabel,
     ClaimLabelEntry,
     ClaimVerdict,
@@ -49,6 +51,8 @@ from ._shared import SCHEMA_VERSION, Identifier, Labeller, LabelSource, Scalar, 
 from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
 
 __all__ = [
+    "CONTEXT_HASH",
+    "CONTEXT_HASH_EXPECTED",
     "SCHEMA_MODELS",
     "SCHEMA_VERSION",
     "Answerability",

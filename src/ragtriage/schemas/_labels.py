@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -13,6 +14,12 @@ ClaimVerdict = Literal["supported", "unsupported", "cannot_judge"]
 FactVerdict = Literal["covered", "not_covered", "cannot_judge"]
 LabelPolicy = Literal["human-first", "human", "judge"]
 """Which labels count: human ones when present else judge ones, only human, or only judge."""
+
+CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+"""The form of a label's `context_hash` (see `ragtriage.detectors.labels_trust`): checked where
+labels are read, so that a wrong one is named with its file and place."""
+CONTEXT_HASH_EXPECTED = "sha256: followed by 64 lowercase hex digits"
+"""The `expected` text of every problem with a label's `context_hash`."""
 
 _L = TypeVar("_L")
 

@@ -5,18 +5,23 @@ Every check adds to one list, so the user sees every problem at once.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 
 from ..errors import Problem, Suggestions
 from ..loading import Dataset, SnapshotIndex
-from ..schemas import ClaimLabel, FactLabel, LabelPolicy, QuestionResult, Run, counted_labels
+from ..schemas import (
+    CONTEXT_HASH,
+    CONTEXT_HASH_EXPECTED,
+    ClaimLabel,
+    FactLabel,
+    LabelPolicy,
+    QuestionResult,
+    Run,
+    counted_labels,
+)
 from ._checker import Checker, dupes
 from ._inputs import check_evalset, check_snapshot
-
-_CONTEXT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
-"""The form of a label's `context_hash` (see `ragtriage.detectors.labels_trust`)."""
 
 
 def _check_ranking(
@@ -153,12 +158,12 @@ def _check_result(
                     f"no supporting IDs for a claim labelled {lab.verdict}",
                     ", ".join(lab.supported_by),
                 )
-            if lab.context_hash is not None and not _CONTEXT_HASH.fullmatch(lab.context_hash):
+            if lab.context_hash is not None and not CONTEXT_HASH.fullmatch(lab.context_hash):
                 c.add(
                     where,
                     qid,
                     f"claims[{cid}].labels.context_hash",
-                    "sha256: followed by 64 lowercase hex digits",
+                    CONTEXT_HASH_EXPECTED,
                     repr(lab.context_hash),
                 )
             if lab.labeller.kind == "judge" and not lab.labeller.prompt_version:
@@ -185,12 +190,12 @@ def _check_result(
                     )
     for at, flab in enumerate(res.fact_labels):
         where = c.ds.label_file((run_name, qid, None, at))
-        if flab.context_hash is not None and not _CONTEXT_HASH.fullmatch(flab.context_hash):
+        if flab.context_hash is not None and not CONTEXT_HASH.fullmatch(flab.context_hash):
             c.add(
                 where,
                 qid,
                 "fact_labels.context_hash",
-                "sha256: followed by 64 lowercase hex digits",
+                CONTEXT_HASH_EXPECTED,
                 repr(flab.context_hash),
             )
         if flab.fact_id not in fact_ids:
