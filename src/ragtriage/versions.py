@@ -18,9 +18,17 @@ from pydantic import Field
 
 from .errors import InputError, ProblemCollector
 from .fileio import read_json, read_toml
-from .loading import Dataset, SourceFile, display_path, file_sha256, validate_item
+from .loading import (
+    Dataset,
+    SnapshotIndex,
+    SourceFile,
+    display_path,
+    file_sha256,
+    validate_item,
+)
 from .paths import PathArg, as_path
 from .schemas import Document, DocumentStatus, Identifier, StrictModel
+from .validation import SUPERSESSION_LOOP, supersession_loops
 
 
 class VersionEntry(StrictModel):
@@ -88,7 +96,17 @@ def apply_versions(
         if doc.id in superseded and (entry is None or entry.status is None):
             update["status"] = "superseded"
         documents.append(doc.model_copy(update=update) if update else doc)
+    # A loop the file closes is named here, at the entry that closes it; one the snapshot
+    # holds on its own is the snapshot's problem (`check_dataset`).
+    replacing = {doc_id for doc_id, entry in versions.items() if entry.supersedes}
     snapshot = dataset.snapshot.model_copy(update={"documents": documents})
+    for loop in supersession_loops(SnapshotIndex.build(snapshot).superseded_by):
+        at = next((n for n, doc_id in enumerate(loop[:-1]) if doc_id in replacing), None)
+        if at is not None:
+            shown = (*loop[at:-1], *loop[:at], loop[at])
+            collector.add(
+                source, None, f"{shown[0]}.supersedes", SUPERSESSION_LOOP, " -> ".join(shown)
+            )
     return dataclasses.replace(dataset, snapshot=snapshot)
 
 

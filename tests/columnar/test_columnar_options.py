@@ -341,6 +341,25 @@ def test_the_file_reader_itself_takes_missing_results_and_self_labelling(
     assert len(got.runs[0].no_result) == 7
 
 
+def test_a_versions_file_closing_a_loop_with_the_snapshot_is_refused_by_both_readers(
+    tmp_path: Path,
+) -> None:
+    # the example's snapshot says retention-v2 replaces retention-v1; the file says the reverse
+    versions = tmp_path / "versions.json"
+    versions.write_text(json.dumps({"retention-v1": {"supersedes": ["retention-v2"]}}), "utf-8")
+    refused = [
+        invoke(reader, ["evaluate", "--example", "--versions", str(versions)])
+        for reader in READERS
+    ]
+    assert [r.exit_code for r in refused] == [2, 2]
+    assert refused[0].stderr == refused[1].stderr == (
+        "Error: 1 problem found in the input:\n"
+        f"- {versions}: retention-v1.supersedes: expected no loop of supersession (a document "
+        "cannot replace one that replaces it); found retention-v1 -> retention-v2 -> "
+        "retention-v1\n"
+    )
+
+
 VERSIONS = {"log-export": {"version": "v3", "supersedes": ["key-rotation"]},
             "regions": {"status": "withdrawn"}}
 

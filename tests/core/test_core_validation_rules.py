@@ -68,6 +68,16 @@ def _set(path: str, value: Any) -> Callable[[Data], None]:
     return apply
 
 
+def _each(*mutations: Callable[[Data], None]) -> Callable[[Data], None]:
+    """The mutations one after the other."""
+
+    def apply(data: Data) -> None:
+        for mutate in mutations:
+            mutate(data)
+
+    return apply
+
+
 def _append(path: str, value: Any) -> Callable[[Data], None]:
     def apply(data: Data) -> None:
         target: Any = data
@@ -87,6 +97,8 @@ CASES: list[tuple[str, Callable[[Data], None], list[str]]] = [
      [f"{S}: documents[id=d2].supersedes: expected IDs of other documents in the snapshot; found 'nope'"]),
     ("supersedes itself", _set("docs/1/supersedes", ["d2"]),
      [f"{S}: documents[id=d2].supersedes: expected IDs of other documents in the snapshot; found 'd2'"]),
+    ("supersedes in a loop", _each(_set("docs/0/supersedes", ["d3"]), _set("docs/1/supersedes", ["d1"]), _set("docs/2/supersedes", ["d2"])),
+     [f"{S}: documents[id=d3].supersedes: expected no loop of supersession (a document cannot replace one that replaces it); found d3 -> d2 -> d1 -> d3"]),
     # --- evaluation set ---
     ("duplicate question", _append("questions", question("q2", "unanswerable")),
      [f"{E}: question 'q2': id: expected unique question IDs; found 'q2' more than once"]),

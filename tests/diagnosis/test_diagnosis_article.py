@@ -122,6 +122,26 @@ def test_versions_file_problems_are_all_reported(article_fixture: Path, tmp_path
     )
 
 
+def test_a_loop_of_supersession_in_a_versions_file_is_refused(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    side = tmp_path / "versions.toml"
+    side.write_text(
+        '[retention-v1]\nsupersedes = ["export-v2"]\n'
+        '[export-v2]\nsupersedes = ["retention-v2"]\n'
+        '[retention-v2]\nsupersedes = ["retention-v1"]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_versions(load_dataset(article_fixture), side)
+    assert str(caught.value) == (
+        "1 problem found in the input:\n"
+        f"- {side}: export-v2.supersedes: expected no loop of supersession (a document cannot "
+        "replace one that replaces it); found export-v2 -> retention-v2 -> retention-v1 -> "
+        "export-v2"
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "text", "problem"),
     [

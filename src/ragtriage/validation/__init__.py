@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_names
 
 if TYPE_CHECKING:
+    from ._inputs import SUPERSESSION_LOOP, supersession_loops
     from ._k import (
         CUTOFF_EXPECTED,
         MAX_CUTOFF,
@@ -21,9 +22,19 @@ _LAZY = {
     "parse_cutoff": "._k",
     "parse_k": "._k",
     "check_dataset": "._rules",
+    "SUPERSESSION_LOOP": "._inputs",
+    "supersession_loops": "._inputs",
 }
 
-__all__ = ["CUTOFF_EXPECTED", "MAX_CUTOFF", "check_dataset", "parse_cutoff", "parse_k"]
+__all__ = [
+    "CUTOFF_EXPECTED",
+    "MAX_CUTOFF",
+    "SUPERSESSION_LOOP",
+    "check_dataset",
+    "parse_cutoff",
+    "parse_k",
+    "supersession_loops",
+]
 
 
 __getattr__ = lazy_names(__name__, _LAZY, globals())

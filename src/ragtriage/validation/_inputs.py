@@ -2,9 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from ..errors import Suggestions
 from ..loading import Dataset, SnapshotIndex
 from ._checker import Checker, dupes
+
+SUPERSESSION_LOOP = "no loop of supersession (a document cannot replace one that replaces it)"
+"""The `expected` text of a loop of `supersedes` (in a snapshot or a versions file)."""
+
+
+def supersession_loops(superseded_by: Mapping[str, Sequence[str]]) -> list[tuple[str, ...]]:
+    """The loops of `supersedes` (A replaces B, B replaces A), each as the path from a document
+    back to itself along `supersedes`; given, for each replaced document, the documents that
+    replace it (`SnapshotIndex.superseded_by`: only they can be on a loop).
+
+    A document naming itself is a problem of its own, not a loop here.
+    """
+    # only a document both replaced and replacing can be on a loop: in the common case (no
+    # loop) most are left out by two set operations, before any walk
+    both = {n for newer in superseded_by.values() for n in newer}.intersection(superseded_by)
+    done: set[str] = set()
+    loops: list[tuple[str, ...]] = []
+    for root, first in superseded_by.items():
+        if root not in both or root in done or both.isdisjoint(first):
+            continue
+        # depth first without recursion: a version history can be as long as the snapshot
+        path, on_path, pending = [root], {root}, [iter(first)]
+        while pending:
+            newer = next(pending[-1], None)
+            if newer is None:
+                on_path.discard(path[-1])
+                done.add(path.pop())
+                pending.pop()
+            elif newer == path[-1] or newer in done:
+                continue
+            elif newer in on_path:
+                # walked from older to newer: read backwards, each ID replaces the next
+                loops.append((newer, *reversed(path[path.index(newer) :])))
+            elif newer in both:
+                path.append(newer)
+                on_path.add(newer)
+                pending.append(iter(superseded_by[newer]))
+    return loops
 
 
 def _snapshot_file(ds: Dataset) -> str:
@@ -67,6 +107,10 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                     "IDs of other documents in the snapshot",
                     repr(old) + ("" if old in index.documents else document_ids(old)),
                 )
+    for loop in supersession_loops(index.superseded_by):
+        c.add(
+            file, None, f"documents[id={loop[0]}].supersedes", SUPERSESSION_LOOP, " -> ".join(loop)
+        )
 
 
 def check_evalset(c: Checker, index: SnapshotIndex) -> None:
