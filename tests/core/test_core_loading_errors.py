@@ -75,6 +75,14 @@ def test_wrong_article_schema_version(files: Path) -> None:
     ])
 
 
+def test_article_schema_version_true_is_not_1(files: Path) -> None:
+    write_json(files / "article.json", {**_article(), "schemaVersion": True})
+    assert invoke(files, "evaluate", str(files / "article.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- article.json: schemaVersion: expected 1 (the article format); found true",
+    ])
+
+
 def test_missing_file(files: Path) -> None:
     assert invoke(files, *_eval_args(files, "nope.json")) == (2, [
         "Error: 1 problem found in the input:",
@@ -262,6 +270,10 @@ FILE_CASES = [
     ("badhead.jsonl", b"{bad\n", "run", "- badhead.jsonl: line 1 column 2: expected valid JSON; found a key not in double quotes, or a comma before a closing brace"),
     ("kind.jsonl", b'{"kind": "thing", "schema_version": 1}\n', "run", "- kind.jsonl: line 1: kind: expected one of snapshot, evalset, run, labels; found 'thing'"),
     ("version.jsonl", b'{"kind": "run", "schema_version": 3, "name": "r"}\n', "run", "- version.jsonl: line 1: schema_version: expected 1; found 3"),
+    # true and 1.0 equal 1 in Python, but are not the version 1
+    ("version-true.jsonl", b'{"kind": "run", "schema_version": true, "name": "r"}\n', "run", "- version-true.jsonl: line 1: schema_version: expected 1; found true"),
+    ("version-float.json", SNAPSHOT_NO_DOCS.replace('"schema_version": 1', '"schema_version": 1.0').replace("}", ', "documents": []}').encode(), "snapshot", "- version-float.json: schema_version: expected 1; found 1.0"),
+    ("version-true.json", b'{"kind": "evalset", "schema_version": true, "evalset_id": "e", "questions": []}', "dataset", "- version-true.json: schema_version: expected 1; found true"),
     ("bytes.jsonl", RUN_HEAD.encode() + b"\xff\n", "run", "- bytes.jsonl: line 2 column 1: expected UTF-8 text; found the byte 0xFF, which is not UTF-8 (is the file GBK, Latin-1 or UTF-16?); convert it to UTF-8, e.g. `iconv -f GBK -t UTF-8 bytes.jsonl > bytes.utf8.jsonl`"),
     ("evalset-as-run.json", None, "run", "- evalset-as-run.json: kind: expected run; found 'evalset'"),
     ("evalset-as-snapshot.json", None, "snapshot", "- evalset-as-snapshot.json: kind: expected snapshot; found 'evalset'"),

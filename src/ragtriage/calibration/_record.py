@@ -17,7 +17,7 @@ from ..errors import InputError, ProblemCollector
 from ..fileio import read_json
 from ..loading import display_path, pydantic_problems
 from ..paths import PathArg, as_paths
-from ..schemas import Labeller, StrictModel
+from ..schemas import Labeller, SchemaVersion, StrictModel
 
 
 class RatioRecord(StrictModel):
@@ -118,7 +118,7 @@ class InputRecord(StrictModel):
 class CalibrationRecord(StrictModel):
     """One judge compared with human labels, as written by `ragtriage calibrate --record`."""
 
-    schema_version: Literal[1]
+    schema_version: SchemaVersion
     """Format version."""
     kind: Literal["calibration"]
     """Always `calibration`."""

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ..schemas import EvalSet
+from ..schemas import EvalSet, is_schema_version
 from ._native_checks import (
     ANSWERABILITY,
     FACT_KEYS,
@@ -113,7 +113,7 @@ def read_evalset(
 ) -> EvalColumns:
     """Read and check an evaluation set (or a `span` of it); raise `_Fallback` on any problem."""
     header, items = source.read(span)
-    if header.get("kind") != "evalset" or header.get("schema_version") != 1:
+    if header.get("kind") != "evalset" or not is_schema_version(header.get("schema_version")):
         raise _Fallback("evalset kind")
     try:
         EvalSet.model_validate({**header, "questions": []})

@@ -25,7 +25,7 @@ from ..detectors import (
     sent_texts,
 )
 from ..loading import SnapshotIndex
-from ..schemas import LabelPolicy, RunHeader
+from ..schemas import LabelPolicy, RunHeader, is_schema_version
 from ._native_checks import OUTCOMES, RESULT_KEYS, extras_ok, item_codes
 from ._native_claims import Reviews
 from ._native_labels import Added
@@ -128,7 +128,7 @@ def read_run(
     verdicts, as `metrics.build_view` leaves it out). `default_k`: the cut-off when neither
     `k` nor the run's provenance gives one (the article format's)."""
     header_data, items = source.read(span)
-    if header_data.get("kind") != "run" or header_data.get("schema_version") != 1:
+    if header_data.get("kind") != "run" or not is_schema_version(header_data.get("schema_version")):
         raise _Fallback("run kind")
     try:
         header = RunHeader.model_validate(header_data)

@@ -14,7 +14,7 @@ from ..fileio import decode, parse_toml, read_bytes
 from ..loading import pydantic_problems
 from ..metrics import lookup, parse_measure
 from ..paths import PathArg, as_path
-from ..schemas import StrictModel
+from ..schemas import SchemaVersion, StrictModel
 
 _SLICE = re.compile(r"^(all|tag:.+|split:(dev|regression|holdout))$")
 
@@ -135,7 +135,7 @@ class CostBudget(_PolicyModel):
 class Policy(_PolicyModel):
     """A release policy, agreed before the results are seen."""
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     """Policy format version."""
     name: str = "release policy"
     """Shown in every output."""

@@ -22,6 +22,7 @@ from ..schemas import (
     Run,
     RunHeader,
     Snapshot,
+    is_schema_version,
     valid_labeller,
     with_default_labeller,
 )
@@ -90,7 +91,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         collector.add(label, None, "(top level)", "a JSON object", found_text(data))
         return None
     if "schemaVersion" in data:
-        if data["schemaVersion"] != 1:
+        if not is_schema_version(data["schemaVersion"]):
             collector.add(
                 label,
                 None,
@@ -105,7 +106,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         expected = "one of snapshot, evalset, run, labels"
         collector.add(label, None, "kind", expected, found_text(kind))
         return None
-    if data.get("schema_version") != 1:
+    if not is_schema_version(data.get("schema_version")):
         collector.add(
             label, None, "schema_version", "1", found_text(data.get("schema_version", "nothing"))
         )
@@ -235,7 +236,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
             found_text(kind),
         )
         return None
-    if header_data.get("schema_version") != 1:
+    if not is_schema_version(header_data.get("schema_version")):
         found = found_text(header_data.get("schema_version", "nothing"))
         collector.add(label, None, f"line {number}: schema_version", "1", found)
         return None

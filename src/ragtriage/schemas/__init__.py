@@ -47,7 +47,16 @@ from ._run import (
     RunHeader,
     Usage,
 )
-from ._shared import SCHEMA_VERSION, Identifier, Labeller, LabelSource, Scalar, StrictModel
+from ._shared import (
+    SCHEMA_VERSION,
+    Identifier,
+    Labeller,
+    LabelSource,
+    Scalar,
+    SchemaVersion,
+    StrictModel,
+    is_schema_version,
+)
 from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
 
 __all__ = [
@@ -92,12 +101,14 @@ __all__ = [
     "Run",
     "RunHeader",
     "Scalar",
+    "SchemaVersion",
     "Snapshot",
     "Split",
     "StrictModel",
     "Usage",
     "agreed_verdict",
     "counted_labels",
+    "is_schema_version",
     "json_schema",
     "schema_text",
     "valid_labeller",

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import ConfigDict, Field
 
-from ._shared import Identifier, StrictModel
+from ._shared import Identifier, SchemaVersion, StrictModel
 
 
 class ArticleModel(StrictModel):
@@ -95,7 +93,7 @@ class ArticleRun(ArticleModel):
 class ArticleDataset(ArticleModel):
     """The whole article-format file."""
 
-    schemaVersion: Literal[1]
+    schemaVersion: SchemaVersion
     """Format version; only 1 exists."""
     disclosure: str | None = None
     """Free text describing where the data came from."""

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from ..fileio import MAX_GRADE
-from ._shared import SCHEMA_VERSION, Identifier, Scalar, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel
 
 Answerability = Literal["answerable", "unanswerable", "needs_clarification"]
 Split = Literal["dev", "regression", "holdout"]
@@ -83,7 +83,7 @@ class Question(StrictModel):
 class EvalSet(StrictModel):
     """A set of evaluation questions over one snapshot."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     """File format version."""
     kind: Literal["evalset"] = "evalset"
     """File kind marker."""

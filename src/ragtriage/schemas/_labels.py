@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError, model_validator
 
-from ._shared import SCHEMA_VERSION, Identifier, Labeller, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, Labeller, SchemaVersion, StrictModel
 
 ClaimVerdict = Literal["supported", "unsupported", "cannot_judge"]
 FactVerdict = Literal["covered", "not_covered", "cannot_judge"]
@@ -131,7 +131,7 @@ class FactLabelEntry(StrictModel):
 class LabelSet(StrictModel):
     """Labels for one run, kept in their own file (e.g. from a review sheet or a judge)."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     """File format version."""
     kind: Literal["labels"] = "labels"
     """File kind marker."""

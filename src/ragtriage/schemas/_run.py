@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from ._labels import ClaimLabel, FactLabel
-from ._shared import SCHEMA_VERSION, Identifier, Scalar, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel
 
 Outcome = Literal["answered", "refused", "clarified", "escalated"]
 
@@ -123,7 +123,7 @@ class QuestionResult(StrictModel):
 class RunHeader(StrictModel):
     """Everything about a run except its per-question results (the first line of a JSONL run)."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     """File format version."""
     kind: Literal["run"] = "run"
     """File kind marker."""

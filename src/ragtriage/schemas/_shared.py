@@ -4,10 +4,29 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints
+from pydantic_core import PydanticCustomError
 
 SCHEMA_VERSION: Literal[1] = 1
 """The version of the native file formats this release reads and writes."""
+
+
+def is_schema_version(value: object) -> bool:
+    """True for the version this release reads: the integer 1.
+
+    Not `true` nor `1.0`: they equal 1 in Python, and a literal (or `!=`) compares by equality.
+    """
+    return type(value) is int and value == SCHEMA_VERSION
+
+
+def _schema_version(value: object) -> object:
+    if not is_schema_version(value):
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": 1})
+    return value
+
+
+SchemaVersion = Annotated[Literal[1], BeforeValidator(_schema_version)]
+"""A file's `schema_version` (`schemaVersion` in the article format): see `is_schema_version`."""
 
 Identifier = Annotated[str, StringConstraints(min_length=1, strip_whitespace=False)]
 """A stable, non-empty identifier (document, chunk, question, fact, claim)."""

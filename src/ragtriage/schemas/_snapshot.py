@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._shared import SCHEMA_VERSION, Identifier, Scalar, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel
 
 DocumentStatus = Literal["current", "superseded", "withdrawn"]
 
@@ -52,7 +52,7 @@ class Chunk(StrictModel):
 class Snapshot(StrictModel):
     """A frozen knowledge base: documents, their versions and permissions, and chunks."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     """File format version."""
     kind: Literal["snapshot"] = "snapshot"
     """File kind marker."""
