@@ -311,6 +311,7 @@ class Request:
         from .loading import display_path, file_sha256
 
         held: set[str] = set()
+        looked: set[str] = set()  # the holdout questions scored (by the last pass)
 
         def holds(question: Question) -> bool:
             if question.split == HOLDOUT:
@@ -319,7 +320,16 @@ class Request:
             return True
 
         def scored(keep: QuestionFilter) -> Evaluation:
-            return score(lambda question: holds(question) and keep(question), holds)
+            looked.clear()
+
+            def kept(question: Question) -> bool:
+                if not (holds(question) and keep(question)):
+                    return False
+                if question.split == HOLDOUT:
+                    looked.add(question.id)
+                return True
+
+            return score(kept, holds)
 
         result = select_questions(scored, self.selection)
         if held:
@@ -331,8 +341,10 @@ class Request:
             policy = self.holdout
             if policy.ledger is None:
                 policy = replace(policy, ledger=ledger_path(path))
+            # A look is what was scored: none when the filters leave out every holdout question.
+            count = len(looked) if self.holdout.include else len(held)
             notices = policy.notices(
-                (display_path(path), sha), len(held), command, [run.name for run in result.runs]
+                (display_path(path), sha), count, command, [run.name for run in result.runs]
             )
             for notice in notices:
                 (notify or log_notice)(notice)

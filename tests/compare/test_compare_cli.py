@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from loader_path import READERS, invoke
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 
@@ -239,6 +240,21 @@ def test_a_look_after_a_ledger_line_without_its_line_end_starts_a_new_line(
         "(more than 2); every look tunes against it, so its scores are drifting towards "
         f"optimistic (ledger: {ledger})\n"
     )
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_look_counts_the_holdout_questions_the_filters_keep(example: Path, reader: str) -> None:
+    args = ["evaluate", *_files(example)[:5], "--include-holdout", "--who", "ann"]
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    outcome = invoke(reader, [*args, "--split", "dev"])  # no holdout question scored
+    assert (outcome.exit_code, outcome.stderr) == (0, "")
+    assert not ledger.exists()
+    outcome = invoke(reader, [*args, "--id", "sso", "--id", "exact-code", "--format", "json"])
+    assert (outcome.exit_code, outcome.stderr) == (0, "")
+    ids = [q["id"] for q in json.loads(outcome.stdout)["runs"][0]["questions"]]
+    assert ids == ["exact-code", "sso"]
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [(e["holdout_questions"], e["user"]) for e in entries] == [(1, "ann")]
 
 
 def test_article_fixture_runs_are_compared_by_name(article_fixture: Path) -> None:
