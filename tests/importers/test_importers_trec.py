@@ -121,6 +121,25 @@ def test_cli_import_trec_writes_native_files(tmp_path: Path) -> None:
     assert (tmp_path / "b.qrels").read_text(encoding="utf-8") == "q1 0 d1 1\nq1 0 d2 2\nq2 0 d4 1\n"
 
 
+def test_two_trec_runs_of_one_name_are_refused_naming_the_option(tmp_path: Path) -> None:
+    qrels, run = _files(tmp_path)
+    (tmp_path / "other").mkdir()
+    twin = tmp_path / "other" / run.name
+    twin.write_text(RUN, encoding="utf-8")
+    result = CliRunner().invoke(
+        cli,
+        ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run), "--trec-run",
+         str(twin), "-o", str(tmp_path / "n")],
+    )
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --trec-run: expected run files with distinct names; "
+        "found 'bm25' more than once\n"
+    )
+    assert not (tmp_path / "n").exists()
+
+
 def test_cli_import_error_exits_2_without_traceback(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli, ["import", "seed", str(tmp_path / "missing.json"), "-o", str(tmp_path / "o")]

@@ -81,7 +81,7 @@ def import_trec(
                 Problem(
                     "<command line>",
                     None,
-                    "--run",
+                    "--trec-run",
                     "run files with distinct names",
                     f"{name!r} more than once",
                 )
