@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ragtriage import run_files
 from ragtriage.errors import InputError
 from ragtriage.retrievers import RETRIEVAL_ONLY_NOTE, Chunking, RetrievalConfig, run_retrieval
 from ragtriage.schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
@@ -135,6 +136,22 @@ def test_conflicting_options_are_reported_together() -> None:
         "- <command line>: --candidates: expected at least k (20); found 5\n"
         "- <command line>: --context-chars: expected a positive integer; found 0"
     )
+
+
+@pytest.mark.parametrize("k", [0, 10_001, True, 2.5, "x"])
+def test_k_goes_through_the_one_cut_off_parser(tmp_path: Path, k: object) -> None:
+    # the Python call as the command line: the same range and message, before any file is read
+    config = RetrievalConfig(k=k)  # type: ignore[arg-type]  # a caller's wrong type
+    with pytest.raises(InputError) as info:
+        run_retrieval(SNAPSHOT, EVALSET, config, name="x", use_cache=False)
+    message = (
+        "1 problem found in the input:\n"
+        f"- <command line>: -k: expected an integer from 1 to 10000; found {k!r}"
+    )
+    assert str(info.value) == message
+    with pytest.raises(InputError) as info:
+        run_files(tmp_path / "none.json", snapshot=tmp_path / "none.json", output=tmp_path / "r.json", k=k)  # type: ignore[arg-type]  # noqa: E501
+    assert str(info.value) == message
 
 
 def test_filters_drop_stale_and_unreadable_documents_before_ranking(tmp_path: Path) -> None:

