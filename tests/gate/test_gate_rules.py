@@ -188,3 +188,41 @@ def test_junit_has_one_testcase_per_rule(tmp_path: Path, example_evaluation: Eva
     assert render_junit(result) == render_junit(
         gate(example_evaluation, load_policy(example_paths().policy), "baseline")
     )
+
+
+def test_junit_writes_a_control_character_as_its_escape() -> None:
+    # a tag or run name may hold one; written raw, it makes the file unreadable XML
+    rule = RuleResult(
+        name="no permission_leak in tag:a\x01b",
+        kind="block",
+        verdict="fail",
+        observed=1.0,
+        observed_text="1/2 questions",
+        limit="at most 0 question(s)",
+        detail="1 of 2 question(s) in tag:a\x01b diagnosed permission_leak: q\x1f",
+    )
+    result = GateResult(
+        policy_name="p\x0b",
+        policy_path="policy.toml",
+        policy_sha256="0" * 64,
+        run="run\x00",
+        baseline=None,
+        questions=2,
+        rules=(rule,),
+        sources=(),
+        no_result=("q\ufffe",),
+    )
+    root = ET.fromstring(render_junit(result))
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("name") == "ragtriage gate: p\\x0b on run\\x00"
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert (props["run"], props["no_result"]) == ("run\\x00", "q\\ufffe")
+    case = suite.find("testcase")
+    assert case is not None
+    assert case.get("name") == "no permission_leak in tag:a\\x01b"
+    failure = case.find("failure")
+    assert failure is not None
+    detail = "1 of 2 question(s) in tag:a\\x01b diagnosed permission_leak: q\\x1f"
+    assert failure.get("message") == detail
+    assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 question(s)\n{detail}"

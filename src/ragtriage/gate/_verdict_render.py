@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -120,8 +121,26 @@ def render_gate_markdown(result: GateResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold, even escaped (control characters but tab and line ends)."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _xml(text: str) -> str:
+    # A tag, question ID or run name may hold a control character: written as such, it would
+    # make the whole file unreadable to CI, so it is written as its escape instead.
+    return _NOT_XML.sub(_escape, text)
+
+
 def render_junit(result: GateResult) -> str:
-    """JUnit XML: one test case per rule, so CI shows each rule; no timestamps (reproducible)."""
+    """JUnit XML: one test case per rule, so CI shows each rule; no timestamps (reproducible).
+
+    A character XML cannot hold (a control character) is written as its escape, `\\x01`.
+    """
     tests = str(len(result.rules))
     failures = str(result.count("fail"))
     skipped = str(result.count("skipped"))
@@ -136,7 +155,7 @@ def render_junit(result: GateResult) -> str:
     suite = ET.SubElement(
         suites,
         "testsuite",
-        name=f"ragtriage gate: {result.policy_name} on {result.run}",
+        name=_xml(f"ragtriage gate: {result.policy_name} on {result.run}"),
         tests=tests,
         failures=failures,
         errors="0",
@@ -151,16 +170,18 @@ def render_junit(result: GateResult) -> str:
         ("questions", str(result.questions)),
         ("no_result", ", ".join(result.no_result)),
     ):
-        ET.SubElement(props, "property", name=key, value=value)
+        ET.SubElement(props, "property", name=key, value=_xml(value))
     for r in result.rules:
-        case = ET.SubElement(suite, "testcase", classname=f"ragtriage.gate.{r.kind}", name=r.name)
+        case = ET.SubElement(
+            suite, "testcase", classname=f"ragtriage.gate.{r.kind}", name=_xml(r.name)
+        )
         if r.verdict == "fail":
-            failure = ET.SubElement(case, "failure", message=r.detail, type=r.kind)
-            failure.text = f"observed: {r.observed_text}\nlimit: {r.limit}\n{r.detail}"
+            failure = ET.SubElement(case, "failure", message=_xml(r.detail), type=r.kind)
+            failure.text = _xml(f"observed: {r.observed_text}\nlimit: {r.limit}\n{r.detail}")
         elif r.verdict == "skipped":
-            ET.SubElement(case, "skipped", message=r.detail)
+            ET.SubElement(case, "skipped", message=_xml(r.detail))
         out = ET.SubElement(case, "system-out")
-        out.text = f"observed: {r.observed_text}; limit: {r.limit}"
+        out.text = _xml(f"observed: {r.observed_text}; limit: {r.limit}")
     ET.indent(suites)
     body = ET.tostring(suites, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
