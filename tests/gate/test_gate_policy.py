@@ -88,6 +88,16 @@ p95_ms = {at = 1979-05-27T07:32:00Z}
     ]
 
 
+def test_a_no_regression_rule_protecting_nothing_is_refused(tmp_path: Path) -> None:
+    # it would pass whatever the run does, as a [latency] table without a bound would
+    path = _write(tmp_path, "[no_regression]\nsplits = []\ntags = []\n")
+    assert _messages(path) == [
+        f"{path}: no_regression: expected a split or a tag to protect; "
+        "found empty `splits` and `tags`"
+    ]
+    assert load_policy(_write(tmp_path, "[no_regression]\nsplits = []\n")).policy.no_regression
+
+
 def test_semantic_problems_are_all_listed(tmp_path: Path) -> None:
     path = _write(
         tmp_path,

@@ -226,6 +226,10 @@ def _semantic(
             )
         _in_range(file, f"drop[{i}].max_drop", drop.metric, drop.max_drop, collector, span=True)
     if policy.no_regression is not None:
+        if not policy.no_regression.splits and not policy.no_regression.tags:
+            # it would protect nothing and so pass whatever the run does
+            expected, found = "a split or a tag to protect", "empty `splits` and `tags`"
+            collector.add(file, None, "no_regression", expected, found)
         for j, split in enumerate(policy.no_regression.splits):
             if split not in ("dev", "regression", "holdout"):
                 collector.add(
