@@ -231,6 +231,34 @@ def test_unreadable_files_are_reported_with_line_numbers(tmp_path: Path) -> None
     )
 
 
+@pytest.mark.parametrize(
+    ("pattern", "found"),
+    [
+        ("(", "'(' (missing ), unterminated subpattern at position 0)"),
+        ("", "an empty pattern (it matches every answer: every answer would be a refusal)"),
+    ],
+)
+def test_a_refusal_pattern_that_is_no_regular_expression_is_refused(
+    tmp_path: Path, pattern: str, found: str
+) -> None:
+    evalset = tmp_path / "evalset.json"
+    write_native(rc.evalset(), evalset)
+    missing = tmp_path / "spans.json"  # refused before the traces are read
+    done = CliRunner().invoke(
+        cli,
+        ["import", "openinference", str(evalset), str(missing), "--refusal-pattern", pattern,
+         "-o", str(tmp_path / "r.jsonl")],
+    )
+    assert (done.exit_code, done.stdout) == (2, "")
+    assert done.stderr == (
+        "Error: 1 problem found in the input:\n"
+        f"- <command line>: --refusal-pattern: expected a regular expression; found {found}\n"
+    )
+    with pytest.raises(InputError) as info:
+        import_openinference(missing, rc.evalset(), refusal_pattern=pattern)
+    assert info.value.problems[0].found == found
+
+
 def test_a_base64_span_id_that_begins_with_0x_is_read_whole() -> None:
     # Protobuf's JSON mapping writes IDs in base64; 8 random bytes can encode to "0x...".
     from ragtriage.importers._spans import hex_id

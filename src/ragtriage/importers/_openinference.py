@@ -22,6 +22,7 @@ from ..recording import (
     QuestionMatcher,
     TraceDocument,
     TraceRecord,
+    refusal_regex,
     result_from_trace,
 )
 from ..schemas import EvalSet, Provenance, QuestionResult, Run
@@ -261,6 +262,7 @@ def import_openinference(
     """
     path = as_path(path)
     label = str(path)
+    refusal_regex(refusal_pattern)  # a bad pattern is refused before the traces are read
     collector = ProblemCollector()
     spans = read_spans(path, collector)
     collector.raise_if_any()

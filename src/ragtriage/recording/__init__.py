@@ -4,7 +4,7 @@
   writes a native JSONL run that streams, survives a killed process and resumes.
 - `write_snapshot`: a user's documents as a snapshot file.
 - `capture_environment` / `git_commit`: what the recorder captures by itself.
-- `TraceRecord`, `result_from_trace`, `QuestionMatcher`: the rules shared by the
+- `TraceRecord`, `result_from_trace`, `QuestionMatcher`, `refusal_regex`: the rules shared by the
   OpenInference importer and the LangChain handler (`ragtriage.recording.langchain`).
 """
 
@@ -19,6 +19,7 @@ from ._traces import (
     TraceDocument,
     TraceRecord,
     context_from_prompts,
+    refusal_regex,
     result_from_trace,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "capture_environment",
     "context_from_prompts",
     "git_commit",
+    "refusal_regex",
     "result_from_trace",
     "write_snapshot",
 ]

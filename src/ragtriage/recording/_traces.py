@@ -103,6 +103,22 @@ def context_from_prompts(
     ]
 
 
+def refusal_regex(pattern: str | None) -> re.Pattern[str] | None:
+    """`--refusal-pattern` compiled (None: no pattern); `InputError` for a pattern that is not
+    a regular expression, or is empty (it would match every answer: all refused)."""
+    if pattern is None:
+        return None
+    found = "an empty pattern (it matches every answer: every answer would be a refusal)"
+    if pattern:
+        try:
+            return re.compile(pattern)
+        except re.error as exc:
+            found = f"{pattern!r} ({exc})"
+    raise InputError(
+        [Problem("<command line>", None, "--refusal-pattern", "a regular expression", found)]
+    )
+
+
 def result_from_trace(
     trace: TraceRecord,
     question_id: str,
@@ -118,6 +134,7 @@ def result_from_trace(
     chain's text output (else the last model output). The outcome is `refused` when the answer
     matches `refusal_pattern`, else `answered`.
     """
+    refusal = refusal_regex(refusal_pattern)
     problems: list[Problem] = []
     if len(trace.retrievals) > 1 or len(trace.rerankings) > 1:
         problems.append(
@@ -150,7 +167,7 @@ def result_from_trace(
         answer = trace.llm_outputs[-1]
     outcome: Outcome | None = None
     if answer is not None:
-        refused = refusal_pattern is not None and re.search(refusal_pattern, answer)
+        refused = refusal is not None and refusal.search(answer)
         outcome = "refused" if refused else "answered"
     data: dict[str, Any] = {
         "question_id": question_id,

@@ -30,6 +30,7 @@ from ._traces import (  # noqa: E402
     QuestionMatcher,
     TraceDocument,
     TraceRecord,
+    refusal_regex,
     result_from_trace,
 )
 
@@ -91,6 +92,7 @@ class RecorderCallbackHandler(BaseCallbackHandler):
         self._matcher = QuestionMatcher(evalset, id_metadata_key)
         self._id_metadata_key = id_metadata_key
         self._id_key = id_key
+        refusal_regex(refusal_pattern)  # refused here, not at the first answer
         self._refusal_pattern = refusal_pattern
         self._lock = threading.Lock()
         self._requests: dict[UUID, _Request] = {}
