@@ -53,6 +53,27 @@ def test_lexical_baseline_writes_labels_and_a_run_with_claims(tmp_path: Path) ->
     assert labels["kind"] == "labels" and labels["run"] == "base"
 
 
+def test_two_runs_whose_names_give_one_label_file_are_refused_before_judging(
+    tmp_path: Path,
+) -> None:
+    # 'a/b' and 'a_b' are both written as a_b.labels.json: the second would replace the first
+    write_dataset(tmp_path, None, [claim("每日转账限额为五万元", "z1")])
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    for name in ("a/b", "a_b"):
+        run["name"] = name
+        (tmp_path / f"{name.replace('/', '-')}.json").write_text(json.dumps(run), "utf-8")
+    args = [*_args(tmp_path)[:3], "--run", str(tmp_path / "a-b.json"), "--run",
+            str(tmp_path / "a_b.json"), "--judge", "lexical", "-o", str(tmp_path / "o")]
+    result = CliRunner().invoke(judge_command, args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --run: expected runs whose names give distinct label files; "
+        "found 'a/b' and 'a_b', both a_b.labels.json\n"
+    )
+    assert not (tmp_path / "o").exists()
+
+
 def test_dry_run_estimates_calls_tokens_and_cost(tmp_path: Path) -> None:
     write_dataset(tmp_path, None, [claim("每日转账限额为五万元", "z1")], outcome_q3=None)
     result = CliRunner().invoke(

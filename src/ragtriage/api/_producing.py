@@ -227,6 +227,7 @@ def judge_files(
         LexicalJudge,
         Prices,
         check_answered,
+        check_output_names,
         default_response_format,
         estimate,
         judge_dataset_async,
@@ -247,6 +248,7 @@ def judge_files(
             repr(response_format),
         )
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    check_output_names([run.name for run in loaded.runs])  # before any judging
     prices = Prices(price_per_1k_input, price_per_1k_output)
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     spec = None

@@ -18,7 +18,13 @@ from ._formats import (
 from ._label_files import model_text, safe_name, write_model
 from ._lexical_judge import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
 from ._llm import Judge, LLMJudge, render_passages
-from ._outputs import WrittenRun, estimate_lines, summary_lines, write_outputs
+from ._outputs import (
+    WrittenRun,
+    check_output_names,
+    estimate_lines,
+    summary_lines,
+    write_outputs,
+)
 from ._parse import ParseFailure, parse_claims, parse_coverage, parse_outcome, parse_support
 from ._prompts import (
     DEFAULT_PROMPT_VERSION,
@@ -99,6 +105,7 @@ __all__ = [
     "cache_key",
     "check_answered",
     "check_judgeable",
+    "check_output_names",
     "content_hash",
     "default_response_format",
     "estimate",

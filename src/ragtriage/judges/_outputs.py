@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InputError, Problem
 from ..paths import PathArg, as_path
 from ._label_files import safe_name, write_model
 from ._runner import JudgeResult
@@ -25,8 +26,31 @@ class WrittenRun:
     """The run file with extracted claims/outcomes, when the judge wrote any."""
 
 
+def check_output_names(runs: Sequence[str]) -> None:
+    """`InputError` when two runs' names give one file name (`safe_name`: `a/b` and `a_b`):
+    the second run's labels would replace the first's. Checked before any judging."""
+    first: dict[str, str] = {}
+    problems = []
+    for run in runs:
+        stem = safe_name(run)
+        if stem in first and first[stem] != run:
+            problems.append(
+                Problem(
+                    "<command line>",
+                    None,
+                    "--run",
+                    "runs whose names give distinct label files",
+                    f"{first[stem]!r} and {run!r}, both {stem}.labels.json",
+                )
+            )
+        first.setdefault(stem, run)
+    if problems:
+        raise InputError(problems)
+
+
 def write_outputs(result: JudgeResult, out_dir: PathArg) -> tuple[WrittenRun, ...]:
     """`<run>.labels.json` per run, plus `<run>.run.json` when claims or outcomes were added."""
+    check_output_names([judged.name for judged in result.runs])
     out_dir = as_path(out_dir)
     written = []
     for judged in result.runs:
