@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from ragtriage.cli.main import cli
 from ragtriage.errors import InputError, ProblemCollector
 from ragtriage.importers import import_records, text_id, write_native
 from ragtriage.loading import load_dataset, read_file
@@ -151,6 +153,24 @@ def test_seed_bad_records_name_file_record_field_expected_found(tmp_path: Path) 
         f"- {path}: question 'r4': [3].reference: expected a string or null (required field); found nothing",  # noqa: E501
         f"- {path}: [4]: expected a JSON object (one record); found 'not a record'",
     ]
+
+
+@pytest.mark.parametrize("name", ["", "../escape", "a b"])
+def test_a_run_name_that_is_no_file_name_is_refused_before_any_write(
+    tmp_path: Path, name: str
+) -> None:
+    # the run is written to OUT/NAME.jsonl: '../escape' would land outside OUT, '' crashed
+    source = _file(tmp_path, "seed.json", [SEED_RECORD])
+    out = tmp_path / "out"
+    args = ["import", "seed", str(source), "-o", str(out), "--name", name]
+    result = CliRunner().invoke(cli, args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --name: expected a name usable as a file name (letters, digits, "
+        f"'-', '_', '.'; not starting with '.'; at most 100 characters); found {name!r}\n"
+    )
+    assert not out.exists() and not (tmp_path / "escape.jsonl").exists()
 
 
 def test_an_empty_context_id_is_a_problem_not_a_traceback(tmp_path: Path) -> None:

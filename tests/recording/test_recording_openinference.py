@@ -259,6 +259,21 @@ def test_a_refusal_pattern_that_is_no_regular_expression_is_refused(
     assert info.value.problems[0].found == found
 
 
+def test_an_empty_run_name_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    evalset = tmp_path / "evalset.json"
+    write_native(rc.evalset(), evalset)
+    done = CliRunner().invoke(
+        cli,
+        ["import", "openinference", str(evalset), str(tmp_path / "spans.json"), "--name", "",
+         "-o", str(tmp_path / "r.jsonl")],
+    )
+    assert (done.exit_code, done.stdout) == (2, "")
+    assert done.stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --name: expected a run name; found nothing\n"
+    )
+
+
 def test_a_base64_span_id_that_begins_with_0x_is_read_whole() -> None:
     # Protobuf's JSON mapping writes IDs in base64; 8 random bytes can encode to "0x...".
     from ragtriage.importers._spans import hex_id

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, Problem, ProblemCollector, RequestError
-from ..paths import PathArg, as_optional_path, as_path, as_paths
+from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
 
 if TYPE_CHECKING:
     from ..importers import RecordFormat
@@ -75,6 +75,8 @@ def import_records_files(
     """`ragtriage import ragas|seed|deepeval FILE -o OUT`: other tools' records as native files."""
     from ..importers import import_records
 
+    if not is_safe_file_stem(name):  # the run is written to OUT/NAME.jsonl, as it is named
+        raise InputError([Problem("<command line>", None, "--name", SAFE_FILE_STEM, repr(name))])
     data = import_records(file, fmt, name=name, dataset_id=dataset_id)
     written = write_imported(output, data.snapshot, data.evalset, (data.run,))
     return replace(written, ignored_fields=tuple(data.ignored_fields))
@@ -133,6 +135,8 @@ def import_openinference_files(
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
     from ..importers import import_openinference, write_native
 
+    if not name:
+        raise InputError([Problem("<command line>", None, "--name", "a run name", "nothing")])
     _, evalset, _ = _read_kinds(evalset=dataset)
     assert evalset is not None  # _read_kinds raised otherwise
     data = import_openinference(
