@@ -232,6 +232,32 @@ def test_a_scoring_command_takes_a_ray_address_only_with_the_ray_executor(
     assert result.stderr.endswith("Error: --ray-address needs --executor ray\n")
 
 
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("garbage", "Invalid address format: garbage"),
+        ("bogus://x", "Module: bogus does not exist."),
+    ],
+)
+def test_a_ray_address_ray_cannot_use_is_an_option_problem(
+    tmp_path: Path, address: str, reason: str
+) -> None:
+    pytest.importorskip("ray")
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli,
+        ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--executor", "ray",
+         "--ray-address", address],
+    )
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --ray-address: expected the address of a running Ray cluster "
+        f"(ray://HOST:PORT or auto); found {address!r} ({reason})\n"
+    )
+
+
 def test_the_ray_executor_needs_a_native_set(article_fixture: Path) -> None:
     result = CliRunner().invoke(cli, ["evaluate", str(article_fixture), "--executor", "ray"])
     assert result.exit_code == 2

@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from .._optional import require_extra
+from ..errors import InputError, Problem
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -69,7 +70,23 @@ class RayExecutor:
                     configure_logging=False,
                 )
             else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
+                try:
+                    ray.init(address=address, log_to_driver=False, configure_logging=False)
+                except (RuntimeError, ValueError, OSError) as exc:
+                    # what Ray says of an address it cannot use (a malformed one, no cluster
+                    # there, a client package missing): the user's option, not a crash
+                    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                    raise InputError(
+                        [
+                            Problem(
+                                "<command line>",
+                                None,
+                                "--ray-address",
+                                "the address of a running Ray cluster (ray://HOST:PORT or auto)",
+                                f"{address!r}" + (f" ({reason})" if reason else ""),
+                            )
+                        ]
+                    ) from exc
             self._owned = True
         cpus = int(ray.cluster_resources().get("CPU", num_cpus))  # type: ignore[no-untyped-call]
         self._started = (ray, max(1, cpus * self._shards_per_cpu), ray.remote(_call))
