@@ -197,3 +197,26 @@ def test_an_output_that_is_an_input_is_refused_before_the_work(tmp_path: Path) -
         for _, path, name in cases
     ]
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_two_outputs_of_one_command_naming_one_file_are_refused(tmp_path: Path) -> None:
+    """The second output would replace the first (a report by the HTML page, a run by the
+    chunked snapshot): refused before the work, nothing written."""
+    _inputs(tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    cases = [
+        (["evaluate", *DATA, "-o", "r.html", "--html", "r.html"], "r.html", "--output"),
+        (["gate", *DATA, "--policy", "policy.toml", "-o", "g.xml", "--junit", "./g.xml"],
+         "g.xml", "--output"),
+        (["run", "evalset.json", "--snapshot", "snapshot.json", "-o", "r.json", "--chunk-chars",
+          "200", "--chunked-snapshot", "r.json"], "r.json", "--chunked-snapshot"),
+        (["export", "trec", "evalset.json", "--qrels-out", "t.txt", "--run",
+          "runs/baseline.json", "--run-out", "t.txt"], "t.txt", "--qrels-out"),
+    ]
+    results = run_batch([args for args, _, _ in cases], tmp_path)
+    assert [(r.code, r.stderr) for r in results] == [
+        (2, f"Error: cannot write {path}: it is also this command's {name}. "
+            "Nothing was written.\n")
+        for _, path, name in cases
+    ]
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before

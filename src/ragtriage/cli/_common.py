@@ -62,7 +62,8 @@ def write_output(text: str | Iterable[str], output: Path | None) -> None:
 def refuse_inputs_as_outputs(ctx: click.Context) -> None:
     """Refuse (`Error: cannot write ...`, exit 2) an output file that is also one of the
     command's input files (any other path parameter), the same file by path or by link:
-    writing the report would replace the input it was made from."""
+    writing the report would replace the input it was made from. Two outputs of the command
+    naming one file are refused alike: the second would replace the first."""
     outputs = ctx.meta.get(_OUTPUTS, set())
     if not outputs:
         return
@@ -74,16 +75,20 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
         values = value if isinstance(value, tuple | list) else (value,)
         given += [(param, Path(v)) for v in values if v is not None]
     inputs = [(param, path) for param, path in given if param.name not in outputs]
-    for param, path in given:
-        if param.name not in outputs:
-            continue
+    written = [(param, path) for param, path in given if param.name in outputs]
+    for at, (_param, path) in enumerate(written):
+        reason = None
         for other, source in inputs:
             if _same_file(path, source):
-                name = _option_name(other)
-                from ..fileio import OutputError
+                reason = f"it is also an input of this command ({_option_name(other)})"
+                break
+        for other, target in written[:at]:
+            if reason is None and _same_file(path, target):
+                reason = f"it is also this command's {_option_name(other)}"
+        if reason is not None:
+            from ..fileio import OutputError
 
-                reason = f"it is also an input of this command ({name})"
-                raise _CannotWrite(str(OutputError(path, reason)))
+            raise _CannotWrite(str(OutputError(path, reason)))
 
 
 def _same_file(a: Path, b: Path) -> bool:
