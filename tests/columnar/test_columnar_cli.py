@@ -258,6 +258,32 @@ def test_a_ray_address_ray_cannot_use_is_an_option_problem(
     )
 
 
+def test_a_ray_address_where_no_cluster_answers_is_an_option_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With no cluster answering at a HOST:PORT, Ray gives up after its timeout by exiting the
+    # process (sys.exit(15)); the command still refuses the option, exit code 2.
+    ray = pytest.importorskip("ray")
+
+    def exits(*args: object, **kwargs: object) -> None:
+        raise SystemExit(15)
+
+    monkeypatch.setattr(ray, "init", exits)
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli,
+        ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--executor", "ray",
+         "--ray-address", "127.0.0.1:1"],
+    )
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --ray-address: expected the address of a running Ray cluster "
+        "(ray://HOST:PORT or auto); found '127.0.0.1:1' (no Ray cluster answered there)\n"
+    )
+
+
 def test_the_ray_executor_needs_a_native_set(article_fixture: Path) -> None:
     result = CliRunner().invoke(cli, ["evaluate", str(article_fixture), "--executor", "ray"])
     assert result.exit_code == 2

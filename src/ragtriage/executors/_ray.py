@@ -72,10 +72,13 @@ class RayExecutor:
             else:
                 try:
                     ray.init(address=address, log_to_driver=False, configure_logging=False)
-                except (RuntimeError, ValueError, OSError) as exc:
+                except (RuntimeError, ValueError, OSError, SystemExit) as exc:
                     # what Ray says of an address it cannot use (a malformed one, no cluster
-                    # there, a client package missing): the user's option, not a crash
+                    # there, a client package missing; with no cluster answering at a
+                    # HOST:PORT, Ray exits the process itself): the user's option, not a crash
                     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                    if isinstance(exc, SystemExit):
+                        reason = "no Ray cluster answered there"
                     raise InputError(
                         [
                             Problem(
