@@ -72,6 +72,29 @@ def test_empty_slice_fails_closed(tmp_path: Path, example_evaluation: Evaluation
     assert (rule.verdict, rule.detail) == ("fail", "tag:nothing holds no question (fail closed)")
 
 
+def test_every_rule_over_an_empty_slice_fails_closed(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    # A rule whose questions are none checks nothing (a misspelt tag; the holdout, left out
+    # here):
+    # it fails, as a threshold over such a slice does.
+    policy = (
+        '[[block]]\nstage = "permission_leak"\nslice = "tag:nothing"\n'
+        '[[sensitive]]\nwhere = "any"\nslice = "split:holdout"\n'
+        '[no_regression]\nsplits = []\ntags = ["nothing"]\n'
+    )
+    result = _gate(tmp_path, example_evaluation, policy, "improved", "baseline")
+    assert [(r.name, r.verdict, r.observed_text, r.detail) for r in result.rules] == [
+        ("no permission_leak in tag:nothing", "fail", "0/0 questions",
+         "tag:nothing holds no question (fail closed)"),
+        ("no regression on protected questions", "fail", "0/0 regressed",
+         "no paired question in tag nothing (fail closed)"),
+        ("no sensitive values anywhere in split:holdout", "fail", "0/0 questions",
+         "split:holdout holds no question (fail closed)"),
+    ]
+    assert not result.passed
+
+
 def test_block_rule_in_a_slice(tmp_path: Path, example_evaluation: Evaluation) -> None:
     policy = (
         '[[block]]\nstage = "stale_evidence"\nslice = "split:regression"\n'

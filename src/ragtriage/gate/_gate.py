@@ -41,11 +41,16 @@ def _slice_suffix(slice_name: str) -> str:
     return "" if slice_name == "all" else f" in {slice_name}"
 
 
+_EMPTY = "{} holds no question (fail closed)"
+"""The detail of a rule whose slice holds no question: it checks nothing, so it fails."""
+
+
 def _counted(
     name: str, kind: str, hits: tuple[str, ...], members: int, max_questions: int, detail: str
 ) -> RuleResult:
-    """The result of a rule that allows at most `max_questions` hit questions of `members`."""
-    verdict: Verdict = "fail" if len(hits) > max_questions else "pass"
+    """The result of a rule that allows at most `max_questions` hit questions of `members`
+    (none: the rule checks nothing, and fails closed)."""
+    verdict: Verdict = "fail" if len(hits) > max_questions or not members else "pass"
     return RuleResult(
         name,
         kind,
@@ -64,7 +69,9 @@ def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
     stages = run_stages(run)
     hits = tuple(q for q in members if q in stages and rule.stage in stages[q].all)
     detail = f"{len(hits)} of {len(members)} question(s) in {rule.slice} diagnosed {rule.stage}"
-    if hits:
+    if not members:
+        detail = _EMPTY.format(rule.slice)
+    elif hits:
         detail += ": " + ", ".join(hits)
     return _counted(name, "block", hits, len(members), rule.max_questions, detail)
 
@@ -83,7 +90,9 @@ def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
         if r.question_id in hits
     ]
     detail = f"{len(hits)} of {len(members)} question(s) with a sensitive value {where}"
-    if found:
+    if not members:
+        detail = _EMPTY.format(rule.slice)
+    elif found:
         detail += ": " + "; ".join(found)
     return _counted(name, "sensitive", hits, len(members), rule.max_questions, detail)
 
@@ -111,9 +120,11 @@ def _no_regression(
         q.stage_change or q.question_id for q in protected if q.status in ("regressed", "mixed")
     ]
     detail = f"{len(bad)} of {len(protected)} protected question(s) regressed"
-    if changes:
+    if not protected:
+        detail = f"no paired question in {' or '.join(scope)} (fail closed)"
+    elif changes:
         detail += ": " + "; ".join(changes)
-    verdict: Verdict = "fail" if bad else "pass"
+    verdict: Verdict = "fail" if bad or not protected else "pass"
     return RuleResult(
         name,
         "no_regression",
@@ -160,7 +171,7 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
             None,
             "no questions",
             limit,
-            f"{rule.slice} holds no question (fail closed)",
+            _EMPTY.format(rule.slice),
         )
     observed = f"{_fmt(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
     na_share = agg.not_applicable / len(members)
