@@ -4,6 +4,10 @@ results in argument order, whatever the number of processes."""
 from __future__ import annotations
 
 import os
+import signal
+from collections.abc import Iterator
+
+import pytest
 
 from ragtriage.executors import alongside, in_order, in_parallel
 
@@ -48,3 +52,32 @@ def test_alongside_with_fewer_processes_than_arguments() -> None:
     assert found[0][1] == os.getpid()
     assert len({pid for _, pid in found[1:]}) == 1  # one forked process ran the six others
     assert os.getpid() not in {pid for _, pid in found[1:]}
+
+
+def _sigterm_action(value: int) -> str:
+    return str(signal.getsignal(signal.SIGTERM))
+
+
+@pytest.fixture
+def raising_sigterm() -> Iterator[None]:
+    """A SIGTERM handler that raises, as Ray's driver installs one on `ray.init`."""
+
+    def raises(signum: int, frame: object) -> None:
+        raise SystemExit(signum)
+
+    before = signal.signal(signal.SIGTERM, raises)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+@pytest.mark.usefixtures("raising_sigterm")
+def test_forked_workers_die_on_sigterm_whatever_handler_they_inherit() -> None:
+    # The pools stop idle workers with SIGTERM on leaving their block; a worker that raised
+    # instead could be left waiting on the queue's lock, and the pool's exit on it.
+    default = str(signal.SIG_DFL)
+    arguments = [(value,) for value in range(4)]
+    assert in_parallel(_sigterm_action, arguments) == [default] * 4
+    assert alongside(_sigterm_action, arguments)[1:] == [default] * 3
+    assert list(in_order(_sigterm_action, arguments, 2)) == [default] * 4

@@ -4,7 +4,9 @@ fork (never pickled), and only their results come back through a pipe."""
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
@@ -17,6 +19,19 @@ CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
 
 _TASK: dict[str, Any] = {}
 """The task of the forked workers (inherited at fork, never pickled)."""
+
+
+def _default_sigterm() -> None:
+    # A forked worker dies on SIGTERM, whatever handler it inherited: the pool's `terminate`
+    # (run on leaving its block) stops idle workers that way. A handler that raises instead
+    # (Ray's driver installs one on `ray.init`, even one that fails) could leave a worker
+    # waiting on the pool's queue lock, and the pool's exit waiting on it forever.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _pool(processes: int) -> multiprocessing.pool.Pool:
+    """Forked workers, each starting with the default SIGTERM action."""
+    return multiprocessing.get_context("fork").Pool(processes, initializer=_default_sigterm)
 
 
 def _call(index: int) -> Any:
@@ -35,7 +50,7 @@ def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]
     """`function(*a)` for each `a` of `arguments`, each in its own forked process, in order."""
     _TASK["task"] = (function, arguments)
     try:
-        with multiprocessing.get_context("fork").Pool(len(arguments)) as pool:
+        with _pool(len(arguments)) as pool:
             return pool.map(_call, range(len(arguments)))
     finally:
         _TASK.clear()
@@ -55,7 +70,7 @@ def alongside(
         others = max(1, min(processes - 1, others))
     _TASK["task"] = (function, arguments)
     try:
-        with multiprocessing.get_context("fork").Pool(others) as pool:
+        with _pool(others) as pool:
             pending = pool.map_async(_call, range(1, len(arguments)), chunksize=1)
             first = function(*arguments[0])
             return [first, *pending.get()]
@@ -77,7 +92,7 @@ def in_order(
     _TASK["task"] = (function, arguments)
     try:
         processes = min(processes, len(arguments))
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
+        with _pool(processes) as pool:
             waiting = iter(range(len(arguments)))
             pending = deque(
                 pool.apply_async(_call, (index,)) for index in islice(waiting, 2 * processes)
