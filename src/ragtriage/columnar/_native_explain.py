@@ -159,15 +159,16 @@ class Explained:
         self._clean_answers = ~run.sensitive_answer if scanned else None
         # The results whose question's canary reached the context (few).
         self._reached = frozenset(np.flatnonzero(canary_reached(ev, run, codes)).tolist())
-        # Per result: its stale items and unreadable documents, by stage, in file order (few
-        # results have any: held as sorted arrays).
+        # Per result: its stale items, unreadable documents and items of another version, by
+        # stage, in file order (few results have any: held as sorted arrays).
         marks = []
         for number, seen in enumerate(at_stages.values()):
             for kind, mask, value in ((0, seen.stale, seen.items),
-                                      (1, seen.closed, codes.document_of[seen.items])):
+                                      (1, seen.closed, codes.document_of[seen.items]),
+                                      (2, seen.wrong_version, seen.items)):
                 where = np.flatnonzero(mask)
                 marks.append(np.stack([
-                    seen.owner[where], np.full(where.size, 2 * number + kind), where,
+                    seen.owner[where], np.full(where.size, _KINDS * number + kind), where,
                     value[where],
                 ]))
         flagged_items = np.concatenate(marks, axis=1)
@@ -255,15 +256,15 @@ class Explained:
             start, end = marks_at[result], marks_at[result + 1]
             if start == end and result not in reached:
                 return NO_FLAGS
-            seen: list[dict[str, None]] = [{} for _ in range(2 * stages)]
+            seen: list[dict[str, None]] = [{} for _ in range(_KINDS * stages)]
             for key, code in zip(mark_key[start:end].tolist(), mark_code[start:end].tolist(),
                                  strict=True):
                 seen[key][ids[code]] = None  # first seen first, once
-            return StageFlags(
-                tuple(tuple(seen[2 * n]) for n in range(stages)),
-                tuple(tuple(seen[2 * n + 1]) for n in range(stages)),
-                result in reached,
+            stale, leaked, wrong = (
+                tuple(tuple(seen[_KINDS * n + kind]) for n in range(stages))
+                for kind in range(_KINDS)
             )
+            return StageFlags(stale, leaked, wrong, result in reached)
 
         claims, bad, bad_at = self._claims, self._bad, self._bad_at
         cited, outside, outside_claim = self._cited, self._outside, self._outside_claim
@@ -295,6 +296,9 @@ class Explained:
 
         return of
 
+
+_KINDS = 3
+"""What a stage item is marked for in `Explained`: stale, unreadable, of another version."""
 
 CHUNK = 1_000
 """Questions whose views are held at once while a run's explanations are built."""

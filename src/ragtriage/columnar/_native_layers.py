@@ -297,6 +297,10 @@ def run_layers(
         )
         leaks[key] = per_row(_count(seen.owner, seen.closed, n)) > 0
         scores[f"permission_leak_{key}"] = _flag(asked_by_user & (sizes[key] > 0), leaks[key])
+    wrong_version = np.logical_or.reduce([
+        per_row(_count(at_stages[key].owner, at_stages[key].wrong_version, n)) > 0
+        for key in ("cited", "support")
+    ])
 
     lost = ~covered["context"] & answerable[group_row]
     per_group = {
@@ -338,7 +342,7 @@ def run_layers(
             | (
                 ev.version_question
                 & (
-                    _wrong_version(ev, run, codes, order, claim_owner)
+                    wrong_version
                     | ((sizes["cited"] + sizes["support"] == 0) & stale_at["context"]
                        & (in_context == 0))
                 )
@@ -400,11 +404,15 @@ class StageItems:
     closed: np.ndarray
     """Its document names access groups, none of them the asker's, for a question asked
     with user groups (`permission_leak_*`, the `permission_leak` stage)."""
+    wrong_version: np.ndarray
+    """Its document has a version other than the one its question applies to (cited or
+    supporting: the `stale_evidence` stage of a version question)."""
 
 
 def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str, StageItems]:
     """Every stage's `StageItems`, by stage name in pipeline order."""
     mask, asked = ev.user_mask[run.row], ev.asked[run.row]  # per result
+    wanted = ev.wanted_version[run.row]  # per result; -1 none, -2 a version no document has
     claim_owner = _owner(run.claim_offsets)
     out: dict[str, StageItems] = {}
     for stage, items, owner in (
@@ -417,7 +425,9 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
         item = np.where(known, items, 0)
         readable = ((codes.access[item] & mask[owner]) != 0).any(axis=1)
         closed = known & codes.restricted[item] & ~readable & asked[owner]
-        out[stage] = StageItems(items, owner, known & codes.stale[item], closed)
+        version = np.where(known, codes.doc_version[item], -1)
+        wrong = (version >= 0) & (wanted[owner] != -1) & (version != wanted[owner])
+        out[stage] = StageItems(items, owner, known & codes.stale[item], closed, wrong)
     return out
 
 
@@ -431,23 +441,3 @@ def canary_reached(ev: EvalColumns, run: RunColumns, codes: Codes) -> np.ndarray
     hit = codes.document_of[ctx_items] == target[ctx_owner]
     reached: np.ndarray = np.bincount(ctx_owner[hit], minlength=target.size) > 0
     return reached
-
-
-def _wrong_version(
-    ev: EvalColumns, run: RunColumns, codes: Codes, order: np.ndarray, claim_owner: np.ndarray
-) -> np.ndarray:
-    """A cited or supporting item's document has a version other than the one the question
-    applies to (`diagnosis._answer._wrong_version`)."""
-    wanted = ev.wanted_version[run.row]  # per result
-    n = wanted.size
-    found = np.zeros(n, dtype=np.int64)
-    for items, owner in (
-        (run.citations[0], claim_owner[_owner(run.citations[1])]),
-        (run.support[0], _owner(run.support[1])),
-    ):
-        known = items >= 0
-        version = np.where(known, codes.doc_version[np.where(known, items, 0)], -1)
-        wrong = (version >= 0) & (wanted[owner] != -1) & (version != wanted[owner])
-        found += np.bincount(owner[wrong], minlength=n)
-    out: np.ndarray = found[order] > 0
-    return out

@@ -40,6 +40,9 @@ class StageFlags:
     leaked: tuple[tuple[str, ...], ...]
     """Per stage: the documents the asker may not read (none for a question asked without
     user groups)."""
+    wrong_version: tuple[tuple[str, ...], ...]
+    """Per stage: the items whose document has a version other than the one the question
+    applies to (none for a question without `applies_to.version`)."""
     canary_reached: bool = False
     """The document of the question's canary reached the final context."""
 
@@ -51,12 +54,16 @@ class StageFlags:
         """The unreadable documents at one stage."""
         return self.leaked[STAGE_NAMES.index(stage)]
 
+    def wrong_version_at(self, stage: str) -> tuple[str, ...]:
+        """The items of another version than the question's at one stage."""
+        return self.wrong_version[STAGE_NAMES.index(stage)]
+
 
 Stage = Literal["candidates", "context", "cited", "support"]
 STAGE_NAMES: tuple[Stage, ...] = ("candidates", "context", "cited", "support")
 """The stages whose items the detectors look at (`stage_items`), in pipeline order."""
 
-NO_FLAGS = StageFlags(((),) * len(STAGE_NAMES), ((),) * len(STAGE_NAMES))
+NO_FLAGS = StageFlags(*(((),) * len(STAGE_NAMES),) * 3)
 """The flags of a question with nothing stale or unreadable at any stage."""
 
 

@@ -30,16 +30,15 @@ def is_version_question(view: QuestionView) -> bool:
     )
 
 
-def _wrong_version(view: QuestionView, items: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    applies = view.question.applies_to
-    wanted = applies.version if applies is not None else None
-    if wanted is None:
-        return ()
+def _wrong_version(view: QuestionView) -> tuple[tuple[str, str], ...]:
+    """The supporting, then cited, items whose document has another version than the one the
+    question applies to (the engine's `wrong_version` flags), each with its version."""
+    flags = view.flags
+    wrong = dict.fromkeys((*flags.wrong_version_at("support"), *flags.wrong_version_at("cited")))
     out: list[tuple[str, str]] = []
-    for item in items:
+    for item in wrong:
         doc = view.index.document(item)
-        if doc is not None and doc.version is not None and doc.version != wanted:
-            out.append((item, doc.version))
+        out.append((item, doc.version if doc is not None and doc.version is not None else ""))
     return tuple(out)
 
 
@@ -58,7 +57,7 @@ def check_stale_evidence(view: QuestionView) -> Finding | None:
         ids.append(item)
     if is_version_question(view):
         used = tuple(dict.fromkeys((*stage_items(view, "support"), *stage_items(view, "cited"))))
-        wrong = _wrong_version(view, used)
+        wrong = _wrong_version(view)
         if wrong:
             wanted = view.question.applies_to.version if view.question.applies_to else None
             used_text = ", ".join(f"{item} ({version})" for item, version in wrong)
