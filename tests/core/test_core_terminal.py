@@ -189,3 +189,53 @@ def test_file_reader_table_names_its_not_applicable_measures(starter: list[str],
     assert _widest(stdout) <= 80
     everything = _run(["evaluate", *data, "--all-measures"], "80")[1]
     assert "│ correct_clarification" in everything and "not applicable here" not in everything
+
+
+def _plant(root: Path, replace: dict[str, str]) -> list[str]:
+    """The example copied to `root` with each quoted string of `replace` replaced (question
+    IDs, tags, run names); returns the dataset arguments."""
+    paths = example_paths()
+    files = {"evalset.json": paths.evalset, "snapshot.json": paths.snapshot}
+    files |= {f"runs/{p.name}": p for p in paths.runs}
+    (root / "runs").mkdir()
+    for name, source in files.items():
+        text = source.read_text(encoding="utf-8")
+        for old, new in replace.items():
+            text = text.replace(json.dumps(old), json.dumps(new))
+        (root / name).write_text(text, encoding="utf-8")
+    runs = [f"--run={root / 'runs' / p.name}" for p in paths.runs]
+    return [str(root / "evalset.json"), "--snapshot", str(root / "snapshot.json"), *runs]
+
+
+MARKUP = {
+    "exact-code": "q[/][link=https://x.invalid]y[/link]",
+    "exact-identifier": "[red]tag[/red]:smile:",
+    "baseline": "base[bold]line",
+}
+"""A question ID, a tag and a run name carrying rich markup (a stray closing tag was a
+traceback) and an emoji code."""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["evaluate"], ["diagnose"], ["compare"], ["gate", "--policy"]],
+    ids=["evaluate", "diagnose", "compare", "gate"],
+)
+def test_markup_in_strings_is_shown_as_it_is(command: list[str], tmp_path: Path) -> None:
+    data = _plant(tmp_path, MARKUP)
+    if command[0] == "gate":
+        policy = str(example_paths().root / "policy.toml")
+        command = [*command, policy, "--candidate", MARKUP["baseline"]]
+    out = CliRunner().invoke(cli, [*command, *data], env={"COLUMNS": "200"})
+    assert out.exit_code == (1 if command[0] == "gate" else 0), out.output
+    assert MARKUP["baseline"] in out.stdout
+    if command[0] in ("evaluate", "diagnose"):
+        assert f"tag:{MARKUP['exact-identifier']}" in out.stdout
+        assert MARKUP["exact-code"] in out.stdout
+
+
+def test_square_brackets_in_a_reason_are_kept() -> None:
+    # The injection finding's reason ends in "[rules injection-v2]", which rich once read as
+    # markup and dropped from the table.
+    stdout = _run(["diagnose", "--example"], "200")[1]
+    assert "(en.override.ignore_previous) [rules injection-v2]" in stdout

@@ -6,9 +6,9 @@ import io
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from rich.console import Console
 from rich.table import Table
 
+from .._console import text_console
 from ..metrics import Measure
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
@@ -123,7 +123,7 @@ def _fmt_mean(m: MeanEstimate) -> str:
 def render_calibration(cal: Calibration, width: int = 120) -> str:
     """The calibration as terminal tables."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    console = text_console(buffer, width)
     j = cal.judge
     console.print(
         f"judge {j.name} (prompt {j.prompt_version}, {j.endpoint_kind}, "

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from rich.console import Console
 from rich.table import Table
 
+from .._console import text_console
 from .._markdown import md_table
 from ..metrics import not_applicable_line
 from ._comparison import (
@@ -176,7 +176,7 @@ def render_comparison_table(
     """
     hidden = () if all_measures else not_applicable_metrics(comparison)
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    console = text_console(buffer, width)
     for warning in comparison.warnings:
         console.print(f"warning: {warning}")
     for line in _repeat_lines(comparison):

@@ -8,9 +8,9 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
+from .._console import text_console
 from ..evaluation import NO_RESULT
 from ..loading import report_head
 from ._verdict import GateResult
@@ -84,7 +84,7 @@ _HEADER = ["verdict", "rule", "observed", "limit", "detail"]
 def render_gate_table(result: GateResult, width: int = 140) -> str:
     """The terminal report: headline, then one row per rule (failures keep policy order)."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    console = text_console(buffer, width)
     console.print(_headline(result))
     table = Table()
     for name in _HEADER:

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .._console import text_console
 from .._markdown import md_table
 from ..diagnosis import (
     Breakdown,
@@ -173,7 +174,7 @@ def _print_table(
 def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> str:
     """The terminal report: per run the slice breakdown (worst first), stages, failing questions."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    console = text_console(buffer, width)
     for run in runs:
         k = f"{run.cutoff}, " if run.cutoff is not None else ""
         note = no_result_note(run.run, run.no_result)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
+from .._console import text_console
 from .._markdown import md_table
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
@@ -128,7 +129,7 @@ def _notes(evaluation: Evaluation) -> list[str]:
 
 
 def _console(buffer: io.StringIO, width: int) -> Console:
-    return Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    return text_console(buffer, width)
 
 
 def _say(console: Console, text: str, indent: str = "") -> None:

@@ -71,8 +71,9 @@ def trec_json_text(evaluation: TrecEvaluation, per_question: bool = False) -> st
 
 def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     """Measure, value, numerator/denominator and not-applicable count, one row each."""
-    from rich.console import Console
     from rich.table import Table
+
+    from .._console import text_console
 
     table = Table(title=f"ragtriage trec-eval ({len(evaluation.scores.question_ids)} questions)")
     for column in ("measure", "value", "numerator / denominator", "n/a"):
@@ -83,7 +84,7 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
             label, value, f"{agg.numerator:.6g} / {agg.denominator:.6g}", str(agg.not_applicable)
         )
     buffer = io.StringIO()
-    Console(file=buffer, width=width, force_terminal=False, color_system=None).print(table)
+    text_console(buffer, width).print(table)
     notes = [f"Averaging ({evaluation.averaging}): {AVERAGING_RULES[evaluation.averaging]}."]
     if evaluation.missing:
         treated = {
