@@ -3,26 +3,52 @@
 Question IDs, tags, run names, document IDs and messages come from the files read, so they may
 hold anything. rich reads `[...]` in a printed string as markup by default (`[red]x[/red]`
 would show as `x`, `[link=...]` would make a link, a stray `[/]` is a traceback) and `:name:`
-as an emoji code; this console reads neither.
+as an emoji code; this console reads neither. A terminal acts on control and format
+characters (an escape sequence clears the screen or sets the window title, a carriage return
+overwrites the line, U+202E reverses the text after it, a zero-width space is unseen), so
+each is shown as its escape instead, `\\x1b`, `\\u202e`, as `repr` writes it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import IO, Any
 
 from rich.console import Console
 from rich.text import Text
 
+_INVISIBLE = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
+)
+"""Characters a terminal acts on or shows as nothing: control characters but the line end
+(C0, DEL, C1), the soft hyphen, zero-width and bidirectional marks, embeddings, overrides and
+isolates, line and paragraph separators, the byte-order mark, interlinear annotation marks,
+lone surrogates and tag characters."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(text: str) -> str:
+    """`text` with every control, format and separator character but the line end written as
+    its escape (`\\x1b`, `\\u202e`), so that a terminal shows it instead of acting on it."""
+    return _INVISIBLE.sub(_escape, text)
+
 
 class _InertConsole(Console):
-    """A rich console that renders every string as plain text."""
+    """A rich console that renders every string as plain, visible text."""
 
     def render_str(self, text: str, **options: Any) -> Text:
-        """The string as text: never markup, never emoji codes."""
+        """The string as text: never markup, never emoji codes, invisible characters shown."""
         # Table cells and titles are rendered with the options of the call, not the
         # console's, so the console's defaults alone would not be enough.
         options.update(markup=False, emoji=False, highlight=False)
-        return super().render_str(text, **options)
+        return super().render_str(visible(text), **options)
 
 
 def text_console(file: IO[str], width: int) -> Console:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from loader_path import loader_path
 from ragtriage import example
+from ragtriage._console import visible
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 from ragtriage.render import terminal_width
@@ -232,6 +233,50 @@ def test_markup_in_strings_is_shown_as_it_is(command: list[str], tmp_path: Path)
     if command[0] in ("evaluate", "diagnose"):
         assert f"tag:{MARKUP['exact-identifier']}" in out.stdout
         assert MARKUP["exact-code"] in out.stdout
+
+
+CONTROLS = {
+    "exact-code": "q\x1b[2J\x1b]0;title\x07\r\x1b]8;;https://x.invalid\x1b\\y",
+    "exact-identifier": "tag\u202eevil\u200b",
+    "baseline": "base\x9b31mline",
+}
+"""A question ID, a tag and a run name carrying escape sequences (clear screen, window title,
+OSC 8 link, the one-byte C1 CSI), a bell, a carriage return, a bidi override and a zero-width
+space."""
+SHOWN = {
+    "exact-code": "q\\x1b[2J\\x1b]0;title\\x07\\x0d\\x1b]8;;https://x.invalid\\x1b\\y",
+    "exact-identifier": "tag\\u202eevil\\u200b",
+    "baseline": "base\\x9b31mline",
+}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["evaluate"], ["diagnose"], ["compare"], ["gate", "--policy"]],
+    ids=["evaluate", "diagnose", "compare", "gate"],
+)
+def test_control_characters_are_shown_as_escapes(command: list[str], tmp_path: Path) -> None:
+    data = _plant(tmp_path, CONTROLS)
+    if command[0] == "gate":
+        policy = str(example_paths().root / "policy.toml")
+        command = [*command, policy, "--candidate", CONTROLS["baseline"]]
+    # color=True: the output reaches the test as a terminal gets it (click strips some
+    # escape sequences from output it believes is not a terminal).
+    out = CliRunner().invoke(cli, [*command, *data], env={"COLUMNS": "200"}, color=True)
+    assert out.exit_code == (1 if command[0] == "gate" else 0), out.output
+    assert not {"\x1b", "\x07", "\r", "\x9b", "\u202e", "\u200b"} & set(out.stdout)
+    assert SHOWN["baseline"] in out.stdout
+    if command[0] in ("evaluate", "diagnose"):
+        assert f"tag:{SHOWN['exact-identifier']}" in out.stdout
+        # The diagnosis table folds the question column at 30 characters.
+        assert SHOWN["exact-code"][:30] in out.stdout
+
+
+def test_visible_escapes_exactly_the_invisible_characters() -> None:
+    assert visible("a\tb\nc\x00\x7f\xad\u061c\u2028\u2066\ufeff\udc80\U000e0041") == (
+        "a\\x09b\nc\\x00\\x7f\\xad\\u061c\\u2028\\u2066\\ufeff\\udc80\\U000e0041"
+    )
+    assert visible("错误码 E-4291 · é [x] `y` <z>") == "错误码 E-4291 · é [x] `y` <z>"
 
 
 def test_square_brackets_in_a_reason_are_kept() -> None:
