@@ -10,6 +10,7 @@ from typing import ParamSpec, TypeVar
 
 import click
 
+from .._console import visible
 from ..errors import RagtriageError, RequestError
 
 P = ParamSpec("P")
@@ -38,10 +39,18 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         except RequestError as exc:
             raise click.UsageError(str(exc)) from None
         except RagtriageError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            say(f"Error: {exc}", err=True)
             sys.exit(EXIT_INVALID)
 
     return wrapper
+
+
+def say(line: str, *, err: bool = False) -> None:
+    """Write a line of the command's own text (a summary, a note, an error) to stdout or
+    stderr. It may name run names, IDs and paths from the files read, so control and
+    zero-width characters are written as their escapes (`\\x1b`), never to act on the
+    terminal."""
+    click.echo(visible(line), err=err)
 
 
 def write_output(text: str | Iterable[str], output: Path | None) -> None:

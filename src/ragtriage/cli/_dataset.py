@@ -25,6 +25,7 @@ from ._common import (
     labels_option,
     ray_address_option,
     run_option,
+    say,
     snapshot_option,
 )
 from ._filters import question_filters, versions_option
@@ -50,7 +51,7 @@ MISSING_HELP = (
 
 def print_notice(notice: Notice) -> None:
     """Where the command line sends a request's notes and warnings: stderr."""
-    click.echo(str(notice), err=True)
+    say(str(notice), err=True)
 
 
 def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Callable[..., R]]:

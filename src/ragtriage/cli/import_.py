@@ -13,13 +13,13 @@ from ..api import (
     import_tau2_files,
     import_trec_files,
 )
-from ._common import examples, handle_errors, output_option, snapshot_option
+from ._common import examples, handle_errors, output_option, say, snapshot_option
 
 _OUT = output_option("snapshot.json, evalset.json and the run files", required=True, metavar="DIR")
 
 
 def _tell(written: WrittenNative) -> None:
-    click.echo(written.summary(), err=True)
+    say(written.summary(), err=True)
 
 
 @click.group(
@@ -93,7 +93,7 @@ def _records(fmt: str) -> click.Command:
         )
         _tell(written)
         if written.ignored_fields:
-            click.echo(
+            say(
                 f"ignored fields (not used by ragtriage): {', '.join(written.ignored_fields)}",
                 err=True,
             )
@@ -194,4 +194,4 @@ def openinference_command(
         refusal_pattern=refusal_pattern,
     )
     for line in imported.summary():
-        click.echo(line, err=True)
+        say(line, err=True)

@@ -9,7 +9,7 @@ import click
 
 from ..api import init_files
 from ..starter import dataset_arguments
-from ._common import examples, handle_errors
+from ._common import examples, handle_errors, say
 
 
 @click.command(
@@ -35,11 +35,11 @@ def init_command(directory: Path, force: bool) -> None:
     one at a time. DIR must be new or empty unless --force is given.
     """
     written = init_files(directory, force=force)
-    click.echo(f"wrote {len(written.files)} files to {directory}:")
+    say(f"wrote {len(written.files)} files to {directory}:")
     for path in written.files:
         replaced = " (overwritten)" if path in written.replaced else ""
-        click.echo(f"  {path.name}{replaced}")
+        say(f"  {path.name}{replaced}")
     arguments = shlex.join(dataset_arguments(str(directory)))
-    click.echo(f"{directory / 'README.md'} says what each file holds; next:")
-    click.echo(f"  ragtriage evaluate {arguments}")
-    click.echo(f"  ragtriage report {arguments} -o report.html")
+    say(f"{directory / 'README.md'} says what each file holds; next:")
+    say(f"  ragtriage evaluate {arguments}")
+    say(f"  ragtriage report {arguments} -o report.html")

@@ -27,6 +27,7 @@ from ._common import (
     output_option,
     ray_address_option,
     run_option,
+    say,
     snapshot_option,
 )
 from ._endpoint import endpoint_options
@@ -229,4 +230,4 @@ def judge_command(
     else:
         lines = ["dry run: the lexical baseline makes no calls and costs nothing"]
     for line in lines:
-        click.echo(line)
+        say(line)

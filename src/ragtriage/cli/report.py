@@ -9,7 +9,14 @@ import click
 
 from ..evaluation import Evaluation
 from ..request import Request
-from ._common import examples, handle_errors, output_option, output_path_option, write_output
+from ._common import (
+    examples,
+    handle_errors,
+    output_option,
+    output_path_option,
+    say,
+    write_output,
+)
 from ._dataset import dataset_options, print_notice
 
 if TYPE_CHECKING:
@@ -60,4 +67,4 @@ def report_command(request: Request, output: Path, title: str) -> None:
     from ..api import report_request
 
     write_output(report_request(request, title=title, notify=print_notice), output)
-    click.echo(f"wrote {output}", err=True)
+    say(f"wrote {output}", err=True)

@@ -13,6 +13,7 @@ from ._common import (
     k_option,
     output_option,
     run_option,
+    say,
     snapshot_option,
 )
 
@@ -66,9 +67,9 @@ def export_command(
     sheet = review_export_files(
         dataset, snapshot=snapshot, runs=runs, k=k, output=output, raw_text=raw_text
     )
-    click.echo(f"wrote {output}: {sheet.claim_rows} claim rows, {sheet.fact_rows} fact rows")
+    say(f"wrote {output}: {sheet.claim_rows} claim rows, {sheet.fact_rows} fact rows")
     for item in sheet.skipped:
-        click.echo(
+        say(
             f"  run {item.run}, question {item.question_id}: no claim rows ({item.reason}; "
             "`ragtriage judge` extracts claims into a new run file)"
         )
@@ -125,11 +126,11 @@ def import_command(
     for n, (labels, path) in enumerate(zip(imported.label_sets, found.written, strict=True)):
         kept = f", kept {found.kept[n]} of other reviewers" if found.kept[n] else ""
         replaced = f", replaced {found.replaced[n]} earlier" if found.replaced[n] else ""
-        click.echo(
+        say(
             f"run {labels.run}: {len(labels.claim_labels)} claim labels, "
             f"{len(labels.fact_labels)} fact labels{kept}{replaced} -> {path}"
         )
     if imported.unfilled:
-        click.echo(f"{len(imported.unfilled)} rows not filled yet (left out):")
+        say(f"{len(imported.unfilled)} rows not filled yet (left out):")
         for row in imported.unfilled:
-            click.echo(f"  row {row.row}: run {row.run}, question {row.question_id}, {row.item}")
+            say(f"  row {row.row}: run {row.run}, question {row.question_id}, {row.item}")

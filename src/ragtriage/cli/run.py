@@ -16,6 +16,7 @@ from ._common import (
     handle_errors,
     output_option,
     output_path_option,
+    say,
     snapshot_option,
 )
 from ._endpoint import endpoint_options
@@ -187,7 +188,7 @@ def run_command(
     )
     result = written.output
     source = "loaded from cache" if result.index_from_cache else "built"
-    click.echo(
+    say(
         f"{result.run.name}: {len(result.run.results)} questions, {result.units} units "
         f"(index {source} in {result.index_seconds:.1f} s); "
         f"{'run' if written.generated else 'retrieval-only run'} written to {output}",
