@@ -284,3 +284,16 @@ def test_square_brackets_in_a_reason_are_kept() -> None:
     # markup and dropped from the table.
     stdout = _run(["diagnose", "--example"], "200")[1]
     assert "(en.override.ignore_previous) [rules injection-v2]" in stdout
+
+
+def test_line_ends_in_markdown_cells_become_spaces(tmp_path: Path) -> None:
+    # A lone carriage return is a line end to Markdown: it would end the table row half-way.
+    data = _plant(tmp_path, {"exact-code": "q\r|a\r\nb\nc"})
+    out = CliRunner().invoke(cli, ["evaluate", *data, "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| q ")]
+    assert rows == [
+        "| q \\|a b c | answered | 0.00 | 0.00 | 0.00 | 0.00 | n/a | no | retrieval_miss "
+        "(+unsupported_claim, invalid_citation, incomplete_answer) |",
+        "| q \\|a b c | answered | 1.00 | 1.00 | 1.00 | 1.00 | n/a | no | ok |",
+    ]

@@ -154,3 +154,26 @@ def test_an_edited_policy_shows_a_different_hash(tmp_path: Path) -> None:
     hashes = [json.loads(out)["policy"]["sha256"] for out in (first, second)]
     assert hashes[0] == hashlib.sha256(text.encode()).hexdigest()
     assert hashes[0] != hashes[1]
+
+
+def test_a_carriage_return_in_a_question_id_keeps_the_markdown_table_whole(
+    tmp_path: Path,
+) -> None:
+    # Markdown reads a lone carriage return as a line end: written as such in a cell, it
+    # ended the table row half-way.
+    paths = example_paths()
+    (tmp_path / "runs").mkdir()
+    for source, name in [(paths.evalset, "evalset.json"), (paths.snapshot, "snapshot.json"),
+                         (paths.runs[0], "runs/baseline.json")]:
+        text = source.read_text(encoding="utf-8").replace('"pricing"', json.dumps("pri\r|cing"))
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code, out, _ = _invoke(
+        "gate", str(tmp_path / "evalset.json"), "--snapshot", str(tmp_path / "snapshot.json"),
+        "--run", str(tmp_path / "runs" / "baseline.json"), "--policy", str(paths.policy),
+        "--format", "markdown",
+    )
+    assert code == 1
+    assert (
+        "| FAIL | no permission_leak | 1/15 questions | at most 0 question(s) | 1 of 15 "
+        "question(s) in all diagnosed permission_leak: pri \\|cing |\n"
+    ) in out

@@ -11,6 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from .._console import text_console
+from .._markdown import md_table
 from ..evaluation import NO_RESULT
 from ..loading import report_head
 from ._verdict import GateResult
@@ -112,12 +113,7 @@ def render_gate_markdown(result: GateResult) -> str:
         lines += [f"- **{r.name}**: {r.detail}" for r in failed]
         lines.append("")
 
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines.append("| " + " | ".join(_HEADER) + " |")
-    lines.append("|" + " --- |" * len(_HEADER))
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in _rows(result)]
+    lines += md_table(_HEADER, _rows(result))
     return "\n".join(lines) + "\n"
 
 
