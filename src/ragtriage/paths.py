@@ -3,28 +3,49 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from .errors import RequestError
 
 PathArg = str | os.PathLike[str]
 """A path as every public function takes it: `str` or any `os.PathLike`."""
 
 
-def as_path(value: PathArg) -> Path:
-    """`value` as a `Path`."""
-    return value if isinstance(value, Path) else Path(os.fspath(value))
+def _not_a_path(value: object, name: str | None, expected: str) -> RequestError:
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    if value is not None:
+        shown = f"{type(value).__name__} {shown}"
+    where = f"{name}: " if name else ""
+    return RequestError(f"{where}expected {expected}; found {shown}")
 
 
-def as_optional_path(value: PathArg | None) -> Path | None:
+def as_path(value: PathArg, name: str | None = None) -> Path:
+    """`value` as a `Path`; anything else (None, a number, bytes) is a `RequestError` naming
+    the argument `name`, instead of a `TypeError` from deep inside."""
+    if isinstance(value, Path):
+        return value
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise _not_a_path(value, name, "a path (a str or os.PathLike)")
+    return Path(text)
+
+
+def as_optional_path(value: PathArg | None, name: str | None = None) -> Path | None:
     """`as_path`, keeping None."""
-    return None if value is None else as_path(value)
+    return None if value is None else as_path(value, name)
 
 
-def as_paths(values: Iterable[PathArg] | PathArg) -> tuple[Path, ...]:
-    """Several paths; a single `str` or path counts as one (not as its characters)."""
+def as_paths(values: Iterable[PathArg] | PathArg, name: str | None = None) -> tuple[Path, ...]:
+    """Several paths; a single `str` or path counts as one (not as its characters). A value
+    that is neither (None, a number) is a `RequestError` naming the argument `name`."""
     if isinstance(values, (str, os.PathLike)):
-        return (as_path(values),)
-    return tuple(as_path(v) for v in values)
+        return (as_path(values, name),)
+    if isinstance(values, (bytes, Mapping)) or not isinstance(values, Iterable):
+        raise _not_a_path(values, name, "a path or an iterable of paths")
+    return tuple(as_path(v, name) for v in values)
 
 
 _FILE_NAME_MAX = 100

@@ -157,12 +157,12 @@ class Request:
     ) -> Request:
         """A request from the command line's words (each keyword is the option's name)."""
         return cls(
-            dataset=as_optional_path(dataset),
-            snapshot=as_optional_path(snapshot),
-            runs=as_paths(runs),
-            labels=as_paths(labels),
-            calibrations=as_paths(calibrations),
-            versions=as_optional_path(versions),
+            dataset=as_optional_path(dataset, "dataset"),
+            snapshot=as_optional_path(snapshot, "snapshot"),
+            runs=as_paths(runs, "runs"),
+            labels=as_paths(labels, "labels"),
+            calibrations=as_paths(calibrations, "calibrations"),
+            versions=as_optional_path(versions, "versions"),
             example=example,
             k=k,
             metrics=tuple([metrics] if isinstance(metrics, str) else metrics),
@@ -178,7 +178,7 @@ class Request:
                 include=include_holdout,
                 who=who,
                 warn_after=holdout_warn_after,
-                ledger=as_optional_path(ledger),
+                ledger=as_optional_path(ledger, "ledger"),
             ),
             executor=executor,
             ray_address=ray_address,

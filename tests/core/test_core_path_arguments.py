@@ -1,12 +1,18 @@
-"""Every public function takes `str | os.PathLike` where it takes a path, never `Path` only."""
+"""Every public function takes `str | os.PathLike` where it takes a path, never `Path` only,
+and refuses anything else naming the argument."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
 import pkgutil
+from collections.abc import Callable
+
+import pytest
 
 import ragtriage
+from ragtriage import RequestError
+from ragtriage.example import example_paths
 
 
 def _public_functions() -> dict[str, object]:
@@ -39,3 +45,61 @@ def test_no_public_function_takes_only_path() -> None:
         if _path_only(str(param.annotation))
     )
     assert offenders == []
+
+
+def _refusal(call: Callable[[], object]) -> str:
+    with pytest.raises(RequestError) as raised:
+        call()
+    return str(raised.value)
+
+
+PATHS = example_paths()
+CALLS: dict[str, tuple[Callable[[], object], str]] = {
+    "evaluate_files(3)": (
+        lambda: ragtriage.evaluate_files(3, snapshot=PATHS.snapshot),  # type: ignore[arg-type]
+        "dataset: expected a path (a str or os.PathLike); found int 3",
+    ),
+    "evaluate_files(bytes)": (
+        lambda: ragtriage.evaluate_files(b"e.json", snapshot=PATHS.snapshot),  # type: ignore[arg-type]
+        "dataset: expected a path (a str or os.PathLike); found bytes b'e.json'",
+    ),
+    "runs=None": (
+        lambda: ragtriage.evaluate_files(PATHS.evalset, runs=None),  # type: ignore[arg-type]
+        "runs: expected a path or an iterable of paths; found None",
+    ),
+    "runs=[None]": (
+        lambda: ragtriage.evaluate_files(PATHS.evalset, runs=[None]),  # type: ignore[list-item]
+        "runs: expected a path (a str or os.PathLike); found None",
+    ),
+    "labels=5": (
+        lambda: ragtriage.diagnose_files(PATHS.evalset, labels=5),  # type: ignore[arg-type]
+        "labels: expected a path or an iterable of paths; found int 5",
+    ),
+    "load_dataset(None)": (
+        lambda: ragtriage.load_dataset(None),  # type: ignore[arg-type]
+        "dataset: expected a path (a str or os.PathLike); found None",
+    ),
+    "gate_files(candidate=3)": (
+        lambda: ragtriage.gate_files(
+            example=True, policy=PATHS.policy, candidate=3  # type: ignore[arg-type]
+        ),
+        "--candidate: expected a run name or a run file (a str); found int 3",
+    ),
+    "evaluate(None)": (
+        lambda: ragtriage.evaluate(None),  # type: ignore[arg-type]
+        "dataset: expected a Dataset (ragtriage.load_dataset reads one from files; "
+        "ragtriage.evaluate_files scores files); found NoneType None",
+    ),
+    "evaluate(str)": (
+        lambda: ragtriage.evaluate("evalset.json"),  # type: ignore[arg-type]
+        "dataset: expected a Dataset (ragtriage.load_dataset reads one from files; "
+        "ragtriage.evaluate_files scores files); found str 'evalset.json'",
+    ),
+}
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_a_value_that_is_no_path_is_refused_naming_the_argument(call: str) -> None:
+    # Was a TypeError or AttributeError from deep inside (os.fspath, a loop, an attribute).
+    function, message = CALLS[call]
+    assert _refusal(function) == message

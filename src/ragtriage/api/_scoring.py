@@ -171,7 +171,7 @@ def gate_request(
         from ..example import example_paths
 
         policy = example_paths().policy
-    loaded_policy = load_policy(as_path(policy))
+    loaded_policy = load_policy(as_path(policy, "policy"))
     wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
     evaluation = request.evaluate(
         "gate", notify, metrics=list(dict.fromkeys(wanted)), example_runs_once=True
@@ -256,6 +256,11 @@ def pick_runs(
     problems: list[Problem] = []
 
     def resolve(option: str, value: str) -> str:
+        if not isinstance(value, str):
+            raise RequestError(
+                f"{option}: expected a run name or a run file (a str); "
+                f"found {type(value).__name__} {value!r}"
+            )
         name = files.get(str(as_paths(value)[0]), value) if value not in loaded_names else value
         if name not in loaded_names:
             problems.append(

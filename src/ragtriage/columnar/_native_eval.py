@@ -9,13 +9,14 @@ engine (`evaluate`).
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, RequestError
 from ..evaluation import Evaluation, LevelChoice, QuestionFilter
 from ..executors import Executor
 from ..holdout import keep_questions
@@ -152,6 +153,12 @@ def evaluate(
     questions are listed per run (`no_result`) and left out of its records and aggregates.
     `workers`: forked processes sharing a large run's explanations (default: one per CPU).
     """
+    if not isinstance(dataset, Dataset):
+        raise RequestError(
+            "dataset: expected a Dataset (ragtriage.load_dataset reads one from files; "
+            f"ragtriage.evaluate_files scores files); found {type(dataset).__name__} "
+            f"{reprlib.repr(dataset)}"
+        )
     chosen = measures(metrics)
     if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
         k = parse_k(k)

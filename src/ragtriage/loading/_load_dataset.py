@@ -150,10 +150,10 @@ def load_dataset(
     labels: Sequence[PathArg] = (),
 ) -> Dataset:
     """Read the files of one evaluation; raise `InputError` with every schema problem."""
-    dataset = as_path(dataset)
-    snapshot = as_optional_path(snapshot)
-    runs = as_paths(runs)
-    labels = as_paths(labels)
+    dataset = as_path(dataset, "dataset")
+    snapshot = as_optional_path(snapshot, "snapshot")
+    runs = as_paths(runs, "runs")
+    labels = as_paths(labels, "labels")
     collector = ProblemCollector()
     main = read_file(dataset, collector)
     sources = [main.source]
