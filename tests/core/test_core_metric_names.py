@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import ragtriage
 from ragtriage.cli import cli
 from ragtriage.columnar import DEFAULT_TREC_MEASURES, parse_rank_measures
 from ragtriage.errors import InputError
+from ragtriage.example import example_paths
 from ragtriage.metrics import (
     REGISTRY,
     MetricSpec,
@@ -95,3 +97,12 @@ def test_evaluate_and_gate_take_the_aliases(tmp_path: Path) -> None:
     policy.write_text('[[threshold]]\nmetric = "recall@5"\nmin = 0.1\n', encoding="utf-8")
     out = run("gate", "--example", "--candidate", "improved", "--policy", str(policy))
     assert "│ PASS    │ recall_candidates@5 >= 0.1 │ 1.000 (12/12, macro) │" in out
+
+
+def test_a_single_metric_name_as_a_str_is_one_name() -> None:
+    # evaluate(dataset, metrics="evidence_recall") read the name's characters as names and
+    # refused the first, 'e'.
+    paths = example_paths()
+    dataset = ragtriage.load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    evaluation = ragtriage.evaluate(dataset, metrics="evidence_recall")  # type: ignore[arg-type]
+    assert [m.name for m in evaluation.measures] == ["evidence_recall"]

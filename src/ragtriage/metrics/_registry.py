@@ -281,7 +281,10 @@ def default_measures() -> tuple[Measure, ...]:
 
 
 def measures(names: Iterable[str] | None) -> tuple[Measure, ...]:
-    """Parse a list of measure names, or give the default set for `None`."""
+    """Parse a list of measure names, or give the default set for `None`. A single `str` is
+    one name (not a list of its characters)."""
     if names is None:
         return default_measures()
+    if isinstance(names, str):
+        names = (names,)
     return tuple(parse_measure(name) for name in names)
