@@ -68,7 +68,7 @@ def gate(
         **options,
     )
     if markdown is not None:
-        write_text(as_path(markdown), render_gate_markdown(result))
+        write_text(as_path(markdown, "markdown"), render_gate_markdown(result))
     if not result.passed:
         raise GateFailed(result)
     return result

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.errors import InputError, ProblemCollector
+from ragtriage.errors import InputError, ProblemCollector, RequestError
+from ragtriage.fileio import OutputError
 from ragtriage.loading import read_file
 from ragtriage.recording import (
     Component,
@@ -385,3 +386,48 @@ def test_a_run_that_is_not_jsonl_is_refused(tmp_path: Path) -> None:
         f"1 problem found in the input:\n- {tmp_path / 'run.json'}: (file): expected a .jsonl path; found '.json'"
     )
     assert not (tmp_path / "run.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"name": None}, "name: expected a valid string; found null"),
+        ({"name": ""}, "name: expected a non-empty string; found an empty string"),
+        ({"name": "r", "k": "3"}, "k: expected a valid integer; found '3'"),
+        ({"name": "r", "filters": [1]}, "filters: expected a valid dictionary; found [1]"),
+    ],
+    ids=["name None", "empty name", "k as text", "filters a list"],
+)
+def test_wrong_header_arguments_are_named_as_fields(
+    arguments: dict[str, object], message: str, tmp_path: Path
+) -> None:
+    # Was a pydantic ValidationError (or a TypeError for filters) from deep inside.
+    path = tmp_path / "run.jsonl"
+    with pytest.raises(InputError) as raised:
+        Recorder(path, capture=False, **arguments)  # type: ignore[arg-type]
+    assert str(raised.value) == f"1 problem found in the input:\n- {path}: {message}"
+    assert not path.exists()
+
+
+def test_a_path_that_is_no_path_or_below_a_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(RequestError) as raised:
+        Recorder(None, "r", capture=False)  # type: ignore[arg-type]
+    assert str(raised.value) == "path: expected a path (a str or os.PathLike); found None"
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    with pytest.raises(OutputError) as refused:
+        Recorder(afile / "run.jsonl", "r", capture=False)
+    assert str(refused.value) == (
+        f"cannot write {afile}: it exists and is not a folder. Nothing was written."
+    )
+
+
+def test_record_takes_only_a_question_result(tmp_path: Path) -> None:
+    recorder = Recorder(tmp_path / "run.jsonl", "r", capture=False)
+    with pytest.raises(RecordingError) as raised:
+        recorder.record({"question_id": "q1"})  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        f"{tmp_path / 'run.jsonl'}: record() takes a QuestionResult (ragtriage.schemas); "
+        "found dict"
+    )
+    recorder.close()

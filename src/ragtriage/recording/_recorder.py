@@ -12,8 +12,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from ..errors import InputError, Problem, ProblemCollector
-from ..loading import read_file
+from ..fileio import make_folder
+from ..loading import pydantic_problems, read_file
+from ..paths import as_path
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader
 from ._environment import capture_environment
 from ._question import QuestionRecording, RecordingError
@@ -79,27 +83,33 @@ class Recorder(StageWrappers):
         capture: bool = True,
         durability: Durability = "flush",
     ) -> None:
-        self.path = Path(path)
+        self.path = as_path(path, "path")
         """The run file (JSONL)."""
         environment: dict[str, Scalar] = (
             dict(capture_environment(packages, repo)) if capture else {}
         )
-        self.header = RunHeader(
-            name=name,
-            provenance=Provenance(
-                snapshot_id=snapshot_id,
-                evalset_id=evalset_id,
-                retriever=_component(retriever),
-                reranker=_component(reranker),
-                generator=_component(generator),
-                prompt_version=prompt_version,
-                k=k,
-                filters=dict(filters or {}),
-                seed=seed,
-                notes=notes,
-                environment=environment,
-            ),
-        )
+        try:
+            header = RunHeader(
+                name=name,
+                provenance=Provenance(
+                    snapshot_id=snapshot_id,
+                    evalset_id=evalset_id,
+                    retriever=_component(retriever),
+                    reranker=_component(reranker),
+                    generator=_component(generator),
+                    prompt_version=prompt_version,
+                    k=k,
+                    filters=dict(filters) if isinstance(filters, Mapping) else filters or {},
+                    seed=seed,
+                    notes=notes,
+                    environment=environment,
+                ),
+            )
+        except ValidationError as exc:
+            # A wrong argument (a name that is no string, k as text) is named as the field of
+            # the run's header it fills, as a loader names a field of a run file.
+            raise InputError(pydantic_problems(exc, str(self.path), None)) from None
+        self.header = header
         """The run's header line: name and provenance."""
         self._durability = durability
         self._lock = threading.Lock()
@@ -166,7 +176,7 @@ class Recorder(StageWrappers):
                 [Problem(str(self.path), None, "(file)", "a .jsonl path", repr(self.path.suffix))]
             )
         resumed = self._resume()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if not resumed:
             self._append(_dumps(self.header.model_dump(mode="json")))
@@ -231,6 +241,11 @@ class Recorder(StageWrappers):
 
     def record(self, result: QuestionResult) -> None:
         """Append one finished question's result (validated) and flush it to disk."""
+        if not isinstance(result, QuestionResult):
+            raise RecordingError(
+                f"{self.path}: record() takes a QuestionResult (ragtriage.schemas); found "
+                f"{type(result).__name__}"
+            )
         line = _dumps(result.model_dump(mode="json"))
         with self._lock:
             if result.question_id in self._recorded:
