@@ -177,3 +177,23 @@ def test_a_carriage_return_in_a_question_id_keeps_the_markdown_table_whole(
         "| FAIL | no permission_leak | 1/15 questions | at most 0 question(s) | 1 of 15 "
         "question(s) in all diagnosed permission_leak: pri \\|cing |\n"
     ) in out
+
+
+def test_run_names_in_a_usage_error_are_shown_as_escapes(tmp_path: Path) -> None:
+    # The usage error lists the loaded runs: a run name setting the window title reached the
+    # terminal as it was.
+    paths = example_paths()
+    run = json.loads(paths.runs[0].read_text(encoding="utf-8"))
+    run["name"] = "b\x1b]0;title\x07\u202ex"
+    (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    outcome = CliRunner().invoke(
+        cli,
+        ["gate", str(paths.evalset), "--snapshot", str(paths.snapshot), "--run",
+         str(tmp_path / "run.json"), "--run", str(paths.runs[1]), "--policy", str(paths.policy)],
+        color=True,
+    )
+    assert outcome.exit_code == 2
+    assert outcome.stderr.splitlines()[-1] == (
+        "Error: give --candidate NAME: the run to gate (loaded runs: "
+        "b\\x1b]0;title\\x07\\u202ex, improved)"
+    )

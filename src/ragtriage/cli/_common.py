@@ -37,7 +37,7 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except RequestError as exc:
-            raise click.UsageError(str(exc)) from None
+            raise click.UsageError(visible(str(exc))) from None
         except RagtriageError as exc:
             say(f"Error: {exc}", err=True)
             sys.exit(EXIT_INVALID)
