@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from loader_path import loader_path
 from ragtriage import example
 from ragtriage._console import visible
+from ragtriage._markdown import md_code
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 from ragtriage.render import terminal_width
@@ -297,3 +298,26 @@ def test_line_ends_in_markdown_cells_become_spaces(tmp_path: Path) -> None:
         "(+unsupported_claim, invalid_citation, incomplete_answer) |",
         "| q \\|a b c | answered | 1.00 | 1.00 | 1.00 | 1.00 | n/a | no | ok |",
     ]
+
+
+def test_a_backtick_in_a_run_name_cannot_end_its_code_span(tmp_path: Path) -> None:
+    # With single backticks, the name's own backtick ended the span and the markup after it
+    # was read as HTML by a Markdown renderer.
+    name = "a`b<img src=x onerror=alert(1)>"
+    data = _plant(tmp_path, {"baseline": name})
+    out = CliRunner().invoke(cli, ["evaluate", *data, "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.splitlines()[2].startswith(
+        "Runs: ``a`b<img src=x onerror=alert(1)>`` (context recorded, k not used, evidence "
+        "matched by document), `improved` ("
+    )
+    assert "- ``a`b<img src=x onerror=alert(1)>``: rules injection-v2, sensitive-v2" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [("baseline", "`baseline`"), ("a`b", "``a`b``"), ("`x``", "``` `x`` ```"),
+     ("a\r\nb\nc", "`a b c`")],
+)
+def test_md_code(text: str, span: str) -> None:
+    assert md_code(text) == span

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_table
+from .._markdown import md_code, md_table
 from ..metrics import not_applicable_line
 from ._comparison import (
     STATUS_ORDER,
@@ -240,7 +240,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
             for q in chosen[:LIST_LIMIT]:
                 stage = q.stage_change or q.question_id
                 moved = "; ".join(moved_metrics(q))
-                lines.append(f"- `{stage}`" + (f": {moved}" if moved else ""))
+                lines.append(f"- {md_code(stage)}" + (f": {moved}" if moved else ""))
             if len(chosen) > LIST_LIMIT:
                 lines.append(f"- ... and {len(chosen) - LIST_LIMIT} more (all in --format json)")
             lines.append("")

@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_table
+from .._markdown import md_code, md_table
 from ..evaluation import NO_RESULT
 from ..loading import report_head
 from ._verdict import GateResult
@@ -100,11 +100,11 @@ def render_gate_markdown(result: GateResult) -> str:
     """A pull-request comment: verdict, failed rules first, then the full rule table."""
     icon = "✅" if result.passed else "❌"
     lines = [f"## {icon} ragtriage gate: {'passed' if result.passed else 'failed'}", ""]
-    against = f" against `{result.baseline}`" if result.baseline else ""
+    against = f" against {md_code(result.baseline)}" if result.baseline else ""
     lines += [
-        f"Run `{result.run}`{against}, {result.questions} questions{_no_result(result)}; "
+        f"Run {md_code(result.run)}{against}, {result.questions} questions{_no_result(result)}; "
         f"policy **{result.policy_name}** "
-        f"(`{result.policy_path}`, sha256 `{result.policy_sha256}`).",
+        f"({md_code(result.policy_path)}, sha256 `{result.policy_sha256}`).",
         "",
     ]
     failed = [r for r in result.rules if r.verdict == "fail"]

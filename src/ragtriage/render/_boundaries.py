@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._markdown import md_code
 from ..detectors import RunBoundaries
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def boundaries_json(section: RunBoundaries) -> dict[str, Any]:
 def boundaries_lines(name: str, section: RunBoundaries) -> list[str]:
     """Plain lines (Markdown bullets) summarising one run's boundary checks."""
     perms = section.permissions
-    lines = [f"- `{name}`: rules {section.injection_rules}, {section.sensitive_rules}"]
+    lines = [f"- {md_code(name)}: rules {section.injection_rules}, {section.sensitive_rules}"]
     for s in perms.stages:
         if s.questions_with_leak:
             count = f"{len(s.questions_with_leak)}/{s.questions_checked}"

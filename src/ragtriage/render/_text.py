@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_table
+from .._markdown import md_code, md_table
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
@@ -266,7 +266,7 @@ def render_markdown(evaluation: Evaluation) -> str:
     """A paste-ready Markdown summary for a pull request."""
     lines = ["## ragtriage evaluation", ""]
     runs = ", ".join(
-        f"`{r.name}` ({r.cutoff}, evidence matched by {r.evidence_level})"
+        f"{md_code(r.name)} ({r.cutoff}, evidence matched by {r.evidence_level})"
         for r in evaluation.runs
     )
     lines += [
