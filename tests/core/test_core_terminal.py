@@ -321,3 +321,14 @@ def test_a_backtick_in_a_run_name_cannot_end_its_code_span(tmp_path: Path) -> No
 )
 def test_md_code(text: str, span: str) -> None:
     assert md_code(text) == span
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "compare"])
+def test_a_line_end_in_a_run_name_cannot_start_a_markdown_heading(
+    command: str, tmp_path: Path
+) -> None:
+    data = _plant(tmp_path, {"baseline": "R\n# Injected\n"})
+    out = CliRunner().invoke(cli, [command, *data, "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    assert not [line for line in out.stdout.splitlines() if line.startswith("# Injected")]
+    assert "R # Injected " in out.stdout

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_code, md_table
+from .._markdown import md_code, md_lines, md_table
 from ..metrics import not_applicable_line
 from ._comparison import (
     STATUS_ORDER,
@@ -257,4 +257,4 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         "",
         f"<sub>{m['bootstrap']}. {m['continuous_test']}. {m['binary_test']}. {PAIRING}.</sub>",
     ]
-    return "\n".join(lines) + "\n"
+    return md_lines(lines) + "\n"

@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_code, md_table
+from .._markdown import md_code, md_lines, md_table
 from ..evaluation import NO_RESULT
 from ..loading import report_head
 from ._verdict import GateResult
@@ -114,7 +114,7 @@ def render_gate_markdown(result: GateResult) -> str:
         lines.append("")
 
     lines += md_table(_HEADER, _rows(result))
-    return "\n".join(lines) + "\n"
+    return md_lines(lines) + "\n"
 
 
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_table
+from .._markdown import md_lines, md_table
 from ..diagnosis import (
     Breakdown,
     QuestionDiagnosis,
@@ -239,4 +239,4 @@ def render_diagnosis_markdown(
     if actions:
         lines += ["### Next actions for the primary stages found", ""]
         lines += [*md_table(_ACTION_HEADER, actions), ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return md_lines(lines).rstrip("\n") + "\n"

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_code, md_table
+from .._markdown import md_code, md_lines, md_table
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
@@ -292,4 +292,4 @@ def render_markdown(evaluation: Evaluation) -> str:
         lines += ["", f"### {run.name}: per question", ""]
         qheader, rows = _question_rows(evaluation, index)
         lines += md_table(qheader, rows)
-    return "\n".join(lines) + "\n"
+    return md_lines(lines) + "\n"
