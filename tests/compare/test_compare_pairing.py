@@ -7,13 +7,15 @@ from collections.abc import Callable
 import pytest
 from compare_builders import make_dataset, result
 
-from ragtriage import InputError, evaluate
+import ragtriage
+from ragtriage import Evaluation, InputError, RequestError, evaluate
 from ragtriage.compare import (
     compare,
     comparison_json,
     render_comparison_markdown,
     render_comparison_table,
 )
+from ragtriage.example import example_paths
 from ragtriage.loading import Dataset
 from ragtriage.schemas import QuestionResult
 
@@ -254,3 +256,49 @@ def test_long_lists_are_cut_in_text_but_not_in_json(
         comparison
     )
     assert len(comparison_json(comparison)["comparisons"][0]["questions"]) == 5
+
+
+def _example_evaluation() -> Evaluation:
+    paths = example_paths()
+    return ragtriage.evaluate(
+        ragtriage.load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"evaluation": None}, "evaluation: expected an Evaluation (ragtriage.evaluate or "
+         "ragtriage.evaluate_files makes one); found NoneType"),
+        ({"resamples": 0}, "resamples: expected an integer from 100 to 100000; found 0"),
+        ({"permutations": "5"}, "permutations: expected an integer from 100 to 1000000; "
+         "found '5'"),
+        ({"seed": None}, "seed: expected an integer from 0 to 4294967295; found None"),
+        ({"level": 2}, "level: expected a number from 0.5 to 0.999; found 2"),
+        ({"level": float("nan")}, "level: expected a number from 0.5 to 0.999; found nan"),
+    ],
+    ids=["no evaluation", "resamples 0", "permutations text", "seed None", "level 2", "level nan"],
+)
+def test_compare_refuses_arguments_it_cannot_use(
+    arguments: dict[str, object], message: str
+) -> None:
+    # Were an AttributeError, a numpy ValueError or TypeError from deep inside the statistics.
+    evaluation = arguments.pop("evaluation") if "evaluation" in arguments else (
+        _example_evaluation()
+    )
+    with pytest.raises(RequestError) as raised:
+        compare(evaluation, **arguments)  # type: ignore[arg-type]
+    assert str(raised.value) == message
+
+
+def test_compare_takes_run_names_from_any_iterable_and_one_name_as_one_run() -> None:
+    evaluation = _example_evaluation()
+    names = (name for name in ["improved", "baseline"])
+    groups = compare(evaluation, names, resamples=100, permutations=100).groups
+    assert [g.label for g in groups] == ["improved", "baseline"]
+    with pytest.raises(InputError) as raised:
+        compare(evaluation, "baseline")
+    assert str(raised.value) == (
+        "1 problem found in the input:\n- <command line>: RUNS: expected at least two runs to "
+        "compare; found 1 run(s)"
+    )

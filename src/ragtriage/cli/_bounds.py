@@ -14,7 +14,13 @@ from typing import Any
 import click
 
 from ..endpoint import MAX_REPLY_BYTES_RANGE
-from ..validation import MAX_CUTOFF
+from ..validation import (
+    LEVEL_RANGE,
+    MAX_CUTOFF,
+    PERMUTATIONS_RANGE,
+    RESAMPLES_RANGE,
+    SEED_RANGE,
+)
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -28,11 +34,11 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
-SEED = click.IntRange(0, 2**32 - 1)
+SEED = click.IntRange(*SEED_RANGE)
 """Random seeds (numpy takes 0..2**32-1 everywhere)."""
-RESAMPLES = click.IntRange(100, 100_000)
+RESAMPLES = click.IntRange(*RESAMPLES_RANGE)
 """Bootstrap resamples: below 100 an interval is noise, above 100,000 it costs minutes."""
-PERMUTATIONS = click.IntRange(100, 1_000_000)
+PERMUTATIONS = click.IntRange(*PERMUTATIONS_RANGE)
 """Permutation-test rounds (cheaper per round than a bootstrap resample)."""
 HOLDOUT_WARN_AFTER = click.IntRange(0, 1_000_000)
 """Holdout looks before the warning."""
@@ -50,7 +56,7 @@ PRICE_PER_1K = FiniteFloatRange(0, 1_000_000)
 """US dollars per 1,000 tokens."""
 MAX_REPLY_BYTES = click.IntRange(*MAX_REPLY_BYTES_RANGE)
 """Largest reply body read."""
-CONFIDENCE = FiniteFloatRange(0.5, 0.999)
+CONFIDENCE = FiniteFloatRange(*LEVEL_RANGE)
 """Confidence level of an interval."""
 CUTOFF = click.IntRange(1, MAX_CUTOFF)
 """A ranking depth (candidates kept, rerank depth): the same range as every cut-off k."""

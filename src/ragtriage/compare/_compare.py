@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, RequestError
 from ..evaluation import Evaluation, RunEvaluation
 from ..metrics import Measure
+from ..validation import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_RANGE
 from ._comparison import (
     STATUS_ORDER,
     Comparison,
@@ -259,6 +260,37 @@ def _check_comparable(
     return warnings
 
 
+def _check_arguments(
+    evaluation: object, seed: object, resamples: object, permutations: object, level: object
+) -> None:
+    """Refuse arguments `compare` cannot use, naming each (the command line's options have
+    the same ranges)."""
+    if not isinstance(evaluation, Evaluation):
+        raise RequestError(
+            "evaluation: expected an Evaluation (ragtriage.evaluate or ragtriage.evaluate_files "
+            f"makes one); found {type(evaluation).__name__}"
+        )
+    problems = [
+        f"{name}: expected an integer from {low} to {high}; found {value!r}"
+        for name, value, (low, high) in (
+            ("seed", seed, SEED_RANGE),
+            ("resamples", resamples, RESAMPLES_RANGE),
+            ("permutations", permutations, PERMUTATIONS_RANGE),
+        )
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+    ]
+    if (
+        isinstance(level, bool)
+        or not isinstance(level, (int, float))
+        or not LEVEL_RANGE[0] <= level <= LEVEL_RANGE[1]
+    ):
+        problems.append(
+            f"level: expected a number from {LEVEL_RANGE[0]} to {LEVEL_RANGE[1]}; found {level!r}"
+        )
+    if problems:
+        raise RequestError("; ".join(problems))
+
+
 def select_runs(evaluation: Evaluation, names: Sequence[str] | None) -> tuple[RunEvaluation, ...]:
     """The named runs in the order given (all runs for None); unknown names raise InputError."""
     by_name = {run.name: run for run in evaluation.runs}
@@ -295,6 +327,10 @@ def compare(
     unless allowed. With `allow_missing`, only the questions both sides answered are paired;
     the others are listed per pair (`base_no_result`, `candidate_no_result`).
     """
+    _check_arguments(evaluation, seed, resamples, permutations, level)
+    if runs is not None:
+        # One name is one run (not its characters); an iterator is read once.
+        runs = (runs,) if isinstance(runs, str) else tuple(runs)
     selected = select_runs(evaluation, runs)
     if len(selected) < 2:
         raise InputError(

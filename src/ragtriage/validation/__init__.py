@@ -12,6 +12,7 @@ if TYPE_CHECKING:
         parse_cutoff,
         parse_k,
     )
+    from ._ranges import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_RANGE
     from ._rules import check_dataset
 
 # Each name is imported from its module on first use, so that a command loads only
@@ -21,6 +22,10 @@ _LAZY = {
     "MAX_CUTOFF": "._k",
     "parse_cutoff": "._k",
     "parse_k": "._k",
+    "LEVEL_RANGE": "._ranges",
+    "PERMUTATIONS_RANGE": "._ranges",
+    "RESAMPLES_RANGE": "._ranges",
+    "SEED_RANGE": "._ranges",
     "check_dataset": "._rules",
     "SUPERSESSION_LOOP": "._inputs",
     "supersession_loops": "._inputs",
@@ -28,7 +33,11 @@ _LAZY = {
 
 __all__ = [
     "CUTOFF_EXPECTED",
+    "LEVEL_RANGE",
     "MAX_CUTOFF",
+    "PERMUTATIONS_RANGE",
+    "RESAMPLES_RANGE",
+    "SEED_RANGE",
     "SUPERSESSION_LOOP",
     "check_dataset",
     "parse_cutoff",
