@@ -12,10 +12,11 @@ each is shown as its escape instead, `\\x1b`, `\\u202e`, as `repr` writes it.
 from __future__ import annotations
 
 import re
-from typing import IO, Any
+from functools import cache
+from typing import IO, TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.text import Text
+if TYPE_CHECKING:  # rich loads with the first table drawn, not with `ragtriage --help`
+    from rich.console import Console
 
 _INVISIBLE = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e"
@@ -40,20 +41,27 @@ def visible(text: str) -> str:
     return _INVISIBLE.sub(_escape, text)
 
 
-class _InertConsole(Console):
-    """A rich console that renders every string as plain, visible text."""
+@cache
+def _inert_console() -> type[Console]:
+    """A rich console class that renders every string as plain, visible text."""
+    from rich.console import Console
+    from rich.text import Text
 
-    def render_str(self, text: str, **options: Any) -> Text:
-        """The string as text: never markup, never emoji codes, invisible characters shown."""
-        # Table cells and titles are rendered with the options of the call, not the
-        # console's, so the console's defaults alone would not be enough.
-        options.update(markup=False, emoji=False, highlight=False)
-        return super().render_str(visible(text), **options)
+    class InertConsole(Console):
+        def render_str(self, text: str, **options: Any) -> Text:
+            """The string as text: never markup, never emoji codes, invisible characters
+            shown."""
+            # Table cells and titles are rendered with the options of the call, not the
+            # console's, so the console's defaults alone would not be enough.
+            options.update(markup=False, emoji=False, highlight=False)
+            return super().render_str(visible(text), **options)
+
+    return InertConsole
 
 
 def text_console(file: IO[str], width: int) -> Console:
     """A console writing plain text (no colours, no markup) `width` columns wide to `file`."""
-    return _InertConsole(
+    return _inert_console()(
         file=file,
         width=width,
         force_terminal=False,

@@ -10,7 +10,6 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from .._console import visible
 from ..errors import RagtriageError, RequestError
 
 P = ParamSpec("P")
@@ -37,6 +36,8 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except RequestError as exc:
+            from .._console import visible
+
             raise click.UsageError(visible(str(exc))) from None
         except RagtriageError as exc:
             say(f"Error: {exc}", err=True)
@@ -50,6 +51,8 @@ def say(line: str, *, err: bool = False) -> None:
     stderr. It may name run names, IDs and paths from the files read, so control and
     zero-width characters are written as their escapes (`\\x1b`), never to act on the
     terminal."""
+    from .._console import visible  # loaded when a command speaks, not by `--help`
+
     click.echo(visible(line), err=err)
 
 
