@@ -38,20 +38,17 @@ from ..executors import Executor, default_workers
 from ..loading import SnapshotIndex, SourceFile
 from ..metrics import Measure
 from ..schemas import LabelPolicy, Snapshot
-from ._native_explain import (
-    Explained,
-    RunExtras,
-    no_cycle_collection,
-    run_evaluation,
-)
+from ._native_explain import RunExtras, no_cycle_collection, run_evaluation
+from ._native_found import Explained
 from ._native_labels import Added, check_answered
-from ._native_layers import build_matcher, items_at_stages, match_stages, run_layers
+from ._native_layers import run_layers
 from ._native_parts import read_evalset_parallel, read_run_parallel
 from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
 from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags, snapshot_codes
+from ._native_stages import build_matcher, items_at_stages, match_stages
 from ._trec import _Fallback
 
 

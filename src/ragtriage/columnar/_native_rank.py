@@ -20,9 +20,10 @@ import numpy as np
 from ..metrics import Measure, PerQuestion, RankForm
 from ..metrics.ranking import RECALL_CANDIDATES
 from ._arrays import RankArrays
-from ._native_layers import ANSWERABLE, StageMatch, _owner
+from ._native_layers import ANSWERABLE
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
+from ._native_stages import StageMatch, _owner
 
 _STAGE = {"recall_candidates": "candidates", "recall_reranked": "reranked"}
 """The stage a rank measure reads when it is not the final ranking."""

@@ -1,0 +1,239 @@
+"""What each stage's items of a native run are, found once per run for the measures, the
+stage flags and the explanations: which required group each satisfies (the `Matcher`, the
+package's one matching rule, at every evidence level), which are stale, closed to the asker
+or of another version than the question's, which cited IDs are in the context, whether the
+canary reached it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._native_read import Codes, EvalColumns
+from ._native_run import RunColumns
+
+
+def _owner(offsets: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+
+
+def _count(owner: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
+    """Per owner, how many entries are True."""
+    return np.bincount(owner[mask], minlength=n).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """Which required groups a retrieved item satisfies, for every question at once, at each
+    question's evidence level: the package's one matching rule, as sorted integer keys.
+
+    A key is `row * units + unit`, where a unit is the item's document (document and span
+    levels) or the item itself (chunk level). At span level a key's alternative also names
+    the interval an item must overlap (a required chunk's; a required document's is the
+    whole document, as is a retrieved document's), so two chunks of one document match only
+    where their spans overlap."""
+
+    keys: np.ndarray
+    """Sorted keys, one per (question, unit, group) (span level: per required alternative)."""
+    groups: np.ndarray
+    """The global group of each key (ascending within a key)."""
+    units: int
+    """Key stride: the number of snapshot codes, plus one."""
+    by_document: np.ndarray
+    """Per question: its unit is an item's document."""
+    codes: Codes
+    """The snapshot's codes (an item's document and span)."""
+    spans: tuple[np.ndarray, np.ndarray] | None
+    """At span level, per key, the span an item must overlap: (starts, ends), a required
+    document's from -1 to `WHOLE` (any item of it); None at the other levels."""
+    unique: bool
+    """No key repeats: an item meets at most one required alternative of its question."""
+
+
+def build_matcher(
+    ev: EvalColumns, codes: Codes, level_document: np.ndarray, spans: bool = False
+) -> Matcher:
+    """Index every required alternative of every question by (question, unit).
+
+    `level_document`: per question, evidence is matched by document (else by chunk ID);
+    `spans`: at span level (with `level_document` all True), by overlapping spans.
+    """
+    units = int(codes.document_of.size) + 1
+    group_row = _owner(ev.group_offsets)
+    alt_row = group_row[ev.alt_group]
+    unit = np.where(level_document[alt_row], codes.document_of[ev.alt_code], ev.alt_code)
+    columns = [alt_row * units + unit, ev.alt_group]
+    if spans:  # alternatives in one document differ by their spans
+        columns += [codes.start[ev.alt_code], codes.end[ev.alt_code]]
+    order = np.lexsort(columns[::-1])
+    columns = [column[order] for column in columns]
+    fresh = np.ones(order.size, dtype=bool)
+    fresh[1:] = np.logical_or.reduce([column[1:] != column[:-1] for column in columns])
+    keys, groups, *span = [column[fresh] for column in columns]
+    return Matcher(
+        keys, groups, units, level_document, codes, (span[0], span[1]) if spans else None,
+        _unique(keys),
+    )
+
+
+def _unique(keys: np.ndarray) -> bool:
+    return bool(np.all(keys[1:] != keys[:-1]))
+
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def matches(m: Matcher, rows: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (item, group) pair where `items[at]`, retrieved for question `rows[at]`,
+    satisfies the global required group `group`, as two arrays: sorted by `at`, then by
+    group, each pair once."""
+    if items.size == 0 or m.keys.size == 0:
+        return _EMPTY, _EMPTY
+    unit = np.where(m.by_document[rows], m.codes.document_of[items], items)
+    keys = rows * m.units + unit
+    first = np.searchsorted(m.keys, keys)
+    if m.unique:  # the common case: one look-up per item
+        at = np.flatnonzero(m.keys[np.minimum(first, m.keys.size - 1)] == keys)
+        where = first[at]
+    else:
+        count = np.searchsorted(m.keys, keys, side="right") - first
+        at = np.repeat(np.arange(items.size, dtype=np.int64), count)
+        offsets = np.cumsum(count) - count
+        where = first[at] + np.arange(at.size, dtype=np.int64) - offsets[at]
+    groups = m.groups[where]
+    if m.spans is not None:
+        item, (start, end) = items[at], m.spans
+        overlap = (m.codes.start[item] < end[where]) & (start[where] < m.codes.end[item])
+        at, groups = at[overlap], groups[overlap]
+        once = np.ones(at.size, dtype=bool)  # two alternatives of a group in one document
+        once[1:] = (at[1:] != at[:-1]) | (groups[1:] != groups[:-1])
+        at, groups = at[once], groups[once]
+    return at, groups
+
+
+@dataclass(frozen=True)
+class StageMatch:
+    """Where one stage's items (a run's candidates, reranked lists or contexts) satisfy their
+    question's required groups (`matches`): found once per stage for the measures, the stage
+    flags and the explanations."""
+
+    at: np.ndarray
+    """The satisfying items (flat positions, ascending), once per group each satisfies."""
+    groups: np.ndarray
+    """The global group each satisfies (ascending within an item)."""
+    first: np.ndarray
+    """Per global group: the position, in its result's list, of the first item satisfying it;
+    -1 when none does."""
+
+    @property
+    def covered(self) -> np.ndarray:
+        """Per global group: some item of the stage satisfies it."""
+        return self.first >= 0
+
+
+def match_stage(
+    m: Matcher, run_rows: np.ndarray, flat: tuple[np.ndarray, np.ndarray], n_groups: int
+) -> StageMatch:
+    """One stage's `StageMatch`: `flat` is its (items, offsets per result), `run_rows` the
+    question row of each result."""
+    items, offsets = flat
+    owner = _owner(offsets)
+    at, groups = matches(m, run_rows[owner], items)
+    first = np.full(n_groups, -1, dtype=np.int64)
+    # A group's first pair in flat order is its first item in its list (one list per question).
+    found, head = np.unique(groups, return_index=True)
+    first[found] = at[head] - offsets[owner[at[head]]]
+    return StageMatch(at, groups, first)
+
+
+def match_stages(
+    ev: EvalColumns, run: RunColumns, m: Matcher
+) -> dict[str, StageMatch]:
+    """The `StageMatch` of a run's candidates, reranked lists and contexts, by stage name."""
+    n_groups = int(ev.group_grade.size)
+    return {
+        name: match_stage(m, run.row, flat, n_groups)
+        for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
+                           ("context", run.context))
+    }
+
+
+def cited_in_context(run: RunColumns, codes: Codes) -> np.ndarray:
+    """Per cited ID (`run.citations`, flat per claim): it names an item of its result's final
+    context (an ID the snapshot does not know never does)."""
+    cited, cited_offsets = run.citations
+    cited_result = _owner(run.claim_offsets)[_owner(cited_offsets)]
+    ctx_items, ctx_offsets = run.context
+    if not ctx_items.size:
+        return np.zeros(cited.size, dtype=bool)
+    units = int(codes.document_of.size) + 1  # a key stride past every snapshot code
+    ctx_keys = np.sort(_owner(ctx_offsets) * units + ctx_items)
+    cite_keys = np.where(cited >= 0, cited_result * units + cited, -1)
+    at = np.minimum(np.searchsorted(ctx_keys, cite_keys), ctx_keys.size - 1)
+    found: np.ndarray = ctx_keys[at] == cite_keys
+    return found
+
+
+def validly_cited(run: RunColumns, inside: np.ndarray) -> np.ndarray:
+    """Per claim: it cites something, and only items of the final context (`inside`:
+    `cited_in_context`). The `citation_validity` rule, also the `invalid_citation` stage's and
+    the details' (`QuestionView.invalid_citations`)."""
+    offsets = run.citations[1]
+    outside = _count(_owner(offsets), ~inside, int(offsets.size) - 1)
+    valid: np.ndarray = (np.diff(offsets) > 0) & (outside == 0)
+    return valid
+
+
+@dataclass(frozen=True)
+class StageItems:
+    """One stage's items of a run (`detectors.PERMISSION_STAGES`: the candidates, the context,
+    the cited IDs, the supporting IDs), each with its result, and what is wrong with each."""
+
+    items: np.ndarray
+    """Snapshot codes, in file order (-1: a cited ID the snapshot does not know)."""
+    owner: np.ndarray
+    """The result of each item."""
+    stale: np.ndarray
+    """Its document is superseded or withdrawn (`stale_*`, the stale details and stage)."""
+    closed: np.ndarray
+    """Its document names access groups, none of them the asker's, for a question asked
+    with user groups (`permission_leak_*`, the `permission_leak` stage)."""
+    wrong_version: np.ndarray
+    """Its document has a version other than the one its question applies to (cited or
+    supporting: the `stale_evidence` stage of a version question)."""
+
+
+def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str, StageItems]:
+    """Every stage's `StageItems`, by stage name in pipeline order."""
+    mask, asked = ev.user_mask[run.row], ev.asked[run.row]  # per result
+    wanted = ev.wanted_version[run.row]  # per result; -1 none, -2 a version no document has
+    claim_owner = _owner(run.claim_offsets)
+    out: dict[str, StageItems] = {}
+    for stage, items, owner in (
+        ("candidates", run.candidates[0], _owner(run.candidates[1])),
+        ("context", run.context[0], _owner(run.context[1])),
+        ("cited", run.citations[0], claim_owner[_owner(run.citations[1])]),
+        ("support", run.support[0], _owner(run.support[1])),
+    ):
+        known = items >= 0  # an unknown cited ID has no document: neither stale nor closed
+        item = np.where(known, items, 0)
+        readable = ((codes.access[item] & mask[owner]) != 0).any(axis=1)
+        closed = known & codes.restricted[item] & ~readable & asked[owner]
+        version = np.where(known, codes.doc_version[item], -1)
+        wrong = (version >= 0) & (wanted[owner] != -1) & (version != wanted[owner])
+        out[stage] = StageItems(items, owner, known & codes.stale[item], closed, wrong)
+    return out
+
+
+def canary_reached(ev: EvalColumns, run: RunColumns, codes: Codes) -> np.ndarray:
+    """Per result: the document of its question's canary reached the final context (with the
+    answer's marker: the `injection_followed` stage and the `canary_obeyed` measure; a view
+    carries it as `StageFlags.canary_reached`)."""
+    ctx_items, ctx_offsets = run.context
+    ctx_owner = _owner(ctx_offsets)
+    target = ev.canary_document[run.row]  # per result; -2 no canary, -1 unknown document
+    hit = codes.document_of[ctx_items] == target[ctx_owner]
+    reached: np.ndarray = np.bincount(ctx_owner[hit], minlength=target.size) > 0
+    return reached
