@@ -48,7 +48,7 @@ from ._native_rank import rank_scores
 from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags, snapshot_codes
-from ._native_stages import build_matcher, items_at_stages, match_stages
+from ._native_stages import build_matcher, find_stages
 from ._trec import _Fallback
 
 
@@ -154,11 +154,11 @@ def run_engine(
         names.add(run.header.name)
         results = run.row[: run.row.size - missing.size].tolist()
         answered[run.header.name] = [ev.ids[row] for row in results]
-        found = match_stages(ev, run, matcher), items_at_stages(ev, run, codes)
-        scores, findings = run_layers(ev, run, codes, found, flags, sensitive)
-        scores.update(rank_scores(ev, run, found[0], chosen))
-        explained = Explained(ev, run, codes, found, flags, index, level)
-        del found
+        stages = find_stages(ev, run, matcher, codes)
+        scores, findings = run_layers(ev, run, codes, stages, flags, sensitive)
+        scores.update(rank_scores(ev, run, stages.matched, chosen))
+        explained = Explained(ev, run, codes, stages, flags, index, level)
+        del stages
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
     ids, evalset_id = ev.ids, ev.evalset_id

@@ -25,14 +25,7 @@ from ..metrics import NO_EVIDENCE, EvidenceFound, Found, InvalidCitations
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
-from ._native_stages import (
-    StageItems,
-    StageMatch,
-    _owner,
-    canary_reached,
-    cited_in_context,
-    validly_cited,
-)
+from ._native_stages import RunStages, _owner, validly_cited
 
 
 class Explained:
@@ -43,10 +36,10 @@ class Explained:
 
     def __init__(
         self, ev: EvalColumns, run: RunColumns, codes: Codes,
-        found: tuple[dict[str, StageMatch], dict[str, StageItems]],
+        stages: RunStages,
         flags: SnapshotFlags, index: SnapshotIndex, level: LevelChoice,
     ) -> None:
-        matched, at_stages = found
+        matched, at_stages = stages.matched, stages.items
         self._level, self._document_level = level, ev.level_document
         self._requires = np.diff(ev.group_offsets) > 0
         items, offsets = run.context
@@ -88,7 +81,7 @@ class Explained:
         self._has_reranked, self._derived = run.has_reranked, run.context_derived
         # Per result: its claims without a valid citation, and each one's cited IDs outside the
         # context (positions in the claim's citations).
-        inside = cited_in_context(run, codes)
+        inside = stages.cited_inside
         self._claims = run.claim_offsets
         self._bad = np.flatnonzero(~validly_cited(run, inside))
         self._bad_at = np.searchsorted(
@@ -102,7 +95,7 @@ class Explained:
         scanned = run.sensitive_answer.size == run.row.size
         self._clean_answers = ~run.sensitive_answer if scanned else None
         # The results whose question's canary reached the context (few).
-        self._reached = frozenset(np.flatnonzero(canary_reached(ev, run, codes)).tolist())
+        self._reached = frozenset(np.flatnonzero(stages.canary).tolist())
         # Per result: its stale items, unreadable documents and items of another version, by
         # stage, in file order (few results have any: held as sorted arrays).
         marks = []

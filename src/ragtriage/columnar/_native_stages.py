@@ -237,3 +237,26 @@ def canary_reached(ev: EvalColumns, run: RunColumns, codes: Codes) -> np.ndarray
     hit = codes.document_of[ctx_items] == target[ctx_owner]
     reached: np.ndarray = np.bincount(ctx_owner[hit], minlength=target.size) > 0
     return reached
+
+
+@dataclass(frozen=True)
+class RunStages:
+    """Everything `_native_stages` finds of one run, found once for the layers (measures and
+    stage flags) and the explanations (`_native_found.Explained`)."""
+
+    matched: dict[str, StageMatch]
+    """`match_stages`: candidates, reranked lists and contexts."""
+    items: dict[str, StageItems]
+    """`items_at_stages`: candidates, context, cited and supporting IDs."""
+    cited_inside: np.ndarray
+    """`cited_in_context`: per cited ID, it is in its result's final context."""
+    canary: np.ndarray
+    """`canary_reached`: per result."""
+
+
+def find_stages(ev: EvalColumns, run: RunColumns, m: Matcher, codes: Codes) -> RunStages:
+    """What each stage of one run holds (`RunStages`)."""
+    return RunStages(
+        match_stages(ev, run, m), items_at_stages(ev, run, codes), cited_in_context(run, codes),
+        canary_reached(ev, run, codes),
+    )
