@@ -30,7 +30,13 @@ def found_text(value: object) -> str:
         text = str(value)
     else:
         text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= _MAX_FOUND else text[: _MAX_FOUND - 3] + "..."
+    return shortened(text)
+
+
+def shortened(text: str, limit: int = _MAX_FOUND) -> str:
+    """`text` cut to `limit` characters, the last three `...`, when longer (a value an error
+    message shows)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def did_you_mean(found: str, known: Collection[str]) -> str:

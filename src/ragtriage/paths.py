@@ -6,16 +6,14 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .errors import RequestError
+from .errors import RequestError, shortened
 
 PathArg = str | os.PathLike[str]
 """A path as every public function takes it: `str` or any `os.PathLike`."""
 
 
 def _not_a_path(value: object, name: str | None, expected: str) -> RequestError:
-    shown = repr(value)
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
+    shown = shortened(repr(value))
     if value is not None:
         shown = f"{type(value).__name__} {shown}"
     where = f"{name}: " if name else ""

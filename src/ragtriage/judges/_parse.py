@@ -13,6 +13,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import shortened
 from ..fileio import StrictJSONError
 from ..schemas import Identifier
 from ._reply_json import reply_json
@@ -86,7 +87,7 @@ class ParseFailure(ValueError):
 
 def _shown(text: str) -> str:
     flat = " ".join(text.split())
-    return repr(flat if len(flat) <= _MAX_SHOWN else flat[: _MAX_SHOWN - 3] + "...")
+    return repr(shortened(flat, _MAX_SHOWN))
 
 
 def parse_object(model: type[M], text: str) -> M:

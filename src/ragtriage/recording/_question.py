@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, RagtriageError
+from ..errors import InputError, Problem, RagtriageError, shortened
 from ..schemas import ContextItem, Outcome, QuestionResult, RankedItem
 
 RankedInput = str | tuple[str, float | None] | RankedItem | Mapping[str, Any]
@@ -45,8 +45,7 @@ def _context(item: ContextInput) -> dict[str, Any]:
 
 
 def _found(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return shortened(repr(value))
 
 
 def validation_problems(exc: ValidationError, file: str, question_id: str) -> list[Problem]:
