@@ -35,10 +35,16 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def escaped(text: str, characters: re.Pattern[str]) -> str:
+    """`text` with each character `characters` matches written as its escape (`\\x1b`,
+    `\\u202e`, as `repr` writes it)."""
+    return characters.sub(_escape, text)
+
+
 def visible(text: str) -> str:
     """`text` with every control, format and separator character but the line end written as
     its escape (`\\x1b`, `\\u202e`), so that a terminal shows it instead of acting on it."""
-    return _INVISIBLE.sub(_escape, text)
+    return escaped(text, _INVISIBLE)
 
 
 @cache

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
-from .._console import text_console
+from .._console import escaped, text_console
 from .._markdown import md_code, md_lines, md_table
 from ..evaluation import NO_RESULT
 from ..loading import report_head
@@ -121,15 +121,10 @@ _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 """Characters XML 1.0 cannot hold, even escaped (control characters but tab and line ends)."""
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def _xml(text: str) -> str:
     # A tag, question ID or run name may hold a control character: written as such, it would
     # make the whole file unreadable to CI, so it is written as its escape instead.
-    return _NOT_XML.sub(_escape, text)
+    return escaped(text, _NOT_XML)
 
 
 def render_junit(result: GateResult) -> str:
