@@ -1,6 +1,7 @@
 """Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
 
-from ._compare import compare, default_comparison, select_runs
+from ._comparable import select_runs
+from ._compare import compare, default_comparison
 from ._comparison import (
     STATUS_ORDER,
     Comparison,

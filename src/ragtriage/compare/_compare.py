@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import InputError, Problem, RequestError
+from ..errors import InputError, Problem
 from ..evaluation import Evaluation, RunEvaluation
 from ..metrics import Measure
-from ..validation import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_RANGE
+from ._comparable import check_arguments, check_comparable, select_runs
 from ._comparison import (
     STATUS_ORDER,
     Comparison,
@@ -207,106 +207,6 @@ def _questions(
     return tuple(sorted(out, key=lambda q: position[q.status]))
 
 
-def _check_comparable(
-    selected: Sequence[RunEvaluation],
-    allow_missing: bool,
-    allow_snapshot: bool,
-) -> list[str]:
-    """Refuse runs on a different snapshot or evaluation set unless allowed; return warnings.
-
-    Runs without a result for some questions never get here unless `allow_missing`: the
-    evaluation refuses them."""
-    base = selected[0]
-    problems: list[Problem] = []
-    warnings: list[str] = []
-    for run in selected[1:]:
-        file = run.file or run.name
-        checks = [
-            (
-                "snapshot_id",
-                base.provenance.snapshot_id,
-                run.provenance.snapshot_id,
-                allow_snapshot,
-                "--allow-different-snapshot",
-            ),
-            (
-                "evalset_id",
-                base.provenance.evalset_id,
-                run.provenance.evalset_id,
-                allow_missing,
-                "--allow-missing",
-            ),
-        ]
-        for field, want, got, allowed, option in checks:
-            if want == got:
-                continue
-            if allowed:
-                warnings.append(
-                    f"run {run.name!r} has {field} {got!r}, base {base.name!r} has {want!r} "
-                    f"(allowed by {option})"
-                )
-            else:
-                problems.append(
-                    Problem(
-                        file,
-                        None,
-                        f"provenance.{field}",
-                        f"{want!r} as in base run {base.name!r} (or pass {option})",
-                        repr(got),
-                    )
-                )
-    if problems:
-        raise InputError(problems)
-    return warnings
-
-
-def _check_arguments(
-    evaluation: object, seed: object, resamples: object, permutations: object, level: object
-) -> None:
-    """Refuse arguments `compare` cannot use, naming each (the command line's options have
-    the same ranges)."""
-    if not isinstance(evaluation, Evaluation):
-        raise RequestError(
-            "evaluation: expected an Evaluation (ragtriage.evaluate or ragtriage.evaluate_files "
-            f"makes one); found {type(evaluation).__name__}"
-        )
-    problems = [
-        f"{name}: expected an integer from {low} to {high}; found {value!r}"
-        for name, value, (low, high) in (
-            ("seed", seed, SEED_RANGE),
-            ("resamples", resamples, RESAMPLES_RANGE),
-            ("permutations", permutations, PERMUTATIONS_RANGE),
-        )
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
-    ]
-    if (
-        isinstance(level, bool)
-        or not isinstance(level, (int, float))
-        or not LEVEL_RANGE[0] <= level <= LEVEL_RANGE[1]
-    ):
-        problems.append(
-            f"level: expected a number from {LEVEL_RANGE[0]} to {LEVEL_RANGE[1]}; found {level!r}"
-        )
-    if problems:
-        raise RequestError("; ".join(problems))
-
-
-def select_runs(evaluation: Evaluation, names: Sequence[str] | None) -> tuple[RunEvaluation, ...]:
-    """The named runs in the order given (all runs for None); unknown names raise InputError."""
-    by_name = {run.name: run for run in evaluation.runs}
-    if names is None:
-        return evaluation.runs
-    known = ", ".join(by_name) or "none"
-    problems = [
-        Problem("<command line>", None, "RUNS", f"the name of a loaded run ({known})", repr(n))
-        for n in names
-        if n not in by_name
-    ]
-    if problems:
-        raise InputError(problems)
-    return tuple(by_name[n] for n in names)
-
-
 def compare(
     evaluation: Evaluation,
     runs: Sequence[str] | None = None,
@@ -327,7 +227,7 @@ def compare(
     unless allowed. With `allow_missing`, only the questions both sides answered are paired;
     the others are listed per pair (`base_no_result`, `candidate_no_result`).
     """
-    _check_arguments(evaluation, seed, resamples, permutations, level)
+    check_arguments(evaluation, seed, resamples, permutations, level)
     if runs is not None:
         # One name is one run (not its characters); an iterator is read once.
         runs = (runs,) if isinstance(runs, str) else tuple(runs)
@@ -356,7 +256,7 @@ def compare(
                 )
             ]
         )
-    warnings = _check_comparable(selected, allow_missing, allow_different_snapshot)
+    warnings = check_comparable(selected, allow_missing, allow_different_snapshot)
     stages = {run.name: run_stages(run) for run in selected}
     grouped = group_repeats(selected) if group else tuple((run,) for run in selected)
     chosen = evaluation.measures

@@ -1,0 +1,110 @@
+"""Which runs `compare` may compare, and with which arguments: the runs named, on one snapshot
+and question set unless allowed otherwise, and the statistics' arguments in their ranges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import InputError, Problem, RequestError
+from ..evaluation import Evaluation, RunEvaluation
+from ..validation import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_RANGE
+
+
+def check_comparable(
+    selected: Sequence[RunEvaluation],
+    allow_missing: bool,
+    allow_snapshot: bool,
+) -> list[str]:
+    """Refuse runs on a different snapshot or evaluation set unless allowed; return warnings.
+
+    Runs without a result for some questions never get here unless `allow_missing`: the
+    evaluation refuses them."""
+    base = selected[0]
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    for run in selected[1:]:
+        file = run.file or run.name
+        checks = [
+            (
+                "snapshot_id",
+                base.provenance.snapshot_id,
+                run.provenance.snapshot_id,
+                allow_snapshot,
+                "--allow-different-snapshot",
+            ),
+            (
+                "evalset_id",
+                base.provenance.evalset_id,
+                run.provenance.evalset_id,
+                allow_missing,
+                "--allow-missing",
+            ),
+        ]
+        for field, want, got, allowed, option in checks:
+            if want == got:
+                continue
+            if allowed:
+                warnings.append(
+                    f"run {run.name!r} has {field} {got!r}, base {base.name!r} has {want!r} "
+                    f"(allowed by {option})"
+                )
+            else:
+                problems.append(
+                    Problem(
+                        file,
+                        None,
+                        f"provenance.{field}",
+                        f"{want!r} as in base run {base.name!r} (or pass {option})",
+                        repr(got),
+                    )
+                )
+    if problems:
+        raise InputError(problems)
+    return warnings
+
+
+def check_arguments(
+    evaluation: object, seed: object, resamples: object, permutations: object, level: object
+) -> None:
+    """Refuse arguments `compare` cannot use, naming each (the command line's options have
+    the same ranges)."""
+    if not isinstance(evaluation, Evaluation):
+        raise RequestError(
+            "evaluation: expected an Evaluation (ragtriage.evaluate or ragtriage.evaluate_files "
+            f"makes one); found {type(evaluation).__name__}"
+        )
+    problems = [
+        f"{name}: expected an integer from {low} to {high}; found {value!r}"
+        for name, value, (low, high) in (
+            ("seed", seed, SEED_RANGE),
+            ("resamples", resamples, RESAMPLES_RANGE),
+            ("permutations", permutations, PERMUTATIONS_RANGE),
+        )
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+    ]
+    if (
+        isinstance(level, bool)
+        or not isinstance(level, (int, float))
+        or not LEVEL_RANGE[0] <= level <= LEVEL_RANGE[1]
+    ):
+        problems.append(
+            f"level: expected a number from {LEVEL_RANGE[0]} to {LEVEL_RANGE[1]}; found {level!r}"
+        )
+    if problems:
+        raise RequestError("; ".join(problems))
+
+
+def select_runs(evaluation: Evaluation, names: Sequence[str] | None) -> tuple[RunEvaluation, ...]:
+    """The named runs in the order given (all runs for None); unknown names raise InputError."""
+    by_name = {run.name: run for run in evaluation.runs}
+    if names is None:
+        return evaluation.runs
+    known = ", ".join(by_name) or "none"
+    problems = [
+        Problem("<command line>", None, "RUNS", f"the name of a loaded run ({known})", repr(n))
+        for n in names
+        if n not in by_name
+    ]
+    if problems:
+        raise InputError(problems)
+    return tuple(by_name[n] for n in names)
