@@ -15,7 +15,9 @@ from loader_path import evaluate_by_loader
 from ragtriage import evaluate_files
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation, RunEvaluation
+from ragtriage.metrics import QuestionView
 from ragtriage.request import Request
+from ragtriage.schemas import Labeller
 
 from .evaluate import OracleEvaluation
 from .measures import Score, invalid_citations, leaked, stage_items
@@ -118,6 +120,39 @@ def _details(view: View) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _labels(where: str, oracle: View, view: QuestionView) -> list[str]:
+    """The differences in what a question's claims and facts are labelled with: state,
+    support, who counted, the judges of fresh labels, the claims and facts with stale
+    labels."""
+    def judges(found: tuple[Any, ...]) -> list[dict[str, Any]]:
+        return [Labeller.model_validate(j).model_dump(exclude_none=True) for j in found]
+
+    want: list[Any] = []
+    got: list[Any] = []
+    for claim in oracle.claims or ():
+        support = claim.supported_by if claim.state == "supported" else ()
+        want.append((claim.claim_id, claim.state, support, claim.labelled_by, claim.labellers,
+                     judges(claim.judges)))
+    for c in view.claims or ():
+        got.append((c.claim_id, c.state, c.supported_by, c.labelled_by, c.labellers,
+                    [j.model_dump(exclude_none=True) for j in c.judges]))
+    for fact in oracle.facts:
+        want.append((fact.fact_id, fact.state, fact.labelled_by, judges(fact.judges)))
+    for f in view.facts:
+        got.append((f.fact_id, f.state, f.labelled_by,
+                    [j.model_dump(exclude_none=True) for j in f.judges]))
+    stale = tuple(
+        [c.claim_id for c in oracle.claims or () if c.stale]
+        + [f.fact_id for f in oracle.facts if f.stale]
+    )
+    out = []
+    if got != want:
+        out.append(f"{where} labels: engine {got}, oracle {want}")
+    if view.stale_labels != stale:
+        out.append(f"{where} stale labels: engine {view.stale_labels}, oracle {stale}")
+    return out
+
+
 def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
     """Every difference between the oracle and the engine's `evaluation` (empty: none)."""
     out: list[str] = []
@@ -134,6 +169,7 @@ def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> lis
             evidence = _evidence(oq.view)
             if (view.evidence.first, view.evidence.items) != evidence:
                 out.append(f"{where} evidence: engine {view.evidence}, oracle {evidence}")
+            out.extend(_labels(where, oq.view, view))
             details = _details(oq.view)
             shown = {key: ids for key, ids in rec.details.items() if key in _ITEM_KEYS}
             if shown != details:

@@ -91,6 +91,14 @@ class Claim:
     """`supported`, `unsupported`, `cannot_judge` (also: the counted labels disagree) or
     `unlabelled`."""
     supported_by: tuple[str, ...]
+    labelled_by: str | None = None
+    """The labeller kind of the first counted label (None: none counts)."""
+    labellers: tuple[str, ...] = ()
+    """The names of the counted labels' labellers, first seen first."""
+    judges: tuple[dict[str, Any], ...] = ()
+    """The labellers of its fresh judge labels, counted or not, in order."""
+    stale: bool = False
+    """Some label was made against another context."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,9 @@ class Fact:
     fact_id: str
     state: str
     """`covered`, `not_covered`, `cannot_judge` (also: disagreement) or `unlabelled`."""
+    labelled_by: str | None = None
+    judges: tuple[dict[str, Any], ...] = ()
+    stale: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,6 +214,20 @@ def counted(labels: list[dict[str, Any]], policy: str, current: str) -> list[dic
     return humans or judges
 
 
+def _who(
+    labels: list[dict[str, Any]], policy: str, current: str
+) -> dict[str, Any]:
+    """What a claim's or fact's labels say of who labelled it: the kind and names of the
+    counted labels' labellers, the judges among its fresh labels, whether any is stale."""
+    chosen = counted(labels, policy, current)
+    fresh = [lab for lab in labels if lab.get("context_hash") in (None, current)]
+    return {
+        "labelled_by": chosen[0]["labeller"]["kind"] if chosen else None,
+        "judges": tuple(lab["labeller"] for lab in fresh if lab["labeller"]["kind"] == "judge"),
+        "stale": len(fresh) < len(labels),
+    }
+
+
 def verdict(labels: list[dict[str, Any]]) -> str:
     """The one verdict of the counted labels; `cannot_judge` when they disagree."""
     verdicts = {lab["verdict"] for lab in labels}
@@ -236,11 +261,14 @@ def build_view(
             if state in ("supported", "unsupported"):
                 support = tuple(dict.fromkeys(
                     i for lab in chosen for i in lab.get("supported_by", [])))
+            names = tuple(dict.fromkeys(lab["labeller"]["name"] for lab in chosen))
             claims.append(Claim(claim_id(claim, position), tuple(claim.get("citations", [])),
-                                state, support))
+                                state, support, labellers=names,
+                                **_who(claim.get("labels", []), policy, current)))
     facts = []
     for fact in question.get("reference_facts", []):
         mine = [lab for lab in result.get("fact_labels", []) if lab["fact_id"] == fact["id"]]
-        facts.append(Fact(fact["id"], verdict(counted(mine, policy, current))))
+        facts.append(Fact(fact["id"], verdict(counted(mine, policy, current)),
+                          **_who(mine, policy, current)))
     return View(question, result, snapshot, level, k, candidates, reranked, context, derived,
                 None if claims is None else tuple(claims), tuple(facts), detectors)

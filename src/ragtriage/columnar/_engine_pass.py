@@ -179,7 +179,7 @@ def run_engine(
     out = [
         run_evaluation(
             source, run, [row for row in rows if row not in missing], questions,
-            (index, policy), arrays, chosen, labels.get(run.header.name, {}),
+            index, arrays, chosen, labels.get(run.header.name, {}),
             RunExtras(
                 tuple(row for row in rows if row in missing),
                 _self_labelled(run, ids, chosen, held),

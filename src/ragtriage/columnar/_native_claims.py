@@ -15,6 +15,7 @@ from itertools import repeat
 from typing import Any
 
 from ..detectors import fresh_labels
+from ..metrics import CLAIM_STATES, COUNTED, FACT_STATES, FRESH
 from ..schemas import CONTEXT_HASH, LabelPolicy, agreed_verdict, counted_labels
 from ._native_checks import (
     CLAIM_KEYS,
@@ -30,8 +31,8 @@ from ._trec import _Fallback
 
 Label = dict[str, Any]
 
-_CLAIM_CODE = {verdict: code for code, verdict in enumerate(CLAIM_VERDICTS)}
-_FACT_CODE = {verdict: code for code, verdict in enumerate(FACT_VERDICTS)}
+_CLAIM_CODE: dict[str, int] = {state: code for code, state in enumerate(CLAIM_STATES)}
+_FACT_CODE: dict[str, int] = {state: code for code, state in enumerate(FACT_STATES)}
 
 
 def _kind(label: Label) -> str:
@@ -40,10 +41,28 @@ def _kind(label: Label) -> str:
 
 
 def _state(chosen: list[Label], codes: dict[str, int]) -> int:
-    """0, 1, 2: the code of the verdict the counted labels give (`schemas.agreed_verdict`);
-    3 without a counted label."""
+    """The code of the state the counted labels give (`schemas.agreed_verdict`; `unlabelled`
+    without a counted label)."""
     verdict = agreed_verdict([lab["verdict"] for lab in chosen])
-    return 3 if verdict is None else codes[verdict]
+    return codes["unlabelled" if verdict is None else verdict]
+
+
+_ALL = FRESH | COUNTED
+
+
+def _marks(labels: list[Label], fresh: list[Label], chosen: list[Label]) -> list[int]:
+    """Each of `labels`' marks (`metrics.FRESH`, `metrics.COUNTED`): whether it is among
+    `fresh` and `chosen` (subsequences of `labels`)."""
+    if len(chosen) == len(labels):  # the common case: every label fresh and counted
+        return [_ALL] * len(labels)
+    counted = {id(lab) for lab in chosen}
+    if fresh is labels:
+        return [FRESH | (COUNTED if id(lab) in counted else 0) for lab in labels]
+    kept = {id(lab) for lab in fresh}
+    return [
+        (FRESH if id(lab) in kept else 0) | (COUNTED if id(lab) in counted else 0)
+        for lab in labels
+    ]
 
 
 _NONE: list[Any] = []
@@ -124,6 +143,10 @@ class Reviews:
         self.sup = array("q")
         self.sup_n = array("q")
         self.fact_state = array("q")
+        self.claim_marks = array("b")
+        self.claim_marks_n = array("q")
+        self.fact_marks = array("b")
+        self.fact_marks_n = array("q")
         self.self_claim = array("q")
         self.self_fact = array("q")
 
@@ -228,10 +251,14 @@ class Reviews:
         support: dict[int, None] = {}  # first seen first, as the answer's claims name them
         code = self._code
         for labels, chosen in chosen_claims:
+            fresh = labels
             if hash_now is not None:  # the verdict of the labels made against this context
-                chosen = counted_labels(fresh_labels(labels, hash_now), policy, _kind)
+                fresh = fresh_labels(labels, hash_now)
+                chosen = counted_labels(fresh, policy, _kind)
             state = _state(chosen, _CLAIM_CODE)
             self.claim_state.append(state)
+            self.claim_marks.extend(_marks(labels, fresh, chosen))
+            self.claim_marks_n.append(len(labels))
             if state == 0:
                 support.update(
                     dict.fromkeys(code[i] for lab in chosen for i in lab.get("supported_by", _NONE))
@@ -244,8 +271,12 @@ class Reviews:
             chosen = counted_labels(found, policy, _kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled fact")
+            fresh = found
             if hash_now is not None:
-                chosen = counted_labels(fresh_labels(found, hash_now), policy, _kind)
+                fresh = fresh_labels(found, hash_now)
+                chosen = counted_labels(fresh, policy, _kind)
             self.fact_state.append(_state(chosen, _FACT_CODE))
+            self.fact_marks.extend(_marks(found, fresh, chosen))
+            self.fact_marks_n.append(len(found))
         self.self_claim.append(self_claim)
         self.self_fact.append(self_fact)

@@ -47,7 +47,6 @@ from ..metrics import (
     QuestionView,
     build_view,
 )
-from ..schemas import LabelPolicy
 from ._native_found import Explained
 from ._native_labels import Added, with_labels
 from ._native_questions import QuestionModels
@@ -89,7 +88,7 @@ per chunk."""
 
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
-    views_of: tuple[SnapshotIndex, LabelPolicy],
+    index: SnapshotIndex,
     arrays: tuple[dict[str, PerQuestion], dict[str, np.ndarray], Explained],
     chosen: tuple[Measure, ...], added: Added, extras: RunExtras,
     workers: int = 1,
@@ -103,7 +102,6 @@ def run_evaluation(
     `rows` are the rows it
     answered (`extras.no_result`: the others). `arrays` are consumed: their score and finding
     columns are emptied once read."""
-    index, policy = views_of
     scores, findings, explained = arrays
     by_row = np.empty(len(questions.ids), dtype=np.int64)
     by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
@@ -123,8 +121,7 @@ def run_evaluation(
         models = questions.at(part)
         return [
             build_view(
-                models[row], found[n], index, level_of(row), k,
-                policy, found_of(row, n),
+                models[row], found[n], index, level_of(row), k, found_of(row, n),
                 None if held is None else held[n],
             )
             for row, n in zip(part, at, strict=True)

@@ -21,7 +21,7 @@ from ..detectors import (
 )
 from ..evaluation import LevelChoice, run_evidence_level
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..metrics import NO_EVIDENCE, EvidenceFound, Found, InvalidCitations
+from ..metrics import NO_EVIDENCE, EvidenceFound, Found, InvalidCitations, LabelsFound
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
@@ -90,6 +90,9 @@ class Explained:
         self._cited = run.citations[1]
         self._outside = np.flatnonzero(~inside)
         self._outside_claim = _owner(self._cited)[self._outside]
+        # Per claim and per reference fact: its state, and its labels' marks (fresh, counted).
+        self._states = (run.claim_offsets, run.claim_state, run.claim_labels)
+        self._fact_states = (run.fact_offsets, run.fact_state, run.fact_labels)
         # Per result: the reader's sensitive-content scan found nothing in its answer (None:
         # the answers were not scanned).
         scanned = run.sensitive_answer.size == run.row.size
@@ -217,6 +220,24 @@ class Explained:
                 out.append((claim - int(claims[result]), tuple(positions)))
             return tuple(out)
 
+        def labelled(
+            at: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]], result: int
+        ) -> LabelsFound:
+            offsets, states, (marks, marks_at) = at
+            start, end = int(offsets[result]), int(offsets[result + 1])
+            if start == end:
+                return ()
+            bounds = marks_at[start : end + 1].tolist()
+            flat = marks[bounds[0] : bounds[-1]].tolist()
+            base = bounds[0]
+            return tuple(
+                (state, tuple(flat[lo - base : hi - base]))
+                for state, lo, hi in zip(
+                    states[start:end].tolist(), bounds[:-1], bounds[1:], strict=True
+                )
+            )
+
+        claim_states, fact_states = self._states, self._fact_states
         ids_at, reranked, derived = self._lists, self._has_reranked, self._derived
 
         def listed(stage: int, result: int) -> tuple[str, ...]:
@@ -228,7 +249,8 @@ class Explained:
             return Found(
                 listed(0, result), listed(1, result) if reranked[result] else None,
                 listed(2, result), bool(derived[result]), evidence(row, result),
-                flagged(result), invalid(result),
+                flagged(result), invalid(result), labelled(claim_states, result),
+                labelled(fact_states, result),
             )
 
         return of

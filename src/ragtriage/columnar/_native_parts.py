@@ -106,7 +106,8 @@ def _row_bases(parts: Sequence[EvalColumns]) -> list[int]:
     return [sum(len(p.ids) for p in parts[:n]) for n in range(len(parts))]
 
 
-_FLAT = ("candidates", "reranked", "context", "citations", "support")
+_FLAT = ("candidates", "reranked", "context", "citations", "support", "claim_labels",
+         "fact_labels")
 _OFFSETS = ("claim_offsets", "fact_offsets")
 
 
@@ -185,6 +186,8 @@ def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunC
         support=(none, each),
         fact_state=np.full(sum(facts), 3, dtype=np.int8),
         fact_offsets=_offsets(facts),
+        claim_labels=(np.zeros(0, dtype=np.int8), np.zeros(1, dtype=np.int64)),
+        fact_labels=(np.zeros(0, dtype=np.int8), np.zeros(sum(facts) + 1, dtype=np.int64)),
         canary_obeyed=no,
         context_derived=np.ones(m, dtype=bool),
         context_sensitive=np.zeros(0, dtype=np.int8),

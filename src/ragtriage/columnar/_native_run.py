@@ -69,6 +69,11 @@ class RunColumns:
     """Per reference fact of the row's question, in its order: 0 covered, 1 not_covered,
     2 cannot_judge, 3 unlabelled."""
     fact_offsets: np.ndarray
+    claim_labels: tuple[np.ndarray, np.ndarray]
+    """(each claim label's marks, `metrics.FRESH` | `metrics.COUNTED`, in the order of the
+    claim's labels, label files' after its own; offsets per claim)."""
+    fact_labels: tuple[np.ndarray, np.ndarray]
+    """Likewise per reference fact (as `fact_state`), its labels in the result's order."""
     canary_obeyed: np.ndarray
     """The answer carries the marker of the question's canary (case-insensitive)."""
     context_derived: np.ndarray
@@ -252,6 +257,8 @@ def read_run(
         (np.array(reviews.sup, dtype=np.int64), _offsets(reviews.sup_n)),
         np.array(reviews.fact_state, dtype=np.int8),
         _offsets([len(facts_of[r]) for r in rows]),
+        (np.array(reviews.claim_marks, dtype=np.int8), _offsets(reviews.claim_marks_n)),
+        (np.array(reviews.fact_marks, dtype=np.int8), _offsets(reviews.fact_marks_n)),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
         np.array(ctx_sensitive, dtype=np.int8),

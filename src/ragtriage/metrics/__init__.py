@@ -31,12 +31,17 @@ from ._registry import (
 
 if TYPE_CHECKING:
     from ._views import (
+        CLAIM_STATES,
+        COUNTED,
+        FACT_STATES,
+        FRESH,
         NO_EVIDENCE,
         ClaimView,
         EvidenceFound,
         FactView,
         Found,
         InvalidCitations,
+        LabelsFound,
         QuestionView,
         build_view,
     )
@@ -46,12 +51,17 @@ if TYPE_CHECKING:
 _LAZY = {
     name: "._views"
     for name in (
-        "NO_EVIDENCE", "ClaimView", "EvidenceFound", "FactView", "Found", "InvalidCitations",
-        "QuestionView", "build_view",
+        "CLAIM_STATES", "COUNTED", "FACT_STATES", "FRESH", "NO_EVIDENCE", "ClaimView",
+        "EvidenceFound", "FactView", "Found", "InvalidCitations", "LabelsFound", "QuestionView",
+        "build_view",
     )
 }
 
 __all__ = [
+    "CLAIM_STATES",
+    "COUNTED",
+    "FACT_STATES",
+    "FRESH",
     "NO_EVIDENCE",
     "REGISTRY",
     "VALUE_RANGES",
@@ -61,6 +71,7 @@ __all__ = [
     "FactView",
     "Found",
     "InvalidCitations",
+    "LabelsFound",
     "Layer",
     "Measure",
     "MetricSpec",

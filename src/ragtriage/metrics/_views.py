@@ -10,30 +10,30 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Literal, cast
+from typing import Any, Final, Literal, get_args
 
 from pydantic import ValidationError
 
 from ..detectors import (
     StageFlags,
     context_hash_of,
-    fresh_labels,
     recorded_texts,
     sent_texts,
     texts_of,
 )
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import (
-    Labeller,
-    LabelPolicy,
-    Question,
-    QuestionResult,
-    agreed_verdict,
-    counted_labels,
-)
+from ..schemas import Labeller, Question, QuestionResult
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
+CLAIM_STATES: tuple[ClaimState, ...] = get_args(ClaimState)
+"""A claim's states in the order of their codes in the engine's arrays."""
+FACT_STATES: tuple[FactState, ...] = get_args(FactState)
+"""A fact's states in the order of their codes in the engine's arrays."""
+FRESH: Final = 1
+"""A label's mark (`LabelsFound`): made against the current context (not stale)."""
+COUNTED: Final = 2
+"""A label's mark (`LabelsFound`): it counts under the label policy."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,11 @@ class EvidenceFound:
 NO_EVIDENCE = EvidenceFound((), frozenset())
 """The evidence of a question without required groups."""
 
+LabelsFound = tuple[tuple[int, tuple[int, ...]], ...]
+"""Per claim (or reference fact) of a result, in order, as the engine chose its labels: the
+code of its state (`CLAIM_STATES`, `FACT_STATES`) and per label, in the order of the record's
+labels (label files' after the result's own), its marks (`FRESH`, `COUNTED`)."""
+
 InvalidCitations = tuple[tuple[int, tuple[int, ...]], ...]
 """A result's claims without a valid citation, in claim order, as the engine found them: (the
 claim's index, the positions in its citations of the IDs outside the final context); no
@@ -114,6 +119,10 @@ class Found:
     context."""
     invalid: InvalidCitations
     """Its claims without a valid citation."""
+    claims: LabelsFound
+    """Its claims' states and which of their labels are fresh and counted."""
+    facts: LabelsFound
+    """Likewise for its question's reference facts."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -273,54 +282,35 @@ def build_view(
     index: SnapshotIndex,
     level: EvidenceLevel,
     k: int | None,
-    policy: LabelPolicy,
     found: Found,
     held: QuestionResult | None = None,
 ) -> QuestionView:
     """Resolve one result, as parsed JSON that the first read's checks accepted (or a
     model's JSON form), against its question and the snapshot. `found`: what the engine
     found of it (its rankings and context as snapshot IDs, each ID's text held once for all
-    views; where its evidence is; its stale and unreadable items; its invalid claims);
-    `held`: the result's model when the caller holds it (see `QuestionView.held`)."""
+    views; where its evidence is; its stale and unreadable items; its invalid claims; its
+    claims' and facts' states and counted labels); `held`: the result's model when the
+    caller holds it (see `QuestionView.held`)."""
     intern = sys.intern
-    context = found.context
-    raw_context = record.get("context")
     raw_claims = record.get("claims")
-    fact_labels: Sequence[Label] = record.get("fact_labels", ())
-    # A label made against another context (text, order, k) is stale: excluded, counted. The
-    # hash is computed only when some label records one (hashing every context is costly).
-    stamped = any(
-        lab.get("context_hash") is not None
-        for claim in raw_claims or ()
-        for lab in claim.get("labels", ())
-    ) or any(lab.get("context_hash") is not None for lab in fact_labels)
-    current_hash = (
-        context_hash_of(sent_texts(recorded_texts(raw_context), context, index), k)
-        if stamped else ""
-    )
     stale: list[str] = []
     claims: tuple[ClaimView, ...] | None = None
     if raw_claims is not None:
         views = []
-        for number, claim in enumerate(raw_claims, start=1):
-            claim_labels: Sequence[Label] = claim.get("labels", ())
+        for number, (claim, (code, marks)) in enumerate(
+            zip(raw_claims, found.claims, strict=True), start=1
+        ):
             claim_id = claim.get("id") or f"c{number}"
-            fresh = fresh_labels(claim_labels, current_hash) if stamped else claim_labels
-            if len(fresh) < len(claim_labels):
+            labels: Sequence[Label] = claim.get("labels", ())
+            fresh, chosen = _marked(labels, marks)
+            if len(fresh) < len(labels):
                 stale.append(claim_id)
-            chosen = counted_labels(fresh, policy, _kind)
-            verdict = agreed_verdict([lab["verdict"] for lab in chosen])
-            state: ClaimState
+            state = CLAIM_STATES[code]
             support: tuple[str, ...] = ()
-            kind: str | None = None
-            if verdict is None:
-                state = "unlabelled"
-            else:
-                state, kind = cast(ClaimState, verdict), _kind(chosen[0])
-                if verdict == "supported":
-                    support = tuple(
-                        dict.fromkeys(i for lab in chosen for i in lab.get("supported_by", ()))
-                    )
+            if state == "supported":
+                support = tuple(
+                    dict.fromkeys(i for lab in chosen for i in lab.get("supported_by", ()))
+                )
             views.append(
                 ClaimView(
                     intern(claim_id),
@@ -328,23 +318,23 @@ def build_view(
                     tuple(claim.get("citations", ())),
                     state,
                     support,
-                    kind,
+                    _kind(chosen[0]) if chosen else None,
                     tuple(dict.fromkeys(lab["labeller"]["name"] for lab in chosen)),
                     _judges(fresh),
                 )
             )
         claims = tuple(views)
+    fact_labels: Sequence[Label] = record.get("fact_labels", ())
     facts = []
-    for fact in question.reference_facts:
+    for fact, (code, marks) in zip(question.reference_facts, found.facts, strict=True):
         mine = [lab for lab in fact_labels if lab["fact_id"] == fact.id]
-        fresh_facts = fresh_labels(mine, current_hash) if stamped else mine
-        if len(fresh_facts) < len(mine):
+        fresh, chosen = _marked(mine, marks)
+        if len(fresh) < len(mine):
             stale.append(fact.id)
-        labels = counted_labels(fresh_facts, policy, _kind)
-        verdict = agreed_verdict([lab["verdict"] for lab in labels])
-        fstate: FactState = "unlabelled" if verdict is None else cast(FactState, verdict)
-        labelled_by = _kind(labels[0]) if labels else None
-        facts.append(FactView(intern(fact.id), fstate, labelled_by, _judges(fresh_facts)))
+        facts.append(FactView(
+            intern(fact.id), FACT_STATES[code], _kind(chosen[0]) if chosen else None,
+            _judges(fresh),
+        ))
     return QuestionView(
         question,
         record,
@@ -353,7 +343,7 @@ def build_view(
         k,
         found.candidates,
         found.reranked,
-        context,
+        found.context,
         found.context_derived,
         claims,
         tuple(facts),
@@ -366,3 +356,10 @@ def build_view(
         tuple(stale),
         held,
     )
+
+
+def _marked(labels: Sequence[Label], marks: Sequence[int]) -> tuple[list[Label], list[Label]]:
+    """The fresh labels and the counted labels among `labels`, as the engine marked them."""
+    fresh = [lab for lab, mark in zip(labels, marks, strict=True) if mark & FRESH]
+    chosen = [lab for lab, mark in zip(labels, marks, strict=True) if mark & COUNTED]
+    return fresh, chosen
