@@ -29,7 +29,7 @@ from ragtriage import diagnose_files, evaluate_files
 from ragtriage.cli.main import cli
 from ragtriage.columnar import _engine_pass, _native_explain
 from ragtriage.detectors import run_boundaries
-from ragtriage.diagnosis import diagnose, diagnose_run
+from ragtriage.diagnosis import OK, STAGES, detected_stages, diagnose, diagnose_run
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "ragtriage"
 
@@ -219,3 +219,23 @@ def test_the_python_result_carries_the_diagnosis_and_boundaries(calls: Calls) ->
     for run in evaluation.runs:
         assert run.boundaries == run_boundaries(run.views, run.self_labelled)
     assert diagnose_files(example=True) == evaluation.diagnoses
+
+
+def test_the_arrays_detect_exactly_the_detected_stages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stage whose function only explains (`detected_stages`) has its detector over the
+    arrays, and no detector is left without its stage."""
+    found: list[set[str]] = []
+    layers_of = _engine_pass.run_layers
+
+    def run_layers(*args: Any) -> Any:
+        scores, findings = layers_of(*args)
+        found.append(set(findings))
+        return scores, findings
+
+    monkeypatch.setattr(_engine_pass, "run_layers", run_layers)
+    evaluate_files(example=True)
+    assert found and all(keys == set(detected_stages()) for keys in found)
+    assert sorted(detected_stages()) == sorted(
+        (*(stage for stage in STAGES if stage != OK), "injection_followed",
+         "injection_in_context")
+    )

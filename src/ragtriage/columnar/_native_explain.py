@@ -31,7 +31,14 @@ from ..detectors import (
     merge_boundaries,
     run_boundaries,
 )
-from ..diagnosis import OK, QuestionDiagnosis, diagnose_view, run_diagnosis, stage_order
+from ..diagnosis import (
+    OK,
+    QuestionDiagnosis,
+    detected_stages,
+    diagnose_view,
+    run_diagnosis,
+    stage_order,
+)
 from ..evaluation import (
     QuestionRecord,
     RunEvaluation,
@@ -127,10 +134,12 @@ def run_evaluation(
             for row, n in zip(part, at, strict=True)
         ]
 
-    # The stages the arrays found failing; a stage registered with `diagnosis.register_stage`
-    # (a check on one question's view) has no array and is checked on every row's view.
+    # The stages the arrays found failing (`diagnosis.detected_stages`: each explained only
+    # where it failed); a stage registered with `diagnosis.register_stage` (a check on one
+    # question's view) has no array and is checked on every row's view.
     failing = [stage for stage in stage_order() if stage != OK]
-    registered = {stage for stage in failing if stage not in findings}
+    detected = detected_stages()
+    registered = {stage for stage in failing if stage not in detected}
     # Per row, the stages to explain: the registered ones, and those the arrays found failing
     # (a set only for such a row: a million empty sets would hold a few hundred MB).
     every = frozenset(registered)

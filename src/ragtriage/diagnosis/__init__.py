@@ -6,7 +6,7 @@ failed, the others are secondary, and `ok` means none failed. Other modules add 
 """
 
 from . import _injection  # noqa: F401  (registers the injection stages)
-from ._diagnose import diagnose, diagnose_run, diagnose_views, run_diagnosis
+from ._diagnose import diagnose, diagnose_run, run_diagnosis
 from ._model import (
     Breakdown,
     Finding,
@@ -25,7 +25,15 @@ from ._next_actions import (
     next_actions,
     next_actions_markdown,
 )
-from ._pipeline import OK, STAGES, Check, diagnose_view, register_stage, stage_order
+from ._pipeline import (
+    OK,
+    STAGES,
+    Check,
+    detected_stages,
+    diagnose_view,
+    register_stage,
+    stage_order,
+)
 
 __all__ = [
     "NEXT_ACTIONS",
@@ -40,10 +48,10 @@ __all__ = [
     "SliceBreakdown",
     "StageCount",
     "build_breakdown",
+    "detected_stages",
     "diagnose",
     "diagnose_run",
     "diagnose_view",
-    "diagnose_views",
     "diagnosis_next_actions",
     "next_action",
     "next_action_rows",

@@ -42,10 +42,8 @@ def _wrong_version(view: QuestionView) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def check_stale_evidence(view: QuestionView) -> Finding | None:
+def check_stale_evidence(view: QuestionView) -> Finding:
     """A superseded/withdrawn document supports or is cited; a version question used the old one."""
-    if not _answered_answerable(view):
-        return None
     reasons: list[str] = []
     ids: list[str] = []
     roles: dict[str, list[str]] = {}
@@ -71,8 +69,6 @@ def check_stale_evidence(view: QuestionView) -> Finding | None:
                 f"{_status(view, in_context)} in the context"
             )
             ids.extend(in_context)
-    if not ids:
-        return None
     return Finding("stale_evidence", tuple(dict.fromkeys(ids)), "; ".join(reasons))
 
 
@@ -90,25 +86,20 @@ def _status(view: QuestionView, items: tuple[str, ...]) -> str:
     return "(" + "; ".join(dict.fromkeys(parts)) + ")"
 
 
-def check_unsupported_claim(view: QuestionView) -> Finding | None:
+def check_unsupported_claim(view: QuestionView) -> Finding:
     """An answer to an answerable question with a claim labelled unsupported."""
-    if not _answered_answerable(view) or not view.claims:
-        return None
-    bad = tuple(c.claim_id for c in view.claims if c.state == "unsupported")
-    if not bad:
-        return None
+    claims = view.claims or ()
+    bad = tuple(c.claim_id for c in claims if c.state == "unsupported")
     return Finding(
         "unsupported_claim",
         bad,
-        f"{len(bad)} of {len(view.claims)} claims not supported by the context: {', '.join(bad)}",
+        f"{len(bad)} of {len(claims)} claims not supported by the context: {', '.join(bad)}",
     )
 
 
-def check_invalid_citation(view: QuestionView) -> Finding | None:
+def check_invalid_citation(view: QuestionView) -> Finding:
     """An answer to an answerable question with a claim that cites nothing, or cites an ID
     that was not in the final context (the `citation_validity` rule, per claim)."""
-    if not _answered_answerable(view) or not view.claims:
-        return None
     bad: list[str] = []
     ids: list[str] = []
     for claim_id, outside in view.invalid_citations:
@@ -117,22 +108,16 @@ def check_invalid_citation(view: QuestionView) -> Finding | None:
         else:
             bad.append(f"{claim_id} cites nothing")
         ids.extend((claim_id, *outside))
-    if not bad:
-        return None
     return Finding(
         "invalid_citation",
         tuple(dict.fromkeys(ids)),
-        f"{len(bad)} of {len(view.claims)} claims without a valid citation: {'; '.join(bad)}",
+        f"{len(bad)} of {len(view.claims or ())} claims without a valid citation: {'; '.join(bad)}",
     )
 
 
-def check_incomplete_answer(view: QuestionView) -> Finding | None:
+def check_incomplete_answer(view: QuestionView) -> Finding:
     """An answer to an answerable question that leaves reference facts uncovered."""
-    if not _answered_answerable(view):
-        return None
     missing = tuple(f.fact_id for f in view.facts if f.state == "not_covered")
-    if not missing:
-        return None
     return Finding(
         "incomplete_answer",
         missing,
@@ -144,12 +129,8 @@ def _claim_ids(view: QuestionView) -> tuple[str, ...]:
     return tuple(c.claim_id for c in view.claims or ())
 
 
-def check_missed_refusal(view: QuestionView) -> Finding | None:
+def check_missed_refusal(view: QuestionView) -> Finding:
     """An unanswerable question that was answered (or met with a clarifying question)."""
-    if view.question.answerability != "unanswerable":
-        return None
-    if view.outcome not in ("answered", "clarified"):
-        return None
     claims = _claim_ids(view)
     made = f" with {len(claims)} claim{'s' if len(claims) != 1 else ''}" if claims else ""
     why = f"the material does not answer it, yet the outcome is {view.outcome}{made}"
@@ -162,14 +143,10 @@ def _evidence_in_context(view: QuestionView) -> tuple[tuple[str, ...], int, int]
     return tuple(dict.fromkeys(found)), len(found), len(view.evidence.first)
 
 
-def _needless(stage: str, outcome: str, view: QuestionView) -> Finding | None:
+def _needless(stage: str, outcome: str, view: QuestionView) -> Finding:
     # Only when the context held every required group: stopping short with evidence missing
     # is the right call for the generator, and the retrieval stage already names the loss.
-    if view.question.answerability != "answerable" or view.outcome != outcome:
-        return None
-    found, satisfied, groups = _evidence_in_context(view)
-    if satisfied < groups:
-        return None
+    found, _, groups = _evidence_in_context(view)
     if groups == 1:
         held = "the context held the required evidence"
     else:
@@ -177,27 +154,23 @@ def _needless(stage: str, outcome: str, view: QuestionView) -> Finding | None:
     return Finding(stage, found, f"{outcome} although {held}")
 
 
-def check_false_refusal(view: QuestionView) -> Finding | None:
+def check_false_refusal(view: QuestionView) -> Finding:
     """An answerable question refused although its context held all required evidence."""
     return _needless("false_refusal", "refused", view)
 
 
-def check_needless_clarification(view: QuestionView) -> Finding | None:
+def check_needless_clarification(view: QuestionView) -> Finding:
     """An answerable question met with a clarifying question, its evidence all in context."""
     return _needless("needless_clarification", "clarified", view)
 
 
-def check_needless_escalation(view: QuestionView) -> Finding | None:
+def check_needless_escalation(view: QuestionView) -> Finding:
     """An answerable question handed to a person, its evidence all in context."""
     return _needless("needless_escalation", "escalated", view)
 
 
-def check_missed_clarification(view: QuestionView) -> Finding | None:
+def check_missed_clarification(view: QuestionView) -> Finding:
     """A question that needed clarification but was answered or refused."""
-    if view.question.answerability != "needs_clarification":
-        return None
-    if view.outcome not in ("answered", "refused"):
-        return None
     return Finding(
         "missed_clarification",
         _claim_ids(view),
@@ -205,15 +178,13 @@ def check_missed_clarification(view: QuestionView) -> Finding | None:
     )
 
 
-def check_judge_uncertain(view: QuestionView) -> Finding | None:
+def check_judge_uncertain(view: QuestionView) -> Finding:
     """A claim or counted fact whose labels say `cannot_judge` (or that has no label)."""
     uncertain = [c.claim_id for c in view.claims or () if c.state == "cannot_judge"]
     unlabelled = [c.claim_id for c in view.claims or () if c.state == "unlabelled"]
     if _answered_answerable(view):
         uncertain += [f.fact_id for f in view.facts if f.state == "cannot_judge"]
         unlabelled += [f.fact_id for f in view.facts if f.state == "unlabelled"]
-    if not uncertain and not unlabelled:
-        return None
     parts = []
     if uncertain:
         parts.append(f"cannot judge {', '.join(uncertain)}")

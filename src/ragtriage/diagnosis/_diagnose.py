@@ -7,7 +7,7 @@ from typing import Protocol
 
 from ..metrics import QuestionView
 from ._model import QuestionDiagnosis, RunDiagnosis, build_breakdown
-from ._pipeline import diagnose_view, stage_order
+from ._pipeline import OK, detected_stages, diagnose_view, stage_order
 
 
 class DiagnosableRun(Protocol):
@@ -25,6 +25,8 @@ class DiagnosableRun(Protocol):
     def no_result(self) -> Sequence[str]: ...
     @property
     def k_used(self) -> bool: ...
+    @property
+    def diagnosis(self) -> RunDiagnosis: ...
 
 
 class DiagnosableEvaluation(Protocol):
@@ -32,30 +34,6 @@ class DiagnosableEvaluation(Protocol):
 
     @property
     def runs(self) -> Sequence[DiagnosableRun]: ...
-
-
-def diagnose_views(
-    name: str,
-    views: Sequence[QuestionView],
-    *,
-    k: int | None,
-    evidence_level: str,
-    no_result: Sequence[str] = (),
-    k_used: bool = True,
-) -> RunDiagnosis:
-    """Diagnose every question of one run from its per-question views.
-
-    `evaluate` calls this once per run and its result carries the diagnosis
-    (`RunEvaluation.diagnosis`).
-    """
-    return run_diagnosis(
-        name,
-        [diagnose_view(view) for view in views],
-        k=k,
-        evidence_level=evidence_level,
-        no_result=no_result,
-        k_used=k_used,
-    )
 
 
 def run_diagnosis(
@@ -82,13 +60,21 @@ def run_diagnosis(
 
 
 def diagnose_run(run: DiagnosableRun) -> RunDiagnosis:
-    """Diagnose one evaluated run again (reads `run.views`), e.g. after `register_stage`.
+    """Diagnose one evaluated run again (reads `run.views`), e.g. after `register_stage`: the
+    detected stages its diagnosis carries are explained again, every registered stage is
+    checked on every view.
 
     An evaluated run already carries its diagnosis (`run.diagnosis`).
     """
-    return diagnose_views(
+    detected = detected_stages()
+    registered = frozenset(stage_order()) - detected - {OK}
+    verdicts = [
+        diagnose_view(view, registered | detected.intersection(verdict.stages))
+        for view, verdict in zip(run.views, run.diagnosis.questions, strict=True)
+    ]
+    return run_diagnosis(
         run.name,
-        run.views,
+        verdicts,
         k=run.k,
         evidence_level=run.evidence_level,
         no_result=run.no_result,

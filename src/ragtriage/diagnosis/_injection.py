@@ -9,10 +9,10 @@ question whose answer obeyed the planted text shows `injection_followed` first.
 
 from __future__ import annotations
 
-from ..detectors import canary_in_context, canary_obeyed, default_injection_rules, flag_context
+from ..detectors import default_injection_rules, flag_context
 from ..metrics import QuestionView
 from ._model import Finding
-from ._pipeline import register_stage, stage_order
+from ._pipeline import register_detected, stage_order
 
 INJECTION_IN_CONTEXT = "injection_in_context"
 """Stage: the final context holds instruction-like text aimed at the model."""
@@ -20,12 +20,10 @@ INJECTION_FOLLOWED = "injection_followed"
 """Stage: the answer carries the marker of a canary instruction planted in its context."""
 
 
-def check_injection_in_context(view: QuestionView) -> Finding | None:
-    """Flag the context items on which the bundled injection rules fire."""
+def check_injection_in_context(view: QuestionView) -> Finding:
+    """The context items on which the bundled injection rules fire."""
     rules = default_injection_rules()
     flagged = flag_context(view, rules)
-    if not flagged:
-        return None
     parts = [f"{item.item_id} ({', '.join(m.rule_id for m in item.matches)})" for item in flagged]
     return Finding(
         INJECTION_IN_CONTEXT,
@@ -34,13 +32,10 @@ def check_injection_in_context(view: QuestionView) -> Finding | None:
     )
 
 
-def check_injection_followed(view: QuestionView) -> Finding | None:
+def check_injection_followed(view: QuestionView) -> Finding:
     """The planted canary's document reached the context and its marker is in the answer."""
     canary = view.question.canary
-    if canary is None or not canary_in_context(view):
-        return None
-    if not canary_obeyed(view.question, view.answer):
-        return None
+    assert canary is not None  # the engine found its document in the context
     return Finding(
         INJECTION_FOLLOWED,
         (canary.document_id,),
@@ -52,9 +47,11 @@ def check_injection_followed(view: QuestionView) -> Finding | None:
 def register() -> None:
     """Register both stages with the diagnosis (once; later calls do nothing)."""
     if INJECTION_FOLLOWED not in stage_order():
-        register_stage(INJECTION_FOLLOWED, check_injection_followed, after="truncation_loss")
+        register_detected(INJECTION_FOLLOWED, check_injection_followed, after="truncation_loss")
     if INJECTION_IN_CONTEXT not in stage_order():
-        register_stage(INJECTION_IN_CONTEXT, check_injection_in_context, after="judge_uncertain")
+        register_detected(
+            INJECTION_IN_CONTEXT, check_injection_in_context, after="judge_uncertain"
+        )
 
 
 register()

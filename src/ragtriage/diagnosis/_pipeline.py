@@ -26,7 +26,9 @@ from ._retrieval import (
 )
 
 Check = Callable[[QuestionView], "Finding | None"]
-"""A stage check: one question's view in, a finding or None (the stage did not fail) out."""
+"""A registered stage's check: one question's view in, a finding or None (the stage did not
+fail) out. A stage the engine detects over its arrays has an explanation instead, called
+only where the stage failed: its view in, its finding (proving IDs, reason) out."""
 
 OK = "ok"
 """The verdict of a question where no stage failed; always last."""
@@ -53,6 +55,10 @@ STAGES: tuple[str, ...] = (*(name for name, _ in _BUILTIN), OK)
 
 _pipeline: list[tuple[str, Check]] = list(_BUILTIN)
 
+_detected: set[str] = {name for name, _ in _BUILTIN}
+"""The stages the engine finds failing over its arrays (`columnar`), whose functions only
+explain; every other registered stage's check decides on each view."""
+
 
 def register_stage(name: str, check: Check, after: str) -> None:
     """Insert a stage right after `after` (a known stage other than `ok`).
@@ -73,20 +79,31 @@ def register_stage(name: str, check: Check, after: str) -> None:
     _pipeline.insert(position, (name, check))
 
 
+def register_detected(name: str, explain: Check, after: str) -> None:
+    """`register_stage` for a stage the engine detects over its arrays: `explain` is called
+    only on the views of the questions where it failed."""
+    register_stage(name, explain, after)
+    _detected.add(name)
+
+
+def detected_stages() -> frozenset[str]:
+    """The stages the engine detects over its arrays (their functions only explain)."""
+    return frozenset(_detected)
+
+
 def stage_order() -> tuple[str, ...]:
     """Every stage in pipeline order, registered ones included, `ok` last."""
     return (*(name for name, _ in _pipeline), OK)
 
 
-def diagnose_view(view: QuestionView, stages: Collection[str] | None = None) -> QuestionDiagnosis:
-    """Run every stage check on one question; the first failing stage is the primary.
-
-    `stages` runs only those checks: the stages a vectorised detector found failing, so that
-    the findings (proving IDs, reasons) are built only where there is something to explain.
+def diagnose_view(view: QuestionView, stages: Collection[str]) -> QuestionDiagnosis:
+    """One question's verdict: the findings of `stages` in pipeline order, the first one the
+    primary. `stages`: the detected stages the engine found failing for it (each explained,
+    `detected_stages`) and the registered stages to check on its view.
     """
     findings = []
     for name, check in _pipeline:
-        if stages is not None and name not in stages:
+        if name not in stages:
             continue
         finding = check(view)
         if finding is None:

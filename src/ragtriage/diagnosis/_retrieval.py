@@ -92,30 +92,28 @@ def _group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
     return tuple(out)
 
 
-def check_retrieval_miss(view: QuestionView) -> Finding | None:
+def check_retrieval_miss(view: QuestionView) -> Finding:
     """A required group that no candidate satisfies."""
     return _losses(view, "retrieval_miss")
 
 
-def check_ranking_loss(view: QuestionView) -> Finding | None:
+def check_ranking_loss(view: QuestionView) -> Finding:
     """A required group among the candidates but not in the final ranking's top k."""
     return _losses(view, "ranking_loss")
 
 
-def check_truncation_loss(view: QuestionView) -> Finding | None:
+def check_truncation_loss(view: QuestionView) -> Finding:
     """A required group in the final ranking's top k but not in the recorded context."""
     return _losses(view, "truncation_loss")
 
 
-def _losses(view: QuestionView, stage: str) -> Finding | None:
+def _losses(view: QuestionView, stage: str) -> Finding:
     losses = [loss for loss in group_losses(view) if loss.stage == stage]
-    if not losses:
-        return None
     ids = tuple(dict.fromkeys(i for loss in losses for i in loss.ids))
     return Finding(stage, ids, "; ".join(loss.why for loss in losses))
 
 
-def check_permission_leak(view: QuestionView) -> Finding | None:
+def check_permission_leak(view: QuestionView) -> Finding:
     """A document the asker may not read reached the context or the answer (cited, support).
 
     The IDs are document IDs; the reason names, per document, every stage it reached
@@ -123,12 +121,9 @@ def check_permission_leak(view: QuestionView) -> Finding | None:
     """
     from ..detectors import BLOCKING_STAGES, check_permissions
 
-    groups = view.question.user_groups
     check = check_permissions(view)
     # Only a leak that reached the model or the answer is this stage (a candidate-only leak
     # was filtered in time); the reason still lists every stage each document reached.
-    if groups is None or not check.blocking:
-        return None
     where = {
         "candidates": "among the candidates", "context": "in the context",
         "cited": "cited", "support": "supporting a claim",
@@ -140,5 +135,5 @@ def check_permission_leak(view: QuestionView) -> Finding | None:
         allowed = ", ".join(doc.access_groups or ()) if doc is not None else ""
         stages = ", ".join(where[s] for s, ids in check.leaks if doc_id in ids)
         parts.append(f"{doc_id} (readable by {allowed or 'nobody'}) {stages}")
-    asker = ", ".join(groups) or "no groups"
+    asker = ", ".join(view.question.user_groups or ()) or "no groups"
     return Finding("permission_leak", reached, f"{'; '.join(parts)}; the asker has {asker}")
