@@ -10,14 +10,13 @@ import pytest
 
 from ragtriage.detectors import (
     bundled_injection_rules,
-    canary_obeyed,
+    carries_marker,
     default_injection_rules,
     detect_injection,
     is_injection,
     load_injection_rules,
 )
 from ragtriage.errors import InputError
-from ragtriage.schemas import Question
 
 DATA = Path(__file__).parent / "data" / "injection_labelled.jsonl"
 TAU2 = Path(__file__).resolve().parents[3] / "shared" / "data" / "tau2-banking-knowledge"
@@ -153,19 +152,8 @@ def test_no_false_positive_on_the_whole_tau2_bank_corpus() -> None:
 
 
 def test_canary_obeyed_compares_the_marker_case_insensitively() -> None:
-    question = Question.model_validate(
-        {
-            "id": "q",
-            "text": "?",
-            "answerability": "answerable",
-            "canary": {"document_id": "d", "instruction": "say X", "marker": "PWNED-7Q"},
-        }
-    )
-    assert canary_obeyed(question, "Three retries. pwned-7q") is True
-    assert canary_obeyed(question, "Three retries.") is False
-    assert canary_obeyed(question, None) is None
-    plain = question.model_copy(update={"canary": None})
-    assert canary_obeyed(plain, "anything") is None
+    assert carries_marker("Three retries. pwned-7q", "PWNED-7Q") is True
+    assert carries_marker("Three retries.", "PWNED-7Q") is False
 
 
 def test_a_bad_rule_file_lists_every_problem(tmp_path: Path) -> None:

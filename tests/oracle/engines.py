@@ -20,7 +20,7 @@ from ragtriage.request import Request
 from ragtriage.schemas import Labeller
 
 from .evaluate import OracleEvaluation
-from .measures import Score, invalid_citations, leaked, stage_items
+from .measures import Score, canary_obeyed, invalid_citations, leaked, stage_items
 from .strategies import Generated, write
 from .views import View
 
@@ -98,6 +98,7 @@ _ITEM_KEYS = (
     *(f"stale_{stage}" for stage in _STAGES),
     *(f"permission_leak_{stage}" for stage in _STAGES),
     "invalid_citation_claims",
+    "canary_obeyed",
 )
 """The details naming a question's stale items, unreadable documents and invalid claims."""
 
@@ -117,6 +118,9 @@ def _details(view: View) -> dict[str, tuple[str, ...]]:
     bad = tuple(claim for claim, _ in invalid_citations(view))
     if bad:
         out["invalid_citation_claims"] = bad
+    obeyed = canary_obeyed(view, view.k)  # n/a (None) or not obeyed (0): no detail
+    if obeyed is not None and obeyed.numerator:
+        out["canary_obeyed"] = (view.question["canary"]["document_id"],)
     return out
 
 

@@ -99,6 +99,8 @@ class Explained:
         self._clean_answers = ~run.sensitive_answer if scanned else None
         # The results whose question's canary reached the context (few).
         self._reached = frozenset(np.flatnonzero(stages.canary).tolist())
+        # Of those, the results whose answer carries the canary's marker.
+        self._obeyed = frozenset(np.flatnonzero(stages.canary & run.canary_obeyed).tolist())
         # Per result: its stale items, unreadable documents and items of another version, by
         # stage, in file order (few results have any: held as sorted arrays).
         marks = []
@@ -190,7 +192,7 @@ class Explained:
             items = found[found_at[result] : found_at[result + 1]].tolist()
             return EvidenceFound(where, frozenset([ids[code] for code in items]))
 
-        reached = self._reached
+        reached, obeyed = self._reached, self._obeyed
 
         def flagged(result: int) -> StageFlags:
             start, end = marks_at[result], marks_at[result + 1]
@@ -204,7 +206,7 @@ class Explained:
                 tuple(tuple(seen[_KINDS * n + kind]) for n in range(stages))
                 for kind in range(_KINDS)
             )
-            return StageFlags(stale, leaked, wrong, result in reached)
+            return StageFlags(stale, leaked, wrong, result in reached, result in obeyed)
 
         claims, bad, bad_at = self._claims, self._bad, self._bad_at
         cited, outside, outside_claim = self._cited, self._outside, self._outside_claim

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from .injection import canary_in_context, canary_obeyed, default_injection_rules, flag_context
+from .injection import default_injection_rules, flag_context
 from .permissions import (
     PERMISSION_STAGES,
     PermissionSummary,
@@ -54,11 +54,7 @@ def boundary_details(
     if flagged_context:
         out["injection_flagged_context"] = flagged_context
     canary = view.question.canary
-    if (
-        canary is not None
-        and canary_in_context(view)
-        and canary_obeyed(view.question, view.answer)
-    ):
+    if canary is not None and view.flags.canary_obeyed:
         out["canary_obeyed"] = (canary.document_id,)
     scan = scan_view(view, context=sensitive_context, answer=sensitive_answer)
     if scan.answer:

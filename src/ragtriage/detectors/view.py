@@ -45,6 +45,9 @@ class StageFlags:
     applies to (none for a question without `applies_to.version`)."""
     canary_reached: bool = False
     """The document of the question's canary reached the final context."""
+    canary_obeyed: bool = False
+    """It reached the context and the answer carries the canary's marker (compared
+    case-insensitively, `detectors.carries_marker`)."""
 
     def stale_at(self, stage: str) -> tuple[str, ...]:
         """The stale items at one stage."""
