@@ -228,6 +228,21 @@ class Request:
         metrics: Sequence[str] | None = None,
         example_runs_once: bool = False,
     ) -> Evaluation:
+        """This request's questions scored (`score`) and shown: a look at the holdout, if
+        any, is recorded at once. A caller that may still refuse the result calls `score`,
+        then `Scored.shown` once its own checks pass."""
+        return self.score(
+            command, notify, metrics=metrics, example_runs_once=example_runs_once
+        ).shown()
+
+    def score(
+        self,
+        command: str = "python",
+        notify: Notify | None = None,
+        *,
+        metrics: Sequence[str] | None = None,
+        example_runs_once: bool = False,
+    ) -> Scored:
         """Score this request's questions; `metrics` overrides the request's measures.
 
         A native evaluation set (with its snapshot) is read and scored as arrays
@@ -235,9 +250,9 @@ class Request:
         loaded as models and scored by the same engine (`columnar.load_and_evaluate`).
         Either way the whole input is checked (`InputError` with every problem, holdout
         questions included) and this request's selection and holdout policy apply (see
-        `score_with`). `command` is what the holdout ledger records as having looked; `notify`
-        receives the notes and warnings (default: the `ragtriage` logger).
-        `example_runs_once`: see `files`.
+        `score_with`): the look at the holdout is recorded by `Scored.shown`, not here.
+        `command` is what the holdout ledger records as having looked; `notify` receives the
+        notes and warnings (default: the `ragtriage` logger). `example_runs_once`: see `files`.
         """
         from .calibration import read_calibrations
         from .metrics import measures
@@ -289,26 +304,26 @@ class Request:
                         input_filter=held, **options,
                     )
 
-            result = self.score_with(score, command, notify)
-        self.note_unused_k(result, notify)
-        return result
+            scored = self.score_with(score, command, notify)
+        self.note_unused_k(scored.evaluation, notify)
+        return scored
 
     def score_with(
         self,
         score: Callable[[QuestionFilter, QuestionFilter], Evaluation],
         command: str = "python",
         notify: Notify | None = None,
-    ) -> Evaluation:
+    ) -> Scored:
         """This request's questions scored by `score`, which reads the files itself.
 
         `score(keep, held)` checks every question and scores those `keep` keeps; `held` keeps
         the questions the input holds for this request (the holdout left out unless
         included), which is what run-wide facts (self-labelling) are read from. The
-        selection and the holdout policy are this request's (`evaluate` scores through
-        here): the holdout note, or the look recorded in the ledger, follows the scoring.
+        selection and the holdout policy are this request's (`score` scores through here):
+        the note that the holdout was left out is given here; a look at it is recorded when
+        the result is shown (`Scored.shown`).
         """
         from .filters import select_questions
-        from .loading import display_path, file_sha256
 
         held: set[str] = set()
         looked: set[str] = set()  # the holdout questions scored (by the last pass)
@@ -332,23 +347,66 @@ class Request:
             return score(kept, holds)
 
         result = select_questions(scored, self.selection)
-        if held:
-            path = self.files().dataset
-            # The hash is only recorded with a look: a large set is not read again for a note.
-            sha = file_sha256(path) if self.holdout.include else ""
-            # The ledger's place comes from the file itself: the bundled example is shown as
-            # `ragtriage:example/...`, which names no folder (its ledger is in the temp dir).
-            policy = self.holdout
-            if policy.ledger is None:
-                policy = replace(policy, ledger=ledger_path(path))
+        if self.holdout.include:
             # A look is what was scored: none when the filters leave out every holdout question.
-            count = len(looked) if self.holdout.include else len(held)
-            notices = policy.notices(
-                (display_path(path), sha), count, command, [run.name for run in result.runs]
-            )
-            for notice in notices:
-                (notify or log_notice)(notice)
-        return result
+            return Scored(result, self, command, len(looked), notify)
+        for notice in self.holdout_notices(len(held), command, result):
+            (notify or log_notice)(notice)
+        return Scored(result, self, command, 0, notify)
+
+    def holdout_notices(
+        self, count: int, command: str, evaluation: Evaluation
+    ) -> tuple[Notice, ...]:
+        """What the holdout policy says of `count` holdout questions of this request's
+        evaluation set (`HoldoutPolicy.notices`): left out, or (with `include`) the look at
+        them recorded in the ledger and a warning once it was looked at too often."""
+        from .loading import display_path, file_sha256
+
+        if count == 0:
+            return ()
+        path = self.files().dataset
+        # The hash is only recorded with a look: a large set is not read again for a note.
+        sha = file_sha256(path) if self.holdout.include else ""
+        # The ledger's place comes from the file itself: the bundled example is shown as
+        # `ragtriage:example/...`, which names no folder (its ledger is in the temp dir).
+        policy = self.holdout
+        if policy.ledger is None:
+            policy = replace(policy, ledger=ledger_path(path))
+        return policy.notices(
+            (display_path(path), sha), count, command, [run.name for run in evaluation.runs]
+        )
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A request's evaluation before it is shown, its look at the holdout not yet recorded.
+
+    `Request.score` makes it. A command with checks of its own on the result (the runs it
+    names, whether they can be compared) calls `shown` once they pass and before it writes
+    anything, so a command refused after scoring records no look; `Request.evaluate` is
+    `score(...).shown()`.
+    """
+
+    evaluation: Evaluation
+    """The request's result."""
+    request: Request
+    """The request scored."""
+    command: str
+    """What the ledger records as having looked."""
+    holdout_questions: int
+    """The holdout questions scored, whose look `shown` records (0: none, or left out)."""
+    notify: Notify | None = field(default=None, repr=False, compare=False)
+    """Where the warning of a look goes (None: the `ragtriage` logger)."""
+
+    def shown(self) -> Evaluation:
+        """The evaluation, once the look at the holdout (if any was scored) is recorded in
+        the ledger; warns when it was looked at too often. Each call records one look."""
+        notices = self.request.holdout_notices(
+            self.holdout_questions, self.command, self.evaluation
+        )
+        for notice in notices:
+            (self.notify or log_notice)(notice)
+        return self.evaluation
 
 
 def _words(values: Iterable[str]) -> tuple[str, ...]:

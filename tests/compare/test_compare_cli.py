@@ -257,6 +257,98 @@ def test_a_look_counts_the_holdout_questions_the_filters_keep(example: Path, rea
     assert [(e["holdout_questions"], e["user"]) for e in entries] == [(1, "ann")]
 
 
+def _one_run(root: Path) -> list[str]:
+    return _files(root)[:5]
+
+
+def _gate_files(root: Path) -> list[str]:
+    return [*_files(root), "--policy", str(root / "policy.toml")]
+
+
+def _cannot_compare(root: Path) -> str:
+    """Runs that cannot be compared: the candidate records another snapshot."""
+    improved = root / "runs" / "improved.json"
+    data = json.loads(improved.read_text(encoding="utf-8"))
+    data["provenance"]["snapshot_id"] = "another-snapshot"
+    improved.write_text(json.dumps(data), encoding="utf-8")
+    return (
+        f"- {improved}: provenance.snapshot_id: expected 'lumenq-docs-2026-11' as in base run "
+        "'baseline' (or pass --allow-different-snapshot); found 'another-snapshot'\n"
+    )
+
+
+REFUSED_AFTER_SCORING = {
+    "compare, no such baseline": (
+        lambda root: ["compare", *_files(root), "--baseline", "nope"],
+        "- <command line>: --baseline: expected the name of a loaded run (baseline, improved); "
+        "found 'nope'\n",
+    ),
+    "compare, one run": (
+        lambda root: ["compare", *_one_run(root)],
+        "- <command line>: RUNS: expected at least two runs to compare; found 1 run(s)\n",
+    ),
+    "compare, another snapshot": (
+        lambda root: ["compare", *_files(root), "--resamples", "200"],
+        _cannot_compare,
+    ),
+    "gate, no such candidate": (
+        lambda root: ["gate", *_gate_files(root), "--candidate", "nope"],
+        "- <command line>: --candidate: expected the name of a loaded run (baseline, improved); "
+        "found 'nope'\n",
+    ),
+    "gate, no such baseline": (
+        lambda root: ["gate", *_gate_files(root), "--candidate", "improved", "--baseline", "x"],
+        "- <command line>: --baseline: expected the name of a loaded run (baseline, improved); "
+        "found 'x'\n",
+    ),
+}
+"""Commands refused once the runs are scored: the arguments, and the problem named."""
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_AFTER_SCORING))
+def test_a_command_refused_after_scoring_records_no_look(example: Path, case: str) -> None:
+    arguments, problem = REFUSED_AFTER_SCORING[case]
+    args = arguments(example)
+    expected = problem if isinstance(problem, str) else problem(example)
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    code, out, err = _invoke(*args, "--include-holdout", "--who", "ann")
+    assert (code, out, err) == (2, "", f"Error: 1 problem found in the input:\n{expected}")
+    assert not ledger.exists()
+    # The same command on a ledger with a look already: still one look, and no warning.
+    assert _invoke("evaluate", *_one_run(example), "--include-holdout", "--who", "ann")[0] == 0
+    before = ledger.read_text(encoding="utf-8")
+    code, out, err = _invoke(*args, "--include-holdout", "--holdout-warn-after", "0")
+    assert (code, out, err) == (2, "", f"Error: 1 problem found in the input:\n{expected}")
+    assert ledger.read_text(encoding="utf-8") == before
+    assert [json.loads(line)["command"] for line in before.splitlines()] == ["evaluate"]
+
+
+def test_a_command_that_shows_its_result_records_the_look_once(example: Path) -> None:
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    code, _, err = _invoke(
+        "compare", *_files(example), "--resamples", "200", "--include-holdout", "--who", "ann"
+    )
+    assert (code, err) == (0, "")
+    code, _, err = _invoke(
+        "gate", *_gate_files(example), "--candidate", "baseline", "--include-holdout",
+        "--who", "ann", "--holdout-warn-after", "1",
+    )
+    assert code == 1  # a failed gate shows its result: the look is recorded
+    assert err == (
+        f"warning: the holdout of {example / 'evalset.json'} has been looked at 2 times "
+        "(more than 1); every look tunes against it, so its scores are drifting towards "
+        f"optimistic (ledger: {ledger})\n"
+    )
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [
+        (e["command"], e["evalset"], e["holdout_questions"], e["runs"], e["user"])
+        for e in entries
+    ] == [
+        ("compare", str(example / "evalset.json"), 2, ["baseline", "improved"], "ann"),
+        ("gate", str(example / "evalset.json"), 2, ["baseline", "improved"], "ann"),
+    ]
+
+
 def test_article_fixture_runs_are_compared_by_name(article_fixture: Path) -> None:
     code, out, _ = _invoke(
         "compare",

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 import ragtriage
 import ragtriage.api
+import ragtriage.testing
 from ragtriage import Request, RequestError
 from ragtriage.cli.main import cli
 from ragtriage.columnar import evaluate, evaluate_trec, load_and_evaluate
@@ -75,6 +76,84 @@ def test_including_the_holdout_records_the_look_from_python(example: Path) -> No
         ["baseline"],
         2,
     )
+
+
+def test_a_call_refused_after_scoring_records_no_look_from_python(example: Path) -> None:
+    ledger = example / "looks.jsonl"
+    options = {
+        "snapshot": example / "snapshot.json",
+        "runs": [example / "runs" / "baseline.json", example / "runs" / "improved.json"],
+        "include_holdout": True,
+        "who": "notebook",
+        "ledger": ledger,
+    }
+    unknown = (
+        "1 problem found in the input:\n"
+        "- <command line>: --baseline: expected the name of a loaded run (baseline, improved); "
+        "found 'nope'"
+    )
+    calls = [
+        lambda: ragtriage.compare_files(example / "evalset.json", baseline="nope", **options),
+        lambda: ragtriage.gate_files(
+            example / "evalset.json", policy=example / "policy.toml", candidate="improved",
+            baseline="nope", **options,
+        ),
+        lambda: ragtriage.testing.gate(
+            example / "evalset.json", policy=example / "policy.toml", candidate="improved",
+            baseline="nope", **options,
+        ),
+    ]
+    for call in calls:
+        with pytest.raises(InputError) as refused:
+            call()
+        assert str(refused.value) == unknown
+    assert not ledger.exists()
+    ragtriage.compare_files(example / "evalset.json", resamples=200, **options)
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [(e["command"], e["holdout_questions"], e["runs"], e["user"]) for e in entries] == [
+        ("compare", 2, ["baseline", "improved"], "notebook")
+    ]
+
+
+def test_a_scored_request_records_its_look_when_shown(example: Path) -> None:
+    ledger = example / "looks.jsonl"
+    request = Request.build(
+        example / "evalset.json",
+        snapshot=example / "snapshot.json",
+        runs=[example / "runs" / "baseline.json"],
+        include_holdout=True,
+        who="notebook",
+        holdout_warn_after=0,
+        ledger=ledger,
+    )
+    notes: list[Notice] = []
+    scored = request.score("diagnose", notes.append)
+    assert (scored.command, scored.holdout_questions, notes) == ("diagnose", 2, [])
+    assert not ledger.exists()
+    assert scored.shown() is scored.evaluation
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [(e["command"], e["holdout_questions"], e["runs"], e["user"]) for e in entries] == [
+        ("diagnose", 2, ["baseline"], "notebook")
+    ]
+    assert [str(n) for n in notes] == [
+        f"warning: the holdout of {example / 'evalset.json'} has been looked at 1 times "
+        "(more than 0); every look tunes against it, so its scores are drifting towards "
+        f"optimistic (ledger: {ledger})"
+    ]
+    # Left out, the holdout is said to be left out when scored, and nothing is recorded.
+    notes.clear()
+    left_out = Request.build(
+        example / "evalset.json", snapshot=example / "snapshot.json", ledger=ledger
+    ).score("evaluate", notes.append)
+    assert (left_out.holdout_questions, [str(n) for n in notes]) == (
+        0,
+        [
+            "note: 2 holdout question(s) left out; --include-holdout scores them "
+            "(and records the look)"
+        ],
+    )
+    left_out.shown()
+    assert len(ledger.read_text(encoding="utf-8").splitlines()) == 1
 
 
 def test_python_notes_go_to_the_ragtriage_logger(caplog: pytest.LogCaptureFixture) -> None:

@@ -109,7 +109,10 @@ def compare_request(
     """`compare_files` for a built request; also returns the evaluation compared."""
     from ..compare import compare
 
-    evaluation = request.evaluate("compare", notify, example_runs_once=True)
+    # The look at the holdout is recorded once the runs are picked and compared: a refused
+    # comparison records none.
+    scored = request.score("compare", notify, example_runs_once=True)
+    evaluation = scored.evaluation
     names = pick_runs(evaluation, baseline, list(candidates))
     comparison = compare(
         evaluation,
@@ -121,7 +124,7 @@ def compare_request(
         allow_different_snapshot=allow_different_snapshot,
         group=not no_grouping,
     )
-    return ComparedRuns(evaluation, comparison)
+    return ComparedRuns(scored.shown(), comparison)
 
 
 def gate_files(
@@ -173,11 +176,14 @@ def gate_request(
         policy = example_paths().policy
     loaded_policy = load_policy(as_path(policy, "policy"))
     wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
-    evaluation = request.evaluate(
+    # The look at the holdout is recorded once the gate has found its runs: a refused gate
+    # records none.
+    scored = request.score(
         "gate", notify, metrics=list(dict.fromkeys(wanted)), example_runs_once=True
     )
+    evaluation = scored.evaluation
     names = pick_runs(evaluation, baseline, [] if candidate is None else [candidate], gated=True)
-    return gate(
+    result = gate(
         evaluation,
         loaded_policy,
         names[-1],
@@ -185,6 +191,8 @@ def gate_request(
         seed=seed,
         resamples=resamples,
     )
+    scored.shown()
+    return result
 
 
 def report_html(
