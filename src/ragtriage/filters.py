@@ -8,7 +8,6 @@ as its primary or a secondary stage in at least one of the runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING
 from .schemas import Question
 
 if TYPE_CHECKING:
-    from .diagnosis import QuestionDiagnosis
     from .evaluation import Evaluation
     from .loading import Dataset
 
@@ -47,12 +45,6 @@ class QuestionSelection:
             return False
         return not self.ids or any(fnmatchcase(question.id, pattern) for pattern in self.ids)
 
-    def matches_stages(self, diagnoses: Iterable[QuestionDiagnosis]) -> bool:
-        """The stage condition, over one question's diagnoses (one per run)."""
-        if not self.stages:
-            return True
-        return any(stage in d.stages for d in diagnoses for stage in self.stages)
-
     def describe(self) -> str:
         """The selection as one line (`all questions` when empty)."""
         parts = []
@@ -67,32 +59,17 @@ class QuestionSelection:
 def evaluate_selected(
     dataset: Dataset, selection: QuestionSelection, **options: object
 ) -> Evaluation:
-    """`evaluate` restricted to the selected questions (stages need a first, unfiltered pass).
+    """`evaluate` restricted to the selected questions, in one pass: the tag, split and ID
+    conditions are its question filter, and the engine keeps of those the questions whose
+    diagnosis has a selected stage (`columnar.evaluate`'s `stages`).
 
     Aggregates, slices and diagnoses then cover exactly the selected questions.
     """
     from .columnar import evaluate
 
-    return select_questions(
-        lambda keep: evaluate(dataset, question_filter=keep, **options),  # type: ignore[arg-type]
-        selection,
+    return evaluate(
+        dataset,
+        question_filter=selection.matches_question,
+        stages=selection.stages,
+        **options,  # type: ignore[arg-type]
     )
-
-
-def select_questions(
-    score: Callable[[Callable[[Question], bool]], Evaluation], selection: QuestionSelection
-) -> Evaluation:
-    """`score` (any engine scoring the questions a filter keeps) over the selected questions.
-
-    The tag, split and ID conditions are the filter; the stage condition needs a first pass
-    over the questions they keep, whose diagnoses pick the questions scored again.
-    """
-    first = score(selection.matches_question)
-    if not selection.stages:
-        return first
-    per_question: dict[str, list[QuestionDiagnosis]] = {}
-    for run in first.diagnoses:
-        for entry in run.questions:
-            per_question.setdefault(entry.question_id, []).append(entry)
-    keep = {qid for qid, found in per_question.items() if selection.matches_stages(found)}
-    return score(lambda q: q.id in keep)

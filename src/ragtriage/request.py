@@ -284,10 +284,12 @@ class Request:
             if files.snapshot is None:
                 from .columnar import load_and_evaluate
 
-                def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
+                def score(
+                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...]
+                ) -> Evaluation:
                     return load_and_evaluate(
                         files.dataset, runs=files.runs, question_filter=keep,
-                        input_filter=held, **options,
+                        input_filter=held, stages=stages, **options,
                     )
             else:
                 from .columnar import evaluate_native
@@ -298,10 +300,12 @@ class Request:
 
                     options["executor"] = stack.enter_context(RayExecutor(self.ray_address))
 
-                def score(keep: QuestionFilter, held: QuestionFilter) -> Evaluation:
+                def score(
+                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...]
+                ) -> Evaluation:
                     return evaluate_native(
                         files.dataset, snapshot, list(files.runs), question_filter=keep,
-                        input_filter=held, **options,
+                        input_filter=held, stages=stages, **options,
                     )
 
             scored = self.score_with(score, command, notify)
@@ -310,23 +314,23 @@ class Request:
 
     def score_with(
         self,
-        score: Callable[[QuestionFilter, QuestionFilter], Evaluation],
+        score: Callable[[QuestionFilter, QuestionFilter, tuple[str, ...]], Evaluation],
         command: str = "python",
         notify: Notify | None = None,
     ) -> Scored:
         """This request's questions scored by `score`, which reads the files itself.
 
-        `score(keep, held)` checks every question and scores those `keep` keeps; `held` keeps
-        the questions the input holds for this request (the holdout left out unless
-        included), which is what run-wide facts (self-labelling) are read from. The
-        selection and the holdout policy are this request's (`score` scores through here):
-        the note that the holdout was left out is given here; a look at it is recorded when
-        the result is shown (`Scored.shown`).
+        `score(keep, held, stages)` checks every question and scores those `keep` keeps
+        and, of them, only those diagnosed with any of `stages` in some run (none: no stage
+        condition; the engine's `stages`), in one pass; `held` keeps the questions the input
+        holds for this request (the holdout left out unless included), which is what
+        run-wide facts (self-labelling) are read from. The selection and the holdout policy
+        are this request's (`score` scores through here): the note that the holdout was left
+        out is given here; a look at it is recorded when the result is shown (`Scored.shown`).
         """
-        from .filters import select_questions
-
+        selection = self.selection
         held: set[str] = set()
-        looked: set[str] = set()  # the holdout questions scored (by the last pass)
+        looked: set[str] = set()  # the holdout questions scored
 
         def holds(question: Question) -> bool:
             if question.split == HOLDOUT:
@@ -334,19 +338,16 @@ class Request:
                 return self.holdout.include
             return True
 
-        def scored(keep: QuestionFilter) -> Evaluation:
-            looked.clear()
+        def kept(question: Question) -> bool:
+            if not (holds(question) and selection.matches_question(question)):
+                return False
+            if question.split == HOLDOUT:
+                looked.add(question.id)
+            return True
 
-            def kept(question: Question) -> bool:
-                if not (holds(question) and keep(question)):
-                    return False
-                if question.split == HOLDOUT:
-                    looked.add(question.id)
-                return True
-
-            return score(kept, holds)
-
-        result = select_questions(scored, self.selection)
+        result = score(kept, holds, selection.stages)
+        if selection.stages and looked:  # `kept` ran before the engine's stage condition
+            looked.intersection_update(_scored_ids(result))
         if self.holdout.include:
             # A look is what was scored: none when the filters leave out every holdout question.
             return Scored(result, self, command, len(looked), notify)
@@ -407,6 +408,15 @@ class Scored:
         for notice in notices:
             (self.notify or log_notice)(notice)
         return self.evaluation
+
+
+def _scored_ids(evaluation: Evaluation) -> set[str]:
+    """The questions an evaluation scored: each run lists every one, answered or not."""
+    return {
+        qid
+        for run in evaluation.runs
+        for qid in (*(r.question_id for r in run.questions), *run.no_result)
+    }
 
 
 def _words(values: Iterable[str]) -> tuple[str, ...]:

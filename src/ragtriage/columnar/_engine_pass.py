@@ -47,6 +47,7 @@ from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
 from ._native_records import Records
 from ._native_run import RunColumns
+from ._native_select import ReadRun, rows_with_stages
 from ._native_snapshot import SnapshotFlags, snapshot_codes
 from ._native_stages import build_matcher, find_stages
 from ._trec import _Fallback
@@ -103,6 +104,9 @@ class EngineOptions:
     """The questions the input holds for the caller (None: all; see `evaluate_native`)."""
     executor: Executor | None = None
     """Where the byte ranges of JSONL files are read (None: forked workers of this machine)."""
+    stages: tuple[str, ...] = ()
+    """Keep, of the questions `question_filter` keeps, only those diagnosed with any of these
+    stages (primary or secondary) in at least one run (empty: no stage condition)."""
 
 
 @no_cycle_collection()  # millions of acyclic objects: the collector would only scan them
@@ -139,7 +143,7 @@ def run_engine(
     labels = inputs.labels
     names: set[str] = set()
     answered: dict[str, list[str]] = {}
-    read = []
+    read: list[ReadRun] = []
     for source in inputs.runs:
         run, missing = read_run_parallel(
             source, ev, codes, workers, k=k, label_policy=policy,
@@ -176,6 +180,8 @@ def run_engine(
                 if question_filter is None or question_filter(question):
                     rows.append(row)
                 held[row] = input_filter is None or input_filter(question)
+    if options.stages:  # decided here, before any explanation is built
+        rows = rows_with_stages(rows, read, options.stages, questions, index, labels)
     out = [
         run_evaluation(
             source, run, [row for row in rows if row not in missing], questions,

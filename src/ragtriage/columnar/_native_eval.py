@@ -50,6 +50,7 @@ def evaluate_native(
     allow_unreviewed: bool = False,
     evidence_level: LevelChoice = "auto",
     question_filter: QuestionFilter | None = None,
+    stages: Sequence[str] = (),
     input_filter: QuestionFilter | None = None,
     labels: Sequence[PathArg] = (),
     accept_self_labelling: bool = False,
@@ -71,7 +72,8 @@ def evaluate_native(
     are `evaluate`'s options. `input_filter` marks the questions the input holds for the
     caller (None: all; `Request.score_with` leaves the holdout out unless included): results of
     the others are checked but are not read for self-labelling, as if absent from the files.
-    `question_filter` must keep only such questions. `executor`: where the byte ranges of
+    `question_filter` must keep only such questions; `stages` keeps of those only the ones
+    diagnosed with any of these stages (see `evaluate`). `executor`: where the byte ranges of
     JSONL files are read (`executors.RayExecutor`); None: forked workers of this machine.
     """
     evalset = as_path(evalset)
@@ -87,7 +89,7 @@ def evaluate_native(
             allow_unreviewed=allow_unreviewed, evidence_level=evidence_level,
             question_filter=question_filter, accept_self_labelling=accept_self_labelling,
             allow_missing=allow_missing, calibrations=calibrations, workers=workers,
-            input_filter=input_filter, executor=executor,
+            input_filter=input_filter, executor=executor, stages=_stages(stages),
         )
     except _Fallback:
         return load_and_evaluate(
@@ -96,6 +98,7 @@ def evaluate_native(
             allow_unreviewed=allow_unreviewed, evidence_level=evidence_level,
             question_filter=question_filter, accept_self_labelling=accept_self_labelling,
             allow_missing=allow_missing, calibrations=calibrations, workers=workers,
+            stages=stages,
         )
 
 
@@ -139,6 +142,7 @@ def evaluate(
     calibrations: Sequence[CalibrationRecord] = (),
     allow_missing: bool = False,
     workers: int | None = None,
+    stages: Sequence[str] = (),
 ) -> Evaluation:
     """Validate and score every run of a dataset held in memory; raise `InputError` listing
     every problem.
@@ -152,6 +156,10 @@ def evaluate(
     A run without a result for some questions is refused unless `allow_missing`; then those
     questions are listed per run (`no_result`) and left out of its records and aggregates.
     `workers`: forked processes sharing a large run's explanations (default: one per CPU).
+
+    `stages` keeps, of the questions `question_filter` keeps, only those diagnosed with any
+    of these stages (primary or secondary) in at least one run: aggregates, slices, the
+    diagnosis and the boundary section then cover exactly those questions.
     """
     if not isinstance(dataset, Dataset):
         raise RequestError(
@@ -191,7 +199,7 @@ def evaluate(
             k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level, question_filter=question_filter,
             accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-            calibrations=calibrations, workers=workers,
+            calibrations=calibrations, workers=workers, stages=_stages(stages),
         ))
     except _Fallback as exc:  # the checks above passed: the engine must take the input
         raise RuntimeError(
@@ -233,6 +241,11 @@ def load_and_evaluate(
             raise InputError(problems)
         loaded = keep_questions(loaded, input_filter)
     return evaluate(loaded, **options)
+
+
+def _stages(stages: Sequence[str]) -> tuple[str, ...]:
+    """The stage condition's stages (one name is one stage, not its characters)."""
+    return (stages,) if isinstance(stages, str) else tuple(stages)
 
 
 def _on_files(

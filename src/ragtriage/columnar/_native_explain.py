@@ -110,45 +110,9 @@ def run_evaluation(
     answered (`extras.no_result`: the others). `arrays` are consumed: their score and finding
     columns are emptied once read."""
     scores, findings, explained = arrays
-    by_row = np.empty(len(questions.ids), dtype=np.int64)
-    by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
-    result_of = by_row[rows].tolist() if rows else []
-
-    def labelled(record: Any) -> Any:
-        return with_labels(record, added)
-
-    # What the views need, and nothing more: the result keeps `build` for its views.
-    k, found_of, level_of = run.k, explained.found_of(), explained.level_of()
-
-    def build(part: Sequence[int]) -> list[QuestionView]:
-        at = [int(by_row[row]) for row in part]
-        # Parsed, not validated again: the first read's checks accepted every record.
-        found = source.parsed(at, labelled if added else None)
-        held = source.held()
-        models = questions.at(part)
-        return [
-            build_view(
-                models[row], found[n], index, level_of(row), k, found_of(row, n),
-                None if held is None else held[n],
-            )
-            for row, n in zip(part, at, strict=True)
-        ]
-
-    # The stages the arrays found failing (`diagnosis.detected_stages`: each explained only
-    # where it failed); a stage registered with `diagnosis.register_stage` (a check on one
-    # question's view) has no array and is checked on every row's view.
-    failing = [stage for stage in stage_order() if stage != OK]
-    detected = detected_stages()
-    registered = {stage for stage in failing if stage not in detected}
-    # Per row, the stages to explain: the registered ones, and those the arrays found failing
-    # (a set only for such a row: a million empty sets would hold a few hundred MB).
-    every = frozenset(registered)
-    fired: dict[int, set[str]] = {}
-    for stage in failing:
-        if stage in registered:
-            continue
-        for n in np.flatnonzero(findings[stage][rows]).tolist():
-            fired.setdefault(n, set(every)).add(stage)
+    build = RunViews(source, run, questions, index, explained, added)
+    result_of = build.result_of(rows)
+    every, fired = stages_to_check(findings, rows)
     columns = score_rows(scores, chosen, rows)
     # Each row's scores and `cannot_judge` counts, in `chosen` order: views of the columns.
     score_table = {m.name: columns[m.name][0] for m in chosen}
@@ -233,6 +197,68 @@ def run_evaluation(
         k_used=k_used,
         file=source.label,
     )
+
+
+class RunViews:
+    """Builds the views of some question rows of one run (`build(rows)`), the questions and
+    results read again from their records: what the views need, and nothing more (the
+    result keeps it for its views). `added`: the run's labels from label files."""
+
+    def __init__(
+        self, source: Records, run: RunColumns, questions: QuestionModels,
+        index: SnapshotIndex, explained: Explained, added: Added,
+    ) -> None:
+        self._source, self._questions, self._added = source, questions, added
+        self._index = index
+        self._k, self._found_of, self._level_of = run.k, explained.found_of(), explained.level_of()
+        self._by_row = np.empty(len(questions.ids), dtype=np.int64)
+        self._by_row[run.row] = np.arange(run.row.size, dtype=np.int64)
+
+    def result_of(self, rows: Sequence[int]) -> list[int]:
+        """The run's result index of each row (rows it answered)."""
+        return self._by_row[rows].tolist() if rows else []
+
+    def _labelled(self, record: Any) -> Any:
+        return with_labels(record, self._added)
+
+    def __call__(self, part: Sequence[int]) -> list[QuestionView]:
+        by_row, source = self._by_row, self._source
+        at = [int(by_row[row]) for row in part]
+        # Parsed, not validated again: the first read's checks accepted every record.
+        found = source.parsed(at, self._labelled if self._added else None)
+        held = source.held()
+        models = self._questions.at(part)
+        index, level_of, k, found_of = self._index, self._level_of, self._k, self._found_of
+        return [
+            build_view(
+                models[row], found[n], index, level_of(row), k, found_of(row, n),
+                None if held is None else held[n],
+            )
+            for row, n in zip(part, at, strict=True)
+        ]
+
+
+def stages_to_check(
+    findings: dict[str, np.ndarray], rows: Sequence[int]
+) -> tuple[frozenset[str], dict[int, set[str]]]:
+    """`(every, fired)`: the diagnosis stages to explain or check on each row's view
+    (`diagnosis.diagnose_view`), by position n in `rows`: `fired[n]` for a row the arrays
+    found failing at some stage (`diagnosis.detected_stages`: those stages, each explained
+    only where it failed, and `every`), else `every`: the stages registered with
+    `diagnosis.register_stage` (a check on one question's view, without an array, checked on
+    every row's view). A set only for a row that fired: a million empty sets would hold a few
+    hundred MB."""
+    failing = [stage for stage in stage_order() if stage != OK]
+    detected = detected_stages()
+    registered = {stage for stage in failing if stage not in detected}
+    every = frozenset(registered)
+    fired: dict[int, set[str]] = {}
+    for stage in failing:
+        if stage in registered:
+            continue
+        for n in np.flatnonzero(findings[stage][rows]).tolist():
+            fired.setdefault(n, set(every)).add(stage)
+    return every, fired
 
 
 @contextmanager
