@@ -4,6 +4,11 @@ Values of one kind are alternatives (`--tag a --tag b`: either tag); different k
 hold (`--tag a --split dev`: tag a and split dev). ID patterns are shell-style globs matched
 case-sensitively (`exact-*`, `q-00?`). A stage matches a question whose diagnosis has that stage
 as its primary or a secondary stage in at least one of the runs.
+
+An ID pattern that matches no question of the evaluation set is a mistake (a mistyped ID
+would otherwise select nothing, silently): it is refused, every such pattern named
+(`IdPatterns`). A tag, split or stage that matches nothing is an answer (no question fails at
+that stage), not a mistake: the report is empty.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from .errors import SUGGEST_LIMIT, InputError, Problem, Suggestions, found_text
 from .schemas import Question
 
 if TYPE_CHECKING:
@@ -56,6 +62,47 @@ class QuestionSelection:
         return " and ".join(parts) if parts else "all questions"
 
 
+ID_EXPECTED = "the ID of a question of the evaluation set, or a glob matching one"
+"""What an `--id` pattern that matches no question is told it should be."""
+
+_GLOB = frozenset("*?[")  # a pattern with these is no mistyped ID: no "did you mean"
+
+
+class IdPatterns:
+    """Which of a selection's ID patterns some question seen so far matches (`see` each
+    question of the evaluation set, then `check`); the IDs seen are kept (up to
+    `SUGGEST_LIMIT`) only while a pattern is unmatched, for a "did you mean"."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self._left = list(dict.fromkeys(patterns))
+        self._seen: list[str] | None = []
+
+    def see(self, question_id: str) -> None:
+        """Note one question of the evaluation set."""
+        if not self._left:
+            return
+        self._left = [p for p in self._left if not fnmatchcase(question_id, p)]
+        if self._seen is not None:
+            self._seen.append(question_id)
+            if len(self._seen) > SUGGEST_LIMIT:
+                self._seen = None
+
+    def check(self) -> None:
+        """Raise `InputError` naming every pattern no question matched."""
+        if not self._left:
+            return
+        suggest = Suggestions(self._seen or ())
+        raise InputError(
+            [
+                Problem(
+                    "<command line>", None, "--id", ID_EXPECTED,
+                    found_text(pattern) + ("" if _GLOB & set(pattern) else suggest(pattern)),
+                )
+                for pattern in self._left
+            ]
+        )
+
+
 def evaluate_selected(
     dataset: Dataset, selection: QuestionSelection, **options: object
 ) -> Evaluation:
@@ -63,13 +110,22 @@ def evaluate_selected(
     conditions are its question filter, and the engine keeps of those the questions whose
     diagnosis has a selected stage (`columnar.evaluate`'s `stages`).
 
-    Aggregates, slices and diagnoses then cover exactly the selected questions.
+    Aggregates, slices and diagnoses then cover exactly the selected questions. An ID
+    pattern that matches no question of the dataset raises `InputError` (`IdPatterns`).
     """
     from .columnar import evaluate
 
-    return evaluate(
+    patterns = IdPatterns(selection.ids)
+
+    def matches(question: Question) -> bool:
+        patterns.see(question.id)
+        return selection.matches_question(question)
+
+    result = evaluate(
         dataset,
-        question_filter=selection.matches_question,
+        question_filter=matches if selection.ids else selection.matches_question,
         stages=selection.stages,
         **options,  # type: ignore[arg-type]
     )
+    patterns.check()
+    return result

@@ -327,25 +327,37 @@ class Request:
         run-wide facts (self-labelling) are read from. The selection and the holdout policy
         are this request's (`score` scores through here): the note that the holdout was left
         out is given here; a look at it is recorded when the result is shown (`Scored.shown`).
+        An ID pattern matching no question of the input raises `InputError`
+        (`filters.IdPatterns`): `held` is asked of every question, whichever reads the files.
         """
+        from .filters import IdPatterns
+
         selection = self.selection
         held: set[str] = set()
         looked: set[str] = set()  # the holdout questions scored
+        patterns = IdPatterns(selection.ids) if selection.ids else None
 
         def holds(question: Question) -> bool:
+            if patterns is not None:  # a holdout question left out is one of the set too
+                patterns.see(question.id)
+            return in_input(question)
+
+        def in_input(question: Question) -> bool:
             if question.split == HOLDOUT:
                 held.add(question.id)
                 return self.holdout.include
             return True
 
         def kept(question: Question) -> bool:
-            if not (holds(question) and selection.matches_question(question)):
+            if not (in_input(question) and selection.matches_question(question)):
                 return False
             if question.split == HOLDOUT:
                 looked.add(question.id)
             return True
 
         result = score(kept, holds, selection.stages)
+        if patterns is not None:
+            patterns.check()
         if selection.stages and looked:  # `kept` ran before the engine's stage condition
             looked.intersection_update(_scored_ids(result))
         if self.holdout.include:

@@ -1,0 +1,89 @@
+"""`--id` (and `ids=` of the Python API): a pattern that matches no question of the evaluation
+set is refused, every such pattern named; other filters matching nothing give an empty report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from stage_dataset import stage_dataset
+
+import ragtriage
+from loader_path import READERS, invoke
+from ragtriage.cli.main import cli
+from ragtriage.errors import InputError
+from ragtriage.filters import QuestionSelection, evaluate_selected
+
+EXPECTED = "expected the ID of a question of the evaluation set, or a glob matching one"
+
+
+def _problem(found: str) -> str:
+    return f"- <command line>: --id: {EXPECTED}; found {found}"
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_every_unknown_id_is_named_and_the_exit_is_2(reader: str) -> None:
+    result = invoke(reader, [
+        "evaluate", "--example", "--id", "nope", "--id", "exact-*", "--id", "q-*",
+        "--id", "two-fact", "--id", "nope", "--id", "Sso",
+    ])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == "\n".join([
+        "Error: 4 problems found in the input:",
+        _problem("'nope'"),
+        _problem("'q-*'"),  # a glob: no "did you mean"
+        _problem("'two-fact' (did you mean 'two-facts'?)"),
+        _problem("'Sso'"),  # matched case-sensitively: not the holdout question sso
+        "",
+    ])
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_an_id_in_the_holdout_left_out_is_known_and_selects_nothing(reader: str) -> None:
+    result = invoke(reader, ["evaluate", "--example", "--id", "sso", "--format", "json"])
+    assert result.exit_code == 0
+    assert [run["questions"] for run in json.loads(result.stdout)["runs"]] == [[], []]
+    assert result.stderr == (
+        "note: 2 holdout question(s) left out; --include-holdout scores them (and records the "
+        "look)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        ["--tag", "no-such-tag"],
+        ["--stage", "needless_escalation"],  # no question has it: good news, not a mistake
+        ["--id", "exact-code", "--split", "regression"],  # each known, none both
+    ],
+)
+def test_other_filters_matching_nothing_give_an_empty_report(selection: list[str]) -> None:
+    result = CliRunner().invoke(cli, ["evaluate", "--example", *selection, "--format", "json"])
+    assert result.exit_code == 0
+    assert [run["questions"] for run in json.loads(result.stdout)["runs"]] == [[], []]
+
+
+@pytest.mark.parametrize("command", ["diagnose", "compare", "gate"])
+def test_every_command_with_the_filters_refuses_an_unknown_id(command: str) -> None:
+    result = CliRunner().invoke(cli, [command, "--example", "--id", "nope"])
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: 1 problem found in the input:\n{_problem(repr('nope'))}\n"
+
+
+def test_the_python_api_refuses_an_unknown_id() -> None:
+    with pytest.raises(InputError) as caught:
+        ragtriage.evaluate_files(example=True, ids=["exact-code", "exact-cod"])
+    assert str(caught.value) == (
+        "1 problem found in the input:\n" + _problem("'exact-cod' (did you mean 'exact-code'?)")
+    )
+    assert ragtriage.evaluate_files(example=True, ids="exact-*").runs[0].questions[0].question_id \
+        == "exact-code"
+
+
+def test_evaluate_selected_refuses_an_unknown_id_before_the_stage_pass() -> None:
+    selection = QuestionSelection(stages=("incomplete_answer",), ids=("q-miss", "q-mis"))
+    with pytest.raises(InputError) as caught:
+        evaluate_selected(stage_dataset(), selection, metrics=["evidence_recall"])
+    assert [p.found for p in caught.value.problems] == ["'q-mis' (did you mean 'q-miss'?)"]
