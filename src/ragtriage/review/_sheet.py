@@ -53,6 +53,32 @@ ID_SEPARATOR = ", "
 SHEET_SUFFIXES = (".csv", ".xlsx")
 """The file forms, chosen by suffix."""
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet program read a cell as a formula (OWASP's list
+against CSV injection): a claim or question from the files read must be shown, never run."""
+
+GUARD = "'"
+"""Written before a cell's text that starts with one of `FORMULA_STARTS` or with `GUARD`
+itself (`guarded`); the one removed on reading (`unguarded`)."""
+
+_GUARDED = (*FORMULA_STARTS, GUARD)
+
+
+def guarded(text: str) -> str:
+    """A cell's text as written to either form of the sheet: `'=1+2` for `=1+2`.
+
+    A spreadsheet shows the cell as text instead of running it. Text already starting with
+    `'` is guarded too, so that `unguarded` gives back exactly what was written.
+    """
+    return GUARD + text if text.startswith(_GUARDED) else text
+
+
+def unguarded(cell: str) -> str:
+    """A cell's text as read: the one `'` `guarded` put before `=`, `+`, `-`, `@`, a tab, a
+    carriage return or `'` is removed; any other cell is as it stands (a reviewer's `'quoted'`
+    reason keeps its quote)."""
+    return cell[1:] if cell[:1] == GUARD and cell[1:2] in _GUARDED else cell
+
 
 @dataclass(frozen=True)
 class SheetRow:
@@ -91,7 +117,11 @@ def _check_suffix(path: Path, option: str) -> str:
 
 
 def write_sheet(path: PathArg, rows: Sequence[dict[str, str]]) -> Path:
-    """Write rows (dicts by column name) as CSV or XLSX, chosen by the file's suffix."""
+    """Write rows (dicts by column name) as CSV or XLSX, chosen by the file's suffix.
+
+    Every cell is written `guarded` (`'=1+2` for `=1+2`): a spreadsheet program shows it as
+    text, never runs it as a formula; `read_sheet` gives the rows back exactly.
+    """
     path = as_path(path)
     suffix = _check_suffix(path, "--output")
     if suffix == ".csv":
@@ -100,7 +130,7 @@ def write_sheet(path: PathArg, rows: Sequence[dict[str, str]]) -> Path:
             writer = csv.DictWriter(handle, fieldnames=list(COLUMNS), lineterminator="\r\n")
             writer.writeheader()
             for row in rows:
-                writer.writerow({c: row.get(c, "") for c in COLUMNS})
+                writer.writerow({c: guarded(row.get(c, "")) for c in COLUMNS})
         return path
     _write_xlsx(path, rows)
     return path
@@ -145,13 +175,10 @@ def _write_xlsx(path: Path, rows: Sequence[dict[str, str]]) -> None:
     sheet.append(list(COLUMNS))
     for cell in sheet[1]:
         cell.font = Font(bold=True)
+    # openpyxl stores text starting with "=" as a formula; guarded text never does, so every
+    # cell is a string cell (and stays text when a reviewer edits it in a spreadsheet).
     for row in rows:
-        sheet.append([row.get(c, "") for c in COLUMNS])
-    # openpyxl stores text starting with "=" as a formula; every cell here is plain text.
-    for line in sheet.iter_rows(min_row=2):
-        for cell in line:
-            if isinstance(cell.value, str) and cell.value.startswith("="):
-                cell.data_type = "s"
+        sheet.append([guarded(row.get(c, "")) for c in COLUMNS])
     wide = {"question": 40, "answer": 50, "claim": 40, "context": 70, "fact": 40, "reason": 30}
     for index, name in enumerate(COLUMNS, start=1):
         letter = get_column_letter(index)
@@ -219,6 +246,9 @@ def read_sheet(
 ) -> tuple[tuple[str, ...], list[SheetRow]]:
     """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files are errors.
 
+    Each cell is read `unguarded`: a sheet `write_sheet` wrote reads back as the rows it was
+    given, whatever their text.
+
     A sheet past `limits` (file size, unpacked size, compression ratio, rows, columns, cell
     length) is refused before it is parsed.
     """
@@ -240,7 +270,9 @@ def read_sheet(
         if offset == 1 or not any(v.strip() for v in values):
             continue
         cells = {
-            name: values[i] if i < len(values) else "" for i, name in enumerate(header) if name
+            name: unguarded(values[i]) if i < len(values) else ""
+            for i, name in enumerate(header)
+            if name
         }
         rows.append(SheetRow(offset, cells))
     if long_cells:
