@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_code, md_lines, md_table
+from .._markdown import md_code, md_lines, md_table, md_text
 from ..metrics import not_applicable_line
 from ._comparison import (
     STATUS_ORDER,
@@ -222,15 +222,15 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     """A pull-request comment: warnings, then per pair regressions, improvements, metrics."""
     lines = ["## ragtriage comparison", ""]
     for warning in comparison.warnings:
-        lines.append(f"> **Warning:** {warning}")
+        lines.append(f"> **Warning:** {md_text(warning)}")
     if comparison.warnings:
         lines.append("")
     for line in _repeat_lines(comparison):
-        lines += [f"- {line}"]
+        lines += [f"- {md_text(line)}"]
     for pair in comparison.pairs:
-        lines += [*([""] if lines[-1] else []), f"### {_headline(pair)}", ""]
+        lines += [*([""] if lines[-1] else []), f"### {md_text(_headline(pair))}", ""]
         if pair.left_out() is not None:
-            lines += [f"{pair.left_out()}.", ""]
+            lines += [f"{md_text(str(pair.left_out()))}.", ""]
         for status in ("regressed", "mixed", "improved", "changed"):
             chosen = [q for q in pair.questions if q.status == status]
             if not chosen:

@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from .._console import escaped, text_console
-from .._markdown import md_code, md_lines, md_table
+from .._markdown import md_code, md_lines, md_table, md_text
 from ..evaluation import NO_RESULT
 from ..loading import report_head
 from ._verdict import GateResult
@@ -102,15 +102,15 @@ def render_gate_markdown(result: GateResult) -> str:
     lines = [f"## {icon} ragtriage gate: {'passed' if result.passed else 'failed'}", ""]
     against = f" against {md_code(result.baseline)}" if result.baseline else ""
     lines += [
-        f"Run {md_code(result.run)}{against}, {result.questions} questions{_no_result(result)}; "
-        f"policy **{result.policy_name}** "
+        f"Run {md_code(result.run)}{against}, {result.questions} questions"
+        f"{md_text(_no_result(result))}; policy **{md_text(result.policy_name)}** "
         f"({md_code(result.policy_path)}, sha256 `{result.policy_sha256}`).",
         "",
     ]
     failed = [r for r in result.rules if r.verdict == "fail"]
     if failed:
         lines += ["Failed rules:", ""]
-        lines += [f"- **{r.name}**: {r.detail}" for r in failed]
+        lines += [f"- **{md_text(r.name)}**: {md_text(r.detail)}" for r in failed]
         lines.append("")
 
     lines += md_table(_HEADER, _rows(result))

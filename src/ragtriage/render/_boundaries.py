@@ -7,6 +7,7 @@ never an answer or passage text, so no sensitive value can reach a report throug
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._markdown import md_code
@@ -45,38 +46,52 @@ def boundaries_json(section: RunBoundaries) -> dict[str, Any]:
     }
 
 
-def boundaries_lines(name: str, section: RunBoundaries) -> list[str]:
-    """Plain lines (Markdown bullets) summarising one run's boundary checks."""
+def _as_is(text: str) -> str:
+    return text
+
+
+def boundaries_lines(
+    name: str, section: RunBoundaries, ids: Callable[[str], str] = _as_is
+) -> list[str]:
+    """Plain lines (Markdown bullets) summarising one run's boundary checks.
+
+    `ids` writes each list of IDs from the files read (`md_text` for a Markdown report; as
+    they are for the terminal and the HTML page, which escape on their own).
+    """
     perms = section.permissions
+
+    def listed(values: Iterable[str], sep: str = ", ") -> str:
+        return ids(sep.join(values))
+
     lines = [f"- {md_code(name)}: rules {section.injection_rules}, {section.sensitive_rules}"]
     for s in perms.stages:
         if s.questions_with_leak:
             count = f"{len(s.questions_with_leak)}/{s.questions_checked}"
             lines.append(
                 f"  - permission leak {s.stage}: {count} questions "
-                f"({', '.join(s.questions_with_leak)}); documents {', '.join(s.documents)}"
+                f"({listed(s.questions_with_leak)}); documents {listed(s.documents)}"
             )
     if perms.blocking:
         lines.append(
-            f"  - BLOCKING permission leaks: {', '.join(c.question_id for c in perms.blocking)}"
+            f"  - BLOCKING permission leaks: {listed(c.question_id for c in perms.blocking)}"
         )
     if section.injection_questions:
         lines.append(
-            f"  - instruction-like text in the context: {', '.join(section.injection_questions)}"
+            f"  - instruction-like text in the context: {listed(section.injection_questions)}"
         )
     if section.canary_obeyed:
-        lines.append(f"  - planted canary obeyed: {', '.join(section.canary_obeyed)}")
+        lines.append(f"  - planted canary obeyed: {listed(section.canary_obeyed)}")
     if section.sensitive_answers:
         lines.append(
-            f"  - sensitive values in answers (masked): {', '.join(section.sensitive_answers)}"
+            f"  - sensitive values in answers (masked): {listed(section.sensitive_answers)}"
         )
     if section.stale_labels:
-        parts = [f"{qid} ({', '.join(ids)})" for qid, ids in section.stale_labels]
+        parts = [f"{ids(qid)} ({listed(found)})" for qid, found in section.stale_labels]
         lines.append(f"  - stale labels not used: {section.stale_label_count} ({'; '.join(parts)})")
     if section.self_labelled:
         lines.append(
             "  - SELF-LABELLED (labels by the run's own generator, accepted explicitly): "
-            + ", ".join(section.self_labelled)
+            + listed(section.self_labelled)
         )
     return lines
 
@@ -85,8 +100,13 @@ NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
 """Column names of the next-actions table."""
 
 
-def evaluation_boundary_lines(evaluation: Evaluation) -> list[str]:
-    """Markdown bullet lines of every run's boundary section (IDs only, never texts)."""
+def evaluation_boundary_lines(
+    evaluation: Evaluation, ids: Callable[[str], str] = _as_is
+) -> list[str]:
+    """Markdown bullet lines of every run's boundary section (IDs only, never texts); `ids`
+    as `boundaries_lines` takes it."""
     return [
-        line for run in evaluation.runs for line in boundaries_lines(run.name, run.boundaries)
+        line
+        for run in evaluation.runs
+        for line in boundaries_lines(run.name, run.boundaries, ids)
     ]

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_lines, md_table
+from .._markdown import md_lines, md_table, md_text
 from ..diagnosis import (
     Breakdown,
     QuestionDiagnosis,
@@ -212,17 +212,17 @@ def render_diagnosis_markdown(
     for run in runs:
         overall = run.breakdown.overall
         lines.append(
-            f"- **{run.run}**: {overall.failing} of {overall.questions} questions fail "
+            f"- **{md_text(run.run)}**: {overall.failing} of {overall.questions} questions fail "
             f"({_pct(overall.failure_rate)}); primary stages: {_top_stages(overall)}"
             + (f"; {len(run.no_result)} with no result" if run.no_result else "")
         )
-    lines += ["", f"Questions: {selection}. Rates are over each slice's questions.", ""]
+    lines += ["", f"Questions: {md_text(selection)}. Rates are over each slice's questions.", ""]
     for run in runs:
         k = f"{run.cutoff}, " if run.cutoff is not None else ""
-        lines += [f"### {run.run} ({k}evidence matched by {run.evidence_level})", ""]
+        lines += [f"### {md_text(run.run)} ({k}evidence matched by {run.evidence_level})", ""]
         note = no_result_note(run.run, run.no_result)
         if note is not None:
-            lines += [f"Note: {note}", ""]
+            lines += [f"Note: {md_text(note)}", ""]
         if not run.questions:
             lines += ["No question matches the selection.", ""]
             continue

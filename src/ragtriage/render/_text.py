@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .._console import text_console
-from .._markdown import md_code, md_lines, md_table
+from .._markdown import md_code, md_lines, md_table, md_text
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
@@ -277,19 +277,19 @@ def render_markdown(evaluation: Evaluation) -> str:
     lines += md_table(header, _summary_rows(evaluation))
     notes = [*_notes(evaluation), *evaluation.calibration_notes]
     if notes:
-        lines += ["", *(f"Note: {note}" for note in notes)]
+        lines += ["", *(f"Note: {md_text(note)}" for note in notes)]
     for run in evaluation.runs:
-        lines += ["", f"### {run.name}: failing questions per slice, worst first", ""]
+        lines += ["", f"### {md_text(run.name)}: failing questions per slice, worst first", ""]
         lines += md_table(_DIAGNOSIS_HEADER, slice_rows(run.diagnosis))
     actions = diagnosis_next_actions(evaluation.diagnoses)
     if actions:
         lines += ["", "### Next actions for the primary stages found", ""]
         lines += md_table(NEXT_ACTION_HEADER, actions)
-    lines += ["", "### Boundaries", "", *evaluation_boundary_lines(evaluation)]
+    lines += ["", "### Boundaries", "", *evaluation_boundary_lines(evaluation, md_text)]
     for index, run in enumerate(evaluation.runs):
         if len(run.questions) + len(run.no_result) > PER_QUESTION_LIMIT:
             continue
-        lines += ["", f"### {run.name}: per question", ""]
+        lines += ["", f"### {md_text(run.name)}: per question", ""]
         qheader, rows = _question_rows(evaluation, index)
         lines += md_table(qheader, rows)
     return md_lines(lines) + "\n"

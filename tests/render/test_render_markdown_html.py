@@ -1,0 +1,127 @@
+"""Markdown reports show HTML from the files read as text: a run name, question ID, tag,
+document ID or policy name holding `<script>` or `<img onerror=...>` never becomes HTML in a
+viewer that renders it, and the reports' own text and markup are written as before."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from markdown_it import MarkdownIt
+
+from ragtriage._markdown import md_cell, md_code, md_text
+from ragtriage.cli.main import cli
+from ragtriage.example import example_paths
+
+HOSTILE = {
+    "baseline": "<script>alert(1)</script>",
+    "improved": "[a](`)<img src=x onerror=alert(2)>`",
+    "exact-code": "<img src=x onerror=alert(3)>",
+    "purge": "<!--p--><b>&lt;q</b>",
+    "version-conflict": "<iframe src=javascript:alert(4)>",
+    "multi-fact": "a\\<b>",
+    "finance-discounts": "<svg onload=alert(5)>",
+    "LumenQ release policy": "<a href=javascript:alert(6)>policy</a>",
+}
+"""Two run names, two question IDs, two tags, a document ID and the policy's name."""
+
+OWN_TAGS = {"details", "summary", "sub"}
+"""The HTML the reports write themselves (the failing questions folded, the methods line)."""
+
+_VIEWER = MarkdownIt("commonmark", {"html": True}).enable("table")
+"""A CommonMark viewer that renders raw HTML, as many do."""
+
+
+def _plant(root: Path) -> list[str]:
+    paths = example_paths()
+    files = {"evalset.json": paths.evalset, "snapshot.json": paths.snapshot}
+    files |= {f"runs/{p.name}": p for p in paths.runs}
+    files["policy.toml"] = paths.root / "policy.toml"
+    (root / "runs").mkdir()
+    for name, source in files.items():
+        text = source.read_text(encoding="utf-8")
+        for old, new in HOSTILE.items():
+            text = text.replace(json.dumps(old), json.dumps(new))
+            text = text.replace(json.dumps(f"tag:{old}"), json.dumps(f"tag:{new}"))
+        (root / name).write_text(text, encoding="utf-8")
+    runs = [f"--run={root / 'runs' / p.name}" for p in paths.runs]
+    return [str(root / "evalset.json"), "--snapshot", str(root / "snapshot.json"), *runs]
+
+
+def _tags(html: str) -> set[str]:
+    return set(re.findall(r"<([A-Za-z][A-Za-z0-9]*)", html))
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "compare", "gate"])
+def test_html_in_the_files_is_text_in_every_markdown_report(command: str, tmp_path: Path) -> None:
+    data = _plant(tmp_path)
+    extra = []
+    if command == "gate":
+        extra = ["--policy", str(tmp_path / "policy.toml"), "--candidate", HOSTILE["improved"],
+                 "--baseline", HOSTILE["baseline"]]
+    out = CliRunner().invoke(cli, [command, *data, *extra, "--format", "markdown"])
+    assert out.exit_code == (1 if command == "gate" else 0), out.output
+    html = _VIEWER.render(out.stdout)
+    made = _tags(html) - OWN_TAGS
+    assert made <= {"h2", "h3", "p", "ul", "li", "strong", "code", "blockquote", "br", "a",
+                    "table", "thead", "tbody", "tr", "th", "td"}
+    assert not {"script", "img", "iframe", "svg", "b"} & _tags(html)
+    # A Markdown link in a name stays a link (no HTML); no planted URL becomes one.
+    assert "javascript:" not in "".join(re.findall(r'href="[^"]*"', html))
+    # Every planted name is shown as written (escaped by the viewer, not run).
+    shown = html.replace("&quot;", '"')
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in shown
+    if command != "gate":
+        assert "&lt;img src=x onerror=alert(3)&gt;" in shown
+    if command == "gate":
+        assert "&lt;a href=javascript:alert(6)&gt;policy&lt;/a&gt;" in shown
+
+
+def test_the_exact_lines_of_a_hostile_evaluate_report(tmp_path: Path) -> None:
+    out = CliRunner().invoke(cli, ["evaluate", *_plant(tmp_path), "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    assert "### &lt;script>alert(1)&lt;/script>: failing questions per slice, worst first" in lines
+    assert "### [a](\\`)&lt;img src=x onerror=alert(2)>\\`: per question" in lines
+    assert "| tag:&lt;iframe src=javascript:alert(4)> | 1 | 1 (100%) | stale_evidence 1 |" in lines
+    assert ("| tag:a\\\\&lt;b> | 5 | 4 (80%) | ranking_loss 1, truncation_loss 1, "
+            "unsupported_claim 1, incomplete_answer 1 |") in lines
+    assert ("| metric | averaging | &lt;script>alert(1)&lt;/script> | "
+            "[a](\\`)&lt;img src=x onerror=alert(2)>\\` |") in lines
+    assert ("- `<script>alert(1)</script>`: rules injection-v2, sensitive-v2") in lines
+    assert any(line.startswith("| &lt;img src=x onerror=alert(3)> | answered |") for line in lines)
+    assert any(line.startswith("| &lt;!--p-->&lt;b>&amp;lt;q&lt;/b> | ") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("text", "inline", "cell"),
+    [
+        ("<script>x</script>", "&lt;script>x&lt;/script>", "&lt;script>x&lt;/script>"),
+        ("p < 0.05, <= 0.1, ok -> fail", "p < 0.05, <= 0.1, ok -> fail",
+         "p < 0.05, <= 0.1, ok -> fail"),
+        ("<!-- c --> <?pi?> <!DOCTYPE> </b> <https://x>", "&lt;!-- c --> &lt;?pi?> &lt;!DOCTYPE> "
+         "&lt;/b> &lt;https://x>", "&lt;!-- c --> &lt;?pi?> &lt;!DOCTYPE> &lt;/b> &lt;https://x>"),
+        ("&lt; &#60; &#x3c; a & b", "&amp;lt; &amp;#60; &amp;#x3c; a & b",
+         "&amp;lt; &amp;#60; &amp;#x3c; a & b"),
+        ("a\\<b> `c` |", "a\\\\&lt;b> \\`c\\` |", "a\\\\&lt;b> \\`c\\` \\|"),
+        ("a\r\nb\nc", "a b c", "a b c"),
+    ],
+)
+def test_md_text_and_md_cell(text: str, inline: str, cell: str) -> None:
+    assert (md_text(text), md_cell(text)) == (inline, cell)
+
+
+def test_a_code_span_is_not_escaped_and_renders_the_text_as_it_is() -> None:
+    span = md_code("<img src=x onerror=alert(1)> &lt;")
+    assert span == "`<img src=x onerror=alert(1)> &lt;`"
+    assert _VIEWER.renderInline(f"run {md_text('a`b')} {span}") == (
+        "run a`b <code>&lt;img src=x onerror=alert(1)&gt; &amp;lt;</code>"
+    )
+
+
+def test_each_viewer_shows_what_the_writers_were_given() -> None:
+    for text in ["<script>x</script>", "a\\<b>", "&lt;", "p < 0.05", "x`<img>`y", "a\\`b"]:
+        assert _VIEWER.renderInline(md_text(text)) == _VIEWER.utils.escapeHtml(text)
