@@ -81,3 +81,35 @@ def test_forked_workers_die_on_sigterm_whatever_handler_they_inherit() -> None:
     assert in_parallel(_sigterm_action, arguments) == [default] * 4
     assert alongside(_sigterm_action, arguments)[1:] == [default] * 3
     assert list(in_order(_sigterm_action, arguments, 2)) == [default] * 4
+
+
+_MANY_POOLS = """
+import signal
+from ragtriage.executors import alongside
+
+def raises(signum, frame):
+    raise SystemExit(signum)
+
+def square(value):
+    return value * value
+
+signal.signal(signal.SIGTERM, raises)
+for _ in range(300):
+    assert alongside(square, [(value,) for value in range(5)]) == [0, 1, 4, 9, 16]
+assert signal.getsignal(signal.SIGTERM) is raises
+print("done")
+"""
+
+
+def test_a_worker_stopped_before_its_initializer_ran_does_not_hang_the_pool() -> None:
+    # Pools of quick work are left while their last workers may still be starting: the
+    # SIGTERM that stops them must not run a handler they inherited (it raised, and the
+    # worker went on to wait on the queue's lock forever). Run apart, so a hang fails.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _MANY_POOLS], capture_output=True, text=True, timeout=240,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")

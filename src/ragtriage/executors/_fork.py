@@ -7,6 +7,7 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
@@ -30,8 +31,21 @@ def _default_sigterm() -> None:
 
 
 def _pool(processes: int) -> multiprocessing.pool.Pool:
-    """Forked workers, each starting with the default SIGTERM action."""
-    return multiprocessing.get_context("fork").Pool(processes, initializer=_default_sigterm)
+    """Forked workers, each starting with the default SIGTERM action.
+
+    The action is also the default while the workers are forked (from the main thread, where
+    a handler can be set): a worker inherits the handler of the moment of its fork, and a
+    SIGTERM that reached it before its initializer ran would run an inherited handler.
+    """
+    context = multiprocessing.get_context("fork")
+    previous = signal.getsignal(signal.SIGTERM)  # None: a handler not set from Python
+    if previous is None or threading.current_thread() is not threading.main_thread():
+        return context.Pool(processes, initializer=_default_sigterm)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        return context.Pool(processes, initializer=_default_sigterm)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _call(index: int) -> Any:
