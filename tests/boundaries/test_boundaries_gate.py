@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from ragtriage.columnar import load_and_evaluate
-from ragtriage.detectors import blocking_permission_leaks
 from ragtriage.errors import InputError
 from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
@@ -60,8 +59,8 @@ def test_sensitive_rule_fields_are_checked(tmp_path: Path) -> None:
 
 def test_blocking_permission_leaks_for_gates(example: Evaluation) -> None:
     baseline, improved = example.runs
-    [leak] = blocking_permission_leaks(baseline.views)
+    [leak] = baseline.boundaries.permissions.blocking
     assert (leak.question_id, leak.leaked, leak.blocking) == (
         "pricing", ("finance-discounts",), True,
     )
-    assert blocking_permission_leaks(improved.views) == ()
+    assert improved.boundaries.permissions.blocking == ()

@@ -6,9 +6,7 @@ from boundaries_builders import claim, doc, make_dataset, result
 
 from ragtriage.columnar import evaluate
 from ragtriage.detectors import (
-    blocking_permission_leaks,
     check_permissions,
-    summarize_permissions,
 )
 from ragtriage.diagnosis import NEXT_ACTIONS, diagnose_run, next_action, stage_order
 
@@ -52,7 +50,7 @@ def test_leaks_per_question_and_stage() -> None:
     assert checks["cited"].blocking
     assert not checks["no-user"].checked and checks["no-user"].leaked == ()
     assert checks["clean"].leaked == ()
-    assert [c.question_id for c in blocking_permission_leaks(run.views)] == ["cited"]
+    assert run.boundaries.permissions.blocking == (checks["cited"],)
 
 
 def test_aggregate_rates_with_denominators_and_documents() -> None:
@@ -72,7 +70,7 @@ def test_aggregate_rates_with_denominators_and_documents() -> None:
         "permission_leak_cited": (1 / 3, 1, 3, 1),
         "permission_leak_support": (1 / 3, 1, 3, 1),
     }
-    summary = summarize_permissions(run.views)
+    summary = run.boundaries.permissions
     assert [(s.stage, s.questions_with_leak, s.questions_checked, s.documents)
             for s in summary.stages] == [
         ("candidates", ("cand-only", "cited"), 3, ("fin", "hr")),

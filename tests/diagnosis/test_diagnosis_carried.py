@@ -28,7 +28,7 @@ import ragtriage.gate._gate as gate_module
 from ragtriage import diagnose_files, evaluate_files
 from ragtriage.cli.main import cli
 from ragtriage.columnar import _engine_pass, _native_explain
-from ragtriage.detectors import run_boundaries
+from ragtriage.detectors import boundary_questions, run_boundaries
 from ragtriage.diagnosis import OK, STAGES, detected_stages, diagnose, diagnose_run
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "ragtriage"
@@ -47,7 +47,6 @@ COMPUTING = frozenset(
         "diagnose",
         "diagnose_run",
         "diagnose_view",
-        "diagnose_views",
         "compare",
         "default_comparison",
         "evaluate",
@@ -56,6 +55,7 @@ COMPUTING = frozenset(
         "evaluate_request",
         "load_and_evaluate",
         "run_boundaries",
+        "boundary_questions",
         "boundary_details",
         "check_permissions",
         "flag_context",
@@ -217,7 +217,12 @@ def test_the_python_result_carries_the_diagnosis_and_boundaries(calls: Calls) ->
         r.question_id for r in evaluation.runs[0].questions
     ]
     for run in evaluation.runs:
-        assert run.boundaries == run_boundaries(run.views, run.self_labelled)
+        # The questions each check names, from the views again; the permission section is the
+        # engine's (pinned in tests/boundaries/test_boundaries_permissions.py).
+        parts = [boundary_questions(run.views)]
+        assert run.boundaries == run_boundaries(
+            parts, run.boundaries.permissions, run.self_labelled
+        )
     assert diagnose_files(example=True) == evaluation.diagnoses
 
 

@@ -157,6 +157,39 @@ def _labels(where: str, oracle: View, view: QuestionView) -> list[str]:
     return out
 
 
+def _permissions(views: list[View], ids: list[str]) -> tuple[Any, ...]:
+    """A run's permission section, as the oracle finds it: per stage, the questions with an
+    unreadable document, the questions checked (asked with user groups, the stage not empty)
+    and the documents; the questions whose leak reached the context or the answer, with
+    their documents per stage; the questions asked without user groups."""
+    asked = [v.question.get("user_groups") is not None for v in views]
+    stages = tuple(
+        (
+            stage,
+            tuple(qid for qid, v in zip(ids, views, strict=True) if leaked(v, stage)),
+            sum(a and bool(stage_items(v, stage)) for a, v in zip(asked, views, strict=True)),
+            tuple(sorted({d for v in views for d in leaked(v, stage)})),
+        )
+        for stage in _STAGES
+    )
+    blocking = tuple(
+        (qid, tuple((stage, leaked(v, stage)) for stage in _STAGES))
+        for qid, v in zip(ids, views, strict=True)
+        if any(leaked(v, stage) for stage in ("context", "cited", "support"))
+    )
+    return stages, blocking, asked.count(False)
+
+
+def _summary(summary: Any) -> tuple[Any, ...]:
+    """The engine's permission section in the oracle's form (`_permissions`)."""
+    return (
+        tuple((s.stage, s.questions_with_leak, s.questions_checked, s.documents)
+              for s in summary.stages),
+        tuple((c.question_id, c.leaks) for c in summary.blocking),
+        summary.unchecked,
+    )
+
+
 def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
     """Every difference between the oracle and the engine's `evaluation` (empty: none)."""
     out: list[str] = []
@@ -197,6 +230,10 @@ def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> lis
             found = {f.stage: f.ids for f in dq.findings}
             if found != oq.findings:
                 out.append(f"{where} findings: engine {found}, oracle {oq.findings}")
+        permissions = _permissions([oq.view for oq in orun.questions], ids)
+        if _summary(erun.boundaries.permissions) != permissions:
+            out.append(f"{orun.name} permissions: engine "
+                       f"{_summary(erun.boundaries.permissions)}, oracle {permissions}")
         for name, total in orun.summary.items():
             agg = erun.summary[name]
             scores = [q.scores[name] for q in orun.questions]

@@ -26,11 +26,7 @@ from ..calibration import (
     merge_label_sources,
     run_label_sources,
 )
-from ..detectors import (
-    RunBoundaries,
-    merge_boundaries,
-    run_boundaries,
-)
+from ..detectors import BoundaryQuestions, boundary_questions, run_boundaries
 from ..diagnosis import (
     OK,
     QuestionDiagnosis,
@@ -87,10 +83,10 @@ _SENT = 10
 
 _Part = tuple[
     list[QuestionRecord], list[QuestionDiagnosis], list[dict[str, LabelSources]],
-    list[RunBoundaries],
+    list[BoundaryQuestions],
 ]
-"""Explanations of consecutive chunks: records, verdicts, label sources and boundary section
-per chunk."""
+"""Explanations of consecutive chunks: records, verdicts, label sources and the questions each
+boundary check names, per chunk."""
 
 
 def run_evaluation(
@@ -102,7 +98,8 @@ def run_evaluation(
 ) -> RunEvaluation:
     """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
     the explaining functions on the rows' views, built `CHUNK`
-    questions at a time (label sources and boundaries merged over the chunks), the chunks
+    questions at a time (label sources and boundary questions merged over the chunks; the
+    permission section found once over the arrays), the chunks
     spread over up to `workers` processes (this one and forked ones) when there are many; the
     result builds its views again from the files when asked for them. Each question is read
     as a model here, where its view needs it. `added`: the run's labels from label files;
@@ -146,7 +143,7 @@ def run_evaluation(
                 verdicts.append(diagnose_view(view, fired.get(n, every)))
             mine = records[done:]
             sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
-            bounds.append(run_boundaries(views, extras.self_labelled, [r.details for r in mine]))
+            bounds.append(boundary_questions(views, [r.details for r in mine]))
             del views  # before the next chunk's are built: one chunk's views alive at a time
         return records, verdicts, sources, bounds
 
@@ -184,8 +181,8 @@ def run_evaluation(
     return assemble_run(
         name, run.header.provenance, run.k, level, records, chosen, kept,
         label_sources=merge_label_sources(sources, chosen, extras.calibrations),
-        boundaries=(
-            merge_boundaries(bounds) if bounds else run_boundaries((), extras.self_labelled)
+        boundaries=run_boundaries(
+            bounds, explained.permissions(rows, result_of), extras.self_labelled
         ),
         diagnosis=run_diagnosis(
             name, verdicts, k=run.k, evidence_level=level, no_result=no_result,

@@ -11,11 +11,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..detectors import (
+    BLOCKING_STAGES,
     NO_FLAGS,
     PERMISSION_STAGES,
     ContextFindings,
+    PermissionCheck,
+    PermissionSummary,
     SensitiveFinding,
     StageFlags,
+    StageLeaks,
     find_sensitive,
     item_text,
 )
@@ -49,6 +53,7 @@ class Explained:
         flagged[side] = flags(items[side])
         ids = list(codes.code)
         self._ids, self._index = ids, index
+        self._question_ids = ev.ids
         self._items, self._offsets = items, offsets
         # A result whose context records a text is scanned for sensitive values on its view
         # (the recorded text wins for its ID). Every context ID is the snapshot's: the reader
@@ -119,6 +124,53 @@ class Explained:
         self._marks_at = np.searchsorted(
             flagged_items[0][order], np.arange(run.row.size + 1, dtype=np.int64)
         )
+        # Per stage and result: whether the stage holds any item; per question row: whether it
+        # is asked with user groups (what a permission check needs).
+        self._holds = np.stack([
+            np.bincount(seen.owner, minlength=run.row.size) > 0 for seen in at_stages.values()
+        ])
+        self._asked = ev.asked
+
+    def permissions(self, rows: Sequence[int], results: Sequence[int]) -> PermissionSummary:
+        """The permission section of the run's questions `rows` (in order; `results`: the
+        result of each): per stage, the questions checked (asked with user groups, something
+        at the stage) and those with a document the asker may not read, with the documents;
+        the questions whose leak reached the context or the answer (blocking); the questions
+        asked without user groups (unchecked)."""
+        at_rows = np.asarray(rows, dtype=np.int64)
+        at = np.asarray(results, dtype=np.int64)
+        asked = self._asked[at_rows]
+        # The position in `rows` of each unreadable-document mark's result (-1: not asked for).
+        place = np.full(self._marks_at.size - 1, -1, dtype=np.int64)
+        place[at] = np.arange(at.size, dtype=np.int64)
+        key = self._mark_key
+        closed = (key % _KINDS == 1) & (place[_owner(self._marks_at)] >= 0)
+        where, stage_of = place[_owner(self._marks_at)][closed], key[closed] // _KINDS
+        codes = self._mark_code[closed]
+        stages = []
+        for number, stage in enumerate(PERMISSION_STAGES):
+            mine = stage_of == number
+            leaking = np.unique(where[mine]).tolist()
+            stages.append(StageLeaks(
+                stage,
+                tuple(self._question_ids[rows[n]] for n in leaking),
+                int((asked & self._holds[number][at]).sum()),
+                tuple(sorted({self._ids[code] for code in codes[mine].tolist()})),
+            ))
+        blocking_stages = [PERMISSION_STAGES.index(stage) for stage in BLOCKING_STAGES]
+        blocking = np.unique(where[np.isin(stage_of, blocking_stages)]).tolist()
+        flags_of = self.stage_flags()
+        return PermissionSummary(
+            tuple(stages),
+            tuple(
+                PermissionCheck(
+                    self._question_ids[rows[n]], True,
+                    tuple(zip(PERMISSION_STAGES, flags_of(results[n]).leaked, strict=True)),
+                )
+                for n in blocking
+            ),
+            int((~asked).sum()),
+        )
 
     def flagged(self, result: int) -> tuple[str, ...]:
         """The flagged context IDs of a result."""
@@ -171,27 +223,14 @@ class Explained:
         clean = self._clean_answers
         return () if clean is not None and clean[result] else None
 
-    def found_of(self) -> Callable[[int, int], Found]:
-        """What the arrays found of a question row's result (by row and result index):
-        where its required groups are satisfied, its stale items and unreadable documents
-        per stage, its claims without a valid citation. A look-up that holds nothing else of
-        the run."""
-        groups, first, ids = self._groups, self._first, self._ids
-        found, found_at = self._found, self._found_at
-        mark_key, mark_code, marks_at = self._mark_key, self._mark_code, self._marks_at
+    def stage_flags(self) -> Callable[[int], StageFlags]:
+        """A result's stale items, unreadable documents and items of another version per
+        stage (each stage's first seen first), and whether the canary reached its context
+        and was obeyed (`detectors.StageFlags`), by result index."""
+        ids, mark_key, mark_code, marks_at = (
+            self._ids, self._mark_key, self._mark_code, self._marks_at
+        )
         stages = len(PERMISSION_STAGES)
-
-        def evidence(row: int, result: int) -> EvidenceFound:
-            start, end = groups[row], groups[row + 1]
-            if start == end:
-                return NO_EVIDENCE
-            where = tuple(
-                (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
-                for c, r, x in first[start:end].tolist()
-            )
-            items = found[found_at[result] : found_at[result + 1]].tolist()
-            return EvidenceFound(where, frozenset([ids[code] for code in items]))
-
         reached, obeyed = self._reached, self._obeyed
 
         def flagged(result: int) -> StageFlags:
@@ -207,6 +246,28 @@ class Explained:
                 for kind in range(_KINDS)
             )
             return StageFlags(stale, leaked, wrong, result in reached, result in obeyed)
+
+        return flagged
+
+    def found_of(self) -> Callable[[int, int], Found]:
+        """What the arrays found of a question row's result (by row and result index):
+        where its required groups are satisfied, its stale items and unreadable documents
+        per stage, its claims without a valid citation. A look-up that holds nothing else of
+        the run."""
+        groups, first, ids = self._groups, self._first, self._ids
+        found, found_at = self._found, self._found_at
+        def evidence(row: int, result: int) -> EvidenceFound:
+            start, end = groups[row], groups[row + 1]
+            if start == end:
+                return NO_EVIDENCE
+            where = tuple(
+                (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
+                for c, r, x in first[start:end].tolist()
+            )
+            items = found[found_at[result] : found_at[result + 1]].tolist()
+            return EvidenceFound(where, frozenset([ids[code] for code in items]))
+
+        flagged = self.stage_flags()
 
         claims, bad, bad_at = self._claims, self._bad, self._bad_at
         cited, outside, outside_claim = self._cited, self._outside, self._outside_claim

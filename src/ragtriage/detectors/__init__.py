@@ -14,9 +14,10 @@ from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .checks import (
+        BoundaryQuestions,
         RunBoundaries,
         boundary_details,
-        merge_boundaries,
+        boundary_questions,
         run_boundaries,
     )
     from .checksums import (
@@ -71,10 +72,8 @@ if TYPE_CHECKING:
         PermissionCheck,
         PermissionSummary,
         StageLeaks,
-        blocking_permission_leaks,
         check_permissions,
         leaked_documents,
-        summarize_permissions,
     )
     from .sensitive import (
         DEFAULT_SENSITIVE_RULES,
@@ -101,9 +100,10 @@ if TYPE_CHECKING:
 # Each name is imported from its module on first use, so that a command loads only
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
 _LAZY = {
+    "BoundaryQuestions": ".checks",
     "RunBoundaries": ".checks",
     "boundary_details": ".checks",
-    "merge_boundaries": ".checks",
+    "boundary_questions": ".checks",
     "run_boundaries": ".checks",
     "card_valid": ".checksums",
     "gb11643_valid": ".checksums",
@@ -148,10 +148,8 @@ _LAZY = {
     "PermissionCheck": ".permissions",
     "PermissionSummary": ".permissions",
     "StageLeaks": ".permissions",
-    "blocking_permission_leaks": ".permissions",
     "check_permissions": ".permissions",
     "leaked_documents": ".permissions",
-    "summarize_permissions": ".permissions",
     "DEFAULT_SENSITIVE_RULES": ".sensitive",
     "ContextFindings": ".sensitive",
     "SensitiveConfig": ".sensitive",
@@ -178,6 +176,7 @@ __all__ = [
     "LABEL_INPUTS",
     "NO_FLAGS",
     "PERMISSION_STAGES",
+    "BoundaryQuestions",
     "ClaimRead",
     "ContextFindings",
     "DetectorView",
@@ -197,8 +196,8 @@ __all__ = [
     "StageFlags",
     "StageLeaks",
     "affected_metrics",
-    "blocking_permission_leaks",
     "boundary_details",
+    "boundary_questions",
     "bundled_injection_rules",
     "bundled_sensitive_config",
     "card_valid",
@@ -230,7 +229,6 @@ __all__ = [
     "luhn_valid",
     "mask_text",
     "matching_form",
-    "merge_boundaries",
     "recorded_texts",
     "run_boundaries",
     "scan_view",
@@ -238,7 +236,6 @@ __all__ = [
     "sent_texts",
     "ssn_valid",
     "stage_items",
-    "summarize_permissions",
     "texts_of",
 ]
 

@@ -10,16 +10,10 @@ so no sensitive value can reach a report through this module.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .injection import default_injection_rules, flag_context
-from .permissions import (
-    PERMISSION_STAGES,
-    PermissionSummary,
-    StageLeaks,
-    check_permissions,
-    summarize_permissions,
-)
+from .permissions import PERMISSION_STAGES, PermissionSummary, check_permissions
 from .sensitive import ContextFindings, SensitiveFinding, default_sensitive_config, scan_view
 from .view import DetectorView
 
@@ -97,12 +91,29 @@ class RunBoundaries:
         return sum(len(ids) for _, ids in self.stale_labels)
 
 
-def run_boundaries(
+@dataclass(frozen=True)
+class BoundaryQuestions:
+    """The questions of some consecutive questions of a run that each boundary check names
+    (in evaluation-set order): a part of `RunBoundaries`, collected a chunk of views at a
+    time (`boundary_questions`)."""
+
+    injection: tuple[str, ...]
+    """Questions whose final context holds flagged text."""
+    canary_obeyed: tuple[str, ...]
+    """Questions whose answer obeyed a planted canary."""
+    sensitive_answers: tuple[str, ...]
+    """Questions whose answer holds a sensitive value."""
+    sensitive_contexts: tuple[str, ...]
+    """Questions whose final context holds a sensitive value."""
+    stale_labels: tuple[tuple[str, tuple[str, ...]], ...]
+    """(question, claim/fact IDs) with stale labels that were not used."""
+
+
+def boundary_questions(
     views: Sequence[DetectorView],
-    self_labelled: Sequence[str] = (),
     details: Sequence[Mapping[str, tuple[str, ...]]] | None = None,
-) -> RunBoundaries:
-    """Collect the boundary section of one run from its per-question views.
+) -> BoundaryQuestions:
+    """The questions among `views` that each boundary check names.
 
     `details` are the views' per-question details when already computed (each holding what
     `boundary_details` returns for its view); by default they are computed here.
@@ -125,45 +136,27 @@ def run_boundaries(
             contexts.append(qid)
         if view.stale_labels:
             stale.append((qid, view.stale_labels))
+    return BoundaryQuestions(
+        tuple(injection), tuple(obeyed), tuple(answers), tuple(contexts), tuple(stale)
+    )
+
+
+def run_boundaries(
+    parts: Sequence[BoundaryQuestions],
+    permissions: PermissionSummary,
+    self_labelled: Sequence[str] = (),
+) -> RunBoundaries:
+    """The boundary section of one run: the questions each check names, from the parts of
+    its questions in order, and its permission section (the engine's, found over the run's
+    arrays)."""
     return RunBoundaries(
         injection_rules=default_injection_rules().version,
         sensitive_rules=default_sensitive_config().version,
-        permissions=summarize_permissions(views),
-        injection_questions=tuple(injection),
-        canary_obeyed=tuple(obeyed),
-        sensitive_answers=tuple(answers),
-        sensitive_contexts=tuple(contexts),
-        stale_labels=tuple(stale),
-        self_labelled=tuple(self_labelled),
-    )
-
-
-def merge_boundaries(parts: Sequence[RunBoundaries]) -> RunBoundaries:
-    """`run_boundaries` of a run from those of consecutive parts of its questions (in
-    evaluation-set order, at least one part)."""
-    first = parts[0]
-    stages = []
-    for leaks in first.permissions.stages:
-        found = [part.permissions.stage(leaks.stage) for part in parts]
-        stages.append(
-            StageLeaks(
-                leaks.stage,
-                tuple(q for f in found for q in f.questions_with_leak),
-                sum(f.questions_checked for f in found),
-                tuple(sorted({d for f in found for d in f.documents})),
-            )
-        )
-    permissions = PermissionSummary(
-        tuple(stages),
-        tuple(c for part in parts for c in part.permissions.blocking),
-        sum(part.permissions.unchecked for part in parts),
-    )
-    return replace(
-        first,
         permissions=permissions,
-        injection_questions=tuple(q for part in parts for q in part.injection_questions),
+        injection_questions=tuple(q for part in parts for q in part.injection),
         canary_obeyed=tuple(q for part in parts for q in part.canary_obeyed),
         sensitive_answers=tuple(q for part in parts for q in part.sensitive_answers),
         sensitive_contexts=tuple(q for part in parts for q in part.sensitive_contexts),
         stale_labels=tuple(s for part in parts for s in part.stale_labels),
+        self_labelled=tuple(self_labelled),
     )

@@ -8,20 +8,14 @@ support for a claim) is blocking: a gate fails on it regardless of any average.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .view import STAGE_NAMES, DetectorView, Stage, stage_items
+from .view import STAGE_NAMES, DetectorView, Stage
 
 PERMISSION_STAGES: tuple[Stage, ...] = STAGE_NAMES
 """Where unreadable documents are looked for, in pipeline order."""
 BLOCKING_STAGES: tuple[Stage, ...] = ("context", "cited", "support")
 """Stages at which a leak is blocking: it reached the model or the answer."""
-
-
-def stage_ids(view: DetectorView, stage: Stage) -> tuple[str, ...]:
-    """IDs seen at a stage (same definition as the stale-evidence metrics)."""
-    return stage_items(view, stage)
 
 
 def leaked_documents(view: DetectorView, stage: Stage) -> tuple[str, ...]:
@@ -101,22 +95,3 @@ class PermissionSummary:
     def stage(self, stage: Stage) -> StageLeaks:
         """The aggregate of one stage."""
         return next(s for s in self.stages if s.stage == stage)
-
-
-def summarize_permissions(views: Sequence[DetectorView]) -> PermissionSummary:
-    """Aggregate permission checks over a run's per-question views."""
-    checks = [(v, check_permissions(v)) for v in views]
-    stages = []
-    for stage in PERMISSION_STAGES:
-        checked = [(v, c) for v, c in checks if c.checked and stage_ids(v, stage)]
-        leaking = tuple(c.question_id for _, c in checked if c.at(stage))
-        docs = tuple(sorted({i for _, c in checked for i in c.at(stage)}))
-        stages.append(StageLeaks(stage, leaking, len(checked), docs))
-    blocking = tuple(c for _, c in checks if c.blocking)
-    unchecked = sum(not c.checked for _, c in checks)
-    return PermissionSummary(tuple(stages), blocking, unchecked)
-
-
-def blocking_permission_leaks(views: Sequence[DetectorView]) -> tuple[PermissionCheck, ...]:
-    """The questions a gate must fail on: an unreadable document in the context or answer."""
-    return tuple(c for c in (check_permissions(v) for v in views) if c.blocking)
