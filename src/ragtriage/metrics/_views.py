@@ -34,6 +34,7 @@ FRESH: Final = 1
 """A label's mark (`LabelsFound`): made against the current context (not stale)."""
 COUNTED: Final = 2
 """A label's mark (`LabelsFound`): it counts under the label policy."""
+_EVERY = FRESH | COUNTED
 
 
 @dataclass(frozen=True)
@@ -360,6 +361,9 @@ def build_view(
 
 def _marked(labels: Sequence[Label], marks: Sequence[int]) -> tuple[list[Label], list[Label]]:
     """The fresh labels and the counted labels among `labels`, as the engine marked them."""
+    if len(marks) == len(labels) == marks.count(_EVERY):  # each fresh and counted
+        every = list(labels)
+        return every, every
     fresh = [lab for lab, mark in zip(labels, marks, strict=True) if mark & FRESH]
     chosen = [lab for lab, mark in zip(labels, marks, strict=True) if mark & COUNTED]
     return fresh, chosen
