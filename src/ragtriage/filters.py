@@ -15,14 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from .errors import SUGGEST_LIMIT, InputError, Problem, Suggestions, found_text
-from .schemas import Question
+from .schemas import Question, Split
 
 if TYPE_CHECKING:
     from .evaluation import Evaluation
     from .loading import Dataset
+
+
+SPLITS: tuple[str, ...] = get_args(Split)
+"""The splits a question can be in (the schema's), in order."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,16 @@ class QuestionSelection:
     """Keep questions diagnosed with any of these stages (primary or secondary)."""
     ids: tuple[str, ...] = ()
     """Keep questions whose ID matches any of these glob patterns."""
+
+    def __post_init__(self) -> None:
+        # A mistyped split would select nothing, silently: refused as `--split` refuses it.
+        unknown = [split for split in dict.fromkeys(self.splits) if split not in SPLITS]
+        if unknown:
+            expected = f"one of {', '.join(SPLITS)}"
+            raise InputError(
+                [Problem("<command line>", None, "--split", expected, found_text(split))
+                 for split in unknown]
+            )
 
     @property
     def empty(self) -> bool:

@@ -255,11 +255,13 @@ class Request:
         notes and warnings (default: the `ragtriage` logger). `example_runs_once`: see `files`.
         """
         from .calibration import read_calibrations
+        from .diagnosis import stage_names
         from .metrics import measures
         from .validation import parse_k
 
         names = self.metric_names if metrics is None else list(metrics)
         measures(names)  # bad names: InputError, before any file is read
+        stage_names(self.selection.stages)  # as the engine checks them, but before the reading
         k = None if self.k is None else parse_k(self.k)  # as the command line's -k
         if self.ray_address is not None and self.executor != "ray":
             raise RequestError("--ray-address needs --executor ray")

@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 from stage_dataset import stage_dataset
 
+import ragtriage
 from ragtriage.cli.main import cli
+from ragtriage.errors import InputError
 from ragtriage.filters import QuestionSelection, evaluate_selected
 from ragtriage.schemas import Question
 
@@ -151,6 +153,51 @@ def test_unknown_stage_is_a_usage_error(article_fixture: Path) -> None:
         "Error: Invalid value for '--stage': expected one of permission_leak, retrieval_miss,"
     )
     assert err.splitlines()[-1].endswith("ok; found 'nope'")
+
+
+def test_every_unknown_stage_is_named_on_the_command_line(article_fixture: Path) -> None:
+    code, _, err = _invoke("evaluate", str(article_fixture), "--stage", "nope",
+                           "--stage", "ok", "--stage", "retrievl_miss", "--stage", "nope")
+    assert code == 2
+    assert err.splitlines()[-1].endswith("ok; found 'nope', 'retrievl_miss'")
+
+
+STAGES_EXPECTED = (
+    "expected one of permission_leak, retrieval_miss, ranking_loss, truncation_loss, "
+    "injection_followed, stale_evidence, unsupported_claim, invalid_citation, "
+    "incomplete_answer, missed_refusal, false_refusal, needless_clarification, "
+    "needless_escalation, missed_clarification, judge_uncertain, injection_in_context, ok"
+)
+
+
+def test_an_unknown_stage_or_split_is_refused_in_python_as_on_the_command_line(
+    article_fixture: Path,
+) -> None:
+    # A mistyped stage or split selects nothing: the Python keywords are checked as the
+    # options are, before anything is scored, not read as an empty selection.
+    with pytest.raises(InputError) as stages:
+        ragtriage.evaluate_files(article_fixture, stages=["retrievl_miss", "ok", "Ok"])
+    assert str(stages.value) == "\n".join([
+        "2 problems found in the input:",
+        f"- <command line>: --stage: {STAGES_EXPECTED}; found 'retrievl_miss'",
+        f"- <command line>: --stage: {STAGES_EXPECTED}; found 'Ok'",
+    ])
+    with pytest.raises(InputError) as engine:
+        evaluate_selected(stage_dataset(), QuestionSelection(stages=("nope",)))
+    assert str(engine.value) == (
+        f"1 problem found in the input:\n- <command line>: --stage: {STAGES_EXPECTED}; found 'nope'"
+    )
+    with pytest.raises(InputError) as splits:
+        ragtriage.diagnose_files(article_fixture, splits=["holdot", "dev", "Dev"])
+    assert str(splits.value) == "\n".join([
+        "2 problems found in the input:",
+        "- <command line>: --split: expected one of dev, regression, holdout; found 'holdot'",
+        "- <command line>: --split: expected one of dev, regression, holdout; found 'Dev'",
+    ])
+    kept = ragtriage.evaluate_files(article_fixture, stages="retrieval_miss", splits="dev")
+    assert [[q.question_id for q in run.questions] for run in kept.runs] == [
+        ["two-facts", "stale-version"]
+    ] * 2
 
 
 def test_missing_versions_file_is_an_input_error(article_fixture: Path, tmp_path: Path) -> None:

@@ -9,24 +9,24 @@ from typing import Any, TypeVar
 
 import click
 
-from ..filters import QuestionSelection
+from ..filters import SPLITS, QuestionSelection
 
 R = TypeVar("R")
-
-SPLITS = ("dev", "regression", "holdout")
 
 
 def _check_stages(
     ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:
-    # Checked at parse time, after every module that registers stages has been imported.
-    from ..diagnosis import stage_order
+    # Checked at parse time, after every module that registers stages has been imported, by
+    # the library's rule (the Python API's keywords are checked by the same).
+    from ..diagnosis import stage_names
+    from ..errors import InputError
 
-    known = stage_order()
-    for stage in value:
-        if stage not in known:
-            raise click.BadParameter(f"expected one of {', '.join(known)}; found {stage!r}")
-    return value
+    try:
+        return stage_names(value)
+    except InputError as exc:
+        found = ", ".join(problem.found for problem in exc.problems)  # every unknown one
+        raise click.BadParameter(f"expected {exc.problems[0].expected}; found {found}") from None
 
 
 _OPTIONS = (

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
+from ..diagnosis import stage_names
 from ..errors import InputError, Problem, RequestError
 from ..evaluation import Evaluation, LevelChoice, QuestionFilter
 from ..executors import Executor
@@ -170,6 +171,7 @@ def evaluate(
     chosen = measures(metrics)
     if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
         k = parse_k(k)
+    stages = _stages(stages)
     problems = input_problems(
         dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
         accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
@@ -199,7 +201,7 @@ def evaluate(
             k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
             evidence_level=evidence_level, question_filter=question_filter,
             accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-            calibrations=calibrations, workers=workers, stages=_stages(stages),
+            calibrations=calibrations, workers=workers, stages=stages,
         ))
     except _Fallback as exc:  # the checks above passed: the engine must take the input
         raise RuntimeError(
@@ -244,8 +246,9 @@ def load_and_evaluate(
 
 
 def _stages(stages: Sequence[str]) -> tuple[str, ...]:
-    """The stage condition's stages (one name is one stage, not its characters)."""
-    return (stages,) if isinstance(stages, str) else tuple(stages)
+    """The stage condition's stages (one name is one stage, not its characters); a name that
+    is no stage raises `InputError` (`diagnosis.stage_names`), before anything is scored."""
+    return stage_names(stages)
 
 
 def _on_files(

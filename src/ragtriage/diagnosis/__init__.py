@@ -32,6 +32,7 @@ from ._pipeline import (
     detected_stages,
     diagnose_view,
     register_stage,
+    stage_names,
     stage_order,
 )
 
@@ -59,5 +60,6 @@ __all__ = [
     "next_actions_markdown",
     "register_stage",
     "run_diagnosis",
+    "stage_names",
     "stage_order",
 ]

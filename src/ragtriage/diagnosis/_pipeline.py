@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 
+from ..errors import InputError, Problem, found_text
 from ..metrics import QuestionView
 from ._answer import (
     check_false_refusal,
@@ -94,6 +95,22 @@ def detected_stages() -> frozenset[str]:
 def stage_order() -> tuple[str, ...]:
     """Every stage in pipeline order, registered ones included, `ok` last."""
     return (*(name for name, _ in _pipeline), OK)
+
+
+def stage_names(names: Iterable[str]) -> tuple[str, ...]:
+    """`names` as a stage condition (a single `str` is one name), each a stage of
+    `stage_order()`: registered stages count once registered. Raises `InputError` naming every
+    other one (`--stage`, as the command line calls it), so a mistyped stage is not read as
+    a stage no question failed at."""
+    given = (names,) if isinstance(names, str) else tuple(names)
+    known = stage_order()
+    unknown = [name for name in dict.fromkeys(given) if name not in known]
+    if unknown:
+        expected = f"one of {', '.join(known)}"
+        raise InputError(
+            [Problem("<command line>", None, "--stage", expected, found_text(n)) for n in unknown]
+        )
+    return given
 
 
 def diagnose_view(view: QuestionView, stages: Collection[str]) -> QuestionDiagnosis:
