@@ -16,15 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-_HTML_START = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|\\")
+_HTML_START = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|\\|(?<=!)\[")
 """What in a text could make a Markdown viewer read HTML: a `<` starting a tag, a closing
 tag, a comment, a declaration, a processing instruction or an autolink (`<script`, `</`,
 `<!--`, `<?`, `<https:`); an `&` starting a character reference (`&lt;`, which would be shown
-as `<`); a backslash (which could escape the `&` of the entity written for the `<`). A `<`
-or `>` that starts none of these ("p < 0.05", "<= 0.1", "ok -> fail") is no HTML to any
+as `<`); a backslash (which could escape the `&` of the entity written for the `<`); the `[`
+of an image (`![x](https://...)`, an `<img>` loading what the name points at), written `\\[`.
+A `<` or `>` that starts none of these ("p < 0.05", "<= 0.1", "ok -> fail") is no HTML to any
 viewer and is written as it is."""
 
-_ESCAPED = {"<": "&lt;", "&": "&amp;", "\\": "\\\\"}
+_ESCAPED = {"<": "&lt;", "&": "&amp;", "\\": "\\\\", "[": "\\["}
 
 
 def _no_html(text: str) -> str:

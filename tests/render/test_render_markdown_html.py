@@ -35,7 +35,7 @@ _VIEWER = MarkdownIt("commonmark", {"html": True}).enable("table")
 """A CommonMark viewer that renders raw HTML, as many do."""
 
 
-def _plant(root: Path) -> list[str]:
+def _plant(root: Path, hostile: dict[str, str] = HOSTILE) -> list[str]:
     paths = example_paths()
     files = {"evalset.json": paths.evalset, "snapshot.json": paths.snapshot}
     files |= {f"runs/{p.name}": p for p in paths.runs}
@@ -43,7 +43,7 @@ def _plant(root: Path) -> list[str]:
     (root / "runs").mkdir()
     for name, source in files.items():
         text = source.read_text(encoding="utf-8")
-        for old, new in HOSTILE.items():
+        for old, new in hostile.items():
             text = text.replace(json.dumps(old), json.dumps(new))
             text = text.replace(json.dumps(f"tag:{old}"), json.dumps(f"tag:{new}"))
         (root / name).write_text(text, encoding="utf-8")
@@ -108,6 +108,8 @@ def test_the_exact_lines_of_a_hostile_evaluate_report(tmp_path: Path) -> None:
          "&amp;lt; &amp;#60; &amp;#x3c; a & b"),
         ("a\\<b> `c` |", "a\\\\&lt;b> \\`c\\` |", "a\\\\&lt;b> \\`c\\` \\|"),
         ("a\r\nb\nc", "a b c", "a b c"),
+        ("![x](https://e.example/p.png) [a](b) !![y]", "!\\[x](https://e.example/p.png) [a](b) "
+         "!!\\[y]", "!\\[x](https://e.example/p.png) [a](b) !!\\[y]"),
     ],
 )
 def test_md_text_and_md_cell(text: str, inline: str, cell: str) -> None:
@@ -123,5 +125,40 @@ def test_a_code_span_is_not_escaped_and_renders_the_text_as_it_is() -> None:
 
 
 def test_each_viewer_shows_what_the_writers_were_given() -> None:
-    for text in ["<script>x</script>", "a\\<b>", "&lt;", "p < 0.05", "x`<img>`y", "a\\`b"]:
+    for text in ["<script>x</script>", "a\\<b>", "&lt;", "p < 0.05", "x`<img>`y", "a\\`b",
+                 "![x](https://e.example/p.png)", "a\\![x](u)"]:
         assert _VIEWER.renderInline(md_text(text)) == _VIEWER.utils.escapeHtml(text)
+
+
+IMAGES = {
+    "baseline": "![b](https://e.example/b.png)",
+    "exact-code": "![q](https://e.example/q.png)",
+    "version-conflict": "![t](https://e.example/t.png)",
+    "LumenQ release policy": "![p](https://e.example/p.png)",
+}
+"""A run name, a question ID, a tag and the policy's name written as Markdown images."""
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "compare", "gate"])
+def test_an_image_in_the_files_is_text_in_every_markdown_report(
+    command: str, tmp_path: Path
+) -> None:
+    # `![x](url)` would be an <img> loading the URL wherever the report is pasted.
+    data = _plant(tmp_path, IMAGES)
+    extra = []
+    if command == "gate":
+        extra = ["--policy", str(tmp_path / "policy.toml"), "--candidate", "improved",
+                 "--baseline", IMAGES["baseline"]]
+    out = CliRunner().invoke(cli, [command, *data, *extra, "--format", "markdown"])
+    assert out.exit_code == (1 if command == "gate" else 0), out.output
+    html = _VIEWER.render(out.stdout)
+    assert "img" not in _tags(html)
+    assert "![b](https://e.example/b.png)" in html
+    lines = out.stdout.splitlines()
+    if command == "evaluate":
+        assert "### !\\[b](https://e.example/b.png): per question" in lines
+        assert any(line.startswith("| !\\[q](https://e.example/q.png) | answered |")
+                   for line in lines)
+        assert "| tag:!\\[t](https://e.example/t.png) | 1 | 1 (100%) | stale_evidence 1 |" in lines
+    if command == "gate":
+        assert "![p](https://e.example/p.png)" in html
