@@ -23,7 +23,15 @@ from ..schemas import (
     LabelSet,
 )
 from ._known import KnownIds
-from ._sheet import CLAIM_VERDICTS, COLUMNS, FACT_VERDICTS, SheetRow, read_sheet, split_ids
+from ._sheet import (
+    CLAIM_VERDICTS,
+    COLUMNS,
+    FACT_VERDICTS,
+    SheetRow,
+    exported_ids,
+    read_sheet,
+    split_ids,
+)
 
 REQUIRED_COLUMNS = (
     "row_kind",
@@ -96,6 +104,15 @@ def _check_context_hash(row: SheetRow, file: str, collector: ProblemCollector) -
         )
 
 
+def _context_id(typed: str, context: list[str]) -> str | None:
+    """The context ID a reviewer typed (stripped, as every typed cell): itself, or the one
+    context ID that starts or ends with spaces, a tab or a carriage return around it."""
+    if typed in context:
+        return typed
+    padded = [cid for cid in context if cid.strip() == typed]
+    return padded[0] if len(padded) == 1 else None
+
+
 def _claim_entry(
     row: SheetRow, file: str, collector: ProblemCollector, labeller: Labeller | None
 ) -> ClaimLabelEntry | None:
@@ -113,10 +130,12 @@ def _claim_entry(
         )
     if not row.get("claim_id"):
         collector.add(file, qid, where + "claim_id", "the claim's ID (as exported)", "nothing")
-    context = split_ids(row.get("context_ids"))
-    support = split_ids(row.get("supported_by"))
-    for item in support:
-        if item not in context:
+    context = exported_ids(row.get("context_ids"))
+    typed = split_ids(row.get("supported_by"))
+    support = []  # the context IDs typed, as exported
+    for item in typed:
+        found = _context_id(item, context)
+        if found is None:
             collector.add(
                 file,
                 qid,
@@ -124,7 +143,9 @@ def _claim_entry(
                 f"IDs from context_ids ({', '.join(context) or 'empty'})",
                 repr(item),
             )
-    if verdict == "supported" and not support:
+        else:
+            support.append(found)
+    if verdict == "supported" and not typed:
         collector.add(
             file,
             qid,
@@ -132,13 +153,13 @@ def _claim_entry(
             "at least one context ID for a supported claim",
             "nothing",
         )
-    if verdict in ("unsupported", "cannot_judge") and support:
+    if verdict in ("unsupported", "cannot_judge") and typed:
         collector.add(
             file,
             qid,
             where + "supported_by",
             f"nothing for a claim labelled {verdict}",
-            ", ".join(support),
+            ", ".join(typed),
         )
     _check_context_hash(row, file, collector)
     if len(collector.problems) > before or labeller is None:

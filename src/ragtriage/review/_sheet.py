@@ -90,13 +90,22 @@ class SheetRow:
     """Cell text by column name (missing cells are empty strings)."""
 
     def get(self, column: str) -> str:
-        """A cell's text, stripped."""
-        return self.cells.get(column, "").strip()
+        """A cell's text: stripped in a column the reviewer fills (`FILL_COLUMNS`: spaces
+        typed around a verdict are no part of it), as exported in the others, which hold IDs
+        that may start or end with a space, a tab or a carriage return (`Identifier` keeps
+        them), so that the rows match exactly what was exported."""
+        cell = self.cells.get(column, "")
+        return cell.strip() if column in FILL_COLUMNS else cell
 
 
 def split_ids(cell: str) -> list[str]:
     """IDs from a cell: comma-separated, blanks ignored, order kept, repeats dropped."""
     return list(dict.fromkeys(part.strip() for part in cell.split(",") if part.strip()))
+
+
+def exported_ids(cell: str) -> list[str]:
+    """The IDs of a list cell the export wrote (`ID_SEPARATOR` between them), exactly."""
+    return cell.split(ID_SEPARATOR) if cell else []
 
 
 def _check_suffix(path: Path, option: str) -> str:
