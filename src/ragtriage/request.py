@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from .errors import RequestError
+from .errors import RequestError, shortened
 from .executors import ExecutorName
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, ledger_path
@@ -165,14 +165,15 @@ class Request:
             versions=as_optional_path(versions, "versions"),
             example=example,
             k=k,
-            metrics=tuple([metrics] if isinstance(metrics, str) else metrics),
+            metrics=_words(metrics, "metrics"),
             label_policy=label_policy,
             allow_unreviewed=allow_unreviewed,
             allow_missing=allow_missing,
             accept_self_labelling=accept_self_labelling,
             evidence_level=evidence_level,
             selection=QuestionSelection(
-                tags=_words(tags), splits=_words(splits), stages=_words(stages), ids=_words(ids)
+                tags=_words(tags, "tags"), splits=_words(splits, "splits"),
+                stages=_words(stages, "stages"), ids=_words(ids, "ids"),
             ),
             holdout=HoldoutPolicy(
                 include=include_holdout,
@@ -433,5 +434,21 @@ def _scored_ids(evaluation: Evaluation) -> set[str]:
     }
 
 
-def _words(values: Iterable[str]) -> tuple[str, ...]:
-    return (values,) if isinstance(values, str) else tuple(values)
+def _words(values: Iterable[str] | str, name: str) -> tuple[str, ...]:
+    """Names as the keyword `name` takes them: one `str` is one name (not its characters);
+    anything but a str or an iterable of str is a `RequestError` naming the keyword."""
+    if isinstance(values, str):
+        return (values,)
+    found = tuple(values) if isinstance(values, Iterable) and not isinstance(
+        values, (bytes, Mapping)
+    ) else None
+    if found is None or not all(isinstance(value, str) for value in found):
+        wrong: object = values if found is None else next(
+            value for value in found if not isinstance(value, str)
+        )
+        shown = shortened(repr(wrong))
+        raise RequestError(
+            f"{name}: expected a str or an iterable of str; found "
+            + (shown if wrong is None else f"{type(wrong).__name__} {shown}")
+        )
+    return found

@@ -103,3 +103,27 @@ def test_a_value_that_is_no_path_is_refused_naming_the_argument(call: str) -> No
     # Was a TypeError or AttributeError from deep inside (os.fspath, a loop, an attribute).
     function, message = CALLS[call]
     assert _refusal(function) == message
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "found"),
+    [
+        ("ids", [1], "int 1"),
+        ("tags", None, "None"),
+        ("stages", 5, "int 5"),
+        ("splits", {"dev": 1}, "dict {'dev': 1}"),
+        ("metrics", [b"recall"], "bytes b'recall'"),
+    ],
+)
+def test_a_name_list_that_is_no_list_of_str_is_refused_naming_the_keyword(
+    keyword: str, value: object, found: str
+) -> None:
+    # `ids=[1]` was a TypeError from inside the glob match.
+    with pytest.raises(RequestError) as refused:
+        ragtriage.evaluate_files(example=True, **{keyword: value})
+    assert str(refused.value) == f"{keyword}: expected a str or an iterable of str; found {found}"
+
+
+def test_one_name_as_a_str_is_one_name() -> None:
+    one = ragtriage.evaluate_files(example=True, ids="exact-*", notify=lambda n: None)
+    assert [[q.question_id for q in run.questions] for run in one.runs] == [["exact-code"]] * 2
