@@ -5,10 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..detectors import mask_text
+from ..errors import InputError, Problem, found_text
 from ..judges import check_judgeable, label_context_hash, passages_for
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg, as_path
 from ._sheet import ID_SEPARATOR, write_sheet
+
+ID_EXPECTED = "an ID without a comma (a sheet's list cells are read back split at commas)"
+"""What a context or cited ID a review sheet lists must be."""
 
 
 def _as_is(text: str) -> str:
@@ -61,12 +65,26 @@ def build_sheet(dataset: Dataset, *, k: int | None = None, raw_text: bool = Fals
     questions = {q.id: q for q in dataset.evalset.questions}
     rows: list[dict[str, str]] = []
     skipped: list[Skipped] = []
+    problems: list[Problem] = []
     for run in dataset.runs:
         for res in run.results:
             if res.outcome != "answered" or res.answer is None:
                 continue
             question = questions[res.question_id]
             passages = passages_for(res, index, ks[run.name])
+            listed = (
+                ("context", [p.id for p in passages]),
+                ("claims.citations", [i for claim in res.claims or () for i in claim.citations]),
+            )
+            prefix = f"runs[{run.name}]." if dataset.article else ""
+            problems.extend(
+                Problem(
+                    dataset.run_file(run.name), question.id, prefix + field, ID_EXPECTED,
+                    found_text(i),
+                )
+                for field, ids in listed
+                for i in dict.fromkeys(ids) if "," in i
+            )
             common = {
                 "run": run.name,
                 "question_id": question.id,
@@ -99,6 +117,8 @@ def build_sheet(dataset: Dataset, *, k: int | None = None, raw_text: bool = Fals
                         "fact": shown(fact.text or ""),
                     }
                 )
+    if problems:
+        raise InputError(problems)
     return ReviewSheet(tuple(rows), tuple(skipped))
 
 
