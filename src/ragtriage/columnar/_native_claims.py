@@ -33,6 +33,7 @@ Label = dict[str, Any]
 
 _CLAIM_CODE: dict[str, int] = {state: code for code, state in enumerate(CLAIM_STATES)}
 _FACT_CODE: dict[str, int] = {state: code for code, state in enumerate(FACT_STATES)}
+_UNLABELLED_FACT = _FACT_CODE["unlabelled"]
 
 
 def _kind(label: Label) -> str:
@@ -40,20 +41,42 @@ def _kind(label: Label) -> str:
     return kind
 
 
-def _state(chosen: list[Label], codes: dict[str, int]) -> int:
-    """The code of the state the counted labels give (`schemas.agreed_verdict`; `unlabelled`
-    without a counted label)."""
-    verdict = agreed_verdict([lab["verdict"] for lab in chosen])
-    return codes["unlabelled" if verdict is None else verdict]
-
-
 _ALL = FRESH | COUNTED
+
+
+def _tally(
+    labels: list[Label],
+    chosen: list[Label],
+    hash_now: str | None,
+    policy: LabelPolicy,
+    codes: dict[str, int],
+    marks: array[int],
+) -> tuple[int, list[Label]]:
+    """The state code of one claim's or fact's labels (`chosen`: those `policy` counts) and
+    the labels counted once the stale ones are left out (`hash_now`: the result's context
+    hash, None when no label records one); each label's marks appended to `marks`.
+
+    The verdict is `schemas.agreed_verdict`'s (`unlabelled` without a counted label); the
+    marks say whether a label is fresh (`metrics.FRESH`) and counted (`metrics.COUNTED`)."""
+    if hash_now is None:
+        if len(chosen) == len(labels):  # the common case: every label fresh and counted
+            marks.extend([_ALL] * len(labels))
+            if len(chosen) == 1:  # one counted label: its verdict (as `agreed_verdict`)
+                return codes[chosen[0]["verdict"]], chosen
+        else:
+            marks.extend(_marks(labels, labels, chosen))
+    else:
+        fresh = fresh_labels(labels, hash_now)
+        chosen = counted_labels(fresh, policy, _kind)
+        marks.extend(_marks(labels, fresh, chosen))
+    verdict = agreed_verdict([lab["verdict"] for lab in chosen])
+    return codes["unlabelled" if verdict is None else verdict], chosen
 
 
 def _marks(labels: list[Label], fresh: list[Label], chosen: list[Label]) -> list[int]:
     """Each of `labels`' marks (`metrics.FRESH`, `metrics.COUNTED`): whether it is among
     `fresh` and `chosen` (subsequences of `labels`)."""
-    if len(chosen) == len(labels):  # the common case: every label fresh and counted
+    if len(chosen) == len(labels):
         return [_ALL] * len(labels)
     counted = {id(lab) for lab in chosen}
     if fresh is labels:
@@ -186,7 +209,8 @@ class Reviews:
         policy, generator = self._policy, self._generator
         chosen_claims: list[tuple[list[Label], list[Label]]] = []
         names: list[str] = []
-        named = len(claims) > 1 or bool(claim_added)
+        named = bool(claim_added)  # claims named as label files name them: c1, c2... or their ID
+        given = False  # some claim has its own ID (else c1, c2... are distinct)
         claim_flags = 0
         in_context: set[int] | None = None
         for n, claim in enumerate(claims, start=1):
@@ -195,8 +219,10 @@ class Reviews:
             text, cid = claim.get("text"), claim.get("id")
             if type(text) is not str or not text:
                 raise _Fallback("claim text")
-            if cid is not None and (type(cid) is not str or not cid):
-                raise _Fallback("claim id")
+            if cid is not None:
+                if type(cid) is not str or not cid:
+                    raise _Fallback("claim id")
+                given = True
             cits = claim.get("citations", _NONE)
             cited = _known(code_get, cits)
             if cited is None or (-1 in cited and not ids(cits)):  # known: a non-empty string
@@ -213,18 +239,25 @@ class Reviews:
                     labels = [*labels, *claim_added[name]]
             for lab in labels:
                 claim_flags |= _label(lab, CLAIM_LABEL_KEYS, CLAIM_VERDICTS, generator)
-                within = _known(code_get, lab.get("supported_by", _NONE))
-                if within is None or (lab["verdict"] == "supported") != bool(within):
-                    raise _Fallback("supported_by")
-                if within:  # in the context: known, so a non-empty string
-                    if in_context is None:
-                        in_context = set(context)
-                    if not in_context.issuperset(within):
+                cited_by = lab.get("supported_by", _NONE)
+                if not cited_by and type(cited_by) is list:  # none: not `supported`
+                    if lab["verdict"] == "supported":
                         raise _Fallback("supported_by")
+                    continue
+                within = _known(code_get, cited_by)
+                if within is None or lab["verdict"] != "supported":
+                    raise _Fallback("supported_by")
+                if in_context is None:  # in the context: known, so a non-empty string
+                    in_context = set(context)
+                if not in_context.issuperset(within):
+                    raise _Fallback("supported_by")
             chosen = counted_labels(labels, policy, _kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled claim")
             chosen_claims.append((labels, chosen))
+        if given and not named and len(claims) > 1:
+            names = [claim.get("id") or f"c{n}" for n, claim in enumerate(claims, start=1)]
+            named = True
         if named and (len(set(names)) < len(names) or not claim_added.keys() <= set(names)):
             raise _Fallback("claim IDs")
         by_fact: dict[str, list[Label]] = {}
@@ -245,38 +278,37 @@ class Reviews:
         self_claim, self_fact = bool(claim_flags & _SELF_MADE), bool(fact_flags & _SELF_MADE)
         if (self_claim or self_fact) and not self._accept_self:
             raise _Fallback("self-labelling")
-        if not by_fact.keys() <= set(facts):
+        if by_fact and not by_fact.keys() <= set(facts):
             raise _Fallback("fact_id")
         hash_now = current(res) if (claim_flags | fact_flags) & _STAMPED else None
         support: dict[int, None] = {}  # first seen first, as the answer's claims name them
         code = self._code
+        claim_state, claim_marks, claim_marks_n = (
+            self.claim_state, self.claim_marks, self.claim_marks_n
+        )
         for labels, chosen in chosen_claims:
-            fresh = labels
-            if hash_now is not None:  # the verdict of the labels made against this context
-                fresh = fresh_labels(labels, hash_now)
-                chosen = counted_labels(fresh, policy, _kind)
-            state = _state(chosen, _CLAIM_CODE)
-            self.claim_state.append(state)
-            self.claim_marks.extend(_marks(labels, fresh, chosen))
-            self.claim_marks_n.append(len(labels))
+            state, counted = _tally(labels, chosen, hash_now, policy, _CLAIM_CODE, claim_marks)
+            claim_state.append(state)
+            claim_marks_n.append(len(labels))
             if state == 0:
-                support.update(
-                    dict.fromkeys(code[i] for lab in chosen for i in lab.get("supported_by", _NONE))
-                )
+                for lab in counted:
+                    support.update(dict.fromkeys(map(code.__getitem__, lab["supported_by"])))
         self.claim_n.append(len(claims))
         self.sup.extend(support)
         self.sup_n.append(len(support))
+        fact_state, fact_marks, fact_marks_n = self.fact_state, self.fact_marks, self.fact_marks_n
         for fact in facts:
-            found = by_fact.get(fact, _NONE)
+            found = by_fact.get(fact)
+            if found is None:  # no label: unlabelled, without marks
+                if strict:
+                    raise _Fallback("unlabelled fact")
+                fact_state.append(_UNLABELLED_FACT)
+                fact_marks_n.append(0)
+                continue
             chosen = counted_labels(found, policy, _kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled fact")
-            fresh = found
-            if hash_now is not None:
-                fresh = fresh_labels(found, hash_now)
-                chosen = counted_labels(fresh, policy, _kind)
-            self.fact_state.append(_state(chosen, _FACT_CODE))
-            self.fact_marks.extend(_marks(found, fresh, chosen))
-            self.fact_marks_n.append(len(found))
+            fact_state.append(_tally(found, chosen, hash_now, policy, _FACT_CODE, fact_marks)[0])
+            fact_marks_n.append(len(found))
         self.self_claim.append(self_claim)
         self.self_fact.append(self_fact)
