@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from itertools import repeat
+from operator import itemgetter
 from typing import Any, get_args
 
 import orjson
@@ -241,6 +242,8 @@ def canary_ok(value: Any) -> bool:
 
 _SCORE_TYPES = frozenset({float, int, type(None)})
 _TEXT_TYPES = frozenset({str, type(None)})
+_SCORE = itemgetter("score")
+_TEXT = itemgetter("text")
 
 
 def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | None:
@@ -251,8 +254,9 @@ def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | N
     allowed when their union is), and the code look-up also checks the ID (a known ID is a
     non-empty string).
     """
-    keys, other, types = (
-        (CONTEXT_KEYS, "text", _TEXT_TYPES) if context else (RANKED_KEYS, "score", _SCORE_TYPES)
+    keys, other, types, value = (
+        (CONTEXT_KEYS, "text", _TEXT_TYPES, _TEXT) if context
+        else (RANKED_KEYS, "score", _SCORE_TYPES, _SCORE)
     )
     if type(items) is not list:
         return None
@@ -260,11 +264,16 @@ def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | N
         found = set().union(*items)
         if not found <= keys:
             return None
-        codes = [code[item["id"]] for item in items]
-        if other in found and not set(map(type, map(dict.get, items, repeat(other)))) <= types:
-            return None
+        codes = [code[item["id"]] for item in items]  # every item is an object with an ID
     except (TypeError, KeyError):
         return None
+    if other in found:
+        try:  # the common case: every item has the field
+            values = set(map(type, map(value, items)))
+        except KeyError:
+            values = set(map(type, map(dict.get, items, repeat(other))))
+        if not values <= types:
+            return None
     return codes
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
-from itertools import repeat
 from typing import Any
 
 from ..detectors import fresh_labels
@@ -101,8 +100,8 @@ def _known(get: Callable[[Any, int], int], values: Any) -> list[int] | None:
     a value that cannot be looked up (a list or an object)."""
     if type(values) is not list:
         return None
-    try:
-        return list(map(get, values, repeat(-1)))
+    try:  # the lists are short: a comprehension is quicker than a map here
+        return [get(value, -1) for value in values]
     except TypeError:
         return None
 
