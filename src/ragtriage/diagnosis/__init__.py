@@ -1,8 +1,10 @@
 """Diagnosis: for every question, the pipeline stage where it failed, with the proving IDs.
 
 Stages run in pipeline order (`stage_order()`); a question's primary stage is the first that
-failed, the others are secondary, and `ok` means none failed. Other modules add stages with
-`register_stage` (e.g. injection checks), which keeps the pipeline order.
+failed, the others are secondary, and `ok` means none failed. The built-in stages and the
+injection stages (`detected_stages()`) are decided by the engine over its arrays, their
+functions only explaining a failure; other modules add stages with `register_stage`, whose
+check decides on each question's view, in the pipeline order.
 """
 
 from . import _injection  # noqa: F401  (registers the injection stages)
