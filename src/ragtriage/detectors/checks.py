@@ -1,8 +1,10 @@
 """The boundary checks of one question and of one run: IDs only, never texts.
 
-`boundary_details` lists, per question, the IDs behind each check; `run_boundaries` collects
-a run's section (permission leaks per stage, flagged contexts, obeyed canaries, sensitive
-values, stale labels); `evaluate` computes it once per run (`RunEvaluation.boundaries`).
+`boundary_details` lists, per question, the IDs behind each check; `boundary_questions`
+collects, a chunk of views at a time, the questions each check names (flagged contexts,
+obeyed canaries, sensitive values, stale labels); `run_boundaries` joins those parts and the
+run's permission section (found by the engine over the run's arrays) into the run's section,
+which `evaluate` computes once per run (`RunEvaluation.boundaries`).
 Renderers format these (`ragtriage.render`); nothing here prints an answer or passage text,
 so no sensitive value can reach a report through this module.
 """
