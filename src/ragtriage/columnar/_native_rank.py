@@ -2,10 +2,10 @@
 
 Each stage's ranking becomes a `RankArrays` (the form `trec-eval` scores), and every measure
 is its registry entry's rank form over it: one computation for both commands. The grade of a
-ranked item follows `metrics.ranking.relevance_gains`: walking the ranking from the top, an
-item is relevant when it satisfies a required group no earlier item satisfied, and carries
-that group's grade (the highest-graded open one when it satisfies several: `_walk`, for the
-questions where some item does). Recall counts the groups satisfied within k
+ranked item follows the relevance rule of docs/diagnosis.md: walking the ranking from the
+top, an item is relevant when it satisfies a required group no earlier item satisfied, and
+carries that group's grade (the highest-graded open one when it satisfies several: `_walk`,
+for the questions where some item does). Recall counts the groups satisfied within k
 (`RankArrays.satisfied`), which an item satisfying two groups counts twice.
 """
 
@@ -80,11 +80,11 @@ def _grades(
 
 
 def _walk(at: np.ndarray, groups: np.ndarray, group_grade: np.ndarray) -> np.ndarray:
-    """`metrics.ranking.relevance_gains` over (item, group) pairs (items in ranking order,
-    groups ascending), for the questions where an item satisfies several groups (rare: a small
-    loop): an item takes the open group it satisfies with the highest grade (ties: the first),
-    and a group is taken once. The group each pair's item took, -1 for the pairs of items
-    that took none (one pair per item: its first)."""
+    """The relevance rule (the oracle's `relevance`, tests/oracle/measures.py) over (item,
+    group) pairs (items in ranking order, groups ascending), for the questions where an item
+    satisfies several groups (rare: a small loop): an item takes the open group it satisfies
+    with the highest grade (ties: the first), and a group is taken once. The group each pair's
+    item took, -1 for the pairs of items that took none (one pair per item: its first)."""
     grade = group_grade.tolist()
     taken: set[int] = set()  # global groups: one set serves every question
     out = np.full(at.size, -1, dtype=np.int64)
