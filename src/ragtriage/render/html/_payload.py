@@ -9,7 +9,8 @@ Question (`questions[i]`): `id`, `t` text, `a` answerability, `s` split, `g` tag
 `ev` required evidence groups as `[label, [ids]]`, `f` reference facts as `[id, text]`.
 
 Result (`results[run][i]`, aligned with `questions`): `o` outcome, `p` primary stage,
-`s2` secondary stages, `w` findings as `[stage, why, [ids]]`, `v` values of `table_measures`,
+`s2` secondary stages, `w` findings as `[stage, why, [ids]]`, `v` values of the page's
+measures (`TABLE_MEASURES` among those evaluated, the page's `measures` list),
 `rk` final ranking as `[id, flags, candidate rank or 0 when not a candidate]` (plus `rank`
 once items were skipped), `rn` ranking length, `cd` candidates the reranker dropped as
 `[id, flags, rank]`,
