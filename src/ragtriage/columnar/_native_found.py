@@ -143,9 +143,9 @@ class Explained:
         # The position in `rows` of each unreadable-document mark's result (-1: not asked for).
         place = np.full(self._marks_at.size - 1, -1, dtype=np.int64)
         place[at] = np.arange(at.size, dtype=np.int64)
-        key = self._mark_key
-        closed = (key % _KINDS == 1) & (place[_owner(self._marks_at)] >= 0)
-        where, stage_of = place[_owner(self._marks_at)][closed], key[closed] // _KINDS
+        key, placed = self._mark_key, place[_owner(self._marks_at)]
+        closed = (key % _KINDS == 1) & (placed >= 0)
+        where, stage_of = placed[closed], key[closed] // _KINDS
         codes = self._mark_code[closed]
         stages = []
         for number, stage in enumerate(PERMISSION_STAGES):
