@@ -12,12 +12,9 @@ from click.testing import CliRunner
 from ragtriage.api import report_page
 from ragtriage.calibration import (
     CalibrationRecord,
-    _label_sources,
     calibrate_files,
     calibration_record,
-    measure_label_sources,
     read_calibrations,
-    run_label_sources,
 )
 from ragtriage.cli.calibrate import calibrate_command
 from ragtriage.columnar import evaluate, load_and_evaluate
@@ -231,36 +228,17 @@ def test_a_broken_record_names_file_field_expected_found(tmp_path: Path) -> None
     ]
 
 
-def test_a_questions_counted_labels_are_found_once_for_every_measure(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_engine_counts_each_measures_labels_over_its_arrays() -> None:
+    # Counted once per run over the arrays (no view is asked): per measure reading labels,
+    # the items of the questions it applies to, by the kind of their counted label, and the
+    # judges behind the judge-labelled ones.
     paths = example_paths()
     found = load_and_evaluate(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
     run = found.runs[0]
-    views, scores = run.views, [r.scores for r in run.questions]
-    alone = {
-        m.name: measure_label_sources(m, views, [s[m.name] for s in scores])
-        for m in found.measures
-        if m.name in ("claim_support", "fact_coverage")
+    assert {
+        name: (s.human, s.judge, [j.name for j in s.judges], s.mark())
+        for name, s in run.label_sources.items()
+    } == {
+        "fact_coverage": (16, 0, [], None),
+        "claim_support": (18, 1, ["example-judge-model"], "judge-labelled, uncalibrated"),
     }
-    calls: list[tuple[str, str]] = []
-    counted = _label_sources._counted
-    monkeypatch.setattr(
-        _label_sources, "_counted",
-        lambda view, kind: calls.append((view.question.id, kind)) or counted(view, kind),
-    )
-    together = run_label_sources(found.measures, views, scores)
-    assert together == alone
-    assert [(s.human, s.judge, [j.name for j in s.judges]) for s in together.values()] == [
-        (16, 0, []), (18, 1, ["example-judge-model"])
-    ]
-    assert len(views) == 17
-    # Once per question and kind that some measure reading that kind applies to.
-    applies = {
-        (view.question.id, kind)
-        for m, kind in (("fact_coverage", "fact"), ("claim_support", "claim"))
-        for view, row in zip(views, scores, strict=True)
-        if row[m] is not None
-    }
-    assert len(calls) == len(set(calls)) == len(applies) == 26
-    assert set(calls) == applies

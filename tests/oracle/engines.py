@@ -126,25 +126,19 @@ def _details(view: View) -> dict[str, tuple[str, ...]]:
 
 def _labels(where: str, oracle: View, view: QuestionView) -> list[str]:
     """The differences in what a question's claims and facts are labelled with: state,
-    support, who counted, the judges of fresh labels, the claims and facts with stale
-    labels."""
-    def judges(found: tuple[Any, ...]) -> list[dict[str, Any]]:
-        return [Labeller.model_validate(j).model_dump(exclude_none=True) for j in found]
-
+    support, who counted, the claims and facts with stale labels (the judges of the fresh
+    labels are compared in each run's label sources)."""
     want: list[Any] = []
     got: list[Any] = []
     for claim in oracle.claims or ():
         support = claim.supported_by if claim.state == "supported" else ()
-        want.append((claim.claim_id, claim.state, support, claim.labelled_by, claim.labellers,
-                     judges(claim.judges)))
+        want.append((claim.claim_id, claim.state, support, claim.labelled_by, claim.labellers))
     for c in view.claims or ():
-        got.append((c.claim_id, c.state, c.supported_by, c.labelled_by, c.labellers,
-                    [j.model_dump(exclude_none=True) for j in c.judges]))
+        got.append((c.claim_id, c.state, c.supported_by, c.labelled_by, c.labellers))
     for fact in oracle.facts:
-        want.append((fact.fact_id, fact.state, fact.labelled_by, judges(fact.judges)))
+        want.append((fact.fact_id, fact.state, fact.labelled_by))
     for f in view.facts:
-        got.append((f.fact_id, f.state, f.labelled_by,
-                    [j.model_dump(exclude_none=True) for j in f.judges]))
+        got.append((f.fact_id, f.state, f.labelled_by))
     stale = tuple(
         [c.claim_id for c in oracle.claims or () if c.stale]
         + [f.fact_id for f in oracle.facts if f.stale]
@@ -154,6 +148,38 @@ def _labels(where: str, oracle: View, view: QuestionView) -> list[str]:
         out.append(f"{where} labels: engine {got}, oracle {want}")
     if view.stale_labels != stale:
         out.append(f"{where} stale labels: engine {view.stale_labels}, oracle {stale}")
+    return out
+
+
+_KINDS = {"claim_support": ("claim",), "fact_coverage": ("fact",)}
+"""The item kinds whose labels a measure reads (the measures of the oracle that read any)."""
+
+
+def _label_sources(questions: list[Any], names: list[str]) -> dict[str, Any]:
+    """Per measure reading labels: on the questions it applies to, the claims or facts whose
+    counted label is a person's and a judge's, and the judges (first met) of the current
+    labels of the judge-labelled ones, sorted by name and prompt version."""
+    out = {}
+    for name in names:
+        human = judge = 0
+        judges: dict[tuple[str, str], dict[str, Any]] = {}
+        for oq in questions:
+            if oq.scores.get(name) is None:
+                continue
+            for kind in _KINDS[name]:
+                items = (oq.view.claims or ()) if kind == "claim" else oq.view.facts
+                for item in items:
+                    human += item.labelled_by == "human"
+                    judge += item.labelled_by == "judge"
+                    if item.labelled_by == "judge":
+                        for who in item.judges:
+                            key = (who["name"], who.get("prompt_version") or "")
+                            judges.setdefault(key, who)
+        out[name] = (
+            human, judge,
+            [Labeller.model_validate(judges[key]).model_dump(exclude_none=True)
+             for key in sorted(judges)],
+        )
     return out
 
 
@@ -230,6 +256,14 @@ def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> lis
             found = {f.stage: f.ids for f in dq.findings}
             if found != oq.findings:
                 out.append(f"{where} findings: engine {found}, oracle {oq.findings}")
+        sources = _label_sources(orun.questions, list(erun.label_sources))
+        shown = {
+            name: (found.human, found.judge,
+                   [j.model_dump(exclude_none=True) for j in found.judges])
+            for name, found in erun.label_sources.items()
+        }
+        if shown != sources:
+            out.append(f"{orun.name} label sources: engine {shown}, oracle {sources}")
         permissions = _permissions([oq.view for oq in orun.questions], ids)
         if _summary(erun.boundaries.permissions) != permissions:
             out.append(f"{orun.name} permissions: engine "

@@ -24,10 +24,9 @@ from ._label_sources import (
     CalibrationMatch,
     LabelSources,
     calibration_notes,
+    judge_key,
+    label_sources,
     measure_kinds,
-    measure_label_sources,
-    merge_label_sources,
-    run_label_sources,
 )
 from ._ppi import MeanEstimate, classical_mean, ppi_mean
 from ._record import CalibrationRecord, read_calibrations
@@ -60,14 +59,13 @@ __all__ = [
     "classical_mean",
     "cohen_kappa",
     "confusion_matrix",
+    "judge_key",
     "judge_labelled_measures",
+    "label_sources",
     "labels_in_runs",
     "measure_kinds",
-    "measure_label_sources",
-    "merge_label_sources",
     "ppi_mean",
     "read_calibrations",
     "read_label_sets",
     "render_calibration",
-    "run_label_sources",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..metrics import ClaimView, FactView, Measure, QuestionView, Score
+from ..metrics import Measure
 from ..schemas import Labeller
 from ._record import CalibrationRecord
 
@@ -76,19 +76,9 @@ def _figure(match: CalibrationMatch) -> str:
     return f"kappa {kappa} on {match.items} items"
 
 
-def _judge_key(judge: Labeller) -> tuple[str, str]:
-    return judge.name, judge.prompt_version or ""
-
-
 def measure_kinds(measure: Measure) -> tuple[str, ...]:
     """The item kinds (`claim`, `fact`) whose labels a measure reads; empty for none."""
     return tuple(LABEL_KINDS[r] for r in measure.spec.requires if r in LABEL_KINDS)
-
-
-def _counted(view: QuestionView, kind: str) -> list[tuple[str | None, Sequence[Labeller]]]:
-    """(kind of the counted label, judges behind it) for each claim or fact of a question."""
-    items: Sequence[ClaimView | FactView] = (view.claims or ()) if kind == "claim" else view.facts
-    return [(item.labelled_by, item.judges) for item in items]
 
 
 def _match(
@@ -110,49 +100,18 @@ def _match(
     return min(found, key=lambda m: (-m.items, m.record), default=None)
 
 
-def measure_label_sources(
-    measure: Measure,
-    views: Sequence[QuestionView],
-    scores: Sequence[Score | None],
-    calibrations: Sequence[CalibrationRecord] = (),
-) -> LabelSources:
-    """Label sources of one measure over one run's questions (`scores` paired with `views`)."""
-    if len(views) != len(scores):
-        raise ValueError("one score per view expected")
-    return _tally(measure, views, scores, calibrations)
-
-
-def _tally(
-    measure: Measure,
-    views: Sequence[QuestionView],
-    scores: Sequence[Score | None],
-    calibrations: Sequence[CalibrationRecord],
-) -> LabelSources:
-    """`measure_label_sources` (`scores` paired with `views`)."""
-    human = judge = 0
-    judges: dict[tuple[str, str], Labeller] = {}
-    kinds = measure_kinds(measure)
-    for n, score in enumerate(scores):
-        if score is None:
-            continue  # labels of a question where the measure does not apply count for nothing
-        for kind in kinds:
-            for labelled_by, labellers in _counted(views[n], kind):
-                if labelled_by == "human":
-                    human += 1
-                elif labelled_by == "judge":
-                    judge += 1
-                    for lab in labellers:
-                        judges.setdefault(_judge_key(lab), lab)
-    return _sources(measure, human, judge, judges, calibrations)
-
-
-def _sources(
+def label_sources(
     measure: Measure,
     human: int,
     judge: int,
     judges: Mapping[tuple[str, str], Labeller],
-    calibrations: Sequence[CalibrationRecord],
+    calibrations: Sequence[CalibrationRecord] = (),
 ) -> LabelSources:
+    """One measure's label sources in one run: the items whose counted label is a person's
+    (`human`) or a judge's (`judge`), on the questions where it applies (the engine counts
+    them over its arrays), and the judges of those judge-labelled items' current labels by
+    (name, prompt version); calibrated when a record matches every judge on every item kind
+    the measure reads."""
     ordered = tuple(judges[key] for key in sorted(judges))
     matches = [
         _match(j, kind, calibrations) for j in ordered for kind in measure_kinds(measure)
@@ -166,42 +125,9 @@ def _sources(
     )
 
 
-def run_label_sources(
-    measures: Sequence[Measure],
-    views: Sequence[QuestionView],
-    scores: Sequence[Mapping[str, Score | None]],
-    calibrations: Sequence[CalibrationRecord] = (),
-) -> dict[str, LabelSources]:
-    """Label sources of every measure that reads labels, by measure name."""
-    if len(views) != len(scores):
-        raise ValueError("one score row per view expected")
-    return {
-        m.name: _tally(m, views, [s[m.name] for s in scores], calibrations)
-        for m in measures
-        if measure_kinds(m)
-    }
-
-
-def merge_label_sources(
-    parts: Sequence[Mapping[str, LabelSources]],
-    measures: Sequence[Measure],
-    calibrations: Sequence[CalibrationRecord] = (),
-) -> dict[str, LabelSources]:
-    """`run_label_sources` of a run from those of parts of its questions (each computed with
-    no calibration): counts added, judges gathered, calibration matched once."""
-    if not parts:
-        return run_label_sources(measures, (), (), calibrations)
-    by_name = {m.name: m for m in measures}
-    out = {}
-    for name in parts[0]:
-        judges: dict[tuple[str, str], Labeller] = {}
-        for part in parts:
-            for lab in part[name].judges:
-                judges.setdefault(_judge_key(lab), lab)
-        human = sum(part[name].human for part in parts)
-        judge = sum(part[name].judge for part in parts)
-        out[name] = _sources(by_name[name], human, judge, judges, calibrations)
-    return out
+def judge_key(judge: Labeller) -> tuple[str, str]:
+    """A judge as label sources and calibration records match it: (name, prompt version)."""
+    return judge.name, judge.prompt_version or ""
 
 
 def _judge_text(judge: Labeller) -> str:
@@ -220,11 +146,11 @@ def calibration_notes(
     for run in sources:
         for name, found in run.items():
             for judge in found.judges:
-                present.setdefault(_judge_key(judge), judge)
-                needed.setdefault(_judge_key(judge), set()).update(measure_kinds(by_name[name]))
+                present.setdefault(judge_key(judge), judge)
+                needed.setdefault(judge_key(judge), set()).update(measure_kinds(by_name[name]))
     notes = []
     for record in calibrations:
-        key = _judge_key(record.judge)
+        key = judge_key(record.judge)
         if key not in present:
             counted = ", ".join(_judge_text(present[k]) for k in sorted(present)) or "none"
             notes.append(

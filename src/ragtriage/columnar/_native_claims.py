@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
+
+import orjson
 
 from ..detectors import fresh_labels
 from ..metrics import CLAIM_STATES, COUNTED, FACT_STATES, FRESH
@@ -93,6 +96,7 @@ _NONE: list[Any] = []
 
 _SELF_MADE = 1
 _STAMPED = 2
+_BY_JUDGE = 4
 
 
 def _known(get: Callable[[Any, int], int], values: Any) -> list[int] | None:
@@ -110,7 +114,7 @@ def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator:
     """Check the fields claim and fact labels share (`_Fallback` on a problem): the keys, the
     labeller (a judge names its prompt version), the verdict, the reason and the context
     hash. Flags: `_SELF_MADE` (a judge named as the run's generator), `_STAMPED` (a context
-    hash)."""
+    hash), `_BY_JUDGE` (a judge's label)."""
     if type(lab) is not dict or not lab.keys() <= keys:
         raise _Fallback("label")
     who = lab.get("labeller")
@@ -123,8 +127,7 @@ def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator:
     if kind == "judge":
         if not who.get("prompt_version"):
             raise _Fallback("judge without a prompt version")
-        if by == generator:
-            flags = _SELF_MADE
+        flags = _BY_JUDGE | (_SELF_MADE if by == generator else 0)
     elif kind != "human":
         raise _Fallback("labeller kind")
     if lab.get("verdict") not in verdicts:
@@ -169,6 +172,11 @@ class Reviews:
         self.claim_marks_n = array("q")
         self.fact_marks = array("b")
         self.fact_marks_n = array("q")
+        self.claim_judges = array("i")
+        self.fact_judges = array("i")
+        self.judges: list[dict[str, Any]] = []
+        """The labellers of the judge labels read, each distinct one once."""
+        self._judge_code: dict[bytes, int] = {}
         self.self_claim = array("q")
         self.self_fact = array("q")
 
@@ -289,6 +297,7 @@ class Reviews:
             state, counted = _tally(labels, chosen, hash_now, policy, _CLAIM_CODE, claim_marks)
             claim_state.append(state)
             claim_marks_n.append(len(labels))
+            self._judged(labels, claim_flags, self.claim_judges)
             if state == 0:
                 for lab in counted:
                     support.update(dict.fromkeys(map(code.__getitem__, lab["supported_by"])))
@@ -309,5 +318,23 @@ class Reviews:
                 raise _Fallback("unlabelled fact")
             fact_state.append(_tally(found, chosen, hash_now, policy, _FACT_CODE, fact_marks)[0])
             fact_marks_n.append(len(found))
+            self._judged(found, fact_flags, self.fact_judges)
         self.self_claim.append(self_claim)
         self.self_fact.append(self_fact)
+
+    def _judged(self, labels: list[Label], flags: int, out: array[int]) -> None:
+        """Each label's judge (its index in `judges`; -1 for a person's label)."""
+        if not flags & _BY_JUDGE:  # no judge label among the result's
+            out.extend(repeat(-1, len(labels)))
+            return
+        for lab in labels:
+            who = lab["labeller"]
+            if who["kind"] != "judge":
+                out.append(-1)
+                continue
+            key = orjson.dumps(who, option=orjson.OPT_SORT_KEYS)
+            code = self._judge_code.get(key)
+            if code is None:
+                code = self._judge_code[key] = len(self.judges)
+                self.judges.append(who)
+            out.append(code)

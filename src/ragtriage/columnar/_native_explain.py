@@ -20,12 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..calibration import (
-    CalibrationRecord,
-    LabelSources,
-    merge_label_sources,
-    run_label_sources,
-)
+from ..calibration import CalibrationRecord
 from ..detectors import BoundaryQuestions, boundary_questions, run_boundaries
 from ..diagnosis import (
     OK,
@@ -81,12 +76,9 @@ workers (each also pickles its records back)."""
 _SENT = 10
 """Chunks a forked worker explains and sends back at once."""
 
-_Part = tuple[
-    list[QuestionRecord], list[QuestionDiagnosis], list[dict[str, LabelSources]],
-    list[BoundaryQuestions],
-]
-"""Explanations of consecutive chunks: records, verdicts, label sources and the questions each
-boundary check names, per chunk."""
+_Part = tuple[list[QuestionRecord], list[QuestionDiagnosis], list[BoundaryQuestions]]
+"""Explanations of consecutive chunks: records, verdicts and the questions each boundary check
+names, per chunk."""
 
 
 def run_evaluation(
@@ -124,7 +116,6 @@ def run_evaluation(
     def explain(starts: Sequence[int]) -> _Part:
         records: list[QuestionRecord] = []
         verdicts: list[QuestionDiagnosis] = []
-        sources = []
         bounds = []
         for start in starts:
             part = rows[start : start + CHUNK]
@@ -141,11 +132,9 @@ def run_evaluation(
                 )
                 records.append(question_record(view, computed, details, left_out))
                 verdicts.append(diagnose_view(view, fired.get(n, every)))
-            mine = records[done:]
-            sources.append(run_label_sources(chosen, views, [r.scores for r in mine]))
-            bounds.append(boundary_questions(views, [r.details for r in mine]))
+            bounds.append(boundary_questions(views, [r.details for r in records[done:]]))
             del views  # before the next chunk's are built: one chunk's views alive at a time
-        return records, verdicts, sources, bounds
+        return records, verdicts, bounds
 
     chunks = list(range(0, len(rows), CHUNK))
     shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
@@ -163,8 +152,7 @@ def run_evaluation(
             del SHARED_TABLES[id(table)]
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[1]]
-    sources = [s for part in parts for s in part[2]]
-    bounds = [b for part in parts for b in part[3]]
+    bounds = [b for part in parts for b in part[2]]
     # Whether k cut some result's ranking (a run without results says nothing about k).
     k_used = not rows or bool(run.context_derived[result_of].any())
     # The run's level: its questions' that require evidence, with or without a result.
@@ -180,7 +168,10 @@ def run_evaluation(
     name = run.header.name
     return assemble_run(
         name, run.header.provenance, run.k, level, records, chosen, kept,
-        label_sources=merge_label_sources(sources, chosen, extras.calibrations),
+        label_sources=explained.label_sources(
+            chosen, {m.name: kept[m.name].applicable for m in chosen}, result_of,
+            extras.calibrations,
+        ),
         boundaries=run_boundaries(
             bounds, explained.permissions(rows, result_of), extras.self_labelled
         ),

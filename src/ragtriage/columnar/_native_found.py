@@ -6,10 +6,11 @@ flagged and sensitive context items, the evidence levels.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..calibration import CalibrationRecord, LabelSources, label_sources, measure_kinds
 from ..detectors import (
     BLOCKING_STAGES,
     NO_FLAGS,
@@ -25,7 +26,17 @@ from ..detectors import (
 )
 from ..evaluation import LevelChoice, run_evidence_level
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..metrics import NO_EVIDENCE, EvidenceFound, Found, InvalidCitations, LabelsFound
+from ..metrics import (
+    COUNTED,
+    FRESH,
+    NO_EVIDENCE,
+    EvidenceFound,
+    Found,
+    InvalidCitations,
+    LabelsFound,
+    Measure,
+)
+from ..schemas import Labeller
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
@@ -95,9 +106,12 @@ class Explained:
         self._cited = run.citations[1]
         self._outside = np.flatnonzero(~inside)
         self._outside_claim = _owner(self._cited)[self._outside]
-        # Per claim and per reference fact: its state, and its labels' marks (fresh, counted).
+        # Per claim and per reference fact: its state, and its labels' marks (fresh, counted)
+        # and judges.
         self._states = (run.claim_offsets, run.claim_state, run.claim_labels)
         self._fact_states = (run.fact_offsets, run.fact_state, run.fact_labels)
+        self._judged = {"claim": run.claim_judges, "fact": run.fact_judges}
+        self._judges = run.judges
         # Per result: the reader's sensitive-content scan found nothing in its answer (None:
         # the answers were not scanned).
         scanned = run.sensitive_answer.size == run.row.size
@@ -171,6 +185,64 @@ class Explained:
             ),
             int((~asked).sum()),
         )
+
+    def label_sources(
+        self, measures: Sequence[Measure], applies: Mapping[str, np.ndarray],
+        results: Sequence[int], calibrations: Sequence[CalibrationRecord],
+    ) -> dict[str, LabelSources]:
+        """Each label-reading measure's label sources over the run's questions (`results`:
+        each one's result, in question order; `applies`: per measure, whether it applies to
+        each): its claims' or facts' counted labels by kind, and the judges of the current
+        labels of the judge-labelled ones, each judge as first met in question order."""
+        at = np.asarray(results, dtype=np.int64)
+        # Per kind: each item's result, whether its first counted label is a judge's (-1: no
+        # counted label, 0: a person's, 1: a judge's), and its fresh judge labels in order.
+        found = {}
+        for kind, (items, _, (marks, marks_at)) in (
+            ("claim", self._states), ("fact", self._fact_states),
+        ):
+            judged = self._judged[kind]
+            label_item = _owner(marks_at)
+            counted = np.flatnonzero(marks & COUNTED)
+            first_item, first = np.unique(label_item[counted], return_index=True)
+            by = np.full(marks_at.size - 1, -1, dtype=np.int8)
+            by[first_item] = judged[counted[first]] >= 0
+            fresh_judge = np.flatnonzero((marks & FRESH).astype(bool) & (judged >= 0))
+            found[kind] = (_owner(items), by, label_item[fresh_judge], judged[fresh_judge])
+        out = {}
+        for measure in measures:
+            kinds = measure_kinds(measure)
+            if not kinds:
+                continue
+            place = np.full(self._marks_at.size - 1, -1, dtype=np.int64)
+            chosen = np.flatnonzero(applies[measure.name])
+            place[at[chosen]] = chosen  # each applicable result's position in question order
+            human = judge = 0
+            first_met: dict[tuple[str, str], tuple[tuple[int, int, int], int]] = {}
+            for number, kind in enumerate(kinds):
+                item_result, by, label_item, codes = found[kind]
+                mine = place[item_result] >= 0
+                human += int(np.count_nonzero(mine & (by == 0)))
+                judge += int(np.count_nonzero(mine & (by == 1)))
+                item_judged = mine & (by == 1)
+                keep = item_judged[label_item]
+                where = place[item_result[label_item[keep]]].tolist()
+                # Met in question order, a question's claims before its facts, in order.
+                ranks = np.flatnonzero(keep).tolist()
+                for order, code in zip(
+                    ((n, number, rank) for n, rank in zip(where, ranks, strict=True)),
+                    codes[keep].tolist(), strict=True,
+                ):
+                    who = self._judges[code]
+                    key = (who["name"], who.get("prompt_version") or "")
+                    if key not in first_met or order < first_met[key][0]:
+                        first_met[key] = (order, code)
+            judges = {
+                key: Labeller.model_validate(self._judges[code])
+                for key, (_, code) in first_met.items()
+            }
+            out[measure.name] = label_sources(measure, human, judge, judges, calibrations)
+        return out
 
     def flagged(self, result: int) -> tuple[str, ...]:
         """The flagged context IDs of a result."""

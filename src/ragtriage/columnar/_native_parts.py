@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
+import orjson
 
 from ..executors import CAN_FORK, Executor, in_parallel
 from ._native_read import Codes, EvalColumns, _offsets, read_evalset
@@ -149,9 +150,27 @@ def read_run_parallel(
 
 def _join(parts: Sequence[RunColumns]) -> RunColumns:
     joined: dict[str, Any] = {}
+    # One table of judges: each part's indices mapped to the joined table's.
+    code: dict[bytes, int] = {}
+    judges: list[dict[str, Any]] = []
+    remaps = []
+    for part in parts:
+        remap = []
+        for who in part.judges:
+            key = orjson.dumps(who, option=orjson.OPT_SORT_KEYS)
+            if key not in code:
+                code[key] = len(judges)
+                judges.append(who)
+            remap.append(code[key])
+        remaps.append(np.array([*remap, -1], dtype=np.int32))  # -1 (a person) stays -1
+    joined["judges"] = tuple(judges)
+    for name in ("claim_judges", "fact_judges"):
+        joined[name] = np.concatenate(
+            [remap[getattr(part, name)] for part, remap in zip(parts, remaps, strict=True)]
+        ).astype(np.int32)
     for field in fields(RunColumns):
         name = field.name
-        if name in ("header", "k"):
+        if name in ("header", "k", "judges", "claim_judges", "fact_judges"):
             continue
         values = [getattr(p, name) for p in parts]
         if name in _FLAT:
@@ -188,6 +207,8 @@ def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunC
         fact_offsets=_offsets(facts),
         claim_labels=(np.zeros(0, dtype=np.int8), np.zeros(1, dtype=np.int64)),
         fact_labels=(np.zeros(0, dtype=np.int8), np.zeros(sum(facts) + 1, dtype=np.int64)),
+        claim_judges=np.zeros(0, dtype=np.int32),
+        fact_judges=np.zeros(0, dtype=np.int32),
         canary_obeyed=no,
         context_derived=np.ones(m, dtype=bool),
         context_sensitive=np.zeros(0, dtype=np.int8),

@@ -74,6 +74,12 @@ class RunColumns:
     claim's labels, label files' after its own; offsets per claim)."""
     fact_labels: tuple[np.ndarray, np.ndarray]
     """Likewise per reference fact (as `fact_state`), its labels in the result's order."""
+    claim_judges: np.ndarray
+    """Per claim label (as `claim_labels`): its judge, an index in `judges` (-1: a person)."""
+    fact_judges: np.ndarray
+    """Likewise per fact label (as `fact_labels`)."""
+    judges: tuple[dict[str, Any], ...]
+    """The labellers of the run's judge labels, each distinct one once."""
     canary_obeyed: np.ndarray
     """The answer carries the marker of the question's canary (case-insensitive)."""
     context_derived: np.ndarray
@@ -259,6 +265,9 @@ def read_run(
         _offsets([len(facts_of[r]) for r in rows]),
         (np.array(reviews.claim_marks, dtype=np.int8), _offsets(reviews.claim_marks_n)),
         (np.array(reviews.fact_marks, dtype=np.int8), _offsets(reviews.fact_marks_n)),
+        np.array(reviews.claim_judges, dtype=np.int32),
+        np.array(reviews.fact_judges, dtype=np.int32),
+        tuple(reviews.judges),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
         np.array(ctx_sensitive, dtype=np.int8),

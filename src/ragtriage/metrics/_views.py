@@ -22,7 +22,7 @@ from ..detectors import (
     texts_of,
 )
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import Labeller, Question, QuestionResult
+from ..schemas import Question, QuestionResult
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
@@ -55,9 +55,6 @@ class ClaimView:
     """`human` or `judge`: the kind of label that counted."""
     labellers: tuple[str, ...] = ()
     """The names of the labellers whose labels counted (reviewers or judge models)."""
-    judges: tuple[Labeller, ...] = ()
-    """The judges of its judge labels made against the current context, counted or not, in
-    order (what `calibration.label_sources` matches calibration records to)."""
 
 
 @dataclass(frozen=True)
@@ -70,9 +67,6 @@ class FactView:
     """The verdict that counts."""
     labelled_by: str | None
     """`human` or `judge`."""
-    judges: tuple[Labeller, ...] = ()
-    """The judges of its judge labels made against the current context, counted or not, in
-    order."""
 
 
 @dataclass(frozen=True)
@@ -270,13 +264,6 @@ def _kind(label: Label) -> str:
     return kind
 
 
-def _judges(labels: Sequence[Label]) -> tuple[Labeller, ...]:
-    """The labellers of the judge labels among `labels`, as models."""
-    return tuple(
-        Labeller.model_validate(lab["labeller"]) for lab in labels if _kind(lab) == "judge"
-    )
-
-
 def build_view(
     question: Question,
     record: Mapping[str, Any],
@@ -321,7 +308,6 @@ def build_view(
                     support,
                     _kind(chosen[0]) if chosen else None,
                     tuple(dict.fromkeys(lab["labeller"]["name"] for lab in chosen)),
-                    _judges(fresh),
                 )
             )
         claims = tuple(views)
@@ -332,10 +318,9 @@ def build_view(
         fresh, chosen = _marked(mine, marks)
         if len(fresh) < len(mine):
             stale.append(fact.id)
-        facts.append(FactView(
-            intern(fact.id), FACT_STATES[code], _kind(chosen[0]) if chosen else None,
-            _judges(fresh),
-        ))
+        facts.append(
+            FactView(intern(fact.id), FACT_STATES[code], _kind(chosen[0]) if chosen else None)
+        )
     return QuestionView(
         question,
         record,
