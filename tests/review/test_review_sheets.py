@@ -360,3 +360,28 @@ def test_xlsx_refuses_a_character_it_cannot_hold_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
     write_sheet(tmp_path / "sheet.csv", rows)
     assert [r.cells["answer"] for r in read_sheet(tmp_path / "sheet.csv")[1]] == ["fine", text]
+
+
+def test_a_formula_without_its_saved_result_is_refused_not_read_as_empty(
+    tmp_path: Path,
+) -> None:
+    # openpyxl (and other programs that do not compute formulas) save a formula without its
+    # result: the cell's value is unknown, and the row must not read as not filled yet.
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["row_kind", "run", "question_id", "claim_id", "verdict", "reason"])
+    sheet.append(["claim", "r", "q", "c1", '=IF(TRUE,"supported","")', "ok"])
+    sheet.append(["claim", "r", "q", "c2", "unsupported", "=A1"])
+    book.save(str(tmp_path / "formulas.xlsx"))
+    with pytest.raises(InputError) as refused:
+        read_sheet(tmp_path / "formulas.xlsx")
+    path = tmp_path / "formulas.xlsx"
+    expected = "a value (a formula's result saved in the workbook)"
+    assert [p.message() for p in refused.value.problems] == [
+        f"{path}: row 2: verdict: expected {expected}; "
+        "found the formula =IF(TRUE,\"supported\",\"\") without its result",
+        f"{path}: row 3: reason: expected {expected}; found the formula =A1 without its result",
+    ]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import get_args
 
 from .._optional import require_extra
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, shortened
 from ..fileio import OutputError, atomic_output, check_input, read_text
 from ..paths import PathArg, as_path
 from ..schemas import ClaimVerdict, FactVerdict
@@ -289,6 +289,41 @@ def read_sheet(
     return header, rows
 
 
+def _unsaved_formulas(
+    path: Path, title: str, values: list[list[object]], limits: SheetLimits
+) -> None:
+    """Raise `InputError` for every formula cell whose result the workbook does not hold (a
+    sheet saved by a program that does not compute formulas): its value is unknown, not
+    empty, so the row is not read as not filled yet."""
+    from openpyxl import load_workbook
+
+    if not any(v is None for row in values for v in row):
+        return
+    book = load_workbook(str(path), read_only=True, data_only=False)
+    try:
+        lines = book[title].iter_rows(
+            max_row=limits.max_rows, max_col=limits.max_columns, values_only=True
+        )
+        header = [_cell_text(v).strip() for v in values[0]] if values else []
+        problems = [
+            Problem(
+                str(path), None,
+                f"row {offset}: "
+                + (header[index] if index < len(header) and header[index]
+                   else f"column {index + 1}"),
+                "a value (a formula's result saved in the workbook)",
+                f"the formula {shortened(formula)} without its result",
+            )
+            for offset, (row, saved) in enumerate(zip(lines, values, strict=False), start=1)
+            for index, (formula, value) in enumerate(zip(row, saved, strict=False))
+            if value is None and isinstance(formula, str) and formula.startswith("=")
+        ]
+    finally:
+        book.close()
+    if problems:
+        raise InputError(problems)
+
+
 def _read_xlsx(path: Path, limits: SheetLimits) -> list[list[str]]:
     require_extra("review", "reading a review sheet (.xlsx)")
     check_xlsx(path, limits)
@@ -306,9 +341,12 @@ def _read_xlsx(path: Path, limits: SheetLimits) -> list[list[str]]:
         lines = sheet.iter_rows(
             max_row=limits.max_rows, max_col=limits.max_columns, values_only=True
         )
-        table = [[_cell_text(v) for v in row] for row in lines]
+        cells: list[list[object]] = [list(row) for row in lines]
+        title = sheet.title
     finally:
         book.close()
+    _unsaved_formulas(path, title, cells, limits)
+    table = [[_cell_text(v) for v in row] for row in cells]
     # Trailing empty cells and rows are padding (the bounds above), not content.
     for values in table:
         while values and values[-1] == "":
