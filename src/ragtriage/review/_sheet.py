@@ -295,6 +295,7 @@ def _unsaved_formulas(
     """Raise `InputError` for every formula cell whose result the workbook does not hold (a
     sheet saved by a program that does not compute formulas): its value is unknown, not
     empty, so the row is not read as not filled yet."""
+    require_extra("review", "reading a review sheet (.xlsx)")
     from openpyxl import load_workbook
 
     if not any(v is None for row in values for v in row):
