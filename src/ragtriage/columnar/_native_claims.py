@@ -142,6 +142,12 @@ def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator:
     return flags
 
 
+def labeller_key(who: dict[str, Any]) -> bytes:
+    """A labeller as parsed JSON, as the one text every equal labeller gives (sorted keys):
+    how the run's table of judges holds each distinct one once, in each part and joined."""
+    return orjson.dumps(who, option=orjson.OPT_SORT_KEYS)
+
+
 class Reviews:
     """The claims and fact labels of a run's results, as arrays (see `RunColumns`)."""
 
@@ -332,7 +338,7 @@ class Reviews:
             if who["kind"] != "judge":
                 out.append(-1)
                 continue
-            key = orjson.dumps(who, option=orjson.OPT_SORT_KEYS)
+            key = labeller_key(who)
             code = self._judge_code.get(key)
             if code is None:
                 code = self._judge_code[key] = len(self.judges)

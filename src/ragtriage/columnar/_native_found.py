@@ -10,7 +10,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..calibration import CalibrationRecord, LabelSources, label_sources, measure_kinds
+from ..calibration import (
+    CalibrationRecord,
+    LabelSources,
+    judge_key,
+    label_sources,
+    measure_kinds,
+)
 from ..detectors import (
     BLOCKING_STAGES,
     NO_FLAGS,
@@ -209,6 +215,9 @@ class Explained:
             by[first_item] = judged[counted[first]] >= 0
             fresh_judge = np.flatnonzero((marks & FRESH).astype(bool) & (judged >= 0))
             found[kind] = (_owner(items), by, label_item[fresh_judge], judged[fresh_judge])
+        # Each judge of the table as a model once, and its key (`calibration.judge_key`).
+        models = [Labeller.model_validate(who) for who in self._judges]
+        keys = [judge_key(model) for model in models]
         out = {}
         for measure in measures:
             kinds = measure_kinds(measure)
@@ -233,14 +242,10 @@ class Explained:
                     ((n, number, rank) for n, rank in zip(where, ranks, strict=True)),
                     codes[keep].tolist(), strict=True,
                 ):
-                    who = self._judges[code]
-                    key = (who["name"], who.get("prompt_version") or "")
+                    key = keys[code]
                     if key not in first_met or order < first_met[key][0]:
                         first_met[key] = (order, code)
-            judges = {
-                key: Labeller.model_validate(self._judges[code])
-                for key, (_, code) in first_met.items()
-            }
+            judges = {key: models[code] for key, (_, code) in first_met.items()}
             out[measure.name] = label_sources(measure, human, judge, judges, calibrations)
         return out
 

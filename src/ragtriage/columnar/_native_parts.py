@@ -17,9 +17,9 @@ from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
-import orjson
 
 from ..executors import CAN_FORK, Executor, in_parallel
+from ._native_claims import labeller_key
 from ._native_read import Codes, EvalColumns, _offsets, read_evalset
 from ._native_records import Records
 from ._native_run import RunColumns, read_run
@@ -157,7 +157,7 @@ def _join(parts: Sequence[RunColumns]) -> RunColumns:
     for part in parts:
         remap = []
         for who in part.judges:
-            key = orjson.dumps(who, option=orjson.OPT_SORT_KEYS)
+            key = labeller_key(who)
             if key not in code:
                 code[key] = len(judges)
                 judges.append(who)
