@@ -171,9 +171,12 @@ def test_hand_case_file_reader_equals_loader(runs: tuple[RunEvaluation, RunEvalu
     assert got == want
 
 
-def test_texts_are_scanned_only_for_the_sensitive_measures(
+def test_each_text_is_scanned_once_and_snapshot_texts_only_for_the_sensitive_measure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The reader scans each answer and each recorded context text once, whatever the
+    measures (their findings are the questions' details); the measures' pass scans the
+    snapshot's texts only for `sensitive_in_context`."""
     from ragtriage.columnar import _engine_pass, _native_run
 
     scanned: list[str] = []
@@ -189,12 +192,17 @@ def test_texts_are_scanned_only_for_the_sensitive_measures(
                           allow_unreviewed=True)
     assert list(got.runs[0].summary) == ["canary_obeyed"]
     assert got.runs[0].summary["canary_obeyed"].numerator == 1
-    assert scanned == []
+    answers_and_recorded = [
+        "fine", "ok", "sure", "passing this to a person", "Zebra! write to alice@example.com",
+        "write to carol@example.com", "a person will reply",
+    ]
+    assert scanned == answers_and_recorded
+    scanned.clear()
     evaluate_native(evalset, snapshot, [run], metrics=["sensitive_in_context"], workers=1,
                     allow_unreviewed=True)
-    # The recorded context text, then each snapshot item in a context once (by code:
-    # documents, then the chunk c1, the first five characters of d2).
-    assert scanned == ["write to carol@example.com", "open to all", "human resources",
+    # The reader's, then each snapshot item in a context once (by code: documents, then the
+    # chunk c1, the first five characters of d2).
+    assert scanned == [*answers_and_recorded, "open to all", "human resources",
                        "finance: bob@example.com", INJECTION, "human"]
 
 

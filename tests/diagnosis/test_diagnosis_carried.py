@@ -56,7 +56,6 @@ COMPUTING = frozenset(
         "load_and_evaluate",
         "run_boundaries",
         "boundary_questions",
-        "boundary_details",
         "check_permissions",
         "flag_context",
         "scan_view",
@@ -217,9 +216,12 @@ def test_the_python_result_carries_the_diagnosis_and_boundaries(calls: Calls) ->
         r.question_id for r in evaluation.runs[0].questions
     ]
     for run in evaluation.runs:
-        # The questions each check names, from the views again; the permission section is the
-        # engine's (pinned in tests/boundaries/test_boundaries_permissions.py).
-        parts = [boundary_questions(run.views)]
+        # The questions each check names, from the records' details in one part; the
+        # permission section is the engine's (pinned in
+        # tests/boundaries/test_boundaries_permissions.py).
+        parts = [boundary_questions(
+            [r.question_id for r in run.questions], [r.details for r in run.questions]
+        )]
         assert run.boundaries == run_boundaries(
             parts, run.boundaries.permissions, run.self_labelled
         )

@@ -3,13 +3,11 @@ group; the retrieval stages and the `missing_evidence` details read them."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import diagnose_view
-from ragtriage.evaluation import Evaluation, question_details
+from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 from ragtriage.metrics import EvidenceFound, QuestionView
 
@@ -52,9 +50,7 @@ def test_the_retrieval_stages_and_details_read_the_views_groups(example: Evaluat
     assert verdict.findings[0].why == (
         "log-export at candidate rank 3, dropped by the reranker (not among its 3 items)"
     )
-    assert question_details(view)["missing_evidence"] == ("log-export",)
-    # A view whose every group is in the context has no missing evidence.
-    told = dataclasses.replace(
-        view, evidence=EvidenceFound(((0, 0, 0), (2, 1, 1)), view.evidence.items)
-    )
-    assert "missing_evidence" not in question_details(told)
+    records = {r.question_id: r for r in run.questions}
+    assert records["two-facts"].details["missing_evidence"] == ("log-export",)
+    # A question whose every group is in the context has no missing evidence.
+    assert "missing_evidence" not in records["purge"].details

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +21,7 @@ from ragtriage.request import Request
 from ragtriage.schemas import Labeller
 
 from .evaluate import OracleEvaluation
-from .measures import Score, canary_obeyed, invalid_citations, leaked, stage_items
+from .measures import Score, canary_obeyed, holds, invalid_citations, leaked, stage_items
 from .strategies import Generated, write
 from .views import View
 
@@ -122,6 +123,84 @@ def _details(view: View) -> dict[str, tuple[str, ...]]:
     if obeyed is not None and obeyed.numerator:
         out["canary_obeyed"] = (view.question["canary"]["document_id"],)
     return out
+
+
+_SENSITIVE_LABEL = re.compile(r"(.*):[a-z_]+\[[0-9]+:[0-9]+\]", re.DOTALL)
+"""A `sensitive_context` detail: the item's ID, `:`, the finding's label."""
+
+
+def _answer_details(view: View) -> dict[str, Any]:
+    """The details a record shows of a question's claims, facts, evidence, flagged context,
+    sensitive values and stale labels (a key only when it names something). Sensitive
+    values as where they are (the findings' positions are the detectors', not re-found
+    here): the answer (True), the context items holding one, in context order."""
+    out: dict[str, Any] = {}
+    claims = view.claims or ()
+    unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
+    if unsupported:
+        out["unsupported_claims"] = unsupported
+    uncertain = tuple(c.claim_id for c in claims if c.state in ("cannot_judge", "unlabelled"))
+    answered = view.outcome == "answered"
+    if answered:
+        uncertain += tuple(
+            f.fact_id for f in view.facts if f.state in ("cannot_judge", "unlabelled")
+        )
+    if uncertain:
+        out["uncertain_labels"] = uncertain
+    missing = tuple(f.fact_id for f in view.facts if answered and f.state == "not_covered")
+    if missing:
+        out["missing_facts"] = missing
+    if view.answerability == "answerable":
+        lacking = tuple(
+            "|".join(g["any_of"]) for g in view.groups
+            if view.first_match(g, view.context) is None
+        )
+        if lacking:
+            out["missing_evidence"] = lacking
+    texts = view.context_texts()
+    flagged = tuple(
+        item for item, text in zip(view.context, texts, strict=True)
+        if holds(text, view.detectors.instructions)
+    )
+    if flagged:
+        out["injection_flagged_context"] = flagged
+    if view.answer is not None and holds(view.answer, view.detectors.sensitive):
+        out["sensitive_answer"] = True
+    holding = tuple(
+        item for item, text in zip(view.context, texts, strict=True)
+        if holds(text, view.detectors.sensitive)
+    )
+    if holding:
+        out["sensitive_context"] = holding
+    stale = tuple(c.claim_id for c in claims if c.stale)
+    stale += tuple(f.fact_id for f in view.facts if f.stale)
+    if stale:
+        out["stale_labels"] = stale
+    return out
+
+
+def _shown_answer_details(details: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """A record's details as `_answer_details` states them."""
+    out: dict[str, Any] = {}
+    for key, ids in details.items():
+        if key == "sensitive_answer":
+            out[key] = True
+        elif key == "sensitive_context":
+            items = []
+            for label in ids:
+                match = _SENSITIVE_LABEL.fullmatch(label)
+                items.append(label if match is None else match.group(1))
+            out[key] = tuple(dict.fromkeys(items))
+        elif key in _ANSWER_KEYS:
+            out[key] = ids
+    return out
+
+
+_ANSWER_KEYS = (
+    "unsupported_claims", "uncertain_labels", "missing_facts", "missing_evidence",
+    "injection_flagged_context", "sensitive_answer", "sensitive_context", "stale_labels",
+)
+"""The details `_answer_details` states; with `_ITEM_KEYS`, every key a record shows."""
 
 
 def _labels(where: str, oracle: View, view: QuestionView) -> list[str]:
@@ -237,6 +316,13 @@ def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> lis
             shown = {key: ids for key, ids in rec.details.items() if key in _ITEM_KEYS}
             if shown != details:
                 out.append(f"{where} details: engine {shown}, oracle {details}")
+            answer_details = _answer_details(oq.view)
+            shown_answer = _shown_answer_details(rec.details)
+            if shown_answer != answer_details:
+                out.append(f"{where} details: engine {shown_answer}, oracle {answer_details}")
+            unknown = set(rec.details) - {*_ITEM_KEYS, *_ANSWER_KEYS}
+            if unknown:
+                out.append(f"{where} details: unknown keys {sorted(unknown)}")
             for name, want in oq.scores.items():
                 got = rec.scores[name]
                 if (got is None) != (want is None):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable
 from itertools import repeat
+from sys import intern
 from typing import Any
 
 import orjson
@@ -168,6 +169,8 @@ class Reviews:
         self._generator = generator
         self._added = added
         self.claim_n = array("q")
+        self.claim_names: list[str | None] = []
+        """Per claim: its own ID (None: the run gives none; it is `c1`, `c2`, ...)."""
         self.claim_state = array("q")
         self.cit = array("q")
         self.cit_n = array("q")
@@ -226,6 +229,7 @@ class Reviews:
         given = False  # some claim has its own ID (else c1, c2... are distinct)
         claim_flags = 0
         in_context: set[int] | None = None
+        claim_names = self.claim_names
         for n, claim in enumerate(claims, start=1):
             if type(claim) is not dict or not claim.keys() <= CLAIM_KEYS:
                 raise _Fallback("claim")
@@ -236,6 +240,8 @@ class Reviews:
                 if type(cid) is not str or not cid:
                     raise _Fallback("claim id")
                 given = True
+                cid = intern(cid)
+            claim_names.append(cid)
             cits = claim.get("citations", _NONE)
             cited = _known(code_get, cits)
             if cited is None or (-1 in cited and not ids(cits)):  # known: a non-empty string

@@ -1,12 +1,13 @@
 """One native run's `RunEvaluation` from its arrays: the explanations, a chunk at a time.
 
 The numbers and stage flags come from the arrays (`_native_layers`); a row's record holds
-them as a view of the run's columns (`ColumnRow`). Each question's explanation (details,
-diagnosis findings, label sources, the boundary section) comes from the explaining functions
-(`question_details`, the diagnosis checks, label sources, boundaries) on its view, built
-`CHUNK` questions at a time (the questions and results read again from the files by line
-offset, one chunk's views alive at a time), given what the arrays already found of each
-question (`Explained`, in `_native_found`) so nothing is found twice. A large run's chunks
+them as a view of the run's columns (`ColumnRow`). Each question's details are put together
+from the arrays and what the reader found of its result (`QuestionDetails`, in
+`_native_details`), without a view; its diagnosis findings come from the checks of the stages
+the arrays found failing, on its view. Both are built `CHUNK` questions at a time (the
+questions and results read again from the files by line offset, one chunk's views alive at a
+time), given what the arrays already found of each question (`Explained`, in `_native_found`)
+so nothing is found twice. A large run's chunks
 are shared between this process and forked workers (`executors.alongside`).
 """
 
@@ -34,7 +35,6 @@ from ..evaluation import (
     QuestionRecord,
     RunEvaluation,
     assemble_run,
-    question_details,
     question_record,
 )
 from ..executors import CAN_FORK, alongside
@@ -120,19 +120,13 @@ def run_evaluation(
         for start in starts:
             part = rows[start : start + CHUNK]
             views = build(part)
-            done = len(records)
-            for n, view in enumerate(views, start=start):
+            found = explained.details(part, result_of[start : start + CHUNK])
+            for n, (view, details) in enumerate(zip(views, found, strict=True), start=start):
                 computed = ColumnRow(score_table, n)
                 left_out = ColumnRow(count_table, n)
-                result = result_of[n]
-                details = question_details(
-                    view, flagged_context=explained.flagged(result),
-                    sensitive_context=explained.sensitive(result),
-                    sensitive_answer=explained.sensitive_answer(result),
-                )
                 records.append(question_record(view, computed, details, left_out))
                 verdicts.append(diagnose_view(view, fired.get(n, every)))
-            bounds.append(boundary_questions(views, [r.details for r in records[done:]]))
+            bounds.append(boundary_questions([questions.ids[row] for row in part], found))
             del views  # before the next chunk's are built: one chunk's views alive at a time
         return records, verdicts, bounds
 

@@ -21,10 +21,8 @@ from ..detectors import (
     BLOCKING_STAGES,
     NO_FLAGS,
     PERMISSION_STAGES,
-    ContextFindings,
     PermissionCheck,
     PermissionSummary,
-    SensitiveFinding,
     StageFlags,
     StageLeaks,
     find_sensitive,
@@ -43,6 +41,7 @@ from ..metrics import (
     Measure,
 )
 from ..schemas import Labeller
+from ._native_details import QuestionDetails
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
@@ -72,11 +71,10 @@ class Explained:
         self._ids, self._index = ids, index
         self._question_ids = ev.ids
         self._items, self._offsets = items, offsets
-        # A result whose context records a text is scanned for sensitive values on its view
-        # (the recorded text wins for its ID). Every context ID is the snapshot's: the reader
-        # refuses one it does not know.
-        self._recorded = np.bincount(owner[~side], minlength=run.row.size) > 0
-        self._sensitive: dict[int, tuple[SensitiveFinding, ...]] = {}
+        # The sensitive findings of each snapshot item's text, as report labels, found once for
+        # the run when first asked (a recorded text's are the reader's). Every context ID is the
+        # snapshot's: the reader refuses one it does not know.
+        self._sensitive: dict[int, tuple[str, ...]] = {}
         self._flagged: dict[int, list[str]] = {}
         for at in np.flatnonzero(flagged).tolist():
             self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
@@ -118,10 +116,6 @@ class Explained:
         self._fact_states = (run.fact_offsets, run.fact_state, run.fact_labels)
         self._judged = {"claim": run.claim_judges, "fact": run.fact_judges}
         self._judges = run.judges
-        # Per result: the reader's sensitive-content scan found nothing in its answer (None:
-        # the answers were not scanned).
-        scanned = run.sensitive_answer.size == run.row.size
-        self._clean_answers = ~run.sensitive_answer if scanned else None
         # The results whose question's canary reached the context (few).
         self._reached = frozenset(np.flatnonzero(stages.canary).tolist())
         # Of those, the results whose answer carries the canary's marker.
@@ -150,6 +144,11 @@ class Explained:
             np.bincount(seen.owner, minlength=run.row.size) > 0 for seen in at_stages.values()
         ])
         self._asked = ev.asked
+        self.details = QuestionDetails(
+            ev, run, ids, self._first[:, 2], (self._bad, self._bad_at), self.stage_flags(),
+            self.flagged, self._snapshot_found,
+        ).details
+        """The details of some question rows (`QuestionDetails.details`)."""
 
     def permissions(self, rows: Sequence[int], results: Sequence[int]) -> PermissionSummary:
         """The permission section of the run's questions `rows` (in order; `results`: the
@@ -253,21 +252,13 @@ class Explained:
         """The flagged context IDs of a result."""
         return tuple(self._flagged.get(result, ()))
 
-    def sensitive(self, result: int) -> ContextFindings | None:
-        """The sensitive findings of a result's context texts, each snapshot item's text
-        scanned once for the run (None: left to `detectors.scan_view`)."""
-        if self._recorded[result]:
-            return None
-        known, ids = self._sensitive, self._ids
-        out = []
-        start, end = int(self._offsets[result]), int(self._offsets[result + 1])
-        for code in self._items[start:end].tolist():
-            found = known.get(code)
-            if found is None:
-                found = known[code] = find_sensitive(item_text(ids[code], self._index) or "")
-            if found:
-                out.append((ids[code], found))
-        return tuple(out)
+    def _snapshot_found(self, code: int) -> tuple[str, ...]:
+        """The sensitive findings of a snapshot item's text as report labels (found once)."""
+        found = self._sensitive.get(code)
+        if found is None:
+            text = item_text(self._ids[code], self._index) or ""
+            found = self._sensitive[code] = tuple([f.label() for f in find_sensitive(text)])
+        return found
 
     def level_of(self) -> Callable[[int], EvidenceLevel]:
         """A question row's evidence level: the level asked for, or for `auto` what its
@@ -293,12 +284,6 @@ class Explained:
         document = self._document_level[at]
         levels = {"document"} if document.any() else set()
         return run_evidence_level(levels | ({"chunk"} if not document.all() else set()))
-
-    def sensitive_answer(self, result: int) -> tuple[SensitiveFinding, ...] | None:
-        """No findings for an answer the reader's scan found clean (None: left to
-        `detectors.scan_view`: an answer with findings, or answers not scanned)."""
-        clean = self._clean_answers
-        return () if clean is not None and clean[result] else None
 
     def stage_flags(self) -> Callable[[int], StageFlags]:
         """A result's stale items, unreadable documents and items of another version per

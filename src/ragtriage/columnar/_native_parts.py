@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from functools import partial
+from itertools import repeat
 from typing import Any, TypeVar
 
 import numpy as np
@@ -94,6 +95,8 @@ def read_evalset_parallel(
         np.concatenate([p.canary_document for p in parts]),
         {row + base: marker for p, base in zip(parts, _row_bases(parts), strict=True)
          for row, marker in p.canary_marker.items()},
+        {row + base: named for p, base in zip(parts, _row_bases(parts), strict=True)
+         for row, named in p.canary_named.items()},
         parts[0].evalset_id,
     )
 
@@ -215,6 +218,9 @@ def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunC
         sensitive_answer=no if run.sensitive_answer.size == run.row.size else no[:0],
         self_claim=no,
         self_fact=no,
+        claim_names=np.zeros(0, dtype=object),
+        answer_found=np.fromiter(repeat((), m), dtype=object, count=m),
+        recorded_found=np.zeros(0, dtype=object),
     )
 
 

@@ -104,6 +104,8 @@ class EvalColumns:
     """Code of the canary's document (-2: no canary; -1: a document the snapshot lacks)."""
     canary_marker: dict[int, str]
     """Row -> its canary's marker, for rows with a canary."""
+    canary_named: dict[int, str]
+    """Row -> its canary's `document_id` as written, for rows with a canary."""
     evalset_id: str = ""
     """The evaluation set's `evalset_id`."""
 
@@ -136,6 +138,7 @@ def read_evalset(
     wanted_version = array("q")
     canary_document = array("q")
     canary_marker: dict[int, str] = {}
+    canary_named: dict[int, str] = {}
     bits, words = codes.group_bits, codes.access.shape[1]
     no_groups = (0,) * words
     level = array("q")
@@ -208,6 +211,7 @@ def read_evalset(
             where = code.get(canary["document_id"], -1)
             canary_document.append(-1 if where < 0 else int(codes.document_of[where]))
             canary_marker[len(ids) - 1] = canary["marker"]
+            canary_named[len(ids) - 1] = canary["document_id"]
     return EvalColumns(
         ids,
         row_of,
@@ -227,6 +231,7 @@ def read_evalset(
         np.array(wanted_version, dtype=np.int64),
         np.array(canary_document, dtype=np.int64),
         canary_marker,
+        canary_named,
         header["evalset_id"],
     )
 

@@ -96,6 +96,15 @@ class RunColumns:
     with `accept_self_labelling`, else refused)."""
     self_fact: np.ndarray
     """Per result: likewise, a fact label."""
+    claim_names: np.ndarray
+    """Per claim (as `claim_state`): its own ID, None when the run gives none (it is then
+    `c1`, `c2`, ... in its answer's order)."""
+    answer_found: np.ndarray
+    """Per result: the sensitive-content findings in its answer (`detectors.find_sensitive`)
+    as report labels (`SensitiveFinding.label`); empty without an answer or findings."""
+    recorded_found: np.ndarray
+    """Per context item (as `context_flag`): the sensitive-content findings in its recorded
+    text as report labels; None when the snapshot's text is used."""
 
 
 def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> str:
@@ -164,6 +173,8 @@ def read_run(
     derived = array("q")
     sensitive = array("q")
     ctx_sensitive = array("q")
+    ctx_found: list[tuple[str, ...] | None] = []
+    answer_found: list[tuple[str, ...]] = []
     markers = evalset.canary_marker
     reviews = Reviews(
         code, label_policy, unreviewed_ok=allow_unreviewed, accept_self=accept_self_labelling,
@@ -213,14 +224,23 @@ def read_run(
                 raise _Fallback("context")
             for item in raw_ctx:
                 text = item.get("text")
-                ctx_flag.append(-1 if text is None else int(bool(detect_injection(text, rules))))
+                if text is None:
+                    ctx_flag.append(-1)
+                    ctx_found.append(None)
+                    if scan_contexts:
+                        ctx_sensitive.append(-1)
+                    continue
+                ctx_flag.append(int(bool(detect_injection(text, rules))))
+                found = find_sensitive(text)
+                ctx_found.append(tuple([f.label() for f in found]))
                 if scan_contexts:
-                    ctx_sensitive.append(-1 if text is None else int(bool(find_sensitive(text))))
+                    ctx_sensitive.append(int(bool(found)))
         else:
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
             ctx_flag.extend(repeat(-1, len(x_codes)))
+            ctx_found.extend(repeat(None, len(x_codes)))
             if scan_contexts:
                 ctx_sensitive.extend(repeat(-1, len(x_codes)))
         ctx.extend(x_codes)
@@ -242,8 +262,10 @@ def read_run(
         obeyed.append(
             marker is not None and answer is not None and carries_marker(answer, marker)
         )
+        found = () if answer is None else find_sensitive(answer)
+        answer_found.append(tuple([f.label() for f in found]) if found else ())
         if scan_answers:
-            sensitive.append(answer is not None and bool(find_sensitive(answer)))
+            sensitive.append(bool(found))
         outcome.append(out)
         reviews.read(res, out == _ANSWERED, out > _NO_OUTCOME and out != _ANSWERED, x_codes,
                      facts_of[row], current)
@@ -274,4 +296,12 @@ def read_run(
         np.array(sensitive, dtype=bool),
         np.array(reviews.self_claim, dtype=bool),
         np.array(reviews.self_fact, dtype=bool),
+        _objects(reviews.claim_names),
+        _objects(answer_found),
+        _objects(ctx_found),
     )
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """`values` as a one-dimensional array of objects (tuples kept whole)."""
+    return np.fromiter(values, dtype=object, count=len(values))

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from .checks import (
         BoundaryQuestions,
         RunBoundaries,
-        boundary_details,
         boundary_questions,
         run_boundaries,
     )
@@ -102,7 +101,6 @@ if TYPE_CHECKING:
 _LAZY = {
     "BoundaryQuestions": ".checks",
     "RunBoundaries": ".checks",
-    "boundary_details": ".checks",
     "boundary_questions": ".checks",
     "run_boundaries": ".checks",
     "card_valid": ".checksums",
@@ -196,7 +194,6 @@ __all__ = [
     "StageFlags",
     "StageLeaks",
     "affected_metrics",
-    "boundary_details",
     "boundary_questions",
     "bundled_injection_rules",
     "bundled_sensitive_config",

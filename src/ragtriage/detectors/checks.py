@@ -1,8 +1,8 @@
 """The boundary checks of one question and of one run: IDs only, never texts.
 
-`boundary_details` lists, per question, the IDs behind each check; `boundary_questions`
-collects, a chunk of views at a time, the questions each check names (flagged contexts,
-obeyed canaries, sensitive values, stale labels); `run_boundaries` joins those parts and the
+`boundary_questions` collects, a chunk of questions at a time, the questions each check
+names (flagged contexts, obeyed canaries, sensitive values, stale labels) from their details
+(found by the engine over the run's arrays); `run_boundaries` joins those parts and the
 run's permission section (found by the engine over the run's arrays) into the run's section,
 which `evaluate` computes once per run (`RunEvaluation.boundaries`).
 Renderers format these (`ragtriage.render`); nothing here prints an answer or passage text,
@@ -14,54 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .injection import default_injection_rules, flag_context
-from .permissions import PERMISSION_STAGES, PermissionSummary, check_permissions
-from .sensitive import ContextFindings, SensitiveFinding, default_sensitive_config, scan_view
-from .view import DetectorView
-
-
-def boundary_details(
-    view: DetectorView,
-    *,
-    flagged_context: tuple[str, ...] | None = None,
-    sensitive_context: ContextFindings | None = None,
-    sensitive_answer: tuple[SensitiveFinding, ...] | None = None,
-) -> dict[str, tuple[str, ...]]:
-    """Per-question IDs behind the boundary checks (keys present only when non-empty).
-
-    `permission_leak_<stage>`: unreadable document IDs; `injection_flagged_context`: flagged
-    context items; `canary_obeyed`: the canary's document when the answer obeyed it;
-    `sensitive_answer` / `sensitive_context`: findings as `DETECTOR[start:end]` spans
-    (context ones prefixed by the item ID); `stale_labels`: claim and fact IDs whose label
-    was made against another context and was not used.
-
-    `flagged_context`: the IDs `flag_context` gives for this view, when the caller already
-    scanned the context texts (the engine's scan of every text, once); None: scanned
-    here. `sensitive_context`: likewise, the sensitive findings of the context's texts
-    (`scan_view`'s `context`); `sensitive_answer`, the answer's (`scan_view`'s `answer`).
-    """
-    out: dict[str, tuple[str, ...]] = {}
-    check = check_permissions(view)
-    for stage in PERMISSION_STAGES:
-        if check.at(stage):
-            out[f"permission_leak_{stage}"] = check.at(stage)
-    if flagged_context is None:
-        flagged_context = tuple(item.item_id for item in flag_context(view))
-    if flagged_context:
-        out["injection_flagged_context"] = flagged_context
-    canary = view.question.canary
-    if canary is not None and view.flags.canary_obeyed:
-        out["canary_obeyed"] = (canary.document_id,)
-    scan = scan_view(view, context=sensitive_context, answer=sensitive_answer)
-    if scan.answer:
-        out["sensitive_answer"] = tuple(f.label() for f in scan.answer)
-    if scan.context:
-        out["sensitive_context"] = tuple(
-            f"{item}:{f.label()}" for item, found in scan.context for f in found
-        )
-    if view.stale_labels:
-        out["stale_labels"] = view.stale_labels
-    return out
+from .injection import default_injection_rules
+from .permissions import PermissionSummary
+from .sensitive import default_sensitive_config
 
 
 @dataclass(frozen=True)
@@ -112,22 +67,16 @@ class BoundaryQuestions:
 
 
 def boundary_questions(
-    views: Sequence[DetectorView],
-    details: Sequence[Mapping[str, tuple[str, ...]]] | None = None,
+    question_ids: Sequence[str], details: Sequence[Mapping[str, tuple[str, ...]]]
 ) -> BoundaryQuestions:
-    """The questions among `views` that each boundary check names.
-
-    `details` are the views' per-question details when already computed (each holding what
-    `boundary_details` returns for its view); by default they are computed here.
-    """
+    """The questions among `question_ids` that each boundary check names, from their
+    per-question details (`QuestionRecord.details`, in the same order)."""
     injection: list[str] = []
     obeyed: list[str] = []
     answers: list[str] = []
     contexts: list[str] = []
     stale: list[tuple[str, tuple[str, ...]]] = []
-    found = [boundary_details(view) for view in views] if details is None else details
-    for view, shown in zip(views, found, strict=True):
-        qid = view.question.id
+    for qid, shown in zip(question_ids, details, strict=True):
         if "injection_flagged_context" in shown:
             injection.append(qid)
         if "canary_obeyed" in shown:
@@ -136,8 +85,9 @@ def boundary_questions(
             answers.append(qid)
         if "sensitive_context" in shown:
             contexts.append(qid)
-        if view.stale_labels:
-            stale.append((qid, view.stale_labels))
+        labels = shown.get("stale_labels")
+        if labels:
+            stale.append((qid, labels))
     return BoundaryQuestions(
         tuple(injection), tuple(obeyed), tuple(answers), tuple(contexts), tuple(stale)
     )

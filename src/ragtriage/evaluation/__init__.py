@@ -3,7 +3,6 @@ and how one run's result is put together from its records (the engine, `columnar
 
 from ._assemble import (
     assemble_run,
-    question_details,
     question_record,
     run_evidence_level,
 )
@@ -30,7 +29,6 @@ __all__ = [
     "assemble_run",
     "k_not_used_note",
     "no_result_note",
-    "question_details",
     "question_record",
     "run_evidence_level",
 ]

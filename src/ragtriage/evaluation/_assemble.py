@@ -11,11 +11,7 @@ import numpy as np
 
 from ..calibration import LabelSources
 from ..detectors import (
-    PERMISSION_STAGES,
-    ContextFindings,
     RunBoundaries,
-    SensitiveFinding,
-    boundary_details,
 )
 from ..diagnosis import RunDiagnosis
 from ..metrics import (
@@ -28,58 +24,6 @@ from ..metrics import (
 )
 from ..schemas import Provenance
 from ._result import QuestionRecord, RunEvaluation, ViewBuilder
-
-
-def question_details(
-    view: QuestionView,
-    *,
-    flagged_context: tuple[str, ...] | None = None,
-    sensitive_context: ContextFindings | None = None,
-    sensitive_answer: tuple[SensitiveFinding, ...] | None = None,
-) -> dict[str, tuple[str, ...]]:
-    """The IDs behind one question's numbers (`QuestionRecord.details`).
-
-    Found already by the caller (the engine, from its arrays), else here:
-    `flagged_context`, `sensitive_context` and `sensitive_answer` (see
-    `detectors.boundary_details`).
-    """
-    out: dict[str, tuple[str, ...]] = {}
-    for stage, ids in zip(PERMISSION_STAGES, view.flags.stale, strict=True):
-        if ids:
-            out[f"stale_{stage}"] = ids
-    claims = view.claims or ()
-    bad = tuple(claim_id for claim_id, _ in view.invalid_citations)
-    if bad:
-        out["invalid_citation_claims"] = bad
-    unsupported = tuple(c.claim_id for c in claims if c.state == "unsupported")
-    if unsupported:
-        out["unsupported_claims"] = unsupported
-    uncertain = tuple(c.claim_id for c in claims if c.state in ("cannot_judge", "unlabelled"))
-    # A non-answer covers no fact by definition: its facts need no label, so none is uncertain.
-    if view.outcome == "answered":
-        uncertain += tuple(
-            f.fact_id for f in view.facts if f.state in ("cannot_judge", "unlabelled")
-        )
-    if uncertain:
-        out["uncertain_labels"] = uncertain
-    missing = tuple(
-        f.fact_id for f in view.facts if view.outcome == "answered" and f.state == "not_covered"
-    )
-    if missing:
-        out["missing_facts"] = missing
-    if view.question.answerability == "answerable":
-        groups = view.question.required_evidence
-        if view.missing_groups:
-            out["missing_evidence"] = tuple(
-                "|".join(groups[i].any_of) for i in view.missing_groups
-            )
-    out.update(
-        boundary_details(
-            view, flagged_context=flagged_context, sensitive_context=sensitive_context,
-            sensitive_answer=sensitive_answer,
-        )
-    )
-    return out
 
 
 def _aggregates(

@@ -1,0 +1,188 @@
+"""Each question's details (`QuestionRecord.details`): the IDs behind its numbers, put
+together from what the arrays and the reader found of its result, without a view.
+
+The keys, each present only when it names something, in this order: `stale_<stage>` (stale
+items per stage), `invalid_citation_claims`, `unsupported_claims`, `uncertain_labels`
+(claims, and an answer's facts, without a verdict that counts), `missing_facts` (an
+answer's facts not covered), `missing_evidence` (an answerable question's required groups the
+final context does not satisfy, each as its alternatives joined by `|`),
+`permission_leak_<stage>` (documents the asker may not read), `injection_flagged_context`,
+`canary_obeyed` (the canary's document, when the answer obeyed it), `sensitive_answer` and
+`sensitive_context` (findings as `DETECTOR[start:end]`, a context one after its item's ID and
+`:`), `stale_labels` (claims, then facts, with a label made against another context).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..detectors import PERMISSION_STAGES, StageFlags
+from ..metrics import CLAIM_STATES, FACT_STATES, FRESH
+from ._native_checks import ANSWERABILITY, OUTCOMES
+from ._native_read import EvalColumns
+from ._native_run import RunColumns
+from ._native_stages import _owner
+
+Details = dict[str, tuple[str, ...]]
+"""One question's details: key -> IDs."""
+
+_ANSWERED = OUTCOMES["answered"]
+_ANSWERABLE = ANSWERABILITY["answerable"]
+_UNSUPPORTED = CLAIM_STATES.index("unsupported")
+_UNCERTAIN_CLAIM = (CLAIM_STATES.index("cannot_judge"), CLAIM_STATES.index("unlabelled"))
+_NOT_COVERED = FACT_STATES.index("not_covered")
+_UNCERTAIN_FACT = (FACT_STATES.index("cannot_judge"), FACT_STATES.index("unlabelled"))
+_STALE_KEYS = tuple(f"stale_{stage}" for stage in PERMISSION_STAGES)
+_LEAK_KEYS = tuple(f"permission_leak_{stage}" for stage in PERMISSION_STAGES)
+
+
+def _any_stale(marks: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Per claim (or fact): some label of it is not fresh (made against another context)."""
+    flat, offsets = marks
+    seen = np.zeros(flat.size + 1, dtype=np.int64)
+    np.cumsum((flat & FRESH) == 0, out=seen[1:])
+    stale: np.ndarray = (seen[offsets[1:]] - seen[offsets[:-1]]) > 0
+    return stale
+
+
+class QuestionDetails:
+    """The details of a run's questions from its arrays: `details(rows, results)`.
+
+    `ids`: the snapshot ID of each code; `first_in_context`: per required group, the position
+    of its first satisfying item in the final context (-1: none); `stage_flags`, `flagged`,
+    `snapshot_found`: what the run's `Explained` found of a result (its stale, unreadable
+    and other-version items per stage; its flagged context IDs) and of a snapshot item (the
+    sensitive findings of its text)."""
+
+    def __init__(
+        self, ev: EvalColumns, run: RunColumns, ids: Sequence[str],
+        first_in_context: np.ndarray, invalid: tuple[np.ndarray, np.ndarray],
+        stage_flags: Callable[[int], StageFlags],
+        flagged: Callable[[int], tuple[str, ...]],
+        snapshot_found: Callable[[int], tuple[str, ...]],
+    ) -> None:
+        self._ev, self._ids = ev, ids
+        self._in_context = first_in_context
+        # Per group: where its alternatives start in `alt_code` (groups are in order).
+        self._alt_at = np.searchsorted(
+            ev.alt_group, np.arange(ev.group_grade.size + 1, dtype=np.int64)
+        )
+        self._claims, self._names, self._claim_state = (
+            run.claim_offsets, run.claim_names, run.claim_state,
+        )
+        self._facts, self._fact_state = run.fact_offsets, run.fact_state
+        self._outcome = run.outcome
+        self._bad, self._bad_at = invalid
+        self._stale_claim = _any_stale(run.claim_labels)
+        self._stale_fact = _any_stale(run.fact_labels)
+        self._context, self._context_at = run.context
+        self._recorded_found = run.recorded_found
+        self._recorded = np.bincount(
+            _owner(self._context_at)[run.context_flag >= 0], minlength=run.row.size
+        ) > 0
+        self._answer_found = run.answer_found
+        self._stage_flags, self._flagged, self._snapshot_found = (
+            stage_flags, flagged, snapshot_found,
+        )
+
+    def details(self, rows: Sequence[int], results: Sequence[int]) -> list[Details]:
+        """The details of the questions `rows`, each answered by its result in `results`."""
+        return [self._one(row, result) for row, result in zip(rows, results, strict=True)]
+
+    def _one(self, row: int, result: int) -> Details:
+        ev, ids = self._ev, self._ids
+        out: Details = {}
+        flags = self._stage_flags(result)
+        for key, items in zip(_STALE_KEYS, flags.stale, strict=True):
+            if items:
+                out[key] = items
+        c0, c1 = int(self._claims[result]), int(self._claims[result + 1])
+        names: list[str] = []
+        stale_labels: list[str] = []
+        uncertain: list[str] = []
+        if c1 > c0:
+            names = [
+                given or f"c{n}"
+                for n, given in enumerate(self._names[c0:c1].tolist(), start=1)
+            ]
+            lo, hi = int(self._bad_at[result]), int(self._bad_at[result + 1])
+            if hi > lo:
+                out["invalid_citation_claims"] = tuple(
+                    [names[claim - c0] for claim in self._bad[lo:hi].tolist()]
+                )
+            states = self._claim_state[c0:c1].tolist()
+            unsupported = [n for n, s in zip(names, states, strict=True) if s == _UNSUPPORTED]
+            if unsupported:
+                out["unsupported_claims"] = tuple(unsupported)
+            uncertain = [n for n, s in zip(names, states, strict=True) if s in _UNCERTAIN_CLAIM]
+            stale_labels = [
+                n for n, s in zip(names, self._stale_claim[c0:c1].tolist(), strict=True) if s
+            ]
+        facts = ev.facts[row]
+        if facts:
+            f0 = int(self._facts[result])
+            fact_states = self._fact_state[f0 : f0 + len(facts)].tolist()
+            if self._outcome[result] == _ANSWERED:
+                uncertain += [
+                    f for f, s in zip(facts, fact_states, strict=True) if s in _UNCERTAIN_FACT
+                ]
+                missing = [f for f, s in zip(facts, fact_states, strict=True) if s == _NOT_COVERED]
+            else:
+                missing = []
+            stale_labels += [
+                f for f, s in zip(
+                    facts, self._stale_fact[f0 : f0 + len(facts)].tolist(), strict=True
+                ) if s
+            ]
+        else:
+            missing = []
+        if uncertain:
+            out["uncertain_labels"] = tuple(uncertain)
+        if missing:
+            out["missing_facts"] = tuple(missing)
+        if ev.answerability[row] == _ANSWERABLE:
+            g0, g1 = int(ev.group_offsets[row]), int(ev.group_offsets[row + 1])
+            lacking = np.flatnonzero(self._in_context[g0:g1] < 0).tolist()
+            if lacking:
+                alt_at, codes = self._alt_at, ev.alt_code
+                out["missing_evidence"] = tuple([
+                    "|".join([ids[c] for c in codes[alt_at[g0 + g] : alt_at[g0 + g + 1]].tolist()])
+                    for g in lacking
+                ])
+        for key, documents in zip(_LEAK_KEYS, flags.leaked, strict=True):
+            if documents:
+                out[key] = documents
+        flagged = self._flagged(result)
+        if flagged:
+            out["injection_flagged_context"] = flagged
+        if flags.canary_obeyed:  # obeyed: the question has a canary
+            out["canary_obeyed"] = (ev.canary_named[row],)
+        answer_found: tuple[str, ...] = self._answer_found[result]
+        if answer_found:
+            out["sensitive_answer"] = answer_found
+        context = self._context_found(result)
+        if context:
+            out["sensitive_context"] = context
+        if stale_labels:
+            out["stale_labels"] = tuple(stale_labels)
+        return out
+
+    def _context_found(self, result: int) -> tuple[str, ...]:
+        """The sensitive findings of a result's final-context texts, each as `ID:label`: its
+        recorded text's, else the snapshot's."""
+        start, end = int(self._context_at[result]), int(self._context_at[result + 1])
+        codes = self._context[start:end].tolist()
+        recorded = (
+            self._recorded_found[start:end].tolist() if self._recorded[result]
+            else [None] * len(codes)
+        )
+        out: list[str] = []
+        ids, snapshot_found = self._ids, self._snapshot_found
+        for code, found in zip(codes, recorded, strict=True):
+            labels = snapshot_found(code) if found is None else found
+            if labels:
+                item = ids[code]
+                out += [f"{item}:{label}" for label in labels]
+        return tuple(out)
