@@ -108,11 +108,14 @@ def test_records_and_verdicts_pickle_every_field() -> None:
 def test_a_question_refused_in_a_forked_worker_hands_the_input_to_the_loader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The questions are read as models by the explanations: one the model refuses there
-    (past the reader's checks), in a forked worker's chunk, hands the input to the loader as
-    a refusal before the explanations did."""
+    """The questions with a failing stage are read as models by the explanations: one the
+    model refuses there (past the reader's checks), in a forked worker's chunk, hands the
+    input to the loader as a refusal before the explanations did."""
     evalset, snapshot, run = write_dataset(tmp_path, 27, 60, exotic=False)
     alone = evaluate_native(evalset, snapshot, [run], workers=1)
+    verdicts = alone.runs[0].diagnosis.questions
+    # The last chunk's (rows 56 to 59) last question with a stage to explain.
+    failing = max(row for row in range(56, 60) if verdicts[row].primary != "ok")
     monkeypatch.setattr(native_explain, "CHUNK", 7)
     monkeypatch.setattr(native_explain, "_PER_WORKER", 20)
     real_models = native_records.FileRecords.models
@@ -120,7 +123,7 @@ def test_a_question_refused_in_a_forked_worker_hands_the_input_to_the_loader(
 
     def models(self: Any, wanted: Any, model: Any) -> Any:
         rows = list(wanted)
-        if model is Question and 59 in rows:  # the last chunk: a forked worker's
+        if model is Question and failing in rows:  # the last chunk: a forked worker's
             refused.write_text(str(os.getpid()))
             raise native_trec._Fallback("Question model")
         return real_models(self, rows, model)

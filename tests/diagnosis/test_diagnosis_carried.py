@@ -2,9 +2,10 @@
 
 `diagnose` and `diagnose_run` (a run diagnosed again from its views) send every question
 through `diagnose_view`; the engine finds every run's failing stages once over its arrays
-(`run_layers`) and explains each question through `diagnose_view`, once. Every comparison goes
-through `compare`. Counting these while each command runs shows that a command diagnoses each
-question of each run exactly once and that no renderer diagnoses, compares or evaluates.
+(`run_layers`) and explains each question with a failing stage through `diagnose_view`, once
+(a question without one is ok with no view). Every comparison goes through `compare`.
+Counting these while each command runs shows that a command explains each failing question of
+each run exactly once and that no renderer diagnoses, compares or evaluates.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ COMPUTING = frozenset(
 
 EXAMPLE_QUESTIONS = 15
 EXAMPLE_RUNS = 2
+EXAMPLE_FAILING = 16
+"""The example's questions, over both runs, with a failing stage (the others are ok)."""
 
 
 def _renderer_files() -> Iterator[Path]:
@@ -195,7 +198,7 @@ def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothi
 ) -> None:
     _run(*(arg.format(tmp=tmp_path) for arg in args), exit_code=exit_code)
     assert calls.layered == EXAMPLE_RUNS
-    assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
+    assert sum(calls.diagnosed.values()) == EXAMPLE_FAILING
     assert set(calls.diagnosed.values()) == {1}
     assert calls.compared == comparisons
     assert calls.in_renderers == []
@@ -206,8 +209,11 @@ def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothi
 def test_the_python_result_carries_the_diagnosis_and_boundaries(calls: Calls) -> None:
     evaluation = evaluate_files(example=True)
     assert calls.layered == EXAMPLE_RUNS
-    assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
+    assert sum(calls.diagnosed.values()) == EXAMPLE_FAILING
     assert [run.diagnosis.run for run in evaluation.runs] == ["baseline", "improved"]
+    verdicts = [q for run in evaluation.runs for q in run.diagnosis.questions]
+    assert len(verdicts) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
+    assert sum(q.primary != "ok" for q in verdicts) == EXAMPLE_FAILING
     assert evaluation.diagnoses == tuple(run.diagnosis for run in evaluation.runs)
     # Diagnosing again gives what the result carries.
     assert diagnose(evaluation) == evaluation.diagnoses

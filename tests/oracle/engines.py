@@ -104,6 +104,17 @@ _ITEM_KEYS = (
 """The details naming a question's stale items, unreadable documents and invalid claims."""
 
 
+def _record_fields(view: View) -> tuple[Any, ...]:
+    """What a record states of its question and result besides its numbers: tags, split,
+    answerability, outcome, latency and cost (a number as a float, as the model holds it)."""
+    q, res = view.question, view.result
+    latency, cost = res.get("latency_ms"), res.get("cost_usd")
+    return (
+        tuple(q.get("tags", [])), q.get("split", "dev"), q["answerability"], res.get("outcome"),
+        None if latency is None else float(latency), None if cost is None else float(cost),
+    )
+
+
 def _details(view: View) -> dict[str, tuple[str, ...]]:
     """The IDs behind a question's stale, permission and citation numbers, as a record's
     details name them (a key only when it names something)."""
@@ -298,7 +309,11 @@ def _summary(summary: Any) -> tuple[Any, ...]:
 def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> list[str]:
     """Every difference between the oracle and the engine's `evaluation` (empty: none)."""
     out: list[str] = []
-    diagnoses = diagnose(evaluation)
+    # The diagnosis each run carries (what reports show), and diagnosing it again from its
+    # views gives the same.
+    diagnoses = [run.diagnosis for run in evaluation.runs]
+    if list(diagnose(evaluation)) != diagnoses:
+        out.append("diagnose(evaluation) differs from the diagnoses the evaluation carries")
     for orun, erun, drun in zip(oracle.runs, evaluation.runs, diagnoses, strict=True):
         ids = [q.question_id for q in orun.questions]
         if [r.question_id for r in erun.questions] != ids:
@@ -308,6 +323,12 @@ def compare_with_oracle(oracle: OracleEvaluation, evaluation: Evaluation) -> lis
             orun.questions, erun.questions, drun.questions, views, strict=True
         ):
             where = f"{orun.name}/{oq.question_id}"
+            fields = _record_fields(oq.view)
+            shown_fields = (rec.tags, rec.split, rec.answerability, rec.outcome,
+                            rec.latency_ms, rec.cost_usd)
+            if shown_fields != fields or dq.tags != fields[0] or dq.split != fields[1]:
+                out.append(f"{where} record: engine {shown_fields}, diagnosis "
+                           f"{(dq.tags, dq.split)}, oracle {fields}")
             evidence = _evidence(oq.view)
             if (view.evidence.first, view.evidence.items) != evidence:
                 out.append(f"{where} evidence: engine {view.evidence}, oracle {evidence}")

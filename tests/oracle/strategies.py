@@ -167,6 +167,10 @@ def _result(
             res["context"].append({"id": item} if text is None else {"id": item, "text": text})
     else:
         context = ranking[:RUN_K]
+    for key in ("latency_ms", "cost_usd"):
+        spent = draw(st.sampled_from([None, None, 0, 840, 12.5]))
+        if spent is not None:
+            res[key] = spent
     outcome = draw(st.sampled_from([None, "answered", "answered", "refused", "clarified",
                                     "escalated"]))
     if outcome is None:

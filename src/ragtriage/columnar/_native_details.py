@@ -1,5 +1,6 @@
-"""Each question's details (`QuestionRecord.details`): the IDs behind its numbers, put
-together from what the arrays and the reader found of its result, without a view.
+"""Each question's record (`QuestionRecord`) and details (`QuestionRecord.details`: the IDs
+behind its numbers), put together from what the arrays and the reader found of its question
+and result, without a view.
 
 The keys, each present only when it names something, in this order: `stale_<stage>` (stale
 items per stage), `invalid_citation_claims`, `unsupported_claims`, `uncertain_labels`
@@ -14,12 +15,15 @@ final context does not satisfy, each as its alternatives joined by `|`),
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..detectors import PERMISSION_STAGES, StageFlags
-from ..metrics import CLAIM_STATES, FACT_STATES, FRESH
+from ..evaluation import QuestionRecord
+from ..metrics import CLAIM_STATES, FACT_STATES, FRESH, Score
 from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
@@ -29,6 +33,8 @@ Details = dict[str, tuple[str, ...]]
 """One question's details: key -> IDs."""
 
 _ANSWERED = OUTCOMES["answered"]
+_OUTCOME_NAMES = tuple(OUTCOMES)
+_ANSWERABILITY_NAMES = tuple(ANSWERABILITY)
 _ANSWERABLE = ANSWERABILITY["answerable"]
 _UNSUPPORTED = CLAIM_STATES.index("unsupported")
 _UNCERTAIN_CLAIM = (CLAIM_STATES.index("cannot_judge"), CLAIM_STATES.index("unlabelled"))
@@ -48,7 +54,8 @@ def _any_stale(marks: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
 
 
 class QuestionDetails:
-    """The details of a run's questions from its arrays: `details(rows, results)`.
+    """The records and details of a run's questions from its arrays: `details(rows,
+    results)`, `record(row, result, ...)`.
 
     `ids`: the snapshot ID of each code; `first_in_context`: per required group, the position
     of its first satisfying item in the final context (-1: none); `stage_flags`, `flagged`,
@@ -83,8 +90,39 @@ class QuestionDetails:
             _owner(self._context_at)[run.context_flag >= 0], minlength=run.row.size
         ) > 0
         self._answer_found = run.answer_found
+        self._latency, self._cost = run.latency_ms.tolist(), run.cost_usd.tolist()
         self._stage_flags, self._flagged, self._snapshot_found = (
             stage_flags, flagged, snapshot_found,
+        )
+
+    def tags(self, row: int) -> tuple[str, ...]:
+        """The tags of question `row`, each tag's text held once for every question (a record
+        and a diagnosis of a million questions share them)."""
+        return tuple(map(sys.intern, self._ev.tags[row]))
+
+    def split(self, row: int) -> str:
+        """The split of question `row`."""
+        return self._ev.split[row]
+
+    def record(
+        self, row: int, result: int, tags: tuple[str, ...], scores: Mapping[str, Score | None],
+        details: Details, cannot_judge: Mapping[str, int],
+    ) -> QuestionRecord:
+        """The record of question `row`, answered by `result`: its computed `scores`, `details`
+        and `cannot_judge` counts with what the reader found of the question and result."""
+        ev, outcome = self._ev, int(self._outcome[result])
+        latency, cost = self._latency[result], self._cost[result]
+        return QuestionRecord(
+            question_id=ev.ids[row],
+            tags=tags,
+            split=ev.split[row],
+            answerability=_ANSWERABILITY_NAMES[ev.answerability[row]],
+            outcome=None if outcome < 0 else _OUTCOME_NAMES[outcome],
+            scores=scores,
+            details=details,
+            cannot_judge=cannot_judge,
+            latency_ms=None if math.isnan(latency) else latency,
+            cost_usd=None if math.isnan(cost) else cost,
         )
 
     def details(self, rows: Sequence[int], results: Sequence[int]) -> list[Details]:

@@ -1,13 +1,14 @@
 """One native run's `RunEvaluation` from its arrays: the explanations, a chunk at a time.
 
 The numbers and stage flags come from the arrays (`_native_layers`); a row's record holds
-them as a view of the run's columns (`ColumnRow`). Each question's details are put together
-from the arrays and what the reader found of its result (`QuestionDetails`, in
-`_native_details`), without a view; its diagnosis findings come from the checks of the stages
-the arrays found failing, on its view. Both are built `CHUNK` questions at a time (the
-questions and results read again from the files by line offset, one chunk's views alive at a
-time), given what the arrays already found of each question (`Explained`, in `_native_found`)
-so nothing is found twice. A large run's chunks
+them as a view of the run's columns (`ColumnRow`). Each question's record and details are put
+together from the arrays and what the reader found of its question and result
+(`QuestionDetails`, in `_native_details`), without a view; its diagnosis findings come from
+the checks of the stages the arrays found failing, on its view, built only for such a question
+(or for every one when a registered stage must check it). Both are built `CHUNK` questions at
+a time (the failing questions and their results read again from the files by line offset,
+one chunk's views alive at a time), given what the arrays already found of each question
+(`Explained`, in `_native_found`) so nothing is found twice. A large run's chunks
 are shared between this process and forked workers (`executors.alongside`).
 """
 
@@ -35,7 +36,6 @@ from ..evaluation import (
     QuestionRecord,
     RunEvaluation,
     assemble_run,
-    question_record,
 )
 from ..executors import CAN_FORK, alongside
 from ..loading import SnapshotIndex
@@ -88,8 +88,8 @@ def run_evaluation(
     chosen: tuple[Measure, ...], added: Added, extras: RunExtras,
     workers: int = 1,
 ) -> RunEvaluation:
-    """One run's `RunEvaluation`: numbers and stage flags from the arrays, explanations from
-    the explaining functions on the rows' views, built `CHUNK`
+    """One run's `RunEvaluation`: numbers, stage flags, records and details from the arrays,
+    the failing stages explained by their checks on the failing rows' views, built `CHUNK`
     questions at a time (label sources and boundary questions merged over the chunks; the
     permission section found once over the arrays), the chunks
     spread over up to `workers` processes (this one and forked ones) when there are many; the
@@ -99,6 +99,7 @@ def run_evaluation(
     answered (`extras.no_result`: the others). `arrays` are consumed: their score and finding
     columns are emptied once read."""
     scores, findings, explained = arrays
+    own = explained.questions
     build = RunViews(source, run, questions, index, explained, added)
     result_of = build.result_of(rows)
     every, fired = stages_to_check(findings, rows)
@@ -119,13 +120,25 @@ def run_evaluation(
         bounds = []
         for start in starts:
             part = rows[start : start + CHUNK]
-            views = build(part)
-            found = explained.details(part, result_of[start : start + CHUNK])
-            for n, (view, details) in enumerate(zip(views, found, strict=True), start=start):
-                computed = ColumnRow(score_table, n)
-                left_out = ColumnRow(count_table, n)
-                records.append(question_record(view, computed, details, left_out))
-                verdicts.append(diagnose_view(view, fired.get(n, every)))
+            results = result_of[start : start + CHUNK]
+            found = own.details(part, results)
+            # A view only for a question with a stage to explain or check.
+            checked = range(len(part)) if every else [
+                n - start for n in range(start, start + len(part)) if n in fired
+            ]
+            views = dict(zip(checked, build([part[at] for at in checked]), strict=True))
+            for at, (row, result, details) in enumerate(zip(part, results, found, strict=True)):
+                n = start + at
+                tags = own.tags(row)
+                records.append(own.record(
+                    row, result, tags, ColumnRow(score_table, n), details,
+                    ColumnRow(count_table, n),
+                ))
+                view = views.get(at)
+                verdicts.append(
+                    diagnose_view(view, fired.get(n, every)) if view is not None
+                    else QuestionDiagnosis(questions.ids[row], OK, (), (), tags, own.split(row))
+                )
             bounds.append(boundary_questions([questions.ids[row] for row in part], found))
             del views  # before the next chunk's are built: one chunk's views alive at a time
         return records, verdicts, bounds

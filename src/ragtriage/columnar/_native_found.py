@@ -144,11 +144,11 @@ class Explained:
             np.bincount(seen.owner, minlength=run.row.size) > 0 for seen in at_stages.values()
         ])
         self._asked = ev.asked
-        self.details = QuestionDetails(
+        self.questions = QuestionDetails(
             ev, run, ids, self._first[:, 2], (self._bad, self._bad_at), self.stage_flags(),
             self.flagged, self._snapshot_found,
-        ).details
-        """The details of some question rows (`QuestionDetails.details`)."""
+        )
+        """The records and details of the run's questions."""
 
     def permissions(self, rows: Sequence[int], results: Sequence[int]) -> PermissionSummary:
         """The permission section of the run's questions `rows` (in order; `results`: the

@@ -221,6 +221,8 @@ def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunC
         claim_names=np.zeros(0, dtype=object),
         answer_found=np.fromiter(repeat((), m), dtype=object, count=m),
         recorded_found=np.zeros(0, dtype=object),
+        latency_ms=np.full(m, np.nan),
+        cost_usd=np.full(m, np.nan),
     )
 
 

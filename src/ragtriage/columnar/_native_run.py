@@ -35,6 +35,7 @@ from ._trec import _Fallback
 
 _ANSWERED = OUTCOMES["answered"]
 _NO_OUTCOME = -1
+_NAN = float("nan")
 _NONE: list[Any] = []
 """An absent list (never changed)."""
 
@@ -105,6 +106,10 @@ class RunColumns:
     recorded_found: np.ndarray
     """Per context item (as `context_flag`): the sensitive-content findings in its recorded
     text as report labels; None when the snapshot's text is used."""
+    latency_ms: np.ndarray
+    """Per result: its end-to-end latency as a float (NaN: not recorded)."""
+    cost_usd: np.ndarray
+    """Per result: its cost as a float (NaN: not recorded)."""
 
 
 def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> str:
@@ -175,6 +180,8 @@ def read_run(
     ctx_sensitive = array("q")
     ctx_found: list[tuple[str, ...] | None] = []
     answer_found: list[tuple[str, ...]] = []
+    latency = array("d")
+    cost = array("d")
     markers = evalset.canary_marker
     reviews = Reviews(
         code, label_policy, unreviewed_ok=allow_unreviewed, accept_self=accept_self_labelling,
@@ -258,6 +265,9 @@ def read_run(
             out = OUTCOMES[kind]
         if not extras_ok(res):
             raise _Fallback("latency, cost or usage")
+        took, paid = res.get("latency_ms"), res.get("cost_usd")
+        latency.append(_NAN if took is None else float(took))
+        cost.append(_NAN if paid is None else float(paid))
         marker = markers.get(row) if markers else None
         obeyed.append(
             marker is not None and answer is not None and carries_marker(answer, marker)
@@ -299,6 +309,8 @@ def read_run(
         _objects(reviews.claim_names),
         _objects(answer_found),
         _objects(ctx_found),
+        np.array(latency, dtype=np.float64),
+        np.array(cost, dtype=np.float64),
     )
 
 

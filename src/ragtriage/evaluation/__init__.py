@@ -3,7 +3,6 @@ and how one run's result is put together from its records (the engine, `columnar
 
 from ._assemble import (
     assemble_run,
-    question_record,
     run_evidence_level,
 )
 from ._result import (
@@ -29,6 +28,5 @@ __all__ = [
     "assemble_run",
     "k_not_used_note",
     "no_result_note",
-    "question_record",
     "run_evidence_level",
 ]

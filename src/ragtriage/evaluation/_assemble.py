@@ -18,8 +18,6 @@ from ..metrics import (
     Aggregate,
     Measure,
     PerQuestion,
-    QuestionView,
-    Score,
     aggregate,
 )
 from ..schemas import Provenance
@@ -58,28 +56,6 @@ def run_evidence_level(levels: Iterable[str]) -> str:
     level they share, `mixed`, or `document` when no question requires evidence."""
     names = set(levels)
     return names.pop() if len(names) == 1 else ("mixed" if names else "document")
-
-
-def question_record(
-    view: QuestionView,
-    scores: Mapping[str, Score | None],
-    details: Mapping[str, tuple[str, ...]],
-    cannot_judge: Mapping[str, int],
-) -> QuestionRecord:
-    """One question's record: what its view says of it, with its computed scores and details."""
-    question = view.question
-    return QuestionRecord(
-        question_id=question.id,
-        tags=view.tags,
-        split=question.split,
-        answerability=question.answerability,
-        outcome=view.outcome,
-        scores=scores,
-        details=details,
-        cannot_judge=cannot_judge,
-        latency_ms=view.latency_ms,
-        cost_usd=view.cost_usd,
-    )
 
 
 def assemble_run(
