@@ -108,11 +108,13 @@ def test_records_and_verdicts_pickle_every_field() -> None:
 def test_a_question_refused_in_a_forked_worker_hands_the_input_to_the_loader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The questions with a failing stage are read as models by the explanations: one the
-    model refuses there (past the reader's checks), in a forked worker's chunk, hands the
-    input to the loader as a refusal before the explanations did."""
+    """The questions explained on a view are read as models there: one the model refuses
+    (past the reader's checks), in a forked worker's chunk, hands the input to the loader as
+    a refusal before the explanations did. (Every failing question is explained on a view
+    here: none on the arrays' inputs alone.)"""
     evalset, snapshot, run = write_dataset(tmp_path, 27, 60, exotic=False)
     alone = evaluate_native(evalset, snapshot, [run], workers=1)
+    monkeypatch.setattr(native_explain, "INPUT_STAGES", frozenset())
     verdicts = alone.runs[0].diagnosis.questions
     # The last chunk's (rows 56 to 59) last question with a stage to explain.
     failing = max(row for row in range(56, 60) if verdicts[row].primary != "ok")

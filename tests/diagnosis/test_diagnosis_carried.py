@@ -68,6 +68,9 @@ EXAMPLE_QUESTIONS = 15
 EXAMPLE_RUNS = 2
 EXAMPLE_FAILING = 16
 """The example's questions, over both runs, with a failing stage (the others are ok)."""
+EXAMPLE_ON_VIEWS = 4
+"""Those of them with a stage that only a view explains (not in `INPUT_STAGES`): stale
+evidence, a permission leak, an injection in the context (twice)."""
 
 
 def _renderer_files() -> Iterator[Path]:
@@ -115,6 +118,7 @@ class Calls:
 
     diagnosed: Counter[int] = field(default_factory=Counter)
     views: list[Any] = field(default_factory=list)
+    on_views: int = 0
     layered: int = 0
     compared: int = 0
     in_renderers: list[str] = field(default_factory=list)
@@ -131,19 +135,30 @@ def _inside_renderer(frame: FrameType | None) -> str | None:
 
 @pytest.fixture()
 def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
-    """Count `diagnose_view` and `compare` calls for the length of one test."""
+    """Count `diagnose_view`, `explain_inputs` and `compare` calls for the length of one
+    test."""
     counted = Calls()
     view_of = diagnose_module.diagnose_view
+    inputs_of = _native_explain.explain_inputs
     layers_of = _engine_pass.run_layers
     compare_of = compare_module.compare
 
     def diagnose_view(view: Any, *stages: Any) -> Any:
         counted.views.append(view)  # kept alive: no later view can take its id
         counted.diagnosed[id(view)] += 1
+        counted.on_views += 1
         where = _inside_renderer(sys._getframe(1))
         if where is not None:
             counted.in_renderers.append(f"diagnose_view in {where}")
         return view_of(view, *stages)
+
+    def explain_inputs(inputs: Any, *args: Any) -> Any:
+        counted.views.append(inputs)  # kept alive: no later row can take its id
+        counted.diagnosed[id(inputs)] += 1
+        where = _inside_renderer(sys._getframe(1))
+        if where is not None:
+            counted.in_renderers.append(f"explain_inputs in {where}")
+        return inputs_of(inputs, *args)
 
     def run_layers(*args: Any) -> Any:
         counted.layered += 1
@@ -161,6 +176,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
 
     monkeypatch.setattr(diagnose_module, "diagnose_view", diagnose_view)
     monkeypatch.setattr(_native_explain, "diagnose_view", diagnose_view)
+    monkeypatch.setattr(_native_explain, "explain_inputs", explain_inputs)
     monkeypatch.setattr(_engine_pass, "run_layers", run_layers)
     monkeypatch.setattr(compare_module, "compare", compare)
     monkeypatch.setattr(ragtriage.compare, "compare", compare)
@@ -198,7 +214,8 @@ def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothi
 ) -> None:
     _run(*(arg.format(tmp=tmp_path) for arg in args), exit_code=exit_code)
     assert calls.layered == EXAMPLE_RUNS
-    assert sum(calls.diagnosed.values()) == EXAMPLE_FAILING
+    assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
+    assert calls.on_views == EXAMPLE_ON_VIEWS
     assert set(calls.diagnosed.values()) == {1}
     assert calls.compared == comparisons
     assert calls.in_renderers == []
@@ -209,7 +226,8 @@ def test_each_question_of_each_run_is_diagnosed_once_and_renderers_compute_nothi
 def test_the_python_result_carries_the_diagnosis_and_boundaries(calls: Calls) -> None:
     evaluation = evaluate_files(example=True)
     assert calls.layered == EXAMPLE_RUNS
-    assert sum(calls.diagnosed.values()) == EXAMPLE_FAILING
+    assert sum(calls.diagnosed.values()) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS
+    assert calls.on_views == EXAMPLE_ON_VIEWS
     assert [run.diagnosis.run for run in evaluation.runs] == ["baseline", "improved"]
     verdicts = [q for run in evaluation.runs for q in run.diagnosis.questions]
     assert len(verdicts) == EXAMPLE_RUNS * EXAMPLE_QUESTIONS

@@ -107,6 +107,9 @@ def _question(draw: st.DrawFn, n: int, pool: list[str]) -> dict[str, Any]:
             grade = draw(st.sampled_from([None, None, 1, 2, 3]))
             if grade is not None:
                 group["grade"] = grade
+            label = draw(st.sampled_from(["absent", "absent", None, "the refund rule", EMAIL]))
+            if label != "absent":
+                group["label"] = label
             groups.append(group)
         q["required_evidence"] = groups
         facts = draw(st.integers(0, 3))

@@ -170,6 +170,7 @@ class Reviews:
         self._added = added
         self.claim_n = array("q")
         self.claim_names: list[str | None] = []
+        self.cited_as_written: list[tuple[str, ...] | None] = []
         """Per claim: its own ID (None: the run gives none; it is `c1`, `c2`, ...)."""
         self.claim_state = array("q")
         self.cit = array("q")
@@ -229,7 +230,7 @@ class Reviews:
         given = False  # some claim has its own ID (else c1, c2... are distinct)
         claim_flags = 0
         in_context: set[int] | None = None
-        claim_names = self.claim_names
+        claim_names, cited_as_written = self.claim_names, self.cited_as_written
         for n, claim in enumerate(claims, start=1):
             if type(claim) is not dict or not claim.keys() <= CLAIM_KEYS:
                 raise _Fallback("claim")
@@ -244,8 +245,14 @@ class Reviews:
             claim_names.append(cid)
             cits = claim.get("citations", _NONE)
             cited = _known(code_get, cits)
-            if cited is None or (-1 in cited and not ids(cits)):  # known: a non-empty string
+            if cited is None:
                 raise _Fallback("citations")
+            if -1 in cited:
+                if not ids(cits):  # known: a non-empty string
+                    raise _Fallback("citations")
+                cited_as_written.append(tuple(cits))
+            else:
+                cited_as_written.append(None)
             self.cit.extend(cited)
             self.cit_n.append(len(cited))
             labels = claim.get("labels", _NONE)

@@ -18,12 +18,14 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
 from ..detectors import PERMISSION_STAGES, StageFlags
 from ..evaluation import QuestionRecord
-from ..metrics import CLAIM_STATES, FACT_STATES, FRESH, Score
+from ..metrics import CLAIM_STATES, FACT_STATES, FRESH, InvalidCitations, Score
 from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
@@ -57,21 +59,28 @@ class QuestionDetails:
     """The records and details of a run's questions from its arrays: `details(rows,
     results)`, `record(row, result, ...)`.
 
-    `ids`: the snapshot ID of each code; `first_in_context`: per required group, the position
-    of its first satisfying item in the final context (-1: none); `stage_flags`, `flagged`,
+    `ids`: the snapshot ID of each code; `first`: per required group, the position of its
+    first satisfying item among the candidates, in the final ranking and in the final context
+    (-1: none); `invalid_of`: a result's claims without a valid citation
+    (`Explained.invalid_of`); `stage_flags`, `flagged`,
     `snapshot_found`: what the run's `Explained` found of a result (its stale, unreadable
     and other-version items per stage; its flagged context IDs) and of a snapshot item (the
     sensitive findings of its text)."""
 
     def __init__(
         self, ev: EvalColumns, run: RunColumns, ids: Sequence[str],
-        first_in_context: np.ndarray, invalid: tuple[np.ndarray, np.ndarray],
+        first: np.ndarray, invalid: tuple[np.ndarray, np.ndarray],
+        invalid_of: Callable[[int], InvalidCitations],
         stage_flags: Callable[[int], StageFlags],
         flagged: Callable[[int], tuple[str, ...]],
         snapshot_found: Callable[[int], tuple[str, ...]],
     ) -> None:
         self._ev, self._ids = ev, ids
-        self._in_context = first_in_context
+        self._first, self._in_context = first, first[:, 2]
+        self._invalid_of = invalid_of
+        self._k, self._derived, self._has_reranked = run.k, run.context_derived, run.has_reranked
+        self._candidates, self._reranked = run.candidates, run.reranked
+        self._cited, self._as_written = run.citations, run.cited_as_written
         # Per group: where its alternatives start in `alt_code` (groups are in order).
         self._alt_at = np.searchsorted(
             ev.alt_group, np.arange(ev.group_grade.size + 1, dtype=np.int64)
@@ -141,10 +150,7 @@ class QuestionDetails:
         stale_labels: list[str] = []
         uncertain: list[str] = []
         if c1 > c0:
-            names = [
-                given or f"c{n}"
-                for n, given in enumerate(self._names[c0:c1].tolist(), start=1)
-            ]
+            names = self._claim_names(c0, c1)
             lo, hi = int(self._bad_at[result]), int(self._bad_at[result + 1])
             if hi > lo:
                 out["invalid_citation_claims"] = tuple(
@@ -207,6 +213,22 @@ class QuestionDetails:
             out["stale_labels"] = tuple(stale_labels)
         return out
 
+    def _claim_names(self, start: int, end: int) -> list[str]:
+        """The IDs of the claims `start:end` (one result's): their own, else `c1`, `c2`, ..."""
+        return [
+            given or f"c{n}" for n, given in enumerate(self._names[start:end].tolist(), start=1)
+        ]
+
+    def _listed(self, stage: tuple[np.ndarray, np.ndarray], result: int) -> tuple[str, ...]:
+        items, offsets = stage
+        ids = self._ids
+        return tuple([ids[code] for code in items[offsets[result] : offsets[result + 1]].tolist()])
+
+    def inputs(self, row: int, result: int) -> StageRow:
+        """What the diagnosis explanations read of question `row` answered by `result`
+        (`diagnosis.StageInputs`), from the arrays."""
+        return StageRow(self, row, result)
+
     def _context_found(self, result: int) -> tuple[str, ...]:
         """The sensitive findings of a result's final-context texts, each as `ID:label`: its
         recorded text's, else the snapshot's."""
@@ -223,4 +245,127 @@ class QuestionDetails:
             if labels:
                 item = ids[code]
                 out += [f"{item}:{label}" for label in labels]
+        return tuple(out)
+
+
+class _Group(NamedTuple):
+    any_of: tuple[str, ...]
+    label: str | None
+
+
+class _Question(NamedTuple):
+    answerability: str
+    required_evidence: tuple[_Group, ...]
+
+
+class _Claim(NamedTuple):
+    claim_id: str
+    state: str
+
+
+class _Fact(NamedTuple):
+    fact_id: str
+    state: str
+
+
+class _Evidence(NamedTuple):
+    first: tuple[tuple[int | None, int | None, int | None], ...]
+
+
+class StageRow:
+    """One question row's result as the diagnosis explanations read it
+    (`diagnosis.StageInputs`), each part put together from the arrays when first asked."""
+
+    def __init__(self, of: QuestionDetails, row: int, result: int) -> None:
+        self._of, self._row, self._result = of, row, result
+        self.k: int | None = of._k
+        self.context_derived = bool(of._derived[result])
+
+    @cached_property
+    def question(self) -> _Question:
+        of, row = self._of, self._row
+        ev, ids, alt_at = of._ev, of._ids, of._alt_at
+        g0, g1 = int(ev.group_offsets[row]), int(ev.group_offsets[row + 1])
+        labels = ev.group_label
+        groups = tuple([
+            _Group(
+                tuple([ids[c] for c in ev.alt_code[alt_at[g] : alt_at[g + 1]].tolist()]),
+                labels.get(g),
+            )
+            for g in range(g0, g1)
+        ])
+        return _Question(_ANSWERABILITY_NAMES[ev.answerability[row]], groups)
+
+    @property
+    def outcome(self) -> str | None:
+        outcome = int(self._of._outcome[self._result])
+        return None if outcome < 0 else _OUTCOME_NAMES[outcome]
+
+    @cached_property
+    def candidates(self) -> tuple[str, ...]:
+        return self._of._listed(self._of._candidates, self._result)
+
+    @cached_property
+    def reranked(self) -> tuple[str, ...] | None:
+        of, result = self._of, self._result
+        return of._listed(of._reranked, result) if of._has_reranked[result] else None
+
+    @property
+    def ranking(self) -> tuple[str, ...]:
+        reranked = self.reranked
+        return self.candidates if reranked is None else reranked
+
+    @cached_property
+    def context(self) -> tuple[str, ...]:
+        return self._of._listed((self._of._context, self._of._context_at), self._result)
+
+    @cached_property
+    def evidence(self) -> _Evidence:
+        of, row = self._of, self._row
+        groups = of._ev.group_offsets
+        return _Evidence(tuple(
+            (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
+            for c, r, x in of._first[groups[row] : groups[row + 1]].tolist()
+        ))
+
+    @property
+    def missing_groups(self) -> tuple[int, ...]:
+        return tuple(n for n, at in enumerate(self.evidence.first) if at[2] is None)
+
+    @cached_property
+    def claims(self) -> tuple[_Claim, ...]:
+        of, result = self._of, self._result
+        c0, c1 = int(of._claims[result]), int(of._claims[result + 1])
+        return tuple(
+            _Claim(name, CLAIM_STATES[state])
+            for name, state in zip(
+                of._claim_names(c0, c1), of._claim_state[c0:c1].tolist(), strict=True
+            )
+        )
+
+    @cached_property
+    def facts(self) -> tuple[_Fact, ...]:
+        of, row = self._of, self._row
+        facts = of._ev.facts[row]
+        f0 = int(of._facts[self._result])
+        states = of._fact_state[f0 : f0 + len(facts)].tolist()
+        return tuple(_Fact(f, FACT_STATES[s]) for f, s in zip(facts, states, strict=True))
+
+    @property
+    def invalid_citations(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        of, result = self._of, self._result
+        invalid = of._invalid_of(result)
+        if not invalid:
+            return ()
+        c0 = int(of._claims[result])
+        codes, cited_at = of._cited
+        ids, claims = of._ids, self.claims
+        out = []
+        for claim, outside in invalid:
+            at = int(cited_at[c0 + claim])
+            written = of._as_written[c0 + claim]
+            cited = codes[at : at + max(outside) + 1].tolist() if outside else []
+            out.append((claims[claim].claim_id, tuple(
+                ids[cited[n]] if cited[n] >= 0 else written[n] for n in outside
+            )))
         return tuple(out)

@@ -25,10 +25,12 @@ import numpy as np
 from ..calibration import CalibrationRecord
 from ..detectors import BoundaryQuestions, boundary_questions, run_boundaries
 from ..diagnosis import (
+    INPUT_STAGES,
     OK,
     QuestionDiagnosis,
     detected_stages,
     diagnose_view,
+    explain_inputs,
     run_diagnosis,
     stage_order,
 )
@@ -122,9 +124,11 @@ def run_evaluation(
             part = rows[start : start + CHUNK]
             results = result_of[start : start + CHUNK]
             found = own.details(part, results)
-            # A view only for a question with a stage to explain or check.
+            # A view only for a question with a stage to check, or to explain that the
+            # arrays' inputs do not (`diagnosis.INPUT_STAGES`).
             checked = range(len(part)) if every else [
-                n - start for n in range(start, start + len(part)) if n in fired
+                n - start for n in range(start, start + len(part))
+                if n in fired and not fired[n] <= INPUT_STAGES
             ]
             views = dict(zip(checked, build([part[at] for at in checked]), strict=True))
             for at, (row, result, details) in enumerate(zip(part, results, found, strict=True)):
@@ -137,7 +141,10 @@ def run_evaluation(
                 view = views.get(at)
                 verdicts.append(
                     diagnose_view(view, fired.get(n, every)) if view is not None
-                    else QuestionDiagnosis(questions.ids[row], OK, (), (), tags, own.split(row))
+                    else explain_inputs(
+                        own.inputs(row, result), fired.get(n, every), questions.ids[row],
+                        tags, own.split(row),
+                    )
                 )
             bounds.append(boundary_questions([questions.ids[row] for row in part], found))
             del views  # before the next chunk's are built: one chunk's views alive at a time

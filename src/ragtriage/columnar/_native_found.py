@@ -145,8 +145,8 @@ class Explained:
         ])
         self._asked = ev.asked
         self.questions = QuestionDetails(
-            ev, run, ids, self._first[:, 2], (self._bad, self._bad_at), self.stage_flags(),
-            self.flagged, self._snapshot_found,
+            ev, run, ids, self._first, (self._bad, self._bad_at), self.invalid_of(),
+            self.stage_flags(), self.flagged, self._snapshot_found,
         )
         """The records and details of the run's questions."""
 
@@ -311,6 +311,26 @@ class Explained:
 
         return flagged
 
+    def invalid_of(self) -> Callable[[int], InvalidCitations]:
+        """A result's claims without a valid citation (by result index): each claim's position
+        among the result's claims, with the positions in its citations of the IDs that were
+        not in the final context."""
+        claims, bad, bad_at = self._claims, self._bad, self._bad_at
+        cited, outside, outside_claim = self._cited, self._outside, self._outside_claim
+
+        def invalid(result: int) -> InvalidCitations:
+            start, end = bad_at[result], bad_at[result + 1]
+            if start == end:
+                return ()
+            out = []
+            for claim in bad[start:end].tolist():
+                lo, hi = np.searchsorted(outside_claim, (claim, claim + 1)).tolist()
+                positions = (outside[lo:hi] - cited[claim]).tolist()
+                out.append((claim - int(claims[result]), tuple(positions)))
+            return tuple(out)
+
+        return invalid
+
     def found_of(self) -> Callable[[int, int], Found]:
         """What the arrays found of a question row's result (by row and result index):
         where its required groups are satisfied, its stale items and unreadable documents
@@ -330,20 +350,7 @@ class Explained:
             return EvidenceFound(where, frozenset([ids[code] for code in items]))
 
         flagged = self.stage_flags()
-
-        claims, bad, bad_at = self._claims, self._bad, self._bad_at
-        cited, outside, outside_claim = self._cited, self._outside, self._outside_claim
-
-        def invalid(result: int) -> InvalidCitations:
-            start, end = bad_at[result], bad_at[result + 1]
-            if start == end:
-                return ()
-            out = []
-            for claim in bad[start:end].tolist():
-                lo, hi = np.searchsorted(outside_claim, (claim, claim + 1)).tolist()
-                positions = (outside[lo:hi] - cited[claim]).tolist()
-                out.append((claim - int(claims[result]), tuple(positions)))
-            return tuple(out)
+        invalid = self.invalid_of()
 
         def labelled(
             at: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]], result: int

@@ -97,6 +97,8 @@ def read_evalset_parallel(
          for row, marker in p.canary_marker.items()},
         {row + base: named for p, base in zip(parts, _row_bases(parts), strict=True)
          for row, named in p.canary_named.items()},
+        {group + base: label for p, base in zip(parts, group_base, strict=False)
+         for group, label in p.group_label.items()},
         parts[0].evalset_id,
     )
 
@@ -221,6 +223,7 @@ def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunC
         claim_names=np.zeros(0, dtype=object),
         answer_found=np.fromiter(repeat((), m), dtype=object, count=m),
         recorded_found=np.zeros(0, dtype=object),
+        cited_as_written=np.zeros(0, dtype=object),
         latency_ms=np.full(m, np.nan),
         cost_usd=np.full(m, np.nan),
     )

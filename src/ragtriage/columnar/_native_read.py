@@ -106,6 +106,8 @@ class EvalColumns:
     """Row -> its canary's marker, for rows with a canary."""
     canary_named: dict[int, str]
     """Row -> its canary's `document_id` as written, for rows with a canary."""
+    group_label: dict[int, str]
+    """Group (global index) -> its label, for labelled groups."""
     evalset_id: str = ""
     """The evaluation set's `evalset_id`."""
 
@@ -127,6 +129,7 @@ def read_evalset(
     answerability = array("q")
     tags: list[tuple[str, ...]] = []
     split: list[str] = []
+    group_label: dict[int, str] = {}
     n_groups = array("q")
     grades = array("q")
     alt_group = array("q")
@@ -165,6 +168,8 @@ def read_evalset(
         all_docs = True
         for group in groups:
             found = _group_codes(group, code)
+            if "label" in group and group["label"] is not None:
+                group_label[len(grades)] = group["label"]
             all_docs = all_docs and max(found) < n_docs
             alt_code.extend(found)
             alt_group.extend(repeat(len(grades), len(found)))
@@ -232,6 +237,7 @@ def read_evalset(
         np.array(canary_document, dtype=np.int64),
         canary_marker,
         canary_named,
+        group_label,
         header["evalset_id"],
     )
 

@@ -106,6 +106,9 @@ class RunColumns:
     recorded_found: np.ndarray
     """Per context item (as `context_flag`): the sensitive-content findings in its recorded
     text as report labels; None when the snapshot's text is used."""
+    cited_as_written: np.ndarray
+    """Per claim (as `claim_state`): its citations as written when one of them is an ID the
+    snapshot lacks (its code is -1), else None."""
     latency_ms: np.ndarray
     """Per result: its end-to-end latency as a float (NaN: not recorded)."""
     cost_usd: np.ndarray
@@ -309,6 +312,7 @@ def read_run(
         _objects(reviews.claim_names),
         _objects(answer_found),
         _objects(ctx_found),
+        _objects(reviews.cited_as_written),
         np.array(latency, dtype=np.float64),
         np.array(cost, dtype=np.float64),
     )

@@ -13,12 +13,13 @@ from ..detectors import stage_items
 from ..metrics import QuestionView
 from ..metrics.stale import stale_ids
 from ._model import Finding
+from ._stage_inputs import StageInputs
 
 VERSION_CONFLICT_TAG = "version-conflict"
 """A question with this tag (or with `applies_to.version`) is a version-conflict question."""
 
 
-def _answered_answerable(view: QuestionView) -> bool:
+def _answered_answerable(view: StageInputs) -> bool:
     return view.question.answerability == "answerable" and view.outcome == "answered"
 
 
@@ -86,7 +87,7 @@ def _status(view: QuestionView, items: tuple[str, ...]) -> str:
     return "(" + "; ".join(dict.fromkeys(parts)) + ")"
 
 
-def check_unsupported_claim(view: QuestionView) -> Finding:
+def check_unsupported_claim(view: StageInputs) -> Finding:
     """An answer to an answerable question with a claim labelled unsupported."""
     claims = view.claims or ()
     bad = tuple(c.claim_id for c in claims if c.state == "unsupported")
@@ -97,7 +98,7 @@ def check_unsupported_claim(view: QuestionView) -> Finding:
     )
 
 
-def check_invalid_citation(view: QuestionView) -> Finding:
+def check_invalid_citation(view: StageInputs) -> Finding:
     """An answer to an answerable question with a claim that cites nothing, or cites an ID
     that was not in the final context (the `citation_validity` rule, per claim)."""
     bad: list[str] = []
@@ -115,7 +116,7 @@ def check_invalid_citation(view: QuestionView) -> Finding:
     )
 
 
-def check_incomplete_answer(view: QuestionView) -> Finding:
+def check_incomplete_answer(view: StageInputs) -> Finding:
     """An answer to an answerable question that leaves reference facts uncovered."""
     missing = tuple(f.fact_id for f in view.facts if f.state == "not_covered")
     return Finding(
@@ -125,11 +126,11 @@ def check_incomplete_answer(view: QuestionView) -> Finding:
     )
 
 
-def _claim_ids(view: QuestionView) -> tuple[str, ...]:
+def _claim_ids(view: StageInputs) -> tuple[str, ...]:
     return tuple(c.claim_id for c in view.claims or ())
 
 
-def check_missed_refusal(view: QuestionView) -> Finding:
+def check_missed_refusal(view: StageInputs) -> Finding:
     """An unanswerable question that was answered (or met with a clarifying question)."""
     claims = _claim_ids(view)
     made = f" with {len(claims)} claim{'s' if len(claims) != 1 else ''}" if claims else ""
@@ -137,13 +138,13 @@ def check_missed_refusal(view: QuestionView) -> Finding:
     return Finding("missed_refusal", claims, why)
 
 
-def _evidence_in_context(view: QuestionView) -> tuple[tuple[str, ...], int, int]:
+def _evidence_in_context(view: StageInputs) -> tuple[tuple[str, ...], int, int]:
     """(context items satisfying required groups, groups satisfied, groups required)."""
     found = [view.context[at[2]] for at in view.evidence.first if at[2] is not None]
     return tuple(dict.fromkeys(found)), len(found), len(view.evidence.first)
 
 
-def _needless(stage: str, outcome: str, view: QuestionView) -> Finding:
+def _needless(stage: str, outcome: str, view: StageInputs) -> Finding:
     # Only when the context held every required group: stopping short with evidence missing
     # is the right call for the generator, and the retrieval stage already names the loss.
     found, _, groups = _evidence_in_context(view)
@@ -154,22 +155,22 @@ def _needless(stage: str, outcome: str, view: QuestionView) -> Finding:
     return Finding(stage, found, f"{outcome} although {held}")
 
 
-def check_false_refusal(view: QuestionView) -> Finding:
+def check_false_refusal(view: StageInputs) -> Finding:
     """An answerable question refused although its context held all required evidence."""
     return _needless("false_refusal", "refused", view)
 
 
-def check_needless_clarification(view: QuestionView) -> Finding:
+def check_needless_clarification(view: StageInputs) -> Finding:
     """An answerable question met with a clarifying question, its evidence all in context."""
     return _needless("needless_clarification", "clarified", view)
 
 
-def check_needless_escalation(view: QuestionView) -> Finding:
+def check_needless_escalation(view: StageInputs) -> Finding:
     """An answerable question handed to a person, its evidence all in context."""
     return _needless("needless_escalation", "escalated", view)
 
 
-def check_missed_clarification(view: QuestionView) -> Finding:
+def check_missed_clarification(view: StageInputs) -> Finding:
     """A question that needed clarification but was answered or refused."""
     return Finding(
         "missed_clarification",
@@ -178,7 +179,7 @@ def check_missed_clarification(view: QuestionView) -> Finding:
     )
 
 
-def check_judge_uncertain(view: QuestionView) -> Finding:
+def check_judge_uncertain(view: StageInputs) -> Finding:
     """A claim or counted fact whose labels say `cannot_judge` (or that has no label)."""
     uncertain = [c.claim_id for c in view.claims or () if c.state == "cannot_judge"]
     unlabelled = [c.claim_id for c in view.claims or () if c.state == "unlabelled"]

@@ -25,6 +25,7 @@ from ._retrieval import (
     check_retrieval_miss,
     check_truncation_loss,
 )
+from ._stage_inputs import StageInputs
 
 Check = Callable[[QuestionView], "Finding | None"]
 """A registered stage's check: one question's view in, a finding or None (the stage did not
@@ -50,6 +51,26 @@ _BUILTIN: tuple[tuple[str, Check], ...] = (
     ("missed_clarification", check_missed_clarification),
     ("judge_uncertain", check_judge_uncertain),
 )
+
+_EXPLAIN: dict[str, Callable[[StageInputs], Finding]] = {
+    "retrieval_miss": check_retrieval_miss,
+    "ranking_loss": check_ranking_loss,
+    "truncation_loss": check_truncation_loss,
+    "unsupported_claim": check_unsupported_claim,
+    "invalid_citation": check_invalid_citation,
+    "incomplete_answer": check_incomplete_answer,
+    "missed_refusal": check_missed_refusal,
+    "false_refusal": check_false_refusal,
+    "needless_clarification": check_needless_clarification,
+    "needless_escalation": check_needless_escalation,
+    "missed_clarification": check_missed_clarification,
+    "judge_uncertain": check_judge_uncertain,
+}
+"""The explanations that read only `StageInputs`."""
+
+INPUT_STAGES = frozenset(_EXPLAIN)
+"""The detected stages whose explanations read only `StageInputs`: a question whose failing
+stages are all among them is explained without a view (`explain_inputs`)."""
 
 STAGES: tuple[str, ...] = (*(name for name, _ in _BUILTIN), OK)
 """The built-in stages in pipeline order; `stage_order()` adds registered ones."""
@@ -129,13 +150,30 @@ def diagnose_view(view: QuestionView, stages: Collection[str]) -> QuestionDiagno
             raise ValueError(f"the check of stage {name!r} returned a {finding.stage!r} finding")
         findings.append(finding)
     question = view.question
+    return _verdict(question.id, findings, view.tags, question.split)
+
+
+def explain_inputs(
+    inputs: StageInputs, stages: Collection[str], question_id: str, tags: tuple[str, ...],
+    split: str,
+) -> QuestionDiagnosis:
+    """One question's verdict, as `diagnose_view` gives it, where every stage of `stages` (the
+    stages the engine found failing for it) is one of `INPUT_STAGES`: explained on what the
+    engine read of it (`inputs`), without a view."""
+    findings = [_EXPLAIN[name](inputs) for name, _ in _pipeline if name in stages]
+    return _verdict(question_id, findings, tags, split)
+
+
+def _verdict(
+    question_id: str, findings: list[Finding], tags: tuple[str, ...], split: str
+) -> QuestionDiagnosis:
     if not findings:
-        return QuestionDiagnosis(question.id, OK, (), (), view.tags, question.split)
+        return QuestionDiagnosis(question_id, OK, (), (), tags, split)
     return QuestionDiagnosis(
-        question.id,
+        question_id,
         findings[0].stage,
         tuple(f.stage for f in findings[1:]),
         tuple(findings),
-        view.tags,
-        question.split,
+        tags,
+        split,
     )

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..metrics import QuestionView
-from ..schemas import EvidenceGroup
 from ._model import Finding
+from ._stage_inputs import GroupInputs, StageInputs
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class GroupLoss:
     """One line."""
 
 
-def group_name(group: EvidenceGroup) -> str:
+def group_name(group: GroupInputs) -> str:
     """A group as people read it: its label (masked, as every shown text), else its IDs."""
     from ..detectors import mask_text
 
@@ -44,10 +44,10 @@ def _as(name: str, item: str) -> str:
     return item if name == item else f"{name} (as {item})"
 
 
-_last: tuple[QuestionView, tuple[GroupLoss, ...]] | None = None
+_last: tuple[StageInputs, tuple[GroupLoss, ...]] | None = None
 
 
-def group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
+def group_losses(view: StageInputs) -> tuple[GroupLoss, ...]:
     """Every required group absent from the final context, with its stage (answerable only)."""
     # Three stage checks ask in a row about the same view: remember the last answer.
     global _last
@@ -59,7 +59,7 @@ def group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
     return losses
 
 
-def _group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
+def _group_losses(view: StageInputs) -> tuple[GroupLoss, ...]:
     question = view.question
     if question.answerability != "answerable":
         return ()
@@ -92,22 +92,22 @@ def _group_losses(view: QuestionView) -> tuple[GroupLoss, ...]:
     return tuple(out)
 
 
-def check_retrieval_miss(view: QuestionView) -> Finding:
+def check_retrieval_miss(view: StageInputs) -> Finding:
     """A required group that no candidate satisfies."""
     return _losses(view, "retrieval_miss")
 
 
-def check_ranking_loss(view: QuestionView) -> Finding:
+def check_ranking_loss(view: StageInputs) -> Finding:
     """A required group among the candidates but not in the final ranking's top k."""
     return _losses(view, "ranking_loss")
 
 
-def check_truncation_loss(view: QuestionView) -> Finding:
+def check_truncation_loss(view: StageInputs) -> Finding:
     """A required group in the final ranking's top k but not in the recorded context."""
     return _losses(view, "truncation_loss")
 
 
-def _losses(view: QuestionView, stage: str) -> Finding:
+def _losses(view: StageInputs, stage: str) -> Finding:
     losses = [loss for loss in group_losses(view) if loss.stage == stage]
     ids = tuple(dict.fromkeys(i for loss in losses for i in loss.ids))
     return Finding(stage, ids, "; ".join(loss.why for loss in losses))
