@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import datetime
+import time
 from pathlib import Path
 
 import pytest
@@ -385,3 +387,51 @@ def test_a_formula_without_its_saved_result_is_refused_not_read_as_empty(
         "found the formula =IF(TRUE,\"supported\",\"\") without its result",
         f"{path}: row 3: reason: expected {expected}; found the formula =A1 without its result",
     ]
+
+
+class _Clock(datetime.datetime):
+    """`datetime.datetime` whose `now` is the time the test sets."""
+
+    at = datetime.datetime(2031, 5, 6, 7, 8, 9, tzinfo=datetime.UTC)
+
+    @classmethod
+    def now(cls, tz: datetime.tzinfo | None = None) -> _Clock:
+        moment = cls.at if tz is not None else cls.at.replace(tzinfo=None)
+        return cls.fromtimestamp(moment.timestamp(), tz)
+
+
+def test_an_xlsx_sheet_written_at_two_times_has_the_same_bytes(
+    article_fixture: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zipfile
+
+    import openpyxl.packaging.core
+    import openpyxl.writer.excel
+    from openpyxl import load_workbook
+
+    clock = type("clock", (), {"datetime": _Clock, "timezone": datetime.timezone})
+    monkeypatch.setattr(openpyxl.packaging.core, "datetime", clock)
+    monkeypatch.setattr(openpyxl.writer.excel, "datetime", clock)
+    written = []
+    # Two exports at two clock times, years apart: openpyxl's document times and the ZIP
+    # entries' dates both come from these clocks.
+    moments = (datetime.datetime(2031, 5, 6, 7, 8, 9), datetime.datetime(2040, 1, 2, 3, 4, 5))
+    for n, moment in enumerate(moments):
+        _Clock.at = moment.replace(tzinfo=datetime.UTC)
+        monkeypatch.setattr(time, "time", _Clock.at.timestamp)
+        out = tmp_path / f"sheet{n}.xlsx"
+        command = ["export", str(article_fixture), "-o", str(out)]
+        result = CliRunner().invoke(review_command, command)
+        assert result.exit_code == 0, result.output
+        written.append(out)
+    assert written[0].read_bytes() == written[1].read_bytes()
+    with zipfile.ZipFile(written[0]) as archive:
+        assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_DEFLATED}
+    properties = load_workbook(written[0]).properties
+    fixed = datetime.datetime(1980, 1, 1, 0, 0, 0)
+    assert (properties.created, properties.modified, properties.creator) == (
+        fixed, fixed, "ragtriage"
+    )
+    imported = import_sheet(written[0], load_dataset(article_fixture))
+    assert (imported.filled, len(imported.unfilled)) == (0, 16)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import re
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import get_args
+from typing import IO, get_args
 
 from .._optional import require_extra
 from ..errors import InputError, Problem, shortened
@@ -201,8 +203,42 @@ def _write_xlsx(path: Path, rows: Sequence[dict[str, str]]) -> None:
     check.add(f"{verdict_letter}2:{verdict_letter}{max(2, len(rows) + 1)}")
     sheet.add_data_validation(check)
     sheet.freeze_panes = "A2"
+    book.properties.creator = XLSX_CREATOR
+    book.properties.created = XLSX_TIME
+    saved = io.BytesIO()
+    book.save(saved)
+    # Saving stamps `modified` with the clock: the document properties are written again
+    # with the fixed time, in the archive rewritten with fixed entry dates.
+    book.properties.modified = XLSX_TIME
+    from openpyxl.xml.functions import tostring
+
+    core = tostring(book.properties.to_tree())
     with atomic_output(path, "wb") as handle:
-        book.save(handle)
+        _write_fixed_zip(saved.getvalue(), handle, {_XLSX_CORE: core})
+
+
+XLSX_TIME = datetime.datetime(1980, 1, 1, 0, 0, 0)
+"""The created and modified time of every .xlsx sheet (UTC): the same rows give the same
+bytes, whenever they are written."""
+XLSX_CREATOR = "ragtriage"
+"""The creator of every .xlsx sheet."""
+_XLSX_CORE = "docProps/core.xml"
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+_ZIP_UNIX = 3
+"""The system a ZIP entry is marked as made on (Unix), whatever system writes it."""
+
+
+def _write_fixed_zip(archive: bytes, handle: IO[bytes], replaced: dict[str, bytes]) -> None:
+    """`archive` rewritten into `handle`: the same entries in the same order and compression,
+    each dated `_ZIP_TIME` and marked as made on Unix, with the entries of `replaced` given
+    new contents."""
+    with zipfile.ZipFile(io.BytesIO(archive)) as source, zipfile.ZipFile(handle, "w") as out:
+        for entry in source.infolist():
+            fixed = zipfile.ZipInfo(entry.filename, date_time=_ZIP_TIME)
+            fixed.compress_type = entry.compress_type
+            fixed.external_attr = entry.external_attr
+            fixed.create_system = _ZIP_UNIX
+            out.writestr(fixed, replaced.get(entry.filename, source.read(entry.filename)))
 
 
 def _cell_text(value: object) -> str:
