@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from .errors import InputError, Problem, ProblemCollector
-from .fileio import json_lines
-from .loading import Dataset
+from .fileio import parse_json, text_lines
+from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
 from .schemas import Question, StrictModel
 
@@ -130,21 +130,28 @@ def current_user(who: str | None = None) -> str:
 
 
 def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
-    """Every entry of a ledger (none when the file does not exist); bad lines raise InputError."""
+    """Every entry of a ledger (none when the file does not exist).
+
+    Every bad line (not JSON, a field missing, of the wrong type or unknown) is reported at
+    once, naming the line and field, as every other input file's: one `InputError`.
+    """
     path = as_path(path)
     if not os.path.lexists(path):  # a broken or looping link is read (and refused) below
         return ()
+    label = str(path)
     collector = ProblemCollector()
     entries = []
-    for number, data in json_lines(path):
+    for number, text in text_lines(path, label):
+        if not text.strip():
+            continue
         try:
-            entries.append(LedgerEntry.model_validate(data))
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(record)"
-            collector.add(
-                str(path), None, f"line {number}: {where}", "a ledger entry", str(first["msg"])
-            )
+            data = parse_json(text, label, number)
+        except InputError as exc:
+            collector.extend(exc.problems)
+            continue
+        entry = validate_item(LedgerEntry, data, label, collector, None, f"line {number}: ")
+        if entry is not None:
+            entries.append(entry)
     collector.raise_if_any()
     return tuple(entries)
 

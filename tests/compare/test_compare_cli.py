@@ -217,8 +217,46 @@ def test_a_broken_ledger_is_invalid_input(example: Path) -> None:
     code, _, err = _invoke("compare", *_files(example), "--include-holdout", "--resamples", "200")
     assert code == 2
     assert (
-        f"- {ledger}: line 1: time: expected a ledger entry; found Input should be a valid string"
+        f"- {ledger}: line 1: time: expected a valid string; found 3"
         in err
+    )
+
+
+def test_every_bad_line_of_a_ledger_is_reported_at_once(example: Path) -> None:
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    good = {
+        "time": "2026-11-30T05:40:00Z",
+        "dataset_sha256": "0" * 64,
+        "evalset": "evalset.json",
+        "runs": ["baseline"],
+        "user": "ann",
+        "command": "evaluate",
+        "holdout_questions": 2,
+    }
+    lines = [
+        {**good, "time": 3},
+        "{not json",
+        {key: value for key, value in good.items() if key != "user"},
+        good,
+        {**good, "runs": "baseline", "holdout_questions": -1, "users": "bob"},
+    ]
+    ledger.write_text(
+        "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines),
+        encoding="utf-8",
+    )
+    outcome = CliRunner().invoke(cli, ["evaluate", *_files(example)[:5], "--include-holdout"])
+    assert outcome.exit_code == 2
+    assert outcome.exception is None or isinstance(outcome.exception, SystemExit)
+    assert outcome.stderr == (
+        "Error: 6 problems found in the input:\n"
+        f"- {ledger}: line 1: time: expected a valid string; found 3\n"
+        f"- {ledger}: line 2 column 2: expected valid JSON; found a key not in double quotes, "
+        "or a comma before a closing brace\n"
+        f"- {ledger}: line 3: user: expected a value (required field); found nothing\n"
+        f"- {ledger}: line 5: runs: expected a valid list; found 'baseline'\n"
+        f"- {ledger}: line 5: holdout_questions: expected greater than or equal to 0; found -1\n"
+        f"- {ledger}: line 5: users: expected no such field (it is not part of the format); "
+        "found an unknown field (did you mean 'user'?)\n"
     )
 
 
