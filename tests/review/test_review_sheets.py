@@ -7,6 +7,7 @@ import datetime
 import time
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -244,6 +245,96 @@ def test_every_problem_of_a_returned_sheet_is_reported(
         f"{path}: question 'missing-answer': row 18: claim_id: expected each claim once per run "
         "(already in row 9); found 'c1'",
     ]
+
+
+def test_supported_by_is_checked_against_the_run_and_an_edited_context_ids_refused(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # Row 2 is run synthetic-baseline's claim on exact-code, whose final context in the run
+    # is retry-v2, export-v2: a reviewer who adds retention-v1 to the sheet's context_ids
+    # must not make it count as support.
+    dataset = load_dataset(article_fixture)
+    path = tmp_path / "sheet.csv"
+    export_sheet(dataset, path)
+    rows = _rows(path)
+    rows[0].update(
+        context_ids="retry-v2, export-v2, retention-v1",
+        verdict="supported",
+        supported_by="retention-v1",
+    )
+    rows[1].update(context_ids="retry-v2", verdict="covered")  # a fact row exports none
+    rows[2].update(context_ids="retention-v2")  # not filled yet, still refused
+    _rewrite(path, rows)
+    with pytest.raises(InputError) as info:
+        import_sheet(path, dataset, reviewer="ana")
+    expected = "the run's final context for the question, as exported"
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: question 'exact-code': row 2: context_ids: expected {expected} "
+        "(retry-v2, export-v2); found 'retry-v2, export-v2, retention-v1'",
+        f"{path}: question 'exact-code': row 2: supported_by: expected IDs from context_ids "
+        "(retry-v2, export-v2); found 'retention-v1'",
+        f"{path}: question 'exact-code': row 3: context_ids: expected nothing on a fact row "
+        "(as exported); found 'retry-v2'",
+        f"{path}: question 'two-facts': row 4: context_ids: expected {expected} "
+        "(retention-v2, retry-v2); found 'retention-v2'",
+    ]
+
+
+def _example_without_recorded_context(tmp_path: Path) -> list[str]:
+    """The bundled example's evaluation set and snapshot, with its baseline run stripped of
+    recorded contexts and labels: its final context is the top k of its ranking."""
+    import json
+
+    from ragtriage.example import example_paths
+
+    paths = example_paths()
+    data = json.loads(paths.runs[0].read_text(encoding="utf-8"))
+    for result in data["results"]:
+        result.pop("context", None)
+        result["fact_labels"] = []
+        for claim in result.get("claims") or []:
+            claim["labels"] = []
+    run = tmp_path / "baseline.json"
+    run.write_text(json.dumps(data), encoding="utf-8")
+    return [str(paths.evalset), "--snapshot", str(paths.snapshot), "--run", str(run)]
+
+
+def test_review_import_takes_the_k_the_sheet_was_exported_with(tmp_path: Path) -> None:
+    files = _example_without_recorded_context(tmp_path)
+    sheet = tmp_path / "sheet.csv"
+    runner = CliRunner()
+    exported = runner.invoke(review_command, ["export", *files, "-k", "2", "-o", str(sheet)])
+    assert exported.exit_code == 0, exported.output
+    rows = _rows(sheet)
+    assert (rows[0]["question_id"], rows[0]["context_ids"]) == ("exact-code", "endpoint, regions")
+    rows[0].update(verdict="supported", supported_by="regions")
+    _rewrite(sheet, rows)
+    labels = tmp_path / "labels"
+    command = ["import", files[0], str(sheet), *files[1:], "--reviewer", "ana", "-o", str(labels)]
+    # Without -k the run's own cut-off (3) gives another context than the sheet's.
+    refused = runner.invoke(review_command, command)
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith("Error: 19 problems found in the input:\n")
+    assert (
+        f"- {sheet}: question 'exact-code': row 2: context_ids: expected the run's final "
+        "context for the question, as exported (endpoint, regions, message-size); found "
+        "'endpoint, regions'\n"
+    ) in refused.stderr
+    assert not labels.exists()
+    imported = runner.invoke(review_command, [*command, "-k", "2"])
+    assert imported.exit_code == 0, imported.output
+    assert imported.stdout.startswith(
+        f"run baseline: 1 claim labels, 0 fact labels -> {labels / 'baseline.labels.json'}\n"
+    )
+    options = {
+        name: {p.name: p for p in review_command.commands[name].params}["k"]
+        for name in ("export", "import")
+    }
+    export_k, import_k = options["export"], options["import"]
+    assert isinstance(export_k, click.Option) and isinstance(import_k, click.Option)
+    assert (import_k.opts, import_k.help, import_k.default, import_k.type) == (
+        export_k.opts, export_k.help, export_k.default, export_k.type
+    )
 
 
 def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(

@@ -262,6 +262,7 @@ def review_import_files(
     *,
     snapshot: PathArg | None = None,
     runs: Iterable[PathArg] | PathArg = (),
+    k: int | None = None,
     reviewer: str | None = None,
     output: PathArg,
     force: bool = False,
@@ -270,7 +271,8 @@ def review_import_files(
 
     Each run's labels go to `DIR/<run>.labels.json`, merged with other reviewers' labels already
     there; labels of the same reviewer there are replaced only with `force`. Nothing is written
-    unless every run's file can be.
+    unless every run's file can be. `k` (`-k`) is the cut-off the sheet was exported with: the
+    sheet's `context_ids` must be the runs' final contexts with it.
     """
     from ..judges import write_model
     from ..loading import load_dataset
@@ -278,7 +280,7 @@ def review_import_files(
 
     folder = as_path(output)
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
-    imported = import_sheet(sheet, loaded, reviewer=reviewer)
+    imported = import_sheet(sheet, loaded, reviewer=reviewer, k=k)
     targets = [folder / f"{labels.run}.labels.json" for labels in imported.label_sets]
     problems: list[Problem] = []
     merged = []

@@ -87,6 +87,7 @@ def export_command(
 @click.argument("sheet", type=click.Path(path_type=Path))
 @snapshot_option
 @run_option
+@k_option
 @click.option("--reviewer", help="Reviewer name for rows whose `reviewer` cell is empty.")
 @click.option(
     "--force",
@@ -100,6 +101,7 @@ def import_command(
     sheet: Path,
     snapshot: Path | None,
     runs: tuple[Path, ...],
+    k: int | None,
     reviewer: str | None,
     force: bool,
     output: Path,
@@ -107,7 +109,9 @@ def import_command(
     """Read a filled SHEET (.xlsx or .csv) of DATASET as human labels, one label file per run.
 
     Every row must name a run, question, claim or reference fact of DATASET (and its --run
-    files). Rows without a verdict are listed and left out; a filled row with a wrong value
+    files). A claim row's `context_ids` must be the run's final context for the question (give
+    the -k the sheet was exported with) and `supported_by` must name IDs of that context.
+    Rows without a verdict are listed and left out; a filled row with a wrong value
     stops the import with every problem (file, row, field, expected, found). Labels of other
     reviewers already in `<run>.labels.json` are kept; the same reviewer's are replaced only
     with --force. A sheet past the bounds of `ragtriage.review.SHEET_LIMITS` (size, unpacked
@@ -118,6 +122,7 @@ def import_command(
         sheet,
         snapshot=snapshot,
         runs=runs,
+        k=k,
         reviewer=reviewer,
         output=output,
         force=force,

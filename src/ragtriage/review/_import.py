@@ -27,8 +27,8 @@ from ._sheet import (
     CLAIM_VERDICTS,
     COLUMNS,
     FACT_VERDICTS,
+    ID_SEPARATOR,
     SheetRow,
-    exported_ids,
     read_sheet,
     split_ids,
 )
@@ -113,8 +113,32 @@ def _context_id(typed: str, context: list[str]) -> str | None:
     return padded[0] if len(padded) == 1 else None
 
 
+def _check_context_ids(
+    row: SheetRow, context: tuple[str, ...] | None, file: str, collector: ProblemCollector
+) -> None:
+    """The row's `context_ids` must be what the export wrote: on a claim row, the run's final
+    context for the question (read from the run, never from the sheet); on a fact row,
+    nothing. An edited cell would let `supported_by` name passages the answer never had."""
+    cell = row.get("context_ids")
+    if row.get("row_kind") == "fact":
+        expected, exported = "nothing on a fact row (as exported)", ""
+    elif context is None:
+        return  # the run or question is unknown: reported by the row checks
+    else:
+        exported = ID_SEPARATOR.join(context)
+        expected = f"the run's final context for the question, as exported ({exported or 'empty'})"
+    if cell != exported:
+        collector.add(
+            file, row.get("question_id"), f"row {row.number}: context_ids", expected, repr(cell)
+        )
+
+
 def _claim_entry(
-    row: SheetRow, file: str, collector: ProblemCollector, labeller: Labeller | None
+    row: SheetRow,
+    context: list[str],
+    file: str,
+    collector: ProblemCollector,
+    labeller: Labeller | None,
 ) -> ClaimLabelEntry | None:
     qid = row.get("question_id")
     where = f"row {row.number}: "
@@ -130,7 +154,6 @@ def _claim_entry(
         )
     if not row.get("claim_id"):
         collector.add(file, qid, where + "claim_id", "the claim's ID (as exported)", "nothing")
-    context = exported_ids(row.get("context_ids"))
     typed = split_ids(row.get("supported_by"))
     support = []  # the context IDs typed, as exported
     for item in typed:
@@ -219,14 +242,19 @@ def _fact_entry(
     )
 
 
-def import_sheet(path: PathArg, dataset: Dataset, *, reviewer: str | None = None) -> ImportedLabels:
+def import_sheet(
+    path: PathArg, dataset: Dataset, *, reviewer: str | None = None, k: int | None = None
+) -> ImportedLabels:
     """Labels from a filled sheet; raise `InputError` listing every problem of filled rows.
 
     Every row must name a run of `dataset`, a question that run answered, and a claim of that
     answer or a reference fact of that question; the run's name must be usable as a file name.
+    A claim row's `context_ids` must be the run's final context for the question (with the
+    cut-off `k` the sheet was exported with), and `supported_by` is checked against that
+    context, never against the sheet's cell.
     """
     path = as_path(path)
-    known = KnownIds(dataset)
+    known = KnownIds(dataset, k)
     file = str(path)
     header, rows = read_sheet(path)
     collector = ProblemCollector()
@@ -282,6 +310,8 @@ def import_sheet(path: PathArg, dataset: Dataset, *, reviewer: str | None = None
             continue
         seen[key] = row.number
         known.check(file, row.number, kind, run, qid, item_id, collector)
+        context = known.final_context(run, qid)
+        _check_context_ids(row, context, file, collector)
         if run not in runs:
             runs.append(run)
         if not row.get("verdict"):
@@ -294,7 +324,7 @@ def import_sheet(path: PathArg, dataset: Dataset, *, reviewer: str | None = None
             continue
         labeller = _labeller(row, reviewer, file, collector)
         if kind == "claim":
-            entry = _claim_entry(row, file, collector, labeller)
+            entry = _claim_entry(row, list(context or ()), file, collector, labeller)
             if entry is not None:
                 claims.setdefault(run, []).append(entry)
         else:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import ProblemCollector
-from ..loading import Dataset
+from ..judges import passages_for
+from ..loading import Dataset, SnapshotIndex
 from ..paths import SAFE_FILE_STEM, is_safe_file_stem
 
 
@@ -14,11 +15,18 @@ def _listing(names: Iterable[str]) -> str:
 
 
 class KnownIds:
-    """What a dataset holds, for checking each sheet row against it."""
+    """What a dataset holds, for checking each sheet row against it.
 
-    def __init__(self, dataset: Dataset) -> None:
+    `k` is the cut-off the sheet was exported with (`review export -k`): with it, each answer's
+    final context is the one the sheet's `context_ids` show.
+    """
+
+    def __init__(self, dataset: Dataset, k: int | None = None) -> None:
         facts = {q.id: tuple(f.id for f in q.reference_facts) for q in dataset.evalset.questions}
+        ks = dataset.cutoffs(k)
+        index = SnapshotIndex.build(dataset.snapshot)
         self.answered: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+        self._contexts: dict[tuple[str, str], tuple[str, ...]] = {}
         for run in dataset.runs:
             by_question = {}
             for res in run.results:
@@ -26,8 +34,15 @@ class KnownIds:
                     continue
                 claims = tuple(c.id or f"c{n}" for n, c in enumerate(res.claims or (), start=1))
                 by_question[res.question_id] = (claims, facts.get(res.question_id, ()))
+                passages = passages_for(res, index, ks[run.name])
+                self._contexts[run.name, res.question_id] = tuple(p.id for p in passages)
             self.answered[run.name] = by_question
         self._named: set[str] = set()
+
+    def final_context(self, run: str, qid: str) -> tuple[str, ...] | None:
+        """The IDs of the final context of `run`'s answer to `qid`, as the run file gives it
+        (None when the run did not answer the question)."""
+        return self._contexts.get((run, qid))
 
     def check(
         self,

@@ -105,11 +105,6 @@ def split_ids(cell: str) -> list[str]:
     return list(dict.fromkeys(part.strip() for part in cell.split(",") if part.strip()))
 
 
-def exported_ids(cell: str) -> list[str]:
-    """The IDs of a list cell the export wrote (`ID_SEPARATOR` between them), exactly."""
-    return cell.split(ID_SEPARATOR) if cell else []
-
-
 def _check_suffix(path: Path, option: str) -> str:
     suffix = path.suffix.lower()
     if suffix not in SHEET_SUFFIXES:
