@@ -13,6 +13,7 @@ that stage), not a mistake: the report is empty.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, get_args
@@ -101,6 +102,15 @@ class IdPatterns:
             if len(self._seen) > SUGGEST_LIMIT:
                 self._seen = None
 
+    def check_ids(self, question_ids: Iterable[str]) -> None:
+        """`see` every question ID of the evaluation set, then `check`: the request's check
+        before anything is scored (an `IdsCheck` of the engine)."""
+        for question_id in question_ids:
+            if not self._left:
+                break
+            self.see(question_id)
+        self.check()
+
     def check(self) -> None:
         """Raise `InputError` naming every pattern no question matched."""
         if not self._left:
@@ -125,21 +135,15 @@ def evaluate_selected(
     diagnosis has a selected stage (`columnar.evaluate`'s `stages`).
 
     Aggregates, slices and diagnoses then cover exactly the selected questions. An ID
-    pattern that matches no question of the dataset raises `InputError` (`IdPatterns`).
+    pattern that matches no question of the dataset raises `InputError` (`IdPatterns`),
+    before anything is scored.
     """
     from .columnar import evaluate
 
-    patterns = IdPatterns(selection.ids)
-
-    def matches(question: Question) -> bool:
-        patterns.see(question.id)
-        return selection.matches_question(question)
-
-    result = evaluate(
+    IdPatterns(selection.ids).check_ids(q.id for q in dataset.evalset.questions)
+    return evaluate(
         dataset,
-        question_filter=matches if selection.ids else selection.matches_question,
+        question_filter=selection.matches_question,
         stages=selection.stages,
         **options,  # type: ignore[arg-type]
     )
-    patterns.check()
-    return result

@@ -24,7 +24,7 @@ from .paths import PathArg, as_optional_path, as_paths
 from .schemas import LabelPolicy, Question
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation, LevelChoice, QuestionFilter
+    from .evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter
 
 Notify = Callable[[Notice], None]
 """Where a request's notes and warnings go (the command line prints them on stderr)."""
@@ -288,11 +288,12 @@ class Request:
                 from .columnar import load_and_evaluate
 
                 def score(
-                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...]
+                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...],
+                    ids_check: IdsCheck,
                 ) -> Evaluation:
                     return load_and_evaluate(
                         files.dataset, runs=files.runs, question_filter=keep,
-                        input_filter=held, stages=stages, **options,
+                        input_filter=held, stages=stages, ids_check=ids_check, **options,
                     )
             else:
                 from .columnar import evaluate_native
@@ -304,11 +305,12 @@ class Request:
                     options["executor"] = stack.enter_context(RayExecutor(self.ray_address))
 
                 def score(
-                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...]
+                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...],
+                    ids_check: IdsCheck,
                 ) -> Evaluation:
                     return evaluate_native(
                         files.dataset, snapshot, list(files.runs), question_filter=keep,
-                        input_filter=held, stages=stages, **options,
+                        input_filter=held, stages=stages, ids_check=ids_check, **options,
                     )
 
             scored = self.score_with(score, command, notify)
@@ -317,13 +319,13 @@ class Request:
 
     def score_with(
         self,
-        score: Callable[[QuestionFilter, QuestionFilter, tuple[str, ...]], Evaluation],
+        score: Callable[[QuestionFilter, QuestionFilter, tuple[str, ...], IdsCheck], Evaluation],
         command: str = "python",
         notify: Notify | None = None,
     ) -> Scored:
         """This request's questions scored by `score`, which reads the files itself.
 
-        `score(keep, held, stages)` checks every question and scores those `keep` keeps
+        `score(keep, held, stages, ids_check)` checks every question and scores those `keep` keeps
         and, of them, only those diagnosed with any of `stages` in some run (none: no stage
         condition; the engine's `stages`), in one pass; `held` keeps the questions the input
         holds for this request (the holdout left out unless included), which is what
@@ -331,19 +333,21 @@ class Request:
         are this request's (`score` scores through here): the note that the holdout was left
         out is given here; a look at it is recorded when the result is shown (`Scored.shown`).
         An ID pattern matching no question of the input raises `InputError`
-        (`filters.IdPatterns`): `held` is asked of every question, whichever reads the files.
+        (`filters.IdPatterns`) before anything is scored: `score` gives `ids_check` every
+        question ID of the evaluation set as soon as it has read them.
         """
         from .filters import IdPatterns
 
         selection = self.selection
         held: set[str] = set()
         looked: set[str] = set()  # the holdout questions scored
-        patterns = IdPatterns(selection.ids) if selection.ids else None
+        patterns = IdPatterns(selection.ids)
+        checked: list[bool] = []
 
-        def holds(question: Question) -> bool:
-            if patterns is not None:  # a holdout question left out is one of the set too
-                patterns.see(question.id)
-            return in_input(question)
+        def ids_check(question_ids: Sequence[str]) -> None:
+            # Every ID, a holdout question left out included: it is one of the set too.
+            patterns.check_ids(question_ids)
+            checked.append(True)
 
         def in_input(question: Question) -> bool:
             if question.split == HOLDOUT:
@@ -358,9 +362,9 @@ class Request:
                 looked.add(question.id)
             return True
 
-        result = score(kept, holds, selection.stages)
-        if patterns is not None:
-            patterns.check()
+        result = score(kept, in_input, selection.stages, ids_check)
+        if not checked:  # an unknown ID would have selected nothing, silently
+            raise RuntimeError("the scoring function never gave the question IDs to ids_check")
         if selection.stages and looked:  # `kept` ran before the engine's stage condition
             looked.intersection_update(_scored_ids(result))
         if self.holdout.include:

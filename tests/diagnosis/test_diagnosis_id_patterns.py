@@ -87,3 +87,36 @@ def test_evaluate_selected_refuses_an_unknown_id_before_the_stage_pass() -> None
     with pytest.raises(InputError) as caught:
         evaluate_selected(stage_dataset(), selection, metrics=["evidence_recall"])
     assert [p.found for p in caught.value.problems] == ["'q-mis' (did you mean 'q-miss'?)"]
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_an_unknown_id_is_refused_before_any_run_is_read_or_scored(
+    reader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragtriage.columnar._engine_pass as engine
+    import ragtriage.columnar._native_eval as entry
+
+    work: list[str] = []
+    read_run, score = engine.read_run_parallel, entry.evaluate
+
+    def reading(*args: object, **kwargs: object) -> object:
+        work.append("a run read")
+        return read_run(*args, **kwargs)  # type: ignore[arg-type]
+
+    def scoring(*args: object, **kwargs: object) -> object:
+        work.append("a dataset scored")
+        return score(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "read_run_parallel", reading)
+    monkeypatch.setattr(entry, "evaluate", scoring)
+    result = invoke(reader, ["evaluate", "--example", "--id", "exact-*", "--id", "nope"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"Error: 1 problem found in the input:\n{_problem(repr('nope'))}\n"
+    with pytest.raises(InputError) as caught:
+        ragtriage.evaluate_files(example=True, ids=["sso", "exact-cod"])
+    assert str(caught.value) == (
+        "1 problem found in the input:\n" + _problem("'exact-cod' (did you mean 'exact-code'?)")
+    )
+    assert work == []
+    assert invoke(reader, ["evaluate", "--example", "--id", "exact-*"]).exit_code == 0
+    assert work  # the spies see the work a known ID leads to

@@ -31,6 +31,7 @@ from ..detectors import (
 )
 from ..evaluation import (
     Evaluation,
+    IdsCheck,
     LevelChoice,
     QuestionFilter,
 )
@@ -102,6 +103,8 @@ class EngineOptions:
     workers: int | None = None
     input_filter: QuestionFilter | None = None
     """The questions the input holds for the caller (None: all; see `evaluate_native`)."""
+    ids_check: IdsCheck | None = None
+    """Given the evaluation set's question IDs once they are read, before any run is."""
     executor: Executor | None = None
     """Where the byte ranges of JSONL files are read (None: forked workers of this machine)."""
     stages: tuple[str, ...] = ()
@@ -122,6 +125,8 @@ def run_engine(
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(inputs.evalset, codes, workers, executor)
+    if options.ids_check is not None:
+        options.ids_check(ev.ids)
     n = len(ev.ids)
     if level == "auto":
         level_document = ev.level_document

@@ -18,7 +18,7 @@ from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
 from ..diagnosis import stage_names
 from ..errors import InputError, Problem, RequestError
-from ..evaluation import Evaluation, LevelChoice, QuestionFilter
+from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter
 from ..executors import Executor
 from ..holdout import keep_questions
 from ..loading import (
@@ -53,6 +53,7 @@ def evaluate_native(
     question_filter: QuestionFilter | None = None,
     stages: Sequence[str] = (),
     input_filter: QuestionFilter | None = None,
+    ids_check: IdsCheck | None = None,
     labels: Sequence[PathArg] = (),
     accept_self_labelling: bool = False,
     allow_missing: bool = False,
@@ -74,8 +75,10 @@ def evaluate_native(
     caller (None: all; `Request.score_with` leaves the holdout out unless included): results of
     the others are checked but are not read for self-labelling, as if absent from the files.
     `question_filter` must keep only such questions; `stages` keeps of those only the ones
-    diagnosed with any of these stages (see `evaluate`). `executor`: where the byte ranges of
-    JSONL files are read (`executors.RayExecutor`); None: forked workers of this machine.
+    diagnosed with any of these stages (see `evaluate`). `ids_check` is given every question
+    ID of the evaluation set as soon as they are read, before any run is read or scored (what
+    it raises ends the call). `executor`: where the byte ranges of JSONL files are read
+    (`executors.RayExecutor`); None: forked workers of this machine.
     """
     evalset = as_path(evalset)
     snapshot = as_path(snapshot)
@@ -91,15 +94,16 @@ def evaluate_native(
             question_filter=question_filter, accept_self_labelling=accept_self_labelling,
             allow_missing=allow_missing, calibrations=calibrations, workers=workers,
             input_filter=input_filter, executor=executor, stages=_stages(stages),
+            ids_check=ids_check,
         )
     except _Fallback:
         return load_and_evaluate(
             evalset, snapshot=snapshot, runs=runs, labels=labels, versions=versions,
-            input_filter=input_filter, metrics=metrics, k=k, label_policy=label_policy,
-            allow_unreviewed=allow_unreviewed, evidence_level=evidence_level,
-            question_filter=question_filter, accept_self_labelling=accept_self_labelling,
-            allow_missing=allow_missing, calibrations=calibrations, workers=workers,
-            stages=stages,
+            input_filter=input_filter, ids_check=ids_check, metrics=metrics, k=k,
+            label_policy=label_policy, allow_unreviewed=allow_unreviewed,
+            evidence_level=evidence_level, question_filter=question_filter,
+            accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
+            calibrations=calibrations, workers=workers, stages=stages,
         )
 
 
@@ -217,6 +221,7 @@ def load_and_evaluate(
     labels: Sequence[PathArg] = (),
     versions: PathArg | None = None,
     input_filter: QuestionFilter | None = None,
+    ids_check: IdsCheck | None = None,
     **options: Any,
 ) -> Evaluation:
     """Load files with the loader (a native set or an article-format file; a versions file
@@ -226,9 +231,12 @@ def load_and_evaluate(
     input is checked first (`InputError` with every problem, the others' results included),
     then the others are left out, as if absent from the files. No request policy: nothing is
     said or recorded about a holdout; `ragtriage.evaluate_files` is the call that does what
-    `ragtriage evaluate` does.
+    `ragtriage evaluate` does. `ids_check` is given every question ID of the evaluation set
+    once the files are loaded, before anything is scored.
     """
     loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels)
+    if ids_check is not None:
+        ids_check([question.id for question in loaded.evalset.questions])
     if versions is not None:
         loaded = load_versions(loaded, versions)
     if input_filter is not None:

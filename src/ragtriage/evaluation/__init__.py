@@ -8,6 +8,7 @@ from ._assemble import (
 from ._result import (
     NO_RESULT,
     Evaluation,
+    IdsCheck,
     LevelChoice,
     QuestionFilter,
     QuestionRecord,
@@ -20,6 +21,7 @@ from ._result import (
 __all__ = [
     "NO_RESULT",
     "Evaluation",
+    "IdsCheck",
     "LevelChoice",
     "QuestionFilter",
     "QuestionRecord",

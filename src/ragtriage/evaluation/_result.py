@@ -28,6 +28,9 @@ from ..schemas import LabelPolicy, Provenance, Question
 
 LevelChoice = Literal["auto", "document", "chunk", "span"]
 QuestionFilter = Callable[[Question], bool]
+IdsCheck = Callable[[Sequence[str]], None]
+"""Given every question ID of an evaluation set (holdout included, in file order) as soon as
+they are read, before any run is read or scored; what it raises ends the evaluation."""
 ViewBuilder = Callable[[Sequence[str]], tuple[QuestionView, ...]]
 """Builds the per-question views of the given question IDs of one run, in that order."""
 
