@@ -26,6 +26,15 @@ VALUE_RANGES: dict[ValueKind, tuple[float, float]] = {"ratio": (0.0, 1.0), "bool
 """The closed interval every value of a kind lies in (per question and aggregated): what a
 gate bound or an allowed drop is checked against. A new kind needs its range here."""
 
+STAGE_WHERE = {
+    "candidates": "among the candidates",
+    "context": "in the final context",
+    "cited": "cited by the answer",
+    "support": "used as support for a claim",
+}
+"""Where an item stands at each stage of a question's pipeline, as the stale and permission
+metrics' definitions word it."""
+
 
 @dataclass(frozen=True)
 class Score:

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 from ..detectors.permissions import PERMISSION_STAGES
-from ._registry import MetricSpec, register
-
-_WHERE = {
-    "candidates": "among the candidates",
-    "context": "in the final context",
-    "cited": "cited by the answer",
-    "support": "used as support for a claim",
-}
-
+from ._registry import STAGE_WHERE, MetricSpec, register
 
 for _stage in PERMISSION_STAGES:
+    _where = STAGE_WHERE[_stage]
     register(
         MetricSpec(
             name=f"permission_leak_{_stage}",
@@ -21,11 +14,11 @@ for _stage in PERMISSION_STAGES:
             direction="lower",
             averaging="macro",
             kind="boolean",
-            summary=f"Share of questions with a document the asker may not read {_WHERE[_stage]}.",
-            formula=f"1 when any document {_WHERE[_stage]} is outside the asker's access "
+            summary=f"Share of questions with a document the asker may not read {_where}.",
+            formula=f"1 when any document {_where} is outside the asker's access "
                     f"groups, else 0",
-            denominator=f"questions with user groups and at least one item {_WHERE[_stage]}",
-            not_applicable=f"no user groups on the question; nothing {_WHERE[_stage]}",
+            denominator=f"questions with user groups and at least one item {_where}",
+            not_applicable=f"no user groups on the question; nothing {_where}",
             requires=("question.user_groups", "document.access_groups", "result"),
         )
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._registry import MetricSpec, register
+from ._registry import STAGE_WHERE, MetricSpec, register
 
 if TYPE_CHECKING:  # the views load on first use, not by trec-eval
     from ._views import QuestionView
@@ -16,14 +16,7 @@ def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:
     return view.flags.stale_at(stage)
 
 
-_WHERE = {
-    "candidates": "among the candidates",
-    "context": "in the final context",
-    "cited": "cited by the answer",
-    "support": "used as support for a claim",
-}
-
-for _stage, _where in _WHERE.items():
+for _stage, _where in STAGE_WHERE.items():
     register(
         MetricSpec(
             name=f"stale_{'in_' if _stage in ('candidates', 'context') else ''}{_stage}",
