@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -184,6 +184,16 @@ class KType(click.ParamType):  # type: ignore[type-arg]
             return parse_k(raw)
         except RagtriageError as exc:
             self.fail(str(exc).splitlines()[-1].removeprefix("- "), param, ctx)
+
+
+def with_options(
+    func: Callable[..., R], options: Sequence[Callable[[Callable[..., R]], Callable[..., R]]]
+) -> Callable[..., R]:
+    """`func` with a group of click options, which `--help` lists in the order given."""
+    decorated = func
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated
 
 
 def examples(*lines: str) -> str:

@@ -27,6 +27,7 @@ from ._common import (
     run_option,
     say,
     snapshot_option,
+    with_options,
 )
 from ._filters import question_filters, versions_option
 from ._holdout import holdout_options
@@ -133,8 +134,6 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
         decorated: Callable[..., R] = holdout_options(wrapper)
         decorated = question_filters(decorated)
         decorated = versions_option(decorated)
-        for option in reversed(options):
-            decorated = option(decorated)
-        return decorated
+        return with_options(decorated, options)
 
     return decorator

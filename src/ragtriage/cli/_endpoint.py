@@ -14,6 +14,7 @@ import click
 
 from ..endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, Endpoint
 from . import _bounds as bounds
+from ._common import with_options
 
 R = TypeVar("R")
 
@@ -76,7 +77,4 @@ def endpoint_options(func: Callable[..., R]) -> Callable[..., R]:
         )
         return func(*args, endpoint=endpoint, **kwargs)
 
-    decorated: Callable[..., R] = wrapper
-    for option in reversed(_OPTIONS):
-        decorated = option(decorated)
-    return decorated
+    return with_options(wrapper, _OPTIONS)

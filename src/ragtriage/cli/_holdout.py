@@ -11,6 +11,7 @@ import click
 
 from ..holdout import DEFAULT_WARN_AFTER, HoldoutPolicy
 from . import _bounds as bounds
+from ._common import with_options
 
 R = TypeVar("R")
 
@@ -58,7 +59,4 @@ def holdout_options(func: Callable[..., R]) -> Callable[..., R]:
         )
         return func(*args, holdout=options, **kwargs)
 
-    decorated: Callable[..., R] = wrapper
-    for option in reversed(_OPTIONS):
-        decorated = option(decorated)
-    return decorated
+    return with_options(wrapper, _OPTIONS)
