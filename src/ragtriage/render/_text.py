@@ -17,20 +17,12 @@ from ..evaluation import NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line
 from ._boundaries import NEXT_ACTION_HEADER, evaluation_boundary_lines
 from ._diagnosis import slice_rows
+from ._table import TABLE_MEASURES
 
 _DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
 
 PER_QUESTION_LIMIT = 50
 """Per-question tables are printed up to this many questions; JSON always has them all."""
-
-_QUESTION_COLUMNS = (
-    "evidence_recall",
-    "fact_coverage",
-    "claim_support",
-    "citation_validity",
-    "correct_refusal",
-    "false_refusal",
-)
 
 
 def fmt_number(value: float) -> str:
@@ -101,7 +93,7 @@ def _question_rows(
 ) -> tuple[list[str], list[list[str]]]:
     run = evaluation.runs[run_index]
     chosen = evaluation.measures if measures is None else measures
-    names = [m for m in chosen if m.name in _QUESTION_COLUMNS]
+    names = [m for m in chosen if m.name in TABLE_MEASURES]
     header = ["question", "outcome", *(m.name for m in names), "diagnosis"]
     verdicts = {v.question_id: v for v in run.diagnosis.questions}
     rows = []
@@ -240,9 +232,9 @@ def render_overview(evaluation: Evaluation, width: int = 200, *, all_measures: b
     buffer = io.StringIO()
     console = _console(buffer, width)
     measures, hidden = shown_measures(evaluation, all_measures)
-    core = tuple(m for m in measures if m.name in _QUESTION_COLUMNS)
+    core = tuple(m for m in measures if m.name in TABLE_MEASURES)
     _print_summary(console, evaluation, core, hidden)
-    others = [m.name for m in measures if m.name not in _QUESTION_COLUMNS]
+    others = [m.name for m in measures if m.name not in TABLE_MEASURES]
     if others:
         _say(
             console,

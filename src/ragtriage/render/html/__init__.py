@@ -5,8 +5,9 @@ as the evaluation carries it and the comparison it is given. The charts are inli
 in Python (`_charts`), so they need no script.
 """
 
+from .._table import TABLE_MEASURES
 from ._charts import FUNNEL_STEPS, FunnelStep, funnel, funnel_svg, stages_svg
-from ._page import TABLE_MEASURES, json_for_script, render_html, report_data
+from ._page import json_for_script, render_html, report_data
 from ._palette import OKABE_ITO, STAGE_STYLES, StageStyle, stage_style
 
 __all__ = [

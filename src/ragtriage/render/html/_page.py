@@ -19,6 +19,7 @@ from ...diagnosis import next_action_rows, stage_order
 from ...evaluation import Evaluation, no_result_note
 from ...schemas import Question
 from .._boundaries import evaluation_boundary_lines
+from .._table import TABLE_MEASURES
 from ._assets import asset
 from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
@@ -80,17 +81,6 @@ def markdown_bullets(lines: Sequence[str]) -> list[tuple[Markup, list[Markup]]]:
 def _script_hash(source: str) -> str:
     digest = hashlib.sha256(source.encode("utf-8")).digest()
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
-
-
-TABLE_MEASURES: tuple[str, ...] = (
-    "evidence_recall",
-    "fact_coverage",
-    "claim_support",
-    "citation_validity",
-    "correct_refusal",
-    "false_refusal",
-)
-"""Per-question values shown in the question table (when the evaluation reports them)."""
 
 
 def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list[Any]]:
