@@ -101,25 +101,30 @@ def _rows(
             yield number, parts
 
 
-def _repeated(
-    first_line: dict[tuple[str, str], int],
+def repeated_document(
+    first_seen: dict[tuple[str, str], int],
     qid: str,
     docid: str,
     number: int,
     expected: str,
     shown: str,
     collector: ProblemCollector,
+    *,
+    unit: str = "line",
+    field: str = "document ID",
 ) -> bool:
-    # Records where each (question, document) pair first appeared; a later line is a problem.
-    first = first_line.setdefault((qid, docid), number)
+    """Record where each (question, document) pair first stood; True, with a problem naming
+    both places (`line 7: document ID`, or `row 7: docid` with `unit` and `field`), when the
+    pair stood earlier."""
+    first = first_seen.setdefault((qid, docid), number)
     if first == number:
         return False
     collector.add(
         shown,
         qid,
-        f"line {number}: document ID",
+        f"{unit} {number}: {field}",
         expected,
-        f"{docid!r} again (first on line {first})",
+        f"{docid!r} again (first on {unit} {first})",
     )
     return True
 
@@ -151,7 +156,7 @@ def parse_qrels(
             collector.add(shown, qid, f"line {number}: grade", GRADE_RANGE, repr(raw))
             continue
         expected = "each document judged once per question"
-        if _repeated(first_line, qid, docid, number, expected, shown, collector):
+        if repeated_document(first_line, qid, docid, number, expected, shown, collector):
             continue
         qrels.setdefault(qid, {})[docid] = grade
     return qrels
@@ -183,7 +188,7 @@ def parse_run(
             collector.add(shown, qid, f"line {number}: score", "a finite number", repr(raw))
             continue
         expected = "each document at most once per question"
-        if _repeated(first_line, qid, docid, number, expected, shown, collector):
+        if repeated_document(first_line, qid, docid, number, expected, shown, collector):
             continue
         run.setdefault(qid, []).append((docid, score))
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}

@@ -16,7 +16,7 @@ from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
 from ..fileio import check_input
 from ..paths import PathArg, as_path
-from .trec_files import TrecRun, ranking_key
+from .trec_files import TrecRun, ranking_key, repeated_document
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -89,15 +89,10 @@ def parse_run_parquet(
             continue
         if not qid or not docid:
             continue
-        first = first_row.setdefault((qid, docid), number)
-        if first != number:
-            collector.add(
-                shown,
-                qid,
-                f"row {number}: docid",
-                "each document at most once per question",
-                f"{docid!r} again (first on row {first})",
-            )
+        expected = "each document at most once per question"
+        if repeated_document(
+            first_row, qid, docid, number, expected, shown, collector, unit="row", field="docid"
+        ):
             continue
         run.setdefault(qid, []).append((docid, float(score)))
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
