@@ -116,28 +116,36 @@ def parse_object(model: type[M], text: str) -> M:
         ) from exc
 
 
-def _failed(text: str | None, error: str | None) -> str | None:
-    """Why there is nothing to parse (a transport failure), or None when there is a reply."""
-    return (error or "no answer") if text is None else None
+def _reply(
+    model: type[M], text: str | None, error: str | None, finish_reason: str | None
+) -> M | str:
+    """The reply as `model`, or why there is none: a transport failure (no reply) or a reply
+    that does not parse (said to be truncated when the token limit cut it)."""
+    if text is None:
+        return error or "no answer"
+    try:
+        return parse_object(model, text)
+    except ParseFailure as exc:
+        reason = f"unparseable judge answer: {exc}"
+        if finish_reason == "length":
+            return f"output truncated at the token limit; {reason}"
+        return reason
 
 
-def _truncated(reason: str, finish_reason: str | None) -> str:
-    if finish_reason == "length":
-        return f"output truncated at the token limit; {reason}"
-    return reason
+def _verdict_reason(verdict: str, reason: str) -> str | None:
+    """The judge's reason, stripped; a `cannot_judge` without one says so."""
+    if verdict == "cannot_judge" and not reason.strip():
+        return "the judge answered cannot_judge without a reason"
+    return reason.strip() or None
 
 
 def parse_outcome(
     text: str | None, error: str | None = None, finish_reason: str | None = None
 ) -> OutcomeFound:
     """The outcome task's reply as an `OutcomeFound`."""
-    failed = _failed(text, error)
-    if failed is not None or text is None:
-        return OutcomeFound(None, failed)
-    try:
-        answer = parse_object(OutcomeAnswer, text)
-    except ParseFailure as exc:
-        return OutcomeFound(None, _truncated(f"unparseable judge answer: {exc}", finish_reason))
+    answer = _reply(OutcomeAnswer, text, error, finish_reason)
+    if isinstance(answer, str):
+        return OutcomeFound(None, answer)
     return OutcomeFound(answer.outcome, answer.reason)
 
 
@@ -145,13 +153,9 @@ def parse_claims(
     text: str | None, error: str | None = None, finish_reason: str | None = None
 ) -> ClaimsFound:
     """The claim-extraction reply as a `ClaimsFound`."""
-    failed = _failed(text, error)
-    if failed is not None or text is None:
-        return ClaimsFound(None, failed)
-    try:
-        answer = parse_object(ClaimsAnswer, text)
-    except ParseFailure as exc:
-        return ClaimsFound(None, _truncated(f"unparseable judge answer: {exc}", finish_reason))
+    answer = _reply(ClaimsAnswer, text, error, finish_reason)
+    if isinstance(answer, str):
+        return ClaimsFound(None, answer)
     claims = tuple(
         ExtractedClaim(" ".join(c.text.split()), tuple(dict.fromkeys(c.citations)))
         for c in answer.claims
@@ -167,15 +171,9 @@ def parse_support(
     finish_reason: str | None = None,
 ) -> SupportVerdict:
     """The support reply as a `SupportVerdict`; supporting IDs must be passage IDs."""
-    failed = _failed(text, error)
-    if failed is not None or text is None:
-        return SupportVerdict("cannot_judge", (), failed)
-    try:
-        answer = parse_object(SupportAnswer, text)
-    except ParseFailure as exc:
-        return SupportVerdict(
-            "cannot_judge", (), _truncated(f"unparseable judge answer: {exc}", finish_reason)
-        )
+    answer = _reply(SupportAnswer, text, error, finish_reason)
+    if isinstance(answer, str):
+        return SupportVerdict("cannot_judge", (), answer)
     ids = tuple(dict.fromkeys(answer.supported_by))
     unknown = [i for i in ids if i not in passage_ids]
     if unknown:
@@ -196,26 +194,14 @@ def parse_support(
             (),
             f"judge answer rejected: {answer.verdict} with supporting IDs {', '.join(ids)}",
         )
-    reason = answer.reason.strip() or None
-    if answer.verdict == "cannot_judge" and reason is None:
-        reason = "the judge answered cannot_judge without a reason"
-    return SupportVerdict(answer.verdict, ids, reason)
+    return SupportVerdict(answer.verdict, ids, _verdict_reason(answer.verdict, answer.reason))
 
 
 def parse_coverage(
     text: str | None, error: str | None = None, finish_reason: str | None = None
 ) -> CoverageVerdict:
     """The coverage reply as a `CoverageVerdict`."""
-    failed = _failed(text, error)
-    if failed is not None or text is None:
-        return CoverageVerdict("cannot_judge", failed)
-    try:
-        answer = parse_object(CoverageAnswer, text)
-    except ParseFailure as exc:
-        return CoverageVerdict(
-            "cannot_judge", _truncated(f"unparseable judge answer: {exc}", finish_reason)
-        )
-    reason = answer.reason.strip() or None
-    if answer.verdict == "cannot_judge" and reason is None:
-        reason = "the judge answered cannot_judge without a reason"
-    return CoverageVerdict(answer.verdict, reason)
+    answer = _reply(CoverageAnswer, text, error, finish_reason)
+    if isinstance(answer, str):
+        return CoverageVerdict("cannot_judge", answer)
+    return CoverageVerdict(answer.verdict, _verdict_reason(answer.verdict, answer.reason))
