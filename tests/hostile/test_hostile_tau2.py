@@ -77,6 +77,21 @@ def test_zero_documents_or_tasks_is_an_error_not_an_empty_import(tmp_path: Path)
     assert not (tmp_path / "out").exists()
 
 
+def test_documents_or_tasks_that_are_no_array_are_named_each(tmp_path: Path) -> None:
+    with gzip.open(tmp_path / "documents.json.gz", "wt", encoding="utf-8") as handle:
+        json.dump({"id": "d1"}, handle)
+    (tmp_path / "tasks.json").write_text("3", encoding="utf-8")
+    result = run_cli("import", "tau2", tmp_path, "-o", tmp_path / "out")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "Error: 2 problems found in the input:",
+        f"- {tmp_path / 'documents.json.gz'}: (top level): expected a JSON array of documents; "
+        'found {"id": "d1"}',
+        f"- {tmp_path / 'tasks.json'}: (top level): expected a JSON array of tasks; found 3",
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_truncated_bomb_is_a_read_error(tmp_path: Path) -> None:
     _bomb(tmp_path / "documents.json.gz", 4)
     data = (tmp_path / "documents.json.gz").read_bytes()

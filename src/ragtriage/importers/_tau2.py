@@ -93,16 +93,21 @@ def _str_field(
     return value
 
 
-def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Document]:
+def _records(data: Any, what: str, label: str, collector: ProblemCollector) -> list[Any]:
+    """A file's top-level array of `what` (documents, tasks); none, with a problem, when the
+    file holds no array or an empty one."""
     if not isinstance(data, list):
-        collector.add(label, None, "(top level)", "a JSON array of documents", found_text(data))
+        collector.add(label, None, "(top level)", f"a JSON array of {what}s", found_text(data))
         return []
     if not data:
-        collector.add(label, None, "(top level)", "at least one document", "an empty array")
-        return []
+        collector.add(label, None, "(top level)", f"at least one {what}", "an empty array")
+    return data
+
+
+def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Document]:
     documents = []
     seen: set[str] = set()
-    for index, record in enumerate(data):
+    for index, record in enumerate(_records(data, "document", label, collector)):
         where = f"[{index}]"
         doc_id = _str_field(record, "id", label, where, None, collector)
         title = _str_field(record, "title", label, where, None, collector)
@@ -124,14 +129,8 @@ def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Docum
 def _questions(
     data: Any, known: set[str] | None, label: str, collector: ProblemCollector
 ) -> list[Question]:
-    if not isinstance(data, list):
-        collector.add(label, None, "(top level)", "a JSON array of tasks", found_text(data))
-        return []
-    if not data:
-        collector.add(label, None, "(top level)", "at least one task", "an empty array")
-        return []
     questions = []
-    for index, record in enumerate(data):
+    for index, record in enumerate(_records(data, "task", label, collector)):
         task_id = _str_field(record, "id", label, f"[{index}]", None, collector)
         if task_id is None:
             continue
