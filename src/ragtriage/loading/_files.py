@@ -44,6 +44,9 @@ def report_head(tool_version: str, sources: Iterable[SourceFile]) -> dict[str, A
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
+REQUIRED = "a value (required field)"
+"""What a problem expects where a required field is missing (and finds `nothing`)."""
+
 
 def display_path(path: PathArg) -> str:
     """How a path appears in reports: as given, except files shipped inside the package.
@@ -145,7 +148,7 @@ def pydantic_problems(
         field = prefix + _loc(loc, data)
         kind = item["type"]
         if kind == "missing":
-            expected, found = "a value (required field)", "nothing"
+            expected, found = REQUIRED, "nothing"
         elif kind == "extra_forbidden":
             hint = ""
             if model is not None and loc and isinstance(loc[-1], str):

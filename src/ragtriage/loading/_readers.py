@@ -27,6 +27,7 @@ from ..schemas import (
     with_default_labeller,
 )
 from ._files import (
+    REQUIRED,
     SourceFile,
     display_path,
     file_sha256,
@@ -86,6 +87,12 @@ def _split_envelope(
     return envelope, lists
 
 
+def _require(lists: dict[str, Any], key: str, label: str, collector: ProblemCollector) -> None:
+    # A file's required list (`documents`, `questions`, `results`) is a problem when absent.
+    if key not in lists:
+        collector.add(label, None, key, REQUIRED, "nothing")
+
+
 def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
     if not isinstance(data, dict):
         collector.add(label, None, "(top level)", "a JSON object", found_text(data))
@@ -119,16 +126,14 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         chunks = _validate_list(
             lists.get("chunks", []), "chunks", Chunk, "id", label, collector, "chunk"
         )
-        if "documents" not in lists:
-            collector.add(label, None, "documents", "a value (required field)", "nothing")
+        _require(lists, "documents", label, collector)
         head = validate_item(Snapshot, {**env, "documents": []}, label, collector, None)
         return (
             None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
         )
     if kind == "evalset":
         env, lists = _split_envelope(data, ("questions",))
-        if "questions" not in lists:
-            collector.add(label, None, "questions", "a value (required field)", "nothing")
+        _require(lists, "questions", label, collector)
         questions = _validate_list(
             lists.get("questions", []), "questions", Question, "id", label, collector
         )
@@ -138,8 +143,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
         )
     if kind == "run":
         env, lists = _split_envelope(data, ("results",))
-        if "results" not in lists:
-            collector.add(label, None, "results", "a value (required field)", "nothing")
+        _require(lists, "results", label, collector)
         results = _validate_list(
             lists.get("results", []), "results", QuestionResult, "question_id", label, collector
         )
