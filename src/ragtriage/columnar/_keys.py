@@ -9,18 +9,10 @@ candidates for equality and every match is confirmed on the strings themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._optional import extra_module
-
-if TYPE_CHECKING:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-else:  # imported at first use: the default install has no pyarrow
-    pa = extra_module("pyarrow", "trec", "the fast TREC reader")
-    pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
+from ._arrow import pa, pc
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 

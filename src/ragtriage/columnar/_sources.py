@@ -22,6 +22,7 @@ import numpy as np
 from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
 from ..fileio import open_input
+from ._arrow import pa, pc, pcsv
 from ._trec import (
     _ODD_SPACE,
     _checked_size,
@@ -34,16 +35,10 @@ from ._trec import (
 )
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    _Batch = tuple[pa.Array, pa.Array, np.ndarray]
+    from ._arrow import Batch
 else:  # imported at first use: the default install has no pyarrow
-    pa = extra_module("pyarrow", "trec", "the fast TREC reader")
-    pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
-    pcsv = extra_module("pyarrow.csv", "trec", "the fast TREC reader")
     pq = extra_module("pyarrow.parquet", "parquet", "reading a Parquet run")
 
 _RUN_NAMES = ("qid", "q0", "docid", "rank", "score", "tag")
@@ -184,7 +179,7 @@ def lean_layout(path: Path) -> bool:
     return ascii_only and b"\t" not in head and b"\r" not in head
 
 
-def _batches(path: Path, lean: bool = False) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+def _batches(path: Path, lean: bool = False) -> Iterator[Batch]:
     try:
         if _checked_size(path) == 0:
             return
@@ -197,7 +192,7 @@ def _batches(path: Path, lean: bool = False) -> Iterator[tuple[pa.Array, pa.Arra
 
 def _parsed(
     path: Path, source: pa.NativeFile, lean: bool
-) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray]]:
+) -> Iterator[Batch]:
     """Parsed, checked batches. The question ID column is checked per run of equal IDs by
     the consumer (`_stream`); Q0, rank and tag are read as bytes (no text is made of them)
     and must be printable ASCII: other bytes send the file to the line reader. `lean`:
@@ -255,7 +250,7 @@ def _printable_ascii(chunk: pa.Array) -> bool:
     return int(text.min()) > 0x20 and int(text.max()) < 0x80
 
 
-def _parquet_batches(path: Path) -> Iterator[_Batch]:
+def _parquet_batches(path: Path) -> Iterator[Batch]:
     """Batches of a Parquet run (columns qid, docid, score), checked like text batches."""
     from ..formats.trec_parquet import PARQUET_COLUMNS, schema_problems
 
@@ -296,7 +291,7 @@ class _Prefetch:
     """Iterates in a second thread, started at once, so the run is parsed while the qrels
     are read and while earlier batches are checked (pyarrow and numpy release the GIL)."""
 
-    def __init__(self, items: Iterator[_Batch], ahead: int = 8) -> None:
+    def __init__(self, items: Iterator[Batch], ahead: int = 8) -> None:
         self._queue: Queue[tuple[str, object]] = Queue(maxsize=ahead)
         self._stop = threading.Event()
         self._items = items
@@ -325,7 +320,7 @@ class _Prefetch:
                 continue
         return False
 
-    def __iter__(self) -> Iterator[_Batch]:
+    def __iter__(self) -> Iterator[Batch]:
         try:
             while True:
                 kind, payload = self._queue.get()

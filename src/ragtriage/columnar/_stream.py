@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._optional import extra_module, has_extra, require_extra
+from .._optional import has_extra, require_extra
 from ..errors import InputError
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
+from ._arrow import pa, pc
 from ._keys import IdKeys, id_keys, key_width, mix
 from ._sources import (
     FileDigest,
@@ -53,13 +54,7 @@ from ._trec import (
 )
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    _Batch = tuple[pa.Array, pa.Array, np.ndarray]
-else:  # imported at first use: the default install has no pyarrow
-    pa = extra_module("pyarrow", "trec", "the fast TREC reader")
-    pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
+    from ._arrow import Batch
 
 _SMALL_JUDGED = 16
 """Up to this many judgements per question, rows are matched by direct comparison."""
@@ -335,9 +330,9 @@ _BATCHES_AT_ONCE = 4
 """Batches checked and matched in one call (fewer calls, each over a few megabytes)."""
 
 
-def _stream(judged: _Judged, batches: Iterable[_Batch], depth: int) -> _Sink:
+def _stream(judged: _Judged, batches: Iterable[Batch], depth: int) -> _Sink:
     sink = _Sink(depth, len(judged.question_values), _grade_type(judged.grade))
-    held: list[_Batch] = []
+    held: list[Batch] = []
     for batch in batches:
         qid = batch[0]
         sink.rows += len(qid)
@@ -358,11 +353,11 @@ def _stream(judged: _Judged, batches: Iterable[_Batch], depth: int) -> _Sink:
     return sink
 
 
-def _head(batch: _Batch, stop: int) -> _Batch:
+def _head(batch: Batch, stop: int) -> Batch:
     return batch[0].slice(0, stop), batch[1].slice(0, stop), batch[2][:stop]
 
 
-def _joined(parts: list[_Batch]) -> _Batch:
+def _joined(parts: list[Batch]) -> Batch:
     """The rows of consecutive parts as one batch (one copy; none for one part)."""
     if len(parts) == 1:
         return parts[0]

@@ -15,26 +15,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._optional import extra_module
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import MAX_GRADE, MIN_GRADE, check_input, iter_lines, open_input
 from ..formats.trec_files import GRADE_PATTERN, Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
+from ._arrow import pa, pc, pcsv
 from ._keys import IdKeys, mix
-
-if TYPE_CHECKING:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pcsv
-else:  # imported at first use: the default install has no pyarrow
-    pa = extra_module("pyarrow", "trec", "the fast TREC reader")
-    pc = extra_module("pyarrow.compute", "trec", "the fast TREC reader")
-    pcsv = extra_module("pyarrow.csv", "trec", "the fast TREC reader")
 
 
 @dataclass(frozen=True)
