@@ -9,7 +9,6 @@ times. The ledger is never part of a scored report, so reports stay byte-identic
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -21,7 +20,7 @@ from typing import Literal
 from pydantic import Field
 
 from .errors import InputError, Problem, ProblemCollector
-from .fileio import parse_json, text_lines
+from .fileio import json_line, parse_json, text_lines
 from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
 from .schemas import Question, StrictModel
@@ -184,7 +183,7 @@ def record_look(
         command=command,
         holdout_questions=count,
     )
-    line = json.dumps(entry.model_dump(), sort_keys=True, ensure_ascii=False) + "\n"
+    line = json_line(entry.model_dump()) + "\n"
     try:
         with path.open("a+b") as handle:
             # A ledger edited by hand may lack its last line end: the entry then starts a

@@ -9,7 +9,7 @@ See `docs/files.md`.
 """
 
 from ._decode import decode, strip_bom
-from ._json_text import json_text, json_text_table
+from ._json_text import json_line, json_text, json_text_table
 from ._limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_BYTES,
@@ -56,6 +56,7 @@ __all__ = [
     "depth_problem",
     "file_problem",
     "iter_lines",
+    "json_line",
     "json_lines",
     "json_text",
     "json_text_table",

@@ -62,6 +62,11 @@ def json_text(data: Any) -> str:
         return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
+def json_line(data: Any) -> str:
+    """One JSONL record: sorted keys, UTF-8 kept readable, on one line (without its newline)."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
 def json_text_table(
     data: dict[str, Any],
     key: str,

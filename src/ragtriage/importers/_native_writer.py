@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from ..fileio import json_text, make_folder, write_text
+from ..fileio import json_line, json_text, make_folder, write_text
 from ..paths import PathArg, as_path
 from ..schemas import EvalSet, Run, Snapshot
 
 _LISTS = {"snapshot": ("documents", "chunks"), "evalset": ("questions",), "run": ("results",)}
-
-
-def _line(data: Any) -> str:
-    """One JSONL record: sorted keys, UTF-8 kept readable, on one line."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
 def native_text(model: Snapshot | EvalSet | Run, jsonl: bool) -> str:
@@ -24,9 +16,9 @@ def native_text(model: Snapshot | EvalSet | Run, jsonl: bool) -> str:
         return json_text(data)
     lists = _LISTS[data["kind"]]
     header = {key: value for key, value in data.items() if key not in lists}
-    lines = [_line(header)]
+    lines = [json_line(header)]
     for key in lists:
-        lines.extend(_line(item) for item in data[key])
+        lines.extend(json_line(item) for item in data[key])
     return "\n".join(lines) + "\n"
 
 

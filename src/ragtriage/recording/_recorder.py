@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -15,7 +14,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector
-from ..fileio import make_folder
+from ..fileio import json_line, make_folder
 from ..loading import pydantic_problems, read_file
 from ..paths import as_path
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader
@@ -34,11 +33,6 @@ Scalar = str | int | float | bool
 
 def _component(value: Component | str | None) -> Component | None:
     return Component(name=value) if isinstance(value, str) else value
-
-
-def _dumps(data: Any) -> str:
-    # The same serialisation as the importers' native writer: sorted keys, UTF-8 kept.
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
 def _differences(prefix: str, expected: Any, found: Any) -> list[tuple[str, Any, Any]]:
@@ -144,9 +138,9 @@ class Recorder(StageWrappers):
                         str(self.path),
                         None,
                         f"line 1: {field}",
-                        f"{_dumps(want)} (this recorder's header; record into a new file "
+                        f"{json_line(want)} (this recorder's header; record into a new file "
                         "to change the run's conditions)",
-                        _dumps(got),
+                        json_line(got),
                     )
                     for field, want, got in diffs
                 ]
@@ -179,7 +173,7 @@ class Recorder(StageWrappers):
         make_folder(self.path.parent)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if not resumed:
-            self._append(_dumps(self.header.model_dump(mode="json")))
+            self._append(json_line(self.header.model_dump(mode="json")))
 
     def _append(self, line: str) -> None:
         # One write of the whole line on an O_APPEND descriptor: a killed process leaves the
@@ -246,7 +240,7 @@ class Recorder(StageWrappers):
                 f"{self.path}: record() takes a QuestionResult (ragtriage.schemas); found "
                 f"{type(result).__name__}"
             )
-        line = _dumps(result.model_dump(mode="json"))
+        line = json_line(result.model_dump(mode="json"))
         with self._lock:
             if result.question_id in self._recorded:
                 raise RecordingError(

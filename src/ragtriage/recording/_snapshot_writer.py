@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -10,16 +9,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import ProblemCollector
-from ..fileio import json_text
+from ..fileio import json_line, json_text
 from ..paths import PathArg, as_path
 from ..schemas import Document, Snapshot
 
 Scalar = str | int | float | bool
-
-
-def _line(data: Any) -> str:
-    """One JSONL record: sorted keys, UTF-8 kept readable, on one line."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
 def write_snapshot(
@@ -51,7 +45,7 @@ def write_snapshot(
             if jsonl:
                 head = header.model_dump(mode="json")
                 del head["documents"], head["chunks"]
-                handle.write(_line(head) + "\n")
+                handle.write(json_line(head) + "\n")
             for index, item in enumerate(documents):
                 try:
                     doc = item if isinstance(item, Document) else Document.model_validate(item)
@@ -74,7 +68,7 @@ def write_snapshot(
                 count += 1
                 data = doc.model_dump(mode="json")
                 if jsonl:
-                    handle.write(_line(data) + "\n")
+                    handle.write(json_line(data) + "\n")
                 else:
                     kept.append(data)
             if not jsonl:
