@@ -19,7 +19,7 @@ import orjson
 
 from ..detectors import fresh_labels
 from ..metrics import CLAIM_STATES, COUNTED, FACT_STATES, FRESH
-from ..schemas import CONTEXT_HASH, LabelPolicy, agreed_verdict, counted_labels
+from ..schemas import CONTEXT_HASH, LabelPolicy, agreed_verdict, counted_labels, record_kind
 from ._native_checks import (
     CLAIM_KEYS,
     CLAIM_LABEL_KEYS,
@@ -37,11 +37,6 @@ Label = dict[str, Any]
 _CLAIM_CODE: dict[str, int] = {state: code for code, state in enumerate(CLAIM_STATES)}
 _FACT_CODE: dict[str, int] = {state: code for code, state in enumerate(FACT_STATES)}
 _UNLABELLED_FACT = _FACT_CODE["unlabelled"]
-
-
-def _kind(label: Label) -> str:
-    kind: str = label["labeller"]["kind"]
-    return kind
 
 
 _ALL = FRESH | COUNTED
@@ -70,7 +65,7 @@ def _tally(
             marks.extend(_marks(labels, labels, chosen))
     else:
         fresh = fresh_labels(labels, hash_now)
-        chosen = counted_labels(fresh, policy, _kind)
+        chosen = counted_labels(fresh, policy, record_kind)
         marks.extend(_marks(labels, fresh, chosen))
     verdict = agreed_verdict([lab["verdict"] for lab in chosen])
     return codes["unlabelled" if verdict is None else verdict], chosen
@@ -277,7 +272,7 @@ class Reviews:
                     in_context = set(context)
                 if not in_context.issuperset(within):
                     raise _Fallback("supported_by")
-            chosen = counted_labels(labels, policy, _kind)
+            chosen = counted_labels(labels, policy, record_kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled claim")
             chosen_claims.append((labels, chosen))
@@ -332,7 +327,7 @@ class Reviews:
                 fact_state.append(_UNLABELLED_FACT)
                 fact_marks_n.append(0)
                 continue
-            chosen = counted_labels(found, policy, _kind)
+            chosen = counted_labels(found, policy, record_kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled fact")
             fact_state.append(_tally(found, chosen, hash_now, policy, _FACT_CODE, fact_marks)[0])

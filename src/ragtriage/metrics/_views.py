@@ -22,7 +22,7 @@ from ..detectors import (
     texts_of,
 )
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import Question, QuestionResult
+from ..schemas import Question, QuestionResult, record_kind
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
@@ -259,11 +259,6 @@ Label = Mapping[str, Any]
 """A claim or fact label as parsed JSON."""
 
 
-def _kind(label: Label) -> str:
-    kind: str = label["labeller"]["kind"]
-    return kind
-
-
 def build_view(
     question: Question,
     record: Mapping[str, Any],
@@ -306,7 +301,7 @@ def build_view(
                     tuple(claim.get("citations", ())),
                     state,
                     support,
-                    _kind(chosen[0]) if chosen else None,
+                    record_kind(chosen[0]) if chosen else None,
                     tuple(dict.fromkeys(lab["labeller"]["name"] for lab in chosen)),
                 )
             )
@@ -319,7 +314,7 @@ def build_view(
         if len(fresh) < len(mine):
             stale.append(fact.id)
         facts.append(
-            FactView(intern(fact.id), FACT_STATES[code], _kind(chosen[0]) if chosen else None)
+            FactView(intern(fact.id), FACT_STATES[code], record_kind(chosen[0]) if chosen else None)
         )
     return QuestionView(
         question,

@@ -32,6 +32,7 @@ from ._labels import (
     LabelSet,
     agreed_verdict,
     counted_labels,
+    record_kind,
     valid_labeller,
     with_default_labeller,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "counted_labels",
     "is_schema_version",
     "json_schema",
+    "record_kind",
     "schema_text",
     "valid_labeller",
     "with_default_labeller",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError, model_validator
@@ -34,6 +34,12 @@ def counted_labels(
     kinds = [kind(lab) for lab in labels]
     wanted = policy if policy != "human-first" else ("human" if "human" in kinds else "judge")
     return [lab for lab, found in zip(labels, kinds, strict=True) if found == wanted]
+
+
+def record_kind(label: Mapping[str, Any]) -> str:
+    """A label record's (parsed JSON's) labeller kind: `counted_labels`' `kind` for records."""
+    kind: str = label["labeller"]["kind"]
+    return kind
 
 
 def agreed_verdict(verdicts: Sequence[str]) -> str | None:
