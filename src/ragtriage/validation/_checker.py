@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ..errors import Problem
-from ..loading import Dataset
+from ..loading import Dataset, SnapshotIndex
 
 _ARTICLE_FIELDS = {
     "candidates": "retrievedIds",
@@ -20,6 +20,8 @@ _ARTICLE_FIELDS = {
     "documents": "corpus",
     "questions": "cases",
 }
+
+_SNAPSHOT_IDS = "IDs of documents or chunks in the snapshot"
 
 
 def dupes(values: Iterable[str]) -> list[str]:
@@ -47,3 +49,12 @@ class Checker:
                 field = field.replace("." + native, "." + article)
             field = self.run_prefix + field
         self.problems.append(Problem(file, qid, field, expected, found))
+
+    def unknown_ids(
+        self, file: str, qid: str | None, field: str, ids: Iterable[str], index: SnapshotIndex
+    ) -> None:
+        """Record a problem per ID that names no document or chunk of the snapshot, with the
+        closest known ID when one is near (`SnapshotIndex.unknown`)."""
+        for item in ids:
+            if not index.known(item):
+                self.add(file, qid, field, _SNAPSHOT_IDS, index.unknown(item))

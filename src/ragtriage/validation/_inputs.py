@@ -138,28 +138,13 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
                     "no repeated ID within a group",
                     f"{dup!r} more than once",
                 )
-            for item in group.any_of:
-                if not index.known(item):
-                    c.add(
-                        file,
-                        q.id,
-                        f"required_evidence[{gi}]",
-                        "IDs of documents or chunks in the snapshot",
-                        index.unknown(item),
-                    )
+            c.unknown_ids(file, q.id, f"required_evidence[{gi}]", group.any_of, index)
         if ds.article:
             for dup in dupes(i for g in q.required_evidence for i in g.any_of):
                 c.add(file, q.id, "required_evidence", "no repeated ID", f"{dup!r} more than once")
         for fact in q.reference_facts:
-            for item in fact.evidence:
-                if not index.known(item):
-                    c.add(
-                        file,
-                        q.id,
-                        f"reference_facts[id={fact.id}].evidence",
-                        "IDs of documents or chunks in the snapshot",
-                        index.unknown(item),
-                    )
+            field = f"reference_facts[id={fact.id}].evidence"
+            c.unknown_ids(file, q.id, field, fact.evidence, index)
         if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
             c.add(
                 file,

@@ -29,15 +29,7 @@ def _check_ranking(
 ) -> None:
     for dup in dupes(ids):
         c.add(file, res.question_id, field, "each ID at most once", f"{dup!r} more than once")
-    for item in dict.fromkeys(ids):
-        if not index.known(item):
-            c.add(
-                file,
-                res.question_id,
-                field,
-                "IDs of documents or chunks in the snapshot",
-                index.unknown(item),
-            )
+    c.unknown_ids(file, res.question_id, field, dict.fromkeys(ids), index)
 
 
 def _kind(label: ClaimLabel | FactLabel) -> str:
