@@ -18,8 +18,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property
-from typing import NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -95,14 +94,26 @@ class QuestionDetails:
         self._stale_fact = _any_stale(run.fact_labels)
         self._context, self._context_at = run.context
         self._recorded_found = run.recorded_found
-        self._recorded = np.bincount(
-            _owner(self._context_at)[run.context_flag >= 0], minlength=run.row.size
-        ) > 0
+        owner = _owner(self._context_at)
+        self._recorded = (
+            np.bincount(owner[run.context_flag >= 0], minlength=run.row.size) > 0
+        ).tolist()
+        # The sensitive findings of each snapshot text a context shows, by code (those with
+        # any), found once for the run here (before any worker is forked); per result:
+        # whether such a text is in its context.
+        side = run.context_flag < 0
+        self._snapshot_labels = {
+            code: labels for code in np.unique(self._context[side]).tolist()
+            if (labels := snapshot_found(code))
+        }
+        labelled = np.zeros(len(ids) + 1, dtype=bool)
+        labelled[list(self._snapshot_labels)] = True
+        self._shows_labelled = (
+            np.bincount(owner[side & labelled[self._context]], minlength=run.row.size) > 0
+        ).tolist()
         self._answer_found = run.answer_found
         self._latency, self._cost = run.latency_ms.tolist(), run.cost_usd.tolist()
-        self._stage_flags, self._flagged, self._snapshot_found = (
-            stage_flags, flagged, snapshot_found,
-        )
+        self._stage_flags, self._flagged = stage_flags, flagged
 
     def tags(self, row: int) -> tuple[str, ...]:
         """The tags of question `row`, each tag's text held once for every question (a record
@@ -232,16 +243,16 @@ class QuestionDetails:
     def _context_found(self, result: int) -> tuple[str, ...]:
         """The sensitive findings of a result's final-context texts, each as `ID:label`: its
         recorded text's, else the snapshot's."""
+        recorded = self._recorded[result]
+        if not (recorded or self._shows_labelled[result]):
+            return ()
         start, end = int(self._context_at[result]), int(self._context_at[result + 1])
         codes = self._context[start:end].tolist()
-        recorded = (
-            self._recorded_found[start:end].tolist() if self._recorded[result]
-            else [None] * len(codes)
-        )
+        texts = self._recorded_found[start:end].tolist() if recorded else [None] * len(codes)
         out: list[str] = []
-        ids, snapshot_found = self._ids, self._snapshot_found
-        for code, found in zip(codes, recorded, strict=True):
-            labels = snapshot_found(code) if found is None else found
+        ids, snapshot_labels = self._ids, self._snapshot_labels
+        for code, found in zip(codes, texts, strict=True):
+            labels = snapshot_labels.get(code, ()) if found is None else found
             if labels:
                 item = ids[code]
                 out += [f"{item}:{label}" for label in labels]
@@ -272,6 +283,22 @@ class _Evidence(NamedTuple):
     first: tuple[tuple[int | None, int | None, int | None], ...]
 
 
+T = TypeVar("T")
+
+
+class _once(Generic[T]):
+    """A property computed when first read and then kept on the instance: what
+    `functools.cached_property` does, without the lock Python 3.11 takes on each first read
+    (a lock per row part of a million rows)."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self._compute, self._name = compute, compute.__name__
+
+    def __get__(self, row: Any, owner: Any = None) -> T:
+        value = row.__dict__[self._name] = self._compute(row)
+        return value
+
+
 class StageRow:
     """One question row's result as the diagnosis explanations read it
     (`diagnosis.StageInputs`), each part put together from the arrays when first asked."""
@@ -281,7 +308,7 @@ class StageRow:
         self.k: int | None = of._k
         self.context_derived = bool(of._derived[result])
 
-    @cached_property
+    @_once
     def question(self) -> _Question:
         of, row = self._of, self._row
         ev, ids, alt_at = of._ev, of._ids, of._alt_at
@@ -301,11 +328,11 @@ class StageRow:
         outcome = int(self._of._outcome[self._result])
         return None if outcome < 0 else _OUTCOME_NAMES[outcome]
 
-    @cached_property
+    @_once
     def candidates(self) -> tuple[str, ...]:
         return self._of._listed(self._of._candidates, self._result)
 
-    @cached_property
+    @_once
     def reranked(self) -> tuple[str, ...] | None:
         of, result = self._of, self._result
         return of._listed(of._reranked, result) if of._has_reranked[result] else None
@@ -315,11 +342,11 @@ class StageRow:
         reranked = self.reranked
         return self.candidates if reranked is None else reranked
 
-    @cached_property
+    @_once
     def context(self) -> tuple[str, ...]:
         return self._of._listed((self._of._context, self._of._context_at), self._result)
 
-    @cached_property
+    @_once
     def evidence(self) -> _Evidence:
         of, row = self._of, self._row
         groups = of._ev.group_offsets
@@ -332,7 +359,7 @@ class StageRow:
     def missing_groups(self) -> tuple[int, ...]:
         return tuple(n for n, at in enumerate(self.evidence.first) if at[2] is None)
 
-    @cached_property
+    @_once
     def claims(self) -> tuple[_Claim, ...]:
         of, result = self._of, self._result
         c0, c1 = int(of._claims[result]), int(of._claims[result + 1])
@@ -343,7 +370,7 @@ class StageRow:
             )
         )
 
-    @cached_property
+    @_once
     def facts(self) -> tuple[_Fact, ...]:
         of, row = self._of, self._row
         facts = of._ev.facts[row]

@@ -299,12 +299,12 @@ class Explained:
             start, end = marks_at[result], marks_at[result + 1]
             if start == end and result not in reached:
                 return NO_FLAGS
-            seen: list[dict[str, None]] = [{} for _ in range(_KINDS * stages)]
+            seen: dict[int, dict[str, None]] = {}
             for key, code in zip(mark_key[start:end].tolist(), mark_code[start:end].tolist(),
                                  strict=True):
-                seen[key][ids[code]] = None  # first seen first, once
+                seen.setdefault(key, {})[ids[code]] = None  # first seen first, once
             stale, leaked, wrong = (
-                tuple(tuple(seen[_KINDS * n + kind]) for n in range(stages))
+                tuple(tuple(seen.get(_KINDS * n + kind, ())) for n in range(stages))
                 for kind in range(_KINDS)
             )
             return StageFlags(stale, leaked, wrong, result in reached, result in obeyed)
