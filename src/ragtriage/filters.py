@@ -19,10 +19,10 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, get_args
 
 from .errors import SUGGEST_LIMIT, InputError, Problem, Suggestions, found_text
-from .schemas import Question, Split
+from .schemas import Split
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation
+    from .evaluation import Evaluation, QuestionFields
     from .loading import Dataset
 
 
@@ -58,7 +58,7 @@ class QuestionSelection:
         """True when nothing is filtered."""
         return not (self.tags or self.splits or self.stages or self.ids)
 
-    def matches_question(self, question: Question) -> bool:
+    def matches_question(self, question: QuestionFields) -> bool:
         """The tag, split and ID conditions (everything that needs no diagnosis)."""
         if self.tags and not set(self.tags) & set(question.tags):
             return False
@@ -139,11 +139,12 @@ def evaluate_selected(
     before anything is scored.
     """
     from .columnar import evaluate
+    from .evaluation import FieldFilter
 
     IdPatterns(selection.ids).check_ids(q.id for q in dataset.evalset.questions)
     return evaluate(
         dataset,
-        question_filter=selection.matches_question,
+        question_filter=FieldFilter(selection.matches_question),
         stages=selection.stages,
         **options,  # type: ignore[arg-type]
     )

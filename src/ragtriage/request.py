@@ -21,10 +21,10 @@ from .executors import ExecutorName
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, ledger_path
 from .paths import PathArg, as_optional_path, as_paths
-from .schemas import LabelPolicy, Question
+from .schemas import LabelPolicy
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter
+    from .evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFields, QuestionFilter
 
 Notify = Callable[[Notice], None]
 """Where a request's notes and warnings go (the command line prints them on stderr)."""
@@ -336,6 +336,7 @@ class Request:
         (`filters.IdPatterns`) before anything is scored: `score` gives `ids_check` every
         question ID of the evaluation set as soon as it has read them.
         """
+        from .evaluation import FieldFilter
         from .filters import IdPatterns
 
         selection = self.selection
@@ -349,20 +350,20 @@ class Request:
             patterns.check_ids(question_ids)
             checked.append(True)
 
-        def in_input(question: Question) -> bool:
+        def in_input(question: QuestionFields) -> bool:
             if question.split == HOLDOUT:
                 held.add(question.id)
                 return self.holdout.include
             return True
 
-        def kept(question: Question) -> bool:
+        def kept(question: QuestionFields) -> bool:
             if not (in_input(question) and selection.matches_question(question)):
                 return False
             if question.split == HOLDOUT:
                 looked.add(question.id)
             return True
 
-        result = score(kept, in_input, selection.stages, ids_check)
+        result = score(FieldFilter(kept), FieldFilter(in_input), selection.stages, ids_check)
         if not checked:  # an unknown ID would have selected nothing, silently
             raise RuntimeError("the scoring function never gave the question IDs to ids_check")
         if selection.stages and looked:  # `kept` ran before the engine's stage condition

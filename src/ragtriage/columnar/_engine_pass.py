@@ -13,8 +13,9 @@ made by the entry points (`_native_eval`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from ..detectors import (
 )
 from ..evaluation import (
     Evaluation,
+    FieldFilter,
     IdsCheck,
     LevelChoice,
     QuestionFilter,
@@ -112,6 +114,35 @@ class EngineOptions:
     stages (primary or secondary) in at least one run (empty: no stage condition)."""
 
 
+class _Fields(NamedTuple):
+    """A question's ID, tags and split, as the reader read them (for a `FieldFilter`)."""
+
+    id: str
+    tags: Sequence[str]
+    split: str
+
+
+def _filtered(
+    question_filter: QuestionFilter | None, input_filter: QuestionFilter | None,
+    questions: QuestionModels, fields: Callable[[int], _Fields],
+) -> Iterator[tuple[int, bool, bool]]:
+    """Per question row, in order: whether `question_filter` keeps it and `input_filter` holds
+    it (None: every question). `FieldFilter`s are given the question's ID, tags and split as
+    read (`fields`); any other filter its model, read a chunk at a time."""
+    if isinstance(question_filter, FieldFilter | None) and isinstance(
+        input_filter, FieldFilter | None
+    ):
+        for row in range(len(questions.ids)):
+            read = fields(row)
+            yield (row, question_filter is None or question_filter(read),
+                   input_filter is None or input_filter(read))
+        return
+    for models in questions.chunks():
+        for row, question in models.items():
+            yield (row, question_filter is None or question_filter(question),
+                   input_filter is None or input_filter(question))
+
+
 @no_cycle_collection()  # millions of acyclic objects: the collector would only scan them
 def run_engine(
     inputs: EngineInputs, chosen: tuple[Measure, ...], options: EngineOptions
@@ -170,21 +201,24 @@ def run_engine(
         del stages
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
-    ids, evalset_id = ev.ids, ev.evalset_id
+    ids, evalset_id, tags, splits = ev.ids, ev.evalset_id, ev.tags, ev.split
     # The explanations need none of these (at a million questions, several hundred MB).
     del ev, matcher, flags, sensitive, answered
     # Every check has passed: the questions are read as models only where they are used,
-    # a chunk at a time: here for a filter, else by the explanations.
+    # a chunk at a time: here for a filter other than a `FieldFilter` (the request's are
+    # field filters), else by the explanations that need a view.
     questions = QuestionModels(inputs.evalset, ids)
     rows: list[int] = list(range(n))
     held = np.ones(n, dtype=bool)
     if question_filter is not None or input_filter is not None:
         rows = []
-        for models in questions.chunks():
-            for row, question in models.items():
-                if question_filter is None or question_filter(question):
-                    rows.append(row)
-                held[row] = input_filter is None or input_filter(question)
+        for row, kept, holds in _filtered(
+            question_filter, input_filter, questions,
+            lambda row: _Fields(ids[row], tags[row], splits[row]),
+        ):
+            if kept:
+                rows.append(row)
+            held[row] = holds
     if options.stages:  # decided here, before any explanation is built
         rows = rows_with_stages(rows, read, options.stages, questions, index, labels)
     out = [

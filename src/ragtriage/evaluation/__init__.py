@@ -8,8 +8,10 @@ from ._assemble import (
 from ._result import (
     NO_RESULT,
     Evaluation,
+    FieldFilter,
     IdsCheck,
     LevelChoice,
+    QuestionFields,
     QuestionFilter,
     QuestionRecord,
     RunEvaluation,
@@ -21,8 +23,10 @@ from ._result import (
 __all__ = [
     "NO_RESULT",
     "Evaluation",
+    "FieldFilter",
     "IdsCheck",
     "LevelChoice",
+    "QuestionFields",
     "QuestionFilter",
     "QuestionRecord",
     "RunEvaluation",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .._version import __version__
 from ..calibration import LabelSources
@@ -28,6 +28,34 @@ from ..schemas import LabelPolicy, Provenance, Question
 
 LevelChoice = Literal["auto", "document", "chunk", "span"]
 QuestionFilter = Callable[[Question], bool]
+"""Keeps a question (True) or leaves it out; a `FieldFilter` reads only its ID, tags and
+split."""
+
+
+class QuestionFields(Protocol):
+    """What a `FieldFilter` reads of a question (a `Question` has it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def tags(self) -> Sequence[str]: ...
+    @property
+    def split(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class FieldFilter:
+    """A question filter that reads only a question's ID, tags and split: the engine calls it
+    on those as it read them, and parses no question as a model for it (any other filter is
+    given each question's model)."""
+
+    keep: Callable[[QuestionFields], bool]
+    """True: the question is kept."""
+
+    def __call__(self, question: QuestionFields) -> bool:
+        return self.keep(question)
+
+
 IdsCheck = Callable[[Sequence[str]], None]
 """Given every question ID of an evaluation set (holdout included, in file order) as soon as
 they are read, before any run is read or scored; what it raises ends the evaluation."""
