@@ -134,3 +134,40 @@ def test_missing_policy_file(tmp_path: Path) -> None:
     assert _messages(path) == [
         f"{path}: (file): expected an existing policy file; found no such file"
     ]
+
+
+def test_malformed_and_meaningless_rules_are_listed_together(tmp_path: Path) -> None:
+    # a wrong type in one rule does not hide an unknown stage, slice or bound in the others
+    path = _write(
+        tmp_path,
+        """
+[[threshold]]
+metric = "evidence_recall"
+min = "0.5"
+[[threshold]]
+metric = "ndcg@10"
+max = 2
+[[block]]
+stage = "permission_leak"
+slice = "tag:"
+[latency]
+p95_ms = -5
+""",
+    )
+    assert _messages(path) == [
+        f"{path}: threshold[0].min: expected a valid number; found '0.5'",
+        f"{path}: latency.p95_ms: expected greater than 0; found -5",
+        f"{path}: block[0].slice: expected `all`, `tag:NAME` or `split:dev|regression|holdout`; "
+        "found 'tag:'",
+        f"{path}: threshold[1].max: expected a bound from 0 to 1 (ndcg range); found 2",
+    ]
+
+
+def test_a_policy_without_rules_also_lists_its_malformed_fields(tmp_path: Path) -> None:
+    path = _write(tmp_path, 'schema_version = "1"\nname = 5\n')
+    assert _messages(path) == [
+        f"{path}: (policy): expected at least one rule ([block], [no_regression], [threshold], "
+        "[drop], [latency], [cost], [sensitive]); found no rules",
+        f"{path}: schema_version: expected 1; found '1'",
+        f"{path}: name: expected a valid string; found 5",
+    ]

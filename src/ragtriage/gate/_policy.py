@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -178,18 +178,63 @@ class LoadedPolicy:
         return tuple(dict.fromkeys(parse_measure(n).name for n in names))
 
 
+_M = TypeVar("_M", bound=_PolicyModel)
+
+
+def _valid(model: type[_M], value: object) -> _M | None:
+    try:
+        return model.model_validate(value)
+    except ValidationError:
+        return None  # its problems come from the whole policy's validation
+
+
+def _valid_list(model: type[_M], value: object) -> list[tuple[int, _M]]:
+    if not isinstance(value, list):
+        return []
+    rules = ((i, _valid(model, item)) for i, item in enumerate(value))
+    return [(i, rule) for i, rule in rules if rule is not None]
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The rules of a policy that are well-formed on their own, each with its index in the
+    file: the meaning checks run on them even when another part of the file is malformed,
+    so one pass reports every problem."""
+
+    block: list[tuple[int, BlockRule]]
+    threshold: list[tuple[int, ThresholdRule]]
+    drop: list[tuple[int, DropRule]]
+    sensitive: list[tuple[int, SensitiveRule]]
+    no_regression: NoRegressionRule | None
+    latency: LatencyBudget | None
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> _Rules:
+        """The well-formed rules of a policy file's parsed data."""
+        no_regression = data.get("no_regression")
+        latency = data.get("latency")
+        return cls(
+            _valid_list(BlockRule, data.get("block")),
+            _valid_list(ThresholdRule, data.get("threshold")),
+            _valid_list(DropRule, data.get("drop")),
+            _valid_list(SensitiveRule, data.get("sensitive")),
+            None if no_regression is None else _valid(NoRegressionRule, no_regression),
+            None if latency is None else _valid(LatencyBudget, latency),
+        )
+
+
 def _semantic(
-    policy: Policy, file: str, collector: ProblemCollector, stages: tuple[str, ...]
+    policy: _Rules, file: str, collector: ProblemCollector, stages: tuple[str, ...]
 ) -> None:
-    metrics = [(f"threshold[{i}].metric", r.metric) for i, r in enumerate(policy.threshold)]
-    metrics += [(f"drop[{i}].metric", r.metric) for i, r in enumerate(policy.drop)]
+    metrics = [(f"threshold[{i}].metric", r.metric) for i, r in policy.threshold]
+    metrics += [(f"drop[{i}].metric", r.metric) for i, r in policy.drop]
     for field, metric in metrics:
         try:
             parse_measure(metric, file)
         except InputError as exc:
             for p in exc.problems:
                 collector.add(file, None, field, p.expected, p.found)
-    for i, block in enumerate(policy.block):
+    for i, block in policy.block:
         if block.stage not in stages or block.stage == "ok":
             collector.add(
                 file,
@@ -198,9 +243,9 @@ def _semantic(
                 f"a diagnosis stage ({', '.join(s for s in stages if s != 'ok')})",
                 repr(block.stage),
             )
-    slices = [(f"block[{i}].slice", r.slice) for i, r in enumerate(policy.block)]
-    slices += [(f"threshold[{i}].slice", r.slice) for i, r in enumerate(policy.threshold)]
-    slices += [(f"sensitive[{i}].slice", r.slice) for i, r in enumerate(policy.sensitive)]
+    slices = [(f"block[{i}].slice", r.slice) for i, r in policy.block]
+    slices += [(f"threshold[{i}].slice", r.slice) for i, r in policy.threshold]
+    slices += [(f"sensitive[{i}].slice", r.slice) for i, r in policy.sensitive]
     for field, value in slices:
         if not _SLICE.match(value):
             collector.add(
@@ -210,7 +255,7 @@ def _semantic(
                 "`all`, `tag:NAME` or `split:dev|regression|holdout`",
                 repr(value),
             )
-    for i, rule in enumerate(policy.threshold):
+    for i, rule in policy.threshold:
         if rule.min is None and rule.max is None:
             collector.add(file, None, f"threshold[{i}]", "`min`, `max` or both", "neither")
         elif rule.min is not None and rule.max is not None and rule.min > rule.max:
@@ -219,7 +264,7 @@ def _semantic(
             )
         for bound in ("min", "max"):
             _in_range(file, f"threshold[{i}].{bound}", rule.metric, getattr(rule, bound), collector)
-    for i, drop in enumerate(policy.drop):
+    for i, drop in policy.drop:
         if drop.max_drop is None and not drop.significant:
             collector.add(
                 file, None, f"drop[{i}]", "`max_drop`, `significant = true` or both", "neither"
@@ -303,11 +348,12 @@ def load_policy(path: PathArg) -> LoadedPolicy:
         ) from None
     data = parse_toml(decode(raw, file), file)
     _no_rules(data, file, collector)
-    collector.raise_if_any()
+    policy: Policy | None = None
     try:
         policy = Policy.model_validate(data)
     except ValidationError as exc:
-        raise InputError(pydantic_problems(exc, file, None)) from None
-    _semantic(policy, file, collector, stage_order())
-    collector.raise_if_any()
+        collector.extend(pydantic_problems(exc, file, None))
+    _semantic(_Rules.of(data), file, collector, stage_order())
+    if policy is None or collector.problems:
+        raise InputError(collector.problems)
     return LoadedPolicy(policy, file, hashlib.sha256(raw).hexdigest())
