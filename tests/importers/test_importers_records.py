@@ -289,3 +289,19 @@ def test_csv_cells_longer_than_the_csv_module_default_are_read(tmp_path: Path) -
     assert [len(c.text) for c in data.run.results[0].context] == [200_000, 5]
     assert data.evalset.questions[0].required_evidence[0].any_of == [text_id(long_context)]
     assert csv.field_size_limit() == 131_072  # restored after the read
+
+
+def test_an_id_that_is_not_a_non_empty_string_is_refused_not_renumbered(tmp_path: Path) -> None:
+    records = [
+        {**SEED_RECORD, "id": 7},
+        {**SEED_RECORD, "id": ""},
+        {**SEED_RECORD, "id": None},  # absent in Ragas records: numbered
+    ]
+    path = _file(tmp_path, "ids.json", records)
+    with pytest.raises(InputError) as caught:
+        import_records(path, "ragas")
+    expected = "expected a non-empty string (or no `id`: records are numbered q0001, q0002, ...)"
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: question 'q0001': [0].id: {expected}; found 7",
+        f"{path}: question 'q0002': [1].id: {expected}; found ''",
+    ]

@@ -152,6 +152,15 @@ def _convert(
     record = normalised
     raw_id = record.get("id")
     qid: str = raw_id if isinstance(raw_id, str) and raw_id else f"q{number:04d}"
+    if raw_id is not None and qid != raw_id:
+        # numbering it instead would drop the ID the user gave, and its links to their data
+        c.add(
+            label,
+            qid,
+            f"{where}.id",
+            "a non-empty string (or no `id`: records are numbered q0001, q0002, ...)",
+            found_text(raw_id),
+        )
     allowed = {
         *dialect.question,
         dialect.contexts,
