@@ -305,3 +305,32 @@ def test_an_id_that_is_not_a_non_empty_string_is_refused_not_renumbered(tmp_path
         f"{path}: question 'q0001': [0].id: {expected}; found 7",
         f"{path}: question 'q0002': [1].id: {expected}; found ''",
     ]
+
+
+def test_a_context_twice_in_one_record_is_refused_not_merged(tmp_path: Path) -> None:
+    records = [
+        {
+            "user_input": "Q?",
+            "retrieved_contexts": ["a", "b", "a"],
+            "response": "A.",
+            "reference_contexts": ["b", "b"],
+        },
+        {
+            "user_input": "Q?",
+            "retrieved_contexts": ["a", "b"],
+            "retrieved_context_ids": ["d1", "d1"],
+            "reference_context_ids": ["d1"],
+        },
+    ]
+    path = _file(tmp_path, "twice.json", records)
+    with pytest.raises(InputError) as caught:
+        import_records(path, "ragas")
+    expected = "expected each context at most once per record"
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: question 'q0001': [0].reference_contexts[1]: {expected}; "
+        "found 'b' again (first at [0])",
+        f"{path}: question 'q0001': [0].retrieved_contexts[2]: {expected}; "
+        "found 'a' again (first at [0])",
+        f"{path}: question 'q0002': [1].retrieved_context_ids[1]: {expected}; "
+        "found 'd1' again (first at [0])",
+    ]

@@ -87,6 +87,31 @@ def _optional_text(
     return value
 
 
+def _each_once(
+    ids: list[str],
+    shown: list[str],
+    field: str,
+    label: str,
+    where: str,
+    qid: str,
+    c: ProblemCollector,
+) -> bool:
+    """Whether no context appears twice in one list; a repeat is reported with both places
+    (the native run holds each ID once per list, so merging them would change the input)."""
+    first: dict[str, int] = {}
+    for n, item_id in enumerate(ids):
+        earlier = first.setdefault(item_id, n)
+        if earlier != n:
+            c.add(
+                label,
+                qid,
+                f"{where}.{field}[{n}]",
+                "each context at most once per record",
+                f"{found_text(shown[n])} again (first at [{earlier}])",
+            )
+    return len(first) == len(ids)
+
+
 class _Builder:
     def __init__(self, label: str, collector: ProblemCollector) -> None:
         self.label = label
@@ -118,14 +143,22 @@ def _reference_ids(
     """IDs of the record's reference contexts: given, or derived from their texts."""
     label, c = b.label, b.c
     if dialect.reference_ids and (dialect.ids_required or dialect.reference_ids in record):
-        return _ids(record, dialect.reference_ids, label, where, qid, c)
+        given = _ids(record, dialect.reference_ids, label, where, qid, c)
+        if given is None or not _each_once(
+            given, given, dialect.reference_ids, label, where, qid, c
+        ):
+            return None
+        return given
     if dialect.reference_texts and dialect.reference_texts in record:
         texts = _strings(record, dialect.reference_texts, label, where, qid, c)
         if texts is None:
             return None
         for n, text in enumerate(texts):
             b.context(text_id(text), text, f"{where}.{dialect.reference_texts}[{n}]", qid)
-        return [text_id(text) for text in texts]
+        ids = [text_id(text) for text in texts]
+        return (
+            ids if _each_once(ids, texts, dialect.reference_texts, label, where, qid, c) else None
+        )
     names = " or ".join(k for k in (dialect.reference_ids, dialect.reference_texts) if k)
     c.add(
         label, qid, where, f"the reference contexts ({names}) to score retrieval against", "nothing"
@@ -229,9 +262,16 @@ def _convert(
             )
             return None
     reference_ids = _reference_ids(dialect, record, where, qid, b)
-    if not present or contexts is None or reference_ids is None:
+    ids: list[str] | None = None
+    if contexts is not None:
+        if context_ids is not None and dialect.context_ids:
+            ids, field, shown = context_ids, dialect.context_ids, context_ids
+        else:
+            ids, field, shown = [text_id(t) for t in contexts], dialect.contexts, contexts
+        if not _each_once(ids, shown, field, label, where, qid, c):
+            ids = None
+    if not present or contexts is None or ids is None or reference_ids is None:
         return None
-    ids = context_ids if context_ids is not None else [text_id(t) for t in contexts]
     for n, (item_id, text) in enumerate(zip(ids, contexts, strict=True)):
         b.context(item_id, text, f"{where}.{dialect.contexts}[{n}]", qid)
     for item_id in reference_ids:
@@ -249,17 +289,16 @@ def _convert(
         id=qid,
         text=record[present[0]],
         answerability="answerable" if reference_ids else "unanswerable",
-        required_evidence=[EvidenceGroup(any_of=[i]) for i in dict.fromkeys(reference_ids)],
+        required_evidence=[EvidenceGroup(any_of=[i]) for i in reference_ids],
         reference_facts=[ReferenceFact(id="reference", text=reference)]
         if reference and reference.strip()
         else [],
     )
-    unique = list(dict.fromkeys(ids))
     answered = response is not None and bool(response.strip())
     result = QuestionResult(
         question_id=qid,
-        candidates=[RankedItem(id=i) for i in unique],
-        context=[ContextItem(id=i, text=b.texts[i]) for i in unique],
+        candidates=[RankedItem(id=i) for i in ids],
+        context=[ContextItem(id=i, text=b.texts[i]) for i in ids],
         answer=response if answered else None,
         outcome="answered" if answered else None,
         claims=None,
