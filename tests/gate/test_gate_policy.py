@@ -171,3 +171,21 @@ def test_a_policy_without_rules_also_lists_its_malformed_fields(tmp_path: Path) 
         f"{path}: schema_version: expected 1; found '1'",
         f"{path}: name: expected a valid string; found 5",
     ]
+
+
+def test_a_json_policy_is_read_as_json(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(
+        '{"name": "json policy", "threshold": [{"metric": "ndcg@10", "min": 1}]}', encoding="utf-8"
+    )
+    loaded = load_policy(path)
+    assert (loaded.policy.name, loaded.metrics()) == ("json policy", ("ndcg@10",))
+    path.write_text('{"threshold": {"metric": "evidence_recal", "min": 0.5}}', encoding="utf-8")
+    assert _messages(path) == [
+        f"{path}: threshold: expected a valid list; found "
+        '{"metric": "evidence_recal", "min": 0.5}'
+    ]
+    path.write_text("[]", encoding="utf-8")
+    assert _messages(path) == [
+        f"{path}: (top level): expected a JSON object holding the policy's sections; found []"
+    ]

@@ -40,7 +40,8 @@ from .compare import baseline_option, candidate_help
     "--policy",
     type=click.Path(path_type=Path),
     default=None,
-    help="Release policy (TOML). Default with --example: the example's policy.",
+    help="Release policy (TOML; JSON when the name ends in .json). Default with --example:"
+    " the example's policy.",
 )
 @click.option(
     "--candidate",

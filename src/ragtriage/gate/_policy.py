@@ -1,16 +1,18 @@
-"""The release policy file (TOML): a strict pydantic model, read with every problem listed."""
+"""The release policy file (TOML, or JSON when named `*.json`): a strict pydantic model, read
+with every problem listed."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from ..errors import InputError, Problem, ProblemCollector
-from ..fileio import decode, parse_toml, read_bytes
+from ..errors import InputError, Problem, ProblemCollector, found_text
+from ..fileio import decode, parse_json, parse_toml, read_bytes
 from ..loading import pydantic_problems
 from ..metrics import lookup, parse_measure
 from ..paths import PathArg, as_path
@@ -331,6 +333,23 @@ def _no_rules(data: dict[str, Any], file: str, collector: ProblemCollector) -> N
         )
 
 
+def _is_json(path: Path) -> bool:
+    return path.suffix.lower() == ".json"
+
+
+def _parse(path: Path, text: str, file: str) -> dict[str, Any]:
+    """A policy's sections: a `.json` file is JSON (as a versions file may be), any other TOML."""
+    if not _is_json(path):
+        return parse_toml(text, file)
+    if not text.strip():
+        return {}  # refused as an empty policy, as an empty TOML file is
+    data = parse_json(text, file)
+    if not isinstance(data, dict):
+        expected = "a JSON object holding the policy's sections"
+        raise InputError([Problem(file, None, "(top level)", expected, found_text(data))])
+    return data
+
+
 def load_policy(path: PathArg) -> LoadedPolicy:
     """Read and check a policy file; raise `InputError` naming file, field, expected and found."""
     path = as_path(path)
@@ -339,14 +358,15 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     file = str(path)
     collector = ProblemCollector()
     try:
-        raw = read_bytes(path, file, what="a TOML document")
+        what = "a JSON document" if _is_json(path) else "a TOML document"
+        raw = read_bytes(path, file, what=what)
     except InputError as exc:
         if exc.problems[0].found != "no such file":
             raise
         raise InputError(
             [Problem(file, None, "(file)", "an existing policy file", "no such file")]
         ) from None
-    data = parse_toml(decode(raw, file), file)
+    data = _parse(path, decode(raw, file), file)
     _no_rules(data, file, collector)
     policy: Policy | None = None
     try:
