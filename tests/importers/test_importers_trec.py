@@ -169,3 +169,20 @@ def test_qrels_and_run_ids_must_exist_in_a_given_snapshot(tmp_path: Path) -> Non
     data = import_trec(qrels, [run], snapshot=fine)
     assert data.snapshot is fine and data.evalset.snapshot_id == "mine"
     assert data.runs[0].provenance.snapshot_id == "mine"
+
+
+def test_a_qrels_or_run_without_a_line_to_import_is_refused(tmp_path: Path) -> None:
+    # an empty evaluation set or run is never what was meant: name each such file
+    qrels, run = _files(tmp_path)
+    empty_qrels, comments_run = tmp_path / "empty.qrels", tmp_path / "c.run"
+    empty_qrels.write_text("", encoding="utf-8")
+    comments_run.write_text("# header\n\n   \n# end\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        import_trec(empty_qrels, [run, comments_run])
+    assert [p.message() for p in caught.value.problems] == [
+        f"{empty_qrels}: (file): expected at least one judgement line (question ID, iteration,"
+        " document ID, grade); found an empty file",
+        f"{comments_run}: (file): expected at least one run line (question ID, Q0, document ID,"
+        " rank, score, run tag); found only 2 comment line(s)",
+    ]
+    assert [q.id for q in import_trec(qrels, [run]).evalset.questions] == ["q1", "q2"]

@@ -9,6 +9,8 @@ from pathlib import Path
 from ..errors import InputError, Problem, ProblemCollector
 from ..formats.trec_files import (
     FIRST_TOKEN,
+    QRELS_FIELDS,
+    RUN_FIELDS,
     TOKEN,
     TrecRun,
     is_token,
@@ -47,8 +49,18 @@ def import_trec(
     qrels = as_path(qrels)
     runs = as_paths(runs)
     collector = ProblemCollector()
-    judged = parse_qrels(qrels, collector)
-    parsed: list[tuple[Path, TrecRun]] = [(path, parse_run(path, collector)) for path in runs]
+    comments: list[int] = []
+    before = len(collector.problems)
+    judged = parse_qrels(qrels, collector, comments=comments)
+    if not judged and len(collector.problems) == before:
+        _nothing_read(collector, qrels, "judgement", QRELS_FIELDS, comments)
+    parsed: list[tuple[Path, TrecRun]] = []
+    for path in runs:
+        comments, before = [], len(collector.problems)
+        ranked = parse_run(path, collector, comments=comments)
+        if not ranked and len(collector.problems) == before:
+            _nothing_read(collector, path, "run", RUN_FIELDS, comments)
+        parsed.append((path, ranked))
     collector.raise_if_any()
     merged: TrecRun = {}
     for _, ranked in parsed:
@@ -101,6 +113,20 @@ def import_trec(
         for path, ranked in parsed
     )
     return ImportedTrec(snap, evalset, native)
+
+
+def _nothing_read(
+    collector: ProblemCollector,
+    path: Path,
+    what: str,
+    fields: Sequence[str],
+    comments: list[int],
+) -> None:
+    """A file without a single line to import would give an empty evaluation set or run."""
+    found = f"only {len(comments)} comment line(s)" if comments else "an empty file"
+    collector.add(
+        str(path), None, "(file)", f"at least one {what} line ({', '.join(fields)})", found
+    )
 
 
 def evalset_to_qrels(evalset: EvalSet) -> dict[str, dict[str, int]]:
