@@ -186,3 +186,19 @@ def test_a_qrels_or_run_without_a_line_to_import_is_refused(tmp_path: Path) -> N
         " rank, score, run tag); found only 2 comment line(s)",
     ]
     assert [q.id for q in import_trec(qrels, [run]).evalset.questions] == ["q1", "q2"]
+
+
+def test_run_questions_the_qrels_do_not_judge_are_refused(tmp_path: Path) -> None:
+    # the evaluation set holds the qrels' questions, so `evaluate` would refuse such a run;
+    # q3's qrels line is malformed (reported as such), so its ranking is not called extra
+    qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
+    qrels.write_text(QRELS + "q3 0 d5 high\n", encoding="utf-8")
+    run.write_text(RUN + "q3 Q0 d5 1 1 sys\nqX Q0 d1 1 2 sys\nqA Q0 d1 1 2 sys\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        import_trec(qrels, [run])
+    expected = "expected a question the qrels judge (the evaluation set holds only those)"
+    assert [p.message() for p in caught.value.problems] == [
+        f"{qrels}: question 'q3': line 5: grade: expected an integer; found 'high'",
+        f"{run}: question 'qA': question ID: {expected}; found not in the qrels",
+        f"{run}: question 'qX': question ID: {expected}; found not in the qrels",
+    ]

@@ -51,7 +51,8 @@ def import_trec(
     collector = ProblemCollector()
     comments: list[int] = []
     before = len(collector.problems)
-    judged = parse_qrels(qrels, collector, comments=comments)
+    judged_ids: set[str] = set()  # every qrels line's question, valid or not
+    judged = parse_qrels(qrels, collector, seen=judged_ids, comments=comments)
     if not judged and len(collector.problems) == before:
         _nothing_read(collector, qrels, "judgement", QRELS_FIELDS, comments)
     parsed: list[tuple[Path, TrecRun]] = []
@@ -61,6 +62,10 @@ def import_trec(
         if not ranked and len(collector.problems) == before:
             _nothing_read(collector, path, "run", RUN_FIELDS, comments)
         parsed.append((path, ranked))
+        for qid in sorted(set(ranked) - judged_ids) if judged_ids else ():
+            # the evaluation set holds the qrels' questions only: `evaluate` would refuse it
+            expected = "a question the qrels judge (the evaluation set holds only those)"
+            collector.add(str(path), qid, "question ID", expected, "not in the qrels")
     collector.raise_if_any()
     merged: TrecRun = {}
     for _, ranked in parsed:
