@@ -397,3 +397,36 @@ def test_export_refuses_ids_a_trec_file_cannot_hold(tmp_path: Path) -> None:
         f"- <command line>: --run-tag: expected {field}; found 'my tag'",
     ])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.json", "r.json"]
+
+
+def test_cli_trec_eval_refuses_an_empty_qrels_or_run(tmp_path: Path) -> None:
+    # an empty qrels scored no question and exited 0; an empty run with --allow-missing
+    # scored every question 0
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    empty, comments = tmp_path / "empty.txt", tmp_path / "comments.txt"
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 1.5 t\n", encoding="utf-8")
+    empty.write_text("", encoding="utf-8")
+    comments.write_text("# written by hand\n\n", encoding="utf-8")
+    qrels_expected = (
+        "expected at least one judgement line (question ID, iteration, document ID, grade)"
+    )
+    run_expected = (
+        "expected at least one run line (question ID, Q0, document ID, rank, score, run tag)"
+    )
+    cases = {
+        (empty, empty): [
+            f"- {empty}: (file): {qrels_expected}; found an empty file",
+            f"- {empty}: (file): {run_expected}; found an empty file",
+        ],
+        (comments, run): [f"- {comments}: (file): {qrels_expected}; found only 1 comment line(s)"],
+        (tmp_path / "none.txt", comments): [
+            f"- {tmp_path / 'none.txt'}: (file): expected an existing file; found no such file",
+            f"- {comments}: (file): {run_expected}; found only 1 comment line(s)",
+        ],
+    }
+    for (q, r), lines in cases.items():
+        result = CliRunner().invoke(cli, ["trec-eval", str(q), str(r), "--allow-missing"])
+        assert (result.exit_code, result.output.splitlines()[1:]) == (2, lines)
+    ok = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    assert ok.exit_code == 0

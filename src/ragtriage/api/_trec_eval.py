@@ -4,11 +4,11 @@ does not need, so the command imports only the TREC reader and scorer)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from ..errors import RequestError
+from ..errors import InputError, Problem, RequestError
 from ..executors import ExecutorName
-from ..paths import PathArg
+from ..paths import PathArg, as_path
 
 if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
@@ -31,6 +31,7 @@ def trec_eval_files(
 
     if ray_address is not None and executor != "ray":
         raise RequestError("--ray-address needs --executor ray")
+    _refuse_empty(qrels, run)
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
     if executor == "ray":
@@ -41,3 +42,27 @@ def trec_eval_files(
     return evaluate_trec(
         qrels, run, metrics=chosen, policy=policy, engine=LocalExecutor(), averaging=averaging
     )
+
+
+def _refuse_empty(qrels: PathArg, run: PathArg) -> None:
+    """An empty qrels (or run) file would score no question (or every one as an empty
+    ranking) and exit 0: refused first, with any file that cannot be read (a pair without
+    an empty file goes on to the reader, which reports every problem of both)."""
+    from ..formats import first_line_problem
+
+    files: list[tuple[PathArg, Literal["qrels", "run"]]] = [(qrels, "qrels")]
+    if not as_path(run).name.endswith(".parquet"):
+        files.append((run, "run"))
+    problems: list[Problem] = []
+    empty = False
+    for path, kind in files:
+        try:
+            problem = first_line_problem(path, kind)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        if problem is not None:
+            problems.append(problem)
+            empty = True
+    if empty:
+        raise InputError(problems)

@@ -3,6 +3,8 @@
 from .trec_files import (
     Qrels,
     TrecRun,
+    first_line_problem,
+    nothing_to_read,
     parse_qrels,
     parse_run,
     qrels_to_evalset,
@@ -18,6 +20,8 @@ from .trec_files import (
 __all__ = [
     "Qrels",
     "TrecRun",
+    "first_line_problem",
+    "nothing_to_read",
     "parse_qrels",
     "parse_run",
     "qrels_to_evalset",

@@ -23,9 +23,9 @@ import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from ..errors import InputError, ProblemCollector
+from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import MAX_GRADE, MIN_GRADE, text_lines, write_text
 from ..paths import PathArg, as_path
 
@@ -192,6 +192,35 @@ def parse_run(
             continue
         run.setdefault(qid, []).append((docid, score))
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
+
+
+def nothing_to_read(label: str, kind: Literal["qrels", "run"], comments: int) -> Problem:
+    """The problem of a qrels or run file without one line to read (empty, or only comments):
+    it would give an empty evaluation set or run, never what was meant."""
+    what, fields = ("judgement", QRELS_FIELDS) if kind == "qrels" else ("run", RUN_FIELDS)
+    return Problem(
+        label,
+        None,
+        "(file)",
+        f"at least one {what} line ({', '.join(fields)})",
+        f"only {comments} comment line(s)" if comments else "an empty file",
+    )
+
+
+def first_line_problem(path: PathArg, kind: Literal["qrels", "run"]) -> Problem | None:
+    """`nothing_to_read`'s problem when the file has no line but blanks and comments, else None.
+
+    Reads up to the first such line (a usual file: one line); raises `InputError` for a file
+    that cannot be read (missing, not UTF-8, ...).
+    """
+    path = as_path(path)
+    comments = 0
+    for _number, line in text_lines(path, str(path)):
+        parts = line.split()
+        if parts and not parts[0].startswith("#"):
+            return None
+        comments += bool(parts)
+    return nothing_to_read(str(path), kind, comments)
 
 
 def read_qrels(path: PathArg) -> Qrels:

@@ -9,11 +9,10 @@ from pathlib import Path
 from ..errors import InputError, Problem, ProblemCollector
 from ..formats.trec_files import (
     FIRST_TOKEN,
-    QRELS_FIELDS,
-    RUN_FIELDS,
     TOKEN,
     TrecRun,
     is_token,
+    nothing_to_read,
     parse_qrels,
     parse_run,
     qrels_to_evalset,
@@ -54,13 +53,13 @@ def import_trec(
     judged_ids: set[str] = set()  # every qrels line's question, valid or not
     judged = parse_qrels(qrels, collector, seen=judged_ids, comments=comments)
     if not judged and len(collector.problems) == before:
-        _nothing_read(collector, qrels, "judgement", QRELS_FIELDS, comments)
+        collector.extend([nothing_to_read(str(qrels), "qrels", len(comments))])
     parsed: list[tuple[Path, TrecRun]] = []
     for path in runs:
         comments, before = [], len(collector.problems)
         ranked = parse_run(path, collector, comments=comments)
         if not ranked and len(collector.problems) == before:
-            _nothing_read(collector, path, "run", RUN_FIELDS, comments)
+            collector.extend([nothing_to_read(str(path), "run", len(comments))])
         parsed.append((path, ranked))
         for qid in sorted(set(ranked) - judged_ids) if judged_ids else ():
             # the evaluation set holds the qrels' questions only: `evaluate` would refuse it
@@ -118,20 +117,6 @@ def import_trec(
         for path, ranked in parsed
     )
     return ImportedTrec(snap, evalset, native)
-
-
-def _nothing_read(
-    collector: ProblemCollector,
-    path: Path,
-    what: str,
-    fields: Sequence[str],
-    comments: list[int],
-) -> None:
-    """A file without a single line to import would give an empty evaluation set or run."""
-    found = f"only {len(comments)} comment line(s)" if comments else "an empty file"
-    collector.add(
-        str(path), None, "(file)", f"at least one {what} line ({', '.join(fields)})", found
-    )
 
 
 def evalset_to_qrels(evalset: EvalSet) -> dict[str, dict[str, int]]:
