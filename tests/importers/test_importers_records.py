@@ -334,3 +334,18 @@ def test_a_context_twice_in_one_record_is_refused_not_merged(tmp_path: Path) -> 
         f"{path}: question 'q0002': [1].retrieved_context_ids[1]: {expected}; "
         "found 'd1' again (first at [0])",
     ]
+
+
+def test_a_csv_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
+    # each record kept one of the two cells and dropped the other unseen
+    path = tmp_path / "cases.csv"
+    path.write_text(
+        "input,actual_output,context,retrieval_context,context\n"
+        "Q?,A.,one,one|two,two\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        import_records(path, "deepeval")
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: header: expected each column name once; found 'context' in columns 3, 5",
+    ]

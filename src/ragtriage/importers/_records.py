@@ -74,6 +74,18 @@ def _csv_rows(raw: str, label: str, collector: ProblemCollector) -> list[tuple[s
         header = next(rows, None)
         if header is None:
             return []
+        columns: dict[str, list[int]] = {}
+        for number, name in enumerate(header, start=1):
+            columns.setdefault(name, []).append(number)
+        repeated = {name: at for name, at in columns.items() if len(at) > 1}
+        for name, at in repeated.items():
+            # a record would keep one of the cells and drop the others unseen
+            where = ", ".join(str(n) for n in at)
+            collector.add(
+                label, None, "header", "each column name once", f"{name!r} in columns {where}"
+            )
+        if repeated:
+            return []
         records: list[tuple[str, Any]] = []
         for number, row in enumerate(rows, start=1):
             if not any(cell.strip() for cell in row):
