@@ -126,3 +126,15 @@ def test_real_data_imports_and_bm25_reproduces_the_published_recall(tmp_path: Pa
         recalls.append(len(required & found) / len(required))
     # The published bm25s figure on this data is 0.259 (recall@10, query = scenario text).
     assert round(sum(recalls) / len(recalls), 4) == 0.2588
+
+
+def test_a_task_id_used_twice_is_refused(tmp_path: Path) -> None:
+    # two questions of one ID made an evaluation set that no command could load
+    tasks = [*TASKS, {**TASKS[0], "user_scenario": {"instructions": "Other."}}]
+    with pytest.raises(InputError) as info:
+        import_tau2(_write(tmp_path / "dup", DOCS, tasks))
+    tasks_file = tmp_path / "dup" / "tasks.json"
+    assert [p.message() for p in info.value.problems] == [
+        f"{tasks_file}: question 'task_1': [1].id: expected unique task IDs; "
+        "found 'task_1' again (first at [0])"
+    ]

@@ -130,10 +130,20 @@ def _questions(
     data: Any, known: set[str] | None, label: str, collector: ProblemCollector
 ) -> list[Question]:
     questions = []
+    first: dict[str, int] = {}
     for index, record in enumerate(_records(data, "task", label, collector)):
         task_id = _str_field(record, "id", label, f"[{index}]", None, collector)
         if task_id is None:
             continue
+        earlier = first.setdefault(task_id, index)
+        if earlier != index:
+            collector.add(
+                label,
+                task_id,
+                f"[{index}].id",
+                "unique task IDs",
+                f"{task_id!r} again (first at [{earlier}])",
+            )
         scenario = record.get("user_scenario")
         instructions = _str_field(
             scenario if isinstance(scenario, dict) else None,
