@@ -430,3 +430,26 @@ def test_cli_trec_eval_refuses_an_empty_qrels_or_run(tmp_path: Path) -> None:
         assert (result.exit_code, result.output.splitlines()[1:]) == (2, lines)
     ok = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
     assert ok.exit_code == 0
+
+
+def test_a_field_count_names_a_separator_trec_eval_does_not_split_at(tmp_path: Path) -> None:
+    # "q1 0 d\u00a0x 1" shows 4 fields; the no-break space made it 5, so the message says so
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d\u00a0x 1\nq1 0 d\x1cy 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d\u3000x 1 2 t\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    qrels_fields = "4 whitespace-separated fields (question ID, iteration, document ID, grade)"
+    run_fields = (
+        "6 whitespace-separated fields (question ID, Q0, document ID, rank, score, run tag)"
+    )
+    assert (result.exit_code, result.output.splitlines()[1:]) == (
+        2,
+        [
+            f"- {qrels}: question 'q1': line 1: expected {qrels_fields}; found 5 fields,"
+            " split also at U+00A0 NO-BREAK SPACE (column 7)",
+            f"- {qrels}: question 'q1': line 2: expected {qrels_fields}; found 5 fields,"
+            " split also at U+001C (column 7)",
+            f"- {run}: question 'q1': line 1: expected {run_fields}; found 7 fields,"
+            " split also at U+3000 IDEOGRAPHIC SPACE (column 8)",
+        ],
+    )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -57,7 +58,7 @@ def ranking_key(item: tuple[str, float]) -> tuple[float, bytes]:
 
 def _lines(
     path: Path, label: str, collector: ProblemCollector, comments: list[int] | None = None
-) -> Iterator[tuple[int, list[str]]]:
+) -> Iterator[tuple[int, str, list[str]]]:
     try:
         for number, line in text_lines(path, label):
             parts = line.split()
@@ -65,13 +66,33 @@ def _lines(
                 if comments is not None:
                     comments.append(number)
             elif parts:
-                yield number, parts
+                yield number, line, parts
     except InputError as exc:
         collector.extend(exc.problems)
 
 
+_C_SPACE = frozenset(" \t\n\v\f\r")
+"""The separators of C's `isspace` (trec_eval's); `str.split` also splits at others."""
+
+
+def _other_separator(line: str) -> str:
+    """`, split also at U+00A0 NO-BREAK SPACE (column 3)` for the first separator of the line
+    that is not one of C's (often invisible, or unlike a space: the fields a user sees are not
+    the ones counted), else ``."""
+    for column, char in enumerate(line, start=1):
+        if char.isspace() and char not in _C_SPACE:
+            code = f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()
+            return f", split also at {code} (column {column})"
+    return ""
+
+
 def _field_count(
-    parts: list[str], fields: Sequence[str], number: int, label: str, collector: ProblemCollector
+    line: str,
+    parts: list[str],
+    fields: Sequence[str],
+    number: int,
+    label: str,
+    collector: ProblemCollector,
 ) -> bool:
     if len(parts) == len(fields):
         return True
@@ -80,7 +101,7 @@ def _field_count(
         parts[0] if parts else None,
         f"line {number}",
         f"{len(fields)} whitespace-separated fields ({', '.join(fields)})",
-        f"{len(parts)} field{'s' if len(parts) != 1 else ''}",
+        f"{len(parts)} field{'s' if len(parts) != 1 else ''}{_other_separator(line)}",
     )
     return False
 
@@ -94,10 +115,10 @@ def _rows(
     comments: list[int] | None = None,
 ) -> Iterator[tuple[int, list[str]]]:
     # Every non-blank line's question ID goes to `seen`, even when the line is then rejected.
-    for number, parts in _lines(path, shown, collector, comments):
+    for number, line, parts in _lines(path, shown, collector, comments):
         if seen is not None:
             seen.add(parts[0])
-        if _field_count(parts, fields, number, shown, collector):
+        if _field_count(line, parts, fields, number, shown, collector):
             yield number, parts
 
 
