@@ -202,3 +202,24 @@ def test_run_questions_the_qrels_do_not_judge_are_refused(tmp_path: Path) -> Non
         f"{run}: question 'qA': question ID: {expected}; found not in the qrels",
         f"{run}: question 'qX': question ID: {expected}; found not in the qrels",
     ]
+
+
+def test_an_empty_dataset_id_is_an_option_problem_not_a_traceback(tmp_path: Path) -> None:
+    # import trec raised pydantic's ValidationError; import ragas used its default ID instead
+    qrels, run = _files(tmp_path)
+    records = tmp_path / "r.json"
+    records.write_text(
+        '[{"user_input": "Q?", "retrieved_contexts": ["a"], "reference_contexts": ["a"]}]',
+        encoding="utf-8",
+    )
+    problem = "- <command line>: --dataset-id: expected a non-empty ID; found ''"
+    for args in (
+        ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run)],
+        ["import", "ragas", str(records)],
+    ):
+        result = CliRunner().invoke(cli, [*args, "--dataset-id", "", "-o", str(tmp_path / "o")])
+        assert (result.exit_code, result.output.splitlines()) == (
+            2,
+            ["Error: 1 problem found in the input:", problem],
+        )
+    assert not (tmp_path / "o").exists()

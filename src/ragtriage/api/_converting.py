@@ -56,6 +56,13 @@ def write_imported(
     return WrittenNative(folder, len(snapshot.documents), len(evalset.questions), tuple(names))
 
 
+def _dataset_id_problems(dataset_id: str) -> list[Problem]:
+    """The ID the imported snapshot and evaluation set get: non-empty, as every native ID."""
+    if dataset_id:
+        return []
+    return [Problem("<command line>", None, "--dataset-id", "a non-empty ID", repr(dataset_id))]
+
+
 def import_tau2_files(directory: PathArg, *, output: PathArg) -> WrittenNative:
     """`ragtriage import tau2 DIRECTORY -o OUT`: tau2-bench banking data as native files."""
     from ..importers import import_tau2
@@ -75,8 +82,11 @@ def import_records_files(
     """`ragtriage import ragas|seed|deepeval FILE -o OUT`: other tools' records as native files."""
     from ..importers import import_records
 
+    problems = [] if dataset_id is None else _dataset_id_problems(dataset_id)
     if not is_safe_file_stem(name):  # the run is written to OUT/NAME.jsonl, as it is named
-        raise InputError([Problem("<command line>", None, "--name", SAFE_FILE_STEM, repr(name))])
+        problems.append(Problem("<command line>", None, "--name", SAFE_FILE_STEM, repr(name)))
+    if problems:
+        raise InputError(problems)
     data = import_records(file, fmt, name=name, dataset_id=dataset_id)
     written = write_imported(output, data.snapshot, data.evalset, (data.run,))
     return replace(written, ignored_fields=tuple(data.ignored_fields))
@@ -96,6 +106,9 @@ def import_trec_files(
     """
     from ..importers import import_trec
 
+    problems = _dataset_id_problems(dataset_id)
+    if problems:
+        raise InputError(problems)
     snap = None if snapshot is None else _read_kinds(snapshot=snapshot)[0]
     data = import_trec(qrels, as_paths(trec_runs), snapshot=snap, dataset_id=dataset_id)
     return write_imported(output, data.snapshot, data.evalset, data.runs)
