@@ -63,3 +63,38 @@ def test_both_phoenix_shapes_give_the_same_run() -> None:
     # Phoenix keeps microseconds in its own shape and nanoseconds in the OTLP one.
     for a, b in zip(runs[0].results, runs[1].results, strict=True):
         assert a.latency_ms == pytest.approx(b.latency_ms, abs=0.002)
+
+
+def test_traces_matching_no_question_are_refused_not_written_as_an_empty_run(
+    tmp_path: Path,
+) -> None:
+    # the wrong evaluation set (or attribute) gave "wrote 0 result(s)" and exit 0
+    from click.testing import CliRunner
+
+    from ragtriage.cli import cli
+
+    evalset = tmp_path / "evalset.json"
+    evalset.write_text(
+        '{"schema_version": 1, "kind": "evalset", "evalset_id": "other", "questions": '
+        '[{"id": "q1", "text": "Unrelated?", "answerability": "unanswerable"}]}',
+        encoding="utf-8",
+    )
+    out, spans = tmp_path / "run.jsonl", DATA / "spans.json"
+    args = ["import", "openinference", str(evalset), str(spans), "-o", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--match-attribute", "metadata.question_id"])
+    expected = f"expected a trace matching a question of {evalset} (by --match-attribute"
+    assert (result.exit_code, result.output.splitlines()) == (
+        2,
+        [
+            "Error: 4 problems found in the input:",
+            f"- {spans}: trace ddf9672e432994c48017808a55226bf6: {expected}"
+            " metadata.question_id); found no attribute 'metadata.question_id'",
+            f"- {spans}: trace 2f2778aa6cb2a44fd21e9b824519acae: {expected}"
+            " metadata.question_id); found metadata.question_id 'q-sso' is no question ID",
+            f"- {spans}: trace d0be4c4e2f2793caf4aba1006d21934e: {expected}"
+            " metadata.question_id); found metadata.question_id 'q-backup' is no question ID",
+            f"- {spans}: trace 396de603aabab3d4295d9ba76466a620: {expected}"
+            " metadata.question_id); found metadata.question_id 'q-retention' is no question ID",
+        ],
+    )
+    assert not out.exists()

@@ -160,6 +160,17 @@ def import_openinference_files(
         id_key=id_key,
         refusal_pattern=refusal_pattern,
     )
+    if not data.run.results:
+        # a run of no question: the wrong evaluation set, attribute or file, never a result
+        how = f"--match-attribute {match_attribute}" if match_attribute else "its root input text"
+        expected = f"a trace matching a question of {dataset} (by {how})"
+        raise InputError(
+            [
+                Problem(str(traces), None, f"trace {m.trace_id}", expected, m.reason)
+                for m in data.unmatched_traces
+            ]
+            or [Problem(str(traces), None, "(traces)", expected, "no trace")]
+        )
     out = as_path(output)
     write_native(data.run, out)
     return ImportedTraceRun(
