@@ -98,3 +98,11 @@ def test_traces_matching_no_question_are_refused_not_written_as_an_empty_run(
         ],
     )
     assert not out.exists()
+    result = CliRunner().invoke(cli, [*args, "--match-attribute", "", "--id-key", ""])
+    assert (result.exit_code, result.output.splitlines()[1:]) == (
+        2,
+        [
+            "- <command line>: --match-attribute: expected a non-empty key; found nothing",
+            "- <command line>: --id-key: expected a non-empty key; found nothing",
+        ],
+    )

@@ -148,8 +148,12 @@ def import_openinference_files(
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
     from ..importers import import_openinference, write_native
 
-    if not name:
-        raise InputError([Problem("<command line>", None, "--name", "a run name", "nothing")])
+    problems = [] if name else [Problem("<command line>", None, "--name", "a run name", "nothing")]
+    for option, key in (("--match-attribute", match_attribute), ("--id-key", id_key)):
+        if key == "":  # no attribute or metadata key has an empty name
+            problems.append(Problem("<command line>", None, option, "a non-empty key", "nothing"))
+    if problems:
+        raise InputError(problems)
     _, evalset, _ = _read_kinds(evalset=dataset)
     assert evalset is not None  # _read_kinds raised otherwise
     data = import_openinference(
