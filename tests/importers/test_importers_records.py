@@ -349,3 +349,13 @@ def test_a_csv_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
     assert [p.message() for p in caught.value.problems] == [
         f"{path}: header: expected each column name once; found 'context' in columns 3, 5",
     ]
+
+
+def test_a_record_list_key_holding_no_list_is_named_with_what_it_holds(tmp_path: Path) -> None:
+    # the message listed the object's keys (['test_cases']), as if the key were missing
+    path = _file(tmp_path, "cases.json", {"test_cases": {"input": "Q?"}, "name": "set"})
+    with pytest.raises(InputError) as caught:
+        import_records(path, "deepeval")
+    assert [p.message() for p in caught.value.problems] == [
+        f'{path}: test_cases: expected a JSON array of records; found {{"input": "Q?"}}'
+    ]

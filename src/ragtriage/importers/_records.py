@@ -38,6 +38,12 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
         return []
     if isinstance(data, dict):
         keys = [key for key in LIST_KEYS if isinstance(data.get(key), list)]
+        present = [key for key in LIST_KEYS if key in data]
+        if len(present) == 1 and not keys:
+            # the one key holding something else: name it and what it holds
+            key = present[0]
+            collector.add(label, None, key, "a JSON array of records", found_text(data[key]))
+            return []
         if len(keys) != 1:
             collector.add(
                 label,
