@@ -339,6 +339,23 @@ REFUSED_AFTER_SCORING = {
         "- <command line>: --baseline: expected the name of a loaded run (baseline, improved); "
         "found 'x'\n",
     ),
+    "compare, candidate is the baseline": (
+        lambda root: ["compare", *_files(root), "--baseline", "baseline", "--candidate",
+                      str(root / "runs" / "baseline.json")],
+        "- <command line>: --candidate: expected a run other than the --baseline (baseline); "
+        "found 'baseline'\n",
+    ),
+    "compare, candidate twice": (
+        lambda root: ["compare", *_files(root), "--candidate", "improved", "--candidate",
+                      "improved"],
+        "- <command line>: --candidate: expected each run once; found 'improved' again\n",
+    ),
+    "gate, candidate is the baseline": (
+        lambda root: ["gate", *_gate_files(root), "--candidate", "improved", "--baseline",
+                      "improved"],
+        "- <command line>: --candidate: expected a run other than the --baseline (improved); "
+        "found 'improved'\n",
+    ),
 }
 """Commands refused once the runs are scored: the arguments, and the problem named."""
 

@@ -284,6 +284,15 @@ def pick_runs(
 
     base = None if baseline is None else resolve("--baseline", baseline)
     chosen = [resolve("--candidate", c) for c in candidates]
+    for at, name in enumerate(chosen):
+        # a run compared with itself (by name or by its file) says nothing
+        if name == base:
+            expected = f"a run other than the --baseline ({base})"
+            problems.append(Problem("<command line>", None, "--candidate", expected, repr(name)))
+        elif name in chosen[:at]:
+            expected = "each run once"
+            found = f"{name!r} again"
+            problems.append(Problem("<command line>", None, "--candidate", expected, found))
     if problems:
         raise InputError(problems)
     if base is None and not gated:
