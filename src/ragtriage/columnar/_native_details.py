@@ -74,7 +74,13 @@ class QuestionDetails:
         flagged: Callable[[int], tuple[str, ...]],
         snapshot_found: Callable[[int], tuple[str, ...]],
     ) -> None:
-        self._ev, self._ids = ev, ids
+        # Only what the records, details and stage rows read of the questions (not the whole
+        # `EvalColumns`: its ID index and permission and version columns are freed).
+        self._question_ids, self._tags, self._splits = ev.ids, ev.tags, ev.split
+        self._answerability, self._fact_ids = ev.answerability, ev.facts
+        self._groups, self._alt_code = ev.group_offsets, ev.alt_code
+        self._canary_named, self._group_label = ev.canary_named, ev.group_label
+        self._ids = ids
         self._first, self._in_context = first, first[:, 2]
         self._invalid_of = invalid_of
         self._k, self._derived, self._has_reranked = run.k, run.context_derived, run.has_reranked
@@ -95,9 +101,7 @@ class QuestionDetails:
         self._context, self._context_at = run.context
         self._recorded_found = run.recorded_found
         owner = _owner(self._context_at)
-        self._recorded = (
-            np.bincount(owner[run.context_flag >= 0], minlength=run.row.size) > 0
-        ).tolist()
+        self._recorded = np.bincount(owner[run.context_flag >= 0], minlength=run.row.size) > 0
         # The sensitive findings of each snapshot text a context shows, by code (those with
         # any), found once for the run here (before any worker is forked); per result:
         # whether such a text is in its context.
@@ -110,19 +114,19 @@ class QuestionDetails:
         labelled[list(self._snapshot_labels)] = True
         self._shows_labelled = (
             np.bincount(owner[side & labelled[self._context]], minlength=run.row.size) > 0
-        ).tolist()
+        )
         self._answer_found = run.answer_found
-        self._latency, self._cost = run.latency_ms.tolist(), run.cost_usd.tolist()
+        self._latency, self._cost = run.latency_ms, run.cost_usd
         self._stage_flags, self._flagged = stage_flags, flagged
 
     def tags(self, row: int) -> tuple[str, ...]:
         """The tags of question `row`, each tag's text held once for every question (a record
         and a diagnosis of a million questions share them)."""
-        return tuple(map(sys.intern, self._ev.tags[row]))
+        return tuple(map(sys.intern, self._tags[row]))
 
     def split(self, row: int) -> str:
         """The split of question `row`."""
-        return self._ev.split[row]
+        return self._splits[row]
 
     def record(
         self, row: int, result: int, tags: tuple[str, ...], scores: Mapping[str, Score | None],
@@ -130,13 +134,13 @@ class QuestionDetails:
     ) -> QuestionRecord:
         """The record of question `row`, answered by `result`: its computed `scores`, `details`
         and `cannot_judge` counts with what the reader found of the question and result."""
-        ev, outcome = self._ev, int(self._outcome[result])
-        latency, cost = self._latency[result], self._cost[result]
+        outcome = int(self._outcome[result])
+        latency, cost = float(self._latency[result]), float(self._cost[result])
         return QuestionRecord(
-            question_id=ev.ids[row],
+            question_id=self._question_ids[row],
             tags=tags,
-            split=ev.split[row],
-            answerability=_ANSWERABILITY_NAMES[ev.answerability[row]],
+            split=self._splits[row],
+            answerability=_ANSWERABILITY_NAMES[self._answerability[row]],
             outcome=None if outcome < 0 else _OUTCOME_NAMES[outcome],
             scores=scores,
             details=details,
@@ -150,7 +154,7 @@ class QuestionDetails:
         return [self._one(row, result) for row, result in zip(rows, results, strict=True)]
 
     def _one(self, row: int, result: int) -> Details:
-        ev, ids = self._ev, self._ids
+        ids = self._ids
         out: Details = {}
         flags = self._stage_flags(result)
         for key, items in zip(_STALE_KEYS, flags.stale, strict=True):
@@ -175,7 +179,7 @@ class QuestionDetails:
             stale_labels = [
                 n for n, s in zip(names, self._stale_claim[c0:c1].tolist(), strict=True) if s
             ]
-        facts = ev.facts[row]
+        facts = self._fact_ids[row]
         if facts:
             f0 = int(self._facts[result])
             fact_states = self._fact_state[f0 : f0 + len(facts)].tolist()
@@ -197,11 +201,11 @@ class QuestionDetails:
             out["uncertain_labels"] = tuple(uncertain)
         if missing:
             out["missing_facts"] = tuple(missing)
-        if ev.answerability[row] == _ANSWERABLE:
-            g0, g1 = int(ev.group_offsets[row]), int(ev.group_offsets[row + 1])
+        if self._answerability[row] == _ANSWERABLE:
+            g0, g1 = int(self._groups[row]), int(self._groups[row + 1])
             lacking = np.flatnonzero(self._in_context[g0:g1] < 0).tolist()
             if lacking:
-                alt_at, codes = self._alt_at, ev.alt_code
+                alt_at, codes = self._alt_at, self._alt_code
                 out["missing_evidence"] = tuple([
                     "|".join([ids[c] for c in codes[alt_at[g0 + g] : alt_at[g0 + g + 1]].tolist()])
                     for g in lacking
@@ -213,7 +217,7 @@ class QuestionDetails:
         if flagged:
             out["injection_flagged_context"] = flagged
         if flags.canary_obeyed:  # obeyed: the question has a canary
-            out["canary_obeyed"] = (ev.canary_named[row],)
+            out["canary_obeyed"] = (self._canary_named[row],)
         answer_found: tuple[str, ...] = self._answer_found[result]
         if answer_found:
             out["sensitive_answer"] = answer_found
@@ -311,17 +315,17 @@ class StageRow:
     @_once
     def question(self) -> _Question:
         of, row = self._of, self._row
-        ev, ids, alt_at = of._ev, of._ids, of._alt_at
-        g0, g1 = int(ev.group_offsets[row]), int(ev.group_offsets[row + 1])
-        labels = ev.group_label
+        ids, alt_at, codes = of._ids, of._alt_at, of._alt_code
+        g0, g1 = int(of._groups[row]), int(of._groups[row + 1])
+        labels = of._group_label
         groups = tuple([
             _Group(
-                tuple([ids[c] for c in ev.alt_code[alt_at[g] : alt_at[g + 1]].tolist()]),
+                tuple([ids[c] for c in codes[alt_at[g] : alt_at[g + 1]].tolist()]),
                 labels.get(g),
             )
             for g in range(g0, g1)
         ])
-        return _Question(_ANSWERABILITY_NAMES[ev.answerability[row]], groups)
+        return _Question(_ANSWERABILITY_NAMES[of._answerability[row]], groups)
 
     @property
     def outcome(self) -> str | None:
@@ -349,7 +353,7 @@ class StageRow:
     @_once
     def evidence(self) -> _Evidence:
         of, row = self._of, self._row
-        groups = of._ev.group_offsets
+        groups = of._groups
         return _Evidence(tuple(
             (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
             for c, r, x in of._first[groups[row] : groups[row + 1]].tolist()
@@ -373,7 +377,7 @@ class StageRow:
     @_once
     def facts(self) -> tuple[_Fact, ...]:
         of, row = self._of, self._row
-        facts = of._ev.facts[row]
+        facts = of._fact_ids[row]
         f0 = int(of._facts[self._result])
         states = of._fact_state[f0 : f0 + len(facts)].tolist()
         return tuple(_Fact(f, FACT_STATES[s]) for f, s in zip(facts, states, strict=True))

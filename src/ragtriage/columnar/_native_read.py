@@ -130,6 +130,7 @@ def read_evalset(
     tags: list[tuple[str, ...]] = []
     split: list[str] = []
     group_label: dict[int, str] = {}
+    tag_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
     n_groups = array("q")
     grades = array("q")
     alt_group = array("q")
@@ -183,8 +184,8 @@ def read_evalset(
         if not id_list_ok(tag_list) or q.get("split", "dev") not in SPLITS:
             raise _Fallback("question shape")
         tag_list = tuple(tag_list)
-        tags.append(tag_list)
-        split.append(q.get("split", "dev"))
+        tags.append(tag_sets.setdefault(tag_list, tag_list))  # each set of tags held once
+        split.append(_SPLITS[q.get("split", "dev")])
         level.append(all_docs)
         users = q.get("user_groups")
         if users is not None and not id_list_ok(users):
@@ -244,6 +245,9 @@ def read_evalset(
 
 _NONE: list[Any] = []
 """An absent list (never changed)."""
+
+_SPLITS = {split: split for split in SPLITS}
+"""Each split's name, one text for every question."""
 
 
 def _group_codes(group: Any, code: dict[str, int]) -> list[int]:
