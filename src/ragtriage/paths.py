@@ -68,3 +68,9 @@ SAFE_FILE_STEM = (
     f"not starting with '.'; at most {_FILE_NAME_MAX} characters)"
 )
 """What `is_safe_file_stem` accepts, in the words of an error message."""
+
+
+def file_suffix(path: PathArg) -> str:
+    """A file's suffix as the kind of file is told by it: in lower case (`RUN.JSONL` is a
+    JSONL file, `Q.PARQUET` a Parquet one)."""
+    return as_path(path).suffix.lower()

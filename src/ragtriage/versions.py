@@ -26,7 +26,7 @@ from .loading import (
     file_sha256,
     validate_item,
 )
-from .paths import PathArg, as_path
+from .paths import PathArg, as_path, file_suffix
 from .schemas import Document, DocumentStatus, Identifier, StrictModel
 from .validation import SUPERSESSION_LOOP, supersession_loops
 
@@ -51,7 +51,7 @@ def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, Versi
     label = str(path)
     data: Any
     try:
-        data = read_toml(path, label) if path.suffix == ".toml" else read_json(path, label)
+        data = read_toml(path, label) if file_suffix(path) == ".toml" else read_json(path, label)
     except InputError as exc:
         collector.extend(exc.problems)
         return {}

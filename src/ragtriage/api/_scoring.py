@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Unpack
 
 from ..errors import InputError, Problem, RequestError
-from ..paths import PathArg, as_path, as_paths
+from ..paths import PathArg, as_path, as_paths, file_suffix
 from ..request import Notify, Request, RequestOptions
 
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ def report_page(
 def _not_a_run(value: str) -> str:
     """What a --baseline/--candidate value that names no loaded run is, in words."""
     path = as_paths(value)[0]
-    if path.suffix not in (".json", ".jsonl") and "/" not in value:
+    if file_suffix(path) not in (".json", ".jsonl") and "/" not in value:
         return repr(value)
     if not path.exists():
         return f"{value!r}, a file that does not exist"

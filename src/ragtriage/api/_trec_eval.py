@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError, Problem, RequestError
 from ..executors import ExecutorName
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 
 if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
@@ -51,7 +51,7 @@ def _refuse_empty(qrels: PathArg, run: PathArg) -> None:
     from ..formats import first_line_problem
 
     files: list[tuple[PathArg, Literal["qrels", "run"]]] = [(qrels, "qrels")]
-    if not as_path(run).name.endswith(".parquet"):
+    if file_suffix(as_path(run)) != ".parquet":
         files.append((run, "run"))
     problems: list[Problem] = []
     empty = False

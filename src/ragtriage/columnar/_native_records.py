@@ -29,6 +29,7 @@ from ..fileio import (
     read_bytes,
     strip_bom,
 )
+from ..paths import file_suffix
 from ._native_checks import loads, loads_again
 from ._trec import _Fallback
 
@@ -40,7 +41,7 @@ def records(
 
     `span` (JSONL only): read only the records whose lines start in [start, end) bytes.
     """
-    if path.suffix == ".jsonl":
+    if file_suffix(path) == ".jsonl":
         label = str(path)
         handle = _open(path)
         try:
@@ -104,7 +105,7 @@ def spans(
     except InputError:
         return None  # reading the file whole names the problem
     limit = _SPLIT_BYTES if min_bytes is None else min_bytes
-    if path.suffix != ".jsonl" or parts < 2 or size < limit:
+    if file_suffix(path) != ".jsonl" or parts < 2 or size < limit:
         return None
     with _open(path) as handle:
         try:
@@ -139,7 +140,7 @@ class Rereader:
         self._where = (path, kind, list_key)
         self._starts: array[int] | None = None
         self._texts: list[bytes] | None = None
-        if path.suffix == ".jsonl":
+        if file_suffix(path) == ".jsonl":
             starts, at, header = array("q"), 0, True
             with _open(path) as handle:
                 for line in handle:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._optional import has_extra, require_extra
 from ..errors import InputError
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ._arrays import RankArrays, build_rank_arrays
 from ._arrow import pa, pc
 from ._keys import IdKeys, id_keys, key_width, mix
@@ -381,7 +381,7 @@ def load_trec(
     """
     qrels_path = as_path(qrels_path)
     run_path = as_path(run_path)
-    parquet = run_path.suffix == ".parquet"
+    parquet = file_suffix(run_path) == ".parquet"
     if parquet:
         require_extra("parquet", "reading a Parquet run")
     if not has_extra("trec"):

@@ -22,6 +22,7 @@ from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import MAX_GRADE, MIN_GRADE, check_input, iter_lines, open_input
 from ..formats.trec_files import GRADE_PATTERN, Qrels, TrecRun, parse_qrels, parse_run
 from ..loading import file_sha256
+from ..paths import file_suffix
 from ._arrays import RankArrays, arrays_from_dicts
 from ._arrow import pa, pc, pcsv
 from ._keys import IdKeys, mix
@@ -291,7 +292,7 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     qrels_comments: list[int] = []
     run_comments: list[int] = []
     qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged, comments=qrels_comments)
-    if run_path.suffix == ".parquet":
+    if file_suffix(run_path) == ".parquet":
         from ..formats.trec_parquet import parse_run_parquet
 
         run: TrecRun = parse_run_parquet(run_path, collector, seen=ranked)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..fileio import json_line, json_text, make_folder, write_text
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ..schemas import EvalSet, Run, Snapshot
 
 _LISTS = {"snapshot": ("documents", "chunks"), "evalset": ("questions",), "run": ("results",)}
@@ -26,4 +26,4 @@ def write_native(model: Snapshot | EvalSet | Run, path: PathArg) -> None:
     """Write a native file; `.jsonl` gets the line format, anything else one JSON document."""
     path = as_path(path)
     make_folder(path.parent)
-    write_text(path, native_text(model, path.suffix == ".jsonl"))
+    write_text(path, native_text(model, file_suffix(path) == ".jsonl"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ProblemCollector, found_text
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
     ContextItem,
     Document,
@@ -322,7 +322,7 @@ def import_records(
     questions: list[Question] = []
     results: list[QuestionResult] = []
     records = read_records(path, collector)
-    csv_file = path.suffix == ".csv"
+    csv_file = file_suffix(path) == ".csv"
     ignored: set[str] = set()
     for number, (where, record) in enumerate(records, start=1):
         if isinstance(record, dict):

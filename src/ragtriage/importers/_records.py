@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InputError, ProblemCollector, found_text
 from ..fileio import check_input, file_problem, json_lines, parse_json, read_text
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 
 LIST_KEYS = ("samples", "test_cases", "goldens", "records", "data")
 """Keys under which a JSON object may hold the list of records."""
@@ -22,13 +22,13 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
     path = as_path(path)
     label = str(path)
     try:
-        if path.suffix == ".jsonl":
+        if file_suffix(path) == ".jsonl":
             if check_input(path, label) == 0:
                 raise file_problem(label, "at least one record", "an empty file")
             return [(f"line {number}", value) for number, value in json_lines(path, label)]
-        what = "a CSV file" if path.suffix == ".csv" else "a JSON document"
+        what = "a CSV file" if file_suffix(path) == ".csv" else "a JSON document"
         raw = read_text(path, label, what=what)
-        if path.suffix == ".csv":
+        if file_suffix(path) == ".csv":
             return _csv_records(raw, label, collector)
         if not raw.strip():
             raise file_problem(label, "a JSON document", "an empty file")

@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 
 from ..errors import InputError, ProblemCollector, found_text
 from ..fileio import decode, file_problem, open_input, parse_json
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ..schemas import Document, EvalSet, EvidenceGroup, Question, Scalar, Snapshot
 
 TAU2_ATTRIBUTION: dict[str, Scalar] = {
@@ -50,7 +50,7 @@ def _read_bounded(path: Path, label: str, limit: int) -> bytes | None:
     total = 0
     with open_input(path, label) as raw:
         handle: BinaryIO | gzip.GzipFile = (
-            gzip.GzipFile(fileobj=raw) if path.suffix == ".gz" else raw
+            gzip.GzipFile(fileobj=raw) if file_suffix(path) == ".gz" else raw
         )
         while chunk := handle.read(_CHUNK):
             total += len(chunk)
@@ -65,7 +65,7 @@ def _load(path: Path, collector: ProblemCollector, limit: int = TAU2_MAX_BYTES) 
     try:
         data = _read_bounded(path, label, limit)
         if data is None:
-            unpacked = " unpacked" if path.suffix == ".gz" else ""
+            unpacked = " unpacked" if file_suffix(path) == ".gz" else ""
             collector.add(
                 label, None, "(file)", f"at most {limit} bytes{unpacked}", f"more than {limit}"
             )

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem, ProblemCollector, found_text
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
     ArticleDataset,
     Chunk,
@@ -316,7 +316,7 @@ def read_file(path: PathArg, collector: ProblemCollector, label: str | None = No
     path = as_path(path)
     shown = label or display_path(path)
     before = len(collector.problems)
-    if path.suffix == ".jsonl":
+    if file_suffix(path) == ".jsonl":
         content = _from_jsonl(path, shown, collector)
     else:
         data = read_json(path, shown, collector)

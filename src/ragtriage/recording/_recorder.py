@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import json_line, make_folder
 from ..loading import pydantic_problems, read_file
-from ..paths import as_path
+from ..paths import as_path, file_suffix
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader
 from ._environment import capture_environment
 from ._question import QuestionRecording, RecordingError
@@ -164,7 +164,7 @@ class Recorder(StageWrappers):
         return True
 
     def _start(self) -> None:
-        if self.path.suffix != ".jsonl":
+        if file_suffix(self.path) != ".jsonl":
             # The loaders read a `.json` file as one document; a streamed run is JSONL.
             raise InputError(
                 [Problem(str(self.path), None, "(file)", "a .jsonl path", repr(self.path.suffix))]

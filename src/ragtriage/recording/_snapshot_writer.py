@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from ..errors import ProblemCollector
 from ..fileio import json_line, json_text
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ..schemas import Document, Snapshot
 
 Scalar = str | int | float | bool
@@ -34,7 +34,7 @@ def write_snapshot(
     label = str(target)
     collector = ProblemCollector()
     header = Snapshot(snapshot_id=snapshot_id, documents=[], metadata=dict(metadata or {}))
-    jsonl = target.suffix == ".jsonl"
+    jsonl = file_suffix(target) == ".jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     seen: set[str] = set()

@@ -39,10 +39,11 @@ kind is published in `schemas/KIND.schema.json` and printed by `ragtriage schema
 Every file is UTF-8 JSON with no duplicate keys and only finite numbers, within size and
 nesting bounds: see [files.md](files.md) for what is accepted and the messages.
 
-**JSON or JSONL.** A file ending in `.jsonl` holds the same content one record per line: the
-first line is the header (the object without its list), then one record per line — a
-question result for a run, a question for an evaluation set, a document or chunk (a record
-with `document_id`) for a snapshot, a claim label (a record with `claim_id`) or fact label
+**JSON or JSONL.** A file ending in `.jsonl` (in any case, as every suffix that tells a
+file's kind: `RUN.JSONL` too) holds the same content one record per line: the first line
+is the header (the object without its list), then one record per line — a question result
+for a run, a question for an evaluation set, a document or chunk (a record with
+`document_id`) for a snapshot, a claim label (a record with `claim_id`) or fact label
 for labels. JSONL is read line by line, so a 100,000-question run never sits in memory as
 text. Blank lines are skipped; a broken line is reported with its line number. A run in JSONL:
 
