@@ -15,7 +15,7 @@ from ..errors import InputError, Problem, ProblemCollector, found_text
 from ..fileio import decode, parse_json, parse_toml, read_bytes
 from ..loading import pydantic_problems
 from ..metrics import lookup, parse_measure
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ..schemas import SchemaVersion, StrictModel
 
 _SLICE = re.compile(r"^(all|tag:.+|split:(dev|regression|holdout))$")
@@ -333,13 +333,9 @@ def _no_rules(data: dict[str, Any], file: str, collector: ProblemCollector) -> N
         )
 
 
-def _is_json(path: Path) -> bool:
-    return path.suffix.lower() == ".json"
-
-
 def _parse(path: Path, text: str, file: str) -> dict[str, Any]:
     """A policy's sections: a `.json` file is JSON (as a versions file may be), any other TOML."""
-    if not _is_json(path):
+    if file_suffix(path) != ".json":
         return parse_toml(text, file)
     if not text.strip():
         return {}  # refused as an empty policy, as an empty TOML file is
@@ -358,7 +354,7 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     file = str(path)
     collector = ProblemCollector()
     try:
-        what = "a JSON document" if _is_json(path) else "a TOML document"
+        what = "a JSON document" if file_suffix(path) == ".json" else "a TOML document"
         raw = read_bytes(path, file, what=what)
     except InputError as exc:
         if exc.problems[0].found != "no such file":

@@ -15,7 +15,7 @@ from typing import IO, get_args
 from .._optional import require_extra
 from ..errors import InputError, Problem, shortened
 from ..fileio import OutputError, atomic_output, check_input, read_text
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_path, file_suffix
 from ..schemas import ClaimVerdict, FactVerdict
 from ._sheet_limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
 
@@ -106,7 +106,7 @@ def split_ids(cell: str) -> list[str]:
 
 
 def _check_suffix(path: Path, option: str) -> str:
-    suffix = path.suffix.lower()
+    suffix = file_suffix(path)
     if suffix not in SHEET_SUFFIXES:
         raise InputError(
             [
