@@ -261,7 +261,7 @@ def test_interleaved_questions_use_the_line_reader_with_the_same_result(tmp_path
     )
     loaded = load_trec(tmp_path / "q.txt", tmp_path / "r.txt", depth=3)
     assert not loaded.fast_path
-    assert loaded.arrays.grades.tolist() == [[1, 0, 0], [1, 0, 0]]
+    assert loaded.arrays.grades.tolist() == [[1, 0], [1, 0]]
     assert loaded.arrays.lengths.tolist() == [2, 1]
 
 

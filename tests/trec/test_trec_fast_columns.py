@@ -176,7 +176,7 @@ def test_a_question_the_qrels_do_not_judge_may_come_back_later(tmp_path: Path) -
     qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
     run.write_text("q9 Q0 d2 1 0.5 r\nq1 Q0 d1 1 0.5 r\nq9 Q0 d3 2 0.4 r\n", encoding="utf-8")
     loaded = load_trec(qrels, run, depth=2, policy=QuestionPolicy(allow_extra=True))
-    assert (loaded.skipped, loaded.arrays.grades.tolist()) == (("q9",), [[1, 0]])
+    assert (loaded.skipped, loaded.arrays.grades.tolist()) == (("q9",), [[1]])
 
 
 def test_a_grade_with_a_plus_sign_is_read_by_the_line_reader(tmp_path: Path) -> None:
@@ -184,7 +184,7 @@ def test_a_grade_with_a_plus_sign_is_read_by_the_line_reader(tmp_path: Path) -> 
     qrels.write_text("q1 0 d1 +2\nq1 0 d2 1\n", encoding="utf-8")
     run.write_text("q1 Q0 d1 1 0.5 r\n", encoding="utf-8")
     loaded = load_trec(qrels, run, depth=3)
-    assert (loaded.fast_path, loaded.arrays.grades.tolist()) == (False, [[2, 0, 0]])
+    assert (loaded.fast_path, loaded.arrays.grades.tolist()) == (False, [[2]])
 
 
 @settings(max_examples=200, deadline=None)
@@ -264,9 +264,7 @@ def test_odd_bytes_past_the_first_block_read_as_before(
     for text in ("\n\n", "\r\n", "\n \n"):  # a blank line, a CRLF line end, blanks alone
         run.write_text(body[:cut] + text + body[cut + 1 :], encoding="utf-8")
         want = _slow(qrels, run, 10, STRICT).arrays.grades.tolist()
-        assert load_trec(qrels, run, depth=10).arrays.grades.tolist() == want == [
-            [1] + [0] * 9
-        ] * 12
+        assert load_trec(qrels, run, depth=10).arrays.grades.tolist() == want == [[1]] * 12
 
 
 def test_a_plain_run_is_parsed_once_without_q0_rank_and_tag(
@@ -329,7 +327,7 @@ def test_the_grade_matrix_takes_the_smallest_type_holding_every_grade(
     loaded = load_trec(qrels, run, depth=3)
     assert loaded.fast_path
     assert loaded.arrays.grades.dtype == kind
-    assert loaded.arrays.grades.tolist() == [[grades[1], grades[0], 0], [1, 0, 0]]
+    assert loaded.arrays.grades.tolist() == [[grades[1], grades[0]], [1, 0]]
     assert loaded.arrays.grades.tolist() == _slow(qrels, run, 3, STRICT).arrays.grades.tolist()
 
 
@@ -363,3 +361,25 @@ def test_batches_matched_a_few_at_a_time_cut_no_question(
     again = load_trec(qrels, run, depth=8)
     assert not again.fast_path
     assert again.arrays.grades.tolist() == _slow(qrels, run, 8, STRICT).arrays.grades.tolist()
+
+
+@pytest.mark.parametrize("block", [40, 1 << 20])
+def test_the_grade_matrix_is_as_wide_as_the_longest_ranking_not_the_largest_k(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    # ndcg@10000 on rankings of at most 4 documents: 4 columns, not 10,000 per question
+    # (read in batches of a line or two, the matrix widens as longer rankings come).
+    import ragtriage.columnar._sources as sources
+
+    monkeypatch.setattr(sources, "_BLOCK_BYTES", block)
+    sizes = [1, 3, 2, 4, 1]
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("".join(f"q{q} 0 d{q % size} 1\n" for q, size in enumerate(sizes)), "utf-8")
+    lines = [f"q{q} Q0 d{d} {d + 1} {9 - d} r\n" for q, n in enumerate(sizes) for d in range(n)]
+    run.write_text("".join(lines), encoding="utf-8")
+    loaded = load_trec(qrels, run, depth=10_000)
+    assert loaded.fast_path
+    assert loaded.arrays.grades.tolist() == [[1, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0],
+                                             [0, 0, 0, 1], [1, 0, 0, 0]]
+    assert loaded.arrays.grades.tolist() == _slow(qrels, run, 10_000, STRICT).arrays.grades.tolist()
+    assert loaded.arrays.ideal.tolist() == [[1]] * 5

@@ -22,8 +22,9 @@ class RankArrays:
     question_ids: tuple[str, ...]
     """Question IDs, one per row, sorted."""
     grades: np.ndarray
-    """(questions, depth) int32 (int8 or int16 from the TREC reader, when every grade fits):
-    grade of the document at each rank, 0 past the ranking."""
+    """(questions, width) int32 (int8 or int16 from the TREC reader, when every grade fits):
+    grade of the document at each rank, 0 past the ranking; as wide as the longest ranking,
+    up to the depth kept (the largest k asked for)."""
     lengths: np.ndarray
     """(questions,) int64: full ranking length (may exceed depth)."""
     n_relevant: np.ndarray
@@ -38,7 +39,7 @@ class RankArrays:
 
     @property
     def depth(self) -> int:
-        """How many ranks are kept per question."""
+        """How many ranks the grade matrix holds per question."""
         return int(self.grades.shape[1])
 
     def found(self, k: int) -> np.ndarray:
@@ -102,7 +103,9 @@ def build_rank_arrays(
     n = len(question_ids)
     row_question = row_question.astype(np.int64, copy=False)
     counts, position = _position_in_group(row_question, n)
-    grades = _scatter(n, depth, row_question, row_grade, counts, position)
+    # As wide as the longest ranking (not the largest k asked for), at least one column.
+    width = min(depth, max(1, int(counts.max()) if counts.size else 0))
+    grades = _scatter(n, width, row_question, row_grade, counts, position)
     relevant = qrels_grade > 0
     rel_question = qrels_question[relevant].astype(np.int64)
     rel_grade = qrels_grade[relevant].astype(np.int32)

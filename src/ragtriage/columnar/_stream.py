@@ -133,11 +133,29 @@ class _Sink:
     extra: set[str] = field(default_factory=set)
     rows: int = 0
     """Run lines read (of every question, judged or not)."""
+    longest: int = 0
+    """The longest ranking read."""
 
     def __post_init__(self) -> None:
-        self.grades = np.zeros((self.size, self.depth), dtype=self.dtype)
+        self.grades = np.zeros((self.size, min(self.depth, 1)), dtype=self.dtype)
         self.lengths = np.zeros(self.size, dtype=np.int64)
         self.seen = np.zeros(self.size, dtype=bool)
+
+    def kept(self) -> np.ndarray:
+        """The grade matrix, as wide as the longest ranking read (up to `depth`, at least
+        one column)."""
+        return self.grades[:, : min(self.depth, max(1, self.longest))]
+
+    def fit(self, longest: int) -> None:
+        """Widen the grade matrix to hold `longest` ranks, up to `depth`: it is as wide as
+        the longest ranking read (`kept`; its buffer at most twice that, as it grows), not
+        as the largest k asked for."""
+        self.longest = max(self.longest, longest)
+        held = self.grades.shape[1]
+        if longest > held and held < self.depth:
+            grown = np.zeros((self.size, min(self.depth, max(longest, 2 * held))), self.dtype)
+            grown[:, :held] = self.grades
+            self.grades = grown
 
 
 def _grades(judged: _Judged, docs: pa.Array, groups: np.ndarray, ids: IdKeys) -> np.ndarray:
@@ -223,6 +241,7 @@ def _rectangular(
         hit &= (slot < count)[:, None]
         np.copyto(grades, judged_grade[where][:, None], casting="same_kind", where=hit)
     keep = min(width, sink.depth)
+    sink.fit(keep)
     sink.grades[groups, :keep] = grades[:, :keep]
     sink.lengths[groups] = lengths
     return True
@@ -271,6 +290,7 @@ def _consume(
     offsets = np.cumsum(lengths) - lengths
     position = np.arange(local.size) - np.repeat(offsets, lengths)
     inside = position < sink.depth
+    sink.fit(int(lengths.max()))
     sink.grades[row_group[inside], position[inside]] = grade[inside]
     sink.lengths[groups] = lengths
 
@@ -432,4 +452,4 @@ def _assemble(judged: _Judged, sink: _Sink, question_ids: list[str]) -> RankArra
         np.zeros(0, dtype=np.int32),
         sink.depth,
     )
-    return RankArrays(tuple(question_ids), sink.grades, sink.lengths, ideal.n_relevant, ideal.ideal)
+    return RankArrays(tuple(question_ids), sink.kept(), sink.lengths, ideal.n_relevant, ideal.ideal)
