@@ -302,3 +302,30 @@ def test_compare_takes_run_names_from_any_iterable_and_one_name_as_one_run() -> 
         "1 problem found in the input:\n- <command line>: RUNS: expected at least two runs to "
         "compare; found 1 run(s)"
     )
+
+
+def test_runs_without_a_question_answered_by_both_say_nothing_is_compared(build: Build) -> None:
+    import dataclasses
+
+    ds = build({"base": ({}, {}), "cand": ({}, {})})
+
+    def answering(kept: dict[str, tuple[str, ...]]) -> Evaluation:
+        runs = tuple(
+            run.model_copy(
+                update={"results": [r for r in run.results if r.question_id in kept[run.name]]}
+            )
+            for run in ds.runs
+        )
+        return evaluate(dataclasses.replace(ds, runs=runs), allow_missing=True)
+
+    evaluation = answering({"base": ("q1", "q2"), "cand": ("q3", "q4", "q5")})
+    comparison = compare(evaluation, resamples=200, allow_missing=True)
+    assert comparison.warnings == (
+        "base vs cand: no question has a result on both sides, so nothing is compared",
+    )
+    assert [m.paired for m in comparison.pairs[0].metrics] == [0] * len(evaluation.measures)
+    assert render_comparison_table(comparison).count(
+        "warning: base vs cand: no question has a result on both sides"
+    ) == 1
+    evaluation = answering({"base": ("q1", "q2", "q3"), "cand": ("q3", "q4", "q5")})
+    assert compare(evaluation, resamples=200, allow_missing=True).warnings == ()

@@ -262,10 +262,16 @@ def compare(
     chosen = evaluation.measures
     groups = tuple(_group(g, chosen, stages) for g in grouped)
     pairs = []
+    every = {q.question_id for q in selected[0].questions} | set(selected[0].no_result)
     for members, info in zip(grouped[1:], groups[1:], strict=True):
         diff = diff_conditions(groups[0].conditions, info.conditions)
         if diff.confounded:
             warnings.append(f"{groups[0].label} vs {info.label}: {diff.warning()}")
+        if every <= {*no_result(grouped[0]), *no_result(members)}:
+            warnings.append(
+                f"{groups[0].label} vs {info.label}: no question has a result on both sides, "
+                "so nothing is compared"
+            )
         metrics = tuple(
             _metric(
                 m,
