@@ -77,6 +77,7 @@ class QuestionDetails:
         # Only what the records, details and stage rows read of the questions (not the whole
         # `EvalColumns`: its ID index and permission and version columns are freed).
         self._question_ids, self._tags, self._splits = ev.ids, ev.tags, ev.split
+        self._shared_tags: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._answerability, self._fact_ids = ev.answerability, ev.facts
         self._groups, self._alt_code = ev.group_offsets, ev.alt_code
         self._canary_named, self._group_label = ev.canary_named, ev.group_label
@@ -120,9 +121,13 @@ class QuestionDetails:
         self._stage_flags, self._flagged = stage_flags, flagged
 
     def tags(self, row: int) -> tuple[str, ...]:
-        """The tags of question `row`, each tag's text held once for every question (a record
-        and a diagnosis of a million questions share them)."""
-        return tuple(map(sys.intern, self._tags[row]))
+        """The tags of question `row`, each set of tags and each tag's text held once for
+        every question (a record and a diagnosis of a million questions share them)."""
+        tags = self._tags[row]
+        shared = self._shared_tags.get(tags)
+        if shared is None:
+            shared = self._shared_tags[tags] = tuple(map(sys.intern, tags))
+        return shared
 
     def split(self, row: int) -> str:
         """The split of question `row`."""
