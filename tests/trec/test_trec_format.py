@@ -288,6 +288,11 @@ def test_cli_trec_eval_table_and_usage_errors(tmp_path: Path) -> None:
     assert table.exit_code == 0
     assert "│ recall@2 │ 0.5000 │" in table.output
     assert "0.5 / 1" in table.output
+    assert "ragtriage trec-eval (2 questions)" in table.output
+    qrels.write_text("q1 0 a 2\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 3 t\n", encoding="utf-8")
+    one = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "-m", "recall@2"])
+    assert "ragtriage trec-eval (1 question)" in one.output
     wrong = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "--ray-address", "auto"])
     assert wrong.exit_code == 2
     assert "--ray-address needs --executor ray" in wrong.output

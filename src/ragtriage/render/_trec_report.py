@@ -75,7 +75,10 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
 
     from .._console import text_console
 
-    table = Table(title=f"ragtriage trec-eval ({len(evaluation.scores.question_ids)} questions)")
+    questions = len(evaluation.scores.question_ids)
+    table = Table(
+        title=f"ragtriage trec-eval ({questions} question{'s' if questions != 1 else ''})"
+    )
     for column in ("measure", "value", "numerator / denominator", "n/a"):
         table.add_column(column, justify="left" if column == "measure" else "right")
     for label, agg in evaluation.scores.summary.items():
