@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 
@@ -163,28 +164,40 @@ class RunDiagnosis:
         raise KeyError(question_id)
 
 
-def _slice(key: str, members: Sequence[QuestionDiagnosis], order: Sequence[str]) -> SliceBreakdown:
-    # One pass over the questions (not one per stage): a run may have a million of them.
-    primary = Counter(q.primary for q in members)
-    present = Counter(stage for q in members for stage in set(q.stages))
-    counts = tuple(
-        StageCount(stage, primary[stage], present[stage], len(members)) for stage in order
-    )
-    return SliceBreakdown(key, len(members), counts)
+_Verdicts = Counter[tuple[str, tuple[str, ...]]]
+"""How many questions of a slice have each verdict: (primary, secondary) -> count."""
+
+
+def _slice(key: str, verdicts: _Verdicts, order: Sequence[str]) -> SliceBreakdown:
+    # Counted per distinct verdict, not per question: a run may have a million of them.
+    primary: Counter[str] = Counter()
+    present: Counter[str] = Counter()
+    for (first, others), count in verdicts.items():
+        primary[first] += count
+        for stage in {first, *others}:
+            present[stage] += count
+    total = verdicts.total()
+    counts = tuple(StageCount(stage, primary[stage], present[stage], total) for stage in order)
+    return SliceBreakdown(key, total, counts)
 
 
 def build_breakdown(
     questions: Sequence[QuestionDiagnosis], order: Sequence[str]
 ) -> Breakdown:
     """Count stages overall, per tag and per split (rates over each slice's questions)."""
-    tags: dict[str, list[QuestionDiagnosis]] = {}
-    splits: dict[str, list[QuestionDiagnosis]] = {}
-    for entry in questions:
-        splits.setdefault(entry.split, []).append(entry)
-        for tag in dict.fromkeys(entry.tags):
-            tags.setdefault(tag, []).append(entry)
+    # One pass over the questions, in C; then one step per distinct (verdict, slices).
+    kinds = Counter(map(attrgetter("primary", "secondary", "tags", "split"), questions))
+    overall: _Verdicts = Counter()
+    tags: dict[str, _Verdicts] = {}
+    splits: dict[str, _Verdicts] = {}
+    for (primary, secondary, tagged, split), count in kinds.items():
+        verdict = (primary, secondary)
+        overall[verdict] += count
+        splits.setdefault(split, Counter())[verdict] += count
+        for tag in dict.fromkeys(tagged):
+            tags.setdefault(tag, Counter())[verdict] += count
     return Breakdown(
-        overall=_slice("all", questions, order),
+        overall=_slice("all", overall, order),
         by_tag=tuple(_slice(f"tag:{t}", tags[t], order) for t in sorted(tags)),
         by_split=tuple(_slice(f"split:{s}", splits[s], order) for s in sorted(splits)),
     )
