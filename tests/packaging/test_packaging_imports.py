@@ -106,7 +106,7 @@ def _private_imports(graph: dict[str, set[str]]) -> list[str]:
 LAYERS: dict[str, int] = {
     # 0: foundations every layer may use
     "errors": 0, "paths": 0, "_optional": 0, "_lazy": 0, "_version": 0, "_markdown": 0,
-    "_console": 0,
+    "_console": 0, "_collector": 0,
     "endpoint": 0,
     "executors": 0,
     "fileio": 1,

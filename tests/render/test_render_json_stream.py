@@ -3,6 +3,7 @@ evaluate --format json` writes) is, byte for byte, `dumps(evaluation_json(...))`
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,28 @@ def test_the_command_writes_the_pieces_to_a_file_and_to_stdout(tmp_path: Path) -
     assert (written.exit_code, printed.exit_code) == (0, 0)
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     assert out.read_text(encoding="utf-8") == printed.stdout == _whole(example)
+
+
+def test_the_cycle_collector_is_paused_while_a_piece_is_made(monkeypatch: MonkeyPatch) -> None:
+    """Paused while a piece's entries are made and written, resumed after each piece (and
+    left paused when it was paused before)."""
+    example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
+    seen: list[bool] = []
+    real = _json._batch_text
+
+    def write(entries: list[dict[str, Any]]) -> str:
+        seen.append(gc.isenabled())
+        return real(entries)
+
+    monkeypatch.setattr(_json, "_batch_text", write)
+    pieces = evaluation_text(example)
+    next(pieces)
+    next(pieces)
+    assert (seen, gc.isenabled()) == ([False], True)
+    assert "".join(pieces) and (seen, gc.isenabled()) == ([False, False], True)
+    gc.disable()
+    try:
+        "".join(evaluation_text(example))
+        assert (seen, gc.isenabled()) == ([False] * 4, False)
+    finally:
+        gc.enable()

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._collector import no_cycle_collection
 from ..calibration import (
     CalibrationRecord,
     calibration_notes,
@@ -41,7 +42,7 @@ from ..executors import Executor, default_workers
 from ..loading import SnapshotIndex, SourceFile
 from ..metrics import Measure
 from ..schemas import LabelPolicy, Snapshot
-from ._native_explain import RunExtras, no_cycle_collection, run_evaluation
+from ._native_explain import RunExtras, run_evaluation
 from ._native_found import Explained
 from ._native_labels import Added, check_answered
 from ._native_layers import run_layers

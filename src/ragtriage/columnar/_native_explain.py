@@ -14,9 +14,7 @@ are shared between this process and forked workers (`executors.alongside`).
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,20 +259,3 @@ def stages_to_check(
         for n in np.flatnonzero(findings[stage][rows]).tolist():
             fired.setdefault(n, set(every)).add(stage)
     return every, fired
-
-
-@contextmanager
-def no_cycle_collection() -> Iterator[None]:
-    """Python's cycle collector paused (when it runs) for the block, then resumed.
-
-    The explanations create millions of small acyclic objects (models, views, records) that
-    reference counting frees; the collector found nothing among them but, scanning every live
-    one again and again, took about half the path's CPU time at 20,000 questions.
-    """
-    running = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if running:
-            gc.enable()

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any
 
+from .._collector import no_cycle_collection
 from ..calibration import LabelSources
 from ..detectors import mask_text
 from ..diagnosis import QuestionDiagnosis
@@ -200,9 +201,10 @@ def _piece_text(
 ) -> str:
     """The entries `start:stop` of a run's `questions` list as they sit in it (`_batch_text`),
     made and written `_BATCH` at a time."""
-    entries = _entries(run, measures, verdicts, start, stop)
-    batches = iter(lambda: list(islice(entries, _BATCH)), [])
-    return ",\n".join(_batch_text(batch) for batch in batches)
+    with no_cycle_collection():  # a few acyclic dicts and lists per question
+        entries = _entries(run, measures, verdicts, start, stop)
+        batches = iter(lambda: list(islice(entries, _BATCH)), [])
+        return ",\n".join(_batch_text(batch) for batch in batches)
 
 
 def evaluation_text(evaluation: Evaluation) -> Iterator[str]:

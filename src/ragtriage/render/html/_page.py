@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import base64
-import contextlib
-import gc
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
 
+from ..._collector import no_cycle_collection
 from ..._version import __version__
 from ...compare import Comparison
 from ...diagnosis import next_action_rows, stage_order
@@ -36,19 +35,6 @@ def json_for_script(data: Any) -> str:
         data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
     )
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    # The payload is a few million small lists and dicts without cycles; with the cyclic
-    # collector running, its full passes over the evaluation's objects take most of the time.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def inline_code(text: str) -> Markup:
@@ -157,7 +143,8 @@ def render_html(
     Shows each run's diagnosis as the evaluation carries it, and `comparison` when given
     (`ragtriage.api.report_page` compares two or more runs first). Same inputs, same bytes.
     """
-    with _collector_paused():
+    # The payload is a few million small lists and dicts without cycles.
+    with no_cycle_collection():
         return _render(evaluation, comparison, title)
 
 
