@@ -244,6 +244,7 @@ _SCORE_TYPES = frozenset({float, int, type(None)})
 _TEXT_TYPES = frozenset({str, type(None)})
 _SCORE = itemgetter("score")
 _TEXT = itemgetter("text")
+_ID = itemgetter("id")
 
 
 def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | None:
@@ -264,7 +265,9 @@ def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | N
         found = set().union(*items)
         if not found <= keys:
             return None
-        codes = [code[item["id"]] for item in items]  # every item is an object with an ID
+        # Every item is an object with an ID. Two C-level maps, no Python step per item:
+        # these look-ups are a fifth of a run's reading.
+        codes = list(map(code.__getitem__, map(_ID, items)))
     except (TypeError, KeyError):
         return None
     if other in found:
