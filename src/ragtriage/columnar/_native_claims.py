@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
-from itertools import repeat
 from sys import intern
 from typing import Any
 
@@ -178,7 +177,13 @@ class Reviews:
         self.fact_marks = array("b")
         self.fact_marks_n = array("q")
         self.claim_judges = array("i")
+        """Per judge claim label: its judge, an index in `judges` (a person's label has none:
+        -1 when the arrays are built)."""
+        self.claim_judged = array("q")
+        """Per judge claim label: its position among the claim labels (as `claim_marks`)."""
         self.fact_judges = array("i")
+        self.fact_judged = array("q")
+        """Likewise per judge fact label."""
         self.judges: list[dict[str, Any]] = []
         """The labellers of the judge labels read, each distinct one once."""
         self._judge_code: dict[bytes, int] = {}
@@ -311,7 +316,8 @@ class Reviews:
             state, counted = _tally(labels, chosen, hash_now, policy, _CLAIM_CODE, claim_marks)
             claim_state.append(state)
             claim_marks_n.append(len(labels))
-            self._judged(labels, claim_flags, self.claim_judges)
+            if claim_flags & _BY_JUDGE:  # some judge label among the result's
+                self._judged(labels, len(claim_marks), self.claim_judged, self.claim_judges)
             if state == 0:
                 for lab in counted:
                     support.update(dict.fromkeys(map(code.__getitem__, lab["supported_by"])))
@@ -332,23 +338,22 @@ class Reviews:
                 raise _Fallback("unlabelled fact")
             fact_state.append(_tally(found, chosen, hash_now, policy, _FACT_CODE, fact_marks)[0])
             fact_marks_n.append(len(found))
-            self._judged(found, fact_flags, self.fact_judges)
+            if fact_flags & _BY_JUDGE:
+                self._judged(found, len(fact_marks), self.fact_judged, self.fact_judges)
         self.self_claim.append(self_claim)
         self.self_fact.append(self_fact)
 
-    def _judged(self, labels: list[Label], flags: int, out: array[int]) -> None:
-        """Each label's judge (its index in `judges`; -1 for a person's label)."""
-        if not flags & _BY_JUDGE:  # no judge label among the result's
-            out.extend(repeat(-1, len(labels)))
-            return
-        for lab in labels:
+    def _judged(self, labels: list[Label], end: int, at: array[int], out: array[int]) -> None:
+        """Each judge label's judge (its index in `judges`, to `out`) and its position among
+        the run's claim (or fact) labels (to `at`; `labels` are those just before `end`)."""
+        for n, lab in enumerate(labels, start=end - len(labels)):
             who = lab["labeller"]
             if who["kind"] != "judge":
-                out.append(-1)
                 continue
             key = labeller_key(who)
             code = self._judge_code.get(key)
             if code is None:
                 code = self._judge_code[key] = len(self.judges)
                 self.judges.append(who)
+            at.append(n)
             out.append(code)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -175,13 +174,16 @@ def read_run(
     has_rer = array("q")
     ctx = array("q")
     ctx_n = array("q")
+    texted = array("q")
+    """The positions (in `ctx`) of the context items with a recorded text: `ctx_flag`,
+    `ctx_sensitive` and `ctx_found` are theirs (the others' are filled in at the end)."""
     ctx_flag = array("q")
     outcome = array("q")
     obeyed = array("q")
     derived = array("q")
     sensitive = array("q")
     ctx_sensitive = array("q")
-    ctx_found: list[tuple[str, ...] | None] = []
+    ctx_found: list[tuple[str, ...]] = []
     answer_found: list[tuple[str, ...]] = []
     latency = array("d")
     cost = array("d")
@@ -232,27 +234,19 @@ def read_run(
             x_codes = item_codes(raw_ctx, code, True)
             if x_codes is None or len(set(x_codes)) < len(x_codes):
                 raise _Fallback("context")
-            for item in raw_ctx:
+            for at, item in enumerate(raw_ctx, start=len(ctx)):
                 text = item.get("text")
                 if text is None:
-                    ctx_flag.append(-1)
-                    ctx_found.append(None)
-                    if scan_contexts:
-                        ctx_sensitive.append(-1)
                     continue
+                texted.append(at)
                 ctx_flag.append(int(bool(detect_injection(text, rules))))
                 found = find_sensitive(text)
                 ctx_found.append(tuple([f.label() for f in found]))
-                if scan_contexts:
-                    ctx_sensitive.append(int(bool(found)))
+                ctx_sensitive.append(int(bool(found)))
         else:
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
-            ctx_flag.extend(repeat(-1, len(x_codes)))
-            ctx_found.extend(repeat(None, len(x_codes)))
-            if scan_contexts:
-                ctx_sensitive.extend(repeat(-1, len(x_codes)))
         ctx.extend(x_codes)
         ctx_n.append(len(x_codes))
         answer, kind = res.get("answer"), res.get("outcome")
@@ -290,7 +284,7 @@ def read_run(
         (np.array(rer, dtype=np.int64), _offsets(rer_n)),
         np.array(has_rer, dtype=bool),
         (np.array(ctx, dtype=np.int64), _offsets(ctx_n)),
-        np.array(ctx_flag, dtype=np.int8),
+        _spread(len(ctx), texted, ctx_flag, -1, np.int8),
         np.array(outcome, dtype=np.int8),
         _offsets(reviews.claim_n),
         np.array(reviews.claim_state, dtype=np.int8),
@@ -300,22 +294,31 @@ def read_run(
         _offsets([len(facts_of[r]) for r in rows]),
         (np.array(reviews.claim_marks, dtype=np.int8), _offsets(reviews.claim_marks_n)),
         (np.array(reviews.fact_marks, dtype=np.int8), _offsets(reviews.fact_marks_n)),
-        np.array(reviews.claim_judges, dtype=np.int32),
-        np.array(reviews.fact_judges, dtype=np.int32),
+        _spread(len(reviews.claim_marks), reviews.claim_judged, reviews.claim_judges, -1, np.int32),
+        _spread(len(reviews.fact_marks), reviews.fact_judged, reviews.fact_judges, -1, np.int32),
         tuple(reviews.judges),
         np.array(obeyed, dtype=bool),
         np.array(derived, dtype=bool),
-        np.array(ctx_sensitive, dtype=np.int8),
+        _spread(len(ctx), texted, ctx_sensitive, -1, np.int8)
+        if scan_contexts else np.zeros(0, dtype=np.int8),
         np.array(sensitive, dtype=bool),
         np.array(reviews.self_claim, dtype=bool),
         np.array(reviews.self_fact, dtype=bool),
         _objects(reviews.claim_names),
         _objects(answer_found),
-        _objects(ctx_found),
+        _spread(len(ctx), texted, _objects(ctx_found), None, object),
         _objects(reviews.cited_as_written),
         np.array(latency, dtype=np.float64),
         np.array(cost, dtype=np.float64),
     )
+
+
+def _spread(size: int, at: array[int], values: Any, fill: Any, dtype: Any) -> np.ndarray:
+    """An array of `size` items: `values` at the positions `at`, `fill` at the others (the
+    values are read sparsely, for the few items that have one)."""
+    out = np.full(size, fill, dtype=dtype)
+    out[np.array(at, dtype=np.int64)] = values
+    return out
 
 
 def _objects(values: list[Any]) -> np.ndarray:
