@@ -1,9 +1,10 @@
 """Read a large JSONL file in parallel: byte ranges parsed by forked workers, then joined.
 
 Parsing and checking JSON records is Python work bound to one core; a file of a million
-results is cut into one byte range per worker (on line starts), each range is read by a
-forked process (which inherits the snapshot codes and the evaluation set without copying
-them through a pipe), and the parts' arrays are joined in file order. Given an executor
+results is cut into one byte range per worker (on line starts), the first range is read
+here while forked processes read the others (they inherit the snapshot codes and the
+evaluation set without copying them through a pipe; only their parts come back through
+one), and the parts' arrays are joined in file order. Given an executor
 (`executors.RayExecutor`), the ranges are read by its workers instead (a few per CPU of the
 cluster, the file at the same path on every worker), whatever the file's size. Results do
 not depend on the number of workers or on where they run.
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..executors import CAN_FORK, Executor, in_parallel
+from ..executors import CAN_FORK, Executor, alongside
 from ._native_claims import labeller_key
 from ._native_read import Codes, EvalColumns, _offsets, read_evalset
 from ._native_records import Records
@@ -46,7 +47,7 @@ def _map(
     function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], executor: Executor | None
 ) -> list[T]:
     if executor is None:
-        return in_parallel(function, arguments)
+        return alongside(function, arguments)
     return executor.map(partial(_apply, function), arguments)
 
 
