@@ -15,7 +15,6 @@ from ..errors import RagtriageError, RequestError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_INVALID = 2
 

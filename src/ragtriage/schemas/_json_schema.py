@@ -6,7 +6,7 @@ that they equal what this module produces, so the published schemas cannot drift
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -17,8 +17,6 @@ from ._evalset import EvalSet
 from ._labels import LabelSet
 from ._run import Run
 from ._snapshot import Snapshot
-
-SchemaKind = Literal["snapshot", "evalset", "run", "labels", "article"]
 
 SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "snapshot": Snapshot,
