@@ -217,12 +217,9 @@ class RecorderCallbackHandler(BaseCallbackHandler):
         usage = (response.llm_output or {}).get("token_usage") or {}
         with self._lock:
             request.outputs += [gen.text for batch in response.generations for gen in batch[:1]]
-            for attr, key in (
-                ("prompt_tokens", "prompt_tokens"),
-                ("completion_tokens", "completion_tokens"),
-            ):
+            for key in ("prompt_tokens", "completion_tokens"):
                 if isinstance(usage.get(key), int):
-                    setattr(request, attr, (getattr(request, attr) or 0) + usage[key])
+                    setattr(request, key, (getattr(request, key) or 0) + usage[key])
             self._close_stage(request, run_id)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
