@@ -246,18 +246,16 @@ def first_line_problem(path: PathArg, kind: Literal["qrels", "run"]) -> Problem 
 
 def read_qrels(path: PathArg) -> Qrels:
     """Read a qrels file into {question: {document: grade}}; raise `InputError` on any problem."""
-    path = as_path(path)
     collector = ProblemCollector()
-    qrels = parse_qrels(Path(path), collector)
+    qrels = parse_qrels(path, collector)
     collector.raise_if_any()
     return qrels
 
 
 def read_run(path: PathArg) -> TrecRun:
     """Read a run into {question: [(document, score), ...]} best first; raise `InputError`."""
-    path = as_path(path)
     collector = ProblemCollector()
-    run = parse_run(Path(path), collector)
+    run = parse_run(path, collector)
     collector.raise_if_any()
     return run
 
