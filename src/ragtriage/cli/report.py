@@ -30,19 +30,14 @@ html_option = output_path_option(
 """`--html FILE` for commands whose result can also be written as the HTML report."""
 
 
-def write_html(
-    evaluation: Evaluation,
-    path: Path,
-    title: str = "ragtriage report",
-    comparison: Comparison | None = None,
-) -> None:
+def write_html(evaluation: Evaluation, path: Path, comparison: Comparison | None = None) -> None:
     """Write the HTML report of an evaluation (see `ragtriage.api.report_page`).
 
     Without `comparison`, two or more runs are compared first run against the others.
     """
     from ..api import report_page
 
-    write_output(report_page(evaluation, title=title, comparison=comparison), path)
+    write_output(report_page(evaluation, comparison=comparison), path)
 
 
 @click.command(
