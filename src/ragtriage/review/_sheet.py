@@ -281,21 +281,19 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
     return table
 
 
-def read_sheet(
-    path: PathArg, limits: SheetLimits = SHEET_LIMITS
-) -> tuple[tuple[str, ...], list[SheetRow]]:
+def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
     """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files are errors.
 
     Each cell is read `unguarded`: a sheet `write_sheet` wrote reads back as the rows it was
     given, whatever their text.
 
-    A sheet past `limits` (file size, unpacked size, compression ratio, rows, columns, cell
-    length) is refused before it is parsed.
+    A sheet past `SHEET_LIMITS` (file size, unpacked size, compression ratio, rows, columns,
+    cell length) is refused before it is parsed.
     """
     path = as_path(path)
     suffix = _check_suffix(path, "SHEET")
     check_input(path)
-    table = _read_csv(path, limits) if suffix == ".csv" else _read_xlsx(path, limits)
+    table = _read_csv(path, SHEET_LIMITS) if suffix == ".csv" else _read_xlsx(path, SHEET_LIMITS)
     if not table:
         raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])
     header = tuple(cell.strip() for cell in table[0])
@@ -304,7 +302,7 @@ def read_sheet(
     for offset, values in enumerate(table, start=1):
         for index, value in enumerate(values):
             name = header[index] if index < len(header) and header[index] else f"column {index + 1}"
-            problem = check_cell(path, offset, name, value, limits)
+            problem = check_cell(path, offset, name, value, SHEET_LIMITS)
             if problem is not None:
                 long_cells.append(problem)
         if offset == 1 or not any(v.strip() for v in values):
