@@ -97,16 +97,14 @@ def read_bytes(
     return data
 
 
-def iter_lines(
-    handle: BinaryIO, label: str, end: int | None = None, first: int = 1
-) -> Iterator[tuple[int, bytes]]:
+def iter_lines(handle: BinaryIO, label: str, end: int | None = None) -> Iterator[tuple[int, bytes]]:
     """(line number, line) of a binary file, each line at most `MAX_LINE_BYTES`.
 
     A longer line (or a file without line breaks) raises `InputError` after reading at most
     the bound, never the whole line. `end`: stop at the first line starting at or after this
-    byte offset. `first`: the number of the first line read.
+    byte offset.
     """
-    number = first - 1
+    number = 0
     position = handle.tell() if end is not None else 0
     limit = MAX_LINE_BYTES
     readline = handle.readline
