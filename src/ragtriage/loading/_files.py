@@ -237,10 +237,9 @@ def validate_line(
     file: str,
     collector: ProblemCollector,
     id_key: str,
-    record: str = "question",
 ) -> M | None:
     """Parse one JSONL line strictly and validate it, as a record of a JSON file would be."""
     parsed, data = parse_line(line, number, file, collector)
     if not parsed:
         return None
-    return validate_item(model, data, file, collector, id_key, f"line {number}: ", record)
+    return validate_item(model, data, file, collector, id_key, f"line {number}: ")
