@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from ..detectors import context_hash, context_texts
 from ..errors import InputError
@@ -179,9 +179,7 @@ async def _judge_result(
     # Why this question's items are not judged, when the judge cannot tell what the answer is.
     unjudged: str | None = None
     if outcome is None:
-        _plan(progress, 1)
-        found = await judge.detect_outcome(question.text, answer)
-        _tick(progress)
+        found = await _counted(progress, judge.detect_outcome(question.text, answer))
         if found.outcome is None:
             reason = found.reason or "no reason given"
             notes.append(ItemNote(run_name, question.id, "outcome", reason))
@@ -215,9 +213,7 @@ async def _judge_result(
         claims = None
     claim_reason: str | None = unjudged
     if claims is None and unjudged is None:
-        _plan(progress, 1)
-        extracted = await judge.extract_claims(question.text, answer)
-        _tick(progress)
+        extracted = await _counted(progress, judge.extract_claims(question.text, answer))
         if extracted.claims is None:
             reason = extracted.reason or "no reason given"
             notes.append(ItemNote(run_name, question.id, "claims", reason))
@@ -240,18 +236,12 @@ async def _judge_result(
     async def support(text: str) -> SupportVerdict:
         if claim_reason is not None:
             return SupportVerdict("cannot_judge", (), claim_reason)
-        _plan(progress, 1)
-        verdict = await judge.judge_support(text, passages)
-        _tick(progress)
-        return verdict
+        return await _counted(progress, judge.judge_support(text, passages))
 
     async def coverage(fact: str | None) -> CoverageVerdict:
         if unjudged is not None:
             return CoverageVerdict("cannot_judge", unjudged)
-        _plan(progress, 1)
-        verdict = await judge.judge_coverage(question.text, fact, answer)
-        _tick(progress)
-        return verdict
+        return await _counted(progress, judge.judge_coverage(question.text, fact, answer))
 
     verdicts, covered = await asyncio.gather(
         asyncio.gather(*(support(c.text) for c in claims)),
@@ -290,14 +280,17 @@ async def _judge_result(
     return _Outcome(updated, claim_labels, fact_labels, tuple(notes), changed)
 
 
-def _plan(progress: Progress | None, count: int) -> None:
-    if progress is not None and count:
-        progress.add_total(count)
+T = TypeVar("T")
 
 
-def _tick(progress: Progress | None) -> None:
+async def _counted(progress: Progress | None, call: Awaitable[T]) -> T:
+    """One judge call, planned on `progress` before it starts and counted when it returns."""
+    if progress is not None:
+        progress.add_total(1)
+    found = await call
     if progress is not None:
         progress.advance()
+    return found
 
 
 def _as_claims(extracted: Sequence[ExtractedClaim]) -> list[Claim]:
