@@ -88,25 +88,11 @@ def _metric(
     paired = pair(base_values, cand_values)
     s = paired.sample
     spec = m.spec
+    head = (m.name, spec.layer, spec.direction, spec.kind, spec.averaging)
     wholes = (overall(base_values), overall(cand_values))
-    if s.size == 0:
+    if s.size == 0:  # nothing paired: no values, interval, test or counts
         return MetricComparison(
-            m.name,
-            spec.layer,
-            spec.direction,
-            spec.kind,
-            spec.averaging,
-            0,
-            paired.unpaired,
-            None,
-            None,
-            None,
-            None,
-            None,
-            0,
-            0,
-            0,
-            *wholes,
+            *head, 0, paired.unpaired, None, None, None, None, None, 0, 0, 0, *wholes
         )
     bn, bd = group_means(s.base_num, s.base_den)
     cn, cd = group_means(s.cand_num, s.cand_den)
@@ -124,11 +110,7 @@ def _metric(
     else:
         test = sign_flip_test(s, resamples=permutations, seed=seed, label=label)
     return MetricComparison(
-        m.name,
-        spec.layer,
-        spec.direction,
-        spec.kind,
-        spec.averaging,
+        *head,
         s.size,
         paired.unpaired,
         base_value,
