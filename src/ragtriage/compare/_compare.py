@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..diagnosis import stage_order
 from ..errors import InputError, Problem
 from ..evaluation import Evaluation, RunEvaluation
 from ..metrics import Measure
@@ -25,7 +26,7 @@ from ._comparison import (
 )
 from ._pairing import change_status, combine_statuses, group_values, overall, pair
 from ._provenance import diff_conditions, group_conditions, group_repeats
-from ._stages import modal_stage, run_stages, stage_order
+from ._stages import modal_stage, run_stages
 from ._stats import TestResult, bootstrap_ci, group_means, mcnemar_exact, sign_flip_test
 
 

@@ -6,7 +6,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..diagnosis import stage_order as diagnosis_stage_order
 from ..evaluation import RunEvaluation
 
 
@@ -23,11 +22,6 @@ class QuestionStages:
     def all(self) -> tuple[str, ...]:
         """Primary and secondary stages."""
         return (self.primary, *self.secondary)
-
-
-def stage_order() -> tuple[str, ...]:
-    """Every diagnosis stage in pipeline order, registered ones included, `ok` last."""
-    return diagnosis_stage_order()
 
 
 def run_stages(run: RunEvaluation) -> dict[str, QuestionStages]:
