@@ -12,7 +12,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import ConfigDict, Field, ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector, found_text
-from ..fileio import decode, parse_json, parse_toml, read_bytes
+from ..fileio import decode, file_problem, parse_json, parse_toml, read_bytes
 from ..loading import pydantic_problems
 from ..metrics import lookup, parse_measure
 from ..paths import PathArg, as_path, file_suffix
@@ -359,9 +359,7 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     except InputError as exc:
         if exc.problems[0].found != "no such file":
             raise
-        raise InputError(
-            [Problem(file, None, "(file)", "an existing policy file", "no such file")]
-        ) from None
+        raise file_problem(file, "an existing policy file", "no such file") from None
     data = _parse(path, decode(raw, file), file)
     _no_rules(data, file, collector)
     policy: Policy | None = None

@@ -14,7 +14,7 @@ from typing import IO, get_args
 
 from .._optional import require_extra
 from ..errors import InputError, Problem, shortened
-from ..fileio import OutputError, atomic_output, check_input, read_text
+from ..fileio import OutputError, atomic_output, check_input, file_problem, read_text
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import ClaimVerdict, FactVerdict
 from ._sheet_limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
@@ -108,17 +108,8 @@ def split_ids(cell: str) -> list[str]:
 def _check_suffix(path: Path, option: str) -> str:
     suffix = file_suffix(path)
     if suffix not in SHEET_SUFFIXES:
-        raise InputError(
-            [
-                Problem(
-                    str(path),
-                    None,
-                    option,
-                    "a .csv or .xlsx file",
-                    repr(path.suffix or "no suffix"),
-                )
-            ]
-        )
+        found = repr(path.suffix or "no suffix")
+        raise file_problem(str(path), "a .csv or .xlsx file", found, option)
     return suffix
 
 
@@ -258,24 +249,19 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
             for values in csv.reader(handle):
                 table.append(values)
                 if len(table) > limits.max_rows or len(values) > limits.max_columns:
-                    raise InputError(
-                        [
-                            Problem(
-                                str(path),
-                                None,
-                                f"row {len(table)}",
-                                f"at most {limits.max_rows} rows and {limits.max_columns} columns",
-                                f"{len(values)} columns"
-                                if len(values) > limits.max_columns
-                                else f"more than {limits.max_rows} rows",
-                            )
-                        ]
+                    raise file_problem(
+                        str(path),
+                        f"at most {limits.max_rows} rows and {limits.max_columns} columns",
+                        f"{len(values)} columns"
+                        if len(values) > limits.max_columns
+                        else f"more than {limits.max_rows} rows",
+                        f"row {len(table)}",
                     )
     except csv.Error as exc:
         found = str(exc)
         if "field larger than field limit" in found:
             found = f"a cell of more than {limits.max_cell_chars} characters (row {len(table) + 1})"
-        raise InputError([Problem(str(path), None, "(file)", "valid CSV", found)]) from exc
+        raise file_problem(str(path), "valid CSV", found) from exc
     finally:
         csv.field_size_limit(previous)
     return table
@@ -362,9 +348,8 @@ def _read_xlsx(path: Path, limits: SheetLimits) -> list[list[str]]:
     try:
         book = load_workbook(str(path), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
-        raise InputError(
-            [Problem(str(path), None, "(file)", "an XLSX workbook", f"{type(exc).__name__}: {exc}")]
-        ) from exc
+        found = f"{type(exc).__name__}: {exc}"
+        raise file_problem(str(path), "an XLSX workbook", found) from exc
     try:
         sheet = book["review"] if "review" in book.sheetnames else book.worksheets[0]
         # check_xlsx bounded every position, so these bounds drop nothing and stop any padding.

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, Problem
-from ..fileio import make_folder, write_bytes
+from ..fileio import file_problem, make_folder, write_bytes
 from ..paths import PathArg, as_path
 
 __all__ = ["STARTER_FILES", "StarterDataset", "dataset_arguments", "write_starter"]
@@ -65,26 +64,17 @@ def write_starter(directory: PathArg, *, force: bool = False) -> StarterDataset:
     """
     target = as_path(directory)
     if target.exists() and not target.is_dir():
-        raise InputError(
-            [Problem(str(target), None, "DIR", "a directory (new or empty)", "a file")]
-        )
+        raise file_problem(str(target), "a directory (new or empty)", "a file", "DIR")
     entries = sorted(p.name for p in target.iterdir()) if target.is_dir() else []
     if entries and not force:
         shown = ", ".join(entries[:5]) + (
             f", ... ({len(entries)} in all)" if len(entries) > 5 else ""
         )
-        raise InputError(
-            [
-                Problem(
-                    str(target),
-                    None,
-                    "DIR",
-                    "a new or empty directory (--force writes the starter files into it, "
-                    "overwriting files of the same name)",
-                    f"a directory holding {shown}",
-                )
-            ]
+        expected = (
+            "a new or empty directory (--force writes the starter files into it, "
+            "overwriting files of the same name)"
         )
+        raise file_problem(str(target), expected, f"a directory holding {shown}", "DIR")
     make_folder(target)
     written, replaced = [], []
     for name in STARTER_FILES:
