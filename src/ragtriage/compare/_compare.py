@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..diagnosis import stage_order
-from ..errors import InputError, Problem
 from ..evaluation import Evaluation, RunEvaluation
+from ..fileio import file_problem
 from ..metrics import Measure
 from ._comparable import check_arguments, check_comparable, select_runs
 from ._comparison import (
@@ -216,29 +216,11 @@ def compare(
         runs = (runs,) if isinstance(runs, str) else tuple(runs)
     selected = select_runs(evaluation, runs)
     if len(selected) < 2:
-        raise InputError(
-            [
-                Problem(
-                    "<command line>",
-                    None,
-                    "RUNS",
-                    "at least two runs to compare",
-                    f"{len(selected)} run(s)",
-                )
-            ]
-        )
+        found = f"{len(selected)} run(s)"
+        raise file_problem("<command line>", "at least two runs to compare", found, "RUNS")
     if len({r.name for r in selected}) != len(selected):
-        raise InputError(
-            [
-                Problem(
-                    "<command line>",
-                    None,
-                    "RUNS",
-                    "each run named once",
-                    ", ".join(r.name for r in selected),
-                )
-            ]
-        )
+        found = ", ".join(r.name for r in selected)
+        raise file_problem("<command line>", "each run named once", found, "RUNS")
     warnings = check_comparable(selected, allow_missing, allow_different_snapshot)
     stages = {run.name: run_stages(run) for run in selected}
     grouped = group_repeats(selected) if group else tuple((run,) for run in selected)

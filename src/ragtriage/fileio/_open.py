@@ -28,7 +28,7 @@ _KINDS = (
 
 
 def file_problem(label: str, expected: str, found: str, field: str = "(file)") -> InputError:
-    """An `InputError` about a whole file (or a place in it)."""
+    """An `InputError` about a whole file (or a place in it, or `<command line>` and an option)."""
     return InputError([Problem(label, None, field, expected, found)])
 
 

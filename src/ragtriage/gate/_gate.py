@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 
 from ..compare import Comparison, MetricComparison, compare, run_stages, select_runs
-from ..errors import InputError, Problem
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..fileio import file_problem
 from ..metrics import parse_measure
 from ._budgets import budget_rules
 from ._policy import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
@@ -297,17 +297,8 @@ def gate(
     selected = select_runs(evaluation, names)
     target = selected[-1]
     if baseline is None and policy.policy.require_baseline:
-        raise InputError(
-            [
-                Problem(
-                    "<command line>",
-                    None,
-                    "--baseline",
-                    f"a baseline run (policy {policy.path} sets require_baseline)",
-                    "none given",
-                )
-            ]
-        )
+        expected = f"a baseline run (policy {policy.path} sets require_baseline)"
+        raise file_problem("<command line>", expected, "none given", "--baseline")
     comparison = None
     if baseline is not None:
         comparison = compare(

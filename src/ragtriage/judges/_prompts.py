@@ -9,7 +9,7 @@ from importlib import resources
 from string import Template
 from typing import Literal
 
-from ..errors import InputError, Problem
+from ..fileio import file_problem
 
 Task = Literal["outcome", "claims", "support", "coverage"]
 TASKS: tuple[Task, ...] = ("outcome", "claims", "support", "coverage")
@@ -55,17 +55,8 @@ def load_prompts(version: str = DEFAULT_PROMPT_VERSION) -> PromptSet:
     """Read one prompt version; an unknown version is an input error."""
     known = available_versions()
     if version not in known:
-        raise InputError(
-            [
-                Problem(
-                    "<command line>",
-                    None,
-                    "--prompt-version",
-                    f"one of {', '.join(known)}",
-                    repr(version),
-                )
-            ]
-        )
+        expected = f"one of {', '.join(known)}"
+        raise file_problem("<command line>", expected, repr(version), "--prompt-version")
     text = (
         resources.files("ragtriage.judges")
         .joinpath("prompts", f"{version}.toml")

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector
-from ..fileio import json_line, make_folder
+from ..fileio import file_problem, json_line, make_folder
 from ..loading import pydantic_problems, read_file
 from ..paths import as_path, file_suffix
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader
@@ -127,7 +127,7 @@ class Recorder(StageWrappers):
         collector.raise_if_any()
         if not isinstance(loaded.content, Run):
             kind = loaded.source.kind
-            raise InputError([Problem(str(self.path), None, "line 1: kind", "run", repr(kind))])
+            raise file_problem(str(self.path), "run", repr(kind), "line 1: kind")
         existing = loaded.content
         old = RunHeader(name=existing.name, provenance=existing.provenance)
         diffs = _differences("", self.header.model_dump(mode="json"), old.model_dump(mode="json"))
@@ -166,9 +166,7 @@ class Recorder(StageWrappers):
     def _start(self) -> None:
         if file_suffix(self.path) != ".jsonl":
             # The loaders read a `.json` file as one document; a streamed run is JSONL.
-            raise InputError(
-                [Problem(str(self.path), None, "(file)", "a .jsonl path", repr(self.path.suffix))]
-            )
+            raise file_problem(str(self.path), "a .jsonl path", repr(self.path.suffix))
         resumed = self._resume()
         make_folder(self.path.parent)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .._optional import require_extra
-from ..errors import InputError, Problem
+from ..fileio import file_problem
 from ..schemas import Chunk, Snapshot
 
 ChunkMode = Literal["snapshot", "chars", "sentences"]
@@ -115,17 +115,8 @@ def make_chunks(snapshot: Snapshot, chunking: Chunking) -> tuple[Chunk, ...]:
     if chunking.mode == "snapshot":
         return ()
     if chunking.size < 1:
-        raise InputError(
-            [
-                Problem(
-                    "<command line>",
-                    None,
-                    f"--chunk-{chunking.mode}",
-                    "a positive integer",
-                    str(chunking.size),
-                )
-            ]
-        )
+        option = f"--chunk-{chunking.mode}"
+        raise file_problem("<command line>", "a positive integer", str(chunking.size), option)
     chunks: list[Chunk] = []
     for doc in snapshot.documents:
         if not doc.text:

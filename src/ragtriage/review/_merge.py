@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InputError, Problem, ProblemCollector
+from ..errors import ProblemCollector
+from ..fileio import file_problem
 from ..loading import read_file
 from ..paths import PathArg, as_path
 from ..schemas import Labeller, LabelSet
@@ -46,9 +47,7 @@ def merge_into_file(path: PathArg, new: LabelSet, *, force: bool = False) -> Mer
     old = loaded.content
     if not isinstance(old, LabelSet) or old.run != new.run:
         found = f"a labels file of run {old.run!r}" if isinstance(old, LabelSet) else "another kind"
-        raise InputError(
-            [Problem(str(path), None, "run", f"a labels file of run {new.run!r}", found)]
-        )
+        raise file_problem(str(path), f"a labels file of run {new.run!r}", found, "run")
     ours = {_who(e.label.labeller) for e in new.claim_labels}
     ours |= {_who(e.label.labeller) for e in new.fact_labels}
     earlier = [e.label.labeller for e in old.claim_labels] + [
@@ -57,17 +56,8 @@ def merge_into_file(path: PathArg, new: LabelSet, *, force: bool = False) -> Mer
     clash = sorted({_who(who) for who in earlier} & ours)
     if clash and not force:
         names = ", ".join(f"{kind} {name!r}" for kind, name in clash)
-        raise InputError(
-            [
-                Problem(
-                    str(path),
-                    None,
-                    "labeller",
-                    "no labels yet by this sheet's reviewers (--force replaces them)",
-                    f"labels by {names}",
-                )
-            ]
-        )
+        expected = "no labels yet by this sheet's reviewers (--force replaces them)"
+        raise file_problem(str(path), expected, f"labels by {names}", "labeller")
     claims = [e for e in old.claim_labels if _who(e.label.labeller) not in ours]
     facts = [e for e in old.fact_labels if _who(e.label.labeller) not in ours]
     kept = len(claims) + len(facts)

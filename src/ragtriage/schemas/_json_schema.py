@@ -10,8 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..errors import InputError, Problem
-from ..fileio import json_text
+from ..fileio import file_problem, json_text
 from ._article import ArticleDataset
 from ._evalset import EvalSet
 from ._labels import LabelSet
@@ -35,13 +34,8 @@ def json_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of one file kind; an unknown kind raises `InputError`."""
     model = SCHEMA_MODELS.get(kind)
     if model is None:
-        raise InputError(
-            [
-                Problem(
-                    "<command line>", None, "KIND", f"one of {', '.join(SCHEMA_MODELS)}", repr(kind)
-                )
-            ]
-        )
+        expected = f"one of {', '.join(SCHEMA_MODELS)}"
+        raise file_problem("<command line>", expected, repr(kind), "KIND")
     schema = model.model_json_schema(mode="validation")
     if kind == "labels":
         _labeller_optional(schema)
