@@ -6,7 +6,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, Problem
+from ..errors import InputError
+from ..fileio import file_problem
 from ._formats import response_format_body
 from ._spec import JudgeSpec, content_hash
 
@@ -48,9 +49,7 @@ def cache_key(spec: JudgeSpec, task: str, messages: list[dict[str, str]]) -> str
 
 
 def _unusable(path: Path, found: str) -> InputError:
-    return InputError(
-        [Problem(str(path), None, "(judge cache)", f"a judge cache (SQLite); {_FIX}", found)]
-    )
+    return file_problem(str(path), f"a judge cache (SQLite); {_FIX}", found, "(judge cache)")
 
 
 class ReplyCache:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import InputError, Problem
+from ..fileio import file_problem
 from ..paths import PathArg, as_optional_path
 from ..schemas import (
     Component,
@@ -208,9 +209,7 @@ def run_retrieval(
     chunks = make_chunks(snapshot, config.chunking)
     units = make_units(snapshot, config.chunking, chunks)
     if not units:
-        raise InputError(
-            [Problem("<snapshot>", None, "documents", "at least one document with text", "none")]
-        )
+        raise file_problem("<snapshot>", "at least one document with text", "none", "documents")
     texts = [unit.index_text for unit in units]
     ids = [unit.id for unit in units]
     digest = units_hash(units)

@@ -19,6 +19,7 @@ from xml.etree.ElementTree import iterparse
 from xml.parsers import expat
 
 from ..errors import InputError, Problem
+from ..fileio import file_problem
 
 MIB = 1024 * 1024
 
@@ -57,16 +58,8 @@ def check_file_size(path: Path, limits: SheetLimits = SHEET_LIMITS) -> None:
     """Refuse a sheet file larger than `max_file_bytes`."""
     size = path.stat().st_size
     if size > limits.max_file_bytes:
-        raise InputError(
-            [
-                _problem(
-                    path,
-                    "(file)",
-                    f"a sheet of at most {limits.max_file_bytes} bytes",
-                    f"{size} bytes",
-                )
-            ]
-        )
+        expected = f"a sheet of at most {limits.max_file_bytes} bytes"
+        raise file_problem(str(path), expected, f"{size} bytes")
 
 
 def _column_number(letters: str) -> int:
@@ -160,9 +153,8 @@ def check_xlsx(path: Path, limits: SheetLimits = SHEET_LIMITS) -> None:
     try:
         book = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(
-            [_problem(path, "(file)", "an XLSX workbook", f"{type(exc).__name__}: {exc}")]
-        ) from exc
+        found = f"{type(exc).__name__}: {exc}"
+        raise file_problem(str(path), "an XLSX workbook", found) from exc
     with book:
         problems: list[Problem] = []
         members = book.infolist()
