@@ -6,15 +6,13 @@ checked strictly, like every other input file.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import ValidationError
 
 from ..errors import InputError, ProblemCollector
-from ..fileio import read_json
+from ..fileio import content_hash, read_json
 from ..loading import display_path, pydantic_problems
 from ..paths import PathArg, as_paths
 from ..schemas import Labeller, SchemaVersion, StrictModel
@@ -151,10 +149,7 @@ class CalibrationRecord(StrictModel):
 
     def digest(self) -> str:
         """SHA-256 of the record's canonical JSON: names the record in reports without a path."""
-        text = json.dumps(
-            self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-        )
-        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return "sha256:" + content_hash(self.model_dump(mode="json"))
 
 
 def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]:

@@ -9,7 +9,7 @@ See `docs/files.md`.
 """
 
 from ._decode import decode, strip_bom
-from ._json_text import json_line, json_text, json_text_table
+from ._json_text import content_hash, json_line, json_text, json_text_table
 from ._limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_BYTES,
@@ -52,6 +52,7 @@ __all__ = [
     "atomic_output",
     "check_input",
     "check_output",
+    "content_hash",
     "decode",
     "depth_problem",
     "file_problem",

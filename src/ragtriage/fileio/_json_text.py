@@ -20,6 +20,7 @@ and a value `json` refuses raises `json`'s own error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,12 @@ def json_text(data: Any) -> str:
 def json_line(data: Any) -> str:
     """One JSONL record: sorted keys, UTF-8 kept readable, on one line (without its newline)."""
     return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
+def content_hash(value: object) -> str:
+    """SHA-256 of a value's canonical JSON (sorted keys, UTF-8, no spaces)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def json_text_table(

@@ -5,6 +5,7 @@ cached in SQLite) and an offline lexical baseline. A reply that cannot be parsed
 fails after its retries, becomes `cannot_judge` with the reason: never a made-up verdict.
 """
 
+from ..fileio import content_hash
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions, EndpointError, Reply
 from ._formats import (
@@ -64,7 +65,6 @@ from ._spec import (
     OutcomeFound,
     Passage,
     SupportVerdict,
-    content_hash,
 )
 
 __all__ = [

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..fileio import file_problem
+from ..fileio import content_hash, file_problem
 from ._formats import response_format_body
-from ._spec import JudgeSpec, content_hash
+from ._spec import JudgeSpec
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (

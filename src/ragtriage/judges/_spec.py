@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 
 from ..schemas import ClaimVerdict, FactVerdict, Labeller, Outcome
@@ -53,12 +51,6 @@ class JudgeSpec:
             "max_tokens": self.max_tokens,
             "response_format": self.response_format,
         }
-
-
-def content_hash(value: object) -> str:
-    """SHA-256 of a value's canonical JSON (sorted keys, UTF-8)."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
