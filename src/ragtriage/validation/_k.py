@@ -15,33 +15,29 @@ CUTOFF_EXPECTED = f"an integer from 1 to {MAX_CUTOFF}"
 def parse_cutoff(raw: str, source: str = "<command line>", field: str = "-k") -> int:
     """A cut-off written as text (`ndcg@10`): ASCII digits only, 1..MAX_CUTOFF, else
     `InputError`."""
-    return _digits(raw, raw, source, field)
+    return _checked(_digits(raw), raw, source, field)
 
 
-def _digits(text: str, raw: object, source: str, field: str) -> int:
+def _digits(text: str) -> int | None:
     # str.isdigit also accepts superscripts and other scripts' digits, which int() refuses
     # or reads differently: only ASCII digits are a cut-off. The length test keeps int()
     # from converting thousands of digits.
     if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_CUTOFF)):
+        return None
+    return int(text)
+
+
+def _checked(value: float | None, raw: object, source: str, field: str) -> int:
+    if value is None or not 1 <= value <= MAX_CUTOFF:
         raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
-    value = int(text)
-    if not 1 <= value <= MAX_CUTOFF:
-        raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
-    return value
+    return value if isinstance(value, int) else int(value)
 
 
 def parse_k(raw: str | int | float, source: str = "<command line>", field: str = "-k") -> int:
     """Return k as an int; 0, negatives, fractions, nan, inf, non-numbers and values past
     `MAX_CUTOFF` are refused."""
-    if isinstance(raw, bool):
-        raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
-    if isinstance(raw, int):
-        if not 1 <= raw <= MAX_CUTOFF:
-            raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
-        return raw
-    if isinstance(raw, float):
-        if raw != raw or not raw.is_integer() or not 1 <= raw <= MAX_CUTOFF:
-            raise InputError([Problem(source, None, field, CUTOFF_EXPECTED, repr(raw))])
-        return int(raw)
+    if isinstance(raw, (bool, int, float)):
+        whole = not isinstance(raw, bool) and (isinstance(raw, int) or raw.is_integer())
+        return _checked(raw if whole else None, raw, source, field)
     text = raw.strip()
-    return _digits(text[1:] if text.startswith("+") else text, raw, source, field)
+    return _checked(_digits(text[1:] if text.startswith("+") else text), raw, source, field)
