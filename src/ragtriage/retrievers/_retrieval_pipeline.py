@@ -81,41 +81,19 @@ class RetrievalConfig:
     def problems(self) -> list[Problem]:
         """Option values that cannot work together, as command-line problems."""
         out: list[Problem] = []
+        cli = "<command line>"
         try:  # the one cut-off rule of every command (`-k`)
             k: int | None = parse_k(self.k)
         except InputError as exc:
             out.extend(exc.problems)
             k = None
         if k is not None and self.candidates < k:
-            out.append(
-                Problem(
-                    "<command line>",
-                    None,
-                    "--candidates",
-                    f"at least k ({self.k})",
-                    str(self.candidates),
-                )
-            )
-        if self.context_chars is not None and self.context_chars < 1:
-            out.append(
-                Problem(
-                    "<command line>",
-                    None,
-                    "--context-chars",
-                    "a positive integer",
-                    str(self.context_chars),
-                )
-            )
-        if self.rerank_depth is not None and self.rerank_depth < 1:
-            out.append(
-                Problem(
-                    "<command line>",
-                    None,
-                    "--rerank-depth",
-                    "a positive integer",
-                    str(self.rerank_depth),
-                )
-            )
+            expected = f"at least k ({self.k})"
+            out.append(Problem(cli, None, "--candidates", expected, str(self.candidates)))
+        positive = {"--context-chars": self.context_chars, "--rerank-depth": self.rerank_depth}
+        for option, value in positive.items():
+            if value is not None and value < 1:
+                out.append(Problem(cli, None, option, "a positive integer", str(value)))
         return out
 
 
