@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -46,12 +47,32 @@ def test_in_parallel_and_alongside_keep_the_order() -> None:
 
 
 def test_alongside_with_fewer_processes_than_arguments() -> None:
+    # This process takes them from the first, one forked process from the last (the last
+    # two queued for it at once), until they meet: in order, a run of each.
     arguments = [(value,) for value in range(7)]
     found = alongside(_square_and_process, arguments, 2)
     assert [square for square, _ in found] == [value * value for value in range(7)]
-    assert found[0][1] == os.getpid()
-    assert len({pid for _, pid in found[1:]}) == 1  # one forked process ran the six others
-    assert os.getpid() not in {pid for _, pid in found[1:]}
+    pids = [pid for _, pid in found]
+    here = pids.count(os.getpid())
+    assert 1 <= here <= 5 and pids[:here] == [os.getpid()] * here
+    assert len(set(pids[here:])) == 1  # one forked process ran the others
+
+
+_HERE = os.getpid()
+
+
+def _slow_when_forked(value: int) -> tuple[int, int]:
+    if os.getpid() != _HERE:
+        time.sleep(0.3)
+    return value, os.getpid()
+
+
+def test_alongside_gives_this_process_more_when_the_forked_ones_are_slower() -> None:
+    # The forked process takes the last two at once and needs 0.3 s for each: this one has
+    # done all the others by then (a fixed share would have left them to the forked one).
+    found = alongside(_slow_when_forked, [(value,) for value in range(8)], 2)
+    assert [value for value, _ in found] == list(range(8))
+    assert [pid == _HERE for _, pid in found] == [True] * 6 + [False] * 2
 
 
 def _sigterm_action(value: int) -> str:

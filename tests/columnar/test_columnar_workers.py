@@ -69,9 +69,9 @@ def test_explanations_spread_over_workers_change_nothing(
 
     monkeypatch.setattr(native_explain, "alongside", counted)
     split = evaluate_native(evalset, snapshot, [run], workers=3)
-    # 60 questions, 9 chunks of 7 rows, three processes: this one explains the first 3
-    # chunks, two forked workers the others, 2 chunks (`_SENT`) at a time.
-    assert shares == [([[0, 7, 14], [21, 28], [35, 42], [49, 56]], 3)]
+    # 60 questions, 9 chunks of 7 rows, 2 (`_SENT`) at a time, three processes: this one
+    # explains them from the first, two forked workers from the last, until they meet.
+    assert shares == [([[0, 7], [14, 21], [28, 35], [42, 49], [56]], 3)]
     report = dumps(evaluation_json(alone))
     assert dumps(evaluation_json(split)) == report
     assert split == alone

@@ -73,8 +73,8 @@ _PER_WORKER = 10_000
 """Questions worth a forked worker's start when a run's explanations are spread over
 workers (each also pickles its records back)."""
 
-_SENT = 10
-"""Chunks a forked worker explains and sends back at once."""
+_SENT = 5
+"""Chunks explained at once (by a forked worker: and sent back)."""
 
 _Part = tuple[list[QuestionRecord], list[QuestionDiagnosis], list[BoundaryQuestions]]
 """Explanations of consecutive chunks: records, verdicts and the questions each boundary check
@@ -150,11 +150,9 @@ def run_evaluation(
 
     chunks = list(range(0, len(rows), CHUNK))
     shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
-    # This process explains the first share of the chunks; forked workers the others, a few
-    # chunks at a time (each few sent back as soon as explained, not a whole share at once).
-    mine = len(chunks) // shares
-    given = [chunks[:mine]] if shares > 1 else [chunks]
-    given += [chunks[at : at + _SENT] for at in range(mine, len(chunks), _SENT)]
+    # A few chunks at a time: this process explains them from the first, forked workers from
+    # the last (each few sent back as soon as explained), until they meet.
+    given = [chunks[at : at + _SENT] for at in range(0, len(chunks), _SENT)]
     for table in (score_table, count_table):
         SHARED_TABLES[id(table)] = table
     try:

@@ -73,23 +73,42 @@ def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]
 def alongside(
     function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int | None = None
 ) -> list[T]:
-    """`function(*a)` for each `a` of `arguments`, in order: the first in this process while
-    forked processes run the others, in turn, each result coming back as it is made (so a
-    long list of small results never waits whole in a pipe). `processes`: how many
-    processes in all, this one included (default: one per argument)."""
-    if len(arguments) < 2:
+    """`function(*a)` for each `a` of `arguments`, in order: this process takes them from the
+    front, one at a time, while forked processes take them from the back, until the two
+    meet (so neither waits on a share that proved slower: a forked process also pays for
+    sending its results back, this one for reading them). Each forked process has at most
+    two queued at a time. `processes`: how many processes in all, this one included
+    (default: one per argument)."""
+    count = len(arguments)
+    others = count - 1 if processes is None else min(processes - 1, count - 1)
+    if others < 1 or not CAN_FORK:
         return [function(*a) for a in arguments]
-    others = len(arguments) - 1
-    if processes is not None:
-        others = max(1, min(processes - 1, others))
+    results: list[Any] = [None] * count
+    front, back = 0, count  # this process's next argument; the forked processes' last
     _TASK["task"] = (function, arguments)
     try:
         with _pool(others) as pool:
-            pending = pool.map_async(_call, range(1, len(arguments)), chunksize=1)
-            first = function(*arguments[0])
-            return [first, *pending.get()]
+            queued: deque[tuple[int, multiprocessing.pool.AsyncResult[Any]]] = deque()
+
+            def give() -> None:
+                nonlocal back
+                while len(queued) < 2 * others and back - 1 > front:
+                    back -= 1
+                    queued.append((back, pool.apply_async(_call, (back,))))
+
+            give()
+            while front < back:
+                results[front] = function(*arguments[front])
+                front += 1
+                while queued and queued[0][1].ready():
+                    index, result = queued.popleft()
+                    results[index] = result.get()
+                give()
+            for index, result in queued:
+                results[index] = result.get()
     finally:
         _TASK.clear()
+    return results
 
 
 def in_order(
