@@ -159,7 +159,6 @@ class QuestionDetails:
         return [self._one(row, result) for row, result in zip(rows, results, strict=True)]
 
     def _one(self, row: int, result: int) -> Details:
-        ids = self._ids
         out: Details = {}
         flags = self._stage_flags(result)
         for key, items in zip(_STALE_KEYS, flags.stale, strict=True):
@@ -210,11 +209,9 @@ class QuestionDetails:
             g0, g1 = int(self._groups[row]), int(self._groups[row + 1])
             lacking = np.flatnonzero(self._in_context[g0:g1] < 0).tolist()
             if lacking:
-                alt_at, codes = self._alt_at, self._alt_code
-                out["missing_evidence"] = tuple([
-                    "|".join([ids[c] for c in codes[alt_at[g0 + g] : alt_at[g0 + g + 1]].tolist()])
-                    for g in lacking
-                ])
+                out["missing_evidence"] = tuple(
+                    ["|".join(self._alternatives(g0 + g)) for g in lacking]
+                )
         for key, documents in zip(_LEAK_KEYS, flags.leaked, strict=True):
             if documents:
                 out[key] = documents
@@ -232,6 +229,11 @@ class QuestionDetails:
         if stale_labels:
             out["stale_labels"] = tuple(stale_labels)
         return out
+
+    def _alternatives(self, group: int) -> list[str]:
+        """The IDs of a required group's alternatives (the group's number among all)."""
+        ids, at = self._ids, self._alt_at
+        return [ids[c] for c in self._alt_code[at[group] : at[group + 1]].tolist()]
 
     def _claim_names(self, start: int, end: int) -> list[str]:
         """The IDs of the claims `start:end` (one result's): their own, else `c1`, `c2`, ..."""
@@ -320,15 +322,10 @@ class StageRow:
     @_once
     def question(self) -> _Question:
         of, row = self._of, self._row
-        ids, alt_at, codes = of._ids, of._alt_at, of._alt_code
         g0, g1 = int(of._groups[row]), int(of._groups[row + 1])
         labels = of._group_label
         groups = tuple([
-            _Group(
-                tuple([ids[c] for c in codes[alt_at[g] : alt_at[g + 1]].tolist()]),
-                labels.get(g),
-            )
-            for g in range(g0, g1)
+            _Group(tuple(of._alternatives(g)), labels.get(g)) for g in range(g0, g1)
         ])
         return _Question(_ANSWERABILITY_NAMES[of._answerability[row]], groups)
 
