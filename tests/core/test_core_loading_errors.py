@@ -277,6 +277,12 @@ FILE_CASES = [
     ("bytes.jsonl", RUN_HEAD.encode() + b"\xff\n", "run", "- bytes.jsonl: line 2 column 1: expected UTF-8 text; found the byte 0xFF, which is not UTF-8 (is the file GBK, Latin-1 or UTF-16?); convert it to UTF-8, e.g. `iconv -f GBK -t UTF-8 bytes.jsonl > bytes.utf8.jsonl`"),
     ("evalset-as-run.json", None, "run", "- evalset-as-run.json: kind: expected run; found 'evalset'"),
     ("evalset-as-snapshot.json", None, "snapshot", "- evalset-as-snapshot.json: kind: expected snapshot; found 'evalset'"),
+    # a file of another kind is named by its kind alone, not checked field by field against
+    # the format of the kind it claims
+    ("run-said-snapshot.jsonl", RUN_HEAD.replace('"run"', '"snapshot"', 1).encode() + b'{"question_id": "q1"}\n', "run", "- run-said-snapshot.jsonl: line 1: kind: expected run; found 'snapshot'"),
+    ("run-said-labels.json", b'{"kind": "labels", "schema_version": 1, "name": "r", "results": []}', "run", "- run-said-labels.json: kind: expected run; found 'labels'"),
+    ("run-as-dataset.json", b'{"kind": "run", "schema_version": 1, "name": "r"}', "dataset", "- run-as-dataset.json: kind: expected an evaluation set or an article-format file; found 'run'"),
+    ("article-as-run.json", b'{"schemaVersion": 1}', "run", "- article-as-run.json: kind: expected run; found 'article'"),
 ]
 
 

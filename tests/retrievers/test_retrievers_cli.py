@@ -60,8 +60,9 @@ def test_swapped_files_are_reported_by_kind(tmp_path: Path) -> None:
     assert code == 2
     assert output == (
         "Error: 2 problems found in the input:\n"
-        f"- {paths.evalset}: kind: expected snapshot; found 'evalset'\n"
-        f"- {paths.snapshot}: kind: expected evalset; found 'snapshot'\n"
+        # bundled files are named as in every other problem with them (package-relative)
+        "- ragtriage:example/zh/evalset.json: kind: expected snapshot; found 'evalset'\n"
+        "- ragtriage:example/zh/snapshot.json: kind: expected evalset; found 'snapshot'\n"
     )
     assert not (tmp_path / "r.jsonl").exists()
 

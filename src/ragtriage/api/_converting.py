@@ -225,7 +225,7 @@ def _read_kinds(
     run: PathArg | None = None,
 ) -> tuple[Snapshot | None, EvalSet | None, Run | None]:
     """Read the files given, each of the kind expected; every wrong kind is named at once."""
-    from ..loading import read_file
+    from ..loading import Wanted, read_file
     from ..schemas import EvalSet, Run, Snapshot
 
     collector = ProblemCollector()
@@ -238,9 +238,7 @@ def _read_kinds(
         if path is None:
             found.append(None)
             continue
-        loaded = read_file(as_path(path), collector)
-        if loaded.content is not None and not isinstance(loaded.content, model):
-            collector.add(str(path), None, "kind", kind, repr(loaded.source.kind))
+        loaded = read_file(as_path(path), collector, wanted=Wanted((kind,), kind))
         found.append(loaded.content if isinstance(loaded.content, model) else None)
     collector.raise_if_any()
     snap, ev, rn = found

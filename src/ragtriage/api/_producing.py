@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ..schemas import EvalSet, Run, Snapshot
 
 
-
 @dataclass(frozen=True)
 class WrittenRunFile:
     """What `run_files` built and where it wrote it."""
@@ -153,17 +152,13 @@ def run_files(
 
 def read_snapshot_and_evalset(snapshot: PathArg, evalset: PathArg) -> tuple[Snapshot, EvalSet]:
     """Read a snapshot and an evaluation set; swapped or wrong kinds are named, all at once."""
-    from ..loading import read_file
+    from ..loading import Wanted, read_file
     from ..schemas import EvalSet, Snapshot
 
     snapshot, evalset = as_path(snapshot), as_path(evalset)
     collector = ProblemCollector()
-    snap_file = read_file(snapshot, collector)
-    eval_file = read_file(evalset, collector)
-    if snap_file.content is not None and not isinstance(snap_file.content, Snapshot):
-        collector.add(str(snapshot), None, "kind", "snapshot", repr(snap_file.source.kind))
-    if eval_file.content is not None and not isinstance(eval_file.content, EvalSet):
-        collector.add(str(evalset), None, "kind", "evalset", repr(eval_file.source.kind))
+    snap_file = read_file(snapshot, collector, wanted=Wanted(("snapshot",), "snapshot"))
+    eval_file = read_file(evalset, collector, wanted=Wanted(("evalset",), "evalset"))
     collector.raise_if_any()
     assert isinstance(snap_file.content, Snapshot) and isinstance(eval_file.content, EvalSet)
     return snap_file.content, eval_file.content

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import cast
 
 from ..errors import InputError, ProblemCollector
-from ..loading import SourceFile, file_sha256, read_file
+from ..loading import SourceFile, Wanted, file_sha256, read_file
 from ..paths import PathArg, as_paths
 from ..schemas import (
     ClaimLabel,
@@ -177,17 +177,10 @@ def read_label_sets(
     paths = as_paths(paths)
     out = []
     for path in paths:
-        loaded = read_file(path, collector)
+        wanted = Wanted(("labels",), f"labels (a label file for {option})")
+        loaded = read_file(path, collector, wanted=wanted)
         if isinstance(loaded.content, LabelSet):
             out.append((str(path), loaded.content))
-        elif loaded.content is not None:
-            collector.add(
-                str(path),
-                None,
-                "kind",
-                f"labels (a label file for {option})",
-                repr(loaded.source.kind),
-            )
     return out
 
 

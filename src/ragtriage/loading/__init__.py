@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     )
     from ._readers import (
         LoadedFile,
+        Wanted,
         read_file,
     )
 
@@ -49,6 +50,7 @@ _LAZY = {
     "load_dataset": "._load_dataset",
     "LoadedFile": "._readers",
     "read_file": "._readers",
+    "Wanted": "._readers",
 }
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "LoadedFile",
     "SnapshotIndex",
     "SourceFile",
+    "Wanted",
     "convert_article",
     "display_path",
     "file_sha256",

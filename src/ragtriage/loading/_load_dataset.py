@@ -10,7 +10,7 @@ from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
 from ._article_convert import ARTICLE_DEFAULT_K, convert_article
 from ._files import SourceFile
-from ._readers import read_file
+from ._readers import Wanted, read_file
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,11 @@ def load_dataset(
     runs = as_paths(runs, "runs")
     labels = as_paths(labels, "labels")
     collector = ProblemCollector()
-    main = read_file(dataset, collector)
+    main = read_file(
+        dataset,
+        collector,
+        wanted=Wanted(("evalset", "article"), "an evaluation set or an article-format file"),
+    )
     sources = [main.source]
     snap: Snapshot | None = None
     evalset: EvalSet | None = None
@@ -172,16 +176,8 @@ def load_dataset(
         default_k = ARTICLE_DEFAULT_K
     elif isinstance(main.content, EvalSet):
         evalset = main.content
-    elif main.content is not None:
-        collector.add(
-            main.source.path,
-            None,
-            "kind",
-            "an evaluation set or an article-format file",
-            repr(main.source.kind),
-        )
     if snapshot is not None:
-        snap_file = read_file(snapshot, collector)
+        snap_file = read_file(snapshot, collector, wanted=Wanted(("snapshot",), "snapshot"))
         sources.append(snap_file.source)
         if isinstance(snap_file.content, Snapshot):
             if snap is not None:
@@ -193,8 +189,6 @@ def load_dataset(
                     "a snapshot file",
                 )
             snap = snap_file.content
-        elif snap_file.content is not None:
-            collector.add(str(snapshot), None, "kind", "snapshot", repr(snap_file.source.kind))
     elif isinstance(main.content, EvalSet):
         collector.add(
             "<command line>",
@@ -204,7 +198,7 @@ def load_dataset(
             "none given",
         )
     for path in runs:
-        run_file = read_file(path, collector)
+        run_file = read_file(path, collector, wanted=Wanted(("run",), "run"))
         sources.append(run_file.source)
         if isinstance(run_file.content, Run):
             if run_file.content.name in run_files:
@@ -217,16 +211,12 @@ def load_dataset(
                 )
             run_files[run_file.content.name] = str(path)
             loaded_runs.append(run_file.content)
-        elif run_file.content is not None:
-            collector.add(str(path), None, "kind", "run", repr(run_file.source.kind))
     label_sets: list[tuple[str, LabelSet]] = []
     for path in labels:
-        label_file = read_file(path, collector)
+        label_file = read_file(path, collector, wanted=Wanted(("labels",), "labels"))
         sources.append(label_file.source)
         if isinstance(label_file.content, LabelSet):
             label_sets.append((str(path), label_file.content))
-        elif label_file.content is not None:
-            collector.add(str(path), None, "kind", "labels", repr(label_file.source.kind))
     seen_names: set[str] = set()
     for run in loaded_runs:
         if run.name in seen_names and is_article:

@@ -93,7 +93,27 @@ def _require(lists: dict[str, Any], key: str, label: str, collector: ProblemColl
         collector.add(label, None, key, REQUIRED, "nothing")
 
 
-def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
+@dataclass(frozen=True)
+class Wanted:
+    """The kinds of file a caller takes (`article`: the article format) and how a message
+    names them; a file of another kind is reported as such and not validated further (its
+    fields would be checked against the wrong format)."""
+
+    kinds: tuple[str, ...]
+    text: str
+
+
+def _unwanted(
+    kind: str, wanted: Wanted | None, label: str, field: str, collector: ProblemCollector
+) -> bool:
+    """Whether a file of `kind` is not what the caller takes (reported to `collector`)."""
+    if wanted is None or kind in wanted.kinds:
+        return False
+    collector.add(label, None, field, wanted.text, found_text(kind))
+    return True
+
+
+def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wanted | None) -> Any:
     if not isinstance(data, dict):
         collector.add(label, None, "(top level)", "a JSON object", found_text(data))
         return None
@@ -107,11 +127,15 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
                 found_text(data["schemaVersion"]),
             )
             return None
+        if _unwanted("article", wanted, label, "kind", collector):
+            return None
         return validate_item(ArticleDataset, data, label, collector, None)
     kind = data.get("kind")
     if kind not in KINDS:
         expected = "one of snapshot, evalset, run, labels"
         collector.add(label, None, "kind", expected, found_text(kind))
+        return None
+    if _unwanted(kind, wanted, label, "kind", collector):
         return None
     if not is_schema_version(data.get("schema_version")):
         collector.add(
@@ -138,9 +162,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector) -> Any:
             lists.get("questions", []), "questions", Question, "id", label, collector
         )
         eval_head = validate_item(EvalSet, {**env, "questions": []}, label, collector, None)
-        return (
-            None if eval_head is None else eval_head.model_copy(update={"questions": questions})
-        )
+        return None if eval_head is None else eval_head.model_copy(update={"questions": questions})
     if kind == "run":
         env, lists = _split_envelope(data, ("results",))
         _require(lists, "results", label, collector)
@@ -217,7 +239,7 @@ def _labeller_hints(problems: Sequence[Problem], default: Any) -> list[Problem]:
     ]
 
 
-def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
+def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wanted | None) -> Any:
     lines = iter_jsonl(path, label, collector)
     first = next(lines, None)
     if first is None:
@@ -240,6 +262,8 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
             found_text(kind),
         )
         return None
+    if _unwanted(kind, wanted, label, f"line {number}: kind", collector):
+        return None
     if not is_schema_version(header_data.get("schema_version")):
         found = found_text(header_data.get("schema_version", "nothing"))
         collector.add(label, None, f"line {number}: schema_version", "1", found)
@@ -260,9 +284,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
             for n, line in lines
             if (question := validate_line(Question, line, n, label, collector, "id")) is not None
         ]
-        return (
-            None if eval_head is None else eval_head.model_copy(update={"questions": questions})
-        )
+        return None if eval_head is None else eval_head.model_copy(update={"questions": questions})
     if kind == "snapshot":
         head = validate_item(Snapshot, {**header_data, "documents": []}, label, collector, None)
         docs: list[Document] = []
@@ -311,16 +333,24 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector) -> Any:
     )
 
 
-def read_file(path: PathArg, collector: ProblemCollector, label: str | None = None) -> LoadedFile:
-    """Read and schema-validate one file; problems go to `collector`."""
+def read_file(
+    path: PathArg,
+    collector: ProblemCollector,
+    label: str | None = None,
+    wanted: Wanted | None = None,
+) -> LoadedFile:
+    """Read and schema-validate one file of the `wanted` kinds (None: any); problems go to
+    `collector`."""
     path = as_path(path)
     shown = label or display_path(path)
     before = len(collector.problems)
     if file_suffix(path) == ".jsonl":
-        content = _from_jsonl(path, shown, collector)
+        content = _from_jsonl(path, shown, collector, wanted)
     else:
         data = read_json(path, shown, collector)
-        content = None if len(collector.problems) > before else _from_json(data, shown, collector)
+        content = (
+            None if len(collector.problems) > before else _from_json(data, shown, collector, wanted)
+        )
     if len(collector.problems) > before:
         content = None
     kind = "article" if isinstance(content, ArticleDataset) else getattr(content, "kind", "unknown")

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import file_problem, json_line, make_folder
-from ..loading import pydantic_problems, read_file
+from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader
 from ._environment import capture_environment
@@ -123,12 +123,10 @@ class Recorder(StageWrappers):
         if not self.path.exists() or self.path.stat().st_size == 0:
             return False
         collector = ProblemCollector()
-        loaded = read_file(self.path, collector)
+        loaded = read_file(self.path, collector, wanted=Wanted(("run",), "run"))
         collector.raise_if_any()
-        if not isinstance(loaded.content, Run):
-            kind = loaded.source.kind
-            raise file_problem(str(self.path), "run", repr(kind), "line 1: kind")
         existing = loaded.content
+        assert isinstance(existing, Run)
         old = RunHeader(name=existing.name, provenance=existing.provenance)
         diffs = _differences("", self.header.model_dump(mode="json"), old.model_dump(mode="json"))
         if diffs:
