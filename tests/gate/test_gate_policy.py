@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from ragtriage import InputError
+from ragtriage.diagnosis import stage_order
 from ragtriage.example import example_paths
 from ragtriage.gate import load_policy
+from ragtriage.metrics import REGISTRY
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -160,6 +162,105 @@ p95_ms = -5
         f"{path}: block[0].slice: expected `all`, `tag:NAME` or `split:dev|regression|holdout`; "
         "found 'tag:'",
         f"{path}: threshold[1].max: expected a bound from 0 to 1 (ndcg range); found 2",
+    ]
+
+
+def test_a_malformed_field_does_not_hide_the_meaning_problems_of_its_siblings(
+    tmp_path: Path,
+) -> None:
+    # every kind of rule: a wrongly typed field is reported, and every well-formed field of
+    # the same rule is still checked; a check reading a malformed field is not run
+    path = _write(
+        tmp_path,
+        """
+[[block]]
+stage = "retrieval_mis"
+slice = 3
+[[block]]
+stage = ["permission_leak"]
+slice = "tags:x"
+max_questions = -1
+[[threshold]]
+metric = "evidence_recal"
+min = "high"
+[[threshold]]
+metric = 5
+slice = "everything"
+min = 2
+max = 1
+[[threshold]]
+metric = "ndcg@10"
+min = 85
+max = "low"
+[[drop]]
+metric = "fact_coverag"
+significant = "yes"
+[[drop]]
+metric = "fact_coverage"
+max_drop = 3
+alpha = 2
+[[sensitive]]
+where = "subject"
+slice = "tag:"
+[no_regression]
+splits = ["nightly"]
+tags = "fixed"
+[latency]
+max_missing = "some"
+""",
+    )
+    metrics = ", ".join(sorted(REGISTRY))
+    stages = ", ".join(s for s in stage_order() if s != "ok")
+    slices = "`all`, `tag:NAME` or `split:dev|regression|holdout`"
+    assert _messages(path) == [
+        f"{path}: block[0].slice: expected a valid string; found 3",
+        f"{path}: block[1].stage: expected a valid string; found [\"permission_leak\"]",
+        f"{path}: block[1].max_questions: expected greater than or equal to 0; found -1",
+        f"{path}: no_regression.tags: expected a valid list; found 'fixed'",
+        f"{path}: threshold[0].min: expected a valid number; found 'high'",
+        f"{path}: threshold[1].metric: expected a valid string; found 5",
+        f"{path}: threshold[2].max: expected a valid number; found 'low'",
+        f"{path}: drop[0].significant: expected a valid boolean; found 'yes'",
+        f"{path}: drop[1].alpha: expected less than 1; found 2",
+        f"{path}: latency.max_missing: expected a valid number; found 'some'",
+        f"{path}: sensitive[0].where: expected 'answer', 'context' or 'any'; found 'subject'",
+        f"{path}: threshold[0].metric: expected one of {metrics}; found 'evidence_recal'",
+        f"{path}: drop[0].metric: expected one of {metrics}; found 'fact_coverag'",
+        f"{path}: block[0].stage: expected a diagnosis stage ({stages}); found 'retrieval_mis'",
+        f"{path}: block[1].slice: expected {slices}; found 'tags:x'",
+        f"{path}: threshold[1].slice: expected {slices}; found 'everything'",
+        f"{path}: sensitive[0].slice: expected {slices}; found 'tag:'",
+        f"{path}: threshold[1]: expected min <= max; found min 2, max 1",
+        f"{path}: threshold[2].min: expected a bound from 0 to 1 (ndcg range); found 85",
+        f"{path}: drop[1].max_drop: expected an allowed drop from 0 to 1 (fact_coverage range); "
+        "found 3",
+        f"{path}: no_regression.splits[0]: expected dev, regression or holdout; found 'nightly'",
+        f"{path}: latency: expected `p50_ms`, `p95_ms` or both; found neither",
+    ]
+
+
+def test_a_missing_required_field_does_not_hide_its_siblings_problems(tmp_path: Path) -> None:
+    # a rule without its metric or stage still has its slice and bounds checked; its
+    # "neither bound" check runs, as both bounds are well-formed (absent)
+    path = _write(
+        tmp_path,
+        """
+[[threshold]]
+slice = "tag:"
+[[block]]
+slice = "nowhere"
+[[drop]]
+""",
+    )
+    slices = "`all`, `tag:NAME` or `split:dev|regression|holdout`"
+    assert _messages(path) == [
+        f"{path}: block[0].stage: expected a value (required field); found nothing",
+        f"{path}: threshold[0].metric: expected a value (required field); found nothing",
+        f"{path}: drop[0].metric: expected a value (required field); found nothing",
+        f"{path}: block[0].slice: expected {slices}; found 'nowhere'",
+        f"{path}: threshold[0].slice: expected {slices}; found 'tag:'",
+        f"{path}: threshold[0]: expected `min`, `max` or both; found neither",
+        f"{path}: drop[0]: expected `max_drop`, `significant = true` or both; found neither",
     ]
 
 

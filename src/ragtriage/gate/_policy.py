@@ -7,7 +7,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
 
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -183,14 +183,37 @@ class LoadedPolicy:
 _M = TypeVar("_M", bound=_PolicyModel)
 
 
-def _valid(model: type[_M], value: object) -> _M | None:
+@dataclass(frozen=True)
+class _Rule(Generic[_M]):
+    """A rule as far as it is well-formed: its fields that validate (those with their default
+    when absent), and the names of those that do not, so a meaning check runs on every
+    well-formed field even when a sibling field of the same rule is malformed."""
+
+    rule: _M
+    """The rule; a field named in `bad` must not be read (it may be unset)."""
+    bad: frozenset[str]
+    """Fields that are malformed or missing (their problems come from the whole policy's
+    validation)."""
+
+    def ok(self, *fields: str) -> bool:
+        """Whether every one of `fields` is well-formed (a check reading them may run)."""
+        return self.bad.isdisjoint(fields)
+
+
+def _valid(model: type[_M], value: object) -> _Rule[_M] | None:
+    """The well-formed part of one rule, or None when it is not a table at all."""
+    if not isinstance(value, dict):
+        return None
     try:
-        return model.model_validate(value)
-    except ValidationError:
-        return None  # its problems come from the whole policy's validation
+        return _Rule(model.model_validate(value), frozenset())
+    except ValidationError as exc:
+        bad = frozenset(str(e["loc"][0]) for e in exc.errors() if e["loc"])
+    # strict models coerce nothing, so a field that validated holds the value as written
+    good = {k: v for k, v in value.items() if k in model.model_fields and k not in bad}
+    return _Rule(cast(_M, model.model_construct(**good)), bad)
 
 
-def _valid_list(model: type[_M], value: object) -> list[tuple[int, _M]]:
+def _valid_list(model: type[_M], value: object) -> list[tuple[int, _Rule[_M]]]:
     if not isinstance(value, list):
         return []
     rules = ((i, _valid(model, item)) for i, item in enumerate(value))
@@ -199,55 +222,60 @@ def _valid_list(model: type[_M], value: object) -> list[tuple[int, _M]]:
 
 @dataclass(frozen=True)
 class _Rules:
-    """The rules of a policy that are well-formed on their own, each with its index in the
-    file: the meaning checks run on them even when another part of the file is malformed,
-    so one pass reports every problem."""
+    """The well-formed parts of a policy's rules, each with its index in the file: the
+    meaning checks run on every well-formed field, even when another field of the same rule
+    or another part of the file is malformed, so one pass reports every problem."""
 
-    block: list[tuple[int, BlockRule]]
-    threshold: list[tuple[int, ThresholdRule]]
-    drop: list[tuple[int, DropRule]]
-    sensitive: list[tuple[int, SensitiveRule]]
-    no_regression: NoRegressionRule | None
-    latency: LatencyBudget | None
+    block: list[tuple[int, _Rule[BlockRule]]]
+    threshold: list[tuple[int, _Rule[ThresholdRule]]]
+    drop: list[tuple[int, _Rule[DropRule]]]
+    sensitive: list[tuple[int, _Rule[SensitiveRule]]]
+    no_regression: _Rule[NoRegressionRule] | None
+    latency: _Rule[LatencyBudget] | None
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> _Rules:
-        """The well-formed rules of a policy file's parsed data."""
-        no_regression = data.get("no_regression")
-        latency = data.get("latency")
+        """The well-formed parts of the rules of a policy file's parsed data."""
         return cls(
             _valid_list(BlockRule, data.get("block")),
             _valid_list(ThresholdRule, data.get("threshold")),
             _valid_list(DropRule, data.get("drop")),
             _valid_list(SensitiveRule, data.get("sensitive")),
-            None if no_regression is None else _valid(NoRegressionRule, no_regression),
-            None if latency is None else _valid(LatencyBudget, latency),
+            _valid(NoRegressionRule, data.get("no_regression")),
+            _valid(LatencyBudget, data.get("latency")),
         )
 
 
 def _semantic(
     policy: _Rules, file: str, collector: ProblemCollector, stages: tuple[str, ...]
 ) -> None:
-    metrics = [(f"threshold[{i}].metric", r.metric) for i, r in policy.threshold]
-    metrics += [(f"drop[{i}].metric", r.metric) for i, r in policy.drop]
-    for field, metric in metrics:
+    metrics: list[tuple[str, _Rule[ThresholdRule] | _Rule[DropRule]]]
+    metrics = [(f"threshold[{i}].metric", r) for i, r in policy.threshold]
+    metrics += [(f"drop[{i}].metric", r) for i, r in policy.drop]
+    for field, measured in metrics:
+        if not measured.ok("metric"):
+            continue
         try:
-            parse_measure(metric, file)
+            parse_measure(measured.rule.metric, file)
         except InputError as exc:
             for p in exc.problems:
                 collector.add(file, None, field, p.expected, p.found)
     for i, block in policy.block:
-        if block.stage not in stages or block.stage == "ok":
+        if block.ok("stage") and (block.rule.stage not in stages or block.rule.stage == "ok"):
             collector.add(
                 file,
                 None,
                 f"block[{i}].stage",
                 f"a diagnosis stage ({', '.join(s for s in stages if s != 'ok')})",
-                repr(block.stage),
+                repr(block.rule.stage),
             )
-    slices = [(f"block[{i}].slice", r.slice) for i, r in policy.block]
-    slices += [(f"threshold[{i}].slice", r.slice) for i, r in policy.threshold]
-    slices += [(f"sensitive[{i}].slice", r.slice) for i, r in policy.sensitive]
+    slices = [(f"block[{i}].slice", r.rule.slice) for i, r in policy.block if r.ok("slice")]
+    slices += [
+        (f"threshold[{i}].slice", r.rule.slice) for i, r in policy.threshold if r.ok("slice")
+    ]
+    slices += [
+        (f"sensitive[{i}].slice", r.rule.slice) for i, r in policy.sensitive if r.ok("slice")
+    ]
     for field, value in slices:
         if not _SLICE.match(value):
             collector.add(
@@ -257,27 +285,37 @@ def _semantic(
                 "`all`, `tag:NAME` or `split:dev|regression|holdout`",
                 repr(value),
             )
-    for i, rule in policy.threshold:
-        if rule.min is None and rule.max is None:
+    for i, threshold in policy.threshold:
+        rule = threshold.rule
+        if not threshold.ok("min", "max"):
+            pass  # a malformed bound is reported on its own
+        elif rule.min is None and rule.max is None:
             collector.add(file, None, f"threshold[{i}]", "`min`, `max` or both", "neither")
         elif rule.min is not None and rule.max is not None and rule.min > rule.max:
             collector.add(
                 file, None, f"threshold[{i}]", "min <= max", f"min {rule.min}, max {rule.max}"
             )
         for bound in ("min", "max"):
-            _in_range(file, f"threshold[{i}].{bound}", rule.metric, getattr(rule, bound), collector)
+            if threshold.ok("metric", bound):
+                field = f"threshold[{i}].{bound}"
+                _in_range(file, field, rule.metric, getattr(rule, bound), collector)
     for i, drop in policy.drop:
-        if drop.max_drop is None and not drop.significant:
+        if drop.ok("max_drop", "significant") and (
+            drop.rule.max_drop is None and not drop.rule.significant
+        ):
             collector.add(
                 file, None, f"drop[{i}]", "`max_drop`, `significant = true` or both", "neither"
             )
-        _in_range(file, f"drop[{i}].max_drop", drop.metric, drop.max_drop, collector, span=True)
+        if drop.ok("metric", "max_drop"):
+            field = f"drop[{i}].max_drop"
+            _in_range(file, field, drop.rule.metric, drop.rule.max_drop, collector, span=True)
     if policy.no_regression is not None:
-        if not policy.no_regression.splits and not policy.no_regression.tags:
+        protected = policy.no_regression
+        if protected.ok("splits", "tags") and not (protected.rule.splits or protected.rule.tags):
             # it would protect nothing and so pass whatever the run does
             expected, found = "a split or a tag to protect", "empty `splits` and `tags`"
             collector.add(file, None, "no_regression", expected, found)
-        for j, split in enumerate(policy.no_regression.splits):
+        for j, split in enumerate(protected.rule.splits if protected.ok("splits") else []):
             if split not in ("dev", "regression", "holdout"):
                 collector.add(
                     file,
@@ -286,10 +324,12 @@ def _semantic(
                     "dev, regression or holdout",
                     repr(split),
                 )
+    latency = policy.latency
     if (
-        policy.latency is not None
-        and policy.latency.p50_ms is None
-        and policy.latency.p95_ms is None
+        latency is not None
+        and latency.ok("p50_ms", "p95_ms")
+        and latency.rule.p50_ms is None
+        and latency.rule.p95_ms is None
     ):
         collector.add(file, None, "latency", "`p50_ms`, `p95_ms` or both", "neither")
 
