@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import json
 import time
 from pathlib import Path
 
@@ -358,6 +359,43 @@ def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(
         f"{path}: question 'exact-code': row 3: context_hash: expected {expected}; "
         f"found 'SHA256:{'A' * 64}'",
     ]
+
+
+def test_a_sheet_made_against_a_context_changed_since_imports_and_its_labels_are_stale(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # A row's context_hash is the context the reviewer saw (the sheet shows its text), copied
+    # into the label as exported and not compared with the run's context at import: evaluate
+    # leaves a label made against a context changed since out and counts it. Refusing the row
+    # would lose the review, and naming the current hash would invite pasting it, which is
+    # what turns a stale label fresh.
+    dataset = load_dataset(article_fixture)
+    path = tmp_path / "sheet.csv"
+    export_sheet(dataset, path)
+    rows = _rows(path)
+    rows[0].update(verdict="supported", supported_by="retry-v2")
+    _rewrite(path, rows)
+    data = json.loads(article_fixture.read_text(encoding="utf-8"))
+    assert data["corpus"][0]["id"] == "retry-v2"
+    data["corpus"][0]["text"] = data["corpus"][0]["text"].replace("30", "60")
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    result = CliRunner().invoke(
+        review_command,
+        ["import", str(changed), str(path), "--reviewer", "ana", "-o", str(tmp_path / "labels")],
+    )
+    assert result.exit_code == 0, result.output
+    files = sorted((tmp_path / "labels").glob("*.json"))
+    stored = json.loads(files[0].read_text(encoding="utf-8"))["claim_labels"]
+    assert [e["label"]["context_hash"] for e in stored] == [rows[0]["context_hash"]]
+    now = load_dataset(changed)
+    res = now.runs[0].results[0]
+    index, k = SnapshotIndex.build(now.snapshot), now.cutoffs()[now.runs[0].name]
+    current = label_context_hash(res, index, k)
+    assert (res.question_id, current == rows[0]["context_hash"]) == ("exact-code", False)
+    stale = evaluate(load_dataset(changed, labels=files)).runs[0].boundaries.stale_labels
+    fresh = evaluate(load_dataset(article_fixture, labels=files)).runs[0].boundaries.stale_labels
+    assert (stale, fresh) == ((("exact-code", ("c1",)),), ())
 
 
 def test_header_and_file_problems(article_fixture: Path, tmp_path: Path) -> None:
