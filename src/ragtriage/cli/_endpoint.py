@@ -1,18 +1,19 @@
 """One option group for an OpenAI-compatible endpoint, shared by `judge` and `run`.
 
 Same names, defaults, ranges and help in both commands; where the two use the endpoint for
-different things (a JSON verdict for the judge, an answer for `run`), the help says so.
+different things (a JSON verdict for the judge, an answer for `run`), the help says so. Each
+option's name is the library's keyword (`judge_files`, `run_files`: `base_url`, `model`, ...),
+so a command hands its options on as they are.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 
-from ..endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, Endpoint
+from ..endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT
 from . import _bounds as bounds
 from ._common import with_options
 
@@ -63,18 +64,6 @@ _OPTIONS = (
 
 
 def endpoint_options(func: Callable[..., R]) -> Callable[..., R]:
-    """Add the endpoint options; the command receives them as `endpoint: Endpoint`."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> R:
-        endpoint = Endpoint(
-            base_url=kwargs.pop("base_url"),
-            model=kwargs.pop("model"),
-            api_key_env=kwargs.pop("api_key_env"),
-            max_tokens=int(kwargs.pop("max_tokens")),
-            concurrency=int(kwargs.pop("concurrency")),
-            timeout=float(kwargs.pop("timeout")),
-        )
-        return func(*args, endpoint=endpoint, **kwargs)
-
-    return with_options(wrapper, _OPTIONS)
+    """Add the endpoint options (`base_url`, `model`, `api_key_env`, `max_tokens`,
+    `concurrency`, `timeout`)."""
+    return with_options(func, _OPTIONS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -16,7 +17,7 @@ from rich.progress import (
 )
 
 from ..api import judge_files
-from ..endpoint import DEFAULT_MAX_REPLY_BYTES, Endpoint
+from ..endpoint import DEFAULT_MAX_REPLY_BYTES
 from ..judges import AUTO_RESPONSE_FORMAT, RESPONSE_FORMATS, estimate_lines, summary_lines
 from . import _bounds as bounds
 from ._common import (
@@ -90,7 +91,6 @@ class _Bar:
 @output_option("<run>.labels.json (and <run>.run.json)", metavar="DIR")
 @click.option(
     "--judge",
-    "kind",
     type=click.Choice(["llm", "lexical"]),
     default="llm",
     show_default=True,
@@ -136,7 +136,6 @@ class _Bar:
 )
 @click.option(
     "--cache",
-    "cache_path",
     type=click.Path(path_type=Path),
     help="SQLite cache file [default: OUTPUT/judge-cache.sqlite].",
 )
@@ -159,30 +158,7 @@ class _Bar:
 @executor_option
 @ray_address_option
 @handle_errors
-def judge_command(
-    dataset: Path,
-    snapshot: Path | None,
-    runs: tuple[Path, ...],
-    k: int | None,
-    output: Path | None,
-    kind: str,
-    endpoint: Endpoint,
-    endpoint_kind: str,
-    prompt_version: str,
-    seed: int,
-    response_format: str,
-    max_retries: int,
-    retry_delay: float,
-    cache_path: Path | None,
-    no_cache: bool,
-    price_per_1k_input: float | None,
-    price_per_1k_output: float | None,
-    max_reply_bytes: int,
-    dry_run: bool,
-    no_progress: bool,
-    executor: str,
-    ray_address: str | None,
-) -> None:
+def judge_command(dry_run: bool, no_progress: bool, **options: Any) -> None:
     """Label the claims and reference facts of DATASET's runs with an automatic judge.
 
     Extracts claims when a run has none (writing a new run file), detects refusals and
@@ -192,35 +168,7 @@ def judge_command(
     """
     bar = _Bar(enabled=not (no_progress or dry_run))
     try:
-        outcome = judge_files(
-            dataset,
-            snapshot=snapshot,
-            runs=runs,
-            k=k,
-            output=output,
-            judge=kind,  # type: ignore[arg-type]
-            base_url=endpoint.base_url,
-            model=endpoint.model,
-            api_key_env=endpoint.api_key_env,
-            max_tokens=endpoint.max_tokens,
-            concurrency=endpoint.concurrency,
-            timeout=endpoint.timeout,
-            max_reply_bytes=max_reply_bytes,
-            endpoint_kind=endpoint_kind,
-            prompt_version=prompt_version,
-            seed=seed,
-            response_format=response_format,
-            max_retries=max_retries,
-            retry_delay=retry_delay,
-            cache=cache_path,
-            no_cache=no_cache,
-            price_per_1k_input=price_per_1k_input,
-            price_per_1k_output=price_per_1k_output,
-            dry_run=dry_run,
-            executor=executor,  # type: ignore[arg-type]
-            ray_address=ray_address,
-            progress=bar,
-        )
+        outcome = judge_files(dry_run=dry_run, progress=bar, **options)
     finally:
         bar.close()
     if outcome.estimate is not None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..api import run_files
-from ..endpoint import Endpoint
 from . import _bounds as bounds
 from ._common import (
     KType,
@@ -127,30 +127,7 @@ from ._endpoint import endpoint_options
 @endpoint_options
 @output_option("the run file (.jsonl or .json)", required=True)
 @handle_errors
-def run_command(
-    dataset: Path,
-    snapshot: Path | None,
-    retriever: str,
-    rerank: str | None,
-    rerank_depth: int | None,
-    k: int,
-    context_chars: int | None,
-    candidates: int,
-    chunk_chars: int | None,
-    chunk_sentences: int | None,
-    chunked_snapshot: Path | None,
-    rrf_c: int,
-    current_only: bool,
-    respect_permissions: bool,
-    no_latency: bool,
-    no_stemming: bool,
-    name: str | None,
-    cache_dir: Path | None,
-    no_cache: bool,
-    progress: bool | None,
-    endpoint: Endpoint,
-    output: Path,
-) -> None:
+def run_command(output: Path, progress: bool | None, **options: Any) -> None:
     """Retrieve for every question of DATASET over --snapshot and write a run.
 
     Without --base-url the run is retrieval-only: answer, outcome and claims are null,
@@ -158,33 +135,9 @@ def run_command(
     sent to the endpoint and the answer and outcome are recorded; claims are left to a judge.
     """
     written = run_files(
-        dataset,
-        snapshot=snapshot,
         output=output,
-        retriever=retriever,  # type: ignore[arg-type]
-        rerank=rerank,  # type: ignore[arg-type]
-        rerank_depth=rerank_depth,
-        k=k,
-        context_chars=context_chars,
-        candidates=candidates,
-        chunk_chars=chunk_chars,
-        chunk_sentences=chunk_sentences,
-        chunked_snapshot=chunked_snapshot,
-        rrf_c=rrf_c,
-        current_only=current_only,
-        respect_permissions=respect_permissions,
-        no_latency=no_latency,
-        no_stemming=no_stemming,
-        name=name,
-        cache_dir=cache_dir,
-        no_cache=no_cache,
         progress=sys.stderr.isatty() if progress is None else progress,
-        base_url=endpoint.base_url,
-        model=endpoint.model,
-        api_key_env=endpoint.api_key_env,
-        max_tokens=endpoint.max_tokens,
-        concurrency=endpoint.concurrency,
-        timeout=endpoint.timeout,
+        **options,
     )
     result = written.output
     source = "loaded from cache" if result.index_from_cache else "built"
