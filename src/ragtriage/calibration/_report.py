@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from rich.table import Table
 
 from .._console import text_console
-from ..metrics import Measure
+from ..metrics import Measure, value_text
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
 from ._label_sources import UNCALIBRATED, LabelSources
@@ -103,12 +103,8 @@ def calibration_record(cal: Calibration) -> CalibrationRecord:
     return CalibrationRecord.model_validate(calibration_json(cal))
 
 
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
 def _fmt_ratio(r: Ratio) -> str:
-    return f"{_fmt(r.value)} ({r.numerator}/{r.denominator})"
+    return f"{value_text(r.value)} ({r.numerator}/{r.denominator})"
 
 
 def _fmt_mean(m: MeanEstimate) -> str:
@@ -139,7 +135,7 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
     for name, left, right in (
         ("paired items", str(c.items), str(f.items)),
         ("agreement", _fmt_ratio(c.agreement), _fmt_ratio(f.agreement)),
-        ("Cohen's kappa", _fmt(c.kappa), _fmt(f.kappa)),
+        ("Cohen's kappa", value_text(c.kappa), value_text(f.kappa)),
         ("precision of supported / covered", _fmt_ratio(c.precision), _fmt_ratio(f.precision)),
         ("recall of supported / covered", _fmt_ratio(c.recall), _fmt_ratio(f.recall)),
         ("judge cannot judge", _fmt_ratio(c.judge_cannot_judge), _fmt_ratio(f.judge_cannot_judge)),

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from .._console import text_console
 from .._markdown import md_code, md_lines, md_table, md_text
-from ..metrics import not_applicable_line
+from ..metrics import not_applicable_line, value_text
 from ._comparison import (
     STATUS_ORDER,
     Comparison,
@@ -25,10 +25,6 @@ LIST_LIMIT = 50
 """Per status (Markdown) and in the table, at most this many questions are listed."""
 
 
-def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
 def _signed(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.3f}"
 
@@ -36,11 +32,11 @@ def _signed(value: float | None) -> str:
 def paired_value(paired: float | None, whole: float | None) -> str:
     """`0.833` over the paired questions, `0.833 (all 0.786)` when the value over every
     question where the run has one differs."""
-    text = _num(paired)
+    text = value_text(paired)
     same = (paired is None and whole is None) or (
         paired is not None and whole is not None and abs(paired - whole) <= TOLERANCE
     )
-    return text if same else f"{text} (all {_num(whole)})"
+    return text if same else f"{text} (all {value_text(whole)})"
 
 
 def moved_metrics(q: QuestionChange) -> list[str]:
@@ -50,7 +46,7 @@ def moved_metrics(q: QuestionChange) -> list[str]:
         if ch.status not in ("improved", "regressed") or ch.base is None or ch.candidate is None:
             continue
         out.append(
-            f"{ch.metric} {_num(ch.base, 2)}->{_num(ch.candidate, 2)} "
+            f"{ch.metric} {value_text(ch.base, 2)}->{value_text(ch.candidate, 2)} "
             f"({ch.candidate - ch.base:+.2f})"
         )
     return out
@@ -154,7 +150,9 @@ def _repeat_lines(comparison: Comparison) -> list[str]:
         if not g.repeats:
             continue
         stats = "; ".join(
-            f"{r.metric} {_num(r.mean)} ± {_num(r.std)}" for r in g.repeats if r.mean is not None
+            f"{r.metric} {value_text(r.mean)} ± {value_text(r.std)}"
+            for r in g.repeats
+            if r.mean is not None
         )
         lines.append(
             f"{g.label}: {len(g.runs)} repeats (seeds {g.conditions.get('seed')}); "

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from ..compare import Comparison, MetricComparison, compare, run_stages, select_runs
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import file_problem
-from ..metrics import parse_measure
+from ..metrics import parse_measure, value_text
 from ._budgets import budget_rules
 from ._policy import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
 from ._verdict import GateResult, RuleResult, Verdict
@@ -30,10 +30,6 @@ def in_slice(record: QuestionRecord, key: str) -> bool:
         return True
     kind, _, name = key.partition(":")
     return name in record.tags if kind == "tag" else record.split == name
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _slice_suffix(slice_name: str) -> str:
@@ -173,7 +169,7 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
             limit,
             _EMPTY.format(rule.slice),
         )
-    observed = f"{_fmt(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
+    observed = f"{value_text(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
     na_share = agg.not_applicable / len(members)
     uncertain = tuple(r.question_id for r in members if r.details.get("uncertain_labels"))
     unc_share = len(uncertain) / len(members)
@@ -242,7 +238,7 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
     exceeds = drop > (rule.max_drop if rule.max_drop is not None else 0.0) + 1e-12
     failed = exceeds and (not rule.significant or (drop > 0 and p < alpha))
     moved = f"{'drop' if drop > 0 else 'gain'} {abs(drop):.3f}"
-    observed = f"{moved} ({_fmt(found.base)} -> {_fmt(found.candidate)}, p={p:.3g})"
+    observed = f"{moved} ({value_text(found.base)} -> {value_text(found.candidate)}, p={p:.3g})"
     detail = f"{moved} over {found.paired} paired question(s); p = {p:.3g} ({test})"
     return RuleResult(name, "drop", "fail" if failed else "pass", drop, observed, limit, detail)
 

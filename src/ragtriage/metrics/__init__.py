@@ -9,6 +9,7 @@ from ._aggregate import (
     aggregate,
     not_applicable_everywhere,
     not_applicable_line,
+    value_text,
 )
 from ._registry import (
     REGISTRY,
@@ -98,6 +99,7 @@ __all__ = [
     "register",
     "stale",
     "support",
+    "value_text",
 ]
 
 

@@ -76,3 +76,8 @@ def not_applicable_everywhere(
 def not_applicable_line(names: Sequence[str]) -> str:
     """The one line a terminal table prints instead of a row per measure that applies nowhere."""
     return f"not applicable here: {', '.join(names)}"
+
+
+def value_text(value: float | None, digits: int = 3) -> str:
+    """A value as the reports print it, `0.833`, or `n/a` where there is none."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
