@@ -133,6 +133,19 @@ def _check_context_ids(
         )
 
 
+def _checked_verdict(row: SheetRow, kind: str, file: str, collector: ProblemCollector) -> str:
+    """The verdict of a filled claim or fact row, checked with the ID of the row's item."""
+    verdicts = CLAIM_VERDICTS if kind == "claim" else FACT_VERDICTS
+    qid, where, verdict = row.get("question_id"), f"row {row.number}: ", row.get("verdict")
+    if verdict not in verdicts:
+        expected = f"one of {', '.join(verdicts)} on a {kind} row"
+        collector.add(file, qid, where + "verdict", expected, repr(verdict))
+    if not row.get(f"{kind}_id"):
+        item = "claim" if kind == "claim" else "reference fact"
+        collector.add(file, qid, where + f"{kind}_id", f"the {item}'s ID (as exported)", "nothing")
+    return verdict
+
+
 def _claim_entry(
     row: SheetRow,
     context: list[str],
@@ -143,17 +156,7 @@ def _claim_entry(
     qid = row.get("question_id")
     where = f"row {row.number}: "
     before = len(collector.problems)
-    verdict = row.get("verdict")
-    if verdict not in CLAIM_VERDICTS:
-        collector.add(
-            file,
-            qid,
-            where + "verdict",
-            f"one of {', '.join(CLAIM_VERDICTS)} on a claim row",
-            repr(verdict),
-        )
-    if not row.get("claim_id"):
-        collector.add(file, qid, where + "claim_id", "the claim's ID (as exported)", "nothing")
+    verdict = _checked_verdict(row, "claim", file, collector)
     typed = split_ids(row.get("supported_by"))
     support = []  # the context IDs typed, as exported
     for item in typed:
@@ -206,19 +209,7 @@ def _fact_entry(
     qid = row.get("question_id")
     where = f"row {row.number}: "
     before = len(collector.problems)
-    verdict = row.get("verdict")
-    if verdict not in FACT_VERDICTS:
-        collector.add(
-            file,
-            qid,
-            where + "verdict",
-            f"one of {', '.join(FACT_VERDICTS)} on a fact row",
-            repr(verdict),
-        )
-    if not row.get("fact_id"):
-        collector.add(
-            file, qid, where + "fact_id", "the reference fact's ID (as exported)", "nothing"
-        )
+    verdict = _checked_verdict(row, "fact", file, collector)
     if row.get("supported_by"):
         collector.add(
             file,
