@@ -33,7 +33,7 @@ from ..schemas import (
     Snapshot,
 )
 from ._record_dialects import DIALECTS, Dialect, RecordFormat, normalise
-from ._records import read_records, text_id
+from ._records import again, read_records, text_id
 
 
 @dataclass(frozen=True)
@@ -100,15 +100,9 @@ def _each_once(
     (the native run holds each ID once per list, so merging them would change the input)."""
     first: dict[str, int] = {}
     for n, item_id in enumerate(ids):
-        earlier = first.setdefault(item_id, n)
-        if earlier != n:
-            c.add(
-                label,
-                qid,
-                f"{where}.{field}[{n}]",
-                "each context at most once per record",
-                f"{found_text(shown[n])} again (first at [{earlier}])",
-            )
+        if (repeat := again(first, item_id, n, found_text(shown[n]))) is not None:
+            expected = "each context at most once per record"
+            c.add(label, qid, f"{where}.{field}[{n}]", expected, repeat)
     return len(first) == len(ids)
 
 

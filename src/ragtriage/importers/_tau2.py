@@ -11,6 +11,7 @@ from ..errors import InputError, ProblemCollector, found_text
 from ..fileio import decode, file_problem, open_input, parse_json
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import Document, EvalSet, EvidenceGroup, Question, Scalar, Snapshot
+from ._records import again
 
 TAU2_ATTRIBUTION: dict[str, Scalar] = {
     "source": "tau2-bench banking_knowledge domain (Sierra Research)",
@@ -135,15 +136,8 @@ def _questions(
         task_id = _str_field(record, "id", label, f"[{index}]", None, collector)
         if task_id is None:
             continue
-        earlier = first.setdefault(task_id, index)
-        if earlier != index:
-            collector.add(
-                label,
-                task_id,
-                f"[{index}].id",
-                "unique task IDs",
-                f"{task_id!r} again (first at [{earlier}])",
-            )
+        if (repeat := again(first, task_id, index, repr(task_id))) is not None:
+            collector.add(label, task_id, f"[{index}].id", "unique task IDs", repeat)
         scenario = record.get("user_scenario")
         instructions = _str_field(
             scenario if isinstance(scenario, dict) else None,
