@@ -30,7 +30,7 @@ from ._provenance import (
     group_repeats,
     run_conditions,
 )
-from ._stages import QuestionStages, run_stages
+from ._stages import run_stages
 from ._stats import (
     BootstrapCI,
     PairedSample,
@@ -54,7 +54,6 @@ __all__ = [
     "PairedSample",
     "ProvenanceDiff",
     "QuestionChange",
-    "QuestionStages",
     "RepeatStat",
     "RunGroup",
     "TestResult",

@@ -6,16 +6,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .._version import __version__
+from ..diagnosis import QuestionDiagnosis
 from ..loading import SourceFile
 from ..metrics import Measure
 from ._provenance import ProvenanceDiff
-from ._stages import QuestionStages
 from ._stats import BootstrapCI, TestResult
 
 STATUS_ORDER: tuple[str, ...] = ("regressed", "mixed", "improved", "changed", "unchanged")
 """Question statuses in report order: regressions first."""
 
-StageMap = Mapping[str, Mapping[str, QuestionStages]]
+StageMap = Mapping[str, Mapping[str, QuestionDiagnosis]]
 """Per run name, per question ID: the diagnosis stages."""
 
 

@@ -4,32 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from ..diagnosis import QuestionDiagnosis
 from ..evaluation import RunEvaluation
 
 
-@dataclass(frozen=True)
-class QuestionStages:
-    """One question's diagnosis in one run."""
-
-    primary: str
-    """The primary failure stage (`ok` when nothing failed)."""
-    secondary: tuple[str, ...]
-    """Further stages, in pipeline order."""
-
-    @property
-    def all(self) -> tuple[str, ...]:
-        """Primary and secondary stages."""
-        return (self.primary, *self.secondary)
-
-
-def run_stages(run: RunEvaluation) -> dict[str, QuestionStages]:
-    """Per-question stages of a run, by question ID (from the diagnosis the run carries)."""
-    return {
-        q.question_id: QuestionStages(str(q.primary), tuple(str(s) for s in q.secondary))
-        for q in run.diagnosis.questions
-    }
+def run_stages(run: RunEvaluation) -> dict[str, QuestionDiagnosis]:
+    """Per-question diagnosis of a run, by question ID (the diagnosis the run carries)."""
+    return {q.question_id: q for q in run.diagnosis.questions}
 
 
 def modal_stage(stages: Sequence[str | None], order: Sequence[str]) -> str | None:

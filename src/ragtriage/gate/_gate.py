@@ -63,7 +63,7 @@ def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
     name = rule.name or f"no {rule.stage}" + _slice_suffix(rule.slice)
     members = [r.question_id for r in run.questions if in_slice(r, rule.slice)]
     stages = run_stages(run)
-    hits = tuple(q for q in members if q in stages and rule.stage in stages[q].all)
+    hits = tuple(q for q in members if q in stages and rule.stage in stages[q].stages)
     detail = f"{len(hits)} of {len(members)} question(s) in {rule.slice} diagnosed {rule.stage}"
     if not members:
         detail = _EMPTY.format(rule.slice)
