@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from ..filters import SPLITS, QuestionSelection
+from ._common import with_options
 
 R = TypeVar("R")
 
@@ -59,10 +60,7 @@ def question_filters(func: Callable[..., R]) -> Callable[..., R]:
         )
         return func(*args, selection=selection, **kwargs)
 
-    decorated: Callable[..., R] = wrapper
-    for option in reversed(_OPTIONS):
-        decorated = option(decorated)
-    return decorated
+    return with_options(wrapper, _OPTIONS)
 
 
 versions_option = click.option(
