@@ -263,6 +263,28 @@ def test_judge_files_writes_what_the_judge_command_writes(
     ]
 
 
+def test_an_import_of_one_document_and_one_question_says_so_in_the_singular(
+    tmp_path: Path,
+) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 2.0 t\n", encoding="utf-8")
+    written = ragtriage.api.import_trec_files(
+        qrels=str(qrels), trec_runs=str(run), output=str(tmp_path / "py")
+    )
+    assert written.summary() == (
+        f"wrote 1 document, 1 question and 1 run(s) (bm25.jsonl) to {tmp_path / 'py'}"
+    )
+    result = CliRunner().invoke(
+        cli, ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
+              "-o", str(tmp_path / "cli")]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"wrote 1 document, 1 question and 1 run(s) (bm25.jsonl) to {tmp_path / 'cli'}" in (
+        result.output
+    )
+
+
 def test_import_and_export_calls_write_what_the_commands_write(tmp_path: Path) -> None:
     qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
     qrels.write_text("q1 0 d1 1\nq2 0 d4 1\n", encoding="utf-8")

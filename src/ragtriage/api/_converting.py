@@ -35,9 +35,9 @@ class WrittenNative:
         """One line: what was written where."""
         names = ", ".join(self.runs)
         runs = f" and {len(self.runs)} run(s) ({names})" if self.runs else ""
-        return (
-            f"wrote {self.documents} documents, {self.questions} questions{runs} to {self.folder}"
-        )
+        documents = f"{self.documents} document{'s' if self.documents != 1 else ''}"
+        questions = f"{self.questions} question{'s' if self.questions != 1 else ''}"
+        return f"wrote {documents}, {questions}{runs} to {self.folder}"
 
 
 def write_imported(
