@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -35,7 +36,6 @@ from ._common import (
 @click.argument("dataset", type=click.Path(path_type=Path), required=False, metavar="[DATASET]")
 @click.option(
     "--judge-labels",
-    "judge_files",
     multiple=True,
     required=True,
     type=click.Path(path_type=Path),
@@ -43,7 +43,6 @@ from ._common import (
 )
 @click.option(
     "--human-labels",
-    "human_files",
     multiple=True,
     type=click.Path(path_type=Path),
     help="Label file of human reviewers (from `ragtriage review import`); repeatable.",
@@ -64,17 +63,7 @@ from ._common import (
     help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",
 )
 @handle_errors
-def calibrate_command(
-    judge_files: tuple[Path, ...],
-    human_files: tuple[Path, ...],
-    dataset: Path | None,
-    snapshot: Path | None,
-    runs: tuple[Path, ...],
-    confidence: float,
-    fmt: str,
-    output: Path | None,
-    record: Path | None,
-) -> None:
+def calibrate_command(fmt: str, output: Path | None, record: Path | None, **options: Any) -> None:
     """Compare a judge's labels with human labels on the same items.
 
     DATASET (optional) adds the human labels embedded in its runs (e.g. an article file).
@@ -89,14 +78,7 @@ def calibrate_command(
     estimates, input hashes) is written as JSON for `evaluate --calibration`, which then
     marks the judge's measures as calibrated; the report still prints.
     """
-    result = calibrate_labels(
-        dataset,
-        judge_labels=judge_files,
-        human_labels=human_files,
-        snapshot=snapshot,
-        runs=runs,
-        confidence=confidence,
-    )
+    result = calibrate_labels(**options)
     text = dumps(calibration_json(result))
     if record is not None:
         write_output(text, record)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -86,17 +87,11 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
 @handle_errors
 def compare_command(
     request: Request,
-    baseline: str | None,
-    candidates: tuple[str, ...],
-    seed: int,
-    resamples: int,
-    permutations: int,
-    allow_different_snapshot: bool,
-    no_grouping: bool,
     fmt: str,
     output: Path | None,
     html: Path | None,
     all_measures: bool = False,
+    **options: Any,
 ) -> None:
     """Compare the runs of DATASET (embedded, --run files, or the example's), question by question.
 
@@ -104,17 +99,7 @@ def compare_command(
     is compared with it. Runs that differ only in their recorded seed are grouped as repeats
     of one configuration.
     """
-    found = compare_request(
-        request,
-        baseline=baseline,
-        candidates=candidates,
-        seed=seed,
-        resamples=resamples,
-        permutations=permutations,
-        allow_different_snapshot=allow_different_snapshot,
-        no_grouping=no_grouping,
-        notify=print_notice,
-    )
+    found = compare_request(request, notify=print_notice, **options)
     result = found.comparison
     if fmt == "json":
         text = dumps(comparison_json(result))

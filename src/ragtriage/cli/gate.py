@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -65,26 +66,10 @@ from .compare import baseline_option, candidate_help
 @output_path_option("--junit", help="Also write JUnit XML here (one test case per rule).")
 @handle_errors
 def gate_command(
-    request: Request,
-    policy: Path | None,
-    candidate: str | None,
-    baseline: str | None,
-    seed: int,
-    resamples: int,
-    fmt: str,
-    output: Path | None,
-    junit: Path | None,
+    request: Request, fmt: str, output: Path | None, junit: Path | None, **options: Any
 ) -> None:
     """Check a run of DATASET (--candidate) against a release policy, optionally a baseline."""
-    result = gate_request(
-        request,
-        policy=policy,
-        candidate=candidate,
-        baseline=baseline,
-        seed=seed,
-        resamples=resamples,
-        notify=print_notice,
-    )
+    result = gate_request(request, notify=print_notice, **options)
     if fmt == "json":
         text = dumps(gate_json(result))
     elif fmt == "markdown":

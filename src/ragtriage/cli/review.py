@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -49,14 +50,7 @@ def review_command() -> None:
     "shown; only for reviewers allowed to see them).",
 )
 @handle_errors
-def export_command(
-    dataset: Path,
-    snapshot: Path | None,
-    runs: tuple[Path, ...],
-    k: int | None,
-    output: Path,
-    raw_text: bool,
-) -> None:
+def export_command(output: Path, **options: Any) -> None:
     """Write a review sheet: a row per claim and a row per (answer, reference fact).
 
     Reviewers fill `verdict` (supported / unsupported / cannot_judge for claims; covered /
@@ -64,9 +58,7 @@ def export_command(
     optionally `reason` and `reviewer`. Sensitive values in the texts are masked
     (`[masked:DETECTOR]`) as in every report, unless --raw-text is given.
     """
-    sheet = review_export_files(
-        dataset, snapshot=snapshot, runs=runs, k=k, output=output, raw_text=raw_text
-    )
+    sheet = review_export_files(output=output, **options)
     say(f"wrote {output}: {sheet.claim_rows} claim rows, {sheet.fact_rows} fact rows")
     for item in sheet.skipped:
         say(
@@ -96,16 +88,7 @@ def export_command(
 )
 @output_option("<run>.labels.json", required=True, metavar="DIR")
 @handle_errors
-def import_command(
-    dataset: Path,
-    sheet: Path,
-    snapshot: Path | None,
-    runs: tuple[Path, ...],
-    k: int | None,
-    reviewer: str | None,
-    force: bool,
-    output: Path,
-) -> None:
+def import_command(**options: Any) -> None:
     """Read a filled SHEET (.xlsx or .csv) of DATASET as human labels, one label file per run.
 
     Every row must name a run, question, claim or reference fact of DATASET (and its --run
@@ -117,16 +100,7 @@ def import_command(
     with --force. A sheet past the bounds of `ragtriage.review.SHEET_LIMITS` (size, unpacked
     size, compression ratio, rows, columns, cell length) is refused before it is parsed.
     """
-    found = review_import_files(
-        dataset,
-        sheet,
-        snapshot=snapshot,
-        runs=runs,
-        k=k,
-        reviewer=reviewer,
-        output=output,
-        force=force,
-    )
+    found = review_import_files(**options)
     imported = found.imported
     for n, (labels, path) in enumerate(zip(imported.label_sets, found.written, strict=True)):
         kept = f", kept {found.kept[n]} of other reviewers" if found.kept[n] else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -70,19 +71,7 @@ from ._common import (
 @format_option(("table", "json"))
 @output_option("the report")
 @handle_errors
-def trec_eval_command(
-    qrels: Path,
-    run: Path,
-    metrics: tuple[str, ...],
-    allow_missing: bool,
-    allow_extra: bool,
-    averaging: str,
-    per_question: bool,
-    executor: str,
-    ray_address: str | None,
-    fmt: str,
-    output: Path | None,
-) -> None:
+def trec_eval_command(per_question: bool, fmt: str, output: Path | None, **options: Any) -> None:
     """Score the TREC run file RUN against the TREC qrels file QRELS.
 
     RUN may also be a Parquet file (name ending in .parquet) with columns qid, docid, score.
@@ -91,16 +80,7 @@ def trec_eval_command(
     from ..render import trec_json_text, trec_table
     from ._common import terminal_width
 
-    result = trec_eval_files(
-        qrels,
-        run,
-        metrics=metrics,
-        allow_missing=allow_missing,
-        allow_extra=allow_extra,
-        averaging=averaging,  # type: ignore[arg-type]
-        executor=executor,  # type: ignore[arg-type]
-        ray_address=ray_address,
-    )
+    result = trec_eval_files(**options)
     if fmt == "json":
         text = trec_json_text(result, per_question)
     else:
