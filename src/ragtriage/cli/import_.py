@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -117,7 +118,7 @@ for _fmt in ("ragas", "seed", "deepeval"):
 @click.option("--qrels", required=True, type=click.Path(path_type=Path), help="TREC qrels file.")
 @click.option(
     "--trec-run",
-    "runs",
+    "trec_runs",
     multiple=True,
     type=click.Path(path_type=Path),
     help="TREC run file; repeatable (named by file stem).",
@@ -132,18 +133,12 @@ for _fmt in ("ragas", "seed", "deepeval"):
 )
 @_OUT
 @handle_errors
-def trec_command(
-    qrels: Path, runs: tuple[Path, ...], snapshot: Path | None, dataset_id: str, output: Path
-) -> None:
+def trec_command(**options: Any) -> None:
     """TREC qrels (and runs) into an evaluation set (and retrieval-only runs).
 
     --snapshot is the native snapshot the IDs refer to (default: a text-less one).
     """
-    _tell(
-        import_trec_files(
-            qrels=qrels, trec_runs=runs, snapshot=snapshot, dataset_id=dataset_id, output=output
-        )
-    )
+    _tell(import_trec_files(**options))
 
 
 @import_command.command(
@@ -170,28 +165,12 @@ def trec_command(
 )
 @click.option("--refusal-pattern", default=None, help="Regex: answers matching it are refusals.")
 @handle_errors
-def openinference_command(
-    dataset: Path,
-    traces: Path,
-    output: Path,
-    name: str,
-    match_attribute: str | None,
-    id_key: str | None,
-    refusal_pattern: str | None,
-) -> None:
+def openinference_command(**options: Any) -> None:
     """TRACES exported as OTLP JSON (lines), console-exporter JSON or Phoenix spans, one
     trace per question of DATASET, into a run (see docs/recording.md).
 
     Unmatched traces and questions are listed on stderr, never guessed.
     """
-    imported = import_openinference_files(
-        dataset,
-        traces,
-        output=output,
-        name=name,
-        match_attribute=match_attribute,
-        id_key=id_key,
-        refusal_pattern=refusal_pattern,
-    )
+    imported = import_openinference_files(**options)
     for line in imported.summary():
         say(line, err=True)
