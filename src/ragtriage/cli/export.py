@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
@@ -35,15 +35,9 @@ def export_command() -> None:
 @output_path_option("--run-out", help="Where to write the TREC run.")
 @click.option("--run-tag", default=None, help="Run tag (default: the run name).")
 @handle_errors
-def trec_export_command(
-    dataset: Path | None,
-    runs: tuple[Path, ...],
-    qrels_out: Path | None,
-    run_out: Path | None,
-    run_tag: str | None,
-) -> None:
+def trec_export_command(**options: Any) -> None:
     """Qrels from DATASET (every alternative of a group is relevant) and/or a TREC run.
 
     DATASET is a native evaluation set; --run (one) is written as a TREC run (final ranking).
     """
-    export_trec_files(dataset, runs=runs, qrels_out=qrels_out, run_out=run_out, run_tag=run_tag)
+    export_trec_files(**options)
