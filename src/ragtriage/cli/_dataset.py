@@ -8,6 +8,7 @@ receives them as one `request: Request` and hands it to the library.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from pathlib import Path
@@ -107,26 +108,10 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
     def decorator(func: Callable[..., R]) -> Callable[..., R]:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> R:
-            request = Request(
-                dataset=kwargs.pop("dataset"),
-                snapshot=kwargs.pop("snapshot"),
-                runs=tuple(kwargs.pop("runs")),
-                labels=tuple(kwargs.pop("labels")),
-                calibrations=tuple(kwargs.pop("calibrations")),
-                k=kwargs.pop("k"),
-                metrics=tuple(kwargs.pop("metrics")) if metrics else (),
-                label_policy=kwargs.pop("label_policy"),
-                allow_unreviewed=bool(kwargs.pop("allow_unreviewed")),
-                allow_missing=bool(kwargs.pop("allow_missing")),
-                accept_self_labelling=bool(kwargs.pop("accept_self_labelling")),
-                evidence_level=kwargs.pop("evidence_level"),
-                versions=kwargs.pop("versions"),
-                selection=kwargs.pop("selection"),
-                holdout=kwargs.pop("holdout"),
-                example=bool(kwargs.pop("example")),
-                executor=kwargs.pop("executor"),
-                ray_address=kwargs.pop("ray_address"),
-            )
+            # Every option the request holds is named as its field (`metrics`: not with
+            # metrics=False, so the request's default, none).
+            given = [f.name for f in dataclasses.fields(Request) if f.name in kwargs]
+            request = Request(**{name: kwargs.pop(name) for name in given})
             return func(*args, request=request, **kwargs)
 
         # The filter and holdout wrappers sit outside this one, so it receives their values
