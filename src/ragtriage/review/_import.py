@@ -8,6 +8,7 @@ reported at once and nothing is imported until they are fixed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InputError, ProblemCollector
 from ..loading import Dataset
@@ -146,91 +147,32 @@ def _checked_verdict(row: SheetRow, kind: str, file: str, collector: ProblemColl
     return verdict
 
 
-def _claim_entry(
-    row: SheetRow,
-    context: list[str],
-    file: str,
-    collector: ProblemCollector,
-    labeller: Labeller | None,
-) -> ClaimLabelEntry | None:
-    qid = row.get("question_id")
-    where = f"row {row.number}: "
-    before = len(collector.problems)
-    verdict = _checked_verdict(row, "claim", file, collector)
+def _support(
+    row: SheetRow, verdict: str, context: list[str] | None, file: str, collector: ProblemCollector
+) -> list[str]:
+    """The context IDs a claim row's `supported_by` names, as exported, checked against its
+    verdict and `context`, the run's final context (None: a fact row, which names none)."""
+    qid, where = row.get("question_id"), f"row {row.number}: supported_by"
+    if context is None:
+        if row.get("supported_by"):
+            collector.add(file, qid, where, "nothing on a fact row", repr(row.get("supported_by")))
+        return []
     typed = split_ids(row.get("supported_by"))
-    support = []  # the context IDs typed, as exported
+    support = []
     for item in typed:
         found = _context_id(item, context)
         if found is None:
-            collector.add(
-                file,
-                qid,
-                where + "supported_by",
-                f"IDs from context_ids ({', '.join(context) or 'empty'})",
-                repr(item),
-            )
+            expected = f"IDs from context_ids ({', '.join(context) or 'empty'})"
+            collector.add(file, qid, where, expected, repr(item))
         else:
             support.append(found)
     if verdict == "supported" and not typed:
-        collector.add(
-            file,
-            qid,
-            where + "supported_by",
-            "at least one context ID for a supported claim",
-            "nothing",
-        )
+        expected = "at least one context ID for a supported claim"
+        collector.add(file, qid, where, expected, "nothing")
     if verdict in ("unsupported", "cannot_judge") and typed:
-        collector.add(
-            file,
-            qid,
-            where + "supported_by",
-            f"nothing for a claim labelled {verdict}",
-            ", ".join(typed),
-        )
-    _check_context_hash(row, file, collector)
-    if len(collector.problems) > before or labeller is None:
-        return None
-    return ClaimLabelEntry(
-        question_id=qid,
-        claim_id=row.get("claim_id"),
-        label=ClaimLabel(
-            verdict=verdict,  # type: ignore[arg-type]  # checked against CLAIM_VERDICTS above
-            supported_by=support,
-            labeller=labeller,
-            reason=row.get("reason") or None,
-            context_hash=row.get("context_hash") or None,
-        ),
-    )
-
-
-def _fact_entry(
-    row: SheetRow, file: str, collector: ProblemCollector, labeller: Labeller | None
-) -> FactLabelEntry | None:
-    qid = row.get("question_id")
-    where = f"row {row.number}: "
-    before = len(collector.problems)
-    verdict = _checked_verdict(row, "fact", file, collector)
-    if row.get("supported_by"):
-        collector.add(
-            file,
-            qid,
-            where + "supported_by",
-            "nothing on a fact row",
-            repr(row.get("supported_by")),
-        )
-    _check_context_hash(row, file, collector)
-    if len(collector.problems) > before or labeller is None:
-        return None
-    return FactLabelEntry(
-        question_id=qid,
-        label=FactLabel(
-            fact_id=row.get("fact_id"),
-            verdict=verdict,  # type: ignore[arg-type]  # checked against FACT_VERDICTS above
-            labeller=labeller,
-            reason=row.get("reason") or None,
-            context_hash=row.get("context_hash") or None,
-        ),
-    )
+        expected = f"nothing for a claim labelled {verdict}"
+        collector.add(file, qid, where, expected, ", ".join(typed))
+    return support
 
 
 def import_sheet(
@@ -314,14 +256,27 @@ def import_sheet(
                 unfilled.append(Unfilled(row.number, run, qid, f"{kind} {item_id}"))
             continue
         labeller = _labeller(row, reviewer, file, collector)
+        before = len(collector.problems)
+        verdict = _checked_verdict(row, kind, file, collector)
+        claim_context = list(context or ()) if kind == "claim" else None
+        support = _support(row, verdict, claim_context, file, collector)
+        _check_context_hash(row, file, collector)
+        if len(collector.problems) > before or labeller is None:
+            continue
+        # The verdict is checked against the row kind's verdicts above.
+        label: dict[str, Any] = {
+            "verdict": verdict,
+            "labeller": labeller,
+            "reason": row.get("reason") or None,
+            "context_hash": row.get("context_hash") or None,
+        }
         if kind == "claim":
-            entry = _claim_entry(row, list(context or ()), file, collector, labeller)
-            if entry is not None:
-                claims.setdefault(run, []).append(entry)
+            claim = ClaimLabel(supported_by=support, **label)
+            entry = ClaimLabelEntry(question_id=qid, claim_id=row.get("claim_id"), label=claim)
+            claims.setdefault(run, []).append(entry)
         else:
-            fact = _fact_entry(row, file, collector, labeller)
-            if fact is not None:
-                facts.setdefault(run, []).append(fact)
+            fact = FactLabel(fact_id=row.get("fact_id"), **label)
+            facts.setdefault(run, []).append(FactLabelEntry(question_id=qid, label=fact))
     if collector.problems:
         raise InputError(collector.problems)
     sets = tuple(
