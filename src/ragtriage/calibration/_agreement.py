@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
+
+from ..schemas import ClaimVerdict, FactVerdict
 
 ItemKind = Literal["claim", "fact"]
 
-CLAIM_CATEGORIES = ("supported", "unsupported", "cannot_judge")
+CLAIM_CATEGORIES: tuple[str, ...] = get_args(ClaimVerdict)
 """Claim verdicts, in confusion-matrix order."""
-FACT_CATEGORIES = ("covered", "not_covered", "cannot_judge")
+FACT_CATEGORIES: tuple[str, ...] = get_args(FactVerdict)
 """Fact verdicts, in confusion-matrix order."""
 POSITIVE = {"claim": "supported", "fact": "covered"}
 """The verdict whose precision and recall are reported."""

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import shortened
 from ..fileio import StrictJSONError
-from ..schemas import Identifier
+from ..schemas import ClaimVerdict, FactVerdict, Identifier
 from ._reply_json import reply_json
 from ._spec import (
     ClaimsFound,
@@ -64,7 +64,7 @@ class ClaimsAnswer(_Answer):
 class SupportAnswer(_Answer):
     """The support task's answer."""
 
-    verdict: Literal["supported", "unsupported", "cannot_judge"]
+    verdict: ClaimVerdict
     """The verdict."""
     supported_by: list[str]
     """Supporting passage IDs."""
@@ -75,7 +75,7 @@ class SupportAnswer(_Answer):
 class CoverageAnswer(_Answer):
     """The coverage task's answer."""
 
-    verdict: Literal["covered", "not_covered", "cannot_judge"]
+    verdict: FactVerdict
     """The verdict."""
     reason: str
     """Why."""
