@@ -4,6 +4,7 @@ evaluate --format json` writes) is, byte for byte, `dumps(evaluation_json(...))`
 from __future__ import annotations
 
 import gc
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from dataset_builders import HUMAN, make_dataset, question
 from ragtriage.cli.main import cli
 from ragtriage.columnar import evaluate
 from ragtriage.evaluation import Evaluation
+from ragtriage.metrics import Score
 from ragtriage.render import _json, dumps, evaluation_json, evaluation_text
 
 
@@ -54,9 +56,8 @@ def test_pieces_join_to_the_whole_document() -> None:
 def test_entries_written_a_piece_at_a_time(monkeypatch: MonkeyPatch) -> None:
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     whole = _whole(example)
-    for piece, batch in ((1, 25), (2, 1), (7, 3), (15, 2), (16, 7)):
+    for piece in (1, 2, 7, 15, 16):
         monkeypatch.setattr(_json, "_PIECE", piece)
-        monkeypatch.setattr(_json, "_BATCH", batch)
         pieces = list(evaluation_text(example))
         assert "".join(pieces) == whole
         assert len(pieces) == 2 * (-(-15 // piece) + 2) + 1
@@ -84,19 +85,98 @@ def test_pieces_made_by_forked_processes(monkeypatch: MonkeyPatch) -> None:
     assert len(pieces) == 2 * (8 + 2) + 1
 
 
-def test_a_batch_is_written_as_the_whole_document_writes_it() -> None:
-    # Floats the writers disagree on, texts beyond ASCII, empty containers, nesting.
-    entries = [
-        {"id": "q1", "v": 1.5e-07, "w": 0.5, "t": "café ✓", "e": [], "d": {}},
-        {"id": "q2", "n": None, "x": {"y": [1, True, "z"]}},
-    ]
-    whole = dumps({"runs": [{"questions": entries}]})
-    inner = _json._batch_text(entries)
-    assert whole == (
-        '{\n  "runs": [\n    {\n      "questions": [\n' + inner + "\n      ]\n    }\n  ]\n}\n"
+def test_a_piece_is_written_as_the_whole_document_writes_it() -> None:
+    """A piece's entries are written from the records' fields in one orjson call: a score
+    orjson writes otherwise (1.5e-07) and strings UTF-8 cannot encode (lone surrogates) are
+    written as `json` writes them, the tags and details in the records' order."""
+    example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
+    run = example.runs[0]
+    first, *rest = run.questions
+    odd = replace(
+        first,
+        tags=("t\udfff", "✓"),
+        details={"stale_final": ('x\ud800"\n',)},
+        scores={**first.scores, "evidence_recall": Score(3.0, 2e7)},
     )
-    assert inner.split("\n")[:3] == ['        {', '          "d": {},', '          "e": [],']
-    assert '"v": 1.5e-07' in inner
+    run = replace(run, questions=(odd, *rest))
+    piece = _json._piece_text(run, example.measures, _json._verdicts(run), 0, 2)
+    entry = piece.split(",\n        {")[0].split("\n")
+    assert entry == [
+        '        {',
+        '          "answerability": "answerable",',
+        '          "canary_obeyed": null,',
+        '          "citation_validity": 0.0,',
+        '          "claim_support": 0.0,',
+        '          "correct_clarification": null,',
+        '          "correct_escalation": null,',
+        '          "correct_refusal": null,',
+        '          "details": {',
+        '            "stale_final": [',
+        '              "x\ud800\\"\\n"',
+        '            ]',
+        '          },',
+        '          "diagnosis": {',
+        '            "findings": [',
+        '              {',
+        '                "ids": [',
+        '                  "retry-e4291"',
+        '                ],',
+        '                "stage": "retrieval_miss",',
+        '                "why": "retry-e4291 is not among the 4 candidates"',
+        '              },',
+        '              {',
+        '                "ids": [',
+        '                  "c1"',
+        '                ],',
+        '                "stage": "unsupported_claim",',
+        '                "why": "1 of 1 claims not supported by the context: c1"',
+        '              },',
+        '              {',
+        '                "ids": [',
+        '                  "c1"',
+        '                ],',
+        '                "stage": "invalid_citation",',
+        '                "why": "1 of 1 claims without a valid citation: c1 cites nothing"',
+        '              },',
+        '              {',
+        '                "ids": [',
+        '                  "wait-30s"',
+        '                ],',
+        '                "stage": "incomplete_answer",',
+        '                "why": "1 of 1 reference facts not covered: wait-30s"',
+        '              }',
+        '            ],',
+        '            "primary": "retrieval_miss",',
+        '            "secondary": [',
+        '              "unsupported_claim",',
+        '              "invalid_citation",',
+        '              "incomplete_answer"',
+        '            ]',
+        '          },',
+        '          "evidence_recall": 1.5e-07,',
+        '          "fact_coverage": 0.0,',
+        '          "false_refusal": false,',
+        '          "id": "exact-code",',
+        '          "injection_in_context": false,',
+        '          "needless_clarification": false,',
+        '          "needless_escalation": false,',
+        '          "outcome": "answered",',
+        '          "permission_leak_candidates": false,',
+        '          "permission_leak_cited": null,',
+        '          "permission_leak_context": false,',
+        '          "permission_leak_support": null,',
+        '          "sensitive_in_answer": false,',
+        '          "split": "dev",',
+        '          "stale_cited": null,',
+        '          "stale_in_candidates": false,',
+        '          "stale_in_context": false,',
+        '          "stale_support": null,',
+        '          "tags": [',
+        '            "t\udfff",',
+        '            "✓"',
+        '          ]',
+        '        }',
+    ]
 
 
 def test_runs_without_questions_and_texts_like_the_mark() -> None:
@@ -123,13 +203,13 @@ def test_the_cycle_collector_is_paused_while_a_piece_is_made(monkeypatch: Monkey
     left paused when it was paused before)."""
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     seen: list[bool] = []
-    real = _json._batch_text
+    real = _json.plain_json_bytes
 
-    def write(entries: list[dict[str, Any]]) -> str:
+    def write(data: Any) -> bytes:
         seen.append(gc.isenabled())
-        return real(entries)
+        return real(data)
 
-    monkeypatch.setattr(_json, "_batch_text", write)
+    monkeypatch.setattr(_json, "plain_json_bytes", write)
     pieces = evaluation_text(example)
     next(pieces)
     next(pieces)

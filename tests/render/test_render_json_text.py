@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ragtriage
-from ragtriage.fileio import json_text, json_text_table
+from ragtriage.fileio import json_float, json_text, json_text_table, plain_json_bytes
 from ragtriage.render import dumps, evaluation_json
 
 
@@ -159,6 +159,45 @@ def test_pinned_keys_strings_and_ints() -> None:
     )
     # Non-str keys: json sorts them as numbers, then writes them as strings.
     assert json_text({10: 1, 2: 2, 1.5: 3}) == '{\n  "1.5": 3,\n  "2": 2,\n  "10": 1\n}\n'
+
+
+def _as_given(data: Any) -> Any:
+    """`data` with each float as `json_float` gives it (what `plain_json_bytes` is given)."""
+    if type(data) is float:
+        return json_float(data)
+    if type(data) in (list, tuple):
+        return type(data)(map(_as_given, data))
+    if type(data) is dict:
+        return {key: _as_given(value) for key, value in data.items()}
+    return data
+
+
+_LONE = st.text(alphabet=st.one_of(st.characters(categories=("Cs",)), _TRICKY), max_size=4)
+"""Strings with lone surrogates (orjson refuses them; json writes them as they are)."""
+_GIVEN = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), _FLOATS, _TEXT, _LONE
+    ),
+    _plain_containers,
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_GIVEN)
+def test_plain_data_its_floats_made_so_is_written_as_json_dumps_writes_it(data: Any) -> None:
+    assert plain_json_bytes(_as_given(data)) == oracle(data).encode("utf-8", "surrogatepass")
+
+
+def test_pinned_plain_json_bytes() -> None:
+    floats = [json_float(value) for value in (1e-05, math.nan, -math.inf, 0.5, 1e-11)]
+    assert [type(value) is float for value in floats] == [False] * 3 + [True] * 2
+    assert floats[:4] == [1e-05, floats[1], -math.inf, 0.5] and math.isnan(floats[1])
+    data = {"s": ("a\ud800\"\n", "✓", "\udfff"), "f": floats, "e": {}}
+    assert plain_json_bytes(data).decode("utf-8", "surrogatepass") == (
+        '{\n  "e": {},\n  "f": [\n    1e-05,\n    NaN,\n    -Infinity,\n    0.5,\n    1e-11\n  ],\n'
+        '  "s": [\n    "a\ud800\\"\\n",\n    "✓",\n    "\udfff"\n  ]\n}\n'
+    )
 
 
 def test_what_json_refuses_raises_its_error() -> None:

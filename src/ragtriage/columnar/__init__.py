@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         load_and_evaluate,
     )
     from ._native_layers import NATIVE_MEASURES
+    from ._row_columns import row_columns
     from ._score import (
         DEFAULT_TREC_MEASURES,
         RankMeasure,
@@ -61,6 +62,7 @@ _LAZY = {
     "input_problems": "._native_eval",
     "load_and_evaluate": "._native_eval",
     "NATIVE_MEASURES": "._native_layers",
+    "row_columns": "._row_columns",
     "DEFAULT_TREC_MEASURES": "._score",
     "RankMeasure": "._score",
     "RankScores": "._score",
@@ -95,6 +97,7 @@ __all__ = [
     "load_and_evaluate",
     "load_trec",
     "parse_rank_measures",
+    "row_columns",
     "score_arrays",
 ]
 

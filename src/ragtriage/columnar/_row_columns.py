@@ -90,6 +90,20 @@ class ColumnRow(Mapping[str, V]):
         return (ColumnRow, (self._table, self._at))
 
 
+def row_columns(rows: Sequence[Mapping[str, V]], names: Sequence[str]) -> dict[str, Sequence[V]]:
+    """Per name, each row's value: one slice of each column when the rows are consecutive
+    `ColumnRow`s of one table (a run's records, as the engine makes them), else row by row."""
+    first = rows[0] if rows else None
+    if isinstance(first, ColumnRow):
+        table, at = first._table, first._at
+        if all(
+            isinstance(row, ColumnRow) and row._table is table and row._at == n
+            for n, row in enumerate(rows, at)
+        ):
+            return {name: table[name][at : at + len(rows)] for name in names}
+    return {name: [row[name] for row in rows] for name in names}
+
+
 SHARED_TABLES: dict[int, Mapping[str, Sequence[Any]]] = {}
 """The run's score and count tables while its explanations are shared with forked workers:
 a worker's records come back naming them (a million questions' table is not pickled back

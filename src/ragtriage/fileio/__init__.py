@@ -9,7 +9,14 @@ See `docs/files.md`.
 """
 
 from ._decode import decode, strip_bom
-from ._json_text import content_hash, json_line, json_text, json_text_table
+from ._json_text import (
+    content_hash,
+    json_float,
+    json_line,
+    json_text,
+    json_text_table,
+    plain_json_bytes,
+)
 from ._limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_BYTES,
@@ -57,6 +64,7 @@ __all__ = [
     "depth_problem",
     "file_problem",
     "iter_lines",
+    "json_float",
     "json_line",
     "json_lines",
     "json_text",
@@ -67,6 +75,7 @@ __all__ = [
     "parse_json",
     "parse_json_values",
     "parse_toml",
+    "plain_json_bytes",
     "read_bytes",
     "read_json",
     "read_text",

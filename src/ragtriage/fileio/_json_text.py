@@ -51,16 +51,44 @@ class _NotPlain(Exception):
     """The document holds a value this writer leaves to `json` (see the module docstring)."""
 
 
+class _Float(float):
+    """A float orjson writes otherwise than `json` (`json_float`): orjson hands a float of a
+    type of its own to `default` (`_float`, Python's text), `json` writes it as a float."""
+
+
 def json_text(data: Any) -> str:
     """Deterministic JSON text: sorted keys, UTF-8 kept readable, two-space indent, trailing
     newline; the same text as `json.dumps(data, sort_keys=True, ensure_ascii=False,
     indent=2) + "\\n"`."""
     try:
         fixed = _list([data])
-        value = data if fixed is None else fixed[0]
-        return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
-    except (_NotPlain, orjson.JSONEncodeError, RecursionError):
-        return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+    except (_NotPlain, RecursionError):
+        return _json_dumps(data)
+    value = data if fixed is None else fixed[0]
+    return plain_json_bytes(value).decode("utf-8", "surrogatepass")
+
+
+def plain_json_bytes(data: Any) -> bytes:
+    """`json_text(data)` encoded with `surrogatepass`, in one orjson call that does not look
+    at each value first, for data its caller made of exactly dict, list, tuple, str, int,
+    bool, None and floats as `json_float` gives them. What orjson refuses (a lone surrogate,
+    an int beyond 64 bits, a key not a str, nesting beyond its limit) is written by `json`."""
+    try:
+        return orjson.dumps(data, default=_float, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        return _json_dumps(data).encode("utf-8", "surrogatepass")
+
+
+def json_float(value: float) -> float:
+    """`value`, or when orjson writes it otherwise than `json` (see the module docstring) a
+    float of a type of its own, which `plain_json_bytes` writes as `json` does."""
+    size = value if value >= 0.0 else -value  # NaN stays NaN: fails both tests
+    return value if _HIGH <= size < _INF or size < _LOW else _Float(value)
+
+
+def _json_dumps(data: Any) -> str:
+    """The text `json` itself writes (for what this writer leaves to it)."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
 def json_line(data: Any) -> str:
@@ -218,10 +246,9 @@ def _scan(values: Iterable[Any]) -> dict[int, Any] | None:
         if kind is str or kind is int or kind is bool or value is None:
             continue
         if kind is float:
-            size = value if value >= 0.0 else -value  # NaN stays NaN: fails both tests
-            if _HIGH <= size < _INF or size < _LOW:
+            new: Any = json_float(value)
+            if new is value:
                 continue
-            new: Any = _float(value)
         elif kind is dict:
             new = _dict(value)
         elif kind is list or kind is tuple:
@@ -256,3 +283,4 @@ def _dict(mapping: dict[Any, Any]) -> dict[Any, Any] | None:
     for index, new in fixes.items():
         out[keys[index]] = new
     return out
+

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
         dumps,
         evaluation_json,
         evaluation_text,
-        question_json,
         run_json,
         score_json,
     )
@@ -66,7 +65,6 @@ _LAZY = {
     "dumps": "._json",
     "evaluation_json": "._json",
     "evaluation_text": "._json",
-    "question_json": "._json",
     "run_json": "._json",
     "score_json": "._json",
     "MAX_WIDTH": "._terminal",
@@ -100,7 +98,6 @@ __all__ = [
     "fmt_number",
     "fmt_value",
     "question_diagnosis_json",
-    "question_json",
     "render_diagnosis_markdown",
     "render_diagnosis_table",
     "render_markdown",

@@ -28,11 +28,12 @@ QUESTION_LIMIT = 50
 
 
 def question_diagnosis_json(entry: QuestionDiagnosis) -> dict[str, Any]:
-    """`{primary, secondary, findings: [{stage, ids, why}]}` for one question."""
+    """`{primary, secondary, findings: [{stage, ids, why}]}` for one question (its tuples as
+    they are: JSON lists)."""
     return {
         "primary": entry.primary,
-        "secondary": list(entry.secondary),
-        "findings": [{"stage": f.stage, "ids": list(f.ids), "why": f.why} for f in entry.findings],
+        "secondary": entry.secondary,
+        "findings": [{"stage": f.stage, "ids": f.ids, "why": f.why} for f in entry.findings],
     }
 
 

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator, Sequence
-from itertools import islice
 from typing import Any
 
 from .._collector import no_cycle_collection
 from ..calibration import LabelSources
+from ..columnar import row_columns
 from ..detectors import mask_text
 from ..diagnosis import QuestionDiagnosis
-from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..evaluation import Evaluation, RunEvaluation
 from ..executors import default_workers, in_order
-from ..fileio import json_text
+from ..fileio import json_float, json_text, plain_json_bytes
 from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
 from ._aggregate_json import aggregate_json
@@ -28,21 +29,6 @@ def score_json(measure: Measure, score: Score | None) -> float | bool | None:
     if measure.spec.kind == "boolean":
         return bool(score.numerator)
     return score.value
-
-
-def question_json(record: QuestionRecord, measures: tuple[Measure, ...]) -> dict[str, Any]:
-    """One question's row: id, labels, every measure's value and the IDs behind them."""
-    row: dict[str, Any] = {
-        "id": record.question_id,
-        "tags": list(record.tags),
-        "split": record.split,
-        "answerability": record.answerability,
-        "outcome": record.outcome,
-        "details": {key: list(value) for key, value in record.details.items()},
-    }
-    for m in measures:
-        row[m.name] = score_json(m, record.scores[m.name])
-    return row
 
 
 def _flagged(run: RunEvaluation, name: str, agg: Aggregate) -> dict[str, Any]:
@@ -89,11 +75,6 @@ def _provenance(run: RunEvaluation) -> dict[str, Any]:
     return data
 
 
-def question_entries(run: RunEvaluation, measures: tuple[Measure, ...]) -> Iterator[dict[str, Any]]:
-    """One run's `questions` entries, made in turn: each record with its diagnosis."""
-    return _entries(run, measures, _verdicts(run), 0, len(run.questions))
-
-
 def _verdicts(run: RunEvaluation) -> Sequence[QuestionDiagnosis]:
     """Each record's diagnosis, in record order (the diagnosis's own list when it is in that
     order, as the engine makes it)."""
@@ -107,22 +88,11 @@ def _verdicts(run: RunEvaluation) -> Sequence[QuestionDiagnosis]:
     return [by_id[rec.question_id] for rec in run.questions]
 
 
-def _entries(
-    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
-    start: int, stop: int,
-) -> Iterator[dict[str, Any]]:
-    for at in range(start, stop):
-        yield {**question_json(run.questions[at], measures),
-               "diagnosis": question_diagnosis_json(verdicts[at])}
-
-
-def run_json(
-    run: RunEvaluation, measures: tuple[Measure, ...], questions: bool = True
-) -> dict[str, Any]:
-    """One run's section of the report (with its diagnosis per question and breakdown);
-    `questions` False: without the `questions` entries."""
+def run_json(run: RunEvaluation) -> dict[str, Any]:
+    """One run's section of the report (with its diagnosis breakdown), without its
+    `questions` entries (`evaluation_text` writes them)."""
     found = run.diagnosis
-    out: dict[str, Any] = {
+    return {
         "name": run.name,
         "k": run.k,
         "k_used": run.k_used,
@@ -140,13 +110,14 @@ def run_json(
         "boundaries": boundaries_json(run.boundaries),
         "diagnosis_breakdown": breakdown_json(found.breakdown),
     }
-    if questions:
-        out["questions"] = list(question_entries(run, measures))
-    return out
 
 
 def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str, Any]:
-    """The whole report as plain data; `questions` False: without the runs' `questions`."""
+    """The whole report as plain data, read back from its text (`evaluation_text`, which
+    alone makes the runs' `questions` entries); `questions` False: without them."""
+    if questions:
+        data: dict[str, Any] = json.loads("".join(evaluation_text(evaluation)))
+        return data
     return {
         **report_head(evaluation.tool_version, evaluation.sources),
         "options": {
@@ -165,14 +136,10 @@ def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str,
             }
             for m in evaluation.measures
         ],
-        "runs": [run_json(run, evaluation.measures, questions) for run in evaluation.runs],
+        "runs": [run_json(run) for run in evaluation.runs],
         "calibration_notes": list(evaluation.calibration_notes),
     }
 
-
-_BATCH = 25
-"""Question entries written by one writer call (about this many write fastest: fewer pay
-the call and the re-indenting, more hold more objects alive)."""
 
 _PIECE = 2_000
 """Question entries made into one piece of text (by a forked process for a large run)."""
@@ -181,30 +148,56 @@ _FORKED_FROM = 20_000
 """Questions of a run from which its entries are made by forked processes (one per CPU)
 while this one writes: below, starting them costs more than it saves."""
 
-_WRAP = ("[\n  [\n    [\n      [\n", "\n      ]\n    ]\n  ]\n]\n")
-"""Around a batch written in three lists (`_batch_text`): where a run's `questions` entries
-sit in the report (runs list, run object, questions list), eight spaces in."""
-
-
-def _batch_text(entries: list[dict[str, Any]]) -> str:
-    """Entries as they sit in a run's `questions` list: each indented eight spaces, joined
-    by `,\n`, without the brackets (the writer indents them, in one call for the batch)."""
-    text = json_text([[[entries]]])
-    head, tail = _WRAP
-    assert text.startswith(head) and text.endswith(tail)  # the writer's fixed layout
-    return text[len(head) : -len(tail)]
+_WRAP = (b"[\n  [\n    [\n      [\n", b"\n      ]\n    ]\n  ]\n]\n")
+"""Around a piece written in three lists: where a run's `questions` entries sit in the
+report (runs list, run object, questions list), eight spaces in."""
 
 
 def _piece_text(
     run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
     start: int, stop: int,
 ) -> str:
-    """The entries `start:stop` of a run's `questions` list as they sit in it (`_batch_text`),
-    made and written `_BATCH` at a time."""
+    """The entries `start:stop` (at least one) of a run's `questions` list as they sit in
+    it: each indented eight spaces, joined by `,\n`, without the brackets (the writer
+    indents them, in one call for the piece)."""
     with no_cycle_collection():  # a few acyclic dicts and lists per question
-        entries = _entries(run, measures, verdicts, start, stop)
-        batches = iter(lambda: list(islice(entries, _BATCH)), [])
-        return ",\n".join(_batch_text(batch) for batch in batches)
+        text = plain_json_bytes([[[_entries(run, measures, verdicts, start, stop)]]])
+    head, tail = _WRAP
+    assert text.startswith(head) and text.endswith(tail)  # the writer's fixed layout
+    return str(memoryview(text)[len(head) : -len(tail)], "utf-8", "surrogatepass")
+
+
+def _entries(
+    run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
+    start: int, stop: int,
+) -> list[dict[str, Any]]:
+    """The entries `start:stop` of a run's `questions` list: each record's id, labels, every
+    measure's value and the IDs behind them, with its diagnosis; made a field at a time over
+    the records, tuples as they are (written as lists by `plain_json_bytes`)."""
+    records = run.questions[start:stop]
+    names = [m.name for m in measures]
+    columns = row_columns([r.scores for r in records], names)
+    keys = ("id", "tags", "split", "answerability", "outcome", "details", *names, "diagnosis")
+    fields = zip(
+        [r.question_id for r in records], [r.tags for r in records],
+        [r.split for r in records], [r.answerability for r in records],
+        [r.outcome for r in records], [r.details for r in records],
+        *(_score_values(m, columns[m.name]) for m in measures),
+        map(question_diagnosis_json, verdicts[start:stop]),
+        strict=True,
+    )
+    return [dict(zip(keys, row, strict=True)) for row in fields]
+
+
+def _score_values(measure: Measure, scores: Sequence[Score | None]) -> list[Any]:
+    """`score_json` of each score, a float as `json_float` gives it, made once per distinct
+    score."""
+    keys = list(map(id, scores))
+    written = {}
+    for key, score in dict(zip(keys, scores, strict=True)).items():
+        value = score_json(measure, score)
+        written[key] = json_float(value) if type(value) is float else value
+    return list(map(written.__getitem__, keys))
 
 
 def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
