@@ -18,6 +18,11 @@ cost a scan of every known name per unknown one."""
 _MAX_FOUND = 80
 
 
+def counted(count: int, noun: str) -> str:
+    """`count` and `noun`, plural unless one: `1 question`, `0 questions`, `2 questions`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def found_text(value: object) -> str:
     """A value as it appears in an error message (the `found` part), shortened when long.
 
@@ -116,7 +121,7 @@ class InputError(RagtriageError):
     def render(self) -> str:
         """All problems, one per line, with a count first."""
         count = len(self.problems)
-        head = f"{count} problem{'s' if count != 1 else ''} found in the input:"
+        head = f"{counted(count, 'problem')} found in the input:"
         return "\n".join([head, *(f"- {p.message()}" for p in self.problems)])
 
 

@@ -323,7 +323,7 @@ REFUSED_AFTER_SCORING = {
     ),
     "compare, one run": (
         lambda root: ["compare", *_one_run(root)],
-        "- <command line>: RUNS: expected at least two runs to compare; found 1 run(s)\n",
+        "- <command line>: RUNS: expected at least two runs to compare; found 1 run\n",
     ),
     "compare, another snapshot": (
         lambda root: ["compare", *_files(root), "--resamples", "200"],

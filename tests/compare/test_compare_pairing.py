@@ -158,7 +158,7 @@ def test_fewer_than_two_runs_and_unknown_names_are_input_errors(build: Build) ->
     with pytest.raises(InputError) as one:
         compare(evaluation, ["base"])
     assert one.value.problems[0].message() == (
-        "<command line>: RUNS: expected at least two runs to compare; found 1 run(s)"
+        "<command line>: RUNS: expected at least two runs to compare; found 1 run"
     )
     with pytest.raises(InputError) as unknown:
         compare(evaluation, ["base", "nope"])
@@ -300,7 +300,7 @@ def test_compare_takes_run_names_from_any_iterable_and_one_name_as_one_run() -> 
         compare(evaluation, "baseline")
     assert str(raised.value) == (
         "1 problem found in the input:\n- <command line>: RUNS: expected at least two runs to "
-        "compare; found 1 run(s)"
+        "compare; found 1 run"
     )
 
 

@@ -313,3 +313,19 @@ def test_article_file_takes_no_snapshot(files: Path) -> None:
         "Error: 1 problem found in the input:",
         "- snapshot.json: --snapshot: expected no snapshot option for an article-format file (its corpus is the snapshot); found a snapshot file",
     ])
+
+
+@pytest.mark.parametrize(
+    ("count", "text"), [(0, "0 runs"), (1, "1 run"), (2, "2 runs"), (11, "11 runs")]
+)
+def test_a_count_is_written_with_its_noun_plural_unless_one(count: int, text: str) -> None:
+    from ragtriage.errors import counted
+
+    assert counted(count, "run") == text
+
+
+def test_compare_of_one_run_names_one_run(files: Path) -> None:
+    assert invoke(files, "compare", *_eval_args(files, "run.json")[1:]) == (2, [
+        "Error: 1 problem found in the input:",
+        "- <command line>: RUNS: expected at least two runs to compare; found 1 run",
+    ])

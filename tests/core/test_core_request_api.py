@@ -273,14 +273,14 @@ def test_an_import_of_one_document_and_one_question_says_so_in_the_singular(
         qrels=str(qrels), trec_runs=str(run), output=str(tmp_path / "py")
     )
     assert written.summary() == (
-        f"wrote 1 document, 1 question and 1 run(s) (bm25.jsonl) to {tmp_path / 'py'}"
+        f"wrote 1 document, 1 question and 1 run (bm25.jsonl) to {tmp_path / 'py'}"
     )
     result = CliRunner().invoke(
         cli, ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
               "-o", str(tmp_path / "cli")]
     )
     assert result.exit_code == 0, result.output
-    assert f"wrote 1 document, 1 question and 1 run(s) (bm25.jsonl) to {tmp_path / 'cli'}" in (
+    assert f"wrote 1 document, 1 question and 1 run (bm25.jsonl) to {tmp_path / 'cli'}" in (
         result.output
     )
 
@@ -293,7 +293,7 @@ def test_import_and_export_calls_write_what_the_commands_write(tmp_path: Path) -
         qrels=str(qrels), trec_runs=str(run), output=str(tmp_path / "py")
     )
     assert written.summary() == (
-        f"wrote 2 documents, 2 questions and 1 run(s) (bm25.jsonl) to {tmp_path / 'py'}"
+        f"wrote 2 documents, 2 questions and 1 run (bm25.jsonl) to {tmp_path / 'py'}"
     )
     result = CliRunner().invoke(
         cli, ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),

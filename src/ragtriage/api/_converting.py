@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, Problem, ProblemCollector, RequestError
+from ..errors import InputError, Problem, ProblemCollector, RequestError, counted
 from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
 
 if TYPE_CHECKING:
@@ -34,10 +34,9 @@ class WrittenNative:
     def summary(self) -> str:
         """One line: what was written where."""
         names = ", ".join(self.runs)
-        runs = f" and {len(self.runs)} run(s) ({names})" if self.runs else ""
-        documents = f"{self.documents} document{'s' if self.documents != 1 else ''}"
-        questions = f"{self.questions} question{'s' if self.questions != 1 else ''}"
-        return f"wrote {documents}, {questions}{runs} to {self.folder}"
+        runs = f" and {counted(len(self.runs), 'run')} ({names})" if self.runs else ""
+        written = f"{counted(self.documents, 'document')}, {counted(self.questions, 'question')}"
+        return f"wrote {written}{runs} to {self.folder}"
 
 
 def write_imported(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..diagnosis import stage_order
+from ..errors import counted
 from ..evaluation import Evaluation, RunEvaluation
 from ..fileio import file_problem
 from ..metrics import Measure
@@ -216,7 +217,7 @@ def compare(
         runs = (runs,) if isinstance(runs, str) else tuple(runs)
     selected = select_runs(evaluation, runs)
     if len(selected) < 2:
-        found = f"{len(selected)} run(s)"
+        found = counted(len(selected), "run")
         raise file_problem("<command line>", "at least two runs to compare", found, "RUNS")
     if len({r.name for r in selected}) != len(selected):
         found = ", ".join(r.name for r in selected)

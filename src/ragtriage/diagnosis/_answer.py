@@ -10,6 +10,7 @@ the claims made.
 from __future__ import annotations
 
 from ..detectors import stage_items
+from ..errors import counted
 from ..metrics import QuestionView
 from ..metrics.stale import stale_ids
 from ._model import Finding
@@ -133,7 +134,7 @@ def _claim_ids(view: StageInputs) -> tuple[str, ...]:
 def check_missed_refusal(view: StageInputs) -> Finding:
     """An unanswerable question that was answered (or met with a clarifying question)."""
     claims = _claim_ids(view)
-    made = f" with {len(claims)} claim{'s' if len(claims) != 1 else ''}" if claims else ""
+    made = f" with {counted(len(claims), 'claim')}" if claims else ""
     why = f"the material does not answer it, yet the outcome is {view.outcome}{made}"
     return Finding("missed_refusal", claims, why)
 

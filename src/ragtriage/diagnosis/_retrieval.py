@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import counted
 from ..metrics import QuestionView
 from ._model import Finding
 from ._stage_inputs import GroupInputs, StageInputs
@@ -68,7 +69,7 @@ def _group_losses(view: StageInputs) -> tuple[GroupLoss, ...]:
         kept = f"the top {view.k} kept as context"
     else:
         size = len(view.context)
-        kept = f"the context ({size} item{'s' if size != 1 else ''})"
+        kept = f"the context ({counted(size, 'item')})"
     out = []
     for index in view.missing_groups:
         group = question.required_evidence[index]

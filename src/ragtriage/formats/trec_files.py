@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import InputError, Problem, ProblemCollector
+from ..errors import InputError, Problem, ProblemCollector, counted
 from ..fileio import MAX_GRADE, MIN_GRADE, text_lines, write_text
 from ..paths import PathArg, as_path
 
@@ -101,7 +101,7 @@ def _field_count(
         parts[0] if parts else None,
         f"line {number}",
         f"{len(fields)} whitespace-separated fields ({', '.join(fields)})",
-        f"{len(parts)} field{'s' if len(parts) != 1 else ''}{_other_separator(line)}",
+        f"{counted(len(parts), 'field')}{_other_separator(line)}",
     )
     return False
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..columnar import AVERAGING_RULES, TrecEvaluation
+from ..errors import counted
 from ..fileio import json_text, json_text_table
 from ..loading import report_head
 from ._aggregate_json import aggregate_json
@@ -77,7 +78,7 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
 
     questions = len(evaluation.scores.question_ids)
     table = Table(
-        title=f"ragtriage trec-eval ({questions} question{'s' if questions != 1 else ''})"
+        title=f"ragtriage trec-eval ({counted(questions, 'question')})"
     )
     for column in ("measure", "value", "numerator / denominator", "n/a"):
         table.add_column(column, justify="left" if column == "measure" else "right")
