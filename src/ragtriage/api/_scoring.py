@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from ..gate import GateResult
 
 
-
 def evaluate_files(
     dataset: PathArg | None = None,
     *,
