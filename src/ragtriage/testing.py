@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from typing import Unpack
 
-from .api import gate_files
+from .api import GateOptions, gate_files
 from .fileio import write_text
 from .gate import GateResult, render_gate_markdown, render_gate_table
 from .paths import PathArg, as_path
 from .render import terminal_width
-from .request import Notify, RequestOptions
+from .request import Notify
 
 __all__ = ["GateFailed", "gate"]
 
@@ -43,30 +43,16 @@ class GateFailed(AssertionError):
 def gate(
     dataset: PathArg | None = None,
     *,
-    policy: PathArg | None = None,
-    candidate: str | None = None,
-    baseline: str | None = None,
-    seed: int = 0,
-    resamples: int = 2000,
     markdown: PathArg | None = None,
     notify: Notify | None = None,
-    **options: Unpack[RequestOptions],
+    **options: Unpack[GateOptions],
 ) -> GateResult:
     """`ragtriage gate DATASET ...` as an assertion: raise `GateFailed` when a rule fails.
 
     Takes `ragtriage.gate_files`' arguments; `markdown` also writes the Markdown report
     (for a job summary), pass or fail.
     """
-    result = gate_files(
-        dataset,
-        policy=policy,
-        candidate=candidate,
-        baseline=baseline,
-        seed=seed,
-        resamples=resamples,
-        notify=notify,
-        **options,
-    )
+    result = gate_files(dataset, notify=notify, **options)
     if markdown is not None:
         write_text(as_path(markdown, "markdown"), render_gate_markdown(result))
     if not result.passed:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
     from ._scoring import (
         ComparedRuns,
+        GateOptions,
         compare_files,
         compare_request,
         diagnose_files,
@@ -80,6 +81,7 @@ _LAZY = {
     "diagnose_request": "._scoring",
     "evaluate_files": "._scoring",
     "evaluate_request": "._scoring",
+    "GateOptions": "._scoring",
     "gate_files": "._scoring",
     "gate_request": "._scoring",
     "pick_runs": "._scoring",
@@ -93,6 +95,7 @@ _LAZY = {
 __all__ = [
     "ComparedRuns",
     "ExecutorName",
+    "GateOptions",
     "ImportedSheet",
     "ImportedTraceRun",
     "JudgeOutcome",

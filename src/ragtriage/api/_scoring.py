@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from ..errors import InputError, Problem, RequestError
 from ..paths import PathArg, as_path, as_paths, file_suffix
@@ -62,35 +62,49 @@ class ComparedRuns:
     """The baseline against each candidate."""
 
 
+class CompareOptions(RequestOptions, total=False):
+    """The keywords of `compare_files`: the dataset options and those of `compare_request`."""
+
+    baseline: str | None
+    candidates: Iterable[str]
+    seed: int
+    resamples: int
+    permutations: int
+    allow_different_snapshot: bool
+    no_grouping: bool
+
+
+class GateOptions(RequestOptions, total=False):
+    """The keywords of `gate_files`: the dataset options and those of `gate_request`."""
+
+    policy: PathArg | None
+    candidate: str | None
+    baseline: str | None
+    seed: int
+    resamples: int
+
+
+def built(dataset: PathArg | None, options: Mapping[str, Any]) -> tuple[Request, dict[str, Any]]:
+    """The request of `options`' dataset options, and the command's own options."""
+    own = {
+        key: value for key, value in options.items() if key not in RequestOptions.__annotations__
+    }
+    return Request.build(dataset, **{k: options[k] for k in options.keys() - own}), own
+
+
 def compare_files(
     dataset: PathArg | None = None,
     *,
-    baseline: str | None = None,
-    candidates: Iterable[str] = (),
-    seed: int = 0,
-    resamples: int = 5000,
-    permutations: int = 10000,
-    allow_different_snapshot: bool = False,
-    no_grouping: bool = False,
     notify: Notify | None = None,
-    **options: Unpack[RequestOptions],
+    **options: Unpack[CompareOptions],
 ) -> Comparison:
     """`ragtriage compare DATASET --run A --run B ...`: runs compared question by question.
 
     The baseline is `baseline` (a run name) or the first run loaded; the candidates are
     `candidates` or every other run.
     """
-    return compare_request(
-        Request.build(dataset, **options),
-        baseline=baseline,
-        candidates=candidates,
-        seed=seed,
-        resamples=resamples,
-        permutations=permutations,
-        allow_different_snapshot=allow_different_snapshot,
-        no_grouping=no_grouping,
-        notify=notify,
-    ).comparison
+    request, own = built(dataset, options)
+    return compare_request(request, notify=notify, **own).comparison
 
 
 def compare_request(
@@ -129,28 +143,16 @@ def compare_request(
 def gate_files(
     dataset: PathArg | None = None,
     *,
-    policy: PathArg | None = None,
-    candidate: str | None = None,
-    baseline: str | None = None,
-    seed: int = 0,
-    resamples: int = 2000,
     notify: Notify | None = None,
-    **options: Unpack[RequestOptions],
+    **options: Unpack[GateOptions],
 ) -> GateResult:
     """`ragtriage gate DATASET --policy POLICY ...`: a run checked against a release policy.
 
     The gated run is `candidate`, or the only loaded run that is not the baseline. Without
     `policy`, `example=True` uses the example's policy. `result.passed` is the verdict.
     """
-    return gate_request(
-        Request.build(dataset, **options),
-        policy=policy,
-        candidate=candidate,
-        baseline=baseline,
-        seed=seed,
-        resamples=resamples,
-        notify=notify,
-    )
+    request, own = built(dataset, options)
+    return gate_request(request, notify=notify, **own)
 
 
 def gate_request(
@@ -299,7 +301,5 @@ def pick_runs(
     if not chosen:
         chosen = [n for n in loaded_names if n != base]
         if gated and len(chosen) != 1:
-            raise RequestError(
-                f"give --candidate NAME: the run to gate (loaded runs: {known})"
-            )
+            raise RequestError(f"give --candidate NAME: the run to gate (loaded runs: {known})")
     return [*([] if base is None else [base]), *chosen]
