@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
@@ -193,6 +194,23 @@ def with_options(
     for option in reversed(options):
         decorated = option(decorated)
     return decorated
+
+
+def packed(
+    cls: type[Any], name: str, options: Sequence[Callable[[Callable[..., Any]], Any]] = ()
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Add `options`; the command receives those named as `cls`'s fields as one `name: cls`."""
+
+    def decorator(func: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> R:
+            given = [f.name for f in dataclasses.fields(cls) if f.name in kwargs]
+            kwargs[name] = cls(**{field: kwargs.pop(field) for field in given})
+            return func(*args, **kwargs)
+
+        return with_options(wrapper, options)
+
+    return decorator
 
 
 def examples(*lines: str) -> str:

@@ -8,8 +8,6 @@ receives them as one `request: Request` and hands it to the library.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +22,7 @@ from ._common import (
     executor_option,
     k_option,
     labels_option,
+    packed,
     ray_address_option,
     run_option,
     say,
@@ -106,19 +105,11 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
     ]
 
     def decorator(func: Callable[..., R]) -> Callable[..., R]:
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> R:
-            # Every option the request holds is named as its field (`metrics`: not with
-            # metrics=False, so the request's default, none).
-            given = [f.name for f in dataclasses.fields(Request) if f.name in kwargs]
-            request = Request(**{name: kwargs.pop(name) for name in given})
-            return func(*args, request=request, **kwargs)
-
-        # The filter and holdout wrappers sit outside this one, so it receives their values
-        # already built; the click options are listed in the order the user sees in --help.
-        decorated: Callable[..., R] = holdout_options(wrapper)
-        decorated = question_filters(decorated)
-        decorated = versions_option(decorated)
-        return with_options(decorated, options)
+        # Every option the request holds is named as its field (`metrics`: not with
+        # metrics=False, so the request's default, none). The filter and holdout wrappers sit
+        # outside the request's, so it receives their values already built; the click options
+        # are listed in the order the user sees in --help.
+        decorated = question_filters(holdout_options(packed(Request, "request")(func)))
+        return with_options(versions_option(decorated), options)
 
     return decorator

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
 from ..filters import SPLITS, QuestionSelection
-from ._common import with_options
-
-R = TypeVar("R")
+from ._common import packed
 
 
 def _check_stages(
@@ -31,36 +26,21 @@ def _check_stages(
 
 
 _OPTIONS = (
-    click.option("--tag", "filter_tags", multiple=True, metavar="TAG",
+    click.option("--tag", "tags", multiple=True, metavar="TAG",
                  help="Only questions with this tag; repeatable (any of them)."),
-    click.option("--split", "filter_splits", multiple=True, type=click.Choice(SPLITS),
+    click.option("--split", "splits", multiple=True, type=click.Choice(SPLITS),
                  help="Only questions in this split; repeatable (any of them)."),
-    click.option("--stage", "filter_stages", multiple=True, metavar="STAGE", callback=_check_stages,
+    click.option("--stage", "stages", multiple=True, metavar="STAGE", callback=_check_stages,
                  help="Only questions diagnosed with this stage (primary or secondary, in any "
                  "run); repeatable (any of them)."),
-    click.option("--id", "filter_ids", multiple=True, metavar="PATTERN",
+    click.option("--id", "ids", multiple=True, metavar="PATTERN",
                  help="Only questions whose ID matches this glob (e.g. 'exact-*'); repeatable."),
 )
 
 
-def question_filters(func: Callable[..., R]) -> Callable[..., R]:
-    """Add the four filter options; the command receives them as `selection: QuestionSelection`.
-
-    Apply it below `@click.command(...)`. Different options must all hold; repeated values of
-    one option are alternatives.
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> R:
-        selection = QuestionSelection(
-            tags=tuple(kwargs.pop("filter_tags")),
-            splits=tuple(kwargs.pop("filter_splits")),
-            stages=tuple(kwargs.pop("filter_stages")),
-            ids=tuple(kwargs.pop("filter_ids")),
-        )
-        return func(*args, selection=selection, **kwargs)
-
-    return with_options(wrapper, _OPTIONS)
+question_filters = packed(QuestionSelection, "selection", _OPTIONS)
+"""Add the four filter options; the command receives them as `selection: QuestionSelection`.
+Different options must all hold; repeated values of one option are alternatives."""
 
 
 versions_option = click.option(

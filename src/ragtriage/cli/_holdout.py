@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
 from ..holdout import DEFAULT_WARN_AFTER, HoldoutPolicy
 from . import _bounds as bounds
-from ._common import with_options
-
-R = TypeVar("R")
-
+from ._common import packed
 
 _OPTIONS = (
     click.option(
         "--include-holdout",
+        "include",
         is_flag=True,
         help="Score holdout questions too; every such run is recorded in the holdout ledger.",
     ),
@@ -30,6 +25,7 @@ _OPTIONS = (
     ),
     click.option(
         "--holdout-warn-after",
+        "warn_after",
         type=bounds.HOLDOUT_WARN_AFTER,
         default=DEFAULT_WARN_AFTER,
         show_default=True,
@@ -38,7 +34,6 @@ _OPTIONS = (
     ),
     click.option(
         "--ledger",
-        "holdout_ledger",
         type=click.Path(path_type=Path),
         default=None,
         help="Holdout ledger file (default: <evalset>.holdout-ledger.jsonl beside the set).",
@@ -46,17 +41,5 @@ _OPTIONS = (
 )
 
 
-def holdout_options(func: Callable[..., R]) -> Callable[..., R]:
-    """Add the holdout options; the command receives them as `holdout: HoldoutPolicy`."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> R:
-        options = HoldoutPolicy(
-            include=bool(kwargs.pop("include_holdout")),
-            who=kwargs.pop("who"),
-            warn_after=int(kwargs.pop("holdout_warn_after")),
-            ledger=kwargs.pop("holdout_ledger"),
-        )
-        return func(*args, holdout=options, **kwargs)
-
-    return with_options(wrapper, _OPTIONS)
+holdout_options = packed(HoldoutPolicy, "holdout", _OPTIONS)
+"""Add the holdout options; the command receives them as `holdout: HoldoutPolicy`."""
