@@ -65,12 +65,10 @@ class LLMJudge:
         """The messages one call would send (used by `--dry-run` too)."""
         return self.prompts.messages(task, **values)
 
-    async def _ask(
-        self, task: str, messages: list[Message]
-    ) -> tuple[str | None, str | None, str | None]:
+    async def _ask(self, task: Task, **values: str) -> tuple[str | None, str | None, str | None]:
         self._by_task[task] = self._by_task.get(task, 0) + 1
         try:
-            reply = await self.client.complete(task, messages)
+            reply = await self.client.complete(task, self.plan(task, **values))
         except EndpointError as exc:
             # The session stops (no more requests); this item ends as not judged, and the
             # labels finished so far are kept.
@@ -90,26 +88,22 @@ class LLMJudge:
 
     async def detect_outcome(self, question: str, answer: str) -> OutcomeFound:
         """Answered, refused or asked for clarification."""
-        text, error, finish = await self._ask(
-            "outcome", self.plan("outcome", question=question, answer=answer)
-        )
+        text, error, finish = await self._ask("outcome", question=question, answer=answer)
         found = parse_outcome(text, error, finish)
         self._count(found.outcome is None, text, found.reason)
         return found
 
     async def extract_claims(self, question: str, answer: str) -> ClaimsFound:
         """The answer's atomic claims with their citations."""
-        text, error, finish = await self._ask(
-            "claims", self.plan("claims", question=question, answer=answer)
-        )
+        text, error, finish = await self._ask("claims", question=question, answer=answer)
         found = parse_claims(text, error, finish)
         self._count(found.claims is None, text, found.reason)
         return found
 
     async def judge_support(self, claim: str, passages: Sequence[Passage]) -> SupportVerdict:
         """Whether the passages support the claim."""
-        messages = self.plan("support", passages=render_passages(passages), claim=claim)
-        text, error, finish = await self._ask("support", messages)
+        passages_text = render_passages(passages)
+        text, error, finish = await self._ask("support", passages=passages_text, claim=claim)
         verdict = parse_support(text, [p.id for p in passages], error, finish)
         self._count(_is_rejection(verdict), text, verdict.reason)
         return verdict
@@ -118,8 +112,8 @@ class LLMJudge:
         """Whether the answer states the reference fact (a fact without text cannot be judged)."""
         if fact is None:
             return CoverageVerdict("cannot_judge", "the reference fact has no text to compare with")
-        messages = self.plan("coverage", question=question, fact=fact, answer=answer)
-        text, error, finish = await self._ask("coverage", messages)
+        values = {"question": question, "fact": fact, "answer": answer}
+        text, error, finish = await self._ask("coverage", **values)
         verdict = parse_coverage(text, error, finish)
         self._count(_is_rejection(verdict), text, verdict.reason)
         return verdict
