@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..metrics import Measure
+from ..metrics import Measure, value_text
 from ..schemas import Labeller
 from ._record import CalibrationRecord
 
@@ -72,8 +72,7 @@ class LabelSources:
 
 
 def _figure(match: CalibrationMatch) -> str:
-    kappa = "n/a" if match.kappa is None else f"{match.kappa:.2f}"
-    return f"kappa {kappa} on {match.items} items"
+    return f"kappa {value_text(match.kappa, 2)} on {match.items} items"
 
 
 def measure_kinds(measure: Measure) -> tuple[str, ...]:

@@ -25,10 +25,6 @@ LIST_LIMIT = 50
 """Per status (Markdown) and in the table, at most this many questions are listed."""
 
 
-def _signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.3f}"
-
-
 def paired_value(paired: float | None, whole: float | None) -> str:
     """`0.833` over the paired questions, `0.833 (all 0.786)` when the value over every
     question where the run has one differs."""
@@ -93,7 +89,7 @@ def metric_rows(pair: PairComparison, hidden: Sequence[str] = ()) -> list[list[s
                 f"{m.metric} ({m.direction} better)",
                 paired_value(m.base, m.base_all),
                 paired_value(m.candidate, m.candidate_all),
-                _signed(m.difference),
+                value_text(m.difference, signed=True),
                 ci,
                 _p(m),
                 f"{m.wins}/{m.ties}/{m.losses}",

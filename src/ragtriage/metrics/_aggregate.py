@@ -78,6 +78,6 @@ def not_applicable_line(names: Sequence[str]) -> str:
     return f"not applicable here: {', '.join(names)}"
 
 
-def value_text(value: float | None, digits: int = 3) -> str:
-    """A value as the reports print it, `0.833`, or `n/a` where there is none."""
-    return "n/a" if value is None else f"{value:.{digits}f}"
+def value_text(value: float | None, digits: int = 3, signed: bool = False) -> str:
+    """A value as the reports print it, `0.833` (`+0.833` signed), or `n/a` where there is none."""
+    return "n/a" if value is None else f"{value:{'+' if signed else ''}.{digits}f}"

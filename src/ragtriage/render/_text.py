@@ -14,7 +14,7 @@ from .._markdown import md_code, md_lines, md_table, md_text
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
-from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line
+from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line, value_text
 from ._boundaries import NEXT_ACTION_HEADER, evaluation_boundary_lines
 from ._diagnosis import slice_rows
 from ._table import TABLE_MEASURES
@@ -32,8 +32,7 @@ def fmt_number(value: float) -> str:
 
 def fmt_aggregate(agg: Aggregate) -> str:
     """`0.75 (3/4)`, or `n/a (0/0)` for an empty denominator."""
-    value = "n/a" if agg.value is None else f"{agg.value:.2f}"
-    return f"{value} ({fmt_number(agg.numerator)}/{fmt_number(agg.denominator)})"
+    return f"{value_text(agg.value, 2)} ({fmt_number(agg.numerator)}/{fmt_number(agg.denominator)})"
 
 
 def fmt_cannot_judge(agg: Aggregate) -> str:
@@ -43,11 +42,9 @@ def fmt_cannot_judge(agg: Aggregate) -> str:
 
 def fmt_value(value: float | bool | None) -> str:
     """A per-question value: 0.50, yes/no, or n/a."""
-    if value is None:
-        return "n/a"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return f"{value:.2f}"
+    return value_text(value, 2)
 
 
 def label_mark(sources: LabelSources | None) -> str:

@@ -11,6 +11,7 @@ from ..columnar import AVERAGING_RULES, TrecEvaluation
 from ..errors import counted
 from ..fileio import json_text, json_text_table
 from ..loading import report_head
+from ..metrics import value_text
 from ._aggregate_json import aggregate_json
 
 
@@ -83,7 +84,7 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     for column in ("measure", "value", "numerator / denominator", "n/a"):
         table.add_column(column, justify="left" if column == "measure" else "right")
     for label, agg in evaluation.scores.summary.items():
-        value = "n/a" if agg.value is None else f"{agg.value:.4f}"
+        value = value_text(agg.value, 4)
         table.add_row(
             label, value, f"{agg.numerator:.6g} / {agg.denominator:.6g}", str(agg.not_applicable)
         )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ...compare import PAIRING, Comparison, paired_value
 from ...evaluation import Evaluation
-from ...metrics import Aggregate
+from ...metrics import Aggregate, value_text
 from ...schemas import Component
 from .._text import fmt_number, label_mark
 
@@ -86,7 +86,7 @@ class RunInfo:
 def cell(agg: Aggregate, self_labelled: bool = False, mark: str = "") -> Cell:
     """Format one aggregate (marked when computed from the run generator's own labels, and
     with `mark`, e.g. ` · judge-labelled, uncalibrated`, from `render.label_mark`)."""
-    value = "n/a" if agg.value is None else f"{agg.value:.2f}"
+    value = value_text(agg.value, 2)
     value += " · SELF-LABELLED" if self_labelled else ""
     value += mark
     return Cell(
@@ -234,12 +234,6 @@ class ComparisonView:
     """One per candidate configuration."""
 
 
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
-
-
 def comparison_view(comparison: Comparison | None) -> ComparisonView | None:
     """Format a comparison for the template (None stays None)."""
     if comparison is None:
@@ -251,7 +245,7 @@ def comparison_view(comparison: Comparison | None) -> ComparisonView | None:
                 m.metric,
                 paired_value(m.base, m.base_all),
                 paired_value(m.candidate, m.candidate_all),
-                _num(m.difference, signed=True),
+                value_text(m.difference, signed=True),
                 "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]",
                 "n/a" if m.test is None else f"{m.test.name} p={m.test.p_value:.3g}",
                 f"{m.wins}/{m.ties}/{m.losses}",
