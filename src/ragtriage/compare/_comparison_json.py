@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ..loading import report_head
@@ -53,23 +54,9 @@ def _metric_json(m: MetricComparison) -> dict[str, Any]:
         "base": m.base,
         "candidate": m.candidate,
         "difference": m.difference,
-        "ci": None
-        if m.ci is None
-        else {
-            "low": m.ci.low,
-            "high": m.ci.high,
-            "level": m.ci.level,
-            "resamples": m.ci.resamples,
-            "method": m.ci.method,
-        },
-        "test": None
-        if m.test is None
-        else {
-            "name": m.test.name,
-            "p_value": m.test.p_value,
-            "resamples": m.test.resamples,
-            "detail": m.test.detail,
-        },
+        # The interval's and the test's fields under their own names.
+        "ci": None if m.ci is None else dataclasses.asdict(m.ci),
+        "test": None if m.test is None else dataclasses.asdict(m.test),
         "wins": m.wins,
         "ties": m.ties,
         "losses": m.losses,
