@@ -1,7 +1,8 @@
 """Release gates: a policy file agreed in advance, every rule checked, exit codes for CI."""
 
 from ._gate import gate, in_slice
-from ._policy import (
+from ._policy import load_policy
+from ._policy_format import (
     BlockRule,
     CostBudget,
     Defaults,
@@ -11,7 +12,6 @@ from ._policy import (
     NoRegressionRule,
     Policy,
     ThresholdRule,
-    load_policy,
 )
 from ._verdict import GateResult, RuleResult, Verdict
 from ._verdict_render import gate_json, render_gate_markdown, render_gate_table, render_junit

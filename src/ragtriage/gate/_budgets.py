@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 from ..evaluation import RunEvaluation
-from ._policy import LoadedPolicy
+from ._policy_format import LoadedPolicy
 from ._verdict import RuleResult
 
 

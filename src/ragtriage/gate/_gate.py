@@ -17,7 +17,7 @@ from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import file_problem
 from ..metrics import parse_measure, value_text
 from ._budgets import budget_rules
-from ._policy import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
+from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
 from ._verdict import GateResult, RuleResult, Verdict
 
 LABEL_LAYERS = ("support", "coverage")
