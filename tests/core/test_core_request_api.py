@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 import ragtriage
 import ragtriage.api
@@ -263,43 +263,40 @@ def test_judge_files_writes_what_the_judge_command_writes(
     ]
 
 
-def test_an_import_of_one_document_and_one_question_says_so_in_the_singular(
-    tmp_path: Path,
-) -> None:
+def _imported(tmp_path: Path, qrels_text: str, run_text: str) -> tuple[str, Result]:
+    """`import trec` of these files from Python (into py/) and from the command (into cli/):
+    the call's summary and the command's result."""
     qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
-    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
-    run.write_text("q1 Q0 d1 1 2.0 t\n", encoding="utf-8")
+    qrels.write_text(qrels_text, encoding="utf-8")
+    run.write_text(run_text, encoding="utf-8")
     written = ragtriage.api.import_trec_files(
         qrels=str(qrels), trec_runs=str(run), output=str(tmp_path / "py")
-    )
-    assert written.summary() == (
-        f"wrote 1 document, 1 question and 1 run (bm25.jsonl) to {tmp_path / 'py'}"
     )
     result = CliRunner().invoke(
         cli, ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
               "-o", str(tmp_path / "cli")]
     )
     assert result.exit_code == 0, result.output
+    return written.summary(), result
+
+
+def test_an_import_of_one_document_and_one_question_says_so_in_the_singular(
+    tmp_path: Path,
+) -> None:
+    summary, result = _imported(tmp_path, "q1 0 d1 1\n", "q1 Q0 d1 1 2.0 t\n")
+    assert summary == f"wrote 1 document, 1 question and 1 run (bm25.jsonl) to {tmp_path / 'py'}"
     assert f"wrote 1 document, 1 question and 1 run (bm25.jsonl) to {tmp_path / 'cli'}" in (
         result.output
     )
 
 
 def test_import_and_export_calls_write_what_the_commands_write(tmp_path: Path) -> None:
-    qrels, run = tmp_path / "q.qrels", tmp_path / "bm25.run"
-    qrels.write_text("q1 0 d1 1\nq2 0 d4 1\n", encoding="utf-8")
-    run.write_text("q1 Q0 d1 1 2.0 t\nq2 Q0 d4 1 2.0 t\n", encoding="utf-8")
-    written = ragtriage.api.import_trec_files(
-        qrels=str(qrels), trec_runs=str(run), output=str(tmp_path / "py")
+    summary, _ = _imported(
+        tmp_path, "q1 0 d1 1\nq2 0 d4 1\n", "q1 Q0 d1 1 2.0 t\nq2 Q0 d4 1 2.0 t\n"
     )
-    assert written.summary() == (
+    assert summary == (
         f"wrote 2 documents, 2 questions and 1 run (bm25.jsonl) to {tmp_path / 'py'}"
     )
-    result = CliRunner().invoke(
-        cli, ["import", "trec", "--qrels", str(qrels), "--trec-run", str(run),
-              "-o", str(tmp_path / "cli")]
-    )
-    assert result.exit_code == 0, result.output
     for name in ("snapshot.json", "evalset.json", "bm25.jsonl"):
         assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
     ragtriage.api.export_trec_files(str(tmp_path / "py" / "evalset.json"),

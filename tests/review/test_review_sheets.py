@@ -17,7 +17,7 @@ from ragtriage.columnar import evaluate
 from ragtriage.errors import InputError
 from ragtriage.fileio import OutputError
 from ragtriage.judges import label_context_hash
-from ragtriage.loading import SnapshotIndex, load_dataset
+from ragtriage.loading import Dataset, SnapshotIndex, load_dataset
 from ragtriage.review import (
     COLUMNS,
     build_sheet,
@@ -163,6 +163,13 @@ def test_imported_labels_evaluate_like_the_embedded_ones(
         )
 
 
+def _exported(dataset: Dataset, tmp_path: Path) -> tuple[Path, list[dict[str, str]]]:
+    """A CSV sheet of `dataset` exported into `tmp_path`, and its rows."""
+    path = tmp_path / "sheet.csv"
+    export_sheet(dataset, path)
+    return path, _rows(path)
+
+
 def _rows(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8-sig", newline="") as handle:
         return list(csv.DictReader(handle))
@@ -172,9 +179,7 @@ def test_partly_filled_sheet_imports_what_is_filled_and_lists_the_rest(
     article_fixture: Path, tmp_path: Path
 ) -> None:
     dataset = load_dataset(article_fixture)
-    path = tmp_path / "sheet.csv"
-    export_sheet(dataset, path)
-    rows = _rows(path)
+    path, rows = _exported(dataset, tmp_path)
     rows[0].update(verdict="supported", supported_by="retry-v2")
     rows[1].update(verdict="covered", reviewer="bo")
     _rewrite(path, rows)
@@ -213,9 +218,7 @@ def test_every_problem_of_a_returned_sheet_is_reported(
     article_fixture: Path, tmp_path: Path
 ) -> None:
     dataset = load_dataset(article_fixture)
-    path = tmp_path / "sheet.csv"
-    export_sheet(dataset, path)
-    rows = _rows(path)
+    path, rows = _exported(dataset, tmp_path)
     rows[0].update(verdict="yes")
     rows[1].update(verdict="supported")
     rows[2].update(verdict="supported", supported_by="retry-v2, nowhere")
@@ -255,9 +258,7 @@ def test_supported_by_is_checked_against_the_run_and_an_edited_context_ids_refus
     # is retry-v2, export-v2: a reviewer who adds retention-v1 to the sheet's context_ids
     # must not make it count as support.
     dataset = load_dataset(article_fixture)
-    path = tmp_path / "sheet.csv"
-    export_sheet(dataset, path)
-    rows = _rows(path)
+    path, rows = _exported(dataset, tmp_path)
     rows[0].update(
         context_ids="retry-v2, export-v2, retention-v1",
         verdict="supported",
@@ -343,9 +344,7 @@ def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(
 ) -> None:
     # copied into the label as it stands, it would make a labels file every command refuses
     dataset = load_dataset(article_fixture)
-    path = tmp_path / "sheet.csv"
-    export_sheet(dataset, path)
-    rows = _rows(path)
+    path, rows = _exported(dataset, tmp_path)
     rows[0].update(verdict="supported", supported_by="retry-v2", context_hash="sha256:00")
     rows[1].update(verdict="covered", context_hash="SHA256:" + "A" * 64)
     rows[4].update(verdict="covered", context_hash="")  # an emptied cell: no hash, as before
@@ -370,9 +369,7 @@ def test_a_sheet_made_against_a_context_changed_since_imports_and_its_labels_are
     # would lose the review, and naming the current hash would invite pasting it, which is
     # what turns a stale label fresh.
     dataset = load_dataset(article_fixture)
-    path = tmp_path / "sheet.csv"
-    export_sheet(dataset, path)
-    rows = _rows(path)
+    path, rows = _exported(dataset, tmp_path)
     rows[0].update(verdict="supported", supported_by="retry-v2")
     _rewrite(path, rows)
     data = json.loads(article_fixture.read_text(encoding="utf-8"))
