@@ -15,6 +15,12 @@ def no_cycle_collection() -> Iterator[None]:
     collector finds nothing among them, yet each of its passes scans every live object,
     an evaluation's millions included (it took about half the engine's CPU time at 20,000
     questions, and a third of writing a JSON report's questions).
+
+    What the block made and kept is handed to the oldest generation when it ends, not
+    scanned there and then: resumed, the collector would first scan every object made in
+    the block as young (half a second at 100,000 questions). The oldest generation is
+    scanned, as before, when it has grown enough. Where the program has frozen objects
+    itself (`gc.freeze`), they are left frozen and the block's objects stay young.
     """
     running = gc.isenabled()
     gc.disable()
@@ -22,4 +28,7 @@ def no_cycle_collection() -> Iterator[None]:
         yield
     finally:
         if running:
+            if not gc.get_freeze_count():
+                gc.freeze()  # every tracked object, the block's included, set aside ...
+                gc.unfreeze()  # ... and back, into the oldest generation
             gc.enable()
