@@ -73,8 +73,8 @@ def test_trec_eval_imports_no_pandas(tmp_path: Path, doc: str) -> None:
         encoding="utf-8",
     )
     code = (
-        "import sys\nfrom ragtriage.cli.main import main\n"
-        "try:\n    main()\n"
+        "import sys\nfrom ragtriage.cli.main import cli\n"
+        "try:\n    cli(prog_name='ragtriage')\n"
         "except SystemExit as exc:\n    print(exc.code, 'pandas' in sys.modules)\n"
     )
     out = subprocess.run(

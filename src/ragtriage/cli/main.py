@@ -8,8 +8,13 @@ keeps equal to the commands' own one-line help.
 
 from __future__ import annotations
 
+import atexit
+import os
+import sys
+import threading
 from dataclasses import dataclass
 from importlib import import_module
+from typing import NoReturn
 
 import click
 
@@ -175,6 +180,36 @@ def cli() -> None:
     """Show where a RAG system fails, question by question."""
 
 
-def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="ragtriage")
+def main() -> NoReturn:
+    """Console-script entry point: the command, then `end` with its exit status."""
+    try:
+        cli(prog_name="ragtriage")
+    except SystemExit as done:
+        end(done.code)
+    end(0)
+
+
+def end(code: str | int | None) -> NoReturn:
+    """End the process with `code`, as `sys.exit(code)` would, once the command is done.
+
+    The exit handlers run (`atexit`) and the standard streams are flushed; what the command
+    made is then left to the operating system instead of being freed one object at a time
+    with the interpreter's teardown (about 0.4 s after a 100,000-question evaluation). While
+    another thread runs, the process ends as `sys.exit` ends it: that waits for the thread.
+    """
+    if threading.active_count() > 1:
+        sys.exit(code)
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # as Python writes a `sys.exit` message
+        print(code, file=sys.stderr)
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more to write
+            status = status or 120  # Python's own status when the final flush fails
+    os._exit(status)

@@ -1,0 +1,93 @@
+"""The console-script entry point ends the process as `sys.exit` would, without the teardown."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ragtriage import __version__
+
+entry = importlib.import_module("ragtriage.cli.main")  # the package exports `main`, the function
+
+
+class _Ended(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+def _os_exit(status: int) -> None:
+    raise _Ended(status)
+
+
+class _Handlers:
+    ran = 0
+
+    @classmethod
+    def _run_exitfuncs(cls) -> None:
+        cls.ran += 1
+
+
+def test_main_runs_the_exit_handlers_then_ends_without_teardown(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(entry.os, "_exit", _os_exit)
+    monkeypatch.setattr(entry, "atexit", _Handlers)
+    monkeypatch.setattr(entry.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(sys, "argv", ["ragtriage", "--version"])
+    _Handlers.ran = 0
+    with pytest.raises(_Ended) as ended:
+        entry.main()
+    assert ended.value.status == 0
+    assert _Handlers.ran == 1
+    assert capsys.readouterr().out == f"ragtriage, version {__version__}\n"
+    monkeypatch.setattr(sys, "argv", ["ragtriage", "no-such-command"])
+    with pytest.raises(_Ended) as ended:
+        entry.main()
+    assert ended.value.status == 2
+    assert "Error: No such command 'no-such-command'." in capsys.readouterr().err
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+        timeout=60, check=False,
+    )
+
+
+def test_exit_handlers_run_and_the_output_is_flushed() -> None:
+    done = _python("""
+        import atexit, sys
+        from ragtriage.cli.main import main
+        atexit.register(lambda: print("handler ran"))
+        sys.argv = ["ragtriage", "--version"]
+        print("buffered", end="")
+        main()
+    """)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, f"bufferedragtriage, version {__version__}\nhandler ran\n", ""
+    )
+
+
+def test_a_message_ends_with_status_1_as_sys_exit_does() -> None:
+    done = _python("""
+        from ragtriage.cli.main import end
+        end("stopped here")
+    """)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "stopped here\n")
+
+
+def test_a_running_thread_is_waited_for() -> None:
+    done = _python("""
+        import threading, time
+        from ragtriage.cli.main import end
+        def later():
+            time.sleep(0.2)
+            print("thread done", flush=True)
+        threading.Thread(target=later).start()
+        end(3)
+    """)
+    assert (done.returncode, done.stdout) == (3, "thread done\n")
