@@ -6,10 +6,12 @@ import importlib
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from ragtriage import __version__
+from ragtriage import Evaluation, __version__
 
 entry = importlib.import_module("ragtriage.cli.main")  # the package exports `main`, the function
 
@@ -91,3 +93,19 @@ def test_a_running_thread_is_waited_for() -> None:
         end(3)
     """)
     assert (done.returncode, done.stdout) == (3, "thread done\n")
+
+
+def test_the_last_command_result_is_held_until_the_next(tmp_path: Path) -> None:
+    # Held so that the entry point ends the process without freeing it (`held`).
+    common = importlib.import_module("ragtriage.cli._common")
+    out = tmp_path / "out.json"
+    ran = CliRunner().invoke(entry.cli, ["evaluate", "--example", "--output", str(out)])
+    assert ran.exit_code == 0, ran.output
+    [result] = common._HELD
+    assert isinstance(result, Evaluation)
+    assert [len(run.questions) for run in result.runs] == [15, 15]
+    ran = CliRunner().invoke(entry.cli, ["diagnose", "--example", "--output", str(out)])
+    assert ran.exit_code == 0, ran.output
+    [(evaluation, diagnoses)] = common._HELD
+    assert isinstance(evaluation, Evaluation) and evaluation is not result
+    assert diagnoses == evaluation.diagnoses

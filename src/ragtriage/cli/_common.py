@@ -19,6 +19,17 @@ R = TypeVar("R")
 EXIT_GATE_FAILED = 1
 EXIT_INVALID = 2
 
+_HELD: list[Any] = []
+"""The last command's result (see `held`)."""
+
+
+def held(result: R) -> R:
+    """`result`, kept until the next command's or the process's end: the entry point ends the
+    process without freeing it (`cli.main.end`), where freeing a large evaluation one object
+    at a time when its command returns took about 0.3 s at 100,000 questions."""
+    _HELD[:] = [result]
+    return result
+
 
 def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Print a user's mistake as `Error: ...` on stderr and exit 2, without a traceback.

@@ -17,6 +17,7 @@ from ._common import (
     examples,
     format_option,
     handle_errors,
+    held,
     output_option,
     terminal_width,
     write_output,
@@ -99,7 +100,7 @@ def compare_command(
     is compared with it. Runs that differ only in their recorded seed are grouped as repeats
     of one configuration.
     """
-    found = compare_request(request, notify=print_notice, **options)
+    found = held(compare_request(request, notify=print_notice, **options))
     result = found.comparison
     if fmt == "json":
         text = dumps(comparison_json(result))

@@ -18,6 +18,7 @@ from ._common import (
     examples,
     format_option,
     handle_errors,
+    held,
     output_option,
     terminal_width,
     write_output,
@@ -39,7 +40,7 @@ from ._dataset import dataset_options, print_notice
 @handle_errors
 def diagnose_command(request: Request, fmt: str, output: Path | None) -> None:
     """Say where each question of DATASET's runs failed: primary stage, secondary ones, IDs."""
-    evaluation, found = diagnose_request(request, notify=print_notice)
+    evaluation, found = held(diagnose_request(request, notify=print_notice))
     described = request.selection.describe()
     if fmt == "json":
         text = dumps(diagnosis_report_json(evaluation, described))

@@ -15,6 +15,7 @@ from ._common import (
     examples,
     format_option,
     handle_errors,
+    held,
     output_option,
     terminal_width,
     write_output,
@@ -45,7 +46,7 @@ def evaluate_command(
     all_measures: bool = False,
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
-    result = evaluate_request(request, notify=print_notice)
+    result = held(evaluate_request(request, notify=print_notice))
     text: str | Iterator[str]
     if fmt == "json":
         text = evaluation_text(result)  # written as made: the document is never held whole

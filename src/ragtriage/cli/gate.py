@@ -18,6 +18,7 @@ from ._common import (
     examples,
     format_option,
     handle_errors,
+    held,
     output_option,
     output_path_option,
     terminal_width,
@@ -69,7 +70,7 @@ def gate_command(
     request: Request, fmt: str, output: Path | None, junit: Path | None, **options: Any
 ) -> None:
     """Check a run of DATASET (--candidate) against a release policy, optionally a baseline."""
-    result = gate_request(request, notify=print_notice, **options)
+    result = held(gate_request(request, notify=print_notice, **options))
     if fmt == "json":
         text = dumps(gate_json(result))
     elif fmt == "markdown":

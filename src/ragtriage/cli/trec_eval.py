@@ -12,6 +12,7 @@ from ._common import (
     executor_option,
     format_option,
     handle_errors,
+    held,
     output_option,
     ray_address_option,
     write_output,
@@ -80,7 +81,7 @@ def trec_eval_command(per_question: bool, fmt: str, output: Path | None, **optio
     from ..render import trec_json_text, trec_table
     from ._common import terminal_width
 
-    result = trec_eval_files(**options)
+    result = held(trec_eval_files(**options))
     if fmt == "json":
         text = trec_json_text(result, per_question)
     else:
