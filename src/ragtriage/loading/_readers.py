@@ -113,6 +113,25 @@ def _unwanted(
     return True
 
 
+def _native_kind(
+    header: Any, label: str, collector: ProblemCollector, wanted: Wanted | None, at: str = ""
+) -> str | None:
+    """A native file's kind, from its header (the JSON object, or a JSONL file's first line
+    `at` its number); None, with the problem in `collector`, when the header names no known
+    kind, a kind the caller does not take or another schema version."""
+    kind = header.get("kind") if isinstance(header, dict) else None
+    if kind not in KINDS:
+        collector.add(label, None, f"{at}kind", f"one of {', '.join(KINDS)}", found_text(kind))
+        return None
+    if _unwanted(kind, wanted, label, f"{at}kind", collector):
+        return None
+    if not is_schema_version(header.get("schema_version")):
+        found = found_text(header.get("schema_version", "nothing"))
+        collector.add(label, None, f"{at}schema_version", "1", found)
+        return None
+    return str(kind)
+
+
 def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wanted | None) -> Any:
     if not isinstance(data, dict):
         collector.add(label, None, "(top level)", "a JSON object", found_text(data))
@@ -130,17 +149,8 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
         if _unwanted("article", wanted, label, "kind", collector):
             return None
         return validate_item(ArticleDataset, data, label, collector, None)
-    kind = data.get("kind")
-    if kind not in KINDS:
-        expected = "one of snapshot, evalset, run, labels"
-        collector.add(label, None, "kind", expected, found_text(kind))
-        return None
-    if _unwanted(kind, wanted, label, "kind", collector):
-        return None
-    if not is_schema_version(data.get("schema_version")):
-        collector.add(
-            label, None, "schema_version", "1", found_text(data.get("schema_version", "nothing"))
-        )
+    kind = _native_kind(data, label, collector, wanted)
+    if kind is None:
         return None
     if kind == "snapshot":
         env, lists = _split_envelope(data, ("documents", "chunks"))
@@ -252,21 +262,8 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
     parsed, header_data = parse_line(text, number, label, collector)
     if not parsed:
         return None
-    kind = header_data.get("kind") if isinstance(header_data, dict) else None
-    if kind not in KINDS:
-        collector.add(
-            label,
-            None,
-            f"line {number}: kind",
-            "one of snapshot, evalset, run, labels",
-            found_text(kind),
-        )
-        return None
-    if _unwanted(kind, wanted, label, f"line {number}: kind", collector):
-        return None
-    if not is_schema_version(header_data.get("schema_version")):
-        found = found_text(header_data.get("schema_version", "nothing"))
-        collector.add(label, None, f"line {number}: schema_version", "1", found)
+    kind = _native_kind(header_data, label, collector, wanted, f"line {number}: ")
+    if kind is None:
         return None
     if kind == "run":
         header = validate_item(RunHeader, header_data, label, collector, None, f"line {number}: ")
