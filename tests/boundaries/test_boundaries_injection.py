@@ -13,7 +13,6 @@ from ragtriage.detectors import (
     carries_marker,
     default_injection_rules,
     detect_injection,
-    is_injection,
     load_injection_rules,
 )
 from ragtriage.errors import InputError
@@ -61,7 +60,7 @@ def _confusion(version: str) -> tuple[dict[str, int], dict[str, list[int]], list
     by_lang: dict[str, list[int]] = {"en": [0, 0, 0], "zh": [0, 0, 0]}  # tp, fp, fn
     wrong = []
     for row in _rows():
-        predicted, actual = is_injection(str(row["text"]), rules), bool(row["label"])
+        predicted, actual = bool(detect_injection(str(row["text"]), rules)), bool(row["label"])
         key = ("t" if predicted == actual else "f") + ("p" if predicted else "n")
         counts[key] += 1
         if predicted != actual:
@@ -146,7 +145,7 @@ def test_no_false_positive_on_the_whole_tau2_bank_corpus() -> None:
     for version in ("injection-v1", "injection-v2"):
         rules = bundled_injection_rules(version)
         flagged = [
-            d["id"] for d in docs if is_injection(d["title"] + "\n\n" + d["content"], rules)
+            d["id"] for d in docs if detect_injection(d["title"] + "\n\n" + d["content"], rules)
         ]
         assert (version, len(docs), flagged) == (version, 698, [])
 

@@ -202,11 +202,6 @@ def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
     return tuple(found)
 
 
-def is_injection(text: str, rules: InjectionRules | None = None) -> bool:
-    """Whether any rule fires on `text`."""
-    return bool(detect_injection(text, rules))
-
-
 def flag_items(
     items: Sequence[tuple[str, str]], rules: InjectionRules | None = None
 ) -> tuple[FlaggedItem, ...]:

@@ -27,9 +27,6 @@ from ..errors import Problem
 from ..loading import SnapshotIndex
 from ..schemas import ClaimLabel, FactLabel, QuestionResult, Run
 
-LABEL_INPUTS = ("claim labels", "fact labels")
-"""The `MetricSpec.requires` entries that mark a metric as computed from review labels."""
-
 
 def item_text(item_id: str, index: SnapshotIndex) -> str | None:
     """The snapshot's text for a document or chunk ID (None when unknown)."""

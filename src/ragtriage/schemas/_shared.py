@@ -59,6 +59,3 @@ class Labeller(StrictModel):
     """For a judge: the sampling temperature used."""
     seed: int | None = None
     """For a judge: the sampling seed used, if any."""
-
-
-LabelSource = Literal["human", "judge"]
