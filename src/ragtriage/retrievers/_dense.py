@@ -96,7 +96,7 @@ def dense_settings() -> dict[str, str]:
 
 def build_dense(
     texts: Sequence[str],
-    ids: Sequence[str],
+    order_key: npt.NDArray[np.int64],
     units_digest: str,
     cache: IndexCache,
     advance: Callable[[int], None] | None = None,
@@ -104,9 +104,6 @@ def build_dense(
 ) -> DenseIndex:
     """Load the unit embeddings from the cache, or compute and store them."""
     encoder = Encoder(threads)
-    order_key = np.argsort(
-        np.argsort(np.asarray(ids, dtype=object), kind="stable"), kind="stable"
-    ).astype(np.int64)
     key = cache_key("dense", units_digest, dense_settings())
     found = cache.path(key)
     if found is not None:

@@ -59,7 +59,7 @@ def lexical_settings(spec: TokenizerSpec) -> dict[str, str]:
 
 def build_lexical(
     texts: Sequence[str],
-    ids: Sequence[str],
+    order_key: npt.NDArray[np.int64],
     units_digest: str,
     spec: TokenizerSpec,
     cache: IndexCache,
@@ -70,9 +70,6 @@ def build_lexical(
     import bm25s
 
     tokenizer = Tokenizer(spec)
-    order_key = np.argsort(
-        np.argsort(np.asarray(ids, dtype=object), kind="stable"), kind="stable"
-    ).astype(np.int64)
     key = cache_key("bm25", units_digest, lexical_settings(spec))
     found = cache.path(key)
     if found is not None:

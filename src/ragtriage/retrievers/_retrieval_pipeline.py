@@ -190,6 +190,9 @@ def run_retrieval(
         raise file_problem("<snapshot>", "at least one document with text", "none", "documents")
     texts = [unit.index_text for unit in units]
     ids = [unit.id for unit in units]
+    order_key = np.argsort(
+        np.argsort(np.asarray(ids, dtype=object), kind="stable"), kind="stable"
+    ).astype(np.int64)
     digest = units_hash(units)
     tokenizer = TokenizerSpec(
         stemmer=config.tokenizer.stemmer,
@@ -207,16 +210,13 @@ def run_retrieval(
     cached = True
     if needs_lexical:
         with bars.task("indexing (bm25s)", len(units)) as advance:
-            lexical = build_lexical(texts, ids, digest, tokenizer, cache, lambda: advance(1))
+            lexical = build_lexical(texts, order_key, digest, tokenizer, cache, lambda: advance(1))
         cached = cached and lexical.from_cache
     if needs_dense:
         with bars.task("embedding units (USE)", len(units)) as advance:
-            dense = build_dense(texts, ids, digest, cache, advance, threads=config.threads)
+            dense = build_dense(texts, order_key, digest, cache, advance, threads=config.threads)
         cached = cached and dense.from_cache
     index_seconds = time.perf_counter() - started
-    order_key = np.argsort(
-        np.argsort(np.asarray(ids, dtype=object), kind="stable"), kind="stable"
-    ).astype(np.int64)
     rerank_depth = config.rerank_depth or config.candidates
     unit_filter = UnitFilter.build(
         snapshot,
