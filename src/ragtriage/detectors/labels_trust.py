@@ -17,13 +17,12 @@ one character of a passage, the order or membership of the context, or k changes
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import Problem
+from ..fileio import content_hash
 from ..loading import SnapshotIndex
 from ..schemas import ClaimLabel, FactLabel, QuestionResult, Run
 
@@ -77,8 +76,7 @@ def context_texts(
 def context_hash_of(items: Sequence[tuple[str, str | None]], k: int | None) -> str:
     """The context hash of (ID, text) pairs in order and a cut-off (see the module docstring)."""
     payload = {"context": [{"id": item_id, "text": text} for item_id, text in items], "k": k}
-    encoded = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+    return "sha256:" + content_hash(payload)
 
 
 def context_hash(
