@@ -47,15 +47,14 @@ def supersession_loops(superseded_by: Mapping[str, Sequence[str]]) -> list[tuple
     return loops
 
 
-def _snapshot_file(ds: Dataset) -> str:
-    for source in ds.sources:
-        if source.kind in ("snapshot", "article"):
-            return source.path
-    return ds.sources[0].path
+def _source_file(ds: Dataset, kind: str) -> str:
+    """The file the dataset's `kind` (snapshot, evalset) was read from: its own, or the
+    article-format file holding it (else the first file read)."""
+    return next((s.path for s in ds.sources if s.kind in (kind, "article")), ds.sources[0].path)
 
 
 def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
-    ds, file = c.ds, _snapshot_file(c.ds)
+    ds, file = c.ds, _source_file(c.ds, "snapshot")
     for dup in dupes(d.id for d in ds.snapshot.documents):
         c.add(file, None, f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
     for dup in dupes(ch.id for ch in ds.snapshot.chunks):
@@ -114,10 +113,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
 
 
 def check_evalset(c: Checker, index: SnapshotIndex) -> None:
-    ds = c.ds
-    file = next(
-        (s.path for s in ds.sources if s.kind in ("evalset", "article")), ds.sources[0].path
-    )
+    ds, file = c.ds, _source_file(c.ds, "evalset")
     for dup in dupes(q.id for q in ds.evalset.questions):
         c.add(file, dup, "id", "unique question IDs", f"{dup!r} more than once")
     for q in ds.evalset.questions:
