@@ -50,6 +50,13 @@ class Checker:
             field = self.run_prefix + field
         self.problems.append(Problem(file, qid, field, expected, found))
 
+    def repeated(
+        self, file: str, qid: str | None, field: str, expected: str, values: Iterable[str]
+    ) -> None:
+        """Record a problem per value that occurs more than once (`dupes`)."""
+        for dup in dupes(values):
+            self.add(file, qid, field, expected, f"{dup!r} more than once")
+
     def unknown_ids(
         self, file: str, qid: str | None, field: str, ids: Iterable[str], index: SnapshotIndex
     ) -> None:

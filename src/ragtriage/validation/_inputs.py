@@ -117,27 +117,15 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
     for dup in dupes(q.id for q in ds.evalset.questions):
         c.add(file, dup, "id", "unique question IDs", f"{dup!r} more than once")
     for q in ds.evalset.questions:
-        for dup in dupes(f.id for f in q.reference_facts):
-            c.add(
-                file,
-                q.id,
-                "reference_facts.id",
-                "unique fact IDs within the question",
-                f"{dup!r} more than once",
-            )
+        expected = "unique fact IDs within the question"
+        c.repeated(file, q.id, "reference_facts.id", expected, (f.id for f in q.reference_facts))
         for gi, group in enumerate(q.required_evidence):
-            for dup in dupes(group.any_of):
-                c.add(
-                    file,
-                    q.id,
-                    f"required_evidence[{gi}].any_of",
-                    "no repeated ID within a group",
-                    f"{dup!r} more than once",
-                )
-            c.unknown_ids(file, q.id, f"required_evidence[{gi}]", group.any_of, index)
+            where = f"required_evidence[{gi}]"
+            c.repeated(file, q.id, f"{where}.any_of", "no repeated ID within a group", group.any_of)
+            c.unknown_ids(file, q.id, where, group.any_of, index)
         if ds.article:
-            for dup in dupes(i for g in q.required_evidence for i in g.any_of):
-                c.add(file, q.id, "required_evidence", "no repeated ID", f"{dup!r} more than once")
+            ids = (i for g in q.required_evidence for i in g.any_of)
+            c.repeated(file, q.id, "required_evidence", "no repeated ID", ids)
         for fact in q.reference_facts:
             field = f"reference_facts[id={fact.id}].evidence"
             c.unknown_ids(file, q.id, field, fact.evidence, index)

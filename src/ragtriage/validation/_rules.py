@@ -27,8 +27,7 @@ from ._inputs import check_evalset, check_snapshot
 def _check_ranking(
     c: Checker, file: str, res: QuestionResult, field: str, ids: list[str], index: SnapshotIndex
 ) -> None:
-    for dup in dupes(ids):
-        c.add(file, res.question_id, field, "each ID at most once", f"{dup!r} more than once")
+    c.repeated(file, res.question_id, field, "each ID at most once", ids)
     c.unknown_ids(file, res.question_id, field, dict.fromkeys(ids), index)
 
 
@@ -117,10 +116,8 @@ def _check_result(
             "at least one reviewed claim for an answered question (or --allow-unreviewed)",
             "no claims" if res.claims is not None else "claims not extracted",
         )
-    for dup in dupes(cl.id or f"c{n}" for n, cl in enumerate(claims, start=1)):
-        c.add(
-            file, qid, "claims.id", "unique claim IDs within the answer", f"{dup!r} more than once"
-        )
+    names = (cl.id or f"c{n}" for n, cl in enumerate(claims, start=1))
+    c.repeated(file, qid, "claims.id", "unique claim IDs within the answer", names)
     for n, claim in enumerate(claims, start=1):
         cid = claim.id or f"c{n}"
         counted = counted_labels(claim.labels, policy, _kind)
