@@ -9,6 +9,7 @@ from ._client import ChatClient, EndpointError
 from ._parse import parse_claims, parse_coverage, parse_outcome, parse_support
 from ._prompts import Message, PromptSet, Task
 from ._spec import (
+    CALL_COUNTS,
     CallStats,
     ClaimsFound,
     CoverageVerdict,
@@ -120,15 +121,10 @@ class LLMJudge:
 
     def stats(self) -> CallStats:
         """Counts so far (tokens as reported by the endpoint; cache hits cost nothing)."""
-        c = self.client.counters
+        counts = {name: getattr(self.client.counters, name) for name in CALL_COUNTS}
+        counts["failures"] += self._parse_failures
         return CallStats(
-            calls=c.calls,
-            requests=c.requests,
-            cache_hits=c.cache_hits,
-            retries=c.retries,
-            failures=c.failures + self._parse_failures,
-            prompt_tokens=c.prompt_tokens,
-            completion_tokens=c.completion_tokens,
+            **counts,
             by_task=dict(sorted(self._by_task.items())),
             first_failure=self._first_failure,
             stopped=self.client.stopped,

@@ -19,7 +19,7 @@ from ..loading import Dataset
 from ..schemas import LabelSet, Run
 from ._llm import Judge
 from ._runner import JudgedRun, JudgeResult, check_judgeable, judge_dataset
-from ._spec import CallStats
+from ._spec import CALL_COUNTS, CallStats
 
 JudgeFactory = Callable[[], Judge]
 """Builds a judge where the shard runs (a client cannot travel between processes)."""
@@ -48,13 +48,7 @@ def _sum_stats(parts: Sequence[CallStats]) -> CallStats:
             by_task[task] = by_task.get(task, 0) + count
     costs = [p.cost_usd for p in parts if p.cost_usd is not None]
     return CallStats(
-        calls=sum(p.calls for p in parts),
-        requests=sum(p.requests for p in parts),
-        cache_hits=sum(p.cache_hits for p in parts),
-        retries=sum(p.retries for p in parts),
-        failures=sum(p.failures for p in parts),
-        prompt_tokens=sum(p.prompt_tokens for p in parts),
-        completion_tokens=sum(p.completion_tokens for p in parts),
+        **{name: sum(getattr(p, name) for p in parts) for name in CALL_COUNTS},
         cost_usd=sum(costs) if costs else None,
         by_task=dict(sorted(by_task.items())),
     )

@@ -146,3 +146,9 @@ class CallStats:
     def answered(self) -> int:
         """Calls that gave a usable answer."""
         return self.calls - self.failures
+
+
+CALL_COUNTS = (
+    "calls", "requests", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens"
+)
+"""The counts of `CallStats`: what a client tallies (`ChatClient.counters`), shards add up."""
