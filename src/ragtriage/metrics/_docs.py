@@ -42,14 +42,6 @@ aggregate is a rate. A parameterised metric is written `name@k` (e.g. `ndcg@10`)
 """
 
 
-def _canonical(spec: MetricSpec) -> str:
-    return spec.name + "".join(f"@{p}" for p in spec.params)
-
-
-def _spelled(spec: MetricSpec, name: str) -> str:
-    return name + "".join(f"@{p}" for p in spec.params)
-
-
 def _ordered() -> list[MetricSpec]:
     def key(spec: MetricSpec) -> tuple[int, str]:
         rank = LAYER_ORDER.index(spec.layer) if spec.layer in LAYER_ORDER else len(LAYER_ORDER)
@@ -70,7 +62,7 @@ def render_metrics_markdown() -> str:
     lines.append("| --- | --- | --- | --- | --- | --- |")
     for spec in specs:
         lines.append(
-            f"| `{_canonical(spec)}` | {spec.layer} | {spec.direction} | {spec.averaging} "
+            f"| `{spec.spelled()}` | {spec.layer} | {spec.direction} | {spec.averaging} "
             f"| {spec.kind} | {'yes' if spec.in_default_set and not spec.params else 'no'} |"
         )
     layer = None
@@ -80,7 +72,7 @@ def render_metrics_markdown() -> str:
             lines += ["", f"## {_LAYER_TITLES.get(layer, layer)}"]
         lines += [
             "",
-            f"### `{_canonical(spec)}`",
+            f"### `{spec.spelled()}`",
             "",
             _cell(spec.summary),
             "",
@@ -96,12 +88,12 @@ def render_metrics_markdown() -> str:
         if spec.params:
             lines.append(f"- **Parameters:** {', '.join(f'`{p}`' for p in spec.params)}")
         if spec.aliases:
-            shown = ", ".join(f"`{_spelled(spec, alias)}`" for alias in spec.aliases)
+            shown = ", ".join(f"`{spec.spelled(alias)}`" for alias in spec.aliases)
             lines.append(f"- **Also accepted as:** {shown} (names are case-insensitive)")
         if spec.rank is not None:
             lines.append(
-                f"- **In `trec-eval`:** reported as `{_spelled(spec, spec.rank.name)}`: "
-                f"{spec.rank.formula} (`reference_metric` names `{_canonical(spec)}`)"
+                f"- **In `trec-eval`:** reported as `{spec.spelled(spec.rank.name)}`: "
+                f"{spec.rank.formula} (`reference_metric` names `{spec.spelled()}`)"
             )
         if spec.counts_cannot_judge:
             lines.append(

@@ -169,6 +169,10 @@ class MetricSpec:
         """(lowest, highest) value the metric can take, from `VALUE_RANGES`."""
         return VALUE_RANGES[self.kind]
 
+    def spelled(self, name: str | None = None) -> str:
+        """`name` (by default the canonical name) with the metric's parameters: `ndcg@k`."""
+        return (self.name if name is None else name) + "".join(f"@{p}" for p in self.params)
+
 
 @dataclass(frozen=True)
 class Measure:
@@ -244,8 +248,8 @@ def parse_measure(text: str, source: str = "<command line>", *, rank: bool = Fal
         known = ", ".join(sorted(REGISTRY))
         raise InputError([Problem(source, None, "metric", f"one of {known}", repr(text))])
     if len(values) != len(spec.params):
-        shape = spec.name + "".join(f"@{p}" for p in spec.params)
-        raise InputError([Problem(source, None, "metric", f"the form {shape}", repr(text))])
+        expected = f"the form {spec.spelled()}"
+        raise InputError([Problem(source, None, "metric", expected, repr(text))])
     bound = []
     for param, raw in zip(spec.params, values, strict=True):
         bound.append((param, parse_cutoff(raw, source, f"metric {spec.name} parameter {param}")))
