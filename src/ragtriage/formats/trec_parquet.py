@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._optional import extra_module
@@ -100,9 +99,8 @@ def parse_run_parquet(
 
 def read_run_parquet(path: PathArg) -> TrecRun:
     """Read a Parquet run; raise `InputError` listing every problem."""
-    path = as_path(path)
     collector = ProblemCollector()
-    run = parse_run_parquet(Path(path), collector)
+    run = parse_run_parquet(path, collector)
     collector.raise_if_any()
     return run
 
