@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .errors import InputError, Problem, ProblemCollector
+from .errors import InputError, Problem, ProblemCollector, counted
 from .fileio import json_line, parse_json, text_lines
 from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
@@ -236,7 +236,7 @@ class HoldoutPolicy:
             return (
                 Notice(
                     "note",
-                    f"{count} holdout question(s) left out; --include-holdout scores them "
+                    f"{counted(count, 'holdout question')} left out; --include-holdout scores them "
                     "(and records the look)",
                 ),
             )

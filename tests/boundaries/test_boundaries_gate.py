@@ -34,7 +34,7 @@ def test_sensitive_rule_fails_on_the_card_number_in_an_answer(
         "no sensitive values in the answer", "sensitive", "fail", 1.0,
     )
     assert rule.detail == (
-        "1 of 17 question(s) with a sensitive value in the answer: refund (card_number[57:76])"
+        "1 of 17 questions with a sensitive value in the answer: refund (card_number[57:76])"
     )
     assert rule.questions == ("refund",)
     [passed] = gate(example, policy, "improved").rules

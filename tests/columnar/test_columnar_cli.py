@@ -165,7 +165,7 @@ def test_file_reader_markdown_is_the_loader_markdown() -> None:
            "| 0.92 (11/12) · 3 n/a |")
     assert row in result.stdout.splitlines()
     assert result.stderr == (
-        "note: 2 holdout question(s) left out; --include-holdout scores them (and records the "
+        "note: 2 holdout questions left out; --include-holdout scores them (and records the "
         "look)\n"
     )
     loaded, read = _outputs(["--example"], "markdown")

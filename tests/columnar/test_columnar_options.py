@@ -51,7 +51,7 @@ def test_file_reader_scores_the_selected_questions(selection: list[str], ids: li
     assert _ids(read) == [ids, ids]
     assert read == loaded
     assert read_err == loaded_err == (
-        "note: 2 holdout question(s) left out; --include-holdout scores them (and records the "
+        "note: 2 holdout questions left out; --include-holdout scores them (and records the "
         "look)\n"
     )
 

@@ -14,7 +14,7 @@ from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 
 HOLDOUT_NOTE = (
-    "note: 2 holdout question(s) left out; --include-holdout scores them (and records the look)\n"
+    "note: 2 holdout questions left out; --include-holdout scores them (and records the look)\n"
 )
 
 

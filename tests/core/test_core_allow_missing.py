@@ -74,7 +74,7 @@ def test_evaluate_json_lists_no_result_and_scores_only_answered(args: list[str])
 
 
 def test_evaluate_table_and_markdown_say_no_result(args: list[str]) -> None:
-    note = "run 'part': no result for 1 question(s), not scored: q2"
+    note = "run 'part': no result for 1 question, not scored: q2"
     _, table, _ = _run("evaluate", args, "--allow-missing")
     assert f"note: {note}" in table.splitlines()
     row = [line for line in table.splitlines() if line.startswith("│ q2")][-1]
@@ -92,7 +92,7 @@ def test_diagnose_lists_no_result_in_every_format(args: list[str]) -> None:
     assert [(r["name"], r["no_result"]) for r in runs] == [("full", []), ("part", ["q2"])]
     assert [q["id"] for q in runs[1]["questions"]] == ["q1", "q3"]
     _, table, _ = _run("diagnose", args, "--allow-missing")
-    assert "note: run 'part': no result for 1 question(s), not scored: q2" in table
+    assert "note: run 'part': no result for 1 question, not scored: q2" in table
     _, markdown, _ = _run("diagnose", args, "--allow-missing", "--format", "markdown")
     assert (
         "- **part**: 0 of 2 questions fail (0%); primary stages: -; 1 with no result"
@@ -157,7 +157,7 @@ def test_html_report_shows_no_result_for_the_missing_question(
     code, _, _ = _run("report", args, "--allow-missing", "-o", str(page))
     assert code == 0
     text = page.read_text(encoding="utf-8")
-    assert "Note: run &#39;part&#39;: no result for 1 question(s), not scored: q2" in text
+    assert "Note: run &#39;part&#39;: no result for 1 question, not scored: q2" in text
     found = re.search(r'<script type="application/json"[^>]*>(.*?)</script>', text, re.S)
     assert found is not None
     data = json.loads(found.group(1))

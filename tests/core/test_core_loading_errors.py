@@ -223,7 +223,7 @@ def test_article_rules_use_the_article_field_names(tmp_path: Path) -> None:
     code, err = invoke(tmp_path, "evaluate", str(tmp_path / "a.json"))
     assert (code, err) == (2, [
         "Error: 6 problems found in the input:",
-        "- a.json: question 'u': answerability: expected no required evidence and no reference facts for an unanswerable question; found 1 evidence group(s), 0 reference fact(s)",
+        "- a.json: question 'u': answerability: expected no required evidence and no reference facts for an unanswerable question; found 1 evidence group, 0 reference facts",
         "- a.json: question 'n': requiredEvidenceIds: expected no repeated ID; found 'a' more than once",
         "- a.json: question 'n': answerability: expected reference facts for an answerable question; found none",
         "- a.json: question 'u': runs[r].results: expected a result for every question (run 'r'; or --allow-missing); found no result",

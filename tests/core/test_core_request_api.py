@@ -45,7 +45,7 @@ def test_api_and_cli_score_the_same_questions_of_the_example() -> None:
     assert [len(run.views) for run in result.runs] == [15, 15]
     assert dumps(evaluation_json(result)) == _cli("evaluate", "--example", "--format", "json")
     assert [str(n) for n in notes] == [
-        "note: 2 holdout question(s) left out; --include-holdout scores them (and records the look)"
+        "note: 2 holdout questions left out; --include-holdout scores them (and records the look)"
     ]
 
 
@@ -148,7 +148,7 @@ def test_a_scored_request_records_its_look_when_shown(example: Path) -> None:
     assert (left_out.holdout_questions, [str(n) for n in notes]) == (
         0,
         [
-            "note: 2 holdout question(s) left out; --include-holdout scores them "
+            "note: 2 holdout questions left out; --include-holdout scores them "
             "(and records the look)"
         ],
     )
@@ -162,7 +162,7 @@ def test_python_notes_go_to_the_ragtriage_logger(caplog: pytest.LogCaptureFixtur
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         (
             "INFO",
-            "note: 2 holdout question(s) left out; --include-holdout scores them "
+            "note: 2 holdout questions left out; --include-holdout scores them "
             "(and records the look)",
         )
     ]

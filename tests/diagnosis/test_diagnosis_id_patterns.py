@@ -46,7 +46,7 @@ def test_an_id_in_the_holdout_left_out_is_known_and_selects_nothing(reader: str)
     assert result.exit_code == 0
     assert [run["questions"] for run in json.loads(result.stdout)["runs"]] == [[], []]
     assert result.stderr == (
-        "note: 2 holdout question(s) left out; --include-holdout scores them (and records the "
+        "note: 2 holdout questions left out; --include-holdout scores them (and records the "
         "look)\n"
     )
 

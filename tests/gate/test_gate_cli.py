@@ -69,7 +69,7 @@ def test_regression_against_baseline_fails_with_junit(tmp_path: Path) -> None:
     assert code == 1
     assert out.startswith("## ❌ ragtriage gate: failed\n")
     assert (
-        "- **no regression on protected questions**: 1 of 3 protected question(s) regressed: "
+        "- **no regression on protected questions**: 1 of 3 protected questions regressed: "
         "purge: ok -> " in out
     )
     root = ET.parse(junit).getroot()
@@ -174,8 +174,8 @@ def test_a_carriage_return_in_a_question_id_keeps_the_markdown_table_whole(
     )
     assert code == 1
     assert (
-        "| FAIL | no permission_leak | 1/15 questions | at most 0 question(s) | 1 of 15 "
-        "question(s) in all diagnosed permission_leak: pri \\|cing |\n"
+        "| FAIL | no permission_leak | 1/15 questions | at most 0 questions | 1 of 15 "
+        "questions in all diagnosed permission_leak: pri \\|cing |\n"
     ) in out
 
 

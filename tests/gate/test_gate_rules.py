@@ -108,8 +108,24 @@ def test_block_rule_in_a_slice(tmp_path: Path, example_evaluation: Evaluation) -
     )
     assert (
         rule.detail
-        == "1 of 3 question(s) in split:regression diagnosed stale_evidence: stale-retention"
+        == "1 of 3 questions in split:regression diagnosed stale_evidence: stale-retention"
     )
+
+
+def test_a_count_of_one_question_is_written_singular(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    # the table read "at most 1 question(s)" and "over 1 question(s)"
+    policy = (
+        '[[block]]\nstage = "stale_evidence"\nslice = "tag:version-conflict"\nmax_questions = 1\n'
+        '[[threshold]]\nmetric = "evidence_recall"\nmin = 0.0\nslice = "tag:version-conflict"\n'
+    )
+    block, threshold = _gate(tmp_path, example_evaluation, policy, "baseline").rules
+    assert (block.limit, block.detail) == (
+        "at most 1 question",
+        "1 of 1 question in tag:version-conflict diagnosed stale_evidence: stale-retention",
+    )
+    assert threshold.detail == "within bounds over 1 question"
 
 
 def test_drop_rules_absolute_and_significant(
@@ -124,7 +140,7 @@ def test_drop_rules_absolute_and_significant(
     ).rules
     assert (absolute.name, absolute.verdict) == ("fact_coverage drop <= 0.05", "fail")
     assert absolute.observed == pytest.approx(0.4027777, abs=1e-6)
-    assert absolute.detail == "drop 0.403 over 12 paired question(s); p = 0.0781 (sign_flip_exact)"
+    assert absolute.detail == "drop 0.403 over 12 paired questions; p = 0.0781 (sign_flip_exact)"
     # the same drop is not significant at 0.05 on 12 questions, so the second rule passes
     assert (significant.name, significant.verdict) == (
         "fact_coverage no significant drop (p < 0.05)",
@@ -221,8 +237,8 @@ def test_junit_writes_a_control_character_as_its_escape() -> None:
         verdict="fail",
         observed=1.0,
         observed_text="1/2 questions",
-        limit="at most 0 question(s)",
-        detail="1 of 2 question(s) in tag:a\x01b diagnosed permission_leak: q\x1f",
+        limit="at most 0 questions",
+        detail="1 of 2 questions in tag:a\x01b diagnosed permission_leak: q\x1f",
     )
     result = GateResult(
         policy_name="p\x0b",
@@ -246,6 +262,6 @@ def test_junit_writes_a_control_character_as_its_escape() -> None:
     assert case.get("name") == "no permission_leak in tag:a\\x01b"
     failure = case.find("failure")
     assert failure is not None
-    detail = "1 of 2 question(s) in tag:a\\x01b diagnosed permission_leak: q\\x1f"
+    detail = "1 of 2 questions in tag:a\\x01b diagnosed permission_leak: q\\x1f"
     assert failure.get("message") == detail
-    assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 question(s)\n{detail}"
+    assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 questions\n{detail}"

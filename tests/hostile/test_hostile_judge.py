@@ -321,7 +321,7 @@ def test_a_401_mid_run_keeps_finished_labels_and_exits_2(tmp_path: Path) -> None
         "(check --base-url, --model and --api-key-env)"
     )
     assert stderr == (
-        f"Error: {refused}; the session stopped after 2 answered call(s): the labels finished "
+        f"Error: {refused}; the session stopped after 2 answered calls: the labels finished "
         f"so far are in {out / 'base.labels.json'} (the rest are cannot_judge); fix the option "
         "and rerun, the cache keeps the finished replies\n"
     )
@@ -504,7 +504,7 @@ def test_an_answer_without_claims_whose_outcome_is_not_detected_evaluates(tmp_pa
             '{"claims": [{"text": "Refunds take 5 days.", "citations": [""]}]}',
             "stop",
             "claim extraction failed (unparseable judge answer: wrong shape at "
-            "claims.0.citations.0: String should have at least 1 character (1 error(s)): "
+            "claims.0.citations.0: String should have at least 1 character (1 error): "
             "'{\"claims\": [{\"text\": \"Refunds take 5 days.\", \"citations\": [\"\"]}]}'); "
             "sentence of the answer, not judged",
         ),

@@ -183,7 +183,7 @@ def test_a_qrels_or_run_without_a_line_to_import_is_refused(tmp_path: Path) -> N
         f"{empty_qrels}: (file): expected at least one judgement line (question ID, iteration,"
         " document ID, grade); found an empty file",
         f"{comments_run}: (file): expected at least one run line (question ID, Q0, document ID,"
-        " rank, score, run tag); found only 2 comment line(s)",
+        " rank, score, run tag); found only 2 comment lines",
     ]
     assert [q.id for q in import_trec(qrels, [run]).evalset.questions] == ["q1", "q2"]
 

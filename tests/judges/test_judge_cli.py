@@ -233,5 +233,5 @@ def test_claims_need_an_answer_but_not_its_outcome_to_be_judged(tmp_path: Path) 
         check_judgeable(load_dataset(evalset, snapshot=snapshot, runs=[run]), {"base": None})
     assert [p.message() for p in refused.value.problems] == [
         f"{run}: question 'q1': claims: expected no claims in a result without an answer "
-        "(outcome and answer are null); found 1 claim(s)"
+        "(outcome and answer are null); found 1 claim"
     ]

@@ -97,7 +97,7 @@ def test_reply_schema_is_the_parser_model_closed() -> None:
     assert reply_schema("claims", strict_subset=True) == _claims_schema(strict_subset=True)
     assert parse_claims('{"claims": [{"text": ""}]}').reason == (
         "unparseable judge answer: wrong shape at claims.0.text: String should have at least "
-        """1 character (1 error(s)): '{"claims": [{"text": ""}]}'"""
+        """1 character (1 error): '{"claims": [{"text": ""}]}'"""
     )
 
 

@@ -289,7 +289,7 @@ def test_real_server_unconstrained_replies_all_unusable_exit_2(
     assert outcome.exit_code == 2, outcome.output
     assert outcome.output == (
         "Error: every judge call failed (5 of 5), no labels written; first failure: "
-        "unparseable judge answer: wrong shape at verdict: Field required (6 error(s)): "
+        "unparseable judge answer: wrong shape at verdict: Field required (6 errors): "
         "'{ \"id\": 12345, \"description\": { \"type\": \"refunds\", \"status\": "
         "\"pending_payment\" }, \"message\": { \"text\": \"Refunds are p...'; "
         f"check that a judge model answers at {llama_server} (--base-url, --model)\n"

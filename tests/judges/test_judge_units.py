@@ -47,7 +47,7 @@ def test_support_parser_accepts_the_exact_shape_only() -> None:
         (
             '{"verdict": "yes", "supported_by": [], "reason": "r"}',
             "unparseable judge answer: wrong shape at verdict: Input should be 'supported', "
-            "'unsupported' or 'cannot_judge' (1 error(s)): "
+            "'unsupported' or 'cannot_judge' (1 error): "
             '\'{"verdict": "yes", "supported_by": [], "reason": "r"}\'',
         ),
         (
@@ -70,7 +70,7 @@ def test_support_parser_accepts_the_exact_shape_only() -> None:
         (
             '{"verdict": "supported", "supported_by": ["cards-v1"], "reason": "r", "score": 1}',
             "unparseable judge answer: wrong shape at score: Extra inputs are not permitted "
-            '(1 error(s)): \'{"verdict": "supported", "supported_by": ["cards-v1"], '
+            '(1 error): \'{"verdict": "supported", "supported_by": ["cards-v1"], '
             '"reason": "r", "score": 1}\'',
         ),
         ("[1, 2]", "unparseable judge answer: expected a JSON object, found list: '[1, 2]'"),

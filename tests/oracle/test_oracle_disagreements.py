@@ -16,7 +16,7 @@ def test_holdout_results_are_validated_alike(tmp_path: Path) -> None:
         {"verdict": "unsupported", "labeller": HUMAN}]}]
     loaded, read = both(small.paths(tmp_path, ".json"))
     want = ["r.json: question 'q2': claims: expected no claims in a result whose outcome is "
-            "refused; found 1 claim(s)"]
+            "refused; found 1 claim"]
     assert messages(read, tmp_path) == want
     assert messages(loaded, tmp_path) == want
 
@@ -38,6 +38,6 @@ def test_claims_without_an_outcome_are_not_ok(tmp_path: Path) -> None:
     # the files.
     loaded, read = both(small.paths(tmp_path, ".json"))
     want = ["r.json: question 'q1': claims: expected no claims in a result without an answer "
-            "(outcome and answer are null); found 2 claim(s)"]
+            "(outcome and answer are null); found 2 claims"]
     assert messages(read, tmp_path) == want
     assert messages(loaded, tmp_path) == want

@@ -75,7 +75,7 @@ CASES: list[tuple[Callable[[Small], None], str]] = [
     (duplicate_result, "r{s}: question 'q2': results: expected one result per question; "
      "found 2 results"),
     (claims_in_refusal, "r{s}: question 'q2': claims: expected no claims in a result whose "
-     "outcome is refused; found 1 claim(s)"),
+     "outcome is refused; found 1 claim"),
     (empty_document_id, "s{s}: document '': {line3}id: expected a non-empty string; found an "
      "empty string"),
     (empty_candidate_id, "r{s}: question 'q1': {line2}candidates[1].id: expected a non-empty "

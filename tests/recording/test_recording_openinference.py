@@ -185,7 +185,7 @@ def test_the_imported_run_evaluates(traced: dict[str, Path], tmp_path: Path) -> 
     )
     assert done.exit_code == 0, done.output
     trace_id = [line for line in done.stderr.splitlines() if line.startswith("unmatched trace")]
-    assert done.stderr.splitlines()[0] == f"wrote 3 result(s) to {tmp_path / 'chain.jsonl'}"
+    assert done.stderr.splitlines()[0] == f"wrote 3 results to {tmp_path / 'chain.jsonl'}"
     assert len(trace_id) == 1 and trace_id[0].endswith(": no attribute 'metadata.question_id'")
     dataset = load_dataset(
         tmp_path / "evalset.json",

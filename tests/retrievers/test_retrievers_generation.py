@@ -141,5 +141,5 @@ def test_a_failed_call_leaves_the_answer_null_and_says_so(tmp_path: Path) -> Non
     assert [(r.answer, r.outcome) for r in out.run.results] == [(None, None), (None, None)]
     assert out.run.provenance.notes == (
         "generated answers; claims not extracted (label them with a judge or reviewers); "
-        "2 generation call(s) failed, their answers are null"
+        "2 generation calls failed, their answers are null"
     )

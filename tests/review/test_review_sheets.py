@@ -482,7 +482,7 @@ def test_xlsx_refuses_a_character_it_cannot_hold_and_writes_nothing(
         write_sheet(target, rows)
     assert str(refused.value) == (
         f"cannot write {target}: row 3 (question 'q2'), column answer, holds {code}, a "
-        "character an .xlsx sheet cannot hold (and 1 more cell(s)); write a .csv sheet "
+        "character an .xlsx sheet cannot hold (and 1 more cell); write a .csv sheet "
         "instead. Nothing was written."
     )
     assert list(tmp_path.iterdir()) == []

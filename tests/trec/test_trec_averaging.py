@@ -107,7 +107,7 @@ def test_every_output_names_the_averaging_rule(tmp_path: Path) -> None:
     table = runner.invoke(cli, [*args, "--averaging", "trec_eval-c"])
     assert table.exit_code == 0, table.output
     assert f"Averaging (trec_eval-c): {AVERAGING_RULES['trec_eval-c']}.\n" in table.output
-    assert "15 qrels question(s) had no ranking and count 0.\n" in table.output
+    assert "15 qrels questions had no ranking and count 0.\n" in table.output
     plain = runner.invoke(cli, [*args, "--format", "json", "--allow-missing", "--allow-extra"])
     data = json.loads(plain.output)
     assert data["options"]["averaging"] == "relevant"

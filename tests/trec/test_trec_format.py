@@ -424,10 +424,10 @@ def test_cli_trec_eval_refuses_an_empty_qrels_or_run(tmp_path: Path) -> None:
             f"- {empty}: (file): {qrels_expected}; found an empty file",
             f"- {empty}: (file): {run_expected}; found an empty file",
         ],
-        (comments, run): [f"- {comments}: (file): {qrels_expected}; found only 1 comment line(s)"],
+        (comments, run): [f"- {comments}: (file): {qrels_expected}; found only 1 comment line"],
         (tmp_path / "none.txt", comments): [
             f"- {tmp_path / 'none.txt'}: (file): expected an existing file; found no such file",
-            f"- {comments}: (file): {run_expected}; found only 1 comment line(s)",
+            f"- {comments}: (file): {run_expected}; found only 1 comment line",
         ],
     }
     for (q, r), lines in cases.items():

@@ -128,7 +128,7 @@ class ImportedTraceRun:
 
     def summary(self) -> list[str]:
         """Lines for the terminal: what was written, then every unmatched trace and question."""
-        lines = [f"wrote {self.results} result(s) to {self.output}"]
+        lines = [f"wrote {counted(self.results, 'result')} to {self.output}"]
         lines += [f"unmatched trace {trace}: {reason}" for trace, reason in self.unmatched_traces]
         lines += [f"unmatched question {q}: no trace answered it" for q in self.unmatched_questions]
         return lines

@@ -15,7 +15,7 @@ from ..endpoint import (
     DEFAULT_TIMEOUT,
     Endpoint,
 )
-from ..errors import InputError, Problem, ProblemCollector, RequestError
+from ..errors import InputError, Problem, ProblemCollector, RequestError, counted
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
@@ -317,9 +317,10 @@ def judge_files(
     if result.stats.stopped is not None:
         files = ", ".join(str(w.labels) for w in written)
         raise EndpointError(
-            f"{result.stats.stopped}; the session stopped after {result.stats.answered} "
-            f"answered call(s): the labels finished so far are in {files} (the rest are "
-            "cannot_judge); fix the option and rerun, the cache keeps the finished replies"
+            f"{result.stats.stopped}; the session stopped after "
+            f"{counted(result.stats.answered, 'answered call')}: the labels finished so far are "
+            f"in {files} (the rest are cannot_judge); fix the option and rerun, the cache keeps "
+            "the finished replies"
         )
     return JudgeOutcome(None, result, written)
 

@@ -17,6 +17,7 @@ from ..detectors import (
     RunBoundaries,
 )
 from ..diagnosis import RunDiagnosis
+from ..errors import counted
 from ..loading import SourceFile
 from ..metrics import (
     Aggregate,
@@ -105,11 +106,11 @@ NO_RESULT = "no result"
 
 
 def no_result_note(run: str, question_ids: Sequence[str]) -> str | None:
-    """`run 'a': no result for 2 question(s), not scored: q3, q4`; None when there are none."""
+    """`run 'a': no result for 2 questions, not scored: q3, q4`; None when there are none."""
     if not question_ids:
         return None
     return (
-        f"run {run!r}: {NO_RESULT} for {len(question_ids)} question(s), not scored: "
+        f"run {run!r}: {NO_RESULT} for {counted(len(question_ids), 'question')}, not scored: "
         + ", ".join(question_ids)
     )
 

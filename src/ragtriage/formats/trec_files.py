@@ -224,7 +224,7 @@ def nothing_to_read(label: str, kind: Literal["qrels", "run"], comments: int) ->
         None,
         "(file)",
         f"at least one {what} line ({', '.join(fields)})",
-        f"only {comments} comment line(s)" if comments else "an empty file",
+        f"only {counted(comments, 'comment line')}" if comments else "an empty file",
     )
 
 

@@ -8,6 +8,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..errors import counted
 from ..evaluation import RunEvaluation
 from ._policy_format import LoadedPolicy
 from ._verdict import RuleResult
@@ -103,9 +104,8 @@ def _budget(
         problems.append(f"{len(missing)}/{total} questions unrecorded (fail closed)")
     if observed > budget:
         problems.append(f"{observed:g} {unit} > {budget:g} {unit}")
-    detail = (
-        "; ".join(problems) if problems else f"{observed:g} {unit} over {len(values)} question(s)"
-    )
+    over = f"{observed:g} {unit} over {counted(len(values), 'question')}"
+    detail = "; ".join(problems) if problems else over
     return RuleResult(
         name,
         kind,

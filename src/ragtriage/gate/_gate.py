@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 
 from ..compare import Comparison, MetricComparison, compare, run_stages, select_runs
+from ..errors import counted
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import file_problem
 from ..metrics import parse_measure, value_text
@@ -53,7 +54,7 @@ def _counted(
         verdict,
         float(len(hits)),
         f"{len(hits)}/{members} questions",
-        f"at most {max_questions} question(s)",
+        f"at most {counted(max_questions, 'question')}",
         detail,
         hits,
     )
@@ -64,7 +65,9 @@ def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
     members = [r.question_id for r in run.questions if in_slice(r, rule.slice)]
     stages = run_stages(run)
     hits = tuple(q for q in members if q in stages and rule.stage in stages[q].stages)
-    detail = f"{len(hits)} of {len(members)} question(s) in {rule.slice} diagnosed {rule.stage}"
+    detail = (
+        f"{len(hits)} of {counted(len(members), 'question')} in {rule.slice} diagnosed {rule.stage}"
+    )
     if not members:
         detail = _EMPTY.format(rule.slice)
     elif hits:
@@ -85,7 +88,7 @@ def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
         for r in members
         if r.question_id in hits
     ]
-    detail = f"{len(hits)} of {len(members)} question(s) with a sensitive value {where}"
+    detail = f"{len(hits)} of {counted(len(members), 'question')} with a sensitive value {where}"
     if not members:
         detail = _EMPTY.format(rule.slice)
     elif found:
@@ -115,7 +118,7 @@ def _no_regression(
     changes = [
         q.stage_change or q.question_id for q in protected if q.status in ("regressed", "mixed")
     ]
-    detail = f"{len(bad)} of {len(protected)} protected question(s) regressed"
+    detail = f"{len(bad)} of {counted(len(protected), 'protected question')} regressed"
     if not protected:
         detail = f"no paired question in {' or '.join(scope)} (fail closed)"
     elif changes:
@@ -192,7 +195,8 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
         if rule.max is not None and agg.value > rule.max:
             problems.append(f"{agg.value:.3f} > {rule.max:g}")
     verdict: Verdict = "fail" if problems else "pass"
-    detail = "; ".join(problems) if problems else f"within bounds over {len(members)} question(s)"
+    within = f"within bounds over {counted(len(members), 'question')}"
+    detail = "; ".join(problems) if problems else within
     return RuleResult(
         name,
         "threshold",
@@ -239,7 +243,7 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
     failed = exceeds and (not rule.significant or (drop > 0 and p < alpha))
     moved = f"{'drop' if drop > 0 else 'gain'} {abs(drop):.3f}"
     observed = f"{moved} ({value_text(found.base)} -> {value_text(found.candidate)}, p={p:.3g})"
-    detail = f"{moved} over {found.paired} paired question(s); p = {p:.3g} ({test})"
+    detail = f"{moved} over {counted(found.paired, 'paired question')}; p = {p:.3g} ({test})"
     return RuleResult(name, "drop", "fail" if failed else "pass", drop, observed, limit, detail)
 
 

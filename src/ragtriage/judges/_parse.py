@@ -13,7 +13,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import shortened
+from ..errors import counted, shortened
 from ..fileio import StrictJSONError
 from ..schemas import ClaimVerdict, FactVerdict, Identifier
 from ._reply_json import reply_json
@@ -112,7 +112,8 @@ def parse_object(model: type[M], text: str) -> M:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "(object)"
         raise ParseFailure(
-            f"wrong shape at {where}: {first['msg']} ({len(exc.errors())} error(s)): {_shown(text)}"
+            f"wrong shape at {where}: {first['msg']} ({counted(len(exc.errors()), 'error')}): "
+            + _shown(text)
         ) from exc
 
 

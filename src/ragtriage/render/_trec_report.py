@@ -97,10 +97,12 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
             "trec_eval": "were left out of the averages",
             "trec_eval-c": "count 0",
         }[evaluation.averaging]
-        notes.append(f"{len(evaluation.missing)} qrels question(s) had no ranking and {treated}.")
+        missing = counted(len(evaluation.missing), "qrels question")
+        notes.append(f"{missing} had no ranking and {treated}.")
     if any(evaluation.comment_lines):
         qrels_lines, run_lines = evaluation.comment_lines
         notes.append(f"Comment lines skipped: {qrels_lines} in the qrels, {run_lines} in the run.")
     if evaluation.skipped:
-        notes.append(f"{len(evaluation.skipped)} run question(s) without judgements were skipped.")
+        skipped = counted(len(evaluation.skipped), "run question")
+        notes.append(f"{skipped} without judgements were skipped.")
     return buffer.getvalue() + "".join(note + "\n" for note in notes)

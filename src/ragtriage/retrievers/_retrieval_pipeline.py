@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, counted
 from ..fileio import file_problem
 from ..paths import PathArg, as_optional_path
 from ..schemas import (
@@ -294,7 +294,9 @@ def run_retrieval(
         )
         failed = generation_failures(results)
         notes = "generated answers; claims not extracted (label them with a judge or reviewers)" + (
-            f"; {failed} generation call(s) failed, their answers are null" if failed else ""
+            f"; {counted(failed, 'generation call')} failed, their answers are null"
+            if failed
+            else ""
         )
     if not config.record_latency:
         results = [

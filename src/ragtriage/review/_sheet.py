@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, get_args
 
 from .._optional import require_extra
-from ..errors import InputError, Problem, shortened
+from ..errors import InputError, Problem, counted, shortened
 from ..fileio import OutputError, atomic_output, check_input, file_problem, read_text
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import ClaimVerdict, FactVerdict
@@ -148,7 +148,7 @@ def _xlsx_refusal(rows: Sequence[dict[str, str]]) -> str | None:
     if not found:
         return None
     number, column, question, char = found[0]
-    more = f" (and {len(found) - 1} more cell(s))" if len(found) > 1 else ""
+    more = f" (and {counted(len(found) - 1, 'more cell')})" if len(found) > 1 else ""
     return (
         f"row {number} (question {question!r}), column {column}, holds U+{ord(char):04X}, a "
         f"character an .xlsx sheet cannot hold{more}; write a .csv sheet instead"

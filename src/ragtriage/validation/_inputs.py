@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..errors import Suggestions
+from ..errors import Suggestions, counted
 from ..loading import Dataset, SnapshotIndex
 from ._checker import Checker, dupes
 
@@ -135,8 +135,8 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
                 q.id,
                 "answerability",
                 "no required evidence and no reference facts for an unanswerable question",
-                f"{len(q.required_evidence)} evidence group(s), "
-                f"{len(q.reference_facts)} reference fact(s)",
+                f"{counted(len(q.required_evidence), 'evidence group')}, "
+                f"{counted(len(q.reference_facts), 'reference fact')}",
             )
         if q.answerability == "answerable" and not q.required_evidence:
             c.add(

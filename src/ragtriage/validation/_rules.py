@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from ..errors import Problem, Suggestions
+from ..errors import Problem, Suggestions, counted
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import (
     CONTEXT_HASH,
@@ -87,7 +87,7 @@ def _check_result(
                 qid,
                 "claims",
                 f"no claims in a result whose outcome is {res.outcome}",
-                f"{len(claims)} claim(s)",
+                counted(len(claims), "claim"),
             )
         if covered:
             c.add(
@@ -106,7 +106,7 @@ def _check_result(
             qid,
             "claims",
             "no claims in a result without an answer (outcome and answer are null)",
-            f"{len(claims)} claim(s)",
+            counted(len(claims), "claim"),
         )
     if res.outcome == "answered" and not claims and not allow_unreviewed:
         c.add(
@@ -120,8 +120,8 @@ def _check_result(
     c.repeated(file, qid, "claims.id", "unique claim IDs within the answer", names)
     for n, claim in enumerate(claims, start=1):
         cid = claim.id or f"c{n}"
-        counted = counted_labels(claim.labels, policy, _kind)
-        if not counted and res.outcome == "answered" and not allow_unreviewed:
+        fresh = counted_labels(claim.labels, policy, _kind)
+        if not fresh and res.outcome == "answered" and not allow_unreviewed:
             c.add(
                 file,
                 qid,
