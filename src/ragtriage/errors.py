@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime
 import difflib
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 SUGGEST_LIMIT = 100_000
 """Above this many known names, no "did you mean" is looked for (it would be too slow)."""
@@ -21,6 +22,24 @@ _MAX_FOUND = 80
 def counted(count: int, noun: str) -> str:
     """`count` and `noun`, plural unless one: `1 question`, `0 questions`, `2 questions`."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def check_keywords(function: str, given: Iterable[str], keywords: type[Any]) -> None:
+    """A `TypeError` for every keyword in `given` that `function` does not take (`keywords`,
+    the `TypedDict` of its `**options`), worded as Python words it
+    (`compare_files() got an unexpected keyword argument 'resample'`).
+
+    For a function that takes its keywords as `**options` and passes them on: without the
+    check, a misspelled keyword is refused by the function they are passed to, whose name the
+    caller never wrote. Python names only the first unknown keyword; every one is listed here
+    (`... got unexpected keyword arguments 'resample', 'seeds'`).
+    """
+    accepted = keywords.__required_keys__ | keywords.__optional_keys__
+    unknown = [f"'{name}'" for name in given if name not in accepted]
+    if len(unknown) == 1:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]}")
+    if unknown:
+        raise TypeError(f"{function}() got unexpected keyword arguments {', '.join(unknown)}")
 
 
 def found_text(value: object) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Unpack
 
 from .api import GateOptions, gate_files
+from .errors import check_keywords
 from .fileio import write_text
 from .gate import GateResult, render_gate_markdown, render_gate_table
 from .paths import PathArg, as_path
@@ -52,6 +53,7 @@ def gate(
     Takes `ragtriage.gate_files`' arguments; `markdown` also writes the Markdown report
     (for a job summary), pass or fail.
     """
+    check_keywords("gate", options, GateOptions)
     result = gate_files(dataset, notify=notify, **options)
     if markdown is not None:
         write_text(as_path(markdown, "markdown"), render_gate_markdown(result))

@@ -6,6 +6,7 @@ import json
 import logging
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -187,6 +188,36 @@ def test_gate_files_equals_gate_command() -> None:
     assert result.passed is True
     expected = _cli("gate", "--example", "--candidate", "improved", "--format", "json")
     assert dumps(gate_json(result)) == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (ragtriage.api.compare_files, "compare_files"),
+        (ragtriage.api.gate_files, "gate_files"),
+        (ragtriage.testing.gate, "gate"),
+    ],
+)
+def test_a_misspelled_keyword_names_the_function_called(call: Any, name: str) -> None:
+    # the keywords are passed on with **: the error named compare_request or gate_request
+    with pytest.raises(TypeError) as one:
+        call(example=True, resample=10)
+    assert str(one.value) == f"{name}() got an unexpected keyword argument 'resample'"
+    with pytest.raises(TypeError) as two:
+        call(example=True, snapshots=["s.json"], seed=1, resample=10)
+    assert str(two.value) == f"{name}() got unexpected keyword arguments 'snapshots', 'resample'"
+
+
+def test_the_misspelled_keyword_error_is_worded_as_python_words_it() -> None:
+    def compare_files(*, resamples: int = 0) -> None:
+        """A function whose keywords Python itself checks."""
+
+    compare_files.__qualname__ = "compare_files"  # Python names a function by its qualname
+    with pytest.raises(TypeError) as python:
+        compare_files(resample=10)  # type: ignore[call-arg]
+    with pytest.raises(TypeError) as ours:
+        ragtriage.api.compare_files(example=True, resample=10)  # type: ignore[call-arg]
+    assert str(ours.value) == str(python.value)
 
 
 def test_gate_without_a_candidate_among_two_runs_names_them() -> None:

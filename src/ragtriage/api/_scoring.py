@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Unpack
 
-from ..errors import InputError, Problem, RequestError
+from ..errors import InputError, Problem, RequestError, check_keywords
 from ..paths import PathArg, as_path, as_paths, file_suffix
 from ..request import Notify, Request, RequestOptions
 
@@ -84,8 +84,13 @@ class GateOptions(RequestOptions, total=False):
     resamples: int
 
 
-def built(dataset: PathArg | None, options: Mapping[str, Any]) -> tuple[Request, dict[str, Any]]:
-    """The request of `options`' dataset options, and the command's own options."""
+def built(
+    function: str, dataset: PathArg | None, options: Mapping[str, Any], keywords: type[Any]
+) -> tuple[Request, dict[str, Any]]:
+    """The request of `options`' dataset options, and the command's own options; `options`
+    are `function`'s keywords, refused as Python refuses them unless `keywords` (their
+    `TypedDict`) has them."""
+    check_keywords(function, options, keywords)
     own = {
         key: value for key, value in options.items() if key not in RequestOptions.__annotations__
     }
@@ -103,7 +108,7 @@ def compare_files(
     The baseline is `baseline` (a run name) or the first run loaded; the candidates are
     `candidates` or every other run.
     """
-    request, own = built(dataset, options)
+    request, own = built("compare_files", dataset, options, CompareOptions)
     return compare_request(request, notify=notify, **own).comparison
 
 
@@ -151,7 +156,7 @@ def gate_files(
     The gated run is `candidate`, or the only loaded run that is not the baseline. Without
     `policy`, `example=True` uses the example's policy. `result.passed` is the verdict.
     """
-    request, own = built(dataset, options)
+    request, own = built("gate_files", dataset, options, GateOptions)
     return gate_request(request, notify=notify, **own)
 
 
