@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +17,18 @@ import ragtriage
 import ragtriage.api
 import ragtriage.testing
 from ragtriage import Request, RequestError
+from ragtriage.cli.compare import compare_command
+from ragtriage.cli.gate import gate_command
 from ragtriage.cli.main import cli
 from ragtriage.columnar import evaluate, evaluate_trec, load_and_evaluate
-from ragtriage.compare import comparison_json
+from ragtriage.compare import compare, comparison_json
 from ragtriage.errors import InputError
 from ragtriage.example import example_paths
-from ragtriage.gate import gate_json
+from ragtriage.gate import gate, gate_json
 from ragtriage.holdout import HoldoutPolicy, Notice
 from ragtriage.loading import load_dataset
 from ragtriage.render import dumps, evaluation_json
+from ragtriage.validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
 
 
 @pytest.fixture()
@@ -218,6 +223,28 @@ def test_the_misspelled_keyword_error_is_worded_as_python_words_it() -> None:
     with pytest.raises(TypeError) as ours:
         ragtriage.api.compare_files(example=True, resample=10)  # type: ignore[call-arg]
     assert str(ours.value) == str(python.value)
+
+
+def _defaults(call: Callable[..., Any]) -> dict[str, Any]:
+    return {name: p.default for name, p in inspect.signature(call).parameters.items()}
+
+
+def test_the_statistics_defaults_are_one_value_in_every_layer() -> None:
+    # written as literals in compare(), gate(), the API and the click options, they could drift
+    compared = {"resamples": RESAMPLES_DEFAULT, "permutations": PERMUTATIONS_DEFAULT}
+    gated = {"resamples": GATE_RESAMPLES_DEFAULT}
+    commands = {c.name: {p.name: p.default for p in c.params} for c in (compare_command, gate_command)}
+    for defaults, expected in [
+        (_defaults(compare), compared),
+        (_defaults(ragtriage.api.compare_request), compared),
+        (commands["compare"], compared),
+        (_defaults(gate), {**gated, "permutations": PERMUTATIONS_DEFAULT}),
+        (_defaults(ragtriage.api.gate_request), gated),
+        (commands["gate"], gated),
+    ]:
+        assert {name: defaults[name] for name in expected} == expected
+    # the values `--help` has always shown
+    assert (RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT, GATE_RESAMPLES_DEFAULT) == (5000, 10000, 2000)
 
 
 def test_gate_without_a_candidate_among_two_runs_names_them() -> None:

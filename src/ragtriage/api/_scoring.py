@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 from ..errors import InputError, Problem, RequestError, check_keywords
 from ..paths import PathArg, as_path, as_paths, file_suffix
 from ..request import Notify, Request, RequestOptions
+from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -118,8 +119,8 @@ def compare_request(
     baseline: str | None = None,
     candidates: Iterable[str] = (),
     seed: int = 0,
-    resamples: int = 5000,
-    permutations: int = 10000,
+    resamples: int = RESAMPLES_DEFAULT,
+    permutations: int = PERMUTATIONS_DEFAULT,
     allow_different_snapshot: bool = False,
     no_grouping: bool = False,
     notify: Notify | None = None,
@@ -167,7 +168,7 @@ def gate_request(
     candidate: str | None = None,
     baseline: str | None = None,
     seed: int = 0,
-    resamples: int = 2000,
+    resamples: int = GATE_RESAMPLES_DEFAULT,
     notify: Notify | None = None,
 ) -> GateResult:
     """`gate_files` for a built request."""

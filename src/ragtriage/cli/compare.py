@@ -11,6 +11,7 @@ from ..api import compare_request
 from ..compare import comparison_json, render_comparison_markdown, render_comparison_table
 from ..render import dumps
 from ..request import Request
+from ..validation import PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
 from . import _bounds as bounds
 from ._common import (
     all_measures_option,
@@ -61,14 +62,14 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
 @click.option(
     "--resamples",
     type=bounds.RESAMPLES,
-    default=5000,
+    default=RESAMPLES_DEFAULT,
     show_default=True,
     help="Bootstrap resamples.",
 )
 @click.option(
     "--permutations",
     type=bounds.PERMUTATIONS,
-    default=10000,
+    default=PERMUTATIONS_DEFAULT,
     show_default=True,
     help="Monte Carlo resamples of the permutation test "
     "(exact enumeration when few questions differ).",

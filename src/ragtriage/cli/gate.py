@@ -12,6 +12,7 @@ from ..api import gate_request
 from ..gate import gate_json, render_gate_markdown, render_gate_table, render_junit
 from ..render import dumps
 from ..request import Request
+from ..validation import GATE_RESAMPLES_DEFAULT
 from . import _bounds as bounds
 from ._common import (
     EXIT_GATE_FAILED,
@@ -58,7 +59,7 @@ from .compare import baseline_option, candidate_help
 @click.option(
     "--resamples",
     type=bounds.RESAMPLES,
-    default=2000,
+    default=GATE_RESAMPLES_DEFAULT,
     show_default=True,
     help="Bootstrap resamples for the baseline comparison.",
 )

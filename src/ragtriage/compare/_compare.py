@@ -12,6 +12,7 @@ from ..errors import counted
 from ..evaluation import Evaluation, RunEvaluation
 from ..fileio import file_problem
 from ..metrics import Measure
+from ..validation import PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
 from ._comparable import check_arguments, check_comparable, select_runs
 from ._comparison import (
     STATUS_ORDER,
@@ -196,8 +197,8 @@ def compare(
     runs: Sequence[str] | None = None,
     *,
     seed: int = 0,
-    resamples: int = 5000,
-    permutations: int = 10000,
+    resamples: int = RESAMPLES_DEFAULT,
+    permutations: int = PERMUTATIONS_DEFAULT,
     level: float = 0.95,
     allow_missing: bool = False,
     allow_different_snapshot: bool = False,

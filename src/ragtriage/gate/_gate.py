@@ -17,6 +17,7 @@ from ..errors import counted
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import file_problem
 from ..metrics import parse_measure, value_text
+from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
 from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
 from ._verdict import GateResult, RuleResult, Verdict
@@ -289,8 +290,8 @@ def gate(
     baseline: str | None = None,
     *,
     seed: int = 0,
-    resamples: int = 2000,
-    permutations: int = 10000,
+    resamples: int = GATE_RESAMPLES_DEFAULT,
+    permutations: int = PERMUTATIONS_DEFAULT,
 ) -> GateResult:
     """Apply every rule of `policy` to run `run` (against `baseline` for the baseline rules)."""
     names = [run] if baseline is None else [baseline, run]

@@ -12,7 +12,15 @@ if TYPE_CHECKING:
         parse_cutoff,
         parse_k,
     )
-    from ._ranges import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_RANGE
+    from ._ranges import (
+        GATE_RESAMPLES_DEFAULT,
+        LEVEL_RANGE,
+        PERMUTATIONS_DEFAULT,
+        PERMUTATIONS_RANGE,
+        RESAMPLES_DEFAULT,
+        RESAMPLES_RANGE,
+        SEED_RANGE,
+    )
     from ._rules import check_dataset
 
 # Each name is imported from its module on first use, so that a command loads only
@@ -22,8 +30,11 @@ _LAZY = {
     "MAX_CUTOFF": "._k",
     "parse_cutoff": "._k",
     "parse_k": "._k",
+    "GATE_RESAMPLES_DEFAULT": "._ranges",
     "LEVEL_RANGE": "._ranges",
+    "PERMUTATIONS_DEFAULT": "._ranges",
     "PERMUTATIONS_RANGE": "._ranges",
+    "RESAMPLES_DEFAULT": "._ranges",
     "RESAMPLES_RANGE": "._ranges",
     "SEED_RANGE": "._ranges",
     "check_dataset": "._rules",
@@ -33,9 +44,12 @@ _LAZY = {
 
 __all__ = [
     "CUTOFF_EXPECTED",
+    "GATE_RESAMPLES_DEFAULT",
     "LEVEL_RANGE",
     "MAX_CUTOFF",
+    "PERMUTATIONS_DEFAULT",
     "PERMUTATIONS_RANGE",
+    "RESAMPLES_DEFAULT",
     "RESAMPLES_RANGE",
     "SEED_RANGE",
     "SUPERSESSION_LOOP",

@@ -1,4 +1,6 @@
-"""The ranges of the statistics' numeric arguments, for the library and the command line alike."""
+"""The ranges and defaults of the statistics' numeric arguments, for the library and the
+command line alike (here, below the comparison and the gate, so that the API's signatures
+name them without importing either)."""
 
 from __future__ import annotations
 
@@ -10,3 +12,11 @@ PERMUTATIONS_RANGE = (100, 1_000_000)
 """Permutation-test rounds (cheaper per round than a bootstrap resample)."""
 LEVEL_RANGE = (0.5, 0.999)
 """Confidence level of an interval."""
+
+RESAMPLES_DEFAULT = 5000
+"""Bootstrap resamples of a comparison's intervals when none are given (`compare`)."""
+PERMUTATIONS_DEFAULT = 10000
+"""Permutation-test rounds of a comparison when none are given (`compare`, and the gate's
+comparison with its baseline)."""
+GATE_RESAMPLES_DEFAULT = 2000
+"""Bootstrap resamples of the gate's comparison with its baseline when none are given."""
