@@ -239,6 +239,19 @@ max_missing = "some"
     ]
 
 
+def test_a_malformed_split_does_not_hide_the_other_splits_problems(tmp_path: Path) -> None:
+    # one malformed element made the whole list malformed, so no split of it was checked
+    path = _write(tmp_path, '[no_regression]\nsplits = ["nightly", 3, "regression", "weekly"]\n')
+    assert _messages(path) == [
+        f"{path}: no_regression.splits[1]: expected a valid string; found 3",
+        f"{path}: no_regression.splits[0]: expected dev, regression or holdout; found 'nightly'",
+        f"{path}: no_regression.splits[3]: expected dev, regression or holdout; found 'weekly'",
+    ]
+    # the "protects nothing" check reads the whole list, so it waits for the malformed one
+    path = _write(tmp_path, "[no_regression]\nsplits = [3]\ntags = []\n")
+    assert _messages(path) == [f"{path}: no_regression.splits[0]: expected a valid string; found 3"]
+
+
 def test_a_missing_required_field_does_not_hide_its_siblings_problems(tmp_path: Path) -> None:
     # a rule without its metric or stage still has its slice and bounds checked; its
     # "neither bound" check runs, as both bounds are well-formed (absent)

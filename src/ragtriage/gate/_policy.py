@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
@@ -46,10 +47,21 @@ class _Rule(Generic[_M]):
     bad: frozenset[str]
     """Fields that are malformed or missing (their problems come from the whole policy's
     validation)."""
+    partial: Mapping[str, tuple[tuple[int, Any], ...]]
+    """For a list field in `bad` only through some of its elements: the elements that are
+    well-formed, each with its index in the list."""
 
     def ok(self, *fields: str) -> bool:
         """Whether every one of `fields` is well-formed (a check reading them may run)."""
         return self.bad.isdisjoint(fields)
+
+    def elements(self, name: str) -> tuple[tuple[int, Any], ...]:
+        """The well-formed elements of list field `name`, each with its index: every one when
+        the field is well-formed, the others when some elements are malformed (each is
+        reported with its index on its own), none when the field itself is."""
+        if self.ok(name):
+            return tuple(enumerate(getattr(self.rule, name)))
+        return self.partial.get(name, ())
 
 
 def _valid(model: type[_M], value: object) -> _Rule[_M] | None:
@@ -57,12 +69,20 @@ def _valid(model: type[_M], value: object) -> _Rule[_M] | None:
     if not isinstance(value, dict):
         return None
     try:
-        return _Rule(model.model_validate(value), frozenset())
+        return _Rule(model.model_validate(value), frozenset(), {})
     except ValidationError as exc:
-        bad = frozenset(str(e["loc"][0]) for e in exc.errors() if e["loc"])
+        locations = [e["loc"] for e in exc.errors() if e["loc"]]
+    bad = frozenset(str(loc[0]) for loc in locations)
     # strict models coerce nothing, so a field that validated holds the value as written
     good = {k: v for k, v in value.items() if k in model.model_fields and k not in bad}
-    return _Rule(cast(_M, model.model_construct(**good)), bad)
+    # a list with a malformed element still has its other elements checked for meaning
+    whole = {loc[0] for loc in locations if len(loc) == 1 or not isinstance(loc[1], int)}
+    partial = {
+        name: tuple((i, item) for i, item in enumerate(value[name]) if (name, i) not in locations)
+        for name in bad - whole
+        if isinstance(value.get(name), list)
+    }
+    return _Rule(cast(_M, model.model_construct(**good)), bad, partial)
 
 
 def _valid_list(model: type[_M], value: object) -> list[tuple[int, _Rule[_M]]]:
@@ -167,7 +187,7 @@ def _semantic(
             # it would protect nothing and so pass whatever the run does
             expected, found = "a split or a tag to protect", "empty `splits` and `tags`"
             collector.add(file, None, "no_regression", expected, found)
-        for j, split in enumerate(protected.rule.splits if protected.ok("splits") else []):
+        for j, split in protected.elements("splits"):
             if split not in ("dev", "regression", "holdout"):
                 collector.add(
                     file,
