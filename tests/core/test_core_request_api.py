@@ -213,6 +213,24 @@ def test_a_misspelled_keyword_names_the_function_called(call: Any, name: str) ->
     assert str(two.value) == f"{name}() got unexpected keyword arguments 'snapshots', 'resample'"
 
 
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (ragtriage.api.evaluate_files, "evaluate_files"),
+        (ragtriage.api.diagnose_files, "diagnose_files"),
+        (ragtriage.api.report_html, "report_html"),
+    ],
+)
+def test_a_misspelled_dataset_keyword_names_the_function_called(call: Any, name: str) -> None:
+    # the keywords are passed on with **: the error named Request.build
+    with pytest.raises(TypeError) as one:
+        call(example=True, snapshots=["s.json"])
+    assert str(one.value) == f"{name}() got an unexpected keyword argument 'snapshots'"
+    with pytest.raises(TypeError) as two:
+        call(example=True, runz=["r.json"], k=3, metric=["evidence_recall"])
+    assert str(two.value) == f"{name}() got unexpected keyword arguments 'runz', 'metric'"
+
+
 def test_the_misspelled_keyword_error_is_worded_as_python_words_it() -> None:
     def compare_files(*, resamples: int = 0) -> None:
         """A function whose keywords Python itself checks."""

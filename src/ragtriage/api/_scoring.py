@@ -25,6 +25,7 @@ def evaluate_files(
     **options: Unpack[RequestOptions],
 ) -> Evaluation:
     """`ragtriage evaluate DATASET ...`: the four layers per question and in aggregate."""
+    check_keywords("evaluate_files", options, RequestOptions)
     return evaluate_request(Request.build(dataset, **options), notify=notify)
 
 
@@ -42,6 +43,7 @@ def diagnose_files(
     **options: Unpack[RequestOptions],
 ) -> tuple[RunDiagnosis, ...]:
     """`ragtriage diagnose DATASET ...`: the failing stage of every question of every run."""
+    check_keywords("diagnose_files", options, RequestOptions)
     return diagnose_request(Request.build(dataset, **options), notify=notify)[1]
 
 
@@ -213,6 +215,7 @@ def report_html(
 
     The first run is the base that later runs are compared with.
     """
+    check_keywords("report_html", options, RequestOptions)
     return report_request(Request.build(dataset, **options), title=title, notify=notify)
 
 
