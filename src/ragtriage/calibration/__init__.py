@@ -33,7 +33,6 @@ from ._record import CalibrationRecord, read_calibrations
 from ._report import (
     calibration_json,
     calibration_record,
-    judge_labelled_measures,
     render_calibration,
 )
 
@@ -60,7 +59,6 @@ __all__ = [
     "cohen_kappa",
     "confusion_matrix",
     "judge_key",
-    "judge_labelled_measures",
     "label_sources",
     "labels_in_runs",
     "measure_kinds",

@@ -1,40 +1,19 @@
-"""Calibration as JSON and as text, and the "judge-labelled, uncalibrated" marker for reports."""
+"""Calibration as JSON and as text."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from rich.table import Table
 
 from .._console import text_console
-from ..metrics import Measure, value_text
+from ..metrics import value_text
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
-from ._label_sources import UNCALIBRATED, LabelSources
+from ._label_sources import UNCALIBRATED
 from ._ppi import MeanEstimate
 from ._record import CalibrationRecord
-
-
-class ScoredRun(Protocol):
-    """What `judge_labelled_measures` reads of a run: an `evaluation.RunEvaluation`.
-
-    Named here, not imported: the evaluation imports this package (calibration sits below it).
-    """
-
-    @property
-    def label_sources(self) -> Mapping[str, LabelSources]:
-        """Per measure that reads labels: the label counts the run's evaluation computed."""
-
-
-def judge_labelled_measures(run: ScoredRun, measures: tuple[Measure, ...]) -> tuple[str, ...]:
-    """Names of the measures whose counted labels include judge labels in this run."""
-    return tuple(
-        m.name
-        for m in measures
-        if m.name in run.label_sources and run.label_sources[m.name].judge
-    )
 
 
 def _ratio(r: Ratio) -> dict[str, Any]:
