@@ -98,54 +98,37 @@ def cell(agg: Aggregate, self_labelled: bool = False, mark: str = "") -> Cell:
 
 
 def layers(evaluation: Evaluation) -> tuple[Layer, ...]:
-    """The evaluation's measures grouped by layer, in report order."""
-    out = []
-    for layer, title in LAYER_TITLES.items():
-        rows = tuple(
-            LayerRow(
-                m.name,
-                m.spec.summary,
-                m.spec.averaging,
-                m.spec.direction,
-                tuple(
-                    cell(
-                        run.summary[m.name],
-                        m.name in run.self_labelled,
-                        label_mark(run.label_sources.get(m.name)),
-                    )
-                    for run in evaluation.runs
-                ),
-            )
-            for m in evaluation.measures
-            if m.spec.layer == layer
+    """The evaluation's measures grouped by layer, in report order (a layer without a title
+    last, as "Other")."""
+    groups = [
+        (title, [m for m in evaluation.measures if m.spec.layer == layer])
+        for layer, title in LAYER_TITLES.items()
+    ]
+    groups.append(("Other", [m for m in evaluation.measures if m.spec.layer not in LAYER_TITLES]))
+    return tuple(
+        Layer(
+            title,
+            tuple(
+                LayerRow(
+                    m.name,
+                    m.spec.summary,
+                    m.spec.averaging,
+                    m.spec.direction,
+                    tuple(
+                        cell(
+                            run.summary[m.name],
+                            m.name in run.self_labelled,
+                            label_mark(run.label_sources.get(m.name)),
+                        )
+                        for run in evaluation.runs
+                    ),
+                )
+                for m in measures
+            ),
         )
-        if rows:
-            out.append(Layer(title, rows))
-    others = tuple(m for m in evaluation.measures if m.spec.layer not in LAYER_TITLES)
-    if others:
-        out.append(
-            Layer(
-                "Other",
-                tuple(
-                    LayerRow(
-                        m.name,
-                        m.spec.summary,
-                        m.spec.averaging,
-                        m.spec.direction,
-                        tuple(
-                            cell(
-                                run.summary[m.name],
-                                m.name in run.self_labelled,
-                                label_mark(run.label_sources.get(m.name)),
-                            )
-                            for run in evaluation.runs
-                        ),
-                    )
-                    for m in others
-                ),
-            )
-        )
-    return tuple(out)
+        for title, measures in groups
+        if measures
+    )
 
 
 def _component(label: str, comp: Component | None) -> tuple[str, str] | None:
