@@ -9,7 +9,6 @@ from ..loading import report_head
 from ._comparison import (
     STATUS_ORDER,
     Comparison,
-    MetricComparison,
     PairComparison,
     QuestionChange,
     RunGroup,
@@ -43,26 +42,12 @@ def methods(comparison: Comparison) -> dict[str, str]:
     }
 
 
-def _metric_json(m: MetricComparison) -> dict[str, Any]:
-    return {
-        "layer": m.layer,
-        "direction": m.direction,
-        "kind": m.kind,
-        "averaging": m.averaging,
-        "paired": m.paired,
-        "unpaired": m.unpaired,
-        "base": m.base,
-        "candidate": m.candidate,
-        "difference": m.difference,
-        # The interval's and the test's fields under their own names.
-        "ci": None if m.ci is None else dataclasses.asdict(m.ci),
-        "test": None if m.test is None else dataclasses.asdict(m.test),
-        "wins": m.wins,
-        "ties": m.ties,
-        "losses": m.losses,
-        "base_all": m.base_all,
-        "candidate_all": m.candidate_all,
-    }
+def _fields(value: Any, key: str) -> dict[str, Any]:
+    """A dataclass's fields under their own names (an interval's and a test's too), without `key`,
+    the field the enclosing mapping is keyed by."""
+    fields = dataclasses.asdict(value)
+    del fields[key]
+    return fields
 
 
 def _question_json(q: QuestionChange) -> dict[str, Any]:
@@ -87,10 +72,7 @@ def _group_json(g: RunGroup) -> dict[str, Any]:
         "label": g.label,
         "runs": list(g.runs),
         "conditions": dict(g.conditions),
-        "repeats": {
-            r.metric: {"mean": r.mean, "std": r.std, "runs_with_value": r.runs_with_value}
-            for r in g.repeats
-        },
+        "repeats": {r.metric: _fields(r, "metric") for r in g.repeats},
         "flaky": [
             {"id": f.question_id, "outcomes": list(f.outcomes), "stages": list(f.stages)}
             for f in g.flaky
@@ -103,10 +85,7 @@ def _pair_json(p: PairComparison) -> dict[str, Any]:
         "base": p.base.label,
         "candidate": p.candidate.label,
         "provenance": {
-            "differences": [
-                {"condition": d.condition, "base": d.base, "candidate": d.candidate}
-                for d in p.provenance.differences
-            ],
+            "differences": [dataclasses.asdict(d) for d in p.provenance.differences],
             "confounded": p.provenance.confounded,
         },
         "counts": {status: p.count(status) for status in STATUS_ORDER},
@@ -114,7 +93,7 @@ def _pair_json(p: PairComparison) -> dict[str, Any]:
             "base": list(p.base_no_result),
             "candidate": list(p.candidate_no_result),
         },
-        "metrics": {m.metric: _metric_json(m) for m in p.metrics},
+        "metrics": {m.metric: _fields(m, "metric") for m in p.metrics},
         "questions": [_question_json(q) for q in p.questions],
     }
 
