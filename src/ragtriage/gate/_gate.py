@@ -44,36 +44,41 @@ _EMPTY = "{} holds no question (fail closed)"
 
 
 def _counted(
-    name: str, kind: str, hits: tuple[str, ...], members: int, max_questions: int, detail: str
+    rule: BlockRule | SensitiveRule,
+    kind: str,
+    default_name: str,
+    members: int,
+    hits: tuple[str, ...],
+    what: str,
+    listed: str,
 ) -> RuleResult:
-    """The result of a rule that allows at most `max_questions` hit questions of `members`
-    (none: the rule checks nothing, and fails closed)."""
-    verdict: Verdict = "fail" if len(hits) > max_questions or not members else "pass"
+    """The result of a rule that allows at most `rule.max_questions` hit questions of the
+    `members` of its slice (none: the rule checks nothing, and fails closed). Its detail counts
+    the hits, says `what` they are, and lists them (`listed`)."""
+    detail = f"{len(hits)} of {counted(members, 'question')} {what}"
+    if not members:
+        detail = _EMPTY.format(rule.slice)
+    elif hits:
+        detail += ": " + listed
+    verdict: Verdict = "fail" if len(hits) > rule.max_questions or not members else "pass"
     return RuleResult(
-        name,
+        rule.name or default_name + _slice_suffix(rule.slice),
         kind,
         verdict,
         float(len(hits)),
         f"{len(hits)}/{members} questions",
-        f"at most {counted(max_questions, 'question')}",
+        f"at most {counted(rule.max_questions, 'question')}",
         detail,
         hits,
     )
 
 
 def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
-    name = rule.name or f"no {rule.stage}" + _slice_suffix(rule.slice)
     members = [r.question_id for r in run.questions if in_slice(r, rule.slice)]
     stages = run_stages(run)
     hits = tuple(q for q in members if q in stages and rule.stage in stages[q].stages)
-    detail = (
-        f"{len(hits)} of {counted(len(members), 'question')} in {rule.slice} diagnosed {rule.stage}"
-    )
-    if not members:
-        detail = _EMPTY.format(rule.slice)
-    elif hits:
-        detail += ": " + ", ".join(hits)
-    return _counted(name, "block", hits, len(members), rule.max_questions, detail)
+    what = f"in {rule.slice} diagnosed {rule.stage}"
+    return _counted(rule, "block", f"no {rule.stage}", len(members), hits, what, ", ".join(hits))
 
 
 def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
@@ -81,7 +86,6 @@ def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
     keys = {"answer": ("sensitive_answer",), "context": ("sensitive_context",)}
     wanted = keys.get(rule.where, ("sensitive_answer", "sensitive_context"))
     where = {"answer": "in the answer", "context": "in the context"}.get(rule.where, "anywhere")
-    name = rule.name or f"no sensitive values {where}" + _slice_suffix(rule.slice)
     members = [r for r in run.questions if in_slice(r, rule.slice)]
     hits = tuple(r.question_id for r in members if any(r.details.get(k) for k in wanted))
     found = [
@@ -89,12 +93,9 @@ def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
         for r in members
         if r.question_id in hits
     ]
-    detail = f"{len(hits)} of {counted(len(members), 'question')} with a sensitive value {where}"
-    if not members:
-        detail = _EMPTY.format(rule.slice)
-    elif found:
-        detail += ": " + "; ".join(found)
-    return _counted(name, "sensitive", hits, len(members), rule.max_questions, detail)
+    what = f"with a sensitive value {where}"
+    name = f"no sensitive values {where}"
+    return _counted(rule, "sensitive", name, len(members), hits, what, "; ".join(found))
 
 
 def _no_regression(
