@@ -71,20 +71,14 @@ def boundaries_lines(
                 f"  - permission leak {s.stage}: {count} questions "
                 f"({listed(s.questions_with_leak)}); documents {listed(s.documents)}"
             )
-    if perms.blocking:
-        lines.append(
-            f"  - BLOCKING permission leaks: {listed(c.question_id for c in perms.blocking)}"
-        )
-    if section.injection_questions:
-        lines.append(
-            f"  - instruction-like text in the context: {listed(section.injection_questions)}"
-        )
-    if section.canary_obeyed:
-        lines.append(f"  - planted canary obeyed: {listed(section.canary_obeyed)}")
-    if section.sensitive_answers:
-        lines.append(
-            f"  - sensitive values in answers (masked): {listed(section.sensitive_answers)}"
-        )
+    for heading, questions in (
+        ("BLOCKING permission leaks", [c.question_id for c in perms.blocking]),
+        ("instruction-like text in the context", section.injection_questions),
+        ("planted canary obeyed", section.canary_obeyed),
+        ("sensitive values in answers (masked)", section.sensitive_answers),
+    ):
+        if questions:
+            lines.append(f"  - {heading}: {listed(questions)}")
     if section.stale_labels:
         parts = [f"{ids(qid)} ({listed(found)})" for qid, found in section.stale_labels]
         lines.append(f"  - stale labels not used: {section.stale_label_count} ({'; '.join(parts)})")
