@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import re
@@ -36,14 +37,10 @@ def gate_json(result: GateResult) -> dict[str, Any]:
         "passed": result.passed,
         "counts": {v: result.count(v) for v in ("pass", "fail", "skipped")},
         "rules": [
+            # Each rule's fields under their own names.
             {
-                "name": r.name,
-                "kind": r.kind,
-                "verdict": r.verdict,
+                **dataclasses.asdict(r),
                 "observed": _json_number(r.observed),
-                "observed_text": r.observed_text,
-                "limit": r.limit,
-                "detail": r.detail,
                 "questions": list(r.questions),
             }
             for r in result.rules
