@@ -90,10 +90,6 @@ def boundaries_lines(
     return lines
 
 
-NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
-"""Column names of the next-actions table."""
-
-
 def evaluation_boundary_lines(
     evaluation: Evaluation, ids: Callable[[str], str] = _as_is
 ) -> list[str]:

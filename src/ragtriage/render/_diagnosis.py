@@ -21,7 +21,8 @@ from ..diagnosis import (
 from ..evaluation import Evaluation, no_result_note
 from ..loading import report_head
 
-_ACTION_HEADER = ("stage", "try first", "hold fixed")
+NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
+"""Column names of the next-actions table (of `diagnosis_next_actions`' rows)."""
 
 QUESTION_LIMIT = 50
 """Per-question rows are printed up to this many failing questions; JSON always has them all."""
@@ -201,7 +202,8 @@ def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> st
             _print_table(console, f"{run.run}: failing questions", _QUESTION_HEADER, rows)
     actions = diagnosis_next_actions(runs)
     if actions:
-        _print_table(console, "next actions for the primary stages found", _ACTION_HEADER, actions)
+        title = "next actions for the primary stages found"
+        _print_table(console, title, NEXT_ACTION_HEADER, actions)
     return buffer.getvalue()
 
 
@@ -239,5 +241,5 @@ def render_diagnosis_markdown(
     actions = diagnosis_next_actions(runs)
     if actions:
         lines += ["### Next actions for the primary stages found", ""]
-        lines += [*md_table(_ACTION_HEADER, actions), ""]
+        lines += [*md_table(NEXT_ACTION_HEADER, actions), ""]
     return md_lines(lines).rstrip("\n") + "\n"

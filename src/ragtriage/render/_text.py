@@ -15,8 +15,8 @@ from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line, value_text
-from ._boundaries import NEXT_ACTION_HEADER, evaluation_boundary_lines
-from ._diagnosis import slice_rows
+from ._boundaries import evaluation_boundary_lines
+from ._diagnosis import NEXT_ACTION_HEADER, slice_rows
 from ._table import TABLE_MEASURES
 
 _DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
