@@ -31,7 +31,6 @@ if TYPE_CHECKING:
         WrittenRunFile,
         calibrate_labels,
         judge_files,
-        read_snapshot_and_evalset,
         run_files,
     )
     from ._scoring import (
@@ -72,7 +71,6 @@ _LAZY = {
     "WrittenRunFile": "._producing",
     "calibrate_labels": "._producing",
     "judge_files": "._producing",
-    "read_snapshot_and_evalset": "._producing",
     "run_files": "._producing",
     "ComparedRuns": "._scoring",
     "compare_files": "._scoring",
@@ -119,7 +117,6 @@ __all__ = [
     "init_files",
     "judge_files",
     "pick_runs",
-    "read_snapshot_and_evalset",
     "report_html",
     "report_page",
     "report_request",

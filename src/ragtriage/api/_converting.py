@@ -108,7 +108,7 @@ def import_trec_files(
     problems = _dataset_id_problems(dataset_id)
     if problems:
         raise InputError(problems)
-    snap = None if snapshot is None else _read_kinds(snapshot=snapshot)[0]
+    snap = None if snapshot is None else read_kinds(snapshot=snapshot)[0]
     data = import_trec(qrels, as_paths(trec_runs), snapshot=snap, dataset_id=dataset_id)
     return write_imported(output, data.snapshot, data.evalset, data.runs)
 
@@ -153,8 +153,8 @@ def import_openinference_files(
             problems.append(Problem("<command line>", None, option, "a non-empty key", "nothing"))
     if problems:
         raise InputError(problems)
-    _, evalset, _ = _read_kinds(evalset=dataset)
-    assert evalset is not None  # _read_kinds raised otherwise
+    _, evalset, _ = read_kinds(evalset=dataset)
+    assert evalset is not None  # read_kinds raised otherwise
     data = import_openinference(
         as_path(traces),
         evalset,
@@ -205,7 +205,7 @@ def export_trec_files(
         or (dataset is None and run_file is None)
     ):
         raise RequestError("give DATASET with --qrels-out and/or --run with --run-out")
-    _, evalset, run = _read_kinds(evalset=dataset, run=run_file)
+    _, evalset, run = read_kinds(evalset=dataset, run=run_file)
     export_trec(
         evalset,
         run,
@@ -217,7 +217,7 @@ def export_trec_files(
     )
 
 
-def _read_kinds(
+def read_kinds(
     *,
     snapshot: PathArg | None = None,
     evalset: PathArg | None = None,

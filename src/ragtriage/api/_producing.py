@@ -15,8 +15,9 @@ from ..endpoint import (
     DEFAULT_TIMEOUT,
     Endpoint,
 )
-from ..errors import InputError, Problem, ProblemCollector, RequestError, counted
+from ..errors import InputError, Problem, RequestError, counted
 from ..paths import PathArg, as_optional_path, as_path, as_paths
+from ._converting import read_kinds
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ..judges import Estimate, JudgeResult, Progress, WrittenRun
     from ..loading import SourceFile
     from ..retrievers import RunOutput
-    from ..schemas import EvalSet, Run, Snapshot
+    from ..schemas import Run
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def run_files(
             "--chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
             "(the run's chunk IDs live there)"
         )
-    snap, questions = read_snapshot_and_evalset(snapshot, dataset)
+    snap, questions, _ = read_kinds(snapshot=snapshot, evalset=dataset)
+    assert snap is not None and questions is not None  # read_kinds raised otherwise
     config = RetrievalConfig(
         retriever=retriever,
         k=cutoff,
@@ -148,20 +150,6 @@ def run_files(
     if chunked is not None:
         write_native(result.snapshot, chunked)
     return WrittenRunFile(result, path, generation is not None)
-
-
-def read_snapshot_and_evalset(snapshot: PathArg, evalset: PathArg) -> tuple[Snapshot, EvalSet]:
-    """Read a snapshot and an evaluation set; swapped or wrong kinds are named, all at once."""
-    from ..loading import Wanted, read_file
-    from ..schemas import EvalSet, Snapshot
-
-    snapshot, evalset = as_path(snapshot), as_path(evalset)
-    collector = ProblemCollector()
-    snap_file = read_file(snapshot, collector, wanted=Wanted(("snapshot",), "snapshot"))
-    eval_file = read_file(evalset, collector, wanted=Wanted(("evalset",), "evalset"))
-    collector.raise_if_any()
-    assert isinstance(snap_file.content, Snapshot) and isinstance(eval_file.content, EvalSet)
-    return snap_file.content, eval_file.content
 
 
 @dataclass(frozen=True)
