@@ -157,7 +157,8 @@ def question_rows(run: RunDiagnosis, failing_only: bool = True) -> list[list[str
     return rows
 
 
-_SLICE_HEADER = ["slice", "questions", "failing", "primary stages"]
+SLICE_HEADER = ["slice", "questions", "failing", "primary stages"]
+"""Column names of `slice_rows`."""
 _STAGE_HEADER = ["stage", "primary", "present (primary or secondary)"]
 _QUESTION_HEADER = ["question", "primary", "secondary", "proving IDs", "why (primary)"]
 
@@ -189,7 +190,7 @@ def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> st
             console,
             f"{run.run} ({k}evidence by {run.evidence_level}): "
             "failing questions per slice, worst first",
-            _SLICE_HEADER,
+            SLICE_HEADER,
             slice_rows(run),
         )
         _print_table(console, f"{run.run}: stages", _STAGE_HEADER, stage_rows(run))
@@ -229,7 +230,7 @@ def render_diagnosis_markdown(
         if not run.questions:
             lines += ["No question matches the selection.", ""]
             continue
-        lines += [*md_table(_SLICE_HEADER, slice_rows(run)), ""]
+        lines += [*md_table(SLICE_HEADER, slice_rows(run)), ""]
         lines += [*md_table(_STAGE_HEADER, stage_rows(run)), ""]
         rows = question_rows(run)
         if rows:

@@ -16,10 +16,8 @@ from ..diagnosis import diagnosis_next_actions
 from ..evaluation import NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line, value_text
 from ._boundaries import evaluation_boundary_lines
-from ._diagnosis import NEXT_ACTION_HEADER, slice_rows
+from ._diagnosis import NEXT_ACTION_HEADER, SLICE_HEADER, slice_rows
 from ._table import TABLE_MEASURES
-
-_DIAGNOSIS_HEADER = ["slice", "questions", "failing", "primary stages"]
 
 PER_QUESTION_LIMIT = 50
 """Per-question tables are printed up to this many questions; JSON always has them all."""
@@ -171,7 +169,7 @@ def render_table(evaluation: Evaluation, width: int = 200, *, all_measures: bool
     _print_summary(console, evaluation, measures, hidden)
     for run in evaluation.runs:
         dtable = _folding_table(
-            f"{run.name}: failing questions per slice, worst first", _DIAGNOSIS_HEADER
+            f"{run.name}: failing questions per slice, worst first", SLICE_HEADER
         )
         for row in slice_rows(run.diagnosis):
             dtable.add_row(*row)
@@ -269,7 +267,7 @@ def render_markdown(evaluation: Evaluation) -> str:
         lines += ["", *(f"Note: {md_text(note)}" for note in notes)]
     for run in evaluation.runs:
         lines += ["", f"### {md_text(run.name)}: failing questions per slice, worst first", ""]
-        lines += md_table(_DIAGNOSIS_HEADER, slice_rows(run.diagnosis))
+        lines += md_table(SLICE_HEADER, slice_rows(run.diagnosis))
     actions = diagnosis_next_actions(evaluation.diagnoses)
     if actions:
         lines += ["", "### Next actions for the primary stages found", ""]
