@@ -17,6 +17,7 @@ from ..evaluation import NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line, value_text
 from ._boundaries import evaluation_boundary_lines
 from ._diagnosis import NEXT_ACTION_HEADER, SLICE_HEADER, slice_rows
+from ._json import score_json
 from ._table import TABLE_MEASURES
 
 PER_QUESTION_LIMIT = 50
@@ -93,15 +94,7 @@ def _question_rows(
     verdicts = {v.question_id: v for v in run.diagnosis.questions}
     rows = []
     for rec in run.questions:
-        values = []
-        for m in names:
-            score = rec.scores[m.name]
-            if score is None:
-                values.append("n/a")
-            elif m.spec.kind == "boolean":
-                values.append(fmt_value(bool(score.numerator)))
-            else:
-                values.append(fmt_value(score.value))
+        values = [fmt_value(score_json(m, rec.scores[m.name])) for m in names]
         verdict = verdicts[rec.question_id]
         more = f" (+{', '.join(verdict.secondary)})" if verdict.secondary else ""
         rows.append([rec.question_id, rec.outcome or "-", *values, verdict.primary + more])
