@@ -108,10 +108,6 @@ def _notes(evaluation: Evaluation) -> list[str]:
     return [note for note in found if note is not None]
 
 
-def _console(buffer: io.StringIO, width: int) -> Console:
-    return text_console(buffer, width)
-
-
 def _say(console: Console, text: str, indent: str = "") -> None:
     """Plain text wrapped at the console's width at spaces, without trailing blanks."""
     lines = textwrap.wrap(
@@ -157,7 +153,7 @@ def render_table(evaluation: Evaluation, width: int = 200, *, all_measures: bool
     `all_measures`.
     """
     buffer = io.StringIO()
-    console = _console(buffer, width)
+    console = text_console(buffer, width)
     measures, hidden = shown_measures(evaluation, all_measures)
     _print_summary(console, evaluation, measures, hidden)
     for run in evaluation.runs:
@@ -218,7 +214,7 @@ def render_overview(evaluation: Evaluation, width: int = 200, *, all_measures: b
     What `ragtriage demo` prints before pointing to the full report (`evaluate`).
     """
     buffer = io.StringIO()
-    console = _console(buffer, width)
+    console = text_console(buffer, width)
     measures, hidden = shown_measures(evaluation, all_measures)
     core = tuple(m for m in measures if m.name in TABLE_MEASURES)
     _print_summary(console, evaluation, core, hidden)
