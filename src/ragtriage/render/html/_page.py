@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 from ..._collector import no_cycle_collection
 from ..._version import __version__
 from ...compare import Comparison
-from ...diagnosis import next_action_rows, stage_order
+from ...diagnosis import diagnosis_next_actions, stage_order
 from ...evaluation import Evaluation, no_result_note
 from ...schemas import Question
 from .._boundaries import evaluation_boundary_lines
@@ -185,8 +185,6 @@ def _render(evaluation: Evaluation, comparison: Comparison | None, title: str) -
             *evaluation.calibration_notes,
         ],
         comparison=comparison_view(comparison),
-        next_actions=next_action_rows(
-            s for s in data["stages"] if any(d.breakdown.overall.count(s).primary for d in diags)
-        ),
+        next_actions=diagnosis_next_actions(diags),
         boundary_lines=markdown_bullets(evaluation_boundary_lines(evaluation)),
     )
