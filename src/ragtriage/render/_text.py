@@ -102,10 +102,11 @@ def _question_rows(
     return header, rows
 
 
-def _notes(evaluation: Evaluation) -> list[str]:
-    """Questions without a result, per run (`--allow-missing`)."""
+def report_notes(evaluation: Evaluation) -> list[str]:
+    """The notes under a report's summary: questions without a result, per run
+    (`--allow-missing`), then the calibration notes."""
     found = (no_result_note(run.name, run.no_result) for run in evaluation.runs)
-    return [note for note in found if note is not None]
+    return [*(note for note in found if note is not None), *evaluation.calibration_notes]
 
 
 def _say(console: Console, text: str, indent: str = "") -> None:
@@ -141,7 +142,7 @@ def _print_summary(
     console.print(table)
     if hidden:
         _say(console, not_applicable_line(hidden))
-    for note in [*_notes(evaluation), *evaluation.calibration_notes]:
+    for note in report_notes(evaluation):
         _say(console, f"note: {note}")
 
 
@@ -251,7 +252,7 @@ def render_markdown(evaluation: Evaluation) -> str:
     ]
     header = ["metric", "averaging", *(r.name for r in evaluation.runs)]
     lines += md_table(header, _summary_rows(evaluation))
-    notes = [*_notes(evaluation), *evaluation.calibration_notes]
+    notes = report_notes(evaluation)
     if notes:
         lines += ["", *(f"Note: {md_text(note)}" for note in notes)]
     for run in evaluation.runs:

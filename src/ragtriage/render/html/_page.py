@@ -15,10 +15,11 @@ from ..._collector import no_cycle_collection
 from ..._version import __version__
 from ...compare import Comparison
 from ...diagnosis import diagnosis_next_actions, stage_order
-from ...evaluation import Evaluation, no_result_note
+from ...evaluation import Evaluation
 from ...schemas import Question
 from .._boundaries import evaluation_boundary_lines
 from .._table import TABLE_MEASURES
+from .._text import report_notes
 from ._assets import asset
 from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
@@ -176,14 +177,7 @@ def _render(evaluation: Evaluation, comparison: Comparison | None, title: str) -
         sources=evaluation.sources,
         runs=run_infos(evaluation),
         layers=layers(evaluation),
-        calibration_notes=[
-            *(
-                note
-                for run in evaluation.runs
-                if (note := no_result_note(run.name, run.no_result)) is not None
-            ),
-            *evaluation.calibration_notes,
-        ],
+        calibration_notes=report_notes(evaluation),
         comparison=comparison_view(comparison),
         next_actions=diagnosis_next_actions(diags),
         boundary_lines=markdown_bullets(evaluation_boundary_lines(evaluation)),
