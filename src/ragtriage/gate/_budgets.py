@@ -38,7 +38,6 @@ def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
     latency = policy.policy.latency
     if latency is not None:
         values, missing = _records(run, "latency_ms")
-        total = len(values) + len(missing)
         for label, budget, q in (("p50", latency.p50_ms, 50), ("p95", latency.p95_ms, 95)):
             if budget is None:
                 continue
@@ -48,7 +47,6 @@ def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
                     "latency",
                     values,
                     missing,
-                    total,
                     latency.max_missing,
                     _percentile(q),
                     budget,
@@ -58,14 +56,12 @@ def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
     cost = policy.policy.cost
     if cost is not None:
         values, missing = _records(run, "cost_usd")
-        total = len(values) + len(missing)
         out.append(
             _budget(
                 f"mean cost per question <= ${cost.max_mean_usd:g}",
                 "cost",
                 values,
                 missing,
-                total,
                 cost.max_missing,
                 lambda v: math.fsum(v) / len(v),
                 cost.max_mean_usd,
@@ -80,7 +76,6 @@ def _budget(
     kind: str,
     values: Sequence[float],
     missing: Sequence[str],
-    total: int,
     max_missing: float,
     statistic: Callable[[Sequence[float]], float],
     budget: float,
@@ -99,6 +94,7 @@ def _budget(
             tuple(missing),
         )
     observed = float(statistic(values))
+    total = len(values) + len(missing)
     problems = []
     if total and len(missing) / total > max_missing:
         problems.append(f"{len(missing)}/{total} questions unrecorded (fail closed)")
