@@ -25,7 +25,6 @@ from ._next_actions import (
     next_action,
     next_action_rows,
     next_actions,
-    next_actions_markdown,
 )
 from ._pipeline import (
     INPUT_STAGES,
@@ -77,7 +76,6 @@ __all__ = [
     "next_action",
     "next_action_rows",
     "next_actions",
-    "next_actions_markdown",
     "register_stage",
     "run_diagnosis",
     "stage_names",

@@ -144,16 +144,6 @@ def next_action_rows(stages: Iterable[str]) -> list[list[str]]:
     return [[a.stage, a.try_first, a.hold_fixed] for a in next_actions(stages)]
 
 
-def next_actions_markdown(stages: Iterable[str]) -> list[str]:
-    """A Markdown section (lines) of next actions for the given stages; empty when none."""
-    rows = next_action_rows(stages)
-    if not rows:
-        return []
-    lines = ["### Next actions", "", "| stage | try first | hold fixed |", "| --- | --- | --- |"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
-    return lines
-
-
 def diagnosis_next_actions(runs: Sequence[RunDiagnosis]) -> list[list[str]]:
     """Rows for every stage that is some question's primary stage, in pipeline order."""
     primaries = {q.primary for run in runs for q in run.questions}
