@@ -12,11 +12,13 @@ each is shown as its escape instead, `\\x1b`, `\\u202e`, as `repr` writes it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # rich loads with the first table drawn, not with `ragtriage --help`
     from rich.console import Console
+    from rich.table import Table
 
 _INVISIBLE = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e"
@@ -76,3 +78,31 @@ def text_console(file: IO[str], width: int) -> Console:
         emoji=False,
         highlight=False,
     )
+
+
+def text_table(
+    title: str | None,
+    header: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    wrap_first: bool = True,
+    fold: bool = True,
+) -> Table:
+    """A table titled `title` (none if None) with a column for each name of `header`, one row
+    for each of `rows`, for `console.print`.
+
+    A header name wraps at spaces to fit its column. With `fold`, a cell too long for its
+    column wraps inside it instead of widening the table past the terminal; without, it is
+    cut with an ellipsis. Without `wrap_first`, the first column (names: a measure, a metric)
+    stays whole while the other columns wrap.
+    """
+    from rich.table import Table
+
+    table = Table(title=title)
+    for index, name in enumerate(header):
+        table.add_column(
+            name, overflow="fold" if fold else "ellipsis", no_wrap=index == 0 and not wrap_first
+        )
+    for row in rows:
+        table.add_row(*row)
+    return table

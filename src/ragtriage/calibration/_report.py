@@ -5,9 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from rich.table import Table
-
-from .._console import text_console
+from .._console import text_console, text_table
 from ..metrics import value_text
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration
@@ -106,12 +104,8 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
         markup=False,
         highlight=False,
     )
-    table = Table(title="agreement on items both labelled")
-    table.add_column("figure")
-    table.add_column("claims")
-    table.add_column("reference facts")
     c, f = cal.claims, cal.facts
-    for name, left, right in (
+    figures = [
         ("paired items", str(c.items), str(f.items)),
         ("agreement", _fmt_ratio(c.agreement), _fmt_ratio(f.agreement)),
         ("Cohen's kappa", value_text(c.kappa), value_text(f.kappa)),
@@ -119,26 +113,25 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
         ("recall of supported / covered", _fmt_ratio(c.recall), _fmt_ratio(f.recall)),
         ("judge cannot judge", _fmt_ratio(c.judge_cannot_judge), _fmt_ratio(f.judge_cannot_judge)),
         ("humans cannot judge", _fmt_ratio(c.human_cannot_judge), _fmt_ratio(f.human_cannot_judge)),
-    ):
-        table.add_row(name, left, right)
-    console.print(table)
+    ]
+    header = ["figure", "claims", "reference facts"]
+    console.print(text_table("agreement on items both labelled", header, figures, fold=False))
     for agree in (c, f):
-        matrix = Table(title=f"{agree.kind}s: rows human, columns judge")
-        matrix.add_column("human \\ judge")
-        for cat in agree.categories:
-            matrix.add_column(cat)
-        for cat, row in zip(agree.categories, agree.matrix, strict=True):
-            matrix.add_row(cat, *(str(v) for v in row))
-        console.print(matrix)
-    percent = f"{cal.confidence * 100:g}%"
-    support = Table(title=f"claim_support per run ({percent} intervals)")
-    support.add_column("run")
-    support.add_column(f"judge only ({UNCALIBRATED})")
-    support.add_column("humans only")
-    support.add_column("prediction-powered (calibrated)")
-    for s in cal.support:
-        support.add_row(s.run, _fmt_ratio(s.judge_only), _fmt_mean(s.human_only), _fmt_mean(s.ppi))
-    console.print(support)
+        title = f"{agree.kind}s: rows human, columns judge"
+        header = ["human \\ judge", *agree.categories]
+        rows = [
+            [cat, *(str(v) for v in row)]
+            for cat, row in zip(agree.categories, agree.matrix, strict=True)
+        ]
+        console.print(text_table(title, header, rows, fold=False))
+    title = f"claim_support per run ({cal.confidence * 100:g}% intervals)"
+    judge_only = f"judge only ({UNCALIBRATED})"
+    header = ["run", judge_only, "humans only", "prediction-powered (calibrated)"]
+    rows = [
+        [s.run, _fmt_ratio(s.judge_only), _fmt_mean(s.human_only), _fmt_mean(s.ppi)]
+        for s in cal.support
+    ]
+    console.print(text_table(title, header, rows, fold=False))
     console.print(
         f"items only the judge labelled: {cal.judge_only_items}; "
         f"items only humans labelled: {cal.human_only_items}",

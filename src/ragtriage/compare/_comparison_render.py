@@ -6,9 +6,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from rich.table import Table
-
-from .._console import text_console
+from .._console import text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
 from ..metrics import not_applicable_line, value_text
 from ._comparison import (
@@ -180,27 +178,21 @@ def render_comparison_table(
         if pair.left_out() is not None:
             console.print(pair.left_out(), markup=False, highlight=False)
         if pair.provenance.differences:
-            ptable = Table(title="conditions that differ")
-            for name in ("condition", pair.base.label, pair.candidate.label):
-                ptable.add_column(name, overflow="fold")
-            for row in _provenance_rows(pair):
-                ptable.add_row(*row)
-            console.print(ptable)
-        mtable = Table(title=f"metrics over paired questions (of {comparison.questions})")
-        for index, name in enumerate(metric_header(comparison.level)):
-            mtable.add_column(name, overflow="fold", no_wrap=index == 0)
-        for row in metric_rows(pair, hidden):
-            mtable.add_row(*row)
-        console.print(mtable)
+            header = ("condition", pair.base.label, pair.candidate.label)
+            console.print(text_table("conditions that differ", header, _provenance_rows(pair)))
+        console.print(
+            text_table(
+                f"metrics over paired questions (of {comparison.questions})",
+                metric_header(comparison.level),
+                metric_rows(pair, hidden),
+                wrap_first=False,
+            )
+        )
         if hidden:
             console.print(not_applicable_line(hidden), markup=False, highlight=False)
         rows = question_rows(pair)
-        qtable = Table(title="questions that changed, regressions first")
-        for name in QUESTION_HEADER:
-            qtable.add_column(name, overflow="fold")
-        for row in rows[:LIST_LIMIT]:
-            qtable.add_row(*row)
-        console.print(qtable)
+        title = "questions that changed, regressions first"
+        console.print(text_table(title, QUESTION_HEADER, rows[:LIST_LIMIT]))
         if len(rows) > LIST_LIMIT:
             console.print(
                 f"... and {len(rows) - LIST_LIMIT} more changed questions (all in --format json)"

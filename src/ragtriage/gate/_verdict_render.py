@@ -9,9 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from rich.table import Table
-
-from .._console import escaped, text_console
+from .._console import escaped, text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
 from ..evaluation import NO_RESULT
 from ..loading import report_head
@@ -84,12 +82,7 @@ def render_gate_table(result: GateResult, width: int = 140) -> str:
     buffer = io.StringIO()
     console = text_console(buffer, width)
     console.print(_headline(result))
-    table = Table()
-    for name in _HEADER:
-        table.add_column(name, overflow="fold")
-    for row in _rows(result):
-        table.add_row(*row)
-    console.print(table)
+    console.print(text_table(None, _HEADER, _rows(result)))
     return buffer.getvalue()
 
 

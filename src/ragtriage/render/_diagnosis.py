@@ -6,10 +6,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from .._console import text_console
+from .._console import text_console, text_table
 from .._markdown import md_lines, md_table, md_text
 from ..diagnosis import (
     Breakdown,
@@ -163,17 +160,6 @@ _STAGE_HEADER = ["stage", "primary", "present (primary or secondary)"]
 _QUESTION_HEADER = ["question", "primary", "secondary", "proving IDs", "why (primary)"]
 
 
-def _print_table(
-    console: Console, title: str, header: Sequence[str], rows: list[list[str]]
-) -> None:
-    table = Table(title=title)
-    for name in header:
-        table.add_column(name, overflow="fold")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
-
-
 def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> str:
     """The terminal report: per run the slice breakdown (worst first), stages, failing questions."""
     buffer = io.StringIO()
@@ -186,25 +172,24 @@ def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> st
         if not run.questions:
             console.print(f"{run.run}: no question matches the selection")
             continue
-        _print_table(
-            console,
+        title = (
             f"{run.run} ({k}evidence by {run.evidence_level}): "
-            "failing questions per slice, worst first",
-            SLICE_HEADER,
-            slice_rows(run),
+            "failing questions per slice, worst first"
         )
-        _print_table(console, f"{run.run}: stages", _STAGE_HEADER, stage_rows(run))
+        console.print(text_table(title, SLICE_HEADER, slice_rows(run)))
+        console.print(text_table(f"{run.run}: stages", _STAGE_HEADER, stage_rows(run)))
         rows = question_rows(run)
         if len(rows) > QUESTION_LIMIT:
             console.print(
                 f"{run.run}: {len(rows)} failing questions; every verdict is in --format json"
             )
         elif rows:
-            _print_table(console, f"{run.run}: failing questions", _QUESTION_HEADER, rows)
+            title = f"{run.run}: failing questions"
+            console.print(text_table(title, _QUESTION_HEADER, rows))
     actions = diagnosis_next_actions(runs)
     if actions:
         title = "next actions for the primary stages found"
-        _print_table(console, title, NEXT_ACTION_HEADER, actions)
+        console.print(text_table(title, NEXT_ACTION_HEADER, actions))
     return buffer.getvalue()
 
 

@@ -7,9 +7,8 @@ import textwrap
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.table import Table
 
-from .._console import text_console
+from .._console import text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
@@ -122,24 +121,16 @@ def _say(console: Console, text: str, indent: str = "") -> None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-def _folding_table(title: str | None, header: Sequence[str]) -> Table:
-    # Every column folds: a long cell wraps inside its column instead of widening the table
-    # past the terminal or being cut with an ellipsis. The first column holds names (a
-    # measure, a slice, a question ID), which stay whole while the other columns wrap.
-    table = Table(title=title)
-    for index, name in enumerate(header):
-        table.add_column(name, overflow="fold", no_wrap=index == 0)
-    return table
-
-
 def _print_summary(
     console: Console, evaluation: Evaluation, measures: Sequence[Measure], hidden: Sequence[str]
 ) -> None:
     header = ["metric", "averaging", *(f"{run.name} ({run.cutoff})" for run in evaluation.runs)]
-    table = _folding_table("ragtriage evaluation: value (numerator/denominator)", header)
-    for row in _summary_rows(evaluation, measures):
-        table.add_row(*row)
-    console.print(table)
+    # Every column folds, so a long cell wraps inside its column instead of widening the table
+    # past the terminal; the first column of each table here holds names (a measure, a slice,
+    # a question ID, a stage), which stay whole while the other columns wrap.
+    title = "ragtriage evaluation: value (numerator/denominator)"
+    rows = _summary_rows(evaluation, measures)
+    console.print(text_table(title, header, rows, wrap_first=False))
     if hidden:
         _say(console, not_applicable_line(hidden))
     for note in report_notes(evaluation):
@@ -158,18 +149,13 @@ def render_table(evaluation: Evaluation, width: int = 200, *, all_measures: bool
     measures, hidden = shown_measures(evaluation, all_measures)
     _print_summary(console, evaluation, measures, hidden)
     for run in evaluation.runs:
-        dtable = _folding_table(
-            f"{run.name}: failing questions per slice, worst first", SLICE_HEADER
-        )
-        for row in slice_rows(run.diagnosis):
-            dtable.add_row(*row)
-        console.print(dtable)
+        title = f"{run.name}: failing questions per slice, worst first"
+        rows = slice_rows(run.diagnosis)
+        console.print(text_table(title, SLICE_HEADER, rows, wrap_first=False))
     actions = diagnosis_next_actions(evaluation.diagnoses)
     if actions:
-        atable = _folding_table("next actions for the primary stages found", NEXT_ACTION_HEADER)
-        for row in actions:
-            atable.add_row(*row)
-        console.print(atable)
+        title = "next actions for the primary stages found"
+        console.print(text_table(title, NEXT_ACTION_HEADER, actions, wrap_first=False))
     console.print("boundaries (IDs only; sensitive values are never printed):")
     for line in evaluation_boundary_lines(evaluation):
         console.print(line, markup=False, highlight=False)
@@ -189,9 +175,7 @@ def _print_questions(
 ) -> None:
     """The per-question table; where it would not fit the width unfolded, one entry per
     question instead (ID, outcome and diagnosis, then its values), which folds cleanly."""
-    table = _folding_table(title, header)
-    for row in rows:
-        table.add_row(*row)
+    table = text_table(title, header, rows, wrap_first=False)
     unbounded = console.options.update_width(10_000)
     if console.measure(table, options=unbounded).maximum <= console.width:
         console.print(table)
