@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .errors import InputError, Problem
+from .errors import InputError, option_problem
 
 DEFAULT_MAX_TOKENS = 512
 """Output token limit per call: room for a judge's JSON verdict or a short answer."""
@@ -61,9 +61,7 @@ class Endpoint:
         if scheme not in ("http", "https") or not host:
             raise InputError(
                 [
-                    Problem(
-                        "<command line>",
-                        None,
+                    option_problem(
                         "--base-url",
                         "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080/v1",
                         repr(self.base_url),
@@ -79,9 +77,7 @@ class Endpoint:
         if not key:
             raise InputError(
                 [
-                    Problem(
-                        "<command line>",
-                        None,
+                    option_problem(
                         "--api-key-env",
                         f"an environment variable {self.api_key_env} with the key",
                         "unset or empty",

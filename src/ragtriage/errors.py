@@ -125,6 +125,12 @@ class Problem:
         return f"{where}: {self.field}: expected {self.expected}; found {self.found}"
 
 
+def option_problem(option: str, expected: str, found: str) -> Problem:
+    """A problem with the value of a command-line option or argument (or the API's keyword
+    for it): `<command line>: OPTION: expected ...; found ...`."""
+    return Problem("<command line>", None, option, expected, found)
+
+
 class RagtriageError(Exception):
     """Base class of every error ragtriage raises on purpose."""
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, get_args
 
-from .errors import SUGGEST_LIMIT, InputError, Problem, Suggestions, found_text
+from .errors import SUGGEST_LIMIT, InputError, Suggestions, found_text, option_problem
 from .schemas import Split
 
 if TYPE_CHECKING:
@@ -49,8 +49,7 @@ class QuestionSelection:
         if unknown:
             expected = f"one of {', '.join(SPLITS)}"
             raise InputError(
-                [Problem("<command line>", None, "--split", expected, found_text(split))
-                 for split in unknown]
+                [option_problem("--split", expected, found_text(split)) for split in unknown]
             )
 
     @property
@@ -118,8 +117,8 @@ class IdPatterns:
         suggest = Suggestions(self._seen or ())
         raise InputError(
             [
-                Problem(
-                    "<command line>", None, "--id", ID_EXPECTED,
+                option_problem(
+                    "--id", ID_EXPECTED,
                     found_text(pattern) + ("" if _GLOB & set(pattern) else suggest(pattern)),
                 )
                 for pattern in self._left

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, Problem, ProblemCollector, RequestError, counted
+from ..errors import InputError, Problem, ProblemCollector, RequestError, counted, option_problem
 from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def _dataset_id_problems(dataset_id: str) -> list[Problem]:
     """The ID the imported snapshot and evaluation set get: non-empty, as every native ID."""
     if dataset_id:
         return []
-    return [Problem("<command line>", None, "--dataset-id", "a non-empty ID", repr(dataset_id))]
+    return [option_problem("--dataset-id", "a non-empty ID", repr(dataset_id))]
 
 
 def import_tau2_files(directory: PathArg, *, output: PathArg) -> WrittenNative:
@@ -83,7 +83,7 @@ def import_records_files(
 
     problems = [] if dataset_id is None else _dataset_id_problems(dataset_id)
     if not is_safe_file_stem(name):  # the run is written to OUT/NAME.jsonl, as it is named
-        problems.append(Problem("<command line>", None, "--name", SAFE_FILE_STEM, repr(name)))
+        problems.append(option_problem("--name", SAFE_FILE_STEM, repr(name)))
     if problems:
         raise InputError(problems)
     data = import_records(file, fmt, name=name, dataset_id=dataset_id)
@@ -147,10 +147,10 @@ def import_openinference_files(
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
     from ..importers import import_openinference, write_native
 
-    problems = [] if name else [Problem("<command line>", None, "--name", "a run name", "nothing")]
+    problems = [] if name else [option_problem("--name", "a run name", "nothing")]
     for option, key in (("--match-attribute", match_attribute), ("--id-key", id_key)):
         if key == "":  # no attribute or metadata key has an empty name
-            problems.append(Problem("<command line>", None, option, "a non-empty key", "nothing"))
+            problems.append(option_problem(option, "a non-empty key", "nothing"))
     if problems:
         raise InputError(problems)
     _, evalset, _ = read_kinds(evalset=dataset)

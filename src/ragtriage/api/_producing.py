@@ -15,7 +15,7 @@ from ..endpoint import (
     DEFAULT_TIMEOUT,
     Endpoint,
 )
-from ..errors import InputError, Problem, RequestError, counted
+from ..errors import InputError, RequestError, counted, option_problem
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ._converting import read_kinds
 
@@ -314,7 +314,7 @@ def judge_files(
 
 
 def _usage(option: str, expected: str, found: str) -> InputError:
-    return InputError([Problem("<command line>", None, option, expected, found)])
+    return InputError([option_problem(option, expected, found)])
 
 
 def calibrate_labels(

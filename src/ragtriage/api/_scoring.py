@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Unpack
 
-from ..errors import InputError, Problem, RequestError, check_keywords
+from ..errors import InputError, Problem, RequestError, check_keywords, option_problem
 from ..paths import PathArg, as_path, as_paths, file_suffix
 from ..request import Notify, Request, RequestOptions
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
@@ -282,13 +282,7 @@ def pick_runs(
         name = files.get(str(as_paths(value)[0]), value) if value not in loaded_names else value
         if name not in loaded_names:
             problems.append(
-                Problem(
-                    "<command line>",
-                    None,
-                    option,
-                    f"the name of a loaded run ({known})",
-                    _not_a_run(value),
-                )
+                option_problem(option, f"the name of a loaded run ({known})", _not_a_run(value))
             )
         return name
 
@@ -298,11 +292,11 @@ def pick_runs(
         # a run compared with itself (by name or by its file) says nothing
         if name == base:
             expected = f"a run other than the --baseline ({base})"
-            problems.append(Problem("<command line>", None, "--candidate", expected, repr(name)))
+            problems.append(option_problem("--candidate", expected, repr(name)))
         elif name in chosen[:at]:
             expected = "each run once"
             found = f"{name!r} again"
-            problems.append(Problem("<command line>", None, "--candidate", expected, found))
+            problems.append(option_problem("--candidate", expected, found))
     if problems:
         raise InputError(problems)
     if base is None and not gated:

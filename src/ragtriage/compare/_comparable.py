@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import InputError, Problem, RequestError
+from ..errors import InputError, Problem, RequestError, option_problem
 from ..evaluation import Evaluation, RunEvaluation
 from ..validation import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_RANGE
 
@@ -101,7 +101,7 @@ def select_runs(evaluation: Evaluation, names: Sequence[str] | None) -> tuple[Ru
         return evaluation.runs
     known = ", ".join(by_name) or "none"
     problems = [
-        Problem("<command line>", None, "RUNS", f"the name of a loaded run ({known})", repr(n))
+        option_problem("RUNS", f"the name of a loaded run ({known})", repr(n))
         for n in names
         if n not in by_name
     ]

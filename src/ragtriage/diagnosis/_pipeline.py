@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 
-from ..errors import InputError, Problem, found_text
+from ..errors import InputError, found_text, option_problem
 from ..metrics import QuestionView
 from ._answer import (
     check_false_refusal,
@@ -129,7 +129,7 @@ def stage_names(names: Iterable[str]) -> tuple[str, ...]:
     if unknown:
         expected = f"one of {', '.join(known)}"
         raise InputError(
-            [Problem("<command line>", None, "--stage", expected, found_text(n)) for n in unknown]
+            [option_problem("--stage", expected, found_text(n)) for n in unknown]
         )
     return given
 

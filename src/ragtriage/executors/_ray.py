@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from .._optional import require_extra
-from ..errors import InputError, Problem
+from ..errors import InputError, option_problem
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -81,9 +81,7 @@ class RayExecutor:
                         reason = "no Ray cluster answered there"
                     raise InputError(
                         [
-                            Problem(
-                                "<command line>",
-                                None,
+                            option_problem(
                                 "--ray-address",
                                 "the address of a running Ray cluster (ray://HOST:PORT or auto)",
                                 f"{address!r}" + (f" ({reason})" if reason else ""),

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, Problem, ProblemCollector
+from ..errors import InputError, Problem, ProblemCollector, option_problem
 from ..formats.trec_files import (
     FIRST_TOKEN,
     TOKEN,
@@ -94,9 +94,7 @@ def import_trec(
     if clashes:
         raise InputError(
             [
-                Problem(
-                    "<command line>",
-                    None,
+                option_problem(
                     "--trec-run",
                     "run files with distinct names",
                     f"{name!r} more than once",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, Problem
+from ..errors import InputError, option_problem
 from ..paths import PathArg, as_path
 from ._label_files import safe_name, write_model
 from ._runner import JudgeResult
@@ -35,9 +35,7 @@ def check_output_names(runs: Sequence[str]) -> None:
         stem = safe_name(run)
         if stem in first and first[stem] != run:
             problems.append(
-                Problem(
-                    "<command line>",
-                    None,
+                option_problem(
                     "--run",
                     "runs whose names give distinct label files",
                     f"{first[stem]!r} and {run!r}, both {stem}.labels.json",

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, option_problem
 from ..schemas import EvalSet, Outcome, QuestionResult
 from ._question import validation_problems
 
@@ -115,7 +115,7 @@ def refusal_regex(pattern: str | None) -> re.Pattern[str] | None:
         except re.error as exc:
             found = f"{pattern!r} ({exc})"
     raise InputError(
-        [Problem("<command line>", None, "--refusal-pattern", "a regular expression", found)]
+        [option_problem("--refusal-pattern", "a regular expression", found)]
     )
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, Problem, counted
+from ..errors import InputError, Problem, counted, option_problem
 from ..fileio import file_problem
 from ..paths import PathArg, as_optional_path
 from ..schemas import (
@@ -81,7 +81,6 @@ class RetrievalConfig:
     def problems(self) -> list[Problem]:
         """Option values that cannot work together, as command-line problems."""
         out: list[Problem] = []
-        cli = "<command line>"
         try:  # the one cut-off rule of every command (`-k`)
             k: int | None = parse_k(self.k)
         except InputError as exc:
@@ -89,11 +88,11 @@ class RetrievalConfig:
             k = None
         if k is not None and self.candidates < k:
             expected = f"at least k ({self.k})"
-            out.append(Problem(cli, None, "--candidates", expected, str(self.candidates)))
+            out.append(option_problem("--candidates", expected, str(self.candidates)))
         positive = {"--context-chars": self.context_chars, "--rerank-depth": self.rerank_depth}
         for option, value in positive.items():
             if value is not None and value < 1:
-                out.append(Problem(cli, None, option, "a positive integer", str(value)))
+                out.append(option_problem(option, "a positive integer", str(value)))
         return out
 
 
