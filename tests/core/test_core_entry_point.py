@@ -74,6 +74,30 @@ def test_exit_handlers_run_and_the_output_is_flushed() -> None:
     )
 
 
+def _shut(args: str, closed: str) -> subprocess.CompletedProcess[bytes]:
+    # Python sets sys.stdout (and sys.stderr) to None when its descriptor is closed at start
+    return subprocess.run(
+        f"{sys.executable} -m ragtriage {args} {closed}", shell=True, stderr=subprocess.PIPE,
+        timeout=120, check=False,
+    )
+
+
+def test_a_command_started_without_stdout_or_stderr_ends_as_before(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    assert _shut("--version", "1>&-").returncode == 0
+    assert _shut("--version", "1>&-").stderr == b""
+    done = _shut(f"evaluate --example --format json --output {out}", "1>&-")
+    assert (done.returncode, done.stderr) == (
+        0,
+        b"note: 2 holdout questions left out; --include-holdout scores them "
+        b"(and records the look)\n",
+    )
+    assert out.read_text(encoding="utf-8").startswith("{\n")
+    out.unlink()
+    assert _shut(f"evaluate --example --format json --output {out}", "1>&- 2>&-").returncode == 0
+    assert out.read_text(encoding="utf-8").startswith("{\n")
+
+
 def test_a_message_ends_with_status_1_as_sys_exit_does() -> None:
     done = _python("""
         from ragtriage.cli.main import end

@@ -208,6 +208,8 @@ def end(code: str | int | None) -> NoReturn:
         status = 1
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started without it (its descriptor closed): nothing to flush
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: nothing more to write
