@@ -25,8 +25,8 @@ def evaluate_files(
     **options: Unpack[RequestOptions],
 ) -> Evaluation:
     """`ragtriage evaluate DATASET ...`: the four layers per question and in aggregate."""
-    check_keywords("evaluate_files", options, RequestOptions)
-    return evaluate_request(Request.build(dataset, **options), notify=notify)
+    request, _ = built("evaluate_files", dataset, options, RequestOptions)
+    return evaluate_request(request, notify=notify)
 
 
 def evaluate_request(
@@ -43,8 +43,8 @@ def diagnose_files(
     **options: Unpack[RequestOptions],
 ) -> tuple[RunDiagnosis, ...]:
     """`ragtriage diagnose DATASET ...`: the failing stage of every question of every run."""
-    check_keywords("diagnose_files", options, RequestOptions)
-    return diagnose_request(Request.build(dataset, **options), notify=notify)[1]
+    request, _ = built("diagnose_files", dataset, options, RequestOptions)
+    return diagnose_request(request, notify=notify)[1]
 
 
 def diagnose_request(
@@ -215,8 +215,8 @@ def report_html(
 
     The first run is the base that later runs are compared with.
     """
-    check_keywords("report_html", options, RequestOptions)
-    return report_request(Request.build(dataset, **options), title=title, notify=notify)
+    request, _ = built("report_html", dataset, options, RequestOptions)
+    return report_request(request, title=title, notify=notify)
 
 
 def report_request(
