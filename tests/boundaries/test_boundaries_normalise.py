@@ -5,8 +5,7 @@ from __future__ import annotations
 import base64
 import re
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from ragtriage.detectors import (
     MappedText,

@@ -6,8 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from ragtriage.detectors import (
     SensitiveFinding,

@@ -6,8 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score, precision_score, recall_score
-from sklearn.metrics import confusion_matrix as sk_confusion_matrix
+from sklearn.metrics import (
+    cohen_kappa_score,
+    confusion_matrix as sk_confusion_matrix,
+    precision_score,
+    recall_score,
+)
 
 from ragtriage.calibration import (
     CLAIM_CATEGORIES,

@@ -7,8 +7,7 @@ from random import Random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from two_level_oracle import (

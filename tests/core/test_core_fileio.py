@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragtriage import fileio
-from ragtriage.columnar._native_checks import loads as fast_loads
-from ragtriage.columnar._native_checks import loads_again
+from ragtriage.columnar._native_checks import loads as fast_loads, loads_again
 from ragtriage.errors import InputError
 from ragtriage.formats.trec_files import read_qrels
 from ragtriage.review import read_sheet

@@ -7,8 +7,7 @@ from typing import Any
 
 from core_builders import evaluate_one
 from core_strategies import datasets
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ragtriage.evaluation import Evaluation
 from ragtriage.metrics import REGISTRY

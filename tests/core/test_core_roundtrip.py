@@ -15,8 +15,7 @@ from typing import Any
 import annotated_types
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 

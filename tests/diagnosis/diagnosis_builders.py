@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dataset_builders import HUMAN as HUMAN
-from dataset_builders import JUDGE as JUDGE
-from dataset_builders import make_dataset as make_dataset
-from dataset_builders import question as question
+from dataset_builders import (
+    HUMAN as HUMAN,
+    JUDGE as JUDGE,
+    make_dataset as make_dataset,
+    question as question,
+)
 from ragtriage.columnar import evaluate
 from ragtriage.diagnosis import RunDiagnosis, diagnose
 from ragtriage.loading import Dataset

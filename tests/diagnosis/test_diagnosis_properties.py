@@ -6,8 +6,7 @@ import copy
 from typing import Any
 
 from diagnosis_builders import JUDGE, diagnose_dataset, doc, make_dataset, question, result
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from ragtriage.diagnosis import QuestionDiagnosis, RunDiagnosis
 

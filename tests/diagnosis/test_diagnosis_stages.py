@@ -6,8 +6,7 @@ import pytest
 from diagnosis_builders import claim, diagnose_dataset, doc, make_dataset, question, result
 from stage_dataset import stage_dataset
 
-from ragtriage.diagnosis import STAGES, Finding, register_stage, stage_order
-from ragtriage.diagnosis import _pipeline as pipeline
+from ragtriage.diagnosis import STAGES, Finding, _pipeline as pipeline, register_stage, stage_order
 from ragtriage.metrics import QuestionView
 
 EXPECTED = {

@@ -10,8 +10,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import assume
-from hypothesis import strategies as st
+from hypothesis import assume, strategies as st
 
 from .strategies import Generated
 

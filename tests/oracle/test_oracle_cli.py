@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from loader_path import loader_path
 from ragtriage.cli.main import cli

@@ -8,8 +8,7 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ragtriage.diagnosis import stage_order
 from ragtriage.metrics import REGISTRY, default_measures

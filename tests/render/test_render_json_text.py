@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ragtriage
 from ragtriage.fileio import json_float, json_text, json_text_table, plain_json_bytes

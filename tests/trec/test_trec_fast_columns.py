@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ragtriage.columnar import QuestionPolicy, id_keys, load_trec
 from ragtriage.columnar._trec import STRICT, _arrow, _numbers, _slow

@@ -30,8 +30,8 @@ from ._native_checks import (
     SPLITS,
     applies_ok,
     canary_ok,
+    ids as id_list_ok,
 )
-from ._native_checks import ids as id_list_ok
 from ._native_records import Records
 from ._trec import _Fallback
 

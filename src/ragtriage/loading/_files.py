@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text
-from ..fileio import open_input, parse_json, text_lines
-from ..fileio import read_json as read_json_document
+from ..fileio import open_input, parse_json, read_json as read_json_document, text_lines
 from ..paths import PathArg, as_path
 
 if TYPE_CHECKING:  # pydantic is imported by the functions that validate (not by hashing)

@@ -21,8 +21,13 @@ class Progress:
             yield lambda n: None
             return
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-        from rich.progress import Progress as RichProgress
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress as RichProgress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         columns = (
             TextColumn("{task.description}"),
