@@ -9,70 +9,56 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._lazy import lazy_names
-from ._version import __version__
-from .errors import InputError, Problem, RagtriageError, RequestError
+from ._version import __version__ as __version__
+from .errors import (
+    InputError as InputError,
+    Problem as Problem,
+    RagtriageError as RagtriageError,
+    RequestError as RequestError,
+)
 
 if TYPE_CHECKING:
     from .api import (
-        calibrate_labels,
-        compare_files,
-        diagnose_files,
-        evaluate_files,
-        gate_files,
-        judge_files,
-        report_html,
-        run_files,
-        trec_eval_files,
+        calibrate_labels as calibrate_labels,
+        compare_files as compare_files,
+        diagnose_files as diagnose_files,
+        evaluate_files as evaluate_files,
+        gate_files as gate_files,
+        judge_files as judge_files,
+        report_html as report_html,
+        run_files as run_files,
+        trec_eval_files as trec_eval_files,
     )
-    from .columnar import evaluate
-    from .evaluation import Evaluation, QuestionRecord, RunEvaluation
-    from .loading import Dataset, load_dataset
-    from .request import Request
+    from .columnar import evaluate as evaluate
+    from .evaluation import (
+        Evaluation as Evaluation,
+        QuestionRecord as QuestionRecord,
+        RunEvaluation as RunEvaluation,
+    )
+    from .loading import Dataset as Dataset, load_dataset as load_dataset
+    from .request import Request as Request
 
 # The evaluation stack is imported on first use, so that light entry points (the columnar
 # TREC scorer, `--version`) do not pay for it.
 _LAZY = {
-    "Evaluation": ".evaluation",
-    "QuestionRecord": ".evaluation",
-    "RunEvaluation": ".evaluation",
-    "evaluate": ".columnar",
-    "Dataset": ".loading",
-    "load_dataset": ".loading",
-    "Request": ".request",
-    "evaluate_files": ".api",
-    "diagnose_files": ".api",
-    "compare_files": ".api",
-    "gate_files": ".api",
-    "report_html": ".api",
-    "trec_eval_files": ".api",
-    "judge_files": ".api",
-    "calibrate_labels": ".api",
-    "run_files": ".api",
+    ".api": (
+        "calibrate_labels", "compare_files", "diagnose_files", "evaluate_files", "gate_files",
+        "judge_files", "report_html", "run_files", "trec_eval_files",
+    ),
+    ".columnar": ("evaluate",),
+    ".evaluation": ("Evaluation", "QuestionRecord", "RunEvaluation"),
+    ".loading": ("Dataset", "load_dataset"),
+    ".request": ("Request",),
 }
 
+
+__getattr__, _LAZY_NAMES = lazy_names(__name__, _LAZY, globals())
+
 __all__ = [
-    "Dataset",
-    "Evaluation",
     "InputError",
     "Problem",
-    "QuestionRecord",
     "RagtriageError",
-    "Request",
     "RequestError",
-    "RunEvaluation",
     "__version__",
-    "calibrate_labels",
-    "compare_files",
-    "diagnose_files",
-    "evaluate",
-    "evaluate_files",
-    "gate_files",
-    "judge_files",
-    "load_dataset",
-    "report_html",
-    "run_files",
-    "trec_eval_files",
+    *_LAZY_NAMES,
 ]
-
-
-__getattr__ = lazy_names(__name__, _LAZY, globals())

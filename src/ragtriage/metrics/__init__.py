@@ -3,87 +3,84 @@
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names
-from . import boundaries, coverage, evidence, ranking, refusal, stale, support
+from . import (
+    boundaries as boundaries,
+    coverage as coverage,
+    evidence as evidence,
+    ranking as ranking,
+    refusal as refusal,
+    stale as stale,
+    support as support,
+)
 from ._aggregate import (
-    Aggregate,
-    aggregate,
-    not_applicable_everywhere,
-    not_applicable_line,
-    value_text,
+    Aggregate as Aggregate,
+    aggregate as aggregate,
+    not_applicable_everywhere as not_applicable_everywhere,
+    not_applicable_line as not_applicable_line,
+    value_text as value_text,
 )
 from ._registry import (
-    REGISTRY,
-    VALUE_RANGES,
-    Layer,
-    Measure,
-    MetricSpec,
-    PerQuestion,
-    RankColumns,
-    RankForm,
-    Score,
-    default_measures,
-    lookup,
-    measures,
-    parse_measure,
-    rank_measure_names,
-    rank_specs,
-    register,
+    REGISTRY as REGISTRY,
+    VALUE_RANGES as VALUE_RANGES,
+    Layer as Layer,
+    Measure as Measure,
+    MetricSpec as MetricSpec,
+    PerQuestion as PerQuestion,
+    RankColumns as RankColumns,
+    RankForm as RankForm,
+    Score as Score,
+    default_measures as default_measures,
+    lookup as lookup,
+    measures as measures,
+    parse_measure as parse_measure,
+    rank_measure_names as rank_measure_names,
+    rank_specs as rank_specs,
+    register as register,
 )
 
 if TYPE_CHECKING:
     from ._views import (
-        CLAIM_STATES,
-        COUNTED,
-        FACT_STATES,
-        FRESH,
-        NO_EVIDENCE,
-        ClaimView,
-        EvidenceFound,
-        FactView,
-        Found,
-        InvalidCitations,
-        LabelsFound,
-        QuestionView,
-        build_view,
+        CLAIM_STATES as CLAIM_STATES,
+        COUNTED as COUNTED,
+        FACT_STATES as FACT_STATES,
+        FRESH as FRESH,
+        NO_EVIDENCE as NO_EVIDENCE,
+        ClaimView as ClaimView,
+        EvidenceFound as EvidenceFound,
+        FactView as FactView,
+        Found as Found,
+        InvalidCitations as InvalidCitations,
+        LabelsFound as LabelsFound,
+        QuestionView as QuestionView,
+        build_view as build_view,
     )
 
 # The views (and the loading and schemas they read) are imported on first use: the rank
 # measures (`trec-eval`) need none of them.
 _LAZY = {
-    name: "._views"
-    for name in (
+    "._views": (
         "CLAIM_STATES", "COUNTED", "FACT_STATES", "FRESH", "NO_EVIDENCE", "ClaimView",
         "EvidenceFound", "FactView", "Found", "InvalidCitations", "LabelsFound", "QuestionView",
         "build_view",
-    )
+    ),
 }
 
+
+__getattr__, _LAZY_NAMES = lazy_names(__name__, _LAZY, globals())
+
 __all__ = [
-    "CLAIM_STATES",
-    "COUNTED",
-    "FACT_STATES",
-    "FRESH",
-    "NO_EVIDENCE",
     "REGISTRY",
     "VALUE_RANGES",
     "Aggregate",
-    "ClaimView",
-    "EvidenceFound",
-    "FactView",
-    "Found",
-    "InvalidCitations",
-    "LabelsFound",
     "Layer",
     "Measure",
     "MetricSpec",
     "PerQuestion",
-    "QuestionView",
     "RankColumns",
     "RankForm",
     "Score",
     "aggregate",
     "boundaries",
-    "build_view",
     "coverage",
     "default_measures",
     "evidence",
@@ -100,7 +97,5 @@ __all__ = [
     "stale",
     "support",
     "value_text",
+    *_LAZY_NAMES,
 ]
-
-
-__getattr__ = lazy_names(__name__, _LAZY, globals())
