@@ -270,16 +270,7 @@ def _unique(results: Sequence[RuleResult]) -> tuple[RuleResult, ...]:
     for r in results:
         seen[r.name] = seen.get(r.name, 0) + 1
         if seen[r.name] > 1:
-            r = RuleResult(
-                f"{r.name} #{seen[r.name]}",
-                r.kind,
-                r.verdict,
-                r.observed,
-                r.observed_text,
-                r.limit,
-                r.detail,
-                r.questions,
-            )
+            r = dataclasses.replace(r, name=f"{r.name} #{seen[r.name]}")
         out.append(r)
     return tuple(out)
 
