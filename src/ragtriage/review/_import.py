@@ -191,24 +191,15 @@ def import_sheet(
     file = str(path)
     header, rows = read_sheet(path)
     collector = ProblemCollector()
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    for column in missing:
-        collector.add(
-            file,
-            None,
-            f"row 1: {column}",
-            f"a {column!r} column (the exported header)",
-            "no such column",
-        )
-    unknown = [c for c in header if c and c not in COLUMNS]
-    for column in unknown:
-        collector.add(
-            file,
-            None,
-            f"row 1: {column}",
-            f"one of the exported columns ({', '.join(COLUMNS)})",
-            repr(column),
-        )
+    exported = f"one of the exported columns ({', '.join(COLUMNS)})"
+    wrong = [
+        (c, f"a {c!r} column (the exported header)", "no such column")
+        for c in REQUIRED_COLUMNS
+        if c not in header
+    ]
+    wrong += [(c, exported, repr(c)) for c in header if c and c not in COLUMNS]
+    for column, expected, found in wrong:
+        collector.add(file, None, f"row 1: {column}", expected, found)
     collector.raise_if_any()
     claims: dict[str, list[ClaimLabelEntry]] = {}
     facts: dict[str, list[FactLabelEntry]] = {}
