@@ -9,6 +9,7 @@ keeps equal to the commands' own one-line help.
 from __future__ import annotations
 
 import atexit
+import keyword
 import os
 import sys
 import threading
@@ -24,117 +25,67 @@ from ._common import examples
 
 @dataclass(frozen=True)
 class CommandEntry:
-    """One subcommand: its name, where it lives and its one-line help."""
+    """One subcommand: its name and its one-line help. Its module under `ragtriage.cli` and the
+    command in it are named for it: `trec_eval.trec_eval_command` for `trec-eval`, with a
+    trailing underscore for a module named by a Python keyword (`import_.import_command`)."""
 
     name: str
     """The name typed after `ragtriage`."""
-    module: str
-    """Its module under `ragtriage.cli`."""
-    attribute: str
-    """The `click.Command` in that module."""
     summary: str
     """The first paragraph of its help, which `ragtriage --help` shortens to fit a line."""
 
     def load(self) -> click.Command:
         """Import the command's module and return the command."""
-        command: click.Command = getattr(
-            import_module(f".{self.module}", __package__), self.attribute
-        )
+        word = self.name.replace("-", "_")
+        module = import_module(f".{word}_" if keyword.iskeyword(word) else f".{word}", __package__)
+        command: click.Command = getattr(module, f"{word}_command")
         return command
 
 
 COMMANDS: tuple[CommandEntry, ...] = (
     CommandEntry(
         "evaluate",
-        "evaluate",
-        "evaluate_command",
         "Score DATASET (an evaluation set or an article-format file) and its runs.",
     ),
     CommandEntry(
         "demo",
-        "demo",
-        "demo_command",
         "Evaluate the bundled example: a baseline and an improved run of a fictional service.",
     ),
     CommandEntry(
         "init",
-        "init",
-        "init_command",
         "Write a starter dataset into DIR: snapshot, evaluation set, run, labels, gate policy.",
     ),
-    CommandEntry(
-        "schema",
-        "schema",
-        "schema_command",
-        "Print the JSON Schema of a file KIND (generated from the models).",
-    ),
+    CommandEntry("schema", "Print the JSON Schema of a file KIND (generated from the models)."),
     CommandEntry(
         "diagnose",
-        "diagnose",
-        "diagnose_command",
         "Say where each question of DATASET's runs failed: primary stage, secondary ones, IDs.",
     ),
-    CommandEntry(
-        "report",
-        "report",
-        "report_command",
-        "Write DATASET and its runs as one HTML file.",
-    ),
-    CommandEntry(
-        "run",
-        "run",
-        "run_command",
-        "Retrieve for every question of DATASET over --snapshot and write a run.",
-    ),
+    CommandEntry("report", "Write DATASET and its runs as one HTML file."),
+    CommandEntry("run", "Retrieve for every question of DATASET over --snapshot and write a run."),
     CommandEntry(
         "import",
-        "import_",
-        "import_command",
         "Convert tau2 data, Ragas/seed/DeepEval records, TREC files or OpenInference traces.",
     ),
-    CommandEntry(
-        "export",
-        "export",
-        "export_command",
-        "Write native files in other formats (TREC qrels and runs).",
-    ),
+    CommandEntry("export", "Write native files in other formats (TREC qrels and runs)."),
     CommandEntry(
         "compare",
-        "compare",
-        "compare_command",
         "Compare the runs of DATASET (embedded, --run files, or the example's), "
         "question by question.",
     ),
     CommandEntry(
         "gate",
-        "gate",
-        "gate_command",
         "Check a run of DATASET (--candidate) against a release policy, optionally a baseline.",
     ),
-    CommandEntry(
-        "trec-eval",
-        "trec_eval",
-        "trec_eval_command",
-        "Score the TREC run file RUN against the TREC qrels file QRELS.",
-    ),
+    CommandEntry("trec-eval", "Score the TREC run file RUN against the TREC qrels file QRELS."),
     CommandEntry(
         "review",
-        "review",
-        "review_command",
         "Review sheets: export claims and reference facts, import the filled sheet as labels.",
     ),
     CommandEntry(
         "judge",
-        "judge",
-        "judge_command",
         "Label the claims and reference facts of DATASET's runs with an automatic judge.",
     ),
-    CommandEntry(
-        "calibrate",
-        "calibrate",
-        "calibrate_command",
-        "Compare a judge's labels with human labels on the same items.",
-    ),
+    CommandEntry("calibrate", "Compare a judge's labels with human labels on the same items."),
 )
 """Every subcommand; each lives in its own module under `ragtriage.cli`."""
 
