@@ -177,24 +177,18 @@ def parse_support(
         return SupportVerdict("cannot_judge", (), answer)
     ids = tuple(dict.fromkeys(answer.supported_by))
     unknown = [i for i in ids if i not in passage_ids]
+    rejected = None
     if unknown:
-        return SupportVerdict(
-            "cannot_judge",
-            (),
-            f"judge answer rejected: supported_by names {', '.join(map(repr, unknown))}, "
-            f"not a passage ID ({', '.join(passage_ids) or 'no passages'}); "
-            f"judge said {answer.verdict}",
+        rejected = (
+            f"supported_by names {', '.join(map(repr, unknown))}, not a passage ID "
+            f"({', '.join(passage_ids) or 'no passages'}); judge said {answer.verdict}"
         )
-    if answer.verdict == "supported" and not ids:
-        return SupportVerdict(
-            "cannot_judge", (), "judge answer rejected: supported without a supporting passage ID"
-        )
-    if answer.verdict != "supported" and ids:
-        return SupportVerdict(
-            "cannot_judge",
-            (),
-            f"judge answer rejected: {answer.verdict} with supporting IDs {', '.join(ids)}",
-        )
+    elif answer.verdict == "supported" and not ids:
+        rejected = "supported without a supporting passage ID"
+    elif answer.verdict != "supported" and ids:
+        rejected = f"{answer.verdict} with supporting IDs {', '.join(ids)}"
+    if rejected is not None:
+        return SupportVerdict("cannot_judge", (), f"judge answer rejected: {rejected}")
     return SupportVerdict(answer.verdict, ids, _verdict_reason(answer.verdict, answer.reason))
 
 
