@@ -12,6 +12,7 @@ from ..calibration import calibration_json, render_calibration
 from ..render import dumps
 from . import _bounds as bounds
 from ._common import (
+    dataset_argument,
     examples,
     format_option,
     handle_errors,
@@ -33,7 +34,7 @@ from ._common import (
         "ragtriage calibrate --judge-labels j.json --human-labels h.json --format json -o cal.json",
     ),
 )
-@click.argument("dataset", type=click.Path(path_type=Path), required=False, metavar="[DATASET]")
+@dataset_argument
 @click.option(
     "--judge-labels",
     multiple=True,
