@@ -287,8 +287,7 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
     long_cells = []
     for offset, values in enumerate(table, start=1):
         for index, value in enumerate(values):
-            name = header[index] if index < len(header) and header[index] else f"column {index + 1}"
-            problem = check_cell(path, offset, name, value, SHEET_LIMITS)
+            problem = check_cell(path, offset, _column_name(header, index), value, SHEET_LIMITS)
             if problem is not None:
                 long_cells.append(problem)
         if offset == 1 or not any(v.strip() for v in values):
@@ -302,6 +301,11 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
     if long_cells:
         raise InputError(long_cells)
     return header, rows
+
+
+def _column_name(header: Sequence[str], index: int) -> str:
+    """A sheet column as a problem names it: its header, else `column N` (1-based)."""
+    return header[index] if index < len(header) and header[index] else f"column {index + 1}"
 
 
 def _unsaved_formulas(
@@ -324,9 +328,7 @@ def _unsaved_formulas(
         problems = [
             Problem(
                 str(path), None,
-                f"row {offset}: "
-                + (header[index] if index < len(header) and header[index]
-                   else f"column {index + 1}"),
+                f"row {offset}: {_column_name(header, index)}",
                 "a value (a formula's result saved in the workbook)",
                 f"the formula {shortened(formula)} without its result",
             )
