@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from ._registry import LAYER_ORDER, REGISTRY, MetricSpec
+from ._registry import REGISTRY, MetricSpec, layer_rank
 
 _LAYER_TITLES = {
     "retrieval": "Retrieval: evidence recall and ranking",
@@ -43,11 +43,7 @@ aggregate is a rate. A parameterised metric is written `name@k` (e.g. `ndcg@10`)
 
 
 def _ordered() -> list[MetricSpec]:
-    def key(spec: MetricSpec) -> tuple[int, str]:
-        rank = LAYER_ORDER.index(spec.layer) if spec.layer in LAYER_ORDER else len(LAYER_ORDER)
-        return rank, spec.name
-
-    return sorted(REGISTRY.values(), key=key)
+    return sorted(REGISTRY.values(), key=lambda spec: (layer_rank(spec.layer), spec.name))
 
 
 def _cell(text: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 import numpy as np
 
@@ -16,9 +16,11 @@ from ..errors import InputError, Problem
 from ..validation import CUTOFF_EXPECTED, parse_cutoff
 
 Layer = Literal[
-    "retrieval", "support", "citation", "coverage", "refusal", "clarification", "stale",
+    "retrieval", "coverage", "support", "citation", "refusal", "clarification", "stale",
     "handoff", "permission", "injection", "sensitive",
 ]
+LAYER_ORDER: tuple[Layer, ...] = get_args(Layer)
+"""The order layers are reported in: the pipeline's, then the side checks."""
 Averaging = Literal["macro", "micro"]
 ValueKind = Literal["ratio", "boolean"]
 
@@ -268,28 +270,15 @@ def _parse_rank(text: str, source: str) -> Measure:
     return Measure(spec, (("k", parse_cutoff(raw, source, field)),))
 
 
-LAYER_ORDER: tuple[Layer, ...] = (
-    "retrieval",
-    "coverage",
-    "support",
-    "citation",
-    "refusal",
-    "clarification",
-    "stale",
-    "handoff",
-    "permission",
-    "injection",
-    "sensitive",
-)
-"""The order layers are reported in: the pipeline's, then the side checks."""
+def layer_rank(layer: Layer) -> int:
+    """Where a layer stands in `LAYER_ORDER` (a layer not in it: after them all)."""
+    return LAYER_ORDER.index(layer) if layer in LAYER_ORDER else len(LAYER_ORDER)
 
 
 def default_measures() -> tuple[Measure, ...]:
     """The measures `evaluate` reports by default (parameter-free metrics of the default set)."""
     specs = [s for s in REGISTRY.values() if s.in_default_set and not s.params]
-    specs.sort(
-        key=lambda s: LAYER_ORDER.index(s.layer) if s.layer in LAYER_ORDER else len(LAYER_ORDER)
-    )
+    specs.sort(key=lambda s: layer_rank(s.layer))
     return tuple(Measure(spec) for spec in specs)
 
 
