@@ -139,16 +139,12 @@ def check_missed_refusal(view: StageInputs) -> Finding:
     return Finding("missed_refusal", claims, why)
 
 
-def _evidence_in_context(view: StageInputs) -> tuple[tuple[str, ...], int, int]:
-    """(context items satisfying required groups, groups satisfied, groups required)."""
-    found = [view.context[at[2]] for at in view.evidence.first if at[2] is not None]
-    return tuple(dict.fromkeys(found)), len(found), len(view.evidence.first)
-
-
 def _needless(stage: str, outcome: str, view: StageInputs) -> Finding:
     # Only when the context held every required group: stopping short with evidence missing
     # is the right call for the generator, and the retrieval stage already names the loss.
-    found, _, groups = _evidence_in_context(view)
+    first = view.evidence.first
+    found = tuple(dict.fromkeys(view.context[at[2]] for at in first if at[2] is not None))
+    groups = len(first)
     if groups == 1:
         held = "the context held the required evidence"
     else:
