@@ -71,25 +71,17 @@ def boundary_questions(
 ) -> BoundaryQuestions:
     """The questions among `question_ids` that each boundary check names, from their
     per-question details (`QuestionRecord.details`, in the same order)."""
-    injection: list[str] = []
-    obeyed: list[str] = []
-    answers: list[str] = []
-    contexts: list[str] = []
-    stale: list[tuple[str, tuple[str, ...]]] = []
-    for qid, shown in zip(question_ids, details, strict=True):
-        if "injection_flagged_context" in shown:
-            injection.append(qid)
-        if "canary_obeyed" in shown:
-            obeyed.append(qid)
-        if "sensitive_answer" in shown:
-            answers.append(qid)
-        if "sensitive_context" in shown:
-            contexts.append(qid)
-        labels = shown.get("stale_labels")
-        if labels:
-            stale.append((qid, labels))
+    shown = list(zip(question_ids, details, strict=True))
+
+    def named(key: str) -> tuple[str, ...]:
+        return tuple([qid for qid, found in shown if key in found])
+
     return BoundaryQuestions(
-        tuple(injection), tuple(obeyed), tuple(answers), tuple(contexts), tuple(stale)
+        named("injection_flagged_context"),
+        named("canary_obeyed"),
+        named("sensitive_answer"),
+        named("sensitive_context"),
+        tuple([(qid, found["stale_labels"]) for qid, found in shown if found.get("stale_labels")]),
     )
 
 
