@@ -260,28 +260,15 @@ def _question_problems(
     missing = tuple(sorted(judged - ranked))
     extra = tuple(sorted(ranked - judged))
     problems = []
-    if not policy.allow_missing:
-        problems += [
-            Problem(
-                run_label,
-                qid,
-                "question ID",
-                "a ranking for every question of the qrels (or --allow-missing)",
-                "no line for it",
-            )
-            for qid in missing
-        ]
-    if not policy.allow_extra:
-        problems += [
-            Problem(
-                run_label,
-                qid,
-                "question ID",
-                "a question the qrels judge (or --allow-extra)",
-                "not in the qrels",
-            )
-            for qid in extra
-        ]
+    rules = (
+        (policy.allow_missing, missing,
+         "a ranking for every question of the qrels (or --allow-missing)", "no line for it"),
+        (policy.allow_extra, extra, "a question the qrels judge (or --allow-extra)",
+         "not in the qrels"),
+    )
+    for allowed, ids, expected, found in rules:
+        if not allowed:
+            problems += [Problem(run_label, qid, "question ID", expected, found) for qid in ids]
     return problems, missing, extra
 
 
