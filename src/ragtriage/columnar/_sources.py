@@ -237,13 +237,10 @@ def _parsed(
 
 def _printable_ascii(chunk: pa.Array) -> bool:
     """No null, no empty value, and only ASCII bytes above the blank (a binary column)."""
-    if chunk.null_count:
+    if not _strings_clean(pa.chunked_array([chunk])):
         return False
     offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
-    offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
-    if bool(np.any(offsets[1:] == offsets[:-1])):
-        return False
-    start, stop = int(offsets[0]), int(offsets[-1])
+    start, stop = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
     if start == stop:
         return True
     text = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[start:stop]
