@@ -12,7 +12,6 @@ from __future__ import annotations
 from ..detectors import stage_items
 from ..errors import counted
 from ..metrics import QuestionView
-from ..metrics.stale import stale_ids
 from ._model import Finding
 from ._stage_inputs import StageInputs
 
@@ -50,7 +49,7 @@ def check_stale_evidence(view: QuestionView) -> Finding:
     ids: list[str] = []
     roles: dict[str, list[str]] = {}
     for label, stage in (("supports a claim", "support"), ("is cited", "cited")):
-        for item in stale_ids(view, stage):
+        for item in view.flags.stale_at(stage):
             roles.setdefault(item, []).append(label)
     for item, labels in roles.items():
         reasons.append(f"{item} {_status(view, (item,))} {' and '.join(labels)}")
@@ -63,7 +62,7 @@ def check_stale_evidence(view: QuestionView) -> Finding:
             used_text = ", ".join(f"{item} ({version})" for item, version in wrong)
             reasons.append(f"the question applies to {wanted}; the answer used {used_text}")
             ids.extend(item for item, _ in wrong)
-        in_context = stale_ids(view, "context")
+        in_context = view.flags.stale_at("context")
         required_present = any(at[2] is not None for at in view.evidence.first)
         if not used and in_context and not required_present:
             reasons.append(

@@ -53,9 +53,6 @@ class Score:
         return self.numerator / self.denominator
 
 
-"""Per-question computation; `None` means not applicable to this question."""
-
-
 @dataclass(frozen=True)
 class PerQuestion:
     """One measure over many questions: numerator and denominator per question, as arrays."""

@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ._registry import STAGE_WHERE, MetricSpec, register
-
-if TYPE_CHECKING:  # the views load on first use, not by trec-eval
-    from ._views import QuestionView
-
-
-def stale_ids(view: QuestionView, stage: str) -> tuple[str, ...]:
-    """The superseded or withdrawn items among a stage's IDs, as the engine found them
-    (`QuestionView.flags`)."""
-    return view.flags.stale_at(stage)
-
 
 for _stage, _where in STAGE_WHERE.items():
     register(

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ._registry import MetricSpec, register
-
-if TYPE_CHECKING:  # the views load on first use, not by trec-eval
-    pass
-
 
 CLAIM_SUPPORT = register(
     MetricSpec(
