@@ -196,7 +196,7 @@ def run_engine(
         results = run.row[: run.row.size - missing.size].tolist()
         answered[run.header.name] = [ev.ids[row] for row in results]
         stages = find_stages(ev, run, matcher, codes)
-        scores, findings = run_layers(ev, run, codes, stages, flags, sensitive)
+        scores, findings = run_layers(ev, run, stages, flags, sensitive)
         scores.update(rank_scores(ev, run, stages.matched, chosen))
         explained = Explained(ev, run, codes, stages, flags, index, level)
         del stages

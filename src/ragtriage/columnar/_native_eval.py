@@ -286,9 +286,9 @@ def _file_inputs(
         )
 
     return EngineInputs(
-        FileRecords(evalset, "evalset", "questions"),
+        FileRecords(evalset, "questions"),
         snapshot,
-        tuple(FileRecords(path, "run", "results") for path in runs),
+        tuple(FileRecords(path, "results") for path in runs),
         labels,
         sources,
     )

@@ -23,7 +23,7 @@ import numpy as np
 from ..detectors import BLOCKING_STAGES
 from ..metrics import REGISTRY, PerQuestion, default_measures
 from ._native_checks import ANSWERABILITY, OUTCOMES
-from ._native_read import Codes, EvalColumns
+from ._native_read import EvalColumns
 from ._native_run import RunColumns
 from ._native_stages import RunStages, _count, _owner, validly_cited
 
@@ -59,7 +59,6 @@ def _flag(applies: np.ndarray, counted: np.ndarray) -> PerQuestion:
 def run_layers(
     ev: EvalColumns,
     run: RunColumns,
-    codes: Codes,
     stages: RunStages,
     snapshot_flags: Callable[[np.ndarray], np.ndarray],
     snapshot_sensitive: Callable[[np.ndarray], np.ndarray] | None = None,

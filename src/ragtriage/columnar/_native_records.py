@@ -35,7 +35,7 @@ from ._trec import _Fallback
 
 
 def records(
-    path: Path, kind: str, list_key: str, span: tuple[int, int] | None = None
+    path: Path, list_key: str, span: tuple[int, int] | None = None
 ) -> tuple[dict[str, Any], Iterator[Any]]:
     """A file's header (without the record list) and its records as parsed JSON.
 
@@ -136,8 +136,8 @@ class Rereader:
     as long as the reader is.
     """
 
-    def __init__(self, path: Path, kind: str, list_key: str) -> None:
-        self._where = (path, kind, list_key)
+    def __init__(self, path: Path, list_key: str) -> None:
+        self._where = (path, list_key)
         self._starts: array[int] | None = None
         self._texts: list[bytes] | None = None
         if file_suffix(path) == ".jsonl":
@@ -204,9 +204,8 @@ class FileRecords:
     the file (a byte range of a JSONL file at a time), and read again by position, as models
     or parsed JSON."""
 
-    def __init__(self, path: Path, kind: str, list_key: str) -> None:
+    def __init__(self, path: Path, list_key: str) -> None:
         self.path = path
-        self.kind = kind
         self.list_key = list_key
         self.label = str(path)
         """What the result names as the records' file."""
@@ -214,7 +213,7 @@ class FileRecords:
 
     def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
         """The header and the records (those of `span`, see `records`) as parsed JSON."""
-        return records(self.path, self.kind, self.list_key, span)
+        return records(self.path, self.list_key, span)
 
     def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
         """Byte ranges to read apart (see `spans`)."""
@@ -247,7 +246,7 @@ class FileRecords:
 
     def _rereader(self) -> Rereader:
         if self._again is None:
-            self._again = Rereader(self.path, self.kind, self.list_key)
+            self._again = Rereader(self.path, self.list_key)
         return self._again
 
     def held(self) -> Sequence[Any] | None:
