@@ -70,7 +70,6 @@ class Explained:
         ids = list(codes.code)
         self._ids, self._index = ids, index
         self._question_ids = ev.ids
-        self._items, self._offsets = items, offsets
         # The sensitive findings of each snapshot item's text, as report labels, found once for
         # the run when first asked (a recorded text's are the reader's). Every context ID is the
         # snapshot's: the reader refuses one it does not know.
