@@ -70,7 +70,6 @@ if TYPE_CHECKING:
         PermissionSummary as PermissionSummary,
         StageLeaks as StageLeaks,
         check_permissions as check_permissions,
-        leaked_documents as leaked_documents,
     )
     from .sensitive import (
         DEFAULT_SENSITIVE_RULES as DEFAULT_SENSITIVE_RULES,
@@ -114,7 +113,7 @@ _LAZY = {
     ".normalise": ("MappedText", "fold", "instruction_texts", "instruction_views", "matching_form"),
     ".permissions": (
         "BLOCKING_STAGES", "PERMISSION_STAGES", "PermissionCheck", "PermissionSummary",
-        "StageLeaks", "check_permissions", "leaked_documents",
+        "StageLeaks", "check_permissions",
     ),
     ".sensitive": (
         "DEFAULT_SENSITIVE_RULES", "ContextFindings", "SensitiveConfig", "SensitiveDetector",

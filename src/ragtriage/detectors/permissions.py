@@ -18,12 +18,6 @@ BLOCKING_STAGES: tuple[Stage, ...] = ("context", "cited", "support")
 """Stages at which a leak is blocking: it reached the model or the answer."""
 
 
-def leaked_documents(view: DetectorView, stage: Stage) -> tuple[str, ...]:
-    """Document IDs at a stage that the asker may not read (empty when no user is given), as
-    the engine found them (`DetectorView.flags`)."""
-    return view.flags.leaked_at(stage)
-
-
 @dataclass(frozen=True)
 class PermissionCheck:
     """One question's permission check: unreadable documents per stage."""
@@ -56,7 +50,8 @@ class PermissionCheck:
 def check_permissions(view: DetectorView) -> PermissionCheck:
     """Check one question's candidates, context, citations and support against its asker."""
     checked = view.question.user_groups is not None
-    leaks = tuple((stage, leaked_documents(view, stage)) for stage in PERMISSION_STAGES)
+    # The documents at each stage the asker may not read, as the engine found them.
+    leaks = tuple((stage, view.flags.leaked_at(stage)) for stage in PERMISSION_STAGES)
     return PermissionCheck(view.question.id, checked, leaks)
 
 
