@@ -38,7 +38,6 @@ if TYPE_CHECKING:
         default_injection_rules as default_injection_rules,
         detect_injection as detect_injection,
         flag_context as flag_context,
-        flag_items as flag_items,
         load_injection_rules as load_injection_rules,
     )
     from .labels_trust import (
@@ -103,7 +102,7 @@ _LAZY = {
     ".injection": (
         "DEFAULT_INJECTION_RULES", "FlaggedItem", "InjectionMatch", "InjectionRule",
         "InjectionRules", "bundled_injection_rules", "carries_marker", "default_injection_rules",
-        "detect_injection", "flag_context", "flag_items", "load_injection_rules",
+        "detect_injection", "flag_context", "load_injection_rules",
     ),
     ".labels_trust": (
         "SelfLabelling", "affected_metrics", "context_hash", "context_hash_of", "context_texts",

@@ -7,7 +7,6 @@ version, so a change of rules is never mistaken for a change of the system under
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, cast
@@ -202,23 +201,16 @@ def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
     return tuple(found)
 
 
-def flag_items(
-    items: Sequence[tuple[str, str]], rules: InjectionRules | None = None
+def flag_context(
+    view: DetectorView, rules: InjectionRules | None = None
 ) -> tuple[FlaggedItem, ...]:
-    """The (ID, text) items on which some rule fires, in input order."""
+    """The question's final-context items that carry instruction-like text, in context order."""
     out = []
-    for item_id, text in items:
+    for item_id, text in view.context_texts:
         matches = detect_injection(text, rules)
         if matches:
             out.append(FlaggedItem(item_id, matches))
     return tuple(out)
-
-
-def flag_context(
-    view: DetectorView, rules: InjectionRules | None = None
-) -> tuple[FlaggedItem, ...]:
-    """The question's final-context items that carry instruction-like text."""
-    return flag_items(view.context_texts, rules)
 
 
 def carries_marker(answer: str, marker: str) -> bool:
