@@ -24,7 +24,6 @@ from ._next_actions import (
     diagnosis_next_actions,
     next_action,
     next_action_rows,
-    next_actions,
 )
 from ._pipeline import (
     INPUT_STAGES,
@@ -75,7 +74,6 @@ __all__ = [
     "explain_inputs",
     "next_action",
     "next_action_rows",
-    "next_actions",
     "register_stage",
     "run_diagnosis",
     "stage_names",

@@ -129,19 +129,11 @@ def next_action(stage: str) -> NextAction | None:
     return NEXT_ACTIONS.get(stage)
 
 
-def next_actions(stages: Iterable[str]) -> tuple[NextAction, ...]:
-    """Next actions for several stages, in the given order, each stage once, unknown skipped."""
-    out = []
-    for stage in dict.fromkeys(stages):
-        action = NEXT_ACTIONS.get(stage)
-        if action is not None:
-            out.append(action)
-    return tuple(out)
-
-
 def next_action_rows(stages: Iterable[str]) -> list[list[str]]:
-    """Table rows `[stage, try first, hold fixed]` for renderers (table, Markdown, HTML)."""
-    return [[a.stage, a.try_first, a.hold_fixed] for a in next_actions(stages)]
+    """Table rows `[stage, try first, hold fixed]` for renderers (table, Markdown, HTML): the
+    next actions of several stages, in the given order, each stage once, unknown skipped."""
+    actions = [NEXT_ACTIONS.get(stage) for stage in dict.fromkeys(stages)]
+    return [[a.stage, a.try_first, a.hold_fixed] for a in actions if a is not None]
 
 
 def diagnosis_next_actions(runs: Sequence[RunDiagnosis]) -> list[list[str]]:
