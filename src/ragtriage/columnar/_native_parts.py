@@ -75,42 +75,34 @@ def read_evalset_parallel(
     row_of = {qid: row for row, qid in enumerate(ids)}
     if len(row_of) < len(ids):
         raise _Fallback("duplicate question")
-    group_base = np.cumsum([0] + [p.group_grade.size for p in parts])
-    return EvalColumns(
-        ids,
-        row_of,
-        np.concatenate([p.answerability for p in parts]),
-        [t for p in parts for t in p.tags],
-        [s for p in parts for s in p.split],
-        _join_offsets([p.group_offsets for p in parts]),
-        np.concatenate([p.group_grade for p in parts]),
-        np.concatenate([p.alt_group + base for p, base in zip(parts, group_base, strict=False)]),
-        np.concatenate([p.alt_code for p in parts]),
-        [f for p in parts for f in p.facts],
-        _join_offsets([p.fact_offsets for p in parts]),
-        np.concatenate([p.level_document for p in parts]),
-        np.concatenate([p.asked for p in parts]),
-        np.concatenate([p.user_mask for p in parts]),
-        np.concatenate([p.version_question for p in parts]),
-        np.concatenate([p.wanted_version for p in parts]),
-        np.concatenate([p.canary_document for p in parts]),
-        {row + base: marker for p, base in zip(parts, _row_bases(parts), strict=True)
-         for row, marker in p.canary_marker.items()},
-        {row + base: named for p, base in zip(parts, _row_bases(parts), strict=True)
-         for row, named in p.canary_named.items()},
-        {group + base: label for p, base in zip(parts, group_base, strict=False)
-         for group, label in p.group_label.items()},
-        parts[0].evalset_id,
-    )
+    # Each part's rows and groups follow those of the parts before it.
+    row_base = np.cumsum([0] + [len(p.ids) for p in parts]).tolist()
+    group_base = np.cumsum([0] + [p.group_grade.size for p in parts]).tolist()
+    joined: dict[str, Any] = {"ids": ids, "row_of": row_of}
+    for field in fields(EvalColumns):
+        name = field.name
+        values = [getattr(p, name) for p in parts]
+        if name in joined or name == "evalset_id":
+            continue
+        if name in ("group_offsets", "fact_offsets"):
+            joined[name] = _join_offsets(values)
+        elif name == "alt_group":
+            joined[name] = np.concatenate([v + b for v, b in zip(values, group_base, strict=False)])
+        elif isinstance(values[0], list):
+            joined[name] = [x for v in values for x in v]
+        elif isinstance(values[0], dict):  # by row, or by group (`group_label`)
+            bases = group_base if name == "group_label" else row_base
+            joined[name] = {
+                key + b: x for v, b in zip(values, bases, strict=False) for key, x in v.items()
+            }
+        else:
+            joined[name] = np.concatenate(values)
+    return replace(parts[0], **joined)
 
 
 def _evalset_part(source: Records, codes: Codes, span: tuple[int, int]) -> EvalColumns:
     # Without its ID -> row map, which the join rebuilds: not pickled back for nothing.
     return replace(read_evalset(source, codes, span), row_of={})
-
-
-def _row_bases(parts: Sequence[EvalColumns]) -> list[int]:
-    return [sum(len(p.ids) for p in parts[:n]) for n in range(len(parts))]
 
 
 _FLAT = ("candidates", "reranked", "context", "citations", "support", "claim_labels",
