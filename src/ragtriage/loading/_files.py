@@ -228,17 +228,3 @@ def parse_line(
         collector.extend(exc.problems)
         return False, None
 
-
-def validate_line(
-    model: type[M],
-    line: str,
-    number: int,
-    file: str,
-    collector: ProblemCollector,
-    id_key: str,
-) -> M | None:
-    """Parse one JSONL line strictly and validate it, as a record of a JSON file would be."""
-    parsed, data = parse_line(line, number, file, collector)
-    if not parsed:
-        return None
-    return validate_item(model, data, file, collector, id_key, f"line {number}: ")

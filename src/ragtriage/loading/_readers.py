@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, ProblemCollector, found_text
+from ..errors import ProblemCollector, found_text
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
     ArticleDataset,
@@ -35,7 +34,6 @@ from ._files import (
     parse_line,
     read_json,
     validate_item,
-    validate_line,
 )
 
 KINDS = ("snapshot", "evalset", "run", "labels")
@@ -51,46 +49,111 @@ class LoadedFile:
     """The validated content."""
 
 
-def _validate_list(
-    items: Any,
-    key: str,
-    model: type[Any],
-    id_key: str | None,
-    label: str,
-    collector: ProblemCollector,
-    record: str = "question",
-    name_of: Callable[[Any], str | None] | None = None,
-) -> list[Any]:
-    """Validate each item of a list; `name_of` names an item in its problems (`key[NAME].`)
-    when its ID (`id_key`) does not identify it alone."""
+@dataclass(frozen=True)
+class _Items:
+    """One list of a native file: its key in a JSON file and the model of each item."""
+
+    key: str
+    model: type[Any]
+    id_key: str
+    """The field whose value names an item in problems (the ID of a question or `record`)."""
+    record: str = "question"
+    marker: str | None = None
+    """A field only this list's items have: a JSONL line holding it is one of them (the
+    other lines are items of the list without a marker)."""
+    name_key: str | None = None
+    """The field (of the item, or of its label) naming an item of a JSON file in problems
+    (`claim_labels[c2].`) when its `id_key` does not identify it alone."""
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """A native kind's file: the model of its header (a JSON file without its lists, a JSONL
+    file's first line) and its lists."""
+
+    head: type[Any]
+    lists: tuple[_Items, ...]
+    required: str | None = None
+    """The list a file must have (given empty to a `head` model that has it)."""
+    header_line: bool = False
+    """Whether a JSONL header's problems name its line (`line 1: name`)."""
+
+    def items_of(self, data: Any) -> _Items:
+        """The list a JSONL line's record belongs to."""
+        if isinstance(data, dict):
+            for items in self.lists:
+                if items.marker is not None and items.marker in data:
+                    return items
+        return next(items for items in self.lists if items.marker is None)
+
+    def head_of(
+        self, header: dict[str, Any], label: str, collector: ProblemCollector, prefix: str = ""
+    ) -> Any:
+        """The validated header; its items are validated one by one, apart."""
+        data = dict(header)
+        if self.required is not None and self.required in self.head.model_fields:
+            data[self.required] = []
+        return validate_item(self.head, data, label, collector, None, prefix)
+
+
+_LAYOUTS = {
+    "snapshot": _Layout(
+        Snapshot,
+        (
+            _Items("documents", Document, "id", "document"),
+            # A chunk names its document at the top level (a document's metadata may too).
+            _Items("chunks", Chunk, "id", "chunk", marker="document_id"),
+        ),
+        required="documents",
+    ),
+    "evalset": _Layout(EvalSet, (_Items("questions", Question, "id"),), required="questions"),
+    "run": _Layout(
+        RunHeader,
+        (_Items("results", QuestionResult, "question_id"),),
+        required="results",
+        header_line=True,
+    ),
+    "labels": _Layout(
+        LabelSet,
+        (
+            _Items(
+                "claim_labels", ClaimLabelEntry, "question_id", marker="claim_id",
+                name_key="claim_id",
+            ),
+            _Items("fact_labels", FactLabelEntry, "question_id", name_key="fact_id"),
+        ),
+    ),
+}
+"""How each native kind's file is laid out."""
+
+
+def _assembled(head: Any, lists: dict[str, list[Any]]) -> Any:
+    """The file's content from its validated header and items (None without a header)."""
+    if head is None:
+        return None
+    if type(head) is RunHeader:  # the model of a run's header has no `results`
+        return Run.model_construct(**dict(head), results=lists["results"])
+    return head.model_copy(update=lists)
+
+
+def _validate_list(items: Any, spec: _Items, label: str, collector: ProblemCollector) -> list[Any]:
+    """Validate each item of a JSON file's list; an item is named in its problems by its
+    `name_key` (`key[NAME].`), else by its place when its ID does not name it."""
+    key = spec.key
     if not isinstance(items, list):
         collector.add(label, None, key, "a list", found_text(items))
         return []
     out = []
     for index, item in enumerate(items):
-        has_id = isinstance(item, dict) and isinstance(item.get(id_key or ""), str)
+        has_id = isinstance(item, dict) and isinstance(item.get(spec.id_key), str)
         prefix = "" if has_id else f"{key}[{index}]."
-        name = None if name_of is None else name_of(item)
+        name = None if spec.name_key is None else _entry_name(item, spec.name_key)
         if name is not None:
             prefix = f"{key}[{name}]."
-        valid = validate_item(model, item, label, collector, id_key, prefix, record)
+        valid = validate_item(spec.model, item, label, collector, spec.id_key, prefix, spec.record)
         if valid is not None:
             out.append(valid)
     return out
-
-
-def _split_envelope(
-    data: dict[str, Any], list_keys: tuple[str, ...]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    envelope = {key: value for key, value in data.items() if key not in list_keys}
-    lists = {key: data[key] for key in list_keys if key in data}
-    return envelope, lists
-
-
-def _require(lists: dict[str, Any], key: str, label: str, collector: ProblemCollector) -> None:
-    # A file's required list (`documents`, `questions`, `results`) is a problem when absent.
-    if key not in lists:
-        collector.add(label, None, key, REQUIRED, "nothing")
 
 
 @dataclass(frozen=True)
@@ -152,65 +215,18 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
     kind = _native_kind(data, label, collector, wanted)
     if kind is None:
         return None
-    if kind == "snapshot":
-        env, lists = _split_envelope(data, ("documents", "chunks"))
-        docs = _validate_list(
-            lists.get("documents", []), "documents", Document, "id", label, collector, "document"
-        )
-        chunks = _validate_list(
-            lists.get("chunks", []), "chunks", Chunk, "id", label, collector, "chunk"
-        )
-        _require(lists, "documents", label, collector)
-        head = validate_item(Snapshot, {**env, "documents": []}, label, collector, None)
-        return (
-            None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
-        )
-    if kind == "evalset":
-        env, lists = _split_envelope(data, ("questions",))
-        _require(lists, "questions", label, collector)
-        questions = _validate_list(
-            lists.get("questions", []), "questions", Question, "id", label, collector
-        )
-        eval_head = validate_item(EvalSet, {**env, "questions": []}, label, collector, None)
-        return None if eval_head is None else eval_head.model_copy(update={"questions": questions})
-    if kind == "run":
-        env, lists = _split_envelope(data, ("results",))
-        _require(lists, "results", label, collector)
-        results = _validate_list(
-            lists.get("results", []), "results", QuestionResult, "question_id", label, collector
-        )
-        header = validate_item(RunHeader, env, label, collector, None)
-        if header is None:
-            return None
-        return Run.model_construct(**dict(header), results=results)
-    env, lists = _split_envelope(data, ("claim_labels", "fact_labels"))
-    default = valid_labeller(env.get("labeller"))
-    found = ProblemCollector()
-    claims = _validate_list(
-        _filled(lists.get("claim_labels", []), default),
-        "claim_labels",
-        ClaimLabelEntry,
-        "question_id",
-        label,
-        found,
-        name_of=lambda item: _entry_name(item, "claim_id"),
-    )
-    facts = _validate_list(
-        _filled(lists.get("fact_labels", []), default),
-        "fact_labels",
-        FactLabelEntry,
-        "question_id",
-        label,
-        found,
-        name_of=lambda item: _entry_name(item, "fact_id"),
-    )
-    collector.extend(_labeller_hints(found.problems, default))
-    label_head = validate_item(LabelSet, env, label, collector, None)
-    return (
-        None
-        if label_head is None
-        else label_head.model_copy(update={"claim_labels": claims, "fact_labels": facts})
-    )
+    layout = _LAYOUTS[kind]
+    keys = {items.key for items in layout.lists}
+    header = {key: value for key, value in data.items() if key not in keys}
+    default, entries = _label_defaults(kind, header, collector)
+    lists = {
+        items.key: _validate_list(_filled(data.get(items.key, []), default), items, label, entries)
+        for items in layout.lists
+    }
+    _hinted(entries, collector, default)
+    if layout.required is not None and layout.required not in data:
+        collector.add(label, None, layout.required, REQUIRED, "nothing")
+    return _assembled(layout.head_of(header, label, collector), lists)
 
 
 LABELLER_EXPECTED = (
@@ -237,16 +253,29 @@ def _filled(items: Any, default: Any) -> Any:
     return [with_default_labeller(item, default) for item in items]
 
 
-def _labeller_hints(problems: Sequence[Problem], default: Any) -> list[Problem]:
-    """Problems of label entries, a missing labeller pointing at the file-level default."""
-    if default is not None:
-        return list(problems)
-    return [
-        replace(p, expected=LABELLER_EXPECTED)
-        if p.field.endswith("label.labeller") and p.found == "nothing"
-        else p
-        for p in problems
-    ]
+def _label_defaults(
+    kind: str, header: dict[str, Any], collector: ProblemCollector
+) -> tuple[Any, ProblemCollector]:
+    """A labels file's default labeller, and a collector of its entries' problems apart (see
+    `_hinted`); for another kind, None and `collector` itself."""
+    if kind != "labels":
+        return None, collector
+    return valid_labeller(header.get("labeller")), ProblemCollector()
+
+
+def _hinted(entries: ProblemCollector, collector: ProblemCollector, default: Any) -> None:
+    """Pass a labels file's entry problems on to `collector`, a missing labeller pointing at
+    the file-level default when there is none."""
+    if entries is collector:
+        return
+    collector.extend(
+        [
+            replace(p, expected=LABELLER_EXPECTED)
+            if default is None and p.field.endswith("label.labeller") and p.found == "nothing"
+            else p
+            for p in entries.problems
+        ]
+    )
 
 
 def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wanted | None) -> Any:
@@ -259,75 +288,31 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
             )
         return None
     number, text = first
-    parsed, header_data = parse_line(text, number, label, collector)
+    parsed, header = parse_line(text, number, label, collector)
     if not parsed:
         return None
-    kind = _native_kind(header_data, label, collector, wanted, f"line {number}: ")
+    kind = _native_kind(header, label, collector, wanted, f"line {number}: ")
     if kind is None:
         return None
-    if kind == "run":
-        header = validate_item(RunHeader, header_data, label, collector, None, f"line {number}: ")
-        results = [
-            result
-            for n, line in lines
-            if (result := validate_line(QuestionResult, line, n, label, collector, "question_id"))
-            is not None
-        ]
-        return None if header is None else Run.model_construct(**dict(header), results=results)
-    if kind == "evalset":
-        eval_head = validate_item(EvalSet, {**header_data, "questions": []}, label, collector, None)
-        questions = [
-            question
-            for n, line in lines
-            if (question := validate_line(Question, line, n, label, collector, "id")) is not None
-        ]
-        return None if eval_head is None else eval_head.model_copy(update={"questions": questions})
-    if kind == "snapshot":
-        head = validate_item(Snapshot, {**header_data, "documents": []}, label, collector, None)
-        docs: list[Document] = []
-        chunks: list[Chunk] = []
-        for n, line in lines:
-            parsed, data = parse_line(line, n, label, collector)
-            if not parsed:
-                continue
-            # A chunk names its document at the top level (a document's metadata may too).
-            is_chunk = isinstance(data, dict) and "document_id" in data
-            model: type[Document] | type[Chunk] = Chunk if is_chunk else Document
-            kind_name = "chunk" if is_chunk else "document"
-            record = validate_item(model, data, label, collector, "id", f"line {n}: ", kind_name)
-            if isinstance(record, Chunk):
-                chunks.append(record)
-            elif isinstance(record, Document):
-                docs.append(record)
-        return (
-            None if head is None else head.model_copy(update={"documents": docs, "chunks": chunks})
-        )
-    head_labels = validate_item(LabelSet, header_data, label, collector, None)
-    default = valid_labeller(header_data.get("labeller"))
-    claim_entries: list[ClaimLabelEntry] = []
-    fact_entries: list[FactLabelEntry] = []
-    entry_problems = ProblemCollector()
+    layout = _LAYOUTS[kind]
+    head = layout.head_of(
+        header, label, collector, f"line {number}: " if layout.header_line else ""
+    )
+    default, entries = _label_defaults(kind, header, collector)
+    lists: dict[str, list[Any]] = {items.key: [] for items in layout.lists}
     for n, line in lines:
-        parsed, data = parse_line(line, n, label, entry_problems)
+        parsed, data = parse_line(line, n, label, entries)
         if not parsed:
             continue
         data = with_default_labeller(data, default)
-        entry_model: type[ClaimLabelEntry] | type[FactLabelEntry] = (
-            ClaimLabelEntry if isinstance(data, dict) and "claim_id" in data else FactLabelEntry
+        items = layout.items_of(data)
+        item = validate_item(
+            items.model, data, label, entries, items.id_key, f"line {n}: ", items.record
         )
-        entry = validate_item(
-            entry_model, data, label, entry_problems, "question_id", f"line {n}: "
-        )
-        if isinstance(entry, ClaimLabelEntry):
-            claim_entries.append(entry)
-        elif isinstance(entry, FactLabelEntry):
-            fact_entries.append(entry)
-    collector.extend(_labeller_hints(entry_problems.problems, default))
-    if head_labels is None:
-        return None
-    return head_labels.model_copy(
-        update={"claim_labels": claim_entries, "fact_labels": fact_entries}
-    )
+        if item is not None:
+            lists[items.key].append(item)
+    _hinted(entries, collector, default)
+    return _assembled(head, lists)
 
 
 def read_file(
