@@ -176,7 +176,7 @@ def export_trec(
     for qid, ranking in (ranked or {}).items():
         _check_ids(collector, run_file, qid, "question_id", "ranking", [d for d, _ in ranking])
     if tag is not None and not is_token(tag):
-        collector.add("<command line>", None, "--run-tag", TOKEN, repr(tag))
+        collector.extend([option_problem("--run-tag", TOKEN, repr(tag))])
     collector.raise_if_any()
     if qrels is not None and qrels_path is not None:
         write_qrels(qrels, qrels_path)

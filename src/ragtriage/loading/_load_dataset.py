@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import ProblemCollector, Suggestions
+from ..errors import ProblemCollector, Suggestions, option_problem
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
 from ._article_convert import ARTICLE_DEFAULT_K, convert_article
@@ -190,13 +190,8 @@ def load_dataset(
                 )
             snap = snap_file.content
     elif isinstance(main.content, EvalSet):
-        collector.add(
-            "<command line>",
-            None,
-            "--snapshot",
-            "a snapshot file for a native evaluation set",
-            "none given",
-        )
+        expected = "a snapshot file for a native evaluation set"
+        collector.extend([option_problem("--snapshot", expected, "none given")])
     for path in runs:
         run_file = read_file(path, collector, wanted=Wanted(("run",), "run"))
         sources.append(run_file.source)
