@@ -66,23 +66,17 @@ def check_output(path: PathArg, *, folder: bool = False) -> None:
         parent = path.parent
     probe = parent if str(parent) else Path(".")
     if not probe.exists():
-        if folder and probe != path:
-            return _check_creatable(path)
-        raise OutputError(path, f"the folder {str(probe)!r} does not exist")
+        if not folder or probe == path:
+            raise OutputError(path, f"the folder {str(probe)!r} does not exist")
+        # An output folder is made with its parents: the nearest that exists must take them.
+        nearest = next((above for above in path.parents if above.exists()), None)
+        if nearest is None:
+            return
+        probe = nearest
     if not probe.is_dir():
         raise OutputError(path, f"{str(probe)!r} is a file, not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise OutputError(path, f"the folder {str(probe)!r} is not writable")
-
-
-def _check_creatable(path: Path) -> None:
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise OutputError(path, f"{str(parent)!r} is a file, not a folder")
-            if not os.access(parent, os.W_OK | os.X_OK):
-                raise OutputError(path, f"the folder {str(parent)!r} is not writable")
-            return
 
 
 def make_folder(path: PathArg) -> None:
