@@ -32,7 +32,7 @@ from ..schemas import (
     Scalar,
     Snapshot,
 )
-from ._record_dialects import DIALECTS, Dialect, RecordFormat, normalise
+from ._record_dialects import DIALECTS, Dialect, RecordFormat, list_fields, normalise
 from ._records import again, read_records, text_id
 
 
@@ -188,16 +188,8 @@ def _convert(
             "a non-empty string (or no `id`: records are numbered q0001, q0002, ...)",
             found_text(raw_id),
         )
-    allowed = {
-        *dialect.question,
-        dialect.contexts,
-        dialect.response,
-        dialect.reference,
-        *dialect.optional,
-    }
-    allowed |= {
-        k for k in (dialect.context_ids, dialect.reference_ids, dialect.reference_texts) if k
-    }
+    fields = (*dialect.question, *list_fields(dialect), dialect.response, dialect.reference)
+    allowed = {*fields, *dialect.optional}
     for key in sorted(set(record) - allowed):
         c.add(
             label,

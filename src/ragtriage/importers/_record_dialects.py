@@ -120,6 +120,7 @@ DIALECTS: dict[RecordFormat, Dialect] = {
 
 
 def list_fields(dialect: Dialect) -> list[str]:
+    """The fields of the dialect that hold a list (of context texts or IDs)."""
     keys = (dialect.contexts, dialect.context_ids, dialect.reference_ids, dialect.reference_texts)
     return [k for k in keys if k]
 
