@@ -78,8 +78,6 @@ class Generated:
     """The reply, or `None` when the call failed after its retries."""
     refused: bool
     """True when the reply is the refusal marker."""
-    error: str | None
-    """Why there is no answer."""
     prompt_tokens: int
     """Tokens sent (as reported)."""
     completion_tokens: int
@@ -119,7 +117,6 @@ async def _generate_all(
         return Generated(
             text or None,
             refused,
-            reply.error if text is not None or reply.error else "empty reply",
             reply.prompt_tokens,
             reply.completion_tokens,
             elapsed,
