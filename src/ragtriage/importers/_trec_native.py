@@ -73,18 +73,15 @@ def import_trec(
     snap = snapshot if snapshot is not None else snapshot_for(judged, merged, dataset_id)
     if snapshot is not None:
         known = {doc.id for doc in snapshot.documents} | {ch.id for ch in snapshot.chunks}
+        # the documents each file names, per question: the qrels first, then each run
+        named = [(qrels, {qid: set(docs) for qid, docs in judged.items()})]
+        for path, ranked in parsed:
+            named.append((path, {qid: {d for d, _ in items} for qid, items in ranked.items()}))
         problems = [
-            Problem(str(qrels), qid, "document ID", "an ID of the given snapshot", repr(docid))
-            for qid, docs in sorted(judged.items())
-            for docid in sorted(docs)
-            if docid not in known
-        ]
-        problems += [
             Problem(str(path), qid, "document ID", "an ID of the given snapshot", repr(docid))
-            for path, ranked in parsed
-            for qid, items in sorted(ranked.items())
-            for docid in sorted({docid for docid, _ in items})
-            if docid not in known
+            for path, docs_of in named
+            for qid, docs in sorted(docs_of.items())
+            for docid in sorted(docs - known)
         ]
         if problems:
             raise InputError(problems)
