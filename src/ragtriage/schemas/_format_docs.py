@@ -309,10 +309,8 @@ def _type(node: dict[str, Any]) -> str:
         if "maximum" in node:
             text += f", <= {node['maximum']}"
         return text
-    if kind == "boolean":
-        return "boolean"
-    if kind == "null":
-        return "null"
+    if kind in ("boolean", "null"):
+        return str(kind)
     return "any JSON value" if not node else "scalar"
 
 
