@@ -35,6 +35,19 @@ def _kind(label: ClaimLabel | FactLabel) -> str:
     return label.labeller.kind
 
 
+def _check_hash(c: Checker, file: str, qid: str, field: str, lab: ClaimLabel | FactLabel) -> None:
+    """A label's context hash, when recorded, must be of its form (`CONTEXT_HASH`)."""
+    if lab.context_hash is not None and not CONTEXT_HASH.fullmatch(lab.context_hash):
+        c.add(file, qid, f"{field}.context_hash", CONTEXT_HASH_EXPECTED, repr(lab.context_hash))
+
+
+def _check_prompt(c: Checker, file: str, qid: str, field: str, lab: ClaimLabel | FactLabel) -> None:
+    """A judge's label must name the judge's prompt version."""
+    if lab.labeller.kind == "judge" and not lab.labeller.prompt_version:
+        expected = "the judge's prompt version"
+        c.add(file, qid, f"{field}.labeller.prompt_version", expected, "nothing")
+
+
 def _check_result(
     c: Checker,
     file: str,
@@ -147,22 +160,8 @@ def _check_result(
                     f"no supporting IDs for a claim labelled {lab.verdict}",
                     ", ".join(lab.supported_by),
                 )
-            if lab.context_hash is not None and not CONTEXT_HASH.fullmatch(lab.context_hash):
-                c.add(
-                    where,
-                    qid,
-                    f"claims[{cid}].labels.context_hash",
-                    CONTEXT_HASH_EXPECTED,
-                    repr(lab.context_hash),
-                )
-            if lab.labeller.kind == "judge" and not lab.labeller.prompt_version:
-                c.add(
-                    where,
-                    qid,
-                    f"claims[{cid}].labels.labeller.prompt_version",
-                    "the judge's prompt version",
-                    "nothing",
-                )
+            _check_hash(c, where, qid, f"claims[{cid}].labels", lab)
+            _check_prompt(c, where, qid, f"claims[{cid}].labels", lab)
             for item in lab.supported_by:
                 if item not in in_context:
                     shown = (
@@ -179,14 +178,7 @@ def _check_result(
                     )
     for at, flab in enumerate(res.fact_labels):
         where = c.ds.label_file((run_name, qid, None, at))
-        if flab.context_hash is not None and not CONTEXT_HASH.fullmatch(flab.context_hash):
-            c.add(
-                where,
-                qid,
-                "fact_labels.context_hash",
-                CONTEXT_HASH_EXPECTED,
-                repr(flab.context_hash),
-            )
+        _check_hash(c, where, qid, "fact_labels", flab)
         if flab.fact_id not in fact_ids:
             c.add(
                 where,
@@ -195,14 +187,7 @@ def _check_result(
                 f"a reference fact of the question ({', '.join(sorted(fact_ids)) or 'none'})",
                 repr(flab.fact_id),
             )
-        if flab.labeller.kind == "judge" and not flab.labeller.prompt_version:
-            c.add(
-                where,
-                qid,
-                "fact_labels.labeller.prompt_version",
-                "the judge's prompt version",
-                "nothing",
-            )
+        _check_prompt(c, where, qid, "fact_labels", flab)
     if res.outcome == "answered" and not allow_unreviewed:
         labelled = {
             fact
