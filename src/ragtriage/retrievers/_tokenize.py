@@ -73,20 +73,15 @@ class Tokenizer:
     def __init__(self, spec: TokenizerSpec) -> None:
         self.spec = spec
         self._stop = _stopwords(spec.stopwords) if spec.stopwords else frozenset()
-        self._stem = _stem_function(spec.stemmer) if spec.stemmer else None
-        self._memo: dict[str, str] = {}
+        # each word is stemmed once: a corpus repeats its words many times over
+        self._stem = cache(_stem_function(spec.stemmer)) if spec.stemmer else None
 
     def _latin(self, text: str) -> list[str]:
         out = []
         for word in _WORD.findall(text.lower()):
             if word in self._stop:
                 continue
-            if self._stem is not None:
-                stemmed = self._memo.get(word)
-                if stemmed is None:
-                    stemmed = self._memo[word] = self._stem(word)
-                word = stemmed
-            out.append(word)
+            out.append(word if self._stem is None else self._stem(word))
         return out
 
     def tokens(self, text: str) -> list[str]:
