@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .errors import InputError, option_problem
+from .errors import InputError, NumberRange, Problem, option_problem, range_problems
 
 DEFAULT_MAX_TOKENS = 512
 """Output token limit per call: room for a judge's JSON verdict or a short answer."""
@@ -16,8 +16,20 @@ DEFAULT_TIMEOUT = 60.0
 """Seconds per request, in total."""
 DEFAULT_MAX_REPLY_BYTES = 1 << 20
 """Largest reply body read (1 MiB): a judge verdict is a few hundred bytes."""
-MAX_REPLY_BYTES_RANGE = (1024, 64 << 20)
+MAX_REPLY_BYTES_RANGE = NumberRange(1024, 64 << 20)
 """The range `--max-reply-bytes` accepts: 1 KiB to 64 MiB."""
+MAX_TOKENS_RANGE = NumberRange(1, 1_000_000)
+"""Output tokens per call (`--max-tokens`)."""
+CONCURRENCY_RANGE = NumberRange(1, 256)
+"""Requests in flight (`--concurrency`)."""
+TIMEOUT_RANGE = NumberRange(0, 3600, integer=False, low_open=True)
+"""Seconds per request, in total (`--timeout`)."""
+MAX_RETRIES_RANGE = NumberRange(0, 20)
+"""Retries after the first attempt (`--max-retries`): below 0 no request would be sent."""
+RETRY_DELAY_RANGE = NumberRange(0, 600, integer=False)
+"""First retry delay in seconds (`--retry-delay`)."""
+PRICE_PER_1K_RANGE = NumberRange(0, 1_000_000, integer=False)
+"""US dollars per 1,000 tokens (`--price-per-1k-input`, `--price-per-1k-output`)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,15 @@ class Endpoint:
     def missing(self) -> list[str]:
         """The options still needed to call the endpoint (`--base-url`, `--model`)."""
         return [o for o, v in (("--base-url", self.base_url), ("--model", self.model)) if not v]
+
+    def range_problems(self) -> list[Problem]:
+        """A problem for each of `max_tokens`, `concurrency` and `timeout` outside the range
+        its command-line option accepts."""
+        return range_problems(
+            ("--max-tokens", self.max_tokens, MAX_TOKENS_RANGE),
+            ("--concurrency", self.concurrency, CONCURRENCY_RANGE),
+            ("--timeout", self.timeout, TIMEOUT_RANGE),
+        )
 
     def check_base_url(self) -> None:
         """`InputError` unless the base URL is an http(s) URL with a host (checked before any

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import json
+import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -129,6 +130,51 @@ def option_problem(option: str, expected: str, found: str) -> Problem:
     """A problem with the value of a command-line option or argument (or the API's keyword
     for it): `<command line>: OPTION: expected ...; found ...`."""
     return Problem("<command line>", None, option, expected, found)
+
+
+@dataclass(frozen=True)
+class NumberRange:
+    """The values a numeric option accepts: one definition for the command line's click type
+    (`cli/_bounds.py`) and the library's check of the same keyword (`range_problems`)."""
+
+    low: int | float
+    """The smallest value accepted (unless `low_open`)."""
+    high: int | float
+    """The largest value accepted."""
+    integer: bool = True
+    """Whole numbers only (`int`); else any finite number."""
+    low_open: bool = False
+    """`low` itself is refused (a timeout of 0 seconds would fail every request)."""
+
+    def expected(self) -> str:
+        """The `expected` text of a problem: `an integer from 0 to 20`, `a number above 0, at
+        most 3600`."""
+        if self.integer:
+            return f"an integer from {self.low} to {self.high}"
+        if self.low_open:
+            return f"a number above {self.low}, at most {self.high}"
+        return f"a number from {self.low} to {self.high}"
+
+    def __contains__(self, value: object) -> bool:
+        # bool is an int to Python, never a count or a number of seconds to the user.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if self.integer and not isinstance(value, int):
+            return False
+        if not math.isfinite(value) or value > self.high:
+            return False
+        return value > self.low if self.low_open else value >= self.low
+
+
+def range_problems(*checks: tuple[str, object, NumberRange]) -> list[Problem]:
+    """A problem for each `(option, value, range)` whose value is outside its range, worded
+    as the command line refuses it (`--max-retries: expected an integer from 0 to 20; found
+    -1`); a value of None (an optional option not given) is not checked."""
+    return [
+        option_problem(option, bound.expected(), shortened(repr(value)))
+        for option, value, bound in checks
+        if value is not None and value not in bound
+    ]
 
 
 class RagtriageError(Exception):

@@ -134,7 +134,7 @@ def test_conflicting_options_are_reported_together() -> None:
     assert str(info.value) == (
         "2 problems found in the input:\n"
         "- <command line>: --candidates: expected at least k (20); found 5\n"
-        "- <command line>: --context-chars: expected a positive integer; found 0"
+        "- <command line>: --context-chars: expected an integer from 1 to 10000000; found 0"
     )
 
 

@@ -64,10 +64,10 @@ def test_chunk_id_names_document_and_span() -> None:
     assert chunk_id("doc_7", 3, 9) == "doc_7#3-9"
 
 
-def test_a_non_positive_chunk_size_is_a_command_line_problem() -> None:
+def test_a_chunk_size_out_of_range_is_a_command_line_problem() -> None:
     with pytest.raises(InputError) as info:
         make_chunks(_snapshot(Document(id="a", text="x")), Chunking("chars", 0))
     assert str(info.value) == (
         "1 problem found in the input:\n"
-        "- <command line>: --chunk-chars: expected a positive integer; found 0"
+        "- <command line>: --chunk-chars: expected an integer from 1 to 1000000; found 0"
     )

@@ -13,9 +13,20 @@ from ..endpoint import (
     DEFAULT_MAX_REPLY_BYTES,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TIMEOUT,
+    MAX_REPLY_BYTES_RANGE,
+    MAX_RETRIES_RANGE,
+    PRICE_PER_1K_RANGE,
+    RETRY_DELAY_RANGE,
     Endpoint,
 )
-from ..errors import InputError, RequestError, counted, option_problem
+from ..errors import (
+    InputError,
+    NumberRange,
+    RequestError,
+    counted,
+    option_problem,
+    range_problems,
+)
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ._converting import read_kinds
 
@@ -90,6 +101,31 @@ def run_files(
 
     cutoff = parse_k(k)  # as the command line's -k, before any file is read
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
+    if chunk_chars is not None and chunk_sentences is not None:
+        raise RequestError("give --chunk-chars or --chunk-sentences, not both")
+    chunking = Chunking()
+    if chunk_chars is not None:
+        chunking = Chunking("chars", chunk_chars)
+    elif chunk_sentences is not None:
+        chunking = Chunking("sentences", chunk_sentences)
+    config = RetrievalConfig(
+        retriever=retriever,
+        k=cutoff,
+        context_chars=context_chars,
+        candidates=candidates,
+        chunking=chunking,
+        rerank=rerank,
+        rerank_depth=rerank_depth,
+        rrf_c=rrf_c,
+        current_only=current_only,
+        record_latency=not no_latency,
+        respect_permissions=respect_permissions,
+        tokenizer=TokenizerSpec(stemmer=None if no_stemming else "english"),
+    )
+    # Every value out of its command-line range at once, before any file is read.
+    problems = [*endpoint.range_problems(), *config.problems()]
+    if problems:
+        raise InputError(problems)
     if endpoint.given and endpoint.missing():
         raise RequestError("--base-url and --model go together")
     endpoint.check_base_url()
@@ -105,13 +141,6 @@ def run_files(
             concurrency=concurrency,
             timeout=timeout,
         )
-    if chunk_chars is not None and chunk_sentences is not None:
-        raise RequestError("give --chunk-chars or --chunk-sentences, not both")
-    chunking = Chunking()
-    if chunk_chars is not None:
-        chunking = Chunking("chars", chunk_chars)
-    elif chunk_sentences is not None:
-        chunking = Chunking("sentences", chunk_sentences)
     if chunking.mode != "snapshot" and chunked_snapshot is None:
         raise RequestError(
             "--chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
@@ -119,20 +148,6 @@ def run_files(
         )
     snap, questions, _ = read_kinds(snapshot=snapshot, evalset=dataset)
     assert snap is not None and questions is not None  # read_kinds raised otherwise
-    config = RetrievalConfig(
-        retriever=retriever,
-        k=cutoff,
-        context_chars=context_chars,
-        candidates=candidates,
-        chunking=chunking,
-        rerank=rerank,
-        rerank_depth=rerank_depth,
-        rrf_c=rrf_c,
-        current_only=current_only,
-        record_latency=not no_latency,
-        respect_permissions=respect_permissions,
-        tokenizer=TokenizerSpec(stemmer=None if no_stemming else "english"),
-    )
     run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
     result = run_retrieval(
         snap,
@@ -218,6 +233,7 @@ def judge_files(
         write_outputs,
     )
     from ..loading import load_dataset
+    from ..validation import CUTOFF_RANGE, SEED_RANGE
 
     if ray_address is not None and executor != "ray":
         raise RequestError("--ray-address needs --executor ray")
@@ -230,10 +246,23 @@ def judge_files(
             "one of " + ", ".join((AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS)),
             repr(response_format),
         )
+    endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
+    # Every value out of its command-line range at once, before any file is read (the
+    # client checks its own options again, for callers that build one themselves).
+    problems = endpoint.range_problems() + range_problems(
+        ("-k", k, CUTOFF_RANGE),
+        ("--seed", seed, NumberRange(*SEED_RANGE)),
+        ("--max-retries", max_retries, MAX_RETRIES_RANGE),
+        ("--retry-delay", retry_delay, RETRY_DELAY_RANGE),
+        ("--max-reply-bytes", max_reply_bytes, MAX_REPLY_BYTES_RANGE),
+        ("--price-per-1k-input", price_per_1k_input, PRICE_PER_1K_RANGE),
+        ("--price-per-1k-output", price_per_1k_output, PRICE_PER_1K_RANGE),
+    )
+    if problems:
+        raise InputError(problems)
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
     check_output_names([run.name for run in loaded.runs])  # before any judging
     prices = Prices(price_per_1k_input, price_per_1k_output)
-    endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     spec = None
     if judge == "llm":
         if endpoint.missing():

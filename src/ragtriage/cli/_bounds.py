@@ -13,12 +13,25 @@ from typing import Any
 
 import click
 
-from ..endpoint import MAX_REPLY_BYTES_RANGE
+from ..endpoint import (
+    CONCURRENCY_RANGE,
+    MAX_REPLY_BYTES_RANGE,
+    MAX_RETRIES_RANGE,
+    MAX_TOKENS_RANGE,
+    PRICE_PER_1K_RANGE,
+    RETRY_DELAY_RANGE,
+    TIMEOUT_RANGE,
+)
+from ..errors import NumberRange
 from ..validation import (
+    CHUNK_CHARS_RANGE,
+    CHUNK_SENTENCES_RANGE,
+    CONTEXT_CHARS_RANGE,
+    CUTOFF_RANGE,
     LEVEL_RANGE,
-    MAX_CUTOFF,
     PERMUTATIONS_RANGE,
     RESAMPLES_RANGE,
+    RRF_C_RANGE,
     SEED_RANGE,
 )
 
@@ -34,6 +47,13 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+def _option_type(bound: NumberRange) -> click.IntRange | FiniteFloatRange:
+    """The click type of a range the library checks too (the same bound, one definition)."""
+    if bound.integer:
+        return click.IntRange(int(bound.low), int(bound.high))
+    return FiniteFloatRange(bound.low, bound.high, min_open=bound.low_open)
+
+
 SEED = click.IntRange(*SEED_RANGE)
 """Random seeds (numpy takes 0..2**32-1 everywhere)."""
 RESAMPLES = click.IntRange(*RESAMPLES_RANGE)
@@ -42,29 +62,29 @@ PERMUTATIONS = click.IntRange(*PERMUTATIONS_RANGE)
 """Permutation-test rounds (cheaper per round than a bootstrap resample)."""
 HOLDOUT_WARN_AFTER = click.IntRange(0, 1_000_000)
 """Holdout looks before the warning."""
-MAX_TOKENS = click.IntRange(1, 1_000_000)
+MAX_TOKENS = _option_type(MAX_TOKENS_RANGE)
 """Output tokens per call."""
-CONCURRENCY = click.IntRange(1, 256)
+CONCURRENCY = _option_type(CONCURRENCY_RANGE)
 """Requests in flight."""
-TIMEOUT = FiniteFloatRange(0, 3600, min_open=True)
+TIMEOUT = _option_type(TIMEOUT_RANGE)
 """Seconds per request, in total."""
-MAX_RETRIES = click.IntRange(0, 20)
+MAX_RETRIES = _option_type(MAX_RETRIES_RANGE)
 """Retries after the first attempt."""
-RETRY_DELAY = FiniteFloatRange(0, 600)
+RETRY_DELAY = _option_type(RETRY_DELAY_RANGE)
 """First retry delay in seconds."""
-PRICE_PER_1K = FiniteFloatRange(0, 1_000_000)
+PRICE_PER_1K = _option_type(PRICE_PER_1K_RANGE)
 """US dollars per 1,000 tokens."""
-MAX_REPLY_BYTES = click.IntRange(*MAX_REPLY_BYTES_RANGE)
+MAX_REPLY_BYTES = _option_type(MAX_REPLY_BYTES_RANGE)
 """Largest reply body read."""
 CONFIDENCE = FiniteFloatRange(*LEVEL_RANGE)
 """Confidence level of an interval."""
-CUTOFF = click.IntRange(1, MAX_CUTOFF)
+CUTOFF = _option_type(CUTOFF_RANGE)
 """A ranking depth (candidates kept, rerank depth): the same range as every cut-off k."""
-CONTEXT_CHARS = click.IntRange(1, 10_000_000)
+CONTEXT_CHARS = _option_type(CONTEXT_CHARS_RANGE)
 """Characters of context sent to the model."""
-CHUNK_CHARS = click.IntRange(1, 1_000_000)
+CHUNK_CHARS = _option_type(CHUNK_CHARS_RANGE)
 """Characters per chunk."""
-CHUNK_SENTENCES = click.IntRange(1, 10_000)
+CHUNK_SENTENCES = _option_type(CHUNK_SENTENCES_RANGE)
 """Sentences per chunk."""
-RRF_C = click.IntRange(0, 100_000)
+RRF_C = _option_type(RRF_C_RANGE)
 """Reciprocal-rank fusion constant."""

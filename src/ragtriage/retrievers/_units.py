@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .._optional import require_extra
-from ..fileio import file_problem
+from ..errors import InputError, Problem, range_problems
 from ..schemas import Chunk, Snapshot
+from ..validation import CHUNK_CHARS_RANGE, CHUNK_SENTENCES_RANGE
 
 ChunkMode = Literal["snapshot", "chars", "sentences"]
 
@@ -55,6 +56,13 @@ class Chunking:
     of at most `size` characters; `sentences`: groups of `size` sentences."""
     size: int = 0
     """Characters per chunk (`chars`) or sentences per chunk (`sentences`)."""
+
+    def problems(self) -> list[Problem]:
+        """The size outside its command-line range (`--chunk-chars`, `--chunk-sentences`)."""
+        if self.mode == "snapshot":
+            return []
+        bound = CHUNK_CHARS_RANGE if self.mode == "chars" else CHUNK_SENTENCES_RANGE
+        return range_problems((f"--chunk-{self.mode}", self.size, bound))
 
     def describe(self) -> str:
         """A short label for provenance (`snapshot`, `chars:800`, `sentences:3`)."""
@@ -114,9 +122,9 @@ def make_chunks(snapshot: Snapshot, chunking: Chunking) -> tuple[Chunk, ...]:
     """Chunks (with spans and text) for `chars` or `sentences` chunking; none for `snapshot`."""
     if chunking.mode == "snapshot":
         return ()
-    if chunking.size < 1:
-        option = f"--chunk-{chunking.mode}"
-        raise file_problem("<command line>", "a positive integer", str(chunking.size), option)
+    problems = chunking.problems()
+    if problems:
+        raise InputError(problems)
     chunks: list[Chunk] = []
     for doc in snapshot.documents:
         if not doc.text:

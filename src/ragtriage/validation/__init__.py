@@ -11,17 +11,22 @@ if TYPE_CHECKING:
     )
     from ._k import (
         CUTOFF_EXPECTED as CUTOFF_EXPECTED,
+        CUTOFF_RANGE as CUTOFF_RANGE,
         MAX_CUTOFF as MAX_CUTOFF,
         parse_cutoff as parse_cutoff,
         parse_k as parse_k,
     )
     from ._ranges import (
+        CHUNK_CHARS_RANGE as CHUNK_CHARS_RANGE,
+        CHUNK_SENTENCES_RANGE as CHUNK_SENTENCES_RANGE,
+        CONTEXT_CHARS_RANGE as CONTEXT_CHARS_RANGE,
         GATE_RESAMPLES_DEFAULT as GATE_RESAMPLES_DEFAULT,
         LEVEL_RANGE as LEVEL_RANGE,
         PERMUTATIONS_DEFAULT as PERMUTATIONS_DEFAULT,
         PERMUTATIONS_RANGE as PERMUTATIONS_RANGE,
         RESAMPLES_DEFAULT as RESAMPLES_DEFAULT,
         RESAMPLES_RANGE as RESAMPLES_RANGE,
+        RRF_C_RANGE as RRF_C_RANGE,
         SEED_RANGE as SEED_RANGE,
     )
     from ._rules import check_dataset as check_dataset
@@ -30,10 +35,11 @@ if TYPE_CHECKING:
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
 _LAZY = {
     "._inputs": ("SUPERSESSION_LOOP", "supersession_loops"),
-    "._k": ("CUTOFF_EXPECTED", "MAX_CUTOFF", "parse_cutoff", "parse_k"),
+    "._k": ("CUTOFF_EXPECTED", "CUTOFF_RANGE", "MAX_CUTOFF", "parse_cutoff", "parse_k"),
     "._ranges": (
+        "CHUNK_CHARS_RANGE", "CHUNK_SENTENCES_RANGE", "CONTEXT_CHARS_RANGE",
         "GATE_RESAMPLES_DEFAULT", "LEVEL_RANGE", "PERMUTATIONS_DEFAULT", "PERMUTATIONS_RANGE",
-        "RESAMPLES_DEFAULT", "RESAMPLES_RANGE", "SEED_RANGE",
+        "RESAMPLES_DEFAULT", "RESAMPLES_RANGE", "RRF_C_RANGE", "SEED_RANGE",
     ),
     "._rules": ("check_dataset",),
 }

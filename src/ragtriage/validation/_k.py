@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from ..errors import InputError, Problem
+from ..errors import InputError, NumberRange, Problem
 
 MAX_CUTOFF = 10_000
 """Largest cut-off accepted anywhere (`-k`, `ndcg@k`, `recall@k` ...): deeper rankings are
 not judged in practice, and a bound keeps a typo such as `@1000000000` from allocating."""
 
-CUTOFF_EXPECTED = f"an integer from 1 to {MAX_CUTOFF}"
+CUTOFF_RANGE = NumberRange(1, MAX_CUTOFF)
+"""Every cut-off's range, and a ranking depth's (`--candidates`, `--rerank-depth`)."""
+CUTOFF_EXPECTED = CUTOFF_RANGE.expected()
 """The `expected` text of every cut-off problem."""
 
 

@@ -1,8 +1,10 @@
-"""The ranges and defaults of the statistics' numeric arguments, for the library and the
-command line alike (here, below the comparison and the gate, so that the API's signatures
-name them without importing either)."""
+"""The ranges and defaults of the statistics' and the retrievers' numeric arguments, for the
+library and the command line alike (here, below the comparison, the gate and the retrievers,
+so that the API's signatures and the command line name them without importing any of them)."""
 
 from __future__ import annotations
+
+from ..errors import NumberRange
 
 SEED_RANGE = (0, 2**32 - 1)
 """Random seeds (numpy takes 0..2**32-1 everywhere)."""
@@ -20,3 +22,12 @@ PERMUTATIONS_DEFAULT = 10000
 comparison with its baseline)."""
 GATE_RESAMPLES_DEFAULT = 2000
 """Bootstrap resamples of the gate's comparison with its baseline when none are given."""
+
+CONTEXT_CHARS_RANGE = NumberRange(1, 10_000_000)
+"""Characters of context sent to the model (`--context-chars`)."""
+CHUNK_CHARS_RANGE = NumberRange(1, 1_000_000)
+"""Characters per chunk (`--chunk-chars`)."""
+CHUNK_SENTENCES_RANGE = NumberRange(1, 10_000)
+"""Sentences per chunk (`--chunk-sentences`)."""
+RRF_C_RANGE = NumberRange(0, 100_000)
+"""Reciprocal-rank fusion constant (`--rrf-c`)."""
