@@ -272,3 +272,11 @@ def test_a_problem_of_a_label_from_a_label_file_names_that_file(tmp_path: Path) 
         f"- {L}: question 'q1': fact_labels.fact_id: expected a reference fact of the question"
         " (f1); found 'f9'",
     ])
+
+
+def test_a_claim_is_named_by_its_own_id_else_by_its_position() -> None:
+    from ragtriage.schemas import claim_ids
+
+    assert claim_ids(["a", None, "", "c"]) == ["a", "c2", "c3", "c"]
+    assert claim_ids([None], start=7) == ["c7"]
+    assert claim_ids([]) == []

@@ -18,6 +18,7 @@ from ..schemas import (
     LabelSet,
     Run,
     agreed_verdict,
+    claim_ids,
 )
 from ._agreement import Agreement, ItemKind, Ratio, agreement
 from ._ppi import MeanEstimate, classical_mean, ppi_mean
@@ -189,9 +190,11 @@ def labels_in_runs(runs: Sequence[Run], kind: str, source: str) -> list[tuple[st
     out = []
     for run in runs:
         claims = [
-            ClaimLabelEntry(question_id=res.question_id, claim_id=claim.id or f"c{n}", label=lab)
+            ClaimLabelEntry(question_id=res.question_id, claim_id=claim_id, label=lab)
             for res in run.results
-            for n, claim in enumerate(res.claims or (), start=1)
+            for claim_id, claim in zip(
+                claim_ids(c.id for c in res.claims or ()), res.claims or (), strict=True
+            )
             for lab in claim.labels
             if lab.labeller.kind == kind
         ]

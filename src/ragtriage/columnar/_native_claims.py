@@ -18,7 +18,14 @@ import orjson
 
 from ..detectors import fresh_labels
 from ..metrics import CLAIM_STATES, COUNTED, FACT_STATES, FRESH
-from ..schemas import CONTEXT_HASH, LabelPolicy, agreed_verdict, counted_labels, record_kind
+from ..schemas import (
+    CONTEXT_HASH,
+    LabelPolicy,
+    agreed_verdict,
+    claim_ids,
+    counted_labels,
+    record_kind,
+)
 from ._native_checks import (
     CLAIM_KEYS,
     CLAIM_LABEL_KEYS,
@@ -225,8 +232,10 @@ class Reviews:
         code_get = self._code.get
         policy, generator = self._policy, self._generator
         chosen_claims: list[tuple[list[Label], list[Label]]] = []
-        names: list[str] = []
         named = bool(claim_added)  # claims named as label files name them: c1, c2... or their ID
+        # Named before the checks below: a claim that is not an object, or whose ID is not a
+        # non-empty string, falls back in the loop whatever name it was given here.
+        names = claim_ids(c.get("id") if type(c) is dict else None for c in claims) if named else []
         given = False  # some claim has its own ID (else c1, c2... are distinct)
         claim_flags = 0
         in_context: set[int] | None = None
@@ -258,11 +267,8 @@ class Reviews:
             labels = claim.get("labels", _NONE)
             if type(labels) is not list:
                 raise _Fallback("claim labels")
-            if named:
-                name = cid or f"c{n}"
-                names.append(name)
-                if name in claim_added:
-                    labels = [*labels, *claim_added[name]]
+            if named and names[n - 1] in claim_added:
+                labels = [*labels, *claim_added[names[n - 1]]]
             for lab in labels:
                 claim_flags |= _label(lab, CLAIM_LABEL_KEYS, CLAIM_VERDICTS, generator)
                 cited_by = lab.get("supported_by", _NONE)
@@ -282,7 +288,7 @@ class Reviews:
                 raise _Fallback("unlabelled claim")
             chosen_claims.append((labels, chosen))
         if given and not named and len(claims) > 1:
-            names = [claim.get("id") or f"c{n}" for n, claim in enumerate(claims, start=1)]
+            names = claim_ids(claim.get("id") for claim in claims)
             named = True
         if named and (len(set(names)) < len(names) or not claim_added.keys() <= set(names)):
             raise _Fallback("claim IDs")

@@ -25,6 +25,7 @@ import numpy as np
 from ..detectors import PERMISSION_STAGES, StageFlags
 from ..evaluation import QuestionRecord
 from ..metrics import CLAIM_STATES, FACT_STATES, FRESH, InvalidCitations, Score
+from ..schemas import claim_ids
 from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
@@ -237,9 +238,7 @@ class QuestionDetails:
 
     def _claim_names(self, start: int, end: int) -> list[str]:
         """The IDs of the claims `start:end` (one result's): their own, else `c1`, `c2`, ..."""
-        return [
-            given or f"c{n}" for n, given in enumerate(self._names[start:end].tolist(), start=1)
-        ]
+        return claim_ids(self._names[start:end].tolist())
 
     def _listed(self, stage: tuple[np.ndarray, np.ndarray], result: int) -> tuple[str, ...]:
         items, offsets = stage

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ProblemCollector
 from ..loading import SourceFile, read_file
-from ..schemas import LabelSet
+from ..schemas import LabelSet, claim_ids
 from ._trec import _Fallback
 
 Added = dict[str, tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]]
@@ -60,7 +60,7 @@ def with_labels(result: dict[str, Any], added: Added) -> dict[str, Any]:
         return result
     claim_labels, fact_labels = found
     claims = result.get("claims")
-    ids = [c.get("id") or f"c{n}" for n, c in enumerate(claims or [], start=1)]
+    ids = claim_ids(c.get("id") for c in claims or [])
     if not claim_labels.keys() <= set(ids):
         raise _Fallback("claim_labels.claim_id")
     out = dict(result)

@@ -20,6 +20,7 @@ from ..schemas import (
     Question,
     QuestionResult,
     Run,
+    claim_ids,
 )
 from ..validation import check_dataset
 from ._lexical_judge import split_claims
@@ -250,7 +251,7 @@ async def _judge_result(
     claim_labels = tuple(
         ClaimLabelEntry(
             question_id=question.id,
-            claim_id=claim.id or f"c{number}",
+            claim_id=claim_id,
             label=ClaimLabel(
                 verdict=v.verdict,
                 supported_by=list(v.supported_by),
@@ -259,7 +260,7 @@ async def _judge_result(
                 context_hash=ctx_hash,
             ),
         )
-        for number, (claim, v) in enumerate(zip(claims, verdicts, strict=True), start=1)
+        for claim_id, v in zip(claim_ids(c.id for c in claims), verdicts, strict=True)
     )
     fact_labels = tuple(
         FactLabelEntry(

@@ -74,8 +74,11 @@ def file_sha256(path: PathArg) -> str:
 def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
     """A pydantic location as a field path; a claim is named by its ID (`claims[c2]`).
 
-    A claim without an ID is `c` and its 1-based position, as everywhere else.
+    A claim without an ID is `c` and its 1-based position, as everywhere else
+    (`schemas.claim_ids`).
     """
+    from ..schemas import claim_ids  # here: hashing a file must not import pydantic
+
     parts: list[str] = []
     here = data
     previous: int | str | None = None
@@ -84,7 +87,8 @@ def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
             if previous == "claims":
                 claim = here[item] if isinstance(here, list) and item < len(here) else None
                 given = claim.get("id") if isinstance(claim, dict) else None
-                parts.append(f"[{given if isinstance(given, str) and given else f'c{item + 1}'}]")
+                own = given if isinstance(given, str) else None
+                parts.append(f"[{claim_ids([own], start=item + 1)[0]}]")
             else:
                 parts.append(f"[{item}]")
         else:

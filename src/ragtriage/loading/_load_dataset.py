@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ProblemCollector, Suggestions, option_problem
 from ..paths import PathArg, as_optional_path, as_path, as_paths
-from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot
+from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot, claim_ids
 from ._article_convert import ARTICLE_DEFAULT_K, convert_article
 from ._files import SourceFile
 from ._readers import Wanted, read_file
@@ -91,7 +91,7 @@ def _attach_labels(
                     "no such result" + answered(entry.question_id),
                 )
                 continue
-            ids = [c.id or f"c{n}" for n, c in enumerate(result.claims or [], start=1)]
+            ids = claim_ids(c.id for c in result.claims or [])
             if entry.claim_id not in ids:
                 collector.add(
                     path,
@@ -123,10 +123,11 @@ def _attach_labels(
                 new_results.append(res)
                 continue
             claims = []
-            for n, c in enumerate(res.claims or [], start=1):
-                added = claims_add.get(c.id or f"c{n}", [])
+            given = res.claims or []
+            for name, c in zip(claim_ids(c.id for c in given), given, strict=True):
+                added = claims_add.get(name, [])
                 for at, (path, _) in enumerate(added, start=len(c.labels)):
-                    origins[run.name, res.question_id, c.id or f"c{n}", at] = path
+                    origins[run.name, res.question_id, name, at] = path
                 claims.append(c.model_copy(update={"labels": [*c.labels, *(a[1] for a in added)]}))
             for at, (path, _) in enumerate(facts_add, start=len(res.fact_labels)):
                 origins[run.name, res.question_id, None, at] = path

@@ -22,7 +22,7 @@ from ..detectors import (
     texts_of,
 )
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import Question, QuestionResult, record_kind
+from ..schemas import Question, QuestionResult, claim_ids, record_kind
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
@@ -280,10 +280,8 @@ def build_view(
     claims: tuple[ClaimView, ...] | None = None
     if raw_claims is not None:
         views = []
-        for number, (claim, (code, marks)) in enumerate(
-            zip(raw_claims, found.claims, strict=True), start=1
-        ):
-            claim_id = claim.get("id") or f"c{number}"
+        names = claim_ids(claim.get("id") for claim in raw_claims)
+        for claim_id, claim, (code, marks) in zip(names, raw_claims, found.claims, strict=True):
             labels: Sequence[Label] = claim.get("labels", ())
             fresh, chosen = _marked(labels, marks)
             if len(fresh) < len(labels):

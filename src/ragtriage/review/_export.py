@@ -9,6 +9,7 @@ from ..errors import InputError, Problem, found_text
 from ..judges import check_judgeable, label_context_hash, passages_for
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg, as_path
+from ..schemas import claim_ids
 from ._sheet import ID_SEPARATOR, write_sheet
 
 ID_EXPECTED = "an ID without a comma (a sheet's list cells are read back split at commas)"
@@ -96,12 +97,13 @@ def build_sheet(dataset: Dataset, *, k: int | None = None, raw_text: bool = Fals
             context_ids = ID_SEPARATOR.join(p.id for p in passages)
             if res.claims is None:
                 skipped.append(Skipped(run.name, question.id, "claims not extracted"))
-            for number, claim in enumerate(res.claims or (), start=1):
+            given = res.claims or ()
+            for claim_id, claim in zip(claim_ids(c.id for c in given), given, strict=True):
                 rows.append(
                     {
                         **common,
                         "row_kind": "claim",
-                        "claim_id": claim.id or f"c{number}",
+                        "claim_id": claim_id,
                         "claim": shown(claim.text),
                         "cited_ids": ID_SEPARATOR.join(claim.citations),
                         "context": context,

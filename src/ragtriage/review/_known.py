@@ -8,6 +8,7 @@ from ..errors import ProblemCollector
 from ..judges import passages_for
 from ..loading import Dataset, SnapshotIndex
 from ..paths import SAFE_FILE_STEM, is_safe_file_stem
+from ..schemas import claim_ids
 
 
 def _listing(names: Iterable[str]) -> str:
@@ -32,7 +33,7 @@ class KnownIds:
             for res in run.results:
                 if res.outcome != "answered" or res.answer is None:
                     continue
-                claims = tuple(c.id or f"c{n}" for n, c in enumerate(res.claims or (), start=1))
+                claims = tuple(claim_ids(c.id for c in res.claims or ()))
                 by_question[res.question_id] = (claims, facts.get(res.question_id, ()))
                 passages = passages_for(res, index, ks[run.name])
                 self._contexts[run.name, res.question_id] = tuple(p.id for p in passages)

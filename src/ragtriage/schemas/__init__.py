@@ -47,6 +47,7 @@ from ._run import (
     Run,
     RunHeader,
     Usage,
+    claim_ids,
 )
 from ._shared import (
     SCHEMA_VERSION,
@@ -106,6 +107,7 @@ __all__ = [
     "StrictModel",
     "Usage",
     "agreed_verdict",
+    "claim_ids",
     "counted_labels",
     "is_schema_version",
     "json_schema",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import Field
@@ -80,6 +81,16 @@ class Claim(StrictModel):
     an empty one is an error)."""
     labels: list[ClaimLabel] = Field(default_factory=list)
     """Review labels, from people and judges; judge labels never replace human ones."""
+
+
+def claim_ids(given: Iterable[str | None], start: int = 1) -> list[str]:
+    """The IDs of a result's claims, from their own IDs in order (None or empty where a claim
+    has none): a claim's own `id`, else `c` and its 1-based position among the result's claims
+    (`c1`, `c2`, ...). Label files, review sheets and error messages name claims this way.
+
+    `start`: the position of the first claim given, when not all of them are (one claim's ID:
+    `claim_ids([given], start=position)[0]`)."""
+    return [given_id or f"c{n}" for n, given_id in enumerate(given, start=start)]
 
 
 class Usage(StrictModel):

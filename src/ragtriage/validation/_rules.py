@@ -18,6 +18,7 @@ from ..schemas import (
     LabelPolicy,
     QuestionResult,
     Run,
+    claim_ids,
     counted_labels,
 )
 from ._checker import Checker, dupes
@@ -129,10 +130,9 @@ def _check_result(
             "at least one reviewed claim for an answered question (or --allow-unreviewed)",
             "no claims" if res.claims is not None else "claims not extracted",
         )
-    names = (cl.id or f"c{n}" for n, cl in enumerate(claims, start=1))
+    names = claim_ids(cl.id for cl in claims)
     c.repeated(file, qid, "claims.id", "unique claim IDs within the answer", names)
-    for n, claim in enumerate(claims, start=1):
-        cid = claim.id or f"c{n}"
+    for cid, claim in zip(names, claims, strict=True):
         fresh = counted_labels(claim.labels, policy, _kind)
         if not fresh and res.outcome == "answered" and not allow_unreviewed:
             c.add(
