@@ -233,20 +233,6 @@ FORMATS = ("table", "json", "markdown")
 """Every report format; a command whose result has no Markdown form offers the first two."""
 
 
-def format_option(
-    choices: tuple[str, ...] = FORMATS,
-) -> Callable[[Callable[..., R]], Callable[..., R]]:
-    """`--format`: the command receives `fmt: str`."""
-    return click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(list(choices)),
-        default="table",
-        show_default=True,
-        help="Output format; json is the stable contract for scripts.",
-    )
-
-
 def output_option(
     what: str, *, required: bool = False, metavar: str = "FILE"
 ) -> Callable[[Callable[..., R]], Callable[..., R]]:
@@ -262,6 +248,47 @@ def output_option(
         callback=checked_output(folder=metavar == "DIR"),
         help=f"Write {what} here{where}.",
     )
+
+
+def report_options(
+    choices: tuple[str, ...] = FORMATS, *, html: bool = False, all_measures: bool = False
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """`--format` and `-o/--output` of a command that writes a report, with `--html` and
+    `--all-measures` where it offers them: the command receives `fmt: str`, `output: Path |
+    None` (`html: Path | None`, `all_measures: bool`)."""
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(list(choices)),
+            default="table",
+            show_default=True,
+            help="Output format; json is the stable contract for scripts.",
+        ),
+        output_option("the report"),
+    ]
+    if html:
+        options.append(
+            output_path_option(
+                "--html",
+                "html",
+                help="Also write the self-contained HTML report (see `ragtriage report`) to FILE.",
+            )
+        )
+    if all_measures:
+        options.append(
+            click.option(
+                "--all-measures",
+                is_flag=True,
+                help="Show every measure in terminal tables, also those not applicable in any "
+                "run (by default they are named on one line).",
+            )
+        )
+
+    def decorator(func: Callable[..., R]) -> Callable[..., R]:
+        return with_options(func, options)
+
+    return decorator
 
 
 dataset_argument = click.argument(
@@ -331,11 +358,3 @@ def terminal_width() -> int:
 
     return width()
 
-
-all_measures_option = click.option(
-    "--all-measures",
-    is_flag=True,
-    help="Show every measure in terminal tables, also those not applicable in any run "
-    "(by default they are named on one line).",
-)
-"""`--all-measures`: the command receives `all_measures: bool`."""

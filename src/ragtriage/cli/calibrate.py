@@ -14,10 +14,9 @@ from . import _bounds as bounds
 from ._common import (
     dataset_argument,
     examples,
-    format_option,
     handle_errors,
-    output_option,
     output_path_option,
+    report_options,
     run_option,
     snapshot_option,
     terminal_width,
@@ -57,8 +56,7 @@ from ._common import (
     show_default=True,
     help="Coverage of the confidence intervals.",
 )
-@format_option(("table", "json"))
-@output_option("the report")
+@report_options(("table", "json"))
 @output_path_option(
     "--record",
     help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",

@@ -14,17 +14,15 @@ from ..request import Request
 from ..validation import PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
 from . import _bounds as bounds
 from ._common import (
-    all_measures_option,
     examples,
-    format_option,
     handle_errors,
     held,
-    output_option,
+    report_options,
     terminal_width,
     write_output,
 )
 from ._dataset import dataset_options, print_notice
-from .report import html_option, write_html
+from .report import write_html
 
 baseline_option = click.option(
     "--baseline",
@@ -82,10 +80,7 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
     is_flag=True,
     help="Do not group runs that differ only in their seed as repeats.",
 )
-@format_option()
-@output_option("the report")
-@html_option
-@all_measures_option
+@report_options(html=True, all_measures=True)
 @handle_errors
 def compare_command(
     request: Request,

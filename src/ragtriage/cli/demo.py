@@ -19,11 +19,9 @@ from ..example import example_paths
 from ..render import render_overview
 from ..starter import dataset_arguments
 from ._common import (
-    all_measures_option,
     examples,
-    format_option,
     handle_errors,
-    output_option,
+    report_options,
     terminal_width,
     write_output,
 )
@@ -88,9 +86,7 @@ def next_steps(width: int) -> str:
     "demo",
     epilog=examples("ragtriage demo", "ragtriage demo --format markdown -o demo.md"),
 )
-@format_option()
-@output_option("the report")
-@all_measures_option
+@report_options(all_measures=True)
 @click.pass_context
 @handle_errors
 def demo_command(

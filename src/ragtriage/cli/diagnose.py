@@ -16,10 +16,9 @@ from ..render import (
 from ..request import Request
 from ._common import (
     examples,
-    format_option,
     handle_errors,
     held,
-    output_option,
+    report_options,
     terminal_width,
     write_output,
 )
@@ -35,8 +34,7 @@ from ._dataset import dataset_options, print_notice
     ),
 )
 @dataset_options(metrics=False)
-@format_option()
-@output_option("the report")
+@report_options()
 @handle_errors
 def diagnose_command(request: Request, fmt: str, output: Path | None) -> None:
     """Say where each question of DATASET's runs failed: primary stage, secondary ones, IDs."""

@@ -11,17 +11,15 @@ from ..api import evaluate_request
 from ..render import evaluation_text, render_markdown, render_table
 from ..request import Request
 from ._common import (
-    all_measures_option,
     examples,
-    format_option,
     handle_errors,
     held,
-    output_option,
+    report_options,
     terminal_width,
     write_output,
 )
 from ._dataset import dataset_options, print_notice
-from .report import html_option, write_html
+from .report import write_html
 
 
 @click.command(
@@ -33,10 +31,7 @@ from .report import html_option, write_html
     ),
 )
 @dataset_options()
-@format_option()
-@output_option("the report")
-@html_option
-@all_measures_option
+@report_options(html=True, all_measures=True)
 @handle_errors
 def evaluate_command(
     request: Request,

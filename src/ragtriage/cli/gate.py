@@ -17,11 +17,10 @@ from . import _bounds as bounds
 from ._common import (
     EXIT_GATE_FAILED,
     examples,
-    format_option,
     handle_errors,
     held,
-    output_option,
     output_path_option,
+    report_options,
     terminal_width,
     write_output,
 )
@@ -63,8 +62,7 @@ from .compare import baseline_option, candidate_help
     show_default=True,
     help="Bootstrap resamples for the baseline comparison.",
 )
-@format_option()
-@output_option("the report")
+@report_options()
 @output_path_option("--junit", help="Also write JUnit XML here (one test case per rule).")
 @handle_errors
 def gate_command(

@@ -13,7 +13,6 @@ from ._common import (
     examples,
     handle_errors,
     output_option,
-    output_path_option,
     say,
     write_output,
 )
@@ -21,14 +20,6 @@ from ._dataset import dataset_options, print_notice
 
 if TYPE_CHECKING:
     from ..compare import Comparison
-
-html_option = output_path_option(
-    "--html",
-    "html",
-    help="Also write the self-contained HTML report (see `ragtriage report`) to FILE.",
-)
-"""`--html FILE` for commands whose result can also be written as the HTML report."""
-
 
 def write_html(evaluation: Evaluation, path: Path, comparison: Comparison | None = None) -> None:
     """Write the HTML report of an evaluation (see `ragtriage.api.report_page`).

@@ -10,11 +10,10 @@ import click
 from ._common import (
     examples,
     executor_option,
-    format_option,
     handle_errors,
     held,
-    output_option,
     ray_address_option,
+    report_options,
     write_output,
 )
 
@@ -69,8 +68,7 @@ from ._common import (
 )
 @executor_option
 @ray_address_option
-@format_option(("table", "json"))
-@output_option("the report")
+@report_options(("table", "json"))
 @handle_errors
 def trec_eval_command(per_question: bool, fmt: str, output: Path | None, **options: Any) -> None:
     """Score the TREC run file RUN against the TREC qrels file QRELS.
