@@ -327,6 +327,12 @@ K_HELP = "Cut-off: the top k of the final ranking is the context when a run reco
 k_option = click.option("-k", "k", type=KType(), default=None, help=K_HELP)
 """`-k N`: the command receives `k: int | None`."""
 
+
+def run_context_options(func: Callable[..., R]) -> Callable[..., R]:
+    """`--snapshot`, `--run` (repeatable) and `-k`: the runs whose final contexts the command
+    reads; it receives `snapshot`, `runs` and `k`."""
+    return with_options(func, (snapshot_option, run_option, k_option))
+
 example_option = click.option(
     "--example",
     is_flag=True,

@@ -24,12 +24,10 @@ from ._common import (
     examples,
     executor_option,
     handle_errors,
-    k_option,
     output_option,
     ray_address_option,
-    run_option,
+    run_context_options,
     say,
-    snapshot_option,
 )
 from ._endpoint import endpoint_options
 
@@ -85,9 +83,7 @@ class _Bar:
     ),
 )
 @click.argument("dataset", type=click.Path(path_type=Path))
-@snapshot_option
-@run_option
-@k_option
+@run_context_options
 @output_option("<run>.labels.json (and <run>.run.json)", metavar="DIR")
 @click.option(
     "--judge",

@@ -11,11 +11,9 @@ from ..api import review_export_files, review_import_files
 from ._common import (
     examples,
     handle_errors,
-    k_option,
     output_option,
-    run_option,
+    run_context_options,
     say,
-    snapshot_option,
 )
 
 
@@ -39,9 +37,7 @@ def review_command() -> None:
     ),
 )
 @click.argument("dataset", type=click.Path(path_type=Path))
-@snapshot_option
-@run_option
-@k_option
+@run_context_options
 @output_option("the sheet (.xlsx or .csv)", required=True)
 @click.option(
     "--raw-text",
@@ -77,9 +73,7 @@ def export_command(output: Path, **options: Any) -> None:
 )
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.argument("sheet", type=click.Path(path_type=Path))
-@snapshot_option
-@run_option
-@k_option
+@run_context_options
 @click.option("--reviewer", help="Reviewer name for rows whose `reviewer` cell is empty.")
 @click.option(
     "--force",
