@@ -341,21 +341,26 @@ example_option = click.option(
 )
 """`--example`: the command receives `example: bool`."""
 
-executor_option = click.option(
-    "--executor",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help="Where the work runs: this process, or shards on a Ray cluster.",
-)
-"""`--executor local|ray`: the command receives `executor: str`."""
 
-ray_address_option = click.option(
-    "--ray-address",
-    default=None,
-    help="Ray cluster to join (e.g. ray://head:10001 or auto); default: a private local Ray.",
-)
-"""`--ray-address`: the command receives `ray_address: str | None`."""
+def executor_options(func: Callable[..., R]) -> Callable[..., R]:
+    """`--executor local|ray` and `--ray-address` (the cluster `ray` joins): the command
+    receives `executor: str` and `ray_address: str | None`."""
+    options = (
+        click.option(
+            "--executor",
+            type=click.Choice(["local", "ray"]),
+            default="local",
+            show_default=True,
+            help="Where the work runs: this process, or shards on a Ray cluster.",
+        ),
+        click.option(
+            "--ray-address",
+            default=None,
+            help="Ray cluster to join (e.g. ray://head:10001 or auto); default: a private "
+            "local Ray.",
+        ),
+    )
+    return with_options(func, options)
 
 
 def terminal_width() -> int:

@@ -19,11 +19,10 @@ from ..request import Request
 from ._common import (
     dataset_argument,
     example_option,
-    executor_option,
+    executor_options,
     k_option,
     labels_option,
     packed,
-    ray_address_option,
     run_option,
     say,
     snapshot_option,
@@ -100,8 +99,7 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
             help="How retrieved IDs are matched to required evidence.",
         ),
         example_option,
-        executor_option,
-        ray_address_option,
+        executor_options,
     ]
 
     def decorator(func: Callable[..., R]) -> Callable[..., R]:

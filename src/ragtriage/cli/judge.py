@@ -22,10 +22,9 @@ from ..judges import AUTO_RESPONSE_FORMAT, RESPONSE_FORMATS, estimate_lines, sum
 from . import _bounds as bounds
 from ._common import (
     examples,
-    executor_option,
+    executor_options,
     handle_errors,
     output_option,
-    ray_address_option,
     run_context_options,
     say,
 )
@@ -151,8 +150,7 @@ class _Bar:
 )
 @click.option("--dry-run", is_flag=True, help="Only estimate calls, tokens and cost.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@executor_option
-@ray_address_option
+@executor_options
 @handle_errors
 def judge_command(dry_run: bool, no_progress: bool, **options: Any) -> None:
     """Label the claims and reference facts of DATASET's runs with an automatic judge.

@@ -9,10 +9,9 @@ import click
 
 from ._common import (
     examples,
-    executor_option,
+    executor_options,
     handle_errors,
     held,
-    ray_address_option,
     report_options,
     write_output,
 )
@@ -66,8 +65,7 @@ from ._common import (
 @click.option(
     "--per-question", is_flag=True, help="Include every question's values in the JSON report."
 )
-@executor_option
-@ray_address_option
+@executor_options
 @report_options(("table", "json"))
 @handle_errors
 def trec_eval_command(per_question: bool, fmt: str, output: Path | None, **options: Any) -> None:
