@@ -333,6 +333,7 @@ def run_context_options(func: Callable[..., R]) -> Callable[..., R]:
     reads; it receives `snapshot`, `runs` and `k`."""
     return with_options(func, (snapshot_option, run_option, k_option))
 
+
 example_option = click.option(
     "--example",
     is_flag=True,
