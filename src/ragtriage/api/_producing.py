@@ -21,7 +21,6 @@ from ..endpoint import (
 )
 from ..errors import (
     InputError,
-    NumberRange,
     RequestError,
     counted,
     option_problem,
@@ -251,7 +250,7 @@ def judge_files(
     # client checks its own options again, for callers that build one themselves).
     problems = endpoint.range_problems() + range_problems(
         ("-k", k, CUTOFF_RANGE),
-        ("--seed", seed, NumberRange(*SEED_RANGE)),
+        ("--seed", seed, SEED_RANGE),
         ("--max-retries", max_retries, MAX_RETRIES_RANGE),
         ("--retry-delay", retry_delay, RETRY_DELAY_RANGE),
         ("--max-reply-bytes", max_reply_bytes, MAX_REPLY_BYTES_RANGE),

@@ -54,11 +54,11 @@ def _option_type(bound: NumberRange) -> click.IntRange | FiniteFloatRange:
     return FiniteFloatRange(bound.low, bound.high, min_open=bound.low_open)
 
 
-SEED = click.IntRange(*SEED_RANGE)
+SEED = _option_type(SEED_RANGE)
 """Random seeds (numpy takes 0..2**32-1 everywhere)."""
-RESAMPLES = click.IntRange(*RESAMPLES_RANGE)
+RESAMPLES = _option_type(RESAMPLES_RANGE)
 """Bootstrap resamples: below 100 an interval is noise, above 100,000 it costs minutes."""
-PERMUTATIONS = click.IntRange(*PERMUTATIONS_RANGE)
+PERMUTATIONS = _option_type(PERMUTATIONS_RANGE)
 """Permutation-test rounds (cheaper per round than a bootstrap resample)."""
 HOLDOUT_WARN_AFTER = click.IntRange(0, 1_000_000)
 """Holdout looks before the warning."""
@@ -76,7 +76,7 @@ PRICE_PER_1K = _option_type(PRICE_PER_1K_RANGE)
 """US dollars per 1,000 tokens."""
 MAX_REPLY_BYTES = _option_type(MAX_REPLY_BYTES_RANGE)
 """Largest reply body read."""
-CONFIDENCE = FiniteFloatRange(*LEVEL_RANGE)
+CONFIDENCE = _option_type(LEVEL_RANGE)
 """Confidence level of an interval."""
 CUTOFF = _option_type(CUTOFF_RANGE)
 """A ranking depth (candidates kept, rerank depth): the same range as every cut-off k."""

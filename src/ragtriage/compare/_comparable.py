@@ -74,22 +74,15 @@ def check_arguments(
             f"makes one); found {type(evaluation).__name__}"
         )
     problems = [
-        f"{name}: expected an integer from {low} to {high}; found {value!r}"
-        for name, value, (low, high) in (
+        f"{name}: expected {bound.expected()}; found {value!r}"
+        for name, value, bound in (
             ("seed", seed, SEED_RANGE),
             ("resamples", resamples, RESAMPLES_RANGE),
             ("permutations", permutations, PERMUTATIONS_RANGE),
+            ("level", level, LEVEL_RANGE),
         )
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+        if value not in bound
     ]
-    if (
-        isinstance(level, bool)
-        or not isinstance(level, (int, float))
-        or not LEVEL_RANGE[0] <= level <= LEVEL_RANGE[1]
-    ):
-        problems.append(
-            f"level: expected a number from {LEVEL_RANGE[0]} to {LEVEL_RANGE[1]}; found {level!r}"
-        )
     if problems:
         raise RequestError("; ".join(problems))
 

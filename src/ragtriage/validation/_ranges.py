@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from ..errors import NumberRange
 
-SEED_RANGE = (0, 2**32 - 1)
+SEED_RANGE = NumberRange(0, 2**32 - 1)
 """Random seeds (numpy takes 0..2**32-1 everywhere)."""
-RESAMPLES_RANGE = (100, 100_000)
+RESAMPLES_RANGE = NumberRange(100, 100_000)
 """Bootstrap resamples: below 100 an interval is noise, above 100,000 it costs minutes."""
-PERMUTATIONS_RANGE = (100, 1_000_000)
+PERMUTATIONS_RANGE = NumberRange(100, 1_000_000)
 """Permutation-test rounds (cheaper per round than a bootstrap resample)."""
-LEVEL_RANGE = (0.5, 0.999)
+LEVEL_RANGE = NumberRange(0.5, 0.999, integer=False)
 """Confidence level of an interval."""
 
 RESAMPLES_DEFAULT = 5000
