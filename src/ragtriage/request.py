@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from .errors import RequestError, shortened
+from .errors import InputError, RequestError, range_problems, shortened
 from .executors import ExecutorName
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, ledger_path
@@ -258,12 +258,15 @@ class Request:
         from .calibration import read_calibrations
         from .diagnosis import stage_names
         from .metrics import measures
-        from .validation import parse_k
+        from .validation import HOLDOUT_WARN_AFTER_RANGE, parse_k
 
         names = self.metric_names if metrics is None else list(metrics)
         measures(names)  # bad names: InputError, before any file is read
         stage_names(self.selection.stages)  # as the engine checks them, but before the reading
         k = None if self.k is None else parse_k(self.k)  # as the command line's -k
+        warn_after = ("--holdout-warn-after", self.holdout.warn_after, HOLDOUT_WARN_AFTER_RANGE)
+        if problems := range_problems(warn_after):  # as the command line's option
+            raise InputError(problems)
         if self.ray_address is not None and self.executor != "ray":
             raise RequestError("--ray-address needs --executor ray")
         files = self.files(example_runs_once=example_runs_once)

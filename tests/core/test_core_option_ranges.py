@@ -119,3 +119,13 @@ def test_run_files_refuses_every_value_its_command_refuses(
         )
     )
     assert lines[1].startswith(f"- <command line>: {option}: expected "), lines
+
+
+@pytest.mark.parametrize("value", [-1, 1_000_001])
+def test_holdout_warn_after_outside_its_range_is_refused(value: int) -> None:
+    # It used to pass: -1 warned at every look, as if the holdout were always overused.
+    assert _problems(lambda: ragtriage.api.evaluate_files(example=True, holdout_warn_after=value)) == [
+        "1 problem found in the input:",
+        "- <command line>: --holdout-warn-after: expected an integer from 0 to 1000000; "
+        f"found {value}",
+    ]

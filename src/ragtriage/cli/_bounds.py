@@ -28,6 +28,7 @@ from ..validation import (
     CHUNK_SENTENCES_RANGE,
     CONTEXT_CHARS_RANGE,
     CUTOFF_RANGE,
+    HOLDOUT_WARN_AFTER_RANGE,
     LEVEL_RANGE,
     PERMUTATIONS_RANGE,
     RESAMPLES_RANGE,
@@ -60,7 +61,7 @@ RESAMPLES = _option_type(RESAMPLES_RANGE)
 """Bootstrap resamples: below 100 an interval is noise, above 100,000 it costs minutes."""
 PERMUTATIONS = _option_type(PERMUTATIONS_RANGE)
 """Permutation-test rounds (cheaper per round than a bootstrap resample)."""
-HOLDOUT_WARN_AFTER = click.IntRange(0, 1_000_000)
+HOLDOUT_WARN_AFTER = _option_type(HOLDOUT_WARN_AFTER_RANGE)
 """Holdout looks before the warning."""
 MAX_TOKENS = _option_type(MAX_TOKENS_RANGE)
 """Output tokens per call."""

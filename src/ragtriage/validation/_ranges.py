@@ -31,3 +31,5 @@ CHUNK_SENTENCES_RANGE = NumberRange(1, 10_000)
 """Sentences per chunk (`--chunk-sentences`)."""
 RRF_C_RANGE = NumberRange(0, 100_000)
 """Reciprocal-rank fusion constant (`--rrf-c`)."""
+HOLDOUT_WARN_AFTER_RANGE = NumberRange(0, 1_000_000)
+"""Looks at the holdout before the warning (`--holdout-warn-after`)."""
