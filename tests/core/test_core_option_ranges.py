@@ -129,3 +129,13 @@ def test_holdout_warn_after_outside_its_range_is_refused(value: int) -> None:
         "- <command line>: --holdout-warn-after: expected an integer from 0 to 1000000; "
         f"found {value}",
     ]
+
+
+def test_judge_files_takes_a_whole_float_k_as_evaluate_files_does(article_fixture: Path) -> None:
+    # It used to be refused ("found 2.0") where evaluate_files(k=2.0) scores at k 2.
+    assert _dry_judge(article_fixture, k=2.0)() == _dry_judge(article_fixture, k=2)()
+    assert _problems(_dry_judge(article_fixture, k=2.5, seed=-1)) == [
+        "2 problems found in the input:",
+        "- <command line>: -k: expected an integer from 1 to 10000; found 2.5",
+        "- <command line>: --seed: expected an integer from 0 to 4294967295; found -1",
+    ]

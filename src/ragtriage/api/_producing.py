@@ -232,7 +232,7 @@ def judge_files(
         write_outputs,
     )
     from ..loading import load_dataset
-    from ..validation import CUTOFF_RANGE, SEED_RANGE
+    from ..validation import SEED_RANGE, parse_k
 
     if ray_address is not None and executor != "ray":
         raise RequestError("--ray-address needs --executor ray")
@@ -247,9 +247,15 @@ def judge_files(
         )
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     # Every value out of its command-line range at once, before any file is read (the
-    # client checks its own options again, for callers that build one themselves).
-    problems = endpoint.range_problems() + range_problems(
-        ("-k", k, CUTOFF_RANGE),
+    # client checks its own options again, for callers that build one themselves); k as
+    # every command's (a whole float such as 2.0 is 2).
+    problems = endpoint.range_problems()
+    if k is not None:
+        try:
+            k = parse_k(k)
+        except InputError as refused:
+            problems += refused.problems
+    problems += range_problems(
         ("--seed", seed, SEED_RANGE),
         ("--max-retries", max_retries, MAX_RETRIES_RANGE),
         ("--retry-delay", retry_delay, RETRY_DELAY_RANGE),
