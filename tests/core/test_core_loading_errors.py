@@ -274,6 +274,9 @@ FILE_CASES = [
     ("version-true.jsonl", b'{"kind": "run", "schema_version": true, "name": "r"}\n', "run", "- version-true.jsonl: line 1: schema_version: expected 1; found true"),
     ("version-float.json", SNAPSHOT_NO_DOCS.replace('"schema_version": 1', '"schema_version": 1.0').replace("}", ', "documents": []}').encode(), "snapshot", "- version-float.json: schema_version: expected 1; found 1.0"),
     ("version-true.json", b'{"kind": "evalset", "schema_version": true, "evalset_id": "e", "questions": []}', "dataset", "- version-true.json: schema_version: expected 1; found true"),
+    # a JSONL header's problems name its line, whatever the file's kind
+    ("evalset-head.jsonl", b'{"kind": "evalset", "schema_version": 1, "evalset_id": 5}\n{"id": "q1", "text": "?", "answerability": "unanswerable"}\n', "dataset", "- evalset-head.jsonl: line 1: evalset_id: expected a valid string; found 5"),
+    ("snapshot-head.jsonl", b'{"kind": "snapshot", "schema_version": 1, "snapshot_id": "s", "extra": 1}\n', "snapshot", "- snapshot-head.jsonl: line 1: extra: expected no such field (it is not part of the format); found an unknown field"),
     ("bytes.jsonl", RUN_HEAD.encode() + b"\xff\n", "run", "- bytes.jsonl: line 2 column 1: expected UTF-8 text; found the byte 0xFF, which is not UTF-8 (is the file GBK, Latin-1 or UTF-16?); convert it to UTF-8, e.g. `iconv -f GBK -t UTF-8 bytes.jsonl > bytes.utf8.jsonl`"),
     ("evalset-as-run.json", None, "run", "- evalset-as-run.json: kind: expected run; found 'evalset'"),
     ("evalset-as-snapshot.json", None, "snapshot", "- evalset-as-snapshot.json: kind: expected snapshot; found 'evalset'"),

@@ -75,8 +75,6 @@ class _Layout:
     lists: tuple[_Items, ...]
     required: str | None = None
     """The list a file must have (given empty to a `head` model that has it)."""
-    header_line: bool = False
-    """Whether a JSONL header's problems name its line (`line 1: name`)."""
 
     def items_of(self, data: Any) -> _Items:
         """The list a JSONL line's record belongs to."""
@@ -111,7 +109,6 @@ _LAYOUTS = {
         RunHeader,
         (_Items("results", QuestionResult, "question_id"),),
         required="results",
-        header_line=True,
     ),
     "labels": _Layout(
         LabelSet,
@@ -295,9 +292,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
     if kind is None:
         return None
     layout = _LAYOUTS[kind]
-    head = layout.head_of(
-        header, label, collector, f"line {number}: " if layout.header_line else ""
-    )
+    head = layout.head_of(header, label, collector, f"line {number}: ")
     default, entries = _label_defaults(kind, header, collector)
     lists: dict[str, list[Any]] = {items.key: [] for items in layout.lists}
     for n, line in lines:
