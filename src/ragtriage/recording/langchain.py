@@ -39,7 +39,6 @@ from ._traces import (  # noqa: E402
 class _Request:
     """What one root run has done so far."""
 
-    run_id: UUID
     question: str | None
     question_key: str | None
     started: float
@@ -137,9 +136,7 @@ class RecorderCallbackHandler(BaseCallbackHandler):
         if self._id_metadata_key is not None and metadata is not None:
             value = metadata.get(self._id_metadata_key)
             key = str(value) if isinstance(value, (str, int)) else None
-        request = _Request(
-            run_id, inputs if isinstance(inputs, str) else None, key, time.perf_counter()
-        )
+        request = _Request(inputs if isinstance(inputs, str) else None, key, time.perf_counter())
         with self._lock:
             self._requests[run_id] = request
             self._root_of[run_id] = run_id
