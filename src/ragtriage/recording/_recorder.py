@@ -17,7 +17,7 @@ from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import file_problem, json_line, make_folder
 from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
-from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader
+from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader, Scalar
 from ._environment import capture_environment
 from ._question import QuestionRecording, RecordingError
 from ._wrap import StageWrappers
@@ -26,9 +26,6 @@ Durability = Literal["fsync", "flush"]
 """`flush` (default): each finished question is handed to the operating system before the
 call returns, so it survives the process being killed (not a power cut); `fsync`: it also
 reaches the disk (about 10 ms per question on a slow disk: see benchmarks/recorder_overhead.py)."""
-
-Scalar = str | int | float | bool
-"""A value allowed in provenance filters and settings."""
 
 
 def _component(value: Component | str | None) -> Component | None:

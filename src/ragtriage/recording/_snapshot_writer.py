@@ -11,9 +11,7 @@ from pydantic import ValidationError
 from ..errors import ProblemCollector
 from ..fileio import json_line, json_text
 from ..paths import PathArg, as_path, file_suffix
-from ..schemas import Document, Snapshot
-
-Scalar = str | int | float | bool
+from ..schemas import Document, Scalar, Snapshot
 
 
 def write_snapshot(
