@@ -29,39 +29,30 @@ def convert_hint(source: str, label: str) -> str:
     return f"convert it to UTF-8, e.g. `iconv -f {source} -t UTF-8 {name.name} > {target}`"
 
 
+def _not_utf8(
+    label: str, found: str, source: str, where: tuple[bytes, int, int] | None = None
+) -> InputError:
+    """The problem of a file that is not UTF-8 text: what was `found`, then how to convert it
+    from `source`; at `where` (data, byte offset, number of its first line) when given, by
+    line and column (the column counts characters, from 1), else at the file."""
+    field = "(file)"
+    if where is not None:
+        data, offset, first_line = where
+        start = data.rfind(b"\n", 0, offset) + 1
+        line = first_line + data.count(b"\n", 0, offset)
+        column = len(data[start:offset].decode("utf-8", errors="replace")) + 1
+        field = f"line {line} column {column}"
+    return file_problem(label, "UTF-8 text", f"{found}; {convert_hint(source, label)}", field)
+
+
 def strip_bom(data: bytes, label: str) -> bytes:
     """`data` without a leading UTF-8 byte order mark; another encoding's mark is refused."""
     if data.startswith(_UTF8_BOM):
         return data[len(_UTF8_BOM) :]
     for mark, name in _OTHER_BOMS:
         if data.startswith(mark):
-            raise file_problem(
-                label,
-                "UTF-8 text",
-                f"{name} text (a {name} byte order mark); {convert_hint(name, label)}",
-            )
+            raise _not_utf8(label, f"{name} text (a {name} byte order mark)", name)
     return data
-
-
-def _place(data: bytes, offset: int, first_line: int) -> tuple[int, int]:
-    """(line, column) of byte `offset`; the column counts characters, from 1."""
-    start = data.rfind(b"\n", 0, offset) + 1
-    line = first_line + data.count(b"\n", 0, offset)
-    column = len(data[start:offset].decode("utf-8", errors="replace")) + 1
-    return line, column
-
-
-def undecodable(label: str, data: bytes, exc: UnicodeDecodeError, first_line: int) -> InputError:
-    """The problem for bytes that are not UTF-8, at their line and column."""
-    line, column = _place(data, exc.start, first_line)
-    bad = data[exc.start : exc.start + 1].hex().upper()
-    return file_problem(
-        label,
-        "UTF-8 text",
-        f"the byte 0x{bad}, which is not UTF-8 (is the file GBK, Latin-1 or UTF-16?); "
-        + convert_hint("GBK", label),
-        f"line {line} column {column}",
-    )
 
 
 def decode(data: bytes, label: str, first_line: int = 1, at_start: bool = True) -> str:
@@ -71,13 +62,10 @@ def decode(data: bytes, label: str, first_line: int = 1, at_start: bool = True) 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise undecodable(label, data, exc, first_line) from None
+        bad = data[exc.start : exc.start + 1].hex().upper()
+        found = f"the byte 0x{bad}, which is not UTF-8 (is the file GBK, Latin-1 or UTF-16?)"
+        raise _not_utf8(label, found, "GBK", (data, exc.start, first_line)) from None
     if "\x00" in text:
-        line, column = _place(data, data.index(b"\x00"), first_line)
-        raise file_problem(
-            label,
-            "UTF-8 text",
-            f"a NUL character (is the file UTF-16 or binary?); {convert_hint('UTF-16', label)}",
-            f"line {line} column {column}",
-        )
+        found = "a NUL character (is the file UTF-16 or binary?)"
+        raise _not_utf8(label, found, "UTF-16", (data, data.index(b"\x00"), first_line))
     return text
