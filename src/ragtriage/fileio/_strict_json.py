@@ -123,7 +123,11 @@ def _plain(message: str) -> str:
     return message[:1].lower() + message[1:]
 
 
-def _where(line: int | None, row: int, column: int) -> str:
+def _where(text: str, offset: int, line: int | None) -> str:
+    """`line L column C` of `text[offset]` (`line`: the text is that line of a file); the same
+    place `json.JSONDecodeError` gives."""
+    row = text.count("\n", 0, offset) + 1
+    column = offset - text.rfind("\n", 0, offset)
     return f"line {row if line is None else line + row - 1} column {column}"
 
 
@@ -132,10 +136,7 @@ def _locate(text: str, token: str | None, line: int | None) -> str:
     if token:
         found = re.search(r"[\[:,]\s*(" + re.escape(token) + r")(?![\w.+-])", text)
         if found:
-            offset = found.start(1)
-            row = text.count("\n", 0, offset) + 1
-            column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-            return _where(line, row, column)
+            return _where(text, found.start(1), line)
     return "(file)" if line is None else f"line {line}"
 
 
@@ -214,8 +215,7 @@ def _decode(text: str, label: str, line: int | None, start: int) -> tuple[Any, i
         found = _plain(exc.msg)
         if exc.msg.startswith("Expecting") and not text[exc.pos :].strip():
             found = f"the end of the {'file' if line is None else 'line'} (the JSON is cut short)"
-        where = _where(line, exc.lineno, exc.colno)
-        raise file_problem(label, "valid JSON", found, where) from None
+        raise file_problem(label, "valid JSON", found, _where(text, exc.pos, line)) from None
     except StrictJSONError as exc:
         raise file_problem(label, exc.expected, exc.found, _locate(text, exc.token, line)) from None
 
@@ -231,11 +231,7 @@ def parse_json(text: str, label: str, line: int | None = None) -> Any:
     value, end = _decode(text, label, line, _skip_space(text, 0))
     end = _skip_space(text, end)
     if end < len(text):
-        row = text.count("\n", 0, end) + 1
-        column = end - (text.rfind("\n", 0, end) + 1) + 1
-        raise file_problem(
-            label, "valid JSON", _plain("Extra data"), _where(line, row, column)
-        )
+        raise file_problem(label, "valid JSON", _plain("Extra data"), _where(text, end, line))
     return value
 
 
