@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text
 from ..fileio import open_input, parse_json, read_json as read_json_document, text_lines
@@ -63,12 +64,8 @@ def display_path(path: PathArg) -> str:
 
 def file_sha256(path: PathArg) -> str:
     """SHA-256 of a file, read in blocks."""
-    path = as_path(path)
-    digest = hashlib.sha256()
-    with open_input(path) as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    with open_input(as_path(path)) as handle:  # a BufferedReader, which file_digest reads into
+        return hashlib.file_digest(cast(io.BufferedReader, handle), "sha256").hexdigest()
 
 
 def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
