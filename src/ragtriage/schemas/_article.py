@@ -1,21 +1,16 @@
-"""The article format (`schemaVersion: 1`): corpus, cases and embedded runs in one file."""
+"""The article format (`schemaVersion: 1`): corpus, cases and embedded runs in one file.
+
+Its fields are named in camelCase, as the format spells them.
+"""
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from ._shared import Identifier, SchemaVersion, StrictModel
 
 
-class ArticleModel(StrictModel):
-    """Base of the article format's models: camelCase names as the format spells them."""
-
-    model_config = ConfigDict(
-        strict=True, extra="forbid", frozen=True, use_attribute_docstrings=True
-    )
-
-
-class ArticleDocument(ArticleModel):
+class ArticleDocument(StrictModel):
     """A corpus entry."""
 
     id: Identifier
@@ -24,7 +19,7 @@ class ArticleDocument(ArticleModel):
     """Document text."""
 
 
-class ArticleCase(ArticleModel):
+class ArticleCase(StrictModel):
     """An evaluation case."""
 
     id: Identifier
@@ -39,14 +34,14 @@ class ArticleCase(ArticleModel):
     """IDs of the facts a complete answer states (the format has no fact text)."""
 
 
-class ArticleClaimReview(ArticleModel):
+class ArticleClaimReview(StrictModel):
     """Reviewer label of a claim."""
 
     supportedByIds: list[Identifier]
     """Context IDs supporting the claim; empty means unsupported."""
 
 
-class ArticleClaim(ArticleModel):
+class ArticleClaim(StrictModel):
     """A claim of an answer."""
 
     text: str = Field(min_length=1)
@@ -57,14 +52,14 @@ class ArticleClaim(ArticleModel):
     """Reviewer label."""
 
 
-class ArticleResultReview(ArticleModel):
+class ArticleResultReview(StrictModel):
     """Reviewer label of the answer's coverage."""
 
     coveredReferenceFactIds: list[Identifier]
     """Reference facts the answer covers."""
 
 
-class ArticleResult(ArticleModel):
+class ArticleResult(StrictModel):
     """A run's result for one case."""
 
     caseId: Identifier
@@ -81,7 +76,7 @@ class ArticleResult(ArticleModel):
     """Coverage label."""
 
 
-class ArticleRun(ArticleModel):
+class ArticleRun(StrictModel):
     """A run embedded in the file."""
 
     name: Identifier
@@ -90,7 +85,7 @@ class ArticleRun(ArticleModel):
     """One result per case."""
 
 
-class ArticleDataset(ArticleModel):
+class ArticleDataset(StrictModel):
     """The whole article-format file."""
 
     schemaVersion: SchemaVersion
