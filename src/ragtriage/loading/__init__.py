@@ -5,11 +5,6 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ._article_convert import (
-        ARTICLE_DEFAULT_K as ARTICLE_DEFAULT_K,
-        ARTICLE_REVIEWER as ARTICLE_REVIEWER,
-        convert_article as convert_article,
-    )
     from ._files import (
         SourceFile as SourceFile,
         display_path as display_path,
@@ -25,7 +20,6 @@ if TYPE_CHECKING:
 # Each name is imported from its module on first use, so that a command loads only
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
 _LAZY = {
-    "._article_convert": ("ARTICLE_DEFAULT_K", "ARTICLE_REVIEWER", "convert_article"),
     "._files": (
         "SourceFile", "display_path", "file_sha256", "pydantic_problems", "report_head",
         "validate_item",
