@@ -21,17 +21,13 @@ from ._limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_BYTES,
     MAX_GRADE,
-    MAX_INT_DIGITS,
     MAX_LINE_BYTES,
     MIN_GRADE,
-    size_text,
 )
 from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
 from ._strict_json import (
-    FINITE,
     StrictJSONError,
-    depth_problem,
     loads_strict,
     parse_json,
     parse_json_values,
@@ -47,11 +43,9 @@ from ._write import (
 )
 
 __all__ = [
-    "FINITE",
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_GRADE",
-    "MAX_INT_DIGITS",
     "MAX_LINE_BYTES",
     "MIN_GRADE",
     "OutputError",
@@ -61,7 +55,6 @@ __all__ = [
     "check_output",
     "content_hash",
     "decode",
-    "depth_problem",
     "file_problem",
     "iter_lines",
     "json_float",
@@ -80,7 +73,6 @@ __all__ = [
     "read_json",
     "read_text",
     "read_toml",
-    "size_text",
     "strip_bom",
     "text_lines",
     "write_bytes",
