@@ -12,9 +12,7 @@ from ._generate import (
     GENERATION_PROMPT_VERSION,
     REFUSAL_MARKER,
     GenerationConfig,
-    answer_messages,
 )
-from ._index_cache import IndexCache, default_cache_dir, units_hash
 from ._rerank import RerankKind
 from ._retrieval_pipeline import (
     RETRIEVAL_ONLY_NOTE,
@@ -35,7 +33,6 @@ __all__ = [
     "ChunkMode",
     "Chunking",
     "GenerationConfig",
-    "IndexCache",
     "RerankKind",
     "RetrievalConfig",
     "RetrieverKind",
@@ -44,13 +41,10 @@ __all__ = [
     "Tokenizer",
     "TokenizerSpec",
     "Unit",
-    "answer_messages",
     "chunk_id",
-    "default_cache_dir",
     "fit_context",
     "make_chunks",
     "make_units",
     "reciprocal_rank_fusion",
     "run_retrieval",
-    "units_hash",
 ]
