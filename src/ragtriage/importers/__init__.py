@@ -10,16 +10,14 @@
 from ._native_writer import native_text, write_native
 from ._openinference import ImportedTraces, import_openinference
 from ._rag_records import ImportedRecords, import_records
-from ._record_dialects import DIALECTS, Dialect, RecordFormat
-from ._records import read_records, text_id
+from ._record_dialects import RecordFormat
+from ._records import text_id
 from ._tau2 import TAU2_ATTRIBUTION, TAU2_MAX_BYTES, Tau2Data, import_tau2
 from ._trec_native import ImportedTrec, evalset_to_qrels, export_trec, import_trec, run_to_trec
 
 __all__ = [
-    "DIALECTS",
     "TAU2_ATTRIBUTION",
     "TAU2_MAX_BYTES",
-    "Dialect",
     "ImportedRecords",
     "ImportedTraces",
     "ImportedTrec",
@@ -32,7 +30,6 @@ __all__ = [
     "import_tau2",
     "import_trec",
     "native_text",
-    "read_records",
     "run_to_trec",
     "text_id",
     "write_native",
