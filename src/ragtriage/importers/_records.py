@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from ..errors import InputError, ProblemCollector, found_text
-from ..fileio import check_input, file_problem, json_lines, parse_json, read_text
+from ..fileio import check_input, file_problem, json_lines, read_json, read_text
 from ..paths import PathArg, as_path, file_suffix
 
 LIST_KEYS = ("samples", "test_cases", "goldens", "records", "data")
@@ -26,13 +26,9 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
             if check_input(path, label) == 0:
                 raise file_problem(label, "at least one record", "an empty file")
             return [(f"line {number}", value) for number, value in json_lines(path, label)]
-        what = "a CSV file" if file_suffix(path) == ".csv" else "a JSON document"
-        raw = read_text(path, label, what=what)
         if file_suffix(path) == ".csv":
-            return _csv_records(raw, label, collector)
-        if not raw.strip():
-            raise file_problem(label, "a JSON document", "an empty file")
-        data = parse_json(raw, label)
+            return _csv_records(read_text(path, label, what="a CSV file"), label, collector)
+        data = read_json(path, label)
     except InputError as exc:
         collector.extend(exc.problems)
         return []
