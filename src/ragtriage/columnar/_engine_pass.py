@@ -23,10 +23,9 @@ from .._collector import no_cycle_collection
 from ..calibration import (
     CalibrationRecord,
     calibration_notes,
+    measure_kinds,
 )
 from ..detectors import (
-    SelfLabelling,
-    affected_metrics,
     default_injection_rules,
     detect_injection,
     find_sensitive,
@@ -72,22 +71,17 @@ class EngineInputs:
     """The cut-off the format implies, if any (the article format's)."""
 
 
-def _self_labelled(
-    run: RunColumns, ids: Sequence[str], chosen: Sequence[Measure], held: np.ndarray
-) -> tuple[str, ...]:
-    """The measures `detectors.affected_metrics` names for the run's self-made labels, in the
-    results of the questions `held` marks (the input's, see `evaluate_native`)."""
-    generator = run.header.provenance.generator
-    claims, facts = run.self_claim & held[run.row], run.self_fact & held[run.row]
-    if generator is None or not (claims.any() or facts.any()):
+def _self_labelled(run: RunColumns, chosen: Sequence[Measure], held: np.ndarray) -> tuple[str, ...]:
+    """The measures that read a kind of labels (`calibration.measure_kinds`) the run's
+    generator made itself, in the results of the questions `held` marks (the input's, see
+    `evaluate_native`)."""
+    if run.header.provenance.generator is None:
         return ()
-    found = SelfLabelling(
-        run.header.name,
-        generator.name,
-        tuple(ids[row] for row in run.row[claims].tolist()),
-        tuple(ids[row] for row in run.row[facts].tolist()),
-    )
-    return affected_metrics({m.name: m.spec.requires for m in chosen}, found)
+    made = {
+        kind for kind, self_made in (("claim", run.self_claim), ("fact", run.self_fact))
+        if (self_made & held[run.row]).any()
+    }
+    return tuple(m.name for m in chosen if made.intersection(measure_kinds(m)))
 
 
 @dataclass(frozen=True)
@@ -228,7 +222,7 @@ def run_engine(
             index, arrays, chosen, labels.get(run.header.name, {}),
             RunExtras(
                 tuple(row for row in rows if row in missing),
-                _self_labelled(run, ids, chosen, held),
+                _self_labelled(run, chosen, held),
                 options.calibrations,
             ),
             workers,

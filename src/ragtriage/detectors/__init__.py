@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     )
     from .labels_trust import (
         SelfLabelling as SelfLabelling,
-        affected_metrics as affected_metrics,
         context_hash as context_hash,
         context_hash_of as context_hash_of,
         context_texts as context_texts,
@@ -105,7 +104,7 @@ _LAZY = {
         "detect_injection", "flag_context", "load_injection_rules",
     ),
     ".labels_trust": (
-        "SelfLabelling", "affected_metrics", "context_hash", "context_hash_of", "context_texts",
+        "SelfLabelling", "context_hash", "context_hash_of", "context_texts",
         "find_self_labelling", "fresh_labels", "is_stale", "item_text", "recorded_texts",
         "self_labelling_problems", "sent_texts", "texts_of",
     ),

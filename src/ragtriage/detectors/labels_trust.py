@@ -118,16 +118,6 @@ class SelfLabelling:
     fact_questions: tuple[str, ...]
     """Questions with a self-made fact label."""
 
-    @property
-    def affected_inputs(self) -> tuple[str, ...]:
-        """Which label inputs are affected: `claim labels`, `fact labels` or both."""
-        out = []
-        if self.claim_questions:
-            out.append("claim labels")
-        if self.fact_questions:
-            out.append("fact labels")
-        return tuple(out)
-
 
 def _self_made(labels: Iterable[ClaimLabel | FactLabel], generator: str) -> bool:
     return any(lab.labeller.kind == "judge" and lab.labeller.name == generator for lab in labels)
@@ -177,10 +167,3 @@ def self_labelling_problems(
             )
     return problems
 
-
-def affected_metrics(
-    requires_by_metric: Mapping[str, Sequence[str]], found: SelfLabelling
-) -> tuple[str, ...]:
-    """Metric names (from name -> `requires`) computed from the self-made kind of labels."""
-    inputs = set(found.affected_inputs)
-    return tuple(name for name, req in requires_by_metric.items() if inputs & set(req))
