@@ -35,27 +35,12 @@ only where the stage failed: its view in, its finding (proving IDs, reason) out.
 OK = "ok"
 """The verdict of a question where no stage failed; always last."""
 
-_BUILTIN: tuple[tuple[str, Check], ...] = (
-    ("permission_leak", check_permission_leak),
-    ("retrieval_miss", check_retrieval_miss),
-    ("ranking_loss", check_ranking_loss),
-    ("truncation_loss", check_truncation_loss),
-    ("stale_evidence", check_stale_evidence),
-    ("unsupported_claim", check_unsupported_claim),
-    ("invalid_citation", check_invalid_citation),
-    ("incomplete_answer", check_incomplete_answer),
-    ("missed_refusal", check_missed_refusal),
-    ("false_refusal", check_false_refusal),
-    ("needless_clarification", check_needless_clarification),
-    ("needless_escalation", check_needless_escalation),
-    ("missed_clarification", check_missed_clarification),
-    ("judge_uncertain", check_judge_uncertain),
-)
-
-_EXPLAIN: dict[str, Callable[[StageInputs], Finding]] = {
+_LOSSES: dict[str, Callable[[StageInputs], Finding]] = {
     "retrieval_miss": check_retrieval_miss,
     "ranking_loss": check_ranking_loss,
     "truncation_loss": check_truncation_loss,
+}
+_ANSWER: dict[str, Callable[[StageInputs], Finding]] = {
     "unsupported_claim": check_unsupported_claim,
     "invalid_citation": check_invalid_citation,
     "incomplete_answer": check_incomplete_answer,
@@ -66,7 +51,16 @@ _EXPLAIN: dict[str, Callable[[StageInputs], Finding]] = {
     "missed_clarification": check_missed_clarification,
     "judge_uncertain": check_judge_uncertain,
 }
-"""The explanations that read only `StageInputs`."""
+_EXPLAIN = {**_LOSSES, **_ANSWER}
+"""The explanations that read only `StageInputs`: every built-in stage but the permission
+leak and stale evidence, which read the whole view."""
+
+_BUILTIN: tuple[tuple[str, Check], ...] = (
+    ("permission_leak", check_permission_leak),
+    *_LOSSES.items(),
+    ("stale_evidence", check_stale_evidence),
+    *_ANSWER.items(),
+)
 
 INPUT_STAGES = frozenset(_EXPLAIN)
 """The detected stages whose explanations read only `StageInputs`: a question whose failing
