@@ -24,13 +24,14 @@ from ..errors import InputError, ProblemCollector
 from ..fileio import open_input
 from ._arrow import pa, pc, pcsv
 from ._trec import (
+    _BLOCK_BYTES,
     _ODD_SPACE,
     _checked_size,
-    _delimiter,
     _Fallback,
     _numbers,
     _plain_fields,
     _strings_clean,
+    csv_options,
     reader_pool,
 )
 
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
 else:  # imported at first use: the default install has no pyarrow
     pq = extra_module("pyarrow.parquet", "parquet", "reading a Parquet run")
 
-_RUN_NAMES = ("qid", "q0", "docid", "rank", "score", "tag")
-_BLOCK_BYTES = 1 << 20  # small blocks stay in cache and in reused memory (measured: 1 MB)
 _HASH_BYTES = 1 << 20
 
 
@@ -197,29 +196,16 @@ def _parsed(
     the consumer (`_stream`); Q0, rank and tag are read as bytes (no text is made of them)
     and must be printable ASCII: other bytes send the file to the line reader. `lean`:
     they are not read at all (the file's `Layout` must then prove them plain)."""
-    reader = pcsv.open_csv(
-        source,
-        read_options=pcsv.ReadOptions(
-            column_names=list(_RUN_NAMES), block_size=_BLOCK_BYTES, use_threads=False
-        ),
-        parse_options=pcsv.ParseOptions(
-            delimiter=_delimiter(path), quote_char=False, escape_char=False, double_quote=False
-        ),
-        convert_options=pcsv.ConvertOptions(
-            column_types={
-                "qid": pa.string(),
-                "q0": pa.binary(),
-                "docid": pa.string(),
-                "rank": pa.binary(),
-                "score": pa.float64(),
-                "tag": pa.binary(),
-            },
-            include_columns=["qid", "docid", "score"] if lean else None,
-            strings_can_be_null=False,
-            null_values=[],
-        ),
-        memory_pool=reader_pool(),
-    )
+    types = {
+        "qid": pa.string(),
+        "q0": pa.binary(),
+        "docid": pa.string(),
+        "rank": pa.binary(),
+        "score": pa.float64(),
+        "tag": pa.binary(),
+    }
+    parsed = ("qid", "docid", "score") if lean else None
+    reader = pcsv.open_csv(source, **csv_options(path, types, parsed))
     for batch in reader:
         docs = pa.chunked_array([batch["docid"]])
         # Lean: the file's `Layout` proves the document IDs plain too.
