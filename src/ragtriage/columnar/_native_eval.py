@@ -93,7 +93,7 @@ def evaluate_native(
             allow_unreviewed=allow_unreviewed, evidence_level=evidence_level,
             question_filter=question_filter, accept_self_labelling=accept_self_labelling,
             allow_missing=allow_missing, calibrations=calibrations, workers=workers,
-            input_filter=input_filter, executor=executor, stages=_stages(stages),
+            input_filter=input_filter, executor=executor, stages=stage_names(stages),
             ids_check=ids_check,
         )
     except _Fallback:
@@ -175,7 +175,7 @@ def evaluate(
     chosen = measures(metrics)
     if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
         k = parse_k(k)
-    stages = _stages(stages)
+    stages = stage_names(stages)
     problems = input_problems(
         dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
         accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
@@ -251,12 +251,6 @@ def load_and_evaluate(
             raise InputError(problems)
         loaded = keep_questions(loaded, input_filter)
     return evaluate(loaded, **options)
-
-
-def _stages(stages: Sequence[str]) -> tuple[str, ...]:
-    """The stage condition's stages (one name is one stage, not its characters); a name that
-    is no stage raises `InputError` (`diagnosis.stage_names`), before anything is scored."""
-    return stage_names(stages)
 
 
 def _on_files(
