@@ -185,11 +185,6 @@ _NOT_BEFORE = frozenset({b".", b"e", b"E", b"+", b"-"})
 _VALUE_END = re.compile(rb"[ \t\r\n]*(?:[,\]}]|\Z)")
 
 
-def is_id(value: Any) -> bool:
-    """A non-empty string (the schema's `Identifier`)."""
-    return type(value) is str and bool(value)
-
-
 def ids(value: Any) -> bool:
     """A list of identifiers (checked by C-level maps, not item by item)."""
     return type(value) is list and set(map(type, value)) <= _STR and "" not in value
@@ -236,7 +231,7 @@ def canary_ok(value: Any) -> bool:
     return (
         type(value) is dict
         and value.keys() == CANARY_KEYS
-        and all(is_id(v) for v in value.values())
+        and ids([*value.values()])
     )
 
 
