@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import TypeVar
 
@@ -56,3 +56,15 @@ def read_normalise(data: Mapping[str, object], source: str, problems: list[Probl
         return value
     problems.append(Problem(source, None, "normalise", "true or false", repr(value)))
     return True
+
+
+def unknown_keys(
+    raw: Mapping[str, object], allowed: Sequence[str], source: str, where: str,
+    problems: list[Problem],
+) -> None:
+    """Add to `problems` the keys of the table `where` that are not `allowed`, if any (`only
+    a, b, c` expected)."""
+    extra = sorted(set(raw) - set(allowed))
+    if extra:
+        expected = f"only {', '.join(allowed)}"
+        problems.append(Problem(source, None, where, expected, ", ".join(extra)))

@@ -13,7 +13,13 @@ from typing import Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file, read_normalise
+from ._rulefiles import (
+    compile_pattern,
+    parse_bundled_rules,
+    parse_rule_file,
+    read_normalise,
+    unknown_keys,
+)
 from .normalise import instruction_texts, instruction_views
 from .view import DetectorView
 
@@ -103,17 +109,7 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
             problems.append(
                 Problem(source, None, f"{where}.{key}", "a non-empty string", repr(fields[key]))
             )
-        extra = sorted(set(raw) - set(fields))
-        if extra:
-            problems.append(
-                Problem(
-                    source,
-                    None,
-                    where,
-                    "only id, lang, category, description, pattern",
-                    ", ".join(extra),
-                )
-            )
+        unknown_keys(raw, tuple(fields), source, where, problems)
         if bad:
             continue
         rule_id, category = str(fields["id"]), str(fields["category"])

@@ -14,7 +14,13 @@ from typing import cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._rulefiles import compile_pattern, parse_bundled_rules, parse_rule_file, read_normalise
+from ._rulefiles import (
+    compile_pattern,
+    parse_bundled_rules,
+    parse_rule_file,
+    read_normalise,
+    unknown_keys,
+)
 from .checksums import CHECKERS, CHECKSUMS, Checksum
 from .normalise import matching_form, matching_text
 from .view import DetectorView
@@ -81,6 +87,10 @@ class SensitiveFinding:
         return f"{self.detector}[{self.start}:{self.end}]"
 
 
+_DETECTOR_KEYS = ("name", "description", "pattern", "checksum", "requires")
+"""The keys of a `[[detectors]]` table."""
+
+
 def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
     problems: list[Problem] = []
     version = data.get("version")
@@ -103,17 +113,7 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
             continue
         name, pattern, checksum = raw.get("name"), raw.get("pattern"), raw.get("checksum")
         description, requires = raw.get("description", ""), raw.get("requires")
-        extra = sorted(set(raw) - {"name", "pattern", "checksum", "description", "requires"})
-        if extra:
-            problems.append(
-                Problem(
-                    source,
-                    None,
-                    where,
-                    "only name, description, pattern, checksum, requires",
-                    ", ".join(extra),
-                )
-            )
+        unknown_keys(raw, _DETECTOR_KEYS, source, where, problems)
         if requires is not None and (not isinstance(requires, str) or not requires):
             problems.append(
                 Problem(source, None, f"{where}.requires", "a non-empty string", repr(requires))
