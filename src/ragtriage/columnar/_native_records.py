@@ -94,34 +94,6 @@ def _parsed(handle: BinaryIO, label: str, end: int | None) -> Iterator[Any]:
             raise _Fallback("line") from exc
 
 
-def spans(
-    path: Path, parts: int, min_bytes: int | None = None
-) -> list[tuple[int, int]] | None:
-    """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
-    the file whole: a JSON document, or smaller than `min_bytes`, default 8 MiB, not worth
-    splitting)."""
-    try:
-        size = check_input(path)
-    except InputError:
-        return None  # reading the file whole names the problem
-    limit = _SPLIT_BYTES if min_bytes is None else min_bytes
-    if file_suffix(path) != ".jsonl" or parts < 2 or size < limit:
-        return None
-    with _open(path) as handle:
-        try:
-            _first_line(handle, str(path))
-        except InputError as exc:
-            raise _Fallback("header") from exc
-        cuts = [handle.tell()]
-        for n in range(1, parts):
-            handle.seek(max(cuts[-1], size * n // parts))
-            if len(handle.readline(MAX_LINE_BYTES + 1)) > MAX_LINE_BYTES:
-                raise _Fallback("line")
-            cuts.append(max(cuts[-1], handle.tell()))
-    cuts.append(size)
-    return list(pairwise(cuts))
-
-
 _SPLIT_BYTES = 8 << 20
 
 
@@ -150,10 +122,6 @@ class Rereader:
                         header = False
                     at += len(line)
             self._starts = starts
-
-    def at(self, wanted: Iterable[int]) -> dict[int, Any]:
-        """The records at these positions, parsed."""
-        return self.parse(self.lines(wanted))
 
     def parse(self, lines: dict[int, bytes]) -> dict[int, Any]:
         """Records' texts (from `lines`) parsed as the first read parsed them (`loads_again`;
@@ -216,8 +184,30 @@ class FileRecords:
         return records(self.path, self.list_key, span)
 
     def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
-        """Byte ranges to read apart (see `spans`)."""
-        return spans(self.path, parts, min_bytes)
+        """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
+        the file whole: a JSON document, or smaller than `min_bytes`, default 8 MiB, not worth
+        splitting)."""
+        path = self.path
+        try:
+            size = check_input(path)
+        except InputError:
+            return None  # reading the file whole names the problem
+        limit = _SPLIT_BYTES if min_bytes is None else min_bytes
+        if file_suffix(path) != ".jsonl" or parts < 2 or size < limit:
+            return None
+        with _open(path) as handle:
+            try:
+                _first_line(handle, str(path))
+            except InputError as exc:
+                raise _Fallback("header") from exc
+            cuts = [handle.tell()]
+            for n in range(1, parts):
+                handle.seek(max(cuts[-1], size * n // parts))
+                if len(handle.readline(MAX_LINE_BYTES + 1)) > MAX_LINE_BYTES:
+                    raise _Fallback("line")
+                cuts.append(max(cuts[-1], handle.tell()))
+        cuts.append(size)
+        return list(pairwise(cuts))
 
     def models(self, wanted: Iterable[int], model: type[M]) -> dict[int, M]:
         """The records at these positions, read again and validated as `model` from their
@@ -241,7 +231,8 @@ class FileRecords:
         """The records at these positions, read again as parsed JSON (as the first read parsed
         them; not checked again: the first read's checks accepted them), changed by `prepare`
         when given."""
-        found = self._rereader().at(wanted)
+        again = self._rereader()
+        found = again.parse(again.lines(wanted))
         return found if prepare is None else {n: prepare(record) for n, record in found.items()}
 
     def _rereader(self) -> Rereader:
