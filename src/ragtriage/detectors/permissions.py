@@ -51,7 +51,7 @@ def check_permissions(view: DetectorView) -> PermissionCheck:
     """Check one question's candidates, context, citations and support against its asker."""
     checked = view.question.user_groups is not None
     # The documents at each stage the asker may not read, as the engine found them.
-    leaks = tuple((stage, view.flags.leaked_at(stage)) for stage in PERMISSION_STAGES)
+    leaks = tuple(zip(PERMISSION_STAGES, view.flags.leaked, strict=True))
     return PermissionCheck(view.question.id, checked, leaks)
 
 

@@ -53,10 +53,6 @@ class StageFlags:
         """The stale items at one stage."""
         return self.stale[STAGE_NAMES.index(stage)]
 
-    def leaked_at(self, stage: str) -> tuple[str, ...]:
-        """The unreadable documents at one stage."""
-        return self.leaked[STAGE_NAMES.index(stage)]
-
     def wrong_version_at(self, stage: str) -> tuple[str, ...]:
         """The items of another version than the question's at one stage."""
         return self.wrong_version[STAGE_NAMES.index(stage)]
