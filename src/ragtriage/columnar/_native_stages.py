@@ -74,12 +74,8 @@ def build_matcher(
     keys, groups, *span = [column[fresh] for column in columns]
     return Matcher(
         keys, groups, units, level_document, codes, (span[0], span[1]) if spans else None,
-        _unique(keys),
+        bool(np.all(keys[1:] != keys[:-1])),
     )
-
-
-def _unique(keys: np.ndarray) -> bool:
-    return bool(np.all(keys[1:] != keys[:-1]))
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
