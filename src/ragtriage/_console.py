@@ -87,6 +87,7 @@ def text_table(
     *,
     wrap_first: bool = True,
     fold: bool = True,
+    figures: bool = False,
 ) -> Table:
     """A table titled `title` (none if None) with a column for each name of `header`, one row
     for each of `rows`, for `console.print`.
@@ -94,14 +95,18 @@ def text_table(
     A header name wraps at spaces to fit its column. With `fold`, a cell too long for its
     column wraps inside it instead of widening the table past the terminal; without, it is
     cut with an ellipsis. Without `wrap_first`, the first column (names: a measure, a metric)
-    stays whole while the other columns wrap.
+    stays whole while the other columns wrap. With `figures`, every column but the first holds
+    numbers and is right-justified.
     """
     from rich.table import Table
 
     table = Table(title=title)
     for index, name in enumerate(header):
         table.add_column(
-            name, overflow="fold" if fold else "ellipsis", no_wrap=index == 0 and not wrap_first
+            name,
+            justify="right" if figures and index > 0 else "left",
+            overflow="fold" if fold else "ellipsis",
+            no_wrap=index == 0 and not wrap_first,
         )
     for row in rows:
         table.add_row(*row)

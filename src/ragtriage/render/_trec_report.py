@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._console import text_console, text_table
 from ..columnar import AVERAGING_RULES, TrecEvaluation
 from ..errors import counted
 from ..fileio import json_text, json_text_table
@@ -73,21 +74,14 @@ def trec_json_text(evaluation: TrecEvaluation, per_question: bool = False) -> st
 
 def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     """Measure, value, numerator/denominator and not-applicable count, one row each."""
-    from rich.table import Table
-
-    from .._console import text_console
-
     questions = len(evaluation.scores.question_ids)
-    table = Table(
-        title=f"ragtriage trec-eval ({counted(questions, 'question')})"
-    )
-    for column in ("measure", "value", "numerator / denominator", "n/a"):
-        table.add_column(column, justify="left" if column == "measure" else "right")
+    title = f"ragtriage trec-eval ({counted(questions, 'question')})"
+    rows = []
     for label, agg in evaluation.scores.summary.items():
-        value = value_text(agg.value, 4)
-        table.add_row(
-            label, value, f"{agg.numerator:.6g} / {agg.denominator:.6g}", str(agg.not_applicable)
-        )
+        ratio = f"{agg.numerator:.6g} / {agg.denominator:.6g}"
+        rows.append((label, value_text(agg.value, 4), ratio, str(agg.not_applicable)))
+    header = ("measure", "value", "numerator / denominator", "n/a")
+    table = text_table(title, header, rows, fold=False, figures=True)
     buffer = io.StringIO()
     text_console(buffer, width).print(table)
     notes = [f"Averaging ({evaluation.averaging}): {AVERAGING_RULES[evaluation.averaging]}."]
