@@ -16,7 +16,7 @@ from ..endpoint import (
     RETRY_DELAY_RANGE,
     TIMEOUT_RANGE,
 )
-from ..errors import InputError, RagtriageError, range_problems
+from ..errors import InputError, RagtriageError, counted, range_problems
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._formats import response_format_body
 from ._reply_json import reply_json
@@ -316,9 +316,7 @@ class ChatClient:
                     delay if delay is not None else self.options.backoff * 2**attempt
                 )
         self.counters.failures += 1
-        return Reply(
-            None, None, f"{last_error} (after {attempts} attempt{'s' if attempts > 1 else ''})"
-        )
+        return Reply(None, None, f"{last_error} (after {counted(attempts, 'attempt')})")
 
 
     async def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
