@@ -10,9 +10,11 @@ inputs give the same bytes.
 from __future__ import annotations
 
 import math
+import operator
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from markupsafe import Markup, escape
 
@@ -84,11 +86,7 @@ def _passes(view: QuestionView) -> list[bool]:
         # A question without reference facts has nothing left to miss.
         all(f.state == "covered" for f in view.facts),
     ]
-    passed, out = True, []
-    for check in checks:
-        passed = passed and check
-        out.append(passed)
-    return out
+    return list(accumulate(checks, operator.and_))
 
 
 def funnel(run: RunEvaluation) -> tuple[FunnelStep, ...]:
