@@ -55,7 +55,6 @@ def test_ticks_are_round_and_cover_the_top() -> None:
     assert nice_ticks(10_000) == [0, 2000, 4000, 6000, 8000, 10000]
     assert nice_ticks(1) == [0, 1]
     assert nice_ticks(0) == [0, 1]
-    assert nice_ticks(0.9, least=0.1) == [0, 0.2, 0.4, 0.6, 0.8, 1.0]
 
 
 def test_text_width_and_fit() -> None:

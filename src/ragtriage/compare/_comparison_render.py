@@ -111,11 +111,11 @@ def metric_header(level: float) -> list[str]:
     ]
 
 
-def question_rows(pair: PairComparison, include_unchanged: bool = False) -> list[list[str]]:
-    """Per question (regressions first): status, stage change, metrics that moved."""
+def question_rows(pair: PairComparison) -> list[list[str]]:
+    """Per changed question (regressions first): status, stage change, metrics that moved."""
     rows = []
     for q in pair.questions:
-        if q.status == "unchanged" and not include_unchanged:
+        if q.status == "unchanged":
             continue
         moved = moved_metrics(q)
         stage = "-" if q.stage_change is None else f"{q.base_stage} -> {q.candidate_stage}"

@@ -60,8 +60,8 @@ def boundaries_lines(
     """
     perms = section.permissions
 
-    def listed(values: Iterable[str], sep: str = ", ") -> str:
-        return ids(sep.join(values))
+    def listed(values: Iterable[str]) -> str:
+        return ids(", ".join(values))
 
     lines = [f"- {md_code(name)}: rules {section.injection_rules}, {section.sensitive_rules}"]
     for s in perms.stages:

@@ -135,11 +135,11 @@ def stage_rows(run: RunDiagnosis) -> list[list[str]]:
     ]
 
 
-def question_rows(run: RunDiagnosis, failing_only: bool = True) -> list[list[str]]:
-    """Rows `question, primary, secondary, proving IDs, why` (failing questions by default)."""
+def question_rows(run: RunDiagnosis) -> list[list[str]]:
+    """Rows `question, primary, secondary, proving IDs, why` of the failing questions."""
     rows = []
     for entry in run.questions:
-        if failing_only and entry.primary == "ok":
+        if entry.primary == "ok":
             continue
         first = entry.findings[0] if entry.findings else None
         rows.append(

@@ -148,14 +148,14 @@ def _label(x: float, y: float, text: str, width: float, anchor: str = "end") -> 
     )
 
 
-def nice_ticks(top: float, count: int = 5, least: float = 1.0) -> list[float]:
-    """Round tick values from 0 to at least `top`: steps of 1, 2 or 5 times a power of ten,
-    and at least `least` (1 for counts of questions)."""
+def nice_ticks(top: float) -> list[float]:
+    """Round tick values from 0 to at least `top` in about five steps: steps of 1, 2 or 5
+    times a power of ten, and at least 1 (the ticks count questions)."""
     if top <= 0:
-        return [0.0, least]
-    raw = top / count
+        return [0.0, 1.0]
+    raw = top / 5
     power = 10 ** math.floor(math.log10(raw))
-    step = max(least, next(m * power for m in (1, 2, 5, 10) if m * power >= raw))
+    step = max(1.0, next(m * power for m in (1, 2, 5, 10) if m * power >= raw))
     ticks = [0.0]
     while ticks[-1] < top - 1e-9:
         ticks.append(round(ticks[-1] + step, 10))
