@@ -16,7 +16,7 @@ from ._formats import (
     reply_schema,
     response_format_body,
 )
-from ._label_files import model_text, safe_name, write_model
+from ._label_files import safe_name, write_model
 from ._lexical_judge import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
 from ._llm import Judge, LLMJudge, render_passages
 from ._outputs import (
@@ -53,7 +53,6 @@ from ._session import (
     check_answered,
     estimate,
     run_llm_judge,
-    with_cost,
 )
 from ._sharded import JudgeFactory, judge_on_executor
 from ._spec import (
@@ -117,7 +116,6 @@ __all__ = [
     "judge_on_executor",
     "label_context_hash",
     "load_prompts",
-    "model_text",
     "parse_claims",
     "parse_coverage",
     "parse_outcome",
@@ -131,7 +129,6 @@ __all__ = [
     "split_claims",
     "summary_lines",
     "tokens",
-    "with_cost",
     "write_model",
     "write_outputs",
 ]

@@ -10,16 +10,12 @@ from ..fileio import json_text, make_folder, write_text
 from ..paths import PathArg, as_path
 
 
-def model_text(model: BaseModel) -> str:
-    """A model as deterministic JSON text (sorted keys, nulls left out, trailing newline)."""
-    return json_text(model.model_dump(mode="json", exclude_none=True))
-
-
 def write_model(model: BaseModel, path: PathArg) -> Path:
-    """Write a model as JSON (creating the folder) and return the path."""
+    """Write a model as deterministic JSON text (sorted keys, nulls left out, trailing
+    newline), creating the folder, and return the path."""
     path = as_path(path)
     make_folder(path.parent)
-    write_text(path, model_text(model))
+    write_text(path, json_text(model.model_dump(mode="json", exclude_none=True)))
     return path
 
 

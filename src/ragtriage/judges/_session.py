@@ -20,7 +20,7 @@ from ._runner import (
     judge_dataset_async,
     passages_for,
 )
-from ._spec import CallStats, JudgeSpec
+from ._spec import JudgeSpec
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,8 @@ async def run_llm_judge(
     prices: Prices = Prices(),
     progress: Progress | None = None,
 ) -> JudgeResult:
-    """Judge a dataset with an LLM over an OpenAI-compatible endpoint (cache optional)."""
+    """Judge a dataset with an LLM over an OpenAI-compatible endpoint (cache optional); the
+    result's cost is worked out from its token counts at `prices`."""
     cache_path = as_optional_path(cache_path)
     prompts = load_prompts(spec.prompt_version)
     cache = ReplyCache(cache_path) if cache_path is not None else None
@@ -154,16 +155,8 @@ async def run_llm_judge(
     finally:
         if cache is not None:
             cache.close()
-    return with_cost(result, prices)
-
-
-def with_cost(result: JudgeResult, prices: Prices) -> JudgeResult:
-    """The result with its cost filled in from the token counts."""
-    stats: CallStats = dataclasses.replace(
-        result.stats,
-        cost_usd=prices.cost(result.stats.prompt_tokens, result.stats.completion_tokens),
-    )
-    return dataclasses.replace(result, stats=stats)
+    cost = prices.cost(result.stats.prompt_tokens, result.stats.completion_tokens)
+    return dataclasses.replace(result, stats=dataclasses.replace(result.stats, cost_usd=cost))
 
 
 class JudgeFailed(RagtriageError):
