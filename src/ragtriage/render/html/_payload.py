@@ -107,21 +107,15 @@ def _marker(view: QuestionView, record: QuestionRecord) -> Callable[[str], int]:
         found = cache.get(item)
         if found is not None:
             return found
-        value = 0
-        if not index.known(item):
-            value |= UNKNOWN
-        if item in required:
-            value |= REQUIRED
-        if index.is_stale(item):
-            value |= STALE
-        if not index.may_read(item, view.question.user_groups):
-            value |= NOT_PERMITTED
-        if item in context:
-            value |= IN_CONTEXT
-        if item in cited:
-            value |= CITED
-        if item in flagged:
-            value |= INSTRUCTION
+        value = (
+            UNKNOWN * (not index.known(item))
+            | REQUIRED * (item in required)
+            | STALE * index.is_stale(item)
+            | NOT_PERMITTED * (not index.may_read(item, view.question.user_groups))
+            | IN_CONTEXT * (item in context)
+            | CITED * (item in cited)
+            | INSTRUCTION * (item in flagged)
+        )
         cache[item] = value
         return value
 
