@@ -188,8 +188,7 @@ def _questions(
                 {layer: combine_statuses(v) for layer, v in layers.items()},
             )
         )
-    position = {status: i for i, status in enumerate(STATUS_ORDER)}
-    return tuple(sorted(out, key=lambda q: position[q.status]))
+    return tuple(sorted(out, key=lambda q: STATUS_ORDER.index(q.status)))
 
 
 def compare(
