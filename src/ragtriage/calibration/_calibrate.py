@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
 
-from ..errors import InputError, ProblemCollector
+from ..errors import InputError, ProblemCollector, option_problem
 from ..loading import SourceFile, Wanted, file_sha256, read_file
 from ..paths import PathArg, as_paths
 from ..schemas import (
@@ -120,17 +120,13 @@ def calibrate(
     human, humans = _side(human_sets, "human", "--human-labels", collector)
     if len(judges) > 1:
         names = ", ".join(f"{j.name} (prompt {j.prompt_version})" for j in judges)
-        collector.add(
-            "<command line>",
-            None,
-            "--judge-labels",
-            "labels of one judge (calibrate each alone)",
-            f"{len(judges)} judges: {names}",
-        )
+        expected = "labels of one judge (calibrate each alone)"
+        found = f"{len(judges)} judges: {names}"
+        collector.extend([option_problem("--judge-labels", expected, found)])
     if not judges:
-        collector.add("<command line>", None, "--judge-labels", "at least one judge label", "none")
+        collector.extend([option_problem("--judge-labels", "at least one judge label", "none")])
     if not humans:
-        collector.add("<command line>", None, "--human-labels", "at least one human label", "none")
+        collector.extend([option_problem("--human-labels", "at least one human label", "none")])
     collector.raise_if_any()
     paired = sorted(set(judge) & set(human))
     by_kind: dict[str, tuple[list[str], list[str]]] = {"claim": ([], []), "fact": ([], [])}
