@@ -318,7 +318,6 @@ class ChatClient:
         self.counters.failures += 1
         return Reply(None, None, f"{last_error} (after {counted(attempts, 'attempt')})")
 
-
     async def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
         """One request under a total deadline, its body read up to the size cap."""
         async with asyncio.timeout(self.options.timeout):
