@@ -6,7 +6,7 @@ import datetime
 import difflib
 import json
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,6 +174,20 @@ def range_problems(*checks: tuple[str, object, NumberRange]) -> list[Problem]:
         option_problem(option, bound.expected(), shortened(repr(value)))
         for option, value, bound in checks
         if value is not None and value not in bound
+    ]
+
+
+def choice_problems(*checks: tuple[str, object, Sequence[object]]) -> list[Problem]:
+    """A problem for each `(option, value, choices)` whose value is none of its choices,
+    worded as the command line's choices (`--retriever: expected one of bm25, dense, hybrid;
+    found 'bm26'`); None is a value like any other (a choice only where listed)."""
+    return [
+        option_problem(
+            option, "one of " + ", ".join(str(c) for c in choices if c is not None),
+            shortened(repr(value)),
+        )
+        for option, value, choices in checks
+        if not any(type(c) is type(value) and c == value for c in choices)
     ]
 
 

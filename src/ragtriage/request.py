@@ -14,9 +14,9 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
-from .errors import InputError, RequestError, range_problems, shortened
+from .errors import InputError, RequestError, choice_problems, range_problems, shortened
 from .executors import ExecutorName
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, ledger_path
@@ -257,6 +257,7 @@ class Request:
         """
         from .calibration import read_calibrations
         from .diagnosis import stage_names
+        from .evaluation import option_problems
         from .metrics import measures
         from .validation import HOLDOUT_WARN_AFTER_RANGE, parse_k
 
@@ -265,7 +266,13 @@ class Request:
         stage_names(self.selection.stages)  # as the engine checks them, but before the reading
         k = None if self.k is None else parse_k(self.k)  # as the command line's -k
         warn_after = ("--holdout-warn-after", self.holdout.warn_after, HOLDOUT_WARN_AFTER_RANGE)
-        if problems := range_problems(warn_after):  # as the command line's option
+        problems = range_problems(warn_after) + choice_problems(
+            ("--executor", self.executor, get_args(ExecutorName))
+        )
+        # As the command line's options; the engine checks the two choices again for its
+        # other callers.
+        problems += option_problems(self.label_policy, self.evidence_level)
+        if problems:
             raise InputError(problems)
         if self.ray_address is not None and self.executor != "ray":
             raise RequestError("--ray-address needs --executor ray")

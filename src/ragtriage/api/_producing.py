@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from ..endpoint import (
     DEFAULT_CONCURRENCY,
@@ -22,6 +22,7 @@ from ..endpoint import (
 from ..errors import (
     InputError,
     RequestError,
+    choice_problems,
     counted,
     option_problem,
     range_problems,
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
     from ..loading import SourceFile
     from ..retrievers import RunOutput
     from ..schemas import Run
+
+JudgeName = Literal["llm", "lexical"]
+"""The judges of `judge_files` (`--judge`): a model behind an endpoint, or the offline
+lexical baseline."""
 
 
 @dataclass(frozen=True)
@@ -185,7 +190,7 @@ def judge_files(
     runs: Iterable[PathArg] | PathArg = (),
     k: int | None = None,
     output: PathArg | None = None,
-    judge: Literal["llm", "lexical"] = "llm",
+    judge: JudgeName = "llm",
     base_url: str | None = None,
     model: str | None = None,
     api_key_env: str | None = None,
@@ -215,6 +220,7 @@ def judge_files(
     `judges.default_response_format(endpoint_kind)`: constrained output (`json_schema`) for
     `llama.cpp`, `json_object` for the other kinds.
     """
+    from ..executors import ExecutorName
     from ..judges import (
         AUTO_RESPONSE_FORMAT,
         RESPONSE_FORMATS,
@@ -239,17 +245,16 @@ def judge_files(
     if executor == "ray" and judge != "lexical":
         # An LLM client cannot travel to a worker; it would need a factory per endpoint.
         raise RequestError("--executor ray supports --judge lexical only")
-    if response_format not in (AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS):
-        raise _usage(
-            "--response-format",
-            "one of " + ", ".join((AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS)),
-            repr(response_format),
-        )
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     # Every value out of its command-line range at once, before any file is read (the
     # client checks its own options again, for callers that build one themselves); k as
     # every command's (a whole float such as 2.0 is 2).
-    problems = endpoint.range_problems()
+    problems = choice_problems(
+        ("--judge", judge, get_args(JudgeName)),
+        ("--response-format", response_format, (AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS)),
+        ("--executor", executor, get_args(ExecutorName)),
+    )
+    problems += endpoint.range_problems()
     if k is not None:
         try:
             k = parse_k(k)

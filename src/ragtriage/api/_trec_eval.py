@@ -4,9 +4,9 @@ does not need, so the command imports only the TREC reader and scorer)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
-from ..errors import InputError, Problem, RequestError
+from ..errors import InputError, Problem, RequestError, choice_problems
 from ..executors import ExecutorName
 from ..paths import PathArg, as_path, file_suffix
 
@@ -31,6 +31,8 @@ def trec_eval_files(
 
     if ray_address is not None and executor != "ray":
         raise RequestError("--ray-address needs --executor ray")
+    if problems := choice_problems(("--executor", executor, get_args(ExecutorName))):
+        raise InputError(problems)
     _refuse_empty(qrels, run)
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)

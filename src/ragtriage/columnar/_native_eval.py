@@ -18,7 +18,7 @@ from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
 from ..diagnosis import stage_names
 from ..errors import InputError, Problem, RequestError
-from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter
+from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter, option_problems
 from ..executors import Executor
 from ..holdout import keep_questions
 from ..loading import (
@@ -86,6 +86,7 @@ def evaluate_native(
     chosen = measures(metrics)
     if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
         k = parse_k(k)
+    _check_choices(label_policy, evidence_level)
     try:
         return _on_files(
             evalset, snapshot, runs, chosen, labels=as_paths(labels),
@@ -175,6 +176,7 @@ def evaluate(
     chosen = measures(metrics)
     if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
         k = parse_k(k)
+    _check_choices(label_policy, evidence_level)
     stages = stage_names(stages)
     problems = input_problems(
         dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
@@ -234,6 +236,9 @@ def load_and_evaluate(
     `ragtriage evaluate` does. `ids_check` is given every question ID of the evaluation set
     once the files are loaded, before anything is scored.
     """
+    _check_choices(
+        options.get("label_policy", "human-first"), options.get("evidence_level", "auto")
+    )
     loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels)
     if ids_check is not None:
         ids_check([question.id for question in loaded.evalset.questions])
@@ -251,6 +256,13 @@ def load_and_evaluate(
             raise InputError(problems)
         loaded = keep_questions(loaded, input_filter)
     return evaluate(loaded, **options)
+
+
+def _check_choices(label_policy: object, evidence_level: object) -> None:
+    """Refuse a label policy or evidence level that is none of the command line's choices
+    (`InputError`), before anything is read: another value would be taken for one of them."""
+    if problems := option_problems(label_policy, evidence_level):
+        raise InputError(problems)
 
 
 def _on_files(

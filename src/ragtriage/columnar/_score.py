@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, choice_problems
 from ..executors import Executor, LocalExecutor, shard_bounds
 from ..loading import SourceFile
 from ..metrics import Aggregate, Measure, PerQuestion, RankForm, parse_measure
@@ -173,8 +173,8 @@ def evaluate_trec(
     (qrels questions without a ranking and run questions without judgements are accepted
     and listed), since that is part of what those rules reproduce.
     """
-    if averaging not in AVERAGING_RULES:
-        raise ValueError(f"averaging must be one of {sorted(AVERAGING_RULES)}, got {averaging!r}")
+    if problems := choice_problems(("--averaging", averaging, tuple(AVERAGING_RULES))):
+        raise InputError(problems)  # as the command line's choices, before any file is read
     if averaging != "relevant":
         policy = QuestionPolicy(allow_missing=True, allow_extra=True)
     qrels = as_path(qrels)

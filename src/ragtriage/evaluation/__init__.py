@@ -18,6 +18,7 @@ from ._result import (
     ViewBuilder,
     k_not_used_note,
     no_result_note,
+    option_problems,
 )
 
 __all__ = [
@@ -34,5 +35,6 @@ __all__ = [
     "assemble_run",
     "k_not_used_note",
     "no_result_note",
+    "option_problems",
     "run_evidence_level",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from .._version import __version__
 from ..calibration import LabelSources
@@ -17,7 +17,7 @@ from ..detectors import (
     RunBoundaries,
 )
 from ..diagnosis import RunDiagnosis
-from ..errors import counted
+from ..errors import Problem, choice_problems, counted
 from ..loading import SourceFile
 from ..metrics import (
     Aggregate,
@@ -31,6 +31,16 @@ LevelChoice = Literal["auto", "document", "chunk", "span"]
 QuestionFilter = Callable[[Question], bool]
 """Keeps a question (True) or leaves it out; a `FieldFilter` reads only its ID, tags and
 split."""
+
+
+def option_problems(label_policy: object, evidence_level: object) -> list[Problem]:
+    """A problem for a label policy or an evidence level that is none of the command line's
+    choices (`--label-policy`, `--evidence-level`): another value would be taken for one of
+    them."""
+    return choice_problems(
+        ("--label-policy", label_policy, get_args(LabelPolicy)),
+        ("--evidence-level", evidence_level, get_args(LevelChoice)),
+    )
 
 
 class QuestionFields(Protocol):

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, Problem, counted, option_problem, range_problems
+from ..errors import (
+    InputError,
+    Problem,
+    choice_problems,
+    counted,
+    option_problem,
+    range_problems,
+)
 from ..fileio import file_problem
 from ..paths import PathArg, as_optional_path
 from ..schemas import (
@@ -80,7 +87,10 @@ class RetrievalConfig:
 
     def problems(self) -> list[Problem]:
         """Option values that cannot work together, as command-line problems."""
-        out: list[Problem] = []
+        out = choice_problems(
+            ("--retriever", self.retriever, get_args(RetrieverKind)),
+            ("--rerank", self.rerank, (None, *get_args(RerankKind))),
+        )
         try:  # the one cut-off rule of every command (`-k`)
             k: int | None = parse_k(self.k)
         except InputError as exc:

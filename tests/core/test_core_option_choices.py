@@ -1,0 +1,114 @@
+"""The library refuses an option value that is none of the command line's choices, in the
+command line's words (option, the choices, the value found), every problem at once, before
+any file is read, instead of taking it for one of the choices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ragtriage
+import ragtriage.api
+from ragtriage.errors import InputError
+from ragtriage.example import example_paths
+from ragtriage.retrievers import RetrievalConfig
+
+_POLICY = "expected one of human-first, human, judge"
+_LEVEL = "expected one of auto, document, chunk, span"
+_EXECUTOR = "expected one of local, ray"
+
+
+def _problems(call: Any) -> list[str]:
+    with pytest.raises(InputError) as refused:
+        call()
+    return str(refused.value).splitlines()
+
+
+def test_evaluate_files_lists_every_bad_choice() -> None:
+    # An unknown evidence level used to score at document level, an unknown executor as
+    # local; an unknown label policy was reported as 73 problems with the example's labels.
+    assert _problems(
+        lambda: ragtriage.evaluate_files(
+            example=True, label_policy="humans", evidence_level="page", executor="dask"
+        )
+    ) == [
+        "3 problems found in the input:",
+        f"- <command line>: --executor: {_EXECUTOR}; found 'dask'",
+        f"- <command line>: --label-policy: {_POLICY}; found 'humans'",
+        f"- <command line>: --evidence-level: {_LEVEL}; found 'page'",
+    ]
+
+
+def test_evaluate_refuses_a_bad_choice_of_a_dataset_in_memory() -> None:
+    paths = example_paths()
+    dataset = ragtriage.load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+    assert _problems(lambda: ragtriage.evaluate(dataset, evidence_level=None)) == [
+        "1 problem found in the input:",
+        f"- <command line>: --evidence-level: {_LEVEL}; found None",
+    ]
+
+
+def test_judge_files_lists_every_bad_choice(tmp_path: Path) -> None:
+    # An unknown judge used to run the lexical judge, an unknown executor locally.
+    assert _problems(
+        lambda: ragtriage.judge_files(
+            tmp_path / "missing.json", judge="model", executor="dask", response_format="xml",
+            dry_run=True,
+        )
+    ) == [
+        "3 problems found in the input:",
+        "- <command line>: --judge: expected one of llm, lexical; found 'model'",
+        "- <command line>: --response-format: expected one of auto, json_schema, json_object, "
+        "none; found 'xml'",
+        f"- <command line>: --executor: {_EXECUTOR}; found 'dask'",
+    ]
+
+
+def test_run_files_lists_every_bad_choice(tmp_path: Path) -> None:
+    # An unknown reranker used to rerank with bm25; an unknown retriever failed with an
+    # AssertionError.
+    assert _problems(
+        lambda: ragtriage.run_files(
+            tmp_path / "missing.json", snapshot=tmp_path / "missing-snapshot.json",
+            output=tmp_path / "run.jsonl", retriever="bm26", rerank="cross",
+        )
+    ) == [
+        "2 problems found in the input:",
+        "- <command line>: --retriever: expected one of bm25, dense, hybrid; found 'bm26'",
+        "- <command line>: --rerank: expected one of dense, bm25; found 'cross'",
+    ]
+
+
+@pytest.mark.parametrize("rerank", [None, "dense", "bm25"])
+def test_a_retrieval_config_takes_every_reranker_and_none(rerank: Any) -> None:
+    assert RetrievalConfig(rerank=rerank).problems() == []
+
+
+def test_trec_eval_files_refuses_a_bad_executor_and_averaging(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    assert _problems(lambda: ragtriage.trec_eval_files(qrels, run, executor="dask")) == [
+        "1 problem found in the input:",
+        f"- <command line>: --executor: {_EXECUTOR}; found 'dask'",
+    ]
+    # It used to raise a ValueError (a traceback) naming the rules in another order.
+    assert _problems(lambda: ragtriage.trec_eval_files(qrels, run, averaging="macro")) == [
+        "1 problem found in the input:",
+        "- <command line>: --averaging: expected one of relevant, trec_eval, trec_eval-c; "
+        "found 'macro'",
+    ]
+
+
+def test_a_choice_is_matched_by_type_and_value() -> None:
+    from ragtriage.errors import choice_problems
+
+    class Text(str):
+        pass
+
+    assert choice_problems(("--x", "a", ("a", "b")), ("--y", None, (None, "b"))) == []
+    assert [p.found for p in choice_problems(("--x", Text("a"), ("a",)), ("--y", 1, (True,)))] == [
+        "'a'", "1",
+    ]
