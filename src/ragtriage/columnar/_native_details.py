@@ -169,6 +169,7 @@ class QuestionDetails:
         names: list[str] = []
         stale_labels: list[str] = []
         uncertain: list[str] = []
+        missing: list[str] = []
         if c1 > c0:
             names = self._claim_names(c0, c1)
             lo, hi = int(self._bad_at[result]), int(self._bad_at[result + 1])
@@ -193,15 +194,11 @@ class QuestionDetails:
                     f for f, s in zip(facts, fact_states, strict=True) if s in _UNCERTAIN_FACT
                 ]
                 missing = [f for f, s in zip(facts, fact_states, strict=True) if s == _NOT_COVERED]
-            else:
-                missing = []
             stale_labels += [
                 f for f, s in zip(
                     facts, self._stale_fact[f0 : f0 + len(facts)].tolist(), strict=True
                 ) if s
             ]
-        else:
-            missing = []
         if uncertain:
             out["uncertain_labels"] = tuple(uncertain)
         if missing:
