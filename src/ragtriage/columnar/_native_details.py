@@ -80,7 +80,7 @@ class QuestionDetails:
         self._question_ids, self._tags, self._splits = ev.ids, ev.tags, ev.split
         self._shared_tags: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._answerability, self._fact_ids = ev.answerability, ev.facts
-        self._groups, self._alt_code = ev.group_offsets, ev.alt_code
+        self._groups = ev.group_offsets
         self._canary_named, self._group_label = ev.canary_named, ev.group_label
         self._ids = ids
         self._first, self._in_context = first, first[:, 2]
@@ -88,10 +88,11 @@ class QuestionDetails:
         self._k, self._derived, self._has_reranked = run.k, run.context_derived, run.has_reranked
         self._candidates, self._reranked = run.candidates, run.reranked
         self._cited, self._as_written = run.citations, run.cited_as_written
-        # Per group: where its alternatives start in `alt_code` (groups are in order).
-        self._alt_at = np.searchsorted(
+        # The required groups' alternatives as (codes, offsets), read by `_listed` as a stage's
+        # items are: where each group starts in `alt_code` (groups are in order).
+        self._alternatives = (ev.alt_code, np.searchsorted(
             ev.alt_group, np.arange(ev.group_grade.size + 1, dtype=np.int64)
-        )
+        ))
         self._claims, self._names, self._claim_state = (
             run.claim_offsets, run.claim_names, run.claim_state,
         )
@@ -208,7 +209,7 @@ class QuestionDetails:
             lacking = np.flatnonzero(self._in_context[g0:g1] < 0).tolist()
             if lacking:
                 out["missing_evidence"] = tuple(
-                    ["|".join(self._alternatives(g0 + g)) for g in lacking]
+                    ["|".join(self._listed(self._alternatives, g0 + g)) for g in lacking]
                 )
         for key, documents in zip(_LEAK_KEYS, flags.leaked, strict=True):
             if documents:
@@ -228,19 +229,16 @@ class QuestionDetails:
             out["stale_labels"] = tuple(stale_labels)
         return out
 
-    def _alternatives(self, group: int) -> list[str]:
-        """The IDs of a required group's alternatives (the group's number among all)."""
-        ids, at = self._ids, self._alt_at
-        return [ids[c] for c in self._alt_code[at[group] : at[group + 1]].tolist()]
-
     def _claim_names(self, start: int, end: int) -> list[str]:
         """The IDs of the claims `start:end` (one result's): their own, else `c1`, `c2`, ..."""
         return claim_ids(self._names[start:end].tolist())
 
-    def _listed(self, stage: tuple[np.ndarray, np.ndarray], result: int) -> tuple[str, ...]:
+    def _listed(self, stage: tuple[np.ndarray, np.ndarray], at: int) -> tuple[str, ...]:
+        """The IDs of one result's items of a stage (`(codes, offsets)`), or of one required
+        group's alternatives (the group's number among all)."""
         items, offsets = stage
         ids = self._ids
-        return tuple([ids[code] for code in items[offsets[result] : offsets[result + 1]].tolist()])
+        return tuple([ids[code] for code in items[offsets[at] : offsets[at + 1]].tolist()])
 
     def inputs(self, row: int, result: int) -> StageRow:
         """What the diagnosis explanations read of question `row` answered by `result`
@@ -321,7 +319,7 @@ class StageRow:
         g0, g1 = int(of._groups[row]), int(of._groups[row + 1])
         labels = of._group_label
         groups = tuple([
-            _Group(tuple(of._alternatives(g)), labels.get(g)) for g in range(g0, g1)
+            _Group(of._listed(of._alternatives, g), labels.get(g)) for g in range(g0, g1)
         ])
         return _Question(_ANSWERABILITY_NAMES[of._answerability[row]], groups)
 
