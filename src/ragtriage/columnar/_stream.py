@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,7 +22,8 @@ from ..errors import InputError
 from ..paths import PathArg, as_path, file_suffix
 from ._arrays import RankArrays, build_rank_arrays
 from ._arrow import pa, pc
-from ._keys import IdKeys, id_keys, key_width, mix
+from ._keys import IdKeys, id_keys
+from ._qrels_match import Judged, question_rows, read_judged, row_grades
 from ._sources import (
     FileDigest,
     _batches,
@@ -39,84 +38,19 @@ from ._trec import (
     TrecLoad,
     _arrow,
     _blocks,
-    _empty_string,
     _Fallback,
     _has_duplicates,
     _numbers,
     _plain_fields,
-    _qrels_fast,
     _question_problems,
     _rank_order,
     _slow,
-    _sorted_pairs,
     _strings_clean,
     reader_pool,
 )
 
 if TYPE_CHECKING:
     from ._arrow import Batch
-
-_SMALL_JUDGED = 16
-"""Up to this many judgements per question, rows are matched by direct comparison."""
-
-
-@dataclass(frozen=True)
-class _Judged:
-    """The qrels, interned: sorted question IDs and one (question, ID) key per judgement."""
-
-    question_values: pa.Array
-    group: np.ndarray
-    docs: pa.Array
-    grade: np.ndarray
-    width: int
-    sorted_keys: np.ndarray
-    key_order: np.ndarray
-    by_question: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
-    """Exact keys only: (doc keys, grades) sorted by question, each question's first slot
-    and count; lets a row be matched against its own question's few judgements."""
-    question_keys: tuple[np.ndarray, np.ndarray] | None
-    """When every question ID has at most 8 bytes: their exact keys, sorted, and the row
-    of each (a run's question IDs are then looked up by binary search)."""
-
-    @property
-    def exact(self) -> bool:
-        return self.width == 8
-
-    @cached_property
-    def row_of(self) -> dict[str, int]:
-        """Question ID -> row (built when a question ID is too long for `question_keys`)."""
-        return {qid: row for row, qid in enumerate(self.question_values.to_pylist())}
-
-
-def _judged(path: Path) -> _Judged:
-    qid, doc, grade = _qrels_fast(path)
-    # Hash and look up each run of equal question IDs once, not every line.
-    _, run_lengths, run_qids = _blocks(qid)
-    values = pc.unique(run_qids).sort()
-    run_group = _numbers(pc.index_in(run_qids, value_set=values)).astype(np.int64)
-    group = np.repeat(run_group, run_lengths)
-    width = key_width(doc)
-    ids = id_keys(doc, width)
-    keys, order, distinct = _sorted_pairs(group, doc, ids)
-    if not distinct:
-        raise _Fallback("duplicate judgements (or colliding keys)")
-    flat = doc.combine_chunks() if isinstance(doc, pa.ChunkedArray) else doc
-    by_question = None
-    counts = np.bincount(group, minlength=len(values))
-    if ids.exact and counts.size and int(counts.max()) <= _SMALL_JUDGED:
-        # Grouped by question; the order inside a question does not matter (each row
-        # matches at most one of its question's distinct judgements).
-        per = np.argsort(group, kind="stable")
-        first = np.cumsum(counts) - counts
-        by_question = (ids.keys[per], grade[per], first, counts)
-    question_keys = None
-    if len(values) and key_width(values) == 8:
-        exact = id_keys(values).keys
-        rows = np.argsort(exact)
-        question_keys = (exact[rows], rows)
-    return _Judged(
-        values, group, flat, grade, width, keys[order], order, by_question, question_keys
-    )
 
 
 @dataclass
@@ -158,55 +92,8 @@ class _Sink:
             self.grades = grown
 
 
-def _grades(judged: _Judged, docs: pa.Array, groups: np.ndarray, ids: IdKeys) -> np.ndarray:
-    """Each row's qrels grade (0 when unjudged), matched on (question, ID)."""
-    if judged.exact and ids.exact and judged.by_question is not None:
-        return _grades_direct(judged.by_question, ids.keys, groups)
-    lengths = _numbers(pc.binary_length(docs))
-    fits = lengths <= judged.width
-    # An ID longer than every judged ID cannot be judged; blank it so keys fit the width.
-    if judged.exact and ids.exact:
-        keys = mix(ids.keys, groups)  # both 8-byte keys already: reuse them
-    else:
-        keyed = docs if bool(fits.all()) else pc.if_else(_arrow(fits), docs, _empty_string())
-        keys = mix(id_keys(keyed, judged.width).keys, groups)
-    # Binary search in the sorted qrels keys (built once), then confirm each hit.
-    slot = np.searchsorted(judged.sorted_keys, keys)
-    slot[slot == judged.sorted_keys.size] = 0
-    hit = fits & (judged.sorted_keys[slot] == keys) if judged.sorted_keys.size else fits & False
-    rows = np.flatnonzero(hit)
-    target = judged.key_order[slot[rows]]
-    same = judged.group[target] == groups[rows]
-    if not judged.exact:  # hashed keys: confirm on the strings
-        left = judged.docs.take(_arrow(target))
-        same &= _numbers(pc.equal(left, docs.take(_arrow(rows))))
-    out = np.zeros(groups.size, dtype=np.int32)
-    out[rows[same]] = judged.grade[target[same]]
-    return out
-
-
-def _grades_direct(
-    by_question: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    keys: np.ndarray,
-    groups: np.ndarray,
-) -> np.ndarray:
-    """Exact keys, few judgements per question: compare each row with its question's
-    judgements one slot at a time (no search, no hashing)."""
-    judged_keys, judged_grade, first, counts = by_question
-    out = np.zeros(groups.size, dtype=np.int32)
-    if not judged_keys.size:
-        return out
-    start, count = first[groups], counts[groups]
-    last = judged_keys.size - 1
-    for slot in range(int(count.max()) if count.size else 0):
-        where = np.minimum(start + slot, last)
-        hit = (slot < count) & (judged_keys[where] == keys)
-        out[hit] = judged_grade[where[hit]]
-    return out
-
-
 def _rectangular(
-    judged: _Judged,
+    judged: Judged,
     sink: _Sink,
     groups: np.ndarray,
     lengths: np.ndarray,
@@ -247,24 +134,13 @@ def _rectangular(
     return True
 
 
-def _rows(judged: _Judged, qids: pa.Array) -> np.ndarray:
-    """Each question ID's row in the qrels, -1 for a question they do not judge."""
-    ids = id_keys(qids)
-    if judged.question_keys is None or not ids.exact:
-        # A dict built once beats a hash set rebuilt by pc.index_in for every batch.
-        return np.array([judged.row_of.get(q, -1) for q in qids.to_pylist()], dtype=np.int64)
-    ordered, rows = judged.question_keys
-    slot = np.minimum(np.searchsorted(ordered, ids.keys), ordered.size - 1)
-    return np.where(ordered[slot] == ids.keys, rows[slot], -1).astype(np.int64)
-
-
 def _consume(
-    judged: _Judged, sink: _Sink, qid: pa.Array, docs: pa.Array, score: np.ndarray
+    judged: Judged, sink: _Sink, qid: pa.Array, docs: pa.Array, score: np.ndarray
 ) -> None:
     """Score-ready grade rows for whole questions (rows grouped by question)."""
     starts, lengths, block_qids = _blocks(qid)
     _check_question_ids(block_qids)
-    index = _rows(judged, block_qids)
+    index = question_rows(judged, block_qids)
     known = index >= 0
     if not bool(known.all()):
         _skip_extra(sink, block_qids.filter(_arrow(~known)), docs, lengths, known)
@@ -286,7 +162,7 @@ def _consume(
         raise _Fallback("duplicate ranked documents")
     rank = _rank_order(local, score, ids)
     row_group = groups[local]
-    grade = _grades(judged, docs, row_group, ids)[rank]
+    grade = row_grades(judged, docs, row_group, ids)[rank]
     offsets = np.cumsum(lengths) - lengths
     position = np.arange(local.size) - np.repeat(offsets, lengths)
     inside = position < sink.depth
@@ -350,7 +226,7 @@ _BATCHES_AT_ONCE = 4
 """Batches checked and matched in one call (fewer calls, each over a few megabytes)."""
 
 
-def _stream(judged: _Judged, batches: Iterable[Batch], depth: int) -> _Sink:
+def _stream(judged: Judged, batches: Iterable[Batch], depth: int) -> _Sink:
     sink = _Sink(depth, len(judged.question_values), _grade_type(judged.grade))
     held: list[Batch] = []
     for batch in batches:
@@ -413,7 +289,7 @@ def load_trec(
     batches = _Prefetch(_parquet_batches(run_path) if parquet else _batches(run_path, lean))
     qrels_digest = FileDigest(qrels_path, threaded=False)  # small: read here meanwhile
     try:
-        judged = _judged(qrels_path)
+        judged = read_judged(qrels_path)
         sink = _stream(judged, batches, depth)
         digests = (qrels_digest.hexdigest(), digest.hexdigest())
         if qrels_digest.lone_returns or digest.lone_returns:
@@ -443,7 +319,7 @@ def load_trec(
     return TrecLoad(_assemble(judged, sink, question_ids), missing, extra, True, digests)
 
 
-def _assemble(judged: _Judged, sink: _Sink, question_ids: list[str]) -> RankArrays:
+def _assemble(judged: Judged, sink: _Sink, question_ids: list[str]) -> RankArrays:
     ideal = build_rank_arrays(
         question_ids,
         judged.group,
