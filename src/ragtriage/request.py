@@ -13,6 +13,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
@@ -297,31 +298,24 @@ class Request:
             if files.snapshot is None:
                 from .columnar import load_and_evaluate
 
-                def score(
-                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...],
-                    ids_check: IdsCheck,
-                ) -> Evaluation:
-                    return load_and_evaluate(
-                        files.dataset, runs=files.runs, question_filter=keep,
-                        input_filter=held, stages=stages, ids_check=ids_check, **options,
-                    )
+                engine = partial(load_and_evaluate, files.dataset, runs=files.runs)
             else:
                 from .columnar import evaluate_native
 
-                snapshot = files.snapshot
                 if self.executor == "ray":
                     from .executors import RayExecutor
 
                     options["executor"] = stack.enter_context(RayExecutor(self.ray_address))
+                engine = partial(evaluate_native, files.dataset, files.snapshot, list(files.runs))
 
-                def score(
-                    keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...],
-                    ids_check: IdsCheck,
-                ) -> Evaluation:
-                    return evaluate_native(
-                        files.dataset, snapshot, list(files.runs), question_filter=keep,
-                        input_filter=held, stages=stages, ids_check=ids_check, **options,
-                    )
+            def score(
+                keep: QuestionFilter, held: QuestionFilter, stages: tuple[str, ...],
+                ids_check: IdsCheck,
+            ) -> Evaluation:
+                return engine(
+                    question_filter=keep, input_filter=held, stages=stages, ids_check=ids_check,
+                    **options,
+                )
 
             scored = self.score_with(score, command, notify)
         self.note_unused_k(scored.evaluation, notify)
