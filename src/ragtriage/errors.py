@@ -243,3 +243,14 @@ class RequestError(RagtriageError):
     The command line shows it as a usage error (`Usage: ...`, exit 2); the message names the
     options as the command line spells them (the Python keywords are the same words).
     """
+
+
+def wrong_argument(value: object, name: str | None, expected: str) -> RequestError:
+    """A Python argument of the wrong type (None, a number, bytes ...) as a `RequestError`
+    naming it, instead of a `TypeError` from deep inside: `NAME: expected EXPECTED; found
+    TYPE VALUE` (`found None` for None)."""
+    shown = shortened(repr(value))
+    if value is not None:
+        shown = f"{type(value).__name__} {shown}"
+    where = f"{name}: " if name else ""
+    return RequestError(f"{where}expected {expected}; found {shown}")

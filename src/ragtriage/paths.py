@@ -6,18 +6,10 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .errors import RequestError, shortened
+from .errors import wrong_argument
 
 PathArg = str | os.PathLike[str]
 """A path as every public function takes it: `str` or any `os.PathLike`."""
-
-
-def _not_a_path(value: object, name: str | None, expected: str) -> RequestError:
-    shown = shortened(repr(value))
-    if value is not None:
-        shown = f"{type(value).__name__} {shown}"
-    where = f"{name}: " if name else ""
-    return RequestError(f"{where}expected {expected}; found {shown}")
 
 
 def as_path(value: PathArg, name: str | None = None) -> Path:
@@ -27,7 +19,7 @@ def as_path(value: PathArg, name: str | None = None) -> Path:
         return value
     text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
     if not isinstance(text, str):
-        raise _not_a_path(value, name, "a path (a str or os.PathLike)")
+        raise wrong_argument(value, name, "a path (a str or os.PathLike)")
     return Path(text)
 
 
@@ -42,7 +34,7 @@ def as_paths(values: Iterable[PathArg] | PathArg, name: str | None = None) -> tu
     if isinstance(values, (str, os.PathLike)):
         return (as_path(values, name),)
     if isinstance(values, (bytes, Mapping)) or not isinstance(values, Iterable):
-        raise _not_a_path(values, name, "a path or an iterable of paths")
+        raise wrong_argument(values, name, "a path or an iterable of paths")
     return tuple(as_path(v, name) for v in values)
 
 

@@ -17,7 +17,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
-from .errors import InputError, RequestError, choice_problems, range_problems, shortened
+from .errors import (
+    InputError,
+    RequestError,
+    choice_problems,
+    range_problems,
+    wrong_argument,
+)
 from .executors import ExecutorName
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, ledger_path
@@ -448,16 +454,11 @@ def _words(values: Iterable[str] | str, name: str) -> tuple[str, ...]:
     anything but a str or an iterable of str is a `RequestError` naming the keyword."""
     if isinstance(values, str):
         return (values,)
-    found = tuple(values) if isinstance(values, Iterable) and not isinstance(
-        values, (bytes, Mapping)
-    ) else None
-    if found is None or not all(isinstance(value, str) for value in found):
-        wrong: object = values if found is None else next(
-            value for value in found if not isinstance(value, str)
-        )
-        shown = shortened(repr(wrong))
-        raise RequestError(
-            f"{name}: expected a str or an iterable of str; found "
-            + (shown if wrong is None else f"{type(wrong).__name__} {shown}")
-        )
+    expected = "a str or an iterable of str"
+    if isinstance(values, (bytes, Mapping)) or not isinstance(values, Iterable):
+        raise wrong_argument(values, name, expected)
+    found = tuple(values)
+    for value in found:
+        if not isinstance(value, str):
+            raise wrong_argument(value, name, expected)
     return found
