@@ -13,16 +13,17 @@ that stage), not a mistake: the report is empty.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, get_args
 
 from .errors import SUGGEST_LIMIT, InputError, Suggestions, found_text, option_problem
+from .holdout import HOLDOUT
 from .schemas import Split
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation, QuestionFields
+    from .evaluation import Evaluation, IdsCheck, QuestionFields, QuestionFilter
     from .loading import Dataset
 
 
@@ -124,6 +125,76 @@ class IdPatterns:
                 for pattern in self._left
             ]
         )
+
+
+@dataclass(frozen=True)
+class SelectedScore:
+    """What `score_selected` scored, and how many holdout questions it held and scored."""
+
+    evaluation: Evaluation
+    """The result of the selected questions."""
+    held: int
+    """The evaluation set's holdout questions, scored or left out."""
+    looked: int
+    """The holdout questions scored (none unless the holdout is included)."""
+
+
+def score_selected(
+    score: Callable[[QuestionFilter, QuestionFilter, tuple[str, ...], IdsCheck], Evaluation],
+    selection: QuestionSelection,
+    include_holdout: bool,
+) -> SelectedScore:
+    """The questions `selection` keeps scored by `score`, which reads the files itself, the
+    holdout split left out unless `include_holdout` (`Request.score_with`'s pass).
+
+    `score(keep, held, stages, ids_check)` checks every question and scores those `keep` keeps
+    and, of them, only those diagnosed with any of `stages` in some run (none: no stage
+    condition; the engine's `stages`), in one pass; `held` keeps the questions the input
+    holds for this request (the holdout left out unless included), which is what
+    run-wide facts (self-labelling) are read from. An ID pattern matching no question of the
+    input raises `InputError` (`IdPatterns`) before anything is scored: `score` gives
+    `ids_check` every question ID of the evaluation set as soon as it has read them.
+    """
+    from .evaluation import FieldFilter
+
+    held: set[str] = set()
+    looked: set[str] = set()  # the holdout questions scored
+    patterns = IdPatterns(selection.ids)
+    checked: list[bool] = []
+
+    def ids_check(question_ids: Sequence[str]) -> None:
+        # Every ID, a holdout question left out included: it is one of the set too.
+        patterns.check_ids(question_ids)
+        checked.append(True)
+
+    def in_input(question: QuestionFields) -> bool:
+        if question.split == HOLDOUT:
+            held.add(question.id)
+            return include_holdout
+        return True
+
+    def kept(question: QuestionFields) -> bool:
+        if not (in_input(question) and selection.matches_question(question)):
+            return False
+        if question.split == HOLDOUT:
+            looked.add(question.id)
+        return True
+
+    result = score(FieldFilter(kept), FieldFilter(in_input), selection.stages, ids_check)
+    if not checked:  # an unknown ID would have selected nothing, silently
+        raise RuntimeError("the scoring function never gave the question IDs to ids_check")
+    if selection.stages and looked:  # `kept` ran before the engine's stage condition
+        looked.intersection_update(_scored_ids(result))
+    return SelectedScore(result, len(held), len(looked))
+
+
+def _scored_ids(evaluation: Evaluation) -> set[str]:
+    """The questions an evaluation scored: each run lists every one, answered or not."""
+    return {
+        qid
+        for run in evaluation.runs
+        for qid in (*(r.question_id for r in run.questions), *run.no_result)
+    }
 
 
 def evaluate_selected(

@@ -26,12 +26,12 @@ from .errors import (
 )
 from .executors import ExecutorName
 from .filters import QuestionSelection
-from .holdout import DEFAULT_WARN_AFTER, HOLDOUT, HoldoutPolicy, Notice, ledger_path
+from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, ledger_path
 from .paths import PathArg, as_optional_path, as_paths
 from .schemas import LabelPolicy
 
 if TYPE_CHECKING:
-    from .evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFields, QuestionFilter
+    from .evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter
 
 Notify = Callable[[Notice], None]
 """Where a request's notes and warnings go (the command line prints them on stderr)."""
@@ -333,55 +333,22 @@ class Request:
         command: str = "python",
         notify: Notify | None = None,
     ) -> Scored:
-        """This request's questions scored by `score`, which reads the files itself.
+        """This request's questions scored by `score`, which reads the files itself: the
+        selection and the holdout split applied in the same pass (`filters.score_selected`,
+        which says what `score(keep, held, stages, ids_check)` is given and must do).
 
-        `score(keep, held, stages, ids_check)` checks every question and scores those `keep` keeps
-        and, of them, only those diagnosed with any of `stages` in some run (none: no stage
-        condition; the engine's `stages`), in one pass; `held` keeps the questions the input
-        holds for this request (the holdout left out unless included), which is what
-        run-wide facts (self-labelling) are read from. The selection and the holdout policy
-        are this request's (`score` scores through here): the note that the holdout was left
-        out is given here; a look at it is recorded when the result is shown (`Scored.shown`).
-        An ID pattern matching no question of the input raises `InputError`
-        (`filters.IdPatterns`) before anything is scored: `score` gives `ids_check` every
-        question ID of the evaluation set as soon as it has read them.
+        The selection and the holdout policy are this request's (`score` scores through
+        here): the note that the holdout was left out is given here; a look at it is recorded
+        when the result is shown (`Scored.shown`).
         """
-        from .evaluation import FieldFilter
-        from .filters import IdPatterns
+        from .filters import score_selected
 
-        selection = self.selection
-        held: set[str] = set()
-        looked: set[str] = set()  # the holdout questions scored
-        patterns = IdPatterns(selection.ids)
-        checked: list[bool] = []
-
-        def ids_check(question_ids: Sequence[str]) -> None:
-            # Every ID, a holdout question left out included: it is one of the set too.
-            patterns.check_ids(question_ids)
-            checked.append(True)
-
-        def in_input(question: QuestionFields) -> bool:
-            if question.split == HOLDOUT:
-                held.add(question.id)
-                return self.holdout.include
-            return True
-
-        def kept(question: QuestionFields) -> bool:
-            if not (in_input(question) and selection.matches_question(question)):
-                return False
-            if question.split == HOLDOUT:
-                looked.add(question.id)
-            return True
-
-        result = score(FieldFilter(kept), FieldFilter(in_input), selection.stages, ids_check)
-        if not checked:  # an unknown ID would have selected nothing, silently
-            raise RuntimeError("the scoring function never gave the question IDs to ids_check")
-        if selection.stages and looked:  # `kept` ran before the engine's stage condition
-            looked.intersection_update(_scored_ids(result))
+        selected = score_selected(score, self.selection, self.holdout.include)
+        result = selected.evaluation
         if self.holdout.include:
             # A look is what was scored: none when the filters leave out every holdout question.
-            return Scored(result, self, command, len(looked), notify)
-        for notice in self.holdout_notices(len(held), command, result):
+            return Scored(result, self, command, selected.looked, notify)
+        for notice in self.holdout_notices(selected.held, command, result):
             (notify or log_notice)(notice)
         return Scored(result, self, command, 0, notify)
 
@@ -438,15 +405,6 @@ class Scored:
         for notice in notices:
             (self.notify or log_notice)(notice)
         return self.evaluation
-
-
-def _scored_ids(evaluation: Evaluation) -> set[str]:
-    """The questions an evaluation scored: each run lists every one, answered or not."""
-    return {
-        qid
-        for run in evaluation.runs
-        for qid in (*(r.question_id for r in run.questions), *run.no_result)
-    }
 
 
 def _words(values: Iterable[str] | str, name: str) -> tuple[str, ...]:
