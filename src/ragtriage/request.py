@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from .errors import (
     InputError,
@@ -45,38 +45,6 @@ _LOG = logging.getLogger("ragtriage")
 def log_notice(notice: Notice) -> None:
     """The default `Notify` of the Python API: notes as INFO, warnings as WARNING logs."""
     _LOG.log(logging.WARNING if notice.level == "warning" else logging.INFO, str(notice))
-
-
-class RequestOptions(TypedDict, total=False):
-    """The keywords every dataset-reading call takes besides DATASET (see `Request.build`).
-
-    Each is the command line's option name (`--label-policy` -> `label_policy`); a repeatable
-    option takes a list under its plural name (`--run` -> `runs`, `--tag` -> `tags`).
-    """
-
-    snapshot: PathArg | None
-    runs: Iterable[PathArg]
-    labels: Iterable[PathArg]
-    calibrations: Iterable[PathArg]
-    versions: PathArg | None
-    example: bool
-    k: int | None
-    metrics: Iterable[str]
-    label_policy: LabelPolicy
-    allow_unreviewed: bool
-    allow_missing: bool
-    accept_self_labelling: bool
-    evidence_level: LevelChoice
-    tags: Iterable[str]
-    splits: Iterable[str]
-    stages: Iterable[str]
-    ids: Iterable[str]
-    include_holdout: bool
-    who: str | None
-    holdout_warn_after: int
-    ledger: PathArg | None
-    executor: ExecutorName
-    ray_address: str | None
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ..errors import InputError, Problem, RequestError, check_keywords, option_problem
+from ..executors import ExecutorName
 from ..paths import PathArg, as_path, as_paths, file_suffix
-from ..request import Notify, Request, RequestOptions
+from ..request import Notify, Request
+from ..schemas import LabelPolicy
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
 
 if TYPE_CHECKING:
     from ..compare import Comparison
     from ..diagnosis import RunDiagnosis
-    from ..evaluation import Evaluation
+    from ..evaluation import Evaluation, LevelChoice
     from ..gate import GateResult
 
 
@@ -63,6 +65,38 @@ class ComparedRuns:
     """The evaluation of every loaded run."""
     comparison: Comparison
     """The baseline against each candidate."""
+
+
+class RequestOptions(TypedDict, total=False):
+    """The keywords every dataset-reading call takes besides DATASET (see `Request.build`).
+
+    Each is the command line's option name (`--label-policy` -> `label_policy`); a repeatable
+    option takes a list under its plural name (`--run` -> `runs`, `--tag` -> `tags`).
+    """
+
+    snapshot: PathArg | None
+    runs: Iterable[PathArg]
+    labels: Iterable[PathArg]
+    calibrations: Iterable[PathArg]
+    versions: PathArg | None
+    example: bool
+    k: int | None
+    metrics: Iterable[str]
+    label_policy: LabelPolicy
+    allow_unreviewed: bool
+    allow_missing: bool
+    accept_self_labelling: bool
+    evidence_level: LevelChoice
+    tags: Iterable[str]
+    splits: Iterable[str]
+    stages: Iterable[str]
+    ids: Iterable[str]
+    include_holdout: bool
+    who: str | None
+    holdout_warn_after: int
+    ledger: PathArg | None
+    executor: ExecutorName
+    ray_address: str | None
 
 
 class CompareOptions(RequestOptions, total=False):
