@@ -83,16 +83,9 @@ def apply_versions(
     documents: list[Document] = []
     for doc in dataset.snapshot.documents:
         entry = versions.get(doc.id)
-        update: dict[str, Any] = {}
-        if entry is not None:
-            if entry.version is not None:
-                update["version"] = entry.version
-            if entry.effective_date is not None:
-                update["effective_date"] = entry.effective_date
-            if entry.supersedes:
-                update["supersedes"] = list(entry.supersedes)
-            if entry.status is not None:
-                update["status"] = entry.status
+        # The entry's fields are the document's: each it gives (not None, supersedes not
+        # empty) replaces the snapshot's.
+        update: dict[str, Any] = {} if entry is None else entry.model_dump(exclude_defaults=True)
         if doc.id in superseded and (entry is None or entry.status is None):
             update["status"] = "superseded"
         documents.append(doc.model_copy(update=update) if update else doc)
