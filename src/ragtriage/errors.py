@@ -69,14 +69,7 @@ def did_you_mean(found: str, known: Collection[str]) -> str:
 
     Closeness is `difflib`'s ratio (at least 0.75); the closest name wins, ties by name.
     """
-    if not found or len(known) > SUGGEST_LIMIT:
-        return ""
-    return _closest(found, sorted(known))
-
-
-def _closest(found: str, ordered: list[str]) -> str:
-    close = difflib.get_close_matches(found, ordered, n=1, cutoff=0.75)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return Suggestions(known)(found)
 
 
 class Suggestions:
@@ -98,7 +91,8 @@ class Suggestions:
         self._left -= 1
         if self._ordered is None:
             self._ordered = sorted(self._known)
-        return _closest(found, self._ordered)
+        close = difflib.get_close_matches(found, self._ordered, n=1, cutoff=0.75)
+        return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 @dataclass(frozen=True, order=True)
