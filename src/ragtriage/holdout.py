@@ -19,8 +19,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from .errors import InputError, Problem, ProblemCollector, counted
-from .fileio import json_line, parse_json, text_lines
+from .errors import InputError, ProblemCollector, counted
+from .fileio import file_problem, json_line, parse_json, text_lines
 from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
 from .schemas import Question, StrictModel
@@ -196,16 +196,8 @@ def record_look(
                     line = "\n" + line
             handle.write(line.encode("utf-8"))
     except OSError as exc:
-        raise InputError(
-            [
-                Problem(
-                    str(path),
-                    None,
-                    "(file)",
-                    "a writable holdout ledger (or pass --ledger)",
-                    exc.strerror or str(exc),
-                )
-            ]
+        raise file_problem(
+            str(path), "a writable holdout ledger (or pass --ledger)", exc.strerror or str(exc)
         ) from exc
     return HoldoutLook(path, entry, len(previous) + 1)
 
