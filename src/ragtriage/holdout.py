@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -99,15 +99,7 @@ def keep_questions(dataset: Dataset, keep: Callable[[Question], bool]) -> Datase
         run.model_copy(update={"results": [r for r in run.results if r.question_id not in hidden]})
         for run in dataset.runs
     )
-    return Dataset(
-        dataset.snapshot,
-        evalset,
-        runs,
-        dataset.sources,
-        dataset.default_k,
-        dataset.article,
-        dataset.run_files,
-    )
+    return replace(dataset, evalset=evalset, runs=runs)
 
 
 def ledger_path(evalset: PathArg) -> Path:

@@ -122,3 +122,17 @@ def test_the_labels_schema_says_the_labeller_may_be_left_out() -> None:
     for name in ("ClaimLabel", "FactLabel"):
         assert "labeller" not in schema["$defs"][name]["required"]
     assert "labeller" in json_schema("run")["$defs"]["ClaimLabel"]["required"]
+
+
+def test_leaving_questions_out_keeps_where_each_label_came_from(tmp_path: Path) -> None:
+    # keep_questions rebuilt the dataset without its label files: a label's problem would
+    # then have named its run's file instead of the labels file it came from.
+    from ragtriage.holdout import keep_questions
+
+    args = _files(tmp_path)
+    labels = _write(tmp_path, "json", {**HEAD, "labeller": MEI})
+    loaded = load_dataset(args[0], snapshot=args[2], runs=[args[4]], labels=[labels])
+    kept = keep_questions(loaded, lambda q: q.id != "q1")
+    assert [q.id for q in kept.evalset.questions] == []
+    assert kept.label_files == loaded.label_files
+    assert kept.label_file(("run", "q1", "a", 0)) == str(labels)
