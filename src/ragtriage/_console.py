@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # rich loads with the first table drawn, not with `ragtriage --help`
     from rich.console import Console
+    from rich.progress import Progress
     from rich.table import Table
 
 _INVISIBLE = re.compile(
@@ -111,3 +112,26 @@ def text_table(
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def progress_bar(*, transient: bool, disable: bool = False) -> Progress:
+    """A progress bar on stderr: what it counts, the bar, done of all, the time taken
+    (`transient`: erased when it stops)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=disable,
+        transient=transient,
+    )

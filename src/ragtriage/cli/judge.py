@@ -6,16 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import Progress, TaskID
 
+from .._console import progress_bar
 from ..api import judge_files
 from ..endpoint import DEFAULT_MAX_REPLY_BYTES
 from ..judges import AUTO_RESPONSE_FORMAT, RESPONSE_FORMATS, estimate_lines, summary_lines
@@ -45,15 +38,7 @@ class _Bar:
 
     def _bar(self) -> tuple[Progress, TaskID]:
         if self._progress is None or self._task is None:
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                disable=not self._enabled,
-                transient=True,
-            )
+            self._progress = progress_bar(transient=True, disable=not self._enabled)
             self._progress.start()
             self._task = self._progress.add_task("judging", total=0)
         return self._progress, self._task

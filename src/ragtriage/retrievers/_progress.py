@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from .._console import progress_bar
+
 Advance = Callable[[int], None]
 
 
@@ -20,21 +22,6 @@ class Progress:
         if not self.enabled:
             yield lambda n: None
             return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress as RichProgress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-        )
-        with RichProgress(*columns, console=Console(stderr=True), transient=False) as bar:
+        with progress_bar(transient=False) as bar:
             handle = bar.add_task(label, total=total)
             yield lambda n: bar.advance(handle, n)
