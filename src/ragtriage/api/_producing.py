@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, get_args
 
 from ..endpoint import (
     DEFAULT_CONCURRENCY,
@@ -28,6 +28,7 @@ from ..errors import (
     range_problems,
 )
 from ..paths import PathArg, as_optional_path, as_path, as_paths
+from ..validation import JudgeName, RerankKind, RetrieverKind
 from ._converting import read_kinds
 
 if TYPE_CHECKING:
@@ -38,9 +39,6 @@ if TYPE_CHECKING:
     from ..retrievers import RunOutput
     from ..schemas import Run
 
-JudgeName = Literal["llm", "lexical"]
-"""The judges of `judge_files` (`--judge`): a model behind an endpoint, or the offline
-lexical baseline."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +58,8 @@ def run_files(
     *,
     snapshot: PathArg | None,
     output: PathArg,
-    retriever: Literal["bm25", "dense", "hybrid"] = "bm25",
-    rerank: Literal["dense", "bm25"] | None = None,
+    retriever: RetrieverKind = "bm25",
+    rerank: RerankKind | None = None,
     rerank_depth: int | None = None,
     k: int = 10,
     context_chars: int | None = None,

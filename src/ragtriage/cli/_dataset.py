@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 import click
 
 from ..holdout import Notice
 from ..request import Request
+from ..schemas import LabelPolicy
+from ..validation import LevelChoice
 from ._common import (
     dataset_argument,
     example_option,
@@ -79,7 +81,7 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
     options += [
         click.option(
             "--label-policy",
-            type=click.Choice(["human-first", "human", "judge"]),
+            type=click.Choice(get_args(LabelPolicy)),
             default="human-first",
             show_default=True,
             help="Which labels count.",
@@ -93,7 +95,7 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
         ),
         click.option(
             "--evidence-level",
-            type=click.Choice(["auto", "document", "chunk", "span"]),
+            type=click.Choice(get_args(LevelChoice)),
             default="auto",
             show_default=True,
             help="How retrieved IDs are matched to required evidence.",

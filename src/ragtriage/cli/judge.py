@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import click
 from rich.progress import Progress, TaskID
@@ -12,6 +12,7 @@ from .._console import progress_bar
 from ..api import judge_files
 from ..endpoint import DEFAULT_MAX_REPLY_BYTES
 from ..judges import AUTO_RESPONSE_FORMAT, RESPONSE_FORMATS, estimate_lines, summary_lines
+from ..validation import JudgeName
 from . import _bounds as bounds
 from ._common import (
     examples,
@@ -71,7 +72,7 @@ class _Bar:
 @output_option("<run>.labels.json (and <run>.run.json)", metavar="DIR")
 @click.option(
     "--judge",
-    type=click.Choice(["llm", "lexical"]),
+    type=click.Choice(get_args(JudgeName)),
     default="llm",
     show_default=True,
     help="`lexical` is the offline BASELINE (word/character overlap), not a model.",

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import click
 
 from ..api import run_files
+from ..validation import RerankKind, RetrieverKind
 from . import _bounds as bounds
 from ._common import (
     KType,
@@ -36,14 +37,14 @@ from ._endpoint import endpoint_options
 @snapshot_option
 @click.option(
     "--retriever",
-    type=click.Choice(["bm25", "dense", "hybrid"]),
+    type=click.Choice(get_args(RetrieverKind)),
     default="bm25",
     show_default=True,
     help="bm25s, USE multilingual embeddings, or reciprocal-rank fusion of both.",
 )
 @click.option(
     "--rerank",
-    type=click.Choice(["dense", "bm25"]),
+    type=click.Choice(get_args(RerankKind)),
     default=None,
     help="Rerank the candidates with the other model.",
 )

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import click
 
+from ..validation import AveragingRule
 from ._common import (
     examples,
     executor_options,
@@ -53,7 +54,7 @@ from ._common import (
 )
 @click.option(
     "--averaging",
-    type=click.Choice(["relevant", "trec_eval", "trec_eval-c"]),
+    type=click.Choice(get_args(AveragingRule)),
     default="relevant",
     show_default=True,
     help="Which questions the averages cover. relevant: those with a relevant document"

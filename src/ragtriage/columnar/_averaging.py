@@ -15,14 +15,10 @@ Per-question values do not depend on the rule; only the aggregate does. The rule
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 
 from ..metrics import Aggregate, PerQuestion, aggregate
-
-AveragingRule = Literal["relevant", "trec_eval", "trec_eval-c"]
-"""Name of an averaging rule for TREC aggregates."""
+from ..validation import AveragingRule as AveragingRule  # the rule names, one list for all
 
 AVERAGING_RULES: dict[str, str] = {
     "relevant": "macro over questions with at least one relevant document; a question"

@@ -1,6 +1,7 @@
 """Evaluation: the result of scoring runs (`Evaluation`, `RunEvaluation`, `QuestionRecord`)
 and how one run's result is put together from its records (the engine, `columnar`, scores)."""
 
+from ..validation import LevelChoice
 from ._assemble import (
     assemble_run,
     run_evidence_level,
@@ -10,7 +11,6 @@ from ._result import (
     Evaluation,
     FieldFilter,
     IdsCheck,
-    LevelChoice,
     QuestionFields,
     QuestionFilter,
     QuestionRecord,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Protocol, get_args
 
 from .._version import __version__
 from ..calibration import LabelSources
@@ -26,8 +26,8 @@ from ..metrics import (
     Score,
 )
 from ..schemas import LabelPolicy, Provenance, Question
+from ..validation import LevelChoice
 
-LevelChoice = Literal["auto", "document", "chunk", "span"]
 QuestionFilter = Callable[[Question], bool]
 """Keeps a question (True) or leaves it out; a `FieldFilter` reads only its ID, tags and
 split."""

