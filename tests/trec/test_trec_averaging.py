@@ -171,3 +171,13 @@ def test_hex_float_scores_stay_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "line 1: score" in result.output
     assert "'0x1p-3'" in result.output
+
+
+def test_every_averaging_rule_is_defined_in_words() -> None:
+    # The command line's choices and the library's check are the Literal's; the report's
+    # definition of each rule is AVERAGING_RULES'.
+    from typing import get_args
+
+    from ragtriage.columnar import AveragingRule
+
+    assert tuple(AVERAGING_RULES) == get_args(AveragingRule)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import get_args
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from ..loading import SourceFile
 from ..metrics import Aggregate, Measure, PerQuestion, RankForm, parse_measure
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays
-from ._averaging import AVERAGING_RULES, AveragingRule, average
+from ._averaging import AveragingRule, average
 from ._stream import load_trec
 from ._trec import STRICT, QuestionPolicy
 
@@ -173,7 +174,7 @@ def evaluate_trec(
     (qrels questions without a ranking and run questions without judgements are accepted
     and listed), since that is part of what those rules reproduce.
     """
-    if problems := choice_problems(("--averaging", averaging, tuple(AVERAGING_RULES))):
+    if problems := choice_problems(("--averaging", averaging, get_args(AveragingRule))):
         raise InputError(problems)  # as the command line's choices, before any file is read
     if averaging != "relevant":
         policy = QuestionPolicy(allow_missing=True, allow_extra=True)
