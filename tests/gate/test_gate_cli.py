@@ -197,3 +197,13 @@ def test_run_names_in_a_usage_error_are_shown_as_escapes(tmp_path: Path) -> None
         "Error: give --candidate NAME: the run to gate (loaded runs: "
         "b\\x1b]0;title\\x07\\u202ex, improved)"
     )
+
+
+def test_one_question_is_counted_in_the_singular() -> None:
+    args = ("gate", "--example", "--id", "exact-code", "--candidate", "improved")
+    code, out, _ = _invoke(*args)
+    assert code == 1
+    assert out.splitlines()[0].endswith("; 10 passed, 1 failed, 3 skipped, 1 question")
+    code, out, _ = _invoke(*args, "--format", "markdown")
+    assert code == 1
+    assert "\nRun `improved`, 1 question; policy **LumenQ release policy** (`" in out

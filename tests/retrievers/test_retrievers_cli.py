@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from ragtriage.cli import cli
+from ragtriage.example import example_paths
 from ragtriage.example.zh import zh_example_paths
 
 
@@ -88,3 +90,16 @@ def test_reruns_without_latency_are_byte_identical(tmp_path: Path) -> None:
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
     assert b'"latency_ms": null' in outputs[0] and b'"stage_latency_ms": {}' in outputs[0]
+
+
+def test_one_question_is_counted_in_the_singular(tmp_path: Path) -> None:
+    paths = example_paths()
+    evalset = json.loads(paths.evalset.read_text(encoding="utf-8"))
+    evalset["questions"] = evalset["questions"][:1]
+    (tmp_path / "e.json").write_text(json.dumps(evalset), encoding="utf-8")
+    result = CliRunner().invoke(cli, [
+        "run", "--snapshot", str(paths.snapshot), str(tmp_path / "e.json"), "--retriever",
+        "bm25", "--no-cache", "--no-progress", "--output", str(tmp_path / "r.jsonl"),
+    ])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("bm25: 1 question, 17 units (index built in ")

@@ -143,3 +143,16 @@ def test_a_failed_call_leaves_the_answer_null_and_says_so(tmp_path: Path) -> Non
         "generated answers; claims not extracted (label them with a judge or reviewers); "
         "2 generation calls failed, their answers are null"
     )
+
+
+def test_one_failed_call_says_its_answer_is_null(tmp_path: Path) -> None:
+    config = GenerationConfig("http://127.0.0.1:9/v1", "m", timeout=2.0)
+    one = EVALSET.model_copy(update={"questions": EVALSET.questions[:1]})
+    out = run_retrieval(
+        SNAPSHOT, one, RetrievalConfig(k=1), name="gen", use_cache=False, generation=config
+    )
+    assert [(r.answer, r.outcome) for r in out.run.results] == [(None, None)]
+    assert out.run.provenance.notes == (
+        "generated answers; claims not extracted (label them with a judge or reviewers); "
+        "1 generation call failed, its answer is null"
+    )

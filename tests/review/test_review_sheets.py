@@ -198,7 +198,7 @@ def test_partly_filled_sheet_imports_what_is_filled_and_lists_the_rest(
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == (
-        f"run synthetic-baseline: 1 claim labels, 1 fact labels -> "
+        f"run synthetic-baseline: 1 claim label, 1 fact label -> "
         f"{tmp_path / 'out' / 'synthetic-baseline.labels.json'}"
     )
     assert lines[1] == (
@@ -326,7 +326,7 @@ def test_review_import_takes_the_k_the_sheet_was_exported_with(tmp_path: Path) -
     imported = runner.invoke(review_command, [*command, "-k", "2"])
     assert imported.exit_code == 0, imported.output
     assert imported.stdout.startswith(
-        f"run baseline: 1 claim labels, 0 fact labels -> {labels / 'baseline.labels.json'}\n"
+        f"run baseline: 1 claim label, 0 fact labels -> {labels / 'baseline.labels.json'}\n"
     )
     options = {
         name: {p.name: p for p in review_command.commands[name].params}["k"]

@@ -181,3 +181,25 @@ def test_every_averaging_rule_is_defined_in_words() -> None:
     from ragtriage.columnar import AveragingRule
 
     assert tuple(AVERAGING_RULES) == get_args(AveragingRule)
+
+
+@pytest.mark.parametrize(
+    ("averaging", "missing"),
+    [
+        ("relevant", "1 qrels question had no ranking and was scored as empty.\n"),
+        ("trec_eval", "1 qrels question had no ranking and was left out of the averages.\n"),
+        ("trec_eval-c", "1 qrels question had no ranking and counts 0.\n"),
+    ],
+)
+def test_table_notes_agree_with_one_question(
+    tmp_path: Path, averaging: str, missing: str
+) -> None:
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq2 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 2.0 r\nq3 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    args = ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "-m", "ndcg@10"]
+    table = CliRunner().invoke(
+        cli, [*args, "--allow-missing", "--allow-extra", "--averaging", averaging]
+    )
+    assert table.exit_code == 0, table.output
+    assert missing in table.output
+    assert "1 run question without judgements was skipped.\n" in table.output

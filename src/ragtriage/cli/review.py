@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..api import review_export_files, review_import_files
+from ..errors import counted
 from ._common import (
     examples,
     handle_errors,
@@ -100,8 +101,8 @@ def import_command(**options: Any) -> None:
         kept = f", kept {found.kept[n]} of other reviewers" if found.kept[n] else ""
         replaced = f", replaced {found.replaced[n]} earlier" if found.replaced[n] else ""
         say(
-            f"run {labels.run}: {len(labels.claim_labels)} claim labels, "
-            f"{len(labels.fact_labels)} fact labels{kept}{replaced} -> {path}"
+            f"run {labels.run}: {counted(len(labels.claim_labels), 'claim label')}, "
+            f"{counted(len(labels.fact_labels), 'fact label')}{kept}{replaced} -> {path}"
         )
     if imported.unfilled:
         say(f"{len(imported.unfilled)} rows not filled yet (left out):")

@@ -9,6 +9,7 @@ from typing import Any, get_args
 import click
 
 from ..api import run_files
+from ..errors import counted
 from ..validation import RerankKind, RetrieverKind
 from . import _bounds as bounds
 from ._common import (
@@ -143,7 +144,8 @@ def run_command(output: Path, progress: bool | None, **options: Any) -> None:
     result = written.output
     source = "loaded from cache" if result.index_from_cache else "built"
     say(
-        f"{result.run.name}: {len(result.run.results)} questions, {result.units} units "
+        f"{result.run.name}: {counted(len(result.run.results), 'question')}, "
+        f"{counted(result.units, 'unit')} "
         f"(index {source} in {result.index_seconds:.1f} s); "
         f"{'run' if written.generated else 'retrieval-only run'} written to {output}",
         err=True,

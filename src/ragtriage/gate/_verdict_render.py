@@ -11,6 +11,7 @@ from typing import Any
 
 from .._console import escaped, text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
+from ..errors import counted
 from ..evaluation import NO_RESULT
 from ..loading import report_head
 from ._verdict import GateResult
@@ -59,7 +60,7 @@ def _headline(result: GateResult) -> str:
         f"gate {verdict}: run {result.run}{against}, policy {result.policy_name!r} "
         f"(sha256 {result.policy_sha256}); {result.count('pass')} passed, "
         f"{result.count('fail')} failed, {result.count('skipped')} skipped, "
-        f"{result.questions} questions{_no_result(result)}"
+        f"{counted(result.questions, 'question')}{_no_result(result)}"
     )
 
 
@@ -92,7 +93,7 @@ def render_gate_markdown(result: GateResult) -> str:
     lines = [f"## {icon} ragtriage gate: {'passed' if result.passed else 'failed'}", ""]
     against = f" against {md_code(result.baseline)}" if result.baseline else ""
     lines += [
-        f"Run {md_code(result.run)}{against}, {result.questions} questions"
+        f"Run {md_code(result.run)}{against}, {counted(result.questions, 'question')}"
         f"{md_text(_no_result(result))}; policy **{md_text(result.policy_name)}** "
         f"({md_code(result.policy_path)}, sha256 `{result.policy_sha256}`).",
         "",

@@ -86,10 +86,11 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     text_console(buffer, width).print(table)
     notes = [f"Averaging ({evaluation.averaging}): {AVERAGING_RULES[evaluation.averaging]}."]
     if evaluation.missing:
+        one = len(evaluation.missing) == 1
         treated = {
-            "relevant": "were scored as empty",
-            "trec_eval": "were left out of the averages",
-            "trec_eval-c": "count 0",
+            "relevant": f"{'was' if one else 'were'} scored as empty",
+            "trec_eval": f"{'was' if one else 'were'} left out of the averages",
+            "trec_eval-c": f"{'counts' if one else 'count'} 0",
         }[evaluation.averaging]
         missing = counted(len(evaluation.missing), "qrels question")
         notes.append(f"{missing} had no ranking and {treated}.")
@@ -98,5 +99,6 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
         notes.append(f"Comment lines skipped: {qrels_lines} in the qrels, {run_lines} in the run.")
     if evaluation.skipped:
         skipped = counted(len(evaluation.skipped), "run question")
-        notes.append(f"{skipped} without judgements were skipped.")
+        verb = "was" if len(evaluation.skipped) == 1 else "were"
+        notes.append(f"{skipped} without judgements {verb} skipped.")
     return buffer.getvalue() + "".join(note + "\n" for note in notes)

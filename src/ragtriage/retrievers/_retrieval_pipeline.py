@@ -314,7 +314,8 @@ def run_retrieval(
         )
         failed = generation_failures(results)
         notes = "generated answers; claims not extracted (label them with a judge or reviewers)" + (
-            f"; {counted(failed, 'generation call')} failed, their answers are null"
+            f"; {counted(failed, 'generation call')} failed, "
+            + ("its answer is null" if failed == 1 else "their answers are null")
             if failed
             else ""
         )
