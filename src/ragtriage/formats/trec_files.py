@@ -56,21 +56,6 @@ def ranking_key(item: tuple[str, float]) -> tuple[float, bytes]:
     return item[1], item[0].encode("utf-8")
 
 
-def _lines(
-    path: Path, label: str, collector: ProblemCollector, comments: list[int] | None = None
-) -> Iterator[tuple[int, str, list[str]]]:
-    try:
-        for number, line in text_lines(path, label):
-            parts = line.split()
-            if parts and parts[0].startswith("#"):
-                if comments is not None:
-                    comments.append(number)
-            elif parts:
-                yield number, line, parts
-    except InputError as exc:
-        collector.extend(exc.problems)
-
-
 _C_SPACE = frozenset(" \t\n\v\f\r")
 """The separators of C's `isspace` (trec_eval's); `str.split` also splits at others."""
 
@@ -115,11 +100,19 @@ def _rows(
     comments: list[int] | None = None,
 ) -> Iterator[tuple[int, list[str]]]:
     # Every non-blank line's question ID goes to `seen`, even when the line is then rejected.
-    for number, line, parts in _lines(path, shown, collector, comments):
-        if seen is not None:
-            seen.add(parts[0])
-        if _field_count(line, parts, fields, number, shown, collector):
-            yield number, parts
+    try:
+        for number, line in text_lines(path, shown):
+            parts = line.split()
+            if parts and parts[0].startswith("#"):
+                if comments is not None:
+                    comments.append(number)
+            elif parts:
+                if seen is not None:
+                    seen.add(parts[0])
+                if _field_count(line, parts, fields, number, shown, collector):
+                    yield number, parts
+    except InputError as exc:
+        collector.extend(exc.problems)
 
 
 def repeated_document(
