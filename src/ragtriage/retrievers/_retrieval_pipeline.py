@@ -305,12 +305,11 @@ def run_retrieval(
             advance(1)
     notes = RETRIEVAL_ONLY_NOTE
     if generation is not None:
-        cache_root = (cache_dir or default_cache_dir()) if use_cache else None
         results = generate(
             generation,
             [q.text for q in evalset.questions],
             results,
-            cache_root / "generation.sqlite" if cache_root is not None else None,
+            cache.root / "generation.sqlite" if cache.root is not None else None,
         )
         failed = generation_failures(results)
         notes = "generated answers; claims not extracted (label them with a judge or reviewers)" + (
