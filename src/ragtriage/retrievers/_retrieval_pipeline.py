@@ -237,6 +237,11 @@ def run_retrieval(
             dense = build_dense(texts, order_key, digest, cache, advance, threads=config.threads)
         cached = cached and dense.from_cache
     index_seconds = time.perf_counter() - started
+    # The first stage searches its index, or both indexes fused by reciprocal rank (hybrid).
+    first_stage: dict[str, tuple[LexicalIndex | DenseIndex | None, ...]] = {
+        "bm25": (lexical,), "dense": (dense,), "hybrid": (lexical, dense)
+    }
+    first = [index for index in first_stage[config.retriever] if index is not None]
     rerank_depth = config.rerank_depth or config.candidates
     unit_filter = UnitFilter.build(
         snapshot,
@@ -249,21 +254,12 @@ def run_retrieval(
         for question in evalset.questions:
             t0 = time.perf_counter()
             allowed = unit_filter.allowed(question)
-            if config.retriever == "bm25":
-                assert lexical is not None
-                candidates = lexical.search(question.text, config.candidates, allowed)
-            elif config.retriever == "dense":
-                assert dense is not None
-                candidates = dense.search(question.text, config.candidates, allowed)
-            else:
-                assert lexical is not None and dense is not None
-                both = [
-                    lexical.search(question.text, config.candidates, allowed),
-                    dense.search(question.text, config.candidates, allowed),
-                ]
-                candidates = reciprocal_rank_fusion(
-                    both, order_key, config.candidates, config.rrf_c
-                )
+            found = [index.search(question.text, config.candidates, allowed) for index in first]
+            candidates = (
+                found[0]
+                if len(found) == 1
+                else reciprocal_rank_fusion(found, order_key, config.candidates, config.rrf_c)
+            )
             t1 = time.perf_counter()
             reranked: list[Scored] | None = None
             if config.rerank is not None:
