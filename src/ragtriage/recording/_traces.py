@@ -135,18 +135,11 @@ def result_from_trace(
     matches `refusal_pattern`, else `answered`.
     """
     refusal = refusal_regex(refusal_pattern)
-    problems: list[Problem] = []
     if len(trace.retrievals) > 1 or len(trace.rerankings) > 1:
-        problems.append(
-            Problem(
-                file,
-                question_id,
-                f"trace {trace.trace_id}",
-                "at most one retriever and one reranker call per request",
-                f"{len(trace.retrievals)} retriever and {len(trace.rerankings)} reranker calls",
-            )
-        )
-        raise InputError(problems)
+        found = f"{len(trace.retrievals)} retriever and {len(trace.rerankings)} reranker calls"
+        expected = "at most one retriever and one reranker call per request"
+        raise InputError([Problem(file, question_id, f"trace {trace.trace_id}", expected, found)])
+    problems: list[Problem] = []
     stages: list[tuple[str, list[tuple[str, TraceDocument]]]] = []
     for where, calls in (("retriever", trace.retrievals), ("reranker", trace.rerankings)):
         ranking = []
