@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..errors import ProblemCollector
-from ..fileio import json_line, json_text
+from ..fileio import atomic_output, json_line, json_text, make_folder
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import Document, Scalar, Snapshot
 
@@ -33,48 +32,42 @@ def write_snapshot(
     collector = ProblemCollector()
     header = Snapshot(snapshot_id=snapshot_id, documents=[], metadata=dict(metadata or {}))
     jsonl = file_suffix(target) == ".jsonl"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
+    make_folder(target.parent)
     seen: set[str] = set()
     kept: list[dict[str, Any]] = []
     count = 0
-    try:
-        with partial.open("w", encoding="utf-8") as handle:
+    # Written whole or not at all: a problem found on the way leaves no file (fileio).
+    with atomic_output(target) as handle:
+        if jsonl:
+            head = header.model_dump(mode="json")
+            del head["documents"], head["chunks"]
+            handle.write(json_line(head) + "\n")
+        for index, item in enumerate(documents):
+            try:
+                doc = item if isinstance(item, Document) else Document.model_validate(item)
+            except ValidationError as exc:
+                raw_id = item.get("id") if isinstance(item, Mapping) else None
+                where = f"documents[{index}]" if not isinstance(raw_id, str) else "document"
+                for err in exc.errors():
+                    field = ".".join(str(p) for p in err["loc"])
+                    name = f"{where} {raw_id!r}" if isinstance(raw_id, str) else where
+                    expected = err["msg"].removeprefix("Input should be ")
+                    found = repr(err.get("input"))[:80]
+                    collector.add(label, None, f"{name}: {field}", expected, found)
+                continue
+            if doc.id in seen:
+                collector.add(label, None, f"document {doc.id!r}: id", "a unique ID", "a repeat")
+                continue
+            seen.add(doc.id)
+            count += 1
+            data = doc.model_dump(mode="json")
             if jsonl:
-                head = header.model_dump(mode="json")
-                del head["documents"], head["chunks"]
-                handle.write(json_line(head) + "\n")
-            for index, item in enumerate(documents):
-                try:
-                    doc = item if isinstance(item, Document) else Document.model_validate(item)
-                except ValidationError as exc:
-                    raw_id = item.get("id") if isinstance(item, Mapping) else None
-                    where = f"documents[{index}]" if not isinstance(raw_id, str) else "document"
-                    for err in exc.errors():
-                        field = ".".join(str(p) for p in err["loc"])
-                        name = f"{where} {raw_id!r}" if isinstance(raw_id, str) else where
-                        expected = err["msg"].removeprefix("Input should be ")
-                        found = repr(err.get("input"))[:80]
-                        collector.add(label, None, f"{name}: {field}", expected, found)
-                    continue
-                if doc.id in seen:
-                    collector.add(
-                        label, None, f"document {doc.id!r}: id", "a unique ID", "a repeat"
-                    )
-                    continue
-                seen.add(doc.id)
-                count += 1
-                data = doc.model_dump(mode="json")
-                if jsonl:
-                    handle.write(json_line(data) + "\n")
-                else:
-                    kept.append(data)
-            if not jsonl:
-                whole = header.model_dump(mode="json")
-                whole["documents"] = kept
-                handle.write(json_text(whole))
+                handle.write(json_line(data) + "\n")
+            else:
+                kept.append(data)
+        if not jsonl:
+            whole = header.model_dump(mode="json")
+            whole["documents"] = kept
+            handle.write(json_text(whole))
         collector.raise_if_any()
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
     return count
