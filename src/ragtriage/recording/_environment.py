@@ -32,9 +32,8 @@ def _git_dir(start: Path) -> Path | None:
             return dot_git
         if dot_git.is_file():
             text = _read(dot_git) or ""
-            if text.startswith("gitdir:"):
-                target = Path(text.removeprefix("gitdir:").strip())
-                return target if target.is_absolute() else (folder / target).resolve()
+            if text.startswith("gitdir:"):  # a relative path is from the folder
+                return (folder / text.removeprefix("gitdir:").strip()).resolve()
             return None
     return None
 
@@ -43,9 +42,8 @@ def _resolve_ref(git_dir: Path, ref: str) -> str | None:
     # A worktree keeps HEAD in its own directory and the refs in the common one.
     common = _read(git_dir / "commondir")
     dirs = [git_dir]
-    if common is not None:
-        common_dir = Path(common)
-        dirs.append(common_dir if common_dir.is_absolute() else (git_dir / common_dir).resolve())
+    if common is not None:  # a relative path is from the worktree's git directory
+        dirs.append((git_dir / common).resolve())
     for directory in dirs:
         loose = _read(directory / ref)
         if loose is not None and _SHA.match(loose):
