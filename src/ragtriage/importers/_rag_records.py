@@ -50,59 +50,54 @@ class ImportedRecords:
     """Fields the format defines that held a value somewhere but ragtriage does not use."""
 
 
-def _strings(
-    record: dict[str, Any], key: str, label: str, where: str, qid: str, c: ProblemCollector
-) -> list[str] | None:
+@dataclass(frozen=True)
+class _Record:
+    """Where one record's problems go: its file, its question ID and its place in the file."""
+
+    label: str
+    qid: str
+    where: str
+    c: ProblemCollector
+
+    def add(self, field: str, expected: str, found: str) -> None:
+        """A problem with the record's `field` (`""`: the record as a whole)."""
+        place = f"{self.where}.{field}" if field else self.where
+        self.c.add(self.label, self.qid, place, expected, found)
+
+
+def _strings(record: dict[str, Any], key: str, at: _Record) -> list[str] | None:
     value = record.get(key)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        c.add(
-            label,
-            qid,
-            f"{where}.{key}",
-            "a list of strings",
-            "nothing" if key not in record else found_text(value),
-        )
+        found = "nothing" if key not in record else found_text(value)
+        at.add(key, "a list of strings", found)
         return None
     return value
 
 
-def _ids(
-    record: dict[str, Any], key: str, label: str, where: str, qid: str, c: ProblemCollector
-) -> list[str] | None:
+def _ids(record: dict[str, Any], key: str, at: _Record) -> list[str] | None:
     """A list of IDs: strings, none empty (the native `Identifier`)."""
-    value = _strings(record, key, label, where, qid, c)
+    value = _strings(record, key, at)
     if value is not None and "" in value:
-        c.add(label, qid, f"{where}.{key}", "a list of non-empty IDs", "an empty ID")
+        at.add(key, "a list of non-empty IDs", "an empty ID")
         return None
     return value
 
 
-def _optional_text(
-    record: dict[str, Any], key: str, label: str, where: str, qid: str, c: ProblemCollector
-) -> str | None:
+def _optional_text(record: dict[str, Any], key: str, at: _Record) -> str | None:
     value = record.get(key)
     if value is not None and not isinstance(value, str):
-        c.add(label, qid, f"{where}.{key}", "a string or null", found_text(value))
+        at.add(key, "a string or null", found_text(value))
         return None
     return value
 
 
-def _each_once(
-    ids: list[str],
-    shown: list[str],
-    field: str,
-    label: str,
-    where: str,
-    qid: str,
-    c: ProblemCollector,
-) -> bool:
+def _each_once(ids: list[str], shown: list[str], field: str, at: _Record) -> bool:
     """Whether no context appears twice in one list; a repeat is reported with both places
     (the native run holds each ID once per list, so merging them would change the input)."""
     first: dict[str, int] = {}
     for n, item_id in enumerate(ids):
         if (repeat := again(first, item_id, n, found_text(shown[n]))) is not None:
-            expected = "each context at most once per record"
-            c.add(label, qid, f"{where}.{field}[{n}]", expected, repeat)
+            at.add(f"{field}[{n}]", "each context at most once per record", repeat)
     return len(first) == len(ids)
 
 
@@ -113,16 +108,11 @@ class _Builder:
         self.texts: dict[str, str] = {}
         self.placeholders: set[str] = set()
 
-    def context(self, item_id: str, text: str, where: str, qid: str) -> None:
+    def context(self, item_id: str, text: str, field: str, at: _Record) -> None:
         known = self.texts.get(item_id)
         if known is not None and known != text:
-            self.c.add(
-                self.label,
-                qid,
-                where,
-                f"the same text for context {item_id!r} in every record",
-                "a different text",
-            )
+            expected = f"the same text for context {item_id!r} in every record"
+            at.add(field, expected, "a different text")
         self.texts.setdefault(item_id, text)
         self.placeholders.discard(item_id)
 
@@ -132,31 +122,24 @@ class _Builder:
 
 
 def _reference_ids(
-    dialect: Dialect, record: dict[str, Any], where: str, qid: str, b: _Builder
+    dialect: Dialect, record: dict[str, Any], at: _Record, b: _Builder
 ) -> list[str] | None:
     """IDs of the record's reference contexts: given, or derived from their texts."""
-    label, c = b.label, b.c
     if dialect.reference_ids and (dialect.ids_required or dialect.reference_ids in record):
-        given = _ids(record, dialect.reference_ids, label, where, qid, c)
-        if given is None or not _each_once(
-            given, given, dialect.reference_ids, label, where, qid, c
-        ):
+        given = _ids(record, dialect.reference_ids, at)
+        if given is None or not _each_once(given, given, dialect.reference_ids, at):
             return None
         return given
     if dialect.reference_texts and dialect.reference_texts in record:
-        texts = _strings(record, dialect.reference_texts, label, where, qid, c)
+        texts = _strings(record, dialect.reference_texts, at)
         if texts is None:
             return None
         for n, text in enumerate(texts):
-            b.context(text_id(text), text, f"{where}.{dialect.reference_texts}[{n}]", qid)
+            b.context(text_id(text), text, f"{dialect.reference_texts}[{n}]", at)
         ids = [text_id(text) for text in texts]
-        return (
-            ids if _each_once(ids, texts, dialect.reference_texts, label, where, qid, c) else None
-        )
+        return ids if _each_once(ids, texts, dialect.reference_texts, at) else None
     names = " or ".join(k for k in (dialect.reference_ids, dialect.reference_texts) if k)
-    c.add(
-        label, qid, where, f"the reference contexts ({names}) to score retrieval against", "nothing"
-    )
+    at.add("", f"the reference contexts ({names}) to score retrieval against", "nothing")
     return None
 
 
@@ -169,9 +152,8 @@ def _convert(
     b: _Builder,
     csv_file: bool = False,
 ) -> tuple[Question, QuestionResult] | None:
-    label, c = b.label, b.c
     if not isinstance(record, dict):
-        c.add(label, None, where, "a JSON object (one record)", found_text(record))
+        b.c.add(b.label, None, where, "a JSON object (one record)", found_text(record))
         return None
     normalised = normalise(dialect, record, csv_file, where, b.label, b.c)
     if normalised is None:
@@ -179,97 +161,57 @@ def _convert(
     record = normalised
     raw_id = record.get("id")
     qid: str = raw_id if isinstance(raw_id, str) and raw_id else f"q{number:04d}"
+    at = _Record(b.label, qid, where, b.c)
     if raw_id is not None and qid != raw_id:
         # numbering it instead would drop the ID the user gave, and its links to their data
-        c.add(
-            label,
-            qid,
-            f"{where}.id",
-            "a non-empty string (or no `id`: records are numbered q0001, q0002, ...)",
-            found_text(raw_id),
-        )
+        expected = "a non-empty string (or no `id`: records are numbered q0001, q0002, ...)"
+        at.add("id", expected, found_text(raw_id))
     fields = (*dialect.question, *list_fields(dialect), dialect.response, dialect.reference)
     allowed = {*fields, *dialect.optional}
     for key in sorted(set(record) - allowed):
-        c.add(
-            label,
-            qid,
-            f"{where}.{key}",
-            f"no such field (a {fmt} record has {', '.join(sorted(allowed))})",
-            "an unknown field",
-        )
+        expected = f"no such field (a {fmt} record has {', '.join(sorted(allowed))})"
+        at.add(key, expected, "an unknown field")
     if dialect.ids_required and dialect.reference not in record:
         # The seed's record type has no default for `reference`: it is given, possibly null.
-        c.add(
-            label,
-            qid,
-            f"{where}.{dialect.reference}",
-            "a string or null (required field)",
-            "nothing",
-        )
+        at.add(dialect.reference, "a string or null (required field)", "nothing")
     present = [k for k in dialect.question if isinstance(record.get(k), str) and record[k].strip()]
     if not present:
-        c.add(
-            label,
-            qid,
-            f"{where}.{dialect.question[0]}",
-            "a non-empty question",
-            found_text(record[dialect.question[0]]) if dialect.question[0] in record else "nothing",
-        )
+        asked = dialect.question[0]
+        found = found_text(record[asked]) if asked in record else "nothing"
+        at.add(asked, "a non-empty question", found)
     elif len({record[k] for k in present}) > 1:
-        c.add(
-            label,
-            qid,
-            f"{where}.{present[1]}",
-            f"the same text as {present[0]}",
-            "a different question",
-        )
-    contexts = _strings(record, dialect.contexts, label, where, qid, c)
-    response = _optional_text(record, dialect.response, label, where, qid, c)
-    reference = _optional_text(record, dialect.reference, label, where, qid, c)
+        at.add(present[1], f"the same text as {present[0]}", "a different question")
+    contexts = _strings(record, dialect.contexts, at)
+    response = _optional_text(record, dialect.response, at)
+    reference = _optional_text(record, dialect.reference, at)
     if fmt == "seed" and (response is None or not response.strip()):
-        c.add(
-            label,
-            qid,
-            f"{where}.response",
-            "a non-empty response",
-            "an empty response" if response is not None else "nothing",
-        )
+        found = "an empty response" if response is not None else "nothing"
+        at.add("response", "a non-empty response", found)
     context_ids: list[str] | None = None
     if dialect.context_ids and (dialect.ids_required or dialect.context_ids in record):
-        context_ids = _ids(record, dialect.context_ids, label, where, qid, c)
+        context_ids = _ids(record, dialect.context_ids, at)
         if context_ids is not None and contexts is not None and len(context_ids) != len(contexts):
-            c.add(
-                label,
-                qid,
-                f"{where}.{dialect.context_ids}",
-                f"one ID per retrieved context ({len(contexts)})",
-                f"{len(context_ids)} IDs",
-            )
+            expected = f"one ID per retrieved context ({len(contexts)})"
+            at.add(dialect.context_ids, expected, f"{len(context_ids)} IDs")
             return None
-    reference_ids = _reference_ids(dialect, record, where, qid, b)
+    reference_ids = _reference_ids(dialect, record, at, b)
     ids: list[str] | None = None
     if contexts is not None:
         if context_ids is not None and dialect.context_ids:
             ids, field, shown = context_ids, dialect.context_ids, context_ids
         else:
             ids, field, shown = [text_id(t) for t in contexts], dialect.contexts, contexts
-        if not _each_once(ids, shown, field, label, where, qid, c):
+        if not _each_once(ids, shown, field, at):
             ids = None
     if not present or contexts is None or ids is None or reference_ids is None:
         return None
     for n, (item_id, text) in enumerate(zip(ids, contexts, strict=True)):
-        b.context(item_id, text, f"{where}.{dialect.contexts}[{n}]", qid)
+        b.context(item_id, text, f"{dialect.contexts}[{n}]", at)
     for item_id in reference_ids:
         b.referenced(item_id)
     if not reference_ids and reference is not None and reference.strip():
-        c.add(
-            label,
-            qid,
-            f"{where}.{dialect.reference_ids or dialect.reference_texts}",
-            "at least one reference context for a record with a reference answer",
-            "none",
-        )
+        expected = "at least one reference context for a record with a reference answer"
+        at.add(str(dialect.reference_ids or dialect.reference_texts), expected, "none")
         return None
     question = Question(
         id=qid,
