@@ -15,6 +15,7 @@ import math
 import re
 import tomllib
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from ..errors import InputError
@@ -99,20 +100,13 @@ def _bounded_int(limit: int) -> Any:
     return parse
 
 
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
-)
-"""Integers bounded by Python's own limit (`MAX_INT_DIGITS`): no call per integer."""
-
-
+@cache
 def _decoder(max_int_digits: int) -> json.JSONDecoder:
-    if max_int_digits >= MAX_INT_DIGITS:
-        return _DECODER
+    """The strict decoder (made once per bound); integers within Python's own limit
+    (`MAX_INT_DIGITS`) are bounded by it, with no call per integer."""
+    bounded = _bounded_int(max_int_digits) if max_int_digits < MAX_INT_DIGITS else None
     return json.JSONDecoder(
-        object_pairs_hook=_pairs,
-        parse_constant=_constant,
-        parse_float=_float,
-        parse_int=_bounded_int(max_int_digits),
+        object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=bounded
     )
 
 
