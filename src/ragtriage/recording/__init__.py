@@ -18,7 +18,6 @@ from ._traces import (
     QuestionMatcher,
     TraceDocument,
     TraceRecord,
-    context_from_prompts,
     refusal_regex,
     result_from_trace,
 )
@@ -37,7 +36,6 @@ __all__ = [
     "TraceDocument",
     "TraceRecord",
     "capture_environment",
-    "context_from_prompts",
     "git_commit",
     "refusal_regex",
     "result_from_trace",
