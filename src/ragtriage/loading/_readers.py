@@ -133,15 +133,19 @@ def _assembled(head: Any, lists: dict[str, list[Any]]) -> Any:
     return head.model_copy(update=lists)
 
 
-def _validate_list(items: Any, spec: _Items, label: str, collector: ProblemCollector) -> list[Any]:
-    """Validate each item of a JSON file's list; an item is named in its problems by its
-    `name_key` (`key[NAME].`), else by its place when its ID does not name it."""
+def _validate_list(
+    items: Any, spec: _Items, label: str, collector: ProblemCollector, default: Any
+) -> list[Any]:
+    """Validate each item of a JSON file's list, given a labels file's `default` labeller
+    as a JSONL line is; an item is named in its problems by its `name_key` (`key[NAME].`),
+    else by its place when its ID does not name it."""
     key = spec.key
     if not isinstance(items, list):
         collector.add(label, None, key, "a list", found_text(items))
         return []
     out = []
-    for index, item in enumerate(items):
+    for index, entry in enumerate(items):
+        item = with_default_labeller(entry, default)
         has_id = isinstance(item, dict) and isinstance(item.get(spec.id_key), str)
         prefix = "" if has_id else f"{key}[{index}]."
         name = None if spec.name_key is None else _entry_name(item, spec.name_key)
@@ -217,7 +221,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
     header = {key: value for key, value in data.items() if key not in keys}
     default, entries = _label_defaults(kind, header, collector)
     lists = {
-        items.key: _validate_list(_filled(data.get(items.key, []), default), items, label, entries)
+        items.key: _validate_list(data.get(items.key, []), items, label, entries, default)
         for items in layout.lists
     }
     _hinted(entries, collector, default)
@@ -241,13 +245,6 @@ def _entry_name(item: Any, id_key: str) -> str | None:
     if found is None and isinstance(item.get("label"), dict):
         found = item["label"].get(id_key)
     return found if isinstance(found, str) and found else None
-
-
-def _filled(items: Any, default: Any) -> Any:
-    """Label entries as read, the file's default labeller put in those that name none."""
-    if default is None or not isinstance(items, list):
-        return items
-    return [with_default_labeller(item, default) for item in items]
 
 
 def _label_defaults(
