@@ -125,17 +125,14 @@ def make_chunks(snapshot: Snapshot, chunking: Chunking) -> tuple[Chunk, ...]:
     problems = chunking.problems()
     if problems:
         raise InputError(problems)
+    spans = _char_spans if chunking.mode == "chars" else _sentence_spans
     chunks: list[Chunk] = []
     for doc in snapshot.documents:
         if not doc.text:
             continue
-        if chunking.mode == "chars":
-            spans = _char_spans(doc.text, chunking.size)
-        else:
-            spans = _sentence_spans(doc.text, chunking.size)
         chunks.extend(
             Chunk(id=chunk_id(doc.id, s, e), document_id=doc.id, start=s, end=e, text=doc.text[s:e])
-            for s, e in spans
+            for s, e in spans(doc.text, chunking.size)
         )
     return tuple(chunks)
 
