@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError, Problem, ProblemCollector
+from ..errors import InputError, ProblemCollector
 from ..fileio import parse_json
 from ..paths import PathArg, as_path
 from ..recording import (
@@ -293,7 +293,6 @@ def import_openinference(
     by_question = {m.question_id: r for m, r in zip(final, records, strict=True) if m.question_id}
     final += [Match(t, None, "no OpenInference spans") for t, r in built.items() if r is None]
     results: list[QuestionResult] = []
-    problems: list[Problem] = []
     for question in evalset.questions:
         record = by_question.get(question.id)
         if record is None:
@@ -305,9 +304,8 @@ def import_openinference(
                 )
             )
         except InputError as exc:
-            problems += exc.problems
-    if problems:
-        raise InputError(problems)
+            collector.extend(exc.problems)
+    collector.raise_if_any()
     base = provenance or Provenance()
     run = Run(
         name=name,
