@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -35,8 +34,10 @@ Details = dict[str, tuple[str, ...]]
 """One question's details: key -> IDs."""
 
 _ANSWERED = OUTCOMES["answered"]
-_OUTCOME_NAMES = tuple(OUTCOMES)
-_ANSWERABILITY_NAMES = tuple(ANSWERABILITY)
+OUTCOME_NAMES = tuple(OUTCOMES)
+"""Each outcome code's name."""
+ANSWERABILITY_NAMES = tuple(ANSWERABILITY)
+"""Each answerability code's name."""
 _ANSWERABLE = ANSWERABILITY["answerable"]
 _UNSUPPORTED = CLAIM_STATES.index("unsupported")
 _UNCERTAIN_CLAIM = (CLAIM_STATES.index("cannot_judge"), CLAIM_STATES.index("unlabelled"))
@@ -147,8 +148,8 @@ class QuestionDetails:
             question_id=self._question_ids[row],
             tags=tags,
             split=self._splits[row],
-            answerability=_ANSWERABILITY_NAMES[self._answerability[row]],
-            outcome=None if outcome < 0 else _OUTCOME_NAMES[outcome],
+            answerability=ANSWERABILITY_NAMES[self._answerability[row]],
+            outcome=None if outcome < 0 else OUTCOME_NAMES[outcome],
             scores=scores,
             details=details,
             cannot_judge=cannot_judge,
@@ -240,11 +241,6 @@ class QuestionDetails:
         ids = self._ids
         return tuple([ids[code] for code in items[offsets[at] : offsets[at + 1]].tolist()])
 
-    def inputs(self, row: int, result: int) -> StageRow:
-        """What the diagnosis explanations read of question `row` answered by `result`
-        (`diagnosis.StageInputs`), from the arrays."""
-        return StageRow(self, row, result)
-
     def _context_found(self, result: int) -> tuple[str, ...]:
         """The sensitive findings of a result's final-context texts, each as `ID:label`: its
         recorded text's, else the snapshot's."""
@@ -261,138 +257,4 @@ class QuestionDetails:
             if labels:
                 item = ids[code]
                 out += [f"{item}:{label}" for label in labels]
-        return tuple(out)
-
-
-class _Group(NamedTuple):
-    any_of: tuple[str, ...]
-    label: str | None
-
-
-class _Question(NamedTuple):
-    answerability: str
-    required_evidence: tuple[_Group, ...]
-
-
-class _Claim(NamedTuple):
-    claim_id: str
-    state: str
-
-
-class _Fact(NamedTuple):
-    fact_id: str
-    state: str
-
-
-class _Evidence(NamedTuple):
-    first: tuple[tuple[int | None, int | None, int | None], ...]
-
-
-T = TypeVar("T")
-
-
-class _once(Generic[T]):
-    """A property computed when first read and then kept on the instance: what
-    `functools.cached_property` does, without the lock Python 3.11 takes on each first read
-    (a lock per row part of a million rows)."""
-
-    def __init__(self, compute: Callable[[Any], T]) -> None:
-        self._compute, self._name = compute, compute.__name__
-
-    def __get__(self, row: Any, owner: Any = None) -> T:
-        value = row.__dict__[self._name] = self._compute(row)
-        return value
-
-
-class StageRow:
-    """One question row's result as the diagnosis explanations read it
-    (`diagnosis.StageInputs`), each part put together from the arrays when first asked."""
-
-    def __init__(self, of: QuestionDetails, row: int, result: int) -> None:
-        self._of, self._row, self._result = of, row, result
-        self.k: int | None = of._k
-        self.context_derived = bool(of._derived[result])
-
-    @_once
-    def question(self) -> _Question:
-        of, row = self._of, self._row
-        g0, g1 = int(of._groups[row]), int(of._groups[row + 1])
-        labels = of._group_label
-        groups = tuple([
-            _Group(of._listed(of._alternatives, g), labels.get(g)) for g in range(g0, g1)
-        ])
-        return _Question(_ANSWERABILITY_NAMES[of._answerability[row]], groups)
-
-    @property
-    def outcome(self) -> str | None:
-        outcome = int(self._of._outcome[self._result])
-        return None if outcome < 0 else _OUTCOME_NAMES[outcome]
-
-    @_once
-    def candidates(self) -> tuple[str, ...]:
-        return self._of._listed(self._of._candidates, self._result)
-
-    @_once
-    def reranked(self) -> tuple[str, ...] | None:
-        of, result = self._of, self._result
-        return of._listed(of._reranked, result) if of._has_reranked[result] else None
-
-    @property
-    def ranking(self) -> tuple[str, ...]:
-        reranked = self.reranked
-        return self.candidates if reranked is None else reranked
-
-    @_once
-    def context(self) -> tuple[str, ...]:
-        return self._of._listed((self._of._context, self._of._context_at), self._result)
-
-    @_once
-    def evidence(self) -> _Evidence:
-        of, row = self._of, self._row
-        groups = of._groups
-        return _Evidence(tuple(
-            (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
-            for c, r, x in of._first[groups[row] : groups[row + 1]].tolist()
-        ))
-
-    @property
-    def missing_groups(self) -> tuple[int, ...]:
-        return tuple(n for n, at in enumerate(self.evidence.first) if at[2] is None)
-
-    @_once
-    def claims(self) -> tuple[_Claim, ...]:
-        of, result = self._of, self._result
-        c0, c1 = int(of._claims[result]), int(of._claims[result + 1])
-        return tuple(
-            _Claim(name, CLAIM_STATES[state])
-            for name, state in zip(
-                of._claim_names(c0, c1), of._claim_state[c0:c1].tolist(), strict=True
-            )
-        )
-
-    @_once
-    def facts(self) -> tuple[_Fact, ...]:
-        of, row = self._of, self._row
-        facts = of._fact_ids[row]
-        f0 = int(of._facts[self._result])
-        states = of._fact_state[f0 : f0 + len(facts)].tolist()
-        return tuple(_Fact(f, FACT_STATES[s]) for f, s in zip(facts, states, strict=True))
-
-    @property
-    def invalid_citations(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        of, result = self._of, self._result
-        invalid = of._invalid_of(result)
-        if not invalid:
-            return ()
-        c0 = int(of._claims[result])
-        codes, cited_at = of._cited
-        ids, claims = of._ids, self.claims
-        out = []
-        for claim, outside in invalid:
-            at = int(cited_at[c0 + claim])
-            written = of._as_written[c0 + claim]
-            cited = codes[at : at + max(outside) + 1].tolist() if outside else []
-            out.append((claims[claim].claim_id, tuple(
-                ids[cited[n]] if cited[n] >= 0 else written[n] for n in outside
-            )))
         return tuple(out)

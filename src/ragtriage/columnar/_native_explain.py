@@ -5,7 +5,8 @@ them as a view of the run's columns (`ColumnRow`). Each question's record and de
 together from the arrays and what the reader found of its question and result
 (`QuestionDetails`, in `_native_details`), without a view; its diagnosis findings come from
 the checks of the stages the arrays found failing, on its view, built only for such a question
-(or for every one when a registered stage must check it). Both are built `CHUNK` questions at
+(or for every one when a registered stage must check it), else from what the arrays found of
+it (`StageRow`, in `_native_stage_row`). Both are built `CHUNK` questions at
 a time (the failing questions and their results read again from the files by line offset,
 one chunk's views alive at a time), given what the arrays already found of each question
 (`Explained`, in `_native_found`) so nothing is found twice. A large run's chunks
@@ -50,6 +51,7 @@ from ._native_labels import Added, with_labels
 from ._native_questions import QuestionModels
 from ._native_records import Records
 from ._native_run import RunColumns
+from ._native_stage_row import StageRow
 from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows
 
 
@@ -140,7 +142,7 @@ def run_evaluation(
                 verdicts.append(
                     diagnose_view(view, fired.get(n, every)) if view is not None
                     else explain_inputs(
-                        own.inputs(row, result), fired.get(n, every), questions.ids[row],
+                        StageRow(own, row, result), fired.get(n, every), questions.ids[row],
                         tags, own.split(row),
                     )
                 )
