@@ -18,26 +18,27 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 
 import numpy as np
 
-from ..detectors import PERMISSION_STAGES, StageFlags
+from ..detectors import NO_FLAGS, PERMISSION_STAGES, StageFlags
 from ..evaluation import QuestionRecord
 from ..metrics import CLAIM_STATES, FACT_STATES, FRESH, InvalidCitations, Score
 from ..schemas import claim_ids
 from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
-from ._native_stages import _owner
+from ._native_stages import _owner, _spans
 
 Details = dict[str, tuple[str, ...]]
 """One question's details: key -> IDs."""
 
-_ANSWERED = OUTCOMES["answered"]
 OUTCOME_NAMES = tuple(OUTCOMES)
 """Each outcome code's name."""
 ANSWERABILITY_NAMES = tuple(ANSWERABILITY)
 """Each answerability code's name."""
+_ANSWERED = OUTCOMES["answered"]
 _ANSWERABLE = ANSWERABILITY["answerable"]
 _UNSUPPORTED = CLAIM_STATES.index("unsupported")
 _UNCERTAIN_CLAIM = (CLAIM_STATES.index("cannot_judge"), CLAIM_STATES.index("unlabelled"))
@@ -56,9 +57,29 @@ def _any_stale(marks: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     return stale
 
 
+def _picked(mask: np.ndarray, bounds: list[int]) -> tuple[list[int], list[int]]:
+    """Where `mask` holds over a chunk's spans (`_spans`' positions and bounds): each such
+    position less its question's start, and where each question's begin among them."""
+    where = np.flatnonzero(mask)
+    cut = np.searchsorted(where, bounds)
+    return (where - np.repeat(bounds[:-1], np.diff(cut))).tolist(), cut.tolist()
+
+
+def _take(picked: tuple[list[int], list[int]], n: int, items: Sequence[str]) -> list[str]:
+    """Question `n`'s `items` at its positions `picked` (`_picked`)."""
+    positions, cut = picked
+    return [items[at] for at in positions[cut[n] : cut[n + 1]]]
+
+
+def _any_picked(*picked: tuple[list[int], list[int]]) -> list[bool]:
+    """Per question: whether any of `picked` (`_picked`) holds some of its positions."""
+    held: list[bool] = np.logical_or.reduce([np.diff(cut) > 0 for _, cut in picked]).tolist()
+    return held
+
+
 class QuestionDetails:
-    """The records and details of a run's questions from its arrays: `details(rows,
-    results)`, `record(row, result, ...)`.
+    """The records and details of a run's questions from its arrays, a chunk of questions at
+    a time: `details(rows, results)`, `records(rows, results, ...)`.
 
     `ids`: the snapshot ID of each code; `first`: per required group, the position of its
     first satisfying item among the candidates, in the final ranking and in the final context
@@ -72,7 +93,7 @@ class QuestionDetails:
         self, ev: EvalColumns, run: RunColumns, ids: Sequence[str],
         first: np.ndarray, invalid: tuple[np.ndarray, np.ndarray],
         invalid_of: Callable[[int], InvalidCitations],
-        stage_flags: Callable[[int], StageFlags],
+        stage_flags: Callable[[Sequence[int]], list[StageFlags]],
         flagged: Callable[[int], tuple[str, ...]],
         snapshot_found: Callable[[int], tuple[str, ...]],
     ) -> None:
@@ -89,8 +110,8 @@ class QuestionDetails:
         self._k, self._derived, self._has_reranked = run.k, run.context_derived, run.has_reranked
         self._candidates, self._reranked = run.candidates, run.reranked
         self._cited, self._as_written = run.citations, run.cited_as_written
-        # The required groups' alternatives as (codes, offsets), read by `_listed` as a stage's
-        # items are: where each group starts in `alt_code` (groups are in order).
+        # The required groups' alternatives as (codes, offsets), as a stage's items are: where
+        # each group starts in `alt_code` (groups are in order).
         self._alternatives = (ev.alt_code, np.searchsorted(
             ev.alt_group, np.arange(ev.group_grade.size + 1, dtype=np.int64)
         ))
@@ -136,117 +157,141 @@ class QuestionDetails:
         """The split of question `row`."""
         return self._splits[row]
 
-    def record(
-        self, row: int, result: int, tags: tuple[str, ...], scores: Mapping[str, Score | None],
-        details: Details, cannot_judge: Mapping[str, int],
-    ) -> QuestionRecord:
-        """The record of question `row`, answered by `result`: its computed `scores`, `details`
-        and `cannot_judge` counts with what the reader found of the question and result."""
-        outcome = int(self._outcome[result])
-        latency, cost = float(self._latency[result]), float(self._cost[result])
-        return QuestionRecord(
-            question_id=self._question_ids[row],
-            tags=tags,
-            split=self._splits[row],
-            answerability=ANSWERABILITY_NAMES[self._answerability[row]],
-            outcome=None if outcome < 0 else OUTCOME_NAMES[outcome],
-            scores=scores,
-            details=details,
-            cannot_judge=cannot_judge,
-            latency_ms=None if math.isnan(latency) else latency,
-            cost_usd=None if math.isnan(cost) else cost,
-        )
+    def records(
+        self, rows: Sequence[int], results: Sequence[int], tags: Sequence[tuple[str, ...]],
+        scores: Sequence[Mapping[str, Score | None]], details: Sequence[Details],
+        cannot_judge: Sequence[Mapping[str, int]],
+    ) -> list[QuestionRecord]:
+        """The records of the questions `rows`, each answered by its result in `results`: its
+        computed `scores`, `details` and `cannot_judge` counts with what the reader found of
+        the question and result (each a list in `rows` order)."""
+        at = np.asarray(results, dtype=np.int64)
+        answerability = self._answerability[np.asarray(rows, dtype=np.int64)].tolist()
+        question_ids, splits = self._question_ids, self._splits
+        return [
+            QuestionRecord(
+                question_id=question_ids[row],
+                tags=row_tags,
+                split=splits[row],
+                answerability=ANSWERABILITY_NAMES[kind],
+                outcome=None if outcome < 0 else OUTCOME_NAMES[outcome],
+                scores=row_scores,
+                details=row_details,
+                cannot_judge=counts,
+                latency_ms=None if math.isnan(latency) else latency,
+                cost_usd=None if math.isnan(cost) else cost,
+            )
+            for row, row_tags, kind, outcome, row_scores, row_details, counts, latency, cost
+            in zip(
+                rows, tags, answerability, self._outcome[at].tolist(), scores, details,
+                cannot_judge, self._latency[at].tolist(), self._cost[at].tolist(), strict=True,
+            )
+        ]
 
     def details(self, rows: Sequence[int], results: Sequence[int]) -> list[Details]:
-        """The details of the questions `rows`, each answered by its result in `results`."""
-        return [self._one(row, result) for row, result in zip(rows, results, strict=True)]
-
-    def _one(self, row: int, result: int) -> Details:
-        out: Details = {}
-        flags = self._stage_flags(result)
-        for key, items in zip(_STALE_KEYS, flags.stale, strict=True):
-            if items:
-                out[key] = items
-        c0, c1 = int(self._claims[result]), int(self._claims[result + 1])
-        names: list[str] = []
-        stale_labels: list[str] = []
-        uncertain: list[str] = []
-        missing: list[str] = []
-        if c1 > c0:
-            names = self._claim_names(c0, c1)
-            lo, hi = int(self._bad_at[result]), int(self._bad_at[result + 1])
-            if hi > lo:
-                out["invalid_citation_claims"] = tuple(
-                    [names[claim - c0] for claim in self._bad[lo:hi].tolist()]
-                )
-            states = self._claim_state[c0:c1].tolist()
-            unsupported = [n for n, s in zip(names, states, strict=True) if s == _UNSUPPORTED]
-            if unsupported:
-                out["unsupported_claims"] = tuple(unsupported)
-            uncertain = [n for n, s in zip(names, states, strict=True) if s in _UNCERTAIN_CLAIM]
-            stale_labels = [
-                n for n, s in zip(names, self._stale_claim[c0:c1].tolist(), strict=True) if s
-            ]
-        facts = self._fact_ids[row]
-        if facts:
-            f0 = int(self._facts[result])
-            fact_states = self._fact_state[f0 : f0 + len(facts)].tolist()
-            if self._outcome[result] == _ANSWERED:
-                uncertain += [
-                    f for f, s in zip(facts, fact_states, strict=True) if s in _UNCERTAIN_FACT
-                ]
-                missing = [f for f, s in zip(facts, fact_states, strict=True) if s == _NOT_COVERED]
-            stale_labels += [
-                f for f, s in zip(
-                    facts, self._stale_fact[f0 : f0 + len(facts)].tolist(), strict=True
-                ) if s
-            ]
-        if uncertain:
-            out["uncertain_labels"] = tuple(uncertain)
-        if missing:
-            out["missing_facts"] = tuple(missing)
-        if self._answerability[row] == _ANSWERABLE:
-            g0, g1 = int(self._groups[row]), int(self._groups[row + 1])
-            lacking = np.flatnonzero(self._in_context[g0:g1] < 0).tolist()
-            if lacking:
-                out["missing_evidence"] = tuple(
-                    ["|".join(self._listed(self._alternatives, g0 + g)) for g in lacking]
-                )
-        for key, documents in zip(_LEAK_KEYS, flags.leaked, strict=True):
-            if documents:
-                out[key] = documents
-        flagged = self._flagged(result)
-        if flagged:
-            out["injection_flagged_context"] = flagged
-        if flags.canary_obeyed:  # obeyed: the question has a canary
-            out["canary_obeyed"] = (self._canary_named[row],)
-        answer_found: tuple[str, ...] = self._answer_found[result]
-        if answer_found:
-            out["sensitive_answer"] = answer_found
-        context = self._context_found(result)
-        if context:
-            out["sensitive_context"] = context
-        if stale_labels:
-            out["stale_labels"] = tuple(stale_labels)
-        return out
-
-    def _claim_names(self, start: int, end: int) -> list[str]:
-        """The IDs of the claims `start:end` (one result's): their own, else `c1`, `c2`, ..."""
-        return claim_ids(self._names[start:end].tolist())
-
-    def _listed(self, stage: tuple[np.ndarray, np.ndarray], at: int) -> tuple[str, ...]:
-        """The IDs of one result's items of a stage (`(codes, offsets)`), or of one required
-        group's alternatives (the group's number among all)."""
-        items, offsets = stage
+        """The details of the questions `rows`, each answered by its result in `results`: each
+        column read once for them all and what each key names picked there (`_spans`,
+        `_picked`), not sliced and tested question by question."""
+        at, at_rows = np.asarray(results, dtype=np.int64), np.asarray(rows, dtype=np.int64)
+        claim_start = self._claims[at]
+        claims, claim_bounds = _spans(claim_start, self._claims[at + 1])
+        names = self._names[claims].tolist()
+        states = self._claim_state[claims]
+        bad, bad_bounds = _spans(self._bad_at[at], self._bad_at[at + 1])
+        # Each key's claims and facts, by position among its question's.
+        invalid = (
+            (self._bad[bad] - np.repeat(claim_start, np.diff(bad_bounds))).tolist(), bad_bounds
+        )
+        unsupported = _picked(states == _UNSUPPORTED, claim_bounds)
+        uncertain_claims = _picked(np.isin(states, _UNCERTAIN_CLAIM), claim_bounds)
+        stale_claims = _picked(self._stale_claim[claims], claim_bounds)
+        # Whether a key names some claim of the question (its claims' IDs are made only then).
+        claims_named = _any_picked(invalid, unsupported, uncertain_claims, stale_claims)
+        fact_ids = [self._fact_ids[row] for row in rows]
+        fact_start = self._facts[at]
+        facts, fact_bounds = _spans(
+            fact_start, fact_start + np.array([len(f) for f in fact_ids], dtype=np.int64)
+        )
+        states = self._fact_state[facts]
+        answered = np.repeat(self._outcome[at] == _ANSWERED, np.diff(fact_bounds))
+        uncertain_facts = _picked(np.isin(states, _UNCERTAIN_FACT) & answered, fact_bounds)
+        missing_facts = _picked((states == _NOT_COVERED) & answered, fact_bounds)
+        stale_facts = _picked(self._stale_fact[facts], fact_bounds)
+        facts_named = _any_picked(uncertain_facts, missing_facts, stale_facts)
+        # The required groups of answerable questions the final context does not satisfy,
+        # each its alternatives joined.
+        groups, group_bounds = _spans(self._groups[at_rows], self._groups[at_rows + 1])
+        answerable = self._answerability[at_rows] == _ANSWERABLE
+        lacking = (self._in_context[groups] < 0) & np.repeat(answerable, np.diff(group_bounds))
+        codes, offsets = self._alternatives
+        lost = groups[lacking]
+        alternatives, alternative_bounds = _spans(offsets[lost], offsets[lost + 1])
         ids = self._ids
-        return tuple([ids[code] for code in items[offsets[at] : offsets[at + 1]].tolist()])
+        alternative_ids = [ids[code] for code in codes[alternatives].tolist()]
+        missing_evidence = [
+            "|".join(alternative_ids[start:end])
+            for start, end in pairwise(alternative_bounds)
+        ]
+        lacking_at = _picked(lacking, group_bounds)[1]
+        answer_found = self._answer_found[at].tolist()
+        shows = (self._recorded[at] | self._shows_labelled[at]).tolist()
+        canary_named = self._canary_named
+        out: list[Details] = []
+        for n, (row, result, flags) in enumerate(
+            zip(rows, results, self._stage_flags(results), strict=True)
+        ):
+            one: Details = {}
+            if flags is not NO_FLAGS:
+                for key, items in zip(_STALE_KEYS, flags.stale, strict=True):
+                    if items:
+                        one[key] = items
+            uncertain: list[str] = []
+            stale_labels: list[str] = []
+            if claims_named[n]:
+                claim_names = claim_ids(names[claim_bounds[n] : claim_bounds[n + 1]])
+                for key, picked in (
+                    ("invalid_citation_claims", invalid), ("unsupported_claims", unsupported)
+                ):
+                    if picked[1][n] < picked[1][n + 1]:
+                        one[key] = tuple(_take(picked, n, claim_names))
+                uncertain = _take(uncertain_claims, n, claim_names)
+                stale_labels = _take(stale_claims, n, claim_names)
+            missing: list[str] = []
+            if facts_named[n]:
+                question_facts = fact_ids[n]
+                uncertain += _take(uncertain_facts, n, question_facts)
+                missing = _take(missing_facts, n, question_facts)
+                stale_labels += _take(stale_facts, n, question_facts)
+            if uncertain:
+                one["uncertain_labels"] = tuple(uncertain)
+            if missing:
+                one["missing_facts"] = tuple(missing)
+            if lacking_at[n] < lacking_at[n + 1]:
+                one["missing_evidence"] = tuple(missing_evidence[lacking_at[n] : lacking_at[n + 1]])
+            if flags is not NO_FLAGS:
+                for key, documents in zip(_LEAK_KEYS, flags.leaked, strict=True):
+                    if documents:
+                        one[key] = documents
+            flagged = self._flagged(result)
+            if flagged:
+                one["injection_flagged_context"] = flagged
+            if flags.canary_obeyed:  # obeyed: the question has a canary
+                one["canary_obeyed"] = (canary_named[row],)
+            if answer_found[n]:
+                one["sensitive_answer"] = answer_found[n]
+            context = self._context_found(result) if shows[n] else ()
+            if context:
+                one["sensitive_context"] = context
+            if stale_labels:
+                one["stale_labels"] = tuple(stale_labels)
+            out.append(one)
+        return out
 
     def _context_found(self, result: int) -> tuple[str, ...]:
         """The sensitive findings of a result's final-context texts, each as `ID:label`: its
-        recorded text's, else the snapshot's."""
+        recorded text's, else the snapshot's (a result whose context shows some text with
+        findings)."""
         recorded = self._recorded[result]
-        if not (recorded or self._shows_labelled[result]):
-            return ()
         start, end = int(self._context_at[result]), int(self._context_at[result + 1])
         codes = self._context[start:end].tolist()
         texts = self._recorded_found[start:end].tolist() if recorded else [None] * len(codes)

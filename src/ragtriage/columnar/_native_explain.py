@@ -131,19 +131,20 @@ def run_evaluation(
                 if n in fired and not fired[n] <= INPUT_STAGES
             ]
             views = dict(zip(checked, build([part[at] for at in checked]), strict=True))
-            for at, (row, result, details) in enumerate(zip(part, results, found, strict=True)):
+            places = range(start, start + len(part))
+            tags = [own.tags(row) for row in part]
+            records += own.records(
+                part, results, tags, [ColumnRow(score_table, n) for n in places], found,
+                [ColumnRow(count_table, n) for n in places],
+            )
+            for at, (row, result, row_tags) in enumerate(zip(part, results, tags, strict=True)):
                 n = start + at
-                tags = own.tags(row)
-                records.append(own.record(
-                    row, result, tags, ColumnRow(score_table, n), details,
-                    ColumnRow(count_table, n),
-                ))
                 view = views.get(at)
                 verdicts.append(
                     diagnose_view(view, fired.get(n, every)) if view is not None
                     else explain_inputs(
                         StageRow(own, row, result), fired.get(n, every), questions.ids[row],
-                        tags, own.split(row),
+                        row_tags, own.split(row),
                     )
                 )
             bounds.append(boundary_questions([questions.ids[row] for row in part], found))
@@ -222,19 +223,18 @@ class RunViews:
         return with_labels(record, self._added)
 
     def __call__(self, part: Sequence[int]) -> list[QuestionView]:
-        by_row, source = self._by_row, self._source
-        at = [int(by_row[row]) for row in part]
+        source, at = self._source, self.result_of(part)
         # Parsed, not validated again: the first read's checks accepted every record.
         found = source.parsed(at, self._labelled if self._added else None)
         held = source.held()
         models = self._questions.at(part)
-        index, level_of, k, found_of = self._index, self._level_of, self._k, self._found_of
+        index, level_of, k = self._index, self._level_of, self._k
         return [
             build_view(
-                models[row], found[n], index, level_of(row), k, found_of(row, n),
+                models[row], found[n], index, level_of(row), k, arrays,
                 None if held is None else held[n],
             )
-            for row, n in zip(part, at, strict=True)
+            for row, n, arrays in zip(part, at, self._found_of(part, at), strict=True)
         ]
 
 

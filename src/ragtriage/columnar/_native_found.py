@@ -45,7 +45,7 @@ from ._native_details import QuestionDetails
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
-from ._native_stages import RunStages, _owner, validly_cited
+from ._native_stages import RunStages, _owner, _spans, validly_cited
 
 
 class Explained:
@@ -177,15 +177,15 @@ class Explained:
             ))
         blocking_stages = [PERMISSION_STAGES.index(stage) for stage in BLOCKING_STAGES]
         blocking = np.unique(where[np.isin(stage_of, blocking_stages)]).tolist()
-        flags_of = self.stage_flags()
+        flags = self.stage_flags()([results[n] for n in blocking])
         return PermissionSummary(
             tuple(stages),
             tuple(
                 PermissionCheck(
                     self._question_ids[rows[n]], True,
-                    tuple(zip(PERMISSION_STAGES, flags_of(results[n]).leaked, strict=True)),
+                    tuple(zip(PERMISSION_STAGES, flag.leaked, strict=True)),
                 )
-                for n in blocking
+                for n, flag in zip(blocking, flags, strict=True)
             ),
             int((~asked).sum()),
         )
@@ -284,29 +284,36 @@ class Explained:
         levels = {"document"} if document.any() else set()
         return run_evidence_level(levels | ({"chunk"} if not document.all() else set()))
 
-    def stage_flags(self) -> Callable[[int], StageFlags]:
-        """A result's stale items, unreadable documents and items of another version per
-        stage (each stage's first seen first), and whether the canary reached its context
-        and was obeyed (`detectors.StageFlags`), by result index."""
+    def stage_flags(self) -> Callable[[Sequence[int]], list[StageFlags]]:
+        """Results' stale items, unreadable documents and items of another version per stage
+        (each stage's first seen first), and whether the canary reached its context and was
+        obeyed (`detectors.StageFlags`), by result index: a chunk's marks read at once."""
         ids, mark_key, mark_code, marks_at = (
             self._ids, self._mark_key, self._mark_code, self._marks_at
         )
-        stages = len(PERMISSION_STAGES)
+        keys = _KINDS * len(PERMISSION_STAGES)
         reached, obeyed = self._reached, self._obeyed
 
-        def flagged(result: int) -> StageFlags:
-            start, end = marks_at[result], marks_at[result + 1]
-            if start == end and result not in reached:
-                return NO_FLAGS
-            seen: dict[int, dict[str, None]] = {}
-            for key, code in zip(mark_key[start:end].tolist(), mark_code[start:end].tolist(),
-                                 strict=True):
-                seen.setdefault(key, {})[ids[code]] = None  # first seen first, once
-            stale, leaked, wrong = (
-                tuple(tuple(seen.get(_KINDS * n + kind, ())) for n in range(stages))
-                for kind in range(_KINDS)
-            )
-            return StageFlags(stale, leaked, wrong, result in reached, result in obeyed)
+        def flagged(results: Sequence[int]) -> list[StageFlags]:
+            at = np.asarray(results, dtype=np.int64)
+            marks, bounds = _spans(marks_at[at], marks_at[at + 1])
+            mark_keys = mark_key[marks].tolist()
+            items = [ids[code] for code in mark_code[marks].tolist()]
+            out = []
+            for result, start, end in zip(results, bounds[:-1], bounds[1:], strict=True):
+                if start == end and result not in reached:
+                    out.append(NO_FLAGS)
+                    continue
+                seen: dict[int, dict[str, None]] = {}
+                for key, item in zip(mark_keys[start:end], items[start:end], strict=True):
+                    seen.setdefault(key, {})[item] = None  # first seen first, once
+                # By key, `_KINDS * stage + kind`: each kind's stages are every `_KINDS`th.
+                grouped: list[tuple[str, ...]] = [()] * keys
+                for key, found in seen.items():
+                    grouped[key] = tuple(found)
+                stale, leaked, wrong = (tuple(grouped[kind::_KINDS]) for kind in range(_KINDS))
+                out.append(StageFlags(stale, leaked, wrong, result in reached, result in obeyed))
+            return out
 
         return flagged
 
@@ -330,11 +337,11 @@ class Explained:
 
         return invalid
 
-    def found_of(self) -> Callable[[int, int], Found]:
-        """What the arrays found of a question row's result (by row and result index):
-        where its required groups are satisfied, its stale items and unreadable documents
-        per stage, its claims without a valid citation. A look-up that holds nothing else of
-        the run."""
+    def found_of(self) -> Callable[[Sequence[int], Sequence[int]], list[Found]]:
+        """What the arrays found of question rows' results (by row and result index, a chunk
+        at a time): where its required groups are satisfied, its stale items and unreadable
+        documents per stage, its claims without a valid citation. A look-up that holds nothing
+        else of the run."""
         groups, first, ids = self._groups, self._first, self._ids
         found, found_at = self._found, self._found_at
         def evidence(row: int, result: int) -> EvidenceFound:
@@ -376,13 +383,12 @@ class Explained:
             return tuple([ids[code] for code in items[offsets[result] : offsets[result + 1]]
                           .tolist()])
 
-        def of(row: int, result: int) -> Found:
-            return Found(
+        def of(rows: Sequence[int], results: Sequence[int]) -> list[Found]:
+            return [Found(
                 listed(0, result), listed(1, result) if reranked[result] else None,
-                listed(2, result), bool(derived[result]), evidence(row, result),
-                flagged(result), invalid(result), labelled(claim_states, result),
-                labelled(fact_states, result),
-            )
+                listed(2, result), bool(derived[result]), evidence(row, result), flags,
+                invalid(result), labelled(claim_states, result), labelled(fact_states, result),
+            ) for row, result, flags in zip(rows, results, flagged(results), strict=True)]
 
         return of
 

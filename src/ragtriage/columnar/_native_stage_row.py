@@ -7,7 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
+import numpy as np
+
 from ..metrics import CLAIM_STATES, FACT_STATES
+from ..schemas import claim_ids
 from ._native_details import ANSWERABILITY_NAMES, OUTCOME_NAMES, QuestionDetails
 
 
@@ -67,7 +70,7 @@ class StageRow:
         g0, g1 = int(of._groups[row]), int(of._groups[row + 1])
         labels = of._group_label
         groups = tuple([
-            _Group(of._listed(of._alternatives, g), labels.get(g)) for g in range(g0, g1)
+            _Group(self._listed(of._alternatives, g), labels.get(g)) for g in range(g0, g1)
         ])
         return _Question(ANSWERABILITY_NAMES[of._answerability[row]], groups)
 
@@ -76,14 +79,21 @@ class StageRow:
         outcome = int(self._of._outcome[self._result])
         return None if outcome < 0 else OUTCOME_NAMES[outcome]
 
+    def _listed(self, stage: tuple[np.ndarray, np.ndarray], at: int) -> tuple[str, ...]:
+        """The IDs of one result's items of a stage (`(codes, offsets)`), or of one required
+        group's alternatives (the group's number among all)."""
+        items, offsets = stage
+        ids = self._of._ids
+        return tuple([ids[code] for code in items[offsets[at] : offsets[at + 1]].tolist()])
+
     @_once
     def candidates(self) -> tuple[str, ...]:
-        return self._of._listed(self._of._candidates, self._result)
+        return self._listed(self._of._candidates, self._result)
 
     @_once
     def reranked(self) -> tuple[str, ...] | None:
         of, result = self._of, self._result
-        return of._listed(of._reranked, result) if of._has_reranked[result] else None
+        return self._listed(of._reranked, result) if of._has_reranked[result] else None
 
     @property
     def ranking(self) -> tuple[str, ...]:
@@ -92,7 +102,7 @@ class StageRow:
 
     @_once
     def context(self) -> tuple[str, ...]:
-        return self._of._listed((self._of._context, self._of._context_at), self._result)
+        return self._listed((self._of._context, self._of._context_at), self._result)
 
     @_once
     def evidence(self) -> _Evidence:
@@ -114,7 +124,8 @@ class StageRow:
         return tuple(
             _Claim(name, CLAIM_STATES[state])
             for name, state in zip(
-                of._claim_names(c0, c1), of._claim_state[c0:c1].tolist(), strict=True
+                claim_ids(of._names[c0:c1].tolist()), of._claim_state[c0:c1].tolist(),
+                strict=True,
             )
         )
 

@@ -19,6 +19,17 @@ def _owner(offsets: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
 
 
+def _spans(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """The positions `starts[n]:ends[n]` of every n, one after another, and where each n's
+    begin among them (`len(starts) + 1` bounds): a chunk's items read with one `tolist` per
+    column, instead of a slice per question."""
+    lengths = ends - starts
+    bounds = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    at = np.arange(int(bounds[-1]), dtype=np.int64) + np.repeat(starts - bounds[:-1], lengths)
+    return at, bounds.tolist()
+
+
 def _count(owner: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
     """Per owner, how many entries are True."""
     return np.bincount(owner[mask], minlength=n).astype(np.int64)
