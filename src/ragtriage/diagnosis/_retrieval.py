@@ -14,24 +14,18 @@ answerable question is lost at exactly one transition of the pipeline
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from ..errors import counted
 from ..metrics import QuestionView
 from ._model import Finding
 from ._stage_inputs import GroupInputs, StageInputs
 
-
-@dataclass(frozen=True)
-class GroupLoss:
-    """One required group missing from the context, and the stage where it was lost."""
-
-    stage: str
-    """`retrieval_miss`, `ranking_loss` or `truncation_loss`."""
-    ids: tuple[str, ...]
-    """The group's alternatives (a miss) or the retrieved item that satisfied it (a loss)."""
-    why: str
-    """One line."""
+_Lost = dict[str, tuple[list[str], list[str]]]
+"""A question's required groups absent from the final context, by the stage where each was
+lost (`retrieval_miss`, `ranking_loss` or `truncation_loss`): the IDs that prove it, in group
+order (a miss: the group's alternatives; a loss: the retrieved item that satisfied it), and
+one line per group."""
 
 
 def group_name(group: GroupInputs) -> str:
@@ -45,52 +39,65 @@ def _as(name: str, item: str) -> str:
     return item if name == item else f"{name} (as {item})"
 
 
-_last: tuple[StageInputs, tuple[GroupLoss, ...]] | None = None
+_last: tuple[StageInputs, _Lost] | None = None
 
 
-def group_losses(view: StageInputs) -> tuple[GroupLoss, ...]:
-    """Every required group absent from the final context, with its stage (answerable only)."""
+def _lost(view: StageInputs) -> _Lost:
+    """Every required group absent from the final context, by stage (answerable only)."""
     # Three stage checks ask in a row about the same view: remember the last answer.
     global _last
     last = _last
     if last is not None and last[0] is view:
         return last[1]
-    losses = _group_losses(view)
-    _last = (view, losses)
-    return losses
+    lost = _group_losses(view)
+    _last = (view, lost)
+    return lost
 
 
-def _group_losses(view: StageInputs) -> tuple[GroupLoss, ...]:
+def _group_losses(view: StageInputs) -> _Lost:
+    out: _Lost = {}
     question = view.question
     if question.answerability != "answerable":
-        return ()
-    final = "the reranked list" if view.reranked is not None else "the candidates"
-    if view.context_derived and view.k is not None:
-        kept = f"the top {view.k} kept as context"
-    else:
-        size = len(view.context)
-        kept = f"the context ({counted(size, 'item')})"
-    out = []
+        return out
+    groups = question.required_evidence
+    first = view.evidence.first
     for index in view.missing_groups:
-        group = question.required_evidence[index]
+        group = groups[index]
         name = group_name(group)
-        candidate, ranked, _ = view.evidence.first[index]
+        candidate, ranked, _ = first[index]
         if candidate is None and ranked is None:
+            stage = "retrieval_miss"
             why = f"{name} is not among the {len(view.candidates)} candidates"
-            out.append(GroupLoss("retrieval_miss", tuple(group.any_of), why))
+            ids: Sequence[str] = group.any_of
         elif ranked is None:
-            assert candidate is not None and view.reranked is not None  # see the branch above
+            reranked = view.reranked
+            assert candidate is not None and reranked is not None  # see the branch above
             item = view.candidates[candidate]
+            stage = "ranking_loss"
             why = (
                 f"{_as(name, item)} at candidate rank {candidate + 1}, "
-                f"dropped by the reranker (not among its {len(view.reranked)} items)"
+                f"dropped by the reranker (not among its {len(reranked)} items)"
             )
-            out.append(GroupLoss("ranking_loss", (item,), why))
+            ids = (item,)
         else:
+            final, kept = _cut(view)
             item = view.ranking[ranked]
+            stage = "truncation_loss"
             why = f"{_as(name, item)} at rank {ranked + 1} of {final}, outside {kept}"
-            out.append(GroupLoss("truncation_loss", (item,), why))
-    return tuple(out)
+            ids = (item,)
+        proof, whys = out.setdefault(stage, ([], []))
+        proof.extend(ids)
+        whys.append(why)
+    return out
+
+
+def _cut(view: StageInputs) -> tuple[str, str]:
+    """The final ranking and the context as a truncation loss names them: read only for a
+    truncation loss, as a miss names neither the reranked list nor the context."""
+    final = "the reranked list" if view.reranked is not None else "the candidates"
+    if view.context_derived and view.k is not None:
+        return final, f"the top {view.k} kept as context"
+    return final, f"the context ({counted(len(view.context), 'item')})"
 
 
 def check_retrieval_miss(view: StageInputs) -> Finding:
@@ -109,9 +116,8 @@ def check_truncation_loss(view: StageInputs) -> Finding:
 
 
 def _losses(view: StageInputs, stage: str) -> Finding:
-    losses = [loss for loss in group_losses(view) if loss.stage == stage]
-    ids = tuple(dict.fromkeys(i for loss in losses for i in loss.ids))
-    return Finding(stage, ids, "; ".join(loss.why for loss in losses))
+    ids, whys = _lost(view).get(stage, ((), ()))
+    return Finding(stage, tuple(dict.fromkeys(ids)), "; ".join(whys))
 
 
 def check_permission_leak(view: QuestionView) -> Finding:
