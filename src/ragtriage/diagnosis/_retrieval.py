@@ -30,9 +30,13 @@ one line per group."""
 
 def group_name(group: GroupInputs) -> str:
     """A group as people read it: its label (masked, as every shown text), else its IDs."""
+    if not group.label:
+        return "|".join(group.any_of)
+    # Imported where a group has a label: most have none, and an import statement run for
+    # every group costs more than the join.
     from ..detectors import mask_text
 
-    return mask_text(group.label) if group.label else "|".join(group.any_of)
+    return mask_text(group.label)
 
 
 def _as(name: str, item: str) -> str:
