@@ -64,11 +64,13 @@ def _group_losses(view: StageInputs) -> _Lost:
     if question.answerability != "answerable":
         return out
     groups = question.required_evidence
-    first = view.evidence.first
-    for index in view.missing_groups:
+    # The missing groups are those the context holds nothing of (`QuestionView.missing_groups`),
+    # found from the same positions that say where each was lost, without building their tuple.
+    for index, (candidate, ranked, held) in enumerate(view.evidence.first):
+        if held is not None:
+            continue
         group = groups[index]
         name = group_name(group)
-        candidate, ranked, _ = first[index]
         if candidate is None and ranked is None:
             stage = "retrieval_miss"
             why = f"{name} is not among the {len(view.candidates)} candidates"
