@@ -113,10 +113,6 @@ class StageRow:
             for c, r, x in of._first[groups[row] : groups[row + 1]].tolist()
         ))
 
-    @property
-    def missing_groups(self) -> tuple[int, ...]:
-        return tuple(n for n, at in enumerate(self.evidence.first) if at[2] is None)
-
     @_once
     def claims(self) -> tuple[_Claim, ...]:
         of, result = self._of, self._result
