@@ -61,6 +61,10 @@ class Matcher:
     document's from -1 to `WHOLE` (any item of it); None at the other levels."""
     unique: bool
     """No key repeats: an item meets at most one required alternative of its question."""
+    present: np.ndarray
+    """A filter of the keys: `present[key & (present.size - 1)]` is True for every key, and
+    for few others (the size is a power of two, about eight slots a key), so a look-up is
+    searched for only where it may be found."""
 
 
 def build_matcher(
@@ -83,9 +87,11 @@ def build_matcher(
     fresh = np.ones(order.size, dtype=bool)
     fresh[1:] = np.logical_or.reduce([column[1:] != column[:-1] for column in columns])
     keys, groups, *span = [column[fresh] for column in columns]
+    present = np.zeros(1 << (8 * keys.size).bit_length(), dtype=bool)
+    present[keys & (present.size - 1)] = True
     return Matcher(
         keys, groups, units, level_document, codes, (span[0], span[1]) if spans else None,
-        bool(np.all(keys[1:] != keys[:-1])),
+        bool(np.all(keys[1:] != keys[:-1])), present,
     )
 
 
@@ -100,15 +106,19 @@ def matches(m: Matcher, rows: np.ndarray, items: np.ndarray) -> tuple[np.ndarray
         return _EMPTY, _EMPTY
     unit = np.where(m.by_document[rows], m.codes.document_of[items], items)
     keys = rows * m.units + unit
+    # Only the items the filter lets through are searched for (most items match nothing).
+    maybe = np.flatnonzero(m.present[keys & (m.present.size - 1)])
+    keys = keys[maybe]
     first = np.searchsorted(m.keys, keys)
     if m.unique:  # the common case: one look-up per item
-        at = np.flatnonzero(m.keys[np.minimum(first, m.keys.size - 1)] == keys)
-        where = first[at]
+        found = np.flatnonzero(m.keys[np.minimum(first, m.keys.size - 1)] == keys)
+        at, where = maybe[found], first[found]
     else:
         count = np.searchsorted(m.keys, keys, side="right") - first
-        at = np.repeat(np.arange(items.size, dtype=np.int64), count)
+        found = np.repeat(np.arange(keys.size, dtype=np.int64), count)
         offsets = np.cumsum(count) - count
-        where = first[at] + np.arange(at.size, dtype=np.int64) - offsets[at]
+        at = maybe[found]
+        where = first[found] + np.arange(at.size, dtype=np.int64) - offsets[found]
     groups = m.groups[where]
     if m.spans is not None:
         item, (start, end) = items[at], m.spans
@@ -217,6 +227,10 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
     mask, asked = ev.user_mask[run.row], ev.asked[run.row]  # per result
     wanted = ev.wanted_version[run.row]  # per result; -1 none, -2 a version no document has
     claim_owner = _owner(run.claim_offsets)
+    # Without an asker's groups and a restricted document nothing is closed, and without a
+    # question bound to a version nothing is of the wrong one: neither is looked up per item.
+    permissions = bool(asked.any() and codes.restricted.any())
+    versions = bool((wanted != -1).any())
     out: dict[str, StageItems] = {}
     for stage, items, owner in (
         ("candidates", run.candidates[0], _owner(run.candidates[1])),
@@ -226,10 +240,14 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
     ):
         known = items >= 0  # an unknown cited ID has no document: neither stale nor closed
         item = np.where(known, items, 0)
-        readable = ((codes.access[item] & mask[owner]) != 0).any(axis=1)
-        closed = known & codes.restricted[item] & ~readable & asked[owner]
-        version = np.where(known, codes.doc_version[item], -1)
-        wrong = (version >= 0) & (wanted[owner] != -1) & (version != wanted[owner])
+        closed = np.zeros(items.size, dtype=bool)
+        wrong = np.zeros(items.size, dtype=bool)
+        if permissions:
+            readable = ((codes.access[item] & mask[owner]) != 0).any(axis=1)
+            closed = known & codes.restricted[item] & ~readable & asked[owner]
+        if versions:
+            version = np.where(known, codes.doc_version[item], -1)
+            wrong = (version >= 0) & (wanted[owner] != -1) & (version != wanted[owner])
         out[stage] = StageItems(items, owner, known & codes.stale[item], closed, wrong)
     return out
 
