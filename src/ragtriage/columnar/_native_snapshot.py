@@ -91,7 +91,8 @@ class SnapshotFlags:
     ) -> None:
         self._ids = list(codes.code)
         self._index = index
-        self._known: dict[int, bool] = {}
+        self._known = np.full(len(self._ids), -1, dtype=np.int8)
+        """Per code: its text's flag once scanned (1 or 0), -1 before."""
         self._finds = finds
         self._workers = workers if CAN_FORK else 1
 
@@ -100,9 +101,11 @@ class SnapshotFlags:
         return [finds(item_text(ids[i], index) or "") for i in items]
 
     def __call__(self, items: np.ndarray) -> np.ndarray:
-        unique, inverse = np.unique(items, return_inverse=True)
         known = self._known
-        new = [item for item in unique.tolist() if item not in known]
+        # The codes asked for and not scanned yet, ascending: a mark per code, not a sort.
+        asked = np.zeros(known.size, dtype=bool)
+        asked[items] = True
+        new = np.flatnonzero(asked & (known < 0)).tolist()
         ids, index = self._ids, self._index
         # The work of each text: its characters and a fixed cost per text.
         work = np.array(
@@ -119,9 +122,8 @@ class SnapshotFlags:
             found = [flag for part in in_parallel(self._scan, chunks) for flag in part]
         else:
             found = self._scan(new)
-        known.update(zip(new, found, strict=True))
-        flags = np.array([known[item] for item in unique.tolist()], dtype=bool)
-        out: np.ndarray = flags[inverse.reshape(-1)]
+        known[new] = found
+        out: np.ndarray = known[items] == 1
         return out
 
 
