@@ -145,8 +145,6 @@ def read_evalset(
     canary_named: dict[int, str] = {}
     bits, words = codes.group_bits, codes.access.shape[1]
     no_groups = (0,) * words
-    level = array("q")
-    n_docs = codes.n_documents
     for q in items:
         if type(q) is not dict or not q.keys() <= QUESTION_KEYS:
             raise _Fallback("question shape")
@@ -166,12 +164,10 @@ def read_evalset(
             raise _Fallback("question shape")
         if (kind == 1 and (groups or fact_list)) or (kind == 0 and not groups):
             raise _Fallback("answerability")
-        all_docs = True
         for group in groups:
             found = _group_codes(group, code)
             if "label" in group and group["label"] is not None:
                 group_label[len(grades)] = group["label"]
-            all_docs = all_docs and max(found) < n_docs
             alt_code.extend(found)
             alt_group.extend(repeat(len(grades), len(found)))
             grades.append(group.get("grade", 1))
@@ -186,7 +182,6 @@ def read_evalset(
         tag_list = tuple(tag_list)
         tags.append(tag_sets.setdefault(tag_list, tag_list))  # each set of tags held once
         split.append(_SPLITS[q.get("split", "dev")])
-        level.append(all_docs)
         users = q.get("user_groups")
         if users is not None and not id_list_ok(users):
             raise _Fallback("user_groups")
@@ -218,6 +213,11 @@ def read_evalset(
             canary_document.append(-1 if where < 0 else int(codes.document_of[where]))
             canary_marker[len(ids) - 1] = canary["marker"]
             canary_named[len(ids) - 1] = canary["document_id"]
+    alt_groups, alt_codes = np.array(alt_group, dtype=np.int64), np.array(alt_code, dtype=np.int64)
+    # The auto level, per row: no required alternative is a chunk (a code past the documents).
+    group_row = np.repeat(np.arange(len(ids), dtype=np.int64), np.array(n_groups, dtype=np.int64))
+    level = np.ones(len(ids), dtype=bool)
+    level[group_row[alt_groups[alt_codes >= codes.n_documents]]] = False
     return EvalColumns(
         ids,
         row_of,
@@ -226,11 +226,11 @@ def read_evalset(
         split,
         _offsets(n_groups),
         np.array(grades, dtype=np.int64),
-        np.array(alt_group, dtype=np.int64),
-        np.array(alt_code, dtype=np.int64),
+        alt_groups,
+        alt_codes,
         facts,
         _offsets([len(f) for f in facts]),
-        np.array(level, dtype=bool),
+        level,
         np.array(asked, dtype=bool),
         np.array(user_mask, dtype=np.int64).reshape(-1, words),
         np.array(version_question, dtype=bool),
@@ -290,7 +290,7 @@ def _fact_id(fact: Any, code: dict[str, int]) -> str:
     return fid
 
 
-def _offsets(counts: Sequence[int]) -> np.ndarray:
+def _offsets(counts: Sequence[int] | np.ndarray) -> np.ndarray:
     out = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(np.array(counts, dtype=np.int64), out=out[1:])
     return out

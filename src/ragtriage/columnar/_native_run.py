@@ -276,10 +276,11 @@ def read_run(
         outcome.append(out)
         reviews.read(res, out == _ANSWERED, out > _NO_OUTCOME and out != _ANSWERED, x_codes,
                      facts_of[row], current)
+    result_rows = np.array(rows, dtype=np.int64)
     return RunColumns(
         header,
         k,
-        np.array(rows, dtype=np.int64),
+        result_rows,
         (np.array(cand, dtype=np.int64), _offsets(cand_n)),
         (np.array(rer, dtype=np.int64), _offsets(rer_n)),
         np.array(has_rer, dtype=bool),
@@ -291,7 +292,7 @@ def read_run(
         (np.array(reviews.cit, dtype=np.int64), _offsets(reviews.cit_n)),
         (np.array(reviews.sup, dtype=np.int64), _offsets(reviews.sup_n)),
         np.array(reviews.fact_state, dtype=np.int8),
-        _offsets([len(facts_of[r]) for r in rows]),
+        _offsets(np.diff(evalset.fact_offsets)[result_rows]),
         (np.array(reviews.claim_marks, dtype=np.int8), _offsets(reviews.claim_marks_n)),
         (np.array(reviews.fact_marks, dtype=np.int8), _offsets(reviews.fact_marks_n)),
         _spread(len(reviews.claim_marks), reviews.claim_judged, reviews.claim_judges, -1, np.int32),
