@@ -240,6 +240,9 @@ _TEXT_TYPES = frozenset({str, type(None)})
 _SCORE = itemgetter("score")
 _TEXT = itemgetter("text")
 _ID = itemgetter("id")
+_CONTEXT_ITEM = (CONTEXT_KEYS, "text", _TEXT_TYPES, _TEXT)
+_RANKED_ITEM = (RANKED_KEYS, "score", _SCORE_TYPES, _SCORE)
+"""An item's allowed keys, its field other than the ID, that field's types and its getter."""
 
 
 def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | None:
@@ -250,10 +253,7 @@ def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | N
     allowed when their union is), and the code look-up also checks the ID (a known ID is a
     non-empty string).
     """
-    keys, other, types, value = (
-        (CONTEXT_KEYS, "text", _TEXT_TYPES, _TEXT) if context
-        else (RANKED_KEYS, "score", _SCORE_TYPES, _SCORE)
-    )
+    keys, other, types, value = _CONTEXT_ITEM if context else _RANKED_ITEM
     if type(items) is not list:
         return None
     try:  # a KeyError is an unknown or missing ID, a TypeError an item or value of the wrong kind
@@ -275,17 +275,21 @@ def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | N
     return codes
 
 
+_NO_STAGES: dict[str, Any] = {}
+"""No stage latencies (never changed)."""
+
+
 def extras_ok(res: dict[str, Any]) -> bool:
     """Latency, cost and usage fields of a `QuestionResult`."""
     latency = res.get("latency_ms")
     cost = res.get("cost_usd")
-    stages = res.get("stage_latency_ms", {})
+    stages = res.get("stage_latency_ms", _NO_STAGES)
     usage = res.get("usage")
     return (
         (latency is None or (number(latency) and latency >= 0))
         and (cost is None or (number(cost) and cost >= 0))
         and type(stages) is dict
-        and all(number(v) for v in stages.values())
+        and all(map(number, stages.values()))
         and (
             usage is None
             or (

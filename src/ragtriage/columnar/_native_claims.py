@@ -94,6 +94,8 @@ def _marks(labels: list[Label], fresh: list[Label], chosen: list[Label]) -> list
 
 _NONE: list[Any] = []
 """An absent list (never changed)."""
+_NO_LABELS: dict[str, list[Label]] = {}
+"""No claim labels from label files (never changed)."""
 
 
 _SELF_MADE = 1
@@ -221,7 +223,7 @@ class Reviews:
         if type(fact_labels) is not list:
             raise _Fallback("fact_labels")
         added = self._added.get(res["question_id"]) if self._added else None
-        claim_added: dict[str, list[Label]] = added[0] if added else {}
+        claim_added: dict[str, list[Label]] = added[0] if added else _NO_LABELS
         if added:
             fact_labels = [*fact_labels, *added[1]]
         if claims and not answered:
@@ -240,6 +242,7 @@ class Reviews:
         claim_flags = 0
         in_context: set[int] | None = None
         claim_names, cited_as_written = self.claim_names, self.cited_as_written
+        cit, cit_n = self.cit, self.cit_n
         for n, claim in enumerate(claims, start=1):
             if type(claim) is not dict or not claim.keys() <= CLAIM_KEYS:
                 raise _Fallback("claim")
@@ -262,8 +265,8 @@ class Reviews:
                 cited_as_written.append(tuple(cits))
             else:
                 cited_as_written.append(None)
-            self.cit.extend(cited)
-            self.cit_n.append(len(cited))
+            cit.extend(cited)
+            cit_n.append(len(cited))
             labels = claim.get("labels", _NONE)
             if type(labels) is not list:
                 raise _Fallback("claim labels")
@@ -313,8 +316,7 @@ class Reviews:
         if by_fact and not by_fact.keys() <= set(facts):
             raise _Fallback("fact_id")
         hash_now = current(res) if (claim_flags | fact_flags) & _STAMPED else None
-        support: dict[int, None] = {}  # first seen first, as the answer's claims name them
-        code = self._code
+        supporting: list[str] = []  # first seen first, as the answer's claims name them
         claim_state, claim_marks, claim_marks_n = (
             self.claim_state, self.claim_marks, self.claim_marks_n
         )
@@ -326,8 +328,9 @@ class Reviews:
                 self._judged(labels, len(claim_marks), self.claim_judged, self.claim_judges)
             if state == 0:
                 for lab in counted:
-                    support.update(dict.fromkeys(map(code.__getitem__, lab["supported_by"])))
+                    supporting.extend(lab["supported_by"])
         self.claim_n.append(len(claims))
+        support = dict.fromkeys(map(self._code.__getitem__, supporting))
         self.sup.extend(support)
         self.sup_n.append(len(support))
         fact_state, fact_marks, fact_marks_n = self.fact_state, self.fact_marks, self.fact_marks_n
