@@ -3,7 +3,6 @@
 from ._comparable import select_runs
 from ._compare import compare, default_comparison
 from ._comparison import (
-    STATUS_ORDER,
     Comparison,
     FlakyQuestion,
     MetricChange,
@@ -15,20 +14,14 @@ from ._comparison import (
 )
 from ._comparison_json import PAIRING, comparison_json
 from ._comparison_render import (
-    metric_rows,
-    moved_metrics,
     paired_value,
     question_rows,
     render_comparison_markdown,
     render_comparison_table,
 )
 from ._provenance import (
-    CONDITIONS,
     ConditionDiff,
     ProvenanceDiff,
-    diff_conditions,
-    group_repeats,
-    run_conditions,
 )
 from ._stages import run_stages
 from ._stats import (
@@ -41,9 +34,7 @@ from ._stats import (
 )
 
 __all__ = [
-    "CONDITIONS",
     "PAIRING",
-    "STATUS_ORDER",
     "BootstrapCI",
     "Comparison",
     "ConditionDiff",
@@ -61,16 +52,11 @@ __all__ = [
     "compare",
     "comparison_json",
     "default_comparison",
-    "diff_conditions",
-    "group_repeats",
     "mcnemar_exact",
-    "metric_rows",
-    "moved_metrics",
     "paired_value",
     "question_rows",
     "render_comparison_markdown",
     "render_comparison_table",
-    "run_conditions",
     "run_stages",
     "select_runs",
     "sign_flip_test",
