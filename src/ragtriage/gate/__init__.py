@@ -1,6 +1,6 @@
 """Release gates: a policy file agreed in advance, every rule checked, exit codes for CI."""
 
-from ._gate import gate, in_slice
+from ._gate import gate
 from ._policy import load_policy
 from ._policy_format import (
     BlockRule,
@@ -31,7 +31,6 @@ __all__ = [
     "Verdict",
     "gate",
     "gate_json",
-    "in_slice",
     "load_policy",
     "render_gate_markdown",
     "render_gate_table",
