@@ -3,7 +3,6 @@ precision/recall of "supported", cannot-judge shares, and prediction-powered est
 
 from ._agreement import (
     CLAIM_CATEGORIES,
-    FACT_CATEGORIES,
     Agreement,
     Ratio,
     agreement,
@@ -16,11 +15,8 @@ from ._calibrate import (
     SupportEstimate,
     calibrate,
     calibrate_files,
-    labels_in_runs,
-    read_label_sets,
 )
 from ._label_sources import (
-    UNCALIBRATED,
     CalibrationMatch,
     LabelSources,
     calibration_notes,
@@ -38,9 +34,7 @@ from ._report import (
 
 __all__ = [
     "CLAIM_CATEGORIES",
-    "FACT_CATEGORIES",
     "PREDICTION",
-    "UNCALIBRATED",
     "Agreement",
     "Calibration",
     "CalibrationMatch",
@@ -60,10 +54,8 @@ __all__ = [
     "confusion_matrix",
     "judge_key",
     "label_sources",
-    "labels_in_runs",
     "measure_kinds",
     "ppi_mean",
     "read_calibrations",
-    "read_label_sets",
     "render_calibration",
 ]
