@@ -16,9 +16,9 @@ from ._formats import (
     reply_schema,
     response_format_body,
 )
-from ._label_files import safe_name, write_model
+from ._label_files import write_model
 from ._lexical_judge import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
-from ._llm import Judge, LLMJudge, render_passages
+from ._llm import Judge, LLMJudge
 from ._outputs import (
     WrittenRun,
     check_output_names,
@@ -28,7 +28,6 @@ from ._outputs import (
 )
 from ._parse import ParseFailure, parse_claims, parse_coverage, parse_outcome, parse_support
 from ._prompts import (
-    DEFAULT_PROMPT_VERSION,
     PromptSet,
     available_versions,
     estimate_tokens,
@@ -68,7 +67,6 @@ from ._spec import (
 
 __all__ = [
     "AUTO_RESPONSE_FORMAT",
-    "DEFAULT_PROMPT_VERSION",
     "LEXICAL_SPEC",
     "RESPONSE_FORMATS",
     "CachedReply",
@@ -121,11 +119,9 @@ __all__ = [
     "parse_outcome",
     "parse_support",
     "passages_for",
-    "render_passages",
     "reply_schema",
     "response_format_body",
     "run_llm_judge",
-    "safe_name",
     "split_claims",
     "summary_lines",
     "tokens",
