@@ -24,7 +24,6 @@ if TYPE_CHECKING:
         import_trec_files as import_trec_files,
         review_export_files as review_export_files,
         review_import_files as review_import_files,
-        write_imported as write_imported,
     )
     from ._producing import (
         JudgeOutcome as JudgeOutcome,
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
         evaluate_request as evaluate_request,
         gate_files as gate_files,
         gate_request as gate_request,
-        pick_runs as pick_runs,
         report_html as report_html,
         report_page as report_page,
         report_request as report_request,
@@ -59,7 +57,7 @@ _LAZY = {
     "._converting": (
         "ImportedSheet", "ImportedTraceRun", "WrittenNative", "export_trec_files",
         "import_openinference_files", "import_records_files", "import_tau2_files",
-        "import_trec_files", "review_export_files", "review_import_files", "write_imported",
+        "import_trec_files", "review_export_files", "review_import_files",
     ),
     "._producing": (
         "JudgeOutcome", "WrittenRunFile", "calibrate_labels", "judge_files", "run_files",
@@ -67,7 +65,7 @@ _LAZY = {
     "._scoring": (
         "ComparedRuns", "GateOptions", "compare_files", "compare_request", "diagnose_files",
         "diagnose_request", "evaluate_files", "evaluate_request", "gate_files", "gate_request",
-        "pick_runs", "report_html", "report_page", "report_request",
+        "report_html", "report_page", "report_request",
     ),
     "._starting": ("init_files",),
     "._trec_eval": ("trec_eval_files",),
