@@ -31,11 +31,9 @@ def evaluate_files(
     return evaluate_request(request, notify=notify)
 
 
-def evaluate_request(
-    request: Request, *, command: str = "evaluate", notify: Notify | None = None
-) -> Evaluation:
+def evaluate_request(request: Request, *, notify: Notify | None = None) -> Evaluation:
     """`evaluate_files` for an already built request."""
-    return request.evaluate(command, notify)
+    return request.evaluate("evaluate", notify)
 
 
 def diagnose_files(

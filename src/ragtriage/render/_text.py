@@ -108,15 +108,9 @@ def report_notes(evaluation: Evaluation) -> list[str]:
     return [*(note for note in found if note is not None), *evaluation.calibration_notes]
 
 
-def _say(console: Console, text: str, indent: str = "") -> None:
+def _say(console: Console, text: str) -> None:
     """Plain text wrapped at the console's width at spaces, without trailing blanks."""
-    lines = textwrap.wrap(
-        text,
-        console.width,
-        subsequent_indent=indent,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
+    lines = textwrap.wrap(text, console.width, break_long_words=False, break_on_hyphens=False)
     for line in lines:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
