@@ -100,9 +100,7 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
     j = cal.judge
     console.print(
         f"judge {j.name} (prompt {j.prompt_version}, {j.endpoint_kind}, "
-        f"temperature {j.temperature}, seed {j.seed}) against {', '.join(cal.reviewers)}",
-        markup=False,
-        highlight=False,
+        f"temperature {j.temperature}, seed {j.seed}) against {', '.join(cal.reviewers)}"
     )
     c, f = cal.claims, cal.facts
     figures = [
@@ -134,8 +132,6 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
     console.print(text_table(title, header, rows, fold=False))
     console.print(
         f"items only the judge labelled: {cal.judge_only_items}; "
-        f"items only humans labelled: {cal.human_only_items}",
-        markup=False,
-        highlight=False,
+        f"items only humans labelled: {cal.human_only_items}"
     )
     return buffer.getvalue()

@@ -176,7 +176,7 @@ def render_comparison_table(
     for pair in comparison.pairs:
         console.print(_headline(pair))
         if pair.left_out() is not None:
-            console.print(pair.left_out(), markup=False, highlight=False)
+            console.print(pair.left_out())
         if pair.provenance.differences:
             header = ("condition", pair.base.label, pair.candidate.label)
             console.print(text_table("conditions that differ", header, _provenance_rows(pair)))
@@ -189,7 +189,7 @@ def render_comparison_table(
             )
         )
         if hidden:
-            console.print(not_applicable_line(hidden), markup=False, highlight=False)
+            console.print(not_applicable_line(hidden))
         rows = question_rows(pair)
         title = "questions that changed, regressions first"
         console.print(text_table(title, QUESTION_HEADER, rows[:LIST_LIMIT]))

@@ -168,7 +168,7 @@ def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> st
         k = f"{run.cutoff}, " if run.cutoff is not None else ""
         note = no_result_note(run.run, run.no_result)
         if note is not None:
-            console.print(f"note: {note}", markup=False, highlight=False)
+            console.print(f"note: {note}")
         if not run.questions:
             console.print(f"{run.run}: no question matches the selection")
             continue

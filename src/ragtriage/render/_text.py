@@ -112,7 +112,7 @@ def _say(console: Console, text: str) -> None:
     """Plain text wrapped at the console's width at spaces, without trailing blanks."""
     lines = textwrap.wrap(text, console.width, break_long_words=False, break_on_hyphens=False)
     for line in lines:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        console.print(line, soft_wrap=True)
 
 
 def _print_summary(
@@ -152,7 +152,7 @@ def render_table(evaluation: Evaluation, width: int = 200, *, all_measures: bool
         console.print(text_table(title, NEXT_ACTION_HEADER, actions, wrap_first=False))
     console.print("boundaries (IDs only; sensitive values are never printed):")
     for line in evaluation_boundary_lines(evaluation):
-        console.print(line, markup=False, highlight=False)
+        console.print(line)
     for index, run in enumerate(evaluation.runs):
         if len(run.questions) + len(run.no_result) > PER_QUESTION_LIMIT:
             console.print(
@@ -174,17 +174,17 @@ def _print_questions(
     if console.measure(table, options=unbounded).maximum <= console.width:
         console.print(table)
         return
-    console.print(f"{title} (outcome: diagnosis; values)", markup=False, highlight=False)
+    console.print(f"{title} (outcome: diagnosis; values)")
     for row in rows:
         question, outcome, *values, diagnosis = row
         named = " · ".join(
             f"{name} {value}" for name, value in zip(header[2:-1], values, strict=True)
         )
-        console.print(f"{question} ({outcome}): {diagnosis}", markup=False, highlight=False)
+        console.print(f"{question} ({outcome}): {diagnosis}")
         for line in textwrap.wrap(
             named, console.width, initial_indent="    ", subsequent_indent="    "
         ):
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+            console.print(line, soft_wrap=True)
 
 
 def render_overview(evaluation: Evaluation, width: int = 200, *, all_measures: bool = False) -> str:
