@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -9,15 +10,10 @@ if TYPE_CHECKING:
 
 
 def aggregate_json(agg: Aggregate) -> dict[str, Any]:
-    """One aggregate as `{value, numerator, denominator, averaging, not_applicable}`, plus
-    `cannot_judge` (items so labelled and left out) for a measure that reads such labels."""
-    out: dict[str, Any] = {
-        "value": agg.value,
-        "numerator": agg.numerator,
-        "denominator": agg.denominator,
-        "averaging": agg.averaging,
-        "not_applicable": agg.not_applicable,
-    }
-    if agg.cannot_judge is not None:
-        out["cannot_judge"] = agg.cannot_judge
+    """One aggregate's fields under their own names but `metric` (the key it is reported
+    under): `{value, numerator, denominator, averaging, not_applicable}`, plus `cannot_judge`
+    (items so labelled and left out) for a measure that reads such labels."""
+    out = {f.name: getattr(agg, f.name) for f in fields(agg) if f.name != "metric"}
+    if agg.cannot_judge is None:
+        del out["cannot_judge"]
     return out
