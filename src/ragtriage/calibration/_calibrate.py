@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
 
-from ..errors import InputError, ProblemCollector, option_problem
+from ..errors import ProblemCollector, option_problem
 from ..loading import SourceFile, Wanted, file_sha256, read_file
 from ..paths import PathArg, as_paths
 from ..schemas import (
@@ -222,8 +222,7 @@ def calibrate_files(
     collector = ProblemCollector()
     judge_sets = read_label_sets(judge_files, "--judge-labels", collector)
     human_sets = read_label_sets(human_files, "--human-labels", collector)
-    if collector.problems:
-        raise InputError(collector.problems)
+    collector.raise_if_any()
     human_sets += labels_in_runs(human_runs, "human", human_source)
     inputs = [("judge", SourceFile(str(p), "labels", file_sha256(p))) for p in judge_files]
     inputs += [("human", SourceFile(str(p), "labels", file_sha256(p))) for p in human_files]

@@ -168,6 +168,5 @@ def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]
             out.append(CalibrationRecord.model_validate(data))
         except ValidationError as exc:
             collector.extend(pydantic_problems(exc, shown, None))
-    if collector.problems:
-        raise InputError(collector.problems)
+    collector.raise_if_any()
     return tuple(out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError, ProblemCollector
+from ..errors import ProblemCollector
 from ..loading import Dataset
 from ..paths import PathArg, as_path
 from ..schemas import (
@@ -268,8 +268,7 @@ def import_sheet(
         else:
             fact = FactLabel(fact_id=row.get("fact_id"), **label)
             facts.setdefault(run, []).append(FactLabelEntry(question_id=qid, label=fact))
-    if collector.problems:
-        raise InputError(collector.problems)
+    collector.raise_if_any()
     sets = tuple(
         LabelSet(run=run, claim_labels=claims.get(run, []), fact_labels=facts.get(run, []))
         for run in runs
