@@ -133,9 +133,7 @@ def calibrate(
     for key in paired:
         by_kind[key[2]][0].append(human[key])
         by_kind[key[2]][1].append(judge[key])
-    support = []
-    for run in sorted({key[0] for key in judge if key[2] == "claim"}):
-        support.append(_support(run, judge, human, confidence))
+    runs = sorted({key[0] for key in judge if key[2] == "claim"})
     return Calibration(
         judge=judges[0],
         reviewers=tuple(sorted({h.name for h in humans})),
@@ -143,7 +141,7 @@ def calibrate(
         facts=agreement("fact", *by_kind["fact"]),
         judge_only_items=len(set(judge) - set(human)),
         human_only_items=len(set(human) - set(judge)),
-        support=tuple(support),
+        support=tuple(_support(run, judge, human, confidence) for run in runs),
         confidence=confidence,
     )
 

@@ -109,17 +109,15 @@ def _top_stages(part: SliceBreakdown) -> str:
 
 def slice_rows(run: RunDiagnosis) -> list[list[str]]:
     """Rows `slice, questions, failing (rate), primary stages`: overall, then worst slice first."""
-    rows = []
-    for part in (run.breakdown.overall, *run.breakdown.worst_first()):
-        rows.append(
-            [
-                part.key,
-                str(part.questions),
-                f"{part.failing} ({_pct(part.failure_rate)})",
-                _top_stages(part),
-            ]
-        )
-    return rows
+    return [
+        [
+            part.key,
+            str(part.questions),
+            f"{part.failing} ({_pct(part.failure_rate)})",
+            _top_stages(part),
+        ]
+        for part in (run.breakdown.overall, *run.breakdown.worst_first())
+    ]
 
 
 def stage_rows(run: RunDiagnosis) -> list[list[str]]:
