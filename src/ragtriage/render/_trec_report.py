@@ -72,6 +72,15 @@ def trec_json_text(evaluation: TrecEvaluation, per_question: bool = False) -> st
     return json_text_table(trec_json(evaluation), "questions", ids, columns)
 
 
+_TREATED = {
+    "relevant": ("was scored as empty", "were scored as empty"),
+    "trec_eval": ("was left out of the averages", "were left out of the averages"),
+    "trec_eval-c": ("counts 0", "count 0"),
+}
+"""What each averaging rule does with a qrels question without a ranking: for one question,
+for several."""
+
+
 def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     """Measure, value, numerator/denominator and not-applicable count, one row each."""
     questions = len(evaluation.scores.question_ids)
@@ -86,19 +95,14 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     text_console(buffer, width).print(table)
     notes = [f"Averaging ({evaluation.averaging}): {AVERAGING_RULES[evaluation.averaging]}."]
     if evaluation.missing:
-        one = len(evaluation.missing) == 1
-        treated = {
-            "relevant": f"{'was' if one else 'were'} scored as empty",
-            "trec_eval": f"{'was' if one else 'were'} left out of the averages",
-            "trec_eval-c": f"{'counts' if one else 'count'} 0",
-        }[evaluation.averaging]
-        missing = counted(len(evaluation.missing), "qrels question")
-        notes.append(f"{missing} had no ranking and {treated}.")
+        count = len(evaluation.missing)
+        treated = _TREATED[evaluation.averaging][count != 1]
+        notes.append(f"{counted(count, 'qrels question')} had no ranking and {treated}.")
     if any(evaluation.comment_lines):
         qrels_lines, run_lines = evaluation.comment_lines
         notes.append(f"Comment lines skipped: {qrels_lines} in the qrels, {run_lines} in the run.")
     if evaluation.skipped:
-        skipped = counted(len(evaluation.skipped), "run question")
-        verb = "was" if len(evaluation.skipped) == 1 else "were"
-        notes.append(f"{skipped} without judgements {verb} skipped.")
+        count = len(evaluation.skipped)
+        verb = ("was", "were")[count != 1]
+        notes.append(f"{counted(count, 'run question')} without judgements {verb} skipped.")
     return buffer.getvalue() + "".join(note + "\n" for note in notes)
