@@ -308,12 +308,10 @@ def run_retrieval(
             cache.root / "generation.sqlite" if cache.root is not None else None,
         )
         failed = generation_failures(results)
-        notes = "generated answers; claims not extracted (label them with a judge or reviewers)" + (
-            f"; {counted(failed, 'generation call')} failed, "
-            + ("its answer is null" if failed == 1 else "their answers are null")
-            if failed
-            else ""
-        )
+        notes = "generated answers; claims not extracted (label them with a judge or reviewers)"
+        if failed:
+            lost = "its answer is" if failed == 1 else "their answers are"
+            notes += f"; {counted(failed, 'generation call')} failed, {lost} null"
     if not config.record_latency:
         results = [
             r.model_copy(update={"latency_ms": None, "stage_latency_ms": {}}) for r in results
