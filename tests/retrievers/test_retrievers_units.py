@@ -71,3 +71,13 @@ def test_a_chunk_size_out_of_range_is_a_command_line_problem() -> None:
         "1 problem found in the input:\n"
         "- <command line>: --chunk-chars: expected an integer from 1 to 1000000; found 0"
     )
+
+
+def test_a_chunking_mode_outside_its_choices_is_refused_not_read_as_sentences() -> None:
+    with pytest.raises(InputError) as info:
+        make_chunks(_snapshot(Document(id="a", text="x")), Chunking("words", 2))  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "1 problem found in the input:\n"
+        "- <command line>: chunking mode: expected one of snapshot, chars, sentences; "
+        "found 'words'"
+    )

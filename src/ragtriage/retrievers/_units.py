@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from .._optional import require_extra
-from ..errors import InputError, Problem, range_problems
+from ..errors import InputError, Problem, choice_problems, range_problems
 from ..schemas import Chunk, Snapshot
 from ..validation import CHUNK_CHARS_RANGE, CHUNK_SENTENCES_RANGE
 
@@ -58,7 +58,10 @@ class Chunking:
     """Characters per chunk (`chars`) or sentences per chunk (`sentences`)."""
 
     def problems(self) -> list[Problem]:
-        """The size outside its command-line range (`--chunk-chars`, `--chunk-sentences`)."""
+        """A mode that is none of `ChunkMode`, or the size outside its command-line range
+        (`--chunk-chars`, `--chunk-sentences`)."""
+        if problems := choice_problems(("chunking mode", self.mode, get_args(ChunkMode))):
+            return problems
         if self.mode == "snapshot":
             return []
         bound = CHUNK_CHARS_RANGE if self.mode == "chars" else CHUNK_SENTENCES_RANGE
