@@ -112,3 +112,19 @@ def test_a_choice_is_matched_by_type_and_value() -> None:
     assert [p.found for p in choice_problems(("--x", Text("a"), ("a",)), ("--y", 1, (True,)))] == [
         "'a'", "1",
     ]
+
+
+def test_the_command_lines_executors_are_the_librarys_choices() -> None:
+    # `--executor` spells its choices out (deriving them would load the executors for
+    # `--help`): they must stay those the library checks against.
+    from typing import get_args
+
+    import click
+
+    from ragtriage.cli._common import executor_options
+    from ragtriage.executors import ExecutorName
+
+    command = click.command()(executor_options(lambda **_: None))
+    (option,) = [p for p in command.params if p.name == "executor"]
+    assert isinstance(option.type, click.Choice)
+    assert tuple(option.type.choices) == get_args(ExecutorName)
