@@ -18,6 +18,7 @@ from ragtriage.columnar import (
     _native_eval,
     _native_explain,
     _native_records,
+    _native_stages,
     evaluate,
     evaluate_native,
 )
@@ -129,6 +130,20 @@ def test_explanations_in_chunks_and_views_read_again(seed: int, jsonl: bool) -> 
         assert got.runs[0].views == want.runs[0].views
         ids = [r.question_id for r in want.runs[0].questions][::-1]
         assert got.runs[0].build_views(ids) == want.runs[0].build_views(ids)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), level=st.sampled_from(["auto", "chunk", "span"]))
+def test_stage_items_matched_a_few_at_a_time(seed: int, level: Any) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_dataset(Path(tmp), seed, 11, exotic=seed % 2 == 0)
+        original = _native_stages.BLOCK
+        _native_stages.BLOCK = 3  # a block per list or two: most lists are longer
+        try:
+            got = _by_file_reader(paths[0], paths[1], [paths[2]], evidence_level=level)
+        finally:
+            _native_stages.BLOCK = original
+        _assert_same(got, _by_loader(paths[0], paths[1], [paths[2]], evidence_level=level))
 
 
 def test_a_json_document_is_parsed_once_for_its_reads_again(

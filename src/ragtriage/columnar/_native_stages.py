@@ -8,6 +8,7 @@ canary reached it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -62,9 +63,11 @@ class Matcher:
     unique: bool
     """No key repeats: an item meets at most one required alternative of its question."""
     present: np.ndarray
-    """A filter of the keys: `present[key & (present.size - 1)]` is True for every key, and
-    for few others (the size is a power of two, about eight slots a key), so a look-up is
-    searched for only where it may be found."""
+    """A filter of the keys, a bit per unit modulo 64 in one word per question: bit
+    `unit & 63` of `present[row]` is set for every key's unit, and for few others, so a
+    look-up is searched for only where it may be found. A stage's items come a question at
+    a time: their words are read in order (a table indexed by the whole key, as large as
+    the keys, would miss the cache on nearly every item of a large run)."""
 
 
 def build_matcher(
@@ -87,15 +90,38 @@ def build_matcher(
     fresh = np.ones(order.size, dtype=bool)
     fresh[1:] = np.logical_or.reduce([column[1:] != column[:-1] for column in columns])
     keys, groups, *span = [column[fresh] for column in columns]
-    present = np.zeros(1 << (8 * keys.size).bit_length(), dtype=bool)
-    present[keys & (present.size - 1)] = True
+    present = np.zeros(len(ev.ids), dtype=np.uint64)
+    row, unit = np.divmod(keys, units)
+    starts = np.flatnonzero(np.diff(row, prepend=-1))  # each row's keys, in order
+    present[row[starts]] = np.bitwise_or.reduceat(_bit(unit), starts) if keys.size else 0
     return Matcher(
         keys, groups, units, level_document, codes, (span[0], span[1]) if spans else None,
         bool(np.all(keys[1:] != keys[:-1])), present,
     )
 
 
+def _bit(units: np.ndarray) -> np.ndarray:
+    """Each unit's bit in a `Matcher.present` word."""
+    bits: np.ndarray = np.left_shift(np.uint64(1), (units & 63).astype(np.uint64))
+    return bits
+
+
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+BLOCK = 1 << 16
+"""Items worked on at once where a stage's items are matched: each temporary array is half
+a MB, reused from block to block in memory already mapped and in the cache, where a whole
+run's (20 million candidates at a million questions, 160 MB an array) would be fresh memory
+each time, mapped and zeroed by the kernel, and read back from main memory."""
+
+
+def blocks(offsets: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive ranges [start, stop) of the lists whose `offsets` are given (ragged lists,
+    one after another), covering them all, of about `BLOCK` items each (a list is never
+    split)."""
+    lists = int(offsets.size) - 1
+    cuts = np.searchsorted(offsets, np.arange(0, int(offsets[-1]), BLOCK)).tolist()
+    return list(pairwise(sorted({0, lists, *cuts})))
 
 
 def matches(m: Matcher, rows: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,10 +131,9 @@ def matches(m: Matcher, rows: np.ndarray, items: np.ndarray) -> tuple[np.ndarray
     if items.size == 0 or m.keys.size == 0:
         return _EMPTY, _EMPTY
     unit = np.where(m.by_document[rows], m.codes.document_of[items], items)
-    keys = rows * m.units + unit
     # Only the items the filter lets through are searched for (most items match nothing).
-    maybe = np.flatnonzero(m.present[keys & (m.present.size - 1)])
-    keys = keys[maybe]
+    maybe = np.flatnonzero(m.present[rows] & _bit(unit))
+    keys = rows[maybe] * m.units + unit[maybe]
     first = np.searchsorted(m.keys, keys)
     if m.unique:  # the common case: one look-up per item
         found = np.flatnonzero(m.keys[np.minimum(first, m.keys.size - 1)] == keys)
@@ -156,12 +181,19 @@ def match_stage(
     """One stage's `StageMatch`: `flat` is its (items, offsets per result), `run_rows` the
     question row of each result."""
     items, offsets = flat
-    owner = _owner(offsets)
-    at, groups = matches(m, run_rows[owner], items)
+    pairs = [_EMPTY], [_EMPTY]
+    for start, stop in blocks(offsets):
+        lo, hi = offsets[start], offsets[stop]
+        at, groups = matches(
+            m, np.repeat(run_rows[start:stop], np.diff(offsets[start : stop + 1])), items[lo:hi]
+        )
+        pairs[0].append(at + lo)
+        pairs[1].append(groups)
+    at, groups = np.concatenate(pairs[0]), np.concatenate(pairs[1])
     first = np.full(n_groups, -1, dtype=np.int64)
     # A group's first pair in flat order is its first item in its list (one list per question).
     found, head = np.unique(groups, return_index=True)
-    first[found] = at[head] - offsets[owner[at[head]]]
+    first[found] = at[head] - offsets[np.searchsorted(offsets, at[head], side="right") - 1]
     return StageMatch(at, groups, first)
 
 
