@@ -45,7 +45,7 @@ from ._native_details import QuestionDetails
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
 from ._native_snapshot import SnapshotFlags
-from ._native_stages import RunStages, _owner, _spans, validly_cited
+from ._native_stages import RunStages, _owner, _spans, distinct, validly_cited
 
 
 class Explained:
@@ -88,7 +88,7 @@ class Explained:
         self._groups = ev.group_offsets
         # Per result: the codes of its items (in any stage) satisfying a required group.
         units = len(ids) + 1  # a key is result * units + code
-        keys = np.unique(np.concatenate([
+        keys = distinct(np.concatenate([
             _owner(flat[1])[matched[name].at] * units + flat[0][matched[name].at]
             for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
                                ("context", run.context))
