@@ -23,14 +23,32 @@ def score_rows(
         part = scores.get(m.name)
         if part is None:
             continue
-        pairs = zip(part.numerator[at].tolist(), part.denominator[at].tolist(), strict=True)
-        found = [
+        numerator, denominator = part.numerator[at], part.denominator[at]
+        code, first = _distinct(numerator, denominator)
+        # Each distinct pair's score made once (at its first row), then given to every row.
+        pairs = zip(numerator[first].tolist(), denominator[first].tolist(), strict=True)
+        distinct = np.empty(first.size, dtype=object)
+        distinct[:] = [
             None if not pair[1] else made.get(pair) or made.setdefault(pair, Score(*pair))
             for pair in pairs
         ]
+        found: list[Score | None] = distinct[code].tolist()
         left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
         out[m.name] = (found, left_out)
     return out
+
+
+def _distinct(numerator: np.ndarray, denominator: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`(code, first)`: each row's (numerator, denominator) pair as its number among the
+    distinct pairs, and the row where each distinct pair first occurs (pairs compared as
+    numbers, as a dict of Python floats compares them: -0.0 is 0.0, NaN is no other)."""
+    order = np.lexsort((denominator, numerator))  # stable: equal pairs in row order
+    numerators, denominators = numerator[order], denominator[order]
+    starts = np.ones(order.size, dtype=bool)
+    starts[1:] = (numerators[1:] != numerators[:-1]) | (denominators[1:] != denominators[:-1])
+    code = np.empty(order.size, dtype=np.int64)
+    code[order] = np.cumsum(starts) - 1
+    return code, order[starts]
 
 
 def kept_columns(
