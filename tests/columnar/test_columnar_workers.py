@@ -17,7 +17,6 @@ import ragtriage.columnar._native_eval as native_eval
 import ragtriage.columnar._native_explain as native_explain
 import ragtriage.columnar._native_records as native_records
 import ragtriage.columnar._native_snapshot as native_snapshot
-import ragtriage.columnar._row_columns as row_columns
 import ragtriage.columnar._trec as native_trec
 from ragtriage.columnar import evaluate_native
 from ragtriage.diagnosis import Finding, QuestionDiagnosis
@@ -114,7 +113,6 @@ def test_explanations_spread_over_workers_change_nothing(
     first, last = records[0], records[-1]
     assert first.scores._table is last.scores._table  # type: ignore[attr-defined]
     assert first.cannot_judge._table is last.cannot_judge._table  # type: ignore[attr-defined]
-    assert not row_columns.SHARED_TABLES
 
 
 def test_records_and_verdicts_pickle_every_field() -> None:

@@ -15,6 +15,7 @@ are shared between this process and forked workers (`executors.alongside`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,13 +47,14 @@ from ..metrics import (
     QuestionView,
     build_view,
 )
+from ._native_details import Details
 from ._native_found import Explained
 from ._native_labels import Added, with_labels
 from ._native_questions import QuestionModels
 from ._native_records import Records
 from ._native_run import RunColumns
 from ._native_stage_row import StageRow
-from ._row_columns import SHARED_TABLES, ColumnRow, kept_columns, score_rows
+from ._row_columns import ColumnRow, kept_columns, score_rows
 
 
 @dataclass(frozen=True)
@@ -73,15 +75,18 @@ CHUNK = 1_000
 
 _PER_WORKER = 10_000
 """Questions worth a forked worker's start when a run's explanations are spread over
-workers (each also pickles its records back)."""
+workers (each also pickles its details and verdicts back)."""
 
 _SENT = 5
 """Chunks explained at once (by a forked worker: and sent back)."""
 
-_Part = tuple[list[QuestionRecord], list[QuestionDiagnosis], list[BoundaryQuestions]]
-"""Explanations of consecutive chunks: records, verdicts and the questions each boundary check
-names, per chunk."""
-
+_Part = tuple[
+    list[QuestionRecord] | None, list[list[Details]], list[QuestionDiagnosis],
+    list[BoundaryQuestions],
+]
+"""Explanations of consecutive chunks: records (None: made by the process that forked the
+worker that explained them, from their details, each chunk's), verdicts and the questions each
+boundary check names, per chunk."""
 
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
@@ -116,14 +121,30 @@ def run_evaluation(
     scores.clear()
     findings.clear()
 
-    def explain(starts: Sequence[int]) -> _Part:
+    def made(starts: Sequence[int], found: Sequence[list[Details]]) -> list[QuestionRecord]:
+        """The records of the chunks at `starts`, given each one's details."""
         records: list[QuestionRecord] = []
+        for start, details in zip(starts, found, strict=True):
+            part = rows[start : start + CHUNK]
+            places = range(start, start + len(part))
+            records += own.records(
+                part, result_of[start : start + CHUNK], [own.tags(row) for row in part],
+                [ColumnRow(score_table, n) for n in places], details,
+                [ColumnRow(count_table, n) for n in places],
+            )
+        return records
+
+    here = os.getpid()
+
+    def explain(starts: Sequence[int]) -> _Part:
+        found: list[list[Details]] = []
         verdicts: list[QuestionDiagnosis] = []
         bounds = []
         for start in starts:
             part = rows[start : start + CHUNK]
             results = result_of[start : start + CHUNK]
-            found = own.details(part, results)
+            details = own.details(part, results)
+            found.append(details)
             # A view only for a question with a stage to check, or to explain that the
             # arrays' inputs do not (`diagnosis.INPUT_STAGES`).
             checked = range(len(part)) if every else [
@@ -131,41 +152,36 @@ def run_evaluation(
                 if n in fired and not fired[n] <= INPUT_STAGES
             ]
             views = dict(zip(checked, build([part[at] for at in checked]), strict=True))
-            places = range(start, start + len(part))
-            tags = [own.tags(row) for row in part]
-            records += own.records(
-                part, results, tags, [ColumnRow(score_table, n) for n in places], found,
-                [ColumnRow(count_table, n) for n in places],
-            )
-            for at, (row, result, row_tags) in enumerate(zip(part, results, tags, strict=True)):
+            for at, (row, result) in enumerate(zip(part, results, strict=True)):
                 n = start + at
                 view = views.get(at)
                 verdicts.append(
                     diagnose_view(view, fired.get(n, every)) if view is not None
                     else explain_inputs(
                         StageRow(own, row, result), fired.get(n, every), questions.ids[row],
-                        row_tags, own.split(row),
+                        own.tags(row), own.split(row),
                     )
                 )
-            bounds.append(boundary_questions([questions.ids[row] for row in part], found))
+            bounds.append(boundary_questions([questions.ids[row] for row in part], details))
             del views  # before the next chunk's are built: one chunk's views alive at a time
-        return records, verdicts, bounds
+        # A forked worker sends back the details, not the records: this process makes them
+        # from its own columns for less than they cost pickled there and unpickled here.
+        if os.getpid() == here:
+            return made(starts, found), [], verdicts, bounds
+        return None, found, verdicts, bounds
 
     chunks = list(range(0, len(rows), CHUNK))
     shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
     # A few chunks at a time: this process explains them from the first, forked workers from
     # the last (each few sent back as soon as explained), until they meet.
     given = [chunks[at : at + _SENT] for at in range(0, len(chunks), _SENT)]
-    for table in (score_table, count_table):
-        SHARED_TABLES[id(table)] = table
-    try:
-        parts = alongside(explain, [(part,) for part in given], shares)
-    finally:
-        for table in (score_table, count_table):
-            del SHARED_TABLES[id(table)]
-    records = [r for part in parts for r in part[0]]
-    verdicts = [v for part in parts for v in part[1]]
-    bounds = [b for part in parts for b in part[2]]
+    parts = alongside(explain, [(part,) for part in given], shares)
+    records = [
+        r for starts, (made_here, found, _, _) in zip(given, parts, strict=True)
+        for r in (made(starts, found) if made_here is None else made_here)
+    ]
+    verdicts = [v for part in parts for v in part[2]]
+    bounds = [b for part in parts for b in part[3]]
     # Whether k cut some result's ranking (a run without results says nothing about k).
     k_used = not rows or bool(run.context_derived[result_of].any())
     # The run's level: its questions' that require evidence, with or without a result.

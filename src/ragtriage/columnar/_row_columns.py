@@ -5,7 +5,7 @@ the run's aggregates read, and the stages the stale measures found an old item i
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -100,13 +100,6 @@ class ColumnRow(Mapping[str, V]):
     def __repr__(self) -> str:
         return repr(dict(self))
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # A row of columns both sides of a fork hold goes by the table's key, not with it.
-        key = id(self._table)
-        if SHARED_TABLES.get(key) is self._table:
-            return (_shared_row, (key, self._at))
-        return (ColumnRow, (self._table, self._at))
-
 
 def row_columns(rows: Sequence[Mapping[str, V]], names: Sequence[str]) -> dict[str, Sequence[V]]:
     """Per name, each row's value: one slice of each column when the rows are consecutive
@@ -120,13 +113,3 @@ def row_columns(rows: Sequence[Mapping[str, V]], names: Sequence[str]) -> dict[s
         ):
             return {name: table[name][at : at + len(rows)] for name in names}
     return {name: [row[name] for row in rows] for name in names}
-
-
-SHARED_TABLES: dict[int, Mapping[str, Sequence[Any]]] = {}
-"""The run's score and count tables while its explanations are shared with forked workers:
-a worker's records come back naming them (a million questions' table is not pickled back
-and held twice)."""
-
-
-def _shared_row(key: int, at: int) -> ColumnRow[Any]:
-    return ColumnRow(SHARED_TABLES[key], at)

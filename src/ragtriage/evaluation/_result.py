@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol, get_args
+from typing import Protocol, get_args
 
 from .._version import __version__
 from ..calibration import LabelSources
@@ -98,17 +98,6 @@ class QuestionRecord:
     """The result's recorded latency (None: not recorded), for latency budgets."""
     cost_usd: float | None = None
     """The result's recorded cost (None: not recorded), for cost budgets."""
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled as its constructor's arguments (a forked worker's records come back this
-        # way): the slotted dataclass's default state takes about twice as long to read.
-        return (
-            QuestionRecord,
-            (
-                self.question_id, self.tags, self.split, self.answerability, self.outcome,
-                self.scores, self.details, self.cannot_judge, self.latency_ms, self.cost_usd,
-            ),
-        )
 
 
 NO_RESULT = "no result"
