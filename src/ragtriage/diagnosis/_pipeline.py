@@ -154,7 +154,8 @@ def explain_inputs(
     """One question's verdict, as `diagnose_view` gives it, where every stage of `stages` (the
     stages the engine found failing for it) is one of `INPUT_STAGES`: explained on what the
     engine read of it (`inputs`), without a view."""
-    findings = [_EXPLAIN[name](inputs) for name, _ in _pipeline if name in stages]
+    # `_EXPLAIN` is in pipeline order, and a registered stage is never one of its stages.
+    findings = [explain(inputs) for name, explain in _EXPLAIN.items() if name in stages]
     return _verdict(question_id, findings, tags, split)
 
 
@@ -166,7 +167,7 @@ def _verdict(
     return QuestionDiagnosis(
         question_id,
         findings[0].stage,
-        tuple(f.stage for f in findings[1:]),
+        tuple([f.stage for f in findings[1:]]),
         tuple(findings),
         tags,
         split,
