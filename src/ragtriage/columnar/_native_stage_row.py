@@ -108,22 +108,22 @@ class StageRow:
     def evidence(self) -> _Evidence:
         of, row = self._of, self._row
         groups = of._groups
-        return _Evidence(tuple(
+        return _Evidence(tuple([
             (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
             for c, r, x in of._first[groups[row] : groups[row + 1]].tolist()
-        ))
+        ]))
 
     @_once
     def claims(self) -> tuple[_Claim, ...]:
         of, result = self._of, self._result
         c0, c1 = int(of._claims[result]), int(of._claims[result + 1])
-        return tuple(
+        return tuple([
             _Claim(name, CLAIM_STATES[state])
             for name, state in zip(
                 claim_ids(of._names[c0:c1].tolist()), of._claim_state[c0:c1].tolist(),
                 strict=True,
             )
-        )
+        ])
 
     @_once
     def facts(self) -> tuple[_Fact, ...]:
@@ -131,7 +131,7 @@ class StageRow:
         facts = of._fact_ids[row]
         f0 = int(of._facts[self._result])
         states = of._fact_state[f0 : f0 + len(facts)].tolist()
-        return tuple(_Fact(f, FACT_STATES[s]) for f, s in zip(facts, states, strict=True))
+        return tuple([_Fact(f, FACT_STATES[s]) for f, s in zip(facts, states, strict=True)])
 
     @property
     def invalid_citations(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
