@@ -144,7 +144,8 @@ def read_run(
     default_k: int | None = None,
 ) -> RunColumns:
     """Read and check one run (or a `span` of it); raise `_Fallback` on any problem
-    `evaluate` would report, except a missing result (checked when the parts are joined).
+    `evaluate` would report, except a missing result and a question's second result (both
+    checked once when the parts are joined, `_native_parts.read_run_parallel`).
 
     `scan_answers`, `scan_contexts`: run the sensitive-content detectors over every answer,
     every recorded context text (only `sensitive_in_answer`, `sensitive_in_context` read
@@ -166,7 +167,6 @@ def read_run(
     code, rules = codes.code, default_injection_rules()
     row_of, facts_of = evalset.row_of, evalset.facts
     rows = array("q")
-    seen = bytearray(len(evalset.ids))
     cand = array("q")
     cand_n = array("q")
     rer = array("q")
@@ -203,9 +203,8 @@ def read_run(
             raise _Fallback("result shape")
         qid = res.get("question_id")
         row = row_of.get(qid, -1) if type(qid) is str else -1  # a known ID: a non-empty string
-        if row < 0 or seen[row]:
+        if row < 0:
             raise _Fallback("result question")
-        seen[row] = 1
         rows.append(row)
         c_codes = item_codes(res.get("candidates", _NONE), code, False)
         if c_codes is None:
