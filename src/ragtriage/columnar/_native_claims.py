@@ -313,8 +313,6 @@ class Reviews:
         self_claim, self_fact = bool(claim_flags & _SELF_MADE), bool(fact_flags & _SELF_MADE)
         if (self_claim or self_fact) and not self._accept_self:
             raise _Fallback("self-labelling")
-        if by_fact and not by_fact.keys() <= set(facts):
-            raise _Fallback("fact_id")
         hash_now = current(res) if (claim_flags | fact_flags) & _STAMPED else None
         supporting: list[str] = []  # first seen first, as the answer's claims name them
         claim_state, claim_marks, claim_marks_n = (
@@ -334,6 +332,7 @@ class Reviews:
         self.sup.extend(support)
         self.sup_n.append(len(support))
         fact_state, fact_marks, fact_marks_n = self.fact_state, self.fact_marks, self.fact_marks_n
+        labelled = 0  # the question's facts with a label (its fact IDs are distinct)
         for fact in facts:
             found = by_fact.get(fact)
             if found is None:  # no label: unlabelled, without marks
@@ -342,6 +341,7 @@ class Reviews:
                 fact_state.append(_UNLABELLED_FACT)
                 fact_marks_n.append(0)
                 continue
+            labelled += 1
             chosen = counted_labels(found, policy, record_kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled fact")
@@ -349,6 +349,8 @@ class Reviews:
             fact_marks_n.append(len(found))
             if fact_flags & _BY_JUDGE:
                 self._judged(found, len(fact_marks), self.fact_judged, self.fact_judges)
+        if labelled < len(by_fact):  # a label names a fact the question does not have
+            raise _Fallback("fact_id")
         self.self_claim.append(self_claim)
         self.self_fact.append(self_fact)
 
