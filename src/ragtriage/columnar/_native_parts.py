@@ -22,7 +22,7 @@ import numpy as np
 
 from ..executors import CAN_FORK, Executor, alongside
 from ._native_claims import labeller_key
-from ._native_read import Codes, EvalColumns, _offsets, read_evalset
+from ._native_read import Codes, EvalColumns, _offsets, read_evalset, rows_by_id
 from ._native_records import Records
 from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
@@ -70,11 +70,10 @@ def read_evalset_parallel(
     ranges = _ranges(source, workers, executor)
     if ranges is None:
         return read_evalset(source, codes)
-    parts = _map(_evalset_part, [(source, codes, span) for span in ranges], executor)
+    # A part's `row_of` is empty (not pickled back for nothing): one map for all the rows.
+    parts = _map(read_evalset, [(source, codes, span) for span in ranges], executor)
     ids = [i for part in parts for i in part.ids]
-    row_of = {qid: row for row, qid in enumerate(ids)}
-    if len(row_of) < len(ids):
-        raise _Fallback("duplicate question")
+    row_of = rows_by_id(ids)
     # Each part's rows and groups follow those of the parts before it.
     row_base = np.cumsum([0] + [len(p.ids) for p in parts]).tolist()
     group_base = np.cumsum([0] + [p.group_grade.size for p in parts]).tolist()
@@ -98,11 +97,6 @@ def read_evalset_parallel(
         else:
             joined[name] = np.concatenate(values)
     return replace(parts[0], **joined)
-
-
-def _evalset_part(source: Records, codes: Codes, span: tuple[int, int]) -> EvalColumns:
-    # Without its ID -> row map, which the join rebuilds: not pickled back for nothing.
-    return replace(read_evalset(source, codes, span), row_of={})
 
 
 _FLAT = ("candidates", "reranked", "context", "citations", "support", "claim_labels",

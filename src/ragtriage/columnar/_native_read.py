@@ -115,7 +115,10 @@ class EvalColumns:
 def read_evalset(
     source: Records, codes: Codes, span: tuple[int, int] | None = None
 ) -> EvalColumns:
-    """Read and check an evaluation set (or a `span` of it); raise `_Fallback` on any problem."""
+    """Read and check an evaluation set (or a `span` of it); raise `_Fallback` on any problem.
+
+    A span's `row_of` is left empty: the parts' join maps every question ID to its row and
+    finds an ID twice once, over all the parts (`_native_parts.read_evalset_parallel`)."""
     header, items = source.read(span)
     if header.get("kind") != "evalset" or not is_schema_version(header.get("schema_version")):
         raise _Fallback("evalset kind")
@@ -125,7 +128,6 @@ def read_evalset(
         raise _Fallback("evalset header") from exc
     code = codes.code
     ids: list[str] = []
-    row_of: dict[str, int] = {}
     answerability = array("q")
     tags: list[tuple[str, ...]] = []
     split: list[str] = []
@@ -153,8 +155,6 @@ def read_evalset(
             raise _Fallback("question shape")
         if type(kind) is not str or kind not in ANSWERABILITY:
             raise _Fallback("answerability")
-        if row_of.setdefault(qid, len(ids)) != len(ids):
-            raise _Fallback("duplicate question")
         ids.append(qid)
         kind = ANSWERABILITY[kind]
         answerability.append(kind)
@@ -220,7 +220,7 @@ def read_evalset(
     level[group_row[alt_groups[alt_codes >= codes.n_documents]]] = False
     return EvalColumns(
         ids,
-        row_of,
+        {} if span is not None else rows_by_id(ids),
         np.array(answerability, dtype=np.int8),
         tags,
         split,
@@ -248,6 +248,14 @@ _NONE: list[Any] = []
 
 _SPLITS = {split: split for split in SPLITS}
 """Each split's name, one text for every question."""
+
+
+def rows_by_id(ids: list[str]) -> dict[str, int]:
+    """Each question ID's row, in one map built at once; `_Fallback` for an ID twice."""
+    row_of = dict(zip(ids, range(len(ids)), strict=True))
+    if len(row_of) < len(ids):
+        raise _Fallback("duplicate question")
+    return row_of
 
 
 def _group_codes(group: Any, code: dict[str, int]) -> list[int]:
