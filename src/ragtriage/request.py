@@ -166,7 +166,8 @@ class Request:
         return list(self.metrics) or None
 
     def files(self, *, example_runs_once: bool = False) -> RequestFiles:
-        """The files to read; with `example`, the example's replace the dataset and snapshot.
+        """The files to read; with `example`, the example's dataset and snapshot (a dataset
+        or snapshot given with it is refused: it would not be read).
 
         The example's runs come first; `example_runs_once` leaves out run files that are
         already among them. Raises `RequestError` when there is no dataset.
@@ -174,6 +175,14 @@ class Request:
         dataset, snapshot, runs = self.dataset, self.snapshot, list(self.runs)
         if self.example:
             from .example import example_paths
+
+            given = {"DATASET": dataset, "--snapshot": snapshot}
+            if any(path is not None for path in given.values()):
+                found = " and ".join(f"{k} '{v}'" for k, v in given.items() if v is not None)
+                raise RequestError(
+                    "--example brings its own evaluation set and snapshot: give it without "
+                    f"DATASET and --snapshot (found {found})"
+                )
 
             paths = example_paths()
             dataset, snapshot = paths.evalset, paths.snapshot

@@ -179,6 +179,23 @@ def test_no_dataset_is_a_request_error() -> None:
         ragtriage.evaluate_files()
 
 
+def test_a_dataset_or_snapshot_with_the_example_is_refused(tmp_path: Path) -> None:
+    # The example's files would take their place unread (a missing file went unnoticed).
+    missing = tmp_path / "mine.json"
+    with pytest.raises(RequestError) as caught:
+        ragtriage.evaluate_files(missing, example=True)
+    assert str(caught.value) == (
+        "--example brings its own evaluation set and snapshot: give it without DATASET and "
+        f"--snapshot (found DATASET '{missing}')"
+    )
+    result = CliRunner().invoke(cli, ["diagnose", "--example", "--snapshot", "s.json"])
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        "Error: --example brings its own evaluation set and snapshot: give it without "
+        "DATASET and --snapshot (found --snapshot 's.json')"
+    )
+
+
 def test_compare_files_equals_compare_command() -> None:
     result = ragtriage.compare_files(
         example=True, baseline="baseline", candidates=["improved"], resamples=200,
