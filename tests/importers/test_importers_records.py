@@ -112,6 +112,25 @@ def test_ragas_reference_ids_missing_from_the_contexts_become_placeholders(tmp_p
     )
 
 
+def test_ragas_reference_texts_given_with_their_ids_are_kept_and_checked(tmp_path: Path) -> None:
+    # Both lists given: each ID takes its text (no empty placeholder for a text the file
+    # shows), a text that differs from the ID's retrieved one is refused, and so is a count
+    # of IDs that differs from the count of texts, as for the retrieved contexts.
+    record = {**SEED_RECORD, "reference_context_ids": ["doc-9"], "reference_contexts": ["九"]}
+    record["user_input"] = record.pop("question")
+    data = import_records(_file(tmp_path, "r.jsonl", [record]), "ragas")
+    assert [(d.id, d.text, d.metadata) for d in data.snapshot.documents][-1] == ("doc-9", "九", {})
+    clash = {**record, "id": "r2", "reference_context_ids": ["doc-7"], "reference_contexts": ["x"]}
+    counts = {**record, "id": "r3", "reference_context_ids": ["doc-7", "doc-9"]}
+    path = _file(tmp_path, "c.json", [clash, counts])
+    with pytest.raises(InputError) as info:
+        import_records(path, "ragas")
+    assert str(info.value).splitlines()[1:] == [
+        f"- {path}: question 'r2': [0].reference_contexts[0]: expected the same text for context 'doc-7' in every record; found a different text",  # noqa: E501
+        f"- {path}: question 'r3': [1].reference_context_ids: expected one ID per reference context (1); found 2 IDs",  # noqa: E501
+    ]
+
+
 def test_deepeval_test_cases_golden(tmp_path: Path) -> None:
     case = {
         "input": "How are refunds paid?",

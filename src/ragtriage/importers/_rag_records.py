@@ -122,22 +122,33 @@ class _Builder:
 
 
 def _reference_ids(
-    dialect: Dialect, record: dict[str, Any], at: _Record, b: _Builder
-) -> list[str] | None:
-    """IDs of the record's reference contexts: given, or derived from their texts."""
-    if dialect.reference_ids and (dialect.ids_required or dialect.reference_ids in record):
-        given = _ids(record, dialect.reference_ids, at)
-        if given is None or not _each_once(given, given, dialect.reference_ids, at):
-            return None
-        return given
+    dialect: Dialect, record: dict[str, Any], at: _Record
+) -> list[tuple[str, str | None]] | None:
+    """The record's reference contexts as (ID, text): the IDs given, or derived from their
+    texts; a text is None when the record gives only the ID."""
+    texts: list[str] | None = None
     if dialect.reference_texts and dialect.reference_texts in record:
         texts = _strings(record, dialect.reference_texts, at)
         if texts is None:
             return None
-        for n, text in enumerate(texts):
-            b.context(text_id(text), text, f"{dialect.reference_texts}[{n}]", at)
+    if dialect.reference_ids and (dialect.ids_required or dialect.reference_ids in record):
+        given = _ids(record, dialect.reference_ids, at)
+        if given is None or not _each_once(given, given, dialect.reference_ids, at):
+            return None
+        if texts is None:
+            return [(item_id, None) for item_id in given]
+        # Both lists: each ID takes its text (as the retrieved contexts' do), so a text the
+        # record shows is neither lost nor allowed to differ from the ID's other texts.
+        if len(given) != len(texts):
+            expected = f"one ID per reference context ({len(texts)})"
+            at.add(dialect.reference_ids, expected, f"{len(given)} IDs")
+            return None
+        return list(zip(given, texts, strict=True))
+    if texts is not None:
         ids = [text_id(text) for text in texts]
-        return ids if _each_once(ids, texts, dialect.reference_texts, at) else None
+        if not _each_once(ids, texts, str(dialect.reference_texts), at):
+            return None
+        return list(zip(ids, texts, strict=True))
     names = " or ".join(k for k in (dialect.reference_ids, dialect.reference_texts) if k)
     at.add("", f"the reference contexts ({names}) to score retrieval against", "nothing")
     return None
@@ -194,7 +205,7 @@ def _convert(
             expected = f"one ID per retrieved context ({len(contexts)})"
             at.add(dialect.context_ids, expected, f"{len(context_ids)} IDs")
             return None
-    reference_ids = _reference_ids(dialect, record, at, b)
+    references = _reference_ids(dialect, record, at)
     ids: list[str] | None = None
     if contexts is not None:
         if context_ids is not None and dialect.context_ids:
@@ -203,12 +214,16 @@ def _convert(
             ids, field, shown = [text_id(t) for t in contexts], dialect.contexts, contexts
         if not _each_once(ids, shown, field, at):
             ids = None
-    if not present or contexts is None or ids is None or reference_ids is None:
+    if not present or contexts is None or ids is None or references is None:
         return None
     for n, (item_id, text) in enumerate(zip(ids, contexts, strict=True)):
         b.context(item_id, text, f"{dialect.contexts}[{n}]", at)
-    for item_id in reference_ids:
-        b.referenced(item_id)
+    for n, (item_id, reference_text) in enumerate(references):
+        if reference_text is None:
+            b.referenced(item_id)
+        else:
+            b.context(item_id, reference_text, f"{dialect.reference_texts}[{n}]", at)
+    reference_ids = [item_id for item_id, _ in references]
     if not reference_ids and reference is not None and reference.strip():
         expected = "at least one reference context for a record with a reference answer"
         at.add(str(dialect.reference_ids or dialect.reference_texts), expected, "none")
