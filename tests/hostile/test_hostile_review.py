@@ -270,6 +270,26 @@ def test_rows_naming_what_the_dataset_lacks_are_all_refused(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_cell_under_no_column_name_is_refused_not_dropped(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # A reviewer's note typed past the last column (or under a column without a name) would
+    # be read as nothing; an empty cell there is padding and stays accepted.
+    rows = _rows(_exported(article_fixture, tmp_path / "s.csv"))
+    header = [*rows[0], ""]
+    table = [header, [*rows[0].values(), "reviewer note"], [*rows[1].values(), ""]]
+    table += [list(row.values()) for row in rows[2:]]
+    sheet = _csv(tmp_path / "extra.csv", table)
+    result = _import(article_fixture, sheet, tmp_path / "out", "--reviewer", "ana")
+    assert result.exit_code == 2
+    assert _error_lines(result) == [
+        "Error: 1 problem found in the input:",
+        f"- {sheet}: row 2: column 18: expected no cell outside the exported columns (this "
+        "column has no name in the header); found 'reviewer note'",
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_run_name_that_is_no_file_name_is_refused_not_mangled(
     article_fixture: Path, tmp_path: Path
 ) -> None:

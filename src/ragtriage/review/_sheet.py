@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, get_args
 
 from .._optional import require_extra
-from ..errors import InputError, Problem, counted, shortened
+from ..errors import InputError, Problem, counted, found_text, shortened
 from ..fileio import OutputError, atomic_output, check_input, file_problem, read_text
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import ClaimVerdict, FactVerdict
@@ -284,22 +284,35 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
         raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])
     header = tuple(cell.strip() for cell in table[0])
     rows = []
-    long_cells = []
+    cell_problems = []
     for offset, values in enumerate(table, start=1):
         for index, value in enumerate(values):
             problem = check_cell(path, offset, _column_name(header, index), value, SHEET_LIMITS)
             if problem is not None:
-                long_cells.append(problem)
+                cell_problems.append(problem)
         if offset == 1 or not any(v.strip() for v in values):
             continue
+        # A cell under no column name (past the header, or under an empty name) would be read
+        # as nothing: a reviewer's note typed there is refused, not dropped.
+        cell_problems += [
+            Problem(
+                str(path),
+                None,
+                f"row {offset}: {_column_name(header, index)}",
+                "no cell outside the exported columns (this column has no name in the header)",
+                found_text(value),
+            )
+            for index, value in enumerate(values)
+            if value.strip() and not (index < len(header) and header[index])
+        ]
         cells = {
             name: unguarded(values[i]) if i < len(values) else ""
             for i, name in enumerate(header)
             if name
         }
         rows.append(SheetRow(offset, cells))
-    if long_cells:
-        raise InputError(long_cells)
+    if cell_problems:
+        raise InputError(cell_problems)
     return header, rows
 
 
