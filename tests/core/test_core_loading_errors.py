@@ -269,6 +269,9 @@ FILE_CASES = [
     ("empty.jsonl", b"", "run", "- empty.jsonl: line 1: expected a header line with kind and schema_version; found an empty file"),
     ("badhead.jsonl", b"{bad\n", "run", "- badhead.jsonl: line 1 column 2: expected valid JSON; found a key not in double quotes, or a comma before a closing brace"),
     ("kind.jsonl", b'{"kind": "thing", "schema_version": 1}\n', "run", "- kind.jsonl: line 1: kind: expected one of snapshot, evalset, run, labels; found 'thing'"),
+    # a header line that is no object, or has no kind, is named as such (it was 'found null')
+    ("list-head.jsonl", b'[]\n' + RUN_HEAD.encode(), "run", "- list-head.jsonl: line 1: expected a header line with kind and schema_version; found []"),
+    ("no-kind.jsonl", b'{"schema_version": 1}\n', "snapshot", "- no-kind.jsonl: line 1: kind: expected one of snapshot, evalset, run, labels; found nothing"),
     ("version.jsonl", b'{"kind": "run", "schema_version": 3, "name": "r"}\n', "run", "- version.jsonl: line 1: schema_version: expected 1; found 3"),
     # true and 1.0 equal 1 in Python, but are not the version 1
     ("version-true.jsonl", b'{"kind": "run", "schema_version": true, "name": "r"}\n', "run", "- version-true.jsonl: line 1: schema_version: expected 1; found true"),

@@ -38,6 +38,10 @@ from ._files import (
 
 KINDS = ("snapshot", "evalset", "run", "labels")
 
+HEADER_EXPECTED = "a header line with kind and schema_version"
+"""What a JSONL file's first line should have been (the file is empty, or the line is no
+JSON object)."""
+
 
 @dataclass(frozen=True)
 class LoadedFile:
@@ -183,9 +187,13 @@ def _native_kind(
     """A native file's kind, from its header (the JSON object, or a JSONL file's first line
     `at` its number); None, with the problem in `collector`, when the header names no known
     kind, a kind the caller does not take or another schema version."""
-    kind = header.get("kind") if isinstance(header, dict) else None
+    if not isinstance(header, dict):  # a JSONL header line; a JSON file's is checked before
+        collector.add(label, None, at.removesuffix(": "), HEADER_EXPECTED, found_text(header))
+        return None
+    kind = header.get("kind")
     if kind not in KINDS:
-        collector.add(label, None, f"{at}kind", f"one of {', '.join(KINDS)}", found_text(kind))
+        found = found_text(kind) if "kind" in header else "nothing"
+        collector.add(label, None, f"{at}kind", f"one of {', '.join(KINDS)}", found)
         return None
     if _unwanted(kind, wanted, label, f"{at}kind", collector):
         return None
@@ -277,9 +285,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
     first = next(lines, None)
     if first is None:
         if not collector.problems:
-            collector.add(
-                label, None, "line 1", "a header line with kind and schema_version", "an empty file"
-            )
+            collector.add(label, None, "line 1", HEADER_EXPECTED, "an empty file")
         return None
     number, text = first
     parsed, header = parse_line(text, number, label, collector)
