@@ -7,14 +7,18 @@ and the notes and warnings that name them) enter a report only through `md_text`
 renders HTML would run `<script>` or `<img onerror=...>` in them. `md_text` and `md_cell`
 write a `<` that could start HTML as `&lt;` (and an `&` that could start an entity as
 `&amp;`); inside a code span entities are shown as written and HTML is not read at all, so
-`md_code` needs only a fence its text cannot close. The reports' own words and markup
-(headings, `<details>`, "p < 0.05", "<= 0.1") are written as they are.
+`md_code` needs only a fence its text cannot close. Control and format characters (an escape
+sequence, U+202E) are written as their escapes (`\\x1b`, `\\u202e`) everywhere, since the
+report may be printed to a terminal. The reports' own words and markup (headings,
+`<details>`, "p < 0.05", "<= 0.1") are written as they are.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+
+from ._console import visible
 
 _HTML_START = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|\\|(?<=!)\[")
 """What in a text could make a Markdown viewer read HTML: a `<` starting a tag, a closing
@@ -48,7 +52,9 @@ def md_cell(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    # A Markdown report is printed to a terminal too: control and format characters are
+    # written as their escapes (`\x1b`, `\u202e`), as the terminal tables write them.
+    return visible(text.replace("\r\n", " ").replace("\r", " ").replace("\n", " "))
 
 
 def md_lines(lines: Iterable[str]) -> str:

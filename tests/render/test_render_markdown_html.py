@@ -110,10 +110,31 @@ def test_the_exact_lines_of_a_hostile_evaluate_report(tmp_path: Path) -> None:
         ("a\r\nb\nc", "a b c", "a b c"),
         ("![x](https://e.example/p.png) [a](b) !![y]", "!\\[x](https://e.example/p.png) [a](b) "
          "!!\\[y]", "!\\[x](https://e.example/p.png) [a](b) !!\\[y]"),
+        # control and format characters as the terminal tables show them: a Markdown report
+        # printed to a terminal could otherwise set its title or reverse a name's text
+        ("q\x1b]0;t\x07\u202ex\u200b\x9b|", "q\\x1b]0;t\\x07\\u202ex\\u200b\\x9b|",
+         "q\\x1b]0;t\\x07\\u202ex\\u200b\\x9b\\|"),
     ],
 )
 def test_md_text_and_md_cell(text: str, inline: str, cell: str) -> None:
     assert (md_text(text), md_cell(text)) == (inline, cell)
+
+
+def test_a_markdown_report_writes_no_control_character_of_a_question_id(tmp_path: Path) -> None:
+    paths = example_paths()
+    hostile = "q\x1b]0;title\x07\u202ex"
+    for name, source in (("evalset.json", paths.evalset), ("run.json", paths.runs[0])):
+        text = source.read_text(encoding="utf-8").replace('"exact-code"', json.dumps(hostile))
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    out = CliRunner().invoke(cli, [
+        "evaluate", str(tmp_path / "evalset.json"), "--snapshot", str(paths.snapshot),
+        "--run", str(tmp_path / "run.json"), "--format", "markdown",
+    ])
+    assert out.exit_code == 0, out.output
+    assert not {"\x1b", "\x07", "\u202e"} & set(out.stdout)
+    row = "| q\\x1b]0;title\\x07\\u202ex | "
+    assert any(line.startswith(row) for line in out.stdout.splitlines())
+    assert md_code(hostile) == "`q\\x1b]0;title\\x07\\u202ex`"
 
 
 def test_a_code_span_is_not_escaped_and_renders_the_text_as_it_is() -> None:
