@@ -290,6 +290,17 @@ def test_a_cell_under_no_column_name_is_refused_not_dropped(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_sheet_without_rows_says_so(article_fixture: Path, tmp_path: Path) -> None:
+    # A header alone (what export writes for runs with nothing to review) imported nothing
+    # and printed nothing, exit 0: indistinguishable from a command that did not run.
+    header = list(_rows(_exported(article_fixture, tmp_path / "s.csv"))[0])
+    sheet = _csv(tmp_path / "header.csv", [header])
+    result = _import(article_fixture, sheet, tmp_path / "out", "--reviewer", "ana")
+    assert result.exit_code == 0
+    assert result.stdout == f"{sheet}: no claim or fact rows to import; nothing was written\n"
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_run_name_that_is_no_file_name_is_refused_not_mangled(
     article_fixture: Path, tmp_path: Path
 ) -> None:

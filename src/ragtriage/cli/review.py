@@ -97,6 +97,8 @@ def import_command(**options: Any) -> None:
     """
     found = review_import_files(**options)
     imported = found.imported
+    if not imported.label_sets and not imported.unfilled:  # a header alone: say so
+        say(f"{options['sheet']}: no claim or fact rows to import; nothing was written")
     for n, (labels, path) in enumerate(zip(imported.label_sets, found.written, strict=True)):
         kept = f", kept {found.kept[n]} of other reviewers" if found.kept[n] else ""
         replaced = f", replaced {found.replaced[n]} earlier" if found.replaced[n] else ""
