@@ -29,7 +29,7 @@ from ..schemas import claim_ids
 from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
-from ._native_stages import _owner, _spans
+from ._native_stages import _owner, _spans, distinct
 
 Details = dict[str, tuple[str, ...]]
 """One question's details: key -> IDs."""
@@ -132,7 +132,7 @@ class QuestionDetails:
         # whether such a text is in its context.
         side = run.context_flag < 0
         self._snapshot_labels = {
-            code: labels for code in np.unique(self._context[side]).tolist()
+            code: labels for code in distinct(self._context[side]).tolist()
             if (labels := snapshot_found(code))
         }
         labelled = np.zeros(len(ids) + 1, dtype=bool)
