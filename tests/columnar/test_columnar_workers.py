@@ -96,9 +96,9 @@ def test_explanations_spread_over_workers_change_nothing(
     shares = []
     real = native_explain.alongside
 
-    def counted(function: Any, arguments: Any, processes: int) -> Any:
+    def counted(function: Any, arguments: Any, processes: int, **options: Any) -> Any:
         shares.append(([chunks for (chunks,) in arguments], processes))
-        return real(function, arguments, processes)
+        return real(function, arguments, processes, **options)
 
     monkeypatch.setattr(native_explain, "alongside", counted)
     split = evaluate_native(evalset, snapshot, [run], workers=3)

@@ -15,7 +15,6 @@ are shared between this process and forked workers (`executors.alongside`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -81,12 +80,10 @@ _SENT = 5
 """Chunks explained at once (by a forked worker: and sent back)."""
 
 _Part = tuple[
-    list[QuestionRecord] | None, list[list[Details]], list[QuestionDiagnosis],
-    list[BoundaryQuestions],
+    list[QuestionRecord], list[list[Details]], list[QuestionDiagnosis], list[BoundaryQuestions],
 ]
-"""Explanations of consecutive chunks: records (None: made by the process that forked the
-worker that explained them, from their details, each chunk's), verdicts and the questions each
-boundary check names, per chunk."""
+"""Explanations of consecutive chunks: records, each chunk's details (until this process makes
+the records from them), verdicts and the questions each boundary check names, per chunk."""
 
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
@@ -134,8 +131,6 @@ def run_evaluation(
             )
         return records
 
-    here = os.getpid()
-
     def explain(starts: Sequence[int]) -> _Part:
         found: list[list[Details]] = []
         verdicts: list[QuestionDiagnosis] = []
@@ -164,22 +159,21 @@ def run_evaluation(
                 )
             bounds.append(boundary_questions([questions.ids[row] for row in part], details))
             del views  # before the next chunk's are built: one chunk's views alive at a time
+        return [], found, verdicts, bounds
+
+    def finish(index: int, part: _Part) -> _Part:
         # A forked worker sends back the details, not the records: this process makes them
         # from its own columns for less than they cost pickled there and unpickled here.
-        if os.getpid() == here:
-            return made(starts, found), [], verdicts, bounds
-        return None, found, verdicts, bounds
+        _, found, verdicts, bounds = part
+        return made(given[index], found), [], verdicts, bounds
 
     chunks = list(range(0, len(rows), CHUNK))
     shares = max(1, min(workers if CAN_FORK else 1, len(rows) // _PER_WORKER))
     # A few chunks at a time: this process explains them from the first, forked workers from
     # the last (each few sent back as soon as explained), until they meet.
     given = [chunks[at : at + _SENT] for at in range(0, len(chunks), _SENT)]
-    parts = alongside(explain, [(part,) for part in given], shares)
-    records = [
-        r for starts, (made_here, found, _, _) in zip(given, parts, strict=True)
-        for r in (made(starts, found) if made_here is None else made_here)
-    ]
+    parts = alongside(explain, [(part,) for part in given], shares, then=finish)
+    records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[2]]
     bounds = [b for part in parts for b in part[3]]
     # Whether k cut some result's ranking (a run without results says nothing about k).

@@ -71,18 +71,22 @@ def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]
 
 
 def alongside(
-    function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int | None = None
+    function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int | None = None,
+    then: Callable[[int, T], T] | None = None,
 ) -> list[T]:
     """`function(*a)` for each `a` of `arguments`, in order: this process takes them from the
     front, one at a time, while forked processes take them from the back, until the two
     meet (so neither waits on a share that proved slower: a forked process also pays for
     sending its results back, this one for reading them). Each forked process has at most
     two queued at a time. `processes`: how many processes in all, this one included
-    (default: one per argument)."""
+    (default: one per argument). `then(index, result)`, given, finishes each result in this
+    process (what is cheaper made here than sent back), as soon as it is computed here or
+    received, so that it overlaps the forked processes' work."""
     count = len(arguments)
     others = count - 1 if processes is None else min(processes - 1, count - 1)
+    finish = then or _as_is
     if others < 1 or not CAN_FORK:
-        return [function(*a) for a in arguments]
+        return [finish(index, function(*a)) for index, a in enumerate(arguments)]
     results: list[Any] = [None] * count
     front, back = 0, count  # this process's next argument; the forked processes' last
     _TASK["task"] = (function, arguments)
@@ -98,17 +102,21 @@ def alongside(
 
             give()
             while front < back:
-                results[front] = function(*arguments[front])
+                results[front] = finish(front, function(*arguments[front]))
                 front += 1
                 while queued and queued[0][1].ready():
                     index, result = queued.popleft()
-                    results[index] = result.get()
+                    results[index] = finish(index, result.get())
                 give()
             for index, result in queued:
-                results[index] = result.get()
+                results[index] = finish(index, result.get())
     finally:
         _TASK.clear()
     return results
+
+
+def _as_is(index: int, result: T) -> T:
+    return result
 
 
 def in_order(
