@@ -262,7 +262,6 @@ def report_options(
             "fmt",
             type=click.Choice(list(choices)),
             default="table",
-            show_default=True,
             help="Output format; json is the stable contract for scripts.",
         ),
         output_option("the report"),
@@ -351,7 +350,6 @@ def executor_options(func: Callable[..., R]) -> Callable[..., R]:
             "--executor",
             type=click.Choice(["local", "ray"]),
             default="local",
-            show_default=True,
             help="Where the work runs: this process, or shards on a Ray cluster.",
         ),
         click.option(

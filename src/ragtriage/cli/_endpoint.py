@@ -43,21 +43,18 @@ _OPTIONS = (
         "--max-tokens",
         type=bounds.MAX_TOKENS,
         default=DEFAULT_MAX_TOKENS,
-        show_default=True,
         help="Output token limit per call (judge: one JSON verdict; run: the answer).",
     ),
     click.option(
         "--concurrency",
         type=bounds.CONCURRENCY,
         default=DEFAULT_CONCURRENCY,
-        show_default=True,
         help="Requests in flight at once.",
     ),
     click.option(
         "--timeout",
         type=bounds.TIMEOUT,
         default=DEFAULT_TIMEOUT,
-        show_default=True,
         help="Seconds per request, in total (connect, send and every read).",
     ),
 )

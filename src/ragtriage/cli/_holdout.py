@@ -28,7 +28,6 @@ _OPTIONS = (
         "warn_after",
         type=bounds.HOLDOUT_WARN_AFTER,
         default=DEFAULT_WARN_AFTER,
-        show_default=True,
         metavar="N",
         help="Warn when the holdout has been looked at more than N times.",
     ),

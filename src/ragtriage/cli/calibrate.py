@@ -53,7 +53,6 @@ from ._common import (
     "--confidence",
     type=bounds.CONFIDENCE,
     default=0.95,
-    show_default=True,
     help="Coverage of the confidence intervals.",
 )
 @report_options(("table", "json"))

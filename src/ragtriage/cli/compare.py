@@ -54,21 +54,17 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
     metavar="RUN",
     help=f"{candidate_help}; repeatable. Default: every other loaded run.",
 )
-@click.option(
-    "--seed", type=bounds.SEED, default=0, show_default=True, help="Seed of every resampling."
-)
+@click.option("--seed", type=bounds.SEED, default=0, help="Seed of every resampling.")
 @click.option(
     "--resamples",
     type=bounds.RESAMPLES,
     default=RESAMPLES_DEFAULT,
-    show_default=True,
     help="Bootstrap resamples.",
 )
 @click.option(
     "--permutations",
     type=bounds.PERMUTATIONS,
     default=PERMUTATIONS_DEFAULT,
-    show_default=True,
     help="Monte Carlo resamples of the permutation test "
     "(exact enumeration when few questions differ).",
 )

@@ -52,14 +52,11 @@ from .compare import baseline_option, candidate_help
     help=f"{candidate_help}: the run gated. Default: the only loaded run besides the baseline.",
 )
 @baseline_option
-@click.option(
-    "--seed", type=bounds.SEED, default=0, show_default=True, help="Seed of the paired statistics."
-)
+@click.option("--seed", type=bounds.SEED, default=0, help="Seed of the paired statistics.")
 @click.option(
     "--resamples",
     type=bounds.RESAMPLES,
     default=GATE_RESAMPLES_DEFAULT,
-    show_default=True,
     help="Bootstrap resamples for the baseline comparison.",
 )
 @report_options()

@@ -80,7 +80,7 @@ def _records(fmt: str) -> click.Command:
     )
     @click.argument("file", type=click.Path(path_type=Path))
     @_OUT
-    @click.option("--name", default="imported", show_default=True, help="Name of the imported run.")
+    @click.option("--name", default="imported", help="Name of the imported run.")
     @click.option(
         "--dataset-id",
         "dataset_id",
@@ -128,7 +128,6 @@ for _fmt in ("ragas", "seed", "deepeval"):
     "--dataset-id",
     "dataset_id",
     default="trec",
-    show_default=True,
     help="Evaluation-set (and default snapshot) ID.",
 )
 @_OUT
@@ -153,7 +152,7 @@ def trec_command(**options: Any) -> None:
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.argument("traces", type=click.Path(path_type=Path))
 @output_option("the run file", required=True, metavar="FILE")
-@click.option("--name", default="imported", show_default=True, help="Name of the imported run.")
+@click.option("--name", default="imported", help="Name of the imported run.")
 @click.option(
     "--match-attribute",
     default=None,

@@ -74,29 +74,25 @@ class _Bar:
     "--judge",
     type=click.Choice(get_args(JudgeName)),
     default="llm",
-    show_default=True,
     help="`lexical` is the offline BASELINE (word/character overlap), not a model.",
 )
 @endpoint_options
 @click.option(
     "--endpoint-kind",
     default="openai-compatible",
-    show_default=True,
     help="What serves the model (llama.cpp, vllm, ollama ...), stored with the labels.",
 )
-@click.option("--prompt-version", default="v1", show_default=True, help="Prompt template version.")
+@click.option("--prompt-version", default="v1", help="Prompt template version.")
 @click.option(
     "--seed",
     type=bounds.SEED,
     default=0,
-    show_default=True,
     help="Sampling seed (temperature is always 0).",
 )
 @click.option(
     "--response-format",
     type=click.Choice([AUTO_RESPONSE_FORMAT, *RESPONSE_FORMATS]),
     default=AUTO_RESPONSE_FORMAT,
-    show_default=True,
     help="json_schema: constrained output, each task's reply schema in the form the "
     "endpoint kind understands; json_object: any JSON object; none: no response format. "
     "auto: json_schema for --endpoint-kind llama.cpp, json_object otherwise.",
@@ -105,14 +101,12 @@ class _Bar:
     "--max-retries",
     type=bounds.MAX_RETRIES,
     default=3,
-    show_default=True,
     help="Retries on HTTP 408/409/425/429/500/502/503/504, timeouts and transport errors.",
 )
 @click.option(
     "--retry-delay",
     type=bounds.RETRY_DELAY,
     default=0.5,
-    show_default=True,
     help="First retry delay in seconds (doubles each retry).",
 )
 @click.option(
@@ -131,7 +125,6 @@ class _Bar:
     "--max-reply-bytes",
     type=bounds.MAX_REPLY_BYTES,
     default=DEFAULT_MAX_REPLY_BYTES,
-    show_default=True,
     help="Largest reply read; a bigger one is cannot_judge (not retried, not cached).",
 )
 @click.option("--dry-run", is_flag=True, help="Only estimate calls, tokens and cost.")

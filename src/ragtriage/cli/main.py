@@ -119,7 +119,8 @@ class LazyGroup(click.Group):
 
 @click.group(
     cls=LazyGroup,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # Every option with a default shows it in --help: one setting, inherited by each command.
+    context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
     epilog=examples(
         "ragtriage demo",
         "ragtriage evaluate evalset.json --snapshot snapshot.json --run a.jsonl --run b.jsonl",

@@ -42,7 +42,7 @@ def write_html(evaluation: Evaluation, path: Path, comparison: Comparison | None
 )
 @dataset_options()
 @output_option("the HTML report", required=True)
-@click.option("--title", default="ragtriage report", show_default=True, help="The page title.")
+@click.option("--title", default="ragtriage report", help="The page title.")
 @handle_errors
 def report_command(request: Request, output: Path, title: str) -> None:
     """Write DATASET and its runs as one HTML file.

@@ -40,7 +40,6 @@ from ._endpoint import endpoint_options
     "--retriever",
     type=click.Choice(get_args(RetrieverKind)),
     default="bm25",
-    show_default=True,
     help="bm25s, USE multilingual embeddings, or reciprocal-rank fusion of both.",
 )
 @click.option(
@@ -60,7 +59,6 @@ from ._endpoint import endpoint_options
     "k",
     type=KType(),
     default=10,
-    show_default=True,
     help="Most units in the final context.",
 )
 @click.option(
@@ -73,7 +71,6 @@ from ._endpoint import endpoint_options
     "--candidates",
     type=bounds.CUTOFF,
     default=100,
-    show_default=True,
     help="First-stage candidates recorded.",
 )
 @click.option(
@@ -97,7 +94,6 @@ from ._endpoint import endpoint_options
     "--rrf-c",
     type=bounds.RRF_C,
     default=60,
-    show_default=True,
     help="Reciprocal-rank fusion constant.",
 )
 @click.option(

@@ -56,7 +56,6 @@ from ._common import (
     "--averaging",
     type=click.Choice(get_args(AveragingRule)),
     default="relevant",
-    show_default=True,
     help="Which questions the averages cover. relevant: those with a relevant document"
     " (a question without one is not applicable); trec_eval: trec_eval's default (questions"
     " in both files, no relevant document counts 0; implies --allow-missing --allow-extra,"
