@@ -7,7 +7,7 @@ as its primary or a secondary stage in at least one of the runs.
 
 An ID pattern that matches no question of the evaluation set is a mistake (a mistyped ID
 would otherwise select nothing, silently): it is refused, every such pattern named
-(`IdPatterns`). A tag, split or stage that matches nothing is an answer (no question fails at
+(`check_id_patterns`). A tag, split or stage that matches nothing is an answer (no question fails at
 that stage), not a mistake: the report is empty.
 """
 
@@ -83,48 +83,33 @@ ID_EXPECTED = "the ID of a question of the evaluation set, or a glob matching on
 _GLOB = frozenset("*?[")  # a pattern with these is no mistyped ID: no "did you mean"
 
 
-class IdPatterns:
-    """Which of a selection's ID patterns some question seen so far matches (`see` each
-    question of the evaluation set, then `check`); the IDs seen are kept (up to
-    `SUGGEST_LIMIT`) only while a pattern is unmatched, for a "did you mean"."""
-
-    def __init__(self, patterns: tuple[str, ...]) -> None:
-        self._left = list(dict.fromkeys(patterns))
-        self._seen: list[str] | None = []
-
-    def see(self, question_id: str) -> None:
-        """Note one question of the evaluation set."""
-        if not self._left:
+def check_id_patterns(patterns: Iterable[str], question_ids: Iterable[str]) -> None:
+    """Raise `InputError` naming every ID pattern that no question of the evaluation set
+    (`question_ids`, every one) matches: the request's check before anything is scored. The
+    IDs are kept (up to `SUGGEST_LIMIT`) only while a pattern is unmatched, for a "did you
+    mean"."""
+    left = list(dict.fromkeys(patterns))
+    seen: list[str] | None = []
+    for question_id in question_ids:
+        if not left:
             return
-        self._left = [p for p in self._left if not fnmatchcase(question_id, p)]
-        if self._seen is not None:
-            self._seen.append(question_id)
-            if len(self._seen) > SUGGEST_LIMIT:
-                self._seen = None
-
-    def check_ids(self, question_ids: Iterable[str]) -> None:
-        """`see` every question ID of the evaluation set, then `check`: the request's check
-        before anything is scored (an `IdsCheck` of the engine)."""
-        for question_id in question_ids:
-            if not self._left:
-                break
-            self.see(question_id)
-        self.check()
-
-    def check(self) -> None:
-        """Raise `InputError` naming every pattern no question matched."""
-        if not self._left:
-            return
-        suggest = Suggestions(self._seen or ())
-        raise InputError(
-            [
-                option_problem(
-                    "--id", ID_EXPECTED,
-                    found_text(pattern) + ("" if _GLOB & set(pattern) else suggest(pattern)),
-                )
-                for pattern in self._left
-            ]
-        )
+        left = [p for p in left if not fnmatchcase(question_id, p)]
+        if seen is not None:
+            seen.append(question_id)
+            if len(seen) > SUGGEST_LIMIT:
+                seen = None
+    if not left:
+        return
+    suggest = Suggestions(seen or ())
+    raise InputError(
+        [
+            option_problem(
+                "--id", ID_EXPECTED,
+                found_text(pattern) + ("" if _GLOB & set(pattern) else suggest(pattern)),
+            )
+            for pattern in left
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -152,19 +137,18 @@ def score_selected(
     condition; the engine's `stages`), in one pass; `held` keeps the questions the input
     holds for this request (the holdout left out unless included), which is what
     run-wide facts (self-labelling) are read from. An ID pattern matching no question of the
-    input raises `InputError` (`IdPatterns`) before anything is scored: `score` gives
+    input raises `InputError` (`check_id_patterns`) before anything is scored: `score` gives
     `ids_check` every question ID of the evaluation set as soon as it has read them.
     """
     from .evaluation import FieldFilter
 
     held: set[str] = set()
     looked: set[str] = set()  # the holdout questions scored
-    patterns = IdPatterns(selection.ids)
     checked: list[bool] = []
 
     def ids_check(question_ids: Sequence[str]) -> None:
         # Every ID, a holdout question left out included: it is one of the set too.
-        patterns.check_ids(question_ids)
+        check_id_patterns(selection.ids, question_ids)
         checked.append(True)
 
     def in_input(question: QuestionFields) -> bool:
@@ -205,13 +189,13 @@ def evaluate_selected(
     diagnosis has a selected stage (`columnar.evaluate`'s `stages`).
 
     Aggregates, slices and diagnoses then cover exactly the selected questions. An ID
-    pattern that matches no question of the dataset raises `InputError` (`IdPatterns`),
+    pattern that matches no question of the dataset raises `InputError` (`check_id_patterns`),
     before anything is scored.
     """
     from .columnar import evaluate
     from .evaluation import FieldFilter
 
-    IdPatterns(selection.ids).check_ids(q.id for q in dataset.evalset.questions)
+    check_id_patterns(selection.ids, (q.id for q in dataset.evalset.questions))
     return evaluate(
         dataset,
         question_filter=FieldFilter(selection.matches_question),
