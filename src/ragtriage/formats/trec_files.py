@@ -146,7 +146,6 @@ def repeated_document(
 def parse_qrels(
     path: PathArg,
     collector: ProblemCollector,
-    label: str | None = None,
     seen: set[str] | None = None,
     comments: list[int] | None = None,
 ) -> Qrels:
@@ -156,7 +155,7 @@ def parse_qrels(
     receives the line number of every skipped `#` comment line.
     """
     path = as_path(path)
-    shown = label or str(path)
+    shown = str(path)
     qrels: Qrels = {}
     first_line: dict[tuple[str, str], int] = {}
     for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen, comments):
@@ -179,7 +178,6 @@ def parse_qrels(
 def parse_run(
     path: PathArg,
     collector: ProblemCollector,
-    label: str | None = None,
     seen: set[str] | None = None,
     comments: list[int] | None = None,
 ) -> TrecRun:
@@ -189,7 +187,7 @@ def parse_run(
     receives the line number of every skipped `#` comment line.
     """
     path = as_path(path)
-    shown = label or str(path)
+    shown = str(path)
     run: TrecRun = {}
     first_line: dict[tuple[str, str], int] = {}
     for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen, comments):

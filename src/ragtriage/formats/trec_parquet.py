@@ -48,12 +48,11 @@ def schema_problems(schema: pa.Schema, label: str, collector: ProblemCollector) 
 def parse_run_parquet(
     path: PathArg,
     collector: ProblemCollector,
-    label: str | None = None,
     seen: set[str] | None = None,
 ) -> TrecRun:
     """Read a Parquet run row by row, reporting every problem with its row number (from 1)."""
     path = as_path(path)
-    shown = label or str(path)
+    shown = str(path)
     try:
         check_input(path, shown)
         table = pq.read_table(path)
