@@ -13,8 +13,15 @@ from typing import TypeVar
 
 import click
 
-from ..endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT
-from . import _bounds as bounds
+from ..endpoint import (
+    CONCURRENCY_RANGE,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TIMEOUT,
+    MAX_TOKENS_RANGE,
+    TIMEOUT_RANGE,
+)
+from ._bounds import bounded
 from ._common import with_options
 
 R = TypeVar("R")
@@ -41,19 +48,19 @@ _OPTIONS = (
     ),
     click.option(
         "--max-tokens",
-        type=bounds.MAX_TOKENS,
+        type=bounded(MAX_TOKENS_RANGE),
         default=DEFAULT_MAX_TOKENS,
         help="Output token limit per call (judge: one JSON verdict; run: the answer).",
     ),
     click.option(
         "--concurrency",
-        type=bounds.CONCURRENCY,
+        type=bounded(CONCURRENCY_RANGE),
         default=DEFAULT_CONCURRENCY,
         help="Requests in flight at once.",
     ),
     click.option(
         "--timeout",
-        type=bounds.TIMEOUT,
+        type=bounded(TIMEOUT_RANGE),
         default=DEFAULT_TIMEOUT,
         help="Seconds per request, in total (connect, send and every read).",
     ),

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..holdout import DEFAULT_WARN_AFTER, HoldoutPolicy
-from . import _bounds as bounds
+from ..validation import HOLDOUT_WARN_AFTER_RANGE
+from ._bounds import bounded
 from ._common import packed
 
 _OPTIONS = (
@@ -26,7 +27,7 @@ _OPTIONS = (
     click.option(
         "--holdout-warn-after",
         "warn_after",
-        type=bounds.HOLDOUT_WARN_AFTER,
+        type=bounded(HOLDOUT_WARN_AFTER_RANGE),
         default=DEFAULT_WARN_AFTER,
         metavar="N",
         help="Warn when the holdout has been looked at more than N times.",

@@ -10,7 +10,8 @@ import click
 from ..api import calibrate_labels
 from ..calibration import calibration_json, render_calibration
 from ..render import dumps
-from . import _bounds as bounds
+from ..validation import LEVEL_RANGE
+from ._bounds import bounded
 from ._common import (
     dataset_argument,
     examples,
@@ -51,7 +52,7 @@ from ._common import (
 @run_option
 @click.option(
     "--confidence",
-    type=bounds.CONFIDENCE,
+    type=bounded(LEVEL_RANGE),
     default=0.95,
     help="Coverage of the confidence intervals.",
 )

@@ -11,8 +11,14 @@ from ..api import compare_request
 from ..compare import comparison_json, render_comparison_markdown, render_comparison_table
 from ..render import dumps
 from ..request import Request
-from ..validation import PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
-from . import _bounds as bounds
+from ..validation import (
+    PERMUTATIONS_DEFAULT,
+    PERMUTATIONS_RANGE,
+    RESAMPLES_DEFAULT,
+    RESAMPLES_RANGE,
+    SEED_RANGE,
+)
+from ._bounds import bounded
 from ._common import (
     examples,
     handle_errors,
@@ -54,16 +60,16 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
     metavar="RUN",
     help=f"{candidate_help}; repeatable. Default: every other loaded run.",
 )
-@click.option("--seed", type=bounds.SEED, default=0, help="Seed of every resampling.")
+@click.option("--seed", type=bounded(SEED_RANGE), default=0, help="Seed of every resampling.")
 @click.option(
     "--resamples",
-    type=bounds.RESAMPLES,
+    type=bounded(RESAMPLES_RANGE),
     default=RESAMPLES_DEFAULT,
     help="Bootstrap resamples.",
 )
 @click.option(
     "--permutations",
-    type=bounds.PERMUTATIONS,
+    type=bounded(PERMUTATIONS_RANGE),
     default=PERMUTATIONS_DEFAULT,
     help="Monte Carlo resamples of the permutation test "
     "(exact enumeration when few questions differ).",

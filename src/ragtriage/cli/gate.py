@@ -12,8 +12,8 @@ from ..api import gate_request
 from ..gate import gate_json, render_gate_markdown, render_gate_table, render_junit
 from ..render import dumps
 from ..request import Request
-from ..validation import GATE_RESAMPLES_DEFAULT
-from . import _bounds as bounds
+from ..validation import GATE_RESAMPLES_DEFAULT, RESAMPLES_RANGE, SEED_RANGE
+from ._bounds import bounded
 from ._common import (
     EXIT_GATE_FAILED,
     examples,
@@ -52,10 +52,10 @@ from .compare import baseline_option, candidate_help
     help=f"{candidate_help}: the run gated. Default: the only loaded run besides the baseline.",
 )
 @baseline_option
-@click.option("--seed", type=bounds.SEED, default=0, help="Seed of the paired statistics.")
+@click.option("--seed", type=bounded(SEED_RANGE), default=0, help="Seed of the paired statistics.")
 @click.option(
     "--resamples",
-    type=bounds.RESAMPLES,
+    type=bounded(RESAMPLES_RANGE),
     default=GATE_RESAMPLES_DEFAULT,
     help="Bootstrap resamples for the baseline comparison.",
 )

@@ -10,10 +10,16 @@ from rich.progress import Progress, TaskID
 
 from .._console import progress_bar
 from ..api import judge_files
-from ..endpoint import DEFAULT_MAX_REPLY_BYTES
+from ..endpoint import (
+    DEFAULT_MAX_REPLY_BYTES,
+    MAX_REPLY_BYTES_RANGE,
+    MAX_RETRIES_RANGE,
+    PRICE_PER_1K_RANGE,
+    RETRY_DELAY_RANGE,
+)
 from ..judges import AUTO_RESPONSE_FORMAT, RESPONSE_FORMATS, estimate_lines, summary_lines
-from ..validation import JudgeName
-from . import _bounds as bounds
+from ..validation import SEED_RANGE, JudgeName
+from ._bounds import bounded
 from ._common import (
     examples,
     executor_options,
@@ -85,7 +91,7 @@ class _Bar:
 @click.option("--prompt-version", default="v1", help="Prompt template version.")
 @click.option(
     "--seed",
-    type=bounds.SEED,
+    type=bounded(SEED_RANGE),
     default=0,
     help="Sampling seed (temperature is always 0).",
 )
@@ -99,13 +105,13 @@ class _Bar:
 )
 @click.option(
     "--max-retries",
-    type=bounds.MAX_RETRIES,
+    type=bounded(MAX_RETRIES_RANGE),
     default=3,
     help="Retries on HTTP 408/409/425/429/500/502/503/504, timeouts and transport errors.",
 )
 @click.option(
     "--retry-delay",
-    type=bounds.RETRY_DELAY,
+    type=bounded(RETRY_DELAY_RANGE),
     default=0.5,
     help="First retry delay in seconds (doubles each retry).",
 )
@@ -116,14 +122,14 @@ class _Bar:
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the cache.")
 @click.option(
-    "--price-per-1k-input", type=bounds.PRICE_PER_1K, help="USD per 1,000 input tokens."
+    "--price-per-1k-input", type=bounded(PRICE_PER_1K_RANGE), help="USD per 1,000 input tokens."
 )
 @click.option(
-    "--price-per-1k-output", type=bounds.PRICE_PER_1K, help="USD per 1,000 output tokens."
+    "--price-per-1k-output", type=bounded(PRICE_PER_1K_RANGE), help="USD per 1,000 output tokens."
 )
 @click.option(
     "--max-reply-bytes",
-    type=bounds.MAX_REPLY_BYTES,
+    type=bounded(MAX_REPLY_BYTES_RANGE),
     default=DEFAULT_MAX_REPLY_BYTES,
     help="Largest reply read; a bigger one is cannot_judge (not retried, not cached).",
 )

@@ -10,8 +10,16 @@ import click
 
 from ..api import run_files
 from ..errors import counted
-from ..validation import RerankKind, RetrieverKind
-from . import _bounds as bounds
+from ..validation import (
+    CHUNK_CHARS_RANGE,
+    CHUNK_SENTENCES_RANGE,
+    CONTEXT_CHARS_RANGE,
+    CUTOFF_RANGE,
+    RRF_C_RANGE,
+    RerankKind,
+    RetrieverKind,
+)
+from ._bounds import bounded
 from ._common import (
     KType,
     examples,
@@ -50,7 +58,7 @@ from ._endpoint import endpoint_options
 )
 @click.option(
     "--rerank-depth",
-    type=bounds.CUTOFF,
+    type=bounded(CUTOFF_RANGE),
     default=None,
     help="How many head candidates to rerank (default: all).",
 )
@@ -63,25 +71,25 @@ from ._endpoint import endpoint_options
 )
 @click.option(
     "--context-chars",
-    type=bounds.CONTEXT_CHARS,
+    type=bounded(CONTEXT_CHARS_RANGE),
     default=None,
     help="Most characters in the final context (whole units).",
 )
 @click.option(
     "--candidates",
-    type=bounds.CUTOFF,
+    type=bounded(CUTOFF_RANGE),
     default=100,
     help="First-stage candidates recorded.",
 )
 @click.option(
     "--chunk-chars",
-    type=bounds.CHUNK_CHARS,
+    type=bounded(CHUNK_CHARS_RANGE),
     default=None,
     help="Cut documents into windows of at most N characters.",
 )
 @click.option(
     "--chunk-sentences",
-    type=bounds.CHUNK_SENTENCES,
+    type=bounded(CHUNK_SENTENCES_RANGE),
     default=None,
     help="Cut documents into groups of N sentences.",
 )
@@ -92,7 +100,7 @@ from ._endpoint import endpoint_options
 )
 @click.option(
     "--rrf-c",
-    type=bounds.RRF_C,
+    type=bounded(RRF_C_RANGE),
     default=60,
     help="Reciprocal-rank fusion constant.",
 )
