@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text
-from ..fileio import open_input, parse_json, read_json as read_json_document, text_lines
+from ..fileio import open_input, parse_json, text_lines
 from ..paths import PathArg, as_path
 
 if TYPE_CHECKING:  # pydantic is imported by the functions that validate (not by hashing)
@@ -163,15 +163,6 @@ def pydantic_problems(
             found = found_text(item.get("input"))
         problems.append(Problem(file, question_id, field, expected, found, record))
     return problems
-
-
-def read_json(path: Path, label: str, collector: ProblemCollector) -> Any:
-    """Parse a whole JSON file strictly (`fileio`); any problem is collected (returns None)."""
-    try:
-        return read_json_document(path, label)
-    except InputError as exc:
-        collector.extend(exc.problems)
-    return None
 
 
 def iter_jsonl(path: Path, label: str, collector: ProblemCollector) -> Iterator[tuple[int, str]]:

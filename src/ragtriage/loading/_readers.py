@@ -6,7 +6,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProblemCollector, found_text
+from ..errors import InputError, ProblemCollector, found_text
+from ..fileio import read_json
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
     ArticleDataset,
@@ -32,7 +33,6 @@ from ._files import (
     file_sha256,
     iter_jsonl,
     parse_line,
-    read_json,
     validate_item,
 )
 
@@ -324,13 +324,16 @@ def read_file(
     path = as_path(path)
     shown = label or display_path(path)
     before = len(collector.problems)
+    content = None
     if file_suffix(path) == ".jsonl":
         content = _from_jsonl(path, shown, collector, wanted)
     else:
-        data = read_json(path, shown, collector)
-        content = (
-            None if len(collector.problems) > before else _from_json(data, shown, collector, wanted)
-        )
+        try:
+            data = read_json(path, shown)
+        except InputError as exc:
+            collector.extend(exc.problems)
+        else:
+            content = _from_json(data, shown, collector, wanted)
     if len(collector.problems) > before:
         content = None
     kind = "article" if isinstance(content, ArticleDataset) else getattr(content, "kind", "unknown")
