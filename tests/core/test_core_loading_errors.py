@@ -169,6 +169,29 @@ def test_label_file_problems(files: Path) -> None:
     ])
 
 
+def test_label_file_unknown_claim_and_unknown_fact_at_once(files: Path) -> None:
+    # The claim label that names no claim is refused with the fact label's unknown fact (a
+    # rule of the checks after loading), not alone, the second one shown only once it is fixed.
+    write_json(files / "evalset.json", evalset_doc([question("q1", evidence=[["d1"]], facts=["f1"])]))
+    human = {"kind": "human", "name": "h"}
+    write_json(files / "labels.json", {
+        "kind": "labels", "schema_version": 1, "run": "r",
+        "claim_labels": [
+            {"question_id": "q1", "claim_id": "c7", "label": {"verdict": "unsupported", "labeller": human}},
+        ],
+        "fact_labels": [
+            {"question_id": "q1", "label": {"fact_id": "f1", "verdict": "covered", "labeller": human}},
+            {"question_id": "q1", "label": {"fact_id": "f9", "verdict": "covered", "labeller": human}},
+        ],
+    })
+    code, err = invoke(files, *_eval_args(files, "run.json"), "--labels", str(files / "labels.json"))
+    assert (code, err) == (2, [
+        "Error: 2 problems found in the input:",
+        "- labels.json: question 'q1': claim_labels.claim_id: expected a claim of the answer (c1); found 'c7'",
+        "- labels.json: question 'q1': fact_labels.fact_id: expected a reference fact of the question (f1); found 'f9'",
+    ])
+
+
 def test_chunk_rules(files: Path) -> None:
     chunks = [
         {"id": "d1", "document_id": "d1", "start": 0, "end": 2},

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import ProblemCollector, Suggestions, option_problem
+from ..errors import Problem, ProblemCollector, Suggestions, option_problem
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot, claim_ids
 from ._article_convert import ARTICLE_DEFAULT_K, convert_article
@@ -35,6 +35,10 @@ class Dataset:
 
     label_files: Mapping[LabelPlace, str] = field(default_factory=dict)
     """For each label attached from a label file, that file (see `label_file`)."""
+
+    unattached: tuple[Problem, ...] = ()
+    """Labels of label files naming a run, question or claim the runs lack: not attached,
+    each a problem `validation.check_dataset` reports with the others of the dataset."""
 
     def cutoffs(self, k: int | None = None) -> dict[str, int | None]:
         """Each run's cut-off by name: `k` when given, else the run's own (its provenance's
@@ -150,7 +154,12 @@ def load_dataset(
     runs: Sequence[PathArg] = (),
     labels: Sequence[PathArg] = (),
 ) -> Dataset:
-    """Read the files of one evaluation; raise `InputError` with every schema problem."""
+    """Read the files of one evaluation; raise `InputError` with every schema problem.
+
+    A label of a label file that names a run, question or claim the runs lack is not attached:
+    its problem is the dataset's `unattached`, reported by `validation.check_dataset` with
+    every other problem of the dataset (a fact label's unknown fact, ...).
+    """
     dataset = as_path(dataset, "dataset")
     snapshot = as_optional_path(snapshot, "snapshot")
     runs = as_paths(runs, "runs")
@@ -228,7 +237,7 @@ def load_dataset(
     assert snap is not None and evalset is not None  # guaranteed by the checks above
     origins: dict[LabelPlace, str] = {}
     attached = _attach_labels(loaded_runs, label_sets, collector, origins)
-    collector.raise_if_any()
     return Dataset(
-        snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files, origins
+        snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files, origins,
+        tuple(collector.problems),
     )

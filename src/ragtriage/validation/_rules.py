@@ -291,7 +291,8 @@ def check_dataset(
     label_policy: LabelPolicy = "human-first",
     allow_missing: bool = False,
 ) -> list[Problem]:
-    """Every semantic problem of a dataset, given each run's cut-off.
+    """Every semantic problem of a dataset, given each run's cut-off; the labels its label
+    files address to no run, question or claim (`Dataset.unattached`) before the runs'.
 
     `allow_missing` accepts runs without a result for some questions (they are listed as
     no result by `evaluate`, never scored).
@@ -304,6 +305,7 @@ def check_dataset(
         # Which question a result answers is ambiguous: checking the runs would only add
         # problems that point elsewhere. The duplicate is the one problem to fix first.
         return c.problems
+    c.problems.extend(ds.unattached)
     for run in ds.runs:
         _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy, allow_missing)
     return c.problems
