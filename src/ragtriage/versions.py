@@ -27,7 +27,7 @@ from .loading import (
     validate_item,
 )
 from .paths import PathArg, as_path, file_suffix
-from .schemas import Document, DocumentStatus, Identifier, StrictModel
+from .schemas import Document, DocumentStatus, Identifier, IsoDate, StrictModel
 from .validation import SUPERSESSION_LOOP, supersession_loops
 
 
@@ -41,7 +41,7 @@ class VersionEntry(StrictModel):
     supersedes it, else left as the snapshot has it."""
     supersedes: list[Identifier] = Field(default_factory=list)
     """IDs of older documents this one replaces."""
-    effective_date: str | None = None
+    effective_date: IsoDate | None = None
     """ISO date from which this version applies."""
 
 

@@ -169,3 +169,13 @@ def test_a_grade_beyond_32_bits_is_refused(tmp_path: Path) -> None:
         f"{tmp_path / 'evalset.jsonl'}: question 'q0': line 2: required_evidence[0].grade: "
         "expected less than or equal to 2147483647; found 2147483648"
     ]
+
+
+@pytest.mark.parametrize("date", ["next week", "2026-02-30", "2026-13", "20260101", "2026-W01-1"])
+def test_an_applies_to_date_that_is_no_iso_date_is_refused(tmp_path: Path, date: str) -> None:
+    fast, loader = _refusals(tmp_path, "evalset", lambda q: q.update(applies_to={"date": date}))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "evalset.jsonl"), "q0", "line 2: applies_to.date",
+        "an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY)", repr(date), record="question",
+    )]

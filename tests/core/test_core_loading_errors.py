@@ -192,6 +192,21 @@ def test_label_file_unknown_claim_and_unknown_fact_at_once(files: Path) -> None:
     ])
 
 
+def test_effective_date_that_is_no_iso_date(files: Path) -> None:
+    docs = [doc("d1", "alpha", effective_date="1 March 2026"), doc("d2", "beta", effective_date="2026-03")]
+    write_json(files / "snapshot.json", snapshot_doc(docs))
+    assert invoke(files, *_eval_args(files, "run.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- snapshot.json: document 'd1': effective_date: expected an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY); found '1 March 2026'",
+    ])
+    write_json(files / "snapshot.json", snapshot_doc([doc("d1", "alpha"), doc("d2", "beta")]))
+    write_json(files / "versions.json", {"d2": {"effective_date": "2026-02-30"}})
+    assert invoke(files, *_eval_args(files, "run.json"), "--versions", str(files / "versions.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- versions.json: d2.effective_date: expected an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY); found '2026-02-30'",
+    ])
+
+
 def test_chunk_rules(files: Path) -> None:
     chunks = [
         {"id": "d1", "document_id": "d1", "start": 0, "end": 2},

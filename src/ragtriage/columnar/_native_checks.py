@@ -36,6 +36,7 @@ from ..schemas import (
     ReferenceFact,
     Split,
     Usage,
+    is_iso_date,
 )
 
 _KEY_END = re.compile(rb'"\s*:')
@@ -222,7 +223,7 @@ def applies_ok(value: Any) -> bool:
         type(value) is dict
         and value.keys() <= APPLIES_KEYS
         and opt_str(value.get("version"))
-        and opt_str(value.get("date"))
+        and (value.get("date") is None or is_iso_date(value["date"]))
     )
 
 

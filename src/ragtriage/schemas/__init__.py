@@ -52,10 +52,12 @@ from ._run import (
 from ._shared import (
     SCHEMA_VERSION,
     Identifier,
+    IsoDate,
     Labeller,
     Scalar,
     SchemaVersion,
     StrictModel,
+    is_iso_date,
     is_schema_version,
 )
 from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
@@ -89,6 +91,7 @@ __all__ = [
     "FactLabelEntry",
     "FactVerdict",
     "Identifier",
+    "IsoDate",
     "LabelPolicy",
     "LabelSet",
     "Labeller",
@@ -109,6 +112,7 @@ __all__ = [
     "agreed_verdict",
     "claim_ids",
     "counted_labels",
+    "is_iso_date",
     "is_schema_version",
     "json_schema",
     "record_kind",

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from ..fileio import MAX_GRADE
-from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, IsoDate, Scalar, SchemaVersion, StrictModel
 
 Answerability = Literal["answerable", "unanswerable", "needs_clarification"]
 Split = Literal["dev", "regression", "holdout"]
@@ -40,7 +40,7 @@ class AppliesTo(StrictModel):
 
     version: str | None = None
     """Document version the answer must come from (e.g. `v2`)."""
-    date: str | None = None
+    date: IsoDate | None = None
     """ISO date the answer must be valid on."""
 
 

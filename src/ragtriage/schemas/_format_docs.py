@@ -298,6 +298,8 @@ def _type(node: dict[str, Any]) -> str:
         return text
     if kind == "object":
         return f"map of string to {_type(node.get('additionalProperties', {}))}"
+    if kind == "string" and node.get("format") == "date":
+        return "date (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`)"
     if kind == "string":
         return "non-empty string" if node.get("minLength") else "string"
     if kind in ("integer", "number"):

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    StringConstraints,
+    WithJsonSchema,
+)
 
 SCHEMA_VERSION: Literal[1] = 1
 """The version of the native file formats this release reads and writes."""
@@ -31,6 +40,35 @@ SchemaVersion = Annotated[Literal[1], BeforeValidator(_schema_version)]
 
 Identifier = Annotated[str, StringConstraints(min_length=1, strip_whitespace=False)]
 """A stable, non-empty identifier (document, chunk, question, fact, claim)."""
+
+ISO_DATE_EXPECTED = "an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY)"
+"""What a date field expects, as problems say it."""
+_ISO_DATE = re.compile(r"[0-9]{4}(?:-[0-9]{2}){0,2}")
+
+
+def is_iso_date(value: object) -> bool:
+    """True for a string holding a date of the calendar as `YYYY-MM-DD`, or a month or a year
+    (`YYYY-MM`, `YYYY`; ISO 8601's reduced precision); not `2026-02-30`, nor the other forms
+    `date.fromisoformat` reads (`20260101`, `2026-W01`)."""
+    if type(value) is not str or not _ISO_DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value + "-01-01"[len(value) - 4 :])  # a month or a year: its first day
+    except ValueError:
+        return False
+    return True
+
+
+def _iso_date(value: str) -> str:
+    if not is_iso_date(value):
+        raise ValueError(ISO_DATE_EXPECTED)
+    return value
+
+
+IsoDate = Annotated[
+    str, AfterValidator(_iso_date), WithJsonSchema({"type": "string", "format": "date"})
+]
+"""A date as `YYYY-MM-DD`, `YYYY-MM` or `YYYY` (`is_iso_date`), kept as the string given."""
 
 Scalar = str | int | float | bool
 """A value allowed in free-form metadata and settings maps."""

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, IsoDate, Scalar, SchemaVersion, StrictModel
 
 DocumentStatus = Literal["current", "superseded", "withdrawn"]
 
@@ -26,7 +26,7 @@ class Document(StrictModel):
     """`current`, `superseded` (a newer version replaces it) or `withdrawn` (no longer valid)."""
     supersedes: list[Identifier] = Field(default_factory=list)
     """IDs of the older documents this one replaces."""
-    effective_date: str | None = None
+    effective_date: IsoDate | None = None
     """ISO date from which this version applies, if known."""
     access_groups: list[Identifier] | None = None
     """Groups allowed to read the document; `null` means everyone may read it."""
