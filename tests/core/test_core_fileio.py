@@ -152,6 +152,24 @@ def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_file_reader_too(
     assert [(o.exit_code, o.stderr.splitlines()[-1]) for o in outputs] == [(2, expected)] * 2
 
 
+def test_jsonl_lines_ended_by_cr_alone_are_refused_as_such_by_both_readers(tmp_path: Path) -> None:
+    from loader_path import READERS, invoke
+
+    example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+    run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))
+    results = run.pop("results")
+    lines = [json.dumps(run, ensure_ascii=False), *(json.dumps(r, ensure_ascii=False) for r in results)]
+    (tmp_path / "run.jsonl").write_bytes(("\r".join(lines) + "\r").encode())
+    args = ["evaluate", str(example / "evalset.json"), "--snapshot",
+            str(example / "snapshot.json"), "--run", str(tmp_path / "run.jsonl")]
+    expected = (
+        f"- {tmp_path / 'run.jsonl'}: line 1: expected LF or CRLF line ends; "
+        f"found one line holding {len(lines)} CR characters (old Mac line ends)"
+    )
+    outputs = [invoke(reader, args) for reader in READERS]
+    assert [(o.exit_code, o.stderr.splitlines()[-1]) for o in outputs] == [(2, expected)] * 2
+
+
 def test_an_integer_beyond_64_bits_in_a_run_header_is_reported_exactly_by_both_readers(
     tmp_path: Path,
 ) -> None:

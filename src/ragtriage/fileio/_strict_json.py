@@ -223,9 +223,14 @@ def _skip_space(text: str, position: int) -> int:
 def parse_json(text: str, label: str, line: int | None = None) -> Any:
     """Parse one JSON value strictly; `line`: the text is that line of a JSONL file."""
     value, end = _decode(text, label, line, _skip_space(text, 0))
-    end = _skip_space(text, end)
-    if end < len(text):
-        raise file_problem(label, "valid JSON", _plain("Extra data"), _where(text, end, line))
+    after = _skip_space(text, end)
+    if after < len(text):
+        if line is not None and "\r" in text[end:after]:
+            # JSON lines separated by CR alone (old Mac line ends) read as one line
+            crs = text.count("\r")
+            found = f"one line holding {crs} CR characters (old Mac line ends)"
+            raise file_problem(label, "LF or CRLF line ends", found, f"line {line}")
+        raise file_problem(label, "valid JSON", _plain("Extra data"), _where(text, after, line))
     return value
 
 
