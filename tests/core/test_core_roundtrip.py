@@ -61,7 +61,10 @@ def strategy_for(tp: Any, metadata: list[Any] | None = None, depth: int = 0) -> 
         return st.dictionaries(strategy_for(key), strategy_for(value), max_size=2)
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return model_strategy(tp, depth + 1)
-    if tp is str and any((getattr(m, "json_schema", None) or {}).get("format") == "date" for m in metadata):
+    if tp is str and any(
+        (getattr(m, "json_schema", None) or {}).get("pattern") == "^[0-9]{4}(-[0-9]{2}){0,2}$"
+        for m in metadata
+    ):
         # an IsoDate: a day, a month or a year
         return st.tuples(st.dates(), st.sampled_from([4, 7, 10])).map(lambda d: d[0].isoformat()[: d[1]])
     if tp is str:

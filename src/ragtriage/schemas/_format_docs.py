@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ._json_schema import SCHEMA_MODELS, json_schema
+from ._shared import ISO_DATE_PATTERN
 
 JSONL_RUN_EXAMPLE = (
     '{"schema_version": 1, "kind": "run", "name": "baseline", "provenance": {"k": 2}}\n'
@@ -298,7 +299,7 @@ def _type(node: dict[str, Any]) -> str:
         return text
     if kind == "object":
         return f"map of string to {_type(node.get('additionalProperties', {}))}"
-    if kind == "string" and node.get("format") == "date":
+    if kind == "string" and node.get("pattern") == ISO_DATE_PATTERN:
         return "date (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`)"
     if kind == "string":
         return "non-empty string" if node.get("minLength") else "string"

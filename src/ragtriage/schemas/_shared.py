@@ -43,7 +43,9 @@ Identifier = Annotated[str, StringConstraints(min_length=1, strip_whitespace=Fal
 
 ISO_DATE_EXPECTED = "an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY)"
 """What a date field expects, as problems say it."""
-_ISO_DATE = re.compile(r"[0-9]{4}(?:-[0-9]{2}){0,2}")
+ISO_DATE_PATTERN = "^[0-9]{4}(-[0-9]{2}){0,2}$"
+"""The form of a date field (`is_iso_date` also checks that it is a day of the calendar)."""
+_ISO_DATE = re.compile(ISO_DATE_PATTERN)
 
 
 def is_iso_date(value: object) -> bool:
@@ -66,7 +68,9 @@ def _iso_date(value: str) -> str:
 
 
 IsoDate = Annotated[
-    str, AfterValidator(_iso_date), WithJsonSchema({"type": "string", "format": "date"})
+    str,
+    AfterValidator(_iso_date),
+    WithJsonSchema({"type": "string", "pattern": ISO_DATE_PATTERN}),
 ]
 """A date as `YYYY-MM-DD`, `YYYY-MM` or `YYYY` (`is_iso_date`), kept as the string given."""
 

@@ -301,11 +301,11 @@ def check_dataset(
     c = Checker(ds)
     check_snapshot(c, index)
     check_evalset(c, index)
+    c.problems.extend(ds.unattached)
     if dupes(q.id for q in ds.evalset.questions):
         # Which question a result answers is ambiguous: checking the runs would only add
         # problems that point elsewhere. The duplicate is the one problem to fix first.
         return c.problems
-    c.problems.extend(ds.unattached)
     for run in ds.runs:
         _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy, allow_missing)
     return c.problems
