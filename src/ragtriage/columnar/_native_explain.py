@@ -172,6 +172,8 @@ def run_evaluation(
     # A few chunks at a time: this process explains them from the first, forked workers from
     # the last (each few sent back as soon as explained), until they meet.
     given = [chunks[at : at + _SENT] for at in range(0, len(chunks), _SENT)]
+    if shares > 1:  # the files' line offsets found here once, inherited by the forked workers
+        build([])
     parts = alongside(explain, [(part,) for part in given], shares, then=finish)
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[2]]
