@@ -104,6 +104,8 @@ class QuestionDetails:
         self._answerability, self._fact_ids = ev.answerability, ev.facts
         self._groups = ev.group_offsets
         self._canary_named, self._group_label = ev.canary_named, ev.group_label
+        self.version_question = ev.version_question
+        """Per question row: tagged `version-conflict` or bound to a version by `applies_to`."""
         self._ids = ids
         self._first, self._in_context = first, first[:, 2]
         self._invalid_of = invalid_of

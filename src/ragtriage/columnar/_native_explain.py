@@ -26,6 +26,7 @@ from ..detectors import BoundaryQuestions, boundary_questions, run_boundaries
 from ..diagnosis import (
     INPUT_STAGES,
     OK,
+    VERSION_STAGES,
     QuestionDiagnosis,
     detected_stages,
     diagnose_view,
@@ -104,6 +105,7 @@ def run_evaluation(
     columns are emptied once read."""
     scores, findings, explained = arrays
     own = explained.questions
+    version = own.version_question
     build = RunViews(source, run, questions, index, explained, added)
     result_of = build.result_of(rows)
     every, fired = stages_to_check(findings, rows)
@@ -141,10 +143,13 @@ def run_evaluation(
             details = own.details(part, results)
             found.append(details)
             # A view only for a question with a stage to check, or to explain that the
-            # arrays' inputs do not (`diagnosis.INPUT_STAGES`).
+            # arrays' inputs do not (`diagnosis.INPUT_STAGES`, `VERSION_STAGES`).
             checked = range(len(part)) if every else [
                 n - start for n in range(start, start + len(part))
-                if n in fired and not fired[n] <= INPUT_STAGES
+                if n in fired and (
+                    not fired[n] <= INPUT_STAGES
+                    or (version[part[n - start]] and not fired[n].isdisjoint(VERSION_STAGES))
+                )
             ]
             views = dict(zip(checked, build([part[at] for at in checked]), strict=True))
             for at, (row, result) in enumerate(zip(part, results, strict=True)):
@@ -153,7 +158,7 @@ def run_evaluation(
                 verdicts.append(
                     diagnose_view(view, fired.get(n, every)) if view is not None
                     else explain_inputs(
-                        StageRow(own, row, result), fired.get(n, every), questions.ids[row],
+                        StageRow(own, row, result, index), fired.get(n, every), questions.ids[row],
                         own.tags(row), own.split(row),
                     )
                 )

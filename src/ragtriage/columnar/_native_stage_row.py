@@ -9,6 +9,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
+from ..detectors import StageFlags
+from ..loading import SnapshotIndex
 from ..metrics import CLAIM_STATES, FACT_STATES
 from ..schemas import claim_ids
 from ._native_details import ANSWERABILITY_NAMES, OUTCOME_NAMES, QuestionDetails
@@ -57,12 +59,17 @@ class _once(Generic[T]):
 class StageRow:
     """One question row's result as the diagnosis explanations read it
     (`diagnosis.StageInputs`), each part put together from the arrays when first asked:
-    what they read of question `row` answered by `result`."""
+    what they read of question `row` answered by `result`, against the snapshot `index`."""
 
-    def __init__(self, of: QuestionDetails, row: int, result: int) -> None:
+    def __init__(self, of: QuestionDetails, row: int, result: int, index: SnapshotIndex) -> None:
         self._of, self._row, self._result = of, row, result
         self.k: int | None = of._k
         self.context_derived = bool(of._derived[result])
+        self.index = index
+
+    @_once
+    def flags(self) -> StageFlags:
+        return self._of._stage_flags([self._result])[0]
 
     @_once
     def question(self) -> _Question:

@@ -43,8 +43,8 @@ def _wrong_version(view: QuestionView) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def check_stale_evidence(view: QuestionView) -> Finding:
-    """A superseded/withdrawn document supports or is cited; a version question used the old one."""
+def _stale_roles(view: StageInputs) -> tuple[list[str], list[str]]:
+    """The reasons and IDs of the superseded or withdrawn items that support or are cited."""
     reasons: list[str] = []
     ids: list[str] = []
     roles: dict[str, list[str]] = {}
@@ -54,26 +54,40 @@ def check_stale_evidence(view: QuestionView) -> Finding:
     for item, labels in roles.items():
         reasons.append(f"{item} {_status(view, (item,))} {' and '.join(labels)}")
         ids.append(item)
-    if is_version_question(view):
-        used = tuple(dict.fromkeys((*stage_items(view, "support"), *stage_items(view, "cited"))))
-        wrong = _wrong_version(view)
-        if wrong:
-            wanted = view.question.applies_to.version if view.question.applies_to else None
-            used_text = ", ".join(f"{item} ({version})" for item, version in wrong)
-            reasons.append(f"the question applies to {wanted}; the answer used {used_text}")
-            ids.extend(item for item, _ in wrong)
-        in_context = view.flags.stale_at("context")
-        required_present = any(at[2] is not None for at in view.evidence.first)
-        if not used and in_context and not required_present:
-            reasons.append(
-                f"answered a version question with only {', '.join(in_context)} "
-                f"{_status(view, in_context)} in the context"
-            )
-            ids.extend(in_context)
+    return reasons, ids
+
+
+def explain_stale_evidence(view: StageInputs) -> Finding:
+    """`check_stale_evidence` of a question that is not a version question
+    (`is_version_question`): a superseded/withdrawn document supports or is cited."""
+    reasons, ids = _stale_roles(view)
     return Finding("stale_evidence", tuple(dict.fromkeys(ids)), "; ".join(reasons))
 
 
-def _status(view: QuestionView, items: tuple[str, ...]) -> str:
+def check_stale_evidence(view: QuestionView) -> Finding:
+    """A superseded/withdrawn document supports or is cited; a version question used the old one."""
+    if not is_version_question(view):
+        return explain_stale_evidence(view)
+    reasons, ids = _stale_roles(view)
+    used = tuple(dict.fromkeys((*stage_items(view, "support"), *stage_items(view, "cited"))))
+    wrong = _wrong_version(view)
+    if wrong:
+        wanted = view.question.applies_to.version if view.question.applies_to else None
+        used_text = ", ".join(f"{item} ({version})" for item, version in wrong)
+        reasons.append(f"the question applies to {wanted}; the answer used {used_text}")
+        ids.extend(item for item, _ in wrong)
+    in_context = view.flags.stale_at("context")
+    required_present = any(at[2] is not None for at in view.evidence.first)
+    if not used and in_context and not required_present:
+        reasons.append(
+            f"answered a version question with only {', '.join(in_context)} "
+            f"{_status(view, in_context)} in the context"
+        )
+        ids.extend(in_context)
+    return Finding("stale_evidence", tuple(dict.fromkeys(ids)), "; ".join(reasons))
+
+
+def _status(view: StageInputs, items: tuple[str, ...]) -> str:
     parts = []
     for item in items:
         doc = view.index.document(item)

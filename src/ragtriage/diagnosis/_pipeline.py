@@ -17,6 +17,7 @@ from ._answer import (
     check_needless_escalation,
     check_stale_evidence,
     check_unsupported_claim,
+    explain_stale_evidence,
 )
 from ._model import Finding, QuestionDiagnosis
 from ._retrieval import (
@@ -51,9 +52,9 @@ _ANSWER: dict[str, Callable[[StageInputs], Finding]] = {
     "missed_clarification": check_missed_clarification,
     "judge_uncertain": check_judge_uncertain,
 }
-_EXPLAIN = {**_LOSSES, **_ANSWER}
+_EXPLAIN = {**_LOSSES, "stale_evidence": explain_stale_evidence, **_ANSWER}
 """The explanations that read only `StageInputs`: every built-in stage but the permission
-leak and stale evidence, which read the whole view."""
+leak, which reads the whole view, and stale evidence of a version question (`VERSION_STAGES`)."""
 
 _BUILTIN: tuple[tuple[str, Check], ...] = (
     ("permission_leak", check_permission_leak),
@@ -64,7 +65,13 @@ _BUILTIN: tuple[tuple[str, Check], ...] = (
 
 INPUT_STAGES = frozenset(_EXPLAIN)
 """The detected stages whose explanations read only `StageInputs`: a question whose failing
-stages are all among them is explained without a view (`explain_inputs`)."""
+stages are all among them is explained without a view (`explain_inputs`), unless it is a
+version question failing one of `VERSION_STAGES`."""
+
+VERSION_STAGES = frozenset({"stale_evidence"})
+"""The stages of `INPUT_STAGES` whose explanation of a version question (tagged
+`version-conflict` or bound to a version by `applies_to`) reads its view: the versions its
+answer used."""
 
 STAGES: tuple[str, ...] = (*(name for name, _ in _BUILTIN), OK)
 """The built-in stages in pipeline order; `stage_order()` adds registered ones."""
@@ -152,8 +159,9 @@ def explain_inputs(
     split: str,
 ) -> QuestionDiagnosis:
     """One question's verdict, as `diagnose_view` gives it, where every stage of `stages` (the
-    stages the engine found failing for it) is one of `INPUT_STAGES`: explained on what the
-    engine read of it (`inputs`), without a view."""
+    stages the engine found failing for it) is one of `INPUT_STAGES`, and none of
+    `VERSION_STAGES` for a version question: explained on what the engine read of it
+    (`inputs`), without a view."""
     # `_EXPLAIN` is in pipeline order, and a registered stage is never one of its stages.
     findings = [explain(inputs) for name, explain in _EXPLAIN.items() if name in stages]
     return _verdict(question_id, findings, tags, split)

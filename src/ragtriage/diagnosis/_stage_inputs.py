@@ -8,7 +8,11 @@ stages are all among `diagnosis.INPUT_STAGES` is explained without a view.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..detectors import StageFlags
+    from ..loading import SnapshotIndex
 
 
 class GroupInputs(Protocol):
@@ -81,4 +85,8 @@ class StageInputs(Protocol):
     def facts(self) -> Sequence[FactInputs]: ...
     @property
     def invalid_citations(self) -> Sequence[tuple[str, Sequence[str]]]: ...
+    @property
+    def flags(self) -> StageFlags: ...
+    @property
+    def index(self) -> SnapshotIndex: ...
 
