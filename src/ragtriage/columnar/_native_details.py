@@ -79,21 +79,19 @@ def _any_picked(*picked: tuple[list[int], list[int]]) -> list[bool]:
 
 class QuestionDetails:
     """The records and details of a run's questions from its arrays, a chunk of questions at
-    a time: `details(rows, results)`, `records(rows, results, ...)`.
+    a time: `details(rows, results, stage_flags)`, `records(rows, results, ...)`.
 
     `ids`: the snapshot ID of each code; `first`: per required group, the position of its
     first satisfying item among the candidates, in the final ranking and in the final context
     (-1: none); `invalid_of`: a result's claims without a valid citation
-    (`Explained.invalid_of`); `stage_flags`, `flagged`,
-    `snapshot_found`: what the run's `Explained` found of a result (its stale, unreadable
-    and other-version items per stage; its flagged context IDs) and of a snapshot item (the
-    sensitive findings of its text)."""
+    (`Explained.invalid_of`); `flagged`, `snapshot_found`: what the run's `Explained` found
+    of a result (its flagged context IDs) and of a snapshot item (the sensitive findings of
+    its text)."""
 
     def __init__(
         self, ev: EvalColumns, run: RunColumns, ids: Sequence[str],
         first: np.ndarray, invalid: tuple[np.ndarray, np.ndarray],
         invalid_of: Callable[[int], InvalidCitations],
-        stage_flags: Callable[[Sequence[int]], list[StageFlags]],
         flagged: Callable[[int], tuple[str, ...]],
         snapshot_found: Callable[[int], tuple[str, ...]],
     ) -> None:
@@ -144,7 +142,7 @@ class QuestionDetails:
         )
         self._answer_found = run.answer_found
         self._latency, self._cost = run.latency_ms, run.cost_usd
-        self._stage_flags, self._flagged = stage_flags, flagged
+        self._flagged = flagged
 
     def tags(self, row: int) -> tuple[str, ...]:
         """The tags of question `row`, each set of tags and each tag's text held once for
@@ -190,10 +188,13 @@ class QuestionDetails:
             )
         ]
 
-    def details(self, rows: Sequence[int], results: Sequence[int]) -> list[Details]:
-        """The details of the questions `rows`, each answered by its result in `results`: each
-        column read once for them all and what each key names picked there (`_spans`,
-        `_picked`), not sliced and tested question by question."""
+    def details(
+        self, rows: Sequence[int], results: Sequence[int], stage_flags: Sequence[StageFlags]
+    ) -> list[Details]:
+        """The details of the questions `rows`, each answered by its result in `results` with
+        its `stage_flags` (`Explained.stage_flags`): each column read once for them all and
+        what each key names picked there (`_spans`, `_picked`), not sliced and tested question
+        by question."""
         at, at_rows = np.asarray(results, dtype=np.int64), np.asarray(rows, dtype=np.int64)
         claim_start = self._claims[at]
         claims, claim_bounds = _spans(claim_start, self._claims[at + 1])
@@ -240,7 +241,7 @@ class QuestionDetails:
         canary_named = self._canary_named
         out: list[Details] = []
         for n, (row, result, flags) in enumerate(
-            zip(rows, results, self._stage_flags(results), strict=True)
+            zip(rows, results, stage_flags, strict=True)
         ):
             one: Details = {}
             if flags is not NO_FLAGS:

@@ -105,7 +105,7 @@ def run_evaluation(
     columns are emptied once read."""
     scores, findings, explained = arrays
     own = explained.questions
-    version = own.version_question
+    version, flagged = own.version_question, explained.stage_flags()
     build = RunViews(source, run, questions, index, explained, added)
     result_of = build.result_of(rows)
     every, fired = stages_to_check(findings, rows)
@@ -140,7 +140,8 @@ def run_evaluation(
         for start in starts:
             part = rows[start : start + CHUNK]
             results = result_of[start : start + CHUNK]
-            details = own.details(part, results)
+            flags = flagged(results)
+            details = own.details(part, results, flags)
             found.append(details)
             # A view only for a question with a stage to check, or to explain that the
             # arrays' inputs do not (`diagnosis.INPUT_STAGES`, `VERSION_STAGES`).
@@ -158,8 +159,8 @@ def run_evaluation(
                 verdicts.append(
                     diagnose_view(view, fired.get(n, every)) if view is not None
                     else explain_inputs(
-                        StageRow(own, row, result, index), fired.get(n, every), questions.ids[row],
-                        own.tags(row), own.split(row),
+                        StageRow(own, row, result, index, flags[at]), fired.get(n, every),
+                        questions.ids[row], own.tags(row), own.split(row),
                     )
                 )
             bounds.append(boundary_questions([questions.ids[row] for row in part], details))

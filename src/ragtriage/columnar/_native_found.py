@@ -145,7 +145,7 @@ class Explained:
         self._asked = ev.asked
         self.questions = QuestionDetails(
             ev, run, ids, self._first, (self._bad, self._bad_at), self.invalid_of(),
-            self.stage_flags(), self.flagged, self._snapshot_found,
+            self.flagged, self._snapshot_found,
         )
         """The records and details of the run's questions."""
 

@@ -59,17 +59,16 @@ class _once(Generic[T]):
 class StageRow:
     """One question row's result as the diagnosis explanations read it
     (`diagnosis.StageInputs`), each part put together from the arrays when first asked:
-    what they read of question `row` answered by `result`, against the snapshot `index`."""
+    what they read of question `row` answered by `result` (its stage `flags`), against the
+    snapshot `index`."""
 
-    def __init__(self, of: QuestionDetails, row: int, result: int, index: SnapshotIndex) -> None:
+    def __init__(
+        self, of: QuestionDetails, row: int, result: int, index: SnapshotIndex, flags: StageFlags
+    ) -> None:
         self._of, self._row, self._result = of, row, result
         self.k: int | None = of._k
         self.context_derived = bool(of._derived[result])
-        self.index = index
-
-    @_once
-    def flags(self) -> StageFlags:
-        return self._of._stage_flags([self._result])[0]
+        self.index, self.flags = index, flags
 
     @_once
     def question(self) -> _Question:
