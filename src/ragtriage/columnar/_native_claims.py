@@ -54,7 +54,7 @@ def _tally(
     hash_now: str | None,
     policy: LabelPolicy,
     codes: dict[str, int],
-    marks: array[int],
+    marks: list[int],
 ) -> tuple[int, list[Label]]:
     """The state code of one claim's or fact's labels (`chosen`: those `policy` counts) and
     the labels counted once the stale ones are left out (`hash_now`: the result's context
@@ -171,20 +171,20 @@ class Reviews:
         self._accept_self = accept_self
         self._generator = generator
         self._added = added
-        self.claim_n = array("q")
+        self.claim_n: list[int] = []
         self.claim_names: list[str | None] = []
         self.cited_as_written: list[tuple[str, ...] | None] = []
         """Per claim: its own ID (None: the run gives none; it is `c1`, `c2`, ...)."""
-        self.claim_state = array("q")
-        self.cit = array("q")
-        self.cit_n = array("q")
-        self.sup = array("q")
-        self.sup_n = array("q")
-        self.fact_state = array("q")
-        self.claim_marks = array("b")
-        self.claim_marks_n = array("q")
-        self.fact_marks = array("b")
-        self.fact_marks_n = array("q")
+        self.claim_state: list[int] = []
+        self.cit: list[int] = []
+        self.cit_n: list[int] = []
+        self.sup: list[int] = []
+        self.sup_n: list[int] = []
+        self.fact_state: list[int] = []
+        self.claim_marks: list[int] = []
+        self.claim_marks_n: list[int] = []
+        self.fact_marks: list[int] = []
+        self.fact_marks_n: list[int] = []
         self.claim_judges = array("i")
         """Per judge claim label: its judge, an index in `judges` (a person's label has none:
         -1 when the arrays are built)."""
@@ -196,8 +196,8 @@ class Reviews:
         self.judges: list[dict[str, Any]] = []
         """The labellers of the judge labels read, each distinct one once."""
         self._judge_code: dict[bytes, int] = {}
-        self.self_claim = array("q")
-        self.self_fact = array("q")
+        self.self_claim: list[bool] = []
+        self.self_fact: list[bool] = []
 
     def read(
         self,
@@ -265,7 +265,7 @@ class Reviews:
                 cited_as_written.append(tuple(cits))
             else:
                 cited_as_written.append(None)
-            cit.extend(cited)
+            cit += cited
             cit_n.append(len(cited))
             labels = claim.get("labels", _NONE)
             if type(labels) is not list:

@@ -166,26 +166,28 @@ def read_run(
     generator = header.provenance.generator.name if header.provenance.generator else None
     code, rules = codes.code, default_injection_rules()
     row_of, facts_of = evalset.row_of, evalset.facts
-    rows = array("q")
-    cand = array("q")
-    cand_n = array("q")
-    rer = array("q")
-    rer_n = array("q")
-    has_rer = array("q")
-    ctx = array("q")
-    ctx_n = array("q")
+    # Lists, not `array`s: an array converts each value it is given through PyArg_Parse (a
+    # tenth of the reading's instructions), a list only keeps it; numpy converts once at the end.
+    rows: list[int] = []
+    cand: list[int] = []
+    cand_n: list[int] = []
+    rer: list[int] = []
+    rer_n: list[int] = []
+    has_rer: list[bool] = []
+    ctx: list[int] = []
+    ctx_n: list[int] = []
     texted = array("q")
     """The positions (in `ctx`) of the context items with a recorded text: `ctx_flag`,
     `ctx_sensitive` and `ctx_found` are theirs (the others' are filled in at the end)."""
     ctx_flag = array("q")
-    outcome = array("q")
-    obeyed = array("q")
-    derived = array("q")
-    sensitive = array("q")
+    outcome: list[int] = []
+    obeyed: list[bool] = []
+    derived: list[bool] = []
+    sensitive: list[bool] = []
     ctx_sensitive = array("q")
     ctx_found: list[tuple[str, ...]] = []
     answer_found: list[tuple[str, ...]] = []
-    latency = array("d")
+    latency = array("d")  # a float each: an array holds none of the parsed float objects
     cost = array("d")
     markers = evalset.canary_marker
     reviews = Reviews(
@@ -212,7 +214,7 @@ def read_run(
         in_candidates = set(c_codes)
         if len(in_candidates) < len(c_codes):
             raise _Fallback("candidates")
-        cand.extend(c_codes)
+        cand += c_codes
         cand_n.append(len(c_codes))
         final = c_codes
         raw_rer = res.get("reranked")
@@ -223,7 +225,7 @@ def read_run(
             in_reranked = set(r_codes)
             if len(in_reranked) < len(r_codes) or not in_reranked <= in_candidates:
                 raise _Fallback("reranked")
-            rer.extend(r_codes)
+            rer += r_codes
             final = r_codes
         rer_n.append(0 if raw_rer is None else len(final))
         has_rer.append(raw_rer is not None)
@@ -246,7 +248,7 @@ def read_run(
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
             x_codes = final[:k] if k is not None else final
-        ctx.extend(x_codes)
+        ctx += x_codes
         ctx_n.append(len(x_codes))
         answer, kind = res.get("answer"), res.get("outcome")
         if kind is None:
