@@ -10,10 +10,8 @@ message. Runs are read likewise by `_native_run`.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -128,25 +126,26 @@ def read_evalset(
         raise _Fallback("evalset header") from exc
     code = codes.code
     ids: list[str] = []
-    answerability = array("q")
+    answerability: list[int] = []
     tags: list[tuple[str, ...]] = []
     split: list[str] = []
     group_label: dict[int, str] = {}
     tag_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
-    n_groups = array("q")
-    grades = array("q")
-    alt_group = array("q")
-    alt_code = array("q")
+    n_groups: list[int] = []
+    grades: list[int] = []
+    alt_n: list[int] = []
+    """Per group: its number of alternatives (`alt_group` is made from them at the end)."""
+    alt_code: list[int] = []
     facts: list[tuple[str, ...]] = []
-    asked = array("q")
-    user_mask = array("q")
-    version_question = array("q")
-    wanted_version = array("q")
-    canary_document = array("q")
+    asked: list[bool] = []
+    user_mask: list[int] = []
+    version_question: list[bool] = []
+    wanted_version: list[int] = []
+    canary_document: list[int] = []
     canary_marker: dict[int, str] = {}
     canary_named: dict[int, str] = {}
     bits, words = codes.group_bits, codes.access.shape[1]
-    no_groups = (0,) * words
+    no_groups = [0] * words
     for q in items:
         if type(q) is not dict or not q.keys() <= QUESTION_KEYS:
             raise _Fallback("question shape")
@@ -168,8 +167,8 @@ def read_evalset(
             found = _group_codes(group, code)
             if "label" in group and group["label"] is not None:
                 group_label[len(grades)] = group["label"]
-            alt_code.extend(found)
-            alt_group.extend(repeat(len(grades), len(found)))
+            alt_code += found
+            alt_n.append(len(found))
             grades.append(group.get("grade", 1))
         n_groups.append(len(groups))
         fact_ids = tuple([_fact_id(fact, code) for fact in fact_list])
@@ -192,9 +191,9 @@ def read_evalset(
                 if group in bits:  # a group no document names opens nothing
                     word, bit = bits[group]
                     masks[word] |= bit
-            user_mask.extend(masks)
+            user_mask += masks
         else:
-            user_mask.extend(no_groups)
+            user_mask += no_groups
         applies, canary = q.get("applies_to"), q.get("canary")
         wanted = -1
         if applies is not None:
@@ -213,7 +212,8 @@ def read_evalset(
             canary_document.append(-1 if where < 0 else int(codes.document_of[where]))
             canary_marker[len(ids) - 1] = canary["marker"]
             canary_named[len(ids) - 1] = canary["document_id"]
-    alt_groups, alt_codes = np.array(alt_group, dtype=np.int64), np.array(alt_code, dtype=np.int64)
+    alt_groups = np.repeat(np.arange(len(grades), dtype=np.int64), np.array(alt_n, dtype=np.int64))
+    alt_codes = np.array(alt_code, dtype=np.int64)
     # The auto level, per row: no required alternative is a chunk (a code past the documents).
     group_row = np.repeat(np.arange(len(ids), dtype=np.int64), np.array(n_groups, dtype=np.int64))
     level = np.ones(len(ids), dtype=bool)
