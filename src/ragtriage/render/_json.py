@@ -173,20 +173,20 @@ def _entries(
 ) -> list[dict[str, Any]]:
     """The entries `start:stop` of a run's `questions` list: each record's id, labels, every
     measure's value and the IDs behind them, with its diagnosis; made a field at a time over
-    the records, tuples as they are (written as lists by `plain_json_bytes`)."""
+    the records, tuples as they are (written as lists by `plain_json_bytes`), each entry's
+    keys inserted in sorted order: orjson sorts them again, a third faster when in order."""
     records = run.questions[start:stop]
-    names = [m.name for m in measures]
-    columns = row_columns([r.scores for r in records], names)
-    keys = ("id", "tags", "split", "answerability", "outcome", "details", *names, "diagnosis")
-    fields = zip(
-        [r.question_id for r in records], [r.tags for r in records],
-        [r.split for r in records], [r.answerability for r in records],
-        [r.outcome for r in records], [r.details for r in records],
-        *(_score_values(m, columns[m.name]) for m in measures),
-        map(question_diagnosis_json, verdicts[start:stop]),
-        strict=True,
-    )
-    return [dict(zip(keys, row, strict=True)) for row in fields]
+    columns = row_columns([r.scores for r in records], [m.name for m in measures])
+    fields = {
+        "id": [r.question_id for r in records], "tags": [r.tags for r in records],
+        "split": [r.split for r in records], "answerability": [r.answerability for r in records],
+        "outcome": [r.outcome for r in records], "details": [r.details for r in records],
+        **{m.name: _score_values(m, columns[m.name]) for m in measures},
+        "diagnosis": list(map(question_diagnosis_json, verdicts[start:stop])),
+    }
+    keys = sorted(fields)
+    rows = zip(*map(fields.__getitem__, keys), strict=True)
+    return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
 def _score_values(measure: Measure, scores: Sequence[Score | None]) -> list[Any]:
