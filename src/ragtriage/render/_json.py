@@ -7,6 +7,8 @@ import secrets
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from .._collector import no_cycle_collection
 from ..calibration import LabelSources
 from ..columnar import row_columns
@@ -191,13 +193,15 @@ def _entries(
 
 def _score_values(measure: Measure, scores: Sequence[Score | None]) -> list[Any]:
     """`score_json` of each score, a float as `json_float` gives it, made once per distinct
-    score."""
-    keys = list(map(id, scores))
-    written = {}
-    for key, score in dict(zip(keys, scores, strict=True)).items():
-        value = score_json(measure, score)
-        written[key] = json_float(value) if type(value) is float else value
-    return list(map(written.__getitem__, keys))
+    score (told apart by identity: the engine makes each distinct score once)."""
+    keys = np.fromiter(map(id, scores), np.uintp, len(scores))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    written = np.empty(first.size, dtype=object)
+    for n, at in enumerate(first.tolist()):
+        value = score_json(measure, scores[at])
+        written[n] = json_float(value) if type(value) is float else value
+    values: list[Any] = written[inverse].tolist()
+    return values
 
 
 def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
