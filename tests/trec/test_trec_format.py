@@ -267,6 +267,27 @@ def test_missing_files_through_the_fast_reader(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("bad", ["run", "qrels"])
+def test_a_file_not_utf8_is_one_problem_not_also_missing_questions(
+    tmp_path: Path, bad: str
+) -> None:
+    # The decoder stops at the byte (`line 2 column 7`): the questions after it are unknown,
+    # not missing from the run or unjudged (as for a file that cannot be opened).
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_bytes(b"q1 0 a 1\nq2 0 \xe9 1\n" if bad == "qrels" else b"q1 0 a 1\nq2 0 b 1\n")
+    run.write_bytes(b"q1 Q0 a 1 1 t\nq2 Q0 \xe9 1 1 t\n" if bad == "run" else b"q1 Q0 a 1 1 t\n"
+                    b"q2 Q0 b 1 1 t\n")
+    path, column = (run, 7) if bad == "run" else (qrels, 6)
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: 1 problem found in the input:\n- {path}: line 2 column {column}: expected"
+        " UTF-8 text; found the byte 0xE9, which is not UTF-8 (is the file GBK, Latin-1 or"
+        f" UTF-16?); convert it to UTF-8, e.g. `iconv -f GBK -t UTF-8 {path.name} >"
+        f" {path.stem}.utf8.txt`\n"
+    )
+
+
 def test_reported_hashes_are_the_files_sha256(tmp_path: Path) -> None:
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text("q1 0 a 1\n", encoding="utf-8")

@@ -11,6 +11,7 @@ every problem with its line number. The result never depends on the path taken.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -283,6 +284,10 @@ def _question_problems(
     return problems, missing, extra
 
 
+_UNREAD = re.compile(r"\(file\)$|column |line \d+ column ")
+"""The fields of problems that stop a file being read through (`fileio`'s, Parquet's)."""
+
+
 def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) -> TrecLoad:
     collector = ProblemCollector()
     judged: set[str] = set()
@@ -301,8 +306,10 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     problems, missing, extra = _question_problems(
         sorted(judged), sorted(ranked), str(run_path), policy
     )
-    unread = any(p.field == "(file)" or p.field.startswith("column ") for p in collector.problems)
-    if not unread:  # a file that could not be read at all: its questions are unknown, not missing
+    # A file that could not be read through (missing, a Parquet column, bytes that are not
+    # UTF-8 at `line 7 column 3`): its questions are unknown, not missing.
+    unread = any(_UNREAD.match(p.field) for p in collector.problems)
+    if not unread:
         collector.extend(problems)
     collector.raise_if_any()
     digests = (file_sha256(qrels_path), file_sha256(run_path))
