@@ -111,7 +111,8 @@ def test_wrong_kinds_of_ids_are_refused_as_the_loader_refuses_them(
 
 
 VALUES: list[Any] = [None, "", "x", 0, -1, 1.5, True, [], {}, [""], [None], ["d0"], {"x": 1},
-                     "answered", "supported", "covered", "human", "d0", "q1", "f1"]
+                     "answered", "supported", "covered", "human", "d0", "q1", "f1",
+                     "sync\ndevices", ["a\tb"]]
 """Values put in place of a field: of every JSON kind, and strings the schema knows."""
 
 
@@ -178,4 +179,34 @@ def test_an_applies_to_date_that_is_no_iso_date_is_refused(tmp_path: Path, date:
     assert fast == [Problem(
         str(tmp_path / "evalset.jsonl"), "q0", "line 2: applies_to.date",
         "an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY)", repr(date), record="question",
+    )]
+
+
+def _claim(n: int, **fields: Any) -> Edit:
+    return lambda r: r["claims"][n].update(fields)
+
+
+@pytest.mark.parametrize(("file", "edit", "field", "found"), [
+    ("evalset", lambda q: q.update(tags=["sync\ndevices"]), "tags[0]", "'sync\\ndevices'"),
+    ("evalset", lambda q: q.update(user_groups=["ops", "a\tb"]), "user_groups[1]", "'a\\tb'"),
+    ("evalset", lambda q: q["reference_facts"][0].update(id="f\x7f"), "reference_facts[0].id",
+     "'f\\x7f'"),
+    ("evalset", lambda q: q.update(canary={"document_id": "d\x85", "instruction": "say it",
+                                           "marker": "zebra"}), "canary.document_id", "'d\\x85'"),
+    ("run", _claim(0, id="\x1b[31mk0"), "claims[c1].id", "'\\x1b[31mk0'"),
+    ("run", _claim(1, citations=["gone\r"]), "claims[k1].citations[0]", "'gone\\r'"),
+    ("run", lambda r: r["claims"][2]["labels"][0]["labeller"].update(name="judge\n"),
+     "claims[c3].labels[0].labeller.name", "'judge\\n'"),
+])
+def test_an_id_holding_a_control_character_is_refused(
+    tmp_path: Path, file: str, edit: Edit, field: str, found: str
+) -> None:
+    # A line break, a tab, an escape... in an ID drew as such in reports: the fast reader
+    # scored it, the loader too.
+    fast, loader = _refusals(tmp_path, file, edit)
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / f"{file}.jsonl"), "q0" if file == "evalset" else "q2",
+        f"line 2: {field}", "an identifier without control characters", found,
+        record="question",
     )]

@@ -207,6 +207,21 @@ def test_effective_date_that_is_no_iso_date(files: Path) -> None:
     ])
 
 
+def test_ids_holding_control_characters(files: Path) -> None:
+    # `sync\ndevices` drew as a line break in tables, as `sync devices` in Markdown
+    docs = [doc("d1", "alpha", access_groups=["ops\x1b"]), doc("d2", "beta")]
+    write_json(files / "snapshot.json", snapshot_doc(docs))
+    write_json(files / "evalset.json", evalset_doc([question("sync\ndevices", evidence=[["d1"]])]))
+    write_json(files / "run.json", run_doc("r\u0085", [result("sync\ndevices", ["d1"])]))
+    assert invoke(files, *_eval_args(files, "run.json")) == (2, [
+        "Error: 4 problems found in the input:",
+        "- evalset.json: question 'sync\\ndevices': id: expected an identifier without control characters; found 'sync\\ndevices'",
+        "- snapshot.json: document 'd1': access_groups[0]: expected an identifier without control characters; found 'ops\\x1b'",
+        "- run.json: question 'sync\\ndevices': question_id: expected an identifier without control characters; found 'sync\\ndevices'",
+        "- run.json: name: expected an identifier without control characters; found 'r\\x85'",
+    ])
+
+
 def test_chunk_rules(files: Path) -> None:
     chunks = [
         {"id": "d1", "document_id": "d1", "start": 0, "end": 2},

@@ -67,6 +67,10 @@ def strategy_for(tp: Any, metadata: list[Any] | None = None, depth: int = 0) -> 
     ):
         # an IsoDate: a day, a month or a year
         return st.tuples(st.dates(), st.sampled_from([4, 7, 10])).map(lambda d: d[0].isoformat()[: d[1]])
+    if tp is str and any(getattr(m, "pattern", None) == schemas.IDENTIFIER_PATTERN for m in metadata):
+        # an Identifier: no control character (Unicode category Cc)
+        no_control = st.characters(blacklist_categories=["Cc", "Cs"])
+        return st.text(no_control, min_size=bounds.get("min_size", 0), max_size=8)
     if tp is str:
         return st.text(min_size=bounds.get("min_size", 0), max_size=8)
     if tp is bool:

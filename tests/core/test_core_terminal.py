@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from loader_path import loader_path
 from ragtriage import example
 from ragtriage._console import visible
-from ragtriage._markdown import md_code
+from ragtriage._markdown import md_cell, md_code
 from ragtriage.cli.main import cli
 from ragtriage.example import example_paths
 from ragtriage.render import terminal_width
@@ -237,17 +237,17 @@ def test_markup_in_strings_is_shown_as_it_is(command: list[str], tmp_path: Path)
 
 
 CONTROLS = {
-    "exact-code": "q\x1b[2J\x1b]0;title\x07\r\x1b]8;;https://x.invalid\x1b\\y",
+    "exact-code": "q\u202eevil\u2028y\xad",
     "exact-identifier": "tag\u202eevil\u200b",
-    "baseline": "base\x9b31mline",
+    "baseline": "base\u200bline",
 }
-"""A question ID, a tag and a run name carrying escape sequences (clear screen, window title,
-OSC 8 link, the one-byte C1 CSI), a bell, a carriage return, a bidi override and a zero-width
-space."""
+"""A question ID, a tag and a run name carrying a bidi override, a line separator, a soft
+hyphen and a zero-width space (invisible or misleading, and no control characters: IDs holding
+those are refused, see the test below)."""
 SHOWN = {
-    "exact-code": "q\\x1b[2J\\x1b]0;title\\x07\\x0d\\x1b]8;;https://x.invalid\\x1b\\y",
+    "exact-code": "q\\u202eevil\\u2028y\\xad",
     "exact-identifier": "tag\\u202eevil\\u200b",
-    "baseline": "base\\x9b31mline",
+    "baseline": "base\\u200bline",
 }
 
 
@@ -256,7 +256,7 @@ SHOWN = {
     [["evaluate"], ["diagnose"], ["compare"], ["gate", "--policy"]],
     ids=["evaluate", "diagnose", "compare", "gate"],
 )
-def test_control_characters_are_shown_as_escapes(command: list[str], tmp_path: Path) -> None:
+def test_invisible_characters_are_shown_as_escapes(command: list[str], tmp_path: Path) -> None:
     data = _plant(tmp_path, CONTROLS)
     if command[0] == "gate":
         policy = str(example_paths().root / "policy.toml")
@@ -265,12 +265,31 @@ def test_control_characters_are_shown_as_escapes(command: list[str], tmp_path: P
     # escape sequences from output it believes is not a terminal).
     out = CliRunner().invoke(cli, [*command, *data], env={"COLUMNS": "200"}, color=True)
     assert out.exit_code == (1 if command[0] == "gate" else 0), out.output
-    assert not {"\x1b", "\x07", "\r", "\x9b", "\u202e", "\u200b"} & set(out.stdout)
+    assert not {"\u202e", "\u2028", "\xad", "\u200b"} & set(out.stdout)
     assert SHOWN["baseline"] in out.stdout
     if command[0] in ("evaluate", "diagnose"):
         assert f"tag:{SHOWN['exact-identifier']}" in out.stdout
-        # The diagnosis table folds the question column at 30 characters.
-        assert SHOWN["exact-code"][:30] in out.stdout
+        assert SHOWN["exact-code"] in out.stdout
+
+
+def test_control_characters_in_ids_are_refused_shown_as_escapes(tmp_path: Path) -> None:
+    # Escape sequences (clear screen, window title, OSC 8 link, the one-byte C1 CSI), a bell
+    # and a carriage return in a question ID and a run name: refused, and the problems show
+    # them escaped, never as the terminal would act on them.
+    code = "q\x1b[2J\x1b]0;title\x07\r\x1b]8;;https://x.invalid\x1b\\y"
+    data = _plant(tmp_path, {"exact-code": code, "baseline": "base\x9b31mline"})
+    out = CliRunner().invoke(cli, ["evaluate", *data], env={"COLUMNS": "200"}, color=True)
+    assert out.exit_code == 2
+    assert not {"\x1b", "\x07", "\r", "\x9b"} & set(out.stderr)
+    shown = repr(code)
+    assert [line.split(": ", 1)[1] for line in out.stderr.splitlines()[1:]] == [
+        f"question {shown}: id: expected an identifier without control characters; found {shown}",
+        f"question {shown}: question_id: expected an identifier without control characters; "
+        f"found {shown}",
+        "name: expected an identifier without control characters; found 'base\\x9b31mline'",
+        f"question {shown}: question_id: expected an identifier without control characters; "
+        f"found {shown}",
+    ]
 
 
 def test_visible_escapes_exactly_the_invisible_characters() -> None:
@@ -287,17 +306,10 @@ def test_square_brackets_in_a_reason_are_kept() -> None:
     assert "(en.override.ignore_previous) [rules injection-v2]" in stdout
 
 
-def test_line_ends_in_markdown_cells_become_spaces(tmp_path: Path) -> None:
+def test_line_ends_in_markdown_cells_become_spaces() -> None:
     # A lone carriage return is a line end to Markdown: it would end the table row half-way.
-    data = _plant(tmp_path, {"exact-code": "q\r|a\r\nb\nc"})
-    out = CliRunner().invoke(cli, ["evaluate", *data, "--format", "markdown"])
-    assert out.exit_code == 0, out.output
-    rows = [line for line in out.stdout.splitlines() if line.startswith("| q ")]
-    assert rows == [
-        "| q \\|a b c | answered | 0.00 | 0.00 | 0.00 | 0.00 | n/a | no | retrieval_miss "
-        "(+unsupported_claim, invalid_citation, incomplete_answer) |",
-        "| q \\|a b c | answered | 1.00 | 1.00 | 1.00 | 1.00 | n/a | no | ok |",
-    ]
+    # (IDs cannot hold one, they are refused; other cells' texts may.)
+    assert md_cell("q\r|a\r\nb\nc") == "q \\|a b c"
 
 
 def test_a_backtick_in_a_run_name_cannot_end_its_code_span(tmp_path: Path) -> None:
@@ -327,8 +339,10 @@ def test_md_code(text: str, span: str) -> None:
 def test_a_line_end_in_a_run_name_cannot_start_a_markdown_heading(
     command: str, tmp_path: Path
 ) -> None:
+    # Refused since IDs hold no control character (`md_code` keeps it off a line start too);
+    # the problem shows it escaped.
     data = _plant(tmp_path, {"baseline": "R\n# Injected\n"})
     out = CliRunner().invoke(cli, [command, *data, "--format", "markdown"])
-    assert out.exit_code == 0, out.output
-    assert not [line for line in out.stdout.splitlines() if line.startswith("# Injected")]
-    assert "R # Injected " in out.stdout
+    assert (out.exit_code, out.stdout) == (2, ""), out.output
+    assert not [line for line in out.stderr.splitlines() if line.startswith("# Injected")]
+    assert "found 'R\\n# Injected\\n'" in out.stderr

@@ -159,13 +159,13 @@ def test_an_edited_policy_shows_a_different_hash(tmp_path: Path) -> None:
 def test_a_carriage_return_in_a_question_id_keeps_the_markdown_table_whole(
     tmp_path: Path,
 ) -> None:
-    # Markdown reads a lone carriage return as a line end: written as such in a cell, it
-    # ended the table row half-way.
+    # A bar in a cell ended it half-way (a carriage return, which Markdown reads as a line end,
+    # cannot be in an ID: refused).
     paths = example_paths()
     (tmp_path / "runs").mkdir()
     for source, name in [(paths.evalset, "evalset.json"), (paths.snapshot, "snapshot.json"),
                          (paths.runs[0], "runs/baseline.json")]:
-        text = source.read_text(encoding="utf-8").replace('"pricing"', json.dumps("pri\r|cing"))
+        text = source.read_text(encoding="utf-8").replace('"pricing"', json.dumps("pri|cing"))
         (tmp_path / name).write_text(text, encoding="utf-8")
     code, out, _ = _invoke(
         "gate", str(tmp_path / "evalset.json"), "--snapshot", str(tmp_path / "snapshot.json"),
@@ -175,7 +175,7 @@ def test_a_carriage_return_in_a_question_id_keeps_the_markdown_table_whole(
     assert code == 1
     assert (
         "| FAIL | no permission_leak | 1/15 questions | at most 0 questions | 1 of 15 "
-        "questions in all diagnosed permission_leak: pri \\|cing |\n"
+        "questions in all diagnosed permission_leak: pri\\|cing |\n"
     ) in out
 
 
@@ -184,7 +184,7 @@ def test_run_names_in_a_usage_error_are_shown_as_escapes(tmp_path: Path) -> None
     # terminal as it was.
     paths = example_paths()
     run = json.loads(paths.runs[0].read_text(encoding="utf-8"))
-    run["name"] = "b\x1b]0;title\x07\u202ex"
+    run["name"] = "b\u2028title\u202ex"  # control characters: refused
     (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
     outcome = CliRunner().invoke(
         cli,
@@ -195,7 +195,7 @@ def test_run_names_in_a_usage_error_are_shown_as_escapes(tmp_path: Path) -> None
     assert outcome.exit_code == 2
     assert outcome.stderr.splitlines()[-1] == (
         "Error: give --candidate NAME: the run to gate (loaded runs: "
-        "b\\x1b]0;title\\x07\\u202ex, improved)"
+        "b\\u2028title\\u202ex, improved)"
     )
 
 

@@ -58,13 +58,13 @@ def test_a_run_name_with_control_characters_is_shown_as_escapes(tmp_path: Path) 
     # override in a run name would act on the terminal the summary is printed to.
     write_dataset(tmp_path, None, [claim("每日转账限额为五万元", "z1")])
     run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
-    run["name"] = "base\x1b]0;title\x07\r\u202e"
+    run["name"] = "base\u2028title\u202e"  # control characters: refused
     (tmp_path / "run.json").write_text(json.dumps(run), "utf-8")
     args = [*_args(tmp_path), "--judge", "lexical", "-o", str(tmp_path / "o"), "--no-progress"]
     result = CliRunner().invoke(judge_command, args, color=True)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[1] == (
-        "run base\\x1b]0;title\\x07\\x0d\\u202e: claims: 1 cannot_judge, 2 supported; "
+        "run base\\u2028title\\u202e: claims: 1 cannot_judge, 2 supported; "
         "reference facts: 3 covered"
     )
 

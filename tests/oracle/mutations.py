@@ -299,7 +299,44 @@ def wrong_container(g: Generated, draw: st.DrawFn) -> None:
         res["candidates"] = [["d0"]]
 
 
+def control_character_id(g: Generated, draw: st.DrawFn) -> None:
+    """An ID holding a control character (a line break, a tab, CR, ESC, DEL or a C1 one):
+    a question's (as its results name it), a tag, a user group, a fact's, a claim's, an
+    unknown citation, a labeller's name, a chunk's or a canary's document."""
+    bad = draw(st.sampled_from(["sync\ndevices", "a\tb", "x\r", "\x1b[31m", "d\x7f", "d\x85"]))
+    where = draw(st.sampled_from(
+        ["question", "tag", "user_group", "fact", "claim", "citation", "labeller", "chunk",
+         "canary"]
+    ))
+    questions = g.evalset["questions"]
+    if where == "question":
+        q = _pick(draw, questions)
+        for res in _results(g):
+            if res["question_id"] == q["id"]:
+                res["question_id"] = bad
+        q["id"] = bad
+    elif where in ("tag", "user_group"):
+        key = where + "s"
+        q = _pick(draw, questions)
+        q[key] = [*(q.get(key) or []), bad]
+    elif where == "fact":
+        _pick(draw, [f for q in questions for f in q.get("reference_facts", [])])["id"] = bad
+    elif where in ("claim", "citation"):
+        claim = _pick(draw, [c for r in _answered(g) for c in r["claims"]])
+        if where == "claim":
+            claim["id"] = bad
+        else:
+            claim["citations"] = [*claim.get("citations", []), bad]
+    elif where == "labeller":
+        lab = _pick(draw, _labels(g))
+        lab["labeller"] = {**lab["labeller"], "name": bad}
+    elif where == "chunk":
+        _pick(draw, g.snapshot["chunks"])["id"] = bad
+    else:
+        _pick(draw, [q for q in questions if q.get("canary")])["canary"]["document_id"] = bad
+
+
 MUTATIONS += (
     bool_as_integer, float_as_integer, empty_string_in_list, duplicate_fact,
-    chunk_text_mismatch, bad_supersedes, bad_header, wrong_container,
+    chunk_text_mismatch, bad_supersedes, bad_header, wrong_container, control_character_id,
 )

@@ -90,14 +90,14 @@ def test_a_hostile_sheet_round_trips_to_identical_labels(
 def test_ids_starting_or_ending_with_white_space_round_trip(
     article_fixture: Path, tmp_path: Path, suffix: str
 ) -> None:
-    # An ID keeps its spaces, tabs and carriage returns (`Identifier`): a tab starts a formula
-    # (guarded), and the cells the rows are matched by are read as exported, not stripped.
+    # An ID keeps its spaces (`Identifier`; tabs and carriage returns are refused), and the
+    # cells the rows are matched by are read as exported, not stripped.
     text = article_fixture.read_text(encoding="utf-8")
     for old, new in (
-        ('"two-facts"', '"\\ttwo-facts"'),
-        ('"stale-version"', '"stale-version\\r"'),
-        ('"retention-v1"', '" retention-v1\\t"'),
-        ("[retention-v1]", "[ retention-v1\\t]"),
+        ('"two-facts"', '" two-facts"'),
+        ('"stale-version"', '"stale-version "'),
+        ('"retention-v1"', '" retention-v1  "'),
+        ("[retention-v1]", "[ retention-v1  ]"),
     ):
         assert old in text
         text = text.replace(old, new)
@@ -109,8 +109,8 @@ def test_ids_starting_or_ending_with_white_space_round_trip(
     truth = _truth(source)
     _, rows = read_sheet(path)
     filled = _fill([r.cells for r in rows], truth)  # supported_by as a reviewer types it:
-    assert [r["supported_by"] for r in filled if r["question_id"] == "stale-version\r"][:1] == [
-        " retention-v1\t"  # read stripped, then matched to the context ID it names
+    assert [r["supported_by"] for r in filled if r["question_id"] == "stale-version "][:1] == [
+        " retention-v1  "  # read stripped, then matched to the context ID it names
     ]
     write_sheet(path, filled)
     imported = import_sheet(path, dataset, reviewer="ana")
@@ -118,7 +118,7 @@ def test_ids_starting_or_ending_with_white_space_round_trip(
     assert {s.run: s for s in imported.label_sets} == truth
     [baseline] = [s for s in imported.label_sets if s.run == "synthetic-baseline"]
     assert [(e.question_id, e.label.supported_by) for e in baseline.claim_labels][1:3] == [
-        ("\ttwo-facts", ["retention-v2"]), ("stale-version\r", [" retention-v1\t"])
+        (" two-facts", ["retention-v2"]), ("stale-version ", [" retention-v1  "])
     ]
 
 

@@ -395,12 +395,12 @@ def test_file_names_that_are_not_utf8_are_read(tmp_path: Path) -> None:
 
 
 def test_export_refuses_ids_a_trec_file_cannot_hold(tmp_path: Path) -> None:
-    # An ID with a blank or NUL, or a question ID read back as a comment line, was a traceback.
+    # An ID with a blank, or a question ID read back as a comment line, was a traceback.
     example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
     evalset = json.loads((example / "evalset.json").read_text(encoding="utf-8"))
     evalset["questions"][0]["id"] = "a b"
     evalset["questions"][1]["id"] = "#two"
-    evalset["questions"][1]["required_evidence"][0]["any_of"] = ["doc\x00x"]
+    evalset["questions"][1]["required_evidence"][0]["any_of"] = ["doc\u2003x"]
     (tmp_path / "e.json").write_text(json.dumps(evalset), encoding="utf-8")
     run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))
     run["results"][0]["question_id"] = "q\u3000x"
@@ -416,7 +416,7 @@ def test_export_refuses_ids_a_trec_file_cannot_hold(tmp_path: Path) -> None:
         "Error: 5 problems found in the input:",
         f"- {e}: question 'a b': id: expected {field}, not starting with #; found 'a b'",
         f"- {e}: question '#two': id: expected {field}, not starting with #; found '#two'",
-        f"- {e}: question '#two': required_evidence: expected {field}; found 'doc\\x00x'",
+        f"- {e}: question '#two': required_evidence: expected {field}; found 'doc\\u2003x'",
         f"- {r}: question 'q\\u3000x': question_id: expected {field}, not starting with #; "
         "found 'q\\u3000x'",
         f"- <command line>: --run-tag: expected {field}; found 'my tag'",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
+from itertools import chain
 from sys import intern
 from typing import Any
 
@@ -24,6 +25,7 @@ from ..schemas import (
     agreed_verdict,
     claim_ids,
     counted_labels,
+    plain_ids,
     record_kind,
 )
 from ._native_checks import (
@@ -114,9 +116,11 @@ def _known(get: Callable[[Any, int], int], values: Any) -> list[int] | None:
         return None
 
 
-def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator: str | None) -> int:
+def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator: str | None,
+           labellers: set[str]) -> int:
     """Check the fields claim and fact labels share (`_Fallback` on a problem): the keys, the
-    labeller (a judge names its prompt version), the verdict, the reason and the context
+    labeller (a judge names its prompt version; its name is added to `labellers`, checked
+    for control characters once the run is read), the verdict, the reason and the context
     hash. Flags: `_SELF_MADE` (a judge named as the run's generator), `_STAMPED` (a context
     hash), `_BY_JUDGE` (a judge's label)."""
     if type(lab) is not dict or not lab.keys() <= keys:
@@ -127,6 +131,7 @@ def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator:
     kind, by = who.get("kind"), who.get("name")
     if type(by) is not str or not by or (len(who) != 2 and not labeller_rest_ok(who)):
         raise _Fallback("labeller")
+    labellers.add(by)
     flags = 0
     if kind == "judge":
         if not who.get("prompt_version"):
@@ -198,6 +203,8 @@ class Reviews:
         self._judge_code: dict[bytes, int] = {}
         self.self_claim: list[bool] = []
         self.self_fact: list[bool] = []
+        self.labellers: set[str] = set()
+        """The labellers' names, each distinct one once."""
 
     def read(
         self,
@@ -232,7 +239,7 @@ class Reviews:
         if strict and not claims:
             raise _Fallback("unreviewed")
         code_get = self._code.get
-        policy, generator = self._policy, self._generator
+        policy, generator, labellers = self._policy, self._generator, self.labellers
         chosen_claims: list[tuple[list[Label], list[Label]]] = []
         named = bool(claim_added)  # claims named as label files name them: c1, c2... or their ID
         # Named before the checks below: a claim that is not an object, or whose ID is not a
@@ -273,7 +280,7 @@ class Reviews:
             if named and names[n - 1] in claim_added:
                 labels = [*labels, *claim_added[names[n - 1]]]
             for lab in labels:
-                claim_flags |= _label(lab, CLAIM_LABEL_KEYS, CLAIM_VERDICTS, generator)
+                claim_flags |= _label(lab, CLAIM_LABEL_KEYS, CLAIM_VERDICTS, generator, labellers)
                 cited_by = lab.get("supported_by", _NONE)
                 if not cited_by and type(cited_by) is list:  # none: not `supported`
                     if lab["verdict"] == "supported":
@@ -299,7 +306,7 @@ class Reviews:
         covered = False
         fact_flags = 0
         for lab in fact_labels:
-            fact_flags |= _label(lab, FACT_LABEL_KEYS, FACT_VERDICTS, generator)
+            fact_flags |= _label(lab, FACT_LABEL_KEYS, FACT_VERDICTS, generator, labellers)
             fact = lab.get("fact_id")
             if type(fact) is not str or not fact:
                 raise _Fallback("fact_id")
@@ -353,6 +360,13 @@ class Reviews:
             raise _Fallback("fact_id")
         self.self_claim.append(self_claim)
         self.self_fact.append(self_fact)
+
+    def plain_ids(self) -> bool:
+        """No ID read holds a control character (`schemas.Identifier`): the claims' own IDs,
+        citations the snapshot lacks (known ones are the snapshot's, checked by the loader)
+        and labeller names, each checked once over all of them."""
+        cited = chain.from_iterable(filter(None, self.cited_as_written))
+        return plain_ids(chain(filter(None, self.claim_names), cited, self.labellers))
 
     def _judged(self, labels: list[Label], end: int, at: array[int], out: array[int]) -> None:
         """Each judge label's judge (its index in `judges`, to `out`) and its position among

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
 
-from ..schemas import EvalSet, is_schema_version
+from ..schemas import EvalSet, is_schema_version, plain_ids
 from ._native_checks import (
     ANSWERABILITY,
     FACT_KEYS,
@@ -146,6 +147,7 @@ def read_evalset(
     canary_named: dict[int, str] = {}
     bits, words = codes.group_bits, codes.access.shape[1]
     no_groups = [0] * words
+    unknown_groups: set[str] = set()
     for q in items:
         if type(q) is not dict or not q.keys() <= QUESTION_KEYS:
             raise _Fallback("question shape")
@@ -191,6 +193,8 @@ def read_evalset(
                 if group in bits:  # a group no document names opens nothing
                     word, bit = bits[group]
                     masks[word] |= bit
+                else:
+                    unknown_groups.add(group)
             user_mask += masks
         else:
             user_mask += no_groups
@@ -212,6 +216,12 @@ def read_evalset(
             canary_document.append(-1 if where < 0 else int(codes.document_of[where]))
             canary_marker[len(ids) - 1] = canary["marker"]
             canary_named[len(ids) - 1] = canary["document_id"]
+    # No ID holds a control character (`schemas.Identifier`), checked once over all of them
+    # (each distinct set of tags once); evidence IDs and user groups a document names are the
+    # snapshot's, which the loader checked.
+    facts_and_tags = chain.from_iterable(chain(facts, tag_sets))
+    if not plain_ids(chain(ids, facts_and_tags, unknown_groups, canary_named.values())):
+        raise _Fallback("control characters in IDs")
     alt_groups = np.repeat(np.arange(len(grades), dtype=np.int64), np.array(alt_n, dtype=np.int64))
     alt_codes = np.array(alt_code, dtype=np.int64)
     # The auto level, per row: no required alternative is a chunk (a code past the documents).

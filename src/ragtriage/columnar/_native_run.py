@@ -277,6 +277,8 @@ def read_run(
         outcome.append(out)
         reviews.read(res, out == _ANSWERED, out > _NO_OUTCOME and out != _ANSWERED, x_codes,
                      facts_of[row], current)
+    if not reviews.plain_ids():
+        raise _Fallback("control characters in IDs")
     result_rows = np.array(rows, dtype=np.int64)
     return RunColumns(
         header,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from ..errors import counted, shortened
 from ..fileio import StrictJSONError
@@ -44,14 +44,19 @@ class OutcomeAnswer(_Answer):
     """Why."""
 
 
+_Cited = Annotated[Identifier, WithJsonSchema({"type": "string", "minLength": 1})]
+"""An `Identifier`, its pattern left out of the schema sent to the judge (a model's
+constrained decoding need not read its escapes)."""
+
+
 class ClaimItem(_Answer):
     """One extracted claim."""
 
     text: str = Field(min_length=1)
     """The claim."""
-    citations: list[Identifier] = Field(default_factory=list)
-    """Cited IDs (non-empty, as a run's claims require: an empty one would make the written
-    run file invalid)."""
+    citations: list[_Cited] = Field(default_factory=list)
+    """Cited IDs (non-empty, without control characters, as a run's claims require: another
+    would make the written run file invalid)."""
 
 
 class ClaimsAnswer(_Answer):

@@ -72,9 +72,10 @@ def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
     """A pydantic location as a field path; a claim is named by its ID (`claims[c2]`).
 
     A claim without an ID is `c` and its 1-based position, as everywhere else
-    (`schemas.claim_ids`).
+    (`schemas.claim_ids`); so is one whose ID holds a control character (the problem shows it
+    escaped, the path never draws it).
     """
-    from ..schemas import claim_ids  # here: hashing a file must not import pydantic
+    from ..schemas import claim_ids, plain_ids  # here: hashing a file must not import pydantic
 
     parts: list[str] = []
     here = data
@@ -84,7 +85,7 @@ def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
             if previous == "claims":
                 claim = here[item] if isinstance(here, list) and item < len(here) else None
                 given = claim.get("id") if isinstance(claim, dict) else None
-                own = given if isinstance(given, str) else None
+                own = given if isinstance(given, str) and plain_ids((given,)) else None
                 parts.append(f"[{claim_ids([own], start=item + 1)[0]}]")
             else:
                 parts.append(f"[{item}]")
@@ -142,6 +143,8 @@ def pydantic_problems(
     With the `model` and the `data` validated, claims are named by ID and an unknown field
     close to a known one says which (`found an unknown field (did you mean 'answer'?)`).
     """
+    from ..schemas import IDENTIFIER_EXPECTED, IDENTIFIER_PATTERN
+
     problems = []
     for item in error.errors(include_url=False):
         loc = tuple(item["loc"])
@@ -157,6 +160,8 @@ def pydantic_problems(
             found = "an unknown field" + hint
         elif kind == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
             expected, found = "a non-empty string", "an empty string"
+        elif kind == "string_pattern_mismatch" and item["ctx"]["pattern"] == IDENTIFIER_PATTERN:
+            expected, found = IDENTIFIER_EXPECTED, found_text(item.get("input"))
         else:
             message = str(item["msg"])
             expected = message.removeprefix("Input should be ").removeprefix("Value error, ")

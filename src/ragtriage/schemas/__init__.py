@@ -50,6 +50,8 @@ from ._run import (
     claim_ids,
 )
 from ._shared import (
+    IDENTIFIER_EXPECTED,
+    IDENTIFIER_PATTERN,
     SCHEMA_VERSION,
     Identifier,
     IsoDate,
@@ -59,12 +61,15 @@ from ._shared import (
     StrictModel,
     is_iso_date,
     is_schema_version,
+    plain_ids,
 )
 from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
 
 __all__ = [
     "CONTEXT_HASH",
     "CONTEXT_HASH_EXPECTED",
+    "IDENTIFIER_EXPECTED",
+    "IDENTIFIER_PATTERN",
     "SCHEMA_MODELS",
     "SCHEMA_VERSION",
     "Answerability",
@@ -115,6 +120,7 @@ __all__ = [
     "is_iso_date",
     "is_schema_version",
     "json_schema",
+    "plain_ids",
     "record_kind",
     "schema_text",
     "valid_labeller",

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ._json_schema import SCHEMA_MODELS, json_schema
-from ._shared import ISO_DATE_PATTERN
+from ._shared import IDENTIFIER_PATTERN, ISO_DATE_PATTERN
 
 JSONL_RUN_EXAMPLE = (
     '{"schema_version": 1, "kind": "run", "name": "baseline", "provenance": {"k": 2}}\n'
@@ -49,9 +49,12 @@ for labels. JSONL is read line by line, so a 100,000-question run never sits in 
 text. Blank lines are skipped; a broken line is reported with its line number. A run in JSONL:
 
 {jsonl}
-**IDs.** Document, chunk, question, fact and claim IDs are non-empty strings, unique in
-their scope. Runs, evidence and labels refer to documents or chunks by ID; chunks map to their
-document by character span, so rechunking does not silently change what counts as evidence.
+**IDs.** A field of type *ID* (document, chunk, question, fact and claim IDs, tags, access and
+user groups, labeller and run names) holds a non-empty string without control characters
+(U+0000-U+001F, U+007F-U+009F: a line break, a tab, an escape would draw as a line break or a
+space in reports). Document, chunk, question, fact and claim IDs are unique in their scope.
+Runs, evidence and labels refer to documents or chunks by ID; chunks map to their document by
+character span, so rechunking does not silently change what counts as evidence.
 An unknown ID where one must be known is an input error — except a citation: citing an ID
 that does not exist or was not in the context is an *invalid citation*, scored as such.
 
@@ -301,6 +304,8 @@ def _type(node: dict[str, Any]) -> str:
         return f"map of string to {_type(node.get('additionalProperties', {}))}"
     if kind == "string" and node.get("pattern") == ISO_DATE_PATTERN:
         return "date (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`)"
+    if kind == "string" and node.get("pattern") == IDENTIFIER_PATTERN:
+        return "ID"
     if kind == "string":
         return "non-empty string" if node.get("minLength") else "string"
     if kind in ("integer", "number"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import date
 from typing import Annotated, Literal
 
@@ -38,8 +39,28 @@ def _schema_version(value: object) -> object:
 SchemaVersion = Annotated[Literal[1], BeforeValidator(_schema_version)]
 """A file's `schema_version` (`schemaVersion` in the article format): see `is_schema_version`."""
 
-Identifier = Annotated[str, StringConstraints(min_length=1, strip_whitespace=False)]
-"""A stable, non-empty identifier (document, chunk, question, fact, claim)."""
+_CONTROL = "\\u0000-\\u001f\\u007f-\\u009f"
+"""The control characters (C0, DEL and C1) as a regex class's ranges, in the `\\uXXXX` form
+Python's, pydantic's and JSON Schema's regexes all read."""
+IDENTIFIER_PATTERN = f"^[^{_CONTROL}]*$"
+"""The form of an identifier: no control character (a line break or a tab in an ID would
+draw as a line break or a space in reports)."""
+IDENTIFIER_EXPECTED = "an identifier without control characters"
+"""What an identifier field expects beyond a non-empty string, as problems say it."""
+_CONTROL_CHARACTER = re.compile(f"[{_CONTROL}]")
+
+
+def plain_ids(values: Iterable[str]) -> bool:
+    """True when none of the strings `values` holds a control character (`Identifier`'s
+    pattern): one regex search over them joined, for many IDs at once."""
+    return _CONTROL_CHARACTER.search("".join(values)) is None
+
+
+Identifier = Annotated[
+    str, StringConstraints(min_length=1, strip_whitespace=False, pattern=IDENTIFIER_PATTERN)
+]
+"""A stable, non-empty identifier (document, chunk, question, fact, claim, tag, group,
+labeller), without control characters (`IDENTIFIER_PATTERN`)."""
 
 ISO_DATE_EXPECTED = "an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY)"
 """What a date field expects, as problems say it."""
