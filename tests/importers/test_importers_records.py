@@ -209,6 +209,23 @@ def test_an_empty_context_id_is_a_problem_not_a_traceback(tmp_path: Path) -> Non
     ]
 
 
+def test_an_id_holding_a_control_character_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    bad = [
+        {**SEED_RECORD, "id": "sync\ndevices"},
+        {**SEED_RECORD, "id": "r2", "retrieved_context_ids": ["doc-3", "doc\t4"]},
+    ]
+    path = _file(tmp_path, "bad.json", bad)
+    with pytest.raises(InputError) as info:
+        import_records(path, "seed")
+    assert str(info.value).splitlines() == [
+        "2 problems found in the input:",
+        f"- {path}: question 'q0001': [0].id: expected an identifier without control "
+        "characters; found 'sync\\ndevices'",
+        f"- {path}: question 'r2': [1].retrieved_context_ids: expected a list of IDs without "
+        "control characters; found 'doc\\t4'",
+    ]
+
+
 def test_conflicting_text_for_one_context_id_is_a_problem(tmp_path: Path) -> None:
     other = {**SEED_RECORD, "id": "r2", "retrieved_contexts": ["changed", "退款申请需要订单号。"]}
     path = _file(tmp_path, "c.json", [SEED_RECORD, other])

@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import ProblemCollector, found_text
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
+    IDENTIFIER_EXPECTED,
     ContextItem,
     Document,
     EvalSet,
@@ -31,6 +32,7 @@ from ..schemas import (
     Run,
     Scalar,
     Snapshot,
+    plain_ids,
 )
 from ._record_dialects import DIALECTS, Dialect, RecordFormat, list_fields, normalise
 from ._records import again, read_records, text_id
@@ -75,10 +77,15 @@ def _strings(record: dict[str, Any], key: str, at: _Record) -> list[str] | None:
 
 
 def _ids(record: dict[str, Any], key: str, at: _Record) -> list[str] | None:
-    """A list of IDs: strings, none empty (the native `Identifier`)."""
+    """A list of IDs: strings, none empty nor holding a control character (the native
+    `Identifier`)."""
     value = _strings(record, key, at)
     if value is not None and "" in value:
         at.add(key, "a list of non-empty IDs", "an empty ID")
+        return None
+    if value is not None and not plain_ids(value):
+        found = next(i for i in value if not plain_ids((i,)))
+        at.add(key, "a list of IDs without control characters", found_text(found))
         return None
     return value
 
@@ -171,12 +178,13 @@ def _convert(
         return None
     record = normalised
     raw_id = record.get("id")
-    qid: str = raw_id if isinstance(raw_id, str) and raw_id else f"q{number:04d}"
+    given = isinstance(raw_id, str) and raw_id != ""
+    qid: str = raw_id if given and plain_ids((raw_id,)) else f"q{number:04d}"
     at = _Record(b.label, qid, where, b.c)
     if raw_id is not None and qid != raw_id:
         # numbering it instead would drop the ID the user gave, and its links to their data
         expected = "a non-empty string (or no `id`: records are numbered q0001, q0002, ...)"
-        at.add("id", expected, found_text(raw_id))
+        at.add("id", IDENTIFIER_EXPECTED if given else expected, found_text(raw_id))
     fields = (*dialect.question, *list_fields(dialect), dialect.response, dialect.reference)
     allowed = {*fields, *dialect.optional}
     for key in sorted(set(record) - allowed):
