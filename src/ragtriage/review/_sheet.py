@@ -94,7 +94,8 @@ class SheetRow:
     def get(self, column: str) -> str:
         """A cell's text: stripped in a column the reviewer fills (`FILL_COLUMNS`: spaces
         typed around a verdict are no part of it), as exported in the others, which hold IDs
-        that may start or end with a space (`Identifier` keeps it), so that the rows match exactly what was exported."""
+        that may start or end with a space (`Identifier` keeps it), so that the rows match
+        exactly what was exported."""
         cell = self.cells.get(column, "")
         return cell.strip() if column in FILL_COLUMNS else cell
 
