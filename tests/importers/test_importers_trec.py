@@ -223,3 +223,21 @@ def test_an_empty_dataset_id_is_an_option_problem_not_a_traceback(tmp_path: Path
             ["Error: 1 problem found in the input:", problem],
         )
     assert not (tmp_path / "o").exists()
+
+
+def test_ids_holding_control_characters_are_refused_not_a_traceback(tmp_path: Path) -> None:
+    # native files refuse them (schemas.Identifier): building the snapshot raised pydantic's
+    # ValidationError, a traceback
+    qrels, run = tmp_path / "a.qrels", tmp_path / "b.run"
+    qrels.write_text("q\x1b1 0 d1 1\nq2 0 d\x072 1\n", encoding="utf-8")
+    run.write_text("q2 Q0 d\x7f3 1 2.0 t\nq2 Q0 d\x7f3x 2 1.0 t\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_trec(qrels, [run])
+    expected = "expected an identifier without control characters"
+    assert str(info.value).splitlines() == [
+        "4 problems found in the input:",
+        f"- {qrels}: question 'q\\x1b1': question ID: {expected}; found 'q\\x1b1'",
+        f"- {qrels}: question 'q2': document ID: {expected}; found 'd\\x072'",
+        f"- {run}: question 'q2': document ID: {expected}; found 'd\\x7f3'",
+        f"- {run}: question 'q2': document ID: {expected}; found 'd\\x7f3x'",
+    ]

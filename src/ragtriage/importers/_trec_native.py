@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, Problem, ProblemCollector, option_problem
+from ..errors import InputError, Problem, ProblemCollector, found_text, option_problem
 from ..formats.trec_files import (
     FIRST_TOKEN,
     TOKEN,
@@ -22,7 +22,7 @@ from ..formats.trec_files import (
     write_run,
 )
 from ..paths import PathArg, as_optional_path, as_path, as_paths
-from ..schemas import EvalSet, Provenance, Run, Snapshot
+from ..schemas import IDENTIFIER_EXPECTED, EvalSet, Provenance, Run, Snapshot, plain_ids
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,9 @@ def import_trec(
             # the evaluation set holds the qrels' questions only: `evaluate` would refuse it
             expected = "a question the qrels judge (the evaluation set holds only those)"
             collector.add(str(path), qid, "question ID", expected, "not in the qrels")
+    collector.extend(_held_ids(qrels, judged))
+    for path, ranked in parsed:
+        collector.extend(_held_ids(path, {q: [d for d, _ in items] for q, items in ranked.items()}))
     collector.raise_if_any()
     merged: TrecRun = {}
     for _, ranked in parsed:
@@ -112,6 +115,23 @@ def import_trec(
         for path, ranked in parsed
     )
     return ImportedTrec(snap, evalset, native)
+
+
+def _held_ids(path: Path, named: Mapping[str, Iterable[str]]) -> list[Problem]:
+    """The question and document IDs of a TREC file that native files cannot hold (a control
+    character: `schemas.Identifier`), each distinct one once."""
+    problems = []
+    for qid, documents in sorted(named.items()):
+        if not plain_ids((qid,)):
+            problems.append(
+                Problem(str(path), qid, "question ID", IDENTIFIER_EXPECTED, found_text(qid))
+            )
+        problems.extend(
+            Problem(str(path), qid, "document ID", IDENTIFIER_EXPECTED, found_text(document))
+            for document in sorted(set(documents))
+            if not plain_ids((document,))
+        )
+    return problems
 
 
 def evalset_to_qrels(evalset: EvalSet) -> dict[str, dict[str, int]]:
