@@ -138,3 +138,18 @@ def test_a_task_id_used_twice_is_refused(tmp_path: Path) -> None:
         f"{tasks_file}: question 'task_1': [1].id: expected unique task IDs; "
         "found 'task_1' again (first at [0])"
     ]
+
+
+def test_ids_holding_control_characters_are_problems_not_a_traceback(tmp_path: Path) -> None:
+    # native files refuse them (schemas.Identifier)
+    docs = [*DOCS, {"id": "doc\nc", "title": "C", "content": "x"}]
+    tasks = [{**TASKS[0], "id": "task\x1b1"}]
+    with pytest.raises(InputError) as info:
+        import_tau2(_write(tmp_path / "bad", docs, tasks))
+    docs_file, tasks_file = tmp_path / "bad" / "documents.json.gz", tmp_path / "bad" / "tasks.json"
+    expected = "expected an identifier without control characters"
+    assert str(info.value).splitlines() == [
+        "2 problems found in the input:",
+        f"- {docs_file}: [2].id: {expected}; found 'doc\\nc'",
+        f"- {tasks_file}: [0].id: {expected}; found 'task\\x1b1'",
+    ]

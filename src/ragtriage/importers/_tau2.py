@@ -10,7 +10,16 @@ from typing import Any, BinaryIO
 from ..errors import InputError, ProblemCollector, found_text
 from ..fileio import decode, file_problem, open_input, parse_json
 from ..paths import PathArg, as_path, file_suffix
-from ..schemas import Document, EvalSet, EvidenceGroup, Question, Scalar, Snapshot
+from ..schemas import (
+    IDENTIFIER_EXPECTED,
+    Document,
+    EvalSet,
+    EvidenceGroup,
+    Question,
+    Scalar,
+    Snapshot,
+    plain_ids,
+)
 from ._records import again
 
 TAU2_ATTRIBUTION: dict[str, Scalar] = {
@@ -94,6 +103,17 @@ def _str_field(
     return value
 
 
+def _id_field(
+    record: Any, key: str, label: str, where: str, collector: ProblemCollector
+) -> str | None:
+    """`_str_field` for an ID, which holds no control character (`schemas.Identifier`)."""
+    value = _str_field(record, key, label, where, None, collector)
+    if value is not None and not plain_ids((value,)):
+        collector.add(label, None, f"{where}.{key}", IDENTIFIER_EXPECTED, found_text(value))
+        return None
+    return value
+
+
 def _records(data: Any, what: str, label: str, collector: ProblemCollector) -> list[Any]:
     """A file's top-level array of `what` (documents, tasks); none, with a problem, when the
     file holds no array or an empty one."""
@@ -110,7 +130,7 @@ def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Docum
     seen: set[str] = set()
     for index, record in enumerate(_records(data, "document", label, collector)):
         where = f"[{index}]"
-        doc_id = _str_field(record, "id", label, where, None, collector)
+        doc_id = _id_field(record, "id", label, where, collector)
         title = _str_field(record, "title", label, where, None, collector)
         content = _str_field(record, "content", label, where, None, collector)
         if doc_id is None or title is None or content is None:
@@ -133,7 +153,7 @@ def _questions(
     questions = []
     first: dict[str, int] = {}
     for index, record in enumerate(_records(data, "task", label, collector)):
-        task_id = _str_field(record, "id", label, f"[{index}]", None, collector)
+        task_id = _id_field(record, "id", label, f"[{index}]", collector)
         if task_id is None:
             continue
         if (repeat := again(first, task_id, index, repr(task_id))) is not None:
