@@ -435,6 +435,14 @@ def test_a_filled_row_needs_a_reviewer(article_fixture: Path, tmp_path: Path) ->
         f"{path}: question 'exact-code': row 3: reviewer: expected a reviewer name in the row or "
         "--reviewer; found nothing"
     ]
+    rows[1].update(reviewer="an\x07a")  # a name no labels file may hold (schemas.Identifier)
+    _rewrite(path, rows)
+    with pytest.raises(InputError) as info:
+        import_sheet(path, load_dataset(article_fixture))
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: question 'exact-code': row 3: reviewer: expected an identifier without "
+        "control characters; found 'an\\x07a'"
+    ]
 
 
 def test_answers_without_extracted_claims_are_reported(

@@ -10,18 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ProblemCollector
+from ..errors import ProblemCollector, found_text
 from ..loading import Dataset
 from ..paths import PathArg, as_path
 from ..schemas import (
     CONTEXT_HASH,
     CONTEXT_HASH_EXPECTED,
+    IDENTIFIER_EXPECTED,
     ClaimLabel,
     ClaimLabelEntry,
     FactLabel,
     FactLabelEntry,
     Labeller,
     LabelSet,
+    plain_ids,
 )
 from ._known import KnownIds
 from ._sheet import (
@@ -87,6 +89,11 @@ def _labeller(
             "a reviewer name in the row or --reviewer",
             "nothing",
         )
+        return None
+    if not plain_ids((name,)):
+        where = f"row {row.number}: reviewer"
+        collector.add(file, row.get("question_id") or None, where, IDENTIFIER_EXPECTED,
+                      found_text(name))
         return None
     return Labeller(kind="human", name=name)
 
