@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,9 +65,12 @@ def import_trec(
             # the evaluation set holds the qrels' questions only: `evaluate` would refuse it
             expected = "a question the qrels judge (the evaluation set holds only those)"
             collector.add(str(path), qid, "question ID", expected, "not in the qrels")
-    collector.extend(_held_ids(qrels, judged))
+    # the documents each file names, per question: the qrels first, then each run
+    named = [(qrels, {qid: set(docs) for qid, docs in judged.items()})]
     for path, ranked in parsed:
-        collector.extend(_held_ids(path, {q: [d for d, _ in items] for q, items in ranked.items()}))
+        named.append((path, {qid: {d for d, _ in items} for qid, items in ranked.items()}))
+    for path, docs_of in named:
+        collector.extend(_held_ids(path, docs_of))
     collector.raise_if_any()
     merged: TrecRun = {}
     for _, ranked in parsed:
@@ -76,10 +79,6 @@ def import_trec(
     snap = snapshot if snapshot is not None else snapshot_for(judged, merged, dataset_id)
     if snapshot is not None:
         known = {doc.id for doc in snapshot.documents} | {ch.id for ch in snapshot.chunks}
-        # the documents each file names, per question: the qrels first, then each run
-        named = [(qrels, {qid: set(docs) for qid, docs in judged.items()})]
-        for path, ranked in parsed:
-            named.append((path, {qid: {d for d, _ in items} for qid, items in ranked.items()}))
         problems = [
             Problem(str(path), qid, "document ID", "an ID of the given snapshot", repr(docid))
             for path, docs_of in named
@@ -117,7 +116,7 @@ def import_trec(
     return ImportedTrec(snap, evalset, native)
 
 
-def _held_ids(path: Path, named: Mapping[str, Iterable[str]]) -> list[Problem]:
+def _held_ids(path: Path, named: Mapping[str, set[str]]) -> list[Problem]:
     """The question and document IDs of a TREC file that native files cannot hold (a control
     character: `schemas.Identifier`), each distinct one once."""
     problems = []
@@ -128,7 +127,7 @@ def _held_ids(path: Path, named: Mapping[str, Iterable[str]]) -> list[Problem]:
             )
         problems.extend(
             Problem(str(path), qid, "document ID", IDENTIFIER_EXPECTED, found_text(document))
-            for document in sorted(set(documents))
+            for document in sorted(documents)
             if not plain_ids((document,))
         )
     return problems
