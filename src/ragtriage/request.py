@@ -24,7 +24,7 @@ from .errors import (
     range_problems,
     wrong_argument,
 )
-from .executors import ExecutorName
+from .executors import ExecutorName, check_ray_address
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, ledger_path
 from .paths import PathArg, as_optional_path, as_paths
@@ -258,8 +258,7 @@ class Request:
         problems += option_problems(self.label_policy, self.evidence_level)
         if problems:
             raise InputError(problems)
-        if self.ray_address is not None and self.executor != "ray":
-            raise RequestError("--ray-address needs --executor ray")
+        check_ray_address(self.executor, self.ray_address)
         files = self.files(example_runs_once=example_runs_once)
         if files.snapshot is None and self.executor == "ray":
             raise RequestError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -14,8 +15,10 @@ from native_layers_data import write_dataset
 from loader_path import loader_path
 from ragtriage.cli.main import cli
 from ragtriage.columnar import NATIVE_MEASURES, _native_explain
+from ragtriage.errors import InputError
 from ragtriage.example import example_paths
 from ragtriage.metrics import REGISTRY
+from ragtriage.request import Request
 
 NAMES = [f"{name}@3" if REGISTRY[name].params else name for name in NATIVE_MEASURES]
 """Every measure the engine computes on native files, rank measures at k = 3."""
@@ -181,6 +184,30 @@ def test_judge_ray_address_needs_engine_ray(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert result.stderr.endswith("Error: --ray-address needs --executor ray\n")
+
+
+def test_a_ray_address_is_checked_after_the_values_of_every_call_that_takes_one(
+    tmp_path: Path,
+) -> None:
+    # One check for the request, judge and trec-eval: a value no executor has is the
+    # problem shown first, then the address without the Ray executor.
+    from ragtriage.api import judge_files, trec_eval_files
+
+    evalset, snapshot, run = write_dataset(tmp_path, 1, 3)
+    executor: Any = "bogus"
+    problem = "<command line>: --executor: expected one of local, ray; found 'bogus'"
+    calls = [
+        lambda: judge_files(evalset, snapshot=snapshot, runs=[run], judge="lexical",
+                            output=tmp_path / "out", executor=executor, ray_address="auto"),
+        lambda: trec_eval_files(tmp_path / "q", tmp_path / "r", executor=executor,
+                                ray_address="auto"),
+        lambda: Request.build(evalset, snapshot=snapshot, runs=[run], executor=executor,
+                              ray_address="auto").evaluate(),
+    ]
+    for call in calls:
+        with pytest.raises(InputError) as refused:
+            call()
+        assert [p.message() for p in refused.value.problems] == [problem]
 
 
 def test_judge_on_ray_needs_the_lexical_judge(tmp_path: Path) -> None:

@@ -218,7 +218,7 @@ def judge_files(
     `judges.default_response_format(endpoint_kind)`: constrained output (`json_schema`) for
     `llama.cpp`, `json_object` for the other kinds.
     """
-    from ..executors import ExecutorName
+    from ..executors import ExecutorName, check_ray_address
     from ..judges import (
         AUTO_RESPONSE_FORMAT,
         RESPONSE_FORMATS,
@@ -238,11 +238,6 @@ def judge_files(
     from ..loading import load_dataset
     from ..validation import SEED_RANGE, parse_k
 
-    if ray_address is not None and executor != "ray":
-        raise RequestError("--ray-address needs --executor ray")
-    if executor == "ray" and judge != "lexical":
-        # An LLM client cannot travel to a worker; it would need a factory per endpoint.
-        raise RequestError("--executor ray supports --judge lexical only")
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     # Every value out of its command-line range at once, before any file is read (the
     # client checks its own options again, for callers that build one themselves); k as
@@ -268,6 +263,10 @@ def judge_files(
     )
     if problems:
         raise InputError(problems)
+    check_ray_address(executor, ray_address)
+    if executor == "ray" and judge != "lexical":
+        # An LLM client cannot travel to a worker; it would need a factory per endpoint.
+        raise RequestError("--executor ray supports --judge lexical only")
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
     check_output_names([run.name for run in loaded.runs])  # before any judging
     prices = Prices(price_per_1k_input, price_per_1k_output)

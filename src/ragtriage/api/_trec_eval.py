@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, get_args
 
-from ..errors import InputError, Problem, RequestError, choice_problems
-from ..executors import ExecutorName
+from ..errors import InputError, Problem, choice_problems
+from ..executors import ExecutorName, check_ray_address
 from ..paths import PathArg, as_path, file_suffix
 
 if TYPE_CHECKING:
@@ -29,10 +29,9 @@ def trec_eval_files(
     from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
     from ..executors import LocalExecutor, RayExecutor
 
-    if ray_address is not None and executor != "ray":
-        raise RequestError("--ray-address needs --executor ray")
     if problems := choice_problems(("--executor", executor, get_args(ExecutorName))):
         raise InputError(problems)
+    check_ray_address(executor, ray_address)
     _refuse_empty(qrels, run)
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)

@@ -1,7 +1,7 @@
 """Where scoring runs: in this process (`local`) or on a Ray cluster (`ray`); work shared
 with forked processes of this machine (`in_parallel`, `alongside`, `in_order`)."""
 
-from ._base import Executor, ExecutorName, LocalExecutor, shard_bounds
+from ._base import Executor, ExecutorName, LocalExecutor, check_ray_address, shard_bounds
 from ._fork import CAN_FORK, alongside, default_workers, in_order, in_parallel
 from ._ray import RayExecutor
 
@@ -12,6 +12,7 @@ __all__ = [
     "LocalExecutor",
     "RayExecutor",
     "alongside",
+    "check_ray_address",
     "default_workers",
     "in_order",
     "in_parallel",

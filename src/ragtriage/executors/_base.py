@@ -6,11 +6,20 @@ from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Literal, Protocol, TypeVar
 
+from ..errors import RequestError
+
 T = TypeVar("T")
 R = TypeVar("R")
 
 ExecutorName = Literal["local", "ray"]
 """Where work that can be spread runs: this machine, or a Ray cluster (`--executor`)."""
+
+
+def check_ray_address(executor: str, ray_address: str | None) -> None:
+    """`RequestError` when a cluster address comes without the Ray executor: one check for
+    every command taking both, made once their values passed the options' own checks."""
+    if ray_address is not None and executor != "ray":
+        raise RequestError("--ray-address needs --executor ray")
 
 
 class Executor(Protocol):
