@@ -57,8 +57,10 @@ def write_imported(
 
 def _dataset_id_problems(dataset_id: str) -> list[Problem]:
     """The ID the imported snapshot and evaluation set get: non-empty, as every native ID."""
+    from ..schemas import identifier_problems
+
     if dataset_id:
-        return []
+        return identifier_problems(("--dataset-id", dataset_id))
     return [option_problem("--dataset-id", "a non-empty ID", repr(dataset_id))]
 
 
@@ -103,9 +105,16 @@ def import_trec_files(
 
     `snapshot` is the native snapshot the IDs refer to (default: a text-less one).
     """
+    from ..errors import found_text
     from ..importers import import_trec
+    from ..schemas import IDENTIFIER_EXPECTED, plain_ids
 
     problems = _dataset_id_problems(dataset_id)
+    problems += [  # each run is named by its file's stem
+        Problem(str(path), None, "run name", IDENTIFIER_EXPECTED, found_text(path.stem))
+        for path in as_paths(trec_runs)
+        if not plain_ids((path.stem,))
+    ]
     if problems:
         raise InputError(problems)
     snap = None if snapshot is None else read_kinds(snapshot=snapshot)[0]
@@ -146,8 +155,11 @@ def import_openinference_files(
 ) -> ImportedTraceRun:
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
     from ..importers import import_openinference, write_native
+    from ..schemas import identifier_problems
 
-    problems = [] if name else [option_problem("--name", "a run name", "nothing")]
+    problems = identifier_problems(("--name", name)) if name else [
+        option_problem("--name", "a run name", "nothing")
+    ]
     for option, key in (("--match-attribute", match_attribute), ("--id-key", id_key)):
         if key == "":  # no attribute or metadata key has an empty name
             problems.append(option_problem(option, "a non-empty key", "nothing"))
@@ -302,7 +314,10 @@ def review_import_files(
     from ..judges import write_model
     from ..loading import load_dataset
     from ..review import import_sheet, merge_into_file
+    from ..schemas import identifier_problems
 
+    if refused := identifier_problems(("--reviewer", reviewer)):
+        raise InputError(refused)  # before the files are read, not once per row
     folder = as_path(output)
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
     imported = import_sheet(sheet, loaded, reviewer=reviewer, k=k)

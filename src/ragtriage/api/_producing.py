@@ -99,6 +99,7 @@ def run_files(
         TokenizerSpec,
         run_retrieval,
     )
+    from ..schemas import identifier_problems
     from ..validation import parse_k
 
     cutoff = parse_k(k)  # as the command line's -k, before any file is read
@@ -126,6 +127,7 @@ def run_files(
     )
     # Every value out of its command-line range at once, before any file is read.
     problems = [*endpoint.range_problems(), *config.problems()]
+    problems += identifier_problems(("--name", name), ("--model", model))
     if problems:
         raise InputError(problems)
     if endpoint.given and endpoint.missing():
@@ -236,6 +238,7 @@ def judge_files(
         write_outputs,
     )
     from ..loading import load_dataset
+    from ..schemas import identifier_problems
     from ..validation import SEED_RANGE, parse_k
 
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
@@ -261,6 +264,7 @@ def judge_files(
         ("--price-per-1k-input", price_per_1k_input, PRICE_PER_1K_RANGE),
         ("--price-per-1k-output", price_per_1k_output, PRICE_PER_1K_RANGE),
     )
+    problems += identifier_problems(("--model", model))  # the labeller's name
     if problems:
         raise InputError(problems)
     check_ray_address(executor, ray_address)

@@ -16,6 +16,8 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from ..errors import Problem, found_text, option_problem
+
 SCHEMA_VERSION: Literal[1] = 1
 """The version of the native file formats this release reads and writes."""
 
@@ -54,6 +56,18 @@ def plain_ids(values: Iterable[str]) -> bool:
     """True when none of the strings `values` holds a control character (`Identifier`'s
     pattern): one regex search over them joined, for many IDs at once."""
     return _CONTROL_CHARACTER.search("".join(values)) is None
+
+
+def identifier_problems(*options: tuple[str, str | None]) -> list[Problem]:
+    """A problem for each `(option, value)` whose value becomes an `Identifier` (a run name,
+    a dataset ID, a labeller's name) but holds a control character, worded as the files' ID
+    problems (`<command line>: --model: expected an identifier without control characters;
+    found 'gp\\x07t'`): checked before any work, not when the native model is built."""
+    return [
+        option_problem(option, IDENTIFIER_EXPECTED, found_text(value))
+        for option, value in options
+        if value is not None and not plain_ids((value,))
+    ]
 
 
 Identifier = Annotated[
