@@ -78,6 +78,16 @@ CASES: list[tuple[str, str, list[str]]] = [
         ["defaults.max_not_applicable: expected a finite number; found NaN"],
     ),
     (
+        "every-non-finite-number",
+        '[[threshold]]\nmetric = "evidence_recall"\nmin = nan\n[latency]\np50_ms = inf\n'
+        "p95_ms = -inf\n",
+        [
+            "threshold[0].min: expected a finite number; found NaN",
+            "latency.p50_ms: expected a finite number; found Infinity",
+            "latency.p95_ms: expected a finite number; found -Infinity",
+        ],
+    ),
+    (
         "percent-for-fraction",
         '[[threshold]]\nmetric = "evidence_recall"\nmin = 85\n',
         ["threshold[0].min: expected a bound from 0 to 1 (evidence_recall range); found 85"],

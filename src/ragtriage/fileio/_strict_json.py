@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, Problem
 from ._limits import MAX_DEPTH, MAX_INT_DIGITS
 from ._open import file_problem
 
@@ -268,14 +268,17 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
     if depth_problem(data):
         raise _file_refusal(label, _too_deep(MAX_DEPTH))
     stack: list[tuple[str, Any]] = [("", data)]
+    problems = []  # every number that is not finite, in document order
     while stack:
         where, item = stack.pop()
         if isinstance(item, float) and not math.isfinite(item):
             word = "NaN" if item != item else ("Infinity" if item > 0 else "-Infinity")
-            raise file_problem(label, FINITE, word, where or "(file)")
+            problems.append(Problem(label, None, where or "(file)", FINITE, word))
         if isinstance(item, dict):
             pairs = [(f"{where}.{key}" if where else key, v) for key, v in item.items()]
             stack.extend(reversed(pairs))  # popped in document order
         elif isinstance(item, list):
             stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(item)]))
+    if problems:
+        raise InputError(problems)
     return data
