@@ -227,3 +227,26 @@ def test_gate_json_output_is_strict_json(tmp_path: Path) -> None:
     assert all(
         r["observed"] is None or math.isfinite(r["observed"]) for r in data["rules"]
     )
+
+
+def test_costs_near_the_largest_float_have_a_mean_not_a_traceback(tmp_path: Path) -> None:
+    # Each cost is a finite number the run format accepts; their exact sum is not, and
+    # `math.fsum` raised OverflowError: the mean is the costs each divided by the count.
+    paths = example_paths()
+    run = json.loads(paths.runs[1].read_text(encoding="utf-8"))
+    for result in run["results"]:
+        result["cost_usd"] = 1.7e308
+    (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    policy = tmp_path / "cost.toml"
+    policy.write_text("[cost]\nmax_mean_usd = 0.0005\n", encoding="utf-8")
+    out = CliRunner().invoke(
+        cli,
+        ["gate", str(paths.evalset), "--snapshot", str(paths.snapshot), "--run",
+         str(tmp_path / "run.json"), "--candidate", run["name"], "--policy", str(policy),
+         "--format", "json"],
+    )
+    assert out.exception is None or isinstance(out.exception, SystemExit), out.exception
+    assert out.exit_code == 1
+    [rule] = json.loads(out.stdout)["rules"]
+    assert (rule["verdict"], rule["observed"]) == ("fail", 1.7e308)
+    assert rule["detail"] == "1.7e+308 USD > 0.0005 USD"

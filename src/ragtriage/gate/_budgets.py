@@ -63,12 +63,21 @@ def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
                 values,
                 missing,
                 cost.max_missing,
-                lambda v: math.fsum(v) / len(v),
+                _mean,
                 cost.max_mean_usd,
                 "USD",
             )
         )
     return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    """The exactly rounded sum over the count; each value divided first where the sum passes
+    the largest float (costs near 1e308 have a mean, not an `OverflowError`)."""
+    try:
+        return math.fsum(values) / len(values)
+    except OverflowError:
+        return math.fsum(value / len(values) for value in values)
 
 
 def _budget(
