@@ -54,3 +54,4 @@ def test_an_option_that_becomes_an_id_is_checked_up_front(
     count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
     assert result.stderr == f"Error: {count} found in the input:\n" + "".join(problems)
     assert list(tmp_path.iterdir()) == []  # nothing written
+

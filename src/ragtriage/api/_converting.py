@@ -55,6 +55,14 @@ def write_imported(
     return WrittenNative(folder, len(snapshot.documents), len(evalset.questions), tuple(names))
 
 
+def check_some_run(runs: int, purpose: str) -> None:
+    """`InputError` when no run was loaded (no --run file, none in DATASET), for a command
+    that would otherwise do nothing and say nothing (`purpose`: what it does with runs)."""
+    if not runs:
+        expected = f"at least one run to {purpose} (a --run file, or runs in DATASET)"
+        raise InputError([option_problem("--run", expected, "none")])
+
+
 def _dataset_id_problems(dataset_id: str) -> list[Problem]:
     """The ID the imported snapshot and evaluation set get: non-empty, as every native ID."""
     from ..schemas import identifier_problems
@@ -276,6 +284,7 @@ def review_export_files(
     from ..review import export_sheet
 
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    check_some_run(len(loaded.runs), "review")
     return export_sheet(loaded, output, k=k, raw_text=raw_text)
 
 

@@ -29,7 +29,7 @@ from ..errors import (
 )
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..validation import JudgeName, RerankKind, RetrieverKind
-from ._converting import read_kinds
+from ._converting import check_some_run, read_kinds
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
@@ -272,6 +272,7 @@ def judge_files(
         # An LLM client cannot travel to a worker; it would need a factory per endpoint.
         raise RequestError("--executor ray supports --judge lexical only")
     loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    check_some_run(len(loaded.runs), "judge")
     check_output_names([run.name for run in loaded.runs])  # before any judging
     prices = Prices(price_per_1k_input, price_per_1k_output)
     spec = None

@@ -12,6 +12,7 @@ from ..paths import PathArg, as_path, as_paths, file_suffix
 from ..request import Notify, Request
 from ..schemas import LabelPolicy
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
+from ._converting import check_some_run
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -52,6 +53,7 @@ def diagnose_request(
 ) -> tuple[Evaluation, tuple[RunDiagnosis, ...]]:
     """`diagnose_files` for a built request; also returns the evaluation diagnosed."""
     evaluation = request.evaluate("diagnose", notify, metrics=[])
+    check_some_run(len(evaluation.runs), "diagnose")
     return evaluation, evaluation.diagnoses
 
 
