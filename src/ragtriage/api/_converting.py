@@ -64,7 +64,8 @@ def check_some_run(runs: int, purpose: str) -> None:
 
 
 def _dataset_id_problems(dataset_id: str) -> list[Problem]:
-    """The ID the imported snapshot and evaluation set get: non-empty, as every native ID."""
+    """The ID the imported snapshot and evaluation set get: non-empty and without control
+    characters, as every native ID."""
     from ..schemas import identifier_problems
 
     if dataset_id:
