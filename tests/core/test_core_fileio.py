@@ -188,3 +188,18 @@ def test_an_integer_beyond_64_bits_in_a_run_header_is_reported_exactly_by_both_r
     settings = [json.loads(o.stdout)["runs"][0]["provenance"]["generator"]["settings"]
                 for o in outputs]
     assert settings == [{"max_tokens": 1180591620717411303425, "temperature": 0.0}] * 2
+
+
+def test_files_hashed_in_a_second_thread_give_file_sha256_and_its_error(tmp_path: Path) -> None:
+    from ragtriage.loading import file_sha256, file_sha256_later
+
+    (tmp_path / "a.jsonl").write_bytes(b'{"a": 1}\n' * 100_000)
+    (tmp_path / "b.jsonl").write_bytes(b"")
+    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    assert file_sha256_later(paths)() == [file_sha256(p) for p in paths]
+    later = file_sha256_later([*paths, tmp_path / "gone.jsonl"])
+    with pytest.raises(InputError) as raised:
+        file_sha256(tmp_path / "gone.jsonl")
+    with pytest.raises(InputError) as raised_later:
+        later()
+    assert _message(raised_later) == _message(raised)

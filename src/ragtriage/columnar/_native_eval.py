@@ -25,7 +25,7 @@ from ..loading import (
     Dataset,
     SourceFile,
     display_path,
-    file_sha256,
+    file_sha256_later,
     load_dataset,
 )
 from ..metrics import Measure, measures
@@ -279,14 +279,20 @@ def _file_inputs(
     evalset: Path, snapshot_path: Path, runs: Sequence[Path], label_files: Sequence[Path],
     versions: Path | None,
 ) -> EngineInputs:
+    # The large files are hashed meanwhile, in a second thread: their digests are wanted last.
+    digests = file_sha256_later([evalset, *runs])
     snapshot, snapshot_source, versions_source = load_snapshot(snapshot_path, versions)
     labels, label_sources = read_labels(label_files)
 
     def sources() -> tuple[SourceFile, ...]:
+        evalset_digest, *run_digests = digests()
         return (
-            SourceFile(display_path(evalset), "evalset", file_sha256(evalset)),
+            SourceFile(display_path(evalset), "evalset", evalset_digest),
             snapshot_source,
-            *(SourceFile(display_path(path), "run", file_sha256(path)) for path in runs),
+            *(
+                SourceFile(display_path(path), "run", digest)
+                for path, digest in zip(runs, run_digests, strict=True)
+            ),
             *label_sources,
             *versions_source,
         )

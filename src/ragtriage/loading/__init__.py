@@ -9,6 +9,7 @@ if TYPE_CHECKING:
         SourceFile as SourceFile,
         display_path as display_path,
         file_sha256 as file_sha256,
+        file_sha256_later as file_sha256_later,
         pydantic_problems as pydantic_problems,
         report_head as report_head,
         validate_item as validate_item,
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
 _LAZY = {
     "._files": (
-        "SourceFile", "display_path", "file_sha256", "pydantic_problems", "report_head",
-        "validate_item",
+        "SourceFile", "display_path", "file_sha256", "file_sha256_later", "pydantic_problems",
+        "report_head", "validate_item",
     ),
     "._index": ("EvidenceLevel", "SnapshotIndex"),
     "._load_dataset": ("Dataset", "load_dataset"),

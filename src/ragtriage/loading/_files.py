@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import threading
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -66,6 +68,26 @@ def file_sha256(path: PathArg) -> str:
     """SHA-256 of a file, read in blocks."""
     with open_input(as_path(path)) as handle:  # a BufferedReader, which file_digest reads into
         return hashlib.file_digest(cast(io.BufferedReader, handle), "sha256").hexdigest()
+
+
+def file_sha256_later(paths: Sequence[PathArg]) -> Callable[[], list[str]]:
+    """`file_sha256` of each file, begun now in a second thread (hashlib releases the GIL)
+    so that hashing overlaps other work; the call returned waits for it. A file that could
+    not be hashed there is hashed again by that call, which raises what `file_sha256` does."""
+    found: list[str] = []
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            found.extend(file_sha256(path) for path in paths)
+
+    worker = threading.Thread(target=run, name="ragtriage-sha256", daemon=True)
+    worker.start()
+
+    def result() -> list[str]:
+        worker.join()
+        return found + [file_sha256(path) for path in paths[len(found) :]]
+
+    return result
 
 
 def _loc(loc: tuple[int | str, ...], data: Any = None) -> str:
