@@ -77,3 +77,18 @@ def test_an_unknown_command_is_a_usage_error() -> None:
     out = CliRunner().invoke(cli, ["evaluat"])
     assert out.exit_code == 2
     assert "No such command 'evaluat'" in out.stderr
+
+
+def test_the_file_models_are_built_without_reading_their_source() -> None:
+    # The field docstrings are read where a JSON Schema is made (`schemas.json_schema`), not
+    # parsed from each module's source as each model class is built (every command's cost).
+    code = (
+        "import linecache, ragtriage.schemas, ragtriage.calibration;"
+        "print(sorted(f for f in linecache.cache if 'ragtriage' in f))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+        check=True,
+    )
+    assert out.stdout == "[]\n"

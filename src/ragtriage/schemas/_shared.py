@@ -116,9 +116,8 @@ Scalar = str | int | float | bool
 class StrictModel(BaseModel):
     """Base for every file-boundary model: strict types, unknown fields refused, immutable."""
 
-    model_config = ConfigDict(
-        strict=True, extra="forbid", frozen=True, use_attribute_docstrings=True
-    )
+    # The attribute docstrings describe the fields in the JSON Schema (`_json_schema`).
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
 class Labeller(StrictModel):
