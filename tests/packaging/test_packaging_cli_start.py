@@ -1,4 +1,5 @@
-"""A fast start: `--version` and `--help` import no command module, numpy or pydantic.
+"""A fast start: `--version` and `--help` import no command module, numpy or pydantic; a
+command imports what it runs.
 
 Structural, not timed (the timing is in `benchmarks/cli_start.py`): the modules imported
 are read from `python -X importtime`, whose report names every module a run imports.
@@ -71,6 +72,26 @@ def test_the_static_table_matches_the_commands() -> None:
         assert command.name == entry.name
         first = inspect.cleandoc(command.help or "").split("\n\n")[0]
         assert " ".join(first.split()) == entry.summary, entry.name
+
+
+def test_a_json_evaluation_imports_no_text_renderer() -> None:
+    code = (
+        "import sys; from click.testing import CliRunner; from ragtriage.cli.main import cli;"
+        "out = CliRunner().invoke(cli, ['evaluate', '--example', '--format', 'json']);"
+        "assert out.exit_code == 0 and out.stdout.startswith('{'), out.output;"
+        "print(sorted(m for m in sys.modules if m.partition('.')[0] == 'rich'"
+        " or m.startswith('ragtriage.render')))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+        check=True,
+    )
+    # The table and Markdown renderers (and rich) are imported only for those formats.
+    assert out.stdout == (
+        "['ragtriage.render', 'ragtriage.render._aggregate_json', 'ragtriage.render._boundaries',"
+        " 'ragtriage.render._diagnosis', 'ragtriage.render._json']\n"
+    )
 
 
 def test_an_unknown_command_is_a_usage_error() -> None:

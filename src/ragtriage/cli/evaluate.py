@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..api import evaluate_request
-from ..render import evaluation_text, render_markdown, render_table
+from ..render import evaluation_text
 from ..request import Request
 from ._common import (
     examples,
@@ -46,8 +46,12 @@ def evaluate_command(
     if fmt == "json":
         text = evaluation_text(result)  # written as made: the document is never held whole
     elif fmt == "markdown":
+        from ..render import render_markdown  # here: the JSON report needs no rich text
+
         text = render_markdown(result)
     else:
+        from ..render import render_table
+
         text = render_table(result, terminal_width(), all_measures=all_measures)
     write_output(text, output)
     if html is not None:
