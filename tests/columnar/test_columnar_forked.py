@@ -1,4 +1,4 @@
-"""Work shared with forked processes (`executors.in_order`, `in_parallel`, `alongside`):
+"""Work shared with forked processes (`executors.in_parallel`, `alongside`):
 results in argument order, whatever the number of processes."""
 
 from __future__ import annotations
@@ -10,29 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragtriage.executors import alongside, in_order, in_parallel
+from ragtriage.executors import alongside, in_parallel
 
 
 def _square_and_process(value: int) -> tuple[int, int]:
     return value * value, os.getpid()
-
-
-def test_in_order_gives_results_in_argument_order() -> None:
-    arguments = [(value,) for value in range(23)]
-    for processes in (1, 2, 3):
-        found = list(in_order(_square_and_process, arguments, processes))
-        assert [square for square, _ in found] == [value * value for value in range(23)]
-        pids = {pid for _, pid in found}
-        if processes == 1:
-            assert pids == {os.getpid()}
-        else:  # computed by forked processes, never by this one
-            assert os.getpid() not in pids
-            assert 1 <= len(pids) <= processes
-
-
-def test_in_order_with_one_argument_or_none_stays_here() -> None:
-    assert list(in_order(_square_and_process, [(3,)], 4)) == [(9, os.getpid())]
-    assert list(in_order(_square_and_process, [], 4)) == []
 
 
 def test_in_parallel_and_alongside_keep_the_order() -> None:
@@ -101,7 +83,6 @@ def test_forked_workers_die_on_sigterm_whatever_handler_they_inherit() -> None:
     arguments = [(value,) for value in range(4)]
     assert in_parallel(_sigterm_action, arguments) == [default] * 4
     assert alongside(_sigterm_action, arguments)[1:] == [default] * 3
-    assert list(in_order(_sigterm_action, arguments, 2)) == [default] * 4
 
 
 _MANY_POOLS = """

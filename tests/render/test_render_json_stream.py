@@ -63,28 +63,6 @@ def test_entries_written_a_piece_at_a_time(monkeypatch: MonkeyPatch) -> None:
         assert len(pieces) == 2 * (-(-15 // piece) + 2) + 1
 
 
-def test_pieces_made_by_forked_processes(monkeypatch: MonkeyPatch) -> None:
-    """From `_FORKED_FROM` questions in a run, its pieces are made by forked processes (one
-    per CPU, here two): the same text, in order."""
-    example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
-    whole = _whole(example)
-    monkeypatch.setattr(_json, "_PIECE", 2)
-    monkeypatch.setattr(_json, "_FORKED_FROM", 15)
-    monkeypatch.setattr(_json, "default_workers", lambda: 2)
-    made: list[int] = []
-    real = _json.in_order
-
-    def counted(function: Any, arguments: Any, processes: int) -> Any:
-        made.append(processes)
-        return real(function, arguments, processes)
-
-    monkeypatch.setattr(_json, "in_order", counted)
-    pieces = list(evaluation_text(example))
-    assert made == [2, 2]
-    assert "".join(pieces) == whole
-    assert len(pieces) == 2 * (8 + 2) + 1
-
-
 def test_a_piece_is_written_as_the_whole_document_writes_it() -> None:
     """A piece's entries are written from the records' fields in one orjson call: a score
     orjson writes otherwise (1.5e-07) and strings UTF-8 cannot encode (lone surrogates) are

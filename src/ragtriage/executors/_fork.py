@@ -9,8 +9,7 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from itertools import islice
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -117,31 +116,3 @@ def alongside(
 
 def _as_is(index: int, result: T) -> T:
     return result
-
-
-def in_order(
-    function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int
-) -> Iterator[T]:
-    """`function(*a)` for each `a` of `arguments`, computed by up to `processes` forked
-    processes and given back in order, each as soon as it and those before it are ready; at
-    most two per process are computed ahead of the consumer. In this process, one at a time,
-    when `processes` < 2, there are fewer than two arguments or this platform cannot fork."""
-    if processes < 2 or not CAN_FORK or len(arguments) < 2:
-        for a in arguments:
-            yield function(*a)
-        return
-    _TASK["task"] = (function, arguments)
-    try:
-        processes = min(processes, len(arguments))
-        with _pool(processes) as pool:
-            waiting = iter(range(len(arguments)))
-            pending = deque(
-                pool.apply_async(_call, (index,)) for index in islice(waiting, 2 * processes)
-            )
-            while pending:
-                done = pending.popleft().get()
-                for index in islice(waiting, 1):
-                    pending.append(pool.apply_async(_call, (index,)))
-                yield done
-    finally:
-        _TASK.clear()
