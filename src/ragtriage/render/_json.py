@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterator, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -183,7 +184,7 @@ def _entries(
     }
     keys = sorted(fields)
     rows = zip(*map(fields.__getitem__, keys), strict=True)
-    return [dict(zip(keys, row, strict=True)) for row in rows]
+    return list(map(dict, map(zip, repeat(keys), rows)))  # no Python step per entry
 
 
 def _score_values(measure: Measure, scores: Sequence[Score | None]) -> list[Any]:
