@@ -6,11 +6,13 @@ that they equal what this module produces, so the published schemas cannot drift
 
 from __future__ import annotations
 
+import ast
 import inspect
-from typing import Any
+import textwrap
+from itertools import pairwise
+from typing import Any, cast
 
 from pydantic import BaseModel
-from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 from pydantic.json_schema import GenerateJsonSchema
 
 from ..fileio import file_problem, json_text
@@ -60,10 +62,23 @@ class _FieldDocs(GenerateJsonSchema):
             # The docstring of the class that annotates the field last, as pydantic reads it.
             owner = next(k for k in cls.__mro__ if name in inspect.get_annotations(k))
             if owner not in docs:
-                docs[owner] = extract_docstrings_from_cls(owner, use_inspect=True)
+                docs[owner] = _attribute_docs(owner)
             if field.description is None and name in docs[owner] and name in properties:
                 properties[name]["description"] = docs[owner][name]
         return out
+
+
+def _attribute_docs(cls: type) -> dict[str, str]:
+    """The attribute docstrings of `cls`'s own body: a field's is the string written right
+    after its annotated assignment, indentation cleaned as a docstring's."""
+    tree = cast(ast.ClassDef, ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0])
+    return {
+        field.target.id: inspect.cleandoc(doc.value.value)
+        for field, doc in pairwise(tree.body)
+        if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+        and isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
+        and isinstance(doc.value.value, str)
+    }
 
 
 LABELLER_DEFAULT_NOTE = (
