@@ -127,7 +127,7 @@ def run_files(
     )
     # Every value out of its command-line range at once, before any file is read.
     problems = [*endpoint.range_problems(), *config.problems()]
-    problems += identifier_problems(("--name", name), ("--model", model))
+    problems += identifier_problems(("--name", name))  # the run's name
     if problems:
         raise InputError(problems)
     if endpoint.given and endpoint.missing():
