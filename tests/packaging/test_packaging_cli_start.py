@@ -74,6 +74,15 @@ def test_the_static_table_matches_the_commands() -> None:
         assert " ".join(first.split()) == entry.summary, entry.name
 
 
+def _python(code: str) -> str:
+    """The standard output of `python -c code` run with this tree's package."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+        check=True,
+    ).stdout
+
+
 def test_a_json_evaluation_imports_no_text_renderer() -> None:
     code = (
         "import sys; from click.testing import CliRunner; from ragtriage.cli.main import cli;"
@@ -82,13 +91,8 @@ def test_a_json_evaluation_imports_no_text_renderer() -> None:
         "print(sorted(m for m in sys.modules if m.partition('.')[0] == 'rich'"
         " or m.startswith('ragtriage.render')))"
     )
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
-        check=True,
-    )
     # The table and Markdown renderers (and rich) are imported only for those formats.
-    assert out.stdout == (
+    assert _python(code) == (
         "['ragtriage.render', 'ragtriage.render._aggregate_json', 'ragtriage.render._boundaries',"
         " 'ragtriage.render._diagnosis', 'ragtriage.render._json']\n"
     )
@@ -107,9 +111,4 @@ def test_the_file_models_are_built_without_reading_their_source() -> None:
         "import linecache, ragtriage.schemas, ragtriage.calibration;"
         "print(sorted(f for f in linecache.cache if 'ragtriage' in f))"
     )
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
-        check=True,
-    )
-    assert out.stdout == "[]\n"
+    assert _python(code) == "[]\n"
