@@ -70,6 +70,5 @@ def test_a_calibration_file_that_is_not_a_record(article_fixture: Path, tmp_path
     assert result.exit_code == 2
     assert result.output == (
         "Error: 1 problem found in the input:\n"
-        f"- {bad}: (record): expected a valid dictionary or instance of CalibrationRecord; "
-        "found []\n"
+        f"- {bad}: (record): expected an object; found []\n"
     )

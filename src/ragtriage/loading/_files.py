@@ -170,7 +170,8 @@ def pydantic_problems(
     problems = []
     for item in error.errors(include_url=False):
         loc = tuple(item["loc"])
-        field = prefix + _loc(loc, data)
+        # A record that is no object at all is named by the prefix (`results[0]`, `sync`).
+        field = prefix[:-1] if not loc and prefix.endswith(".") else prefix + _loc(loc, data)
         kind = item["type"]
         if kind == "missing":
             expected, found = REQUIRED, "nothing"
@@ -180,6 +181,8 @@ def pydantic_problems(
                 hint = did_you_mean(loc[-1], known_fields(model, loc[:-1]))
             expected = "no such field (it is not part of the format)"
             found = "an unknown field" + hint
+        elif kind == "model_type":  # pydantic's words name the class: "instance of Claim"
+            expected, found = "an object", found_text(item.get("input"))
         elif kind == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
             expected, found = "a non-empty string", "an empty string"
         elif kind == "string_pattern_mismatch" and item["ctx"]["pattern"] == IDENTIFIER_PATTERN:

@@ -1,0 +1,41 @@
+"""A hostile user's inputs to `evaluate` and friends: exact messages for what they got wrong."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ragtriage.cli.main import cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+
+
+def _copy(tmp_path: Path) -> list[str]:
+    shutil.copytree(EXAMPLE, tmp_path, dirs_exist_ok=True)
+    return [str(tmp_path / "evalset.json"), "--snapshot", str(tmp_path / "snapshot.json")]
+
+
+def test_a_record_that_is_no_object_is_named_by_its_place_not_by_a_class(tmp_path: Path) -> None:
+    data = _copy(tmp_path)
+    run = json.loads((tmp_path / "runs" / "baseline.json").read_text(encoding="utf-8"))
+    run["results"][0] = 5
+    run["results"][1]["claims"][0] = None
+    (tmp_path / "bad.json").write_text(json.dumps(run), encoding="utf-8")
+    (tmp_path / "versions.json").write_text('{"retry-e4291": [1]}', encoding="utf-8")
+    bad, versions = tmp_path / "bad.json", tmp_path / "versions.json"
+    result = CliRunner().invoke(cli, ["evaluate", *data, "--run", str(bad)])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 2 problems found in the input:\n"
+        f"- {bad}: results[0]: expected an object; found 5\n"
+        f"- {bad}: question 'two-facts': claims[c1]: expected an object; found null\n"
+    )
+    result = CliRunner().invoke(cli, ["evaluate", *data, "--versions", str(versions)])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 1 problem found in the input:\n"
+        f"- {versions}: retry-e4291: expected an object; found [1]\n"
+    )
