@@ -39,3 +39,24 @@ def test_a_record_that_is_no_object_is_named_by_its_place_not_by_a_class(tmp_pat
         "Error: 1 problem found in the input:\n"
         f"- {versions}: retry-e4291: expected an object; found [1]\n"
     )
+
+
+def test_a_holdout_ledger_naming_an_input_is_refused_before_any_work(tmp_path: Path) -> None:
+    data = _copy(tmp_path)
+    run = tmp_path / "runs" / "baseline.json"
+    before = run.read_bytes()
+    for command in ("evaluate", "diagnose"):
+        result = CliRunner().invoke(
+            cli, [command, *data, "--run", str(run), "--include-holdout", "--ledger", str(run)]
+        )
+        assert result.exit_code == 2
+        assert result.output == (
+            f"Error: cannot write {run}: it is also an input of this command (--run). "
+            "Nothing was written.\n"
+        )
+    assert run.read_bytes() == before
+    result = CliRunner().invoke(cli, ["evaluate", *data, "--ledger", data[0]])
+    assert result.output == (
+        f"Error: cannot write {data[0]}: it is also an input of this command (DATASET). "
+        "Nothing was written.\n"
+    )
