@@ -60,3 +60,30 @@ def test_a_holdout_ledger_naming_an_input_is_refused_before_any_work(tmp_path: P
         f"Error: cannot write {data[0]}: it is also an input of this command (DATASET). "
         "Nothing was written.\n"
     )
+
+
+def test_an_empty_list_that_must_hold_an_item_is_refused_in_the_formats_words(
+    tmp_path: Path,
+) -> None:
+    data = _copy(tmp_path)
+    evalset = json.loads((tmp_path / "evalset.json").read_text(encoding="utf-8"))
+    evalset["questions"][0]["required_evidence"][0]["any_of"] = []
+    (tmp_path / "evalset.json").write_text(json.dumps(evalset), encoding="utf-8")
+    article = tmp_path / "article.json"
+    article.write_text(
+        '{"schemaVersion": 1, "corpus": [{"id": "d", "text": "t"}], "cases": [], "runs": []}',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["evaluate", *data])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 1 problem found in the input:\n"
+        f"- {data[0]}: question 'exact-code': required_evidence[0].any_of: "
+        "expected a list of at least 1 item; found an empty list\n"
+    )
+    result = CliRunner().invoke(cli, ["evaluate", str(article)])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 1 problem found in the input:\n"
+        f"- {article}: cases: expected a list of at least 1 item; found an empty list\n"
+    )

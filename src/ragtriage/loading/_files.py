@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text
+from ..errors import InputError, Problem, ProblemCollector, counted, did_you_mean, found_text
 from ..fileio import open_input, parse_json, text_lines
 from ..paths import PathArg, as_path
 
@@ -183,6 +183,10 @@ def pydantic_problems(
             found = "an unknown field" + hint
         elif kind == "model_type":  # pydantic's words name the class: "instance of Claim"
             expected, found = "an object", found_text(item.get("input"))
+        elif kind == "too_short":  # a list shorter than its Field(min_length)
+            least, length = item["ctx"]["min_length"], item["ctx"]["actual_length"]
+            expected = f"a list of at least {counted(least, 'item')}"
+            found = counted(length, "item") if length else "an empty list"
         elif kind == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
             expected, found = "a non-empty string", "an empty string"
         elif kind == "string_pattern_mismatch" and item["ctx"]["pattern"] == IDENTIFIER_PATTERN:
