@@ -21,6 +21,7 @@ from .errors import (
     InputError,
     RequestError,
     choice_problems,
+    option_problem,
     range_problems,
     wrong_argument,
 )
@@ -256,6 +257,9 @@ class Request:
         # As the command line's options; the engine checks the two choices again for its
         # other callers.
         problems += option_problems(self.label_policy, self.evidence_level)
+        if self.holdout.who == "":  # else recorded as $USER, not as given
+            expected = "a name for the holdout ledger"
+            problems.append(option_problem("--who", expected, "an empty string"))
         if problems:
             raise InputError(problems)
         check_ray_address(self.executor, self.ray_address)

@@ -87,3 +87,16 @@ def test_an_empty_list_that_must_hold_an_item_is_refused_in_the_formats_words(
         "Error: 1 problem found in the input:\n"
         f"- {article}: cases: expected a list of at least 1 item; found an empty list\n"
     )
+
+
+def test_an_empty_who_is_refused_not_recorded_as_user(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.jsonl"
+    args = ["--example", "--include-holdout", "--ledger", str(ledger), "--who", ""]
+    expected = (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --who: expected a name for the holdout ledger; found an empty string\n"
+    )
+    for command in ("evaluate", "diagnose", "compare"):
+        result = CliRunner().invoke(cli, [command, *args])
+        assert (result.exit_code, result.output) == (2, expected)
+    assert not ledger.exists()
