@@ -100,3 +100,37 @@ def test_an_empty_who_is_refused_not_recorded_as_user(tmp_path: Path) -> None:
         result = CliRunner().invoke(cli, [command, *args])
         assert (result.exit_code, result.output) == (2, expected)
     assert not ledger.exists()
+
+
+def test_a_calibration_record_with_negative_counts_is_refused_not_ignored(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    from ragtriage.cli.calibrate import calibrate_command
+    from ragtriage.judges import LexicalJudge, judge_dataset, write_model
+    from ragtriage.loading import load_dataset
+
+    judged = judge_dataset(load_dataset(article_fixture), LexicalJudge())
+    files = [write_model(r.labels, tmp_path / f"judge-{r.name}.json") for r in judged.runs]
+    record = tmp_path / "calibration.json"
+    judge_args = [a for f in files for a in ("--judge-labels", str(f))]
+    made = CliRunner().invoke(
+        calibrate_command, [*judge_args, str(article_fixture), "--record", str(record)]
+    )
+    assert made.exit_code == 0, made.output
+    edited = json.loads(record.read_text(encoding="utf-8"))
+    edited["claims"]["items"] = -3
+    edited["facts"]["confusion_matrix"]["counts"][0][0] = -1
+    record.write_text(json.dumps(edited), encoding="utf-8")
+    label_args = [a for f in files for a in ("--labels", str(f))]
+    result = CliRunner().invoke(
+        cli,
+        ["evaluate", str(article_fixture), *label_args, "--label-policy", "judge",
+         "--allow-unreviewed", "--calibration", str(record)],
+    )
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 2 problems found in the input:\n"
+        f"- {record}: claims.items: expected greater than or equal to 0; found -3\n"
+        f"- {record}: facts.confusion_matrix.counts[0][0]: expected greater than or equal to 0; "
+        "found -1\n"
+    )

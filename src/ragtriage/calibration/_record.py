@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import NonNegativeInt, ValidationError
 
 from ..errors import InputError, ProblemCollector
 from ..fileio import content_hash, read_json
@@ -23,9 +23,9 @@ class RatioRecord(StrictModel):
 
     value: float | None
     """numerator / denominator, or null."""
-    numerator: int
+    numerator: NonNegativeInt
     """What counted."""
-    denominator: int
+    denominator: NonNegativeInt
     """Out of how many."""
 
 
@@ -43,14 +43,14 @@ class MatrixRecord(StrictModel):
     """Rows are the human verdicts."""
     columns: Literal["judge"]
     """Columns are the judge's verdicts."""
-    counts: list[list[int]]
+    counts: list[list[NonNegativeInt]]
     """Counts in `categories` order."""
 
 
 class AgreementRecord(StrictModel):
     """Agreement of the judge with humans on one item kind."""
 
-    items: int
+    items: NonNegativeInt
     """Items both labelled."""
     categories: list[str]
     """Verdicts in matrix order."""
@@ -81,9 +81,9 @@ class MeanRecord(StrictModel):
     """Upper bound."""
     confidence: float
     """Nominal coverage."""
-    n_labelled: int
+    n_labelled: NonNegativeInt
     """Items with a human label."""
-    n_unlabelled: int
+    n_unlabelled: NonNegativeInt
     """Items with only a judge label."""
 
 
@@ -128,9 +128,9 @@ class CalibrationRecord(StrictModel):
     """Agreement on claims."""
     facts: AgreementRecord
     """Agreement on reference facts."""
-    judge_only_items: int
+    judge_only_items: NonNegativeInt
     """Items only the judge labelled."""
-    human_only_items: int
+    human_only_items: NonNegativeInt
     """Items only humans labelled."""
     confidence: float
     """Nominal coverage of the intervals."""
