@@ -6,6 +6,7 @@ import datetime
 import difflib
 import json
 import math
+import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +83,7 @@ class Suggestions:
     def __init__(self, known: Collection[str]) -> None:
         self._known = known
         self._ordered: list[str] | None = None
+        self._forms: dict[str, str] | None = None
         self._left = SUGGEST_BUDGET if len(known) <= SUGGEST_LIMIT else 0
 
     def __call__(self, found: str) -> str:
@@ -91,8 +93,22 @@ class Suggestions:
         self._left -= 1
         if self._ordered is None:
             self._ordered = sorted(self._known)
+        # The same text in another Unicode form (`cafe\u0301` for `caf\xe9`) looks the same
+        # when shown, and difflib may not find it close: named with escapes.
+        if self._forms is None:
+            self._forms = {_nfc(k): k for k in reversed(self._ordered)}
+        same = self._forms.get(_nfc(found), found)
+        if same != found:
+            return (
+                f" (did you mean {same!a}? {found!a} differs from it only in its "
+                "Unicode form)"
+            )
         close = difflib.get_close_matches(found, self._ordered, n=1, cutoff=0.75)
         return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 @dataclass(frozen=True, order=True)

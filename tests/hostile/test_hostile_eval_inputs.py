@@ -134,3 +134,24 @@ def test_a_calibration_record_with_negative_counts_is_refused_not_ignored(
         f"- {record}: facts.confusion_matrix.counts[0][0]: expected greater than or equal to 0; "
         "found -1\n"
     )
+
+
+def test_an_id_in_another_unicode_form_is_shown_with_escapes(tmp_path: Path) -> None:
+    data = _copy(tmp_path)
+    evalset = json.loads((tmp_path / "evalset.json").read_text(encoding="utf-8"))
+    evalset["questions"][0]["id"] = "caf\u00e9"
+    (tmp_path / "evalset.json").write_text(json.dumps(evalset), encoding="utf-8")
+    run = json.loads((tmp_path / "runs" / "baseline.json").read_text(encoding="utf-8"))
+    run["results"] = [r for r in run["results"] if r["question_id"] == "exact-code"]
+    run["results"][0]["question_id"] = "cafe\u0301"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(run), encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["evaluate", *data, "--run", str(bad), "--allow-missing", "--allow-unreviewed"]
+    )
+    assert result.exit_code == 2
+    assert (
+        f"- {bad}: question 'cafe\u0301': results.question_id: expected a question of the "
+        "evaluation set; found no such question (did you mean 'caf\\xe9'? 'cafe\\u0301' "
+        "differs from it only in its Unicode form)"
+    ) in result.output.splitlines()
