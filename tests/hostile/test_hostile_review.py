@@ -408,3 +408,23 @@ def test_a_labels_file_that_is_not_one_is_refused_not_overwritten(
         "found a labels file of run 'synthetic-corrected'",
     ]
     assert target.read_text(encoding="utf-8") == other
+
+
+def test_a_column_named_twice_is_refused_not_half_read(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # Two columns under one name kept the last one's cells: a reviewer's reasons typed in the
+    # first `reason` column were dropped without a word when an empty second one followed.
+    rows = _rows(_exported(article_fixture, tmp_path / "s.csv"))
+    header = [*rows[0], "reason"]
+    table = [header] + [[*row.values(), ""] for row in rows]
+    table[1][header.index("reason")] = "the context says so"
+    sheet = _csv(tmp_path / "twice.csv", table)
+    result = _import(article_fixture, sheet, tmp_path / "out", "--reviewer", "ana")
+    assert result.exit_code == 2
+    assert _error_lines(result) == [
+        "Error: 1 problem found in the input:",
+        f"- {sheet}: row 1: reason: expected each column name once in the header; found "
+        "'reason' in columns 15, 18",
+    ]
+    assert not (tmp_path / "out").exists()

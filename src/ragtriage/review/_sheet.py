@@ -284,7 +284,16 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
         raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])
     header = tuple(cell.strip() for cell in table[0])
     rows = []
-    cell_problems = []
+    # A name given to two columns would keep one column's cells and drop the other's.
+    cell_problems = [
+        Problem(
+            str(path), None, f"row 1: {name}", "each column name once in the header",
+            f"{name!r} in columns "
+            + ", ".join(str(i + 1) for i, c in enumerate(header) if c == name),
+        )
+        for name in dict.fromkeys(header)
+        if name and header.count(name) > 1
+    ]
     for offset, values in enumerate(table, start=1):
         for index, value in enumerate(values):
             problem = check_cell(path, offset, _column_name(header, index), value, SHEET_LIMITS)
