@@ -220,3 +220,30 @@ def test_two_outputs_of_one_command_naming_one_file_are_refused(tmp_path: Path) 
         for _, path, name in cases
     ]
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_an_import_into_the_folder_of_its_input_keeps_the_input(tmp_path: Path) -> None:
+    """An import writes snapshot.json, evalset.json and NAME.jsonl into its folder: one of
+    them naming an input file was replaced by the import (a qrels file by the snapshot, a
+    records file by the evaluation set, a run file by the imported run) after it was read."""
+    (tmp_path / "snapshot.json").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "v.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "bm25.jsonl").write_text("q1 Q0 d1 1 2.5 t\n", encoding="utf-8")
+    record = {"user_input": "Why?", "response": "So.", "reference": "So.",
+              "retrieved_contexts": ["So."], "retrieved_context_ids": ["d1"],
+              "reference_context_ids": ["d1"]}
+    (tmp_path / "evalset.json").write_text(json.dumps([record]), encoding="utf-8")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    cases = [
+        (["import", "trec", "--qrels", "snapshot.json", "-o", "."], "snapshot.json", "--qrels"),
+        (["import", "trec", "--qrels", "v.qrels", "--trec-run", "bm25.jsonl", "-o", "."],
+         "bm25.jsonl", "--trec-run"),
+        (["import", "ragas", "evalset.json", "-o", "."], "evalset.json", "FILE"),
+    ]
+    results = run_batch([args for args, _, _ in cases], tmp_path)
+    assert [(r.code, r.stderr) for r in results] == [
+        (2, f"Error: cannot write {path}: it is also an input of this command ({name}). "
+            "Nothing was written.\n")
+        for _, path, name in cases
+    ]
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before

@@ -40,19 +40,28 @@ class WrittenNative:
 
 
 def write_imported(
-    output: PathArg, snapshot: Snapshot, evalset: EvalSet, runs: Iterable[Run] = ()
+    output: PathArg,
+    snapshot: Snapshot,
+    evalset: EvalSet,
+    runs: Iterable[Run] = (),
+    inputs: Iterable[tuple[str, PathArg]] = (),
 ) -> WrittenNative:
-    """Write `snapshot.json`, `evalset.json` and one `NAME.jsonl` per run into `output`."""
+    """Write `snapshot.json`, `evalset.json` and one `NAME.jsonl` per run into `output`;
+    nothing when one of them is a file of `inputs` (the option naming each and its path)."""
+    from ..fileio import refuse_inputs
     from ..importers import write_native
 
     folder = as_path(output)
-    write_native(snapshot, folder / "snapshot.json")
-    write_native(evalset, folder / "evalset.json")
-    names = []
-    for run in runs:
-        write_native(run, folder / f"{run.name}.jsonl")
-        names.append(f"{run.name}.jsonl")
-    return WrittenNative(folder, len(snapshot.documents), len(evalset.questions), tuple(names))
+    files: dict[Path, Snapshot | EvalSet | Run] = {
+        folder / "snapshot.json": snapshot,
+        folder / "evalset.json": evalset,
+        **{folder / f"{run.name}.jsonl": run for run in runs},
+    }
+    refuse_inputs(files, inputs)
+    for path, model in files.items():
+        write_native(model, path)
+    names = tuple(path.name for path in list(files)[2:])
+    return WrittenNative(folder, len(snapshot.documents), len(evalset.questions), names)
 
 
 def check_some_run(runs: int, purpose: str) -> None:
@@ -98,7 +107,7 @@ def import_records_files(
     if problems:
         raise InputError(problems)
     data = import_records(file, fmt, name=name, dataset_id=dataset_id)
-    written = write_imported(output, data.snapshot, data.evalset, (data.run,))
+    written = write_imported(output, data.snapshot, data.evalset, (data.run,), [("FILE", file)])
     return replace(written, ignored_fields=tuple(data.ignored_fields))
 
 
@@ -128,7 +137,9 @@ def import_trec_files(
         raise InputError(problems)
     snap = None if snapshot is None else read_kinds(snapshot=snapshot)[0]
     data = import_trec(qrels, as_paths(trec_runs), snapshot=snap, dataset_id=dataset_id)
-    return write_imported(output, data.snapshot, data.evalset, data.runs)
+    inputs = [("--qrels", qrels), *(("--trec-run", path) for path in as_paths(trec_runs))]
+    inputs += [] if snapshot is None else [("--snapshot", snapshot)]
+    return write_imported(output, data.snapshot, data.evalset, data.runs, inputs)
 
 
 @dataclass(frozen=True)

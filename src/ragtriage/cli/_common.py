@@ -97,32 +97,19 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
         value = ctx.params.get(param.name)
         values = value if isinstance(value, tuple | list) else (value,)
         given += [(param, Path(v)) for v in values if v is not None]
-    inputs = [(param, path) for param, path in given if param.name not in outputs]
+    from ..fileio import OutputError, refuse_inputs, same_file
+
+    inputs = [(_option_name(p), path) for p, path in given if p.name not in outputs]
     written = [(param, path) for param, path in given if param.name in outputs]
     for at, (_param, path) in enumerate(written):
-        reason = None
-        for other, source in inputs:
-            if _same_file(path, source):
-                reason = f"it is also an input of this command ({_option_name(other)})"
-                break
-        for other, target in written[:at]:
-            if reason is None and _same_file(path, target):
-                reason = f"it is also this command's {_option_name(other)}"
-        if reason is not None:
-            from ..fileio import OutputError
-
-            raise _CannotWrite(str(OutputError(path, reason)))
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file (a link or a hard link to it included)."""
-    try:
-        return a.samefile(b)
-    except OSError:  # one does not exist (yet): compare where they point
         try:
-            return a.resolve() == b.resolve()
-        except (OSError, RuntimeError):  # a link loop: reading the input names the problem
-            return False
+            refuse_inputs([path], inputs)
+        except OutputError as exc:
+            raise _CannotWrite(str(exc)) from None
+        for other, target in written[:at]:
+            if same_file(path, target):
+                reason = f"it is also this command's {_option_name(other)}"
+                raise _CannotWrite(str(OutputError(path, reason)))
 
 
 def _option_name(param: click.Parameter) -> str:

@@ -38,6 +38,8 @@ from ._write import (
     atomic_output,
     check_output,
     make_folder,
+    refuse_inputs,
+    same_file,
     write_bytes,
     write_text,
 )
@@ -73,6 +75,8 @@ __all__ = [
     "read_json",
     "read_text",
     "read_toml",
+    "refuse_inputs",
+    "same_file",
     "strip_bom",
     "text_lines",
     "write_bytes",

@@ -14,7 +14,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -30,6 +30,29 @@ class OutputError(RagtriageError):
         self.path = str(path)
         self.reason = reason
         super().__init__(f"cannot write {self.path}: {reason}. Nothing was written.")
+
+
+def same_file(a: PathArg, b: PathArg) -> bool:
+    """Whether two paths name one file (a link or a hard link to it included)."""
+    a, b = as_path(a), as_path(b)
+    try:
+        return a.samefile(b)
+    except OSError:  # one does not exist (yet): compare where they point
+        try:
+            return a.resolve() == b.resolve()
+        except (OSError, RuntimeError):  # a link loop: reading the input names the problem
+            return False
+
+
+def refuse_inputs(targets: Iterable[PathArg], inputs: Iterable[tuple[str, PathArg]]) -> None:
+    """Raise `OutputError` for the first target that is one of the command's input files
+    (`inputs`: the option or argument that named each, e.g. `--qrels`), before anything is
+    written: writing it would replace the file the output was made from."""
+    sources = list(inputs)
+    for target in targets:
+        for option, source in sources:
+            if same_file(target, source):
+                raise OutputError(target, f"it is also an input of this command ({option})")
 
 
 def _reason(exc: OSError) -> str:
