@@ -222,6 +222,12 @@ def test_two_outputs_of_one_command_naming_one_file_are_refused(tmp_path: Path) 
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
+RECORD = {"user_input": "Why?", "response": "So.", "reference": "So.",
+          "retrieved_contexts": ["So."], "retrieved_context_ids": ["d1"],
+          "reference_context_ids": ["d1"]}
+"""A Ragas record: its run answers without claims, so a judge writes a run with claims."""
+
+
 def test_an_import_into_the_folder_of_its_input_keeps_the_input(tmp_path: Path) -> None:
     """An import writes snapshot.json, evalset.json and NAME.jsonl into its folder: one of
     them naming an input file was replaced by the import (a qrels file by the snapshot, a
@@ -229,10 +235,7 @@ def test_an_import_into_the_folder_of_its_input_keeps_the_input(tmp_path: Path) 
     (tmp_path / "snapshot.json").write_text("q1 0 d1 1\n", encoding="utf-8")
     (tmp_path / "v.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
     (tmp_path / "bm25.jsonl").write_text("q1 Q0 d1 1 2.5 t\n", encoding="utf-8")
-    record = {"user_input": "Why?", "response": "So.", "reference": "So.",
-              "retrieved_contexts": ["So."], "retrieved_context_ids": ["d1"],
-              "reference_context_ids": ["d1"]}
-    (tmp_path / "evalset.json").write_text(json.dumps([record]), encoding="utf-8")
+    (tmp_path / "evalset.json").write_text(json.dumps([RECORD]), encoding="utf-8")
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     cases = [
         (["import", "trec", "--qrels", "snapshot.json", "-o", "."], "snapshot.json", "--qrels"),
@@ -247,3 +250,33 @@ def test_an_import_into_the_folder_of_its_input_keeps_the_input(tmp_path: Path) 
         for _, path, name in cases
     ]
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_a_judge_into_the_folder_of_its_run_keeps_the_run(tmp_path: Path) -> None:
+    """`judge -o DIR` writes DIR/NAME.run.json when it extracted claims: a --run file of that
+    path was replaced by the judge's run after it was read. A run with claims, where the
+    judge writes no run, is still judged into its own folder."""
+    (tmp_path / "records.json").write_text(json.dumps([RECORD]), encoding="utf-8")
+    assert run_batch([["import", "ragas", "records.json", "-o", "."]], tmp_path)[0].code == 0
+    header, *results = (
+        json.loads(line) for line in (tmp_path / "imported.jsonl").read_text("utf-8").splitlines()
+    )
+    (tmp_path / "imported.run.json").write_text(json.dumps({**header, "results": results}))
+    before = (tmp_path / "imported.run.json").read_bytes()
+    data = ["evalset.json", "--snapshot", "snapshot.json", "--judge", "lexical", "--no-progress"]
+    into_its_folder, elsewhere, with_claims = run_batch(
+        [
+            ["judge", *data, "--run", "imported.run.json", "-o", "."],
+            ["judge", *data, "--run", "imported.run.json", "-o", "out"],
+            ["judge", *data, "--run", "out/imported.run.json", "-o", "out"],
+        ],
+        tmp_path,
+    )
+    assert (into_its_folder.code, into_its_folder.stderr) == (
+        2,
+        "Error: cannot write imported.run.json: it is also an input of this command (--run). "
+        "Nothing was written.\n",
+    )
+    assert (tmp_path / "imported.run.json").read_bytes() == before
+    assert not (tmp_path / "imported.labels.json").exists()
+    assert (elsewhere.code, with_claims.code) == (0, 0)

@@ -342,7 +342,9 @@ def judge_files(
             )
         )
         check_answered(result, options.base_url)
-    written = write_outputs(result, out)
+    inputs = [("DATASET", dataset), *(("--run", path) for path in as_paths(runs))]
+    inputs += [] if snapshot is None else [("--snapshot", snapshot)]
+    written = write_outputs(result, out, inputs)
     if result.stats.stopped is not None:
         files = ", ".join(str(w.labels) for w in written)
         raise EndpointError(

@@ -46,13 +46,25 @@ def check_output_names(runs: Sequence[str]) -> None:
         raise InputError(problems)
 
 
-def write_outputs(result: JudgeResult, out_dir: PathArg) -> tuple[WrittenRun, ...]:
-    """`<run>.labels.json` per run, plus `<run>.run.json` when claims or outcomes were added."""
+def write_outputs(
+    result: JudgeResult, out_dir: PathArg, inputs: Sequence[tuple[str, PathArg]] = ()
+) -> tuple[WrittenRun, ...]:
+    """`<run>.labels.json` per run, plus `<run>.run.json` when claims or outcomes were added;
+    nothing when one of them is a file of `inputs` (the option naming each and its path)."""
+    from ..fileio import refuse_inputs
+
     check_output_names([judged.name for judged in result.runs])
     out_dir = as_path(out_dir)
+    stems = [safe_name(judged.name) for judged in result.runs]
+    targets = [out_dir / f"{stem}.labels.json" for stem in stems]
+    targets += [
+        out_dir / f"{stem}.run.json"
+        for stem, judged in zip(stems, result.runs, strict=True)
+        if judged.run is not None
+    ]
+    refuse_inputs(targets, inputs)
     written = []
-    for judged in result.runs:
-        stem = safe_name(judged.name)
+    for stem, judged in zip(stems, result.runs, strict=True):
         labels = write_model(judged.labels, out_dir / f"{stem}.labels.json")
         run_file = None
         if judged.run is not None:
