@@ -55,3 +55,23 @@ def test_an_option_that_becomes_an_id_is_checked_up_front(
     assert result.stderr == f"Error: {count} found in the input:\n" + "".join(problems)
     assert list(tmp_path.iterdir()) == []  # nothing written
 
+
+
+def test_an_empty_run_name_is_refused_by_run_as_by_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `run --name ''` named the run after its retriever (`bm25`) without a word, while
+    # `import openinference --name ''` refused it: one rule for both.
+    monkeypatch.chdir(tmp_path)
+    message = (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --name: expected a run name; found nothing\n"
+    )
+    for args in (
+        ["run", *DATA, "-o", "run.jsonl", "--name", "", "--no-cache"],
+        ["import", "openinference", str(EXAMPLE / "evalset.json"), "traces.jsonl",
+         "-o", "run.jsonl", "--name", ""],
+    ):
+        result = CliRunner().invoke(cli, args)
+        assert (result.exit_code, result.stderr) == (2, message)
+    assert list(tmp_path.iterdir()) == []  # nothing written

@@ -72,6 +72,16 @@ def check_some_run(runs: int, purpose: str) -> None:
         raise InputError([option_problem("--run", expected, "none")])
 
 
+def run_name_problems(name: str | None) -> list[Problem]:
+    """The problems of a `--name` the run will be named (None: the command's default name):
+    an empty one names no run, one with a control character is no `Identifier`."""
+    from ..schemas import identifier_problems
+
+    if name == "":
+        return [option_problem("--name", "a run name", "nothing")]
+    return identifier_problems(("--name", name))
+
+
 def _dataset_id_problems(dataset_id: str) -> list[Problem]:
     """The ID the imported snapshot and evaluation set get: non-empty and without control
     characters, as every native ID."""
@@ -175,11 +185,8 @@ def import_openinference_files(
 ) -> ImportedTraceRun:
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
     from ..importers import import_openinference, write_native
-    from ..schemas import identifier_problems
 
-    problems = identifier_problems(("--name", name)) if name else [
-        option_problem("--name", "a run name", "nothing")
-    ]
+    problems = run_name_problems(name)
     for option, key in (("--match-attribute", match_attribute), ("--id-key", id_key)):
         if key == "":  # no attribute or metadata key has an empty name
             problems.append(option_problem(option, "a non-empty key", "nothing"))

@@ -29,7 +29,7 @@ from ..errors import (
 )
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..validation import JudgeName, RerankKind, RetrieverKind
-from ._converting import check_some_run, read_kinds
+from ._converting import check_some_run, read_kinds, run_name_problems
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
@@ -99,7 +99,6 @@ def run_files(
         TokenizerSpec,
         run_retrieval,
     )
-    from ..schemas import identifier_problems
     from ..validation import parse_k
 
     cutoff = parse_k(k)  # as the command line's -k, before any file is read
@@ -127,7 +126,7 @@ def run_files(
     )
     # Every value out of its command-line range at once, before any file is read.
     problems = [*endpoint.range_problems(), *config.problems()]
-    problems += identifier_problems(("--name", name))  # the run's name
+    problems += run_name_problems(name)
     if problems:
         raise InputError(problems)
     if endpoint.given and endpoint.missing():
