@@ -103,6 +103,18 @@ def test_output_is_always_dash_o_and_the_main_output() -> None:
     ]
 
 
+def test_only_an_output_that_can_go_to_stdout_says_so() -> None:
+    # `judge -o DIR` said "Write <run>.labels.json ... here instead of stdout": without -o it
+    # writes no labels anywhere (it is required unless --dry-run), a folder never goes to stdout.
+    says = sorted(
+        name
+        for name, command in COMMANDS.items()
+        if "stdout" in (getattr(_options(command).get("--output"), "help", None) or "")
+    )
+    assert says == ["calibrate", "compare", "demo", "diagnose", "evaluate", "gate", "schema",
+                    "trec-eval"]
+
+
 def test_format_has_one_name_default_and_help() -> None:
     infos = [_options(c)["--format"] for c in COMMANDS.values() if "--format" in _options(c)]
     assert len(infos) == 7

@@ -226,7 +226,7 @@ def output_option(
     what: str, *, required: bool = False, metavar: str = "FILE"
 ) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """`-o/--output`: where this command's main output goes; the command receives `output`."""
-    where = "" if required else " instead of stdout"
+    where = "" if required or metavar == "DIR" else " instead of stdout"  # files: no stdout
     return click.option(
         "--output",
         "-o",
