@@ -280,3 +280,31 @@ def test_a_judge_into_the_folder_of_its_run_keeps_the_run(tmp_path: Path) -> Non
     assert (tmp_path / "imported.run.json").read_bytes() == before
     assert not (tmp_path / "imported.labels.json").exists()
     assert (elsewhere.code, with_claims.code) == (0, 0)
+
+
+def test_the_python_api_refuses_an_output_that_is_an_input_as_the_cli_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`api.run_files` and `api.import_openinference_files` wrote over their inputs (a run over
+    the snapshot, a run over the traces) where the command line refuses: the same message."""
+    from ragtriage import api
+
+    _inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traces.jsonl").write_text("{}\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    calls = [
+        (lambda: api.run_files("evalset.json", snapshot="snapshot.json", output="snapshot.json"),
+         "snapshot.json", "an input of this command (--snapshot)"),
+        (lambda: api.run_files("evalset.json", snapshot="snapshot.json", output="r.json",
+                               chunk_chars=200, chunked_snapshot="r.json"),
+         "r.json", "this command's --chunked-snapshot"),
+        (lambda: api.import_openinference_files("evalset.json", "traces.jsonl",
+                                                output="traces.jsonl"),
+         "traces.jsonl", "an input of this command (TRACES)"),
+    ]
+    for call, path, what in calls:
+        with pytest.raises(fileio.OutputError) as caught:
+            call()
+        assert str(caught.value) == f"cannot write {path}: it is also {what}. Nothing was written."
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before

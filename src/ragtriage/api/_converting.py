@@ -184,6 +184,7 @@ def import_openinference_files(
     refusal_pattern: str | None = None,
 ) -> ImportedTraceRun:
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
+    from ..fileio import refuse_inputs
     from ..importers import import_openinference, write_native
 
     problems = run_name_problems(name)
@@ -192,6 +193,7 @@ def import_openinference_files(
             problems.append(option_problem(option, "a non-empty key", "nothing"))
     if problems:
         raise InputError(problems)
+    refuse_inputs([output], [("DATASET", dataset), ("TRACES", traces)])
     _, evalset, _ = read_kinds(evalset=dataset)
     assert evalset is not None  # read_kinds raised otherwise
     data = import_openinference(

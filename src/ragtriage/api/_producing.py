@@ -89,6 +89,7 @@ def run_files(
     sent to the endpoint and the answer and outcome are recorded.
     """
     from .._optional import require_extra
+    from ..fileio import OutputError, refuse_inputs, same_file
 
     require_extra("retrieval", "ragtriage run")
     from ..importers import write_native
@@ -149,6 +150,13 @@ def run_files(
             "--chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
             "(the run's chunk IDs live there)"
         )
+    path, chunked = as_path(output), as_optional_path(chunked_snapshot)
+    # As the command line refuses them: writing either would replace a file read here.
+    inputs = [("DATASET", dataset), ("--snapshot", snapshot)]
+    refuse_inputs([] if chunked is None else [chunked], inputs)
+    refuse_inputs([path], inputs)
+    if chunked is not None and same_file(path, chunked):
+        raise OutputError(path, "it is also this command's --chunked-snapshot")
     snap, questions, _ = read_kinds(snapshot=snapshot, evalset=dataset)
     assert snap is not None and questions is not None  # read_kinds raised otherwise
     run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
@@ -162,9 +170,7 @@ def run_files(
         progress=progress,
         generation=generation,
     )
-    path = as_path(output)
     write_native(result.run, path)
-    chunked = as_optional_path(chunked_snapshot)
     if chunked is not None:
         write_native(result.snapshot, chunked)
     return WrittenRunFile(result, path, generation is not None)
