@@ -182,28 +182,35 @@ INPUT_AS_OUTPUT = {
 }
 
 
+def _refused(
+    root: Path, cases: list[tuple[list[str], str, str]],
+    reason: str = "it is also an input of this command ({})",
+) -> None:
+    """Each command of `cases` (its arguments, the path refused, the option `reason` names) is
+    refused before the work: exit 2, the one message, every file below `root` unchanged."""
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    results = run_batch([args for args, _, _ in cases], root)
+    assert [(r.code, r.stderr) for r in results] == [
+        (2, f"Error: cannot write {path}: {reason.format(name)}. Nothing was written.\n")
+        for _, path, name in cases
+    ]
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
 def test_an_output_that_is_an_input_is_refused_before_the_work(tmp_path: Path) -> None:
     """Writing the report would replace the file it is made from: refused, the input kept,
     whether the output names the input or a link to it."""
     _inputs(tmp_path)
     (tmp_path / "link.json").symlink_to(tmp_path / "runs" / "baseline.json")
-    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     cases = [(option, *INPUT_AS_OUTPUT[option]) for option in INPUT_AS_OUTPUT]
     cases.append(("evaluate -o", "link.json", "--run"))
-    results = run_batch([FILE_OPTIONS[option](path) for option, path, _ in cases], tmp_path)
-    assert [(r.code, r.stderr) for r in results] == [
-        (2, f"Error: cannot write {path}: it is also an input of this command ({name}). "
-            "Nothing was written.\n")
-        for _, path, name in cases
-    ]
-    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    _refused(tmp_path, [(FILE_OPTIONS[option](path), path, name) for option, path, name in cases])
 
 
 def test_two_outputs_of_one_command_naming_one_file_are_refused(tmp_path: Path) -> None:
     """The second output would replace the first (a report by the HTML page, a run by the
     chunked snapshot): refused before the work, nothing written."""
     _inputs(tmp_path)
-    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     cases = [
         (["evaluate", *DATA, "-o", "r.html", "--html", "r.html"], "r.html", "--output"),
         (["gate", *DATA, "--policy", "policy.toml", "-o", "g.xml", "--junit", "./g.xml"],
@@ -213,13 +220,7 @@ def test_two_outputs_of_one_command_naming_one_file_are_refused(tmp_path: Path) 
         (["export", "trec", "evalset.json", "--qrels-out", "t.txt", "--run",
           "runs/baseline.json", "--run-out", "t.txt"], "t.txt", "--qrels-out"),
     ]
-    results = run_batch([args for args, _, _ in cases], tmp_path)
-    assert [(r.code, r.stderr) for r in results] == [
-        (2, f"Error: cannot write {path}: it is also this command's {name}. "
-            "Nothing was written.\n")
-        for _, path, name in cases
-    ]
-    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    _refused(tmp_path, cases, "it is also this command's {}")
 
 
 RECORD = {"user_input": "Why?", "response": "So.", "reference": "So.",
@@ -236,20 +237,13 @@ def test_an_import_into_the_folder_of_its_input_keeps_the_input(tmp_path: Path) 
     (tmp_path / "v.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
     (tmp_path / "bm25.jsonl").write_text("q1 Q0 d1 1 2.5 t\n", encoding="utf-8")
     (tmp_path / "evalset.json").write_text(json.dumps([RECORD]), encoding="utf-8")
-    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     cases = [
         (["import", "trec", "--qrels", "snapshot.json", "-o", "."], "snapshot.json", "--qrels"),
         (["import", "trec", "--qrels", "v.qrels", "--trec-run", "bm25.jsonl", "-o", "."],
          "bm25.jsonl", "--trec-run"),
         (["import", "ragas", "evalset.json", "-o", "."], "evalset.json", "FILE"),
     ]
-    results = run_batch([args for args, _, _ in cases], tmp_path)
-    assert [(r.code, r.stderr) for r in results] == [
-        (2, f"Error: cannot write {path}: it is also an input of this command ({name}). "
-            "Nothing was written.\n")
-        for _, path, name in cases
-    ]
-    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    _refused(tmp_path, cases)
 
 
 def test_a_judge_into_the_folder_of_its_run_keeps_the_run(tmp_path: Path) -> None:
