@@ -6,9 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
+from ragtriage.fileio import OutputError
+from ragtriage.request import Request
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
 
@@ -155,3 +158,24 @@ def test_an_id_in_another_unicode_form_is_shown_with_escapes(tmp_path: Path) -> 
         "evaluation set; found no such question (did you mean 'caf\\xe9'? 'cafe\\u0301' "
         "differs from it only in its Unicode form)"
     ) in result.output.splitlines()
+
+
+def test_the_python_api_refuses_a_holdout_ledger_naming_an_input(tmp_path: Path) -> None:
+    _copy(tmp_path)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("", encoding="utf-8")
+    dataset, snapshot = tmp_path / "evalset.json", tmp_path / "snapshot.json"
+    run = tmp_path / "runs" / "baseline.json"
+    cases = {"DATASET": dataset, "--snapshot": snapshot, "--run": run, "--labels": labels}
+    for option, path in cases.items():
+        request = Request.build(
+            dataset, snapshot=snapshot, runs=[run], labels=[labels], include_holdout=True,
+            ledger=path,
+        )
+        with pytest.raises(OutputError) as caught:
+            request.evaluate()
+        assert str(caught.value) == (
+            f"cannot write {path}: it is also an input of this command ({option}). "
+            "Nothing was written."
+        )
+    assert labels.read_bytes() == b""

@@ -130,18 +130,16 @@ _OUTPUTS = "ragtriage.outputs"
 
 
 def checked_output(
-    folder: bool = False, *, appended: bool = False
+    folder: bool = False,
 ) -> Callable[[click.Context, click.Parameter, Path | None], Path | None]:
     """A click callback refusing, before any work, an output target that cannot be written
     (`check_output`); `folder`: the option names a folder to write files into. A file (not a
-    folder) is noted as the command's output for `refuse_inputs_as_outputs`. `appended`: a
-    file read before it is added to (the holdout ledger), whose reading names its problems,
-    is only noted."""
+    folder) is noted as the command's output for `refuse_inputs_as_outputs`."""
 
     def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
         if not folder and param.name is not None:
             ctx.meta.setdefault(_OUTPUTS, set()).add(param.name)
-        if value is not None and not appended:
+        if value is not None:
             from ..fileio import OutputError, check_output
 
             try:

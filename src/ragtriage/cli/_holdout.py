@@ -9,7 +9,7 @@ import click
 from ..holdout import DEFAULT_WARN_AFTER, HoldoutPolicy
 from ..validation import HOLDOUT_WARN_AFTER_RANGE
 from ._bounds import bounded
-from ._common import checked_output, packed
+from ._common import packed
 
 _OPTIONS = (
     click.option(
@@ -36,7 +36,6 @@ _OPTIONS = (
         "--ledger",
         type=click.Path(path_type=Path),
         default=None,
-        callback=checked_output(appended=True),
         help="Holdout ledger file (default: <evalset>.holdout-ledger.jsonl beside the set).",
     ),
 )
