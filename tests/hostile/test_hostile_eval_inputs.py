@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ragtriage import InputError, load_dataset
 from ragtriage.cli.main import cli
 from ragtriage.fileio import OutputError
 from ragtriage.request import Request
@@ -179,3 +180,30 @@ def test_the_python_api_refuses_a_holdout_ledger_naming_an_input(tmp_path: Path)
             "Nothing was written."
         )
     assert labels.read_bytes() == b""
+
+
+def test_an_evaluation_set_without_questions_is_refused_on_both_paths(tmp_path: Path) -> None:
+    _copy(tmp_path)
+    evalset = json.loads((tmp_path / "evalset.json").read_text(encoding="utf-8"))
+    header = {key: value for key, value in evalset.items() if key != "questions"}
+    files = {
+        "empty.json": json.dumps({**header, "questions": []}),
+        "header.jsonl": json.dumps(header) + "\n",
+        "blank.jsonl": json.dumps(header) + "\n\n  \n",
+    }
+    expected = {
+        "empty.json": "questions: expected a list of at least 1 item; found an empty list",
+        "header.jsonl": "questions: expected at least one line after the header; found none",
+        "blank.jsonl": "questions: expected at least one line after the header; found none",
+    }
+    snapshot = str(tmp_path / "snapshot.json")
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        result = CliRunner().invoke(cli, ["evaluate", str(path), "--snapshot", snapshot])
+        assert result.exit_code == 2
+        head = "Error: 1 problem found in the input:\n"
+        assert result.output == f"{head}- {path}: {expected[name]}\n"
+        with pytest.raises(InputError) as caught:
+            load_dataset(path, snapshot=snapshot)
+        assert [p.message() for p in caught.value.problems] == [f"{path}: {expected[name]}"]

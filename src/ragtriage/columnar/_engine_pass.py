@@ -48,7 +48,7 @@ from ._native_layers import run_layers
 from ._native_parts import read_evalset_parallel, read_run_parallel
 from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
-from ._native_records import Records
+from ._native_records import FileRecords, Records
 from ._native_run import RunColumns
 from ._native_select import ReadRun, rows_with_stages
 from ._native_snapshot import SnapshotFlags, snapshot_codes
@@ -151,6 +151,8 @@ def run_engine(
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(inputs.evalset, codes, workers, executor)
+    if not ev.ids and isinstance(inputs.evalset, FileRecords):  # the loader names it
+        raise _Fallback("a file without questions")
     if options.ids_check is not None:
         options.ids_check(ev.ids)
     n = len(ev.ids)

@@ -79,6 +79,9 @@ class _Layout:
     lists: tuple[_Items, ...]
     required: str | None = None
     """The list a file must have (given empty to a `head` model that has it)."""
+    filled: bool = False
+    """Whether `required` must hold an item (an evaluation set without questions scores
+    nothing: every aggregate would be not applicable, and a gate would pass on nothing)."""
 
     def items_of(self, data: Any) -> _Items:
         """The list a JSONL line's record belongs to."""
@@ -108,7 +111,9 @@ _LAYOUTS = {
         ),
         required="documents",
     ),
-    "evalset": _Layout(EvalSet, (_Items("questions", Question, "id"),), required="questions"),
+    "evalset": _Layout(
+        EvalSet, (_Items("questions", Question, "id"),), required="questions", filled=True
+    ),
     "run": _Layout(
         RunHeader,
         (_Items("results", QuestionResult, "question_id"),),
@@ -233,8 +238,11 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
         for items in layout.lists
     }
     _hinted(entries, collector, default)
-    if layout.required is not None and layout.required not in data:
-        collector.add(label, None, layout.required, REQUIRED, "nothing")
+    required = layout.required
+    if required is not None and required not in data:
+        collector.add(label, None, required, REQUIRED, "nothing")
+    elif required is not None and layout.filled and data[required] == []:
+        collector.add(label, None, required, "a list of at least 1 item", "an empty list")
     return _assembled(layout.head_of(header, label, collector), lists)
 
 
@@ -298,6 +306,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
     head = layout.head_of(header, label, collector, f"line {number}: ")
     default, entries = _label_defaults(kind, header, collector)
     lists: dict[str, list[Any]] = {items.key: [] for items in layout.lists}
+    n = number
     for n, line in lines:
         parsed, data = parse_line(line, n, label, entries)
         if not parsed:
@@ -309,6 +318,9 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
         )
         if item is not None:
             lists[items.key].append(item)
+    if layout.filled and n == number:
+        expected = "at least one line after the header"
+        collector.add(label, None, str(layout.required), expected, "none")
     _hinted(entries, collector, default)
     return _assembled(head, lists)
 

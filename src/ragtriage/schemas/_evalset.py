@@ -92,6 +92,6 @@ class EvalSet(StrictModel):
     snapshot_id: Identifier | None = None
     """The snapshot the questions are written against."""
     questions: list[Question]
-    """The questions, one entry per ID."""
+    """The questions (at least one; a file without any is refused), one entry per ID."""
     metadata: dict[str, Scalar] = Field(default_factory=dict)
     """Free-form metadata about the set (source, licence, attribution ...)."""
