@@ -67,7 +67,7 @@ def test_snapshot_round_trip(docs: list[Document], suffix: str) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(qs=st.lists(questions, max_size=4), suffix=st.sampled_from([".json", ".jsonl"]))
+@given(qs=st.lists(questions, min_size=1, max_size=4), suffix=st.sampled_from([".json", ".jsonl"]))
 def test_evalset_round_trip(qs: list[Question], suffix: str) -> None:
     evalset = EvalSet(evalset_id="e", questions=qs)
     assert _read_back(evalset, suffix) == evalset
