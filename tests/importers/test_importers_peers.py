@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from ragtriage.cli import cli
 from ragtriage.errors import InputError
-from ragtriage.importers import ImportedRecords, import_records
+from ragtriage.importers import ImportedRecords, import_records, text_id
 
 pytestmark = pytest.mark.slow
 
@@ -91,6 +91,20 @@ def test_every_deepeval_file_imports_to_the_same_data(
     assert [q.answerability for q in data.evalset.questions] == ["answerable", "answerable"]
     expected = ("additional_metadata",) if kind == "goldens" else ("token_cost",)
     assert data.ignored_fields == expected
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl", "csv"])
+def test_deepeval_sourced_context_is_its_text_with_the_source_kept(
+    peer_files: Path, suffix: str
+) -> None:
+    data = import_records(peer_files / f"deepeval_sourced.{suffix}", "deepeval")
+    refund = "Refunds are accepted within 30 days of delivery."
+    first = data.run.results[0].context[0]
+    assert (first.id, first.text) == (text_id(refund), refund)
+    assert data.evalset.questions[0].required_evidence[0].any_of == [text_id(refund)]
+    assert [d.metadata for d in data.snapshot.documents if d.text == refund] == [
+        {"source": "faq.md"}
+    ]
 
 
 def test_import_command_lists_ignored_fields_once(peer_files: Path, tmp_path: Path) -> None:

@@ -298,6 +298,38 @@ def test_null_fields_are_absent_and_pipe_lists_split(tmp_path: Path) -> None:
     assert data.ignored_fields == ("input_token_count",)
 
 
+@pytest.mark.parametrize("name", ["cases.json", "cases.jsonl"])
+def test_deepeval_sourced_contexts_are_split_into_text_and_source(
+    tmp_path: Path, name: str
+) -> None:
+    # DeepEval 4.3 writes a RetrievedContextData as this marker in every file and its own
+    # readers rebuild (source, context): the text must match the reference context's.
+    refund = "Refunds within 30 days."
+    marked = [f"deepeval_source=faq.md,deepeval_context={refund}", "plain"]
+    case = {"input": "Q?", "actual_output": "A.", "context": [refund]}
+    cases = [
+        {**case, "retrieval_context": marked if name.endswith(".json") else "|".join(marked)},
+        {**case, "retrieval_context": [f"deepeval_source=faq2.md,deepeval_context={refund}"]},
+    ]
+    with pytest.raises(InputError) as caught:
+        import_records(_file(tmp_path, name, cases), "deepeval")
+    place = "[1]" if name.endswith(".json") else "line 2"
+    assert [p.message() for p in caught.value.problems] == [
+        f"{tmp_path / name}: question 'q0002': {place}.retrieval_context[0]: expected the same"
+        f" source for context {text_id(refund)!r} in every record; found 'faq2.md'"
+    ]
+    data = import_records(_file(tmp_path, name, cases[:1]), "deepeval")
+    assert [(c.id, c.text) for c in data.run.results[0].context] == [
+        (text_id(refund), refund),
+        (text_id("plain"), "plain"),
+    ]
+    assert data.evalset.questions[0].required_evidence[0].any_of == [text_id(refund)]
+    assert {d.text: d.metadata for d in data.snapshot.documents} == {
+        refund: {"source": "faq.md"},
+        "plain": {},
+    }
+
+
 def test_ragas_csv_list_cell_that_is_not_a_literal_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
     path.write_text(

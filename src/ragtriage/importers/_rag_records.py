@@ -34,7 +34,7 @@ from ..schemas import (
     Snapshot,
     plain_ids,
 )
-from ._record_dialects import DIALECTS, Dialect, RecordFormat, list_fields, normalise
+from ._record_dialects import DIALECTS, SOURCED, Dialect, RecordFormat, list_fields, normalise
 from ._records import again, read_records, text_id
 
 
@@ -114,13 +114,18 @@ class _Builder:
         self.c = collector
         self.texts: dict[str, str] = {}
         self.placeholders: set[str] = set()
+        self.sources: dict[str, str] = {}
 
-    def context(self, item_id: str, text: str, field: str, at: _Record) -> None:
+    def context(
+        self, item_id: str, text: str, field: str, at: _Record, source: str | None = None
+    ) -> None:
         known = self.texts.get(item_id)
         if known is not None and known != text:
             expected = f"the same text for context {item_id!r} in every record"
             at.add(field, expected, "a different text")
         self.texts.setdefault(item_id, text)
+        if source is not None and self.sources.setdefault(item_id, source) != source:
+            at.add(field, f"the same source for context {item_id!r} in every record", repr(source))
         self.placeholders.discard(item_id)
 
     def referenced(self, item_id: str) -> None:
@@ -201,6 +206,11 @@ def _convert(
     elif len({record[k] for k in present}) > 1:
         at.add(present[1], f"the same text as {present[0]}", "a different question")
     contexts = _strings(record, dialect.contexts, at)
+    sources: list[str | None] = [None] * len(contexts or ())
+    if contexts is not None and fmt == "deepeval":  # DeepEval's (source, context) markers
+        marks = [SOURCED.match(text) for text in contexts]
+        sources = [m["source"] if m else None for m in marks]
+        contexts = [m["context"] if m else text for m, text in zip(marks, contexts, strict=True)]
     response = _optional_text(record, dialect.response, at)
     reference = _optional_text(record, dialect.reference, at)
     if fmt == "seed" and (response is None or not response.strip()):
@@ -224,8 +234,8 @@ def _convert(
             ids = None
     if not present or contexts is None or ids is None or references is None:
         return None
-    for n, (item_id, text) in enumerate(zip(ids, contexts, strict=True)):
-        b.context(item_id, text, f"{dialect.contexts}[{n}]", at)
+    for n, (item_id, text, source) in enumerate(zip(ids, contexts, sources, strict=True)):
+        b.context(item_id, text, f"{dialect.contexts}[{n}]", at, source)
     for n, (item_id, reference_text) in enumerate(references):
         if reference_text is None:
             b.referenced(item_id)
@@ -291,7 +301,11 @@ def import_records(
         collector.add(str(path), None, "(records)", "at least one record", "none")
     collector.raise_if_any()
     ident = dataset_id or f"{fmt}-{path.stem}"
-    documents = [Document(id=i, text=t) for i, t in sorted(builder.texts.items())]
+    sourced: dict[str, dict[str, Scalar]] = {i: {"source": s} for i, s in builder.sources.items()}
+    documents = [
+        Document(id=i, text=t, metadata=sourced.get(i, {}))
+        for i, t in sorted(builder.texts.items())
+    ]
     documents += [
         Document(
             id=i,

@@ -5,12 +5,17 @@ them), and how each writes a list inside one string."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import ProblemCollector, found_text
 
 RecordFormat = Literal["ragas", "seed", "deepeval"]
+
+SOURCED = re.compile(r"^deepeval_source=(?P<source>.*?),deepeval_context=(?P<context>.*)$")
+"""How DeepEval writes a retrieved context with its source (`RetrievedContextData`) in every
+file, and how its own readers take it apart (the same pattern)."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ Python, `RAGTRIAGE_PEERS_PYTHON`, not by the test interpreter).
 Usage: python write_peer_files.py OUT_DIR. Every file is written by the peer's own writer:
 Ragas `EvaluationDataset.to_jsonl`, `to_list` (dumped with json), `to_pandas().to_json(
 orient="records")` and `to_csv`; DeepEval `EvaluationDataset.save_as("json" | "jsonl" |
-"csv")`, for goldens and for test cases. It prints the versions used as JSON.
+"csv")`, for goldens and for test cases (one with a `RetrievedContextData`). It prints
+the versions used as JSON.
 """
 
 from __future__ import annotations
@@ -122,6 +123,20 @@ def deepeval_files(out: Path) -> None:
     )
     for kind in ("json", "jsonl", "csv"):
         cases.save_as(kind, str(out), file_name="deepeval_cases", include_test_cases=True)
+    # A retrieved context with its source: DeepEval writes it as one marker string.
+    from deepeval.test_case import RetrievedContextData
+
+    sourced = EvaluationDataset()
+    sourced.add_test_case(
+        LLMTestCase(
+            input="How long is the refund window?",
+            actual_output="30 days from delivery.",
+            retrieval_context=[RetrievedContextData(source="faq.md", context=REFUND), SHIPPING],
+            context=[REFUND],
+        )
+    )
+    for kind in ("json", "jsonl", "csv"):
+        sourced.save_as(kind, str(out), file_name="deepeval_sourced", include_test_cases=True)
     # A test case with neither reference contexts nor a reference answer: nothing to score
     # retrieval against, which the importer refuses.
     bare = EvaluationDataset()
