@@ -8,11 +8,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 
+from ragtriage.cli import cli
 from ragtriage.columnar import QuestionPolicy, arrays_from_dicts, load_trec
 from ragtriage.errors import InputError
 from ragtriage.formats import write_qrels
 from ragtriage.formats.trec_parquet import read_run_parquet, write_run_parquet
+from ragtriage.importers import import_trec
 
 QRELS = {"q1": {"a": 2, "c": 1}, "q2": {"x": 1}}
 RUN = {"q1": [("a", 3.0), ("b", 2.0), ("c", 2.0)], "q2": [("y", 1.0), ("x", 0.5)]}
@@ -71,4 +74,31 @@ def test_missing_column_is_named(tmp_path: Path) -> None:
     assert [p.message() for p in exc.value.problems] == [
         f"{path}: column docid: expected present; found no such column",
         f"{path}: column score: expected floating-point numbers; found int64",
+    ]
+
+
+@pytest.mark.parametrize("allow", [[], ["--allow-missing"]])
+def test_a_parquet_run_without_rows_is_refused_as_a_text_run_is(
+    tmp_path: Path, allow: list[str]
+) -> None:
+    # It would score every qrels question as an empty ranking under --allow-missing.
+    write_qrels(QRELS, tmp_path / "q.txt")
+    path = tmp_path / "r.parquet"
+    write_run_parquet({}, path)
+    result = CliRunner().invoke(cli, ["trec-eval", str(tmp_path / "q.txt"), str(path), *allow])
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: 1 problem found in the input:\n- {path}: (file): expected at least one row"
+        " (qid, docid, score); found a table without rows\n",
+    )
+
+
+def test_import_trec_reads_a_parquet_run_as_trec_eval_does(tmp_path: Path) -> None:
+    write_qrels(QRELS, tmp_path / "q.txt")
+    write_run_parquet(RUN, tmp_path / "r.parquet")
+    data = import_trec(tmp_path / "q.txt", [tmp_path / "r.parquet"])
+    results = data.runs[0].results
+    assert [(r.question_id, [(c.id, c.score) for c in r.candidates]) for r in results] == [
+        ("q1", [("a", 3.0), ("c", 2.0), ("b", 2.0)]),
+        ("q2", [("y", 1.0), ("x", 0.5)]),
     ]

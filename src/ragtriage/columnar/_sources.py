@@ -240,6 +240,8 @@ def _parquet_batches(path: Path) -> Iterator[Batch]:
     try:
         _checked_size(path)
         parquet = pq.ParquetFile(path)
+        if not parquet.metadata.num_rows:
+            raise _Fallback("no rows")
         if not schema_problems(parquet.schema_arrow, str(path), ProblemCollector()):
             raise _Fallback("columns")
         for batch in parquet.iter_batches(batch_size=1 << 20, columns=list(PARQUET_COLUMNS)):

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
 from ..fileio import check_input
-from ..paths import PathArg, as_path
-from .trec_files import TrecRun, ranking_key, repeated_document
+from ..paths import PathArg, as_path, file_suffix
+from .trec_files import TrecRun, parse_run, ranking_key, repeated_document
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -67,6 +67,10 @@ def parse_run_parquet(
         return {}
     if not schema_problems(table.schema, shown, collector):
         return {}
+    if not table.num_rows:  # it would score no question (or each as an empty ranking)
+        expected = f"at least one row ({', '.join(PARQUET_COLUMNS)})"
+        collector.add(shown, None, "(file)", expected, "a table without rows")
+        return {}
     run: TrecRun = {}
     first_row: dict[tuple[str, str], int] = {}
     columns = [table[name].to_pylist() for name in PARQUET_COLUMNS]
@@ -94,6 +98,15 @@ def parse_run_parquet(
             continue
         run.setdefault(qid, []).append((docid, float(score)))
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
+
+
+def parse_run_file(
+    path: PathArg, collector: ProblemCollector, seen: set[str] | None, comments: list[int]
+) -> TrecRun:
+    """A run by its file name: `*.parquet` read as Parquet (no comments), else as text."""
+    if file_suffix(as_path(path)) == ".parquet":
+        return parse_run_parquet(path, collector, seen)
+    return parse_run(path, collector, seen, comments)
 
 
 def read_run_parquet(path: PathArg) -> TrecRun:

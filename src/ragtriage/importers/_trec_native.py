@@ -14,13 +14,13 @@ from ..formats.trec_files import (
     is_token,
     nothing_to_read,
     parse_qrels,
-    parse_run,
     qrels_to_evalset,
     run_to_native,
     snapshot_for,
     write_qrels,
     write_run,
 )
+from ..formats.trec_parquet import parse_run_file
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import IDENTIFIER_EXPECTED, EvalSet, Provenance, Run, Snapshot, plain_ids
 
@@ -57,7 +57,7 @@ def import_trec(
     parsed: list[tuple[Path, TrecRun]] = []
     for path in runs:
         comments, before = [], len(collector.problems)
-        ranked = parse_run(path, collector, comments=comments)
+        ranked = parse_run_file(path, collector, None, comments)
         if not ranked and len(collector.problems) == before:
             collector.extend([nothing_to_read(str(path), "run", len(comments))])
         parsed.append((path, ranked))
