@@ -330,6 +330,18 @@ def test_deepeval_sourced_contexts_are_split_into_text_and_source(
     }
 
 
+def test_a_parquet_file_of_records_is_refused_naming_the_formats_read(tmp_path: Path) -> None:
+    # Ragas' `to_pandas().to_parquet()`: before, called text that is not UTF-8 (use iconv).
+    path = tmp_path / "samples.parquet"
+    path.write_bytes(b"PAR1\x15\x04\xdc\x00PAR1")
+    result = CliRunner().invoke(cli, ["import", "ragas", str(path), "-o", str(tmp_path / "o")])
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: 1 problem found in the input:\n- {path}: (file): expected records in JSON, JSONL"
+        " or CSV; found a .parquet file (pandas writes JSON with to_json(orient='records'))\n",
+    )
+
+
 def test_ragas_csv_list_cell_that_is_not_a_literal_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
     path.write_text(

@@ -22,6 +22,9 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
     path = as_path(path)
     label = str(path)
     try:
+        if file_suffix(path) == ".parquet":  # a binary table: the decoder would blame UTF-8
+            found = "a .parquet file (pandas writes JSON with to_json(orient='records'))"
+            raise file_problem(label, "records in JSON, JSONL or CSV", found)
         if file_suffix(path) == ".jsonl":
             if check_input(path, label) == 0:
                 raise file_problem(label, "at least one record", "an empty file")
