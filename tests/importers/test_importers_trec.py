@@ -94,6 +94,21 @@ def test_bad_trec_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
     ]
 
 
+def test_a_qrels_not_read_through_does_not_also_refuse_the_run_questions(
+    tmp_path: Path,
+) -> None:
+    # The decoder stops at line 2: q2 is unknown to the qrels, not unjudged.
+    qrels, run = _files(tmp_path)
+    qrels.write_bytes(b"q1 0 d1 1\nq2 0 \xe9 1\n")
+    with pytest.raises(InputError) as info:
+        import_trec(qrels, [run])
+    assert [p.message() for p in info.value.problems] == [
+        f"{qrels}: line 2 column 6: expected UTF-8 text; found the byte 0xE9, which is not UTF-8"
+        " (is the file GBK, Latin-1 or UTF-16?); convert it to UTF-8, e.g. `iconv -f GBK -t"
+        " UTF-8 q.qrels > q.utf8.qrels`"
+    ]
+
+
 def test_cli_import_trec_writes_native_files(tmp_path: Path) -> None:
     qrels, run = _files(tmp_path)
     result = CliRunner().invoke(

@@ -288,6 +288,22 @@ def test_a_file_not_utf8_is_one_problem_not_also_missing_questions(
     )
 
 
+def test_a_line_past_the_bound_is_one_problem_not_also_missing_questions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The reader stops at the long line: q2 after it is unknown, not missing from the run.
+    monkeypatch.setattr("ragtriage.fileio._open.MAX_LINE_BYTES", 40)
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n", encoding="utf-8")
+    run.write_text(f"# a comment\nq1 Q0 {'a' * 40} 1 1 t\nq2 Q0 b 1 1 t\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: 1 problem found in the input:\n- {run}: line 2: expected a line of at most 40"
+        " bytes; found a longer line\n",
+    )
+
+
 def test_reported_hashes_are_the_files_sha256(tmp_path: Path) -> None:
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text("q1 0 a 1\n", encoding="utf-8")

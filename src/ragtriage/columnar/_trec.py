@@ -11,7 +11,6 @@ every problem with its line number. The result never depends on the path taken.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -21,7 +20,7 @@ import numpy as np
 
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import MAX_GRADE, MIN_GRADE, check_input, iter_lines, open_input
-from ..formats.trec_files import GRADE_PATTERN, Qrels, parse_qrels
+from ..formats.trec_files import GRADE_PATTERN, Qrels, parse_qrels, read_through
 from ..formats.trec_parquet import parse_run_file
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
@@ -284,10 +283,6 @@ def _question_problems(
     return problems, missing, extra
 
 
-_UNREAD = re.compile(r"\(file\)$|column |line \d+ column ")
-"""The fields of problems that stop a file being read through (`fileio`'s, Parquet's)."""
-
-
 def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) -> TrecLoad:
     collector = ProblemCollector()
     judged: set[str] = set()
@@ -301,10 +296,7 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     problems, missing, extra = _question_problems(
         sorted(judged), sorted(ranked), str(run_path), policy
     )
-    # A file that could not be read through (missing, a Parquet column, bytes that are not
-    # UTF-8 at `line 7 column 3`): its questions are unknown, not missing.
-    unread = any(_UNREAD.match(p.field) for p in collector.problems)
-    if not unread:
+    if read_through(collector.problems):
         collector.extend(problems)
     collector.raise_if_any()
     digests = (file_sha256(qrels_path), file_sha256(run_path))

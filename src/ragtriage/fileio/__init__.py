@@ -24,7 +24,7 @@ from ._limits import (
     MAX_LINE_BYTES,
     MIN_GRADE,
 )
-from ._open import check_input, file_problem, iter_lines, open_input, read_bytes
+from ._open import LONGER_LINE, check_input, file_problem, iter_lines, open_input, read_bytes
 from ._read import json_lines, read_json, read_text, read_toml, text_lines
 from ._strict_json import (
     StrictJSONError,
@@ -45,6 +45,7 @@ from ._write import (
 )
 
 __all__ = [
+    "LONGER_LINE",
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_GRADE",

@@ -97,6 +97,10 @@ def read_bytes(
     return data
 
 
+LONGER_LINE = "a longer line"
+"""What `iter_lines` found when it stopped at a line past the bound."""
+
+
 def iter_lines(handle: BinaryIO, label: str, end: int | None = None) -> Iterator[tuple[int, bytes]]:
     """(line number, line) of a binary file, each line at most `MAX_LINE_BYTES`.
 
@@ -119,7 +123,7 @@ def iter_lines(handle: BinaryIO, label: str, end: int | None = None) -> Iterator
             raise file_problem(
                 label,
                 f"a line of at most {size_text(limit)}",
-                "a longer line",
+                LONGER_LINE,
                 f"line {number}",
             )
         position += len(line)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError, Problem, ProblemCollector, counted
-from ..fileio import MAX_GRADE, MIN_GRADE, text_lines, write_text
+from ..fileio import LONGER_LINE, MAX_GRADE, MIN_GRADE, text_lines, write_text
 from ..paths import PathArg, as_path
 
 if TYPE_CHECKING:  # the readers need no models; the converters import them when called
@@ -204,6 +204,17 @@ def parse_run(
             continue
         run.setdefault(qid, []).append((docid, score))
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
+
+
+_UNREAD = re.compile(r"\(file\)$|column |line \d+ column ")
+"""Fields of problems that stop a file being read through (`fileio`'s, Parquet's columns)."""
+
+
+def read_through(problems: Sequence[Problem]) -> bool:
+    """Whether no problem stopped its file being read through (missing, a byte that is not
+    UTF-8 at `line 7 column 3`, a line past the bound, a Parquet column): after one, the
+    file's questions are unknown, neither missing nor unjudged."""
+    return not any(_UNREAD.match(p.field) or p.found == LONGER_LINE for p in problems)
 
 
 def nothing_to_read(label: str, kind: Literal["qrels", "run"], comments: int) -> Problem:

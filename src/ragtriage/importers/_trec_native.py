@@ -15,6 +15,7 @@ from ..formats.trec_files import (
     nothing_to_read,
     parse_qrels,
     qrels_to_evalset,
+    read_through,
     run_to_native,
     snapshot_for,
     write_qrels,
@@ -54,6 +55,7 @@ def import_trec(
     judged = parse_qrels(qrels, collector, seen=judged_ids, comments=comments)
     if not judged and len(collector.problems) == before:
         collector.extend([nothing_to_read(str(qrels), "qrels", len(comments))])
+    known = judged_ids if read_through(collector.problems) else set()  # else: unknown
     parsed: list[tuple[Path, TrecRun]] = []
     for path in runs:
         comments, before = [], len(collector.problems)
@@ -61,7 +63,7 @@ def import_trec(
         if not ranked and len(collector.problems) == before:
             collector.extend([nothing_to_read(str(path), "run", len(comments))])
         parsed.append((path, ranked))
-        for qid in sorted(set(ranked) - judged_ids) if judged_ids else ():
+        for qid in sorted(set(ranked) - known) if known else ():
             # the evaluation set holds the qrels' questions only: `evaluate` would refuse it
             expected = "a question the qrels judge (the evaluation set holds only those)"
             collector.add(str(path), qid, "question ID", expected, "not in the qrels")
