@@ -68,11 +68,15 @@ def test_bad_parquet_rows_are_all_reported(tmp_path: Path) -> None:
 def test_missing_column_is_named(tmp_path: Path) -> None:
     write_qrels(QRELS, tmp_path / "q.txt")
     path = tmp_path / "r.parquet"
-    pq.write_table(pa.table({"qid": ["q1"], "doc": ["a"], "score": [1]}), path)
+    # ranx's Run.save("run.parquet") names them q_id and doc_id
+    pq.write_table(pa.table({"q_id": ["q1"], "doc": ["a"], "score": [1]}), path)
     with pytest.raises(InputError) as exc:
         load_trec(tmp_path / "q.txt", path, depth=3)
     assert [p.message() for p in exc.value.problems] == [
-        f"{path}: column docid: expected present; found no such column",
+        f"{path}: column qid: expected present; found no such column (the file has q_id, doc,"
+        " score)",
+        f"{path}: column docid: expected present; found no such column (the file has q_id, doc,"
+        " score)",
         f"{path}: column score: expected floating-point numbers; found int64",
     ]
 

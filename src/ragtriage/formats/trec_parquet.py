@@ -33,7 +33,8 @@ def schema_problems(schema: pa.Schema, label: str, collector: ProblemCollector) 
     ok = True
     for name in PARQUET_COLUMNS:
         if name not in schema.names:
-            collector.add(label, None, f"column {name}", "present", "no such column")
+            found = f"no such column (the file has {', '.join(schema.names) or 'none'})"
+            collector.add(label, None, f"column {name}", "present", found)
             ok = False
             continue
         kind = schema.field(name).type
