@@ -188,9 +188,13 @@ def test_every_text_field_holds_a_planted_value(
 def test_no_output_of_any_command_or_format_shows_a_planted_value(
     planted: tuple[Path, list[str], dict[str, str]],
 ) -> None:
-    _, values, outputs = planted
+    folder, values, outputs = planted
     # 12 report files, 3 JUnit files, 3 pages, 2 sheets; the printed output of 17 commands
     assert len(outputs) == 12 + 3 + 3 + 2 + 17
+    # docs/boundaries.md says how many outputs of how many commands this test searches
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "boundaries.md").read_text("utf-8")
+    said = f"all {len(outputs)} outputs of {len(_commands(folder))} commands"
+    assert said in " ".join(doc.split())
     found = {name: [v for v in values if v in text] for name, text in outputs.items()}
     assert {name: hits for name, hits in found.items() if hits} == {}
 
