@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -132,3 +135,63 @@ def test_data_format_examples_evaluate_together(tmp_path: Path) -> None:
     for args in (native, jsonl, ["evaluate", str(tmp_path / "article.json")]):
         out = CliRunner().invoke(cli, [*args, "--format", "json"])
         assert (out.exit_code, out.stderr) == (0, "")
+
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+         ROOT / "src" / "ragtriage" / "example" / "README.md"]  # fmt: skip
+
+
+def _unresolved(name: str) -> bool:
+    parts = name.split(".")
+    obj: object = importlib.import_module(parts[0])
+    for n, part in enumerate(parts[1:], 2):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            try:
+                obj = importlib.import_module(".".join(parts[:n]))
+            except ImportError:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_python_name_a_page_gives_exists(page: Path) -> None:
+    # `ragtriage.x.y` in the text, and the imports of its Python examples (renamed API: fails)
+    text = page.read_text(encoding="utf-8")
+    names = set(re.findall(r"(?<![\w/])ragtriage(?:\.[A-Za-z_]\w*)+", text))
+    for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
+        for node in ast.walk(ast.parse(block)):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    assert sorted(n for n in names if _unresolved(n)) == []
+
+
+def _agrees(sample: object, real: object, where: str) -> list[str]:
+    """Where the README's abridged JSON differs from the report ("..." is left out)."""
+    if sample == "...":
+        return []
+    if isinstance(sample, dict) and isinstance(real, dict):
+        return [p for k, v in sample.items() if k != "..." for p in
+                (_agrees(v, real[k], f"{where}.{k}") if k in real else [f"{where}.{k}: missing"])]
+    if isinstance(sample, list) and isinstance(real, list):
+        problems = []
+        for n, item in enumerate(x for x in sample if x != "..."):
+            key = next((k for k in ("id", "name", "path") if isinstance(item, dict) and k in item), None)
+            match = [r for r in real if key is None or r.get(key) == item[key]] or [None]
+            problems += _agrees(item, match[0] if key else real[n], f"{where}[{n}]")
+        return problems
+    return [] if sample == real else [f"{where}: README {sample!r}, report {real!r}"]
+
+
+def test_the_readme_json_contract_is_an_excerpt_of_the_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The JSON contract") :]
+    sample = json.loads(re.findall(r"```json\n(.*?)```", section, flags=re.S)[0])
+    monkeypatch.chdir(ROOT)
+    out = CliRunner().invoke(cli, ["evaluate", "tests/data/article-fixture.json", "-k", "2",
+                                   "--format", "json"])  # fmt: skip
+    assert (out.exit_code, out.stderr) == (0, "")
+    assert _agrees(sample, json.loads(out.stdout), "report") == []
