@@ -28,6 +28,7 @@ from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
 
 T = TypeVar("T")
+C = TypeVar("C", EvalColumns, RunColumns)
 
 
 def _apply(function: Callable[..., T], arguments: tuple[Any, ...]) -> T:
@@ -58,8 +59,25 @@ def _join_offsets(parts: Sequence[np.ndarray]) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _join_flat(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    return np.concatenate([p[0] for p in parts]), _join_offsets([p[1] for p in parts])
+def _joined(parts: Sequence[C], joined: dict[str, Any]) -> C:
+    """The columns of consecutive byte ranges' parts as one (`joined`: the fields joined by
+    the caller): offsets chained, (items, offsets) pairs, lists and arrays one after another;
+    what is not a column (a header, the cut-off, the set's ID) is the first part's."""
+    for field in fields(parts[0]):
+        name, values = field.name, [getattr(p, field.name) for p in parts]
+        if name in joined or not isinstance(values[0], np.ndarray | tuple | list):
+            continue
+        if name.endswith("_offsets"):
+            joined[name] = _join_offsets(values)
+        elif isinstance(values[0], tuple):
+            joined[name] = (
+                np.concatenate([v[0] for v in values]), _join_offsets([v[1] for v in values])
+            )
+        elif isinstance(values[0], list):
+            joined[name] = [x for v in values for x in v]
+        else:
+            joined[name] = np.concatenate(values)
+    return replace(parts[0], **joined)
 
 
 def read_evalset_parallel(
@@ -73,35 +91,20 @@ def read_evalset_parallel(
     # A part's `row_of` is empty (not pickled back for nothing): one map for all the rows.
     parts = _map(read_evalset, [(source, codes, span) for span in ranges], executor)
     ids = [i for part in parts for i in part.ids]
-    row_of = rows_by_id(ids)
+    joined: dict[str, Any] = {"ids": ids, "row_of": rows_by_id(ids)}
     # Each part's rows and groups follow those of the parts before it.
     row_base = np.cumsum([0] + [len(p.ids) for p in parts]).tolist()
     group_base = np.cumsum([0] + [p.group_grade.size for p in parts]).tolist()
-    joined: dict[str, Any] = {"ids": ids, "row_of": row_of}
-    for field in fields(EvalColumns):
-        name = field.name
-        values = [getattr(p, name) for p in parts]
-        if name in joined or name == "evalset_id":
-            continue
-        if name in ("group_offsets", "fact_offsets"):
-            joined[name] = _join_offsets(values)
-        elif name == "alt_group":
-            joined[name] = np.concatenate([v + b for v, b in zip(values, group_base, strict=False)])
-        elif isinstance(values[0], list):
-            joined[name] = [x for v in values for x in v]
-        elif isinstance(values[0], dict):  # by row, or by group (`group_label`)
-            bases = group_base if name == "group_label" else row_base
-            joined[name] = {
-                key + b: x for v, b in zip(values, bases, strict=False) for key, x in v.items()
-            }
-        else:
-            joined[name] = np.concatenate(values)
-    return replace(parts[0], **joined)
-
-
-_FLAT = ("candidates", "reranked", "context", "citations", "support", "claim_labels",
-         "fact_labels")
-_OFFSETS = ("claim_offsets", "fact_offsets")
+    joined["alt_group"] = np.concatenate(
+        [p.alt_group + b for p, b in zip(parts, group_base, strict=False)]
+    )
+    for name, bases in (("canary_marker", row_base), ("canary_named", row_base),
+                        ("group_label", group_base)):  # keyed by row, or by group
+        joined[name] = {
+            key + b: x
+            for p, b in zip(parts, bases, strict=False) for key, x in getattr(p, name).items()
+        }
+    return _joined(parts, joined)
 
 
 def read_run_parallel(
@@ -162,18 +165,7 @@ def _join(parts: Sequence[RunColumns]) -> RunColumns:
         joined[name] = np.concatenate(
             [remap[getattr(part, name)] for part, remap in zip(parts, remaps, strict=True)]
         ).astype(np.int32)
-    for field in fields(RunColumns):
-        name = field.name
-        if name in ("header", "k", "judges", "claim_judges", "fact_judges"):
-            continue
-        values = [getattr(p, name) for p in parts]
-        if name in _FLAT:
-            joined[name] = _join_flat(values)
-        elif name in _OFFSETS:
-            joined[name] = _join_offsets(values)
-        else:
-            joined[name] = np.concatenate(values)
-    return replace(parts[0], **joined)
+    return _joined(parts, joined)
 
 
 def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunColumns:
