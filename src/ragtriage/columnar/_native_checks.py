@@ -45,7 +45,6 @@ _SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
 text read and in its compact re-serialisation, see `loads`)."""
 
 
-
 def _keys(model: type[BaseModel]) -> frozenset[str]:
     """The JSON keys of a record: the model's field names (the schemas use no aliases)."""
     return frozenset(model.model_fields)
@@ -220,29 +219,19 @@ def labeller_rest_ok(value: dict[str, Any]) -> bool:
 def applies_ok(value: Any) -> bool:
     """An `AppliesTo` object."""
     return (
-        type(value) is dict
-        and value.keys() <= APPLIES_KEYS
-        and opt_str(value.get("version"))
+        type(value) is dict and value.keys() <= APPLIES_KEYS and opt_str(value.get("version"))
         and (value.get("date") is None or is_iso_date(value["date"]))
     )
 
 
 def canary_ok(value: Any) -> bool:
     """A `Canary` object."""
-    return (
-        type(value) is dict
-        and value.keys() == CANARY_KEYS
-        and ids([*value.values()])
-    )
+    return type(value) is dict and value.keys() == CANARY_KEYS and ids([*value.values()])
 
 
-_SCORE_TYPES = frozenset({float, int, type(None)})
-_TEXT_TYPES = frozenset({str, type(None)})
-_SCORE = itemgetter("score")
-_TEXT = itemgetter("text")
 _ID = itemgetter("id")
-_CONTEXT_ITEM = (CONTEXT_KEYS, "text", _TEXT_TYPES, _TEXT)
-_RANKED_ITEM = (RANKED_KEYS, "score", _SCORE_TYPES, _SCORE)
+_CONTEXT_ITEM = (CONTEXT_KEYS, "text", frozenset({str, type(None)}), itemgetter("text"))
+_RANKED_ITEM = (RANKED_KEYS, "score", frozenset({float, int, type(None)}), itemgetter("score"))
 """An item's allowed keys, its field other than the ID, that field's types and its getter."""
 
 
@@ -276,27 +265,22 @@ def item_codes(items: Any, code: dict[str, int], context: bool) -> list[int] | N
     return codes
 
 
+NO_LIST: list[Any] = []
+"""An absent list (never changed)."""
 _NO_STAGES: dict[str, Any] = {}
 """No stage latencies (never changed)."""
 
 
 def extras_ok(res: dict[str, Any]) -> bool:
     """Latency, cost and usage fields of a `QuestionResult`."""
-    latency = res.get("latency_ms")
-    cost = res.get("cost_usd")
+    latency, cost, usage = res.get("latency_ms"), res.get("cost_usd"), res.get("usage")
     stages = res.get("stage_latency_ms", _NO_STAGES)
-    usage = res.get("usage")
     return (
         (latency is None or (number(latency) and latency >= 0))
         and (cost is None or (number(cost) and cost >= 0))
-        and type(stages) is dict
-        and all(map(number, stages.values()))
-        and (
-            usage is None
-            or (
-                type(usage) is dict
-                and usage.keys() == USAGE_KEYS
-                and all(type(v) is int and v >= 0 for v in usage.values())
-            )
-        )
+        and type(stages) is dict and all(map(number, stages.values()))
+        and (usage is None or (
+            type(usage) is dict and usage.keys() == USAGE_KEYS
+            and all(type(v) is int and v >= 0 for v in usage.values())
+        ))
     )

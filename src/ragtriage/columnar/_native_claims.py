@@ -34,6 +34,7 @@ from ._native_checks import (
     CLAIM_VERDICTS,
     FACT_LABEL_KEYS,
     FACT_VERDICTS,
+    NO_LIST,
     ids,
     labeller_rest_ok,
 )
@@ -94,8 +95,6 @@ def _marks(labels: list[Label], fresh: list[Label], chosen: list[Label]) -> list
     ]
 
 
-_NONE: list[Any] = []
-"""An absent list (never changed)."""
 _NO_LABELS: dict[str, list[Label]] = {}
 """No claim labels from label files (never changed)."""
 
@@ -223,10 +222,10 @@ class Reviews:
         when some label records one."""
         claims = res.get("claims")
         if claims is None:
-            claims = _NONE
+            claims = NO_LIST
         elif type(claims) is not list:
             raise _Fallback("claims")
-        fact_labels = res.get("fact_labels", _NONE)
+        fact_labels = res.get("fact_labels", NO_LIST)
         if type(fact_labels) is not list:
             raise _Fallback("fact_labels")
         added = self._added.get(res["question_id"]) if self._added else None
@@ -262,7 +261,7 @@ class Reviews:
                 given = True
                 cid = intern(cid)
             claim_names.append(cid)
-            cits = claim.get("citations", _NONE)
+            cits = claim.get("citations", NO_LIST)
             cited = _known(code_get, cits)
             if cited is None:
                 raise _Fallback("citations")
@@ -274,14 +273,14 @@ class Reviews:
                 cited_as_written.append(None)
             cit += cited
             cit_n.append(len(cited))
-            labels = claim.get("labels", _NONE)
+            labels = claim.get("labels", NO_LIST)
             if type(labels) is not list:
                 raise _Fallback("claim labels")
             if named and names[n - 1] in claim_added:
                 labels = [*labels, *claim_added[names[n - 1]]]
             for lab in labels:
                 claim_flags |= _label(lab, CLAIM_LABEL_KEYS, CLAIM_VERDICTS, generator, labellers)
-                cited_by = lab.get("supported_by", _NONE)
+                cited_by = lab.get("supported_by", NO_LIST)
                 if not cited_by and type(cited_by) is list:  # none: not `supported`
                     if lab["verdict"] == "supported":
                         raise _Fallback("supported_by")

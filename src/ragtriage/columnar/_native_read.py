@@ -25,6 +25,7 @@ from ._native_checks import (
     GROUP_KEYS,
     MAX_GROUP_GRADE,
     MIN_GROUP_GRADE,
+    NO_LIST,
     QUESTION_KEYS,
     SPLITS,
     applies_ok,
@@ -159,8 +160,8 @@ def read_evalset(
         ids.append(qid)
         kind = ANSWERABILITY[kind]
         answerability.append(kind)
-        groups = q.get("required_evidence", _NONE)
-        fact_list = q.get("reference_facts", _NONE)
+        groups = q.get("required_evidence", NO_LIST)
+        fact_list = q.get("reference_facts", NO_LIST)
         if type(groups) is not list or type(fact_list) is not list:
             raise _Fallback("question shape")
         if (kind == 1 and (groups or fact_list)) or (kind == 0 and not groups):
@@ -177,7 +178,7 @@ def read_evalset(
         if len(set(fact_ids)) < len(fact_ids):
             raise _Fallback("duplicate facts")
         facts.append(fact_ids)
-        tag_list = q.get("tags", _NONE)
+        tag_list = q.get("tags", NO_LIST)
         if not id_list_ok(tag_list) or q.get("split", "dev") not in SPLITS:
             raise _Fallback("question shape")
         tag_list = tuple(tag_list)
@@ -253,9 +254,6 @@ def read_evalset(
     )
 
 
-_NONE: list[Any] = []
-"""An absent list (never changed)."""
-
 _SPLITS = {split: split for split in SPLITS}
 """Each split's name, one text for every question."""
 
@@ -295,7 +293,7 @@ def _fact_id(fact: Any, code: dict[str, int]) -> str:
     """A `ReferenceFact`'s ID; `_Fallback` for a problem (evidence the snapshot lacks)."""
     if type(fact) is not dict or not fact.keys() <= FACT_KEYS:
         raise _Fallback("reference fact")
-    fid, text, evidence = fact.get("id"), fact.get("text"), fact.get("evidence", _NONE)
+    fid, text, evidence = fact.get("id"), fact.get("text"), fact.get("evidence", NO_LIST)
     if type(fid) is not str or not fid or (text is not None and type(text) is not str):
         raise _Fallback("reference fact")
     if type(evidence) is not list:

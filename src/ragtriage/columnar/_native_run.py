@@ -25,7 +25,7 @@ from ..detectors import (
 )
 from ..loading import SnapshotIndex
 from ..schemas import LabelPolicy, RunHeader, is_schema_version
-from ._native_checks import OUTCOMES, RESULT_KEYS, extras_ok, item_codes
+from ._native_checks import NO_LIST, OUTCOMES, RESULT_KEYS, extras_ok, item_codes
 from ._native_claims import Reviews
 from ._native_labels import Added
 from ._native_read import Codes, EvalColumns, _offsets
@@ -35,8 +35,6 @@ from ._trec import _Fallback
 _ANSWERED = OUTCOMES["answered"]
 _NO_OUTCOME = -1
 _NAN = float("nan")
-_NONE: list[Any] = []
-"""An absent list (never changed)."""
 
 
 @dataclass(frozen=True)
@@ -208,7 +206,7 @@ def read_run(
         if row < 0:
             raise _Fallback("result question")
         rows.append(row)
-        c_codes = item_codes(res.get("candidates", _NONE), code, False)
+        c_codes = item_codes(res.get("candidates", NO_LIST), code, False)
         if c_codes is None:
             raise _Fallback("candidates")
         in_candidates = set(c_codes)
