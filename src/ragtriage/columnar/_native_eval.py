@@ -271,18 +271,10 @@ def _on_files(
 ) -> Evaluation:
     """The engine on native files (`run_engine`'s options), without the loader: `_Fallback`
     for input the fast checks refuse or a form the fast reader does not read."""
-    inputs = _file_inputs(evalset, snapshot, runs, labels, versions)
-    return run_engine(inputs, chosen, EngineOptions(**options))
-
-
-def _file_inputs(
-    evalset: Path, snapshot_path: Path, runs: Sequence[Path], label_files: Sequence[Path],
-    versions: Path | None,
-) -> EngineInputs:
     # The large files are hashed meanwhile, in a second thread: their digests are wanted last.
     digests = file_sha256_later([evalset, *runs])
-    snapshot, snapshot_source, versions_source = load_snapshot(snapshot_path, versions)
-    labels, label_sources = read_labels(label_files)
+    model, snapshot_source, versions_source = load_snapshot(snapshot, versions)
+    added, label_sources = read_labels(labels)
 
     def sources() -> tuple[SourceFile, ...]:
         evalset_digest, *run_digests = digests()
@@ -297,10 +289,8 @@ def _file_inputs(
             *versions_source,
         )
 
-    return EngineInputs(
-        FileRecords(evalset, "questions"),
-        snapshot,
-        tuple(FileRecords(path, "results") for path in runs),
-        labels,
-        sources,
+    inputs = EngineInputs(
+        FileRecords(evalset, "questions"), model,
+        tuple(FileRecords(path, "results") for path in runs), added, sources,
     )
+    return run_engine(inputs, chosen, EngineOptions(**options))

@@ -92,13 +92,12 @@ def _walk(at: np.ndarray, groups: np.ndarray, group_grade: np.ndarray) -> np.nda
     pairs = zip(at.tolist(), groups.tolist(), strict=True)
     for _, found in groupby(pairs, key=itemgetter(0)):
         satisfied = [group for _, group in found]
-        size = len(satisfied)
         open_groups = [group for group in satisfied if group not in taken]
         if open_groups:
             best = max(open_groups, key=grade.__getitem__)  # the first of equal grades
             taken.add(best)
             out[start] = best
-        start += size
+        start += len(satisfied)
     return out
 
 
@@ -142,20 +141,15 @@ def rank_scores(
             for part in (candidates, reranked)
         ]
         final_satisfied = np.where(has_reranked[:, None], found[1], found[0])
+    relevant = np.where(applies, n_groups, 0)
     stages = {
-        "candidates": RankArrays(
-            ids, *candidates[:2], np.where(applies, n_groups, 0), ideal, candidates[2]
-        ),
+        "candidates": RankArrays(ids, *candidates[:2], relevant, ideal, candidates[2]),
         "reranked": RankArrays(
-            ids, *reranked[:2], np.where(applies & has_reranked, n_groups, 0), ideal, reranked[2]
+            ids, *reranked[:2], np.where(has_reranked, relevant, 0), ideal, reranked[2]
         ),
         "final": RankArrays(
-            ids,
-            np.where(has_reranked[:, None], reranked[0], candidates[0]),
-            np.where(has_reranked, reranked[1], candidates[1]),
-            np.where(applies, n_groups, 0),
-            ideal,
-            final_satisfied,
+            ids, np.where(has_reranked[:, None], reranked[0], candidates[0]),
+            np.where(has_reranked, reranked[1], candidates[1]), relevant, ideal, final_satisfied,
         ),
     }
     out = {}
