@@ -20,23 +20,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .._collector import no_cycle_collection
-from ..calibration import (
-    CalibrationRecord,
-    calibration_notes,
-    measure_kinds,
-)
-from ..detectors import (
-    default_injection_rules,
-    detect_injection,
-    find_sensitive,
-)
-from ..evaluation import (
-    Evaluation,
-    FieldFilter,
-    IdsCheck,
-    LevelChoice,
-    QuestionFilter,
-)
+from ..calibration import CalibrationRecord, calibration_notes, measure_kinds
+from ..detectors import default_injection_rules, detect_injection, find_sensitive
+from ..evaluation import Evaluation, FieldFilter, IdsCheck, LevelChoice, QuestionFilter
 from ..executors import Executor, default_workers
 from ..loading import SnapshotIndex, SourceFile
 from ..metrics import Measure

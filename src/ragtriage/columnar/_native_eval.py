@@ -21,13 +21,7 @@ from ..errors import InputError, Problem, RequestError
 from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter, option_problems
 from ..executors import Executor
 from ..holdout import keep_questions
-from ..loading import (
-    Dataset,
-    SourceFile,
-    display_path,
-    file_sha256_later,
-    load_dataset,
-)
+from ..loading import Dataset, SourceFile, display_path, file_sha256_later, load_dataset
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy

@@ -34,19 +34,10 @@ from ..diagnosis import (
     run_diagnosis,
     stage_order,
 )
-from ..evaluation import (
-    QuestionRecord,
-    RunEvaluation,
-    assemble_run,
-)
+from ..evaluation import QuestionRecord, RunEvaluation, assemble_run
 from ..executors import CAN_FORK, alongside
 from ..loading import SnapshotIndex
-from ..metrics import (
-    Measure,
-    PerQuestion,
-    QuestionView,
-    build_view,
-)
+from ..metrics import Measure, PerQuestion, QuestionView, build_view
 from ._native_details import Details
 from ._native_found import Explained
 from ._native_labels import Added, with_labels

@@ -10,13 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..calibration import (
-    CalibrationRecord,
-    LabelSources,
-    judge_key,
-    label_sources,
-    measure_kinds,
-)
+from ..calibration import CalibrationRecord, LabelSources, judge_key, label_sources, measure_kinds
 from ..detectors import (
     BLOCKING_STAGES,
     NO_FLAGS,

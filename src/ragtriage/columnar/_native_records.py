@@ -21,14 +21,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ..fileio import (
-    MAX_LINE_BYTES,
-    check_input,
-    iter_lines,
-    open_input,
-    read_bytes,
-    strip_bom,
-)
+from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
 from ..paths import file_suffix
 from ._native_checks import loads, loads_again
 from ._trec import _Fallback

@@ -17,15 +17,7 @@ import numpy as np
 
 from ._arrow import pa, pc
 from ._keys import IdKeys, id_keys, key_width, mix
-from ._trec import (
-    _arrow,
-    _blocks,
-    _empty_string,
-    _Fallback,
-    _numbers,
-    _qrels_fast,
-    _sorted_pairs,
-)
+from ._trec import _arrow, _blocks, _empty_string, _Fallback, _numbers, _qrels_fast, _sorted_pairs
 
 _SMALL_JUDGED = 16
 """Up to this many judgements per question, rows are matched by direct comparison."""

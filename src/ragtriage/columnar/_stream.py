@@ -24,14 +24,7 @@ from ._arrays import RankArrays, build_rank_arrays
 from ._arrow import pa, pc
 from ._keys import IdKeys, id_keys
 from ._qrels_match import Judged, question_rows, read_judged, row_grades
-from ._sources import (
-    FileDigest,
-    _batches,
-    _parquet_batches,
-    _Prefetch,
-    import_readers,
-    lean_layout,
-)
+from ._sources import FileDigest, _batches, _parquet_batches, _Prefetch, import_readers, lean_layout
 from ._trec import (
     STRICT,
     QuestionPolicy,
