@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from functools import partial
-from itertools import repeat
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ..executors import CAN_FORK, Executor, alongside
+from ..schemas import QuestionResult
 from ._native_claims import labeller_key
-from ._native_read import Codes, EvalColumns, _offsets, read_evalset, rows_by_id
-from ._native_records import Records
+from ._native_read import Codes, EvalColumns, read_evalset, rows_by_id
+from ._native_records import ModelRecords, Records
 from ._native_run import RunColumns, read_run
 from ._trec import _Fallback
 
@@ -120,9 +120,9 @@ def read_run_parallel(
     """`read_run`, over byte ranges in parallel when the file is large enough, and the rows
     it has no result for (only with `allow_missing`; else a missing result falls back).
 
-    The rows without a result are added as empty results (no ranking, no outcome, no labels),
-    so that every array follows every row; they are never scored (`evaluate` lists them as
-    no result)."""
+    The rows without a result are added as empty results (no ranking, no outcome, no labels,
+    read as such), so that every array follows every row; they are never scored (`evaluate`
+    lists them as no result)."""
     ranges = _ranges(source, workers, executor)
     if ranges is None:
         run = read_run(source, evalset, codes, **options)
@@ -141,7 +141,9 @@ def read_run_parallel(
     if missing.size and not allow_missing:
         raise _Fallback("results per question")
     if missing.size:
-        run = _join([run, _no_results(run, evalset, missing)])
+        empty = [QuestionResult(question_id=evalset.ids[row]) for row in missing.tolist()]
+        given = ModelRecords(run.header.model_dump(mode="json"), empty, source.label)
+        run = _join([run, read_run(given, evalset, codes, **options)])
     return run, missing
 
 
@@ -166,48 +168,6 @@ def _join(parts: Sequence[RunColumns]) -> RunColumns:
             [remap[getattr(part, name)] for part, remap in zip(parts, remaps, strict=True)]
         ).astype(np.int32)
     return _joined(parts, joined)
-
-
-def _no_results(run: RunColumns, evalset: EvalColumns, rows: np.ndarray) -> RunColumns:
-    """Empty results for `rows`, in `run`'s form (the reader's arrays for a result with no
-    ranking, no context, no outcome, no claims and unlabelled facts)."""
-    m = rows.size
-    none = np.zeros(0, dtype=np.int64)
-    each = np.zeros(m + 1, dtype=np.int64)
-    no = np.zeros(m, dtype=bool)
-    facts = [len(evalset.facts[row]) for row in rows.tolist()]
-    return replace(
-        run,
-        row=rows.astype(np.int64),
-        candidates=(none, each),
-        reranked=(none, each),
-        has_reranked=no,
-        context=(none, each),
-        context_flag=np.zeros(0, dtype=np.int8),
-        outcome=np.full(m, -1, dtype=np.int8),
-        claim_offsets=each,
-        claim_state=np.zeros(0, dtype=np.int8),
-        citations=(none, np.zeros(1, dtype=np.int64)),
-        support=(none, each),
-        fact_state=np.full(sum(facts), 3, dtype=np.int8),
-        fact_offsets=_offsets(facts),
-        claim_labels=(np.zeros(0, dtype=np.int8), np.zeros(1, dtype=np.int64)),
-        fact_labels=(np.zeros(0, dtype=np.int8), np.zeros(sum(facts) + 1, dtype=np.int64)),
-        claim_judges=np.zeros(0, dtype=np.int32),
-        fact_judges=np.zeros(0, dtype=np.int32),
-        canary_obeyed=no,
-        context_derived=np.ones(m, dtype=bool),
-        context_sensitive=np.zeros(0, dtype=np.int8),
-        sensitive_answer=no if run.sensitive_answer.size == run.row.size else no[:0],
-        self_claim=no,
-        self_fact=no,
-        claim_names=np.zeros(0, dtype=object),
-        answer_found=np.fromiter(repeat((), m), dtype=object, count=m),
-        recorded_found=np.zeros(0, dtype=object),
-        cited_as_written=np.zeros(0, dtype=object),
-        latency_ms=np.full(m, np.nan),
-        cost_usd=np.full(m, np.nan),
-    )
 
 
 def _run_part(
