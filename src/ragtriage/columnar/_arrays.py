@@ -115,9 +115,9 @@ def build_rank_arrays(
     # The ideal ranking needs no more columns than the most relevant documents any question has.
     ideal_depth = min(depth, int(n_relevant.max()) if n_relevant.size else 0)
     ideal = _scatter(n, ideal_depth, rel_question, rel_grade, n_relevant, ideal_position)
-    lengths = counts.astype(np.int64)
-    n_relevant = n_relevant.astype(np.int64)
-    return RankArrays(tuple(question_ids), grades, lengths, n_relevant, ideal)
+    return RankArrays(
+        tuple(question_ids), grades, counts.astype(np.int64), n_relevant.astype(np.int64), ideal
+    )
 
 
 def arrays_from_dicts(

@@ -142,11 +142,10 @@ def score_arrays(
     parts = engine.map(partial(_score_shard, tuple(measures)), shards)
     left = set(missing)
     absent = np.array([qid in left for qid in arrays.question_ids], dtype=bool)
-    per_question: dict[str, PerQuestion] = {}
-    summary: dict[str, Aggregate] = {}
-    for m in measures:
-        per_question[m.label] = _concat([part[m.label] for part in parts])
-        summary[m.label] = average(m.label, per_question[m.label], averaging, absent)
+    per_question = {m.label: _concat([part[m.label] for part in parts]) for m in measures}
+    summary = {
+        label: average(label, scores, averaging, absent) for label, scores in per_question.items()
+    }
     return RankScores(arrays.question_ids, tuple(measures), per_question, summary)
 
 
@@ -178,8 +177,7 @@ def evaluate_trec(
         raise InputError(problems)  # as the command line's choices, before any file is read
     if averaging != "relevant":
         policy = QuestionPolicy(allow_missing=True, allow_extra=True)
-    qrels = as_path(qrels)
-    run = as_path(run)
+    qrels, run = as_path(qrels), as_path(run)
     measures = parse_rank_measures(metrics)
     depth = max(m.k for m in measures)
     loaded = load_trec(qrels, run, depth=depth, policy=policy)  # hashes the files as it reads
@@ -192,11 +190,6 @@ def evaluate_trec(
         SourceFile(str(run), "trec-run", loaded.sha256[1]),
     )
     return TrecEvaluation(
-        scores,
-        sources,
-        loaded.missing,
-        loaded.skipped,
-        engine.name,
-        averaging=averaging,
+        scores, sources, loaded.missing, loaded.skipped, engine.name, averaging=averaging,
         comment_lines=loaded.comment_lines,
     )

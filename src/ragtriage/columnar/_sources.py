@@ -26,10 +26,10 @@ from ._arrow import pa, pc, pcsv
 from ._trec import (
     _BLOCK_BYTES,
     _ODD_SPACE,
+    _check_fields,
     _checked_size,
     _Fallback,
     _numbers,
-    _plain_fields,
     _strings_clean,
     csv_options,
     reader_pool,
@@ -196,21 +196,13 @@ def _parsed(
     the consumer (`_stream`); Q0, rank and tag are read as bytes (no text is made of them)
     and must be printable ASCII: other bytes send the file to the line reader. `lean`:
     they are not read at all (the file's `Layout` must then prove them plain)."""
-    types = {
-        "qid": pa.string(),
-        "q0": pa.binary(),
-        "docid": pa.string(),
-        "rank": pa.binary(),
-        "score": pa.float64(),
-        "tag": pa.binary(),
-    }
+    types = {"qid": pa.string(), "q0": pa.binary(), "docid": pa.string(), "rank": pa.binary(),
+             "score": pa.float64(), "tag": pa.binary()}
     parsed = ("qid", "docid", "score") if lean else None
     reader = pcsv.open_csv(source, **csv_options(path, types, parsed))
     for batch in reader:
-        docs = pa.chunked_array([batch["docid"]])
-        # Lean: the file's `Layout` proves the document IDs plain too.
-        if not (lean or (_strings_clean(docs) and _plain_fields(docs))):
-            raise _Fallback("blank fields, or whitespace the line reader splits on")
+        if not lean:  # else the file's `Layout` proves the document IDs plain too
+            _check_fields(pa.chunked_array([batch["docid"]]))
         for name in () if lean else ("q0", "rank", "tag"):
             if not _printable_ascii(batch[name]):
                 raise _Fallback("blank fields, whitespace or other than printable ASCII")
@@ -298,11 +290,9 @@ class _Prefetch:
 
     def _put(self, entry: tuple[str, object]) -> bool:
         while not self._stop.is_set():
-            try:
+            with contextlib.suppress(Full):
                 self._queue.put(entry, timeout=0.1)
                 return True
-            except Full:
-                continue
         return False
 
     def __iter__(self) -> Iterator[Batch]:

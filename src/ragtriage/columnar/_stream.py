@@ -31,14 +31,13 @@ from ._trec import (
     TrecLoad,
     _arrow,
     _blocks,
+    _check_fields,
     _Fallback,
     _has_duplicates,
     _numbers,
-    _plain_fields,
     _question_problems,
     _rank_order,
     _slow,
-    _strings_clean,
     reader_pool,
 )
 
@@ -132,7 +131,8 @@ def _consume(
 ) -> None:
     """Score-ready grade rows for whole questions (rows grouped by question)."""
     starts, lengths, block_qids = _blocks(qid)
-    _check_question_ids(block_qids)
+    # Each row's ID is its block's: the IDs are checked once per block.
+    _check_fields(pa.chunked_array([block_qids]), questions=True)
     index = question_rows(judged, block_qids)
     known = index >= 0
     if not bool(known.all()):
@@ -182,16 +182,6 @@ def _skip_extra(
         raise _Fallback("duplicate ranked documents")
 
 
-def _check_question_ids(block_qids: pa.Array) -> None:
-    """The question ID checks of every row, done once per run of equal IDs (each row's ID
-    is its run's): no blank or odd whitespace, no comment line."""
-    column = pa.chunked_array([block_qids])
-    if not (_strings_clean(column) and _plain_fields(column)):
-        raise _Fallback("blank fields, or whitespace the line reader splits on")
-    if pc.any(pc.starts_with(block_qids, "#")).as_py():
-        raise _Fallback("comment lines")  # the line reader skips and counts them
-
-
 def _last_start(qid: pa.Array) -> int:
     """Start of the last question's rows (looking at a growing window from the end)."""
     window = 1024
@@ -235,15 +225,12 @@ def _stream(judged: Judged, batches: Iterable[Batch], depth: int) -> _Sink:
         last = _last_start(qid)
         if last == 0:
             continue  # one question through the whole batch: hold on
-        _consume(judged, sink, *_joined([*held[:-1], _head(batch, last)]))
+        head = (qid.slice(0, last), batch[1].slice(0, last), batch[2][:last])
+        _consume(judged, sink, *_joined([*held[:-1], head]))
         held = [(qid.slice(last), batch[1].slice(last), batch[2][last:])]
     if held:
         _consume(judged, sink, *_joined(held))
     return sink
-
-
-def _head(batch: Batch, stop: int) -> Batch:
-    return batch[0].slice(0, stop), batch[1].slice(0, stop), batch[2][:stop]
 
 
 def _joined(parts: list[Batch]) -> Batch:
@@ -294,14 +281,13 @@ def load_trec(
             batches = _Prefetch(_batches(run_path))
             sink = _stream(judged, batches, depth)
     except _Fallback:
+        sink = None
+    finally:  # the readers stopped before the line reader reads the files again
         batches.close()
         digest.close()
         qrels_digest.close()
+    if sink is None:
         return _slow(qrels_path, run_path, depth, policy)
-    finally:
-        batches.close()
-        digest.close()
-        qrels_digest.close()
     question_ids = judged.question_values.to_pylist()
     ranked = [qid for qid, seen in zip(question_ids, sink.seen.tolist(), strict=True) if seen]
     problems, missing, extra = _question_problems(
@@ -313,12 +299,6 @@ def load_trec(
 
 
 def _assemble(judged: Judged, sink: _Sink, question_ids: list[str]) -> RankArrays:
-    ideal = build_rank_arrays(
-        question_ids,
-        judged.group,
-        judged.grade,
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0, dtype=np.int32),
-        sink.depth,
-    )
+    none = np.zeros(0, dtype=np.int64)  # the ideal rankings need no run lines
+    ideal = build_rank_arrays(question_ids, judged.group, judged.grade, none, none, sink.depth)
     return RankArrays(tuple(question_ids), sink.kept(), sink.lengths, ideal.n_relevant, ideal.ideal)

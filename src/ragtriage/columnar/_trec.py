@@ -174,6 +174,16 @@ def _plain_fields(column: pa.ChunkedArray) -> bool:
     return True
 
 
+def _check_fields(column: pa.ChunkedArray, questions: bool = False) -> None:
+    """`_Fallback` for a field the line reader would read otherwise: blank, or holding
+    whitespace it splits on; `questions` (a question ID column): a comment line too, which it
+    skips and counts."""
+    if not (_strings_clean(column) and _plain_fields(column)):
+        raise _Fallback("blank fields, or whitespace the line reader splits on")
+    if questions and pc.any(pc.starts_with(column, "#")).as_py():
+        raise _Fallback("comment lines")
+
+
 def _numbers(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A numeric or boolean column as a numpy array, read from its buffers.
 
@@ -222,10 +232,7 @@ def _qrels_fast(path: Path) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarra
         {"qid": pa.string(), "iteration": pa.string(), "docid": pa.string(), "grade": pa.string()},
     )
     for name in ("qid", "iteration", "docid"):
-        if not (_strings_clean(table[name]) and _plain_fields(table[name])):
-            raise _Fallback("blank fields, or whitespace the line reader splits on")
-    if pc.any(pc.starts_with(table["qid"], "#")).as_py():
-        raise _Fallback("comment lines")  # the line reader skips and counts them
+        _check_fields(table[name], questions=name == "qid")
     return table["qid"], table["docid"], _grades(table["grade"])
 
 
