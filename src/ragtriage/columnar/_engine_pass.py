@@ -148,9 +148,7 @@ def run_engine(
         level_document = np.full(n, level != "chunk", dtype=bool)
     matcher = build_matcher(ev, codes, level_document, spans=level == "span")
     rules = default_injection_rules()
-    flags = SnapshotFlags(
-        codes, index, lambda text: bool(detect_injection(text, rules)), workers
-    )
+    flags = SnapshotFlags(codes, index, lambda text: bool(detect_injection(text, rules)), workers)
     chosen = tuple({m.name: m for m in chosen}.values())
     # The sensitive-content scans of answers and contexts are paid only when asked for.
     scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
@@ -177,10 +175,10 @@ def run_engine(
         names.add(run.header.name)
         results = run.row[: run.row.size - missing.size].tolist()
         answered[run.header.name] = [ev.ids[row] for row in results]
-        stages = find_stages(ev, run, matcher, codes)
-        scores, findings = run_layers(ev, run, stages, flags, sensitive)
+        stages = find_stages(ev, run, matcher, codes, flags)
+        scores, findings = run_layers(ev, run, stages, sensitive)
         scores.update(rank_scores(ev, run, stages.matched, chosen))
-        explained = Explained(ev, run, codes, stages, flags, index, level)
+        explained = Explained(ev, run, codes, stages, index, level)
         del stages
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)

@@ -38,8 +38,7 @@ from ..schemas import Labeller
 from ._native_details import QuestionDetails
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
-from ._native_snapshot import SnapshotFlags
-from ._native_stages import RunStages, _owner, _spans, distinct, validly_cited
+from ._native_stages import RunStages, _owner, _spans, distinct, first_found, listed, validly_cited
 
 
 class Explained:
@@ -50,17 +49,13 @@ class Explained:
 
     def __init__(
         self, ev: EvalColumns, run: RunColumns, codes: Codes,
-        stages: RunStages,
-        flags: SnapshotFlags, index: SnapshotIndex, level: LevelChoice,
+        stages: RunStages, index: SnapshotIndex, level: LevelChoice,
     ) -> None:
         matched, at_stages = stages.matched, stages.items
         self._level, self._document_level = level, ev.level_document
         self._requires = np.diff(ev.group_offsets) > 0
         items, offsets = run.context
         owner = _owner(offsets)
-        flagged = run.context_flag > 0
-        side = run.context_flag < 0
-        flagged[side] = flags(items[side])
         ids = list(codes.code)
         self._ids, self._index = ids, index
         self._question_ids = ev.ids
@@ -69,7 +64,7 @@ class Explained:
         # snapshot's: the reader refuses one it does not know.
         self._sensitive: dict[int, tuple[str, ...]] = {}
         self._flagged: dict[int, list[str]] = {}
-        for at in np.flatnonzero(flagged).tolist():
+        for at in np.flatnonzero(stages.injected).tolist():
             self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
         # Per required group: its first satisfying item's position among the candidates, in
         # the final ranking (the reranked list when the result has one) and in the context.
@@ -342,12 +337,8 @@ class Explained:
             start, end = groups[row], groups[row + 1]
             if start == end:
                 return NO_EVIDENCE
-            where = tuple(
-                (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
-                for c, r, x in first[start:end].tolist()
-            )
             items = found[found_at[result] : found_at[result + 1]].tolist()
-            return EvidenceFound(where, frozenset([ids[code] for code in items]))
+            return EvidenceFound(first_found(first[start:end]), frozenset([ids[c] for c in items]))
 
         flagged = self.stage_flags()
         invalid = self.invalid_of()
@@ -370,17 +361,14 @@ class Explained:
             )
 
         claim_states, fact_states = self._states, self._fact_states
-        ids_at, reranked, derived = self._lists, self._has_reranked, self._derived
-
-        def listed(stage: int, result: int) -> tuple[str, ...]:
-            items, offsets = ids_at[stage]
-            return tuple([ids[code] for code in items[offsets[result] : offsets[result + 1]]
-                          .tolist()])
+        (candidates, reranked, context), derived = self._lists, self._derived
+        has_reranked = self._has_reranked
 
         def of(rows: Sequence[int], results: Sequence[int]) -> list[Found]:
             return [Found(
-                listed(0, result), listed(1, result) if reranked[result] else None,
-                listed(2, result), bool(derived[result]), evidence(row, result), flags,
+                listed(ids, candidates, result),
+                listed(ids, reranked, result) if has_reranked[result] else None,
+                listed(ids, context, result), bool(derived[result]), evidence(row, result), flags,
                 invalid(result), labelled(claim_states, result), labelled(fact_states, result),
             ) for row, result, flags in zip(rows, results, flagged(results), strict=True)]
 

@@ -25,7 +25,7 @@ from ..metrics import REGISTRY, PerQuestion, default_measures
 from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
-from ._native_stages import RunStages, _count, _owner, validly_cited
+from ._native_stages import RunStages, _count, _owner, context_flags, validly_cited
 
 RANK_MEASURES = tuple(name for name, spec in REGISTRY.items() if spec.params == ("k",))
 """The registry measures of one ranking at a cut-off k (`ndcg@k`, ...): `_native_rank`."""
@@ -60,16 +60,14 @@ def run_layers(
     ev: EvalColumns,
     run: RunColumns,
     stages: RunStages,
-    snapshot_flags: Callable[[np.ndarray], np.ndarray],
     snapshot_sensitive: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[dict[str, PerQuestion], dict[str, np.ndarray]]:
     """Measures (`NATIVE_MEASURES` but the rank measures) and per-stage findings, per
     question in set order. `stages`: what the run's stages hold (`find_stages`).
 
-    `snapshot_flags` gives, for snapshot codes, whether their text is instruction-like;
-    `snapshot_sensitive` whether it holds a sensitive value (None: `sensitive_in_context` is
-    left out, the run's context texts were not scanned). `sensitive_in_answer` is left out
-    when the run's answers were not scanned.
+    `snapshot_sensitive` gives, for snapshot codes, whether their text holds a sensitive value
+    (None: `sensitive_in_context` is left out, the run's context texts were not scanned).
+    `sensitive_in_answer` is left out when the run's answers were not scanned.
     """
     n = len(ev.ids)
     order = np.empty(n, dtype=np.int64)
@@ -158,16 +156,12 @@ def run_layers(
         "ranking_loss": lost & covered["candidates"] & ~final,
         "truncation_loss": lost & final,
     }
-    flags = run.context_flag
-    snapshot_side = flags < 0
-    flagged = flags > 0
-    flagged[snapshot_side] = snapshot_flags(ctx_items[snapshot_side])
     all_held = in_context >= n_groups
     unanswerable = answerability == UNANSWERABLE
     needs = answerability == NEEDS_CLARIFICATION
     uncertain_claims = per_row(_count(claim_owner, state >= 2, n)) > 0
     uncertain_facts = per_row(_count(fact_owner, fstate >= 2, n)) > 0
-    injected = per_row(_count(ctx_owner, flagged, n)) > 0
+    injected = per_row(_count(ctx_owner, stages.injected, n)) > 0
     scores["injection_in_context"] = _flag(sizes["context"] > 0, injected)
     reached = stages.canary[order]
     obeyed = per_row(run.canary_obeyed)
@@ -175,9 +169,7 @@ def run_layers(
     if run.sensitive_answer.size == run.row.size:
         scores["sensitive_in_answer"] = _flag(recorded, per_row(run.sensitive_answer))
     if snapshot_sensitive is not None:
-        sensitive = run.context_sensitive > 0
-        snapshot_text = run.context_sensitive < 0
-        sensitive[snapshot_text] = snapshot_sensitive(ctx_items[snapshot_text])
+        sensitive = context_flags(run.context_sensitive, ctx_items, snapshot_sensitive)
         scores["sensitive_in_context"] = _flag(
             sizes["context"] > 0, per_row(_count(ctx_owner, sensitive, n)) > 0
         )

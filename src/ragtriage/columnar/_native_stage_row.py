@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
-import numpy as np
-
 from ..detectors import StageFlags
 from ..loading import SnapshotIndex
 from ..metrics import CLAIM_STATES, FACT_STATES
 from ..schemas import claim_ids
 from ._native_details import ANSWERABILITY_NAMES, OUTCOME_NAMES, QuestionDetails
+from ._native_stages import first_found, listed
 
 
 class _Group(NamedTuple):
@@ -74,9 +73,9 @@ class StageRow:
     def question(self) -> _Question:
         of, row = self._of, self._row
         g0, g1 = int(of._groups[row]), int(of._groups[row + 1])
-        labels = of._group_label
+        labels, alternatives = of._group_label, of._alternatives
         groups = tuple([
-            _Group(self._listed(of._alternatives, g), labels.get(g)) for g in range(g0, g1)
+            _Group(listed(of._ids, alternatives, g), labels.get(g)) for g in range(g0, g1)
         ])
         return _Question(ANSWERABILITY_NAMES[of._answerability[row]], groups)
 
@@ -85,21 +84,14 @@ class StageRow:
         outcome = int(self._of._outcome[self._result])
         return None if outcome < 0 else OUTCOME_NAMES[outcome]
 
-    def _listed(self, stage: tuple[np.ndarray, np.ndarray], at: int) -> tuple[str, ...]:
-        """The IDs of one result's items of a stage (`(codes, offsets)`), or of one required
-        group's alternatives (the group's number among all)."""
-        items, offsets = stage
-        ids = self._of._ids
-        return tuple([ids[code] for code in items[offsets[at] : offsets[at + 1]].tolist()])
-
     @_once
     def candidates(self) -> tuple[str, ...]:
-        return self._listed(self._of._candidates, self._result)
+        return listed(self._of._ids, self._of._candidates, self._result)
 
     @_once
     def reranked(self) -> tuple[str, ...] | None:
         of, result = self._of, self._result
-        return self._listed(of._reranked, result) if of._has_reranked[result] else None
+        return listed(of._ids, of._reranked, result) if of._has_reranked[result] else None
 
     @property
     def ranking(self) -> tuple[str, ...]:
@@ -108,16 +100,12 @@ class StageRow:
 
     @_once
     def context(self) -> tuple[str, ...]:
-        return self._listed((self._of._context, self._of._context_at), self._result)
+        return listed(self._of._ids, (self._of._context, self._of._context_at), self._result)
 
     @_once
     def evidence(self) -> _Evidence:
-        of, row = self._of, self._row
-        groups = of._groups
-        return _Evidence(tuple([
-            (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
-            for c, r, x in of._first[groups[row] : groups[row + 1]].tolist()
-        ]))
+        groups = self._of._groups
+        return _Evidence(first_found(self._of._first[groups[self._row] : groups[self._row + 1]]))
 
     @_once
     def claims(self) -> tuple[_Claim, ...]:

@@ -7,6 +7,7 @@ canary reached it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -29,6 +30,21 @@ def _spans(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, list[int]]
     np.cumsum(lengths, out=bounds[1:])
     at = np.arange(int(bounds[-1]), dtype=np.int64) + np.repeat(starts - bounds[:-1], lengths)
     return at, bounds.tolist()
+
+
+def listed(ids: Sequence[str], flat: tuple[np.ndarray, np.ndarray], at: int) -> tuple[str, ...]:
+    """The IDs (`ids`: each snapshot code's) of list `at` of `flat` (codes, offsets)."""
+    items, offsets = flat
+    return tuple([ids[code] for code in items[offsets[at] : offsets[at + 1]].tolist()])
+
+
+def first_found(first: np.ndarray) -> tuple[tuple[int | None, int | None, int | None], ...]:
+    """Required groups' first satisfying positions (`Explained`'s, -1: none) as a view holds
+    them (None: none)."""
+    return tuple([
+        (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
+        for c, r, x in first.tolist()
+    ])
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
@@ -328,11 +344,28 @@ class RunStages:
     """`cited_in_context`: per cited ID, it is in its result's final context."""
     canary: np.ndarray
     """`canary_reached`: per result."""
+    injected: np.ndarray
+    """`context_flags` of the instruction-like texts: per final-context item."""
 
 
-def find_stages(ev: EvalColumns, run: RunColumns, m: Matcher, codes: Codes) -> RunStages:
-    """What each stage of one run holds (`RunStages`)."""
+def context_flags(
+    column: np.ndarray, items: np.ndarray, snapshot: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Per final-context item (`items`), a detector's finding: its recorded text's (`column`
+    1 or 0), else (-1) its snapshot text's, `snapshot` of its code."""
+    found = column > 0
+    side = column < 0
+    found[side] = snapshot(items[side])
+    return found
+
+
+def find_stages(
+    ev: EvalColumns, run: RunColumns, m: Matcher, codes: Codes,
+    flags: Callable[[np.ndarray], np.ndarray],
+) -> RunStages:
+    """What each stage of one run holds (`RunStages`); `flags`: whether snapshot codes' texts
+    are instruction-like."""
     return RunStages(
         match_stages(ev, run, m), items_at_stages(ev, run, codes), cited_in_context(run, codes),
-        canary_reached(ev, run, codes),
+        canary_reached(ev, run, codes), context_flags(run.context_flag, run.context[0], flags),
     )
