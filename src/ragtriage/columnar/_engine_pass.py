@@ -130,13 +130,11 @@ def run_engine(
 ) -> Evaluation:
     """Score `inputs`; `_Fallback` for records the fast checks refuse."""
     policy, level, snapshot = options.label_policy, options.evidence_level, inputs.snapshot
-    k, executor = options.k, options.executor
-    allow_unreviewed = options.allow_unreviewed
     question_filter, input_filter = options.question_filter, options.input_filter
     workers = options.workers or default_workers()
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
-    ev = read_evalset_parallel(inputs.evalset, codes, workers, executor)
+    ev = read_evalset_parallel(inputs.evalset, codes, workers, options.executor)
     if not ev.ids and isinstance(inputs.evalset, FileRecords):  # the loader names it
         raise _Fallback("a file without questions")
     if options.ids_check is not None:
@@ -163,12 +161,11 @@ def run_engine(
     read: list[ReadRun] = []
     for source in inputs.runs:
         run, missing = read_run_parallel(
-            source, ev, codes, workers, k=k, label_policy=policy,
-            allow_unreviewed=allow_unreviewed, scan_answers=scan_answers,
-            scan_contexts=scan_contexts, added_labels=labels,
-            allow_missing=options.allow_missing,
-            accept_self_labelling=options.accept_self_labelling, executor=executor, index=index,
-            default_k=inputs.default_k,
+            source, ev, codes, workers, k=options.k, label_policy=policy,
+            allow_unreviewed=options.allow_unreviewed, scan_answers=scan_answers,
+            scan_contexts=scan_contexts, added_labels=labels, allow_missing=options.allow_missing,
+            accept_self_labelling=options.accept_self_labelling, executor=options.executor,
+            index=index, default_k=inputs.default_k,
         )
         if run.header.name in names:
             raise _Fallback("run names")
@@ -217,7 +214,7 @@ def run_engine(
     ]
     return Evaluation(
         runs=tuple(out), measures=chosen, sources=inputs.sources(), label_policy=policy,
-        allow_unreviewed=allow_unreviewed, evalset_id=evalset_id,
+        allow_unreviewed=options.allow_unreviewed, evalset_id=evalset_id,
         snapshot_id=snapshot.snapshot_id, accept_self_labelling=options.accept_self_labelling,
         calibration_notes=calibration_notes(
             [r.label_sources for r in out], chosen, options.calibrations

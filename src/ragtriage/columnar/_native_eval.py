@@ -60,23 +60,20 @@ def evaluate_native(
 
     The result equals `load_and_evaluate(evalset, snapshot=..., runs=..., ...)` with the same
     options (which it falls back to for input its fast checks refuse: the loader names every
-    problem). Large JSONL files are read by `workers` forked processes (default: one per
-    CPU), and a large run's explanations are shared with them.
-    `labels`: label files, whose labels count as the run's own (as `load_dataset` attaches
-    them). `versions`: a versions file applied to the snapshot
-    (`versions.load_versions`). `accept_self_labelling`, `allow_missing` and `calibrations`
-    are `evaluate`'s options. `input_filter` marks the questions the input holds for the
-    caller (None: all; `Request.score_with` leaves the holdout out unless included): results of
-    the others are checked but are not read for self-labelling, as if absent from the files.
-    `question_filter` must keep only such questions; `stages` keeps of those only the ones
-    diagnosed with any of these stages (see `evaluate`). `ids_check` is given every question
-    ID of the evaluation set as soon as they are read, before any run is read or scored (what
-    it raises ends the call). `executor`: where the byte ranges of JSONL files are read
-    (`executors.RayExecutor`); None: forked workers of this machine.
+    problem). Large JSONL files are read by `workers` forked processes (default: one per CPU),
+    and a large run's explanations are shared with them. `labels`: label files, whose labels
+    count as the run's own (as `load_dataset` attaches them). `versions`: a versions file
+    applied to the snapshot (`versions.load_versions`). `accept_self_labelling`, `allow_missing`
+    and `calibrations` are `evaluate`'s options. `input_filter` marks the questions the input
+    holds for the caller (None: all; `Request.score_with` leaves the holdout out unless
+    included): results of the others are checked but are not read for self-labelling, as if
+    absent from the files. `question_filter` must keep only such questions; `stages` keeps of
+    those only the ones diagnosed with any of these stages (see `evaluate`). `ids_check` is
+    given every question ID of the evaluation set as soon as they are read, before any run is
+    read or scored (what it raises ends the call). `executor`: where the byte ranges of JSONL
+    files are read (`executors.RayExecutor`); None: forked workers of this machine.
     """
-    evalset = as_path(evalset)
-    snapshot = as_path(snapshot)
-    runs = as_paths(runs)
+    evalset, snapshot, runs = as_path(evalset), as_path(snapshot), as_paths(runs)
     chosen = measures(metrics)
     if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
         k = parse_k(k)
@@ -172,29 +169,25 @@ def evaluate(
         k = parse_k(k)
     _check_choices(label_policy, evidence_level)
     stages = stage_names(stages)
-    problems = input_problems(
+    if problems := input_problems(
         dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
         accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-    )
-    if problems:
+    ):
         raise InputError(problems)
     evalset = dataset.evalset
-    inputs = EngineInputs(
+    questions = ModelRecords(
+        evalset.model_dump(mode="json", exclude={"questions"}), evalset.questions,
+        dataset.sources[0].path,
+    )
+    runs = tuple(
         ModelRecords(
-            evalset.model_dump(mode="json", exclude={"questions"}), evalset.questions,
-            dataset.sources[0].path,
-        ),
-        dataset.snapshot,
-        tuple(
-            ModelRecords(
-                run.model_dump(mode="json", exclude={"results"}), run.results,
-                dataset.run_file(run.name),
-            )
-            for run in dataset.runs
-        ),
-        {},
-        lambda: dataset.sources,
-        dataset.default_k,
+            run.model_dump(mode="json", exclude={"results"}), run.results,
+            dataset.run_file(run.name),
+        )
+        for run in dataset.runs
+    )
+    inputs = EngineInputs(
+        questions, dataset.snapshot, runs, {}, lambda: dataset.sources, dataset.default_k
     )
     try:
         return run_engine(inputs, chosen, EngineOptions(
@@ -245,8 +238,7 @@ def load_and_evaluate(
         given = {n: options[n] for n in checks if n in options}
         if k is not None:
             given["k"] = parse_k(k)
-        problems = input_problems(loaded, **given)
-        if problems:
+        if problems := input_problems(loaded, **given):
             raise InputError(problems)
         loaded = keep_questions(loaded, input_filter)
     return evaluate(loaded, **options)
