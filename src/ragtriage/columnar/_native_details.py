@@ -27,6 +27,7 @@ from ..evaluation import QuestionRecord
 from ..metrics import CLAIM_STATES, FACT_STATES, FRESH, InvalidCitations, Score
 from ..schemas import claim_ids
 from ._native_checks import ANSWERABILITY, OUTCOMES
+from ._native_layers import ANSWERABLE, ANSWERED
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
 from ._native_stages import _owner, _spans, distinct
@@ -38,8 +39,6 @@ OUTCOME_NAMES = tuple(OUTCOMES)
 """Each outcome code's name."""
 ANSWERABILITY_NAMES = tuple(ANSWERABILITY)
 """Each answerability code's name."""
-_ANSWERED = OUTCOMES["answered"]
-_ANSWERABLE = ANSWERABILITY["answerable"]
 _UNSUPPORTED = CLAIM_STATES.index("unsupported")
 _UNCERTAIN_CLAIM = (CLAIM_STATES.index("cannot_judge"), CLAIM_STATES.index("unlabelled"))
 _NOT_COVERED = FACT_STATES.index("not_covered")
@@ -216,7 +215,7 @@ class QuestionDetails:
             fact_start, fact_start + np.array([len(f) for f in fact_ids], dtype=np.int64)
         )
         states = self._fact_state[facts]
-        answered = np.repeat(self._outcome[at] == _ANSWERED, np.diff(fact_bounds))
+        answered = np.repeat(self._outcome[at] == ANSWERED, np.diff(fact_bounds))
         uncertain_facts = _picked(np.isin(states, _UNCERTAIN_FACT) & answered, fact_bounds)
         missing_facts = _picked((states == _NOT_COVERED) & answered, fact_bounds)
         stale_facts = _picked(self._stale_fact[facts], fact_bounds)
@@ -224,7 +223,7 @@ class QuestionDetails:
         # The required groups of answerable questions the final context does not satisfy,
         # each its alternatives joined.
         groups, group_bounds = _spans(self._groups[at_rows], self._groups[at_rows + 1])
-        answerable = self._answerability[at_rows] == _ANSWERABLE
+        answerable = self._answerability[at_rows] == ANSWERABLE
         lacking = (self._in_context[groups] < 0) & np.repeat(answerable, np.diff(group_bounds))
         codes, offsets = self._alternatives
         lost = groups[lacking]
@@ -275,8 +274,7 @@ class QuestionDetails:
                 for key, documents in zip(_LEAK_KEYS, flags.leaked, strict=True):
                     if documents:
                         one[key] = documents
-            flagged = self._flagged(result)
-            if flagged:
+            if flagged := self._flagged(result):
                 one["injection_flagged_context"] = flagged
             if flags.canary_obeyed:  # obeyed: the question has a canary
                 one["canary_obeyed"] = (canary_named[row],)
@@ -302,7 +300,5 @@ class QuestionDetails:
         ids, snapshot_labels = self._ids, self._snapshot_labels
         for code, found in zip(codes, texts, strict=True):
             labels = snapshot_labels.get(code, ()) if found is None else found
-            if labels:
-                item = ids[code]
-                out += [f"{item}:{label}" for label in labels]
+            out += [f"{ids[code]}:{label}" for label in labels]
         return tuple(out)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
 
 import numpy as np
 
@@ -84,16 +84,15 @@ def run_evaluation(
     chosen: tuple[Measure, ...], added: Added, extras: RunExtras,
     workers: int = 1,
 ) -> RunEvaluation:
-    """One run's `RunEvaluation`: numbers, stage flags, records and details from the arrays,
-    the failing stages explained by their checks on the failing rows' views, built `CHUNK`
-    questions at a time (label sources and boundary questions merged over the chunks; the
-    permission section found once over the arrays), the chunks
-    spread over up to `workers` processes (this one and forked ones) when there are many; the
-    result builds its views again from the files when asked for them. Each question is read
-    as a model here, where its view needs it. `added`: the run's labels from label files;
-    `rows` are the rows it
-    answered (`extras.no_result`: the others). `arrays` are consumed: their score and finding
-    columns are emptied once read."""
+    """One run's `RunEvaluation`: numbers, stage flags, records and details from the arrays, the
+    failing stages explained by their checks on the failing rows' views, built `CHUNK` questions
+    at a time (label sources and boundary questions merged over the chunks; the permission
+    section found once over the arrays), the chunks spread over up to `workers` processes (this
+    one and forked ones) when there are many; the result builds its views again from the files
+    when asked for them. Each question is read as a model here, where its view needs it.
+    `added`: the run's labels from label files; `rows` are the rows it answered
+    (`extras.no_result`: the others). `arrays` are consumed: their score and finding columns are
+    emptied once read."""
     scores, findings, explained = arrays
     own = explained.questions
     version, flagged = own.version_question, explained.stage_flags()
@@ -198,8 +197,7 @@ def run_evaluation(
             bounds, explained.permissions(rows, result_of), extras.self_labelled
         ),
         diagnosis=run_diagnosis(
-            name, verdicts, k=run.k, evidence_level=level, no_result=no_result,
-            k_used=k_used,
+            name, verdicts, k=run.k, evidence_level=level, no_result=no_result, k_used=k_used
         ),
         build_views=build_views,
         self_labelled=extras.self_labelled,
@@ -228,13 +226,10 @@ class RunViews:
         """The run's result index of each row (rows it answered)."""
         return self._by_row[rows].tolist() if rows else []
 
-    def _labelled(self, record: Any) -> Any:
-        return with_labels(record, self._added)
-
     def __call__(self, part: Sequence[int]) -> list[QuestionView]:
         source, at = self._source, self.result_of(part)
         # Parsed, not validated again: the first read's checks accepted every record.
-        found = source.parsed(at, self._labelled if self._added else None)
+        found = source.parsed(at, partial(with_labels, added=self._added) if self._added else None)
         held = source.held()
         models = self._questions.at(part)
         index, level_of, k = self._index, self._level_of, self._k
@@ -259,11 +254,10 @@ def stages_to_check(
     hundred MB."""
     failing = [stage for stage in stage_order() if stage != OK]
     detected = detected_stages()
-    registered = {stage for stage in failing if stage not in detected}
-    every = frozenset(registered)
+    every = frozenset(stage for stage in failing if stage not in detected)
     fired: dict[int, set[str]] = {}
     for stage in failing:
-        if stage in registered:
+        if stage in every:
             continue
         for n in np.flatnonzero(findings[stage][rows]).tolist():
             fired.setdefault(n, set(every)).add(stage)

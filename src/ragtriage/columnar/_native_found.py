@@ -83,7 +83,8 @@ class Explained:
                                ("context", run.context))
         ]))
         self._found = keys % units
-        self._found_at = np.searchsorted(keys, np.arange(run.row.size + 1, dtype=np.int64) * units)
+        bounds = np.arange(run.row.size + 1, dtype=np.int64)  # where each result's items start
+        self._found_at = np.searchsorted(keys, bounds * units)
         # Per result: its candidates, reranked list and context (as snapshot codes).
         self._lists = (run.candidates, run.reranked, run.context)
         self._has_reranked, self._derived = run.has_reranked, run.context_derived
@@ -92,9 +93,7 @@ class Explained:
         inside = stages.cited_inside
         self._claims = run.claim_offsets
         self._bad = np.flatnonzero(~validly_cited(run, inside))
-        self._bad_at = np.searchsorted(
-            _owner(run.claim_offsets)[self._bad], np.arange(run.row.size + 1, dtype=np.int64)
-        )
+        self._bad_at = np.searchsorted(_owner(run.claim_offsets)[self._bad], bounds)
         self._cited = run.citations[1]
         self._outside = np.flatnonzero(~inside)
         self._outside_claim = _owner(self._cited)[self._outside]
@@ -123,9 +122,7 @@ class Explained:
         flagged_items = np.concatenate(marks, axis=1)
         order = np.lexsort(flagged_items[::-1][1:])  # by result, stage and kind, position
         self._mark_key, self._mark_code = flagged_items[1][order], flagged_items[3][order]
-        self._marks_at = np.searchsorted(
-            flagged_items[0][order], np.arange(run.row.size + 1, dtype=np.int64)
-        )
+        self._marks_at = np.searchsorted(flagged_items[0][order], bounds)
         # Per stage and result: whether the stage holds any item; per question row: whether it
         # is asked with user groups (what a permission check needs).
         self._holds = np.stack([
@@ -144,9 +141,8 @@ class Explained:
         at the stage) and those with a document the asker may not read, with the documents;
         the questions whose leak reached the context or the answer (blocking); the questions
         asked without user groups (unchecked)."""
-        at_rows = np.asarray(rows, dtype=np.int64)
         at = np.asarray(results, dtype=np.int64)
-        asked = self._asked[at_rows]
+        asked = self._asked[np.asarray(rows, dtype=np.int64)]
         # The position in `rows` of each unreadable-document mark's result (-1: not asked for).
         place = np.full(self._marks_at.size - 1, -1, dtype=np.int64)
         place[at] = np.arange(at.size, dtype=np.int64)
