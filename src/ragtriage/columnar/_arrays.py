@@ -44,10 +44,8 @@ class RankArrays:
 
     def found(self, k: int) -> np.ndarray:
         """(questions,) int64: relevant items (required groups) found within the top k."""
-        if self.satisfied is None:
-            hits: np.ndarray = (self.grades[:, :k] > 0).sum(axis=1, dtype=np.int64)
-            return hits
-        counted: np.ndarray = self.satisfied[:, :k].sum(axis=1, dtype=np.int64)
+        found = self.grades[:, :k] > 0 if self.satisfied is None else self.satisfied[:, :k]
+        counted: np.ndarray = found.sum(axis=1, dtype=np.int64)
         return counted
 
     def shard(self, start: int, stop: int) -> RankArrays:

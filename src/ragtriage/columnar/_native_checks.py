@@ -50,14 +50,6 @@ def _keys(model: type[BaseModel]) -> frozenset[str]:
     return frozenset(model.model_fields)
 
 
-def _int_bounds(model: type[BaseModel], name: str) -> tuple[int, int]:
-    """An integer field's `ge` and `le` bounds, as the schema declares them."""
-    metadata = model.model_fields[name].metadata
-    low = next(m.ge for m in metadata if hasattr(m, "ge"))
-    high = next(m.le for m in metadata if hasattr(m, "le"))
-    return int(low), int(high)
-
-
 def _codes(values: Any) -> dict[str, int]:
     """A Literal type's values, each with its position as its code."""
     return {value: code for code, value in enumerate(get_args(values))}
@@ -82,7 +74,9 @@ OUTCOMES = _codes(Outcome)
 CLAIM_VERDICTS: tuple[str, ...] = get_args(ClaimVerdict)
 FACT_VERDICTS: tuple[str, ...] = get_args(FactVerdict)
 SPLITS: tuple[str, ...] = get_args(Split)
-MIN_GROUP_GRADE, MAX_GROUP_GRADE = _int_bounds(EvidenceGroup, "grade")
+_GRADE = EvidenceGroup.model_fields["grade"].metadata  # its `ge` and `le`, as the schema says
+MIN_GROUP_GRADE = int(next(m.ge for m in _GRADE if hasattr(m, "ge")))
+MAX_GROUP_GRADE = int(next(m.le for m in _GRADE if hasattr(m, "le")))
 
 
 def loads(text: bytes | str) -> Any:

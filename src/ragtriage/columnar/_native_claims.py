@@ -310,10 +310,7 @@ class Reviews:
             if type(fact) is not str or not fact:
                 raise _Fallback("fact_id")
             covered = covered or lab["verdict"] == "covered"
-            if fact in by_fact:
-                by_fact[fact].append(lab)
-            else:
-                by_fact[fact] = [lab]
+            by_fact.setdefault(fact, []).append(lab)
         if covered and stopped:
             raise _Fallback("claims of a non-answer")
         self_claim, self_fact = bool(claim_flags & _SELF_MADE), bool(fact_flags & _SELF_MADE)

@@ -17,7 +17,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from ..metrics import Measure, PerQuestion, RankForm
+from ..metrics import Measure, PerQuestion
 from ..metrics.ranking import RECALL_CANDIDATES
 from ._arrays import RankArrays
 from ._native_layers import ANSWERABLE
@@ -27,15 +27,6 @@ from ._native_stages import StageMatch, _owner
 
 _STAGE = {"recall_candidates": "candidates", "recall_reranked": "reranked"}
 """The stage a rank measure reads when it is not the final ranking."""
-
-
-def _form(measure: Measure) -> RankForm:
-    # recall_reranked has no rank form of its own (trec-eval has no reranked stage): it is
-    # recall over the reranked list.
-    form = measure.spec.rank or RECALL_CANDIDATES.rank
-    if form is None:  # registered with one (metrics.ranking)
-        raise ValueError(f"{measure.name} has no rank form")
-    return form
 
 
 def _grades(
@@ -154,7 +145,12 @@ def rank_scores(
     }
     out = {}
     for x in ranked:
-        part = _form(x).compute(stages[_STAGE.get(x.spec.name, "final")], dict(x.params)["k"])
+        # recall_reranked has no rank form of its own (trec-eval has no reranked stage): it is
+        # recall over the reranked list.
+        form = x.spec.rank or RECALL_CANDIDATES.rank
+        if form is None:  # registered with one (metrics.ranking)
+            raise ValueError(f"{x.name} has no rank form")
+        part = form.compute(stages[_STAGE.get(x.spec.name, "final")], dict(x.params)["k"])
         # Not applicable is 0 / 0, as every measure's column writes it (a needs-clarification
         # question may name evidence its ranking finds).
         applies = part.denominator > 0

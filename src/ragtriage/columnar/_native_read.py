@@ -272,10 +272,8 @@ def _group_codes(group: Any, code: dict[str, int]) -> list[int]:
     if type(group) is not dict or not group.keys() <= GROUP_KEYS:
         raise _Fallback("evidence group")
     alternatives, grade, label = group.get("any_of"), group.get("grade", 1), group.get("label")
-    if type(alternatives) is not list or not alternatives:
-        raise _Fallback("evidence group")
     if (
-        type(grade) is not int
+        type(alternatives) is not list or not alternatives or type(grade) is not int
         or not MIN_GROUP_GRADE <= grade <= MAX_GROUP_GRADE
         or (label is not None and type(label) is not str)
     ):
