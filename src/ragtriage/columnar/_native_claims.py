@@ -263,14 +263,9 @@ class Reviews:
             claim_names.append(cid)
             cits = claim.get("citations", NO_LIST)
             cited = _known(code_get, cits)
-            if cited is None:
+            if cited is None or (-1 in cited and not ids(cits)):  # known: a non-empty string
                 raise _Fallback("citations")
-            if -1 in cited:
-                if not ids(cits):  # known: a non-empty string
-                    raise _Fallback("citations")
-                cited_as_written.append(tuple(cits))
-            else:
-                cited_as_written.append(None)
+            cited_as_written.append(tuple(cits) if -1 in cited else None)
             cit += cited
             cit_n.append(len(cited))
             labels = claim.get("labels", NO_LIST)

@@ -133,12 +133,10 @@ def read_run_parallel(
         run = _join(parts)
     answered = np.zeros(len(evalset.ids), dtype=bool)
     answered[run.row] = True
+    missing = np.flatnonzero(~answered)
     # The one check that no question has two results, in a part or across parts (fewer
     # rows answered than results read), instead of a sort of every row.
-    if np.count_nonzero(answered) != run.row.size:
-        raise _Fallback("results per question")
-    missing = np.flatnonzero(~answered)
-    if missing.size and not allow_missing:
+    if np.count_nonzero(answered) != run.row.size or (missing.size and not allow_missing):
         raise _Fallback("results per question")
     if missing.size:
         empty = [QuestionResult(question_id=evalset.ids[row]) for row in missing.tolist()]

@@ -207,10 +207,8 @@ def read_run(
             raise _Fallback("result question")
         rows.append(row)
         c_codes = item_codes(res.get("candidates", NO_LIST), code, False)
-        if c_codes is None:
-            raise _Fallback("candidates")
-        in_candidates = set(c_codes)
-        if len(in_candidates) < len(c_codes):
+        in_candidates = set(c_codes or ())
+        if c_codes is None or len(in_candidates) < len(c_codes):
             raise _Fallback("candidates")
         cand += c_codes
         cand_n.append(len(c_codes))
@@ -218,10 +216,8 @@ def read_run(
         raw_rer = res.get("reranked")
         if raw_rer is not None:
             r_codes = item_codes(raw_rer, code, False)
-            if r_codes is None:
-                raise _Fallback("reranked")
-            in_reranked = set(r_codes)
-            if len(in_reranked) < len(r_codes) or not in_reranked <= in_candidates:
+            reranked = set(r_codes or ())
+            if r_codes is None or len(reranked) < len(r_codes) or not reranked <= in_candidates:
                 raise _Fallback("reranked")
             rer += r_codes
             final = r_codes
@@ -265,9 +261,7 @@ def read_run(
         latency.append(_NAN if took is None else float(took))
         cost.append(_NAN if paid is None else float(paid))
         marker = markers.get(row) if markers else None
-        obeyed.append(
-            marker is not None and answer is not None and carries_marker(answer, marker)
-        )
+        obeyed.append(marker is not None and answer is not None and carries_marker(answer, marker))
         found = () if answer is None else find_sensitive(answer)
         answer_found.append(tuple([f.label() for f in found]) if found else ())
         if scan_answers:

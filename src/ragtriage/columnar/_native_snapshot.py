@@ -50,13 +50,11 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
             for group in set(doc.access_groups):
                 word, bit = bits[group]
                 access[code[doc.id], word] |= bit
-    for chunk in snapshot.chunks:
-        document_of[code[chunk.id]] = code[chunk.document_id]
-        stale[code[chunk.id]] = stale[code[chunk.document_id]]
-        access[code[chunk.id]] = access[code[chunk.document_id]]
-        restricted[code[chunk.id]] = restricted[code[chunk.document_id]]
-        doc_version[code[chunk.id]] = doc_version[code[chunk.document_id]]
-        start[code[chunk.id]], end[code[chunk.id]] = chunk.start, chunk.end
+    for chunk in snapshot.chunks:  # a chunk has its document's marks
+        at, of = code[chunk.id], code[chunk.document_id]
+        document_of[at], start[at], end[at] = of, chunk.start, chunk.end
+        for column in (stale, access, restricted, doc_version):
+            column[at] = column[of]
     return Codes(
         code, n_docs, document_of, stale, access, restricted, doc_version, versions, bits,
         start, end,
