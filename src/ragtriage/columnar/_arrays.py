@@ -144,10 +144,6 @@ def arrays_from_dicts(
             r_q.append(index[qid])
             r_g.append(judged.get(docid, 0))
     return build_rank_arrays(
-        ids,
-        np.array(q_q, dtype=np.int64),
-        np.array(q_g, dtype=np.int64),
-        np.array(r_q, dtype=np.int64),
-        np.array(r_g, dtype=np.int32),
-        depth,
+        ids, np.array(q_q, dtype=np.int64), np.array(q_g, dtype=np.int64),
+        np.array(r_q, dtype=np.int64), np.array(r_g, dtype=np.int32), depth,
     )

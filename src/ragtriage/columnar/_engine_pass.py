@@ -204,8 +204,7 @@ def run_engine(
             source, run, [row for row in rows if row not in missing], questions,
             index, arrays, chosen, labels.get(run.header.name, {}),
             RunExtras(
-                tuple(row for row in rows if row in missing),
-                _self_labelled(run, chosen, held),
+                tuple(row for row in rows if row in missing), _self_labelled(run, chosen, held),
                 options.calibrations,
             ),
             workers,

@@ -114,10 +114,7 @@ def input_problems(
     bad holdout result is reported as any other (see `load_and_evaluate`).
     """
     problems = check_dataset(
-        dataset,
-        dataset.cutoffs(k),
-        allow_unreviewed=allow_unreviewed,
-        label_policy=label_policy,
+        dataset, dataset.cutoffs(k), allow_unreviewed=allow_unreviewed, label_policy=label_policy,
         allow_missing=allow_missing,
     )
     if accept_self_labelling:

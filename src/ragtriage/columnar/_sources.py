@@ -172,10 +172,7 @@ def lean_layout(path: Path) -> bool:
             head = handle.read(_BLOCK_BYTES)
     except (OSError, InputError):
         return False
-    if not head.strip():
-        return False
-    ascii_only = int(np.frombuffer(head, np.uint8).max()) < 0x80
-    return ascii_only and b"\t" not in head and b"\r" not in head
+    return bool(head.strip()) and head.isascii() and b"\t" not in head and b"\r" not in head
 
 
 def _batches(path: Path, lean: bool = False) -> Iterator[Batch]:

@@ -255,8 +255,7 @@ def load_trec(
 
     Raises `InputError` listing every problem in both files (line numbers included).
     """
-    qrels_path = as_path(qrels_path)
-    run_path = as_path(run_path)
+    qrels_path, run_path = as_path(qrels_path), as_path(run_path)
     parquet = file_suffix(run_path) == ".parquet"
     if parquet:
         require_extra("parquet", "reading a Parquet run")
