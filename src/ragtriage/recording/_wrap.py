@@ -22,27 +22,25 @@ def _wrap(
     store: Callable[[QuestionRecording, Any], None],
 ) -> F:
     """Time `func` as `stage` of the open question and store what it returns."""
+
+    def done(recording: QuestionRecording, start: float, out: Any) -> Any:
+        recording.stage_latency(stage, (time.perf_counter() - start) * 1000.0)
+        store(recording, out)
+        return out
+
     if inspect.iscoroutinefunction(func):
 
         @functools.wraps(func)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            recording = current()
-            start = time.perf_counter()
-            out = await func(*args, **kwargs)
-            recording.stage_latency(stage, (time.perf_counter() - start) * 1000.0)
-            store(recording, out)
-            return out
+            recording, start = current(), time.perf_counter()
+            return done(recording, start, await func(*args, **kwargs))
 
         return cast(F, async_wrapper)
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        recording = current()
-        start = time.perf_counter()
-        out = func(*args, **kwargs)
-        recording.stage_latency(stage, (time.perf_counter() - start) * 1000.0)
-        store(recording, out)
-        return out
+        recording, start = current(), time.perf_counter()
+        return done(recording, start, func(*args, **kwargs))
 
     return cast(F, wrapper)
 
@@ -60,48 +58,37 @@ class StageWrappers:
         """Record one question."""
         raise NotImplementedError
 
+    def _items(
+        self, add: Callable[[QuestionRecording, Iterable[Any]], None], to_item: Any, stage: str
+    ) -> Callable[[F], F]:
+        """Record the returned items with `add`, each turned by `to_item` when given."""
+
+        def store(recording: QuestionRecording, out: Iterable[Any]) -> None:
+            add(recording, out if to_item is None else (to_item(x) for x in out))
+
+        return lambda func: _wrap(func, stage, self.current, store)
+
     def retrieve(
-        self,
-        *,
-        to_item: Callable[[Any], RankedInput] | None = None,
-        stage: str = "retrieval",
+        self, *, to_item: Callable[[Any], RankedInput] | None = None, stage: str = "retrieval"
     ) -> Callable[[F], F]:
         """Record the returned ranking as the open question's candidates.
 
         The function returns an iterable of ranking entries (IDs, `(id, score)` pairs,
         mappings with `id` and `score`), or of anything `to_item` turns into one.
         """
-
-        def store(recording: QuestionRecording, out: Iterable[Any]) -> None:
-            recording.candidates(out if to_item is None else (to_item(x) for x in out))
-
-        return lambda func: _wrap(func, stage, self.current, store)
+        return self._items(QuestionRecording.candidates, to_item, stage)
 
     def rerank(
-        self,
-        *,
-        to_item: Callable[[Any], RankedInput] | None = None,
-        stage: str = "rerank",
+        self, *, to_item: Callable[[Any], RankedInput] | None = None, stage: str = "rerank"
     ) -> Callable[[F], F]:
         """Record the returned ranking as the open question's reranked list."""
-
-        def store(recording: QuestionRecording, out: Iterable[Any]) -> None:
-            recording.reranked(out if to_item is None else (to_item(x) for x in out))
-
-        return lambda func: _wrap(func, stage, self.current, store)
+        return self._items(QuestionRecording.reranked, to_item, stage)
 
     def select_context(
-        self,
-        *,
-        to_item: Callable[[Any], ContextInput] | None = None,
-        stage: str = "context",
+        self, *, to_item: Callable[[Any], ContextInput] | None = None, stage: str = "context"
     ) -> Callable[[F], F]:
         """Record the returned items as the context sent: `(id, text)` pairs, mappings ..."""
-
-        def store(recording: QuestionRecording, out: Iterable[Any]) -> None:
-            recording.context(out if to_item is None else (to_item(x) for x in out))
-
-        return lambda func: _wrap(func, stage, self.current, store)
+        return self._items(QuestionRecording.context, to_item, stage)
 
     def generate(
         self,
