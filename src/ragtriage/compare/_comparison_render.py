@@ -77,24 +77,20 @@ def metric_rows(pair: PairComparison, hidden: Sequence[str] = ()) -> list[list[s
 
     Metrics named in `hidden` are left out (the terminal table names them on one line).
     """
-    rows = []
-    for m in pair.metrics:
-        if m.metric in hidden:
-            continue
-        ci = "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]"
-        rows.append(
-            [
-                f"{m.metric} ({m.direction} better)",
-                paired_value(m.base, m.base_all),
-                paired_value(m.candidate, m.candidate_all),
-                value_text(m.difference, signed=True),
-                ci,
-                _p(m),
-                f"{m.wins}/{m.ties}/{m.losses}",
-                f"{m.paired} ({m.unpaired} unpaired)",
-            ]
-        )
-    return rows
+    return [
+        [
+            f"{m.metric} ({m.direction} better)",
+            paired_value(m.base, m.base_all),
+            paired_value(m.candidate, m.candidate_all),
+            value_text(m.difference, signed=True),
+            "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]",
+            _p(m),
+            f"{m.wins}/{m.ties}/{m.losses}",
+            f"{m.paired} ({m.unpaired} unpaired)",
+        ]
+        for m in pair.metrics
+        if m.metric not in hidden
+    ]
 
 
 def metric_header(level: float) -> list[str]:

@@ -173,6 +173,10 @@ async def _judge_result(
     progress: Progress | None,
 ) -> _Outcome:
     notes: list[ItemNote] = []
+
+    def note(task: str, reason: str, failed: bool = True) -> None:
+        notes.append(ItemNote(run_name, question.id, task, reason, failed))
+
     answer = result.answer
     if answer is None:
         return _Outcome(result, (), (), (), False)
@@ -183,7 +187,7 @@ async def _judge_result(
         found = await _counted(progress, judge.detect_outcome(question.text, answer))
         if found.outcome is None:
             reason = found.reason or "no reason given"
-            notes.append(ItemNote(run_name, question.id, "outcome", reason))
+            note("outcome", reason)
             # Written as answered so that the run file evaluates; every claim and fact of the
             # question is then `cannot_judge` with this reason, so nothing reads as a verdict.
             unjudged = f"outcome not detected ({reason}); written as answered, not judged"
@@ -191,15 +195,7 @@ async def _judge_result(
         elif found.outcome != "answered" and result.claims:
             # The run's claims are its author's data: a refusal (or clarification) with claims
             # would not evaluate, and dropping them would lose them. They are judged as usual.
-            notes.append(
-                ItemNote(
-                    run_name,
-                    question.id,
-                    "outcome",
-                    kept_answered_reason(found.outcome, found.reason),
-                    failed=False,
-                )
-            )
+            note("outcome", kept_answered_reason(found.outcome, found.reason), failed=False)
             outcome, changed = "answered", True
         else:
             outcome, changed = found.outcome, True
@@ -210,20 +206,20 @@ async def _judge_result(
     if result.outcome is None and claims == []:
         # `evaluate` refuses an answered result without claims: now that the judge writes it as
         # answered, its claims come from the answer, as for `claims: null`.
-        notes.append(ItemNote(run_name, question.id, "claims", NO_CLAIMS_GIVEN, failed=False))
+        note("claims", NO_CLAIMS_GIVEN, failed=False)
         claims = None
     claim_reason: str | None = unjudged
     if claims is None and unjudged is None:
         extracted = await _counted(progress, judge.extract_claims(question.text, answer))
         if extracted.claims is None:
             reason = extracted.reason or "no reason given"
-            notes.append(ItemNote(run_name, question.id, "claims", reason))
+            note("claims", reason)
             claims = _fallback_claims(answer)
             claim_reason = (
                 f"claim extraction failed ({reason}); sentence of the answer, not judged"
             )
         elif not extracted.claims:
-            notes.append(ItemNote(run_name, question.id, "claims", "no claims extracted"))
+            note("claims", "no claims extracted")
             claims = _fallback_claims(answer)
             claim_reason = "the judge extracted no claims; sentence of the answer, not judged"
         else:
