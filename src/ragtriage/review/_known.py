@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import ProblemCollector
-from ..judges import passages_for
-from ..loading import Dataset, SnapshotIndex
+from ..judges import final_context
+from ..loading import Dataset
 from ..paths import SAFE_FILE_STEM, is_safe_file_stem
 from ..schemas import claim_ids
 
@@ -25,7 +25,6 @@ class KnownIds:
     def __init__(self, dataset: Dataset, k: int | None = None) -> None:
         facts = {q.id: tuple(f.id for f in q.reference_facts) for q in dataset.evalset.questions}
         ks = dataset.cutoffs(k)
-        index = SnapshotIndex.build(dataset.snapshot)
         self.answered: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         self._contexts: dict[tuple[str, str], tuple[str, ...]] = {}
         for run in dataset.runs:
@@ -35,8 +34,7 @@ class KnownIds:
                     continue
                 claims = tuple(claim_ids(c.id for c in res.claims or ()))
                 by_question[res.question_id] = (claims, facts.get(res.question_id, ()))
-                passages = passages_for(res, index, ks[run.name])
-                self._contexts[run.name, res.question_id] = tuple(p.id for p in passages)
+                self._contexts[run.name, res.question_id] = final_context(res, ks[run.name])
             self.answered[run.name] = by_question
         self._named: set[str] = set()
 
