@@ -24,23 +24,11 @@ def check_comparable(
     warnings: list[str] = []
     for run in selected[1:]:
         file = run.file or run.name
-        checks = [
-            (
-                "snapshot_id",
-                base.provenance.snapshot_id,
-                run.provenance.snapshot_id,
-                allow_snapshot,
-                "--allow-different-snapshot",
-            ),
-            (
-                "evalset_id",
-                base.provenance.evalset_id,
-                run.provenance.evalset_id,
-                allow_missing,
-                "--allow-missing",
-            ),
-        ]
-        for field, want, got, allowed, option in checks:
+        for field, allowed, option in (
+            ("snapshot_id", allow_snapshot, "--allow-different-snapshot"),
+            ("evalset_id", allow_missing, "--allow-missing"),
+        ):
+            want, got = getattr(base.provenance, field), getattr(run.provenance, field)
             if want == got:
                 continue
             if allowed:

@@ -140,11 +140,8 @@ def _no_regression(
 
 def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) -> RuleResult:
     measure = parse_measure(rule.metric)
-    bounds = []
-    if rule.min is not None:
-        bounds.append(f">= {rule.min:g}")
-    if rule.max is not None:
-        bounds.append(f"<= {rule.max:g}")
+    given = ((">=", rule.min), ("<=", rule.max))
+    bounds = [f"{op} {bound:g}" for op, bound in given if bound is not None]
     name = rule.name or f"{measure.name} {' and '.join(bounds)}" + _slice_suffix(rule.slice)
     members = [r for r in run.questions if in_slice(r, rule.slice)]
     agg = (
@@ -153,15 +150,9 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
         else run.slices.get(rule.slice, {}).get(measure.name)
     )
     defaults = policy.policy.defaults
-    max_na = (
-        rule.max_not_applicable
-        if rule.max_not_applicable is not None
-        else defaults.max_not_applicable
-    )
-    max_unc = (
-        rule.max_judge_uncertain
-        if rule.max_judge_uncertain is not None
-        else defaults.max_judge_uncertain
+    max_na, max_unc = (  # the rule's own share limit, else the policy's default
+        getattr(defaults, f) if getattr(rule, f) is None else getattr(rule, f)
+        for f in ("max_not_applicable", "max_judge_uncertain")
     )
     limit = " and ".join(bounds)
     if not members or agg is None:
