@@ -4,6 +4,7 @@ does not need, so the command imports only the TREC reader and scorer)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal, get_args
 
 from ..errors import InputError, Problem, choice_problems
@@ -35,14 +36,11 @@ def trec_eval_files(
     _refuse_empty(qrels, run)
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
-    if executor == "ray":
-        with RayExecutor(ray_address) as ray_engine:
-            return evaluate_trec(
-                qrels, run, metrics=chosen, policy=policy, engine=ray_engine, averaging=averaging
-            )
-    return evaluate_trec(
-        qrels, run, metrics=chosen, policy=policy, engine=LocalExecutor(), averaging=averaging
-    )
+    engine = RayExecutor(ray_address) if executor == "ray" else nullcontext(LocalExecutor())
+    with engine as started:
+        return evaluate_trec(
+            qrels, run, metrics=chosen, policy=policy, engine=started, averaging=averaging
+        )
 
 
 def _refuse_empty(qrels: PathArg, run: PathArg) -> None:

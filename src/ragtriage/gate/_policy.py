@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
@@ -141,22 +141,13 @@ def _semantic(
                 f"a diagnosis stage ({', '.join(s for s in stages if s != 'ok')})",
                 repr(block.rule.stage),
             )
-    slices = [(f"block[{i}].slice", r.rule.slice) for i, r in policy.block if r.ok("slice")]
-    slices += [
-        (f"threshold[{i}].slice", r.rule.slice) for i, r in policy.threshold if r.ok("slice")
-    ]
-    slices += [
-        (f"sensitive[{i}].slice", r.rule.slice) for i, r in policy.sensitive if r.ok("slice")
-    ]
-    for field, value in slices:
-        if not _SLICE.match(value):
-            collector.add(
-                file,
-                None,
-                field,
-                "`all`, `tag:NAME` or `split:dev|regression|holdout`",
-                repr(value),
-            )
+    sliced: dict[str, Sequence[tuple[int, _Rule[Any]]]]  # every rule with a `slice`
+    sliced = {"block": policy.block, "threshold": policy.threshold, "sensitive": policy.sensitive}
+    for section, rules in sliced.items():
+        for i, r in rules:
+            if r.ok("slice") and not _SLICE.match(r.rule.slice):
+                expected = "`all`, `tag:NAME` or `split:dev|regression|holdout`"
+                collector.add(file, None, f"{section}[{i}].slice", expected, repr(r.rule.slice))
     for i, threshold in policy.threshold:
         rule = threshold.rule
         if not threshold.ok("min", "max"):
