@@ -312,6 +312,5 @@ def import_openinference(
         provenance=base.model_copy(update={"evalset_id": base.evalset_id or evalset.evalset_id}),
         results=results,
     )
-    answered = set(by_question)
-    missing = tuple(q.id for q in evalset.questions if q.id not in answered)
+    missing = tuple(q.id for q in evalset.questions if q.id not in by_question)
     return ImportedTraces(run=run, matches=tuple(final), unmatched_questions=missing)

@@ -145,8 +145,6 @@ def _context_span(
         # Phoenix moves openinference.span.kind out of the attributes.
         attrs.setdefault("openinference.span.kind", data["span_kind"])
     context = data.get("context") or {}
-    start = _iso_ns(data.get("start_time"))
-    end = _iso_ns(data.get("end_time"))
     return _span(
         label,
         where,
@@ -156,8 +154,8 @@ def _context_span(
         parent=data.get("parent_id"),
         name=data.get("name"),
         attrs=attrs,
-        start=start,
-        end=end,
+        start=_iso_ns(data.get("start_time")),
+        end=_iso_ns(data.get("end_time")),
     )
 
 

@@ -54,46 +54,25 @@ class KnownIds:
         collector: ProblemCollector,
     ) -> None:
         """Add a problem for a run, question, claim or fact the dataset does not have."""
-        where = f"row {row}: "
+
+        def refuse(column: str, expected: str, found: str) -> None:
+            collector.add(file, qid, f"row {row}: {column}", expected, repr(found))
+
         if run not in self.answered:
-            collector.add(
-                file,
-                qid,
-                where + "run",
-                f"a run of the dataset ({_listing(self.answered)})",
-                repr(run),
-            )
+            refuse("run", f"a run of the dataset ({_listing(self.answered)})", run)
             return
         if run not in self._named and not is_safe_file_stem(run):
             # Checked once per run: the labels file is named after it.
             self._named.add(run)
-            collector.add(file, qid, where + "run", SAFE_FILE_STEM, repr(run))
+            refuse("run", SAFE_FILE_STEM, run)
         answers = self.answered[run]
         if qid not in answers:
-            collector.add(
-                file,
-                qid,
-                where + "question_id",
-                f"a question answered by run {run!r}",
-                repr(qid),
-            )
+            refuse("question_id", f"a question answered by run {run!r}", qid)
             return
         claims, facts = answers[qid]
         if not item_id:
             return  # reported by the row checks
         if kind == "claim" and item_id not in claims:
-            collector.add(
-                file,
-                qid,
-                where + "claim_id",
-                f"a claim of the answer ({_listing(claims)})",
-                repr(item_id),
-            )
+            refuse("claim_id", f"a claim of the answer ({_listing(claims)})", item_id)
         if kind == "fact" and item_id not in facts:
-            collector.add(
-                file,
-                qid,
-                where + "fact_id",
-                f"a reference fact of the question ({_listing(facts)})",
-                repr(item_id),
-            )
+            refuse("fact_id", f"a reference fact of the question ({_listing(facts)})", item_id)
