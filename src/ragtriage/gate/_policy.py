@@ -121,6 +121,9 @@ class _Rules:
 def _semantic(
     policy: _Rules, file: str, collector: ProblemCollector, stages: tuple[str, ...]
 ) -> None:
+    def refuse(field: str, expected: str, found: str) -> None:
+        collector.add(file, None, field, expected, found)
+
     metrics: list[tuple[str, _Rule[ThresholdRule] | _Rule[DropRule]]]
     metrics = [(f"threshold[{i}].metric", r) for i, r in policy.threshold]
     metrics += [(f"drop[{i}].metric", r) for i, r in policy.drop]
@@ -131,33 +134,26 @@ def _semantic(
             parse_measure(measured.rule.metric, file)
         except InputError as exc:
             for p in exc.problems:
-                collector.add(file, None, field, p.expected, p.found)
+                refuse(field, p.expected, p.found)
     for i, block in policy.block:
         if block.ok("stage") and (block.rule.stage not in stages or block.rule.stage == "ok"):
-            collector.add(
-                file,
-                None,
-                f"block[{i}].stage",
-                f"a diagnosis stage ({', '.join(s for s in stages if s != 'ok')})",
-                repr(block.rule.stage),
-            )
+            listed = ", ".join(s for s in stages if s != "ok")
+            refuse(f"block[{i}].stage", f"a diagnosis stage ({listed})", repr(block.rule.stage))
     sliced: dict[str, Sequence[tuple[int, _Rule[Any]]]]  # every rule with a `slice`
     sliced = {"block": policy.block, "threshold": policy.threshold, "sensitive": policy.sensitive}
     for section, rules in sliced.items():
         for i, r in rules:
             if r.ok("slice") and not _SLICE.match(r.rule.slice):
                 expected = "`all`, `tag:NAME` or `split:dev|regression|holdout`"
-                collector.add(file, None, f"{section}[{i}].slice", expected, repr(r.rule.slice))
+                refuse(f"{section}[{i}].slice", expected, repr(r.rule.slice))
     for i, threshold in policy.threshold:
         rule = threshold.rule
         if not threshold.ok("min", "max"):
             pass  # a malformed bound is reported on its own
         elif rule.min is None and rule.max is None:
-            collector.add(file, None, f"threshold[{i}]", "`min`, `max` or both", "neither")
+            refuse(f"threshold[{i}]", "`min`, `max` or both", "neither")
         elif rule.min is not None and rule.max is not None and rule.min > rule.max:
-            collector.add(
-                file, None, f"threshold[{i}]", "min <= max", f"min {rule.min}, max {rule.max}"
-            )
+            refuse(f"threshold[{i}]", "min <= max", f"min {rule.min}, max {rule.max}")
         for bound in ("min", "max"):
             if threshold.ok("metric", bound):
                 field = f"threshold[{i}].{bound}"
@@ -166,9 +162,7 @@ def _semantic(
         if drop.ok("max_drop", "significant") and (
             drop.rule.max_drop is None and not drop.rule.significant
         ):
-            collector.add(
-                file, None, f"drop[{i}]", "`max_drop`, `significant = true` or both", "neither"
-            )
+            refuse(f"drop[{i}]", "`max_drop`, `significant = true` or both", "neither")
         if drop.ok("metric", "max_drop"):
             field = f"drop[{i}].max_drop"
             _in_range(file, field, drop.rule.metric, drop.rule.max_drop, collector, span=True)
@@ -177,16 +171,10 @@ def _semantic(
         if protected.ok("splits", "tags") and not (protected.rule.splits or protected.rule.tags):
             # it would protect nothing and so pass whatever the run does
             expected, found = "a split or a tag to protect", "empty `splits` and `tags`"
-            collector.add(file, None, "no_regression", expected, found)
+            refuse("no_regression", expected, found)
         for j, split in protected.elements("splits"):
             if split not in ("dev", "regression", "holdout"):
-                collector.add(
-                    file,
-                    None,
-                    f"no_regression.splits[{j}]",
-                    "dev, regression or holdout",
-                    repr(split),
-                )
+                refuse(f"no_regression.splits[{j}]", "dev, regression or holdout", repr(split))
     latency = policy.latency
     if (
         latency is not None
@@ -194,7 +182,7 @@ def _semantic(
         and latency.rule.p50_ms is None
         and latency.rule.p95_ms is None
     ):
-        collector.add(file, None, "latency", "`p50_ms`, `p95_ms` or both", "neither")
+        refuse("latency", "`p50_ms`, `p95_ms` or both", "neither")
 
 
 def _in_range(
