@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from ..errors import counted
 from ..evaluation import RunEvaluation
 from ._policy_format import LoadedPolicy
-from ._verdict import RuleResult
+from ._verdict import RuleResult, Verdict
 
 
 def _records(
@@ -91,17 +92,10 @@ def _budget(
     unit: str,
 ) -> RuleResult:
     limit = f"<= {budget:g} {unit}, at most {max_missing:.0%} of questions unrecorded"
+    result = partial(RuleResult, name, kind, limit=limit)
     if not values:
-        return RuleResult(
-            name,
-            kind,
-            "fail",
-            None,
-            "nothing recorded",
-            limit,
-            f"no question records {kind} (fail closed)",
-            tuple(missing),
-        )
+        detail = f"no question records {kind} (fail closed)"
+        return result("fail", None, "nothing recorded", detail=detail, questions=tuple(missing))
     observed = float(statistic(values))
     total = len(values) + len(missing)
     problems = []
@@ -111,13 +105,6 @@ def _budget(
         problems.append(f"{observed:g} {unit} > {budget:g} {unit}")
     over = f"{observed:g} {unit} over {counted(len(values), 'question')}"
     detail = "; ".join(problems) if problems else over
-    return RuleResult(
-        name,
-        kind,
-        "fail" if problems else "pass",
-        observed,
-        f"{observed:g} {unit}",
-        limit,
-        detail,
-        tuple(missing) if problems and missing else (),
-    )
+    questions = tuple(missing) if problems and missing else ()
+    verdict: Verdict = "fail" if problems else "pass"
+    return result(verdict, observed, f"{observed:g} {unit}", detail=detail, questions=questions)

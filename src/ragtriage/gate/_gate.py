@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from functools import partial
 
 from ..compare import Comparison, MetricComparison, compare, run_stages, select_runs
 from ..errors import counted
@@ -107,10 +108,9 @@ def _no_regression(
     scope = [f"split {s}" for s in rule.splits] + [f"tag {t}" for t in rule.tags]
     name = rule.name or "no regression on protected questions"
     limit = "no regression on questions in " + " or ".join(scope)
+    result = partial(RuleResult, name, "no_regression", limit=limit)
     if comparison is None:
-        return RuleResult(
-            name, "no_regression", "skipped", None, "no baseline", limit, "needs --baseline"
-        )
+        return result("skipped", None, "no baseline", detail="needs --baseline")
     protected = [
         q
         for q in comparison.pairs[0].questions
@@ -126,16 +126,8 @@ def _no_regression(
     elif changes:
         detail += ": " + "; ".join(changes)
     verdict: Verdict = "fail" if bad or not protected else "pass"
-    return RuleResult(
-        name,
-        "no_regression",
-        verdict,
-        float(len(bad)),
-        f"{len(bad)}/{len(protected)} regressed",
-        limit,
-        detail,
-        bad,
-    )
+    observed = f"{len(bad)}/{len(protected)} regressed"
+    return result(verdict, float(len(bad)), observed, detail=detail, questions=bad)
 
 
 def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) -> RuleResult:
@@ -154,17 +146,9 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
         getattr(defaults, f) if getattr(rule, f) is None else getattr(rule, f)
         for f in ("max_not_applicable", "max_judge_uncertain")
     )
-    limit = " and ".join(bounds)
+    result = partial(RuleResult, name, "threshold", limit=" and ".join(bounds))
     if not members or agg is None:
-        return RuleResult(
-            name,
-            "threshold",
-            "fail",
-            None,
-            "no questions",
-            limit,
-            _EMPTY.format(rule.slice),
-        )
+        return result("fail", None, "no questions", detail=_EMPTY.format(rule.slice))
     observed = f"{value_text(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
     na_share = agg.not_applicable / len(members)
     uncertain = tuple(r.question_id for r in members if r.details.get("uncertain_labels"))
@@ -190,16 +174,8 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
     verdict: Verdict = "fail" if problems else "pass"
     within = f"within bounds over {counted(len(members), 'question')}"
     detail = "; ".join(problems) if problems else within
-    return RuleResult(
-        name,
-        "threshold",
-        verdict,
-        agg.value,
-        observed,
-        limit,
-        detail,
-        uncertain if problems and uncertain else (),
-    )
+    questions = uncertain if problems and uncertain else ()
+    return result(verdict, agg.value, observed, detail=detail, questions=questions)
 
 
 def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -> RuleResult:
@@ -213,22 +189,15 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
             f"{'or not ' if rule.max_drop is not None else 'no '}significant drop (p < {alpha:g})"
         )
     limit = " ".join(parts) if rule.max_drop is None else ", ".join(parts)
-    name = rule.name or f"{measure.name} {limit}"
+    result = partial(RuleResult, rule.name or f"{measure.name} {limit}", "drop", limit=limit)
     if comparison is None:
-        return RuleResult(name, "drop", "skipped", None, "no baseline", limit, "needs --baseline")
+        return result("skipped", None, "no baseline", detail="needs --baseline")
     found: MetricComparison | None = next(
         (m for m in comparison.pairs[0].metrics if m.metric == measure.name), None
     )
     if found is None or found.difference is None:
-        return RuleResult(
-            name,
-            "drop",
-            "fail",
-            None,
-            "no paired questions",
-            limit,
-            "no question has a value in both runs (fail closed)",
-        )
+        detail = "no question has a value in both runs (fail closed)"
+        return result("fail", None, "no paired questions", detail=detail)
     drop = -found.difference if found.direction == "higher" else found.difference
     p = found.test.p_value if found.test is not None else 1.0
     test = found.test.name if found.test is not None else "none"
@@ -237,7 +206,7 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
     moved = f"{'drop' if drop > 0 else 'gain'} {abs(drop):.3f}"
     observed = f"{moved} ({value_text(found.base)} -> {value_text(found.candidate)}, p={p:.3g})"
     detail = f"{moved} over {counted(found.paired, 'paired question')}; p = {p:.3g} ({test})"
-    return RuleResult(name, "drop", "fail" if failed else "pass", drop, observed, limit, detail)
+    return result("fail" if failed else "pass", drop, observed, detail=detail)
 
 
 def _fail_non_finite(result: RuleResult) -> RuleResult:
