@@ -94,13 +94,9 @@ def _side(
     for path, labels in sets:
         for key, label in _entries([labels]):
             if label.labeller.kind != kind:
-                collector.add(
-                    path,
-                    key[1],
-                    f"{key[2]}_labels.label.labeller.kind",
-                    f"{kind} labels only (this file was given as {option})",
-                    repr(label.labeller.kind),
-                )
+                field = f"{key[2]}_labels.label.labeller.kind"
+                expected = f"{kind} labels only (this file was given as {option})"
+                collector.add(path, key[1], field, expected, repr(label.labeller.kind))
                 continue
             verdicts.setdefault(key, []).append(label.verdict)
             if label.labeller not in labellers:

@@ -37,15 +37,8 @@ def check_comparable(
                     f"(allowed by {option})"
                 )
             else:
-                problems.append(
-                    Problem(
-                        file,
-                        None,
-                        f"provenance.{field}",
-                        f"{want!r} as in base run {base.name!r} (or pass {option})",
-                        repr(got),
-                    )
-                )
+                expected = f"{want!r} as in base run {base.name!r} (or pass {option})"
+                problems.append(Problem(file, None, f"provenance.{field}", expected, repr(got)))
     if problems:
         raise InputError(problems)
     return warnings

@@ -215,13 +215,8 @@ def _no_rules(data: dict[str, Any], file: str, collector: ProblemCollector) -> N
     # `[no_regression]` with its defaults is an empty table, and still a rule; `threshold = []`
     # holds none.
     if not any(s in data and data[s] != [] for s in RULE_SECTIONS):
-        collector.add(
-            file,
-            None,
-            "(policy)",
-            "at least one rule (" + ", ".join(f"[{s}]" for s in RULE_SECTIONS) + ")",
-            "an empty file" if not data else "no rules",
-        )
+        expected = "at least one rule (" + ", ".join(f"[{s}]" for s in RULE_SECTIONS) + ")"
+        collector.add(file, None, "(policy)", expected, "an empty file" if not data else "no rules")
 
 
 def _parse(path: Path, text: str, file: str) -> dict[str, Any]:

@@ -174,13 +174,8 @@ def _questions(
             continue
         for item in required:
             if known is not None and item not in known:
-                collector.add(
-                    label,
-                    task_id,
-                    "required_documents",
-                    "IDs of documents in documents.json.gz",
-                    repr(item),
-                )
+                expected = "IDs of documents in documents.json.gz"
+                collector.add(label, task_id, "required_documents", expected, repr(item))
         if instructions is None:
             continue
         groups = [EvidenceGroup(any_of=[item]) for item in dict.fromkeys(required)]

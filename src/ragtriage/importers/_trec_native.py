@@ -93,15 +93,9 @@ def import_trec(
     names = [path.stem for path in runs]
     clashes = sorted({n for n in names if names.count(n) > 1})
     if clashes:
+        expected = "run files with distinct names"
         raise InputError(
-            [
-                option_problem(
-                    "--trec-run",
-                    "run files with distinct names",
-                    f"{name!r} more than once",
-                )
-                for name in clashes
-            ]
+            [option_problem("--trec-run", expected, f"{name!r} more than once") for name in clashes]
         )
     native = tuple(
         Run(

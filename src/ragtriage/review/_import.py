@@ -81,19 +81,12 @@ def _labeller(
     row: SheetRow, reviewer: str | None, file: str, collector: ProblemCollector
 ) -> Labeller | None:
     name = row.get("reviewer") or reviewer
+    qid, where = row.get("question_id") or None, f"row {row.number}: reviewer"
     if not name:
-        collector.add(
-            file,
-            row.get("question_id") or None,
-            f"row {row.number}: reviewer",
-            "a reviewer name in the row or --reviewer",
-            "nothing",
-        )
+        collector.add(file, qid, where, "a reviewer name in the row or --reviewer", "nothing")
         return None
     if not plain_ids((name,)):
-        where = f"row {row.number}: reviewer"
-        collector.add(file, row.get("question_id") or None, where, IDENTIFIER_EXPECTED,
-                      found_text(name))
+        collector.add(file, qid, where, IDENTIFIER_EXPECTED, found_text(name))
         return None
     return Labeller(kind="human", name=name)
 
@@ -103,13 +96,9 @@ def _check_context_hash(row: SheetRow, file: str, collector: ProblemCollector) -
     # file that every later command refuses, so it is refused here, naming the row.
     stamp = row.get("context_hash")
     if stamp and not CONTEXT_HASH.fullmatch(stamp):
-        collector.add(
-            file,
-            row.get("question_id"),
-            f"row {row.number}: context_hash",
-            CONTEXT_HASH_EXPECTED + " (as exported)",
-            repr(stamp),
-        )
+        where = f"row {row.number}: context_hash"
+        expected = CONTEXT_HASH_EXPECTED + " (as exported)"
+        collector.add(file, row.get("question_id"), where, expected, repr(stamp))
 
 
 def _context_id(typed: str, context: list[str]) -> str | None:
@@ -231,13 +220,8 @@ def import_sheet(
         item_id = row.get("claim_id") if kind == "claim" else row.get("fact_id")
         key = (run, qid, kind, item_id)
         if key in seen:
-            collector.add(
-                file,
-                qid,
-                where + f"{kind}_id",
-                f"each {kind} once per run (already in row {seen[key]})",
-                repr(item_id),
-            )
+            expected = f"each {kind} once per run (already in row {seen[key]})"
+            collector.add(file, qid, where + f"{kind}_id", expected, repr(item_id))
             continue
         seen[key] = row.number
         known.check(file, row.number, kind, run, qid, item_id, collector)

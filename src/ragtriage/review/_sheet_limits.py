@@ -160,37 +160,20 @@ def check_xlsx(path: Path, limits: SheetLimits = SHEET_LIMITS) -> None:
         members = book.infolist()
         total = sum(m.file_size for m in members)
         if total > limits.max_unpacked_bytes:
-            problems.append(
-                _problem(
-                    path,
-                    "(zip)",
-                    f"at most {limits.max_unpacked_bytes} bytes unpacked",
-                    f"{total} bytes declared",
-                )
-            )
+            expected = f"at most {limits.max_unpacked_bytes} bytes unpacked"
+            problems.append(_problem(path, "(zip)", expected, f"{total} bytes declared"))
         for member in members:
             ratio = member.file_size / max(member.compress_size, 1)
             if member.file_size > _RATIO_FLOOR and ratio > limits.max_ratio:
-                problems.append(
-                    _problem(
-                        path,
-                        member.filename,
-                        f"a compression ratio of at most {limits.max_ratio}",
-                        f"{member.file_size} bytes from {member.compress_size} (ratio {ratio:.0f})",
-                    )
-                )
+                expected = f"a compression ratio of at most {limits.max_ratio}"
+                found = f"{member.file_size} bytes from {member.compress_size} (ratio {ratio:.0f})"
+                problems.append(_problem(path, member.filename, expected, found))
         if problems:
             raise InputError(problems)
         for member in members:
             if member.filename.endswith((".xml", ".rels")) and _has_doctype(book, member.filename):
-                problems.append(
-                    _problem(
-                        path,
-                        member.filename,
-                        "XML without a document type declaration (spreadsheets have none)",
-                        "a <!DOCTYPE ...>",
-                    )
-                )
+                expected = "XML without a document type declaration (spreadsheets have none)"
+                problems.append(_problem(path, member.filename, expected, "a <!DOCTYPE ...>"))
         if problems:
             raise InputError(problems)
         for member in members:
