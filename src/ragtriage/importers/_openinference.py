@@ -182,13 +182,9 @@ def trace_record(
     if not roots:
         return None
     if len(roots) != 1:
-        collector.add(
-            label,
-            None,
-            f"trace {trace_id}",
-            "one top OpenInference span per trace (one request)",
-            f"{len(roots)}: " + ", ".join(sorted(s.name for s in roots)),
-        )
+        expected = "one top OpenInference span per trace (one request)"
+        found = f"{len(roots)}: " + ", ".join(sorted(s.name for s in roots))
+        collector.add(label, None, f"trace {trace_id}", expected, found)
         return None
     root = roots[0]
     ordered = sorted(spans, key=lambda s: (s.start_ns or 0, s.where))

@@ -159,13 +159,8 @@ def normalise(
             if isinstance(parsed, list) and all(isinstance(v, str) for v in parsed):
                 out[key] = parsed
             else:
-                raw_id = out.get("id")
-                collector.add(
-                    label,
-                    raw_id if isinstance(raw_id, str) else None,
-                    f"{where}.{key}",
-                    "a list of strings written as a Python list literal (Ragas' CSV)",
-                    found_text(value),
-                )
+                qid = out.get("id") if isinstance(out.get("id"), str) else None
+                expected = "a list of strings written as a Python list literal (Ragas' CSV)"
+                collector.add(label, qid, f"{where}.{key}", expected, found_text(value))
                 readable = False
     return out if readable else None

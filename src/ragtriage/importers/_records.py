@@ -44,13 +44,8 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
             collector.add(label, None, key, "a JSON array of records", found_text(data[key]))
             return []
         if len(keys) != 1:
-            collector.add(
-                label,
-                None,
-                "(top level)",
-                f"a JSON array, or an object with one list under {', '.join(LIST_KEYS)}",
-                found_text(sorted(data)),
-            )
+            expected = f"a JSON array, or an object with one list under {', '.join(LIST_KEYS)}"
+            collector.add(label, None, "(top level)", expected, found_text(sorted(data)))
             return []
         return [(f"{keys[0]}[{i}]", item) for i, item in enumerate(data[keys[0]])]
     if not isinstance(data, list):
@@ -96,13 +91,9 @@ def _csv_rows(raw: str, label: str, collector: ProblemCollector) -> list[tuple[s
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
-                collector.add(
-                    label,
-                    None,
-                    f"row {number} (line {rows.line_num})",
-                    f"{len(header)} cells, one per header column",
-                    f"{len(row)} cells",
-                )
+                where = f"row {number} (line {rows.line_num})"
+                expected = f"{len(header)} cells, one per header column"
+                collector.add(label, None, where, expected, f"{len(row)} cells")
                 continue
             records.append(
                 (f"row {number}", {k: v for k, v in zip(header, row, strict=True) if v != ""})

@@ -174,13 +174,8 @@ def _span(
 ) -> Span | None:
     trace_id, span_id = hex_id(trace), hex_id(span)
     if trace_id is None or span_id is None:
-        collector.add(
-            label,
-            None,
-            where,
-            "a span with a trace ID and a span ID (hex or base64)",
-            f"trace ID {trace!r}, span ID {span!r}",
-        )
+        expected = "a span with a trace ID and a span ID (hex or base64)"
+        collector.add(label, None, where, expected, f"trace ID {trace!r}, span ID {span!r}")
         return None
     kind = attrs.get("openinference.span.kind")
     return Span(

@@ -34,13 +34,9 @@ def check_output_names(runs: Sequence[str]) -> None:
     for run in runs:
         stem = safe_name(run)
         if stem in first and first[stem] != run:
-            problems.append(
-                option_problem(
-                    "--run",
-                    "runs whose names give distinct label files",
-                    f"{first[stem]!r} and {run!r}, both {stem}.labels.json",
-                )
-            )
+            expected = "runs whose names give distinct label files"
+            found = f"{first[stem]!r} and {run!r}, both {stem}.labels.json"
+            problems.append(option_problem("--run", expected, found))
         first.setdefault(stem, run)
     if problems:
         raise InputError(problems)

@@ -248,15 +248,12 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
         with io.StringIO(text, newline="") as handle:
             for values in csv.reader(handle):
                 table.append(values)
-                if len(table) > limits.max_rows or len(values) > limits.max_columns:
-                    raise file_problem(
-                        str(path),
-                        f"at most {limits.max_rows} rows and {limits.max_columns} columns",
-                        f"{len(values)} columns"
-                        if len(values) > limits.max_columns
-                        else f"more than {limits.max_rows} rows",
-                        f"row {len(table)}",
-                    )
+                wide = len(values) > limits.max_columns
+                if len(table) > limits.max_rows or wide:
+                    expected = f"at most {limits.max_rows} rows and {limits.max_columns} columns"
+                    rows = f"more than {limits.max_rows} rows"
+                    found = f"{len(values)} columns" if wide else rows
+                    raise file_problem(str(path), expected, found, f"row {len(table)}")
     except csv.Error as exc:
         found = str(exc)
         if "field larger than field limit" in found:
