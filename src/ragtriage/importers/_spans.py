@@ -225,14 +225,11 @@ def _spans_of(
     if _get(value, "traceId", "trace_id") is not None:
         yield _otlp_span(value, where, collector, label)
         return
-    collector.add(
-        label,
-        None,
-        where,
+    expected = (
         "resourceSpans (OTLP JSON), a span with context (console exporter, Phoenix) "
-        "or traceId/spanId (an OTLP span)",
-        "keys " + ", ".join(sorted(map(str, value))[:8]),
+        "or traceId/spanId (an OTLP span)"
     )
+    collector.add(label, None, where, expected, "keys " + ", ".join(sorted(map(str, value))[:8]))
 
 
 def read_spans(path: Path, collector: ProblemCollector) -> list[Span]:

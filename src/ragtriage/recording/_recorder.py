@@ -142,19 +142,11 @@ class Recorder(StageWrappers):
             )
         seen: set[str] = set()
         for result in existing.results:
-            if result.question_id in seen:
-                raise InputError(
-                    [
-                        Problem(
-                            str(self.path),
-                            result.question_id,
-                            "question_id",
-                            "one result per question",
-                            "a second result",
-                        )
-                    ]
-                )
-            seen.add(result.question_id)
+            qid = result.question_id
+            if qid in seen:
+                expected, found = "one result per question", "a second result"
+                raise InputError([Problem(str(self.path), qid, "question_id", expected, found)])
+            seen.add(qid)
         self._recorded = seen
         return True
 

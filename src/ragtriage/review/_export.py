@@ -110,15 +110,10 @@ def build_sheet(dataset: Dataset, *, k: int | None = None, raw_text: bool = Fals
                         "context_ids": context_ids,
                     }
                 )
-            for fact in question.reference_facts:
-                rows.append(
-                    {
-                        **common,
-                        "row_kind": "fact",
-                        "fact_id": fact.id,
-                        "fact": shown(fact.text or ""),
-                    }
-                )
+            rows += [
+                {**common, "row_kind": "fact", "fact_id": fact.id, "fact": shown(fact.text or "")}
+                for fact in question.reference_facts
+            ]
     if problems:
         raise InputError(problems)
     return ReviewSheet(tuple(rows), tuple(skipped))

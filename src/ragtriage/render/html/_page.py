@@ -74,28 +74,21 @@ def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list
     if comparison is None:
         return []
     run_index = {run.name: i for i, run in enumerate(evaluation.runs)}
-    rows = []
-    for pair in comparison.pairs:
-        for q in pair.questions:
-            if q.status == "unchanged":
-                continue
-            values = [
-                [m.metric, m.base, m.candidate, m.status]
-                for m in q.metrics
-                if m.status in ("improved", "regressed")
-            ]
-            rows.append(
-                [
-                    run_index.get(pair.candidate.runs[0], 0),
-                    pair.candidate.label,
-                    q.question_id,
-                    q.status,
-                    q.base_stage,
-                    q.candidate_stage,
-                    values,
-                ]
-            )
-    return rows
+    moved = ("improved", "regressed")
+    return [
+        [
+            run_index.get(pair.candidate.runs[0], 0),
+            pair.candidate.label,
+            q.question_id,
+            q.status,
+            q.base_stage,
+            q.candidate_stage,
+            [[m.metric, m.base, m.candidate, m.status] for m in q.metrics if m.status in moved],
+        ]
+        for pair in comparison.pairs
+        for q in pair.questions
+        if q.status != "unchanged"
+    ]
 
 
 def report_questions(evaluation: Evaluation) -> list[Question]:
