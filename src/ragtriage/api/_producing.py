@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from ..schemas import Run
 
 
-
 @dataclass(frozen=True)
 class WrittenRunFile:
     """What `run_files` built and where it wrote it."""

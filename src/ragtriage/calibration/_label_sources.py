@@ -112,9 +112,7 @@ def label_sources(
     (name, prompt version); calibrated when a record matches every judge on every item kind
     the measure reads."""
     ordered = tuple(judges[key] for key in sorted(judges))
-    matches = [
-        _match(j, kind, calibrations) for j in ordered for kind in measure_kinds(measure)
-    ]
+    matches = [_match(j, kind, calibrations) for j in ordered for kind in measure_kinds(measure)]
     complete = judge > 0 and all(m is not None for m in matches)
     return LabelSources(
         human=human,

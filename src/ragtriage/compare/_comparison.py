@@ -177,8 +177,7 @@ class PairComparison:
             (self.candidate_no_result, f"candidate {self.candidate.label!r}"),
         ]
         return "questions left out (no result): " + "; ".join(
-            f"{len(ids)} of {who}" + (f" ({', '.join(ids)})" if ids else "")
-            for ids, who in sides
+            f"{len(ids)} of {who}" + (f" ({', '.join(ids)})" if ids else "") for ids, who in sides
         )
 
     def count(self, status: str) -> int:

@@ -53,9 +53,7 @@ class StrictJSONError(ValueError):
 
 
 def _too_deep(limit: int) -> StrictJSONError:
-    return StrictJSONError(
-        f"at most {limit} levels of nested arrays and objects", "deeper nesting"
-    )
+    return StrictJSONError(f"at most {limit} levels of nested arrays and objects", "deeper nesting")
 
 
 def _too_long(limit: int) -> StrictJSONError:

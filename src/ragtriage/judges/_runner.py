@@ -215,9 +215,7 @@ async def _judge_result(
             reason = extracted.reason or "no reason given"
             note("claims", reason)
             claims = _fallback_claims(answer)
-            claim_reason = (
-                f"claim extraction failed ({reason}); sentence of the answer, not judged"
-            )
+            claim_reason = f"claim extraction failed ({reason}); sentence of the answer, not judged"
         elif not extracted.claims:
             note("claims", "no claims extracted")
             claims = _fallback_claims(answer)

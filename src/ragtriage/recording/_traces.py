@@ -114,9 +114,7 @@ def refusal_regex(pattern: str | None) -> re.Pattern[str] | None:
             return re.compile(pattern)
         except re.error as exc:
             found = f"{pattern!r} ({exc})"
-    raise InputError(
-        [option_problem("--refusal-pattern", "a regular expression", found)]
-    )
+    raise InputError([option_problem("--refusal-pattern", "a regular expression", found)])
 
 
 def result_from_trace(

@@ -96,7 +96,5 @@ def evaluation_boundary_lines(
     """Markdown bullet lines of every run's boundary section (IDs only, never texts); `ids`
     as `boundaries_lines` takes it."""
     return [
-        line
-        for run in evaluation.runs
-        for line in boundaries_lines(run.name, run.boundaries, ids)
+        line for run in evaluation.runs for line in boundaries_lines(run.name, run.boundaries, ids)
     ]

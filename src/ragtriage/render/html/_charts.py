@@ -270,9 +270,7 @@ class _Segment:
 def stages_svg(diagnoses: Sequence[RunDiagnosis], order: Sequence[str]) -> Markup:
     """Stacked bars of primary failure stages per slice (worst slice first), a panel per run."""
     failing = [s for s in order if s != "ok"]
-    styles: dict[str, StageStyle] = {
-        s: stage_style(s, i) for i, s in enumerate([*failing, "ok"])
-    }
+    styles: dict[str, StageStyle] = {s: stage_style(s, i) for i, s in enumerate([*failing, "ok"])}
     colour = {s: fill(s, style) for s, style in styles.items()}
     rank = {s: i for i, s in enumerate([*failing, "ok"])}
     panels: list[tuple[str, list[tuple[str, list[_Segment]]]]] = []
