@@ -11,6 +11,7 @@ problem.
 from __future__ import annotations
 
 import json
+import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise
@@ -21,7 +22,9 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ..fileio import MAX_LINE_BYTES, check_input, iter_lines, open_input, read_bytes, strip_bom
+from ..fileio import (
+    MAX_LINE_BYTES, check_input, file_problem, iter_lines, open_input, read_bytes, strip_bom
+)
 from ..paths import file_suffix
 from ._native_checks import loads, loads_again
 from ._trec import _Fallback
@@ -171,6 +174,7 @@ class FileRecords:
         self.label = str(path)
         """What the result names as the records' file."""
         self._again: Rereader | None = None
+        self._identity = _identity(path)
 
     def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
         """The header and the records (those of `span`, see `records`) as parsed JSON."""
@@ -229,6 +233,11 @@ class FileRecords:
         return found if prepare is None else {n: prepare(record) for n, record in found.items()}
 
     def _rereader(self) -> Rereader:
+        # A result's views are read again from the file, maybe long after the scoring (a
+        # Python caller may have changed the file since): never from another file.
+        if _identity(self.path) != self._identity:
+            found = "a file changed or removed since (score it again)"
+            raise file_problem(self.label, "the file as it was when it was scored", found)
         if self._again is None:
             self._again = Rereader(self.path, self.list_key)
         return self._again
@@ -236,6 +245,15 @@ class FileRecords:
     def held(self) -> Sequence[Any] | None:
         """Models held in memory (None: read from the file when asked)."""
         return None
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """What changes when a file is rewritten or replaced (None: no file to read)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
 
 
 class ModelRecords(Generic[M]):

@@ -1,0 +1,75 @@
+"""A demanding Python caller: arguments of the wrong type, results kept while their files
+change. Each is refused with the command line's words (a `RagtriageError` naming the keyword,
+the file, what was expected and what was found), never a `TypeError` from inside, never a
+value taken for another."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import ragtriage
+from ragtriage.api import report_page
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+
+
+def _example(tmp_path: Path) -> tuple[Path, Path, Path]:
+    shutil.copytree(EXAMPLE, tmp_path, dirs_exist_ok=True)
+    return tmp_path / "evalset.json", tmp_path / "snapshot.json", tmp_path / "runs/baseline.json"
+
+
+def _as_jsonl(path: Path, list_key: str) -> Path:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    items = document.pop(list_key)
+    lines = [json.dumps(document), *(json.dumps(item) for item in items)]
+    out = path.with_suffix(".jsonl")
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_result_whose_run_file_changed_since_is_refused_not_read_from_the_new_file(
+    tmp_path: Path, suffix: str
+) -> None:
+    # Before: the views were read again from the changed file by position, an
+    # AttributeError ('object' object has no attribute 'get') or another run's answers.
+    evalset, snapshot, run = _example(tmp_path)
+    if suffix == ".jsonl":
+        run = _as_jsonl(run, "results")
+    evaluation = ragtriage.evaluate_files(evalset, snapshot=snapshot, runs=[run])
+    text = run.read_text(encoding="utf-8")
+    run.write_text(text.replace('"answer": "', '"answer": "CHANGED '), encoding="utf-8")
+    with pytest.raises(ragtriage.InputError) as caught:
+        report_page(evaluation)
+    assert str(caught.value) == (
+        "1 problem found in the input:\n"
+        f"- {run}: (file): expected the file as it was when it was scored; found a file "
+        "changed or removed since (score it again)"
+    )
+
+
+def test_a_result_whose_evaluation_set_was_removed_says_so(tmp_path: Path) -> None:
+    # Before: ragtriage.columnar._trec._Fallback: file, a private exception.
+    evalset, snapshot, run = _example(tmp_path)
+    evalset = _as_jsonl(evalset, "questions")
+    evaluation = ragtriage.evaluate_files(evalset, snapshot=snapshot, runs=[run])
+    evalset.unlink()
+    with pytest.raises(ragtriage.InputError) as caught:
+        list(evaluation.questions)
+    assert caught.value.problems[0].message() == (
+        f"{evalset}: (file): expected the file as it was when it was scored; found a file "
+        "changed or removed since (score it again)"
+    )
+
+
+def test_a_result_whose_files_are_unchanged_is_read_again_as_often_as_asked(
+    tmp_path: Path,
+) -> None:
+    evalset, snapshot, run = _example(tmp_path)
+    run = _as_jsonl(run, "results")
+    evaluation = ragtriage.evaluate_files(evalset, snapshot=snapshot, runs=[run])
+    assert report_page(evaluation) == report_page(evaluation)
