@@ -18,6 +18,7 @@ R = TypeVar("R")
 
 EXIT_GATE_FAILED = 1
 EXIT_INVALID = 2
+EXIT_INTERRUPTED = 130
 
 _HELD: list[Any] = []
 """The last command's result (see `held`)."""

@@ -20,7 +20,7 @@ from typing import NoReturn
 import click
 
 from .._version import __version__
-from ._common import examples
+from ._common import EXIT_INTERRUPTED, examples
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,15 @@ class LazyGroup(click.Group):
         """The command, imported now; None for an unknown name (click then says so)."""
         entry = _BY_NAME.get(cmd_name)
         return entry.load() if entry is not None else None
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; an interrupt (Ctrl-C) ends it with status 130, as a shell reports
+        a command SIGINT stopped, not click's 1 (a failed gate's)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\nAborted: interrupted (SIGINT).", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of `--help`, from the static table (no command is imported)."""

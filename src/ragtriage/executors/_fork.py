@@ -27,6 +27,9 @@ def _default_sigterm() -> None:
     # (Ray's driver installs one on `ray.init`, even one that fails) could leave a worker
     # waiting on the pool's queue lock, and the pool's exit waiting on it forever.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Ctrl-C reaches every process of the group: the caller stops (and terminates the pool),
+    # a worker would only print its own traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _pool(processes: int) -> multiprocessing.pool.Pool:
