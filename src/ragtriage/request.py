@@ -23,6 +23,7 @@ from .errors import (
     choice_problems,
     option_problem,
     range_problems,
+    shortened,
     wrong_argument,
 )
 from .executors import ExecutorName, check_ray_address
@@ -251,15 +252,24 @@ class Request:
         stage_names(self.selection.stages)  # as the engine checks them, but before the reading
         k = None if self.k is None else parse_k(self.k)  # as the command line's -k
         warn_after = ("--holdout-warn-after", self.holdout.warn_after, HOLDOUT_WARN_AFTER_RANGE)
+        flags = {
+            "--example": self.example, "--allow-unreviewed": self.allow_unreviewed,
+            "--allow-missing": self.allow_missing, "--include-holdout": self.holdout.include,
+            "--accept-self-labelling": self.accept_self_labelling,
+        }
+        # A flag is True or False: 'false' or 0 from Python is not taken for either.
         problems = range_problems(warn_after) + choice_problems(
-            ("--executor", self.executor, get_args(ExecutorName))
+            ("--executor", self.executor, get_args(ExecutorName)),
+            *((name, value, (True, False)) for name, value in flags.items()),
         )
         # As the command line's options; the engine checks the two choices again for its
         # other callers.
         problems += option_problems(self.label_policy, self.evidence_level)
-        if self.holdout.who == "":  # else recorded as $USER, not as given
+        who = self.holdout.who
+        if who == "" or not isinstance(who, str | None):  # else recorded as $USER, or as 5
             expected = "a name for the holdout ledger"
-            problems.append(option_problem("--who", expected, "an empty string"))
+            found = "an empty string" if who == "" else shortened(repr(who))
+            problems.append(option_problem("--who", expected, found))
         if problems:
             raise InputError(problems)
         check_ray_address(self.executor, self.ray_address)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,3 +74,57 @@ def test_a_result_whose_files_are_unchanged_is_read_again_as_often_as_asked(
     run = _as_jsonl(run, "results")
     evaluation = ragtriage.evaluate_files(evalset, snapshot=snapshot, runs=[run])
     assert report_page(evaluation) == report_page(evaluation)
+
+
+FLAGS = [
+    (ragtriage.evaluate_files, "example", "--example"),
+    (ragtriage.evaluate_files, "allow_unreviewed", "--allow-unreviewed"),
+    (ragtriage.evaluate_files, "allow_missing", "--allow-missing"),
+    (ragtriage.evaluate_files, "accept_self_labelling", "--accept-self-labelling"),
+    (ragtriage.diagnose_files, "include_holdout", "--include-holdout"),
+    (ragtriage.compare_files, "allow_different_snapshot", "--allow-different-snapshot"),
+    (ragtriage.compare_files, "no_grouping", "--no-grouping"),
+]
+
+
+@pytest.mark.parametrize(("call", "keyword", "option"), FLAGS, ids=[f[1] for f in FLAGS])
+@pytest.mark.parametrize("value", ["false", 0, None])
+def test_a_flag_that_is_no_bool_is_refused_not_taken_by_its_truth(
+    tmp_path: Path, call: Any, keyword: str, option: str, value: object
+) -> None:
+    # Before: include_holdout="false" scored the holdout and recorded the look,
+    # allow_missing="no" accepted runs with missing results, no_grouping=0 grouped.
+    evalset, snapshot, run = _example(tmp_path)
+    ledger = tmp_path / "ledger.jsonl"
+    with pytest.raises(ragtriage.InputError) as caught:
+        call(evalset, snapshot=snapshot, runs=[run, tmp_path / "runs/improved.json"],
+             ledger=ledger, **{keyword: value})
+    assert str(caught.value) == (
+        "1 problem found in the input:\n"
+        f"- <command line>: {option}: expected one of True, False; found {value!r}"
+    )
+    assert not ledger.exists()
+
+
+def test_a_who_that_is_no_str_is_refused_not_recorded(tmp_path: Path) -> None:
+    evalset, snapshot, run = _example(tmp_path)
+    ledger = tmp_path / "ledger.jsonl"
+    with pytest.raises(ragtriage.InputError) as caught:
+        ragtriage.evaluate_files(
+            evalset, snapshot=snapshot, runs=[run], include_holdout=True, who=5, ledger=ledger
+        )
+    assert str(caught.value) == (
+        "1 problem found in the input:\n"
+        "- <command line>: --who: expected a name for the holdout ledger; found 5"
+    )
+    assert not ledger.exists()
+
+
+def test_one_candidate_as_a_str_is_one_run_not_its_characters(tmp_path: Path) -> None:
+    # Before: 8 problems, one per character ("--candidate: ... found 'i'", ...).
+    evalset, snapshot, run = _example(tmp_path)
+    given = {"snapshot": snapshot, "runs": [run, tmp_path / "runs/improved.json"]}
+    one = ragtriage.compare_files(evalset, candidates="improved", **given)
+    assert one == ragtriage.compare_files(evalset, candidates=["improved"], **given)
+    assert [p.candidate.label for p in one.pairs] == ["improved"]
+

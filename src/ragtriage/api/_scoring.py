@@ -6,7 +6,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from ..errors import InputError, Problem, RequestError, check_keywords, option_problem
+from ..errors import (
+    InputError,
+    Problem,
+    RequestError,
+    check_keywords,
+    choice_problems,
+    option_problem,
+)
 from ..executors import ExecutorName
 from ..paths import PathArg, as_path, as_paths, file_suffix
 from ..request import Notify, Request
@@ -166,9 +173,15 @@ def compare_request(
 
     # The look at the holdout is recorded once the runs are picked and compared: a refused
     # comparison records none.
+    flags = ("--allow-different-snapshot", allow_different_snapshot), ("--no-grouping", no_grouping)
+    problems = choice_problems(*((name, value, (True, False)) for name, value in flags))
+    if problems:
+        raise InputError(problems)
     scored = request.score("compare", notify, example_runs_once=True)
     evaluation = scored.evaluation
-    names = pick_runs(evaluation, baseline, list(candidates))
+    # One name is one run (as `compare` takes it), not its characters.
+    chosen = [candidates] if isinstance(candidates, str) else list(candidates)
+    names = pick_runs(evaluation, baseline, chosen)
     comparison = compare(
         evaluation,
         names,
