@@ -128,3 +128,23 @@ def test_one_candidate_as_a_str_is_one_run_not_its_characters(tmp_path: Path) ->
     assert one == ragtriage.compare_files(evalset, candidates=["improved"], **given)
     assert [p.candidate.label for p in one.pairs] == ["improved"]
 
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "message"),
+    [
+        ("seed", -1, "seed: expected an integer from 0 to 4294967295; found -1"),
+        ("seed", 1.5, "seed: expected an integer from 0 to 4294967295; found 1.5"),
+        ("resamples", 0, "resamples: expected an integer from 100 to 100000; found 0"),
+    ],
+)
+def test_gate_without_a_baseline_refuses_what_its_command_refuses(
+    tmp_path: Path, keyword: str, value: object, message: str
+) -> None:
+    # Before: accepted (unused without a baseline); `gate --seed -1` is a usage error.
+    evalset, snapshot, run = _example(tmp_path)
+    with pytest.raises(ragtriage.RequestError) as caught:
+        ragtriage.gate_files(
+            evalset, snapshot=snapshot, runs=[run], policy=tmp_path / "policy.toml",
+            **{keyword: value},
+        )
+    assert str(caught.value) == message

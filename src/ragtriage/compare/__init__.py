@@ -1,6 +1,6 @@
 """Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
 
-from ._comparable import select_runs
+from ._comparable import check_arguments, select_runs
 from ._compare import compare, default_comparison
 from ._comparison import (
     Comparison,
@@ -49,6 +49,7 @@ __all__ = [
     "RunGroup",
     "TestResult",
     "bootstrap_ci",
+    "check_arguments",
     "compare",
     "comparison_json",
     "default_comparison",

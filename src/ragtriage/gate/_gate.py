@@ -13,7 +13,14 @@ import math
 from collections.abc import Sequence
 from functools import partial
 
-from ..compare import Comparison, MetricComparison, compare, run_stages, select_runs
+from ..compare import (
+    Comparison,
+    MetricComparison,
+    check_arguments,
+    compare,
+    run_stages,
+    select_runs,
+)
 from ..errors import counted
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import file_problem
@@ -246,6 +253,8 @@ def gate(
     permutations: int = PERMUTATIONS_DEFAULT,
 ) -> GateResult:
     """Apply every rule of `policy` to run `run` (against `baseline` for the baseline rules)."""
+    # Checked without a baseline too (then unused), as the command line's options are.
+    check_arguments(evaluation, seed, resamples, permutations, 0.95)
     names = [run] if baseline is None else [baseline, run]
     selected = select_runs(evaluation, names)
     target = selected[-1]
