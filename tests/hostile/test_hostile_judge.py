@@ -40,10 +40,9 @@ def _judge(args: list[str], url: str, out: Path, *extra: str) -> tuple[int, str,
             "-o",
             str(out),
             "--no-progress",
-            "--max-retries",
-            "0",
-            "--timeout",
-            "5",
+            # the defaults here, unless `extra` gives the option (an option is given once)
+            *(["--max-retries", "0"] if "--max-retries" not in extra else []),
+            *(["--timeout", "5"] if "--timeout" not in extra else []),
             *extra,
         ],
     )

@@ -174,3 +174,52 @@ def test_the_largest_cutoff_is_accepted(trec_files: tuple[Path, Path]) -> None:
     )
     assert code == 0
     assert '"ndcg@10000"' in stdout
+
+
+def _single() -> list[tuple[str, click.Option]]:
+    return [
+        (name, param)
+        for name, command in COMMANDS.items()
+        for param in command.params
+        if isinstance(param, click.Option) and not param.multiple and not param.count
+        and not (param.is_flag and not param.secondary_opts)
+    ]
+
+
+SINGLE = _single()
+
+
+@pytest.mark.parametrize(("name", "option"), SINGLE, ids=[f"{n}{o.opts[0]}" for n, o in SINGLE])
+def test_an_option_of_one_value_given_twice_is_exit_2_not_the_last_kept(
+    name: str, option: click.Option, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where an output of '1' would land
+    # Before: click kept the last value without a word (`-k 3 -k 5` scored at 5).
+    if option.is_flag:  # an on/off pair: `--progress --no-progress`
+        twice = [option.opts[0], option.secondary_opts[0]]
+    else:
+        twice = [option.opts[0], "1"] * 2
+    code, stdout, stderr = _invoke(*name.split(), *twice)
+    longest = max(option.opts, key=len)
+    assert (code, stdout, stderr.splitlines()[-1]) == (
+        2, "", f"Error: {longest}: expected the option at most once; found it 2 times"
+    )
+
+
+def test_the_repeated_option_is_named_and_repeatable_options_and_flags_are_not_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert len(SINGLE) >= 150
+    assert _invoke("evaluate", "--example", "-k", "3", "-o", "a.json", "-k", "5")[2].endswith(
+        "\nError: -k: expected the option at most once; found it 2 times\n"
+    )
+    assert _invoke("run", "x", "--progress", "--no-progress")[2].endswith(
+        "\nError: --progress: expected the option at most once; found it 2 times\n"
+    )
+    out = tmp_path / "report.json"
+    code, _, stderr = _invoke(
+        "evaluate", "--example", "--allow-missing", "--allow-missing", "--tag", "exact-id",
+        "--tag", "version", "--format", "json", "-o", str(out),
+    )
+    assert (code, "Error" in stderr, out.exists()) == (0, False, True)
