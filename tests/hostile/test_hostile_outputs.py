@@ -51,6 +51,8 @@ FILE_TARGETS = {
     "a directory": ("adir{s}", "it is a directory, not a regular file"),
     "below a file": ("afile.txt/out{s}", "a part of the path is a file, not a folder"),
     "/dev/full": ("/dev/full", "it is a character device, not a regular file"),
+    # Before: replaced by the report (renamed over it), keeping its mode 0444.
+    "a read-only file": ("readonly{s}", "it is read-only"),
 }
 FOLDER_TARGETS = {
     "an existing file": ("afile.txt", "it exists and is not a folder"),
@@ -82,6 +84,8 @@ def _inputs(root: Path) -> None:
     (root / "afile.txt").write_text("keep\n", encoding="utf-8")
     for suffix in {".out", *SUFFIX.values()}:
         (root / f"adir{suffix}").mkdir()
+        (root / f"readonly{suffix}").write_text("keep\n", encoding="utf-8")
+        (root / f"readonly{suffix}").chmod(0o444)
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +94,8 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[int | str, 
     _inputs(root)
     results = run_batch([build(path) for _, _, path, _, build in CASES], root)
     assert (root / "afile.txt").read_text(encoding="utf-8") == "keep\n"
+    kept = {f.read_text(encoding="utf-8") for f in root.glob("readonly.*")}
+    assert kept == {"keep\n"}
     assert not (root / "nope").exists()
     return [(r.code, r.stderr) for r in results]
 

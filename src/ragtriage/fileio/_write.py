@@ -86,6 +86,10 @@ def check_output(path: PathArg, *, folder: bool = False) -> None:
             raise OutputError(path, _reason(exc)) from None
         if mode is not None and not stat.S_ISREG(mode):
             raise OutputError(path, f"it is {kind_of(mode)}, not a regular file")
+        # Renaming over it would replace it; a file without a write permission is kept as
+        # `>` keeps it (also from root, which the permission would not stop).
+        if mode is not None and not (mode & 0o222 and os.access(path, os.W_OK)):
+            raise OutputError(path, "it is read-only")
         parent = path.parent
     probe = parent if str(parent) else Path(".")
     if not probe.exists():
