@@ -17,6 +17,10 @@ DATA = [str(EXAMPLE / "evalset.json"), "--snapshot", str(EXAMPLE / "snapshot.jso
 @pytest.mark.parametrize(
     ("args", "purpose"),
     [
+        # evaluate and report: before, exit 0 with an empty table or page (a CI step whose
+        # `--run runs/*.jsonl` matched nothing passed)
+        (["evaluate", *DATA, "--format", "json", "-o", "report.json"], "evaluate"),
+        (["report", *DATA, "-o", "page.html"], "report"),
         (["diagnose", *DATA], "diagnose"),
         (["judge", *DATA, "--judge", "lexical", "-o", "out"], "judge"),
         (["review", "export", *DATA, "-o", "sheet.csv"], "review"),
@@ -35,3 +39,14 @@ def test_a_command_given_no_run_says_so(
         f"run to {purpose} (a --run file, or runs in DATASET); found none\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "report"])
+def test_a_command_refused_for_no_run_records_no_look_at_the_holdout(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: diagnose --include-holdout recorded a look in the ledger, then refused.
+    monkeypatch.chdir(tmp_path)
+    args = [command, *DATA, "--include-holdout", "--ledger", "ledger.jsonl", "-o", "out"]
+    result = CliRunner().invoke(cli, args)
+    assert (result.exit_code, list(tmp_path.iterdir())) == (2, [])

@@ -41,7 +41,17 @@ def evaluate_files(
 
 def evaluate_request(request: Request, *, notify: Notify | None = None) -> Evaluation:
     """`evaluate_files` for an already built request."""
-    return request.evaluate("evaluate", notify)
+    return scored_runs(request, "evaluate", notify)
+
+
+def scored_runs(
+    request: Request, command: str, notify: Notify | None, metrics: list[str] | None = None
+) -> Evaluation:
+    """The request scored and shown; with no run loaded, refused (`check_some_run`) before
+    its look at the holdout is recorded."""
+    scored = request.score(command, notify, metrics=metrics)
+    check_some_run(len(scored.evaluation.runs), command)
+    return scored.shown()
 
 
 def diagnose_files(
@@ -59,8 +69,7 @@ def diagnose_request(
     request: Request, *, notify: Notify | None = None
 ) -> tuple[Evaluation, tuple[RunDiagnosis, ...]]:
     """`diagnose_files` for a built request; also returns the evaluation diagnosed."""
-    evaluation = request.evaluate("diagnose", notify, metrics=[])
-    check_some_run(len(evaluation.runs), "diagnose")
+    evaluation = scored_runs(request, "diagnose", notify, metrics=[])
     return evaluation, evaluation.diagnoses
 
 
@@ -270,7 +279,7 @@ def report_request(
     request: Request, *, title: str = "ragtriage report", notify: Notify | None = None
 ) -> str:
     """`report_html` for a built request."""
-    return report_page(request.evaluate("report", notify), title=title)
+    return report_page(scored_runs(request, "report", notify), title=title)
 
 
 def report_page(
