@@ -40,9 +40,15 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
+DASH = "is not standard {} here; name a file"
+"""What a path of `-` is told: no command reads standard input or writes standard output
+by that name (a file named `-` is read or written given with its folder: `/tmp/-`)."""
+
+
 def _os_problem(label: str, exc: OSError) -> InputError:
     if exc.errno == errno.ENOENT:
-        return file_problem(label, "an existing file", "no such file")
+        dash = f" ('-' {DASH.format('input')})" if label == "-" else ""
+        return file_problem(label, "an existing file", "no such file" + dash)
     if exc.errno == errno.ELOOP:
         return file_problem(label, "a regular file", "a loop of symbolic links")
     if exc.errno == errno.EISDIR:

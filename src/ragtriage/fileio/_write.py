@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from ..errors import RagtriageError
 from ..paths import PathArg, as_path
-from ._open import kind_of
+from ._open import DASH, kind_of
 
 
 class OutputError(RagtriageError):
@@ -73,6 +73,8 @@ def check_output(path: PathArg, *, folder: bool = False) -> None:
     """Refuse, before any work, a target that cannot be written (or, with `folder`, an
     output folder that cannot be created or written into)."""
     path = as_path(path)
+    if str(path) == "-":  # written as a file named '-', a script reading stdout gets nothing
+        raise OutputError(path, f"'-' {DASH.format('output')}")
     if folder:
         if path.exists() and not path.is_dir():
             raise OutputError(path, "it exists and is not a folder")

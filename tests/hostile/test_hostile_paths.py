@@ -1,0 +1,59 @@
+"""Paths and files a script may hand a command: `-` for stdin or stdout, a file of blank
+lines. Each is refused with what it is (exit 2), never read or written as something else."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragtriage.cli.main import cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+DATA = ["evalset.json", "--snapshot", "snapshot.json", "--run", "runs/baseline.json"]
+
+
+@pytest.fixture
+def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(EXAMPLE, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input="{}")
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [*DATA, "--format", "json", "-o", "-"],
+        [*DATA, "--html", "-"],
+    ],
+)
+def test_an_output_of_dash_is_refused_not_written_as_a_file_named_dash(
+    example: Path, args: list[str]
+) -> None:
+    # Before: exit 0, nothing on stdout, and a file named '-' in the folder.
+    assert _invoke("evaluate", *args) == (
+        2, "", "Error: cannot write -: '-' is not standard output here; name a file. Nothing "
+        "was written.\n"
+    )
+    assert not (example / "-").exists()
+
+
+def test_an_input_of_dash_says_stdin_is_not_read(example: Path) -> None:
+    assert _invoke("evaluate", "-", *DATA[1:]) == (
+        2, "", "Error: 1 problem found in the input:\n- -: (file): expected an existing file; "
+        "found no such file ('-' is not standard input here; name a file)\n"
+    )
+
+
+def test_a_file_named_dash_is_read_and_written_given_with_its_folder(example: Path) -> None:
+    shutil.copy(example / "evalset.json", example / "-")
+    code, _, _ = _invoke("evaluate", str(example / "-"), *DATA[1:], "-o", str(example / "r"))
+    assert (code, (example / "r").exists()) == (0, True)
+
