@@ -57,3 +57,24 @@ def test_a_file_named_dash_is_read_and_written_given_with_its_folder(example: Pa
     code, _, _ = _invoke("evaluate", str(example / "-"), *DATA[1:], "-o", str(example / "r"))
     assert (code, (example / "r").exists()) == (0, True)
 
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("blank.json", " \n\t\n", "blank.json: (file): expected a JSON document; found only "
+         "whitespace"),
+        ("empty.json", "", "empty.json: (file): expected a JSON document; found an empty file"),
+        ("blank.jsonl", "\n  \n\n", "blank.jsonl: line 1: expected a header line with kind and "
+         "schema_version; found only blank lines"),
+        ("empty.jsonl", "", "empty.jsonl: line 1: expected a header line with kind and "
+         "schema_version; found an empty file"),
+    ],
+)
+def test_a_file_of_blank_lines_is_named_as_such_not_as_empty(
+    example: Path, name: str, text: str, message: str
+) -> None:
+    # Before: 'found an empty file' for a file of spaces and line breaks.
+    (example / name).write_text(text, encoding="utf-8")
+    assert _invoke("evaluate", *DATA, "--run", name) == (
+        2, "", f"Error: 1 problem found in the input:\n- {message}\n"
+    )

@@ -25,7 +25,7 @@ def read_json(path: PathArg, label: str | None = None) -> Any:
     label = str(path) if label is None else label
     text = read_text(path, label, what="a JSON document")
     if not text.strip():
-        raise file_problem(label, "a JSON document", "an empty file")
+        raise file_problem(label, "a JSON document", "only whitespace" if text else "an empty file")
     return parse_json(text, label)
 
 

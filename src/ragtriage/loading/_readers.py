@@ -293,7 +293,9 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
     first = next(lines, None)
     if first is None:
         if not collector.problems:
-            collector.add(label, None, "line 1", HEADER_EXPECTED, "an empty file")
+            blank = path.stat().st_size > 0  # read to its end: blank lines, or no byte
+            found = "only blank lines" if blank else "an empty file"
+            collector.add(label, None, "line 1", HEADER_EXPECTED, found)
         return None
     number, text = first
     parsed, header = parse_line(text, number, label, collector)
