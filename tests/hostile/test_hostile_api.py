@@ -148,3 +148,17 @@ def test_gate_without_a_baseline_refuses_what_its_command_refuses(
             **{keyword: value},
         )
     assert str(caught.value) == message
+
+
+def test_a_result_of_a_dataset_in_memory_keeps_its_records_when_the_lists_change(
+    tmp_path: Path,
+) -> None:
+    # Before: report_page raised IndexError (list index out of range) once the run's
+    # results were cleared, and showed other results where the list was reordered.
+    evalset, snapshot, run = _example(tmp_path)
+    dataset = ragtriage.load_dataset(evalset, snapshot=snapshot, runs=[run])
+    evaluation = ragtriage.evaluate(dataset)
+    page = report_page(evaluation)
+    dataset.runs[0].results.reverse()
+    dataset.evalset.questions.clear()
+    assert report_page(evaluation) == page

@@ -262,7 +262,9 @@ class ModelRecords(Generic[M]):
 
     def __init__(self, header: dict[str, Any], items: Sequence[M], label: str) -> None:
         self._header = header
-        self._items = items
+        # The caller's list, if it changes after the scoring, must not change the result's
+        # views: the models are frozen, the list is not.
+        self._items = tuple(items)
         self.label = label
         """What the result names as the records' file."""
 
