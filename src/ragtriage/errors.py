@@ -201,6 +201,13 @@ def choice_problems(*checks: tuple[str, object, Sequence[object]]) -> list[Probl
     ]
 
 
+def flag_problems(*checks: tuple[str, object]) -> list[Problem]:
+    """`choice_problems` for flags: a Python keyword that is no bool ('false', 0, None) is
+    taken for neither True nor False (`--include-holdout: expected one of True, False; found
+    'false'`)."""
+    return choice_problems(*((option, value, (True, False)) for option, value in checks))
+
+
 class RagtriageError(Exception):
     """Base class of every error ragtriage raises on purpose."""
 

@@ -19,7 +19,16 @@ from typing import Literal
 
 from pydantic import Field
 
-from .errors import InputError, ProblemCollector, counted
+from .errors import (
+    InputError,
+    Problem,
+    ProblemCollector,
+    counted,
+    flag_problems,
+    option_problem,
+    range_problems,
+    shortened,
+)
 from .fileio import file_problem, json_line, parse_json, text_lines
 from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
@@ -206,6 +215,20 @@ class HoldoutPolicy:
     """Warn when the holdout has been looked at more than this many times."""
     ledger: Path | None = None
     """Ledger file instead of the one beside the evaluation set."""
+
+    def problems(self) -> list[Problem]:
+        """What the command line's options refuse, from Python: an `include` that is no bool,
+        a `who` that is empty or no str (else recorded as $USER, or as 5), a `warn_after`
+        outside its range."""
+        from .validation import HOLDOUT_WARN_AFTER_RANGE
+
+        problems = range_problems(
+            ("--holdout-warn-after", self.warn_after, HOLDOUT_WARN_AFTER_RANGE)
+        ) + flag_problems(("--include-holdout", self.include))
+        if self.who == "" or not isinstance(self.who, str | None):
+            found = "an empty string" if self.who == "" else shortened(repr(self.who))
+            problems.append(option_problem("--who", "a name for the holdout ledger", found))
+        return problems
 
     def notices(
         self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str]

@@ -17,15 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from .errors import (
-    InputError,
-    RequestError,
-    choice_problems,
-    option_problem,
-    range_problems,
-    shortened,
-    wrong_argument,
-)
+from .errors import InputError, RequestError, choice_problems, flag_problems, wrong_argument
 from .executors import ExecutorName, check_ray_address
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, ledger_path
@@ -245,31 +237,24 @@ class Request:
         from .diagnosis import stage_names
         from .evaluation import option_problems
         from .metrics import measures
-        from .validation import HOLDOUT_WARN_AFTER_RANGE, parse_k
+        from .validation import parse_k
 
         names = self.metric_names if metrics is None else list(metrics)
         measures(names)  # bad names: InputError, before any file is read
         stage_names(self.selection.stages)  # as the engine checks them, but before the reading
         k = None if self.k is None else parse_k(self.k)  # as the command line's -k
-        warn_after = ("--holdout-warn-after", self.holdout.warn_after, HOLDOUT_WARN_AFTER_RANGE)
-        flags = {
-            "--example": self.example, "--allow-unreviewed": self.allow_unreviewed,
-            "--allow-missing": self.allow_missing, "--include-holdout": self.holdout.include,
-            "--accept-self-labelling": self.accept_self_labelling,
-        }
-        # A flag is True or False: 'false' or 0 from Python is not taken for either.
-        problems = range_problems(warn_after) + choice_problems(
-            ("--executor", self.executor, get_args(ExecutorName)),
-            *((name, value, (True, False)) for name, value in flags.items()),
-        )
-        # As the command line's options; the engine checks the two choices again for its
-        # other callers.
-        problems += option_problems(self.label_policy, self.evidence_level)
-        who = self.holdout.who
-        if who == "" or not isinstance(who, str | None):  # else recorded as $USER, or as 5
-            expected = "a name for the holdout ledger"
-            found = "an empty string" if who == "" else shortened(repr(who))
-            problems.append(option_problem("--who", expected, found))
+        # As the command line's options (the engine checks the label policy and the evidence
+        # level again for its other callers).
+        problems = [
+            *self.holdout.problems(),
+            *choice_problems(("--executor", self.executor, get_args(ExecutorName))),
+            *option_problems(self.label_policy, self.evidence_level),
+            *flag_problems(
+                ("--example", self.example), ("--allow-unreviewed", self.allow_unreviewed),
+                ("--allow-missing", self.allow_missing),
+                ("--accept-self-labelling", self.accept_self_labelling),
+            ),
+        ]
         if problems:
             raise InputError(problems)
         check_ray_address(self.executor, self.ray_address)

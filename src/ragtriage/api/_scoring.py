@@ -11,7 +11,7 @@ from ..errors import (
     Problem,
     RequestError,
     check_keywords,
-    choice_problems,
+    flag_problems,
     option_problem,
 )
 from ..executors import ExecutorName
@@ -182,8 +182,9 @@ def compare_request(
 
     # The look at the holdout is recorded once the runs are picked and compared: a refused
     # comparison records none.
-    flags = ("--allow-different-snapshot", allow_different_snapshot), ("--no-grouping", no_grouping)
-    problems = choice_problems(*((name, value, (True, False)) for name, value in flags))
+    problems = flag_problems(
+        ("--allow-different-snapshot", allow_different_snapshot), ("--no-grouping", no_grouping)
+    )
     if problems:
         raise InputError(problems)
     scored = request.score("compare", notify, example_runs_once=True)
