@@ -130,7 +130,7 @@ class Problem:
 
     def message(self) -> str:
         """One line naming file, question (or record), field, expected and found."""
-        where = self.file
+        where = self.file.replace("\n", "\\n")  # a path's line break must not start a line
         if self.question_id is not None:
             where += f": {self.record} {self.question_id!r}"
         return f"{where}: {self.field}: expected {self.expected}; found {self.found}"

@@ -78,3 +78,15 @@ def test_a_file_of_blank_lines_is_named_as_such_not_as_empty(
     assert _invoke("evaluate", *DATA, "--run", name) == (
         2, "", f"Error: 1 problem found in the input:\n- {message}\n"
     )
+
+
+def test_a_path_holding_a_line_break_stays_on_its_problems_line(example: Path) -> None:
+    # Before: the break started a new line, which read as a problem of its own.
+    assert _invoke("evaluate", "a\n- b.json") == (
+        2, "", "Error: 1 problem found in the input:\n- a\\n- b.json: (file): expected an "
+        "existing file; found no such file\n"
+    )
+    assert _invoke("evaluate", *DATA, "-o", "x\n- y/r.json") == (
+        2, "", "Error: cannot write x\\n- y/r.json: the folder 'x\\n- y' does not exist. "
+        "Nothing was written.\n"
+    )

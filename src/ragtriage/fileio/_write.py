@@ -29,7 +29,8 @@ class OutputError(RagtriageError):
     def __init__(self, path: PathArg, reason: str) -> None:
         self.path = str(path)
         self.reason = reason
-        super().__init__(f"cannot write {self.path}: {reason}. Nothing was written.")
+        shown = self.path.replace("\n", "\\n")  # a path's line break must not start a line
+        super().__init__(f"cannot write {shown}: {reason}. Nothing was written.")
 
 
 def same_file(a: PathArg, b: PathArg) -> bool:
