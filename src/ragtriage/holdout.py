@@ -29,7 +29,7 @@ from .errors import (
     range_problems,
     shortened,
 )
-from .fileio import file_problem, json_line, parse_json, text_lines
+from .fileio import file_problem, json_line, parse_json, refuse_inputs, text_lines
 from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
 from .schemas import Question, StrictModel
@@ -229,6 +229,13 @@ class HoldoutPolicy:
             found = "an empty string" if self.who == "" else shortened(repr(self.who))
             problems.append(option_problem("--who", "a name for the holdout ledger", found))
         return problems
+
+    def refuse_ledger_as_input(self, inputs: Sequence[tuple[str, Path | None]]) -> None:
+        """Raise `OutputError` when the ledger, which a look is added to, is one of the
+        request's input files (option, path; None: not given): the look would be written into
+        the dataset, a run or a label file."""
+        if self.ledger is not None:
+            refuse_inputs([self.ledger], [(o, path) for o, path in inputs if path is not None])
 
     def notices(
         self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str]

@@ -259,11 +259,14 @@ class Request:
             raise InputError(problems)
         check_ray_address(self.executor, self.ray_address)
         files = self.files(example_runs_once=example_runs_once)
-        self._refuse_ledger_as_input(files)
+        self.holdout.refuse_ledger_as_input([
+            ("DATASET", files.dataset), ("--snapshot", files.snapshot),
+            ("--versions", self.versions), *(("--run", p) for p in files.runs),
+            *(("--labels", p) for p in self.labels),
+            *(("--calibration", p) for p in self.calibrations),
+        ])
         if files.snapshot is None and self.executor == "ray":
-            raise RequestError(
-                "--executor ray needs a native evaluation set and its --snapshot"
-            )
+            raise RequestError("--executor ray needs a native evaluation set and its --snapshot")
         options: dict[str, Any] = {
             "k": k,
             "metrics": names,
@@ -302,22 +305,6 @@ class Request:
             scored = self.score_with(score, command, notify)
         self.note_unused_k(scored.evaluation, notify)
         return scored
-
-    def _refuse_ledger_as_input(self, files: RequestFiles) -> None:
-        """Raise `OutputError` when the holdout ledger, which a look is added to, is one of
-        the files read: the look would be written into the dataset, a run or a label file."""
-        from .fileio import refuse_inputs
-
-        if self.holdout.ledger is None:
-            return
-        named = [("--snapshot", files.snapshot), ("--versions", self.versions)]
-        refuse_inputs([self.holdout.ledger], [
-            ("DATASET", files.dataset),
-            *((option, path) for option, path in named if path is not None),
-            *(("--run", path) for path in files.runs),
-            *(("--labels", path) for path in self.labels),
-            *(("--calibration", path) for path in self.calibrations),
-        ])
 
     def score_with(
         self,

@@ -23,7 +23,13 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
 from ..fileio import (
-    MAX_LINE_BYTES, check_input, file_problem, iter_lines, open_input, read_bytes, strip_bom
+    MAX_LINE_BYTES,
+    check_input,
+    file_problem,
+    iter_lines,
+    open_input,
+    read_bytes,
+    strip_bom,
 )
 from ..paths import file_suffix
 from ._native_checks import loads, loads_again
