@@ -267,18 +267,12 @@ class Request:
         ])
         if files.snapshot is None and self.executor == "ray":
             raise RequestError("--executor ray needs a native evaluation set and its --snapshot")
-        options: dict[str, Any] = {
-            "k": k,
-            "metrics": names,
-            "label_policy": self.label_policy,
-            "allow_unreviewed": self.allow_unreviewed,
-            "evidence_level": self.evidence_level,
-            "accept_self_labelling": self.accept_self_labelling,
-            "allow_missing": self.allow_missing,
-            "calibrations": read_calibrations(self.calibrations),
-            "versions": self.versions,
-            "labels": self.labels,
-        }
+        options: dict[str, Any] = dict(
+            k=k, metrics=names, label_policy=self.label_policy, versions=self.versions,
+            allow_unreviewed=self.allow_unreviewed, evidence_level=self.evidence_level,
+            accept_self_labelling=self.accept_self_labelling, allow_missing=self.allow_missing,
+            calibrations=read_calibrations(self.calibrations), labels=self.labels,
+        )
         with contextlib.ExitStack() as stack:
             if files.snapshot is None:
                 from .columnar import load_and_evaluate
