@@ -7,7 +7,7 @@ from typing import Protocol
 
 from ._client import ChatClient, EndpointError
 from ._parse import parse_claims, parse_coverage, parse_outcome, parse_support
-from ._prompts import Message, PromptSet, Task
+from ._prompts import PromptSet, Task
 from ._spec import (
     CALL_COUNTS,
     CallStats,
@@ -62,14 +62,10 @@ class LLMJudge:
         self._parse_failures = 0
         self._first_failure: str | None = None
 
-    def plan(self, task: Task, **values: str) -> list[Message]:
-        """The messages one call would send (used by `--dry-run` too)."""
-        return self.prompts.messages(task, **values)
-
     async def _ask(self, task: Task, **values: str) -> tuple[str | None, str | None, str | None]:
         self._by_task[task] = self._by_task.get(task, 0) + 1
         try:
-            reply = await self.client.complete(task, self.plan(task, **values))
+            reply = await self.client.complete(task, self.prompts.messages(task, **values))
         except EndpointError as exc:
             # The session stops (no more requests); this item ends as not judged, and the
             # labels finished so far are kept.

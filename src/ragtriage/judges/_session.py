@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import RagtriageError
-from ..loading import Dataset, SnapshotIndex
+from ..loading import Dataset
 from ..paths import PathArg, as_optional_path
 from ._cache import ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions
 from ._lexical_judge import split_claims
 from ._llm import LLMJudge, render_passages
-from ._prompts import Message, load_prompts, message_tokens
-from ._runner import (
-    JudgeResult,
-    Progress,
-    check_judgeable,
-    judge_dataset_async,
-    passages_for,
+from ._prompts import Message, PromptSet, Task, load_prompts, message_tokens
+from ._runner import JudgeResult, Progress, judge_dataset, judge_dataset_async
+from ._spec import (
+    CallStats,
+    ClaimsFound,
+    CoverageVerdict,
+    JudgeSpec,
+    OutcomeFound,
+    Passage,
+    SupportVerdict,
 )
-from ._spec import JudgeSpec
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,43 @@ class Estimate:
     """Claims counted by splitting answers into sentences, for answers not yet extracted."""
 
 
+class _Planner:
+    """A judge that sends nothing: it keeps the messages of every call a session would make,
+    taking each answer as answered and its sentences as its claims (the real extraction decides)."""
+
+    def __init__(self, spec: JudgeSpec, prompts: PromptSet) -> None:
+        self.spec = spec
+        self.prompts = prompts
+        self.planned: list[tuple[Task, list[Message]]] = []
+        self.guessed = 0
+        """Claims counted by splitting answers into sentences."""
+
+    def _plan(self, task: Task, **values: str) -> None:
+        self.planned.append((task, self.prompts.messages(task, **values)))
+
+    async def detect_outcome(self, question: str, answer: str) -> OutcomeFound:
+        self._plan("outcome", question=question, answer=answer)
+        return OutcomeFound("answered")
+
+    async def extract_claims(self, question: str, answer: str) -> ClaimsFound:
+        self._plan("claims", question=question, answer=answer)
+        found = split_claims(answer)
+        self.guessed += len(found)
+        return ClaimsFound(found)
+
+    async def judge_support(self, claim: str, passages: Sequence[Passage]) -> SupportVerdict:
+        self._plan("support", passages=render_passages(passages), claim=claim)
+        return SupportVerdict("cannot_judge")
+
+    async def judge_coverage(self, question: str, fact: str | None, answer: str) -> CoverageVerdict:
+        if fact is not None:
+            self._plan("coverage", question=question, fact=fact, answer=answer)
+        return CoverageVerdict("cannot_judge")
+
+    def stats(self) -> CallStats:
+        return CallStats()
+
+
 def estimate(
     dataset: Dataset,
     spec: JudgeSpec,
@@ -72,48 +112,12 @@ def estimate(
     """Count calls and tokens a judge session would need; claims of unextracted answers are
     estimated by splitting them into sentences (the extraction call itself decides)."""
     cache_path = as_optional_path(cache_path)
-    ks = dataset.cutoffs(k)
-    check_judgeable(dataset, ks)
-    prompts = load_prompts(spec.prompt_version)
-    index = SnapshotIndex.build(dataset.snapshot)
-    questions = {q.id: q for q in dataset.evalset.questions}
-    planned: list[tuple[str, list[Message]]] = []
-    guessed = 0
-    for run in dataset.runs:
-        for res in run.results:
-            if res.answer is None:
-                continue
-            q = questions[res.question_id]
-            if res.outcome is None:
-                planned.append(
-                    ("outcome", prompts.messages("outcome", question=q.text, answer=res.answer))
-                )
-            if res.outcome not in (None, "answered"):
-                continue
-            if res.claims is None or (res.outcome is None and not res.claims):
-                planned.append(
-                    ("claims", prompts.messages("claims", question=q.text, answer=res.answer))
-                )
-                texts = [c.text for c in split_claims(res.answer)]
-                guessed += len(texts)
-            else:
-                texts = [c.text for c in res.claims]
-            shown = render_passages(passages_for(res, index, ks[run.name]))
-            planned += [
-                ("support", prompts.messages("support", passages=shown, claim=t)) for t in texts
-            ]
-            planned += [
-                (
-                    "coverage",
-                    prompts.messages("coverage", question=q.text, fact=f.text, answer=res.answer),
-                )
-                for f in q.reference_facts
-                if f.text is not None
-            ]
+    planner = _Planner(spec, load_prompts(spec.prompt_version))
+    judge_dataset(dataset, planner, k=k)
     cache = ReplyCache(cache_path) if cache_path is not None and cache_path.exists() else None
     calls: dict[str, int] = {}
     cached = tokens_in = tokens_out = 0
-    for task, messages in planned:
+    for task, messages in planner.planned:
         calls[task] = calls.get(task, 0) + 1
         if cache is not None and cache.get(cache_key(spec, task, messages)) is not None:
             cached += 1
@@ -128,7 +132,7 @@ def estimate(
         tokens_in,
         tokens_out,
         prices.cost(tokens_in, tokens_out),
-        guessed,
+        planner.guessed,
     )
 
 
