@@ -135,6 +135,15 @@ def split_claims(answer: str) -> tuple[ExtractedClaim, ...]:
     )
 
 
+def _by_overlap(score: float) -> tuple[bool | None, str]:
+    """Whether an overlap is at or over `SUPPORTED_AT` (True), under `UNSUPPORTED_BELOW`
+    (False) or between (None: cannot judge), with the reason."""
+    if score >= SUPPORTED_AT:
+        return True, f"lexical overlap {score:.2f} >= {SUPPORTED_AT}"
+    if score < UNSUPPORTED_BELOW:
+        return False, f"lexical overlap {score:.2f} < {UNSUPPORTED_BELOW}"
+    return None, f"lexical overlap {score:.2f} between {UNSUPPORTED_BELOW} and {SUPPORTED_AT}"
+
 class LexicalJudge:
     """The deterministic baseline judge (see the module docstring for what it cannot do)."""
 
@@ -169,19 +178,10 @@ class LexicalJudge:
             return SupportVerdict("cannot_judge", (), "the claim has no words to compare")
         best = max(s or 0.0 for _, s in scores)
         support = tuple(pid for pid, s in scores if s is not None and s >= SUPPORTED_AT)
-        if support:
-            return SupportVerdict(
-                "supported", support, f"lexical overlap {best:.2f} >= {SUPPORTED_AT}"
-            )
-        if best < UNSUPPORTED_BELOW:
-            return SupportVerdict(
-                "unsupported", (), f"lexical overlap {best:.2f} < {UNSUPPORTED_BELOW}"
-            )
-        return SupportVerdict(
-            "cannot_judge",
-            (),
-            f"lexical overlap {best:.2f} between {UNSUPPORTED_BELOW} and {SUPPORTED_AT}",
-        )
+        above, reason = _by_overlap(best)
+        if above is None:
+            return SupportVerdict("cannot_judge", (), reason)
+        return SupportVerdict("supported" if above else "unsupported", support, reason)
 
     async def judge_coverage(self, question: str, fact: str | None, answer: str) -> CoverageVerdict:
         """Covered when >= 70% of the fact's units are in the answer; not covered below 30%."""
@@ -191,16 +191,10 @@ class LexicalJudge:
         score = overlap(fact, answer)
         if score is None:
             return CoverageVerdict("cannot_judge", "the reference fact has no words to compare")
-        if score >= SUPPORTED_AT:
-            return CoverageVerdict("covered", f"lexical overlap {score:.2f} >= {SUPPORTED_AT}")
-        if score < UNSUPPORTED_BELOW:
-            return CoverageVerdict(
-                "not_covered", f"lexical overlap {score:.2f} < {UNSUPPORTED_BELOW}"
-            )
-        return CoverageVerdict(
-            "cannot_judge",
-            f"lexical overlap {score:.2f} between {UNSUPPORTED_BELOW} and {SUPPORTED_AT}",
-        )
+        above, reason = _by_overlap(score)
+        if above is None:
+            return CoverageVerdict("cannot_judge", reason)
+        return CoverageVerdict("covered" if above else "not_covered", reason)
 
     def stats(self) -> CallStats:
         """Counts so far (no requests, no tokens)."""
