@@ -42,6 +42,7 @@ SHARED = (
 DIFFERENT = {
     ("run", "-k"): "the context size to build (default 10), not a cut-off of a run",
     ("trec-eval", "--metric"): "rank measures of TREC files only, with their own default set",
+    ("export trec", "--run"): "the one run written as a TREC run, not repeatable",
 }
 """Same name on purpose, different default: the reason is the value."""
 
@@ -241,3 +242,9 @@ def test_documented_command_lines_use_options_the_command_takes(page: Path) -> N
             if flag not in taken
         ]
     assert wrong == [], "\n".join(wrong)
+
+
+def test_export_trec_says_its_run_is_one() -> None:
+    assert _info(_options(COMMANDS["export trec"])["--run"])["help_text"] == (
+        "--run PATH", "Run file (JSON or JSONL) to write as a TREC run; one."
+    )

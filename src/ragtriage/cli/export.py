@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
 
 from ..api import export_trec_files
-from ._common import dataset_argument, examples, handle_errors, output_path_option, run_option
+from ._common import dataset_argument, examples, handle_errors, output_path_option
 
 
 @click.group(
@@ -30,7 +31,8 @@ def export_command() -> None:
     ),
 )
 @dataset_argument
-@run_option
+@click.option("--run", "runs", multiple=True, type=click.Path(path_type=Path),
+              help="Run file (JSON or JSONL) to write as a TREC run; one.")
 @output_path_option("--qrels-out", help="Where to write the qrels.")
 @output_path_option("--run-out", help="Where to write the TREC run.")
 @click.option("--run-tag", default=None, help="Run tag (default: the run name).")
