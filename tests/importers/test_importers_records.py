@@ -439,3 +439,23 @@ def test_a_record_list_key_holding_no_list_is_named_with_what_it_holds(tmp_path:
     assert [p.message() for p in caught.value.problems] == [
         f'{path}: test_cases: expected a JSON array of records; found {{"input": "Q?"}}'
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        ("e.csv", "", "at least one record; found an empty file"),
+        ("w.csv", " \n\n", "at least one record; found only blank lines"),
+        ("e.jsonl", "", "at least one record; found an empty file"),
+        ("w.jsonl", " \n\n", "at least one record; found only blank lines"),
+        ("w.json", " \n\n", "a JSON document; found only whitespace"),
+    ],
+)
+def test_an_empty_or_blank_records_file_is_named_as_such(
+    tmp_path: Path, name: str, text: str, found: str
+) -> None:
+    # Before: an empty CSV and a blank CSV or JSONL were '(records): ...; found none'.
+    (path := tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_records(path, "ragas")
+    assert str(info.value).splitlines()[1:] == [f"- {path}: (file): expected {found}"]

@@ -153,3 +153,14 @@ def test_ids_holding_control_characters_are_problems_not_a_traceback(tmp_path: P
         f"- {docs_file}: [2].id: {expected}; found 'doc\\nc'",
         f"- {tasks_file}: [0].id: {expected}; found 'task\\x1b1'",
     ]
+
+
+def test_a_blank_file_is_named_as_such(tmp_path: Path) -> None:
+    # Before: 'found an empty file' for a file of spaces and line breaks.
+    directory = _write(tmp_path / "t", DOCS, TASKS)
+    (directory / "tasks.json").write_text(" \n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_tau2(directory)
+    assert str(info.value).splitlines()[1:] == [
+        f"- {directory / 'tasks.json'}: (file): expected a JSON document; found only whitespace"
+    ]

@@ -182,3 +182,16 @@ def test_a_service_span_around_the_request_is_skipped(tmp_path: Path) -> None:
     assert results(wrapped) == results(plain)
     data = import_openinference(wrapped, rc.evalset(), id_attribute="metadata.question_id")
     assert [m.reason for m in data.unmatched_traces] == ["no OpenInference spans"]
+
+
+@pytest.mark.parametrize(("text", "found"), [("", "an empty file"), (" \n", "only whitespace")])
+def test_an_empty_or_blank_span_file_is_named_as_such(
+    tmp_path: Path, text: str, found: str
+) -> None:
+    # Before: 'found an empty file' for a file of spaces and line breaks too.
+    (path := tmp_path / "spans.jsonl").write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_openinference(path, rc.evalset())
+    assert str(info.value).splitlines()[1:] == [
+        f"- {path}: (file): expected at least one span; found {found}"
+    ]

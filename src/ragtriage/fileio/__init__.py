@@ -25,7 +25,7 @@ from ._limits import (
     MIN_GRADE,
 )
 from ._open import LONGER_LINE, check_input, file_problem, iter_lines, open_input, read_bytes
-from ._read import json_lines, read_json, read_text, read_toml, text_lines
+from ._read import json_lines, read_json, read_text, read_toml, refuse_blank, text_lines
 from ._strict_json import (
     StrictJSONError,
     loads_strict,
@@ -76,6 +76,7 @@ __all__ = [
     "read_json",
     "read_text",
     "read_toml",
+    "refuse_blank",
     "refuse_inputs",
     "same_file",
     "strip_bom",

@@ -24,9 +24,14 @@ def read_json(path: PathArg, label: str | None = None) -> Any:
     """A whole JSON document, parsed strictly; an empty file is refused as such."""
     label = str(path) if label is None else label
     text = read_text(path, label, what="a JSON document")
-    if not text.strip():
-        raise file_problem(label, "a JSON document", "only whitespace" if text else "an empty file")
+    refuse_blank(text, label, "a JSON document")
     return parse_json(text, label)
+
+
+def refuse_blank(text: str, label: str, expected: str, blank: str = "only whitespace") -> None:
+    """Refuse a file's text that is all whitespace: found `blank`, or "an empty file"."""
+    if not text.strip():
+        raise file_problem(label, expected, blank if text else "an empty file")
 
 
 def read_toml(path: PathArg, label: str | None = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from ..errors import InputError, ProblemCollector, found_text
-from ..fileio import check_input, file_problem, json_lines, read_json, read_text
+from ..fileio import check_input, file_problem, json_lines, read_json, read_text, refuse_blank
 from ..paths import PathArg, as_path, file_suffix
 
 LIST_KEYS = ("samples", "test_cases", "goldens", "records", "data")
@@ -26,11 +26,15 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
             found = "a .parquet file (pandas writes JSON with to_json(orient='records'))"
             raise file_problem(label, "records in JSON, JSONL or CSV", found)
         if file_suffix(path) == ".jsonl":
-            if check_input(path, label) == 0:
-                raise file_problem(label, "at least one record", "an empty file")
-            return [(f"line {number}", value) for number, value in json_lines(path, label)]
+            lines = [(f"line {number}", value) for number, value in json_lines(path, label)]
+            if not lines:  # read to its end: blank lines, or no byte
+                found = "only blank lines" if check_input(path, label) else "an empty file"
+                raise file_problem(label, "at least one record", found)
+            return lines
         if file_suffix(path) == ".csv":
-            return _csv_records(read_text(path, label, what="a CSV file"), label, collector)
+            raw = read_text(path, label, what="a CSV file")
+            refuse_blank(raw, label, "at least one record", "only blank lines")
+            return _csv_records(raw, label, collector)
         data = read_json(path, label)
     except InputError as exc:
         collector.extend(exc.problems)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ProblemCollector
-from ..fileio import file_problem, parse_json_values, read_text
+from ..fileio import parse_json_values, read_text, refuse_blank
 
 _HEX = re.compile(r"^(?:[0-9a-fA-F]{16}|[0-9a-fA-F]{32})$")
 
@@ -239,8 +239,7 @@ def read_spans(path: Path, collector: ProblemCollector) -> list[Span]:
     spans: list[Span] = []
     try:
         text = read_text(path, label)
-        if not text.strip():
-            raise file_problem(label, "at least one span", "an empty file")
+        refuse_blank(text, label, "at least one span")
         for line, value in parse_json_values(text, label):
             spans += [
                 s for s in _spans_of(value, f"line {line}", collector, label) if s is not None

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..errors import InputError, ProblemCollector, found_text
-from ..fileio import decode, file_problem, open_input, parse_json
+from ..fileio import decode, open_input, parse_json, refuse_blank
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
     IDENTIFIER_EXPECTED,
@@ -81,8 +81,7 @@ def _load(path: Path, collector: ProblemCollector, limit: int = TAU2_MAX_BYTES) 
             )
             return None
         text = decode(data, label)
-        if not text.strip():
-            raise file_problem(label, "a JSON document", "an empty file")
+        refuse_blank(text, label, "a JSON document")
         return parse_json(text, label)
     except InputError as exc:
         collector.extend(exc.problems)
