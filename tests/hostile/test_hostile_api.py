@@ -150,6 +150,20 @@ def test_gate_without_a_baseline_refuses_what_its_command_refuses(
     assert str(caught.value) == message
 
 
+@pytest.mark.parametrize("call", [ragtriage.gate_files, ragtriage.compare_files])
+def test_gate_and_compare_refuse_their_numbers_before_reading_any_file(
+    tmp_path: Path, call: Any
+) -> None:
+    # Before: the evaluation set was read (here: missing) and scored first; `--seed -1` is a
+    # usage error before any work.
+    with pytest.raises(ragtriage.RequestError) as caught:
+        call(tmp_path / "missing.json", seed=-1, resamples=5)
+    assert str(caught.value) == (
+        "seed: expected an integer from 0 to 4294967295; found -1; "
+        "resamples: expected an integer from 100 to 100000; found 5"
+    )
+
+
 def test_a_result_of_a_dataset_in_memory_keeps_its_records_when_the_lists_change(
     tmp_path: Path,
 ) -> None:

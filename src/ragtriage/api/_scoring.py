@@ -178,7 +178,7 @@ def compare_request(
     notify: Notify | None = None,
 ) -> ComparedRuns:
     """`compare_files` for a built request; also returns the evaluation compared."""
-    from ..compare import compare
+    from ..compare import check_numbers, compare
 
     # The look at the holdout is recorded once the runs are picked and compared: a refused
     # comparison records none.
@@ -187,6 +187,7 @@ def compare_request(
     )
     if problems:
         raise InputError(problems)
+    check_numbers(seed, resamples, permutations)
     scored = request.score("compare", notify, example_runs_once=True)
     evaluation = scored.evaluation
     # One name is one run (as `compare` takes it), not its characters.
@@ -231,9 +232,11 @@ def gate_request(
     notify: Notify | None = None,
 ) -> GateResult:
     """`gate_files` for a built request."""
+    from ..compare import check_numbers
     from ..gate import gate, load_policy
     from ..metrics import default_measures
 
+    check_numbers(seed, resamples, PERMUTATIONS_DEFAULT)
     if policy is None:
         if not request.example:
             raise RequestError("give --policy (or --example for the example's policy)")

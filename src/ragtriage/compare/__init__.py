@@ -1,6 +1,6 @@
 """Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
 
-from ._comparable import check_arguments, select_runs
+from ._comparable import check_arguments, check_numbers, select_runs
 from ._compare import compare, default_comparison
 from ._comparison import (
     Comparison,
@@ -50,6 +50,7 @@ __all__ = [
     "TestResult",
     "bootstrap_ci",
     "check_arguments",
+    "check_numbers",
     "compare",
     "comparison_json",
     "default_comparison",

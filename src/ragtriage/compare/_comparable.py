@@ -54,6 +54,14 @@ def check_arguments(
             "evaluation: expected an Evaluation (ragtriage.evaluate or ragtriage.evaluate_files "
             f"makes one); found {type(evaluation).__name__}"
         )
+    check_numbers(seed, resamples, permutations, level)
+
+
+def check_numbers(
+    seed: object, resamples: object, permutations: object, level: object = 0.95
+) -> None:
+    """Refuse the statistics' numbers `compare` cannot use, naming each (as `check_arguments`
+    does; the API checks them before scoring, as the command line does)."""
     problems = [
         f"{name}: expected {bound.expected()}; found {value!r}"
         for name, value, bound in (
