@@ -164,6 +164,21 @@ def test_gate_and_compare_refuse_their_numbers_before_reading_any_file(
     )
 
 
+def test_a_title_that_is_no_str_is_refused_in_the_title_options_words(tmp_path: Path) -> None:
+    # Before: accepted, the page titled '5' (or 'None').
+    message = (
+        "1 problem found in the input:\n"
+        "- <command line>: --title: expected a page title (a str); found "
+    )
+    with pytest.raises(ragtriage.InputError) as caught:
+        ragtriage.report_html(tmp_path / "missing.json", title=5)  # before any file is read
+    assert str(caught.value) == message + "5"
+    evaluation = ragtriage.evaluate_files(example=True)
+    with pytest.raises(ragtriage.InputError) as caught:
+        report_page(evaluation, title=None)
+    assert str(caught.value) == message + "None"
+
+
 def test_a_result_of_a_dataset_in_memory_keeps_its_records_when_the_lists_change(
     tmp_path: Path,
 ) -> None:

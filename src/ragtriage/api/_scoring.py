@@ -13,6 +13,7 @@ from ..errors import (
     check_keywords,
     flag_problems,
     option_problem,
+    shortened,
 )
 from ..executors import ExecutorName
 from ..paths import PathArg, as_path, as_paths, file_suffix
@@ -283,6 +284,7 @@ def report_request(
     request: Request, *, title: str = "ragtriage report", notify: Notify | None = None
 ) -> str:
     """`report_html` for a built request."""
+    _check_title(title)
     return report_page(scored_runs(request, "report", notify), title=title)
 
 
@@ -300,9 +302,17 @@ def report_page(
     from ..compare import default_comparison
     from ..render.html import render_html
 
+    _check_title(title)
     if comparison is None:
         comparison = default_comparison(evaluation)
     return render_html(evaluation, comparison=comparison, title=title)
+
+
+def _check_title(title: object) -> None:
+    """Refuse a page title that is no str, as the command line's `--title` would."""
+    if not isinstance(title, str):
+        found = shortened(repr(title))
+        raise InputError([option_problem("--title", "a page title (a str)", found)])
 
 
 def _not_a_run(value: str) -> str:
