@@ -208,6 +208,13 @@ def flag_problems(*checks: tuple[str, object]) -> list[Problem]:
     return choice_problems(*((option, value, (True, False)) for option, value in checks))
 
 
+def refused_once(first: Sequence[Problem], later: Sequence[Problem]) -> list[Problem]:
+    """`first`, then the problems of `later` about other fields: a value refused as it is read
+    (a TOML `nan`) is not refused again by the checks that follow."""
+    named = {(p.file, p.field) for p in first}
+    return [*first, *(p for p in later if (p.file, p.field) not in named)]
+
+
 class RagtriageError(Exception):
     """Base class of every error ragtriage raises on purpose."""
 

@@ -198,3 +198,16 @@ def test_a_rule_file_chooses_raw_or_normalised_matching(tmp_path: Path) -> None:
     for setting, found in (("", 1), ("normalise = true\n", 1), ("normalise = false\n", 0)):
         path.write_text(f'version = "x"\n{setting}{rule}pattern = "banana"\n', "utf-8")
         assert len(detect_injection(hidden, load_injection_rules(path))) == found
+
+
+def test_a_rule_file_with_a_nan_reports_its_other_problems_too(tmp_path: Path) -> None:
+    # Before: the NaN alone; the other problems came only once it was fixed.
+    path = tmp_path / "rules.toml"
+    rule = 'id = "t"\nlang = nan\ncategory = "format"\ndescription = "d"\npattern = "b"\n'
+    path.write_text(f'version = "x"\nnormalise = "yes"\n[[rules]]\n{rule}', "utf-8")
+    with pytest.raises(InputError) as caught:
+        load_injection_rules(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: rules[0].lang: expected a finite number; found NaN",
+        f"{path}: normalise: expected true or false; found 'yes'",
+    ]

@@ -88,6 +88,16 @@ CASES: list[tuple[str, str, list[str]]] = [
         ],
     ),
     (
+        # Before: the NaN alone; the file's other problems came only once it was fixed.
+        "nan-with-other-problems",
+        'bogus = 1\n[[threshold]]\nmetric = "accuracy"\nmin = nan\n',
+        [
+            "threshold[0].min: expected a finite number; found NaN",
+            "bogus: expected no such field (it is not part of the format); found an unknown field",
+            f"threshold[0].metric: expected one of {', '.join(sorted(REGISTRY))}; found 'accuracy'",
+        ],
+    ),
+    (
         "percent-for-fraction",
         '[[threshold]]\nmetric = "evidence_recall"\nmin = 85\n',
         ["threshold[0].min: expected a bound from 0 to 1 (evidence_recall range); found 85"],

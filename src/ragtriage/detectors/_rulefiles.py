@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import TypeVar
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, refused_once
 from ..fileio import parse_toml, read_text
 from ..paths import PathArg, as_path
 
@@ -20,8 +20,15 @@ def parse_rule_file(path: PathArg, what: str, parse: Callable[[dict[str, object]
     path = as_path(path)
     label = str(path)
     text = read_text(path, label, what=f"a {what}")
-    data: dict[str, object] = dict(parse_toml(text, label))
-    return parse(data, str(path))
+    refused: list[Problem] = []  # numbers that are not finite, reported with every other problem
+    data: dict[str, object] = dict(parse_toml(text, label, refused))
+    try:
+        parsed = parse(data, label)
+    except InputError as exc:
+        raise InputError(refused_once(refused, exc.problems)) from None
+    if refused:
+        raise InputError(refused)
+    return parsed
 
 
 def parse_bundled_rules(

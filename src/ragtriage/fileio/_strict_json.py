@@ -247,8 +247,9 @@ def _file_refusal(label: str, refused: StrictJSONError) -> InputError:
     return file_problem(label, refused.expected, refused.found, "(file)")
 
 
-def parse_toml(text: str, label: str) -> dict[str, Any]:
-    """Parse one TOML document strictly (finite floats, bounded integers and depth)."""
+def parse_toml(text: str, label: str, refused: list[Problem] | None = None) -> dict[str, Any]:
+    """Parse one TOML document strictly (finite floats, bounded integers and depth); a number
+    that is not finite is raised, or added to `refused` when given (the caller checks on)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -278,5 +279,7 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
         elif isinstance(item, list):
             stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(item)]))
     if problems:
-        raise InputError(problems)
+        if refused is None:
+            raise InputError(problems)
+        refused += problems
     return data

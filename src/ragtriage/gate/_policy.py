@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, ProblemCollector, found_text
+from ..errors import InputError, Problem, ProblemCollector, found_text, refused_once
 from ..fileio import decode, file_problem, parse_json, parse_toml, read_bytes
 from ..loading import pydantic_problems
 from ..metrics import lookup, parse_measure
@@ -219,10 +219,11 @@ def _no_rules(data: dict[str, Any], file: str, collector: ProblemCollector) -> N
         collector.add(file, None, "(policy)", expected, "an empty file" if not data else "no rules")
 
 
-def _parse(path: Path, text: str, file: str) -> dict[str, Any]:
-    """A policy's sections: a `.json` file is JSON (as a versions file may be), any other TOML."""
+def _parse(path: Path, text: str, file: str, refused: list[Problem]) -> dict[str, Any]:
+    """A policy's sections: a `.json` file is JSON (as a versions file may be), any other TOML
+    (its numbers that are not finite added to `refused`)."""
     if file_suffix(path) != ".json":
-        return parse_toml(text, file)
+        return parse_toml(text, file, refused)
     if not text.strip():
         return {}  # refused as an empty policy, as an empty TOML file is
     data = parse_json(text, file)
@@ -246,7 +247,8 @@ def load_policy(path: PathArg) -> LoadedPolicy:
         if exc.problems[0].found != "no such file":
             raise
         raise file_problem(file, "an existing policy file", "no such file") from None
-    data = _parse(path, decode(raw, file), file)
+    refused: list[Problem] = []
+    data = _parse(path, decode(raw, file), file, refused)
     _no_rules(data, file, collector)
     policy: Policy | None = None
     try:
@@ -254,6 +256,6 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     except ValidationError as exc:
         collector.extend(pydantic_problems(exc, file, None))
     _semantic(_Rules.of(data), file, collector, stage_order())
-    if policy is None or collector.problems:
-        raise InputError(collector.problems)
+    if policy is None or collector.problems or refused:
+        raise InputError(refused_once(refused, collector.problems))
     return LoadedPolicy(policy, file, hashlib.sha256(raw).hexdigest())
