@@ -143,3 +143,15 @@ def test_the_guard_check_catches_an_unguarded_import() -> None:
         "if TYPE_CHECKING:\n    import pyarrow\n"
     )
     assert _optional_imports(tree, optional) == [(1, "pyarrow"), (3, "httpx")]
+
+
+def test_no_extra_lists_a_distribution_twice() -> None:
+    # Before: the test extra listed scipy twice.
+    extras = pyproject()["optional-dependencies"]
+    assert isinstance(extras, dict)
+    repeated = {
+        extra: sorted({n for n in names if names.count(n) > 1})
+        for extra, requirements in extras.items()
+        if len(names := [requirement_name(r) for r in requirements]) != len(set(names))
+    }
+    assert repeated == {}
