@@ -17,7 +17,14 @@ from two_level_oracle import (
     two_level_variance,
 )
 
-from ragtriage.compare import PairedSample, bootstrap_ci, mcnemar_exact, sign_flip_test
+from ragtriage.compare import (
+    BootstrapCI,
+    PairedSample,
+    bootstrap_ci,
+    ci_text,
+    mcnemar_exact,
+    sign_flip_test,
+)
 from ragtriage.compare._stats import expanded_tail
 
 
@@ -264,3 +271,9 @@ def test_exact_tests_are_symmetric_and_order_free(
     flipped = bootstrap_ci(macro(cand, base), resamples=200, seed=1, label="s")
     assert flipped.low == pytest.approx(-ci.high)
     assert flipped.high == pytest.approx(-ci.low)
+
+
+def test_an_interval_is_written_once_for_every_renderer() -> None:
+    # Before: the table and the HTML page each wrote `[{low:+.3f}, {high:+.3f}]` themselves.
+    ci = BootstrapCI(-0.1, 0.25, 0.95, 2000, "paired percentile bootstrap")
+    assert (ci_text(ci), ci_text(None)) == ("[-0.100, +0.250]", "n/a")

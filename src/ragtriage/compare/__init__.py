@@ -14,6 +14,7 @@ from ._comparison import (
 )
 from ._comparison_json import PAIRING, comparison_json
 from ._comparison_render import (
+    ci_text,
     paired_value,
     question_rows,
     render_comparison_markdown,
@@ -51,6 +52,7 @@ __all__ = [
     "bootstrap_ci",
     "check_arguments",
     "check_numbers",
+    "ci_text",
     "compare",
     "comparison_json",
     "default_comparison",

@@ -18,6 +18,7 @@ from ._comparison import (
 )
 from ._comparison_json import PAIRING, methods
 from ._pairing import TOLERANCE
+from ._stats import BootstrapCI
 
 LIST_LIMIT = 50
 """Per status (Markdown) and in the table, at most this many questions are listed."""
@@ -31,6 +32,11 @@ def paired_value(paired: float | None, whole: float | None) -> str:
         paired is not None and whole is not None and abs(paired - whole) <= TOLERANCE
     )
     return text if same else f"{text} (all {value_text(whole)})"
+
+
+def ci_text(ci: BootstrapCI | None) -> str:
+    """`[-0.100, +0.250]`: an interval's bounds, signed, to 3 places; `n/a` without one."""
+    return "n/a" if ci is None else f"[{ci.low:+.3f}, {ci.high:+.3f}]"
 
 
 def moved_metrics(q: QuestionChange) -> list[str]:
@@ -83,7 +89,7 @@ def metric_rows(pair: PairComparison, hidden: Sequence[str] = ()) -> list[list[s
             paired_value(m.base, m.base_all),
             paired_value(m.candidate, m.candidate_all),
             value_text(m.difference, signed=True),
-            "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]",
+            ci_text(m.ci),
             _p(m),
             f"{m.wins}/{m.ties}/{m.losses}",
             f"{m.paired} ({m.unpaired} unpaired)",

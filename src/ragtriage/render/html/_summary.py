@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...compare import PAIRING, Comparison, paired_value
+from ...compare import PAIRING, Comparison, ci_text, paired_value
 from ...evaluation import Evaluation
 from ...metrics import Aggregate, value_text
 from ...schemas import Component
@@ -229,7 +229,7 @@ def comparison_view(comparison: Comparison | None) -> ComparisonView | None:
                 paired_value(m.base, m.base_all),
                 paired_value(m.candidate, m.candidate_all),
                 value_text(m.difference, signed=True),
-                "n/a" if m.ci is None else f"[{m.ci.low:+.3f}, {m.ci.high:+.3f}]",
+                ci_text(m.ci),
                 "n/a" if m.test is None else f"{m.test.name} p={m.test.p_value:.3g}",
                 f"{m.wins}/{m.ties}/{m.losses}",
             )
