@@ -123,3 +123,37 @@ def test_deepeval_case_without_any_reference_is_still_refused(peer_files: Path) 
         f"{peer_files / 'deepeval_bare.json'}: question 'q0001': [0]: expected the reference"
         " contexts (context) to score retrieval against; found nothing"
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "where", "expected", "found"),
+    [
+        *(
+            (name, "ragas", where, "a single-turn sample", "a multi-turn sample (user_input is a "
+             "list of messages): multi-turn samples are not supported")
+            for name, where in (
+                ("ragas_multi.jsonl", "line 1"), ("ragas_multi_list.json", "[0]"),
+                ("ragas_multi_pandas.json", "[0]"), ("ragas_multi.csv", "row 1"),
+            )
+        ),
+        *(
+            (name, "deepeval", where, "a single-turn golden or test case", "a conversational "
+             "golden or test case (with scenario and turns): conversational goldens and test "
+             "cases are not supported")
+            for name, where in (
+                ("deepeval_talk.json", "[0]"), ("deepeval_talk.jsonl", "line 1"),
+                ("deepeval_talk.csv", "row 1"),
+            )
+        ),
+    ],
+)
+def test_a_conversation_is_refused_once_as_such(
+    peer_files: Path, name: str, fmt: str, where: str, expected: str, found: str
+) -> None:
+    # Before: field by field (user_input no question, retrieved_contexts missing, ...; in
+    # DeepEval's three unknown fields too); Ragas' CSV took the messages' list as the question.
+    with pytest.raises(InputError) as caught:
+        import_records(peer_files / name, fmt)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{peer_files / name}: question 'q0001': {where}: expected {expected}; found {found}"
+    ]

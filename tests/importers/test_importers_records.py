@@ -459,3 +459,49 @@ def test_an_empty_or_blank_records_file_is_named_as_such(
     with pytest.raises(InputError) as info:
         import_records(path, "ragas")
     assert str(info.value).splitlines()[1:] == [f"- {path}: (file): expected {found}"]
+
+
+MULTI_TURN = (
+    "a single-turn sample; found a multi-turn sample (user_input is a list of messages): "
+    "multi-turn samples are not supported"
+)
+CONVERSATIONAL = (
+    "a single-turn golden or test case; found a conversational golden or test case (with "
+    "scenario and turns): conversational goldens and test cases are not supported"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "text", "problem"),
+    [
+        # as ragas 0.4.3 writes a MultiTurnSample (to_jsonl, to_csv)
+        (
+            "multi.jsonl", "ragas",
+            '{"user_input": [{"content": "Refund window?", "type": "human"}, {"content": '
+            '"30 days.", "type": "ai"}], "reference": "30 days."}\n',
+            f"line 1: expected {MULTI_TURN}",
+        ),
+        (
+            "multi.csv", "ragas",
+            "user_input,reference\n\"[{'content': 'Refund window?', 'type': 'human'}, "
+            "{'content': '30 days.', 'type': 'ai'}]\",30 days.\n",
+            f"row 1: expected {MULTI_TURN}",
+        ),
+        # as deepeval 4.3.1 saves a ConversationalGolden (save_as("jsonl"))
+        (
+            "talk.jsonl", "deepeval",
+            '{"scenario": "Refunds.", "turns": [{"role": "user", "content": "Refund window?", '
+            '"metadata": null}], "expected_outcome": null, "context": null}\n',
+            f"line 1: expected {CONVERSATIONAL}",
+        ),
+    ],
+)
+def test_a_conversation_is_refused_once_as_such(
+    tmp_path: Path, name: str, fmt: str, text: str, problem: str
+) -> None:
+    # Before: field by field (user_input no question, retrieved_contexts missing, ...); the
+    # CSV's list of messages was taken for the question.
+    (path := tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_records(path, fmt)
+    assert str(info.value).splitlines()[1:] == [f"- {path}: question 'q0001': {problem}"]

@@ -34,7 +34,15 @@ from ..schemas import (
     Snapshot,
     plain_ids,
 )
-from ._record_dialects import DIALECTS, SOURCED, Dialect, RecordFormat, list_fields, normalise
+from ._record_dialects import (
+    DIALECTS,
+    SOURCED,
+    Dialect,
+    RecordFormat,
+    conversation,
+    list_fields,
+    normalise,
+)
 from ._records import again, read_records, text_id
 
 
@@ -186,6 +194,10 @@ def _convert(
     given = isinstance(raw_id, str) and raw_id != ""
     qid: str = raw_id if given and plain_ids((raw_id,)) else f"q{number:04d}"
     at = _Record(b.label, qid, where, b.c)
+    if (turns := conversation(fmt, record, csv_file)) is not None:
+        one = "sample" if fmt == "ragas" else "golden or test case"
+        at.add("", f"a single-turn {one}", turns)
+        return None
     if raw_id is not None and qid != raw_id:
         # numbering it instead would drop the ID the user gave, and its links to their data
         expected = "a non-empty string (or no `id`: records are numbered q0001, q0002, ...)"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -128,6 +129,27 @@ def list_fields(dialect: Dialect) -> list[str]:
     """The fields of the dialect that hold a list (of context texts or IDs)."""
     keys = (dialect.contexts, dialect.context_ids, dialect.reference_ids, dialect.reference_texts)
     return [k for k in keys if k]
+
+
+def conversation(fmt: RecordFormat, record: dict[str, Any], csv_file: bool) -> str | None:
+    """The `found` text refusing `record` (nulls dropped) as a conversation, which no native
+    question is: a Ragas multi-turn sample, a DeepEval conversational golden or test case;
+    None for a single-turn record."""
+    if fmt == "deepeval" and (keys := [k for k in ("scenario", "turns") if k in record]):
+        return (
+            f"a conversational golden or test case (with {' and '.join(keys)}): conversational "
+            "goldens and test cases are not supported"
+        )
+    asked = record.get("user_input") if fmt == "ragas" else None
+    if csv_file and isinstance(asked, str) and asked.startswith("[{"):
+        with suppress(ValueError, SyntaxError):  # Ragas' CSV writes the messages' list literal
+            asked = ast.literal_eval(asked)
+    if not isinstance(asked, list):
+        return None
+    return (
+        "a multi-turn sample (user_input is a list of messages): multi-turn samples are not "
+        "supported"
+    )
 
 
 def normalise(

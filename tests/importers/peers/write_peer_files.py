@@ -3,9 +3,10 @@ Python, `RAGTRIAGE_PEERS_PYTHON`, not by the test interpreter).
 
 Usage: python write_peer_files.py OUT_DIR. Every file is written by the peer's own writer:
 Ragas `EvaluationDataset.to_jsonl`, `to_list` (dumped with json), `to_pandas().to_json(
-orient="records")` and `to_csv`; DeepEval `EvaluationDataset.save_as("json" | "jsonl" |
-"csv")`, for goldens and for test cases (one with a `RetrievedContextData`). It prints
-the versions used as JSON.
+orient="records")` and `to_csv`, for single-turn samples and a multi-turn one; DeepEval
+`EvaluationDataset.save_as("json" | "jsonl" | "csv")`, for goldens and for test cases (one
+with a `RetrievedContextData`), and a conversational golden. The importer refuses the
+conversations. It prints the versions used as JSON.
 """
 
 from __future__ import annotations
@@ -74,6 +75,17 @@ def ragas_files(out: Path) -> None:
         mixed.to_pandas().to_json(orient="records"), encoding="utf-8"
     )
     mixed.to_jsonl(str(out / "ragas_mixed.jsonl"))
+    from ragas import MultiTurnSample
+    from ragas.messages import AIMessage, HumanMessage
+
+    turns = [HumanMessage(content="How long is the refund window?"), AIMessage(content="30 days.")]
+    multi = EvaluationDataset(samples=[MultiTurnSample(user_input=turns, reference="30 days.")])
+    multi.to_jsonl(str(out / "ragas_multi.jsonl"))
+    (out / "ragas_multi_list.json").write_text(json.dumps(multi.to_list()), encoding="utf-8")
+    (out / "ragas_multi_pandas.json").write_text(
+        multi.to_pandas().to_json(orient="records"), encoding="utf-8"
+    )
+    multi.to_csv(str(out / "ragas_multi.csv"))
 
 
 def deepeval_files(out: Path) -> None:
@@ -144,6 +156,16 @@ def deepeval_files(out: Path) -> None:
         LLMTestCase(input="Who founded it?", actual_output="Two engineers.", retrieval_context=[])
     )
     bare.save_as("json", str(out), file_name="deepeval_bare", include_test_cases=True)
+    # A conversation (DeepEval saves a conversational test case as this golden too).
+    from deepeval.dataset import ConversationalGolden
+    from deepeval.test_case import Turn
+
+    turns = [
+        Turn(role="user", content="Refund window?"), Turn(role="assistant", content="30 days.")
+    ]
+    talk = EvaluationDataset(goldens=[ConversationalGolden(scenario="Refunds.", turns=turns)])
+    for kind in ("json", "jsonl", "csv"):
+        talk.save_as(kind, str(out), file_name="deepeval_talk")
 
 
 def main() -> None:
