@@ -244,9 +244,13 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
     # The reader's own cell bound is raised to ours for this read only (it is process-wide).
     previous = csv.field_size_limit(limits.max_cell_chars)
     text = read_text(path, str(path), limits.max_file_bytes, "a sheet")
+    # Spreadsheet programs in locales with a decimal comma save CSV with ';' between cells;
+    # the header, whose names hold neither, says which.
+    header = text.partition("\n")[0]
+    delimiter = ";" if ";" in header and "," not in header else ","
     try:
         with io.StringIO(text, newline="") as handle:
-            for values in csv.reader(handle):
+            for values in csv.reader(handle, delimiter=delimiter):
                 table.append(values)
                 wide = len(values) > limits.max_columns
                 if len(table) > limits.max_rows or wide:

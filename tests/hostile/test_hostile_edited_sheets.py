@@ -1,0 +1,45 @@
+"""`review import` of sheets edited the way people edit them: saved again by a spreadsheet
+program (another separator, line ends, byte order mark), columns moved, rows added."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from ragtriage.loading import load_dataset
+from ragtriage.review import export_sheet, import_sheet
+
+
+def _filled(article_fixture: Path, tmp_path: Path) -> list[dict[str, str]]:
+    sheet = tmp_path / "exported.csv"
+    export_sheet(load_dataset(article_fixture), sheet)
+    with sheet.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row.update(verdict="cannot_judge", reviewer="ana", reason="unclear, see; the policy")
+    return rows
+
+
+def _saved(path: Path, rows: list[dict[str, str]], delimiter: str) -> Path:
+    with path.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]), delimiter=delimiter, lineterminator="\r\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_a_sheet_saved_with_semicolons_imports_as_the_one_saved_with_commas(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # Spreadsheet programs in locales with a decimal comma save CSV with ';' between cells;
+    # such a sheet was read as one column, and a cell holding a comma split the row into
+    # cells 'outside the exported columns'.
+    rows = _filled(article_fixture, tmp_path)
+    dataset = load_dataset(article_fixture)
+    commas = import_sheet(_saved(tmp_path / "commas.csv", rows, ","), dataset)
+    semicolons = import_sheet(_saved(tmp_path / "semicolons.csv", rows, ";"), dataset)
+    assert semicolons == commas
+    assert commas.filled == 16
+    assert {e.label.reason for s in commas.label_sets for e in s.claim_labels} == {
+        "unclear, see; the policy"
+    }
