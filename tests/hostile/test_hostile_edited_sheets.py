@@ -6,6 +6,9 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
+
+from ragtriage.errors import InputError
 from ragtriage.loading import load_dataset
 from ragtriage.review import export_sheet, import_sheet
 
@@ -43,3 +46,20 @@ def test_a_sheet_saved_with_semicolons_imports_as_the_one_saved_with_commas(
     assert {e.label.reason for s in commas.label_sets for e in s.claim_labels} == {
         "unclear, see; the policy"
     }
+
+
+def test_a_claim_row_of_an_unknown_run_is_refused_once_not_for_its_support(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # Its supported_by was checked against an empty context and refused as 'expected IDs
+    # from context_ids (empty)', while the row's context_ids cell named the IDs.
+    rows = _filled(article_fixture, tmp_path)
+    rows[0].update(run="other-run", verdict="supported", supported_by=rows[0]["context_ids"])
+    sheet = _saved(tmp_path / "other.csv", rows, ",")
+    with pytest.raises(InputError) as info:
+        import_sheet(sheet, load_dataset(article_fixture))
+    assert rows[0]["context_ids"] == "retry-v2, export-v2"
+    assert [p.message() for p in info.value.problems] == [
+        f"{sheet}: question 'exact-code': row 2: run: expected a run of the dataset "
+        "(synthetic-baseline, synthetic-corrected); found 'other-run'"
+    ]

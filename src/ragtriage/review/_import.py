@@ -101,7 +101,7 @@ def _check_context_hash(row: SheetRow, file: str, collector: ProblemCollector) -
         collector.add(file, row.get("question_id"), where, expected, repr(stamp))
 
 
-def _context_id(typed: str, context: list[str]) -> str | None:
+def _context_id(typed: str, context: tuple[str, ...]) -> str | None:
     """The context ID a reviewer typed (stripped, as every typed cell): itself, or the one
     context ID that starts or ends with spaces, a tab or a carriage return around it."""
     if typed in context:
@@ -144,14 +144,22 @@ def _checked_verdict(row: SheetRow, kind: str, file: str, collector: ProblemColl
 
 
 def _support(
-    row: SheetRow, verdict: str, context: list[str] | None, file: str, collector: ProblemCollector
+    row: SheetRow,
+    verdict: str,
+    kind: str,
+    context: tuple[str, ...] | None,
+    file: str,
+    collector: ProblemCollector,
 ) -> list[str]:
     """The context IDs a claim row's `supported_by` names, as exported, checked against its
-    verdict and `context`, the run's final context (None: a fact row, which names none)."""
+    verdict and `context`, the run's final context (None: the run or question is unknown,
+    reported by the row checks); a fact row names none."""
     qid, where = row.get("question_id"), f"row {row.number}: supported_by"
-    if context is None:
+    if kind == "fact":
         if row.get("supported_by"):
             collector.add(file, qid, where, "nothing on a fact row", repr(row.get("supported_by")))
+        return []
+    if context is None:
         return []
     typed = split_ids(row.get("supported_by"))
     support = []
@@ -240,8 +248,7 @@ def import_sheet(
         labeller = _labeller(row, reviewer, file, collector)
         before = len(collector.problems)
         verdict = _checked_verdict(row, kind, file, collector)
-        claim_context = list(context or ()) if kind == "claim" else None
-        support = _support(row, verdict, claim_context, file, collector)
+        support = _support(row, verdict, kind, context, file, collector)
         _check_context_hash(row, file, collector)
         if len(collector.problems) > before or labeller is None:
             continue
