@@ -129,6 +129,17 @@ def test_a_file_is_not_a_directory(tmp_path: Path) -> None:
     )
 
 
+def test_a_name_too_long_for_the_file_system_is_refused_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    # Before: an OSError traceback (exit 1) from looking the name up.
+    target = tmp_path / ("é" * 300)
+    code, stdout, stderr = _run("init", str(target))
+    assert (code, stdout, stderr) == (
+        2, "", f"Error: cannot write {target}: File name too long. Nothing was written.\n"
+    )
+
+
 def test_an_empty_directory_is_fine(tmp_path: Path) -> None:
     assert _run("init", str(tmp_path))[0] == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(STARTER_FILES)

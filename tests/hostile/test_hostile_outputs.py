@@ -58,6 +58,8 @@ FOLDER_TARGETS = {
     "an existing file": ("afile.txt", "it exists and is not a folder"),
     "below a file": ("afile.txt/out", "'afile.txt' is a file, not a folder"),
     "/dev/full": ("/dev/full", "it exists and is not a folder"),
+    # Before: an OSError traceback (exit 1) from looking the name up.
+    "a name too long": ("é" * 300, "File name too long"),
 }
 CASES = [
     (option, target, FILE_TARGETS[target][0].format(s=SUFFIX.get(option, ".out")),

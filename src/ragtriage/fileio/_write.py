@@ -76,17 +76,20 @@ def check_output(path: PathArg, *, folder: bool = False) -> None:
     path = as_path(path)
     if str(path) == "-":  # written as a file named '-', a script reading stdout gets nothing
         raise OutputError(path, f"'-' {DASH.format('output')}")
-    if folder:
-        if path.exists() and not path.is_dir():
-            raise OutputError(path, "it exists and is not a folder")
-        parent = path if path.is_dir() else path.parent
-    else:
-        try:
-            mode = path.stat().st_mode
-        except FileNotFoundError:
-            mode = None
-        except OSError as exc:
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:  # a name too long, a folder that cannot be searched, ...
+        # Below a file, an output folder is refused naming that file (below).
+        if not folder or exc.errno != errno.ENOTDIR:
             raise OutputError(path, _reason(exc)) from None
+        mode = None
+    if folder:
+        if mode is not None and not stat.S_ISDIR(mode):
+            raise OutputError(path, "it exists and is not a folder")
+        parent = path if mode is not None else path.parent
+    else:
         if mode is not None and not stat.S_ISREG(mode):
             raise OutputError(path, f"it is {kind_of(mode)}, not a regular file")
         # Renaming over it would replace it; a file without a write permission is kept as

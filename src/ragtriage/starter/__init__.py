@@ -8,6 +8,7 @@ tests evaluate.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +64,10 @@ def write_starter(directory: PathArg, *, force: bool = False) -> StarterDataset:
     starter's own files are overwritten and every other file is left as it is.
     """
     target = as_path(directory)
-    if target.exists() and not target.is_dir():
+    # os.path's tests are False where a name is too long to look up: make_folder says why.
+    if os.path.exists(target) and not os.path.isdir(target):
         raise file_problem(str(target), "a directory (new or empty)", "a file", "DIR")
-    entries = sorted(p.name for p in target.iterdir()) if target.is_dir() else []
+    entries = sorted(p.name for p in target.iterdir()) if os.path.isdir(target) else []
     if entries and not force:
         shown = ", ".join(entries[:5]) + (
             f", ... ({len(entries)} in all)" if len(entries) > 5 else ""
