@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -71,4 +72,29 @@ def test_a_calibration_file_that_is_not_a_record(article_fixture: Path, tmp_path
     assert result.output == (
         "Error: 1 problem found in the input:\n"
         f"- {bad}: (record): expected an object; found []\n"
+    )
+
+
+def test_calibrate_checks_the_label_files_against_the_dataset(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    """With DATASET, a label file naming a question or claim DATASET's runs lack is refused,
+    as `evaluate --labels` refuses it, not counted as an item only one side labelled."""
+    files = _judge_files(article_fixture, tmp_path)
+    data = json.loads(files[0].read_text(encoding="utf-8"))
+    first = data["claim_labels"][0]
+    data["claim_labels"] += [
+        {**first, "question_id": "no-such-question"},
+        {**first, "claim_id": "c99"},
+    ]
+    files[0].write_text(json.dumps(data), encoding="utf-8")
+    args = [*(a for f in files for a in ("--judge-labels", str(f)))]
+    result = CliRunner().invoke(calibrate_command, [*args, str(article_fixture)])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: 2 problems found in the input:\n"
+        f"- {files[0]}: question 'no-such-question': claim_labels.question_id: expected a "
+        "question answered by run 'synthetic-baseline'; found no such result\n"
+        f"- {files[0]}: question 'exact-code': claim_labels.claim_id: expected a "
+        "claim of the answer (c1); found 'c99'\n"
     )

@@ -379,15 +379,24 @@ def calibrate_labels(
     """
     from ..calibration import calibrate_files
     from ..loading import load_dataset
+    from ..validation import check_dataset
 
     embedded: tuple[Run, ...] = ()
     sources: tuple[SourceFile, ...] = ()
+    judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
     if dataset is not None:
         loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
         embedded, sources = loaded.runs, loaded.sources
+        # The label files name DATASET's runs, questions, claims and facts, checked as
+        # `evaluate --labels` checks them (read again: the runs above hold only their own).
+        labelled = load_dataset(
+            dataset, snapshot=snapshot, runs=as_paths(runs), labels=[*judged, *reviewed]
+        )
+        if problems := check_dataset(labelled, labelled.cutoffs(), allow_unreviewed=True):
+            raise InputError(problems)
     return calibrate_files(
-        as_paths(judge_labels),
-        as_paths(human_labels),
+        judged,
+        reviewed,
         human_runs=embedded,
         human_source=str(dataset),
         human_sources=sources,
