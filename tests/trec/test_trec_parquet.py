@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from pathlib import Path
 
@@ -106,3 +107,23 @@ def test_import_trec_reads_a_parquet_run_as_trec_eval_does(tmp_path: Path) -> No
         ("q1", [("a", 3.0), ("c", 2.0), ("b", 2.0)]),
         ("q2", [("y", 1.0), ("x", 0.5)]),
     ]
+
+
+def test_parquet_qrels_and_compressed_runs_are_named_not_sent_to_iconv(tmp_path: Path) -> None:
+    # ranx's Qrels.save("q.parquet") and Run.save("r.lz4"), and a gzipped run: each named as
+    # what it is, with no hint to convert it from another text encoding.
+    qrels, lz4, gz = tmp_path / "q.parquet", tmp_path / "r.lz4", tmp_path / "r.run.gz"
+    pq.write_table(pa.table({"q_id": ["q1"], "doc_id": ["a"], "score": [1]}), qrels)
+    lz4.write_bytes(b"\x04\x22\x4d\x18\x64\x40\xa7\x1b")
+    gz.write_bytes(gzip.compress(b"q1 Q0 a 1 1.0 r\n"))
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(lz4)])
+    again = CliRunner().invoke(cli, ["import", "trec", "--qrels", str(gz), "-o", str(tmp_path)])
+    assert (result.exit_code, result.output, again.exit_code, again.output) == (
+        2,
+        f"Error: 2 problems found in the input:\n- {qrels}: (file): expected UTF-8 text; found"
+        f" a Parquet file, not text\n- {lz4}: (file): expected UTF-8 text; found LZ4-compressed"
+        " data, not text\n",
+        2,
+        f"Error: 1 problem found in the input:\n- {gz}: (file): expected UTF-8 text; found"
+        " gzip-compressed data, not text\n",
+    )

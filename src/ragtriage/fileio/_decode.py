@@ -2,7 +2,9 @@
 
 The rule: a UTF-8 byte order mark at the very start of a file is skipped (spreadsheet
 programs and some editors write one); a UTF-16 or UTF-32 mark, a byte that is not UTF-8 or
-a NUL character is refused, naming the line and column and how to convert the file.
+a NUL character is refused, naming the line and column and how to convert the file; a
+file starting with the signature of a binary format (Parquet, gzip, ZIP, zstd, LZ4) is
+refused as that format.
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ _OTHER_BOMS = (
     (codecs.BOM_UTF16_LE, "UTF-16"),
     (codecs.BOM_UTF16_BE, "UTF-16"),
 )
+_BINARY = (
+    (b"PAR1", "a Parquet file"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"PK\x03\x04", "a ZIP archive (.zip, .xlsx)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"\x04\x22\x4d\x18", "LZ4-compressed data"),
+)
+"""Signatures of binary formats given where text is read: named, not offered to `iconv`."""
 
 
 def convert_hint(source: str, label: str) -> str:
@@ -46,7 +56,11 @@ def _not_utf8(
 
 
 def strip_bom(data: bytes, label: str) -> bytes:
-    """`data` without a leading UTF-8 byte order mark; another encoding's mark is refused."""
+    """`data` without a leading UTF-8 byte order mark; another encoding's mark, or a binary
+    format's signature, is refused."""
+    for mark, found in _BINARY:
+        if data.startswith(mark):
+            raise file_problem(label, "UTF-8 text", f"{found}, not text")
     if data.startswith(_UTF8_BOM):
         return data[len(_UTF8_BOM) :]
     for mark, name in _OTHER_BOMS:
