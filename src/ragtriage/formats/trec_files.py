@@ -81,12 +81,15 @@ def _field_count(
 ) -> bool:
     if len(parts) == len(fields):
         return True
+    # ranx's save("run.json") and pytrec_eval's dictionaries, given as a TREC file
+    json = number == 1 and parts[0][:1] in ("{", "[")
+    json_hint = "; the file looks like a JSON document, not TREC lines" if json else ""
     collector.add(
         label,
         parts[0] if parts else None,
         f"line {number}",
         f"{len(fields)} whitespace-separated fields ({', '.join(fields)})",
-        f"{counted(len(parts), 'field')}{_other_separator(line)}",
+        f"{counted(len(parts), 'field')}{json_hint or _other_separator(line)}",
     )
     return False
 
