@@ -13,8 +13,10 @@ stage with its proving IDs (`diagnosis.STAGES`, checked against the engine's ord
 Options: k, label policy (human-first, human, judge; stale context hashes left out),
 evidence level (auto, document, chunk, span), labels files, the holdout left out.
 
-Not covered: the reasons (`why` text) of findings, slices and the breakdown, calibration,
-self-labelling, the article format, `--versions`, question filters, `--allow-missing`.
+Question filters and `--allow-missing` are checked against the oracle on an evaluation set
+of the questions kept (`test_oracle_wide`). Not covered: the reasons (`why` text) of
+findings, slices and the breakdown, calibration, self-labelling, the article format,
+`--versions`.
 Instruction-like and sensitive text are not re-implemented either: the engine's detectors
 are rule files. The oracle is told which texts were planted (`Detectors`) and counts a text
 as instruction-like or sensitive when it holds one of them.
