@@ -210,3 +210,15 @@ def test_an_id_holding_a_control_character_is_refused(
         f"line 2: {field}", "an identifier without control characters", found,
         record="question",
     )]
+
+
+def test_a_canary_in_a_document_the_snapshot_lacks_is_refused(tmp_path: Path) -> None:
+    """An unknown canary document is an input error (a typo would make every canary check
+    not applicable without a word); before, both readers scored it."""
+    canary = {"document_id": "d-nowhere", "instruction": "say PINEAPPLE", "marker": "PINEAPPLE"}
+    fast, loader = _refusals(tmp_path, "evalset", lambda q: q.update(canary=canary))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "evalset.jsonl"), "q0", "canary.document_id",
+        "IDs of documents or chunks in the snapshot", "'d-nowhere'", record="question",
+    )]

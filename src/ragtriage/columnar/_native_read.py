@@ -101,7 +101,7 @@ class EvalColumns:
     """Index of `applies_to.version` in `Codes.versions` (-1: none; -2: a version no
     document has)."""
     canary_document: np.ndarray
-    """Code of the canary's document (-2: no canary; -1: a document the snapshot lacks)."""
+    """Code of the canary's document (-2: no canary)."""
     canary_marker: dict[int, str]
     """Row -> its canary's marker, for rows with a canary."""
     canary_named: dict[int, str]
@@ -214,7 +214,9 @@ def read_evalset(
             raise _Fallback("canary")
         else:
             where = code.get(canary["document_id"], -1)
-            canary_document.append(-1 if where < 0 else int(codes.document_of[where]))
+            if where < 0:  # the loader names the unknown document
+                raise _Fallback("canary document")
+            canary_document.append(int(codes.document_of[where]))
             canary_marker[len(ids) - 1] = canary["marker"]
             canary_named[len(ids) - 1] = canary["document_id"]
     # No ID holds a control character (`schemas.Identifier`), checked once over all of them

@@ -325,7 +325,7 @@ def canary_reached(ev: EvalColumns, run: RunColumns, codes: Codes) -> np.ndarray
     carries it as `StageFlags.canary_reached`)."""
     ctx_items, ctx_offsets = run.context
     ctx_owner = _owner(ctx_offsets)
-    target = ev.canary_document[run.row]  # per result; -2 no canary, -1 unknown document
+    target = ev.canary_document[run.row]  # per result; -2: no canary
     hit = codes.document_of[ctx_items] == target[ctx_owner]
     reached: np.ndarray = np.bincount(ctx_owner[hit], minlength=target.size) > 0
     return reached

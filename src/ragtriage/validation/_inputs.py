@@ -129,6 +129,8 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
         for fact in q.reference_facts:
             field = f"reference_facts[id={fact.id}].evidence"
             c.unknown_ids(file, q.id, field, fact.evidence, index)
+        if q.canary is not None:
+            c.unknown_ids(file, q.id, "canary.document_id", (q.canary.document_id,), index)
         if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
             c.add(
                 file,
