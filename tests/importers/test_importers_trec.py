@@ -256,3 +256,28 @@ def test_ids_holding_control_characters_are_refused_not_a_traceback(tmp_path: Pa
         f"- {run}: question 'q2': document ID: {expected}; found 'd\\x7f3'",
         f"- {run}: question 'q2': document ID: {expected}; found 'd\\x7f3x'",
     ]
+
+
+def test_export_names_the_questions_its_qrels_leave_out(tmp_path: Path) -> None:
+    """Questions without required evidence have no line in TREC qrels: the export says which,
+    and how `trec-eval` then scores a run that ranks them; the exported pair scores so."""
+    from ragtriage.example import example_paths
+
+    evalset, run = example_paths().evalset, example_paths().runs[0]
+    qrels, trec_run = tmp_path / "q.qrels", tmp_path / "r.run"
+    result = CliRunner().invoke(cli, [
+        "export", "trec", str(evalset), "--qrels-out", str(qrels),
+        "--run", str(run), "--run-out", str(trec_run),
+    ])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        f"note: {qrels} leaves out 4 questions without required evidence (log-extension, "
+        "refund, raise-limit, sso); `ragtriage trec-eval` scores a run that ranks them with "
+        "--allow-extra\n"
+    )
+    scored = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(trec_run), "--allow-extra"])
+    assert scored.exit_code == 0, scored.output
+    # Where every question has required evidence, nothing is said.
+    qrels_file, _ = _files(tmp_path)
+    imported = import_trec(qrels_file, [])
+    assert export_trec(imported.evalset, None, qrels_path=tmp_path / "b.qrels", run_path=None) == ()

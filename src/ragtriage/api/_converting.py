@@ -12,6 +12,7 @@ from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths
 
 if TYPE_CHECKING:
     from ..importers import RecordFormat
+    from ..request import Notify
     from ..review import ImportedLabels, ReviewSheet
     from ..schemas import EvalSet, Run, Snapshot
 
@@ -232,9 +233,13 @@ def export_trec_files(
     qrels_out: PathArg | None = None,
     run_out: PathArg | None = None,
     run_tag: str | None = None,
+    notify: Notify | None = None,
 ) -> None:
-    """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run."""
+    """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run; a note
+    names the questions the qrels leave out (without required evidence)."""
+    from ..holdout import Notice
     from ..importers import export_trec
+    from ..request import log_notice
 
     run_files = as_paths(runs)
     if len(run_files) > 1:
@@ -247,7 +252,7 @@ def export_trec_files(
     ):
         raise RequestError("give DATASET with --qrels-out and/or --run with --run-out")
     _, evalset, run = read_kinds(evalset=dataset, run=run_file)
-    export_trec(
+    left = export_trec(
         evalset,
         run,
         qrels_path=as_optional_path(qrels_out),
@@ -256,6 +261,12 @@ def export_trec_files(
         evalset_file=str(dataset),
         run_file=str(run_file),
     )
+    if left:
+        shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+        (notify or log_notice)(Notice("note", (
+            f"{qrels_out} leaves out {counted(len(left), 'question')} without required evidence "
+            f"({shown}); `ragtriage trec-eval` scores a run that ranks them with --allow-extra"
+        )))
 
 
 def read_kinds(

@@ -9,6 +9,7 @@ import click
 
 from ..api import export_trec_files
 from ._common import dataset_argument, examples, handle_errors, output_path_option
+from ._dataset import print_notice
 
 
 @click.group(
@@ -42,4 +43,4 @@ def trec_export_command(**options: Any) -> None:
 
     DATASET is a native evaluation set; --run (one) is written as a TREC run (final ranking).
     """
-    export_trec_files(**options)
+    export_trec_files(**options, notify=print_notice)

@@ -172,8 +172,10 @@ def export_trec(
     tag: str | None = None,
     evalset_file: str = "evalset",
     run_file: str = "run",
-) -> None:
-    """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run).
+) -> tuple[str, ...]:
+    """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run); return
+    the IDs of the questions the qrels leave out (without required evidence: qrels list only
+    relevant documents).
 
     Raises `InputError`, before writing anything, for every ID a TREC file cannot hold
     (`is_token`), naming `evalset_file` or `run_file`, and for a `tag` it cannot hold.
@@ -198,6 +200,9 @@ def export_trec(
             run_path,
             tag=tag or "".join(ch if not ch.isspace() else "_" for ch in run.name),
         )
+    if qrels is None or evalset is None:
+        return ()
+    return tuple(q.id for q in evalset.questions if q.id not in qrels)
 
 
 def _check_ids(
