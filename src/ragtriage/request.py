@@ -371,11 +371,13 @@ class Scored:
 
     def shown(self) -> Evaluation:
         """The evaluation, once the look at the holdout (if any was scored) is recorded in
-        the ledger; warns when it was looked at too often. Each call records one look."""
+        the ledger; warns when it was looked at too often, and of a run recorded against
+        other inputs (`Evaluation.recorded_elsewhere`). Each call records one look."""
         notices = self.request.holdout_notices(
             self.holdout_questions, self.command, self.evaluation
         )
-        for notice in notices:
+        warned = [Notice("warning", text) for text in self.evaluation.recorded_elsewhere()]
+        for notice in (*warned, *notices):
             (self.notify or log_notice)(notice)
         return self.evaluation
 

@@ -188,6 +188,25 @@ def test_a_k_that_no_result_uses_is_said_on_stderr_and_in_the_header(tmp_path: P
     )
 
 
+def test_a_run_recorded_against_other_inputs_is_warned_of(tmp_path: Path) -> None:
+    """A run whose provenance names another snapshot or evaluation set than the files given is
+    scored (its IDs read against them) with a warning per field; a matching one is not."""
+    args = write_files(tmp_path, DOCS, QUESTIONS, {"run": [_good(), _refusal()]})
+    run = json.loads((tmp_path / "run.json").read_text("utf-8"))
+    run["provenance"].update(snapshot_id="s-old", evalset_id="e")
+    write_json(tmp_path / "run.json", run)
+    out = CliRunner().invoke(cli, ["evaluate", *args])
+    assert (out.exit_code, out.stderr) == (
+        0, "warning: run 'run' records snapshot_id 's-old'; it was scored against 's'\n"
+    )
+    run["provenance"].update(snapshot_id="s", evalset_id="e-2")
+    write_json(tmp_path / "run.json", run)
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--format", "json"])
+    assert (out.exit_code, out.stderr) == (
+        0, "warning: run 'run' records evalset_id 'e-2'; it was scored against 'e'\n"
+    )
+
+
 def test_a_k_that_cuts_a_ranking_is_shown_and_not_noted(tmp_path: Path) -> None:
     cut = _good()
     del cut["context"]

@@ -200,6 +200,16 @@ class Evaluation:
     """The questions evaluated (those the question filter kept), in evaluation-set order (on
     files read by `evaluate_native`, read again from the file when they are used)."""
 
+    def recorded_elsewhere(self) -> list[str]:
+        """A warning per run whose provenance records another snapshot or evaluation set
+        than the one its questions were scored against (its IDs were read against these)."""
+        return [
+            f"run {run.name!r} records {name} {recorded!r}; it was scored against {scored!r}"
+            for run in self.runs
+            for name, scored in (("snapshot_id", self.snapshot_id), ("evalset_id", self.evalset_id))
+            if (recorded := getattr(run.provenance, name)) not in (None, scored)
+        ]
+
     @property
     def diagnoses(self) -> tuple[RunDiagnosis, ...]:
         """Every run's diagnosis, in run order (each `RunEvaluation.diagnosis`)."""
