@@ -63,8 +63,9 @@ def test_swapped_files_are_reported_by_kind(tmp_path: Path) -> None:
     assert output == (
         "Error: 2 problems found in the input:\n"
         # bundled files are named as in every other problem with them (package-relative)
+        "- ragtriage:example/zh/snapshot.json: kind: expected an evaluation set or an "
+        "article-format file; found 'snapshot'\n"
         "- ragtriage:example/zh/evalset.json: kind: expected snapshot; found 'evalset'\n"
-        "- ragtriage:example/zh/snapshot.json: kind: expected evalset; found 'snapshot'\n"
     )
     assert not (tmp_path / "r.jsonl").exists()
 
@@ -103,3 +104,52 @@ def test_one_question_is_counted_in_the_singular(tmp_path: Path) -> None:
     ])
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith("bm25: 1 question, 17 units (index built in ")
+
+
+def test_the_dataset_is_checked_as_evaluate_checks_it(tmp_path: Path) -> None:
+    # a repeated document or question ID, or evidence naming no document, is refused before
+    # any retrieval, with every problem at once (it was written into a run evaluate refuses)
+    paths = example_paths()
+    snapshot = json.loads(paths.snapshot.read_text(encoding="utf-8"))
+    snapshot["documents"].append(snapshot["documents"][0])
+    evalset = json.loads(paths.evalset.read_text(encoding="utf-8"))
+    evalset["questions"].append(evalset["questions"][0])
+    evalset["questions"][1]["required_evidence"] = [{"any_of": ["no-such-doc"]}]
+    (tmp_path / "s.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    (tmp_path / "e.json").write_text(json.dumps(evalset), encoding="utf-8")
+    code, output = _run(
+        "--snapshot", str(tmp_path / "s.json"), str(tmp_path / "e.json"), "--no-cache",
+        "--output", str(tmp_path / "r.jsonl"),
+    )
+    assert code == 2
+    doc, first, second = (
+        snapshot["documents"][0]["id"], evalset["questions"][0]["id"], evalset["questions"][1]["id"]
+    )
+    assert output == (
+        "Error: 3 problems found in the input:\n"
+        f"- {tmp_path / 's.json'}: documents[id={doc}]: expected unique document IDs; "
+        f"found {doc!r} more than once\n"
+        f"- {tmp_path / 'e.json'}: question {first!r}: id: expected unique question IDs; "
+        f"found {first!r} more than once\n"
+        f"- {tmp_path / 'e.json'}: question {second!r}: required_evidence[0]: expected IDs of "
+        "documents or chunks in the snapshot; found 'no-such-doc'\n"
+    )
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_snapshot_without_text_is_named_by_its_file(tmp_path: Path) -> None:
+    paths = example_paths()
+    snapshot = json.loads(paths.snapshot.read_text(encoding="utf-8"))
+    for document in snapshot["documents"]:
+        document["text"] = ""
+    (tmp_path / "s.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    code, output = _run(
+        "--snapshot", str(tmp_path / "s.json"), str(paths.evalset), "--no-cache",
+        "--output", str(tmp_path / "r.jsonl"),
+    )
+    assert code == 2
+    assert output == (
+        "Error: 1 problem found in the input:\n"
+        f"- {tmp_path / 's.json'}: documents: expected at least one document with text; "
+        "found none\n"
+    )

@@ -29,7 +29,7 @@ from ..errors import (
 )
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..validation import JudgeName, RerankKind, RetrieverKind
-from ._converting import check_some_run, read_kinds, run_name_problems
+from ._converting import check_some_run, run_name_problems
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
@@ -89,6 +89,7 @@ def run_files(
     """
     from .._optional import require_extra
     from ..fileio import OutputError, refuse_inputs, same_file
+    from ..loading import load_dataset
 
     require_extra("retrieval", "ragtriage run")
     from ..importers import write_native
@@ -99,7 +100,7 @@ def run_files(
         TokenizerSpec,
         run_retrieval,
     )
-    from ..validation import parse_k
+    from ..validation import check_dataset, parse_k
 
     cutoff = parse_k(k)  # as the command line's -k, before any file is read
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
@@ -156,13 +157,16 @@ def run_files(
     refuse_inputs([path], inputs)
     if chunked is not None and same_file(path, chunked):
         raise OutputError(path, "it is also this command's --chunked-snapshot")
-    snap, questions, _ = read_kinds(snapshot=snapshot, evalset=dataset)
-    assert snap is not None and questions is not None  # read_kinds raised otherwise
+    # Checked as `evaluate` checks them: a repeated or unknown ID is refused here, not in the run.
+    loaded = load_dataset(dataset, snapshot=snapshot)
+    if problems := check_dataset(loaded, {}):
+        raise InputError(problems)
     run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
     result = run_retrieval(
-        snap,
-        questions,
+        loaded.snapshot,
+        loaded.evalset,
         config,
+        snapshot_file=loaded.sources[-1].path,
         name=run_name,
         cache_dir=cache_dir,
         use_cache=not no_cache,

@@ -198,8 +198,10 @@ def run_retrieval(
     use_cache: bool = True,
     progress: bool = False,
     generation: GenerationConfig | None = None,
+    snapshot_file: str = "<snapshot>",
 ) -> RunOutput:
-    """Retrieve for every question and record each stage; answers only with `generation`."""
+    """Retrieve for every question and record each stage; answers only with `generation`
+    (`snapshot_file`: the snapshot's file, named in errors)."""
     cache_dir = as_optional_path(cache_dir)
     problems = config.problems()
     if problems:
@@ -207,7 +209,7 @@ def run_retrieval(
     chunks = make_chunks(snapshot, config.chunking)
     units = make_units(snapshot, config.chunking, chunks)
     if not units:
-        raise file_problem("<snapshot>", "at least one document with text", "none", "documents")
+        raise file_problem(snapshot_file, "at least one document with text", "none", "documents")
     texts = [unit.index_text for unit in units]
     ids = [unit.id for unit in units]
     order_key = np.argsort(
