@@ -440,6 +440,30 @@ def test_export_refuses_ids_a_trec_file_cannot_hold(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.json", "r.json"]
 
 
+def test_export_refuses_a_question_twice(tmp_path: Path) -> None:
+    # A TREC file holds one entry per question: the second was merged into the first, silently.
+    example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+    evalset = json.loads((example / "evalset.json").read_text(encoding="utf-8"))
+    evalset["questions"].append(evalset["questions"][0])
+    (tmp_path / "e.json").write_text(json.dumps(evalset), encoding="utf-8")
+    run = json.loads((example / "runs" / "baseline.json").read_text(encoding="utf-8"))
+    run["results"] += run["results"][1:2] * 2
+    (tmp_path / "r.json").write_text(json.dumps(run), encoding="utf-8")
+    result = CliRunner().invoke(cli, [
+        "export", "trec", str(tmp_path / "e.json"), "--qrels-out", str(tmp_path / "q.qrels"),
+        "--run", str(tmp_path / "r.json"), "--run-out", str(tmp_path / "r.run"),
+    ])
+    e, r = tmp_path / "e.json", tmp_path / "r.json"
+    first, second = evalset["questions"][0]["id"], run["results"][1]["question_id"]
+    assert (result.exit_code, result.output.splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        f"- {e}: question {first!r}: id: expected unique question IDs; "
+        f"found {first!r} more than once",
+        f"- {r}: question {second!r}: results: expected one result per question; found 3 results",
+    ])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.json", "r.json"]
+
+
 def test_cli_trec_eval_refuses_an_empty_qrels_or_run(tmp_path: Path) -> None:
     # an empty qrels scored no question and exited 0; an empty run with --allow-missing
     # scored every question 0
