@@ -145,6 +145,38 @@ def test_an_invalid_result_lists_every_field(tmp_path: Path) -> None:
         )
 
 
+def test_a_score_or_time_no_file_can_hold_and_a_malformed_entry_are_refused(
+    tmp_path: Path,
+) -> None:
+    # NaN and infinity were written as `NaN`/`Infinity`, which no run loader reads; a text
+    # score was turned into a number (or a ValueError), a pair too short or too long was an
+    # IndexError or cut short, None an AttributeError
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+        with pytest.raises(InputError) as err, recorder.question("q1") as q:
+            q.candidates([("a", float("nan")), ("b", "0.5"), ("c",), None])  # type: ignore[list-item]
+            q.reranked([("a", float("inf")), ("b", 1.0, 2)])  # type: ignore[list-item]
+            q.context([("a",)])  # type: ignore[list-item]
+            q.stage_latency("retrieval", float("nan"))
+        assert err.value.render().splitlines() == [
+            "8 problems found in the input:",
+            f"- {path}: question 'q1': candidates.0.score: expected a finite number; found nan",
+            f"- {path}: question 'q1': candidates.1.score: expected a valid number; found '0.5'",
+            f"- {path}: question 'q1': candidates.2: expected a valid dictionary or instance of "
+            "RankedItem; found ('c',)",
+            f"- {path}: question 'q1': candidates.3: expected a valid dictionary or instance of "
+            "RankedItem; found None",
+            f"- {path}: question 'q1': reranked.0.score: expected a finite number; found inf",
+            f"- {path}: question 'q1': reranked.1: expected a valid dictionary or instance of "
+            "RankedItem; found ('b', 1.0, 2)",
+            f"- {path}: question 'q1': context.0: expected a valid dictionary or instance of "
+            "ContextItem; found ('a',)",
+            f"- {path}: question 'q1': stage_latency_ms.retrieval: expected a finite number; "
+            "found nan",
+        ]
+    assert path.read_text(encoding="utf-8").count("\n") == 1  # the header only
+
+
 def test_resume_skips_recorded_questions_and_refuses_a_second_result(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     with _recorder(path, k=3) as recorder:

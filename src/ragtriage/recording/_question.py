@@ -24,24 +24,28 @@ class RecordingError(RagtriageError):
     """The recorder was used in a way that would make a wrong record (a stage set twice ...)."""
 
 
-def _ranked(item: RankedInput) -> dict[str, Any]:
+def _ranked(item: RankedInput) -> Any:
     if isinstance(item, str):
         return {"id": item, "score": None}
     if isinstance(item, RankedItem):
         return item.model_dump()
-    if isinstance(item, tuple):
-        return {"id": item[0], "score": None if item[1] is None else float(item[1])}
-    return {"id": item.get("id"), "score": item.get("score")}
+    if isinstance(item, tuple) and len(item) == 2:
+        return {"id": item[0], "score": item[1]}
+    if isinstance(item, Mapping):
+        return {"id": item.get("id"), "score": item.get("score")}
+    return item  # neither: refused by the run schema, naming the question and the field
 
 
-def _context(item: ContextInput) -> dict[str, Any]:
+def _context(item: ContextInput) -> Any:
     if isinstance(item, str):
         return {"id": item, "text": None}
     if isinstance(item, ContextItem):
         return item.model_dump()
-    if isinstance(item, tuple):
+    if isinstance(item, tuple) and len(item) == 2:
         return {"id": item[0], "text": item[1]}
-    return {"id": item.get("id"), "text": item.get("text")}
+    if isinstance(item, Mapping):
+        return {"id": item.get("id"), "text": item.get("text")}
+    return item
 
 
 def _found(value: Any) -> str:

@@ -114,10 +114,11 @@ Scalar = str | int | float | bool
 
 
 class StrictModel(BaseModel):
-    """Base for every file-boundary model: strict types, unknown fields refused, immutable."""
+    """Base for every file-boundary model: strict types, unknown fields refused, immutable,
+    finite numbers (as a file holds them: a model built in Python is checked the same)."""
 
     # The attribute docstrings describe the fields in the JSON Schema (`_json_schema`).
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Labeller(StrictModel):
