@@ -125,3 +125,39 @@ def test_concurrent_async_calls_are_kept_apart(tmp_path: Path) -> None:
         assert r["answer"] == answered[qid]
     assert [c["id"] for c in results["q-sso"]["candidates"]] == ["retention-v2", "quota", "regions"]
     assert len(handler.unmatched) == 1
+
+
+def test_a_retriever_called_alone_is_a_request_of_its_own(tmp_path: Path) -> None:
+    # A retrieval-only pipeline calls its retriever at the top: nothing was recorded and
+    # nothing listed as unmatched (the trace import takes such a root span as the request).
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.retrievers import BaseRetriever
+
+    class Retriever(BaseRetriever):
+        fail: bool = False
+
+        def _get_relevant_documents(
+            self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        ) -> list[LCDocument]:
+            if self.fail:
+                raise RuntimeError("index offline")
+            return [LCDocument(page_content=text, id=i) for i, text, _, _ in rc.DOCS[1:3]]
+
+    path = tmp_path / "run.jsonl"
+    with Recorder(path, "retrieval", capture=False) as recorder:
+        by_id = RecorderCallbackHandler(recorder, rc.evalset(), id_metadata_key="question_id")
+        by_text = RecorderCallbackHandler(recorder, rc.evalset())
+        with pytest.raises(RuntimeError):
+            Retriever(fail=True).invoke("When do backups run?", config={"callbacks": [by_text]})
+        Retriever().invoke(
+            "How long?", config={"callbacks": [by_id], "metadata": {"question_id": "q-sso"}}
+        )
+        Retriever().invoke("When do backups run?", config={"callbacks": [by_text]})
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    assert [(r["question_id"], r["candidates"], r["answer"]) for r in lines] == [
+        (qid, [{"id": "retention-v2", "score": None}, {"id": "backup", "score": None}], None)
+        for qid in ("q-sso", "q-backup")
+    ]
+    assert [sorted(r["stage_latency_ms"]) for r in lines] == [["retrieval"], ["retrieval"]]
+    assert by_id.unmatched == by_text.unmatched == []

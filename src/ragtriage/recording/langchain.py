@@ -129,14 +129,21 @@ class RecorderCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """A top-level call opens a request; a nested one joins its root."""
-        if parent_run_id is not None:
+        if parent_run_id is None:
+            self._open(run_id, inputs, metadata)
+        else:
             self._child(run_id, parent_run_id, None)
-            return
+
+    def _open(
+        self, run_id: UUID, inputs: Any, metadata: dict[str, Any] | None, stage: str | None = None
+    ) -> None:
         key = None
         if self._id_metadata_key is not None and metadata is not None:
             value = metadata.get(self._id_metadata_key)
             key = str(value) if isinstance(value, (str, int)) else None
         request = _Request(inputs if isinstance(inputs, str) else None, key, time.perf_counter())
+        if stage is not None:
+            request.open_stages[run_id] = (stage, request.started)
         with self._lock:
             self._requests[run_id] = request
             self._root_of[run_id] = run_id
@@ -148,10 +155,14 @@ class RecorderCallbackHandler(BaseCallbackHandler):
         *,
         run_id: UUID,
         parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Start timing retrieval."""
-        self._child(run_id, parent_run_id, "retrieval")
+        """Start timing retrieval; a retriever called alone is a request of its own."""
+        if parent_run_id is None:
+            self._open(run_id, query, metadata, "retrieval")
+        else:
+            self._child(run_id, parent_run_id, "retrieval")
 
     def on_retriever_end(
         self, documents: Sequence[Document], *, run_id: UUID, **kwargs: Any
@@ -173,6 +184,8 @@ class RecorderCallbackHandler(BaseCallbackHandler):
         with self._lock:
             request.retrievals.append(docs)
             self._close_stage(request, run_id)
+        if run_id in self._requests:  # a retriever called alone: its request ends here
+            self.on_chain_end(None, run_id=run_id)
 
     def on_chat_model_start(
         self,
@@ -261,3 +274,5 @@ class RecorderCallbackHandler(BaseCallbackHandler):
             if self._requests.pop(run_id, None) is not None:
                 for child in [c for c, root in self._root_of.items() if root == run_id]:
                     del self._root_of[child]
+
+    on_retriever_error = on_chain_error  # a retriever called alone that fails: not recorded
