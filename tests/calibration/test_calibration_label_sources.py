@@ -206,10 +206,13 @@ def test_calibrate_output_writes_the_record_evaluate_reads(
 
 
 def test_a_broken_record_names_file_field_expected_found(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"schema_version": 1, "kind": "labels"}), encoding="utf-8")
+    # A file of another kind is named by its kind alone (as every loader names it); before,
+    # each calibration field it lacks was listed after it.
+    bad, other = tmp_path / "bad.json", tmp_path / "labels.json"
+    bad.write_text(json.dumps({"schema_version": 1, "kind": "calibration"}), encoding="utf-8")
+    other.write_text(json.dumps({"schema_version": 1, "kind": "labels"}), encoding="utf-8")
     with pytest.raises(InputError) as info:
-        read_calibrations([bad, tmp_path / "missing.json"])
+        read_calibrations([bad, other, tmp_path / "missing.json"])
     missing = [
         "judge",
         "reviewers",
@@ -222,8 +225,8 @@ def test_a_broken_record_names_file_field_expected_found(tmp_path: Path) -> None
         "inputs",
     ]
     assert [p.message() for p in info.value.problems] == [
-        f"{bad}: kind: expected 'calibration'; found 'labels'",
         *(f"{bad}: {name}: expected a value (required field); found nothing" for name in missing),
+        f"{other}: kind: expected 'calibration'; found 'labels'",
         f"{tmp_path / 'missing.json'}: (file): expected an existing file; found no such file",
     ]
 

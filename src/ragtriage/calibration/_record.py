@@ -167,6 +167,9 @@ def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]
         try:
             out.append(CalibrationRecord.model_validate(data))
         except ValidationError as exc:
-            collector.extend(pydantic_problems(exc, shown, None))
+            problems = pydantic_problems(exc, shown, None)
+            # a file of another kind (a run, labels): its kind is the problem, not every field
+            collector.extend([p for p in problems if p.field == "kind" and p.found != "nothing"]
+                             or problems)
     collector.raise_if_any()
     return tuple(out)
