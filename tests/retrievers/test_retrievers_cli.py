@@ -153,3 +153,21 @@ def test_a_snapshot_without_text_is_named_by_its_file(tmp_path: Path) -> None:
         f"- {tmp_path / 's.json'}: documents: expected at least one document with text; "
         "found none\n"
     )
+
+
+def test_an_article_file_is_retrieved_over_its_own_corpus(tmp_path: Path) -> None:
+    # Its corpus is the snapshot: with no --snapshot it was 'give --snapshot', with one 'no
+    # snapshot option for an article-format file'. A native evaluation set still needs one.
+    article = Path(__file__).resolve().parents[1] / "data" / "article-fixture.json"
+    out = tmp_path / "r.jsonl"
+    code, output = _run(str(article), "--no-cache", "--no-latency", "--output", str(out))
+    assert code == 0, output
+    cases = json.loads(article.read_text(encoding="utf-8"))["cases"]
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [line["question_id"] for line in lines[1:]] == [case["id"] for case in cases]
+    code, output = _run(str(example_paths().evalset), "--output", str(out))
+    assert (code, output) == (2, (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --snapshot: expected a snapshot file for a native evaluation set; "
+        "found none given\n"
+    ))

@@ -133,8 +133,6 @@ def run_files(
     if endpoint.given and endpoint.missing():
         raise RequestError("--base-url and --model go together")
     endpoint.check_base_url()
-    if snapshot is None:
-        raise RequestError("give --snapshot: the documents to retrieve from")
     generation = None
     if base_url is not None and model is not None:
         generation = GenerationConfig(
@@ -152,14 +150,14 @@ def run_files(
         )
     path, chunked = as_path(output), as_optional_path(chunked_snapshot)
     # As the command line refuses them: writing either would replace a file read here.
-    inputs = [("DATASET", dataset), ("--snapshot", snapshot)]
+    inputs = [("DATASET", dataset), *([] if snapshot is None else [("--snapshot", snapshot)])]
     refuse_inputs([] if chunked is None else [chunked], inputs)
     refuse_inputs([path], inputs)
     if chunked is not None and same_file(path, chunked):
         raise OutputError(path, "it is also this command's --chunked-snapshot")
     # Checked as `evaluate` checks them: a repeated or unknown ID is refused here, not in the run.
     loaded = load_dataset(dataset, snapshot=snapshot)
-    if problems := check_dataset(loaded, {}):
+    if problems := check_dataset(loaded, loaded.cutoffs(), allow_unreviewed=True):
         raise InputError(problems)
     run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
     result = run_retrieval(
