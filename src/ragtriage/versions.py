@@ -59,6 +59,11 @@ def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, Versi
         expected = "an object mapping document IDs to versions"
         collector.add(label, None, "(top level)", expected, type(data).__name__)
         return {}
+    kind = data.get("kind", "article" if "schemaVersion" in data else None)
+    if isinstance(kind, str):  # another ragtriage file: its kind, not each of its fields
+        expected = "a versions file (document IDs mapped to versions)"
+        collector.add(label, None, "kind", expected, f"a file of kind {kind!r}")
+        return {}
     out: dict[str, VersionEntry] = {}
     for doc_id, value in data.items():
         entry = validate_item(VersionEntry, value, label, collector, None, f"{doc_id}.")

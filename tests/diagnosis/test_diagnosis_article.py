@@ -150,6 +150,14 @@ def test_a_loop_of_supersession_in_a_versions_file_is_refused(
         ("v.json", "[]",
          "(top level): expected an object mapping document IDs to versions; found list"),
         ("v.toml", "x = ", "(file): expected valid TOML; found Invalid value (at end of document)"),
+        # another ragtriage file given as the versions file: named by its kind, not by one
+        # problem per field read as a document ID ('kind: expected an object; found run', ...)
+        ("v.json", '{"schema_version": 1, "kind": "run", "name": "x", "results": []}',
+         "kind: expected a versions file (document IDs mapped to versions); found a file of kind "
+         "'run'"),
+        ("v.json", '{"schemaVersion": 1, "corpus": [], "cases": []}',
+         "kind: expected a versions file (document IDs mapped to versions); found a file of kind "
+         "'article'"),
     ],
 )
 def test_versions_file_syntax(
