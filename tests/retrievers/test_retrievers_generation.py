@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ragtriage.errors import RagtriageError
 from ragtriage.retrievers import (
     GENERATION_PROMPT_VERSION,
     REFUSAL_MARKER,
@@ -43,7 +44,8 @@ EVALSET = EvalSet(
 
 @pytest.fixture
 def endpoint() -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A chat-completions server: refuses when the question mentions the canteen."""
+    """A chat-completions server: refuses when the question mentions the canteen, and fails
+    (HTTP 400) when it mentions the weather."""
     seen: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -52,6 +54,9 @@ def endpoint() -> Iterator[tuple[str, list[dict[str, Any]]]]:
             seen.append(body)
             user = body["messages"][-1]["content"]
             content = REFUSAL_MARKER if "canteen" in user else "Within five days [refunds]."
+            if "weather" in user:
+                self.send_error(400, "no weather here")
+                return
             reply = {
                 "choices": [
                     {"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
@@ -133,26 +138,44 @@ def test_generation_records_answer_outcome_usage_and_provenance(
     assert len(seen) == 2
 
 
-def test_a_failed_call_leaves_the_answer_null_and_says_so(tmp_path: Path) -> None:
-    config = GenerationConfig("http://127.0.0.1:9/v1", "m", timeout=2.0)
+def _with_weather(n: int) -> EvalSet:
+    """n questions the endpoint fails on, then one it answers."""
+    weather = [
+        Question(id=f"w{i}", text=f"How is the weather {i}?", answerability="unanswerable")
+        for i in range(n)
+    ]
+    return EVALSET.model_copy(update={"questions": [*weather, EVALSET.questions[0]]})
+
+
+@pytest.mark.parametrize(("n", "note"), [
+    (2, "2 generation calls failed, their answers are null"),
+    (1, "1 generation call failed, its answer is null"),
+])
+def test_a_failed_call_leaves_the_answer_null_and_says_so(
+    endpoint: tuple[str, list[dict[str, Any]]], n: int, note: str
+) -> None:
+    config = GenerationConfig(endpoint[0], "m", timeout=2.0)
     out = run_retrieval(
-        SNAPSHOT, EVALSET, RetrievalConfig(k=1), name="gen", use_cache=False, generation=config
+        SNAPSHOT, _with_weather(n), RetrievalConfig(k=1), name="gen", use_cache=False,
+        generation=config,
     )
-    assert [(r.answer, r.outcome) for r in out.run.results] == [(None, None), (None, None)]
+    assert [(r.answer, r.outcome) for r in out.run.results] == [(None, None)] * n + [
+        ("Within five days [refunds].", "answered")
+    ]
     assert out.run.provenance.notes == (
-        "generated answers; claims not extracted (label them with a judge or reviewers); "
-        "2 generation calls failed, their answers are null"
+        "generated answers; claims not extracted (label them with a judge or reviewers); " + note
     )
 
 
-def test_one_failed_call_says_its_answer_is_null(tmp_path: Path) -> None:
+def test_every_call_failing_is_refused(tmp_path: Path) -> None:
+    # as the judge: a run of nothing but null answers looked like a finished one (exit 0)
     config = GenerationConfig("http://127.0.0.1:9/v1", "m", timeout=2.0)
-    one = EVALSET.model_copy(update={"questions": EVALSET.questions[:1]})
-    out = run_retrieval(
-        SNAPSHOT, one, RetrievalConfig(k=1), name="gen", use_cache=False, generation=config
-    )
-    assert [(r.answer, r.outcome) for r in out.run.results] == [(None, None)]
-    assert out.run.provenance.notes == (
-        "generated answers; claims not extracted (label them with a judge or reviewers); "
-        "1 generation call failed, its answer is null"
+    with pytest.raises(RagtriageError) as err:
+        run_retrieval(
+            SNAPSHOT, EVALSET, RetrievalConfig(k=1), name="gen", use_cache=False, generation=config
+        )
+    assert str(err.value).startswith("every generation call failed (2 of 2), no run written; "
+                                     "first failure: transport error: ")
+    assert str(err.value).endswith(
+        "; check that a model answers at http://127.0.0.1:9/v1 (--base-url, --model)"
     )

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import RagtriageError
 from ..schemas import Component, QuestionResult, Usage
 
 GENERATION_PROMPT_VERSION = "rag-answer-v1"
@@ -84,6 +85,8 @@ class Generated:
     """Tokens generated (as reported)."""
     seconds: float
     """Wall time of the call."""
+    error: str | None = None
+    """Why the call failed, when it did."""
 
 
 async def _generate_all(
@@ -120,6 +123,7 @@ async def _generate_all(
             reply.prompt_tokens,
             reply.completion_tokens,
             elapsed,
+            reply.error,
         )
 
     async with ChatClient(spec, options, cache) as client:
@@ -136,12 +140,20 @@ def generate(
 
     A call that failed after its retries leaves answer and outcome null for that question
     (scored as retrieval-only, not as a wrong answer); the count is in the provenance note.
+    When every call failed, `RagtriageError` says why (nothing to write).
     """
     requests = [
         answer_messages(text, [(item.id, item.text or "") for item in result.context or []])
         for text, result in zip(questions, results, strict=True)
     ]
     generated = asyncio.run(_generate_all(config, requests, cache_path))
+    if generated and all(gen.answer is None for gen in generated):
+        # as the judge refuses: a run of nothing but null answers would look like a finished one
+        raise RagtriageError(
+            f"every generation call failed ({len(generated)} of {len(generated)}), no run "
+            f"written; first failure: {generated[0].error or 'an empty reply'}; check that a "
+            f"model answers at {config.base_url} (--base-url, --model)"
+        )
     out = []
     for result, gen in zip(results, generated, strict=True):
         stages = {**result.stage_latency_ms, "generation": round(gen.seconds * 1000, 3)}
