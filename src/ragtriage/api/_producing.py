@@ -136,12 +136,8 @@ def run_files(
     generation = None
     if base_url is not None and model is not None:
         generation = GenerationConfig(
-            base_url,
-            model,
-            endpoint.api_key(),
-            max_tokens=max_tokens,
-            concurrency=concurrency,
-            timeout=timeout,
+            base_url, model, endpoint.api_key(),
+            max_tokens=max_tokens, concurrency=concurrency, timeout=timeout,
         )
     if chunking.mode != "snapshot" and chunked_snapshot is None:
         raise RequestError(
@@ -161,14 +157,8 @@ def run_files(
         raise InputError(problems)
     run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
     result = run_retrieval(
-        loaded.snapshot,
-        loaded.evalset,
-        config,
-        snapshot_file=loaded.sources[-1].path,
-        name=run_name,
-        cache_dir=cache_dir,
-        use_cache=not no_cache,
-        progress=progress,
+        loaded.snapshot, loaded.evalset, config, snapshot_file=loaded.sources[-1].path,
+        name=run_name, cache_dir=cache_dir, use_cache=not no_cache, progress=progress,
         generation=generation,
     )
     write_native(result.run, path)
