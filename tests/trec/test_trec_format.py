@@ -520,23 +520,17 @@ def test_a_field_count_names_a_separator_trec_eval_does_not_split_at(tmp_path: P
     )
 
 
-def test_a_json_run_or_qrels_is_named_as_json_on_its_first_line(tmp_path: Path) -> None:
-    # ranx's Run.save("run.json") (indented) and pytrec_eval's dictionary dumped on one line
-    qrels, run = tmp_path / "q.json", tmp_path / "r.json"
-    qrels.write_text('{"q1": {"d1": 1}}\n', encoding="utf-8")
-    run.write_text('{\n  "q1": {\n    "d1": 0.5\n  }\n}\n', encoding="utf-8")
+def test_a_json_array_is_named_as_json_on_its_first_line(tmp_path: Path) -> None:
+    # A JSON object is read (test_trec_peer_formats); an array is no peer's form
+    qrels, run = tmp_path / "q.json", tmp_path / "r.txt"
+    qrels.write_text('[["q1", "d1", 1]]\n', encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 0.5 r\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
-    json_file = "; the file looks like a JSON document, not TREC lines"
     qrels_fields = "4 whitespace-separated fields (question ID, iteration, document ID, grade)"
-    run_fields = (
-        "6 whitespace-separated fields (question ID, Q0, document ID, rank, score, run tag)"
-    )
-    assert (result.exit_code, result.output.splitlines()[1:4]) == (
+    assert (result.exit_code, result.output.splitlines()[1:2]) == (
         2,
         [
-            f"- {qrels}: question '{{\"q1\":': line 1: expected {qrels_fields}; found 3 fields"
-            f"{json_file}",
-            f"- {run}: question '{{': line 1: expected {run_fields}; found 1 field{json_file}",
-            f"- {run}: question '\"q1\":': line 2: expected {run_fields}; found 2 fields",
+            f"- {qrels}: question '[[\"q1\",': line 1: expected {qrels_fields}; found 3 fields"
+            "; the file looks like a JSON document, not TREC lines",
         ],
     )

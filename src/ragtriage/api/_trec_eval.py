@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from ..errors import InputError, Problem, choice_problems
 from ..executors import ExecutorName, check_ray_address
-from ..paths import PathArg, as_path, file_suffix
+from ..paths import PathArg
 
 if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
@@ -49,9 +49,7 @@ def _refuse_empty(qrels: PathArg, run: PathArg) -> None:
     an empty file goes on to the reader, which reports every problem of both)."""
     from ..formats import first_line_problem
 
-    files: list[tuple[PathArg, Literal["qrels", "run"]]] = [(qrels, "qrels")]
-    if file_suffix(as_path(run)) != ".parquet":
-        files.append((run, "run"))
+    files: list[tuple[PathArg, Literal["qrels", "run"]]] = [(qrels, "qrels"), (run, "run")]
     problems: list[Problem] = []
     empty = False
     for path, kind in files:

@@ -71,7 +71,9 @@ from ._common import (
 def trec_eval_command(per_question: bool, fmt: str, output: Path | None, **options: Any) -> None:
     """Score the TREC run file RUN against the TREC qrels file QRELS.
 
-    RUN may also be a Parquet file (name ending in .parquet) with columns qid, docid, score.
+    Either may also be gzipped TREC text, ranx's or pytrec_eval's JSON ({"q1": {"d1": 1}}) or
+    Parquet (columns qid/q_id/query_id, docid/doc_id, and score or, qrels, grade/relevance),
+    told by the first bytes.
     """
     from ..api import trec_eval_files
     from ..render import trec_json_text, trec_table

@@ -224,7 +224,7 @@ def _printable_ascii(chunk: pa.Array) -> bool:
 
 def _parquet_batches(path: Path) -> Iterator[Batch]:
     """Batches of a Parquet run (columns qid, docid, score), checked like text batches."""
-    from ..formats.trec_parquet import PARQUET_COLUMNS, schema_problems
+    from ..formats.trec_parquet import run_columns, schema_problems
 
     try:
         _checked_size(path)
@@ -233,15 +233,16 @@ def _parquet_batches(path: Path) -> Iterator[Batch]:
             raise _Fallback("no rows")
         if not schema_problems(parquet.schema_arrow, str(path), ProblemCollector()):
             raise _Fallback("columns")
-        for batch in parquet.iter_batches(batch_size=1 << 20, columns=list(PARQUET_COLUMNS)):
-            qid = batch["qid"].cast(pa.string())
-            docs = batch["docid"].cast(pa.string())
+        columns = run_columns(parquet.schema_arrow)
+        for batch in parquet.iter_batches(batch_size=1 << 20, columns=columns):
+            qid = batch.column(0).cast(pa.string())
+            docs = batch.column(1).cast(pa.string())
             for column in (qid, docs):
                 if not _strings_clean(pa.chunked_array([column])):
                     raise _Fallback("empty IDs")
                 if pc.any(pc.match_substring_regex(column, _ODD_SPACE)).as_py():
                     raise _Fallback("whitespace in IDs")
-            score = batch["score"].cast(pa.float64())
+            score = batch.column(2).cast(pa.float64())
             values = _numbers(score)
             if score.null_count or not np.isfinite(values).all():
                 raise _Fallback("bad scores")

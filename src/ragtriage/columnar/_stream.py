@@ -19,7 +19,8 @@ import numpy as np
 
 from .._optional import has_extra, require_extra
 from ..errors import InputError
-from ..paths import PathArg, as_path, file_suffix
+from ..formats.trec_records import file_kind
+from ..paths import PathArg, as_path
 from ._arrays import RankArrays, build_rank_arrays
 from ._arrow import pa, pc
 from ._keys import IdKeys, id_keys
@@ -256,11 +257,13 @@ def load_trec(
     Raises `InputError` listing every problem in both files (line numbers included).
     """
     qrels_path, run_path = as_path(qrels_path), as_path(run_path)
-    parquet = file_suffix(run_path) == ".parquet"
+    kinds = (file_kind(qrels_path), file_kind(run_path))
+    parquet = kinds[1] == "parquet"
     if parquet:
         require_extra("parquet", "reading a Parquet run")
-    if not has_extra("trec"):
-        # Without pyarrow the line-by-line reader does it all: same result, slower.
+    if not has_extra("trec") or kinds not in (("text", "text"), ("text", "parquet")):
+        # The line-by-line reader does it all (without pyarrow; JSON, gzip, Parquet qrels):
+        # same result, slower.
         return _slow(qrels_path, run_path, depth, policy)
     import_readers(parquet)
     lean = not parquet and lean_layout(run_path)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from ..paths import PathArg, as_path
 from ._decode import decode, strip_bom
@@ -40,14 +42,20 @@ def read_toml(path: PathArg, label: str | None = None) -> dict[str, Any]:
     return parse_toml(read_text(path, label, what="a TOML document"), label)
 
 
-def text_lines(path: PathArg, label: str | None = None) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every line of a text file, streamed, each line bounded."""
+def text_lines(
+    path: PathArg, label: str | None = None, gunzip: bool = False
+) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line of a text file, streamed, each line bounded;
+    `gunzip`: of the text a gzip-compressed file holds."""
     path = as_path(path)
     label = str(path) if label is None else label
-    with open_input(path, label) as handle:
-        for number, raw in iter_lines(handle, label):
-            data = strip_bom(raw, label) if number == 1 else raw
-            yield number, decode(data, label, number, at_start=False)
+    with open_input(path, label) as handle, gzip.GzipFile(fileobj=handle) as unpacked:
+        try:
+            for number, raw in iter_lines(cast(BinaryIO, unpacked) if gunzip else handle, label):
+                data = strip_bom(raw, label) if number == 1 else raw
+                yield number, decode(data, label, number, at_start=False)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise file_problem(label, "gzip-compressed text", str(exc)) from None
 
 
 def json_lines(path: PathArg, label: str | None = None) -> Iterator[tuple[int, Any]]:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import InputError, Problem, ProblemCollector, counted
 from ..fileio import LONGER_LINE, MAX_GRADE, MIN_GRADE, text_lines, write_text
 from ..paths import PathArg, as_path
+from .trec_records import UNITS, file_kind, is_token, json_rows, parquet_qrels_rows, tokens
 
 if TYPE_CHECKING:  # the readers need no models; the converters import them when called
     from ..schemas import EvalSet, Run, Snapshot
@@ -103,8 +104,20 @@ def _rows(
     comments: list[int] | None = None,
 ) -> Iterator[tuple[int, list[str]]]:
     # Every non-blank line's question ID goes to `seen`, even when the line is then rejected.
+    kind = file_kind(path)
     try:
-        for number, line in text_lines(path, shown):
+        if kind in ("json", "parquet"):
+            run = len(fields) == len(RUN_FIELDS)
+            json = kind == "json"
+            for number, parts in json_rows(path, run, collector, seen) if json else (
+                parquet_qrels_rows(path, collector)
+            ):
+                if seen is not None:
+                    seen.add(parts[0])
+                if tokens(parts, f"{UNITS[kind]} {number}", shown, collector):
+                    yield number, parts
+            return
+        for number, line in text_lines(path, shown, gunzip=kind == "gzip"):
             parts = line.split()
             if parts and parts[0].startswith("#"):
                 if comments is not None:
@@ -161,18 +174,19 @@ def parse_qrels(
     shown = str(path)
     qrels: Qrels = {}
     first_line: dict[tuple[str, str], int] = {}
+    unit = UNITS[file_kind(path)]
     for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen, comments):
         qid, _iteration, docid, raw = parts
         if not _GRADE.fullmatch(raw):
-            collector.add(shown, qid, f"line {number}: grade", "an integer", repr(raw))
+            collector.add(shown, qid, f"{unit} {number}: grade", "an integer", repr(raw))
             continue
         # A longer text is out of range (and int() refuses texts past 4300 digits).
         grade = int(raw) if len(raw) <= 20 else None
         if grade is None or not MIN_GRADE <= grade <= MAX_GRADE:
-            collector.add(shown, qid, f"line {number}: grade", GRADE_RANGE, repr(raw))
+            collector.add(shown, qid, f"{unit} {number}: grade", GRADE_RANGE, repr(raw))
             continue
         expected = "each document judged once per question"
-        if repeated_document(first_line, qid, docid, number, expected, shown, collector):
+        if repeated_document(first_line, qid, docid, number, expected, shown, collector, unit=unit):
             continue
         qrels.setdefault(qid, {})[docid] = grade
     return qrels
@@ -193,6 +207,7 @@ def parse_run(
     shown = str(path)
     run: TrecRun = {}
     first_line: dict[tuple[str, str], int] = {}
+    unit = UNITS[file_kind(path)]
     for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen, comments):
         qid, _q0, docid, _rank, raw, _tag = parts
         try:
@@ -200,10 +215,10 @@ def parse_run(
         except ValueError:
             score = math.nan
         if not math.isfinite(score):
-            collector.add(shown, qid, f"line {number}: score", "a finite number", repr(raw))
+            collector.add(shown, qid, f"{unit} {number}: score", "a finite number", repr(raw))
             continue
         expected = "each document at most once per question"
-        if repeated_document(first_line, qid, docid, number, expected, shown, collector):
+        if repeated_document(first_line, qid, docid, number, expected, shown, collector, unit=unit):
             continue
         run.setdefault(qid, []).append((docid, score))
     return {qid: sorted(items, key=ranking_key, reverse=True) for qid, items in run.items()}
@@ -240,8 +255,10 @@ def first_line_problem(path: PathArg, kind: Literal["qrels", "run"]) -> Problem 
     that cannot be read (missing, not UTF-8, ...).
     """
     path = as_path(path)
-    comments = 0
-    for _number, line in text_lines(path, str(path)):
+    comments, form = 0, file_kind(path)
+    if form in ("json", "parquet"):  # their readers refuse a file without records
+        return None
+    for _number, line in text_lines(path, str(path), gunzip=form == "gzip"):
         parts = line.split()
         if parts and not parts[0].startswith("#"):
             return None
@@ -263,23 +280,6 @@ def read_run(path: PathArg) -> TrecRun:
     run = parse_run(path, collector)
     collector.raise_if_any()
     return run
-
-
-TOKEN = "a TREC field: non-empty, without whitespace or NUL"
-"""What `is_token` accepts, as messages say it."""
-FIRST_TOKEN = TOKEN + ", not starting with #"
-"""What `is_token(..., first=True)` accepts, as messages say it."""
-
-
-def is_token(value: str, first: bool = False) -> bool:
-    """Whether `value` can be written as one field of a TREC line and read back as itself:
-    non-empty, no character `str.split()` splits on, no NUL (refused in any text file) and,
-    as a line's first field (`first`, the question ID), no `#` first (a comment line)."""
-    return (
-        value.split() == [value]
-        and "\x00" not in value
-        and not (first and value.startswith("#"))
-    )
 
 
 def _check_token(value: str, what: str, first: bool = False) -> str:

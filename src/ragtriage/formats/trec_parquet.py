@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 from .._optional import extra_module
 from ..errors import InputError, ProblemCollector
 from ..fileio import check_input
-from ..paths import PathArg, as_path, file_suffix
+from ..paths import PathArg, as_path
 from .trec_files import TrecRun, parse_run, ranking_key, repeated_document
+from .trec_records import DOCUMENT_COLUMNS, QUESTION_COLUMNS, file_kind
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -28,10 +29,16 @@ PARQUET_COLUMNS = ("qid", "docid", "score")
 """The columns a Parquet run must have."""
 
 
+def run_columns(schema: pa.Schema) -> list[str]:
+    """The question, document and score columns: ragtriage's names, ranx's or ir_measures'."""
+    wanted = (QUESTION_COLUMNS, DOCUMENT_COLUMNS, ("score",))
+    return [next((name for name in names if name in schema.names), names[0]) for names in wanted]
+
+
 def schema_problems(schema: pa.Schema, label: str, collector: ProblemCollector) -> bool:
     """Record a problem per missing or mistyped column; True when the schema is usable."""
     ok = True
-    for name in PARQUET_COLUMNS:
+    for name in run_columns(schema):
         if name not in schema.names:
             found = f"no such column (the file has {', '.join(schema.names) or 'none'})"
             collector.add(label, None, f"column {name}", "present", found)
@@ -74,7 +81,7 @@ def parse_run_parquet(
         return {}
     run: TrecRun = {}
     first_row: dict[tuple[str, str], int] = {}
-    columns = [table[name].to_pylist() for name in PARQUET_COLUMNS]
+    columns = [table[name].to_pylist() for name in run_columns(table.schema)]
     for number, (qid, docid, score) in enumerate(zip(*columns, strict=True), start=1):
         if qid is not None and seen is not None:
             seen.add(qid)
@@ -104,8 +111,8 @@ def parse_run_parquet(
 def parse_run_file(
     path: PathArg, collector: ProblemCollector, seen: set[str] | None, comments: list[int]
 ) -> TrecRun:
-    """A run by its file name: `*.parquet` read as Parquet (no comments), else as text."""
-    if file_suffix(as_path(path)) == ".parquet":
+    """A run by its first bytes (`file_kind`): Parquet (no comments), else `parse_run`'s."""
+    if file_kind(as_path(path)) == "parquet":
         return parse_run_parquet(path, collector, seen)
     return parse_run(path, collector, seen, comments)
 

@@ -9,10 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError, Problem, ProblemCollector, found_text, option_problem
 from ..formats.trec_files import (
-    FIRST_TOKEN,
-    TOKEN,
     TrecRun,
-    is_token,
     nothing_to_read,
     parse_qrels,
     qrels_to_evalset,
@@ -23,6 +20,7 @@ from ..formats.trec_files import (
     write_run,
 )
 from ..formats.trec_parquet import parse_run_file
+from ..formats.trec_records import FIRST_TOKEN, TOKEN, is_token
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import IDENTIFIER_EXPECTED, EvalSet, Provenance, Run, Snapshot, plain_ids
 
