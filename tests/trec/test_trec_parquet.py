@@ -53,13 +53,13 @@ def test_bad_parquet_rows_are_all_reported(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_trec(tmp_path / "q.txt", path, depth=3, policy=QuestionPolicy(allow_missing=True))
     assert [p.message() for p in exc.value.problems] == [
-        f"{path}: question 'q1': row 2: docid: expected each document at most once per question;"
-        " found 'a' again (first on row 1)",
-        f"{path}: question 'q1': row 3: score: expected a finite number; found nan",
-        f"{path}: question 'q2': row 4: docid: expected a non-empty ID without whitespace;"
-        " found None",
-        f"{path}: question 'q 2': row 5: qid: expected a non-empty ID without whitespace;"
-        " found 'q 2'",
+        f"{path}: question 'q1': row 2: document ID: expected each document at most once per"
+        " question; found 'a' again (first on row 1)",
+        f"{path}: question 'q1': row 3: score: expected a finite number; found 'nan'",
+        f"{path}: question 'q2': row 4: document ID: expected a TREC field: non-empty, without"
+        " whitespace or NUL; found ''",
+        f"{path}: question 'q 2': row 5: question ID: expected a TREC field: non-empty, without"
+        " whitespace or NUL, not starting with #; found 'q 2'",
         f"{path}: question 'q 2': question ID: expected a question the qrels judge"
         " (or --allow-extra); found not in the qrels",
     ]

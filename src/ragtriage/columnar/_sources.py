@@ -224,16 +224,16 @@ def _printable_ascii(chunk: pa.Array) -> bool:
 
 def _parquet_batches(path: Path) -> Iterator[Batch]:
     """Batches of a Parquet run (columns qid, docid, score), checked like text batches."""
-    from ..formats.trec_parquet import run_columns, schema_problems
+    from ..formats.trec_records import parquet_columns
 
     try:
         _checked_size(path)
         parquet = pq.ParquetFile(path)
         if not parquet.metadata.num_rows:
             raise _Fallback("no rows")
-        if not schema_problems(parquet.schema_arrow, str(path), ProblemCollector()):
+        columns = parquet_columns(parquet.schema_arrow, True, str(path), ProblemCollector())
+        if columns is None:
             raise _Fallback("columns")
-        columns = run_columns(parquet.schema_arrow)
         for batch in parquet.iter_batches(batch_size=1 << 20, columns=columns):
             qid = batch.column(0).cast(pa.string())
             docs = batch.column(1).cast(pa.string())

@@ -20,8 +20,7 @@ import numpy as np
 
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import MAX_GRADE, MIN_GRADE, check_input, iter_lines, open_input
-from ..formats.trec_files import GRADE_PATTERN, Qrels, parse_qrels, read_through
-from ..formats.trec_parquet import parse_run_file
+from ..formats.trec_files import GRADE_PATTERN, Qrels, parse_qrels, parse_run, read_through
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
 from ._arrow import pa, pc, pcsv
@@ -297,7 +296,7 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     qrels_comments: list[int] = []
     run_comments: list[int] = []
     qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged, comments=qrels_comments)
-    run = parse_run_file(run_path, collector, ranked, run_comments)
+    run = parse_run(run_path, collector, ranked, run_comments)
     # Question sets from every line, valid or not, so a bad line does not also show up
     # as a missing question.
     problems, missing, extra = _question_problems(

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import InputError, Problem, ProblemCollector, counted
 from ..fileio import LONGER_LINE, MAX_GRADE, MIN_GRADE, text_lines, write_text
 from ..paths import PathArg, as_path
-from .trec_records import UNITS, file_kind, is_token, json_rows, parquet_qrels_rows, tokens
+from .trec_records import UNITS, file_kind, is_token, json_rows, parquet_rows, tokens
 
 if TYPE_CHECKING:  # the readers need no models; the converters import them when called
     from ..schemas import EvalSet, Run, Snapshot
@@ -110,9 +110,9 @@ def _rows(
             run = len(fields) == len(RUN_FIELDS)
             json = kind == "json"
             for number, parts in json_rows(path, run, collector, seen) if json else (
-                parquet_qrels_rows(path, collector)
+                parquet_rows(path, run, collector)
             ):
-                if seen is not None:
+                if seen is not None and parts[0]:
                     seen.add(parts[0])
                 if tokens(parts, f"{UNITS[kind]} {number}", shown, collector):
                     yield number, parts

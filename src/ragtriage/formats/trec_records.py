@@ -5,7 +5,7 @@ A file's format is told by its first bytes (`file_kind`): `PAR1` Parquet, `1f 8b
 `save("run.json")` and pytrec_eval's dictionaries, `{"q1": {"d1": 1, ...}, ...}` (grades
 integers, scores numbers); Parquet qrels are ranx's (`q_id`, `doc_id`, `score`) or
 ir_measures' (`query_id`, `doc_id`, `relevance`). Each (question, document) pair becomes the
-fields of one TREC line, numbered `record N` (JSON) or `row N` (Parquet), and the TREC
+fields of one TREC line, numbered `record N` (JSON) or `row N` (Parquet, runs too), and the TREC
 reader's checks then apply to it as to a line.
 """
 
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.parquet as pq
 else:  # imported at first use: the default install has no pyarrow
-    pa = extra_module("pyarrow", "parquet", "reading Parquet qrels")
-    pq = extra_module("pyarrow.parquet", "parquet", "reading Parquet qrels")
+    pa = extra_module("pyarrow", "parquet", "reading a Parquet run or qrels")
+    pq = extra_module("pyarrow.parquet", "parquet", "reading a Parquet run or qrels")
 
 FileKind = Literal["text", "gzip", "json", "parquet"]
 UNITS = {"text": "line", "gzip": "line", "json": "record", "parquet": "row"}
@@ -113,29 +113,46 @@ def json_rows(
                            else [qid, "0", docid, str(given)])
 
 
-def parquet_qrels_rows(path: PathArg, collector: ProblemCollector) -> Records:
-    """(row number, TREC fields) of each row of Parquet qrels (an integer grade column)."""
+def parquet_columns(
+    schema: pa.Schema, run: bool, label: str, collector: ProblemCollector
+) -> list[str] | None:
+    """The question, document and score (`run`) or grade columns, each the first of its names
+    present; None, with a problem per missing or mistyped column."""
+    names, before = [], len(collector.problems)
+    for wanted in (QUESTION_COLUMNS, DOCUMENT_COLUMNS, ("score",) if run else GRADE_COLUMNS):
+        name = next((name for name in wanted if name in schema.names), wanted[0])
+        names.append(name)
+        if name not in schema.names:
+            found = f"no such column (the file has {', '.join(schema.names) or 'none'})"
+            collector.add(label, None, f"column {name}", "present", found)
+            continue
+        kind = schema.field(name).type
+        expected, ok = (
+            ("floating-point numbers", pa.types.is_floating(kind)) if wanted == ("score",)
+            else ("integers", pa.types.is_integer(kind)) if wanted is GRADE_COLUMNS
+            else ("strings", pa.types.is_string(kind) or pa.types.is_large_string(kind))
+        )
+        if not ok:
+            collector.add(label, None, f"column {name}", expected, str(kind))
+    return None if len(collector.problems) > before else names
+
+
+def parquet_rows(path: PathArg, run: bool, collector: ProblemCollector) -> Records:
+    """(row number, TREC fields) of each row of a Parquet run or qrels (`parquet_columns`)."""
     shown = str(path)
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
         collector.add(shown, None, "(file)", "a Parquet file", str(exc).splitlines()[0])
         return
-    names, ok = [], bool(table.num_rows)
-    if not ok:
-        collector.add(shown, None, "(file)", "at least one row", "a table without rows")
-    for wanted in (QUESTION_COLUMNS, DOCUMENT_COLUMNS, GRADE_COLUMNS):
-        name = next((name for name in wanted if name in table.schema.names), None)
-        kind = table.schema.field(name).type if name else None
-        grades = wanted is GRADE_COLUMNS
-        test = pa.types.is_integer if grades else pa.types.is_string
-        if kind is None or not (test(kind) or (not grades and pa.types.is_large_string(kind))):
-            found = str(kind) if kind else f"none (the file has {', '.join(table.schema.names)})"
-            field = f"column {' or '.join(wanted)}"
-            collector.add(shown, None, field, "integers" if grades else "strings", found)
-            ok = False
-        names.append(name)
-    if ok:
-        columns = [table[name].to_pylist() for name in names]
-        for number, (qid, docid, grade) in enumerate(zip(*columns, strict=True), start=1):
-            yield number, [qid or "", "0", docid or "", str(grade)]
+    names = parquet_columns(table.schema, run, shown, collector)
+    if names is None:
+        return
+    if not table.num_rows:  # it would score no question (or each as an empty ranking)
+        expected = f"at least one row ({', '.join(names)})"
+        collector.add(shown, None, "(file)", expected, "a table without rows")
+    columns = [table[name].to_pylist() for name in names]
+    for number, (qid, docid, value) in enumerate(zip(*columns, strict=True), start=1):
+        qid, docid = qid or "", docid or ""  # null: refused as empty
+        yield number, ([qid, "Q0", docid, "0", repr(value), "parquet"] if run
+                       else [qid, "0", docid, str(value)])

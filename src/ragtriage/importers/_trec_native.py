@@ -12,6 +12,7 @@ from ..formats.trec_files import (
     TrecRun,
     nothing_to_read,
     parse_qrels,
+    parse_run,
     qrels_to_evalset,
     read_through,
     run_to_native,
@@ -19,7 +20,6 @@ from ..formats.trec_files import (
     write_qrels,
     write_run,
 )
-from ..formats.trec_parquet import parse_run_file
 from ..formats.trec_records import FIRST_TOKEN, TOKEN, is_token
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import IDENTIFIER_EXPECTED, EvalSet, Provenance, Run, Snapshot, plain_ids
@@ -58,7 +58,7 @@ def import_trec(
     parsed: list[tuple[Path, TrecRun]] = []
     for path in runs:
         comments, before = [], len(collector.problems)
-        ranked = parse_run_file(path, collector, None, comments)
+        ranked = parse_run(path, collector, None, comments)
         if not ranked and len(collector.problems) == before:
             collector.extend([nothing_to_read(str(path), "run", len(comments))])
         parsed.append((path, ranked))
