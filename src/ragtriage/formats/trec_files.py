@@ -82,8 +82,8 @@ def _field_count(
 ) -> bool:
     if len(parts) == len(fields):
         return True
-    # ranx's save("run.json") and pytrec_eval's dictionaries, given as a TREC file
-    json = number == 1 and parts[0][:1] in ("{", "[")
+    # a JSON array (a JSON object is read: `trec_records.file_kind`)
+    json = number == 1 and parts[0][:1] == "["
     json_hint = "; the file looks like a JSON document, not TREC lines" if json else ""
     collector.add(
         label,
