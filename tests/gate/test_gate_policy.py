@@ -117,11 +117,11 @@ max_missing = 0.1
     )
     messages = _messages(path)
     assert messages[0].startswith(f"{path}: threshold[0].metric: expected one of ")
-    assert messages[0].endswith("; found 'evidence_recal'")
+    assert messages[0].endswith("; found 'evidence_recal' (did you mean 'evidence_recall'?)")
     assert messages[1].startswith(
         f"{path}: block[0].stage: expected a diagnosis stage (permission_leak, "
     )
-    assert messages[1].endswith("; found 'retrieval_mis'")
+    assert messages[1].endswith("; found 'retrieval_mis' (did you mean 'retrieval_miss'?)")
     assert messages[2:] == [
         f"{path}: block[0].slice: expected `all`, `tag:NAME` or `split:dev|regression|holdout`; "
         "found 'tags:x'",
@@ -224,9 +224,12 @@ max_missing = "some"
         f"{path}: drop[1].alpha: expected less than 1; found 2",
         f"{path}: latency.max_missing: expected a valid number; found 'some'",
         f"{path}: sensitive[0].where: expected 'answer', 'context' or 'any'; found 'subject'",
-        f"{path}: threshold[0].metric: expected one of {metrics}; found 'evidence_recal'",
-        f"{path}: drop[0].metric: expected one of {metrics}; found 'fact_coverag'",
-        f"{path}: block[0].stage: expected a diagnosis stage ({stages}); found 'retrieval_mis'",
+        f"{path}: threshold[0].metric: expected one of {metrics}; found 'evidence_recal' "
+        "(did you mean 'evidence_recall'?)",
+        f"{path}: drop[0].metric: expected one of {metrics}; found 'fact_coverag' "
+        "(did you mean 'fact_coverage'?)",
+        f"{path}: block[0].stage: expected a diagnosis stage ({stages}); "
+        "found 'retrieval_mis' (did you mean 'retrieval_miss'?)",
         f"{path}: block[1].slice: expected {slices}; found 'tags:x'",
         f"{path}: threshold[1].slice: expected {slices}; found 'everything'",
         f"{path}: sensitive[0].slice: expected {slices}; found 'tag:'",

@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, ProblemCollector, found_text, refused_once
+from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text, refused_once
 from ..fileio import decode, file_problem, parse_json, parse_toml, read_bytes
 from ..loading import pydantic_problems
 from ..metrics import lookup, parse_measure
@@ -137,8 +137,9 @@ def _semantic(
                 refuse(field, p.expected, p.found)
     for i, block in policy.block:
         if block.ok("stage") and (block.rule.stage not in stages or block.rule.stage == "ok"):
-            listed = ", ".join(s for s in stages if s != "ok")
-            refuse(f"block[{i}].stage", f"a diagnosis stage ({listed})", repr(block.rule.stage))
+            known = [s for s in stages if s != "ok"]
+            found = repr(block.rule.stage) + did_you_mean(block.rule.stage, known)
+            refuse(f"block[{i}].stage", f"a diagnosis stage ({', '.join(known)})", found)
     sliced: dict[str, Sequence[tuple[int, _Rule[Any]]]]  # every rule with a `slice`
     sliced = {"block": policy.block, "threshold": policy.threshold, "sensitive": policy.sensitive}
     for section, rules in sliced.items():

@@ -12,7 +12,7 @@ from typing import Literal, Protocol, get_args
 
 import numpy as np
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, did_you_mean
 from ..validation import CUTOFF_EXPECTED, parse_cutoff
 
 Layer = Literal[
@@ -245,7 +245,8 @@ def parse_measure(text: str, source: str = "<command line>", *, rank: bool = Fal
     spec = lookup(name)
     if spec is None:
         known = ", ".join(sorted(REGISTRY))
-        raise InputError([Problem(source, None, "metric", f"one of {known}", repr(text))])
+        found = repr(text) + did_you_mean(name, REGISTRY.keys())
+        raise InputError([Problem(source, None, "metric", f"one of {known}", found)])
     if len(values) != len(spec.params):
         expected = f"the form {spec.spelled()}"
         raise InputError([Problem(source, None, "metric", expected, repr(text))])
