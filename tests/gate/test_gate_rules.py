@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -265,3 +266,25 @@ def test_junit_writes_a_control_character_as_its_escape() -> None:
     detail = "1 of 2 questions in tag:a\\x01b diagnosed permission_leak: q\\x1f"
     assert failure.get("message") == detail
     assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 questions\n{detail}"
+
+
+def test_a_bound_equal_to_the_value_passes_and_one_ulp_past_it_fails_in_full_digits(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    recall = 11 / 12  # evidence_recall of 'improved'; its false_refusal is 1/12, p50 1070 ms
+    up, down = math.nextafter(recall, 1.0), math.nextafter(1 / 12, 0.0)
+    policy = (
+        f'[[threshold]]\nmetric = "evidence_recall"\nmin = {recall!r}\n'
+        f'[[threshold]]\nmetric = "evidence_recall"\nmin = {up!r}\n'
+        f'[[threshold]]\nmetric = "false_refusal"\nmax = {down!r}\n'
+        f"[latency]\np50_ms = {math.nextafter(1070.0, 0.0)!r}\n"
+        '[[threshold]]\nmetric = "evidence_recall"\nmin = 0.95\n'
+    )
+    rules = _gate(tmp_path, example_evaluation, policy, "improved").rules
+    assert [(r.verdict, r.detail) for r in rules] == [
+        ("pass", "within bounds over 15 questions"),
+        ("fail", "0.9166666666666666 < 0.9166666666666667"),
+        ("fail", "0.08333333333333333 > 0.08333333333333331"),
+        ("fail", "0.917 < 0.95"),  # rounding shows the comparison: three decimals
+        ("fail", "1070.0 ms > 1069.9999999999998 ms"),
+    ]

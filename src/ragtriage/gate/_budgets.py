@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import counted
 from ..evaluation import RunEvaluation
 from ._policy_format import LoadedPolicy
-from ._verdict import RuleResult, Verdict
+from ._verdict import RuleResult, Verdict, beyond
 
 
 def _records(
@@ -102,7 +102,7 @@ def _budget(
     if total and len(missing) / total > max_missing:
         problems.append(f"{len(missing)}/{total} questions unrecorded (fail closed)")
     if observed > budget:
-        problems.append(f"{observed:g} {unit} > {budget:g} {unit}")
+        problems.append(beyond(observed, ">", budget, unit=f" {unit}"))
     over = f"{observed:g} {unit} over {counted(len(values), 'question')}"
     detail = "; ".join(problems) if problems else over
     questions = tuple(missing) if problems and missing else ()

@@ -28,7 +28,7 @@ from ..metrics import parse_measure, value_text
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
 from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
-from ._verdict import GateResult, RuleResult, Verdict
+from ._verdict import GateResult, RuleResult, Verdict, beyond
 
 LABEL_LAYERS = ("support", "coverage")
 """Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
@@ -175,9 +175,9 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
         problems.append("not applicable to any question (fail closed)")
     else:
         if rule.min is not None and agg.value < rule.min:
-            problems.append(f"{agg.value:.3f} < {rule.min:g}")
+            problems.append(beyond(agg.value, "<", rule.min, ".3f"))
         if rule.max is not None and agg.value > rule.max:
-            problems.append(f"{agg.value:.3f} > {rule.max:g}")
+            problems.append(beyond(agg.value, ">", rule.max, ".3f"))
     verdict: Verdict = "fail" if problems else "pass"
     within = f"within bounds over {counted(len(members), 'question')}"
     detail = "; ".join(problems) if problems else within

@@ -67,3 +67,14 @@ class GateResult:
     def count(self, verdict: Verdict) -> int:
         """How many rules have this verdict."""
         return sum(r.verdict == verdict for r in self.rules)
+
+
+def beyond(value: float, op: str, bound: float, spec: str = "g", unit: str = "") -> str:
+    """`value op bound` as a failed rule's detail says it (`0.792 < 0.85`), with every digit
+    where rounding would show a comparison that does not hold (`0.8499999999999999 < 0.85`,
+    not `0.850 < 0.85`)."""
+    shown = [format(value, spec), format(bound, "g")]
+    low, high = (float(t) for t in (shown if op == "<" else shown[::-1]))
+    if not low < high:
+        shown = [repr(value), repr(bound)]
+    return f"{shown[0]}{unit} {op} {shown[1]}{unit}"
