@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage import InputError, evaluate, load_dataset
+from ragtriage import InputError, RequestError, evaluate, load_dataset
 from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 from ragtriage.gate import GateResult, RuleResult, gate, load_policy, render_junit
@@ -288,3 +288,23 @@ def test_a_bound_equal_to_the_value_passes_and_one_ulp_past_it_fails_in_full_dig
         ("fail", "0.917 < 0.95"),  # rounding shows the comparison: three decimals
         ("fail", "1070.0 ms > 1069.9999999999998 ms"),
     ]
+
+
+def test_a_policy_measure_the_evaluation_did_not_score_is_refused(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    policy = '[[threshold]]\nmetric = "recip_rank@10"\nmin = 0.5\n'
+    with pytest.raises(RequestError) as caught:
+        _gate(tmp_path, example_evaluation, policy, "improved")
+    assert str(caught.value) == (
+        f"evaluation: expected every measure policy {tmp_path / 'policy.toml'} reads; found no "
+        "mrr@10 (evaluate with metrics=[...] naming them)"
+    )
+    # scored, the alias names the same measure: the rule reads its value
+    scored = evaluate(_dataset(), metrics=["evidence_recall", "mrr@10"])
+    rule = _only(_gate(tmp_path, scored, policy, "improved"))
+    assert (rule.name, rule.verdict, rule.observed_text) == (
+        "mrr@10 >= 0.5",
+        "pass",
+        "0.938 (11.25/12, macro)",
+    )

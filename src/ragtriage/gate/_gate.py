@@ -21,7 +21,7 @@ from ..compare import (
     run_stages,
     select_runs,
 )
-from ..errors import counted
+from ..errors import RequestError, counted
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import file_problem
 from ..metrics import parse_measure, value_text
@@ -255,6 +255,13 @@ def gate(
     """Apply every rule of `policy` to run `run` (against `baseline` for the baseline rules)."""
     # Checked without a baseline too (then unused), as the command line's options are.
     check_arguments(evaluation, seed, resamples, permutations, 0.95)
+    # A measure not scored would read as a slice without questions.
+    unscored = [n for n in policy.metrics() if n not in {m.name for m in evaluation.measures}]
+    if unscored:
+        raise RequestError(
+            f"evaluation: expected every measure policy {policy.path} reads; found no "
+            f"{', '.join(unscored)} (evaluate with metrics=[...] naming them)"
+        )
     names = [run] if baseline is None else [baseline, run]
     selected = select_runs(evaluation, names)
     target = selected[-1]
