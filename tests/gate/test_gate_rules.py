@@ -11,10 +11,11 @@ import pytest
 from ragtriage import InputError, RequestError, evaluate, load_dataset
 from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
-from ragtriage.gate import GateResult, RuleResult, gate, load_policy, render_junit
+from ragtriage.gate import GateResult, RuleResult, gate, gate_json, load_policy, render_junit
 from ragtriage.holdout import without_holdout
 from ragtriage.loading import Dataset
 from ragtriage.metrics import default_measures
+from ragtriage.render import dumps
 
 
 def _dataset() -> Dataset:
@@ -308,3 +309,38 @@ def test_a_policy_measure_the_evaluation_did_not_score_is_refused(
         "pass",
         "0.938 (11.25/12, macro)",
     )
+
+
+def test_a_run_gated_against_its_twin_shows_no_change(tmp_path: Path) -> None:
+    dataset = _dataset()
+    twin = dataset.runs[1].model_copy(update={"name": "twin"})
+    evaluation = _evaluate(
+        Dataset(
+            dataset.snapshot,
+            dataset.evalset,
+            (dataset.runs[1], twin),
+            dataset.sources,
+            run_files=dataset.run_files,
+        )
+    )
+    policy = (
+        '[[drop]]\nmetric = "evidence_recall"\nmax_drop = 0.0\n'
+        '[[drop]]\nmetric = "false_refusal"\nsignificant = true\n'
+    )
+    result = _gate(tmp_path, evaluation, policy, "twin", "improved")
+    assert [(r.verdict, r.observed, r.observed_text, r.detail) for r in result.rules] == [
+        (
+            "pass",
+            0.0,
+            "no change (0.917 -> 0.917, p=1)",
+            "no change over 12 paired questions; p = 1 (sign_flip_exact)",
+        ),
+        (
+            "pass",
+            0.0,
+            "no change (0.083 -> 0.083, p=1)",
+            "no change over 12 paired questions; p = 1 (mcnemar_exact)",
+        ),
+    ]
+    assert [math.copysign(1.0, r.observed or 0.0) for r in result.rules] == [1.0, 1.0]
+    assert '"observed": 0.0' in dumps(gate_json(result))

@@ -205,12 +205,13 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
     if found is None or found.difference is None:
         detail = "no question has a value in both runs (fail closed)"
         return result("fail", None, "no paired questions", detail=detail)
-    drop = -found.difference if found.direction == "higher" else found.difference
+    # + 0.0: no change is a drop of 0.0, not -0.0 (which JSON would show)
+    drop = (-found.difference if found.direction == "higher" else found.difference) + 0.0
     p = found.test.p_value if found.test is not None else 1.0
     test = found.test.name if found.test is not None else "none"
     exceeds = drop > (rule.max_drop if rule.max_drop is not None else 0.0) + 1e-12
     failed = exceeds and (not rule.significant or (drop > 0 and p < alpha))
-    moved = f"{'drop' if drop > 0 else 'gain'} {abs(drop):.3f}"
+    moved = f"{'drop' if drop > 0 else 'gain'} {abs(drop):.3f}" if drop else "no change"
     observed = f"{moved} ({value_text(found.base)} -> {value_text(found.candidate)}, p={p:.3g})"
     detail = f"{moved} over {counted(found.paired, 'paired question')}; p = {p:.3g} ({test})"
     return result("fail" if failed else "pass", drop, observed, detail=detail)
