@@ -50,8 +50,8 @@ class Generated:
     labels: list[dict[str, Any]] = field(default_factory=list)
     """Label files (with `labels_file`)."""
     runs_apart: list[dict[str, Any]] = field(default_factory=list)
-    """With `labels_file`: the runs as written beside `labels` (some labels moved out);
-    `runs` keeps every label inline."""
+    """With `labels_file`: the runs as written beside `labels` (some labels moved out, some
+    copied); `runs` keeps every label inline, once."""
 
 
 def _snapshot(draw: st.DrawFn, crowded: bool = False) -> dict[str, Any]:
@@ -211,32 +211,38 @@ def _result(
 
 
 def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
-    """Move whole label lists of some claims and results into a labels file."""
+    """Move whole label lists of some claims and results into a labels file, and copy others
+    there (the same labels given in the run and again in the file)."""
     file: dict[str, Any] = {"schema_version": 1, "kind": "labels", "run": run["name"],
                             "labeller": HUMAN, "claim_labels": [], "fact_labels": []}
     for res in run["results"]:
         for position, claim in enumerate(res.get("claims") or [], start=1):
-            if claim["labels"] and draw(st.booleans()):
+            how = draw(st.sampled_from(["keep", "move", "copy"]))
+            if claim["labels"] and how != "keep":
                 cid = claim.get("id", f"c{position}")
                 for label in claim["labels"]:
                     if label["labeller"] == HUMAN:
                         label = {k: v for k, v in label.items() if k != "labeller"}
                     file["claim_labels"].append(
                         {"question_id": res["question_id"], "claim_id": cid, "label": label})
-                claim["labels"] = []
-        if res.get("fact_labels") and draw(st.booleans()):
+                if how == "move":
+                    claim["labels"] = []
+        how = draw(st.sampled_from(["keep", "move", "copy"]))
+        if res.get("fact_labels") and how != "keep":
             for label in res["fact_labels"]:
                 file["fact_labels"].append({"question_id": res["question_id"], "label": label})
-            res["fact_labels"] = []
+            if how == "move":
+                res["fact_labels"] = []
     return file
 
 
 @st.composite
 def datasets(draw: st.DrawFn, labels_file: bool = False, crowded: bool = False) -> Generated:
-    """A valid dataset with one or two runs; with `labels_file`, the first run's labels are
-    partly kept in a labels file (`Generated.labels`). `crowded`: evidence and rankings drawn
-    from three documents and six chunks of the first two, so that one item often satisfies
-    several groups of its question, and spans touch, nest and overlap."""
+    """A valid dataset with one or two runs; with `labels_file`, each run's labels are partly
+    kept (or given again) in a labels file of its own (`Generated.labels`). `crowded`:
+    evidence and rankings drawn from three documents and six chunks of the first two, so that
+    one item often satisfies several groups of its question, and spans touch, nest and
+    overlap."""
     snapshot = _snapshot(draw, crowded)
     snap = Snapshot(snapshot)
     if crowded:
@@ -254,9 +260,8 @@ def datasets(draw: st.DrawFn, labels_file: bool = False, crowded: bool = False) 
                "questions": questions}
     generated = Generated(snapshot, evalset, runs)
     if labels_file:
-        apart = json.loads(json.dumps(runs[0]))
-        generated.labels = [_split_labels(draw, apart)]
-        generated.runs_apart = [apart, *runs[1:]]
+        generated.runs_apart = json.loads(json.dumps(runs))
+        generated.labels = [_split_labels(draw, apart) for apart in generated.runs_apart]
     return generated
 
 

@@ -64,10 +64,12 @@ def test_oracle_equals_both_readers(g: Generated, opts: dict[str, Any], jsonl: b
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(g=datasets(labels_file=True), jsonl=st.booleans())
-def test_oracle_equals_both_readers_with_a_labels_file(g: Generated, jsonl: bool) -> None:
-    opts = {"k": None, "label_policy": "human-first", "allow_unreviewed": False,
-            "evidence_level": "auto"}
+@given(g=datasets(labels_file=True), opts=options, jsonl=st.booleans())
+def test_oracle_equals_both_readers_with_a_labels_file(
+    g: Generated, opts: dict[str, Any], jsonl: bool
+) -> None:
+    """Every label policy on labels read from the runs and from a labels file per run, some
+    labels given in both."""
     check(g, opts, jsonl)
 
 

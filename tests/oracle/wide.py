@@ -86,7 +86,7 @@ def drop_results(g: Generated, draw: st.DrawFn) -> None:
         keep = draw(st.sets(st.sampled_from(ids)))
         for kept in [run, *g.runs_apart[n:n + 1]]:
             kept["results"] = [res for res in kept["results"] if res["question_id"] in keep]
-        for labels in g.labels if n == 0 else []:
+        for labels in (lab for lab in g.labels if lab["run"] == run["name"]):
             for key in ("claim_labels", "fact_labels"):
                 labels[key] = [e for e in labels[key] if e["question_id"] in keep]
 
