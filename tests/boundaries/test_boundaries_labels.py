@@ -14,6 +14,7 @@ from ragtriage.columnar import evaluate
 from ragtriage.detectors import context_hash_of
 from ragtriage.errors import InputError
 from ragtriage.render import evaluation_json, render_markdown
+from ragtriage.schemas import json_schema
 
 TEXTS = {"a": "Webhooks retry 3 times.", "b": "Ports: 5671 and 443."}
 
@@ -90,6 +91,28 @@ def test_a_different_k_makes_a_label_stale() -> None:
     other_k = _hash([("a", TEXTS["a"]), ("b", TEXTS["b"])], 5)
     run = evaluate(_dataset([_labelled(other_k)]), metrics=["claim_support"]).runs[0]
     assert run.views[0].stale_labels == ("c1",)
+
+
+@pytest.mark.parametrize("answer", ["Webhooks retry 3 times.", "Another answer entirely."])
+def test_a_fact_label_is_stamped_with_the_context_alone(answer: str) -> None:
+    """A fact label's hash is a claim label's (docs/boundaries.md): another answer to the same
+    context leaves it fresh; the field's description says so, not 'the answer and context'."""
+    current = _hash([("a", TEXTS["a"]), ("b", TEXTS["b"])], 2)
+    res = result("q", ["a", "b"], claims=[claim(["a"])], texts=TEXTS, answer=answer)
+    res["fact_labels"] = [{"fact_id": "f1", "verdict": "covered", "labeller": HUMAN,
+                           "context_hash": current}]
+    data = make_dataset(
+        [doc("a", TEXTS["a"]), doc("b", TEXTS["b"])],
+        [{"id": "q", "text": "How often?", "answerability": "answerable",
+          "required_evidence": [{"any_of": ["a"]}], "reference_facts": [{"id": "f1"}]}],
+        {"r": [res]}, provenance={"k": 2},
+    )
+    run = evaluate(data, metrics=["fact_coverage"]).runs[0]
+    assert (run.views[0].stale_labels, run.summary["fact_coverage"].value) == ((), 1.0)
+    described = json_schema("labels")["$defs"]["FactLabel"]["properties"]["context_hash"]
+    assert described["description"] == (
+        "Hash of the context text the label was made against (not of the answer), when recorded."
+    )
 
 
 JUDGE = {"kind": "judge", "name": "model-x", "prompt_version": "p1"}

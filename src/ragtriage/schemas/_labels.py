@@ -81,7 +81,7 @@ class FactLabel(StrictModel):
     reason: str | None = None
     """Why, in the labeller's words."""
     context_hash: str | None = None
-    """Hash of the answer and context the label was made against, when recorded."""
+    """Hash of the context text the label was made against (not of the answer), when recorded."""
 
 
 LABEL_LISTS = ("claim_labels", "fact_labels")
