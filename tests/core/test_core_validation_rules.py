@@ -234,12 +234,12 @@ def test_judge_labels_count_under_judge_policy_only_with_prompt_version(tmp_path
     code, _, stderr = run_cli(tmp_path, data, "--label-policy", "human")
     assert code == 2
     assert stderr.splitlines()[1] == (
-        f"- {R}: question 'q1': claims[c1].labels: expected a review label (human) for every claim (or --allow-unreviewed); found no label"
+        f"- {R}: question 'q1': claims[c1].labels: expected a review label (human) for every claim (or --allow-unreviewed); found only judge labels"
     )
     code, _, stderr = run_cli(tmp_path, data, "--label-policy", "judge")
     assert code == 2  # the fact label is human-only: a judge policy finds it missing
     assert stderr.splitlines()[1] == (
-        f"- {R}: question 'q1': fact_labels: expected a coverage label for reference fact 'f1' (or --allow-unreviewed); found no label"
+        f"- {R}: question 'q1': fact_labels: expected a coverage label for reference fact 'f1' (or --allow-unreviewed); found only human labels"
     )
 
 

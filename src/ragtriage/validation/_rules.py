@@ -140,7 +140,7 @@ def _check_result(
                 qid,
                 f"claims[{cid}].labels",
                 f"a review label ({policy}) for every claim (or --allow-unreviewed)",
-                "no label",
+                _uncounted(len(claim.labels), policy),
             )
         for at, lab in enumerate(claim.labels):
             where = c.ds.label_file((run_name, qid, cid, at))  # its label file, if any
@@ -200,8 +200,14 @@ def _check_result(
                 qid,
                 "fact_labels",
                 f"a coverage label for reference fact {fact!r} (or --allow-unreviewed)",
-                "no label",
+                _uncounted(sum(f.fact_id == fact for f in res.fact_labels), policy),
             )
+
+
+def _uncounted(labels: int, policy: LabelPolicy) -> str:
+    """What a claim or fact without a counted label has: none, or labels of the kind `policy`
+    leaves out (`human-first` counts any)."""
+    return f"only {'judge' if policy == 'human' else 'human'} labels" if labels else "no label"
 
 
 def _check_run(
