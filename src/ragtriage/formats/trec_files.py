@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import InputError, Problem, ProblemCollector, counted
 from ..fileio import LONGER_LINE, MAX_GRADE, MIN_GRADE, text_lines, write_text
 from ..paths import PathArg, as_path
-from .trec_records import UNITS, file_kind, is_token, json_rows, parquet_rows, tokens
+from .trec_records import UNITS, FileKind, file_kind, is_token, json_rows, parquet_rows, tokens
 
 if TYPE_CHECKING:  # the readers need no models; the converters import them when called
     from ..schemas import EvalSet, Run, Snapshot
@@ -101,19 +101,15 @@ def _rows(
     shown: str,
     collector: ProblemCollector,
     seen: set[str] | None,
-    comments: list[int] | None = None,
+    comments: list[int] | None,
+    kind: FileKind,
 ) -> Iterator[tuple[int, list[str]]]:
     # Every non-blank line's question ID goes to `seen`, even when the line is then rejected.
-    kind = file_kind(path)
     try:
         if kind in ("json", "parquet"):
             run = len(fields) == len(RUN_FIELDS)
-            json = kind == "json"
-            for number, parts in json_rows(path, run, collector, seen) if json else (
-                parquet_rows(path, run, collector)
-            ):
-                if seen is not None and parts[0]:
-                    seen.add(parts[0])
+            read = json_rows if kind == "json" else parquet_rows
+            for number, parts in read(path, run, collector, seen):
                 if tokens(parts, f"{UNITS[kind]} {number}", shown, collector):
                     yield number, parts
             return
@@ -174,8 +170,9 @@ def parse_qrels(
     shown = str(path)
     qrels: Qrels = {}
     first_line: dict[tuple[str, str], int] = {}
-    unit = UNITS[file_kind(path)]
-    for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen, comments):
+    kind = file_kind(path)
+    unit = UNITS[kind]
+    for number, parts in _rows(path, QRELS_FIELDS, shown, collector, seen, comments, kind):
         qid, _iteration, docid, raw = parts
         if not _GRADE.fullmatch(raw):
             collector.add(shown, qid, f"{unit} {number}: grade", "an integer", repr(raw))
@@ -207,8 +204,9 @@ def parse_run(
     shown = str(path)
     run: TrecRun = {}
     first_line: dict[tuple[str, str], int] = {}
-    unit = UNITS[file_kind(path)]
-    for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen, comments):
+    kind = file_kind(path)
+    unit = UNITS[kind]
+    for number, parts in _rows(path, RUN_FIELDS, shown, collector, seen, comments, kind):
         qid, _q0, docid, _rank, raw, _tag = parts
         try:
             score = float(raw) if raw.isascii() and "_" not in raw else math.nan

@@ -137,8 +137,11 @@ def parquet_columns(
     return None if len(collector.problems) > before else names
 
 
-def parquet_rows(path: PathArg, run: bool, collector: ProblemCollector) -> Records:
-    """(row number, TREC fields) of each row of a Parquet run or qrels (`parquet_columns`)."""
+def parquet_rows(
+    path: PathArg, run: bool, collector: ProblemCollector, seen: set[str] | None = None
+) -> Records:
+    """(row number, TREC fields) of each row of a Parquet run or qrels (`parquet_columns`);
+    `seen`, when given, receives every question ID, valid or not."""
     shown = str(path)
     try:
         table = pq.read_table(path)
@@ -154,5 +157,7 @@ def parquet_rows(path: PathArg, run: bool, collector: ProblemCollector) -> Recor
     columns = [table[name].to_pylist() for name in names]
     for number, (qid, docid, value) in enumerate(zip(*columns, strict=True), start=1):
         qid, docid = qid or "", docid or ""  # null: refused as empty
+        if seen is not None and qid:
+            seen.add(qid)
         yield number, ([qid, "Q0", docid, "0", repr(value), "parquet"] if run
                        else [qid, "0", docid, str(value)])
