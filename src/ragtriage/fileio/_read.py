@@ -49,9 +49,10 @@ def text_lines(
     `gunzip`: of the text a gzip-compressed file holds."""
     path = as_path(path)
     label = str(path) if label is None else label
-    with open_input(path, label) as handle, gzip.GzipFile(fileobj=handle) as unpacked:
+    with open_input(path, label) as handle:
+        stream = cast(BinaryIO, gzip.GzipFile(fileobj=handle)) if gunzip else handle
         try:
-            for number, raw in iter_lines(cast(BinaryIO, unpacked) if gunzip else handle, label):
+            for number, raw in iter_lines(stream, label):
                 data = strip_bom(raw, label) if number == 1 else raw
                 yield number, decode(data, label, number, at_start=False)
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
