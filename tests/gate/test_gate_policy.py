@@ -306,3 +306,12 @@ def test_a_json_policy_is_read_as_json(tmp_path: Path) -> None:
     assert _messages(path) == [
         f"{path}: (top level): expected a JSON object holding the policy's sections; found []"
     ]
+
+
+def test_a_bound_just_past_the_range_is_shown_in_full_digits(tmp_path: Path) -> None:
+    # Six digits showed `found 1`, a bound inside the range it was refused for.
+    path = _write(tmp_path, '[[threshold]]\nmetric = "ndcg@10"\nmax = 1.0000000000000002\n')
+    assert _messages(path) == [
+        f"{path}: threshold[0].max: expected a bound from 0 to 1 (ndcg range); "
+        "found 1.0000000000000002"
+    ]

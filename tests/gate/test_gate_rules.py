@@ -289,6 +289,15 @@ def test_a_bound_equal_to_the_value_passes_and_one_ulp_past_it_fails_in_full_dig
         ("fail", "0.917 < 0.95"),  # rounding shows the comparison: three decimals
         ("fail", "1070.0 ms > 1069.9999999999998 ms"),
     ]
+    # Named with every digit that tells two thresholds apart (six digits named the first two
+    # `>= 0.916667` and the latency rule `<= 1070 ms`, which the observed 1070 ms meets).
+    assert [r.name for r in rules] == [
+        "evidence_recall >= 0.9166666666666666",
+        "evidence_recall >= 0.9166666666666667",
+        "false_refusal <= 0.08333333333333331",
+        "evidence_recall >= 0.95",
+        "latency p50 <= 1069.9999999999998 ms",
+    ]
 
 
 def test_a_policy_measure_the_evaluation_did_not_score_is_refused(

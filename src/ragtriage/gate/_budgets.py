@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import counted
 from ..evaluation import RunEvaluation
 from ._policy_format import LoadedPolicy
-from ._verdict import RuleResult, Verdict, beyond
+from ._verdict import RuleResult, Verdict, beyond, bound_text
 
 
 def _records(
@@ -44,7 +44,7 @@ def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
                 continue
             out.append(
                 _budget(
-                    f"latency {label} <= {budget:g} ms",
+                    f"latency {label} <= {bound_text(budget)} ms",
                     "latency",
                     values,
                     missing,
@@ -59,7 +59,7 @@ def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
         values, missing = _records(run, "cost_usd")
         out.append(
             _budget(
-                f"mean cost per question <= ${cost.max_mean_usd:g}",
+                f"mean cost per question <= ${bound_text(cost.max_mean_usd)}",
                 "cost",
                 values,
                 missing,
@@ -91,7 +91,7 @@ def _budget(
     budget: float,
     unit: str,
 ) -> RuleResult:
-    limit = f"<= {budget:g} {unit}, at most {max_missing:.0%} of questions unrecorded"
+    limit = f"<= {bound_text(budget)} {unit}, at most {max_missing:.0%} of questions unrecorded"
     result = partial(RuleResult, name, kind, limit=limit)
     if not values:
         detail = f"no question records {kind} (fail closed)"

@@ -28,7 +28,7 @@ from ..metrics import parse_measure, value_text
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
 from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
-from ._verdict import GateResult, RuleResult, Verdict, beyond
+from ._verdict import GateResult, RuleResult, Verdict, beyond, bound_text
 
 LABEL_LAYERS = ("support", "coverage")
 """Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
@@ -140,7 +140,7 @@ def _no_regression(
 def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) -> RuleResult:
     measure = parse_measure(rule.metric)
     given = ((">=", rule.min), ("<=", rule.max))
-    bounds = [f"{op} {bound:g}" for op, bound in given if bound is not None]
+    bounds = [f"{op} {bound_text(bound)}" for op, bound in given if bound is not None]
     name = rule.name or f"{measure.name} {' and '.join(bounds)}" + _slice_suffix(rule.slice)
     members = [r for r in run.questions if in_slice(r, rule.slice)]
     agg = (
@@ -190,11 +190,10 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
     alpha = rule.alpha if rule.alpha is not None else policy.policy.defaults.alpha
     parts = []
     if rule.max_drop is not None:
-        parts.append(f"drop <= {rule.max_drop:g}")
+        parts.append(f"drop <= {bound_text(rule.max_drop)}")
     if rule.significant:
-        parts.append(
-            f"{'or not ' if rule.max_drop is not None else 'no '}significant drop (p < {alpha:g})"
-        )
+        prefix = "or not " if rule.max_drop is not None else "no "
+        parts.append(f"{prefix}significant drop (p < {bound_text(alpha)})")
     limit = " ".join(parts) if rule.max_drop is None else ", ".join(parts)
     result = partial(RuleResult, rule.name or f"{measure.name} {limit}", "drop", limit=limit)
     if comparison is None:

@@ -30,6 +30,7 @@ from ._policy_format import (
     ThresholdRule,
     _PolicyModel,
 )
+from ._verdict import bound_text
 
 _SLICE = re.compile(r"^(all|tag:.+|split:(dev|regression|holdout))$")
 
@@ -206,9 +207,8 @@ def _in_range(
         low, high = 0.0, high - low
     if not low <= value <= high:
         what = "an allowed drop" if span else "a bound"
-        collector.add(
-            file, None, field, f"{what} from {low:g} to {high:g} ({spec.name} range)", f"{value:g}"
-        )
+        expected = f"{what} from {low:g} to {high:g} ({spec.name} range)"
+        collector.add(file, None, field, expected, bound_text(value))
 
 
 def _no_rules(data: dict[str, Any], file: str, collector: ProblemCollector) -> None:

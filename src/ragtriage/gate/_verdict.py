@@ -69,6 +69,12 @@ class GateResult:
         return sum(r.verdict == verdict for r in self.rules)
 
 
+def bound_text(bound: float) -> str:
+    """A policy's number as rule names and limits say it: `0.9`, `100`, and every digit where
+    six would show another number (`0.9166666666666666`, not `0.916667`)."""
+    return text if float(text := format(bound, "g")) == bound else repr(bound)
+
+
 def beyond(value: float, op: str, bound: float, spec: str = "g", unit: str = "") -> str:
     """`value op bound` as a failed rule's detail says it (`0.792 < 0.85`), with every digit
     where rounding would show a comparison that does not hold (`0.8499999999999999 < 0.85`,
