@@ -57,12 +57,33 @@ def test_bad_parquet_rows_are_all_reported(tmp_path: Path) -> None:
         " question; found 'a' again (first on row 1)",
         f"{path}: question 'q1': row 3: score: expected a finite number; found 'nan'",
         f"{path}: question 'q2': row 4: document ID: expected a TREC field: non-empty, without"
-        " whitespace or NUL; found ''",
+        " whitespace or NUL; found null",
         f"{path}: question 'q 2': row 5: question ID: expected a TREC field: non-empty, without"
         " whitespace or NUL, not starting with #; found 'q 2'",
         f"{path}: question 'q 2': question ID: expected a question the qrels judge"
         " (or --allow-extra); found not in the qrels",
     ]
+
+
+def test_a_null_cell_is_named_null_in_runs_and_qrels(tmp_path: Path) -> None:
+    # As the JSON reader names a null; before, an ID was named '' and a score or grade 'None'.
+    ids = {"qid": ["q1", None, "q1", "q1"], "docid": ["a", "b", None, "c"]}
+    qrels, run = tmp_path / "q.parquet", tmp_path / "r.parquet"
+    pq.write_table(pa.table({**ids, "grade": pa.array([1, 2, 3, None], pa.int64())}), qrels)
+    pq.write_table(pa.table({**ids, "score": [1.0, 2.0, 3.0, None]}), run)
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    problems = [
+        f"- {path}: row 2: question ID: expected a TREC field: non-empty, without whitespace or"
+        f" NUL, not starting with #; found null\n- {path}: question 'q1': row 3: document ID:"
+        f" expected a TREC field: non-empty, without whitespace or NUL; found null\n- {path}:"
+        f" question 'q1': row 4: {field}: expected {expected}; found null\n"
+        for path, field, expected in (
+            (qrels, "grade", "an integer"), (run, "score", "a finite number")
+        )
+    ]
+    assert (result.exit_code, result.output) == (
+        2, "Error: 6 problems found in the input:\n" + "".join(problems)
+    )
 
 
 def test_missing_column_is_named(tmp_path: Path) -> None:

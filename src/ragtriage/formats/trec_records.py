@@ -155,9 +155,15 @@ def parquet_rows(
         expected = f"at least one row ({', '.join(names)})"
         collector.add(shown, None, "(file)", expected, "a table without rows")
     columns = [table[name].to_pylist() for name in names]
-    for number, (qid, docid, value) in enumerate(zip(*columns, strict=True), start=1):
-        qid, docid = qid or "", docid or ""  # null: refused as empty
+    value_field = ("score", "a finite number") if run else ("grade", "an integer")
+    fields = (("question ID", FIRST_TOKEN), ("document ID", TOKEN), value_field)
+    for number, row in enumerate(zip(*columns, strict=True), start=1):
+        qid, docid, value = row
         if seen is not None and qid:
             seen.add(qid)
-        yield number, ([qid, "Q0", docid, "0", repr(value), "parquet"] if run
-                       else [qid, "0", docid, str(value)])
+        for (field, expected), cell in zip(fields, row, strict=True):
+            if cell is None:  # named as the JSON reader names it
+                collector.add(shown, qid, f"row {number}: {field}", expected, "null")
+        if None not in row:
+            yield number, ([qid, "Q0", docid, "0", repr(value), "parquet"] if run
+                           else [qid, "0", docid, str(value)])
