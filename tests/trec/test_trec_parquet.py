@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 from ragtriage.cli import cli
 from ragtriage.columnar import QuestionPolicy, arrays_from_dicts, load_trec
 from ragtriage.errors import InputError
-from ragtriage.formats import write_qrels
+from ragtriage.formats import read_run, write_qrels
 from ragtriage.formats.trec_parquet import read_run_parquet, write_run_parquet
 from ragtriage.importers import import_trec
 
@@ -86,17 +87,55 @@ def test_a_null_cell_is_named_null_in_runs_and_qrels(tmp_path: Path) -> None:
     )
 
 
+def test_integer_scores_are_read_as_the_text_reader_reads_them(tmp_path: Path) -> None:
+    # Each rounded to the nearest float, as `float()` and trec_eval's `atof` read the digits:
+    # 2**53 + 1 ties with 2**53 (ranked by document ID); past 2**53 the fast path's cast
+    # would refuse, so the reader reads them. Before, an int64 score column was refused.
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1, "y": 0}}
+    scores = {"q1": {"a": 2**53 + 1, "b": 2**53, "c": 2**63 - 1, "d": -(2**63)},
+              "q2": {"x": 3, "y": 7}}
+    rows = [(q, d, s) for q, docs in scores.items() for d, s in docs.items()]
+    write_qrels(qrels, tmp_path / "q.txt")
+    text, path = tmp_path / "r.txt", tmp_path / "r.parquet"
+    text.write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, d, s in rows), encoding="utf-8")
+    columns = {"qid": [r[0] for r in rows], "docid": [r[1] for r in rows]}
+    pq.write_table(pa.table({**columns, "score": pa.array([r[2] for r in rows], pa.int64())}), path)
+    read = read_run_parquet(path)
+    assert read == read_run(text) == {
+        "q1": [("c", 2.0**63), ("b", 2.0**53), ("a", 2.0**53), ("d", -(2.0**63))],
+        "q2": [("y", 7.0), ("x", 3.0)],
+    }
+    metrics = ["--metric", "ndcg@10", "--metric", "ap@100", "--per-question", "--format", "json"]
+    reports = [
+        json.loads(CliRunner().invoke(cli, ["trec-eval", str(tmp_path / "q.txt"), str(run),
+                                            *metrics]).output)["questions"]
+        for run in (text, path)
+    ]
+    # pytrec_eval on the text run: ndcg_cut_10 and map_cut_100
+    assert [(q["id"], q["ndcg@10"], q["ap@100"]) for q in reports[1]] == [
+        ("q1", 0.9502344167898356, 0.8333333333333333),
+        ("q2", 0.6309297535714575, 0.5),
+    ]
+    assert reports[0] == reports[1]
+    small = tmp_path / "small.parquet"  # within 2**53: the fast path, its arrays the text's
+    pq.write_table(pa.table({"qid": ["q1", "q1"], "docid": ["a", "c"], "score": [2, 1]}), small)
+    policy = QuestionPolicy(allow_missing=True)
+    loaded = load_trec(tmp_path / "q.txt", small, depth=3, policy=policy)
+    assert loaded.fast_path
+    assert loaded.arrays.grades.tolist() == [[1, 2], [0, 0]]
+
+
 def test_missing_column_is_named(tmp_path: Path) -> None:
     write_qrels(QRELS, tmp_path / "q.txt")
     path = tmp_path / "r.parquet"
     # q_id is ranx's name for qid (read), doc none of docid, doc_id
-    pq.write_table(pa.table({"q_id": ["q1"], "doc": ["a"], "score": [1]}), path)
+    pq.write_table(pa.table({"q_id": ["q1"], "doc": ["a"], "score": ["1"]}), path)
     with pytest.raises(InputError) as exc:
         load_trec(tmp_path / "q.txt", path, depth=3)
     assert [p.message() for p in exc.value.problems] == [
         f"{path}: column docid: expected present; found no such column (the file has q_id, doc,"
         " score)",
-        f"{path}: column score: expected floating-point numbers; found int64",
+        f"{path}: column score: expected numbers; found string",
     ]
 
 

@@ -1,6 +1,7 @@
 """TREC-shaped runs in Parquet: one row per ranked document (needs pyarrow).
 
-Columns: `qid` (string), `docid` (string), `score` (floating point); other columns are
+Columns: `qid` (string), `docid` (string), `score` (floating point, or integers read as the
+text reader reads them: each rounded to the nearest float); other columns are
 ignored, as the rank and tag columns of a text run are (ranx's and ir_measures' names are
 read too: `trec_records`). The ranking rule is the text format's: score descending, equal
 scores by document ID descending (UTF-8 bytes).

@@ -128,7 +128,8 @@ def parquet_columns(
             continue
         kind = schema.field(name).type
         expected, ok = (
-            ("floating-point numbers", pa.types.is_floating(kind)) if wanted == ("score",)
+            ("numbers", pa.types.is_floating(kind) or pa.types.is_integer(kind))
+            if wanted == ("score",)
             else ("integers", pa.types.is_integer(kind)) if wanted is GRADE_COLUMNS
             else ("strings", pa.types.is_string(kind) or pa.types.is_large_string(kind))
         )
