@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 from pathlib import Path
@@ -166,15 +167,51 @@ def test_import_trec_reads_a_parquet_run_as_trec_eval_does(tmp_path: Path) -> No
     ]
 
 
-def test_an_lz4_run_is_named_not_sent_to_iconv(tmp_path: Path) -> None:
-    # ranx's Run.save("r.lz4"): named as what it is, with no hint to convert it from another
-    # text encoding (ranx's Parquet qrels and gzipped files are read: test_trec_peer_formats).
-    qrels, lz4 = tmp_path / "q.parquet", tmp_path / "r.lz4"
+RANX_LZ4 = (
+    " (ranx's `save(\"r.lz4\")` holds CBOR, not text: save the run with a .json or .trec name"
+    " instead)"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "found"),
+    [
+        ("r.lz4", b"\x04\x22\x4d\x18\x64\x40\xa7\x1b", f"LZ4-compressed data, not text;"
+         f" decompress it first: `lz4 -d r.lz4 r`{RANX_LZ4}"),
+        ("run", b"\x04\x22\x4d\x18\x64\x40\xa7\x1b", f"LZ4-compressed data, not text;"
+         f" decompress it first: `lz4 -d run run.decompressed`{RANX_LZ4}"),
+        ("r.trec.zst", b"\x28\xb5\x2f\xfd\x04\x58", "zstd-compressed data, not text;"
+         " decompress it first: `zstd -d r.trec.zst -o r.trec`"),
+    ],
+)
+def test_an_lz4_or_zstd_run_is_named_with_how_to_decompress_it(
+    tmp_path: Path, name: str, head: bytes, found: str
+) -> None:
+    # ranx's Run.save("r.lz4") among them: named as what it is, with no hint to convert it
+    # from another text encoding, and how to read it (no decompressor is a dependency;
+    # ranx's Parquet qrels and gzipped files are read: test_trec_peer_formats).
+    qrels, run = tmp_path / "q.parquet", tmp_path / name
     pq.write_table(pa.table({"q_id": ["q1"], "doc_id": ["a"], "score": [1]}), qrels)
-    lz4.write_bytes(b"\x04\x22\x4d\x18\x64\x40\xa7\x1b")
-    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(lz4)])
+    run.write_bytes(head)
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
     assert (result.exit_code, result.output) == (
         2,
-        f"Error: 1 problem found in the input:\n- {lz4}: (file): expected UTF-8 text; found"
-        " LZ4-compressed data, not text\n",
+        f"Error: 1 problem found in the input:\n- {run}: (file): expected UTF-8 text; found"
+        f" {found}\n",
     )
+
+
+def test_a_gzipped_evaluation_set_is_named_with_how_to_decompress_it(tmp_path: Path) -> None:
+    # The JSONL readers read no gzip (the TREC readers do); the command keeps `.jsonl`.
+    for name in ("e.jsonl.gz", "e.jsonl"):
+        (tmp_path / name).write_bytes(gzip.compress(b'{"kind": "evalset"}\n'))
+    outputs = [
+        CliRunner().invoke(cli, ["evaluate", str(tmp_path / name)]).output
+        for name in ("e.jsonl.gz", "e.jsonl")
+    ]
+    assert outputs == [
+        f"Error: 1 problem found in the input:\n- {tmp_path / name}: (file): expected UTF-8"
+        f" text; found gzip-compressed data, not text; decompress it first: `gzip -dc {name} >"
+        f" {target}`\n"
+        for name, target in (("e.jsonl.gz", "e.jsonl"), ("e.jsonl", "e.decompressed.jsonl"))
+    ]

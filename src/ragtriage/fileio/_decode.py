@@ -23,13 +23,15 @@ _OTHER_BOMS = (
     (codecs.BOM_UTF16_BE, "UTF-16"),
 )
 _BINARY = (
-    (b"PAR1", "a Parquet file"),
-    (b"\x1f\x8b", "gzip-compressed data"),
-    (b"PK\x03\x04", "a ZIP archive (.zip, .xlsx)"),
-    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
-    (b"\x04\x22\x4d\x18", "LZ4-compressed data"),
+    (b"PAR1", "a Parquet file", ""),
+    (b"\x1f\x8b", "gzip-compressed data", "`gzip -dc {} > {}`"),
+    (b"PK\x03\x04", "a ZIP archive (.zip, .xlsx)", ""),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data", "`zstd -d {} -o {}`"),
+    (b"\x04\x22\x4d\x18", "LZ4-compressed data", "`lz4 -d {} {}` (ranx's `save(\"r.lz4\")` holds"
+     " CBOR, not text: save the run with a .json or .trec name instead)"),
 )
-"""Signatures of binary formats given where text is read: named, not offered to `iconv`."""
+"""Signatures of binary formats given where text is read: named, not offered to `iconv`;
+compressed data with the command that decompresses it (no decompressor is a dependency)."""
 
 
 def convert_hint(source: str, label: str) -> str:
@@ -58,9 +60,13 @@ def _not_utf8(
 def strip_bom(data: bytes, label: str) -> bytes:
     """`data` without a leading UTF-8 byte order mark; another encoding's mark, or a binary
     format's signature, is refused."""
-    for mark, found in _BINARY:
+    for mark, found, command in _BINARY:
         if data.startswith(mark):
-            raise file_problem(label, "UTF-8 text", f"{found}, not text")
+            path = Path(label)
+            plain = path.suffix in (".gz", ".zst", ".lz4")  # else one not to lose (`.jsonl`)
+            target = path.stem if plain else f"{path.stem}.decompressed{path.suffix}"
+            hint = f"; decompress it first: {command.format(path.name, target)}" if command else ""
+            raise file_problem(label, "UTF-8 text", f"{found}, not text{hint}")
     if data.startswith(_UTF8_BOM):
         return data[len(_UTF8_BOM) :]
     for mark, name in _OTHER_BOMS:
