@@ -243,6 +243,9 @@ def test_a_killed_process_leaves_a_valid_run_that_resumes(tmp_path: Path) -> Non
     try:
         assert child.stdout is not None
         assert child.stdout.readline() == "ready\n"
+        with pytest.raises(InputError) as err:  # the child still writes it
+            Recorder(path, "killed", capture=False)
+        assert [p.message() for p in err.value.problems] == [TWO_WRITERS.format(path)]
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.wait(timeout=30)
@@ -255,6 +258,26 @@ def test_a_killed_process_leaves_a_valid_run_that_resumes(tmp_path: Path) -> Non
     ]
     with Recorder(path, "killed", capture=False) as again:
         assert again.pending(["q0", "q1", "q2", "q3"]) == ["q3"]
+
+
+TWO_WRITERS = (
+    "{}: (file): expected a run no other Recorder writes (threads and tasks share one); found"
+    " another Recorder has it open, in this process or another"
+)
+
+
+def test_a_second_recorder_on_an_open_run_is_refused(tmp_path: Path) -> None:
+    # Each would record q1 once, and the run would hold it twice (which no loader reads).
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as first:
+        with pytest.raises(InputError) as err:
+            _recorder(path)
+        assert [p.message() for p in err.value.problems] == [TWO_WRITERS.format(path)]
+        with first.question("q1") as q:
+            q.candidates(["d1"])
+    with _recorder(path) as again:  # closed: resumed
+        assert again.recorded == frozenset({"q1"})
+    assert [r.question_id for r in _load(path).results] == ["q1"]
 
 
 def test_threads_record_every_question_once(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -51,7 +52,8 @@ class Recorder(StageWrappers):
     process leaves a valid run up to the last finished question. Opening an existing file
     resumes it: its header must match this recorder's, and the questions it holds are skipped
     (`pending`) and refused (`question`). Safe to use from threads and asyncio tasks: each
-    question is its own object, and appends are serialised by a lock.
+    question is its own object, and appends are serialised by a lock. A second Recorder on a
+    file one has open (in any process) is refused: it could record a question again.
     """
 
     def __init__(
@@ -154,15 +156,31 @@ class Recorder(StageWrappers):
         if file_suffix(self.path) != ".jsonl":
             # The loaders read a `.json` file as one document; a streamed run is JSONL.
             raise file_problem(str(self.path), "a .jsonl path", repr(self.path.suffix))
+        size = self.path.stat().st_size if self.path.is_file() else 0
         resumed = self._resume()
         make_folder(self.path.parent)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            if sys.platform != "win32":  # one writer, so `_recorded` is all the file holds
+                import fcntl
+
+                try:
+                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:  # a second writer could record a question again
+                    expected = "a run no other Recorder writes (threads and tasks share one)"
+                    found = "another Recorder has it open, in this process or another"
+                    raise file_problem(str(self.path), expected, found) from None
+            if os.fstat(self._fd).st_size != size:  # written to before the lock was taken
+                resumed = self._resume()
+        except BaseException:
+            self.close()
+            raise
         if not resumed:
             self._append(json_line(self.header.model_dump(mode="json")))
 
     def _append(self, line: str) -> None:
         # One write of the whole line on an O_APPEND descriptor: a killed process leaves the
-        # line whole or absent, and concurrent recorders in one process never interleave.
+        # line whole or absent.
         if self._fd is None:
             raise RecordingError(f"{self.path}: the recorder is closed")
         data = (line + "\n").encode("utf-8")
