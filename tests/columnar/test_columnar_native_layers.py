@@ -381,12 +381,25 @@ def test_unsupported_shape_falls_back_with_equal_results(tmp_path: Path) -> None
     # Known extra fields are checked, not a reason to fall back.
     _assert_same(_by_file_reader(paths[0], paths[1], [paths[2]]),
                  _by_loader(paths[0], paths[1], [paths[2]]))
-    bad = [*RESULTS[:2], {**RESULTS[2], "latency_ms": -1}]
+    bad = [*RESULTS[:2], {**RESULTS[2], "latency_ms": -1, "stage_latency_ms": {"rerank": -2}}]
     paths = _write(tmp_path, QUESTIONS, bad)
     with pytest.raises(InputError) as caught:
         evaluate_native(paths[0], paths[1], [paths[2]])
-    assert len(caught.value.problems) == 1
-    assert caught.value.problems[0].field == "line 4: latency_ms"
+    assert [(p.field, p.expected, p.found) for p in caught.value.problems] == [
+        ("line 4: latency_ms", "greater than or equal to 0", "-1"),
+        ("line 4: stage_latency_ms.rerank", "greater than or equal to 0", "-2"),
+    ]
+
+
+def test_a_negative_stage_latency_alone_is_refused(tmp_path: Path) -> None:
+    bad = [*RESULTS[:2], {**RESULTS[2], "stage_latency_ms": {"rerank": 1, "generation": -0.5}}]
+    paths = _write(tmp_path, QUESTIONS, bad)
+    with pytest.raises(InputError) as caught:
+        evaluate_native(paths[0], paths[1], [paths[2]])
+    assert [p.message() for p in caught.value.problems] == [
+        f"{paths[2]}: question 'q1': line 4: stage_latency_ms.generation: "
+        "expected greater than or equal to 0; found -0.5"
+    ]
 
 
 def test_two_runs(tmp_path: Path) -> None:

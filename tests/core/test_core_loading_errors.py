@@ -388,3 +388,15 @@ def test_compare_of_one_run_names_one_run(files: Path) -> None:
         "Error: 1 problem found in the input:",
         "- <command line>: RUNS: expected at least two runs to compare; found 1 run",
     ])
+
+
+def test_negative_latencies_and_cost_are_refused_together(files: Path) -> None:
+    data = json.loads((files / "run.json").read_text(encoding="utf-8"))
+    data["results"][0] |= {"latency_ms": -1, "stage_latency_ms": {"retrieval": -2.5}, "cost_usd": -3}
+    write_json(files / "run.json", data)
+    assert invoke(files, *_eval_args(files, "run.json")) == (2, [
+        "Error: 3 problems found in the input:",
+        "- run.json: question 'q1': latency_ms: expected greater than or equal to 0; found -1",
+        "- run.json: question 'q1': stage_latency_ms.retrieval: expected greater than or equal to 0; found -2.5",
+        "- run.json: question 'q1': cost_usd: expected greater than or equal to 0; found -3",
+    ])

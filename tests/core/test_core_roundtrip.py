@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def _bounds(metadata: list[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in metadata:
-        if isinstance(item, annotated_types.Ge):
+        if isinstance(item, FieldInfo):  # Field(ge=...) inside Annotated
+            out.update(_bounds(item.metadata))
+        elif isinstance(item, annotated_types.Ge):
             out["min_value"] = item.ge
         elif isinstance(item, annotated_types.Le):
             out["max_value"] = item.le

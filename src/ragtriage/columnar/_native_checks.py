@@ -273,6 +273,7 @@ def extras_ok(res: dict[str, Any]) -> bool:
         (latency is None or (number(latency) and latency >= 0))
         and (cost is None or (number(cost) and cost >= 0))
         and type(stages) is dict and all(map(number, stages.values()))
+        and min(stages.values(), default=0) >= 0
         and (usage is None or (
             type(usage) is dict and usage.keys() == USAGE_KEYS
             and all(type(v) is int and v >= 0 for v in usage.values())

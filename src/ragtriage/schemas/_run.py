@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -123,7 +123,7 @@ class QuestionResult(StrictModel):
     """Reference-fact coverage labels for this answer."""
     latency_ms: float | None = Field(default=None, ge=0)
     """End-to-end latency."""
-    stage_latency_ms: dict[str, float] = Field(default_factory=dict)
+    stage_latency_ms: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """Latency per stage (retrieval, rerank, generation ...)."""
     cost_usd: float | None = Field(default=None, ge=0)
     """Cost of answering this question."""
