@@ -128,16 +128,25 @@ def test_valid_jsonl_run_loads(files: Path) -> None:
     assert (code, err) == (0, [])
 
 
-@pytest.mark.parametrize(("k", "found"), [(0, "0"), (1.5, "1.5"), (-2, "-2")])
-def test_provenance_k_is_checked_by_the_schema(files: Path, k: Any, found: str) -> None:
+@pytest.mark.parametrize(
+    ("k", "found"),
+    [(0, "0"), (1.5, "1.5"), (-2, "-2"), (10_001, "10001"), (True, "true"), ("5", "'5'")],
+)
+def test_provenance_k_is_bounded_as_the_command_line_k(files: Path, k: Any, found: str) -> None:
     data = json.loads((files / "run.json").read_text(encoding="utf-8"))
     data["provenance"]["k"] = k
     write_json(files / "run.json", data)
-    expected = "a valid integer" if isinstance(k, float) else "greater than 0"
     assert invoke(files, *_eval_args(files, "run.json")) == (2, [
         "Error: 1 problem found in the input:",
-        f"- run.json: provenance.k: expected {expected}; found {found}",
+        f"- run.json: provenance.k: expected an integer from 1 to 10000; found {found}",
     ])
+
+
+def test_provenance_k_at_the_bound_is_read(files: Path) -> None:
+    data = json.loads((files / "run.json").read_text(encoding="utf-8"))
+    data["provenance"]["k"] = 10_000
+    write_json(files / "run.json", data)
+    assert invoke(files, *_eval_args(files, "run.json"), "--format", "json")[0] == 0
 
 
 def test_duplicate_run_names(files: Path) -> None:

@@ -448,7 +448,7 @@ def test_a_run_that_is_not_jsonl_is_refused(tmp_path: Path) -> None:
     [
         ({"name": None}, "name: expected a valid string; found null"),
         ({"name": ""}, "name: expected a non-empty string; found an empty string"),
-        ({"name": "r", "k": "3"}, "k: expected a valid integer; found '3'"),
+        ({"name": "r", "k": "3"}, "k: expected an integer from 1 to 10000; found '3'"),
         ({"name": "r", "filters": [1]}, "filters: expected a valid dictionary; found [1]"),
     ],
     ids=["name None", "empty name", "k as text", "filters a list"],

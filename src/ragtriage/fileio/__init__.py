@@ -18,6 +18,8 @@ from ._json_text import (
     plain_json_bytes,
 )
 from ._limits import (
+    CUTOFF_RANGE,
+    MAX_CUTOFF,
     MAX_DEPTH,
     MAX_DOCUMENT_BYTES,
     MAX_GRADE,
@@ -45,7 +47,9 @@ from ._write import (
 )
 
 __all__ = [
+    "CUTOFF_RANGE",
     "LONGER_LINE",
+    "MAX_CUTOFF",
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_GRADE",

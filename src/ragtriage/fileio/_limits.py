@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import NumberRange
+
 MIB = 1024 * 1024
 
 MAX_DOCUMENT_BYTES = 256 * MIB
@@ -19,6 +21,13 @@ MAX_INT_DIGITS = 4300
 MIN_GRADE, MAX_GRADE = -(2**31), 2**31 - 1
 """The relevance grades an evaluation set or a TREC qrels file may give: the engine holds
 grades as 32-bit integers."""
+
+MAX_CUTOFF = 10_000
+"""Largest cut-off accepted anywhere (`-k`, `ndcg@k`, `recall@k`, a run's `provenance.k` ...):
+deeper rankings are not judged in practice, and a bound keeps a typo such as `@1000000000`
+from allocating."""
+CUTOFF_RANGE = NumberRange(1, MAX_CUTOFF)
+"""Every cut-off's range, and a ranking depth's (`--candidates`, `--rerank-depth`)."""
 
 
 def size_text(size: int) -> str:

@@ -5,10 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
+from ..fileio import CUTOFF_RANGE, MAX_CUTOFF
 from ._labels import ClaimLabel, FactLabel
 from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel
+
+
+def _cutoff(value: object) -> object:
+    if value not in CUTOFF_RANGE:  # worded as `-k` is refused: 'an integer from 1 to 10000'
+        raise ValueError(CUTOFF_RANGE.expected())
+    return value
+
 
 Outcome = Literal["answered", "refused", "clarified", "escalated"]
 
@@ -33,7 +41,7 @@ class Provenance(StrictModel):
     """Evaluation set the run answered."""
     retriever: Component | None = None
     """First-stage retriever."""
-    k: int | None = Field(default=None, gt=0)
+    k: Annotated[int, Field(ge=1, le=MAX_CUTOFF), BeforeValidator(_cutoff)] | None = None
     """How many items went into the final context when no explicit context is recorded."""
     filters: dict[str, Scalar] = Field(default_factory=dict)
     """Retrieval filters (version, date, permission ...)."""

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import InputError, NumberRange, Problem
+from ..errors import InputError, Problem
+from ..fileio import CUTOFF_RANGE as CUTOFF_RANGE, MAX_CUTOFF as MAX_CUTOFF
 
-MAX_CUTOFF = 10_000
-"""Largest cut-off accepted anywhere (`-k`, `ndcg@k`, `recall@k` ...): deeper rankings are
-not judged in practice, and a bound keeps a typo such as `@1000000000` from allocating."""
-
-CUTOFF_RANGE = NumberRange(1, MAX_CUTOFF)
-"""Every cut-off's range, and a ranking depth's (`--candidates`, `--rerank-depth`)."""
 CUTOFF_EXPECTED = CUTOFF_RANGE.expected()
 """The `expected` text of every cut-off problem."""
 
