@@ -207,6 +207,33 @@ def test_a_run_recorded_against_other_inputs_is_warned_of(tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.parametrize("jsonl", [False, True])
+def test_an_evalset_recorded_against_another_snapshot_is_warned_of(
+    tmp_path: Path, jsonl: bool
+) -> None:
+    """The evaluation set's own `snapshot_id` is read as a run's provenance is: another one
+    than the snapshot given is scored with a warning (before the runs'), the same one is not."""
+    args = write_files(tmp_path, DOCS, QUESTIONS, {"run": [_good(), _refusal()]})
+    evalset = json.loads((tmp_path / "evalset.json").read_text("utf-8"))
+    run = json.loads((tmp_path / "run.json").read_text("utf-8"))
+    run["provenance"]["evalset_id"] = "e-2"
+    write_json(tmp_path / "run.json", run)
+    for recorded, warned in (("s", ""), ("s-old", "warning: evaluation set 'e' records snapshot_id 's-old'; it was scored against 's'\n")):
+        evalset["snapshot_id"] = recorded
+        if jsonl:
+            questions = evalset.pop("questions")
+            lines = [json.dumps(evalset), *map(json.dumps, questions)]
+            (tmp_path / "evalset.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+            evalset["questions"] = questions
+            args[0] = str(tmp_path / "evalset.jsonl")
+        else:
+            write_json(tmp_path / "evalset.json", evalset)
+        out = CliRunner().invoke(cli, ["evaluate", *args, "--format", "json"])
+        assert (out.exit_code, out.stderr) == (
+            0, warned + "warning: run 'run' records evalset_id 'e-2'; it was scored against 'e'\n"
+        )
+
+
 def test_a_k_that_cuts_a_ranking_is_shown_and_not_noted(tmp_path: Path) -> None:
     cut = _good()
     del cut["context"]

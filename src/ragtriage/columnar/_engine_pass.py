@@ -180,6 +180,7 @@ def run_engine(
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)
     ids, evalset_id, tags, splits = ev.ids, ev.evalset_id, ev.tags, ev.split
+    evalset_snapshot_id = ev.recorded_snapshot_id
     # The explanations need none of these (at a million questions, several hundred MB).
     del ev, matcher, flags, sensitive, answered
     # Every check has passed: the questions are read as models only where they are used,
@@ -214,7 +215,8 @@ def run_engine(
     return Evaluation(
         runs=tuple(out), measures=chosen, sources=inputs.sources(), label_policy=policy,
         allow_unreviewed=options.allow_unreviewed, evalset_id=evalset_id,
-        snapshot_id=snapshot.snapshot_id, accept_self_labelling=options.accept_self_labelling,
+        snapshot_id=snapshot.snapshot_id, evalset_snapshot_id=evalset_snapshot_id,
+        accept_self_labelling=options.accept_self_labelling,
         calibration_notes=calibration_notes(
             [r.label_sources for r in out], chosen, options.calibrations
         ),

@@ -110,6 +110,8 @@ class EvalColumns:
     """Group (global index) -> its label, for labelled groups."""
     evalset_id: str = ""
     """The evaluation set's `evalset_id`."""
+    recorded_snapshot_id: str | None = None
+    """The `snapshot_id` the evaluation set records (None: none)."""
 
 
 def read_evalset(
@@ -253,6 +255,7 @@ def read_evalset(
         canary_named,
         group_label,
         header["evalset_id"],
+        header.get("snapshot_id"),
     )
 
 

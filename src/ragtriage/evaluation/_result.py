@@ -196,18 +196,25 @@ class Evaluation:
     """The evaluation set's `evalset_id` (None: not known, e.g. a hand-built result)."""
     snapshot_id: str | None = None
     """The snapshot's `snapshot_id` (None: not known)."""
+    evalset_snapshot_id: str | None = None
+    """The `snapshot_id` the evaluation set records (None: none, or not known)."""
     questions: Sequence[Question] = field(default=(), repr=False, compare=False)
     """The questions evaluated (those the question filter kept), in evaluation-set order (on
     files read by `evaluate_native`, read again from the file when they are used)."""
 
     def recorded_elsewhere(self) -> list[str]:
-        """A warning per run whose provenance records another snapshot or evaluation set
-        than the one its questions were scored against (its IDs were read against these)."""
+        """A warning for an evaluation set that records another snapshot than the one its
+        questions were scored against, and per run whose provenance records another snapshot
+        or evaluation set (their IDs were read against these)."""
+        recorded = [
+            (f"evaluation set {self.evalset_id!r}", "snapshot_id", self.evalset_snapshot_id),
+            *((f"run {run.name!r}", name, getattr(run.provenance, name))
+              for run in self.runs for name in ("snapshot_id", "evalset_id")),
+        ]
         return [
-            f"run {run.name!r} records {name} {recorded!r}; it was scored against {scored!r}"
-            for run in self.runs
-            for name, scored in (("snapshot_id", self.snapshot_id), ("evalset_id", self.evalset_id))
-            if (recorded := getattr(run.provenance, name)) not in (None, scored)
+            f"{who} records {name} {value!r}; it was scored against {scored!r}"
+            for who, name, value in recorded
+            if value not in (None, scored := getattr(self, name))
         ]
 
     @property
