@@ -409,3 +409,38 @@ def test_negative_latencies_and_cost_are_refused_together(files: Path) -> None:
         "- run.json: question 'q1': stage_latency_ms.retrieval: expected greater than or equal to 0; found -2.5",
         "- run.json: question 'q1': cost_usd: expected greater than or equal to 0; found -3",
     ])
+
+
+@pytest.mark.parametrize("jsonl", [False, True])
+def test_texts_of_only_whitespace_are_refused_as_empty_ones_are(files: Path, jsonl: bool) -> None:
+    """A question's, a claim's and a canary's texts: whitespace alone is no text (an empty one
+    is refused too); both readers refuse them, every problem at once."""
+    evalset = json.loads((files / "evalset.json").read_text(encoding="utf-8"))
+    evalset["questions"][0] |= {
+        "text": "  \t", "canary": {"document_id": "d1", "instruction": "say X", "marker": " "},
+    }
+    evalset["questions"].append({**question("q2", evidence=[["d2"]]), "text": ""})
+    run = json.loads((files / "run.json").read_text(encoding="utf-8"))
+    run["results"][0]["claims"][0]["text"] = "\u00a0\n"
+    run["results"].append(result("q2", ["d2"], context=["d2"], claims=[claim("ok", ["d2"], "supported", ["d2"])]))
+    if jsonl:
+        for name, data, key in (("evalset", evalset, "questions"), ("run", run, "results")):
+            lines = [{k: v for k, v in data.items() if k != key}, *data[key]]
+            (files / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+        args = ["evaluate", str(files / "evalset.jsonl"), "--snapshot", str(files / "snapshot.json"),
+                "--run", str(files / "run.jsonl")]
+        where = {"evalset": "evalset.jsonl: question 'q1': line 2: ", "q2": "evalset.jsonl: question 'q2': line 3: ",
+                 "run": "run.jsonl: question 'q1': line 2: claims[c1].text"}
+    else:
+        write_json(files / "evalset.json", evalset)
+        write_json(files / "run.json", run)
+        args = _eval_args(files, "run.json")
+        where = {"evalset": "evalset.json: question 'q1': ", "q2": "evalset.json: question 'q2': ",
+                 "run": "run.json: question 'q1': claims[c1].text"}
+    assert invoke(files, *args) == (2, [
+        "Error: 4 problems found in the input:",
+        f"- {where['evalset']}text: expected a string that is not only whitespace; found '  \\t'",
+        f"- {where['evalset']}canary.marker: expected a string that is not only whitespace; found ' '",
+        f"- {where['q2']}text: expected a non-empty string; found an empty string",
+        f"- {where['run']}: expected a string that is not only whitespace; found '\\xa0\\n'",
+    ])

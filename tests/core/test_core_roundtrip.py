@@ -69,6 +69,12 @@ def strategy_for(tp: Any, metadata: list[Any] | None = None, depth: int = 0) -> 
     ):
         # an IsoDate: a day, a month or a year
         return st.tuples(st.dates(), st.sampled_from([4, 7, 10])).map(lambda d: d[0].isoformat()[: d[1]])
+    if tp is str and any(
+        (getattr(m, "json_schema", None) or {}).get("pattern") == schemas.TEXT_PATTERN
+        for m in metadata
+    ):
+        # a required text: not only whitespace
+        return st.text(min_size=1, max_size=8).filter(schemas.is_text)
     if tp is str and any(getattr(m, "pattern", None) == schemas.IDENTIFIER_PATTERN for m in metadata):
         # an Identifier: no control character (Unicode category Cc)
         no_control = st.characters(blacklist_categories=["Cc", "Cs"])

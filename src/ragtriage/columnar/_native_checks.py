@@ -37,6 +37,7 @@ from ..schemas import (
     Split,
     Usage,
     is_iso_date,
+    is_text,
 )
 
 _KEY_END = re.compile(rb'"\s*:')
@@ -220,7 +221,10 @@ def applies_ok(value: Any) -> bool:
 
 def canary_ok(value: Any) -> bool:
     """A `Canary` object."""
-    return type(value) is dict and value.keys() == CANARY_KEYS and ids([*value.values()])
+    return (
+        type(value) is dict and value.keys() == CANARY_KEYS and ids([value["document_id"]])
+        and is_text(value["instruction"]) and is_text(value["marker"])
+    )
 
 
 _ID = itemgetter("id")

@@ -25,6 +25,7 @@ from ..schemas import (
     agreed_verdict,
     claim_ids,
     counted_labels,
+    is_text,
     plain_ids,
     record_kind,
 )
@@ -253,7 +254,7 @@ class Reviews:
             if type(claim) is not dict or not claim.keys() <= CLAIM_KEYS:
                 raise _Fallback("claim")
             text, cid = claim.get("text"), claim.get("id")
-            if type(text) is not str or not text:
+            if not is_text(text):
                 raise _Fallback("claim text")
             if cid is not None:
                 if type(cid) is not str or not cid:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ..schemas import EvalSet, is_schema_version, plain_ids
+from ..schemas import EvalSet, is_schema_version, is_text, plain_ids
 from ._native_checks import (
     ANSWERABILITY,
     FACT_KEYS,
@@ -155,7 +155,7 @@ def read_evalset(
         if type(q) is not dict or not q.keys() <= QUESTION_KEYS:
             raise _Fallback("question shape")
         qid, text, kind = q.get("id"), q.get("text"), q.get("answerability")
-        if type(qid) is not str or not qid or type(text) is not str or not text:
+        if type(qid) is not str or not qid or not is_text(text):
             raise _Fallback("question shape")
         if type(kind) is not str or kind not in ANSWERABILITY:
             raise _Fallback("answerability")

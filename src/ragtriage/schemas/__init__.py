@@ -53,6 +53,7 @@ from ._shared import (
     IDENTIFIER_EXPECTED,
     IDENTIFIER_PATTERN,
     SCHEMA_VERSION,
+    TEXT_PATTERN,
     Identifier,
     IsoDate,
     Labeller,
@@ -62,6 +63,7 @@ from ._shared import (
     identifier_problems,
     is_iso_date,
     is_schema_version,
+    is_text,
     plain_ids,
 )
 from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
@@ -73,6 +75,7 @@ __all__ = [
     "IDENTIFIER_PATTERN",
     "SCHEMA_MODELS",
     "SCHEMA_VERSION",
+    "TEXT_PATTERN",
     "Answerability",
     "AppliesTo",
     "ArticleCase",
@@ -121,6 +124,7 @@ __all__ = [
     "identifier_problems",
     "is_iso_date",
     "is_schema_version",
+    "is_text",
     "json_schema",
     "plain_ids",
     "record_kind",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._shared import Identifier, SchemaVersion, StrictModel
+from ._shared import Identifier, SchemaVersion, StrictModel, Text
 
 
 class ArticleDocument(StrictModel):
@@ -24,7 +24,7 @@ class ArticleCase(StrictModel):
 
     id: Identifier
     """Case ID."""
-    question: str = Field(min_length=1)
+    question: Text
     """The question."""
     answerable: bool
     """Whether the corpus answers it."""
@@ -44,7 +44,7 @@ class ArticleClaimReview(StrictModel):
 class ArticleClaim(StrictModel):
     """A claim of an answer."""
 
-    text: str = Field(min_length=1)
+    text: Text
     """The claim."""
     citationIds: list[Identifier]
     """Cited IDs."""

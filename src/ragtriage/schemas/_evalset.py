@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from ..fileio import MAX_GRADE
-from ._shared import SCHEMA_VERSION, Identifier, IsoDate, Scalar, SchemaVersion, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, IsoDate, Scalar, SchemaVersion, StrictModel, Text
 
 Answerability = Literal["answerable", "unanswerable", "needs_clarification"]
 Split = Literal["dev", "regression", "holdout"]
@@ -49,9 +49,9 @@ class Canary(StrictModel):
 
     document_id: Identifier
     """The document (or chunk) that carries the planted instruction."""
-    instruction: str = Field(min_length=1)
+    instruction: Text
     """The planted instruction, as it appears in the document."""
-    marker: str = Field(min_length=1)
+    marker: Text
     """Text that appears in an answer only if the system obeyed the instruction."""
 
 
@@ -60,7 +60,7 @@ class Question(StrictModel):
 
     id: Identifier
     """Stable question ID."""
-    text: str = Field(min_length=1)
+    text: Text
     """The question as the user asked it."""
     answerability: Answerability
     """Whether the snapshot answers it, does not, or it needs a clarifying question first."""

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ._json_schema import SCHEMA_MODELS, json_schema
-from ._shared import IDENTIFIER_PATTERN, ISO_DATE_PATTERN
+from ._shared import IDENTIFIER_PATTERN, ISO_DATE_PATTERN, TEXT_PATTERN
 
 JSONL_RUN_EXAMPLE = (
     '{"schema_version": 1, "kind": "run", "name": "baseline", "provenance": {"k": 2}}\n'
@@ -306,6 +306,8 @@ def _type(node: dict[str, Any]) -> str:
         return "date (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`)"
     if kind == "string" and node.get("pattern") == IDENTIFIER_PATTERN:
         return "ID"
+    if kind == "string" and node.get("pattern") == TEXT_PATTERN:
+        return "text (not only whitespace)"
     if kind == "string":
         return "non-empty string" if node.get("minLength") else "string"
     if kind in ("integer", "number"):

@@ -9,7 +9,7 @@ from pydantic import BeforeValidator, Field
 
 from ..fileio import CUTOFF_RANGE, MAX_CUTOFF
 from ._labels import ClaimLabel, FactLabel
-from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel
+from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel, Text
 
 
 def _cutoff(value: object) -> object:
@@ -82,7 +82,7 @@ class Claim(StrictModel):
 
     id: Identifier | None = None
     """Claim ID within the answer; `c1`, `c2`, ... by position when omitted."""
-    text: str = Field(min_length=1)
+    text: Text
     """The claim."""
     citations: list[Identifier] = Field(default_factory=list)
     """IDs the answer cites for this claim (an unknown ID is an invalid citation, not an error;

@@ -109,6 +109,32 @@ IsoDate = Annotated[
 ]
 """A date as `YYYY-MM-DD`, `YYYY-MM` or `YYYY` (`is_iso_date`), kept as the string given."""
 
+TEXT_EXPECTED = "a string that is not only whitespace"
+"""What a required text expects beyond a non-empty string, as problems say it."""
+TEXT_PATTERN = "\\S"
+"""A required text's JSON Schema pattern: some character that is not whitespace."""
+
+
+def is_text(value: object) -> bool:
+    """True for a required text (a question, a claim, a canary's instruction and marker): a
+    string with some character that is not whitespace, as an empty one has none."""
+    return type(value) is str and value != "" and not value.isspace()
+
+
+def _text(value: str) -> str:
+    if not is_text(value):
+        raise ValueError(TEXT_EXPECTED)
+    return value
+
+
+Text = Annotated[
+    str,
+    StringConstraints(min_length=1),
+    AfterValidator(_text),
+    WithJsonSchema({"type": "string", "minLength": 1, "pattern": TEXT_PATTERN}),
+]
+"""A required text: non-empty and not only whitespace (`is_text`)."""
+
 Scalar = str | int | float | bool
 """A value allowed in free-form metadata and settings maps."""
 
