@@ -204,19 +204,21 @@ def test_without_reranking_a_candidate_below_k_is_a_truncation_loss() -> None:
 
 
 def test_a_version_question_answered_from_an_old_context_is_stale() -> None:
+    # The context also holds a current page (`c`): the reason must not say "only old".
     data = make_dataset(
-        [doc("old", status="superseded"), doc("new", supersedes=["old"])],
+        [doc("old", status="superseded"), doc("new", supersedes=["old"]), doc("c")],
         [question("q", evidence=[["new"]], tags=["version-conflict"])],
-        {"r": [result("q", ["old"], claims=[claim([], verdict="unsupported")])]},
-        k=1,
+        {"r": [result("q", ["old", "c"], claims=[claim([], verdict="unsupported")])]},
+        k=2,
     )
     [run] = diagnose_dataset(data)
     assert [(f.stage, f.ids, f.why) for f in run.questions[0].findings] == [
-        ("retrieval_miss", ("new",), "new is not among the 1 candidates"),
+        ("retrieval_miss", ("new",), "new is not among the 2 candidates"),
         (
             "stale_evidence",
             ("old",),
-            "answered a version question with only old (superseded by new) in the context",
+            "answered a version question citing nothing, from a context with old "
+            "(superseded by new) and no required evidence",
         ),
         ("unsupported_claim", ("c1",), "1 of 1 claims not supported by the context: c1"),
         ("invalid_citation", ("c1",), "1 of 1 claims without a valid citation: c1 cites nothing"),

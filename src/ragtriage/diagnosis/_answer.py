@@ -80,8 +80,8 @@ def check_stale_evidence(view: QuestionView) -> Finding:
     required_present = any(at[2] is not None for at in view.evidence.first)
     if not used and in_context and not required_present:
         reasons.append(
-            f"answered a version question with only {', '.join(in_context)} "
-            f"{_status(view, in_context)} in the context"
+            f"answered a version question citing nothing, from a context with "
+            f"{', '.join(in_context)} {_status(view, in_context)} and no required evidence"
         )
         ids.extend(in_context)
     return Finding("stale_evidence", tuple(dict.fromkeys(ids)), "; ".join(reasons))
