@@ -112,12 +112,12 @@ def check_retrieval_miss(view: StageInputs) -> Finding:
 
 
 def check_ranking_loss(view: StageInputs) -> Finding:
-    """A required group among the candidates but not in the final ranking's top k."""
+    """A required group among the candidates but not in the reranked list as recorded."""
     return _losses(view, "ranking_loss")
 
 
 def check_truncation_loss(view: StageInputs) -> Finding:
-    """A required group in the final ranking's top k but not in the recorded context."""
+    """A required group in the final ranking, at any depth, but not in the context."""
     return _losses(view, "truncation_loss")
 
 
