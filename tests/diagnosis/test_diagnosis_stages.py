@@ -225,6 +225,26 @@ def test_a_version_question_answered_from_an_old_context_is_stale() -> None:
     ]
 
 
+@pytest.mark.parametrize(("level", "findings"), [
+    # auto: a chunk group makes the question chunk-level, where a document is only itself.
+    ("auto", [("retrieval_miss", ("a",), "a is not among the 2 candidates")]),
+    ("document", []),  # a chunk counts as its document
+    ("span", []),  # a document ID spans the whole document: any chunk of it counts
+])
+def test_a_document_group_beside_a_chunk_group_at_each_level(
+    level: str, findings: list[tuple[str, tuple[str, ...], str]]
+) -> None:
+    chunks = [{"id": "a#0", "document_id": "a", "start": 0, "end": 4}]
+    data = make_dataset(
+        [doc("a"), doc("b")],
+        [question("q", evidence=[["a#0"], ["a"]])],
+        {"r": [result("q", ["a#0", "b"], claims=[claim(["a#0"], support=["a#0"])])]},
+        k=2, chunks=chunks,
+    )
+    [run] = diagnose_dataset(data, evidence_level=level)
+    assert [(f.stage, f.ids, f.why) for f in run.questions[0].findings] == findings
+
+
 def test_unlabelled_claims_are_judge_uncertain() -> None:
     data = make_dataset(
         [doc("a")],
