@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import math
@@ -531,6 +532,22 @@ def test_a_json_array_is_named_as_json_on_its_first_line(tmp_path: Path) -> None
         2,
         [
             f"- {qrels}: question '[[\"q1\",': line 1: expected {qrels_fields}; found 3 fields"
+            "; the file looks like a JSON document, not TREC lines",
+        ],
+    )
+
+
+def test_a_gzipped_json_object_is_named_as_json_on_its_first_line(tmp_path: Path) -> None:
+    # Gzip holds TREC text; gzipped JSON is not read (unpacked, it is), so it is named as JSON
+    qrels, run = tmp_path / "q.json.gz", tmp_path / "r.txt"
+    qrels.write_bytes(gzip.compress(b'{"q1": {"d1": 1}}\n'))
+    run.write_text("q1 Q0 d1 1 0.5 r\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    qrels_fields = "4 whitespace-separated fields (question ID, iteration, document ID, grade)"
+    assert (result.exit_code, result.output.splitlines()[1:2]) == (
+        2,
+        [
+            f"- {qrels}: question '{{\"q1\":': line 1: expected {qrels_fields}; found 3 fields"
             "; the file looks like a JSON document, not TREC lines",
         ],
     )

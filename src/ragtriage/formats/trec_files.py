@@ -79,11 +79,12 @@ def _field_count(
     number: int,
     label: str,
     collector: ProblemCollector,
+    json_starts: str,
 ) -> bool:
     if len(parts) == len(fields):
         return True
-    # a JSON array (a JSON object is read: `trec_records.file_kind`)
-    json = number == 1 and parts[0][:1] == "["
+    # a JSON array, or a gzipped JSON object (an unpacked one is read: `trec_records.file_kind`)
+    json = number == 1 and parts[0][:1] in json_starts
     json_hint = "; the file looks like a JSON document, not TREC lines" if json else ""
     collector.add(
         label,
@@ -113,6 +114,7 @@ def _rows(
                 if tokens(parts, f"{UNITS[kind]} {number}", shown, collector):
                     yield number, parts
             return
+        json_starts = "[{" if kind == "gzip" else "["
         for number, line in text_lines(path, shown, gunzip=kind == "gzip"):
             parts = line.split()
             if parts and parts[0].startswith("#"):
@@ -121,7 +123,7 @@ def _rows(
             elif parts:
                 if seen is not None:
                     seen.add(parts[0])
-                if _field_count(line, parts, fields, number, shown, collector):
+                if _field_count(line, parts, fields, number, shown, collector, json_starts):
                     yield number, parts
     except InputError as exc:
         collector.extend(exc.problems)
