@@ -214,6 +214,25 @@ def test_partly_filled_sheet_imports_what_is_filled_and_lists_the_rest(
     ]
 
 
+def test_one_row_left_unfilled_is_counted_in_the_singular(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    path, rows = _exported(load_dataset(article_fixture), tmp_path)
+    for row in rows[1:]:
+        row.update(verdict="cannot_judge")
+    _rewrite(path, rows)
+    out = tmp_path / "out"
+    args = ["import", str(article_fixture), str(path), "--reviewer", "ana", "-o", str(out)]
+    result = CliRunner().invoke(review_command, args)
+    assert (result.exit_code, result.output.splitlines()[2:]) == (
+        0,
+        [
+            "1 row not filled yet (left out):",
+            "  row 2: run synthetic-baseline, question exact-code, claim c1",
+        ],
+    )
+
+
 def test_every_problem_of_a_returned_sheet_is_reported(
     article_fixture: Path, tmp_path: Path
 ) -> None:

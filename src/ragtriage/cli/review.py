@@ -107,6 +107,6 @@ def import_command(**options: Any) -> None:
             f"{counted(len(labels.fact_labels), 'fact label')}{kept}{replaced} -> {path}"
         )
     if imported.unfilled:
-        say(f"{len(imported.unfilled)} rows not filled yet (left out):")
+        say(f"{counted(len(imported.unfilled), 'row')} not filled yet (left out):")
         for row in imported.unfilled:
             say(f"  row {row.row}: run {row.run}, question {row.question_id}, {row.item}")
