@@ -134,8 +134,8 @@ def test_missing_column_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_trec(tmp_path / "q.txt", path, depth=3)
     assert [p.message() for p in exc.value.problems] == [
-        f"{path}: column docid: expected present; found no such column (the file has q_id, doc,"
-        " score)",
+        f"{path}: column docid: expected a column docid or doc_id; found no such column (the"
+        " file has q_id, doc, score)",
         f"{path}: column score: expected numbers; found string",
     ]
 

@@ -124,7 +124,7 @@ def parquet_columns(
         names.append(name)
         if name not in schema.names:
             found = f"no such column (the file has {', '.join(schema.names) or 'none'})"
-            collector.add(label, None, f"column {name}", "present", found)
+            collector.add(label, None, f"column {name}", f"a column {' or '.join(wanted)}", found)
             continue
         kind = schema.field(name).type
         expected, ok = (
