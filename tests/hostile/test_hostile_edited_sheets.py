@@ -31,17 +31,18 @@ def _saved(path: Path, rows: list[dict[str, str]], delimiter: str) -> Path:
     return path
 
 
-def test_a_sheet_saved_with_semicolons_imports_as_the_one_saved_with_commas(
-    article_fixture: Path, tmp_path: Path
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_a_sheet_saved_with_semicolons_or_tabs_imports_as_the_one_saved_with_commas(
+    article_fixture: Path, tmp_path: Path, separator: str
 ) -> None:
-    # Spreadsheet programs in locales with a decimal comma save CSV with ';' between cells;
-    # such a sheet was read as one column, and a cell holding a comma split the row into
-    # cells 'outside the exported columns'.
+    # Spreadsheet programs in locales with a decimal comma save CSV with ';' between cells,
+    # and a sheet copied out of one is saved with tabs; such a sheet was read as one column,
+    # and a cell holding a comma split the row into cells 'outside the exported columns'.
     rows = _filled(article_fixture, tmp_path)
     dataset = load_dataset(article_fixture)
     commas = import_sheet(_saved(tmp_path / "commas.csv", rows, ","), dataset)
-    semicolons = import_sheet(_saved(tmp_path / "semicolons.csv", rows, ";"), dataset)
-    assert semicolons == commas
+    other = import_sheet(_saved(tmp_path / "other.csv", rows, separator), dataset)
+    assert other == commas
     assert commas.filled == 16
     assert {e.label.reason for s in commas.label_sets for e in s.claim_labels} == {
         "unclear, see; the policy"

@@ -244,10 +244,10 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
     # The reader's own cell bound is raised to ours for this read only (it is process-wide).
     previous = csv.field_size_limit(limits.max_cell_chars)
     text = read_text(path, str(path), limits.max_file_bytes, "a sheet")
-    # Spreadsheet programs in locales with a decimal comma save CSV with ';' between cells;
-    # the header, whose names hold neither, says which.
+    # Spreadsheet programs in locales with a decimal comma save CSV with ';' between cells,
+    # and some save it with tabs; the header, whose names hold none of them, says which.
     header = text.partition("\n")[0]
-    delimiter = ";" if ";" in header and "," not in header else ","
+    delimiter = next((d for d in ",;\t" if d in header), ",")
     try:
         with io.StringIO(text, newline="") as handle:
             for values in csv.reader(handle, delimiter=delimiter):
