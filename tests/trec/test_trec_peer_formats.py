@@ -119,6 +119,23 @@ def test_a_malformed_json_form_names_question_record_and_value(tmp_path: Path, w
     ])
 
 
+def test_a_qrels_question_refused_as_a_whole_is_not_also_missing_from_the_run(
+    tmp_path: Path,
+) -> None:
+    # Its ID was counted as judged, so the run, ranking only q1, was also told 'no line for
+    # it'; a run ranking q3 would have been told 'not in the qrels'.
+    qrels, run = tmp_path / "qrels.json", tmp_path / "run.txt"
+    qrels.write_text('{"q1": {"d1": 1}, "q2": {}, "q3": 5}', encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 1.0 r\nq3 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    expected = "expected an object of document IDs to grades, at least one"
+    assert (result.exit_code, result.output.splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        f"- {qrels}: question 'q2': (question): {expected}; found an object ({{}})",
+        f"- {qrels}: question 'q3': (question): {expected}; found 5",
+    ])
+
+
 def test_an_empty_object_a_repeated_document_and_a_broken_gzip_are_refused(
     tmp_path: Path,
 ) -> None:

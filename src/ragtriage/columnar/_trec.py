@@ -298,7 +298,8 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged, comments=qrels_comments)
     run = parse_run(run_path, collector, ranked, run_comments)
     # Question sets from every line, valid or not, so a bad line does not also show up
-    # as a missing question.
+    # as a missing question; nor does a question a JSON qrels refuses as a whole.
+    ranked.update(str(p.question_id) for p in collector.problems if p.field == "(question)")
     problems, missing, extra = _question_problems(
         sorted(judged), sorted(ranked), str(run_path), policy
     )
