@@ -205,14 +205,17 @@ def test_calibrate_output_writes_the_record_evaluate_reads(
     assert again.read_bytes() == out.read_bytes()
 
 
-def test_a_broken_record_names_file_field_expected_found(tmp_path: Path) -> None:
+def test_a_broken_record_names_file_field_expected_found(
+    tmp_path: Path, article_fixture: Path
+) -> None:
     # A file of another kind is named by its kind alone (as every loader names it); before,
-    # each calibration field it lacks was listed after it.
+    # each calibration field it lacks was listed after it (and an article-format file, which
+    # has no kind, was told of 11 missing fields and 5 unknown ones).
     bad, other = tmp_path / "bad.json", tmp_path / "labels.json"
     bad.write_text(json.dumps({"schema_version": 1, "kind": "calibration"}), encoding="utf-8")
     other.write_text(json.dumps({"schema_version": 1, "kind": "labels"}), encoding="utf-8")
     with pytest.raises(InputError) as info:
-        read_calibrations([bad, other, tmp_path / "missing.json"])
+        read_calibrations([bad, other, article_fixture, tmp_path / "missing.json"])
     missing = [
         "judge",
         "reviewers",
@@ -227,6 +230,7 @@ def test_a_broken_record_names_file_field_expected_found(tmp_path: Path) -> None
     assert [p.message() for p in info.value.problems] == [
         *(f"{bad}: {name}: expected a value (required field); found nothing" for name in missing),
         f"{other}: kind: expected 'calibration'; found 'labels'",
+        f"{article_fixture}: kind: expected 'calibration'; found 'article'",
         f"{tmp_path / 'missing.json'}: (file): expected an existing file; found no such file",
     ]
 

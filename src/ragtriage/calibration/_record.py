@@ -164,6 +164,9 @@ def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]
         except InputError as exc:
             collector.extend(exc.problems)
             continue
+        if isinstance(data, dict) and "schemaVersion" in data:  # the article format has no kind
+            collector.add(shown, None, "kind", "'calibration'", "'article'")
+            continue
         try:
             out.append(CalibrationRecord.model_validate(data))
         except ValidationError as exc:
