@@ -190,14 +190,15 @@ class Request:
 
     def note_unused_k(self, evaluation: Evaluation, notify: Notify | None = None) -> None:
         """Say, per run, that the request's `k` was not used (every result records its
-        context); nothing when no `k` was given."""
-        from .evaluation import k_not_used_note
+        context) or was used in place of the run's other `provenance.k`; nothing when no `k`
+        was given."""
+        from .evaluation import k_note
 
         if self.k is None:
             return
         for run in evaluation.runs:
-            if not run.k_used:
-                (notify or log_notice)(Notice("note", k_not_used_note(run.name, self.k)))
+            if note := k_note(run, self.k):
+                (notify or log_notice)(Notice("note", note))
 
     def evaluate(
         self,

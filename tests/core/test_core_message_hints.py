@@ -165,6 +165,20 @@ def test_a_run_with_some_labels_keeps_the_messages_per_claim(tmp_path: Path) -> 
     ]
 
 
+def test_a_k_other_than_the_runs_provenance_k_is_said_on_stderr(tmp_path: Path) -> None:
+    # -k overrides a run's recorded provenance.k; before, it did so without a word.
+    results = [
+        result("q1", ["d-reset"], claims=[claim("reset it", ["d-reset"], "supported", ["d-reset"])],
+               covered=["f1"]),
+        result("q2", ["d-refund"], outcome="refused", answer="no"),
+    ]
+    args = write_files(tmp_path, DOCS, QUESTIONS, {"run": results})
+    write_json(tmp_path / "run.json", run_doc("run", results, k=2))
+    stderrs = [CliRunner().invoke(cli, ["evaluate", *args, *k]).stderr for k in
+               (["-k", "1"], ["-k", "2"], [])]
+    assert stderrs == ["note: -k 1 is used for run 'run' in place of its provenance.k 2\n", "", ""]
+
+
 def test_a_k_that_no_result_uses_is_said_on_stderr_and_in_the_header(tmp_path: Path) -> None:
     runs = {"run": [_good(), _refusal()]}
     code, table, stderr = _evaluate(tmp_path, runs, "-k", "10000")

@@ -16,7 +16,7 @@ from ._result import (
     QuestionRecord,
     RunEvaluation,
     ViewBuilder,
-    k_not_used_note,
+    k_note,
     no_result_note,
     option_problems,
 )
@@ -33,7 +33,7 @@ __all__ = [
     "RunEvaluation",
     "ViewBuilder",
     "assemble_run",
-    "k_not_used_note",
+    "k_note",
     "no_result_note",
     "option_problems",
     "run_evidence_level",

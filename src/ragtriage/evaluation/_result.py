@@ -114,9 +114,14 @@ def no_result_note(run: str, question_ids: Sequence[str]) -> str | None:
     )
 
 
-def k_not_used_note(run: str, k: int | None) -> str:
-    """The note for a cut-off given for a run whose every result records its context."""
-    return f"-k {k} is not used for run {run!r}: every result records its context"
+def k_note(run: RunEvaluation, k: int) -> str | None:
+    """The note for a cut-off given for a run whose every result records its context, or
+    used in place of the run's other `provenance.k`; None when neither."""
+    if not run.k_used:
+        return f"-k {k} is not used for run {run.name!r}: every result records its context"
+    if (recorded := run.provenance.k) not in (None, k):
+        return f"-k {k} is used for run {run.name!r} in place of its provenance.k {recorded}"
+    return None
 
 
 @dataclass(frozen=True)
