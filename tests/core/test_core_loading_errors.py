@@ -334,6 +334,8 @@ FILE_CASES = [
     # a header line that is no object, or has no kind, is named as such (it was 'found null')
     ("list-head.jsonl", b'[]\n' + RUN_HEAD.encode(), "run", "- list-head.jsonl: line 1: expected a header line with kind and schema_version; found []"),
     ("no-kind.jsonl", b'{"schema_version": 1}\n', "snapshot", "- no-kind.jsonl: line 1: kind: expected one of snapshot, evalset, run, labels; found nothing"),
+    # a missing version is 'nothing', as a missing kind is (it was found 'nothing', quoted)
+    ("no-version.jsonl", b'{"kind": "run", "name": "r"}\n', "run", "- no-version.jsonl: line 1: schema_version: expected 1; found nothing"),
     ("version.jsonl", b'{"kind": "run", "schema_version": 3, "name": "r"}\n', "run", "- version.jsonl: line 1: schema_version: expected 1; found 3"),
     # true and 1.0 equal 1 in Python, but are not the version 1
     ("version-true.jsonl", b'{"kind": "run", "schema_version": true, "name": "r"}\n', "run", "- version-true.jsonl: line 1: schema_version: expected 1; found true"),

@@ -203,7 +203,7 @@ def _native_kind(
     if _unwanted(kind, wanted, label, f"{at}kind", collector):
         return None
     if not is_schema_version(header.get("schema_version")):
-        found = found_text(header.get("schema_version", "nothing"))
+        found = found_text(header["schema_version"]) if "schema_version" in header else "nothing"
         collector.add(label, None, f"{at}schema_version", "1", found)
         return None
     return str(kind)
