@@ -245,6 +245,25 @@ def test_a_document_group_beside_a_chunk_group_at_each_level(
     assert [(f.stage, f.ids, f.why) for f in run.questions[0].findings] == findings
 
 
+def test_a_miss_among_no_or_one_candidate_and_a_drop_from_one_reranked_item_read_right() -> None:
+    # They read 'not among the 0 candidates', 'the 1 candidates' and 'its 1 items'.
+    data = make_dataset(
+        [doc("a"), doc("b")],
+        [question(q, evidence=[["a"]]) for q in ("q0", "q1", "qr")],
+        {"r": [result(q, ids, reranked=ranked, claims=[claim([], verdict="unsupported")])
+               for q, ids, ranked in (("q0", [], None), ("q1", ["b"], None),
+                                      ("qr", ["b", "a"], ["b"]))]},
+        k=1,
+    )
+    [run] = diagnose_dataset(data)
+    retrieval = ("retrieval_miss", "ranking_loss")
+    assert [f.why for q in run.questions for f in q.findings if f.stage in retrieval] == [
+        "a is not among the candidates: there are none",
+        "a is not among the 1 candidate",
+        "a at candidate rank 2, dropped by the reranker (not among its 1 item)",
+    ]
+
+
 def test_unlabelled_claims_are_judge_uncertain() -> None:
     data = make_dataset(
         [doc("a")],

@@ -73,7 +73,9 @@ def _group_losses(view: StageInputs) -> _Lost:
         name = group_name(group)
         if candidate is None and ranked is None:
             stage = "retrieval_miss"
-            why = f"{name} is not among the {len(view.candidates)} candidates"
+            n = len(view.candidates)
+            why = (f"{name} is not among the {counted(n, 'candidate')}" if n
+                   else f"{name} is not among the candidates: there are none")
             ids: Sequence[str] = group.any_of
         elif ranked is None:
             reranked = view.reranked
@@ -82,7 +84,7 @@ def _group_losses(view: StageInputs) -> _Lost:
             stage = "ranking_loss"
             why = (
                 f"{_as(name, item)} at candidate rank {candidate + 1}, "
-                f"dropped by the reranker (not among its {len(reranked)} items)"
+                f"dropped by the reranker (not among its {counted(len(reranked), 'item')})"
             )
             ids = (item,)
         else:
