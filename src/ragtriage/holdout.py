@@ -32,7 +32,7 @@ from .errors import (
 from .fileio import file_problem, json_line, parse_json, refuse_inputs, text_lines
 from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
-from .schemas import Question, StrictModel
+from .schemas import EvalSet, Question, Run, StrictModel
 
 HOLDOUT = "holdout"
 """The split kept apart."""
@@ -58,7 +58,8 @@ class LedgerEntry(StrictModel):
     user: str
     """Who looked: `--who`, else $USER, else `unknown`."""
     command: str
-    """The ragtriage command that looked (`evaluate`, `compare`, `diagnose`, `gate`)."""
+    """The ragtriage command that looked (`evaluate`, `compare`, `diagnose`, `gate`, `report`,
+    `export trec`)."""
     holdout_questions: int = Field(ge=0)
     """How many holdout questions were scored."""
 
@@ -98,17 +99,25 @@ def without_holdout(dataset: Dataset) -> Dataset:
 
 def keep_questions(dataset: Dataset, keep: Callable[[Question], bool]) -> Dataset:
     """The dataset with only the questions `keep` keeps and every run's results for them."""
-    hidden = {q.id for q in dataset.evalset.questions if not keep(q)}
+    evalset, runs = kept_questions(dataset.evalset, dataset.runs, keep)
+    return dataset if evalset is dataset.evalset else replace(dataset, evalset=evalset, runs=runs)
+
+
+def kept_questions(
+    evalset: EvalSet, runs: Sequence[Run], keep: Callable[[Question], bool]
+) -> tuple[EvalSet, tuple[Run, ...]]:
+    """The evaluation set with only the questions `keep` keeps, and each run with only its
+    results for them (the same objects when `keep` keeps every question)."""
+    hidden = {q.id for q in evalset.questions if not keep(q)}
     if not hidden:
-        return dataset
-    evalset = dataset.evalset.model_copy(
-        update={"questions": [q for q in dataset.evalset.questions if q.id not in hidden]}
+        return evalset, tuple(runs)
+    kept = evalset.model_copy(
+        update={"questions": [q for q in evalset.questions if q.id not in hidden]}
     )
-    runs = tuple(
+    return kept, tuple(
         run.model_copy(update={"results": [r for r in run.results if r.question_id not in hidden]})
-        for run in dataset.runs
+        for run in runs
     )
-    return replace(dataset, evalset=evalset, runs=runs)
 
 
 def ledger_path(evalset: PathArg) -> Path:
@@ -238,20 +247,21 @@ class HoldoutPolicy:
             refuse_inputs([self.ledger], [(o, path) for o, path in inputs if path is not None])
 
     def notices(
-        self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str]
+        self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str],
+        including: str = "scores",
     ) -> tuple[Notice, ...]:
         """What the user is told about `count` holdout questions of an evaluation set (path,
-        SHA-256) that `runs` answer: without `include`, that they were left out; with it, the
-        look is recorded first (and a warning once it was looked at more than `warn_after`
-        times)."""
+        SHA-256) that `runs` answer: without `include`, that they were left out (and that
+        --include-holdout `including` them); with it, the look is recorded first (and a
+        warning once it was looked at more than `warn_after` times)."""
         if count == 0:
             return ()
         if not self.include:
             return (
                 Notice(
                     "note",
-                    f"{counted(count, 'holdout question')} left out; --include-holdout scores them "
-                    "(and records the look)",
+                    f"{counted(count, 'holdout question')} left out; --include-holdout "
+                    f"{including} them (and records the look)",
                 ),
             )
         look = record_look(

@@ -322,16 +322,17 @@ class Request:
         if self.holdout.include:
             # A look is what was scored: none when the filters leave out every holdout question.
             return Scored(result, self, command, selected.looked, notify)
-        for notice in self.holdout_notices(selected.held, command, result):
+        for notice in self.holdout_notices(selected.held, command, [r.name for r in result.runs]):
             (notify or log_notice)(notice)
         return Scored(result, self, command, 0, notify)
 
     def holdout_notices(
-        self, count: int, command: str, evaluation: Evaluation
+        self, count: int, command: str, runs: Sequence[str], including: str = "scores"
     ) -> tuple[Notice, ...]:
         """What the holdout policy says of `count` holdout questions of this request's
-        evaluation set (`HoldoutPolicy.notices`): left out, or (with `include`) the look at
-        them recorded in the ledger and a warning once it was looked at too often."""
+        evaluation set that `runs` answer (`HoldoutPolicy.notices`): left out, or (with
+        `include`) the look at them recorded in the ledger and a warning once it was looked
+        at too often."""
         from .loading import display_path, file_sha256
 
         if count == 0:
@@ -344,9 +345,7 @@ class Request:
         policy = self.holdout
         if policy.ledger is None:
             policy = replace(policy, ledger=ledger_path(path))
-        return policy.notices(
-            (display_path(path), sha), count, command, [run.name for run in evaluation.runs]
-        )
+        return policy.notices((display_path(path), sha), count, command, runs, including)
 
 
 @dataclass(frozen=True)
@@ -375,7 +374,7 @@ class Scored:
         the ledger; warns when it was looked at too often, and of a run recorded against
         other inputs (`Evaluation.recorded_elsewhere`). Each call records one look."""
         notices = self.request.holdout_notices(
-            self.holdout_questions, self.command, self.evaluation
+            self.holdout_questions, self.command, [run.name for run in self.evaluation.runs]
         )
         warned = [Notice("warning", text) for text in self.evaluation.recorded_elsewhere()]
         for notice in (*warned, *notices):
