@@ -270,9 +270,11 @@ def test_export_names_the_questions_its_qrels_leave_out(tmp_path: Path) -> None:
         "--run", str(run), "--run-out", str(trec_run),
     ])
     assert (result.exit_code, result.stdout) == (0, "")
+    # The holdout question sso (no required evidence either) is left out as the holdout.
     assert result.stderr == (
-        f"note: {qrels} leaves out 4 questions without required evidence (log-extension, "
-        "refund, raise-limit, sso); `ragtriage trec-eval` scores a run that ranks them with "
+        "note: 2 holdout questions left out; --include-holdout writes them (and records the "
+        f"look)\nnote: {qrels} leaves out 3 questions without required evidence (log-extension, "
+        "refund, raise-limit); `ragtriage trec-eval` scores a run that ranks them with "
         "--allow-extra\n"
     )
     scored = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(trec_run), "--allow-extra"])

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, Problem, ProblemCollector, RequestError, counted, option_problem
+from ..holdout import DEFAULT_WARN_AFTER
 from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
 
 if TYPE_CHECKING:
@@ -233,13 +234,18 @@ def export_trec_files(
     qrels_out: PathArg | None = None,
     run_out: PathArg | None = None,
     run_tag: str | None = None,
+    include_holdout: bool = False,
+    who: str | None = None,
+    holdout_warn_after: int = DEFAULT_WARN_AFTER,
+    ledger: PathArg | None = None,
     notify: Notify | None = None,
 ) -> None:
-    """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run; a note
-    names the questions the qrels leave out (without required evidence)."""
-    from ..holdout import Notice
+    """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run; notes
+    name what is left out: questions without required evidence (qrels), and DATASET's holdout
+    (both files) unless `include_holdout`, whose look is recorded before anything is written."""
+    from ..holdout import HOLDOUT, Notice, kept_questions
     from ..importers import export_trec
-    from ..request import log_notice
+    from ..request import Request, log_notice
 
     run_files = as_paths(runs)
     if len(run_files) > 1:
@@ -251,19 +257,32 @@ def export_trec_files(
         or (dataset is None and run_file is None)
     ):
         raise RequestError("give DATASET with --qrels-out and/or --run with --run-out")
+    request = Request.build(dataset, runs=run_files, include_holdout=include_holdout, who=who,
+                            holdout_warn_after=holdout_warn_after, ledger=ledger)
+    if problems := request.holdout.problems():
+        raise InputError(problems)
+    request.holdout.refuse_ledger_as_input([("DATASET", request.dataset), ("--run", run_file)])
     _, evalset, run = read_kinds(evalset=dataset, run=run_file)
+    held = sum(q.split == HOLDOUT for q in evalset.questions) if evalset is not None else 0
+    answered: tuple[Run, ...] = (run,) if run is not None else ()
+    if evalset is not None and not include_holdout:
+        evalset, answered = kept_questions(evalset, answered, lambda q: q.split != HOLDOUT)
+    tell = notify or log_notice
     left = export_trec(
         evalset,
-        run,
+        answered[0] if answered else None,
         qrels_path=as_optional_path(qrels_out),
         run_path=as_optional_path(run_out),
         tag=run_tag,
         evalset_file=str(dataset),
         run_file=str(run_file),
+        before_writing=lambda: [tell(n) for n in request.holdout_notices(
+            held, "export trec", [r.name for r in answered], "writes"
+        )],
     )
     if left:
         shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
-        (notify or log_notice)(Notice("note", (
+        tell(Notice("note", (
             f"{qrels_out} leaves out {counted(len(left), 'question')} without required evidence "
             f"({shown}); `ragtriage trec-eval` scores a run that ranks them with --allow-extra"
         )))

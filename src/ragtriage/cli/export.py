@@ -8,8 +8,10 @@ from typing import Any
 import click
 
 from ..api import export_trec_files
+from ..holdout import HoldoutPolicy
 from ._common import dataset_argument, examples, handle_errors, output_path_option
 from ._dataset import print_notice
+from ._holdout import holdout_options
 
 
 @click.group(
@@ -37,10 +39,15 @@ def export_command() -> None:
 @output_path_option("--qrels-out", help="Where to write the qrels.")
 @output_path_option("--run-out", help="Where to write the TREC run.")
 @click.option("--run-tag", default=None, help="Run tag (default: the run name).")
+@holdout_options
 @handle_errors
-def trec_export_command(**options: Any) -> None:
+def trec_export_command(holdout: HoldoutPolicy, **options: Any) -> None:
     """Qrels from DATASET (every alternative of a group is relevant) and/or a TREC run.
 
     DATASET is a native evaluation set; --run (one) is written as a TREC run (final ranking).
+    DATASET's holdout questions are left out of both unless --include-holdout.
     """
-    export_trec_files(**options, notify=print_notice)
+    export_trec_files(
+        **options, include_holdout=holdout.include, who=holdout.who,
+        holdout_warn_after=holdout.warn_after, ledger=holdout.ledger, notify=print_notice,
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,13 +171,15 @@ def export_trec(
     tag: str | None = None,
     evalset_file: str = "evalset",
     run_file: str = "run",
+    before_writing: Callable[[], object] = lambda: None,
 ) -> tuple[str, ...]:
     """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run); return
     the IDs of the questions the qrels leave out (without required evidence: qrels list only
     relevant documents).
 
     Raises `InputError`, before writing anything, for every ID a TREC file cannot hold
-    (`is_token`), naming `evalset_file` or `run_file`, and for a `tag` it cannot hold.
+    (`is_token`), naming `evalset_file` or `run_file`, and for a `tag` it cannot hold;
+    `before_writing` is called once they are checked (a look at the holdout is recorded).
     """
     qrels_path = as_optional_path(qrels_path)
     run_path = as_optional_path(run_path)
@@ -201,6 +203,7 @@ def export_trec(
     if tag is not None and not is_token(tag):
         collector.extend([option_problem("--run-tag", TOKEN, repr(tag))])
     collector.raise_if_any()
+    before_writing()
     if qrels is not None and qrels_path is not None:
         write_qrels(qrels, qrels_path)
     if ranked is not None and run is not None and run_path is not None:

@@ -1,0 +1,127 @@
+"""`export trec` keeps the holdout apart as the scoring commands do: left out with a note, or
+written with `--include-holdout` and the look recorded in the same ledger."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import ragtriage.api
+from ragtriage.cli import cli
+from ragtriage.errors import InputError
+from ragtriage.example import example_paths
+from ragtriage.holdout import Notice
+
+HOLDOUT = {"free-quota", "sso"}
+"""The bundled example's holdout questions (sso has no required evidence)."""
+
+
+@pytest.fixture()
+def example(tmp_path: Path) -> Path:
+    """A copy of the bundled example, so its ledger lands beside it."""
+    target = tmp_path / "example"
+    shutil.copytree(example_paths().root, target)
+    return target
+
+
+def _export(example: Path, out: Path, *options: str) -> Result:
+    return CliRunner().invoke(cli, [
+        "export", "trec", str(example / "evalset.json"), "--qrels-out", str(out / "q.qrels"),
+        "--run", str(example / "runs" / "baseline.json"), "--run-out", str(out / "r.run"),
+        *options,
+    ])
+
+
+def _questions(path: Path) -> set[str]:
+    return {line.split()[0] for line in path.read_text(encoding="utf-8").splitlines()}
+
+
+def test_the_holdout_is_left_out_of_both_files_and_no_look_is_recorded(
+    example: Path, tmp_path: Path
+) -> None:
+    result = _export(example, tmp_path)
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr.splitlines()[0] == (
+        "note: 2 holdout questions left out; --include-holdout writes them (and records the look)"
+    )
+    assert (len(_questions(tmp_path / "q.qrels")), len(_questions(tmp_path / "r.run"))) == (12, 15)
+    assert HOLDOUT & (_questions(tmp_path / "q.qrels") | _questions(tmp_path / "r.run")) == set()
+    assert not (example / "evalset.holdout-ledger.jsonl").exists()
+
+
+def test_including_the_holdout_writes_it_and_records_the_look(
+    example: Path, tmp_path: Path
+) -> None:
+    ledger = tmp_path / "looks.jsonl"
+    result = _export(
+        example, tmp_path, "--include-holdout", "--who", "ana", "--holdout-warn-after", "0",
+        "--ledger", str(ledger),
+    )
+    assert (result.exit_code, result.stdout) == (0, "")
+    evalset = example / "evalset.json"
+    assert result.stderr.splitlines()[0] == (
+        f"warning: the holdout of {evalset} has been looked at 1 times (more than 0); every look "
+        "tunes against it, so its scores are drifting towards optimistic "
+        f"(ledger: {ledger})"
+    )
+    assert (len(_questions(tmp_path / "q.qrels")), len(_questions(tmp_path / "r.run"))) == (13, 17)
+    assert _questions(tmp_path / "q.qrels") & HOLDOUT == {"free-quota"}
+    entry = json.loads(ledger.read_text(encoding="utf-8"))
+    assert entry.pop("time").endswith("Z")
+    assert entry == {
+        "command": "export trec",
+        "dataset_sha256": hashlib.sha256(evalset.read_bytes()).hexdigest(),
+        "evalset": str(evalset),
+        "holdout_questions": 2,
+        "runs": ["baseline"],
+        "user": "ana",
+    }
+
+
+def test_the_python_call_takes_the_same_keywords_and_does_the_same(
+    example: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "py").mkdir()
+    cli_result = _export(example, tmp_path / "cli", "--include-holdout", "--who", "ana")
+    notes: list[Notice] = []
+    ragtriage.api.export_trec_files(
+        str(example / "evalset.json"), runs=str(example / "runs" / "baseline.json"),
+        qrels_out=tmp_path / "py" / "q.qrels", run_out=tmp_path / "py" / "r.run",
+        include_holdout=True, who="ana", notify=notes.append,
+    )
+    for name in ("q.qrels", "r.run"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    # Each looked once, at the default ledger beside the set; the notes are the command's.
+    looks = (example / "evalset.holdout-ledger.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["command"] for line in looks] == ["export trec", "export trec"]
+    assert "".join(f"{n}\n" for n in notes) == cli_result.stderr.replace("/cli/", "/py/")
+
+
+def test_a_refused_export_records_no_look_and_bad_holdout_options_are_refused(
+    example: Path, tmp_path: Path
+) -> None:
+    refused = _export(example, tmp_path, "--include-holdout", "--run-tag", "two words")
+    assert refused.exit_code == 2
+    assert not (example / "evalset.holdout-ledger.jsonl").exists()
+    assert not (tmp_path / "q.qrels").exists()
+    with pytest.raises(InputError) as bad:
+        ragtriage.api.export_trec_files(
+            example / "evalset.json", qrels_out=tmp_path / "q.qrels", include_holdout=True,
+            who="",
+        )
+    assert str(bad.value) == (
+        "1 problem found in the input:\n"
+        "- <command line>: --who: expected a name for the holdout ledger; found an empty string"
+    )
+    into_set = _export(example, tmp_path, "--include-holdout", "--ledger",
+                       str(example / "evalset.json"))
+    assert (into_set.exit_code, into_set.stderr) == (2, (
+        f"Error: cannot write {example / 'evalset.json'}: it is also an input of this command "
+        "(DATASET). Nothing was written.\n"
+    ))
