@@ -97,6 +97,11 @@ def without_holdout(dataset: Dataset) -> Dataset:
     return keep_questions(dataset, lambda question: question.split != HOLDOUT)
 
 
+def holdout_ids(evalset: EvalSet) -> frozenset[str]:
+    """The IDs of the evaluation set's holdout questions."""
+    return frozenset(q.id for q in evalset.questions if q.split == HOLDOUT)
+
+
 def keep_questions(dataset: Dataset, keep: Callable[[Question], bool]) -> Dataset:
     """The dataset with only the questions `keep` keeps and every run's results for them."""
     evalset, runs = kept_questions(dataset.evalset, dataset.runs, keep)

@@ -235,3 +235,24 @@ def test_claims_need_an_answer_but_not_its_outcome_to_be_judged(tmp_path: Path) 
         f"{run}: question 'q1': claims: expected no claims in a result without an answer "
         "(outcome and answer are null); found 1 claim"
     ]
+
+
+def test_the_summary_counts_no_verdict_of_a_holdout_question(tmp_path: Path) -> None:
+    # A count of verdicts is a score: the holdout's are written to the labels, not counted.
+    from ragtriage.example import example_paths
+
+    paths = example_paths()
+    args = [str(paths.evalset), "--snapshot", str(paths.snapshot), "--run", str(paths.runs[0])]
+    out = tmp_path / "o"
+    result = CliRunner().invoke(
+        judge_command, [*args, "--judge", "lexical", "--output", str(out), "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1] == (
+        "run baseline: claims: 1 cannot_judge, 12 supported, 5 unsupported; reference facts: "
+        "1 cannot_judge, 12 covered, 2 not_covered (1 holdout question not counted)"
+    )
+    written = json.loads((out / "baseline.labels.json").read_text(encoding="utf-8"))
+    held = [e for e in written["claim_labels"] + written["fact_labels"]
+            if e["question_id"] == "free-quota"]
+    assert [e["label"]["verdict"] for e in held] == ["supported", "covered"]

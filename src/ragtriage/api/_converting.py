@@ -243,7 +243,7 @@ def export_trec_files(
     """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run; notes
     name what is left out: questions without required evidence (qrels), and DATASET's holdout
     (both files) unless `include_holdout`, whose look is recorded before anything is written."""
-    from ..holdout import HOLDOUT, Notice, kept_questions
+    from ..holdout import HOLDOUT, Notice, holdout_ids, kept_questions
     from ..importers import export_trec
     from ..request import Request, log_notice
 
@@ -263,7 +263,7 @@ def export_trec_files(
         raise InputError(problems)
     request.holdout.refuse_ledger_as_input([("DATASET", request.dataset), ("--run", run_file)])
     _, evalset, run = read_kinds(evalset=dataset, run=run_file)
-    held = sum(q.split == HOLDOUT for q in evalset.questions) if evalset is not None else 0
+    held = len(holdout_ids(evalset)) if evalset is not None else 0
     answered: tuple[Run, ...] = (run,) if run is not None else ()
     if evalset is not None and not include_holdout:
         evalset, answered = kept_questions(evalset, answered, lambda q: q.split != HOLDOUT)

@@ -27,6 +27,7 @@ from ..errors import (
     option_problem,
     range_problems,
 )
+from ..holdout import holdout_ids
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..validation import JudgeName, RerankKind, RetrieverKind
 from ._converting import check_some_run, run_name_problems
@@ -177,6 +178,8 @@ class JudgeOutcome:
     """The labels (None for a dry run)."""
     written: tuple[WrittenRun, ...]
     """The files written (empty for a dry run)."""
+    holdout: frozenset[str] = frozenset()
+    """The holdout questions, labelled but left out of the summary's counts."""
 
 
 def judge_files(
@@ -349,7 +352,7 @@ def judge_files(
             f"in {files} (the rest are cannot_judge); fix the option and rerun, the cache keeps "
             "the finished replies"
         )
-    return JudgeOutcome(None, result, written)
+    return JudgeOutcome(None, result, written, holdout_ids(loaded.evalset))
 
 
 def _usage(option: str, expected: str, found: str) -> InputError:

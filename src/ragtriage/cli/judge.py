@@ -153,7 +153,7 @@ def judge_command(dry_run: bool, no_progress: bool, **options: Any) -> None:
     if outcome.estimate is not None:
         lines = estimate_lines(outcome.estimate)
     elif outcome.result is not None:
-        lines = summary_lines(outcome.result, outcome.written)
+        lines = summary_lines(outcome.result, outcome.written, outcome.holdout)
     else:
         lines = ["dry run: the lexical baseline makes no calls and costs nothing"]
     for line in lines:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, option_problem
+from ..errors import InputError, counted, option_problem
 from ..paths import PathArg, as_path
 from ._label_files import safe_name, write_model
 from ._runner import JudgeResult
@@ -69,13 +69,16 @@ def write_outputs(
     return tuple(written)
 
 
-def _counts(values: Sequence[str]) -> str:
-    counts = Counter(values)
+def _counts(verdicts: Sequence[tuple[str, str]], held: Collection[str]) -> str:
+    counts = Counter(verdict for qid, verdict in verdicts if qid not in held)
     return ", ".join(f"{counts[key]} {key}" for key in sorted(counts)) or "none"
 
 
-def summary_lines(result: JudgeResult, written: tuple[WrittenRun, ...] = ()) -> list[str]:
-    """What was judged, with what, what it cost, and every item that is not a label."""
+def summary_lines(
+    result: JudgeResult, written: tuple[WrittenRun, ...] = (), holdout: Collection[str] = ()
+) -> list[str]:
+    """What was judged, with what, what it cost, and every item that is not a label; the
+    verdicts of `holdout` questions are written but not counted (a count is a score)."""
     spec = result.spec
     lines = [
         f"judge: {spec.model} ({spec.endpoint_kind}, prompt {spec.prompt_version}, "
@@ -84,10 +87,13 @@ def summary_lines(result: JudgeResult, written: tuple[WrittenRun, ...] = ()) -> 
     ]
     files = {w.run: w for w in written}
     for judged in result.runs:
-        claims = [e.label.verdict for e in judged.labels.claim_labels]
-        facts = [e.label.verdict for e in judged.labels.fact_labels]
+        claims = [(e.question_id, e.label.verdict) for e in judged.labels.claim_labels]
+        facts = [(e.question_id, e.label.verdict) for e in judged.labels.fact_labels]
+        held = {qid for qid, _ in claims + facts if qid in holdout}
+        left = f" ({counted(len(held), 'holdout question')} not counted)" if held else ""
         lines.append(
-            f"run {judged.name}: claims: {_counts(claims)}; reference facts: {_counts(facts)}"
+            f"run {judged.name}: claims: {_counts(claims, held)}; "
+            f"reference facts: {_counts(facts, held)}{left}"
         )
         if judged.name in files:
             w = files[judged.name]
