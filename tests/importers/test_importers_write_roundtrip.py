@@ -20,6 +20,7 @@ from ragtriage.schemas import (
     RankedItem,
     Run,
     Snapshot,
+    is_text,
 )
 
 ids = st.text(alphabet="abcdefghij0123456789-_#文档", min_size=1, max_size=8)
@@ -30,7 +31,7 @@ documents = st.builds(Document, id=ids, text=texts, title=st.one_of(st.none(), t
 questions = st.builds(
     Question,
     id=ids,
-    text=texts.filter(bool),
+    text=texts.filter(is_text),  # a question's text is not only whitespace
     answerability=st.just("answerable"),
     required_evidence=st.lists(
         st.builds(EvidenceGroup, any_of=st.lists(ids, min_size=1, max_size=3)), max_size=3
