@@ -52,3 +52,17 @@ def make_dataset(
         SourceFile("snapshot.json", "snapshot", ""),
     )
     return Dataset(snapshot, evalset, loaded, sources, run_files={n: f"{n}.json" for n in runs})
+
+
+def askable(snapshot: dict[str, Any], questions: list[dict[str, Any]]) -> None:
+    """Ask without a user an answerable question with an evidence group its asker may read
+    none of (an input error)."""
+    groups = {d["id"]: d.get("access_groups") for d in snapshot["documents"]}
+    groups.update({c["id"]: groups.get(c["document_id"]) for c in snapshot.get("chunks", [])})
+    for q in questions:
+        users = set(q.get("user_groups") or ())
+        if "user_groups" in q and q["answerability"] == "answerable" and any(
+            all(groups.get(i) is not None and not users & set(groups[i]) for i in g["any_of"])
+            for g in q["required_evidence"]
+        ):
+            del q["user_groups"]

@@ -38,6 +38,9 @@ def datasets(draw: st.DrawFn, retrieval_only: bool = False) -> tuple[list[dict[s
             groups = draw(st.lists(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=2, unique=True), min_size=1, max_size=3))
             facts = [f"f{j}" for j in range(draw(st.integers(min_value=0, max_value=3)))]
         users = draw(st.sampled_from([None, ["support"], ["finance"]]))
+        closed = {d["id"] for d in docs if "access_groups" in d}
+        if users == ["support"] and any(set(g) <= closed for g in groups):
+            users = None  # a group the asker may read none of is an input error
         questions.append(question(qid, kind, evidence=groups, facts=facts, user_groups=users))
         candidates = draw(st.lists(st.sampled_from(DOC_IDS), max_size=6, unique=True))
         res: dict[str, Any] = {"question_id": qid, "candidates": [{"id": c, "score": 1.0 / (r + 1)} for r, c in enumerate(candidates)]}

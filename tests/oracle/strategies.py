@@ -19,7 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from dataset_builders import HUMAN, JUDGE
+from dataset_builders import HUMAN, JUDGE, askable
 
 from .views import Detectors, Snapshot, context_hash
 
@@ -250,6 +250,7 @@ def datasets(draw: st.DrawFn, labels_file: bool = False, crowded: bool = False) 
     else:
         pool = DOC_IDS + (CHUNK_IDS if draw(st.booleans()) else [])
     questions = [_question(draw, n, pool) for n in range(draw(st.integers(1, 6)))]
+    askable(snapshot, questions)
     runs = []
     for name in ["base", "cand"][: draw(st.integers(1, 2))]:
         results = [_result(draw, q, pool, snap) for q in questions]

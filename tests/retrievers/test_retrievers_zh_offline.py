@@ -126,8 +126,8 @@ def test_chinese_example_runs_and_evaluates_offline(offline: list[str], tmp_path
     assert {
         key: bm25["evidence_recall"][key]
         for key in ("value", "numerator", "denominator", "not_applicable")
-    } == {"value": 0.75, "numerator": 7.5, "denominator": 10, "not_applicable": 1}
-    assert hybrid["evidence_recall"]["value"] == 0.85
+    } == {"value": 6.5 / 9, "numerator": 6.5, "denominator": 9, "not_applicable": 2}
+    assert hybrid["evidence_recall"]["value"] == 7.5 / 9
     for layer in (
         "fact_coverage",
         "claim_support",
@@ -152,7 +152,7 @@ def test_chinese_example_runs_and_evaluates_offline(offline: list[str], tmp_path
     assert chunked_result.exit_code == 0, chunked_result.output
     chunked = _summary(json.loads(chunked_result.stdout), "bm25")
     assert (chunked["evidence_recall"]["value"], chunked["evidence_recall"]["denominator"]) == (
-        0.75,
-        10,
+        6.5 / 9,
+        9,
     )
     assert offline == []

@@ -114,6 +114,14 @@ class EvalColumns:
     """The `snapshot_id` the evaluation set records (None: none)."""
 
 
+def closed(codes: Codes, items: np.ndarray, masks: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """Per item (a snapshot code, with its asker's group `masks` and whether the question was
+    `asked` with user groups): the asker may not read it (`SnapshotIndex.may_read`)."""
+    readable = ((codes.access[items] & masks) != 0).any(axis=1)
+    out: np.ndarray = codes.restricted[items] & ~readable & asked
+    return out
+
+
 def read_evalset(
     source: Records, codes: Codes, span: tuple[int, int] | None = None
 ) -> EvalColumns:
@@ -233,10 +241,18 @@ def read_evalset(
     group_row = np.repeat(np.arange(len(ids), dtype=np.int64), np.array(n_groups, dtype=np.int64))
     level = np.ones(len(ids), dtype=bool)
     level[group_row[alt_groups[alt_codes >= codes.n_documents]]] = False
+    kinds, asked_rows = np.array(answerability, dtype=np.int8), np.array(asked, dtype=bool)
+    user_masks = np.array(user_mask, dtype=np.int64).reshape(-1, words)
+    if codes.restricted.any() and asked_rows.any():  # else every alternative is readable
+        alt_row = group_row[alt_groups]
+        open_alt = ~closed(codes, alt_codes, user_masks[alt_row], asked_rows[alt_row])
+        answerable = kinds[group_row] == ANSWERABILITY["answerable"]
+        if (answerable & (np.bincount(alt_groups[open_alt], minlength=len(grades)) == 0)).any():
+            raise _Fallback("evidence the asker may not read")  # `check_evalset` names it
     return EvalColumns(
         ids,
         {} if span is not None else rows_by_id(ids),
-        np.array(answerability, dtype=np.int8),
+        kinds,
         tags,
         split,
         _offsets(n_groups),
@@ -246,8 +262,8 @@ def read_evalset(
         facts,
         _offsets([len(f) for f in facts]),
         level,
-        np.array(asked, dtype=bool),
-        np.array(user_mask, dtype=np.int64).reshape(-1, words),
+        asked_rows,
+        user_masks,
         np.array(version_question, dtype=bool),
         np.array(wanted_version, dtype=np.int64),
         np.array(canary_document, dtype=np.int64),

@@ -8,12 +8,12 @@ canary reached it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
 
-from ._native_read import Codes, EvalColumns
+from ._native_read import Codes, EvalColumns, closed as closed_to
 from ._native_run import RunColumns
 
 
@@ -300,6 +300,7 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
     stale, restricted = np.append(codes.stale, False), np.append(codes.restricted, False)
     access = np.append(codes.access, np.zeros_like(codes.access[:1]), axis=0)
     doc_version = np.append(codes.doc_version, -1)
+    marks = replace(codes, access=access, restricted=restricted)
     out: dict[str, StageItems] = {}
     for stage, items, owner in (
         ("candidates", run.candidates[0], _owner(run.candidates[1])),
@@ -310,8 +311,7 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
         closed = np.zeros(items.size, dtype=bool)
         wrong = np.zeros(items.size, dtype=bool)
         if permissions:
-            readable = ((access[items] & mask[owner]) != 0).any(axis=1)
-            closed = restricted[items] & ~readable & asked[owner]
+            closed = closed_to(marks, items, mask[owner], asked[owner])
         if versions:
             version = doc_version[items]
             wrong = (version >= 0) & (wanted[owner] != -1) & (version != wanted[owner])

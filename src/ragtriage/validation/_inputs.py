@@ -47,6 +47,19 @@ def supersession_loops(superseded_by: Mapping[str, Sequence[str]]) -> list[tuple
     return loops
 
 
+_READABLE = (
+    "an alternative the asker (user_groups: {}) may read, as the question is answerable "
+    "(else mark it unanswerable: the system should refuse this asker)"
+)
+
+
+def _readers(item: str, index: SnapshotIndex) -> str:
+    """Who may read an item, as a problem names it."""
+    doc = index.document(item)
+    groups = doc.access_groups if doc else None
+    return f"readable by {', '.join(groups) if groups else 'no group'}"
+
+
 def _source_file(ds: Dataset, kind: str) -> str:
     """The file the dataset's `kind` (snapshot, evalset) was read from: its own, or the
     article-format file holding it (else the first file read)."""
@@ -123,6 +136,12 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
             where = f"required_evidence[{gi}]"
             c.repeated(file, q.id, f"{where}.any_of", "no repeated ID within a group", group.any_of)
             c.unknown_ids(file, q.id, where, group.any_of, index)
+            shut = [i for i in group.any_of if not index.may_read(i, q.user_groups)]
+            if q.answerability == "answerable" and len(shut) == len(group.any_of):
+                # every alternative is one the system must not show this asker: the set
+                # expects an answer a permission-respecting system has to refuse
+                c.add(file, q.id, where, _READABLE.format(", ".join(q.user_groups or ()) or
+                      "none"), "; ".join(f"{i!r} {_readers(i, index)}" for i in shut))
         if ds.article:
             ids = (i for g in q.required_evidence for i in g.any_of)
             c.repeated(file, q.id, "required_evidence", "no repeated ID", ids)

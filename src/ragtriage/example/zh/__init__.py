@@ -1,5 +1,6 @@
 """A small Chinese example written for ragtriage: 12 policy documents of a fictional company
-and 12 questions (one superseded version, one HR-only document, one unanswerable question).
+and 12 questions (one superseded version, one HR-only document an engineer asks about and
+should be refused, one more unanswerable question).
 
 Run it end to end, offline::
 
