@@ -125,3 +125,16 @@ def test_a_refused_export_records_no_look_and_bad_holdout_options_are_refused(
         f"Error: cannot write {example / 'evalset.json'}: it is also an input of this command "
         "(DATASET). Nothing was written.\n"
     ))
+
+
+def test_including_the_holdout_without_the_set_is_refused(example: Path, tmp_path: Path) -> None:
+    run = CliRunner().invoke(cli, [
+        "export", "trec", "--run", str(example / "runs" / "baseline.json"),
+        "--run-out", str(tmp_path / "r.run"), "--include-holdout",
+    ])
+    assert (run.exit_code, run.stderr) == (2, (
+        "Usage: cli export trec [OPTIONS] [DATASET]\n"
+        "Try 'cli export trec --help' for help.\n\n"
+        "Error: --include-holdout needs DATASET (the holdout is one of its splits)\n"
+    ))
+    assert not (tmp_path / "r.run").exists()

@@ -257,6 +257,8 @@ def export_trec_files(
         or (dataset is None and run_file is None)
     ):
         raise RequestError("give DATASET with --qrels-out and/or --run with --run-out")
+    if include_holdout and dataset is None:
+        raise RequestError("--include-holdout needs DATASET (the holdout is one of its splits)")
     request = Request.build(dataset, runs=run_files, include_holdout=include_holdout, who=who,
                             holdout_warn_after=holdout_warn_after, ledger=ledger)
     if problems := request.holdout.problems():
