@@ -114,11 +114,15 @@ class EvalColumns:
     """The `snapshot_id` the evaluation set records (None: none)."""
 
 
-def closed(codes: Codes, items: np.ndarray, masks: np.ndarray, asked: np.ndarray) -> np.ndarray:
-    """Per item (a snapshot code, with its asker's group `masks` and whether the question was
-    `asked` with user groups): the asker may not read it (`SnapshotIndex.may_read`)."""
-    readable = ((codes.access[items] & masks) != 0).any(axis=1)
-    out: np.ndarray = codes.restricted[items] & ~readable & asked
+def closed(
+    access: np.ndarray, restricted: np.ndarray, items: np.ndarray, masks: np.ndarray,
+    asked: np.ndarray,
+) -> np.ndarray:
+    """Per item (a snapshot code into `access` and `restricted`, as `Codes` holds them, with
+    its asker's group `masks` and whether the question was `asked` with user groups): the
+    asker may not read it (`SnapshotIndex.may_read`)."""
+    readable = ((access[items] & masks) != 0).any(axis=1)
+    out: np.ndarray = restricted[items] & ~readable & asked
     return out
 
 
@@ -245,7 +249,8 @@ def read_evalset(
     user_masks = np.array(user_mask, dtype=np.int64).reshape(-1, words)
     if codes.restricted.any() and asked_rows.any():  # else every alternative is readable
         alt_row = group_row[alt_groups]
-        open_alt = ~closed(codes, alt_codes, user_masks[alt_row], asked_rows[alt_row])
+        open_alt = ~closed(codes.access, codes.restricted, alt_codes, user_masks[alt_row],
+                           asked_rows[alt_row])
         answerable = kinds[group_row] == ANSWERABILITY["answerable"]
         if (answerable & (np.bincount(alt_groups[open_alt], minlength=len(grades)) == 0)).any():
             raise _Fallback("evidence the asker may not read")  # `check_evalset` names it

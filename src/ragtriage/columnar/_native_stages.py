@@ -8,7 +8,7 @@ canary reached it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -300,7 +300,6 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
     stale, restricted = np.append(codes.stale, False), np.append(codes.restricted, False)
     access = np.append(codes.access, np.zeros_like(codes.access[:1]), axis=0)
     doc_version = np.append(codes.doc_version, -1)
-    marks = replace(codes, access=access, restricted=restricted)
     out: dict[str, StageItems] = {}
     for stage, items, owner in (
         ("candidates", run.candidates[0], _owner(run.candidates[1])),
@@ -311,7 +310,7 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
         closed = np.zeros(items.size, dtype=bool)
         wrong = np.zeros(items.size, dtype=bool)
         if permissions:
-            closed = closed_to(marks, items, mask[owner], asked[owner])
+            closed = closed_to(access, restricted, items, mask[owner], asked[owner])
         if versions:
             version = doc_version[items]
             wrong = (version >= 0) & (wanted[owner] != -1) & (version != wanted[owner])
