@@ -27,7 +27,7 @@ from .loading import (
     validate_item,
 )
 from .paths import PathArg, as_path, file_suffix
-from .schemas import Document, DocumentStatus, Identifier, IsoDate, StrictModel
+from .schemas import Document, DocumentStatus, Identifier, IsoDate, StrictModel, declared_kind
 from .validation import SUPERSESSION_LOOP, supersession_loops
 
 
@@ -59,8 +59,7 @@ def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, Versi
         expected = "an object mapping document IDs to versions"
         collector.add(label, None, "(top level)", expected, type(data).__name__)
         return {}
-    kind = data.get("kind", "article" if "schemaVersion" in data else None)
-    if isinstance(kind, str):  # another ragtriage file: its kind, not each of its fields
+    if (kind := declared_kind(data)) is not None:  # another ragtriage file: not each field
         expected = "a versions file (document IDs mapped to versions)"
         collector.add(label, None, "kind", expected, f"a file of kind {kind!r}")
         return {}

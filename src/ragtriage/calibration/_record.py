@@ -15,7 +15,7 @@ from ..errors import InputError, ProblemCollector
 from ..fileio import content_hash, read_json
 from ..loading import display_path, pydantic_problems
 from ..paths import PathArg, as_paths
-from ..schemas import Labeller, SchemaVersion, StrictModel
+from ..schemas import Labeller, SchemaVersion, StrictModel, declared_kind
 
 
 class RatioRecord(StrictModel):
@@ -164,15 +164,13 @@ def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]
         except InputError as exc:
             collector.extend(exc.problems)
             continue
-        if isinstance(data, dict) and "schemaVersion" in data:  # the article format has no kind
-            collector.add(shown, None, "kind", "'calibration'", "'article'")
+        kind = declared_kind(data)
+        if kind not in (None, "calibration"):  # another kind of file: not each of its fields
+            collector.add(shown, None, "kind", "'calibration'", repr(kind))
             continue
         try:
             out.append(CalibrationRecord.model_validate(data))
         except ValidationError as exc:
-            problems = pydantic_problems(exc, shown, None)
-            # a file of another kind (a run, labels): its kind is the problem, not every field
-            collector.extend([p for p in problems if p.field == "kind" and p.found != "nothing"]
-                             or problems)
+            collector.extend(pydantic_problems(exc, shown, None))
     collector.raise_if_any()
     return tuple(out)

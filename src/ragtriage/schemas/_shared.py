@@ -30,6 +30,15 @@ def is_schema_version(value: object) -> bool:
     return type(value) is int and value == SCHEMA_VERSION
 
 
+def declared_kind(data: object) -> str | None:
+    """The kind a parsed ragtriage JSON file declares: its `kind`, or `article` for the
+    article format (which has none, but a `schemaVersion`); None when it declares none."""
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("kind", "article" if "schemaVersion" in data else None)
+    return kind if isinstance(kind, str) else None
+
+
 def _schema_version(value: object) -> object:
     if not is_schema_version(value):
         # the message is what was expected: problems read "schema_version: expected 1; found
