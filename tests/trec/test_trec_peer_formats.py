@@ -136,6 +136,26 @@ def test_a_qrels_question_refused_as_a_whole_is_not_also_missing_from_the_run(
     ])
 
 
+@pytest.mark.parametrize(("name", "text", "places"), [
+    ("qrels.txt", "q1 0 d1 1\nq2 0 d1 x\nq2 0 d2 y\n", ("line 2", "line 3")),
+    ("qrels.json", '{"q1": {"d1": 1}, "q2": {"d1": "x", "d2": "y"}}', ("record 2", "record 3")),
+])
+def test_a_qrels_question_every_line_of_is_refused_is_not_also_missing_from_the_run(
+    tmp_path: Path, name: str, text: str, places: tuple[str, str]
+) -> None:
+    # q2 was counted as judged, so the run, ranking only q1, was also told 'no line for it'.
+    qrels, run = tmp_path / name, tmp_path / "run.txt"
+    qrels.write_text(text, encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    found = ("'x'", "'y'") if name == "qrels.txt" else ("a string ('x')", "a string ('y')")
+    assert (result.exit_code, result.output.splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        *(f"- {qrels}: question 'q2': {place}: grade: expected an integer; found {value}"
+          for place, value in zip(places, found, strict=True)),
+    ])
+
+
 def test_an_empty_object_a_repeated_document_and_a_broken_gzip_are_refused(
     tmp_path: Path,
 ) -> None:

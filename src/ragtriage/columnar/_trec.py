@@ -21,7 +21,6 @@ import numpy as np
 from ..errors import InputError, Problem, ProblemCollector
 from ..fileio import MAX_GRADE, MIN_GRADE, check_input, iter_lines, open_input
 from ..formats.trec_files import GRADE_PATTERN, Qrels, parse_qrels, parse_run, read_through
-from ..formats.trec_records import WHOLE_QUESTION
 from ..loading import file_sha256
 from ._arrays import RankArrays, arrays_from_dicts
 from ._arrow import pa, pc, pcsv
@@ -299,8 +298,8 @@ def _slow(qrels_path: Path, run_path: Path, depth: int, policy: QuestionPolicy) 
     qrels: Qrels = parse_qrels(qrels_path, collector, seen=judged, comments=qrels_comments)
     run = parse_run(run_path, collector, ranked, run_comments)
     # Question sets from every line, valid or not, so a bad line does not also show up
-    # as a missing question; nor does a question a JSON qrels refuses as a whole.
-    ranked.update(str(p.question_id) for p in collector.problems if p.field == WHOLE_QUESTION)
+    # as a missing question; nor does a qrels question every line (or record) of is refused.
+    ranked.update(judged - qrels.keys())
     problems, missing, extra = _question_problems(
         sorted(judged), sorted(ranked), str(run_path), policy
     )

@@ -82,11 +82,6 @@ def _json_type(value: object) -> str:
     return "null" if value is None else f"{found} ({value!r:.40})" if found else repr(value)
 
 
-WHOLE_QUESTION = "(question)"
-"""The field of a problem refusing a JSON file's question as a whole (not an object of
-document IDs): its lines are none, yet the question is not missing."""
-
-
 def json_rows(
     path: PathArg, run: bool, collector: ProblemCollector, seen: set[str] | None = None
 ) -> Records:
@@ -105,7 +100,7 @@ def json_rows(
             seen.add(qid)
         if not isinstance(documents, dict) or not documents:
             expected = f"an object of document IDs to {value}s, at least one"
-            collector.add(shown, qid, WHOLE_QUESTION, expected, _json_type(documents))
+            collector.add(shown, qid, "(question)", expected, _json_type(documents))
             continue
         for docid, given in documents.items():
             number += 1
