@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from ..formats.trec_files import (
 from ..formats.trec_records import FIRST_TOKEN, TOKEN, is_token
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import IDENTIFIER_EXPECTED, EvalSet, Provenance, Run, Snapshot, plain_ids
+from ..validation import check_repeats
 
 
 @dataclass(frozen=True)
@@ -186,16 +186,11 @@ def export_trec(
     qrels = evalset_to_qrels(evalset) if evalset is not None and qrels_path is not None else None
     ranked = run_to_trec(run) if run is not None and run_path is not None else None
     collector = ProblemCollector()
-    asked = [q.id for q in evalset.questions] if evalset is not None and qrels is not None else []
-    results = [r.question_id for r in run.results] if run is not None and ranked is not None else []
     # A TREC file holds one entry per question: a repeated one would be merged silently.
-    for file, field, expected, found, ids in (
-        (evalset_file, "id", "unique question IDs", "{q!r} more than once", asked),
-        (run_file, "results", "one result per question", "{n} results", results),
-    ):
-        for qid, n in sorted(Counter(ids).items()):
-            if n > 1:
-                collector.add(file, qid, field, expected, found.format(q=qid, n=n))
+    if evalset is not None and qrels is not None:
+        check_repeats(collector.add, evalset_file, (q.id for q in evalset.questions), False)
+    if run is not None and ranked is not None:
+        check_repeats(collector.add, run_file, (r.question_id for r in run.results), True)
     for qid, judged in (qrels or {}).items():
         _check_ids(collector, evalset_file, qid, "id", "required_evidence", judged)
     for qid, ranking in (ranked or {}).items():

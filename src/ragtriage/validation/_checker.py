@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..errors import Problem
 from ..loading import Dataset, SnapshotIndex
@@ -27,6 +27,19 @@ _SNAPSHOT_IDS = "IDs of documents or chunks in the snapshot"
 def dupes(values: Iterable[str]) -> list[str]:
     """The values that occur more than once, sorted."""
     return sorted(v for v, n in Counter(values).items() if n > 1)
+
+
+def check_repeats(
+    add: Callable[[str, str | None, str, str, str], None], file: str, ids: Iterable[str],
+    results: bool,
+) -> None:
+    """A problem (`add`: `Checker.add`, `ProblemCollector.add`) per question ID an evaluation
+    set holds more than once, or a run answers more than once (`results`)."""
+    for qid, n in sorted(Counter(ids).items()):
+        if n > 1 and results:
+            add(file, qid, "results", "one result per question", f"{n} results")
+        elif n > 1:
+            add(file, qid, "id", "unique question IDs", f"{qid!r} more than once")
 
 
 class Checker:

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import Suggestions, counted
 from ..loading import Dataset, SnapshotIndex
-from ._checker import Checker, dupes
+from ._checker import Checker, check_repeats, dupes
 
 SUPERSESSION_LOOP = "no loop of supersession (a document cannot replace one that replaces it)"
 """The `expected` text of a loop of `supersedes` (in a snapshot or a versions file)."""
@@ -127,8 +127,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
 
 def check_evalset(c: Checker, index: SnapshotIndex) -> None:
     ds, file = c.ds, _source_file(c.ds, "evalset")
-    for dup in dupes(q.id for q in ds.evalset.questions):
-        c.add(file, dup, "id", "unique question IDs", f"{dup!r} more than once")
+    check_repeats(c.add, file, (q.id for q in ds.evalset.questions), results=False)
     for q in ds.evalset.questions:
         expected = "unique fact IDs within the question"
         c.repeated(file, q.id, "reference_facts.id", expected, (f.id for f in q.reference_facts))

@@ -21,7 +21,7 @@ from ..schemas import (
     claim_ids,
     counted_labels,
 )
-from ._checker import Checker, dupes
+from ._checker import Checker, check_repeats, dupes
 from ._inputs import check_evalset, check_snapshot
 
 
@@ -224,9 +224,8 @@ def _check_run(
     questions = {q.id: q for q in c.ds.evalset.questions}
     counts = Counter(res.question_id for res in run.results)
     question_ids = Suggestions(questions.keys())
-    for qid, n in sorted(counts.items()):
-        if n > 1:
-            c.add(file, qid, "results", "one result per question", f"{n} results")
+    check_repeats(c.add, file, counts.elements(), results=True)
+    for qid in sorted(counts):
         if qid not in questions:
             c.add(
                 file,
