@@ -235,6 +235,23 @@ def test_a_broken_record_names_file_field_expected_found(
     ]
 
 
+def test_a_misspelled_record_field_is_named_with_the_field_meant(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # Read by the loader's validate_item, as every file; before, 'found an unknown field' alone.
+    data = _record(article_fixture, _judge_files(article_fixture, tmp_path)).model_dump()
+    data["confidnce"] = data.pop("confidence")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_calibrations([bad])
+    assert [p.message() for p in info.value.problems] == [
+        f"{bad}: confidence: expected a value (required field); found nothing",
+        f"{bad}: confidnce: expected no such field (it is not part of the format); "
+        "found an unknown field (did you mean 'confidence'?)",
+    ]
+
+
 def test_the_engine_counts_each_measures_labels_over_its_arrays() -> None:
     # Counted once per run over the arrays (no view is asked): per measure reading labels,
     # the items of the questions it applies to, by the kind of their counted label, and the

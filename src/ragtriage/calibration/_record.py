@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import NonNegativeInt, ValidationError
+from pydantic import NonNegativeInt
 
 from ..errors import InputError, ProblemCollector
 from ..fileio import content_hash, read_json
-from ..loading import display_path, pydantic_problems
+from ..loading import display_path, validate_item
 from ..paths import PathArg, as_paths
 from ..schemas import Labeller, SchemaVersion, StrictModel, declared_kind
 
@@ -168,9 +168,7 @@ def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]
         if kind not in (None, "calibration"):  # another kind of file: not each of its fields
             collector.add(shown, None, "kind", "'calibration'", repr(kind))
             continue
-        try:
-            out.append(CalibrationRecord.model_validate(data))
-        except ValidationError as exc:
-            collector.extend(pydantic_problems(exc, shown, None))
+        if (record := validate_item(CalibrationRecord, data, shown, collector, None)) is not None:
+            out.append(record)
     collector.raise_if_any()
     return tuple(out)
