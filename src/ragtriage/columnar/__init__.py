@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         load_and_evaluate as load_and_evaluate,
     )
     from ._native_layers import NATIVE_MEASURES as NATIVE_MEASURES
-    from ._row_columns import row_columns as row_columns
+    from ._row_columns import row_columns as row_columns, score_codes as score_codes
     from ._score import (
         DEFAULT_TREC_MEASURES as DEFAULT_TREC_MEASURES,
         RankMeasure as RankMeasure,
@@ -46,7 +46,7 @@ _LAZY = {
     "._keys": ("IdKeys", "id_keys"),
     "._native_eval": ("evaluate", "evaluate_native", "input_problems", "load_and_evaluate"),
     "._native_layers": ("NATIVE_MEASURES",),
-    "._row_columns": ("row_columns",),
+    "._row_columns": ("row_columns", "score_codes"),
     "._score": (
         "DEFAULT_TREC_MEASURES", "RankMeasure", "RankScores", "TrecEvaluation", "evaluate_trec",
         "parse_rank_measures", "score_arrays",

@@ -5,18 +5,51 @@ the run's aggregates read, and the stages the stale measures found an old item i
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TypeVar
+from typing import TypeVar, overload
 
 import numpy as np
 
 from ..metrics import Measure, PerQuestion, Score
 
 
+class ScoreColumn(Sequence[Score | None]):
+    """A measure's scores of a run's rows as each row's code among the few distinct scores
+    (`distinct[codes[n]]`), kept so that a writer makes each distinct score's text once."""
+
+    __slots__ = ("codes", "distinct")
+
+    def __init__(self, codes: np.ndarray, distinct: list[Score | None]) -> None:
+        self.codes, self.distinct = codes, distinct
+
+    @overload
+    def __getitem__(self, at: int) -> Score | None: ...
+    @overload
+    def __getitem__(self, at: slice) -> ScoreColumn: ...
+    def __getitem__(self, at: int | slice) -> Score | ScoreColumn | None:
+        if isinstance(at, slice):
+            return ScoreColumn(self.codes[at], self.distinct)
+        score: Score | None = self.distinct[self.codes[at]]
+        return score
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def score_codes(scores: Sequence[Score | None]) -> tuple[np.ndarray, list[Score | None]]:
+    """`(codes, distinct)`: each score's code among the distinct scores (a `ScoreColumn`'s
+    own, else told apart by identity: the engine makes each distinct score once)."""
+    if isinstance(scores, ScoreColumn):
+        return scores.codes, scores.distinct
+    keys = np.fromiter(map(id, scores), np.uintp, len(scores))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return inverse, [scores[at] for at in first.tolist()]
+
+
 def score_rows(
     scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
-) -> dict[str, tuple[list[Score | None], list[int] | None]]:
+) -> dict[str, tuple[ScoreColumn, list[int] | None]]:
     """Per measure the arrays compute: the rows' scores and `cannot_judge` counts."""
-    out: dict[str, tuple[list[Score | None], list[int] | None]] = {}
+    out: dict[str, tuple[ScoreColumn, list[int] | None]] = {}
     at = np.array(rows, dtype=np.int64)
     made: dict[tuple[float, float], Score] = {}  # a few distinct fractions: one object each
     for m in chosen:
@@ -25,16 +58,14 @@ def score_rows(
             continue
         numerator, denominator = part.numerator[at], part.denominator[at]
         code, first = _distinct(numerator, denominator)
-        # Each distinct pair's score made once (at its first row), then given to every row.
+        # Each distinct pair's score made once (at its first row), each row given its code.
         pairs = zip(numerator[first].tolist(), denominator[first].tolist(), strict=True)
-        distinct = np.empty(first.size, dtype=object)
-        distinct[:] = [
+        distinct = [
             None if not pair[1] else made.get(pair) or made.setdefault(pair, Score(*pair))
             for pair in pairs
         ]
-        found: list[Score | None] = distinct[code].tolist()
         left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
-        out[m.name] = (found, left_out)
+        out[m.name] = (ScoreColumn(code, distinct), left_out)
     return out
 
 

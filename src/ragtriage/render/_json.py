@@ -12,7 +12,7 @@ import numpy as np
 
 from .._collector import no_cycle_collection
 from ..calibration import LabelSources
-from ..columnar import row_columns
+from ..columnar import row_columns, score_codes
 from ..detectors import mask_text
 from ..diagnosis import QuestionDiagnosis
 from ..evaluation import Evaluation, RunEvaluation
@@ -189,14 +189,13 @@ def _entries(
 
 def _score_values(measure: Measure, scores: Sequence[Score | None]) -> list[Any]:
     """`score_json` of each score, a float as `json_float` gives it, made once per distinct
-    score (told apart by identity: the engine makes each distinct score once)."""
-    keys = np.fromiter(map(id, scores), np.uintp, len(scores))
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    written = np.empty(first.size, dtype=object)
-    for n, at in enumerate(first.tolist()):
-        value = score_json(measure, scores[at])
+    score present (`columnar.score_codes`)."""
+    codes, distinct = score_codes(scores)
+    written = np.empty(len(distinct), dtype=object)
+    for n in np.flatnonzero(np.bincount(codes, minlength=len(distinct))).tolist():
+        value = score_json(measure, distinct[n])
         written[n] = json_float(value) if type(value) is float else value
-    values: list[Any] = written[inverse].tolist()
+    values: list[Any] = written[codes].tolist()
     return values
 
 
