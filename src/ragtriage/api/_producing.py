@@ -380,15 +380,16 @@ def calibrate_labels(
     sources: tuple[SourceFile, ...] = ()
     judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
     if dataset is not None:
-        loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
-        embedded, sources = loaded.runs, loaded.sources
         # The label files name DATASET's runs, questions, claims and facts, checked as
-        # `evaluate --labels` checks them (read again: the runs above hold only their own).
-        labelled = load_dataset(
+        # `evaluate --labels` checks them. The runs then hold the human label files' labels
+        # too: read again as embedded, each agrees with itself (`agreed_verdict`).
+        loaded = load_dataset(
             dataset, snapshot=snapshot, runs=as_paths(runs), labels=[*judged, *reviewed]
         )
-        if problems := check_dataset(labelled, labelled.cutoffs(), allow_unreviewed=True):
+        if problems := check_dataset(loaded, loaded.cutoffs(), allow_unreviewed=True):
             raise InputError(problems)
+        embedded = loaded.runs
+        sources = tuple(source for source in loaded.sources if source.kind != "labels")
     return calibrate_files(
         judged,
         reviewed,
