@@ -43,6 +43,9 @@ LEDGER_SUFFIX = ".holdout-ledger.jsonl"
 DEFAULT_WARN_AFTER = 3
 """Warn when the holdout has been looked at more than this many times."""
 
+NEEDS_DATASET = "--include-holdout needs DATASET (the holdout is one of its splits)"
+"""Why including the holdout is refused without an evaluation set (`export trec`, `calibrate`)."""
+
 
 class LedgerEntry(StrictModel):
     """One look at the holdout (one line of the ledger file)."""
@@ -59,7 +62,7 @@ class LedgerEntry(StrictModel):
     """Who looked: `--who`, else $USER, else `unknown`."""
     command: str
     """The ragtriage command that looked (`evaluate`, `compare`, `diagnose`, `gate`, `report`,
-    `export trec`)."""
+    `export trec`, `calibrate`)."""
     holdout_questions: int = Field(ge=0)
     """How many holdout questions were scored."""
 

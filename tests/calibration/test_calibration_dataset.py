@@ -37,6 +37,52 @@ def _calibrate(example: Path, *options: str) -> Result:
     ])
 
 
+def _paired(result: Result) -> tuple[int, int, int, int]:
+    """Paired claims and facts, and the baseline's human-labelled and judge-judged claims."""
+    data = json.loads(result.stdout)
+    support = data["claim_support"][0]
+    return (data["claims"]["items"], data["facts"]["items"], support["ppi"]["n_labelled"],
+            support["judge_only"]["denominator"])
+
+
+def test_the_holdout_is_left_out_unless_included(example: Path) -> None:
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    left = _calibrate(example)
+    assert (left.exit_code, left.stderr) == (0, (
+        "note: 1 holdout question left out; --include-holdout uses them (and records the look)\n"
+    ))
+    assert _paired(left) == (17, 15, 17, 17)
+    assert not ledger.exists()
+    included = _calibrate(example, "--include-holdout", "--who", "ana")
+    assert (included.exit_code, included.stderr) == (0, "")
+    assert _paired(included) == (18, 16, 18, 18)
+    entry = json.loads(ledger.read_text(encoding="utf-8"))
+    assert (entry["command"], entry["runs"], entry["user"], entry["holdout_questions"]) == (
+        "calibrate", ["baseline"], "ana", 1
+    )
+
+
+def test_the_ledger_is_no_output(example: Path) -> None:
+    ledger = example / "look.jsonl"
+    result = _calibrate(example, "--include-holdout", "--ledger", str(ledger), "-o", str(ledger))
+    assert (result.exit_code, result.stderr) == (2, (
+        f"Error: cannot write {ledger}: it is also an input of this command (--ledger). "
+        "Nothing was written.\n"
+    ))
+    assert not ledger.exists()
+
+
+def test_including_the_holdout_without_the_set_is_refused(example: Path) -> None:
+    result = CliRunner().invoke(cli, [
+        "calibrate", "--judge-labels", str(example / "judge.json"), "--include-holdout",
+    ])
+    assert (result.exit_code, result.stderr) == (2, (
+        "Usage: cli calibrate [OPTIONS] [DATASET]\n"
+        "Try 'cli calibrate --help' for help.\n\n"
+        "Error: --include-holdout needs DATASET (the holdout is one of its splits)\n"
+    ))
+
+
 def test_the_dataset_is_loaded_once(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     loads: list[Path] = []
     load = ragtriage.loading.load_dataset

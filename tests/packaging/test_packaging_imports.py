@@ -167,7 +167,7 @@ def test_the_checks_see_a_circle_and_a_private_import() -> None:
 def test_the_graph_follows_every_kind_of_import() -> None:
     graph = _graph()
     assert "ragtriage.detectors.permissions" in graph["ragtriage.metrics.boundaries"]  # relative
-    assert "ragtriage.calibration" in graph["ragtriage.api._producing"]  # inside a function
+    assert "ragtriage.calibration" in graph["ragtriage.api._calibrating"]  # inside a function
     assert "ragtriage.evaluation" in graph["ragtriage.render._boundaries"]  # TYPE_CHECKING
 
 

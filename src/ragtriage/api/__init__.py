@@ -13,6 +13,7 @@ from ..executors import ExecutorName as ExecutorName
 
 if TYPE_CHECKING:
     from ..starter import StarterDataset as StarterDataset
+    from ._calibrating import calibrate_labels as calibrate_labels
     from ._converting import (
         ImportedSheet as ImportedSheet,
         ImportedTraceRun as ImportedTraceRun,
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from ._producing import (
         JudgeOutcome as JudgeOutcome,
         WrittenRunFile as WrittenRunFile,
-        calibrate_labels as calibrate_labels,
         judge_files as judge_files,
         run_files as run_files,
     )
@@ -54,13 +54,14 @@ if TYPE_CHECKING:
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
 _LAZY = {
     "..starter": ("StarterDataset",),
+    "._calibrating": ("calibrate_labels",),
     "._converting": (
         "ImportedSheet", "ImportedTraceRun", "WrittenNative", "export_trec_files",
         "import_openinference_files", "import_records_files", "import_tau2_files",
         "import_trec_files", "review_export_files", "review_import_files",
     ),
     "._producing": (
-        "JudgeOutcome", "WrittenRunFile", "calibrate_labels", "judge_files", "run_files",
+        "JudgeOutcome", "WrittenRunFile", "judge_files", "run_files",
     ),
     "._scoring": (
         "ComparedRuns", "GateOptions", "compare_files", "compare_request", "diagnose_files",

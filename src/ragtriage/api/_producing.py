@@ -1,4 +1,4 @@
-"""The commands that produce runs and labels, or check labels: `run`, `judge`, `calibrate`."""
+"""The commands that produce runs and labels: `run`, `judge`."""
 
 from __future__ import annotations
 
@@ -33,12 +33,9 @@ from ..validation import JudgeName, RerankKind, RetrieverKind
 from ._converting import check_some_run, run_name_problems
 
 if TYPE_CHECKING:
-    from ..calibration import Calibration
     from ..executors import ExecutorName
     from ..judges import Estimate, JudgeResult, Progress, WrittenRun
-    from ..loading import SourceFile
     from ..retrievers import RunOutput
-    from ..schemas import Run
 
 
 @dataclass(frozen=True)
@@ -358,43 +355,3 @@ def judge_files(
 def _usage(option: str, expected: str, found: str) -> InputError:
     return InputError([option_problem(option, expected, found)])
 
-
-def calibrate_labels(
-    dataset: PathArg | None = None,
-    *,
-    judge_labels: Iterable[PathArg] | PathArg,
-    human_labels: Iterable[PathArg] | PathArg = (),
-    snapshot: PathArg | None = None,
-    runs: Iterable[PathArg] | PathArg = (),
-    confidence: float = 0.95,
-) -> Calibration:
-    """`ragtriage calibrate [DATASET] --judge-labels J --human-labels H`: a judge against humans.
-
-    DATASET (optional) adds the human labels embedded in its runs (e.g. an article file).
-    """
-    from ..calibration import calibrate_files
-    from ..loading import load_dataset
-    from ..validation import check_dataset
-
-    embedded: tuple[Run, ...] = ()
-    sources: tuple[SourceFile, ...] = ()
-    judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
-    if dataset is not None:
-        # The label files name DATASET's runs, questions, claims and facts, checked as
-        # `evaluate --labels` checks them. The runs then hold the human label files' labels
-        # too: read again as embedded, each agrees with itself (`agreed_verdict`).
-        loaded = load_dataset(
-            dataset, snapshot=snapshot, runs=as_paths(runs), labels=[*judged, *reviewed]
-        )
-        if problems := check_dataset(loaded, loaded.cutoffs(), allow_unreviewed=True):
-            raise InputError(problems)
-        embedded = loaded.runs
-        sources = tuple(source for source in loaded.sources if source.kind != "labels")
-    return calibrate_files(
-        judged,
-        reviewed,
-        human_runs=embedded,
-        human_source=str(dataset),
-        human_sources=sources,
-        confidence=confidence,
-    )

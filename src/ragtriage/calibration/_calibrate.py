@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
 
@@ -109,8 +109,10 @@ def calibrate(
     human_sets: Sequence[tuple[str, LabelSet]],
     *,
     confidence: float = 0.95,
+    left_out: Collection[str] = frozenset(),
 ) -> Calibration:
-    """Compare one judge's labels with human labels; `*_sets` are (file, label set) pairs."""
+    """Compare one judge's labels with human labels; `*_sets` are (file, label set) pairs.
+    The items of the questions `left_out` (the holdout) are checked, then not compared."""
     collector = ProblemCollector()
     judge, judges = _side(judge_sets, "judge", "--judge-labels", collector)
     human, humans = _side(human_sets, "human", "--human-labels", collector)
@@ -124,6 +126,7 @@ def calibrate(
     if not humans:
         collector.extend([option_problem("--human-labels", "at least one human label", "none")])
     collector.raise_if_any()
+    judge, human = ({k: v for k, v in s.items() if k[1] not in left_out} for s in (judge, human))
     paired = sorted(set(judge) & set(human))
     by_kind: dict[str, tuple[list[str], list[str]]] = {"claim": ([], []), "fact": ([], [])}
     for key in paired:
@@ -207,10 +210,12 @@ def calibrate_files(
     human_source: str = "<dataset>",
     human_sources: Sequence[SourceFile] = (),
     confidence: float = 0.95,
+    left_out: Collection[str] = frozenset(),
 ) -> Calibration:
     """Read the label files (every problem of every file at once) and calibrate; human labels
     embedded in `human_runs` (e.g. an article-format file's reviews, read from
-    `human_sources`) count too. The result lists every input file with its hash."""
+    `human_sources`) count too, the items of the questions `left_out` do not (`calibrate`).
+    The result lists every input file with its hash."""
     judge_files = as_paths(judge_files)
     human_files = as_paths(human_files)
     collector = ProblemCollector()
@@ -221,5 +226,5 @@ def calibrate_files(
     inputs = [("judge", SourceFile(str(p), "labels", file_sha256(p))) for p in judge_files]
     inputs += [("human", SourceFile(str(p), "labels", file_sha256(p))) for p in human_files]
     inputs += [("human", source) for source in human_sources]
-    cal = calibrate(judge_sets, human_sets, confidence=confidence)
+    cal = calibrate(judge_sets, human_sets, confidence=confidence, left_out=left_out)
     return replace(cal, inputs=tuple(inputs))

@@ -9,6 +9,7 @@ import click
 
 from ..api import calibrate_labels
 from ..calibration import calibration_json, render_calibration
+from ..holdout import HoldoutPolicy
 from ..render import dumps
 from ..validation import LEVEL_RANGE
 from ._bounds import bounded
@@ -23,6 +24,8 @@ from ._common import (
     terminal_width,
     write_output,
 )
+from ._dataset import print_notice
+from ._holdout import holdout_options
 
 
 @click.command(
@@ -61,11 +64,15 @@ from ._common import (
     "--record",
     help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",
 )
+@holdout_options
 @handle_errors
-def calibrate_command(fmt: str, output: Path | None, record: Path | None, **options: Any) -> None:
+def calibrate_command(
+    fmt: str, output: Path | None, record: Path | None, holdout: HoldoutPolicy, **options: Any
+) -> None:
     """Compare a judge's labels with human labels on the same items.
 
-    DATASET (optional) adds the human labels embedded in its runs (e.g. an article file).
+    DATASET (optional) adds the human labels embedded in its runs (e.g. an article file);
+    the items of its holdout questions are left out unless --include-holdout.
 
     Reports agreement, Cohen's kappa, the confusion matrix, precision and recall of
     "supported" (and "covered"), the share of "cannot judge", and claim_support per run:
@@ -77,7 +84,10 @@ def calibrate_command(fmt: str, output: Path | None, record: Path | None, **opti
     estimates, input hashes) is written as JSON for `evaluate --calibration`, which then
     marks the judge's measures as calibrated; the report still prints.
     """
-    result = calibrate_labels(**options)
+    result = calibrate_labels(
+        **options, include_holdout=holdout.include, who=holdout.who,
+        holdout_warn_after=holdout.warn_after, ledger=holdout.ledger, notify=print_notice,
+    )
     text = dumps(calibration_json(result))
     if record is not None:
         write_output(text, record)

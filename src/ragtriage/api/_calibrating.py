@@ -1,0 +1,80 @@
+"""`ragtriage calibrate`: a judge's labels against human labels, under the holdout policy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ..errors import InputError, RequestError
+from ..holdout import DEFAULT_WARN_AFTER, NEEDS_DATASET, holdout_ids
+from ..paths import PathArg, as_paths
+
+if TYPE_CHECKING:
+    from ..calibration import Calibration
+    from ..request import Notify
+
+
+def calibrate_labels(
+    dataset: PathArg | None = None,
+    *,
+    judge_labels: Iterable[PathArg] | PathArg,
+    human_labels: Iterable[PathArg] | PathArg = (),
+    snapshot: PathArg | None = None,
+    runs: Iterable[PathArg] | PathArg = (),
+    confidence: float = 0.95,
+    include_holdout: bool = False,
+    who: str | None = None,
+    holdout_warn_after: int = DEFAULT_WARN_AFTER,
+    ledger: PathArg | None = None,
+    notify: Notify | None = None,
+) -> Calibration:
+    """`ragtriage calibrate [DATASET] --judge-labels J --human-labels H`: a judge against humans.
+
+    DATASET (optional) adds the human labels embedded in its runs (e.g. an article file), and
+    its holdout questions' items are left out unless `include_holdout`, whose look is
+    recorded once the calibration is made (as `export_trec_files` records it).
+    """
+    from ..calibration import calibrate_files
+    from ..loading import load_dataset
+    from ..request import Request, log_notice
+    from ..validation import check_dataset
+
+    if include_holdout and dataset is None:
+        raise RequestError(NEEDS_DATASET)
+    judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
+    request = Request.build(
+        dataset, snapshot=snapshot, runs=as_paths(runs), labels=[*judged, *reviewed],
+        include_holdout=include_holdout, who=who, holdout_warn_after=holdout_warn_after,
+        ledger=ledger,
+    )
+    if problems := request.holdout.problems():
+        raise InputError(problems)
+    request.holdout.refuse_ledger_as_input([
+        ("DATASET", request.dataset), ("--snapshot", request.snapshot),
+        *(("--run", p) for p in request.runs), *(("--judge-labels", p) for p in judged),
+        *(("--human-labels", p) for p in reviewed),
+    ])
+    if dataset is None:
+        return calibrate_files(judged, reviewed, confidence=confidence)
+    # The label files name DATASET's runs, questions, claims and facts, checked as
+    # `evaluate --labels` checks them. The runs then hold the human label files' labels too:
+    # read again as embedded, each agrees with itself (`agreed_verdict`), so counts are kept.
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=request.runs, labels=request.labels)
+    if problems := check_dataset(loaded, loaded.cutoffs(), allow_unreviewed=True):
+        raise InputError(problems)
+    held = holdout_ids(loaded.evalset)
+    calibration = calibrate_files(
+        judged,
+        reviewed,
+        human_runs=loaded.runs,
+        human_source=str(dataset),
+        human_sources=[source for source in loaded.sources if source.kind != "labels"],
+        confidence=confidence,
+        left_out=frozenset() if include_holdout else held,
+    )
+    labelled = {r.question_id for run in loaded.runs for r in run.results
+                if r.fact_labels or any(claim.labels for claim in r.claims or ())}
+    names = [run.name for run in loaded.runs]
+    for notice in request.holdout_notices(len(held & labelled), "calibrate", names, "uses"):
+        (notify or log_notice)(notice)
+    return calibration
