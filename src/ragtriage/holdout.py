@@ -23,6 +23,7 @@ from .errors import (
     InputError,
     Problem,
     ProblemCollector,
+    RequestError,
     counted,
     flag_problems,
     option_problem,
@@ -42,9 +43,6 @@ LEDGER_SUFFIX = ".holdout-ledger.jsonl"
 
 DEFAULT_WARN_AFTER = 3
 """Warn when the holdout has been looked at more than this many times."""
-
-NEEDS_DATASET = "--include-holdout needs DATASET (the holdout is one of its splits)"
-"""Why including the holdout is refused without an evaluation set (`export trec`, `calibrate`)."""
 
 
 class LedgerEntry(StrictModel):
@@ -247,12 +245,26 @@ class HoldoutPolicy:
             problems.append(option_problem("--who", "a name for the holdout ledger", found))
         return problems
 
-    def refuse_ledger_as_input(self, inputs: Sequence[tuple[str, Path | None]]) -> None:
+    def check(self, dataset: PathArg | None) -> None:
+        """Refuse this policy for a command whose evaluation set is `dataset` (None: none, as
+        `export trec` and `calibrate` may have): `include` without one (`RequestError`: the
+        holdout is one of its splits), else the options' `problems` (`InputError`)."""
+        if self.include and dataset is None:
+            raise RequestError("--include-holdout needs DATASET (the holdout is one of its splits)")
+        if problems := self.problems():
+            raise InputError(problems)
+
+    def refuse_ledger_as_input(
+        self, inputs: Sequence[tuple[str, Path | None]], outputs: Sequence[PathArg | None] = ()
+    ) -> None:
         """Raise `OutputError` when the ledger, which a look is added to, is one of the
         request's input files (option, path; None: not given): the look would be written into
-        the dataset, a run or a label file."""
+        the dataset, a run or a label file; or one of its `outputs`, which would replace it
+        (the command line's words: `cannot write F: it is also an input of this command
+        (--ledger)`)."""
         if self.ledger is not None:
             refuse_inputs([self.ledger], [(o, path) for o, path in inputs if path is not None])
+            refuse_inputs([p for p in outputs if p is not None], [("--ledger", self.ledger)])
 
     def notices(
         self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str],

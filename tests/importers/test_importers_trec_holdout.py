@@ -15,6 +15,7 @@ import ragtriage.api
 from ragtriage.cli import cli
 from ragtriage.errors import InputError
 from ragtriage.example import example_paths
+from ragtriage.fileio import OutputError
 from ragtriage.holdout import Notice
 
 HOLDOUT = {"free-quota", "sso"}
@@ -138,3 +139,15 @@ def test_including_the_holdout_without_the_set_is_refused(example: Path, tmp_pat
         "Error: --include-holdout needs DATASET (the holdout is one of its splits)\n"
     ))
     assert not (tmp_path / "r.run").exists()
+
+
+def test_the_ledger_is_no_output_in_python(example: Path, tmp_path: Path) -> None:
+    out = tmp_path / "q.qrels"
+    with pytest.raises(OutputError) as refused:
+        ragtriage.api.export_trec_files(
+            example / "evalset.json", qrels_out=out, include_holdout=True, ledger=out
+        )
+    assert str(refused.value) == (
+        f"cannot write {out}: it is also an input of this command (--ledger). Nothing was written."
+    )
+    assert not out.exists()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, RequestError
-from ..holdout import DEFAULT_WARN_AFTER, NEEDS_DATASET, holdout_ids
+from ..errors import InputError
+from ..holdout import DEFAULT_WARN_AFTER, holdout_ids
 from ..paths import PathArg, as_paths
 
 if TYPE_CHECKING:
@@ -39,16 +39,13 @@ def calibrate_labels(
     from ..request import Request, log_notice
     from ..validation import check_dataset
 
-    if include_holdout and dataset is None:
-        raise RequestError(NEEDS_DATASET)
     judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
     request = Request.build(
         dataset, snapshot=snapshot, runs=as_paths(runs), labels=[*judged, *reviewed],
         include_holdout=include_holdout, who=who, holdout_warn_after=holdout_warn_after,
         ledger=ledger,
     )
-    if problems := request.holdout.problems():
-        raise InputError(problems)
+    request.holdout.check(dataset)
     request.holdout.refuse_ledger_as_input([
         ("DATASET", request.dataset), ("--snapshot", request.snapshot),
         *(("--run", p) for p in request.runs), *(("--judge-labels", p) for p in judged),
