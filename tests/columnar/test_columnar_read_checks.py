@@ -207,7 +207,7 @@ def test_an_id_holding_a_control_character_is_refused(
     assert fast == loader
     assert fast == [Problem(
         str(tmp_path / f"{file}.jsonl"), "q0" if file == "evalset" else "q2",
-        f"line 2: {field}", "an identifier without control characters", found,
+        f"line 2: {field}", "an identifier without control characters, not only whitespace", found,
         record="question",
     )]
 
@@ -222,3 +222,46 @@ def test_a_canary_in_a_document_the_snapshot_lacks_is_refused(tmp_path: Path) ->
         str(tmp_path / "evalset.jsonl"), "q0", "canary.document_id",
         "IDs of documents or chunks in the snapshot", "'d-nowhere'", record="question",
     )]
+
+
+@pytest.mark.parametrize(("file", "edit", "field", "found"), [
+    ("evalset", lambda q: q.update(tags=[" "]), "tags[0]", "' '"),
+    ("evalset", lambda q: q.update(user_groups=["ops", "\u3000"]), "user_groups[1]", "'\\u3000'"),
+    ("evalset", lambda q: q["reference_facts"][0].update(id="  "), "reference_facts[0].id",
+     "'  '"),
+    ("run", _claim(0, id=" "), "claims[c1].id", "' '"),
+    ("run", _claim(1, citations=[" "]), "claims[k1].citations[0]", "' '"),
+    ("run", lambda r: r["claims"][2]["labels"][0]["labeller"].update(name=" "),
+     "claims[c3].labels[0].labeller.name", "' '"),
+])
+def test_an_id_of_only_whitespace_is_refused(
+    tmp_path: Path, file: str, edit: Edit, field: str, found: str
+) -> None:
+    # ' ' is no key a reader can tell from none: before, both readers took it as an exact key.
+    fast, loader = _refusals(tmp_path, file, edit)
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / f"{file}.jsonl"), "q0" if file == "evalset" else "q2",
+        f"line 2: {field}", "an identifier without control characters, not only whitespace",
+        found, record="question",
+    )]
+
+
+def test_a_question_id_and_a_run_name_of_only_whitespace_are_refused(tmp_path: Path) -> None:
+    expected = "an identifier without control characters, not only whitespace"
+    fast, loader = _refusals(tmp_path, "evalset", lambda q: q.update(id=" "))
+    assert fast == loader == [Problem(
+        str(tmp_path / "evalset.jsonl"), " ", "line 2: id", expected, "' '", record="question",
+    )]
+    (tmp_path / "named").mkdir()
+    evalset, snapshot, run = write_dataset(tmp_path / "named", 3, 4, exotic=False, jsonl=True)
+    _edit_line(run, 0, lambda header: header.update(name=" \u2003"))
+    for score in (
+        lambda: evaluate_native(evalset, snapshot, [run], workers=1),
+        lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
+    ):
+        with pytest.raises(InputError) as refused:
+            score()
+        assert list(refused.value.problems) == [
+            Problem(str(run), None, "line 1: name", expected, "' \\u2003'")
+        ]

@@ -224,10 +224,10 @@ def test_ids_holding_control_characters(files: Path) -> None:
     write_json(files / "run.json", run_doc("r\u0085", [result("sync\ndevices", ["d1"])]))
     assert invoke(files, *_eval_args(files, "run.json")) == (2, [
         "Error: 4 problems found in the input:",
-        "- evalset.json: question 'sync\\ndevices': id: expected an identifier without control characters; found 'sync\\ndevices'",
-        "- snapshot.json: document 'd1': access_groups[0]: expected an identifier without control characters; found 'ops\\x1b'",
-        "- run.json: question 'sync\\ndevices': question_id: expected an identifier without control characters; found 'sync\\ndevices'",
-        "- run.json: name: expected an identifier without control characters; found 'r\\x85'",
+        "- evalset.json: question 'sync\\ndevices': id: expected an identifier without control characters, not only whitespace; found 'sync\\ndevices'",
+        "- snapshot.json: document 'd1': access_groups[0]: expected an identifier without control characters, not only whitespace; found 'ops\\x1b'",
+        "- run.json: question 'sync\\ndevices': question_id: expected an identifier without control characters, not only whitespace; found 'sync\\ndevices'",
+        "- run.json: name: expected an identifier without control characters, not only whitespace; found 'r\\x85'",
     ])
 
 

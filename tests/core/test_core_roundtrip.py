@@ -76,9 +76,10 @@ def strategy_for(tp: Any, metadata: list[Any] | None = None, depth: int = 0) -> 
         # a required text: not only whitespace
         return st.text(min_size=1, max_size=8).filter(schemas.is_text)
     if tp is str and any(getattr(m, "pattern", None) == schemas.IDENTIFIER_PATTERN for m in metadata):
-        # an Identifier: no control character (Unicode category Cc)
+        # an Identifier: no control character (Unicode category Cc), not only whitespace
         no_control = st.characters(blacklist_categories=["Cc", "Cs"])
-        return st.text(no_control, min_size=bounds.get("min_size", 0), max_size=8)
+        ids = st.text(no_control, min_size=bounds.get("min_size", 0), max_size=8)
+        return ids.filter(lambda value: not value.isspace())
     if tp is str:
         return st.text(min_size=bounds.get("min_size", 0), max_size=8)
     if tp is bool:

@@ -283,11 +283,11 @@ def test_control_characters_in_ids_are_refused_shown_as_escapes(tmp_path: Path) 
     assert not {"\x1b", "\x07", "\r", "\x9b"} & set(out.stderr)
     shown = repr(code)
     assert [line.split(": ", 1)[1] for line in out.stderr.splitlines()[1:]] == [
-        f"question {shown}: id: expected an identifier without control characters; found {shown}",
-        f"question {shown}: question_id: expected an identifier without control characters; "
+        f"question {shown}: id: expected an identifier without control characters, not only whitespace; found {shown}",
+        f"question {shown}: question_id: expected an identifier without control characters, not only whitespace; "
         f"found {shown}",
-        "name: expected an identifier without control characters; found 'base\\x9b31mline'",
-        f"question {shown}: question_id: expected an identifier without control characters; "
+        "name: expected an identifier without control characters, not only whitespace; found 'base\\x9b31mline'",
+        f"question {shown}: question_id: expected an identifier without control characters, not only whitespace; "
         f"found {shown}",
     ]
 

@@ -15,7 +15,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" 
 DATA = [str(EXAMPLE / "evalset.json"), "--snapshot", str(EXAMPLE / "snapshot.json")]
 RUN = ["--run", str(EXAMPLE / "runs" / "baseline.json")]
 ENDPOINT = ["--base-url", "http://127.0.0.1:9/v1"]  # never reached: the check comes first
-EXPECTED = "expected an identifier without control characters"
+EXPECTED = "expected an identifier without control characters, not only whitespace"
 
 
 def _problem(option: str, found: str) -> str:

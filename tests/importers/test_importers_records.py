@@ -220,9 +220,9 @@ def test_an_id_holding_a_control_character_is_a_problem_not_a_traceback(tmp_path
     assert str(info.value).splitlines() == [
         "2 problems found in the input:",
         f"- {path}: question 'q0001': [0].id: expected an identifier without control "
-        "characters; found 'sync\\ndevices'",
-        f"- {path}: question 'r2': [1].retrieved_context_ids: expected a list of IDs without "
-        "control characters; found 'doc\\t4'",
+        "characters, not only whitespace; found 'sync\\ndevices'",
+        f"- {path}: question 'r2': [1].retrieved_context_ids: expected a list of IDs: each an "
+        "identifier without control characters, not only whitespace; found 'doc\\t4'",
     ]
 
 

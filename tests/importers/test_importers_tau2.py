@@ -147,7 +147,7 @@ def test_ids_holding_control_characters_are_problems_not_a_traceback(tmp_path: P
     with pytest.raises(InputError) as info:
         import_tau2(_write(tmp_path / "bad", docs, tasks))
     docs_file, tasks_file = tmp_path / "bad" / "documents.json.gz", tmp_path / "bad" / "tasks.json"
-    expected = "expected an identifier without control characters"
+    expected = "expected an identifier without control characters, not only whitespace"
     assert str(info.value).splitlines() == [
         "2 problems found in the input:",
         f"- {docs_file}: [2].id: {expected}; found 'doc\\nc'",

@@ -248,7 +248,7 @@ def test_ids_holding_control_characters_are_refused_not_a_traceback(tmp_path: Pa
     run.write_text("q2 Q0 d\x7f3 1 2.0 t\nq2 Q0 d\x7f3x 2 1.0 t\n", encoding="utf-8")
     with pytest.raises(InputError) as info:
         import_trec(qrels, [run])
-    expected = "expected an identifier without control characters"
+    expected = "expected an identifier without control characters, not only whitespace"
     assert str(info.value).splitlines() == [
         "4 problems found in the input:",
         f"- {qrels}: question 'q\\x1b1': question ID: {expected}; found 'q\\x1b1'",

@@ -460,7 +460,7 @@ def test_a_filled_row_needs_a_reviewer(article_fixture: Path, tmp_path: Path) ->
         import_sheet(path, load_dataset(article_fixture))
     assert [p.message() for p in info.value.problems] == [
         f"{path}: question 'exact-code': row 3: reviewer: expected an identifier without "
-        "control characters; found 'an\\x07a'"
+        "control characters, not only whitespace; found 'an\\x07a'"
     ]
 
 

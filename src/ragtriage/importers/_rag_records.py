@@ -85,15 +85,15 @@ def _strings(record: dict[str, Any], key: str, at: _Record) -> list[str] | None:
 
 
 def _ids(record: dict[str, Any], key: str, at: _Record) -> list[str] | None:
-    """A list of IDs: strings, none empty nor holding a control character (the native
-    `Identifier`)."""
+    """A list of IDs: strings, none empty, only whitespace or holding a control character (the
+    native `Identifier`)."""
     value = _strings(record, key, at)
     if value is not None and "" in value:
         at.add(key, "a list of non-empty IDs", "an empty ID")
         return None
     if value is not None and not plain_ids(value):
         found = next(i for i in value if not plain_ids((i,)))
-        at.add(key, "a list of IDs without control characters", found_text(found))
+        at.add(key, f"a list of IDs: each {IDENTIFIER_EXPECTED}", found_text(found))
         return None
     return value
 

@@ -55,8 +55,8 @@ class ClaimItem(_Answer):
     text: str = Field(min_length=1)
     """The claim."""
     citations: list[_Cited] = Field(default_factory=list)
-    """Cited IDs (non-empty, without control characters, as a run's claims require: another
-    would make the written run file invalid)."""
+    """Cited IDs (non-empty, without control characters, not only whitespace, as a run's claims
+    require: another would make the written run file invalid)."""
 
 
 class ClaimsAnswer(_Answer):

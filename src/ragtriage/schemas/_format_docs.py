@@ -52,7 +52,8 @@ text. Blank lines are skipped; a broken line is reported with its line number. A
 **IDs.** A field of type *ID* (document, chunk, question, fact and claim IDs, tags, access and
 user groups, labeller and run names) holds a non-empty string without control characters
 (U+0000-U+001F, U+007F-U+009F: a line break, a tab, an escape would draw as a line break or a
-space in reports). Document, chunk, question, fact and claim IDs are unique in their scope.
+space in reports), and not only whitespace (spaces around other characters are part of the
+ID). Document, chunk, question, fact and claim IDs are unique in their scope.
 Runs, evidence and labels refer to documents or chunks by ID; chunks map to their document by
 character span, so rechunking does not silently change what counts as evidence.
 An unknown ID where one must be known is an input error — except a citation: citing an ID

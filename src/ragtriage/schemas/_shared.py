@@ -53,18 +53,20 @@ SchemaVersion = Annotated[Literal[1], BeforeValidator(_schema_version)]
 _CONTROL = "\\u0000-\\u001f\\u007f-\\u009f"
 """The control characters (C0, DEL and C1) as a regex class's ranges, in the `\\uXXXX` form
 Python's, pydantic's and JSON Schema's regexes all read."""
-IDENTIFIER_PATTERN = f"^[^{_CONTROL}]*$"
+IDENTIFIER_PATTERN = f"^[^{_CONTROL}]*[^\\s{_CONTROL}][^{_CONTROL}]*$"
 """The form of an identifier: no control character (a line break or a tab in an ID would
-draw as a line break or a space in reports)."""
-IDENTIFIER_EXPECTED = "an identifier without control characters"
+draw as a line break or a space in reports), and not only whitespace (`' '` is no key a
+reader can tell from none)."""
+IDENTIFIER_EXPECTED = "an identifier without control characters, not only whitespace"
 """What an identifier field expects beyond a non-empty string, as problems say it."""
 _CONTROL_CHARACTER = re.compile(f"[{_CONTROL}]")
 
 
 def plain_ids(values: Iterable[str]) -> bool:
-    """True when none of the strings `values` holds a control character (`Identifier`'s
-    pattern): one regex search over them joined, for many IDs at once."""
-    return _CONTROL_CHARACTER.search("".join(values)) is None
+    """True when none of the strings `values` holds a control character or only whitespace
+    (`Identifier`'s pattern): one regex search over them joined, for many IDs at once."""
+    ids = list(values)
+    return _CONTROL_CHARACTER.search("".join(ids)) is None and not any(map(str.isspace, ids))
 
 
 def identifier_problems(*options: tuple[str, str | None]) -> list[Problem]:
