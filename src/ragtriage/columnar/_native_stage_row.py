@@ -4,8 +4,10 @@ asked, without a view."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
+
+import numpy as np
 
 from ..detectors import StageFlags
 from ..loading import SnapshotIndex
@@ -55,6 +57,22 @@ class _once(Generic[T]):
         return value
 
 
+class _Ids(Sequence[str]):
+    """List `at` of `flat` (codes, offsets) as IDs (`ids`: each code's), each looked up when
+    read: the explanations read a ranking's length and an item or two of it, not every ID."""
+
+    def __init__(self, ids: Sequence[str], flat: tuple[np.ndarray, np.ndarray], at: int) -> None:
+        codes, offsets = flat
+        self._ids, self._codes = ids, codes[offsets[at] : offsets[at + 1]]
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __getitem__(self, at: Any) -> Any:  # an index: its ID; a slice: a tuple of them
+        codes = self._codes[at]
+        return tuple(self._ids[c] for c in codes) if isinstance(at, slice) else self._ids[codes]
+
+
 class StageRow:
     """One question row's result as the diagnosis explanations read it
     (`diagnosis.StageInputs`), each part put together from the arrays when first asked:
@@ -85,22 +103,22 @@ class StageRow:
         return None if outcome < 0 else OUTCOME_NAMES[outcome]
 
     @_once
-    def candidates(self) -> tuple[str, ...]:
-        return listed(self._of._ids, self._of._candidates, self._result)
+    def candidates(self) -> Sequence[str]:
+        return _Ids(self._of._ids, self._of._candidates, self._result)
 
     @_once
-    def reranked(self) -> tuple[str, ...] | None:
+    def reranked(self) -> Sequence[str] | None:
         of, result = self._of, self._result
-        return listed(of._ids, of._reranked, result) if of._has_reranked[result] else None
+        return _Ids(of._ids, of._reranked, result) if of._has_reranked[result] else None
 
     @property
-    def ranking(self) -> tuple[str, ...]:
+    def ranking(self) -> Sequence[str]:
         reranked = self.reranked
         return self.candidates if reranked is None else reranked
 
     @_once
-    def context(self) -> tuple[str, ...]:
-        return listed(self._of._ids, (self._of._context, self._of._context_at), self._result)
+    def context(self) -> Sequence[str]:
+        return _Ids(self._of._ids, (self._of._context, self._of._context_at), self._result)
 
     @_once
     def evidence(self) -> _Evidence:
