@@ -142,6 +142,14 @@ class QuestionDetails:
         self._answer_found = run.answer_found
         self._latency, self._cost = run.latency_ms, run.cost_usd
         self._flagged = flagged
+        # The columns a stage row reads a number at a time (`StageRow`), as Python numbers: a
+        # memoryview's item costs a third of a numpy scalar's.
+        self._one_groups, self._one_answerability, self._one_derived = (
+            c.data for c in (self._groups, ev.answerability, self._derived)
+        )
+        self._one_reranked, self._one_outcome, self._one_claims, self._one_facts = (
+            c.data for c in (self._has_reranked, self._outcome, self._claims, self._facts)
+        )
 
     def tags(self, row: int) -> tuple[str, ...]:
         """The tags of question `row`, each set of tags and each tag's text held once for

@@ -84,22 +84,22 @@ class StageRow:
     ) -> None:
         self._of, self._row, self._result = of, row, result
         self.k: int | None = of._k
-        self.context_derived = bool(of._derived[result])
+        self.context_derived = bool(of._one_derived[result])
         self.index, self.flags = index, flags
 
     @_once
     def question(self) -> _Question:
         of, row = self._of, self._row
-        g0, g1 = int(of._groups[row]), int(of._groups[row + 1])
+        g0, g1 = of._one_groups[row], of._one_groups[row + 1]
         labels, alternatives = of._group_label, of._alternatives
         groups = tuple([
             _Group(listed(of._ids, alternatives, g), labels.get(g)) for g in range(g0, g1)
         ])
-        return _Question(ANSWERABILITY_NAMES[of._answerability[row]], groups)
+        return _Question(ANSWERABILITY_NAMES[of._one_answerability[row]], groups)
 
     @property
     def outcome(self) -> str | None:
-        outcome = int(self._of._outcome[self._result])
+        outcome = self._of._one_outcome[self._result]
         return None if outcome < 0 else OUTCOME_NAMES[outcome]
 
     @_once
@@ -109,7 +109,7 @@ class StageRow:
     @_once
     def reranked(self) -> Sequence[str] | None:
         of, result = self._of, self._result
-        return _Ids(of._ids, of._reranked, result) if of._has_reranked[result] else None
+        return _Ids(of._ids, of._reranked, result) if of._one_reranked[result] else None
 
     @property
     def ranking(self) -> Sequence[str]:
@@ -122,13 +122,13 @@ class StageRow:
 
     @_once
     def evidence(self) -> _Evidence:
-        groups = self._of._groups
+        groups = self._of._one_groups
         return _Evidence(first_found(self._of._first[groups[self._row] : groups[self._row + 1]]))
 
     @_once
     def claims(self) -> tuple[_Claim, ...]:
         of, result = self._of, self._result
-        c0, c1 = int(of._claims[result]), int(of._claims[result + 1])
+        c0, c1 = of._one_claims[result], of._one_claims[result + 1]
         return tuple([
             _Claim(name, CLAIM_STATES[state])
             for name, state in zip(
@@ -141,7 +141,7 @@ class StageRow:
     def facts(self) -> tuple[_Fact, ...]:
         of, row = self._of, self._row
         facts = of._fact_ids[row]
-        f0 = int(of._facts[self._result])
+        f0 = of._one_facts[self._result]
         states = of._fact_state[f0 : f0 + len(facts)].tolist()
         return tuple([_Fact(f, FACT_STATES[s]) for f, s in zip(facts, states, strict=True)])
 
@@ -151,7 +151,7 @@ class StageRow:
         invalid = of._invalid_of(result)
         if not invalid:
             return ()
-        c0 = int(of._claims[result])
+        c0 = of._one_claims[result]
         codes, cited_at = of._cited
         ids, claims = of._ids, self.claims
         out = []
