@@ -312,8 +312,8 @@ def judge_files(
         from ..executors import RayExecutor
         from ..judges import judge_on_executor
 
-        with RayExecutor(ray_address) as ray_engine:
-            result = judge_on_executor(loaded, LexicalJudge, ray_engine, k=k)
+        with RayExecutor(ray_address) as ray:
+            result = judge_on_executor(loaded, LexicalJudge, ray, k=k)
     elif spec is None:
         result = asyncio.run(judge_dataset_async(loaded, LexicalJudge(), k=k, progress=progress))
     else:

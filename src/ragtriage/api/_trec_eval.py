@@ -36,10 +36,10 @@ def trec_eval_files(
     _refuse_empty(qrels, run)
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
     chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
-    engine = RayExecutor(ray_address) if executor == "ray" else nullcontext(LocalExecutor())
-    with engine as started:
+    where = RayExecutor(ray_address) if executor == "ray" else nullcontext(LocalExecutor())
+    with where as started:
         return evaluate_trec(
-            qrels, run, metrics=chosen, policy=policy, engine=started, averaging=averaging
+            qrels, run, metrics=chosen, policy=policy, executor=started, averaging=averaging
         )
 
 

@@ -1,4 +1,4 @@
-"""Score TREC files (or any `RankArrays`) with rank measures, on a chosen engine."""
+"""Score TREC files (or any `RankArrays`) with rank measures, on a chosen executor."""
 
 from __future__ import annotations
 
@@ -107,8 +107,6 @@ class TrecEvaluation:
     """Qrels questions with no ranking, scored as empty rankings (`--allow-missing`)."""
     skipped: tuple[str, ...]
     """Run questions without judgements, not scored (`--allow-extra`)."""
-    engine: str
-    """Where scoring ran (`local` or `ray`)."""
     tie_rule: str = "score descending, then document ID descending (trec_eval)"
     """How rankings were ordered."""
     averaging: AveragingRule = "relevant"
@@ -126,20 +124,20 @@ def _score_shard(measures: Sequence[RankMeasure], shard: RankArrays) -> dict[str
 def score_arrays(
     arrays: RankArrays,
     measures: Sequence[RankMeasure],
-    engine: Executor | None = None,
+    executor: Executor | None = None,
     *,
     averaging: AveragingRule = "relevant",
     missing: Sequence[str] = (),
 ) -> RankScores:
-    """Score every question; shards (if the engine uses several) are re-joined in order.
+    """Score every question; shards (if the executor uses several) are re-joined in order.
 
     `missing` names the questions scored as empty rankings because the run had none; the
     `trec_eval` rule leaves them out of the aggregates, `trec_eval-c` averages them in.
     """
-    engine = engine or LocalExecutor()
-    bounds = shard_bounds(len(arrays.question_ids), engine.shard_count(len(arrays.question_ids)))
+    executor = executor or LocalExecutor()
+    bounds = shard_bounds(len(arrays.question_ids), executor.shard_count(len(arrays.question_ids)))
     shards = [arrays.shard(lo, hi) for lo, hi in bounds] if len(bounds) > 1 else [arrays]
-    parts = engine.map(partial(_score_shard, tuple(measures)), shards)
+    parts = executor.map(partial(_score_shard, tuple(measures)), shards)
     left = set(missing)
     absent = np.array([qid in left for qid in arrays.question_ids], dtype=bool)
     per_question = {m.label: _concat([part[m.label] for part in parts]) for m in measures}
@@ -164,7 +162,7 @@ def evaluate_trec(
     *,
     metrics: Sequence[str] = DEFAULT_TREC_MEASURES,
     policy: QuestionPolicy = STRICT,
-    engine: Executor | None = None,
+    executor: Executor | None = None,
     averaging: AveragingRule = "relevant",
 ) -> TrecEvaluation:
     """Read a TREC qrels and run file and score the run; `InputError` lists every problem.
@@ -181,15 +179,14 @@ def evaluate_trec(
     measures = parse_rank_measures(metrics)
     depth = max(m.k for m in measures)
     loaded = load_trec(qrels, run, depth=depth, policy=policy)  # hashes the files as it reads
-    engine = engine or LocalExecutor()
     scores = score_arrays(
-        loaded.arrays, measures, engine, averaging=averaging, missing=loaded.missing
+        loaded.arrays, measures, executor, averaging=averaging, missing=loaded.missing
     )
     sources = (
         SourceFile(str(qrels), "trec-qrels", loaded.sha256[0]),
         SourceFile(str(run), "trec-run", loaded.sha256[1]),
     )
     return TrecEvaluation(
-        scores, sources, loaded.missing, loaded.skipped, engine.name, averaging=averaging,
+        scores, sources, loaded.missing, loaded.skipped, averaging=averaging,
         comment_lines=loaded.comment_lines,
     )

@@ -1,10 +1,10 @@
-"""Judge calls on an engine: the questions of a dataset are sharded, each shard is judged by
+"""Judge calls on an executor: the questions of a dataset are sharded, each shard is judged by
 its own judge (made on the worker by a picklable factory), and the shards' labels are joined
 back in question order.
 
 Every label depends only on its own question's answer and context, and each judge is
 deterministic for a given spec and cache, so the result equals one local `judge_dataset`
-call; call statistics are summed. With a Ray engine, judge calls run on the cluster's
+call; call statistics are summed. With a Ray executor, judge calls run on the cluster's
 workers — point the factory at an endpoint the workers can reach.
 """
 
@@ -76,14 +76,14 @@ def _join_run(dataset_run: Run, parts: Sequence[JudgedRun]) -> JudgedRun:
 
 
 def judge_on_executor(
-    dataset: Dataset, factory: JudgeFactory, engine: Executor, *, k: int | None = None
+    dataset: Dataset, factory: JudgeFactory, executor: Executor, *, k: int | None = None
 ) -> JudgeResult:
-    """Judge every answered result of every run, sharded by question over `engine`."""
+    """Judge every answered result of every run, sharded by question over `executor`."""
     check_judgeable(dataset, dataset.cutoffs(k))  # every problem, before any call
     ids = [q.id for q in dataset.evalset.questions]
-    bounds = shard_bounds(len(ids), engine.shard_count(len(ids)))
+    bounds = shard_bounds(len(ids), executor.shard_count(len(ids)))
     shards = [_shard(dataset, ids[lo:hi]) for lo, hi in bounds]
-    parts = engine.map(partial(_judge_shard, factory, k), shards)
+    parts = executor.map(partial(_judge_shard, factory, k), shards)
     runs = tuple(
         _join_run(run, [part.runs[i] for part in parts]) for i, run in enumerate(dataset.runs)
     )

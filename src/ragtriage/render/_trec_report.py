@@ -23,7 +23,6 @@ def trec_json(evaluation: TrecEvaluation, per_question: bool = False) -> dict[st
         **report_head(evaluation.tool_version, evaluation.sources),
         "options": {
             "averaging": evaluation.averaging,
-            "engine": evaluation.engine,
             "tie_rule": evaluation.tie_rule,
         },
         "metrics": [
