@@ -43,8 +43,9 @@ DIFFERENT = {
     ("run", "-k"): "the context size to build (default 10), not a cut-off of a run",
     ("trec-eval", "--metric"): "rank measures of TREC files only, with their own default set",
     ("export trec", "--run"): "the one run written as a TREC run, not repeatable",
+    ("calibrate", "--include-holdout"): "compares the holdout's labelled items, scores nothing",
 }
-"""Same name on purpose, different default: the reason is the value."""
+"""Same name on purpose, different default or help: the reason is the value."""
 
 READS_AN_EVALUATION_SET = (
     "evaluate", "diagnose", "compare", "gate", "report", "judge", "run", "calibrate",
@@ -247,4 +248,13 @@ def test_documented_command_lines_use_options_the_command_takes(page: Path) -> N
 def test_export_trec_says_its_run_is_one() -> None:
     assert _info(_options(COMMANDS["export trec"])["--run"])["help_text"] == (
         "--run PATH", "Run file (JSON or JSONL) to write as a TREC run; one."
+    )
+
+
+def test_calibrate_says_what_it_uses_the_holdout_for() -> None:
+    # It said "Score holdout questions too", the text of the commands that score.
+    assert _info(_options(COMMANDS["calibrate"])["--include-holdout"])["help_text"] == (
+        "--include-holdout",
+        "Compare on the holdout questions' labelled items too; every such run is recorded in"
+        " the holdout ledger.",
     )

@@ -107,7 +107,7 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
         # metrics=False, so the request's default, none). The filter and holdout wrappers sit
         # outside the request's, so it receives their values already built; the click options
         # are listed in the order the user sees in --help.
-        decorated = question_filters(holdout_options(packed(Request, "request")(func)))
+        decorated = question_filters(holdout_options()(packed(Request, "request")(func)))
         return with_options(versions_option(decorated), options)
 
     return decorator

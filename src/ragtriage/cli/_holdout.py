@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -9,15 +10,9 @@ import click
 from ..holdout import DEFAULT_WARN_AFTER, HoldoutPolicy
 from ..validation import HOLDOUT_WARN_AFTER_RANGE
 from ._bounds import bounded
-from ._common import packed
+from ._common import R, packed
 
 _OPTIONS = (
-    click.option(
-        "--include-holdout",
-        "include",
-        is_flag=True,
-        help="Score holdout questions too; every such run is recorded in the holdout ledger.",
-    ),
     click.option(
         "--who",
         default=None,
@@ -41,5 +36,11 @@ _OPTIONS = (
 )
 
 
-holdout_options = packed(HoldoutPolicy, "holdout", _OPTIONS)
-"""Add the holdout options; the command receives them as `holdout: HoldoutPolicy`."""
+def holdout_options(
+    uses: str = "Score holdout questions too",
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Add the holdout options (`--include-holdout` says what the command `uses` it for);
+    the command receives them as `holdout: HoldoutPolicy`."""
+    include = click.option("--include-holdout", "include", is_flag=True,
+                           help=f"{uses}; every such run is recorded in the holdout ledger.")
+    return packed(HoldoutPolicy, "holdout", (include, *_OPTIONS))

@@ -64,7 +64,7 @@ from ._holdout import holdout_options
     "--record",
     help="Also write the calibration record (JSON) here, for `evaluate --calibration`.",
 )
-@holdout_options
+@holdout_options("Compare on the holdout questions' labelled items too")
 @handle_errors
 def calibrate_command(
     fmt: str, output: Path | None, record: Path | None, holdout: HoldoutPolicy, **options: Any
