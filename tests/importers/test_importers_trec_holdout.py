@@ -151,3 +151,29 @@ def test_the_ledger_is_no_output_in_python(example: Path, tmp_path: Path) -> Non
         f"cannot write {out}: it is also an input of this command (--ledger). Nothing was written."
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("target", ["DATASET", "--run", "--qrels-out"])
+def test_an_output_that_is_an_input_or_the_other_output_is_refused_in_python(
+    example: Path, tmp_path: Path, target: str
+) -> None:
+    # Python read the set and the run, then wrote the qrels over the set (or the run over the
+    # run, or the run over the qrels); only the command line refused them.
+    evalset, run = example / "evalset.json", example / "runs" / "baseline.json"
+    written = {"DATASET": evalset, "--run": run, "--qrels-out": tmp_path / "q.qrels"}[target]
+    before = {path: path.read_bytes() for path in (evalset, run)}
+    with pytest.raises(OutputError) as refused:
+        ragtriage.api.export_trec_files(
+            evalset, runs=run, qrels_out=tmp_path / "q.qrels", run_out=written
+        )
+    reason = ("it is also this command's --qrels-out" if target == "--qrels-out"
+              else f"it is also an input of this command ({target})")
+    assert str(refused.value) == f"cannot write {written}: {reason}. Nothing was written."
+    assert {path: path.read_bytes() for path in (evalset, run)} == before
+    assert not (tmp_path / "q.qrels").exists()
+    assert not (example / "evalset.holdout-ledger.jsonl").exists()
+    cli_run = CliRunner().invoke(cli, [
+        "export", "trec", str(evalset), "--qrels-out", str(tmp_path / "q.qrels"),
+        "--run", str(run), "--run-out", str(written),
+    ])
+    assert (cli_run.exit_code, cli_run.stderr) == (2, f"Error: {refused.value}\n")

@@ -243,6 +243,7 @@ def export_trec_files(
     """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run; notes
     name what is left out: questions without required evidence (qrels), and DATASET's holdout
     (both files) unless `include_holdout`, whose look is recorded before anything is written."""
+    from ..fileio import refuse_overwrites
     from ..holdout import HOLDOUT, Notice, holdout_ids, kept_questions
     from ..importers import export_trec
     from ..request import Request, log_notice
@@ -260,9 +261,9 @@ def export_trec_files(
     request = Request.build(dataset, runs=run_files, include_holdout=include_holdout, who=who,
                             holdout_warn_after=holdout_warn_after, ledger=ledger)
     request.holdout.check(dataset)
-    request.holdout.refuse_ledger_as_input(
-        [("DATASET", request.dataset), ("--run", run_file)], [qrels_out, run_out]
-    )
+    inputs = [("DATASET", request.dataset), ("--run", run_file)]
+    request.holdout.refuse_ledger_as_input(inputs, [qrels_out, run_out])
+    refuse_overwrites([("--qrels-out", qrels_out), ("--run-out", run_out)], inputs)
     _, evalset, run = read_kinds(evalset=dataset, run=run_file)
     held = len(holdout_ids(evalset)) if evalset is not None else 0
     answered: tuple[Run, ...] = (run,) if run is not None else ()

@@ -98,19 +98,14 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
         value = ctx.params.get(param.name)
         values = value if isinstance(value, tuple | list) else (value,)
         given += [(param, Path(v)) for v in values if v is not None]
-    from ..fileio import OutputError, refuse_inputs, same_file
+    from ..fileio import OutputError, refuse_overwrites
 
     inputs = [(_option_name(p), path) for p, path in given if p.name not in outputs]
-    written = [(param, path) for param, path in given if param.name in outputs]
-    for at, (_param, path) in enumerate(written):
-        try:
-            refuse_inputs([path], inputs)
-        except OutputError as exc:
-            raise _CannotWrite(str(exc)) from None
-        for other, target in written[:at]:
-            if same_file(path, target):
-                reason = f"it is also this command's {_option_name(other)}"
-                raise _CannotWrite(str(OutputError(path, reason)))
+    written = [(_option_name(p), path) for p, path in given if p.name in outputs]
+    try:
+        refuse_overwrites(written, inputs)
+    except OutputError as exc:
+        raise _CannotWrite(str(exc)) from None
 
 
 def _option_name(param: click.Parameter) -> str:

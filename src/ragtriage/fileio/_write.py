@@ -14,7 +14,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -54,6 +54,21 @@ def refuse_inputs(targets: Iterable[PathArg], inputs: Iterable[tuple[str, PathAr
         for option, source in sources:
             if same_file(target, source):
                 raise OutputError(target, f"it is also an input of this command ({option})")
+
+
+def refuse_overwrites(
+    outputs: Sequence[tuple[str, PathArg | None]], inputs: Sequence[tuple[str, PathArg | None]]
+) -> None:
+    """Raise `OutputError` for the first of a command's `outputs` (the option naming each,
+    its path; None: not given) that is one of its `inputs` (`refuse_inputs`) or an earlier
+    output, which writing it would replace."""
+    written = [(option, path) for option, path in outputs if path is not None]
+    read = [(option, path) for option, path in inputs if path is not None]
+    for at, (_, path) in enumerate(written):
+        refuse_inputs([path], read)
+        for option, earlier in written[:at]:
+            if same_file(path, earlier):
+                raise OutputError(path, f"it is also this command's {option}")
 
 
 def _reason(exc: OSError) -> str:
