@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from click.testing import CliRunner
 
+import ragtriage.loading._files
+import ragtriage.loading._readers
+from ragtriage.api import calibrate_labels
 from ragtriage.calibration import calibrate_files
 from ragtriage.cli.calibrate import calibrate_command
 from ragtriage.columnar import evaluate
@@ -196,3 +201,50 @@ def test_human_labels_embedded_in_a_dataset(article_fixture: Path, tmp_path: Pat
     assert alone.output.endswith(
         "- <command line>: --human-labels: expected at least one human label; found none\n"
     )
+
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The files parsed ("parse NAME") and hashed ("hash NAME") from now on."""
+    reads: Counter[str] = Counter()
+    read_json = ragtriage.loading._readers.read_json
+    open_input = ragtriage.loading._files.open_input
+
+    def parse(path: Path, shown: str) -> object:
+        reads[f"parse {path.name}"] += 1
+        return read_json(path, shown)
+
+    def hashing(path: Path) -> BinaryIO:  # `file_sha256` opens each file it hashes with it
+        reads[f"hash {path.name}"] += 1
+        return open_input(path)
+
+    monkeypatch.setattr(ragtriage.loading._readers, "read_json", parse)
+    monkeypatch.setattr(ragtriage.loading._files, "open_input", hashing)
+    return reads
+
+
+def test_each_label_file_is_read_once(
+    article_fixture: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each was parsed and hashed, then hashed again for the calibration's inputs.
+    judge_files, human_files = _files(article_fixture, tmp_path)
+    reads = _reads(monkeypatch)
+    calibrate_files(judge_files, human_files)
+    assert reads == {f"{how} {path.name}": 1 for path in [*judge_files, *human_files]
+                     for how in ("parse", "hash")}
+
+
+def test_each_label_file_is_read_once_with_a_dataset(
+    article_fixture: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # load_dataset parsed and hashed each, then calibrate_files parsed and hashed it again,
+    # and hashed it a third time for the calibration's inputs.
+    judge_files, human_files = _files(article_fixture, tmp_path)
+    reads = _reads(monkeypatch)
+    cal = calibrate_labels(article_fixture, judge_labels=judge_files, human_labels=human_files)
+    files = [article_fixture, *judge_files, *human_files]
+    assert reads == {f"{how} {path.name}": 1 for path in files for how in ("parse", "hash")}
+    assert [(role, source.path) for role, source in cal.inputs] == [
+        *(("judge", str(path)) for path in judge_files),
+        *(("human", str(path)) for path in human_files), ("human", str(article_fixture)),
+    ]

@@ -63,8 +63,8 @@ def _judge_files(article_fixture: Path, folder: Path) -> list[Path]:
 
 def _record(article_fixture: Path, judge_files: list[Path]) -> CalibrationRecord:
     """The lexical baseline calibrated against the fixture's embedded human reviews."""
-    dataset = load_dataset(article_fixture)
-    cal = calibrate_files(judge_files, [], human_runs=dataset.runs, human_sources=dataset.sources)
+    dataset = load_dataset(article_fixture, labels=judge_files)
+    cal = calibrate_files(judge_files, [], dataset=dataset)
     return calibration_record(cal)
 
 

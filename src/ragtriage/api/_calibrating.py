@@ -60,15 +60,8 @@ def calibrate_labels(
     if problems := check_dataset(loaded, loaded.cutoffs(), allow_unreviewed=True):
         raise InputError(problems)
     held = holdout_ids(loaded.evalset)
-    calibration = calibrate_files(
-        judged,
-        reviewed,
-        human_runs=loaded.runs,
-        human_source=str(dataset),
-        human_sources=[source for source in loaded.sources if source.kind != "labels"],
-        confidence=confidence,
-        left_out=frozenset() if include_holdout else held,
-    )
+    calibration = calibrate_files(judged, reviewed, dataset=loaded, confidence=confidence,
+                                  left_out=frozenset() if include_holdout else held)
     labelled = {r.question_id for run in loaded.runs for r in run.results
                 if r.fact_labels or any(claim.labels for claim in r.claims or ())}
     names = [run.name for run in loaded.runs]

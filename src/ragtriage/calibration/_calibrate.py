@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import cast
 
 from ..errors import ProblemCollector, option_problem
-from ..loading import SourceFile, Wanted, file_sha256, read_file
+from ..loading import Dataset, SourceFile, Wanted, read_file
 from ..paths import PathArg, as_paths
 from ..schemas import (
     ClaimLabel,
@@ -164,20 +164,6 @@ def _support(
     )
 
 
-def read_label_sets(
-    paths: Sequence[PathArg], option: str, collector: ProblemCollector
-) -> list[tuple[str, LabelSet]]:
-    """Read label files (kind `labels`); problems go to `collector`."""
-    paths = as_paths(paths)
-    out = []
-    for path in paths:
-        wanted = Wanted(("labels",), f"labels (a label file for {option})")
-        loaded = read_file(path, collector, wanted=wanted)
-        if isinstance(loaded.content, LabelSet):
-            out.append((str(path), loaded.content))
-    return out
-
-
 def labels_in_runs(runs: Sequence[Run], kind: str, source: str) -> list[tuple[str, LabelSet]]:
     """The labels of one labeller kind embedded in runs, as (source, label set) pairs."""
     out = []
@@ -206,25 +192,35 @@ def calibrate_files(
     judge_files: Sequence[PathArg],
     human_files: Sequence[PathArg],
     *,
-    human_runs: Sequence[Run] = (),
-    human_source: str = "<dataset>",
-    human_sources: Sequence[SourceFile] = (),
+    dataset: Dataset | None = None,
     confidence: float = 0.95,
     left_out: Collection[str] = frozenset(),
 ) -> Calibration:
-    """Read the label files (every problem of every file at once) and calibrate; human labels
-    embedded in `human_runs` (e.g. an article-format file's reviews, read from
-    `human_sources`) count too, the items of the questions `left_out` do not (`calibrate`).
-    The result lists every input file with its hash."""
-    judge_files = as_paths(judge_files)
-    human_files = as_paths(human_files)
-    collector = ProblemCollector()
-    judge_sets = read_label_sets(judge_files, "--judge-labels", collector)
-    human_sets = read_label_sets(human_files, "--human-labels", collector)
-    collector.raise_if_any()
-    human_sets += labels_in_runs(human_runs, "human", human_source)
-    inputs = [("judge", SourceFile(str(p), "labels", file_sha256(p))) for p in judge_files]
-    inputs += [("human", SourceFile(str(p), "labels", file_sha256(p))) for p in human_files]
-    inputs += [("human", source) for source in human_sources]
-    cal = calibrate(judge_sets, human_sets, confidence=confidence, left_out=left_out)
+    """Read the label files (every problem of every file at once) and calibrate; or take them
+    as `dataset` read them (loaded with them, judge files first), whose runs' embedded human
+    labels (e.g. an article-format file's reviews) count too and whose other files are
+    human inputs. The items of the questions `left_out` do not count (`calibrate`). The
+    result lists every input file with its hash."""
+    judge_files, human_files = as_paths(judge_files), as_paths(human_files)
+    judged = len(judge_files)
+    embedded: list[tuple[str, LabelSet]] = []
+    if dataset is None:
+        collector = ProblemCollector()
+        read = []
+        for at, path in enumerate([*judge_files, *human_files]):
+            option = "--judge-labels" if at < judged else "--human-labels"
+            wanted = Wanted(("labels",), f"labels (a label file for {option})")
+            read.append((str(path), read_file(path, collector, wanted=wanted)))
+        collector.raise_if_any()
+        sets = [(path, cast(LabelSet, file.content)) for path, file in read]
+        sources, others = [file.source for _, file in read], []
+    else:
+        sets = list(dataset.label_sets)
+        sources = [source for source in dataset.sources if source.kind == "labels"]
+        others = [source for source in dataset.sources if source.kind != "labels"]
+        embedded = labels_in_runs(dataset.runs, "human", dataset.sources[0].path)
+    inputs = [("judge" if at < judged else "human", source) for at, source in enumerate(sources)]
+    inputs += [("human", source) for source in others]
+    cal = calibrate(sets[:judged], sets[judged:] + embedded, confidence=confidence,
+                    left_out=left_out)
     return replace(cal, inputs=tuple(inputs))

@@ -40,6 +40,10 @@ class Dataset:
     """Labels of label files naming a run, question or claim the runs lack: not attached,
     each a problem `validation.check_dataset` reports with the others of the dataset."""
 
+    label_sets: tuple[tuple[str, LabelSet], ...] = ()
+    """The label files as read, (file, label set) in the order given (`calibrate` tells the
+    judge's from the humans' by it)."""
+
     def cutoffs(self, k: int | None = None) -> dict[str, int | None]:
         """Each run's cut-off by name: `k` when given, else the run's own (its provenance's
         `k`), else the one the format implies."""
@@ -239,5 +243,5 @@ def load_dataset(
     attached = _attach_labels(loaded_runs, label_sets, collector, origins)
     return Dataset(
         snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files, origins,
-        tuple(collector.problems),
+        tuple(collector.problems), tuple(label_sets),
     )
