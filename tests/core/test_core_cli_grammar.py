@@ -44,6 +44,7 @@ DIFFERENT = {
     ("trec-eval", "--metric"): "rank measures of TREC files only, with their own default set",
     ("export trec", "--run"): "the one run written as a TREC run, not repeatable",
     ("calibrate", "--include-holdout"): "compares the holdout's labelled items, scores nothing",
+    ("export trec", "--include-holdout"): "writes the holdout's questions, scores nothing",
 }
 """Same name on purpose, different default or help: the reason is the value."""
 
@@ -251,10 +252,12 @@ def test_export_trec_says_its_run_is_one() -> None:
     )
 
 
-def test_calibrate_says_what_it_uses_the_holdout_for() -> None:
-    # It said "Score holdout questions too", the text of the commands that score.
-    assert _info(_options(COMMANDS["calibrate"])["--include-holdout"])["help_text"] == (
-        "--include-holdout",
-        "Compare on the holdout questions' labelled items too; every such run is recorded in"
-        " the holdout ledger.",
+@pytest.mark.parametrize(("command", "uses"), [
+    ("calibrate", "Compare on the holdout questions' labelled items too"),
+    ("export trec", "Write the holdout questions too"),
+])
+def test_a_command_says_what_it_uses_the_holdout_for(command: str, uses: str) -> None:
+    # Each said "Score holdout questions too", the text of the commands that score.
+    assert _info(_options(COMMANDS[command])["--include-holdout"])["help_text"] == (
+        "--include-holdout", f"{uses}; every such run is recorded in the holdout ledger."
     )

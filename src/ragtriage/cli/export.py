@@ -39,7 +39,7 @@ def export_command() -> None:
 @output_path_option("--qrels-out", help="Where to write the qrels.")
 @output_path_option("--run-out", help="Where to write the TREC run.")
 @click.option("--run-tag", default=None, help="Run tag (default: the run name).")
-@holdout_options()
+@holdout_options("Write the holdout questions too")
 @handle_errors
 def trec_export_command(holdout: HoldoutPolicy, **options: Any) -> None:
     """Qrels from DATASET (every alternative of a group is relevant) and/or a TREC run.
