@@ -98,7 +98,6 @@ def run_evaluation(
     version, flagged = own.version_question, explained.stage_flags()
     build = RunViews(source, run, questions, index, explained, added)
     result_of = build.result_of(rows)
-    every, fired = stages_to_check(findings, rows)
     columns = score_rows(scores, chosen, rows)
     # Each row's scores and `cannot_judge` counts, in `chosen` order: views of the columns.
     score_table = {m.name: columns[m.name][0] for m in chosen}
@@ -108,7 +107,6 @@ def run_evaluation(
     kept = kept_columns(scores, chosen, rows)
     # Consumed: every row's columns are read (a million questions' are several hundred MB).
     scores.clear()
-    findings.clear()
 
     def made(starts: Sequence[int], found: Sequence[list[Details]]) -> list[QuestionRecord]:
         """The records of the chunks at `starts`, given each one's details."""
@@ -133,23 +131,20 @@ def run_evaluation(
             flags = flagged(results)
             details = own.details(part, results, flags)
             found.append(details)
+            every, fired = stages_to_check(findings, part)  # here: in every process's share
             # A view only for a question with a stage to check, or to explain that the
             # arrays' inputs do not (`diagnosis.INPUT_STAGES`, `VERSION_STAGES`).
             checked = range(len(part)) if every else [
-                n - start for n in range(start, start + len(part))
-                if n in fired and (
-                    not fired[n] <= INPUT_STAGES
-                    or (version[part[n - start]] and not fired[n].isdisjoint(VERSION_STAGES))
-                )
+                at for at in sorted(fired) if not fired[at] <= INPUT_STAGES
+                or (version[part[at]] and not fired[at].isdisjoint(VERSION_STAGES))
             ]
             views = dict(zip(checked, build([part[at] for at in checked]), strict=True))
             for at, (row, result) in enumerate(zip(part, results, strict=True)):
-                n = start + at
                 view = views.get(at)
                 verdicts.append(
-                    diagnose_view(view, fired.get(n, every)) if view is not None
+                    diagnose_view(view, fired.get(at, every)) if view is not None
                     else explain_inputs(
-                        StageRow(own, row, result, index, flags[at]), fired.get(n, every),
+                        StageRow(own, row, result, index, flags[at]), fired.get(at, every),
                         questions.ids[row], own.tags(row), own.split(row),
                     )
                 )
@@ -171,6 +166,7 @@ def run_evaluation(
     if shares > 1:  # the files' line offsets found here once, inherited by the forked workers
         build([])
     parts = alongside(explain, [(part,) for part in given], shares, then=finish)
+    findings.clear()
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[2]]
     bounds = [b for part in parts for b in part[3]]
