@@ -115,3 +115,16 @@ def test_a_worker_stopped_before_its_initializer_ran_does_not_hang_the_pool() ->
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
+
+
+def test_a_forked_pool_sends_results_through_a_pipe_of_a_mebibyte() -> None:
+    # A worker writes a large result at once, not 64 KiB at a time, each waiting for this
+    # process's result thread to get the interpreter lock from a busy main thread.
+    fcntl = pytest.importorskip("fcntl")
+    if not hasattr(fcntl, "F_GETPIPE_SZ"):
+        pytest.skip("pipe sizes are Linux's")
+    from ragtriage.executors._fork import _pool
+
+    with _pool(1) as pool:
+        assert fcntl.fcntl(pool._outqueue._reader.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20
+        assert pool.apply(bytes, (3 << 20,)) == bytes(3 << 20)
