@@ -254,17 +254,12 @@ class HoldoutPolicy:
         if problems := self.problems():
             raise InputError(problems)
 
-    def refuse_ledger_as_input(
-        self, inputs: Sequence[tuple[str, Path | None]], outputs: Sequence[PathArg | None] = ()
-    ) -> None:
+    def refuse_ledger_as_input(self, inputs: Sequence[tuple[str, Path | None]]) -> None:
         """Raise `OutputError` when the ledger, which a look is added to, is one of the
         request's input files (option, path; None: not given): the look would be written into
-        the dataset, a run or a label file; or one of its `outputs`, which would replace it
-        (the command line's words: `cannot write F: it is also an input of this command
-        (--ledger)`)."""
+        the dataset, a run or a label file."""
         if self.ledger is not None:
             refuse_inputs([self.ledger], [(o, path) for o, path in inputs if path is not None])
-            refuse_inputs([p for p in outputs if p is not None], [("--ledger", self.ledger)])
 
     def notices(
         self, evalset: tuple[str, str], count: int, command: str, runs: Sequence[str],

@@ -262,8 +262,11 @@ def export_trec_files(
                             holdout_warn_after=holdout_warn_after, ledger=ledger)
     request.holdout.check(dataset)
     inputs = [("DATASET", request.dataset), ("--run", run_file)]
-    request.holdout.refuse_ledger_as_input(inputs, [qrels_out, run_out])
-    refuse_overwrites([("--qrels-out", qrels_out), ("--run-out", run_out)], inputs)
+    request.holdout.refuse_ledger_as_input(inputs)
+    # The ledger, which a look is added to, is no output either.
+    refuse_overwrites(
+        [("--qrels-out", qrels_out), ("--run-out", run_out)], [*inputs, ("--ledger", ledger)]
+    )
     _, evalset, run = read_kinds(evalset=dataset, run=run_file)
     held = len(holdout_ids(evalset)) if evalset is not None else 0
     answered: tuple[Run, ...] = (run,) if run is not None else ()
