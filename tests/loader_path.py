@@ -20,8 +20,10 @@ from click.testing import CliRunner, Result
 
 import ragtriage.columnar
 from ragtriage.cli.main import cli
-from ragtriage.columnar import load_and_evaluate
+from ragtriage.columnar import evaluate_native, load_and_evaluate
+from ragtriage.errors import InputError, Problem
 from ragtriage.evaluation import Evaluation
+from ragtriage.render import dumps, evaluation_json
 from ragtriage.request import Notify, Request
 
 
@@ -63,3 +65,18 @@ def invoke(reader: str, args: Sequence[str]) -> Result:
     reader (`evaluate_native`, "file_reader")."""
     with loader_path() if reader == "loader" else contextlib.nullcontext():
         return CliRunner().invoke(cli, list(args))
+
+
+def both_readers(evalset: Path, snapshot: Path, run: Path) -> list[str | list[Problem]]:
+    """The file reader's outcome on the files, then the loader's: each the JSON report, or
+    the problems refusing the input."""
+    found: list[str | list[Problem]] = []
+    for score in (
+        lambda: evaluate_native(evalset, snapshot, [run], workers=1),
+        lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
+    ):
+        try:
+            found.append(dumps(evaluation_json(score())))
+        except InputError as refused:
+            found.append(list(refused.problems))
+    return found

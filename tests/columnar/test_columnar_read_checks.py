@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from native_layers_data import value_places, write_dataset
 
+from loader_path import both_readers
 from ragtriage.columnar import evaluate_native, load_and_evaluate
 from ragtriage.errors import InputError, Problem
-from ragtriage.render import dumps, evaluation_json
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -34,15 +34,9 @@ def _refusals(tmp_path: Path, file: str, edit: Edit) -> tuple[list[Problem], lis
     for a valid dataset with the first record of `file` edited."""
     evalset, snapshot, run = write_dataset(tmp_path, 3, 4, exotic=False, jsonl=True)
     _edit_line(evalset if file == "evalset" else run, 1, edit)
-    found = []
-    for score in (
-        lambda: evaluate_native(evalset, snapshot, [run], workers=1),
-        lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
-    ):
-        with pytest.raises(InputError) as refused:
-            score()
-        found.append(list(refused.value.problems))
-    return found[0], found[1]
+    fast, loader = both_readers(evalset, snapshot, run)
+    assert isinstance(fast, list) and isinstance(loader, list)  # both refuse the input
+    return fast, loader
 
 
 def test_an_outcome_that_is_a_list_is_refused(tmp_path: Path) -> None:
@@ -146,15 +140,7 @@ def test_a_corrupted_field_is_scored_or_refused_as_the_loader_does(
             parent[where[-1]] = value
         lines[line] = json.dumps(record)
         path.write_text("\n".join(lines) + "\n", "utf-8")
-        outcomes = []
-        for score in (
-            lambda: evaluate_native(evalset, snapshot, [run], workers=1),
-            lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
-        ):
-            try:
-                outcomes.append(dumps(evaluation_json(score())))
-            except InputError as refused:
-                outcomes.append(list(refused.problems))
+        outcomes = both_readers(evalset, snapshot, run)
         assert outcomes[0] == outcomes[1]
 
 

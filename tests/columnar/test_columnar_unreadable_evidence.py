@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from loader_path import both_readers
 from ragtriage.cli import cli
-from ragtriage.columnar import evaluate_native, load_and_evaluate
-from ragtriage.errors import InputError, Problem
-from ragtriage.render import dumps, evaluation_json
+from ragtriage.errors import Problem
 
 DOCS = [
     {"id": "pub", "text": "public text"},
@@ -57,16 +56,7 @@ def _write(tmp_path: Path, questions: list[dict[str, Any]]) -> tuple[Path, Path,
 
 def _both(tmp_path: Path, questions: list[dict[str, Any]]) -> tuple[str, str] | list[Problem]:
     """Both readers' reports as JSON, or (when both refuse) their one list of problems."""
-    evalset, snapshot, run = _write(tmp_path, questions)
-    found: list[Any] = []
-    for score in (
-        lambda: evaluate_native(evalset, snapshot, [run], workers=1),
-        lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
-    ):
-        try:
-            found.append(dumps(evaluation_json(score())))
-        except InputError as refused:
-            found.append(list(refused.problems))
+    found: list[Any] = both_readers(*_write(tmp_path, questions))
     assert type(found[0]) is type(found[1])
     if isinstance(found[0], list):
         assert found[0] == found[1]
