@@ -521,33 +521,24 @@ def test_a_field_count_names_a_separator_trec_eval_does_not_split_at(tmp_path: P
     )
 
 
-def test_a_json_array_is_named_as_json_on_its_first_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "data", "question"), [
     # A JSON object is read (test_trec_peer_formats); an array is no peer's form
-    qrels, run = tmp_path / "q.json", tmp_path / "r.txt"
-    qrels.write_text('[["q1", "d1", 1]]\n', encoding="utf-8")
-    run.write_text("q1 Q0 d1 1 0.5 r\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
-    qrels_fields = "4 whitespace-separated fields (question ID, iteration, document ID, grade)"
-    assert (result.exit_code, result.output.splitlines()[1:2]) == (
-        2,
-        [
-            f"- {qrels}: question '[[\"q1\",': line 1: expected {qrels_fields}; found 3 fields"
-            "; the file looks like a JSON document, not TREC lines",
-        ],
-    )
-
-
-def test_a_gzipped_json_object_is_named_as_json_on_its_first_line(tmp_path: Path) -> None:
+    ("q.json", b'[["q1", "d1", 1]]\n', '[["q1",'),
     # Gzip holds TREC text; gzipped JSON is not read (unpacked, it is), so it is named as JSON
-    qrels, run = tmp_path / "q.json.gz", tmp_path / "r.txt"
-    qrels.write_bytes(gzip.compress(b'{"q1": {"d1": 1}}\n'))
+    ("q.json.gz", gzip.compress(b'{"q1": {"d1": 1}}\n'), '{"q1":'),
+])
+def test_a_json_array_or_gzipped_json_is_named_as_json_on_its_first_line(
+    tmp_path: Path, name: str, data: bytes, question: str
+) -> None:
+    qrels, run = tmp_path / name, tmp_path / "r.txt"
+    qrels.write_bytes(data)
     run.write_text("q1 Q0 d1 1 0.5 r\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
     qrels_fields = "4 whitespace-separated fields (question ID, iteration, document ID, grade)"
     assert (result.exit_code, result.output.splitlines()[1:2]) == (
         2,
         [
-            f"- {qrels}: question '{{\"q1\":': line 1: expected {qrels_fields}; found 3 fields"
+            f"- {qrels}: question '{question}': line 1: expected {qrels_fields}; found 3 fields"
             "; the file looks like a JSON document, not TREC lines",
         ],
     )
