@@ -22,9 +22,13 @@ json-parse and at most 1 GB at 100,000 questions; under 60 s and 4 GB at 1,000,0
 streams, 50,000 questions at a time). Two variants time the rows the rank measures' greedy
 walk and the span comparison serve: `--shared-units` gives every question with evidence a
 second group (grade 2) naming its first group's first document, so one document satisfies
-two groups; `--evidence-level span` passes that option to `evaluate`.
+two groups; `--evidence-level span` passes that option to `evaluate`. `--distinct-texts` gives
+every answer and claim its own text (the generated run repeats one answer, so the per-text
+scans, such as the sensitive-content scan of answers, are paid once): a ~170-character answer
+and a ~70-character claim, as a real run has.
 
     python benchmarks/evaluate_cli.py --questions 20000 --shared-units
+    python benchmarks/evaluate_cli.py --questions 100000 --distinct-texts
     python benchmarks/evaluate_cli.py --questions 20000 --evidence-level span
 """
 
@@ -69,6 +73,28 @@ def _shared_units(evalset: Path) -> Path:
     return out
 
 
+def _distinct_texts(run: Path) -> Path:
+    """The run with an answer and claim texts of its own for each question (written beside it
+    as run-distinct.jsonl)."""
+    import orjson
+
+    out = run.with_name("run-distinct.jsonl")
+    with run.open("rb") as source, out.open("wb") as sink:
+        sink.write(source.readline().rstrip(b"\n"))
+        for n, line in enumerate(source):
+            result = orjson.loads(line)
+            case, rule = n % 97, n % 13
+            result["answer"] = (
+                f"For question {n}, the policy for case {case} is rule {rule}; this follows from"
+                " the documents retrieved for it, which state the rule and its exceptions in"
+                f" detail (reference {n * 7919 % 100003})."
+            )
+            for claim in result.get("claims") or []:
+                claim["text"] = f"The policy for case {case} is rule {rule} ({claim['text']}, {n})."
+            sink.write(b"\n" + orjson.dumps(result))
+    return out
+
+
 def _json_parse(paths: list[str]) -> None:
     """Child: parse every line of every file with the standard library's json module."""
     import json
@@ -99,6 +125,8 @@ def main() -> None:
                         help="keep the generated files in DATA/Q/ and reuse them")
     parser.add_argument("--shared-units", action="store_true",
                         help="one document in two groups of every question with evidence")
+    parser.add_argument("--distinct-texts", action="store_true",
+                        help="an answer and claim texts of its own for every question")
     parser.add_argument("--evidence-level", choices=["auto", "document", "chunk", "span"],
                         default="auto", help="the evaluate command's --evidence-level")
     args = parser.parse_args()
@@ -120,6 +148,8 @@ def main() -> None:
                 evalset, snapshot, run = _generate(directory, questions)
             if args.shared_units:
                 evalset = _shared_units(evalset)
+            if args.distinct_texts:
+                run = _distinct_texts(run)
             size = sum(p.stat().st_size for p in (evalset, snapshot, run)) / 1e6
             print(f"{questions:>9,} questions, {size:,.0f} MB of JSONL", flush=True)
             dataset = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
