@@ -136,8 +136,6 @@ class MetricSpec:
     """Which failure layer it measures."""
     direction: Literal["higher", "lower"]
     """Whether higher or lower values are better."""
-    averaging: Averaging
-    """`macro`: mean of per-question values; `micro`: pooled numerators / pooled denominators."""
     kind: ValueKind
     """`ratio` (per-question fraction) or `boolean` (per-question true/false)."""
     summary: str
@@ -150,6 +148,8 @@ class MetricSpec:
     """When a question has no value for it."""
     requires: tuple[str, ...]
     """Input fields it reads."""
+    averaging: Averaging = "macro"
+    """`macro`: mean of per-question values; `micro`: pooled numerators / pooled denominators."""
     params: tuple[str, ...] = ()
     """Parameter names (e.g. `k`), written `name@k` in the canonical name."""
     in_default_set: bool = True

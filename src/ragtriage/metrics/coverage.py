@@ -30,7 +30,6 @@ FACT_COVERAGE = register(
         name="fact_coverage",
         layer="coverage",
         direction="higher",
-        averaging="macro",
         kind="ratio",
         summary="Share of a question's reference facts the answer covers.",
         formula=(

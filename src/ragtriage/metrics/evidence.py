@@ -9,7 +9,6 @@ EVIDENCE_RECALL = register(
         name="evidence_recall",
         layer="retrieval",
         direction="higher",
-        averaging="macro",
         kind="ratio",
         summary="Share of required evidence groups present in the final context.",
         formula="groups with at least one alternative in the context / required groups",

@@ -98,7 +98,6 @@ def _spec(
             name=name,
             layer="retrieval",
             direction="higher",
-            averaging="macro",
             kind=kind,  # type: ignore[arg-type]
             summary=summary,
             formula=formula,

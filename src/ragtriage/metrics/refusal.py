@@ -12,7 +12,6 @@ def _spec(name: str, answerability: str, outcome: str, direction: str, summary: 
             name=name,
             layer=layer,  # type: ignore[arg-type]
             direction=direction,  # type: ignore[arg-type]
-            averaging="macro",
             kind="boolean",
             summary=summary,
             formula=f"1 when the outcome is `{outcome}`, else 0",

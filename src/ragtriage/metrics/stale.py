@@ -10,7 +10,6 @@ for _stage, _where in STAGE_WHERE.items():
             name=f"stale_{'in_' if _stage in ('candidates', 'context') else ''}{_stage}",
             layer="stale",
             direction="lower",
-            averaging="macro",
             kind="boolean",
             summary=f"Share of questions with a superseded or withdrawn document {_where}.",
             formula=f"1 when any document {_where} is superseded or withdrawn, else 0",
