@@ -152,7 +152,9 @@ def check_missed_refusal(view: StageInputs) -> Finding:
     return Finding("missed_refusal", claims, why)
 
 
-def _needless(stage: str, outcome: str, view: StageInputs) -> Finding:
+def check_needless(stage: str, outcome: str, view: StageInputs) -> Finding:
+    """An answerable question stopped short (`outcome`: refused, clarified, escalated)
+    although its context held all required evidence; the finding is of `stage`."""
     # Only when the context held every required group: stopping short with evidence missing
     # is the right call for the generator, and the retrieval stage already names the loss.
     first = view.evidence.first
@@ -163,21 +165,6 @@ def _needless(stage: str, outcome: str, view: StageInputs) -> Finding:
     else:
         held = f"the context held all {groups} required evidence groups"
     return Finding(stage, found, f"{outcome} although {held}")
-
-
-def check_false_refusal(view: StageInputs) -> Finding:
-    """An answerable question refused although its context held all required evidence."""
-    return _needless("false_refusal", "refused", view)
-
-
-def check_needless_clarification(view: StageInputs) -> Finding:
-    """An answerable question met with a clarifying question, its evidence all in context."""
-    return _needless("needless_clarification", "clarified", view)
-
-
-def check_needless_escalation(view: StageInputs) -> Finding:
-    """An answerable question handed to a person, its evidence all in context."""
-    return _needless("needless_escalation", "escalated", view)
 
 
 def check_missed_clarification(view: StageInputs) -> Finding:

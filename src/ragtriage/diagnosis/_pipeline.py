@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
+from functools import partial
 
 from ..errors import InputError, found_text, option_problem
 from ..metrics import QuestionView
 from ._answer import (
-    check_false_refusal,
     check_incomplete_answer,
     check_invalid_citation,
     check_judge_uncertain,
     check_missed_clarification,
     check_missed_refusal,
-    check_needless_clarification,
-    check_needless_escalation,
+    check_needless,
     check_stale_evidence,
     check_unsupported_claim,
     explain_stale_evidence,
@@ -46,9 +45,9 @@ _ANSWER: dict[str, Callable[[StageInputs], Finding]] = {
     "invalid_citation": check_invalid_citation,
     "incomplete_answer": check_incomplete_answer,
     "missed_refusal": check_missed_refusal,
-    "false_refusal": check_false_refusal,
-    "needless_clarification": check_needless_clarification,
-    "needless_escalation": check_needless_escalation,
+    "false_refusal": partial(check_needless, "false_refusal", "refused"),
+    "needless_clarification": partial(check_needless, "needless_clarification", "clarified"),
+    "needless_escalation": partial(check_needless, "needless_escalation", "escalated"),
     "missed_clarification": check_missed_clarification,
     "judge_uncertain": check_judge_uncertain,
 }
