@@ -24,28 +24,19 @@ class RecordingError(RagtriageError):
     """The recorder was used in a way that would make a wrong record (a stage set twice ...)."""
 
 
-def _ranked(item: RankedInput) -> Any:
+def _item(
+    item: RankedInput | ContextInput, model: type[RankedItem | ContextItem], field: str
+) -> Any:
+    """A ranking (`field` score) or context (`field` text) entry as the run schema reads it."""
     if isinstance(item, str):
-        return {"id": item, "score": None}
-    if isinstance(item, RankedItem):
+        return {"id": item, field: None}
+    if isinstance(item, model):
         return item.model_dump()
     if isinstance(item, tuple) and len(item) == 2:
-        return {"id": item[0], "score": item[1]}
+        return {"id": item[0], field: item[1]}
     if isinstance(item, Mapping):
-        return {"id": item.get("id"), "score": item.get("score")}
+        return {"id": item.get("id"), field: item.get(field)}
     return item  # neither: refused by the run schema, naming the question and the field
-
-
-def _context(item: ContextInput) -> Any:
-    if isinstance(item, str):
-        return {"id": item, "text": None}
-    if isinstance(item, ContextItem):
-        return item.model_dump()
-    if isinstance(item, tuple) and len(item) == 2:
-        return {"id": item[0], "text": item[1]}
-    if isinstance(item, Mapping):
-        return {"id": item.get("id"), "text": item.get("text")}
-    return item
 
 
 def _found(value: Any) -> str:
@@ -94,15 +85,15 @@ class QuestionRecording:
 
     def candidates(self, items: Iterable[RankedInput]) -> None:
         """The first-stage ranking (before reranking), best first, with scores when known."""
-        self._set("candidates", [_ranked(item) for item in items])
+        self._set("candidates", [_item(item, RankedItem, "score") for item in items])
 
     def reranked(self, items: Iterable[RankedInput]) -> None:
         """The ranking after reranking, best first."""
-        self._set("reranked", [_ranked(item) for item in items])
+        self._set("reranked", [_item(item, RankedItem, "score") for item in items])
 
     def context(self, items: Iterable[ContextInput]) -> None:
         """The context actually sent to the model: IDs and the exact text, in prompt order."""
-        self._set("context", [_context(item) for item in items])
+        self._set("context", [_item(item, ContextItem, "text") for item in items])
 
     def answer(self, text: str, outcome: Outcome = "answered") -> None:
         """The answer and its outcome (`answered`, `refused`, `clarified`, `escalated`)."""
