@@ -68,12 +68,8 @@ class QuestionSelection:
 
     def describe(self) -> str:
         """The selection as one line (`all questions` when empty)."""
-        parts = []
-        for name, values in (
-            ("tag", self.tags), ("split", self.splits), ("stage", self.stages), ("id", self.ids)
-        ):
-            if values:
-                parts.append(f"{name} {' or '.join(values)}")
+        kinds = {"tag": self.tags, "split": self.splits, "stage": self.stages, "id": self.ids}
+        parts = [f"{name} {' or '.join(values)}" for name, values in kinds.items() if values]
         return " and ".join(parts) if parts else "all questions"
 
 

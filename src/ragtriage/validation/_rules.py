@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from functools import partial
 
 from ..errors import Problem, Suggestions, counted
 from ..loading import Dataset, SnapshotIndex
@@ -61,6 +62,7 @@ def _check_result(
     policy: LabelPolicy,
 ) -> None:
     qid = res.question_id
+    add = partial(c.add, file, qid)  # a problem of this result's own file (not a label file)
     _check_ranking(c, file, res, "candidates", [i.id for i in res.candidates], index)
     if res.reranked is not None:
         reranked = [i.id for i in res.reranked]
@@ -68,7 +70,7 @@ def _check_result(
         candidates = {i.id for i in res.candidates}
         for item in dict.fromkeys(reranked):
             if item not in candidates and index.known(item):
-                c.add(file, qid, "reranked", "IDs that were among the candidates", repr(item))
+                add("reranked", "IDs that were among the candidates", repr(item))
     if res.context is not None:
         _check_ranking(c, file, res, "context", [i.id for i in res.context], index)
         context = [i.id for i in res.context]
@@ -77,116 +79,58 @@ def _check_result(
         context = [i.id for i in ranking][: k if k is not None else None]
     in_context = set(context)
     if res.outcome is None and res.answer is not None:
-        c.add(
-            file,
-            qid,
-            "outcome",
-            "answered, refused, clarified or escalated for a result with an answer",
-            "nothing",
-        )
+        expected = "answered, refused, clarified or escalated for a result with an answer"
+        add("outcome", expected, "nothing")
     if res.outcome is not None and (res.answer is None or not res.answer.strip()):
-        c.add(
-            file,
-            qid,
-            "answer",
-            "non-empty answer text",
-            "an empty answer" if res.answer is not None else "nothing",
-        )
+        found = "nothing" if res.answer is None else "an empty answer"
+        add("answer", "non-empty answer text", found)
     claims = res.claims or []
     covered = [lab.fact_id for lab in res.fact_labels if lab.verdict == "covered"]
     if res.outcome in ("refused", "clarified", "escalated"):
         if claims:
-            c.add(
-                file,
-                qid,
-                "claims",
-                f"no claims in a result whose outcome is {res.outcome}",
-                counted(len(claims), "claim"),
-            )
+            expected = f"no claims in a result whose outcome is {res.outcome}"
+            add("claims", expected, counted(len(claims), "claim"))
         if covered:
-            c.add(
-                file,
-                qid,
-                "fact_labels",
-                f"no covered reference facts when the outcome is {res.outcome}",
-                ", ".join(sorted(set(covered))),
-            )
+            expected = f"no covered reference facts when the outcome is {res.outcome}"
+            add("fact_labels", expected, ", ".join(sorted(set(covered))))
     if res.outcome is None and res.answer is None and claims:
         # Claims belong to an answer; without one they would be scored while the result is
         # diagnosed as having no answer at all. (An answer without its outcome is refused
         # above: the judge can detect the outcome of such a result.)
-        c.add(
-            file,
-            qid,
-            "claims",
-            "no claims in a result without an answer (outcome and answer are null)",
-            counted(len(claims), "claim"),
-        )
+        expected = "no claims in a result without an answer (outcome and answer are null)"
+        add("claims", expected, counted(len(claims), "claim"))
     if res.outcome == "answered" and not claims and not allow_unreviewed:
-        c.add(
-            file,
-            qid,
-            "claims",
-            "at least one reviewed claim for an answered question (or --allow-unreviewed)",
-            "no claims" if res.claims is not None else "claims not extracted",
-        )
+        expected = "at least one reviewed claim for an answered question (or --allow-unreviewed)"
+        add("claims", expected, "no claims" if res.claims is not None else "claims not extracted")
     names = claim_ids(cl.id for cl in claims)
     c.repeated(file, qid, "claims.id", "unique claim IDs within the answer", names)
     for cid, claim in zip(names, claims, strict=True):
         fresh = counted_labels(claim.labels, policy, _kind)
         if not fresh and res.outcome == "answered" and not allow_unreviewed:
-            c.add(
-                file,
-                qid,
-                f"claims[{cid}].labels",
-                f"a review label ({policy}) for every claim (or --allow-unreviewed)",
-                _uncounted(len(claim.labels), policy),
-            )
+            expected = f"a review label ({policy}) for every claim (or --allow-unreviewed)"
+            add(f"claims[{cid}].labels", expected, _uncounted(len(claim.labels), policy))
         for at, lab in enumerate(claim.labels):
             where = c.ds.label_file((run_name, qid, cid, at))  # its label file, if any
+            support = f"claims[{cid}].supported_by"
             if lab.verdict == "supported" and not lab.supported_by:
-                c.add(
-                    where,
-                    qid,
-                    f"claims[{cid}].supported_by",
-                    "at least one supporting context ID for a supported claim",
-                    "none",
-                )
+                expected = "at least one supporting context ID for a supported claim"
+                c.add(where, qid, support, expected, "none")
             if lab.verdict != "supported" and lab.supported_by:
-                c.add(
-                    where,
-                    qid,
-                    f"claims[{cid}].supported_by",
-                    f"no supporting IDs for a claim labelled {lab.verdict}",
-                    ", ".join(lab.supported_by),
-                )
+                expected = f"no supporting IDs for a claim labelled {lab.verdict}"
+                c.add(where, qid, support, expected, ", ".join(lab.supported_by))
             _check_hash(c, where, qid, f"claims[{cid}].labels", lab)
             _check_prompt(c, where, qid, f"claims[{cid}].labels", lab)
             for item in lab.supported_by:
                 if item not in in_context:
-                    shown = (
-                        f"top-{k} context"
-                        if res.context is None and k is not None
-                        else "final context"
-                    )
-                    c.add(
-                        where,
-                        qid,
-                        f"claims[{cid}].supported_by",
-                        f"IDs in the {shown} ({', '.join(context) or 'empty'})",
-                        repr(item),
-                    )
+                    shown = "final" if res.context is not None or k is None else f"top-{k}"
+                    expected = f"IDs in the {shown} context ({', '.join(context) or 'empty'})"
+                    c.add(where, qid, support, expected, repr(item))
     for at, flab in enumerate(res.fact_labels):
         where = c.ds.label_file((run_name, qid, None, at))
         _check_hash(c, where, qid, "fact_labels", flab)
         if flab.fact_id not in fact_ids:
-            c.add(
-                where,
-                qid,
-                "fact_labels.fact_id",
-                f"a reference fact of the question ({', '.join(sorted(fact_ids)) or 'none'})",
-                repr(flab.fact_id),
-            )
+            expected = f"a reference fact of the question ({', '.join(sorted(fact_ids)) or 'none'})"
+            c.add(where, qid, "fact_labels.fact_id", expected, repr(flab.fact_id))
         _check_prompt(c, where, qid, "fact_labels", flab)
     if res.outcome == "answered" and not allow_unreviewed:
         labelled = {
@@ -195,13 +139,9 @@ def _check_result(
             if counted_labels([f for f in res.fact_labels if f.fact_id == fact], policy, _kind)
         }
         for fact in sorted(fact_ids - labelled):
-            c.add(
-                file,
-                qid,
-                "fact_labels",
-                f"a coverage label for reference fact {fact!r} (or --allow-unreviewed)",
-                _uncounted(sum(f.fact_id == fact for f in res.fact_labels), policy),
-            )
+            expected = f"a coverage label for reference fact {fact!r} (or --allow-unreviewed)"
+            labels = sum(f.fact_id == fact for f in res.fact_labels)
+            add("fact_labels", expected, _uncounted(labels, policy))
 
 
 def _uncounted(labels: int, policy: LabelPolicy) -> str:
@@ -227,28 +167,16 @@ def _check_run(
     check_repeats(c.add, file, counts.elements(), results=True)
     for qid in sorted(counts):
         if qid not in questions:
-            c.add(
-                file,
-                qid,
-                "results.question_id",
-                "a question of the evaluation set",
-                "no such question" + question_ids(qid),
-            )
+            found = "no such question" + question_ids(qid)
+            c.add(file, qid, "results.question_id", "a question of the evaluation set", found)
     for qid in questions:
         if qid not in counts and not allow_missing:
-            c.add(
-                file,
-                qid,
-                "results",
-                f"a result for every question (run {run.name!r}; or --allow-missing)",
-                "no result",
-            )
+            expected = f"a result for every question (run {run.name!r}; or --allow-missing)"
+            c.add(file, qid, "results", expected, "no result")
     needs_k = any(res.context is None and (res.candidates or res.reranked) for res in run.results)
     if needs_k and k is None:
         c.add(
-            file,
-            None,
-            "provenance.k",
+            file, None, "provenance.k",
             "a cut-off for the final context (give -k, or record the context or provenance.k)",
             "none",
         )
