@@ -80,15 +80,8 @@ class Endpoint:
         except ValueError:
             host = None
         if scheme not in ("http", "https") or not host:
-            raise InputError(
-                [
-                    option_problem(
-                        "--base-url",
-                        "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080/v1",
-                        repr(self.base_url),
-                    )
-                ]
-            )
+            expected = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080/v1"
+            raise InputError([option_problem("--base-url", expected, repr(self.base_url))])
 
     def api_key(self) -> str | None:
         """The key from `api_key_env`; `InputError` when that variable is unset or empty."""
@@ -96,13 +89,6 @@ class Endpoint:
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise InputError(
-                [
-                    option_problem(
-                        "--api-key-env",
-                        f"an environment variable {self.api_key_env} with the key",
-                        "unset or empty",
-                    )
-                ]
-            )
+            expected = f"an environment variable {self.api_key_env} with the key"
+            raise InputError([option_problem("--api-key-env", expected, "unset or empty")])
         return key

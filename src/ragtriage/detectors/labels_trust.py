@@ -150,20 +150,9 @@ def self_labelling_problems(
     for item in found:
         file = run_files.get(item.run, "<run>")
         for qid in dict.fromkeys((*item.claim_questions, *item.fact_questions)):
-            field = (
-                "claims.labels.labeller.name"
-                if qid in item.claim_questions
-                else "fact_labels.labeller.name"
-            )
-            problems.append(
-                Problem(
-                    file,
-                    qid,
-                    field,
-                    f"a judge other than the run's generator {item.generator!r} "
-                    "(or --accept-self-labelling)",
-                    repr(item.generator),
-                )
-            )
+            field = "claims.labels" if qid in item.claim_questions else "fact_labels"
+            name = repr(item.generator)
+            expected = f"a judge other than the run's generator {name} (or --accept-self-labelling)"
+            problems.append(Problem(file, qid, f"{field}.labeller.name", expected, name))
     return problems
 

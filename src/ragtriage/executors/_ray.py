@@ -79,15 +79,9 @@ class RayExecutor:
                     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                     if isinstance(exc, SystemExit):
                         reason = "no Ray cluster answered there"
-                    raise InputError(
-                        [
-                            option_problem(
-                                "--ray-address",
-                                "the address of a running Ray cluster (ray://HOST:PORT or auto)",
-                                f"{address!r}" + (f" ({reason})" if reason else ""),
-                            )
-                        ]
-                    ) from exc
+                    expected = "the address of a running Ray cluster (ray://HOST:PORT or auto)"
+                    found = f"{address!r}" + (f" ({reason})" if reason else "")
+                    raise InputError([option_problem("--ray-address", expected, found)]) from exc
             self._owned = True
         cpus = int(ray.cluster_resources().get("CPU", num_cpus))  # type: ignore[no-untyped-call]
         self._started = (ray, max(1, cpus * self._shards_per_cpu), ray.remote(_call))

@@ -126,11 +126,7 @@ def iter_lines(handle: BinaryIO, label: str, end: int | None = None) -> Iterator
             return
         number += 1
         if len(line) > limit:
-            raise file_problem(
-                label,
-                f"a line of at most {size_text(limit)}",
-                LONGER_LINE,
-                f"line {number}",
-            )
+            expected = f"a line of at most {size_text(limit)}"
+            raise file_problem(label, expected, LONGER_LINE, f"line {number}")
         position += len(line)
         yield number, line

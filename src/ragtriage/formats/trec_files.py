@@ -86,13 +86,9 @@ def _field_count(
     # a JSON array, or a gzipped JSON object (an unpacked one is read: `trec_records.file_kind`)
     json = number == 1 and parts[0][:1] in json_starts
     json_hint = "; the file looks like a JSON document, not TREC lines" if json else ""
-    collector.add(
-        label,
-        parts[0] if parts else None,
-        f"line {number}",
-        f"{len(fields)} whitespace-separated fields ({', '.join(fields)})",
-        f"{counted(len(parts), 'field')}{json_hint or _other_separator(line)}",
-    )
+    expected = f"{len(fields)} whitespace-separated fields ({', '.join(fields)})"
+    found = f"{counted(len(parts), 'field')}{json_hint or _other_separator(line)}"
+    collector.add(label, parts[0] if parts else None, f"line {number}", expected, found)
     return False
 
 
@@ -147,13 +143,8 @@ def repeated_document(
     first = first_seen.setdefault((qid, docid), number)
     if first == number:
         return False
-    collector.add(
-        shown,
-        qid,
-        f"{unit} {number}: {field}",
-        expected,
-        f"{docid!r} again (first on {unit} {first})",
-    )
+    found = f"{docid!r} again (first on {unit} {first})"
+    collector.add(shown, qid, f"{unit} {number}: {field}", expected, found)
     return True
 
 
@@ -239,13 +230,8 @@ def nothing_to_read(label: str, kind: Literal["qrels", "run"], comments: int) ->
     """The problem of a qrels or run file without one line to read (empty, or only comments):
     it would give an empty evaluation set or run, never what was meant."""
     what, fields = ("judgement", QRELS_FIELDS) if kind == "qrels" else ("run", RUN_FIELDS)
-    return Problem(
-        label,
-        None,
-        "(file)",
-        f"at least one {what} line ({', '.join(fields)})",
-        f"only {counted(comments, 'comment line')}" if comments else "an empty file",
-    )
+    found = f"only {counted(comments, 'comment line')}" if comments else "an empty file"
+    return Problem(label, None, "(file)", f"at least one {what} line ({', '.join(fields)})", found)
 
 
 def first_line_problem(path: PathArg, kind: Literal["qrels", "run"]) -> Problem | None:

@@ -61,13 +61,9 @@ def convert_article(
             covered = res.review.coveredReferenceFactIds
             for fact in covered:
                 if res.caseId in facts_of and fact not in known:
-                    collector.add(
-                        label,
-                        res.caseId,
-                        f"runs[{run.name}].review.coveredReferenceFactIds",
-                        f"a reference fact of the case ({', '.join(known) or 'none'})",
-                        repr(fact),
-                    )
+                    field = f"runs[{run.name}].review.coveredReferenceFactIds"
+                    expected = f"a reference fact of the case ({', '.join(known) or 'none'})"
+                    collector.add(label, res.caseId, field, expected, repr(fact))
             claims = [
                 Claim(
                     id=f"c{number}",

@@ -75,52 +75,34 @@ def _attach_labels(
     by_name = {run.name: run for run in runs}
     for path, labels in label_sets:
         if labels.run not in by_name:
-            collector.add(
-                path,
-                None,
-                "run",
-                f"the name of a loaded run ({', '.join(sorted(by_name)) or 'none'})",
-                repr(labels.run),
-            )
+            expected = f"the name of a loaded run ({', '.join(sorted(by_name)) or 'none'})"
+            collector.add(path, None, "run", expected, repr(labels.run))
             continue
         run = by_name[labels.run]
         results = {res.question_id: res for res in run.results}
         answered = Suggestions(results.keys())
+        by_run = f"a question answered by run {run.name!r}"
         claim_updates: dict[str, dict[str, list]] = {}  # type: ignore[type-arg]
         fact_updates: dict[str, list] = {}  # type: ignore[type-arg]
         for entry in labels.claim_labels:
             result = results.get(entry.question_id)
             if result is None:
-                collector.add(
-                    path,
-                    entry.question_id,
-                    "claim_labels.question_id",
-                    f"a question answered by run {run.name!r}",
-                    "no such result" + answered(entry.question_id),
-                )
+                found = "no such result" + answered(entry.question_id)
+                collector.add(path, entry.question_id, "claim_labels.question_id", by_run, found)
                 continue
             ids = claim_ids(c.id for c in result.claims or [])
             if entry.claim_id not in ids:
-                collector.add(
-                    path,
-                    entry.question_id,
-                    "claim_labels.claim_id",
-                    f"a claim of the answer ({', '.join(ids) or 'none'})",
-                    repr(entry.claim_id),
-                )
+                expected = f"a claim of the answer ({', '.join(ids) or 'none'})"
+                found = repr(entry.claim_id)
+                collector.add(path, entry.question_id, "claim_labels.claim_id", expected, found)
                 continue
             claim_updates.setdefault(entry.question_id, {}).setdefault(entry.claim_id, []).append(
                 (path, entry.label)
             )
         for fentry in labels.fact_labels:
             if fentry.question_id not in results:
-                collector.add(
-                    path,
-                    fentry.question_id,
-                    "fact_labels.question_id",
-                    f"a question answered by run {run.name!r}",
-                    "no such result" + answered(fentry.question_id),
-                )
+                found = "no such result" + answered(fentry.question_id)
+                collector.add(path, fentry.question_id, "fact_labels.question_id", by_run, found)
                 continue
             fact_updates.setdefault(fentry.question_id, []).append((path, fentry.label))
         new_results = []
@@ -195,13 +177,10 @@ def load_dataset(
         sources.append(snap_file.source)
         if isinstance(snap_file.content, Snapshot):
             if snap is not None:
-                collector.add(
-                    str(snapshot),
-                    None,
-                    "--snapshot",
-                    "no snapshot option for an article-format file (its corpus is the snapshot)",
-                    "a snapshot file",
+                expected = (
+                    "no snapshot option for an article-format file (its corpus is the snapshot)"
                 )
+                collector.add(str(snapshot), None, "--snapshot", expected, "a snapshot file")
             snap = snap_file.content
     elif isinstance(main.content, EvalSet):
         expected = "a snapshot file for a native evaluation set"
@@ -211,13 +190,8 @@ def load_dataset(
         sources.append(run_file.source)
         if isinstance(run_file.content, Run):
             if run_file.content.name in run_files:
-                collector.add(
-                    str(path),
-                    None,
-                    "name",
-                    "a run name not used by another run",
-                    repr(run_file.content.name),
-                )
+                found = repr(run_file.content.name)
+                collector.add(str(path), None, "name", "a run name not used by another run", found)
             run_files[run_file.content.name] = str(path)
             loaded_runs.append(run_file.content)
     label_sets: list[tuple[str, LabelSet]] = []
@@ -229,13 +203,8 @@ def load_dataset(
     seen_names: set[str] = set()
     for run in loaded_runs:
         if run.name in seen_names and is_article:
-            collector.add(
-                main.source.path,
-                None,
-                "runs.name",
-                "a run name not used by another run",
-                repr(run.name),
-            )
+            expected = "a run name not used by another run"
+            collector.add(main.source.path, None, "runs.name", expected, repr(run.name))
         seen_names.add(run.name)
     collector.raise_if_any()
     assert snap is not None and evalset is not None  # guaranteed by the checks above

@@ -215,13 +215,8 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
         return None
     if "schemaVersion" in data:
         if not is_schema_version(data["schemaVersion"]):
-            collector.add(
-                label,
-                None,
-                "schemaVersion",
-                "1 (the article format)",
-                found_text(data["schemaVersion"]),
-            )
+            found = found_text(data["schemaVersion"])
+            collector.add(label, None, "schemaVersion", "1 (the article format)", found)
             return None
         if _unwanted("article", wanted, label, "kind", collector):
             return None

@@ -129,17 +129,12 @@ class Recorder(StageWrappers):
         old = RunHeader(name=existing.name, provenance=existing.provenance)
         diffs = _differences("", self.header.model_dump(mode="json"), old.model_dump(mode="json"))
         if diffs:
+            why = " (this recorder's header; record into a new file to change the run's conditions)"
+            file = str(self.path)
             raise InputError(
                 [
-                    Problem(
-                        str(self.path),
-                        None,
-                        f"line 1: {field}",
-                        f"{json_line(want)} (this recorder's header; record into a new file "
-                        "to change the run's conditions)",
-                        json_line(got),
-                    )
-                    for field, want, got in diffs
+                    Problem(file, None, f"line 1: {f}", json_line(want) + why, json_line(got))
+                    for f, want, got in diffs
                 ]
             )
         seen: set[str] = set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from ..errors import Suggestions, counted
 from ..loading import Dataset, SnapshotIndex
@@ -68,61 +69,34 @@ def _source_file(ds: Dataset, kind: str) -> str:
 
 def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
     ds, file = c.ds, _source_file(c.ds, "snapshot")
+    add = partial(c.add, file, None)  # a snapshot's problems name no question
     for dup in dupes(d.id for d in ds.snapshot.documents):
-        c.add(file, None, f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
+        add(f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
     for dup in dupes(ch.id for ch in ds.snapshot.chunks):
-        c.add(file, None, f"chunks[id={dup}]", "unique chunk IDs", f"{dup!r} more than once")
+        add(f"chunks[id={dup}]", "unique chunk IDs", f"{dup!r} more than once")
     document_ids = Suggestions(index.documents.keys())
     for chunk in ds.snapshot.chunks:
         where = f"chunks[id={chunk.id}]"
         if chunk.id in index.documents:
-            c.add(
-                file,
-                None,
-                f"{where}.id",
-                "a chunk ID distinct from every document ID",
-                repr(chunk.id),
-            )
+            add(f"{where}.id", "a chunk ID distinct from every document ID", repr(chunk.id))
         doc = index.documents.get(chunk.document_id)
         if doc is None:
-            c.add(
-                file,
-                None,
-                f"{where}.document_id",
-                "the ID of a document in the snapshot",
-                repr(chunk.document_id) + document_ids(chunk.document_id),
-            )
+            found = repr(chunk.document_id) + document_ids(chunk.document_id)
+            add(f"{where}.document_id", "the ID of a document in the snapshot", found)
             continue
         if not chunk.start < chunk.end <= len(doc.text):
-            c.add(
-                file,
-                None,
-                f"{where}.start/end",
-                f"0 <= start < end <= {len(doc.text)} (the document's length)",
-                f"start {chunk.start}, end {chunk.end}",
-            )
+            expected = f"0 <= start < end <= {len(doc.text)} (the document's length)"
+            add(f"{where}.start/end", expected, f"start {chunk.start}, end {chunk.end}")
         elif chunk.text is not None and doc.text[chunk.start : chunk.end] != chunk.text:
-            c.add(
-                file,
-                None,
-                f"{where}.text",
-                "the document's text over [start, end)",
-                "different text",
-            )
+            add(f"{where}.text", "the document's text over [start, end)", "different text")
     for doc in ds.snapshot.documents:
         for old in doc.supersedes:
             if old == doc.id or old not in index.documents:
-                c.add(
-                    file,
-                    None,
-                    f"documents[id={doc.id}].supersedes",
-                    "IDs of other documents in the snapshot",
-                    repr(old) + ("" if old in index.documents else document_ids(old)),
-                )
+                expected = "IDs of other documents in the snapshot"
+                found = repr(old) + ("" if old in index.documents else document_ids(old))
+                add(f"documents[id={doc.id}].supersedes", expected, found)
     for loop in supersession_loops(index.superseded_by):
-        c.add(
-            file, None, f"documents[id={loop[0]}].supersedes", SUPERSESSION_LOOP, " -> ".join(loop)
-        )
+        add(f"documents[id={loop[0]}].supersedes", SUPERSESSION_LOOP, " -> ".join(loop))
 
 
 def check_evalset(c: Checker, index: SnapshotIndex) -> None:
@@ -150,17 +124,12 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
         if q.canary is not None:
             c.unknown_ids(file, q.id, "canary.document_id", (q.canary.document_id,), index)
         if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
-            c.add(
-                file,
-                q.id,
-                "answerability",
-                "no required evidence and no reference facts for an unanswerable question",
-                f"{counted(len(q.required_evidence), 'evidence group')}, "
-                f"{counted(len(q.reference_facts), 'reference fact')}",
-            )
+            expected = "no required evidence and no reference facts for an unanswerable question"
+            groups = counted(len(q.required_evidence), "evidence group")
+            found = f"{groups}, {counted(len(q.reference_facts), 'reference fact')}"
+            c.add(file, q.id, "answerability", expected, found)
         if q.answerability == "answerable" and not q.required_evidence:
-            c.add(
-                file, q.id, "answerability", "required evidence for an answerable question", "none"
-            )
+            expected = "required evidence for an answerable question"
+            c.add(file, q.id, "answerability", expected, "none")
         if ds.article and q.answerability == "answerable" and not q.reference_facts:
             c.add(file, q.id, "answerability", "reference facts for an answerable question", "none")
