@@ -42,33 +42,15 @@ def budget_rules(policy: LoadedPolicy, run: RunEvaluation) -> list[RuleResult]:
         for label, budget, q in (("p50", latency.p50_ms, 50), ("p95", latency.p95_ms, 95)):
             if budget is None:
                 continue
-            out.append(
-                _budget(
-                    f"latency {label} <= {bound_text(budget)} ms",
-                    "latency",
-                    values,
-                    missing,
-                    latency.max_missing,
-                    _percentile(q),
-                    budget,
-                    "ms",
-                )
-            )
+            name = f"latency {label} <= {bound_text(budget)} ms"
+            args = (values, missing, latency.max_missing, _percentile(q), budget, "ms")
+            out.append(_budget(name, "latency", *args))
     cost = policy.policy.cost
     if cost is not None:
         values, missing = _records(run, "cost_usd")
-        out.append(
-            _budget(
-                f"mean cost per question <= ${bound_text(cost.max_mean_usd)}",
-                "cost",
-                values,
-                missing,
-                cost.max_missing,
-                _mean,
-                cost.max_mean_usd,
-                "USD",
-            )
-        )
+        name = f"mean cost per question <= ${bound_text(cost.max_mean_usd)}"
+        args = (values, missing, cost.max_missing, _mean, cost.max_mean_usd, "USD")
+        out.append(_budget(name, "cost", *args))
     return out
 
 
