@@ -39,10 +39,6 @@ def _item(
     return item  # neither: refused by the run schema, naming the question and the field
 
 
-def _found(value: Any) -> str:
-    return shortened(repr(value))
-
-
 def validation_problems(exc: ValidationError, file: str, question_id: str) -> list[Problem]:
     """Every pydantic error of a question's result as a problem naming file, question and field."""
     return [
@@ -51,7 +47,7 @@ def validation_problems(exc: ValidationError, file: str, question_id: str) -> li
             question_id,
             ".".join(str(part) for part in err["loc"]) or "(result)",
             err["msg"].removeprefix("Input should be ").removeprefix("Value error, "),
-            _found(err.get("input")),
+            shortened(repr(err.get("input"))),
         )
         for err in exc.errors()
     ]

@@ -304,14 +304,9 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
             continue
         # A cell under no column name (past the header, or under an empty name) would be read
         # as nothing: a reviewer's note typed there is refused, not dropped.
+        stray = "no cell outside the exported columns (this column has no name in the header)"
         cell_problems += [
-            Problem(
-                str(path),
-                None,
-                f"row {offset}: {_column_name(header, index)}",
-                "no cell outside the exported columns (this column has no name in the header)",
-                found_text(value),
-            )
+            Problem(str(path), None, f"row {offset}: column {index + 1}", stray, found_text(value))
             for index, value in enumerate(values)
             if value.strip() and not (index < len(header) and header[index])
         ]
