@@ -219,12 +219,8 @@ def import_openinference_files(
         )
     out = as_path(output)
     write_native(data.run, out)
-    return ImportedTraceRun(
-        out,
-        len(data.run.results),
-        tuple((m.trace_id, m.reason) for m in data.unmatched_traces),
-        tuple(data.unmatched_questions),
-    )
+    unmatched = tuple((m.trace_id, m.reason) for m in data.unmatched_traces)
+    return ImportedTraceRun(out, len(data.run.results), unmatched, tuple(data.unmatched_questions))
 
 
 def export_trec_files(
@@ -305,11 +301,8 @@ def read_kinds(
 
     collector = ProblemCollector()
     found: list[object] = []
-    for path, kind, model in (
-        (snapshot, "snapshot", Snapshot),
-        (evalset, "evalset", EvalSet),
-        (run, "run", Run),
-    ):
+    kinds = ((snapshot, "snapshot", Snapshot), (evalset, "evalset", EvalSet), (run, "run", Run))
+    for path, kind, model in kinds:
         if path is None:
             found.append(None)
             continue
