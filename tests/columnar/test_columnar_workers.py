@@ -26,24 +26,26 @@ from ragtriage.render import dumps, evaluation_json
 from ragtriage.schemas import Question
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize(("seed", "shares"), [(1, 8), (2, 6)])
 def test_snapshot_scan_split_among_workers_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, shares: int
 ) -> None:
+    """A share a text (`_SCAN_SHARE` 1), two texts where they fall in one share."""
     evalset, snapshot, run = write_dataset(tmp_path, seed, 60, exotic=False)
     metrics = ["injection_in_context", "sensitive_in_context", "evidence_recall"]
     alone = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=1)
-    monkeypatch.setattr(native_snapshot, "_SCAN_PER_WORKER", 1)
+    monkeypatch.setattr(native_snapshot, "_SCAN_SHARE", 1)
     calls = []
-    real = native_snapshot.in_parallel
+    real = native_snapshot.alongside
 
-    def counted(function: Any, arguments: Any) -> Any:
-        calls.append(len(arguments))
-        return real(function, arguments)
+    def counted(function: Any, arguments: Any, processes: int) -> Any:
+        calls.append((len(arguments), processes))
+        return real(function, arguments, processes)
 
-    monkeypatch.setattr(native_snapshot, "in_parallel", counted)
+    monkeypatch.setattr(native_snapshot, "alongside", counted)
     split = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=2)
-    assert calls == [2, 2]  # the injection scan, then the sensitive-content scan
+    # The injection scan, then the sensitive-content scan.
+    assert calls == [(shares, 2), (shares, 2)]
     report = dumps(evaluation_json(alone))
     assert '"injection_in_context": true' in report
     assert dumps(evaluation_json(split)) == report
@@ -53,8 +55,9 @@ def test_a_few_long_snapshot_texts_are_split_among_workers_by_their_length(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The scan is shared by characters, not by texts: three texts of 680,000 characters and
-    one of 100,000 are two workers' work (about a second each), each text in the share its
-    work starts in."""
+    one of 100,000 are four shares' work (no more shares than texts) of about 540,000
+    characters; each text goes to the share its work starts in, so the short text and the
+    one after it make one share, and no share is empty."""
     from ragtriage.columnar._native_snapshot import SnapshotFlags, snapshot_codes
     from ragtriage.detectors import detect_injection
     from ragtriage.loading import SnapshotIndex
@@ -68,17 +71,17 @@ def test_a_few_long_snapshot_texts_are_split_among_workers_by_their_length(
     )
     codes, index = snapshot_codes(snapshot), SnapshotIndex.build(snapshot)
     calls = []
-    real = native_snapshot.in_parallel
+    real = native_snapshot.alongside
 
-    def counted(function: Any, arguments: Any) -> Any:
-        calls.append([items for (items,) in arguments])
-        return real(function, arguments)
+    def counted(function: Any, arguments: Any, processes: int) -> Any:
+        calls.append(([items for (items,) in arguments], processes))
+        return real(function, arguments, processes)
 
-    monkeypatch.setattr(native_snapshot, "in_parallel", counted)
+    monkeypatch.setattr(native_snapshot, "alongside", counted)
     flags = SnapshotFlags(codes, index, lambda text: bool(detect_injection(text)), 2)
     items = np.array([3, 0, 2, 1, 0], dtype=np.int64)
     assert flags(items).tolist() == [False, True, False, False, True]
-    assert calls == [[[0, 1], [2, 3]]]
+    assert calls == [([[0], [1], [2, 3]], 2)]
     assert SnapshotFlags(codes, index, lambda text: True, 1)(items).tolist() == [True] * 5
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..detectors import item_text
 from ..errors import InputError, ProblemCollector
-from ..executors import CAN_FORK, in_parallel
+from ..executors import CAN_FORK, alongside
 from ..loading import Dataset, SnapshotIndex, SourceFile, read_file
 from ..schemas import EvalSet, Snapshot
 from ..validation import check_dataset
@@ -110,14 +110,15 @@ class SnapshotFlags:
             [len(item_text(ids[i], index) or "") + _TEXT_WORK for i in new], dtype=np.int64
         )
         total = int(work.sum())
-        parts = min(self._workers, total // _SCAN_PER_WORKER)
-        if parts > 1:
-            # A text goes to the share its work starts in.
+        shares = min(total // _SCAN_SHARE, len(new))
+        if shares > 1:
+            # A text goes to the share its work starts in; this process takes shares from
+            # the front while forked workers take them from the back (`alongside`).
             starts = np.cumsum(work) - work
-            shares = [total * n // parts for n in range(1, parts)]
-            cuts = [0, *np.searchsorted(starts, shares).tolist(), len(new)]
+            bounds = [total * n // shares for n in range(1, shares)]
+            cuts = np.unique([0, *np.searchsorted(starts, bounds).tolist(), len(new)]).tolist()
             chunks = [(new[a:b],) for a, b in pairwise(cuts)]
-            found = [flag for part in in_parallel(self._scan, chunks) for flag in part]
+            found = [flag for part in alongside(self._scan, chunks, self._workers) for flag in part]
         else:
             found = self._scan(new)
         known[new] = found
@@ -125,10 +126,10 @@ class SnapshotFlags:
         return out
 
 
-_SCAN_PER_WORKER = 1_000_000
-"""Scanning worth a forked worker's start (about a second), in characters of text, each text
-counting `_TEXT_WORK` more: the injection rules take about 1.2 µs a character of a long text
-and 50 µs for a short one."""
+_SCAN_SHARE = 100_000
+"""Scanning worth a share of its own (about a tenth of a second; a forked worker starts in
+10 to 30 ms), in characters of text, each text counting `_TEXT_WORK` more: the injection
+rules take about 1 µs a character (0.75 µs a Chinese one) and 4 µs more a text."""
 
-_TEXT_WORK = 40
+_TEXT_WORK = 4
 """A text's fixed cost, in characters."""
