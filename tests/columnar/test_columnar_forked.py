@@ -1,4 +1,4 @@
-"""Work shared with forked processes (`executors.in_parallel`, `alongside`):
+"""Work shared with forked processes (`executors.alongside`):
 results in argument order, whatever the number of processes."""
 
 from __future__ import annotations
@@ -10,18 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragtriage.executors import alongside, in_parallel
+from ragtriage.executors import alongside
 
 
 def _square_and_process(value: int) -> tuple[int, int]:
     return value * value, os.getpid()
 
 
-def test_in_parallel_and_alongside_keep_the_order() -> None:
+def test_alongside_keeps_the_order() -> None:
     arguments = [(value,) for value in range(5)]
-    assert [square for square, _ in in_parallel(_square_and_process, arguments)] == [
-        0, 1, 4, 9, 16
-    ]
     found = alongside(_square_and_process, arguments)
     assert [square for square, _ in found] == [0, 1, 4, 9, 16]
     assert found[0][1] == os.getpid()  # the first here, the others forked
@@ -81,7 +78,6 @@ def test_forked_workers_die_on_sigterm_whatever_handler_they_inherit() -> None:
     # instead could be left waiting on the queue's lock, and the pool's exit on it.
     default = str(signal.SIG_DFL)
     arguments = [(value,) for value in range(4)]
-    assert in_parallel(_sigterm_action, arguments) == [default] * 4
     assert alongside(_sigterm_action, arguments)[1:] == [default] * 3
 
 

@@ -36,16 +36,18 @@ def test_an_interrupted_command_ends_with_130_not_a_failed_gates_1(
 
 WORKERS = """
 import os, signal
-from ragtriage.executors import in_parallel
+from ragtriage.executors import alongside
 
 # As from a terminal (a process started in the background inherits SIGINT ignored).
 signal.signal(signal.SIGINT, signal.default_int_handler)
+HERE = os.getpid()
 
 def work(n):
-    os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C reaches every process of the group
+    if os.getpid() != HERE:  # in the forked workers: as Ctrl-C reaches the whole group
+        os.kill(os.getpid(), signal.SIGINT)
     return n * 10
 
-print(in_parallel(work, [(1,), (2,)]))
+print(alongside(work, [(1,), (2,), (3,)]))
 """
 
 
@@ -56,4 +58,4 @@ def test_a_forked_worker_leaves_ctrl_c_to_the_command() -> None:
         [sys.executable, "-c", WORKERS], capture_output=True, text=True, timeout=30,
         env={**os.environ, "PYTHONPATH": str(SRC)},
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "[10, 20]\n", "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[10, 20, 30]\n", "")

@@ -1,8 +1,8 @@
 """Where scoring runs: in this process (`local`) or on a Ray cluster (`ray`); work shared
-with forked processes of this machine (`in_parallel`, `alongside`)."""
+with forked processes of this machine (`alongside`)."""
 
 from ._base import Executor, ExecutorName, LocalExecutor, check_ray_address, shard_bounds
-from ._fork import CAN_FORK, alongside, default_workers, in_parallel
+from ._fork import CAN_FORK, alongside, default_workers
 from ._ray import RayExecutor
 
 __all__ = [
@@ -14,6 +14,5 @@ __all__ = [
     "alongside",
     "check_ray_address",
     "default_workers",
-    "in_parallel",
     "shard_bounds",
 ]

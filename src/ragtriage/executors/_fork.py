@@ -79,16 +79,6 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 
 
-def in_parallel(function: Callable[..., T], arguments: Sequence[tuple[Any, ...]]) -> list[T]:
-    """`function(*a)` for each `a` of `arguments`, each in its own forked process, in order."""
-    _TASK["task"] = (function, arguments)
-    try:
-        with _pool(len(arguments)) as pool:
-            return pool.map(_call, range(len(arguments)))
-    finally:
-        _TASK.clear()
-
-
 def alongside(
     function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int | None = None,
     then: Callable[[int, T], T] | None = None,
