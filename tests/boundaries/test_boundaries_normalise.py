@@ -14,7 +14,14 @@ from ragtriage.detectors import (
     instruction_views,
     matching_form,
 )
-from ragtriage.detectors.normalise import decode_base64, fold_text, matching_text, substitute
+from ragtriage.detectors.normalise import (
+    _clusters,
+    _fold_cluster,
+    decode_base64,
+    fold_text,
+    matching_text,
+    substitute,
+)
 
 
 def test_fold_removes_format_characters_and_applies_nfkc() -> None:
@@ -99,3 +106,39 @@ def test_fast_texts_equal_the_mapped_views(text: str) -> None:
     for view in views:
         assert len(view.starts) == len(view.ends) == len(view.text)
         assert all(0 <= a < b <= len(text) for a, b in zip(view.starts, view.ends, strict=True))
+
+
+def _walked(text: str, confusables: bool) -> str:
+    """The oracle: each character with its combining marks folded, one cluster at a time."""
+    return "".join(_fold_cluster(text[a:b], confusables) for a, b in _clusters(text))
+
+
+def _block(first: int, last: int) -> st.SearchStrategy[str]:
+    return st.integers(first, last).map(chr)
+
+
+ANY_TEXT = st.lists(
+    st.one_of(
+        st.characters(blacklist_categories=()),  # all of Unicode, surrogates included
+        _block(0x4E00, 0x9FFF),  # CJK
+        _block(0x0300, 0x036F),  # combining marks
+        _block(0x20D0, 0x20FF),
+        st.sampled_from(["\u00ad", "\u200b", "\u200d", "\u202e", "\u2060", "\ufeff", "\uffff"]),
+        _block(0xE0000, 0xE007F),  # tag characters
+        _block(0x1100, 0x11FF),  # Hangul jamo
+        _block(0xFF01, 0xFFEE),  # full-width and half-width forms
+        st.sampled_from([*"ab é。", "а", "Ο", "ﬁ"]),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(ANY_TEXT, st.booleans())
+def test_fold_text_equals_the_character_walk(text: str, confusables: bool) -> None:
+    assert fold_text(text, confusables=confusables) == _walked(text, confusables)
+    assert fold(text, confusables=confusables).text == _walked(text, confusables)
+
+
+def test_fold_text_walks_a_text_with_combining_marks() -> None:
+    assert fold_text("e\u0301\u1100\u1161\uffff", confusables=False) == "é\u1100\u1161\uffff"
+    assert fold_text("\u0301Ａ\u0301", confusables=True) == "\u0301Á"

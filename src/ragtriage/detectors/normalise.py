@@ -97,11 +97,40 @@ def _fold_cluster(cluster: str, confusables: bool) -> str:
     return out.translate(_CONFUSABLES) if confusables else out
 
 
+def _joins(ch: str) -> bool:
+    """Whether `ch` is a combining mark, folded with the character before it."""
+    return not ch.isascii() and unicodedata.combining(ch) != 0
+
+
+_MARK = "\uffff"
+"""What a combining mark becomes in `_CharFolds`: a noncharacter, which sends the text to the
+walk (a text holding U+FFFF itself is walked too, with the same result)."""
+
+
+class _CharFolds(dict[int, str]):
+    """Each character's `_fold_cluster` (`_MARK` for a mark), filled on first use: a
+    `str.translate` table."""
+
+    def __init__(self, confusables: bool) -> None:
+        super().__init__()
+        self.confusables = confusables
+
+    def __missing__(self, code: int) -> str:
+        if len(self) >= 1 << 14:  # bounded, like `_fold_cluster`'s cache
+            self.clear()
+        char = chr(code)
+        folded = self[code] = _MARK if _joins(char) else _fold_cluster(char, self.confusables)
+        return folded
+
+
+_CHAR_FOLDS = {False: _CharFolds(False), True: _CharFolds(True)}
+
+
 def _clusters(text: str) -> list[tuple[int, int]]:
     """Spans of each character with the combining marks that follow it."""
     spans: list[tuple[int, int]] = []
     for n, ch in enumerate(text):
-        if spans and not ch.isascii() and unicodedata.combining(ch):
+        if spans and _joins(ch):
             spans[-1] = (spans[-1][0], n + 1)
         else:
             spans.append((n, n + 1))
@@ -112,6 +141,9 @@ def fold_text(text: str, *, confusables: bool) -> str:
     """The text of `fold(text, confusables=...)`, without the offsets (faster)."""
     if text.isascii():
         return text
+    folded = text.translate(_CHAR_FOLDS[confusables])
+    if _MARK not in folded:  # no combining mark: every character is a cluster of its own
+        return folded
     return "".join(_fold_cluster(text[a:b], confusables) for a, b in _clusters(text))
 
 
