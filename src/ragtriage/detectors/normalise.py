@@ -97,9 +97,8 @@ def _fold_cluster(cluster: str, confusables: bool) -> str:
     return out.translate(_CONFUSABLES) if confusables else out
 
 
-def _joins(ch: str) -> bool:
-    """Whether `ch` is a combining mark, folded with the character before it."""
-    return not ch.isascii() and unicodedata.combining(ch) != 0
+_joins = unicodedata.combining
+"""Whether a character is a combining mark (non-zero), folded with the character before it."""
 
 
 _MARK = "\uffff"
