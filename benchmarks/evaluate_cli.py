@@ -25,10 +25,13 @@ second group (grade 2) naming its first group's first document, so one document 
 two groups; `--evidence-level span` passes that option to `evaluate`. `--distinct-texts` gives
 every answer and claim its own text (the generated run repeats one answer, so the per-text
 scans, such as the sensitive-content scan of answers, are paid once): a ~170-character answer
-and a ~70-character claim, as a real run has.
+and a ~70-character claim, as a real run has. `--passage-chars N` lengthens every snapshot
+passage to about N characters (the generated ones have ~50; a real passage has hundreds),
+so the per-passage scans (the injection rules) cost what they cost on real documents.
 
     python benchmarks/evaluate_cli.py --questions 20000 --shared-units
     python benchmarks/evaluate_cli.py --questions 100000 --distinct-texts
+    python benchmarks/evaluate_cli.py --questions 100000 --distinct-texts --passage-chars 1000
     python benchmarks/evaluate_cli.py --questions 20000 --evidence-level span
 """
 
@@ -95,6 +98,33 @@ def _distinct_texts(run: Path) -> Path:
     return out
 
 
+_FILLER = (
+    "Requests are handled in the order received, and each one is logged with the date, the"
+    " account and the outcome. Where a rule changes, the previous version stays valid for"
+    " thirty days. Exceptions need the approval of a team lead and a written reason."
+)
+
+
+def _long_passages(snapshot: Path, chars: int) -> Path:
+    """The snapshot with every passage lengthened to about `chars` characters by sentences
+    of its own (written beside it as snapshot-CHARS.jsonl)."""
+    import orjson
+
+    out = snapshot.with_name(f"snapshot-{chars}.jsonl")
+    filler = _FILLER.split()
+    with snapshot.open("rb") as source, out.open("wb") as sink:
+        sink.write(source.readline().rstrip(b"\n"))
+        for n, line in enumerate(source):
+            doc = orjson.loads(line)
+            words, at = [doc["text"]], n
+            while sum(map(len, words)) + len(words) < chars:
+                at = at * 1103515245 + 12345 & 0x7FFFFFFF  # a fixed walk through the filler
+                words.append(filler[at % len(filler)])
+            doc["text"] = " ".join(words)
+            sink.write(b"\n" + orjson.dumps(doc))
+    return out
+
+
 def _json_parse(paths: list[str]) -> None:
     """Child: parse every line of every file with the standard library's json module."""
     import json
@@ -127,6 +157,8 @@ def main() -> None:
                         help="one document in two groups of every question with evidence")
     parser.add_argument("--distinct-texts", action="store_true",
                         help="an answer and claim texts of its own for every question")
+    parser.add_argument("--passage-chars", type=int, default=None, metavar="N",
+                        help="lengthen every snapshot passage to about N characters")
     parser.add_argument("--evidence-level", choices=["auto", "document", "chunk", "span"],
                         default="auto", help="the evaluate command's --evidence-level")
     args = parser.parse_args()
@@ -150,6 +182,8 @@ def main() -> None:
                 evalset = _shared_units(evalset)
             if args.distinct_texts:
                 run = _distinct_texts(run)
+            if args.passage_chars:
+                snapshot = _long_passages(snapshot, args.passage_chars)
             size = sum(p.stat().st_size for p in (evalset, snapshot, run)) / 1e6
             print(f"{questions:>9,} questions, {size:,.0f} MB of JSONL", flush=True)
             dataset = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
