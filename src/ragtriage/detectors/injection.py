@@ -7,12 +7,13 @@ version, so a change of rules is never mistaken for a change of the system under
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
+from ._literals import fold, needed_literals
 from ._rulefiles import (
     compile_pattern,
     parse_bundled_rules,
@@ -44,6 +45,19 @@ class InjectionRule:
     """What the rule looks for."""
     pattern: re.Pattern[str]
     """The compiled expression."""
+    literals: tuple[str, ...] | None = field(init=False, repr=False, compare=False)
+    """Folded strings (`_literals.fold`) one of which every match holds, read from `pattern`;
+    None when its parse tree gives none (the rule then searches every text)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "literals", needed_literals(self.pattern))
+
+    def search(self, text: str, folded: str) -> re.Match[str] | None:
+        """The first match in `text` (`folded` is `fold(text)`); None at once when `folded`
+        holds none of the rule's literals."""
+        if self.literals is None or any(s in folded for s in self.literals):
+            return self.pattern.search(text)
+        return None
 
 
 # eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
@@ -173,17 +187,19 @@ def detect_injection(text: str, rules: InjectionRules | None = None) -> tuple[In
 def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
     found = []
     if not chosen.normalise:
+        folded = fold(text)
         for rule in chosen.rules:
-            match = rule.pattern.search(text)
+            match = rule.search(text, folded)
             if match is not None:
                 found.append(InjectionMatch(rule.id, rule.category, match.start(), match.end()))
         return tuple(found)
     texts = instruction_texts(text)
+    keys = [fold(view) for view in texts]
     hits = []
     for rule in chosen.rules:
         spans = []
         for n, view in enumerate(texts):
-            match = rule.pattern.search(view)
+            match = rule.search(view, keys[n])
             if match is not None:
                 spans.append((n, match.start(), match.end()))
         hits.append((rule, spans))
