@@ -23,6 +23,7 @@ _FOLD = str.maketrans(
     "\u0432\u0434\u043e\u0441\u0442\u0442\u044a\u0463\u1c88\u1e61\ufb05",
     "\u0307",
 )
+_FOLDED = re.compile(f"[{re.escape(''.join(map(chr, _FOLD)))}]")  # searched faster than translated
 
 Strings = frozenset[str]
 
@@ -30,7 +31,7 @@ Strings = frozenset[str]
 def fold(text: str) -> str:
     """`text` lowercased, the characters `re.IGNORECASE` equates written alike."""
     low = text.lower()
-    return low if low.isascii() else low.translate(_FOLD)
+    return low.translate(_FOLD) if not low.isascii() and _FOLDED.search(low) else low
 
 
 def needed_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
