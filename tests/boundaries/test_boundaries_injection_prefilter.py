@@ -1,10 +1,11 @@
 """The injection rules' prefilter skips only texts a rule cannot match.
 
-A rule searches a text only when the folded text holds one of the rule's literals, read from
-its parse tree. A wrong literal would silently miss an injection, so the findings with the
-prefilter are compared with the findings of the same rules searching every text, over texts
-built from the rules' own words in odd casings, with look-alike letters, CJK, punctuation and
-line breaks; and `fold` is proved, over every code point, to write alike the characters that
+A rule searches a text only when the folded text holds the literals its parse tree says every
+match holds: one of a first set, and, for one alternative, one string of each of its sets. A
+wrong literal would silently miss an injection, so the findings with the prefilter are
+compared with the findings of the same rules searching every text, over texts built from the
+rules' own words in odd casings, with look-alike letters, CJK, punctuation and line breaks;
+and `fold` is proved, over every code point, to write alike the characters that
 `re.IGNORECASE` matches.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from ragtriage.detectors import bundled_injection_rules, detect_injection, load_injection_rules
-from ragtriage.detectors._literals import fold, needed_literals
+from ragtriage.detectors._literals import Needed, admits, fold, needed_literals
 from ragtriage.detectors.injection import InjectionRules, _detect
 
 VERSIONS = ("injection-v1", "injection-v2")
@@ -121,28 +122,59 @@ def test_fold_writes_alike_every_two_characters_re_ignorecase_equates() -> None:
             assert fold(chr(code)) == fold(chr(other)), (hex(code), hex(other))
 
 
+def strings(needed: Needed | None) -> set[str]:
+    if needed is None:
+        return set()
+    return set(needed.first) | {s for alt in needed.alternatives for group in alt for s in group}
+
+
 def test_every_code_point_re_matches_with_a_literal_character_folds_like_it() -> None:
     every = "".join(map(chr, range(sys.maxunicode + 1)))
     letters = {c for v in VERSIONS for r in bundled_injection_rules(v).rules
-               for s in r.literals or () for c in s}  # fmt: skip
+               for s in strings(r.literals) for c in s}  # fmt: skip
     for letter in sorted(letters):
         matched = re.findall(re.escape(letter), every, re.IGNORECASE)
         assert {fold(c) for c in matched} == {fold(letter)}, letter
 
 
-def test_the_literals_are_the_longest_factor_of_each_alternative() -> None:
-    def literals(pattern: str) -> tuple[str, ...] | None:
+def test_the_literals_are_every_factor_of_each_alternative() -> None:
+    def literals(pattern: str) -> Needed | None:
         return needed_literals(re.compile(pattern, re.IGNORECASE))
 
-    assert literals(r"\b(?:ignore|forget)\s+(?:all\s+)?previous\b") == ("previous",)
-    assert literals(r"\bact\s+as\b|\b(?-i:DAN)\s+mode\b") == ("act", "mode")
-    assert literals(r"instructions?|\[/?INST\]") == ("[/inst]", "[inst]", "instruction")
-    assert literals(r"(?:致|给)(?:AI|助手)[^。]{0,6}?:") == ("给ai", "给助手", "致ai", "致助手")
-    assert literals(r"#{2,6}\s*(?:x|y)") == ("##",)
-    assert literals(r"(?<=忽略)掉?你") == ("你",)
-    assert literals(r"\bſtop\b") == ("stop",)
+    assert literals(r"\b(?:ignore|forget)\s+(?:all\s+)?previous\b") == Needed(
+        ("previous",), ((("previous",), ("forget", "ignore")),)
+    )
+    assert literals(r"\bact\s+as\b|\b(?-i:DAN)\s+mode\b") == Needed(
+        ("act", "mode"), ((("act",), ("as",)), (("mode",), ("dan",)))
+    )
+    assert literals(r"instructions?|\[/?INST\]") == Needed(
+        ("[/inst]", "[inst]", "instruction"), ((("[/inst]", "[inst]", "instruction"),),)
+    )
+    assert literals(r"(?:致|给)(?:AI|助手)[^。]{0,6}?:") == Needed(
+        ("给ai", "给助手", "致ai", "致助手"), ((("给ai", "给助手", "致ai", "致助手"), (":",)),)
+    )
+    assert literals(r"#{2,6}\s*(?:x|y)") == Needed(("##",), ((("##",), ("x", "y")),))
+    assert literals(r"(?<=忽略)掉?你") == Needed(("你",), ((("你",),),))
+    assert literals(r"\bſtop\b") == Needed(("stop",), ((("stop",),),))
     assert literals(r"(\w)\1{3}") is None
     assert literals(r"a?b?") is None
+    # an alternative that holds all the sets of another adds nothing
+    assert literals(r"system\s+prompt|tell\s+(?:the\s+)?system\s+prompt") == Needed(
+        ("system",), ((("system",), ("prompt",)),)
+    )
+
+
+def test_the_role_rule_needs_every_word_of_you_are_now() -> None:
+    role = next(r for r in bundled_injection_rules("injection-v2").rules
+                if r.id == "en.override.role")  # fmt: skip
+    assert role.literals is not None
+    assert (("you",), ("now",), ("are",), ("a", "in", "the")) in role.literals.alternatives
+    assert (("longer",), ("you",), ("now",), ("are",), ("no",)) in role.literals.alternatives
+    assert len(role.literals.alternatives) == 18
+    assert not admits(role.literals, fold("You will find the text of this document here."))
+    assert admits(role.literals, fold("Now you are in the document."))  # the words, any order
+    assert role.search("Now you are in the document.", "now you are in the document.") is None
+    assert role.search("You are now a pirate.", "you are now a pirate.") is not None
 
 
 def test_a_user_rule_the_analyser_cannot_read_searches_every_text(tmp_path: Path) -> None:
@@ -154,6 +186,6 @@ def test_a_user_rule_the_analyser_cannot_read_searches_every_text(tmp_path: Path
         encoding="utf-8",
     )
     rules = load_injection_rules(path)
-    assert [r.literals for r in rules.rules] == [None, ("dan",)]
+    assert [r.literals for r in rules.rules] == [None, Needed(("dan",), ((("dan",),),))]
     assert [m.rule_id for m in detect_injection("zzzz DAN", rules)] == ["repeat", "dan"]
     assert [m.rule_id for m in detect_injection("Dan", rules)] == []

@@ -1,12 +1,14 @@
-"""Strings every match of an expression contains, read from its parse tree (as RE2's prefilter
-does): `re` tries a case-insensitive pattern at every position (~1 us a character for the
-injection rules), a substring test costs a fraction of that."""
+r"""Strings every match of an expression contains, read from its parse tree (as RE2's prefilter
+does): `re` tries a pattern at every position (~1 us a character for a case-insensitive
+injection rule), a substring test costs a fraction of that. A sequence needs all its factors
+(`you`, `are` and `now` for `you\s+are\s+now`), an alternation one of its branches."""
 
 from __future__ import annotations
 
 import importlib
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 _parser: Any = importlib.import_module("re._parser")  # the parser `re.compile` uses (no stub)
 _CAP = 32
@@ -26,6 +28,10 @@ _FOLD = str.maketrans(
 _FOLDED = re.compile(f"[{re.escape(''.join(map(chr, _FOLD)))}]")  # searched faster than translated
 
 Strings = frozenset[str]
+Need = frozenset[frozenset[Strings]]
+"""Alternatives one of which every match satisfies; an alternative: sets each of which gives
+a string the match holds (one of the set's)."""
+_ANY: Need = frozenset({frozenset()})
 
 
 def fold(text: str) -> str:
@@ -34,71 +40,150 @@ def fold(text: str) -> str:
     return low.translate(_FOLD) if not low.isascii() and _FOLDED.search(low) else low
 
 
-def needed_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
-    """Folded strings one of which every match of `pattern` contains; None when unknown."""
-    exact, needed = _sequence(_parser.parse(pattern.pattern, pattern.flags))
-    folded = {fold(s) for s in _better(exact, needed) or ()}
-    if not folded or "" in folded:
+class Needed(NamedTuple):
+    """Folded strings every match of an expression holds."""
+
+    first: tuple[str, ...]
+    """One of these (checked first: most texts hold none)."""
+    alternatives: tuple[tuple[tuple[str, ...], ...], ...]
+    """And, for one of the alternatives, one string of each of its sets."""
+
+
+def needed_literals(pattern: re.Pattern[str]) -> Needed | None:
+    """What every match of `pattern` holds; None when unknown."""
+    exact, need = _sequence(_parser.parse(pattern.pattern, pattern.flags))
+    need = need if exact is None else _set(exact)
+    if frozenset() in need:
         return None
+    first = _folded(_union(need) or frozenset({""}))
+    alts = {  # in an alternative, the set a text most likely lacks first
+        tuple(sorted({_folded(g) for g in alt} - {("",)}, key=_rank, reverse=True)) for alt in need
+    }
+    return None if "" in first or () in alts else Needed(first, tuple(sorted(alts)))
+
+
+def admits(needed: Needed | None, folded: str) -> bool:
+    """Whether the folded text holds what `needed_literals` says every match holds."""
+    if needed is None:
+        return True
+    holds = folded.__contains__
+    if not any(map(holds, needed.first)):
+        return False
+    held: dict[tuple[str, ...], bool] = {}  # alternatives share sets: search each once
+    for alt in needed.alternatives:
+        for group in alt:
+            found = held.get(group)
+            if found is None:
+                found = held[group] = any(map(holds, group))
+            if not found:
+                break
+        else:
+            return True
+    return False
+
+
+def _folded(strings: Strings) -> tuple[str, ...]:
+    """`strings` folded, without one that holds another (which it implies)."""
+    folded = {fold(s) for s in strings}
     return tuple(sorted(s for s in folded if not any(t != s and t in s for t in folded)))
-
-
-def _better(a: Strings | None, b: Strings | None) -> Strings | None:
-    """The set whose shortest string is longer (then the smaller set); ignores useless sets."""
-    usable = [s for s in (a, b) if s and "" not in s]
-    return max(usable, key=lambda s: (min(map(len, s)), -len(s)), default=None)
 
 
 def _product(a: Strings, b: Strings) -> Strings | None:
     return frozenset(x + y for x in a for y in b) if len(a) * len(b) <= _CAP else None
 
 
-def _sequence(items: Any) -> tuple[Strings | None, Strings | None]:
-    """(every string the items match in turn, or None; strings one of which each match holds)."""
-    exact: Strings | None = frozenset({""})
-    needed: Strings | None = None
+def _rank(strings: Iterable[str]) -> tuple[int, int, list[str]]:
+    """Higher for a set a text more likely lacks: a longer shortest string, fewer strings."""
+    ordered = sorted(strings)
+    return min(map(len, ordered)), -len(ordered), ordered
+
+
+def _set(strings: Strings | None) -> Need:
+    """The need for one of `strings` (none when one of them is empty)."""
+    return _or([[strings]]) if strings and "" not in strings else _ANY
+
+
+def _or(alts: Iterable[Iterable[Strings]]) -> Need:
+    """The alternatives, without one that holds all the sets of another (it adds nothing)."""
+    every = {frozenset(alt) for alt in alts}
+    if frozenset() in every:
+        return _ANY
+    return frozenset(a for a in every if not any(b < a for b in every))
+
+
+def _one(need: Need) -> Need:
+    return _set(_union(need))
+
+
+def _union(need: Need) -> Strings | None:
+    """One set implied by `need`: a union of sets, one of each alternative, chosen greedily
+    (fairly long strings, then the set most alternatives share, then the smallest)."""
+    chosen: Strings = frozenset()
+    while need:
+        if frozenset() in need:
+            return None
+        groups = {g for alt in need for g in alt}
+        best = max(groups, key=lambda g: (min(4, _rank(g)[0]), sum(g in a for a in need), _rank(g)))
+        chosen, need = chosen | best, frozenset(alt for alt in need if best not in alt)
+    return chosen
+
+
+def _and(a: Need, b: Need) -> Need:
+    if len(a) * len(b) > _CAP:  # too many alternatives: the longer one gives one set
+        return _and(_one(a), b) if len(a) >= len(b) else _and(a, _one(b))
+    return _or(x | y for x in a for y in b)
+
+
+def _sequence(items: Any) -> tuple[Strings | None, Need]:
+    """(every string the items match in turn, or None; what each match holds)."""
+    need, exact = _ANY, True
     current: Strings = frozenset({""})
     for op, av in items:
-        node, node_needed = _node(str(op), av)
+        node, node_need = _node(str(op), av)
         joined = _product(current, node) if node is not None else None
         if joined is not None:
             current = joined
             continue
-        exact = None
-        needed = _better(needed, _better(current, node_needed if node is None else node))
+        exact = False
+        need = _and(need, _set(current))
+        if node is None:
+            need = _and(need, node_need)
         current = node if node is not None else frozenset({""})
-    return (current, None) if exact is not None else (None, _better(needed, current))
+    return (current, _ANY) if exact else (None, _and(need, _set(current)))
 
 
-def _node(op: str, av: Any) -> tuple[Strings | None, Strings | None]:
+def _node(op: str, av: Any) -> tuple[Strings | None, Need]:
     if op == "LITERAL":
-        return frozenset({chr(av)}), None
+        return frozenset({chr(av)}), _ANY
     if op in ("AT", "ASSERT", "ASSERT_NOT"):  # zero-width
-        return frozenset({""}), None
+        return frozenset({""}), _ANY
     if op == "IN" and len(av) <= _CAP and all(str(kind) == "LITERAL" for kind, _ in av):
-        return frozenset(chr(code) for _, code in av), None
+        return frozenset(chr(code) for _, code in av), _ANY
     if op in ("SUBPATTERN", "ATOMIC_GROUP"):
         return _sequence(av[3] if op == "SUBPATTERN" else av)
     if op == "BRANCH":
         parts = [_sequence(items) for items in av[1]]
-        if all(exact is not None for exact, _ in parts):
-            union = frozenset().union(*(exact for exact, _ in parts if exact is not None))
-            if len(union) <= _CAP:
-                return union, None
-        options = [_better(exact, needed) for exact, needed in parts]
-        usable = [s for s in options if s]
-        return None, (frozenset().union(*usable) if len(usable) == len(options) else None)
+        exacts = [exact for exact, _ in parts if exact is not None]
+        union = frozenset().union(*exacts)
+        if len(exacts) == len(parts) and len(union) <= _CAP:
+            return union, _ANY
+        needs = [need for exact, need in parts if exact is None]
+        needs = sorted(needs + [_set(union)] * any(exacts), key=len)
+        while len(needs[-1]) > 1 and sum(map(len, needs)) > _CAP:  # the longest gives one set
+            needs = sorted([*needs[:-1], _one(needs[-1])], key=len)
+        alts = _or(alt for need in needs for alt in need)
+        return None, _one(alts) if len(alts) > _CAP else alts
     if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         least, most, items = av
-        exact, needed = _sequence(items)
+        exact, need = _sequence(items)
         if least == 0:
-            return (exact | {""} if exact is not None and most == 1 else None), None
+            return (exact | {""} if exact is not None and most == 1 else None), _ANY
         if exact is None:
-            return None, needed
+            return None, need
         copies: Strings | None = frozenset({""})
         for _ in range(min(least, 4)):  # a match starts with `least` matches of the item
             copies = _product(copies, exact) if copies is not None else None
         if copies is None:
-            return None, exact
-        return (copies, None) if least == most <= 4 else (None, copies)
-    return None, None
+            return None, _set(exact)
+        return (copies, _ANY) if least == most <= 4 else (None, _set(copies))
+    return None, _ANY

@@ -13,7 +13,7 @@ from typing import Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._literals import fold, needed_literals
+from ._literals import Needed, admits, fold, needed_literals
 from ._rulefiles import (
     compile_pattern,
     parse_bundled_rules,
@@ -45,17 +45,18 @@ class InjectionRule:
     """What the rule looks for."""
     pattern: re.Pattern[str]
     """The compiled expression."""
-    literals: tuple[str, ...] | None = field(init=False, repr=False, compare=False)
-    """Folded strings (`_literals.fold`) one of which every match holds, read from `pattern`;
-    None when its parse tree gives none (the rule then searches every text)."""
+    literals: Needed | None = field(init=False, repr=False, compare=False)
+    """Folded strings (`_literals.fold`) every match holds, read from `pattern`
+    (`_literals.needed_literals`); None when its parse tree gives none (the rule then
+    searches every text)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", needed_literals(self.pattern))
 
     def search(self, text: str, folded: str) -> re.Match[str] | None:
         """The first match in `text` (`folded` is `fold(text)`); None at once when `folded`
-        holds none of the rule's literals."""
-        if self.literals is None or any(s in folded for s in self.literals):
+        lacks the rule's literals."""
+        if admits(self.literals, folded):
             return self.pattern.search(text)
         return None
 
