@@ -53,13 +53,14 @@ def needed_literals(pattern: re.Pattern[str]) -> Needed | None:
     """What every match of `pattern` holds; None when unknown."""
     exact, need = _sequence(_parser.parse(pattern.pattern, pattern.flags))
     need = need if exact is None else _set(exact)
-    if frozenset() in need:
+    need = _or({g for group in alt for g in _folded(group)} - {frozenset({""})} for alt in need)
+    first = _union(need)
+    if first is None:
         return None
-    first = _folded(_union(need) or frozenset({""}))
     alts = {  # in an alternative, the set a text most likely lacks first
-        tuple(sorted({_folded(g) for g in alt} - {("",)}, key=_rank, reverse=True)) for alt in need
+        tuple(sorted((tuple(sorted(g)) for g in alt), key=_rank, reverse=True)) for alt in need
     }
-    return None if "" in first or () in alts else Needed(first, tuple(sorted(alts)))
+    return Needed(tuple(sorted(_pruned(first))), tuple(sorted(alts)))
 
 
 def admits(needed: Needed | None, folded: str) -> bool:
@@ -82,10 +83,23 @@ def admits(needed: Needed | None, folded: str) -> bool:
     return False
 
 
-def _folded(strings: Strings) -> tuple[str, ...]:
-    """`strings` folded, without one that holds another (which it implies)."""
-    folded = {fold(s) for s in strings}
-    return tuple(sorted(s for s in folded if not any(t != s and t in s for t in folded)))
+def _pruned(strings: Iterable[str]) -> Strings:
+    """`strings` without one that holds another (which it implies)."""
+    every = set(strings)
+    return frozenset(s for s in every if not any(t != s and t in s for t in every))
+
+
+def _folded(strings: Strings) -> frozenset[Strings]:
+    """`strings` folded and pruned; for more than 4 strings that share strings of 3 characters
+    or more, those (each searched once, not each string)."""
+    kept = _pruned(map(fold, strings))
+    short = min(kept, key=len)
+    shared = {short[i:j] for i in range(len(short)) for j in range(i + 3, len(short) + 1)}
+    shared = {c for c in shared if all(c in s for s in kept)}
+    if len(kept) > 4 and shared:
+        longest = {c for c in shared if not any(c != d and c in d for d in shared)}
+        return frozenset(frozenset({c}) for c in longest)
+    return frozenset({kept})
 
 
 def _product(a: Strings, b: Strings) -> Strings | None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
+from ._literals import Needed, admits, fold, needed_literals
 from ._rulefiles import (
     compile_pattern,
     parse_bundled_rules,
@@ -48,6 +49,12 @@ class SensitiveDetector:
     """A check every match (its `value` group, if any) must pass, if any."""
     requires: str | None = None
     """Text every match contains (case-sensitive); a text without it is not scanned (speed)."""
+    literals: Needed | None = field(init=False, repr=False, compare=False)
+    """What every match holds, folded, read from `pattern` (`_literals.needed_literals`); a
+    text whose folded form lacks it is not scanned."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "literals", needed_literals(self.pattern))
 
 
 # eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
@@ -190,9 +197,10 @@ def load_sensitive_config(path: PathArg | None = None) -> SensitiveConfig:
 
 
 def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:
-    found = []
+    found, folded = [], fold(text)
     for priority, det in enumerate(config.detectors):
-        if det.requires is not None and det.requires not in text:
+        lacks = det.requires is not None and det.requires not in text
+        if lacks or not admits(det.literals, folded):
             continue
         valued = "value" in det.pattern.groupindex
         for match in det.pattern.finditer(text):
