@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ragtriage.loading import Dataset, SourceFile
@@ -75,3 +75,18 @@ def make_dataset(
         SourceFile("snapshot.json", "snapshot", ""),
     )
     return Dataset(snapshot, evalset, loaded, sources, run_files={n: f"{n}.json" for n in runs})
+
+
+def agreeing(
+    find: Callable[[str, Any], tuple[Any, ...]], pairs: Mapping[str, tuple[Any, Any]],
+    name: Callable[[Any], str], text: str,
+) -> set[str]:
+    """For each version's `(rules, oracle)` pair, asserts that `find(text, rules)` (with the
+    prefilter) finds what `find(text, oracle)` (the same rules searching every text) finds;
+    returns `VERSION:NAME` of each finding."""
+    fired = set()
+    for version, (rules, oracle) in pairs.items():
+        found = find(text, rules)
+        assert found == find(text, oracle), (version, text)
+        fired |= {f"{version}:{name(f)}" for f in found}
+    return fired

@@ -20,6 +20,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from boundaries_builders import agreeing
 from hypothesis import given, settings, strategies as st
 
 from ragtriage.detectors import bundled_injection_rules, detect_injection, load_injection_rules
@@ -68,12 +69,7 @@ def disguise(text: str, rng: random.Random) -> str:
 
 
 def same_findings(text: str) -> set[str]:
-    fired = set()
-    for version, (rules, oracle) in ORACLES.items():
-        found = _detect.__wrapped__(text, rules)  # type: ignore[attr-defined]
-        assert found == _detect.__wrapped__(text, oracle), (version, text)  # type: ignore[attr-defined]
-        fired |= {f"{version}:{m.rule_id}" for m in found}
-    return fired
+    return agreeing(_detect.__wrapped__, ORACLES, lambda m: m.rule_id, text)  # type: ignore[attr-defined]
 
 
 def test_the_prefilter_changes_no_finding_and_every_bundled_rule_fires() -> None:

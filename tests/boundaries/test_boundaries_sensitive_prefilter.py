@@ -15,6 +15,7 @@ import json
 import random
 from dataclasses import replace
 
+from boundaries_builders import agreeing
 from hypothesis import given, settings, strategies as st
 
 from ragtriage.detectors import SensitiveConfig, bundled_sensitive_config
@@ -62,12 +63,7 @@ def disguise(text: str, rng: random.Random) -> str:
 
 
 def same_findings(text: str) -> set[str]:
-    fired = set()
-    for version, (config, oracle) in ORACLES.items():
-        found = _find.__wrapped__(text, config)  # type: ignore[attr-defined]
-        assert found == _find.__wrapped__(text, oracle), (version, text)  # type: ignore[attr-defined]
-        fired |= {f"{version}:{f.detector}" for f in found}
-    return fired
+    return agreeing(_find.__wrapped__, ORACLES, lambda f: f.detector, text)  # type: ignore[attr-defined]
 
 
 def test_the_prefilter_changes_no_finding_and_every_bundled_detector_fires() -> None:
