@@ -203,3 +203,60 @@ def test_files_hashed_in_a_second_thread_give_file_sha256_and_its_error(tmp_path
     with pytest.raises(InputError) as raised_later:
         later()
     assert _message(raised_later) == _message(raised)
+
+
+def test_a_text_written_in_pieces_is_handed_to_the_disk_early_and_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every 10 characters written, a flush of what the file holds so far (each seen from its
+    # own thread, the file's content then on disk), while the next pieces are written.
+    import os
+    import threading
+    import time
+    from collections.abc import Iterator
+
+    from ragtriage.fileio import _write
+
+    monkeypatch.setattr(_write, "_FLUSH_EVERY", 10)
+    seen: list[tuple[bytes, bool]] = []
+
+    def datasync(fd: int) -> None:
+        seen.append((os.pread(fd, 100, 0), threading.current_thread().name == "ragtriage-flush"))
+
+    monkeypatch.setattr(os, "fdatasync", datasync)
+    def pieces() -> Iterator[str]:
+        yield from ["abcdef", "ghijkl"]  # the first flush starts after the second piece
+        while any(t.name == "ragtriage-flush" for t in threading.enumerate()):
+            time.sleep(0.001)  # (a flush due while the last one runs is left for later)
+        yield from ["mnop", "qrstuvwxyz", "!"]
+
+    target = tmp_path / "report.json"
+    fileio.write_text(target, pieces())
+    assert target.read_text() == "abcdefghijklmnopqrstuvwxyz!"
+    assert seen == [(b"abcdefghijkl", True), (b"abcdefghijklmnopqrstuvwxyz", True)]
+    assert threading.active_count() == 1  # no thread left to wait for at the exit
+
+
+def test_an_early_flush_that_fails_fails_the_writing_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    from ragtriage.fileio import _write
+
+    monkeypatch.setattr(_write, "_FLUSH_EVERY", 4)
+
+    def datasync(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "fdatasync", datasync)
+    target = tmp_path / "report.json"
+    target.write_text("older")
+    with pytest.raises(fileio.OutputError) as caught:
+        fileio.write_text(target, iter(["abcd", "efgh", "ij"]))
+    assert str(caught.value) == (
+        f"cannot write {target}: Input/output error. Nothing was written."
+    )
+    assert target.read_text() == "older"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]

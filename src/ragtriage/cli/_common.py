@@ -71,16 +71,13 @@ def say(line: str, *, err: bool = False) -> None:
 def write_output(text: str | Iterable[str], output: Path | None) -> None:
     """Write a rendered report (its text, or its text in pieces) to a file (whole or not at
     all), or to stdout."""
-    pieces = [text] if isinstance(text, str) else text
     if output is None:
-        for piece in pieces:
+        for piece in [text] if isinstance(text, str) else text:
             click.echo(piece, nl=False)
     else:
-        from ..fileio import atomic_output
+        from ..fileio import write_text
 
-        with atomic_output(output) as handle:
-            for piece in pieces:
-                handle.write(piece)
+        write_text(output, text)
 
 
 def refuse_inputs_as_outputs(ctx: click.Context) -> None:
