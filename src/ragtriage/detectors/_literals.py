@@ -1,14 +1,17 @@
 r"""Strings every match of an expression contains, read from its parse tree (as RE2's prefilter
 does): `re` tries a pattern at every position (~1 us a character for a case-insensitive
-injection rule), a substring test costs a fraction of that. A sequence needs all its factors
-(`you`, `are` and `now` for `you\s+are\s+now`), an alternation one of its branches."""
+injection rule), while one Aho-Corasick pass finds every string of a rule set a text holds.
+A sequence needs all its factors (`you`, `are` and `now` for `you\s+are\s+now`), an
+alternation one of its branches."""
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import Any, NamedTuple
+
+import ahocorasick
 
 _parser: Any = importlib.import_module("re._parser")  # the parser `re.compile` uses (no stub)
 _CAP = 32
@@ -63,24 +66,52 @@ def needed_literals(pattern: re.Pattern[str]) -> Needed | None:
     return Needed(tuple(sorted(_pruned(first))), tuple(sorted(alts)))
 
 
-def admits(needed: Needed | None, folded: str) -> bool:
-    """Whether the folded text holds what `needed_literals` says every match holds."""
+def admits(needed: Needed | None, held: Container[str]) -> bool:
+    """Whether a text may match: `held` holds one of `needed.first` and, for one alternative,
+    one string of each of its sets. `held`: the strings of the rule set the folded text holds
+    (`Prefilter.held`), or the folded text itself (the same answers, a search per string)."""
     if needed is None:
         return True
-    holds = folded.__contains__
+    holds = held.__contains__
     if not any(map(holds, needed.first)):
         return False
-    held: dict[tuple[str, ...], bool] = {}  # alternatives share sets: search each once
     for alt in needed.alternatives:
         for group in alt:
-            found = held.get(group)
-            if found is None:
-                found = held[group] = any(map(holds, group))
-            if not found:
+            if not any(map(holds, group)):
                 break
         else:
             return True
     return False
+
+
+class Prefilter:
+    """Every string the literals of a rule set mention, found in a folded text in one pass
+    (an Aho-Corasick automaton, built once per rule set)."""
+
+    def __init__(self, needs: Iterable[Needed | None]) -> None:
+        self.words = frozenset(s for n in needs if n is not None for s in (*n.first, *_groups(n)))
+        """Every string the literals mention (`needed_literals` gives no empty string)."""
+        # The automaton reports every occurrence: one of a single character (a space, `a`,
+        # a digit) is found sooner by `in` (memchr), at most one pass a character.
+        self._chars = tuple(sorted(w for w in self.words if len(w) == 1))
+        self._automaton: Any = None  # pyahocorasick ships no type hints
+        longer = sorted(self.words.difference(self._chars))
+        if longer:
+            self._automaton = ahocorasick.Automaton()
+            for word in longer:
+                self._automaton.add_word(word, word)
+            self._automaton.make_automaton()
+
+    def held(self, folded: str) -> frozenset[str]:
+        """The rule set's strings `s` with `s in folded` (overlapping ones included)."""
+        found = [c for c in self._chars if c in folded]
+        if self._automaton is not None:
+            found += [word for _, word in self._automaton.iter(folded)]
+        return frozenset(found)
+
+
+def _groups(needed: Needed) -> Iterable[str]:
+    return (s for alt in needed.alternatives for group in alt for s in group)
 
 
 def _pruned(strings: Iterable[str]) -> Strings:

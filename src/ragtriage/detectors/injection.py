@@ -7,13 +7,14 @@ version, so a change of rules is never mistaken for a change of the system under
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._literals import Needed, admits, fold, needed_literals
+from ._literals import Needed, Prefilter, admits, fold, needed_literals
 from ._rulefiles import (
     compile_pattern,
     parse_bundled_rules,
@@ -53,10 +54,11 @@ class InjectionRule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", needed_literals(self.pattern))
 
-    def search(self, text: str, folded: str) -> re.Match[str] | None:
-        """The first match in `text` (`folded` is `fold(text)`); None at once when `folded`
-        lacks the rule's literals."""
-        if admits(self.literals, folded):
+    def search(self, text: str, held: Container[str]) -> re.Match[str] | None:
+        """The first match in `text`; None at once when `held` (the rule set's strings that
+        `fold(text)` holds, `InjectionRules.prefilter`, or `fold(text)` itself) lacks the
+        rule's literals."""
+        if admits(self.literals, held):
             return self.pattern.search(text)
         return None
 
@@ -73,6 +75,11 @@ class InjectionRules:
     normalise: bool = True
     """Match the normalised forms of a text (`normalise.instruction_views`), not only the raw
     text. `injection-v1` matched raw text and keeps doing so."""
+
+    @cached_property
+    def prefilter(self) -> Prefilter:
+        """Finds in one pass the strings of every rule's literals a folded text holds."""
+        return Prefilter(rule.literals for rule in self.rules)
 
 
 @dataclass(frozen=True)
@@ -186,16 +193,16 @@ def detect_injection(text: str, rules: InjectionRules | None = None) -> tuple[In
 # The same passages recur across questions and runs: scan each (text, rule set) once.
 @lru_cache(maxsize=1 << 18)
 def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
-    found = []
+    found, held = [], chosen.prefilter.held
     if not chosen.normalise:
-        folded = fold(text)
+        present = held(fold(text))
         for rule in chosen.rules:
-            match = rule.search(text, folded)
+            match = rule.search(text, present)
             if match is not None:
                 found.append(InjectionMatch(rule.id, rule.category, match.start(), match.end()))
         return tuple(found)
     texts = instruction_texts(text)
-    keys = [fold(view) for view in texts]
+    keys = [held(fold(view)) for view in texts]
     hits = []
     for rule in chosen.rules:
         spans = []

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._literals import Needed, admits, fold, needed_literals
+from ._literals import Needed, Prefilter, admits, fold, needed_literals
 from ._rulefiles import (
     compile_pattern,
     parse_bundled_rules,
@@ -71,6 +71,11 @@ class SensitiveConfig:
     normalise: bool = True
     """Match the normalised form of a text (`normalise.matching_form`: format characters
     removed, NFKC); `sensitive-v1` matched raw text and keeps doing so."""
+
+    @cached_property
+    def prefilter(self) -> Prefilter:
+        """Finds in one pass the strings of every detector's literals a folded text holds."""
+        return Prefilter(det.literals for det in self.detectors)
 
     def with_list(self, name: str, terms: Sequence[str]) -> SensitiveConfig:
         """A copy with one more named list (replacing a list of the same name)."""
@@ -197,10 +202,10 @@ def load_sensitive_config(path: PathArg | None = None) -> SensitiveConfig:
 
 
 def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:
-    found, folded = [], fold(text)
+    found, held = [], config.prefilter.held(fold(text))
     for priority, det in enumerate(config.detectors):
         lacks = det.requires is not None and det.requires not in text
-        if lacks or not admits(det.literals, folded):
+        if lacks or not admits(det.literals, held):
             continue
         valued = "value" in det.pattern.groupindex
         for match in det.pattern.finditer(text):
