@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Iterable, Set as AbstractSet
 from typing import Any, NamedTuple
 
 import ahocorasick
@@ -66,18 +66,19 @@ def needed_literals(pattern: re.Pattern[str]) -> Needed | None:
     return Needed(tuple(sorted(_pruned(first))), tuple(sorted(alts)))
 
 
-def admits(needed: Needed | None, held: Container[str]) -> bool:
+def admits(needed: Needed | None, held: AbstractSet[str] | str) -> bool:
     """Whether a text may match: `held` holds one of `needed.first` and, for one alternative,
     one string of each of its sets. `held`: the strings of the rule set the folded text holds
-    (`Prefilter.held`), or the folded text itself (the same answers, a search per string)."""
+    (`Prefilter.held`), or the folded text itself (its strings then searched one by one)."""
     if needed is None:
         return True
-    holds = held.__contains__
-    if not any(map(holds, needed.first)):
+    if isinstance(held, str):
+        held = {s for s in (*needed.first, *_groups(needed)) if s in held}
+    if held.isdisjoint(needed.first):
         return False
     for alt in needed.alternatives:
         for group in alt:
-            if not any(map(holds, group)):
+            if held.isdisjoint(group):
                 break
         else:
             return True

@@ -7,7 +7,7 @@ version, so a change of rules is never mistaken for a change of the system under
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Literal, cast
@@ -54,7 +54,7 @@ class InjectionRule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", needed_literals(self.pattern))
 
-    def search(self, text: str, held: Container[str]) -> re.Match[str] | None:
+    def search(self, text: str, held: AbstractSet[str] | str) -> re.Match[str] | None:
         """The first match in `text`; None at once when `held` (the rule set's strings that
         `fold(text)` holds, `InjectionRules.prefilter`, or `fold(text)` itself) lacks the
         rule's literals."""
