@@ -92,8 +92,9 @@ class Prefilter:
     def __init__(self, needs: Iterable[Needed | None]) -> None:
         self.words = frozenset(s for n in needs if n is not None for s in (*n.first, *_groups(n)))
         """Every string the literals mention (`needed_literals` gives no empty string)."""
-        # The automaton reports every occurrence: one of a single character (a space, `a`,
-        # a digit) is found sooner by `in` (memchr), at most one pass a character.
+        # The automaton yields every occurrence, of a space or an `a` hundreds a text; `in`
+        # stops at a character's first (the sensitive detectors' 31 strings, 13 of them
+        # characters, in 1,000 characters of English: 51 us all in the automaton, 12 us so).
         self._chars = tuple(sorted(w for w in self.words if len(w) == 1))
         self._automaton: Any = None  # pyahocorasick ships no type hints
         longer = sorted(self.words.difference(self._chars))
