@@ -66,14 +66,12 @@ def needed_literals(pattern: re.Pattern[str]) -> Needed | None:
     return Needed(tuple(sorted(_pruned(first))), tuple(sorted(alts)))
 
 
-def admits(needed: Needed | None, held: AbstractSet[str] | str) -> bool:
-    """Whether a text may match: `held` holds one of `needed.first` and, for one alternative,
-    one string of each of its sets. `held`: the strings of the rule set the folded text holds
-    (`Prefilter.held`), or the folded text itself (its strings then searched one by one)."""
+def admits(needed: Needed | None, held: AbstractSet[str]) -> bool:
+    """Whether a text may match: `held` (the strings of the rule set the folded text holds,
+    `Prefilter.held`) holds one of `needed.first` and, for one alternative, one string of
+    each of its sets."""
     if needed is None:
         return True
-    if isinstance(held, str):
-        held = {s for s in (*needed.first, *_groups(needed)) if s in held}
     if held.isdisjoint(needed.first):
         return False
     for alt in needed.alternatives:

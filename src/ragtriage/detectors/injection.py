@@ -54,10 +54,9 @@ class InjectionRule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", needed_literals(self.pattern))
 
-    def search(self, text: str, held: AbstractSet[str] | str) -> re.Match[str] | None:
+    def search(self, text: str, held: AbstractSet[str]) -> re.Match[str] | None:
         """The first match in `text`; None at once when `held` (the rule set's strings that
-        `fold(text)` holds, `InjectionRules.prefilter`, or `fold(text)` itself) lacks the
-        rule's literals."""
+        `fold(text)` holds, `InjectionRules.prefilter`) lacks the rule's literals."""
         if admits(self.literals, held):
             return self.pattern.search(text)
         return None
