@@ -232,3 +232,49 @@ def _node(op: str, av: Any) -> tuple[Strings | None, Need]:
             return None, _set(exact)
         return (copies, _ANY) if least == most <= 4 else (None, _set(copies))
     return None, _ANY
+
+
+def needed_digits(pattern: re.Pattern[str]) -> int:
+    """The fewest decimal digits (`\\d`, Unicode category Nd) that every match of `pattern`
+    consumes: a text with fewer cannot match (a card number needs 13, say, wherever the
+    separators fall)."""
+    return _digits(_parser.parse(pattern.pattern, pattern.flags))
+
+
+def _digits(items: Any) -> int:
+    total = 0
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            total += chr(av).isdecimal()
+        elif name == "IN":  # a class of digits only: `\d`, `[0-9]`, `[13579]`
+            total += all(_digit_item(str(kind), value) for kind, value in av)
+        elif name in ("SUBPATTERN", "ATOMIC_GROUP"):
+            total += _digits(av[3] if name == "SUBPATTERN" else av)
+        elif name == "BRANCH":
+            total += min(_digits(branch) for branch in av[1])
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            total += av[0] * _digits(av[2])
+        # Anything else consumes no digit for certain: a look-around, an anchor, a back
+        # reference, a negated class, any character.
+    return total
+
+
+def _digit_item(kind: str, value: Any) -> bool:
+    if kind == "LITERAL":
+        return chr(value).isdecimal()
+    if kind == "RANGE":
+        return all(chr(c).isdecimal() for c in range(value[0], value[1] + 1))
+    return kind == "CATEGORY" and str(value) == "CATEGORY_DIGIT"
+
+
+_DIGIT = re.compile(r"\d")
+_ASCII_DIGITS = b"0123456789"
+
+
+def digit_count(text: str) -> int:
+    """How many characters of `text` `\\d` matches (an ASCII text's digits are its only ones)."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data) - len(data.translate(None, _ASCII_DIGITS))
+    return len(_DIGIT.findall(text))

@@ -14,7 +14,15 @@ from typing import cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._literals import Needed, Prefilter, admits, fold, needed_literals
+from ._literals import (
+    Needed,
+    Prefilter,
+    admits,
+    digit_count,
+    fold,
+    needed_digits,
+    needed_literals,
+)
 from ._rulefiles import (
     compile_pattern,
     parse_bundled_rules,
@@ -52,9 +60,13 @@ class SensitiveDetector:
     literals: Needed | None = field(init=False, repr=False, compare=False)
     """What every match holds, folded, read from `pattern` (`_literals.needed_literals`); a
     text whose folded form lacks it is not scanned."""
+    digits: int = field(init=False, repr=False, compare=False)
+    """The fewest digits every match consumes, read from `pattern`
+    (`_literals.needed_digits`); a text with fewer is not scanned."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", needed_literals(self.pattern))
+        object.__setattr__(self, "digits", needed_digits(self.pattern))
 
 
 # eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
@@ -202,10 +214,10 @@ def load_sensitive_config(path: PathArg | None = None) -> SensitiveConfig:
 
 
 def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:
-    found, held = [], config.prefilter.held(fold(text))
+    found, held, digits = [], config.prefilter.held(fold(text)), digit_count(text)
     for priority, det in enumerate(config.detectors):
         lacks = det.requires is not None and det.requires not in text
-        if lacks or not admits(det.literals, held):
+        if lacks or det.digits > digits or not admits(det.literals, held):
             continue
         valued = "value" in det.pattern.groupindex
         for match in det.pattern.finditer(text):
