@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from ragtriage.detectors import SensitiveConfig, bundled_sensitive_config
 from ragtriage.loading import Dataset, SourceFile
 from ragtriage.schemas import EvalSet, Run, Snapshot
 
@@ -90,3 +92,20 @@ def agreeing(
         assert found == find(text, oracle), (version, text)
         fired |= {f"{version}:{name(f)}" for f in found}
     return fired
+
+
+def sensitive_oracles(
+    versions: Sequence[str], **unset: Any
+) -> dict[str, tuple[SensitiveConfig, SensitiveConfig]]:
+    """Each version's bundled detectors, and the same detectors with the prefilter fields in
+    `unset` given those values (the oracle: `literals=None` searches every text, `digits=0`
+    texts without digits too), for `agreeing`."""
+    pairs = {}
+    for version in versions:
+        config = bundled_sensitive_config(version)
+        oracle = replace(config, detectors=tuple(replace(d) for d in config.detectors))
+        for det in oracle.detectors:
+            for name, value in unset.items():
+                object.__setattr__(det, name, value)
+        pairs[version] = (config, oracle)
+    return pairs

@@ -11,22 +11,16 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import replace
 
-from boundaries_builders import agreeing
+from boundaries_builders import agreeing, sensitive_oracles
 from hypothesis import given, settings, strategies as st
 
-from ragtriage.detectors import SensitiveConfig, bundled_sensitive_config
+from ragtriage.detectors import bundled_sensitive_config
 from ragtriage.detectors._literals import digit_count, needed_digits
 from ragtriage.detectors.sensitive import _find
 
 VERSIONS = ("sensitive-v1", "sensitive-v2")
-ORACLES = {v: (c, SensitiveConfig(c.version, tuple(replace(d) for d in c.detectors),
-                                  c.lists, c.normalise)) for v in VERSIONS
-           for c in [bundled_sensitive_config(v)]}  # fmt: skip
-for _, oracle in ORACLES.values():
-    for det in oracle.detectors:
-        object.__setattr__(det, "digits", 0)  # the oracle searches texts without digits too
+ORACLES = sensitive_oracles(VERSIONS, digits=0)  # searches texts without digits too
 DIGITS = ["0", "1", "3", "5", "8", "9", "\uff11", "\u0663", "\u0969", "13800138000", "4111"]
 """ASCII digits, a full-width one, an Arabic-Indic one, a Devanagari one, runs of digits."""
 AROUND = [" ", "-", ".", "(", ")", "+", "+86", "GB82", "X", "x", "\u200b", "a", "卡号"]

@@ -13,12 +13,11 @@ from __future__ import annotations
 import base64
 import json
 import random
-from dataclasses import replace
 
-from boundaries_builders import agreeing
+from boundaries_builders import agreeing, sensitive_oracles
 from hypothesis import given, settings, strategies as st
 
-from ragtriage.detectors import SensitiveConfig, bundled_sensitive_config
+from ragtriage.detectors import bundled_sensitive_config
 from ragtriage.detectors._literals import Needed
 from ragtriage.detectors.sensitive import _find
 
@@ -48,13 +47,7 @@ PIECES = [
     "555", "X", "\u200b", "\u00a0", "\uff11", "卡号", "the", "of",
 ]  # fmt: skip
 """Prefixes and labels in other case or cut short, separators, digits and other characters."""
-ORACLES = {v: (c, SensitiveConfig(c.version, tuple(replace(d) for d in c.detectors),
-                                  c.lists, c.normalise)) for v in VERSIONS
-           for c in [bundled_sensitive_config(v)]}  # fmt: skip
-for _, oracle in ORACLES.values():
-    for det in oracle.detectors:
-        object.__setattr__(det, "literals", None)  # the oracle searches every text
-        object.__setattr__(det, "digits", 0)  # however few digits it holds
+ORACLES = sensitive_oracles(VERSIONS, literals=None, digits=0)  # searches every text
 
 
 def disguise(text: str, rng: random.Random) -> str:
