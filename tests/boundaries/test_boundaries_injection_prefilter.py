@@ -53,6 +53,7 @@ def exhaustive(rules: InjectionRules) -> InjectionRules:
     for rule in rules.rules:
         copy = replace(rule)
         object.__setattr__(copy, "literals", None)
+        object.__setattr__(copy, "branches", ())  # the whole pattern, not its branches apart
         copies.append(copy)
     return InjectionRules(rules.version, tuple(copies), rules.normalise)
 

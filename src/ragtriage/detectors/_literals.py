@@ -6,6 +6,7 @@ alternation one of its branches."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Iterable, Set as AbstractSet
@@ -14,6 +15,7 @@ from typing import Any, NamedTuple
 import ahocorasick
 
 _parser: Any = importlib.import_module("re._parser")  # the parser `re.compile` uses (no stub)
+_compiler: Any = importlib.import_module("re._compiler")  # and its compiler
 _CAP = 32
 """Most strings a set may hold; a longer cross-product falls back to a shorter factor."""
 
@@ -54,7 +56,47 @@ class Needed(NamedTuple):
 
 def needed_literals(pattern: re.Pattern[str]) -> Needed | None:
     """What every match of `pattern` holds; None when unknown."""
-    exact, need = _sequence(_parser.parse(pattern.pattern, pattern.flags))
+    return _needed(_parser.parse(pattern.pattern, pattern.flags))
+
+
+def branch_literals(pattern: re.Pattern[str]) -> tuple[Needed | None, ...]:
+    """What every match of each branch holds, for a pattern that is one alternation of
+    branches (`a|b|c`); empty for any other. A text a rule admits is then searched only for
+    the branches it admits (`branch_patterns`): one branch of a rule may pass on ordinary
+    prose, where searching all of them at every position costs ten times as much."""
+    return tuple(_needed(branch) for branch in _branches(pattern))
+
+
+@functools.cache
+def branch_patterns(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...]:
+    """The branches of `branch_literals`, each compiled apart, with the pattern's flags and
+    group numbers. The leftmost match of the pattern is the leftmost of its branches' and, of
+    branches matching at one position, the first's, with the same span (the branch is
+    tried there as the pattern tries it)."""
+    return tuple(_compiler.compile(branch, pattern.flags) for branch in _branches(pattern))
+
+
+def _branches(pattern: re.Pattern[str]) -> list[Any]:
+    """The parse tree's branches when it is one alternation between items that match one way
+    (the parser factors a common `\b` out of `\ba|\bb`: each branch gets it back). After a
+    prefix that could match more ways, the alternation tries each branch with each of them
+    before the next branch, so the branches apart could find another match."""
+    parsed = _parser.parse(pattern.pattern, pattern.flags)
+    ops = [str(op) for op, _ in parsed.data]
+    if ops.count("BRANCH") != 1:
+        return []
+    at = ops.index("BRANCH")
+    if not set(ops[:at]) <= {"AT", "LITERAL", "NOT_LITERAL", "IN", "ANY"}:
+        return []
+    head, tail = parsed.data[:at], parsed.data[at + 1 :]
+    return [
+        _parser.SubPattern(parsed.state, [*head, *branch.data, *tail])
+        for branch in parsed.data[at][1][1]
+    ]
+
+
+def _needed(parsed: Any) -> Needed | None:
+    exact, need = _sequence(parsed)
     need = need if exact is None else _set(exact)
     need = _or({g for group in alt for g in _folded(group)} - {frozenset({""})} for alt in need)
     first = _union(need)

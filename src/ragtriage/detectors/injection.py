@@ -14,7 +14,15 @@ from typing import Literal, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
-from ._literals import Needed, Prefilter, admits, fold, needed_literals
+from ._literals import (
+    Needed,
+    Prefilter,
+    admits,
+    branch_literals,
+    branch_patterns,
+    fold,
+    needed_literals,
+)
 from ._rulefiles import (
     compile_pattern,
     parse_bundled_rules,
@@ -51,15 +59,29 @@ class InjectionRule:
     (`_literals.needed_literals`); None when its parse tree gives none (the rule then
     searches every text)."""
 
+    branches: tuple[Needed | None, ...] = field(init=False, repr=False, compare=False)
+    """For a pattern that is one alternation, what every match of each branch holds
+    (`_literals.branch_literals`); empty otherwise (the pattern is searched whole)."""
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", needed_literals(self.pattern))
+        object.__setattr__(self, "branches", branch_literals(self.pattern))
 
     def search(self, text: str, held: AbstractSet[str]) -> re.Match[str] | None:
         """The first match in `text`; None at once when `held` (the rule set's strings that
-        `fold(text)` holds, `InjectionRules.prefilter`) lacks the rule's literals."""
-        if admits(self.literals, held):
+        `fold(text)` holds, `InjectionRules.prefilter`) lacks the rule's literals. Of a
+        pattern that is one alternation, only the branches `held` admits are searched."""
+        if not admits(self.literals, held):
+            return None
+        if not self.branches:
             return self.pattern.search(text)
-        return None
+        first = None  # the leftmost match; at one position, the first branch's
+        for pattern, needed in zip(branch_patterns(self.pattern), self.branches, strict=True):
+            if not admits(needed, held) or (match := pattern.search(text)) is None:
+                continue
+            if first is None or match.start() < first.start():
+                first = match
+        return first
 
 
 # eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
@@ -78,7 +100,7 @@ class InjectionRules:
     @cached_property
     def prefilter(self) -> Prefilter:
         """Finds in one pass the strings of every rule's literals a folded text holds."""
-        return Prefilter(rule.literals for rule in self.rules)
+        return Prefilter(n for rule in self.rules for n in (rule.literals, *rule.branches))
 
 
 @dataclass(frozen=True)
