@@ -1,8 +1,10 @@
-r"""Strings every match of an expression contains, read from its parse tree (as RE2's prefilter
-does): `re` tries a pattern at every position (~1 us a character for a case-insensitive
-injection rule), while one Aho-Corasick pass finds every string of a rule set a text holds.
-A sequence needs all its factors (`you`, `are` and `now` for `you\s+are\s+now`), an
-alternation one of its branches."""
+r"""What every match of an expression holds, read from its parse tree (as RE2's prefilter
+does), so that a text without it is not searched: `re` tries a pattern at every position (~1
+us a character for a case-insensitive injection rule), while one Aho-Corasick pass finds
+every string of a rule set a text holds. A sequence needs all its factors (`you`, `are` and
+`now` for `you\s+are\s+now`), an alternation one of its branches. Also from the tree: the
+fewest digits every match consumes (`needed_digits`), and a pattern that is one alternation
+as its branches apart (`branch_patterns`), each searched only where its own strings are."""
 
 from __future__ import annotations
 

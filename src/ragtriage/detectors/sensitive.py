@@ -38,7 +38,6 @@ DEFAULT_SENSITIVE_RULES = "sensitive-v2"
 """The bundled detector set used when none is named."""
 
 
-
 @dataclass(frozen=True)
 class SensitiveDetector:
     """One detector: an expression, optionally confirmed by a checksum.
