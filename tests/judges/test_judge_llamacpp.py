@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -287,11 +288,18 @@ def test_real_server_unconstrained_replies_all_unusable_exit_2(
     )
     outcome = CliRunner().invoke(judge_command, args)
     assert outcome.exit_code == 2, outcome.output
-    assert outcome.output == (
-        "Error: every judge call failed (5 of 5), no labels written; first failure: "
-        "unparseable judge answer: wrong shape at verdict: Field required (6 errors): "
-        "'{ \"id\": 12345, \"description\": { \"type\": \"refunds\", \"status\": "
-        "\"pending_payment\" }, \"message\": { \"text\": \"Refunds are p...'; "
-        f"check that a judge model answers at {llama_server} (--base-url, --model)\n"
+    # Our message, whole; of the model's reply in it, only that it is a JSON object cut short:
+    # its words differ with the instructions llama.cpp was built for (on an AVX-512 build it
+    # began '{ "id": 12345, "description": { "type": "refunds", ...', on an AVX2 one
+    # '... "type": "refund-v2", ...'), as a float sum's order changes the greedy tokens.
+    pattern = (
+        re.escape(
+            "Error: every judge call failed (5 of 5), no labels written; first failure: "
+            "unparseable judge answer: wrong shape at verdict: Field required ("
+        )
+        + r"\d+ errors\): '\{ [^\n]*\.\.\.'; "
+        + re.escape(f"check that a judge model answers at {llama_server} (--base-url, --model)")
+        + "\n"
     )
+    assert re.fullmatch(pattern, outcome.output), outcome.output
     assert not (tmp_path / "out" / "base.labels.json").exists()
