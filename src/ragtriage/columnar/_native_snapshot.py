@@ -129,10 +129,10 @@ class SnapshotFlags:
 _SCAN_SHARE = 400_000
 """Scanning worth a share of its own (about a tenth of a second; a forked worker starts in
 10 to 30 ms), in characters of text, each text counting `_TEXT_WORK` more: the injection
-scan takes about 0.25 µs a character, English or Chinese, and 15 µs more a text (one CPU,
-`detect_injection` on 50- and 1,000-character texts: 26 and 303 µs English, 34 and 259 µs
-Chinese); the sensitive-content scan, counted alike, takes less (15 and 62 µs English, 23
-and 179 µs Chinese), so its shares are smaller."""
+scan takes up to 0.25 µs a character and about 15 µs more a text (one CPU,
+`detect_injection` on 50- and 1,000-character texts: 26 and 188 µs English, 34 and 258 µs
+Chinese); the sensitive-content scan, counted alike, takes less (9 and 28 µs English, 17 and
+155 µs Chinese), so its shares are smaller."""
 
 _TEXT_WORK = 60
 """A text's fixed cost, in characters."""
