@@ -10,6 +10,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._registry import Averaging, PerQuestion
 
 
@@ -47,15 +49,41 @@ def aggregate(metric: str, averaging: Averaging, scores: PerQuestion) -> Aggrega
     numerators = scores.numerator[mask]
     denominators = scores.denominator[mask]
     if averaging == "micro":
-        num = math.fsum(numerators.tolist())
-        den = math.fsum(denominators.tolist())
+        num = exact_sum(numerators)
+        den = exact_sum(denominators)
     else:
-        num = math.fsum((numerators / denominators).tolist())
+        num = exact_sum(numerators / denominators)
         den = float(numerators.size)
     value = num / den if den else None
     left_out = None if scores.cannot_judge is None else int(scores.cannot_judge.sum())
     missing = int(mask.size - numerators.size)
     return Aggregate(metric, value, _tidy(num), _tidy(den), averaging, missing, left_out)
+
+
+_EXACT = 2.0**53
+"""Below this, every whole number is a float, so a sum of whole numbers that stays below it
+is exact in any order."""
+
+
+_ALL_NEGATIVE_ZEROS = math.fsum([-0.0, -0.0])
+"""fsum's sum of negative zeros (its sign differs between Python versions)."""
+
+
+def exact_sum(values: np.ndarray) -> float:
+    """`math.fsum` of a float array (the exactly rounded sum): numpy's sum where that is exact,
+    whole numbers whose magnitudes add up to less than 2**53 (counts, 0/1 flags), else fsum.
+
+    numpy adds in pairs, in another order than one by one; with whole numbers every partial
+    sum is a whole number no larger than the sum of the magnitudes, so each is exact, and so
+    is the result (rounding never lowers a sum of non-negative terms, so a computed sum of
+    magnitudes below 2**53 means every partial sum was below it)."""
+    whole = values.size and bool((values == np.trunc(values)).all())
+    if whole and float(np.abs(values).sum()) < _EXACT:
+        total = float(values.sum())
+        if total or not np.signbit(values).all():
+            return total + 0.0  # a zero sum of mixed signs is fsum's +0.0
+        return _ALL_NEGATIVE_ZEROS
+    return math.fsum(values.tolist())
 
 
 def _tidy(number: float) -> float:
