@@ -33,6 +33,12 @@ so the per-passage scans (the injection rules) cost what they cost on real docum
     python benchmarks/evaluate_cli.py --questions 100000 --distinct-texts
     python benchmarks/evaluate_cli.py --questions 100000 --distinct-texts --passage-chars 1000
     python benchmarks/evaluate_cli.py --questions 20000 --evidence-level span
+
+`--repeat N` times both commands N times, one after the other in turn, and reports the median
+of each (with the range of the wall times): on a machine shared with other work one run of a
+few seconds moves by a tenth from one minute to the next.
+
+    python benchmarks/evaluate_cli.py --questions 100000 --data /tmp/bench --repeat 5
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 _HERE = Path(__file__).resolve().parent
 
@@ -161,7 +168,11 @@ def main() -> None:
                         help="lengthen every snapshot passage to about N characters")
     parser.add_argument("--evidence-level", choices=["auto", "document", "chunk", "span"],
                         default="auto", help="the evaluate command's --evidence-level")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="time both commands N times, alternating, and report medians")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, not {args.repeat}")
     script = shutil.which("ragtriage", path=str(Path(sys.executable).parent)) or "ragtriage"
     ragtriage = [script]
     table = []
@@ -193,23 +204,38 @@ def main() -> None:
                 "evaluate": [*ragtriage, "evaluate", *dataset, "--format", "json", "--output", out,
                              "--evidence-level", args.evidence_level],
             }
-            floor = cpu_floor = None
-            for name, command in commands.items():
-                wall, cpu, rss = timed(command)
-                floor, cpu_floor = floor or wall, cpu_floor or cpu
-                table.append((questions, name, wall, cpu, rss, wall / floor, cpu / cpu_floor))
-                print(f"  {name:<32} {wall:8.2f} s {cpu:8.2f} s CPU {rss:6.2f} GB"
-                      f"  {wall / floor:5.1f}x parse ({cpu / cpu_floor:.1f}x in CPU)", flush=True)
+            figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
+            for round_ in range(1, args.repeat + 1):
+                floor = cpu_floor = None
+                for name, command in commands.items():
+                    wall, cpu, rss = timed(command)
+                    floor, cpu_floor = floor or wall, cpu_floor or cpu
+                    figures[name].append((wall, cpu, rss))
+                    shown = f"{name} ({round_} of {args.repeat})" if args.repeat > 1 else name
+                    print(f"  {shown:<32} {wall:8.2f} s {cpu:8.2f} s CPU {rss:6.2f} GB"
+                          f"  {wall / floor:5.1f}x parse ({cpu / cpu_floor:.1f}x in CPU)",
+                          flush=True)
+            floor, cpu_floor = (median(f[at] for f in figures["json-parse"]) for at in (0, 1))
+            for name, runs in figures.items():
+                walls = [wall for wall, _, _ in runs]
+                wall, cpu = median(walls), median(cpu for _, cpu, _ in runs)
+                spread = f"{min(walls):.2f}-{max(walls):.2f}"
+                table.append((questions, name, wall, spread, cpu, max(r[2] for r in runs),
+                              wall / floor, cpu / cpu_floor))
         finally:
             if args.data is None:
                 shutil.rmtree(directory, ignore_errors=True)
             else:
                 Path(out).unlink(missing_ok=True)
-    print("\n| questions | command | wall s | CPU s | peak RSS GB | x json-parse | x in CPU |")
-    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
-    for questions, name, wall, cpu, rss, ratio, cpu_ratio in table:
-        print(f"| {questions:,} | {name} | {wall:.2f} | {cpu:.2f} | {rss:.2f} | {ratio:.1f} "
-              f"| {cpu_ratio:.1f} |")
+    if args.repeat > 1:
+        print(f"\nMedians of {args.repeat} rounds (wall range: the fastest and slowest round; "
+              "peak RSS: the largest); the ratios are of the medians.")
+    print("\n| questions | command | wall s | wall range | CPU s | peak RSS GB | x json-parse "
+          "| x in CPU |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for questions, name, wall, spread, cpu, rss, ratio, cpu_ratio in table:
+        print(f"| {questions:,} | {name} | {wall:.2f} | {spread} | {cpu:.2f} | {rss:.2f} "
+              f"| {ratio:.2f} | {cpu_ratio:.2f} |")
 
 
 if __name__ == "__main__":
