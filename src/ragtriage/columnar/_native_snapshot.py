@@ -29,7 +29,8 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
     ids = [d.id for d in snapshot.documents] + [c.id for c in snapshot.chunks]
     code: dict[str, int] = {}
     for item in ids:
-        code.setdefault(item, len(code))
+        if item not in code:
+            code[_copy(item)] = len(code)
     n_docs = len({d.id for d in snapshot.documents})
     document_of = np.arange(len(code), dtype=np.int64)
     stale = np.zeros(len(code), dtype=bool)
@@ -59,6 +60,15 @@ def snapshot_codes(snapshot: Snapshot) -> Codes:
         code, n_docs, document_of, stale, access, restricted, doc_version, versions, bits,
         start, end,
     )
+
+
+def _copy(text: str) -> str:
+    """A new string equal to `text`. The code table's keys, made one after another, lie
+    together in memory, where the models' IDs lie each beside its own record: a run's
+    millions of look-ups then read a few MB, not the whole snapshot (parsing 100,000 bench
+    results and looking up their 30 IDs each among 100,000 documents: 1.00-1.15 s; with the
+    models' own strings as keys, 1.23-1.36 s)."""
+    return str(text.encode("utf-8", "surrogatepass"), "utf-8", "surrogatepass")
 
 
 def load_snapshot(
