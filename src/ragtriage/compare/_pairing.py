@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..evaluation import RunEvaluation
-from ..metrics import Measure
+from ..metrics import Measure, exact_sum
 from ._stats import FloatArray, PairedSample
 
 TOLERANCE = 1e-9
@@ -49,8 +48,8 @@ def overall(values: GroupValues) -> float | None:
     count = (~np.isnan(rows[0])).sum(axis=1)
     num = np.where(np.isnan(rows[0]), 0.0, rows[0]).sum(axis=1) / count
     den = np.where(np.isnan(rows[1]), 0.0, rows[1]).sum(axis=1) / count
-    # fsum, as `metrics.aggregate`: a single run gives exactly `evaluate`'s value.
-    return math.fsum(num.tolist()) / math.fsum(den.tolist())
+    # Summed as `metrics.aggregate` sums: a single run gives exactly `evaluate`'s value.
+    return exact_sum(num) / exact_sum(den)
 
 
 def group_values(runs: Sequence[RunEvaluation], measure: Measure) -> GroupValues:

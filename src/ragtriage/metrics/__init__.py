@@ -15,6 +15,7 @@ from . import (
 from ._aggregate import (
     Aggregate as Aggregate,
     aggregate as aggregate,
+    exact_sum as exact_sum,
     not_applicable_everywhere as not_applicable_everywhere,
     not_applicable_line as not_applicable_line,
     value_text as value_text,
@@ -84,6 +85,7 @@ __all__ = [
     "coverage",
     "default_measures",
     "evidence",
+    "exact_sum",
     "lookup",
     "measures",
     "not_applicable_everywhere",
