@@ -61,8 +61,8 @@ def aggregate(metric: str, averaging: Averaging, scores: PerQuestion) -> Aggrega
 
 
 _EXACT = 2.0**53
-"""Below this, every whole number is a float, so a sum of whole numbers that stays below it
-is exact in any order."""
+"""Every whole number of smaller magnitude is a float, so a sum of whole numbers whose
+partial sums stay below it is exact in any order."""
 
 
 _ALL_NEGATIVE_ZEROS = math.fsum([-0.0, -0.0])
