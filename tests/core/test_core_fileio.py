@@ -209,7 +209,8 @@ def test_a_text_written_in_pieces_is_handed_to_the_disk_early_and_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every 10 characters written, a flush of what the file holds so far (each seen from its
-    # own thread, the file's content then on disk), while the next pieces are written.
+    # own thread, the file's content then on disk), while the next pieces are written (by
+    # the writing thread, while the caller makes the next ones).
     import os
     import threading
     import time
@@ -226,7 +227,7 @@ def test_a_text_written_in_pieces_is_handed_to_the_disk_early_and_whole(
     monkeypatch.setattr(os, "fdatasync", datasync)
     def pieces() -> Iterator[str]:
         yield from ["abcdef", "ghijkl"]  # the first flush starts after the second piece
-        while any(t.name == "ragtriage-flush" for t in threading.enumerate()):
+        while not seen or any(t.name == "ragtriage-flush" for t in threading.enumerate()):
             time.sleep(0.001)  # (a flush due while the last one runs is left for later)
         yield from ["mnop", "qrstuvwxyz", "!"]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import queue
 import stat
 import tempfile
 import threading
@@ -193,31 +194,76 @@ def atomic_output(
 def write_text(path: PathArg, text: str | Iterable[str]) -> None:
     """Write `text` (UTF-8), or its pieces in turn, to `path` whole or not at all.
 
-    Every `_FLUSH_EVERY` characters of a text written in pieces, what was written so far is
-    handed to the disk by a thread of its own while the caller makes the next pieces; the
-    final `fsync` then finds little left to write (a 1.8 GB report waited ~2.4 s for it,
-    after its last piece was made). That thread's error is raised here (`OutputError`).
+    A text in pieces is written by a thread of its own (`_Writer`) while the caller makes the
+    next pieces: the copying into the file, which holds no lock, runs beside their making (a
+    1.8 GB report's took ~3.7 s). Every `_FLUSH_EVERY` characters, what was written so far is
+    handed to the disk by another thread; the final `fsync` then finds little left to write (a
+    1.8 GB report waited ~2.4 s for it, after its last piece was made). Those threads' errors
+    are raised here (`OutputError`).
     """
-    pieces = [text] if isinstance(text, str) else text
     with atomic_output(path) as handle:
-        since, flush = 0, None
+        if isinstance(text, str):
+            handle.write(text)
+            return
+        writer = _Writer(handle)
         try:
-            for piece in pieces:
-                handle.write(piece)
-                since += len(piece)
-                if since >= _FLUSH_EVERY and (flush is None or not flush.is_alive()):
-                    _Flush.check(flush)
-                    handle.flush()
-                    flush = _Flush(handle.fileno())
-                    since = 0
-        finally:  # the handle must not close under a running flush
-            if flush is not None:
-                flush.join()
-        _Flush.check(flush)
+            for piece in text:
+                writer.put(piece)
+        finally:  # the handle must not close under a running write or flush
+            writer.close()
+        writer.check()
 
 
 _FLUSH_EVERY = 1 << 26
 """Characters written between two early flushes of an output written in pieces (64 Mi)."""
+
+_QUEUED = 2
+"""Pieces made and not yet written, at most (the caller waits for the writer beyond)."""
+
+
+class _Writer(threading.Thread):
+    """Writes the pieces `put` to it, in turn, to a handle, starting a `_Flush` every
+    `_FLUSH_EVERY` characters (when the last one is done). After an error it writes nothing
+    more and `put` raises it; `close` waits for every piece and flush, `check` raises the
+    error."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        super().__init__(name="ragtriage-write", daemon=True)
+        self.handle = handle
+        self.pieces: queue.Queue[str | None] = queue.Queue(_QUEUED)
+        self.error: BaseException | None = None
+        self.start()
+
+    def put(self, piece: str) -> None:
+        self.check()
+        self.pieces.put(piece)
+
+    def close(self) -> None:
+        self.pieces.put(None)
+        self.join()
+
+    def check(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def run(self) -> None:
+        since, flush = 0, None
+        while (piece := self.pieces.get()) is not None:
+            if self.error is not None:
+                continue  # drained, so that `put` never waits on a writer that stopped
+            try:
+                self.handle.write(piece)
+                since += len(piece)
+                if since >= _FLUSH_EVERY and (flush is None or not flush.is_alive()):
+                    _Flush.check(flush)
+                    self.handle.flush()
+                    flush, since = _Flush(self.handle.fileno()), 0
+            except BaseException as exc:  # raised by the caller's thread (`check`)
+                self.error = exc
+        if flush is not None:
+            flush.join()
+            if self.error is None:
+                self.error = flush.error
 
 
 class _Flush(threading.Thread):
