@@ -261,3 +261,43 @@ def test_an_early_flush_that_fails_fails_the_writing_and_leaves_nothing(
     )
     assert target.read_text() == "older"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_a_piece_utf8_cannot_encode_fails_the_writing_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    # The piece is written by the writing thread: its error reaches the caller, as if the
+    # caller had written it.
+    import threading
+
+    target = tmp_path / "report.json"
+    target.write_text("older")
+    with pytest.raises(fileio.OutputError) as caught:
+        fileio.write_text(target, iter(["first ", "bad \ud800 ", "third"]))
+    assert str(caught.value) == (
+        f"cannot write {target}: the text holds '\\ud800', which utf-8 cannot encode "
+        "(a lone surrogate?). Nothing was written."
+    )
+    assert target.read_text() == "older"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+    assert threading.active_count() == 1
+
+
+def test_an_error_making_the_pieces_is_raised_as_it_is_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    import threading
+    from collections.abc import Iterator
+
+    def pieces() -> Iterator[str]:
+        yield "first "
+        raise ZeroDivisionError("made here")
+
+    target = tmp_path / "report.json"
+    target.write_text("older")
+    with pytest.raises(ZeroDivisionError) as caught:
+        fileio.write_text(target, pieces())
+    assert str(caught.value) == "made here"
+    assert target.read_text() == "older"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+    assert threading.active_count() == 1
