@@ -48,10 +48,12 @@ def first_found(first: np.ndarray) -> tuple[tuple[int | None, int | None, int | 
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
-    """`values`' distinct values, ascending, as `np.unique` gives them, by a stable sort (it
-    merges runs already in order) instead of `np.unique`'s hash table, which misses the cache
-    on nearly every value of a large array (a million keys: 0.65 s, against 0.01 s)."""
-    ordered = np.sort(values, kind="stable")
+    """`values`' distinct values, ascending, as `np.unique` gives them, by numpy's default
+    sort (vectorised for the CPU; equal integers need no stable order) instead of
+    `np.unique`'s hash table, which misses the cache on nearly every value of a large array
+    (a million keys: 0.65 s, against 0.01 s). The stable sort, a merge sort, is as fast on
+    runs already in order but took 0.41 s for 5 million random codes, against 0.05 s."""
+    ordered = np.sort(values)
     fresh = np.ones(ordered.size, dtype=bool)
     fresh[1:] = ordered[1:] != ordered[:-1]
     kept: np.ndarray = ordered[fresh]
