@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -214,7 +215,6 @@ def test_a_text_written_in_pieces_is_handed_to_the_disk_early_and_whole(
     import os
     import threading
     import time
-    from collections.abc import Iterator
 
     from ragtriage.fileio import _write
 
@@ -238,6 +238,21 @@ def test_a_text_written_in_pieces_is_handed_to_the_disk_early_and_whole(
     assert threading.active_count() == 1  # no thread left to wait for at the exit
 
 
+def _refused(tmp_path: Path, pieces: Iterable[str], error: type[BaseException]) -> str:
+    """Write `pieces` over an older report.json: the error's message, once checked that the
+    older file is left as it was, with no partial file beside it and no thread running."""
+    import threading
+
+    target = tmp_path / "report.json"
+    target.write_text("older")
+    with pytest.raises(error) as caught:
+        fileio.write_text(target, pieces)
+    assert target.read_text() == "older"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+    assert threading.active_count() == 1
+    return str(caught.value)
+
+
 def test_an_early_flush_that_fails_fails_the_writing_and_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -252,15 +267,9 @@ def test_an_early_flush_that_fails_fails_the_writing_and_leaves_nothing(
         raise OSError(errno.EIO, "Input/output error")
 
     monkeypatch.setattr(os, "fdatasync", datasync)
+    message = _refused(tmp_path, iter(["abcd", "efgh", "ij"]), fileio.OutputError)
     target = tmp_path / "report.json"
-    target.write_text("older")
-    with pytest.raises(fileio.OutputError) as caught:
-        fileio.write_text(target, iter(["abcd", "efgh", "ij"]))
-    assert str(caught.value) == (
-        f"cannot write {target}: Input/output error. Nothing was written."
-    )
-    assert target.read_text() == "older"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+    assert message == f"cannot write {target}: Input/output error. Nothing was written."
 
 
 def test_a_piece_utf8_cannot_encode_fails_the_writing_and_leaves_nothing(
@@ -268,36 +277,18 @@ def test_a_piece_utf8_cannot_encode_fails_the_writing_and_leaves_nothing(
 ) -> None:
     # The piece is written by the writing thread: its error reaches the caller, as if the
     # caller had written it.
-    import threading
-
-    target = tmp_path / "report.json"
-    target.write_text("older")
-    with pytest.raises(fileio.OutputError) as caught:
-        fileio.write_text(target, iter(["first ", "bad \ud800 ", "third"]))
-    assert str(caught.value) == (
-        f"cannot write {target}: the text holds '\\ud800', which utf-8 cannot encode "
-        "(a lone surrogate?). Nothing was written."
+    message = _refused(tmp_path, iter(["first ", "bad \ud800 ", "third"]), fileio.OutputError)
+    assert message == (
+        f"cannot write {tmp_path / 'report.json'}: the text holds '\\ud800', which utf-8 "
+        "cannot encode (a lone surrogate?). Nothing was written."
     )
-    assert target.read_text() == "older"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
-    assert threading.active_count() == 1
 
 
 def test_an_error_making_the_pieces_is_raised_as_it_is_and_leaves_nothing(
     tmp_path: Path,
 ) -> None:
-    import threading
-    from collections.abc import Iterator
-
     def pieces() -> Iterator[str]:
         yield "first "
         raise ZeroDivisionError("made here")
 
-    target = tmp_path / "report.json"
-    target.write_text("older")
-    with pytest.raises(ZeroDivisionError) as caught:
-        fileio.write_text(target, pieces())
-    assert str(caught.value) == "made here"
-    assert target.read_text() == "older"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
-    assert threading.active_count() == 1
+    assert _refused(tmp_path, pieces(), ZeroDivisionError) == "made here"
