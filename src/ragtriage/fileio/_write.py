@@ -195,8 +195,8 @@ def write_text(path: PathArg, text: str | Iterable[str]) -> None:
     """Write `text` (UTF-8), or its pieces in turn, to `path` whole or not at all.
 
     A text in pieces is written by a thread of its own (`_Writer`) while the caller makes the
-    next pieces: the copying into the file, which holds no lock, runs beside their making (a
-    1.8 GB report's took ~3.7 s). Every `_FLUSH_EVERY` characters, what was written so far is
+    next pieces: copying them into the file holds no lock, so it runs beside their making
+    (copying a 1.8 GB report took ~3.7 s on the 2-core machine). Every `_FLUSH_EVERY` characters, what was written so far is
     handed to the disk by another thread; the final `fsync` then finds little left to write (a
     1.8 GB report waited ~2.4 s for it, after its last piece was made). Those threads' errors
     are raised here (`OutputError`).
