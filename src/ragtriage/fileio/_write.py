@@ -196,10 +196,10 @@ def write_text(path: PathArg, text: str | Iterable[str]) -> None:
 
     A text in pieces is written by a thread of its own (`_Writer`) while the caller makes the
     next pieces: copying them into the file holds no lock, so it runs beside their making
-    (copying a 1.8 GB report took ~3.7 s on the 2-core machine). Every `_FLUSH_EVERY` characters, what was written so far is
-    handed to the disk by another thread; the final `fsync` then finds little left to write (a
-    1.8 GB report waited ~2.4 s for it, after its last piece was made). Those threads' errors
-    are raised here (`OutputError`).
+    (copying a 1.8 GB report took ~3.7 s on the 2-core machine). Every `_FLUSH_EVERY`
+    characters, what was written so far is handed to the disk by another thread; the final
+    `fsync` then finds little left to write (a 1.8 GB report waited ~2.4 s for it, after its
+    last piece was made). Those threads' errors are raised here (`OutputError`).
     """
     with atomic_output(path) as handle:
         if isinstance(text, str):
