@@ -38,15 +38,19 @@ def _aggregates(
 
 
 def _slices(
-    records: Sequence[QuestionRecord], chosen: Sequence[Measure], scores: Mapping[str, PerQuestion]
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure],
+    scores: Mapping[str, PerQuestion], summary: Mapping[str, Aggregate],
 ) -> dict[str, dict[str, Aggregate]]:
+    """Each split's and tag's aggregates; a slice of every record (one split, say) has the
+    summary's (`summary`), computed once."""
     groups: dict[str, list[int]] = {}
     for row, rec in enumerate(records):
         groups.setdefault(f"split:{rec.split}", []).append(row)
         for tag in rec.tags:
             groups.setdefault(f"tag:{tag}", []).append(row)
     return {
-        key: _aggregates(scores, chosen, np.array(groups[key], dtype=np.int64))
+        key: dict(summary) if len(groups[key]) == len(records)
+        else _aggregates(scores, chosen, np.array(groups[key], dtype=np.int64))
         for key in sorted(groups)
     }
 
@@ -80,14 +84,15 @@ def assemble_run(
     the engine computed them) and what its views gave (the engine's, a chunk of views at a
     time): aggregates and slices are computed here."""
     records = tuple(records)
+    summary = _aggregates(scores, chosen)
     return RunEvaluation(
         name=name,
         provenance=provenance,
         k=k,
         evidence_level=evidence_level,
         questions=records,
-        summary=_aggregates(scores, chosen),
-        slices=_slices(records, chosen, scores),
+        summary=summary,
+        slices=_slices(records, chosen, scores, summary),
         self_labelled=self_labelled,
         label_sources=label_sources,
         no_result=no_result,
