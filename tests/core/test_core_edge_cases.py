@@ -91,3 +91,27 @@ def test_alternative_group_counts_once() -> None:
     claims = [claim("a", ["d1"], "supported", ["d1"])]
     ev = evaluate_one(DOCS, questions, [result("q1", ["d2", "d1"], context=["d2", "d1"], claims=claims, covered=["f"])])
     assert summary(ev, "evidence_recall") == (1.0, 1, 1, 0)
+
+
+def test_a_tag_given_twice_puts_its_question_in_the_slice_once() -> None:
+    # As the diagnosis breakdown counts it; the slice's aggregates are those of its questions.
+    def run(tags: list[str]) -> Evaluation:
+        questions = [
+            question("q1", evidence=[["d1"]], facts=["f"], tags=tags),
+            question("q2", evidence=[["d2"]], facts=["f"], tags=["a"]),
+            question("q3", evidence=[["d2"]], facts=["f"]),
+        ]
+        claims = [claim("a", ["d1"], "supported", ["d1"])]
+        results = [
+            result(q, ["d1"], context=["d1"], claims=claims, covered=["f"])
+            for q in ("q1", "q2", "q3")
+        ]
+        return evaluate_one(DOCS, questions, results)
+
+    twice, once = run(["a", "a"]), run(["a"])
+    for ev in (twice, once):
+        recall = ev.runs[0].slices["tag:a"]["evidence_recall"]
+        assert (recall.value, recall.numerator, recall.denominator) == (0.5, 1, 2)
+        assert ev.runs[0].diagnosis.breakdown.by_tag[0].questions == 2
+    assert twice.runs[0].slices == once.runs[0].slices
+    assert twice.runs[0].questions[0].tags == ("a", "a")  # the record keeps the tags given

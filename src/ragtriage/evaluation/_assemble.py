@@ -41,12 +41,13 @@ def _slices(
     records: Sequence[QuestionRecord], chosen: Sequence[Measure],
     scores: Mapping[str, PerQuestion], summary: Mapping[str, Aggregate],
 ) -> dict[str, dict[str, Aggregate]]:
-    """Each split's and tag's aggregates; a slice of every record (one split, say) has the
-    summary's (`summary`), computed once."""
+    """Each split's and tag's aggregates, over the questions it holds (a tag given twice holds
+    its question once, as in the diagnosis breakdown); a slice of every record (one split,
+    say) has the summary's (`summary`), computed once."""
     groups: dict[str, list[int]] = {}
     for row, rec in enumerate(records):
         groups.setdefault(f"split:{rec.split}", []).append(row)
-        for tag in rec.tags:
+        for tag in dict.fromkeys(rec.tags):
             groups.setdefault(f"tag:{tag}", []).append(row)
     return {
         key: dict(summary) if len(groups[key]) == len(records)
