@@ -71,7 +71,8 @@ class Question(StrictModel):
     applies_to: AppliesTo | None = None
     """Version or date the answer must apply to."""
     tags: list[Identifier] = Field(default_factory=list)
-    """Slices, e.g. `exact-identifier`, `multi-fact`, `version-conflict`, `no-answer`."""
+    """Slices, e.g. `exact-identifier`, `multi-fact`, `version-conflict`, `no-answer` (a tag
+    listed twice puts its question in the slice once)."""
     split: Split = "dev"
     """`dev` (tuning), `regression` (protects fixed behaviour) or `holdout` (kept apart)."""
     user_groups: list[Identifier] | None = None
