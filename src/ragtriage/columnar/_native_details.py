@@ -150,6 +150,10 @@ class QuestionDetails:
         self._one_reranked, self._one_outcome, self._one_claims, self._one_facts = (
             c.data for c in (self._has_reranked, self._outcome, self._claims, self._facts)
         )
+        self._one_lists = tuple(
+            (codes.data, offsets.data)
+            for codes, offsets in (self._candidates, self._reranked, run.context)
+        )
 
     def tags(self, row: int) -> tuple[str, ...]:
         """The tags of question `row`, each set of tags and each tag's text held once for

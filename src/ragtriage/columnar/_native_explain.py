@@ -44,7 +44,7 @@ from ._native_labels import Added, with_labels
 from ._native_questions import QuestionModels
 from ._native_records import Records
 from ._native_run import RunColumns
-from ._native_stage_row import StageRow
+from ._native_stage_row import ChunkGroups, StageRow
 from ._row_columns import ColumnRow, kept_columns, score_rows
 
 
@@ -139,12 +139,14 @@ def run_evaluation(
                 or (version[part[at]] and not fired[at].isdisjoint(VERSION_STAGES))
             ]
             views = dict(zip(checked, build([part[at] for at in checked]), strict=True))
+            chunk = ChunkGroups(own, part)
             for at, (row, result) in enumerate(zip(part, results, strict=True)):
                 view = views.get(at)
                 verdicts.append(
                     diagnose_view(view, fired.get(at, every)) if view is not None
                     else explain_inputs(
-                        StageRow(own, row, result, index, flags[at]), fired.get(at, every),
+                        StageRow(own, chunk, at, row, result, index, flags[at]),
+                        fired.get(at, every),
                         questions.ids[row], own.tags(row), own.split(row),
                     )
                 )

@@ -334,7 +334,9 @@ class Explained:
             if start == end:
                 return NO_EVIDENCE
             items = found[found_at[result] : found_at[result + 1]].tolist()
-            return EvidenceFound(first_found(first[start:end]), frozenset([ids[c] for c in items]))
+            return EvidenceFound(
+                first_found(first[start:end].tolist()), frozenset([ids[c] for c in items])
+            )
 
         flagged = self.stage_flags()
         invalid = self.invalid_of()

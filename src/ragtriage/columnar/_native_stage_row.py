@@ -14,7 +14,7 @@ from ..loading import SnapshotIndex
 from ..metrics import CLAIM_STATES, FACT_STATES
 from ..schemas import claim_ids
 from ._native_details import ANSWERABILITY_NAMES, OUTCOME_NAMES, QuestionDetails
-from ._native_stages import first_found, listed
+from ._native_stages import _spans, first_found
 
 
 class _Group(NamedTuple):
@@ -58,10 +58,11 @@ class _once(Generic[T]):
 
 
 class _Ids(Sequence[str]):
-    """List `at` of `flat` (codes, offsets) as IDs (`ids`: each code's), each looked up when
-    read: the explanations read a ranking's length and an item or two of it, not every ID."""
+    """List `at` of `flat` (codes, offsets, as memoryviews) as IDs (`ids`: each code's), each
+    looked up when read: the explanations read a ranking's length and an item or two of it,
+    not every ID."""
 
-    def __init__(self, ids: Sequence[str], flat: tuple[np.ndarray, np.ndarray], at: int) -> None:
+    def __init__(self, ids: Sequence[str], flat: tuple[memoryview, memoryview], at: int) -> None:
         codes, offsets = flat
         self._ids, self._codes = ids, codes[offsets[at] : offsets[at + 1]]
 
@@ -73,29 +74,49 @@ class _Ids(Sequence[str]):
         return tuple(self._ids[c] for c in codes) if isinstance(at, slice) else self._ids[codes]
 
 
+class ChunkGroups:
+    """The required groups of a chunk of question rows, as their stage rows read them: read
+    from the arrays once for the chunk (a few `tolist` calls), not sliced row by row."""
+
+    def __init__(self, of: QuestionDetails, rows: Sequence[int]) -> None:
+        at = np.asarray(rows, dtype=np.int64)
+        groups, self.bounds = _spans(of._groups[at], of._groups[at + 1])
+        """Row n's groups are [bounds[n], bounds[n + 1]) of the lists below."""
+        self.groups: list[int] = groups.tolist()
+        """Each group's index among the evaluation set's."""
+        self.first = first_found(of._first[groups].tolist())
+        """Each group's first satisfying positions, as a view holds them."""
+        codes, offsets = of._alternatives
+        alternatives, self.alternatives = _spans(offsets[groups], offsets[groups + 1])
+        """Group j's alternatives are [alternatives[j], alternatives[j + 1]) of `ids`."""
+        ids = of._ids
+        self.ids = [ids[code] for code in codes[alternatives].tolist()]
+
+
 class StageRow:
     """One question row's result as the diagnosis explanations read it
     (`diagnosis.StageInputs`), each part put together from the arrays when first asked:
-    what they read of question `row` answered by `result` (its stage `flags`), against the
-    snapshot `index`."""
+    what they read of question `row` (the `n`th row of `chunk`) answered by `result` (its
+    stage `flags`), against the snapshot `index`."""
 
     def __init__(
-        self, of: QuestionDetails, row: int, result: int, index: SnapshotIndex, flags: StageFlags
+        self, of: QuestionDetails, chunk: ChunkGroups, n: int, row: int, result: int,
+        index: SnapshotIndex, flags: StageFlags,
     ) -> None:
-        self._of, self._row, self._result = of, row, result
+        self._of, self._chunk, self._n, self._row, self._result = of, chunk, n, row, result
         self.k: int | None = of._k
         self.context_derived = bool(of._one_derived[result])
         self.index, self.flags = index, flags
 
     @_once
     def question(self) -> _Question:
-        of, row = self._of, self._row
-        g0, g1 = of._one_groups[row], of._one_groups[row + 1]
-        labels, alternatives = of._group_label, of._alternatives
-        groups = tuple([
-            _Group(listed(of._ids, alternatives, g), labels.get(g)) for g in range(g0, g1)
+        chunk, n, labels = self._chunk, self._n, self._of._group_label
+        groups, ids, bounds = chunk.groups, chunk.ids, chunk.alternatives
+        required = tuple([
+            _Group(tuple(ids[bounds[g] : bounds[g + 1]]), labels.get(groups[g]))
+            for g in range(chunk.bounds[n], chunk.bounds[n + 1])
         ])
-        return _Question(ANSWERABILITY_NAMES[of._one_answerability[row]], groups)
+        return _Question(ANSWERABILITY_NAMES[self._of._one_answerability[self._row]], required)
 
     @property
     def outcome(self) -> str | None:
@@ -104,12 +125,12 @@ class StageRow:
 
     @_once
     def candidates(self) -> Sequence[str]:
-        return _Ids(self._of._ids, self._of._candidates, self._result)
+        return _Ids(self._of._ids, self._of._one_lists[0], self._result)
 
     @_once
     def reranked(self) -> Sequence[str] | None:
         of, result = self._of, self._result
-        return _Ids(of._ids, of._reranked, result) if of._one_reranked[result] else None
+        return _Ids(of._ids, of._one_lists[1], result) if of._one_reranked[result] else None
 
     @property
     def ranking(self) -> Sequence[str]:
@@ -118,12 +139,12 @@ class StageRow:
 
     @_once
     def context(self) -> Sequence[str]:
-        return _Ids(self._of._ids, (self._of._context, self._of._context_at), self._result)
+        return _Ids(self._of._ids, self._of._one_lists[2], self._result)
 
     @_once
     def evidence(self) -> _Evidence:
-        groups = self._of._one_groups
-        return _Evidence(first_found(self._of._first[groups[self._row] : groups[self._row + 1]]))
+        bounds, n = self._chunk.bounds, self._n
+        return _Evidence(self._chunk.first[bounds[n] : bounds[n + 1]])
 
     @_once
     def claims(self) -> tuple[_Claim, ...]:

@@ -38,12 +38,11 @@ def listed(ids: Sequence[str], flat: tuple[np.ndarray, np.ndarray], at: int) -> 
     return tuple([ids[code] for code in items[offsets[at] : offsets[at + 1]].tolist()])
 
 
-def first_found(first: np.ndarray) -> tuple[tuple[int | None, int | None, int | None], ...]:
-    """Required groups' first satisfying positions (`Explained`'s, -1: none) as a view holds
-    them (None: none)."""
+def first_found(first: list[list[int]]) -> tuple[tuple[int | None, int | None, int | None], ...]:
+    """Required groups' first satisfying positions (`Explained`'s rows, as lists; -1: none) as
+    a view holds them (None: none)."""
     return tuple([
-        (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x)
-        for c, r, x in first.tolist()
+        (None if c < 0 else c, None if r < 0 else r, None if x < 0 else x) for c, r, x in first
     ])
 
 
