@@ -6,6 +6,7 @@ from core_builders import claim, doc, evaluate_one, question, result
 
 from ragtriage.evaluation import Evaluation
 from ragtriage.metrics import Aggregate
+from ragtriage.schemas import question_slices
 
 DOCS = [doc("d1", "one"), doc("d2", "two")]
 
@@ -115,3 +116,9 @@ def test_a_tag_given_twice_puts_its_question_in_the_slice_once() -> None:
         assert ev.runs[0].diagnosis.breakdown.by_tag[0].questions == 2
     assert twice.runs[0].slices == once.runs[0].slices
     assert twice.runs[0].questions[0].tags == ("a", "a")  # the record keeps the tags given
+
+
+def test_a_question_is_in_its_split_and_in_each_of_its_tags_once() -> None:
+    # The one definition the slices, the diagnosis breakdown and the gate's slices read.
+    assert question_slices(["b", "a", "b"], "holdout") == ("split:holdout", "tag:b", "tag:a")
+    assert question_slices([], "dev") == ("split:dev",)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
+from ..schemas import question_slices
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -188,16 +190,17 @@ def build_breakdown(
     # One pass over the questions, in C; then one step per distinct (verdict, slices).
     kinds = Counter(map(attrgetter("primary", "secondary", "tags", "split"), questions))
     overall: _Verdicts = Counter()
-    tags: dict[str, _Verdicts] = {}
-    splits: dict[str, _Verdicts] = {}
-    for (primary, secondary, tagged, split), count in kinds.items():
+    slices: dict[str, _Verdicts] = {}
+    for (primary, secondary, tags, split), count in kinds.items():
         verdict = (primary, secondary)
         overall[verdict] += count
-        splits.setdefault(split, Counter())[verdict] += count
-        for tag in dict.fromkeys(tagged):
-            tags.setdefault(tag, Counter())[verdict] += count
+        for key in question_slices(tags, split):
+            slices.setdefault(key, Counter())[verdict] += count
+    keys = sorted(slices)
     return Breakdown(
         overall=_slice("all", overall, order),
-        by_tag=tuple(_slice(f"tag:{t}", tags[t], order) for t in sorted(tags)),
-        by_split=tuple(_slice(f"split:{s}", splits[s], order) for s in sorted(splits)),
+        by_tag=tuple(_slice(key, slices[key], order) for key in keys if key.startswith("tag:")),
+        by_split=tuple(
+            _slice(key, slices[key], order) for key in keys if key.startswith("split:")
+        ),
     )

@@ -20,7 +20,7 @@ from ..metrics import (
     PerQuestion,
     aggregate,
 )
-from ..schemas import Provenance
+from ..schemas import Provenance, question_slices
 from ._result import QuestionRecord, RunEvaluation, ViewBuilder
 
 
@@ -41,14 +41,17 @@ def _slices(
     records: Sequence[QuestionRecord], chosen: Sequence[Measure],
     scores: Mapping[str, PerQuestion], summary: Mapping[str, Aggregate],
 ) -> dict[str, dict[str, Aggregate]]:
-    """Each split's and tag's aggregates, over the questions it holds (a tag given twice holds
-    its question once, as in the diagnosis breakdown); a slice of every record (one split,
-    say) has the summary's (`summary`), computed once."""
+    """Each split's and tag's aggregates, over the questions it holds (`question_slices`); a
+    slice of every record (one split, say) has the summary's (`summary`), computed once."""
     groups: dict[str, list[int]] = {}
+    slices: dict[tuple[tuple[str, ...], str], tuple[str, ...]] = {}  # by (tags, split)
     for row, rec in enumerate(records):
-        groups.setdefault(f"split:{rec.split}", []).append(row)
-        for tag in dict.fromkeys(rec.tags):
-            groups.setdefault(f"tag:{tag}", []).append(row)
+        fields = (rec.tags, rec.split)
+        keys = slices.get(fields)
+        if keys is None:
+            keys = slices[fields] = question_slices(*fields)
+        for key in keys:
+            groups.setdefault(key, []).append(row)
     return {
         key: dict(summary) if len(groups[key]) == len(records)
         else _aggregates(scores, chosen, np.array(groups[key], dtype=np.int64))

@@ -25,6 +25,7 @@ from ..errors import RequestError, counted
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
 from ..fileio import file_problem
 from ..metrics import parse_measure, value_text
+from ..schemas import question_slices
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
 from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
@@ -36,10 +37,7 @@ LABEL_LAYERS = ("support", "coverage")
 
 def in_slice(record: QuestionRecord, key: str) -> bool:
     """Whether a question belongs to `all`, `tag:NAME` or `split:NAME`."""
-    if key == "all":
-        return True
-    kind, _, name = key.partition(":")
-    return name in record.tags if kind == "tag" else record.split == name
+    return key == "all" or key in question_slices(record.tags, record.split)
 
 
 def _slice_suffix(slice_name: str) -> str:

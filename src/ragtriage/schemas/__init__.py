@@ -17,6 +17,7 @@ from ._evalset import (
     Question,
     ReferenceFact,
     Split,
+    question_slices,
 )
 from ._json_schema import SCHEMA_MODELS, json_schema, schema_text
 from ._labels import (
@@ -129,6 +130,7 @@ __all__ = [
     "is_text",
     "json_schema",
     "plain_ids",
+    "question_slices",
     "record_kind",
     "schema_text",
     "valid_labeller",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
@@ -97,3 +98,10 @@ class EvalSet(StrictModel):
     """The questions (at least one; a file without any is refused), one entry per ID."""
     metadata: dict[str, Scalar] = Field(default_factory=dict)
     """Free-form metadata about the set (source, licence, attribution ...)."""
+
+
+def question_slices(tags: Sequence[str], split: str) -> tuple[str, ...]:
+    """The slices a question is in, as reports and gate policies name them: `split:SPLIT`,
+    then `tag:TAG` for each of its tags in order, a tag listed twice once (every question is
+    also in `all`)."""
+    return (f"split:{split}", *[f"tag:{tag}" for tag in dict.fromkeys(tags)])
