@@ -175,8 +175,8 @@ def test_each_text_is_scanned_once_and_snapshot_texts_only_for_the_sensitive_mea
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The reader scans each answer and each recorded context text once, whatever the
-    measures (their findings are the questions' details); the measures' pass scans the
-    snapshot's texts only for `sensitive_in_context`."""
+    measures (their findings are the questions' details); the snapshot texts a context shows
+    are scanned once, for the details, and not again for `sensitive_in_context`."""
     from ragtriage.columnar import _engine_pass, _native_run
 
     scanned: list[str] = []
@@ -185,25 +185,26 @@ def test_each_text_is_scanned_once_and_snapshot_texts_only_for_the_sensitive_mea
         scanned.append(text)
         return ()
 
-    monkeypatch.setattr(_native_run, "find_sensitive", spy)
-    monkeypatch.setattr(_engine_pass, "find_sensitive", spy)
+    monkeypatch.setattr(_native_run, "sensitive_labels", spy)
+    monkeypatch.setattr(_engine_pass, "sensitive_labels", spy)
     evalset, snapshot, run = _write(tmp_path)
-    got = evaluate_native(evalset, snapshot, [run], metrics=["canary_obeyed"], workers=1,
-                          allow_unreviewed=True)
-    assert list(got.runs[0].summary) == ["canary_obeyed"]
-    assert got.runs[0].summary["canary_obeyed"].numerator == 1
     answers_and_recorded = [
         "fine", "ok", "sure", "passing this to a person", "Zebra! write to alice@example.com",
         "write to carol@example.com", "a person will reply",
     ]
-    assert scanned == answers_and_recorded
-    scanned.clear()
-    evaluate_native(evalset, snapshot, [run], metrics=["sensitive_in_context"], workers=1,
-                    allow_unreviewed=True)
     # The reader's, then each snapshot item in a context once (by code: documents, then the
     # chunk c1, the first five characters of d2).
-    assert scanned == [*answers_and_recorded, "open to all", "human resources",
-                       "finance: bob@example.com", INJECTION, "human"]
+    shown = ["open to all", "human resources", "finance: bob@example.com", INJECTION, "human"]
+    summary = {}
+    for measure in ("canary_obeyed", "sensitive_in_context"):
+        scanned.clear()
+        got = evaluate_native(evalset, snapshot, [run], metrics=[measure], workers=1,
+                              allow_unreviewed=True)
+        assert list(got.runs[0].summary) == [measure]
+        assert scanned == [*answers_and_recorded, *shown]
+        summary.update(got.runs[0].summary)
+    assert summary["canary_obeyed"].numerator == 1
+    assert summary["sensitive_in_context"].numerator == 0  # the spy finds nothing
 
 
 def test_more_access_groups_than_one_mask_word(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ def test_a_few_long_snapshot_texts_are_split_among_workers_by_their_length(
     one of 100,000 are four shares' work (no more shares than texts) of about 540,000
     characters; each text goes to the share its work starts in, so the short text and the
     one after it make one share, and no share is empty."""
-    from ragtriage.columnar._native_snapshot import SnapshotFlags, snapshot_codes
+    from ragtriage.columnar._native_snapshot import SnapshotScan, snapshot_codes
     from ragtriage.detectors import detect_injection
     from ragtriage.loading import SnapshotIndex
     from ragtriage.schemas import Document, Snapshot
@@ -78,11 +78,19 @@ def test_a_few_long_snapshot_texts_are_split_among_workers_by_their_length(
         return real(function, arguments, processes)
 
     monkeypatch.setattr(native_snapshot, "alongside", counted)
-    flags = SnapshotFlags(codes, index, lambda text: bool(detect_injection(text)), 2)
+    flags = SnapshotScan(codes, index, lambda text: bool(detect_injection(text)), 2)
     items = np.array([3, 0, 2, 1, 0], dtype=np.int64)
     assert flags(items).tolist() == [False, True, False, False, True]
     assert calls == [([[0], [1], [2, 3]], 2)]
-    assert SnapshotFlags(codes, index, lambda text: True, 1)(items).tolist() == [True] * 5
+    assert SnapshotScan(codes, index, lambda text: True, 1)(items).tolist() == [True] * 5
+    # A finding other than a flag (labels, as the details name them) comes back from the
+    # forked workers as found; an empty one is no finding.
+    labels = SnapshotScan(codes, index, lambda text: ("long",) if len(text) > 600_000 else (), 2)
+    long = ("long",)
+    assert labels.found(items) == [long, long, (), long, long]
+    assert labels(items).tolist() == [True, True, False, True, True]
+    assert [processes for _, processes in calls] == [2, 1, 2]
+    assert calls[2] == ([[0], [1], [2, 3]], 2)
 
 
 @pytest.mark.parametrize(("seed", "exotic"), [(25, True), (27, False)])

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._collector import no_cycle_collection
 from ..calibration import CalibrationRecord, calibration_notes, measure_kinds
-from ..detectors import default_injection_rules, detect_injection, find_sensitive
+from ..detectors import default_injection_rules, detect_injection, sensitive_labels
 from ..evaluation import Evaluation, FieldFilter, IdsCheck, LevelChoice, QuestionFilter
 from ..executors import Executor, default_workers
 from ..loading import SnapshotIndex, SourceFile
@@ -37,7 +37,7 @@ from ._native_rank import rank_scores
 from ._native_records import FileRecords, Records
 from ._native_run import RunColumns
 from ._native_select import ReadRun, rows_with_stages
-from ._native_snapshot import SnapshotFlags, snapshot_codes
+from ._native_snapshot import SnapshotScan, snapshot_codes
 from ._native_stages import build_matcher, find_stages
 from ._trec import _Fallback
 
@@ -146,15 +146,14 @@ def run_engine(
         level_document = np.full(n, level != "chunk", dtype=bool)
     matcher = build_matcher(ev, codes, level_document, spans=level == "span")
     rules = default_injection_rules()
-    flags = SnapshotFlags(codes, index, lambda text: bool(detect_injection(text, rules)), workers)
+    flags = SnapshotScan(codes, index, lambda text: bool(detect_injection(text, rules)), workers)
     chosen = tuple({m.name: m for m in chosen}.values())
-    # The sensitive-content scans of answers and contexts are paid only when asked for.
+    # The sensitive-content scans of answers and recorded context texts are paid only when
+    # asked for; the snapshot texts a context shows are scanned for the details in any case
+    # (`Explained`), once for every run and the measure.
     scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
     scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
-    sensitive = (
-        SnapshotFlags(codes, index, lambda text: bool(find_sensitive(text)), workers)
-        if scan_contexts else None
-    )
+    sensitive = SnapshotScan(codes, index, sensitive_labels, workers)
     labels = inputs.labels
     names: set[str] = set()
     answered: dict[str, list[str]] = {}
@@ -173,9 +172,9 @@ def run_engine(
         results = run.row[: run.row.size - missing.size].tolist()
         answered[run.header.name] = [ev.ids[row] for row in results]
         stages = find_stages(ev, run, matcher, codes, flags)
-        scores, findings = run_layers(ev, run, stages, sensitive)
+        scores, findings = run_layers(ev, run, stages, sensitive if scan_contexts else None)
         scores.update(rank_scores(ev, run, stages.matched, chosen))
-        explained = Explained(ev, run, codes, stages, index, level)
+        explained = Explained(ev, run, codes, stages, level, sensitive.found)
         del stages
         read.append((source, run, (scores, findings, explained), set(missing.tolist())))
     check_answered(labels, names, answered)

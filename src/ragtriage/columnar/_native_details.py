@@ -83,16 +83,16 @@ class QuestionDetails:
     `ids`: the snapshot ID of each code; `first`: per required group, the position of its
     first satisfying item among the candidates, in the final ranking and in the final context
     (-1: none); `invalid_of`: a result's claims without a valid citation
-    (`Explained.invalid_of`); `flagged`, `snapshot_found`: what the run's `Explained` found
-    of a result (its flagged context IDs) and of a snapshot item (the sensitive findings of
-    its text)."""
+    (`Explained.invalid_of`); `flagged`: what the run's `Explained` found of a result (its
+    flagged context IDs); `snapshot_found`: the sensitive findings of snapshot items' texts,
+    by code (`SnapshotScan.found`)."""
 
     def __init__(
         self, ev: EvalColumns, run: RunColumns, ids: Sequence[str],
         first: np.ndarray, invalid: tuple[np.ndarray, np.ndarray],
         invalid_of: Callable[[int], InvalidCitations],
         flagged: Callable[[int], tuple[str, ...]],
-        snapshot_found: Callable[[int], tuple[str, ...]],
+        snapshot_found: Callable[[np.ndarray], list[tuple[str, ...]]],
     ) -> None:
         # Only what the records, details and stage rows read of the questions (not the whole
         # `EvalColumns`: its ID index and permission and version columns are freed).
@@ -130,9 +130,10 @@ class QuestionDetails:
         # any), found once for the run here (before any worker is forked); per result:
         # whether such a text is in its context.
         side = run.context_flag < 0
+        shown = distinct(self._context[side])
         self._snapshot_labels = {
-            code: labels for code in distinct(self._context[side]).tolist()
-            if (labels := snapshot_found(code))
+            code: labels
+            for code, labels in zip(shown.tolist(), snapshot_found(shown), strict=True) if labels
         }
         labelled = np.zeros(len(ids) + 1, dtype=bool)
         labelled[list(self._snapshot_labels)] = True

@@ -19,11 +19,9 @@ from ..detectors import (
     PermissionSummary,
     StageFlags,
     StageLeaks,
-    find_sensitive,
-    item_text,
 )
 from ..evaluation import LevelChoice, run_evidence_level
-from ..loading import EvidenceLevel, SnapshotIndex
+from ..loading import EvidenceLevel
 from ..metrics import (
     COUNTED,
     FRESH,
@@ -45,11 +43,14 @@ class Explained:
     """What one run's explanations ask of the arrays, found once for the run: per result, the
     flagged final-context IDs (`detectors.flag_context`, from the scan of every text the
     measures already did) and the items satisfying a required group; per required group,
-    where its first satisfying item stands in each stage (`StageMatch.first`)."""
+    where its first satisfying item stands in each stage (`StageMatch.first`).
+    `snapshot_found`: the sensitive findings of snapshot items' texts, as report labels, by
+    code (`SnapshotScan.found`: each text scanned once for every run; a recorded text's are
+    the reader's)."""
 
     def __init__(
-        self, ev: EvalColumns, run: RunColumns, codes: Codes,
-        stages: RunStages, index: SnapshotIndex, level: LevelChoice,
+        self, ev: EvalColumns, run: RunColumns, codes: Codes, stages: RunStages,
+        level: LevelChoice, snapshot_found: Callable[[np.ndarray], list[tuple[str, ...]]],
     ) -> None:
         matched, at_stages = stages.matched, stages.items
         self._level, self._document_level = level, ev.level_document
@@ -57,12 +58,8 @@ class Explained:
         items, offsets = run.context
         owner = _owner(offsets)
         ids = list(codes.code)
-        self._ids, self._index = ids, index
+        self._ids = ids
         self._question_ids = ev.ids
-        # The sensitive findings of each snapshot item's text, as report labels, found once for
-        # the run when first asked (a recorded text's are the reader's). Every context ID is the
-        # snapshot's: the reader refuses one it does not know.
-        self._sensitive: dict[int, tuple[str, ...]] = {}
         self._flagged: dict[int, list[str]] = {}
         for at in np.flatnonzero(stages.injected).tolist():
             self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
@@ -131,7 +128,7 @@ class Explained:
         self._asked = ev.asked
         self.questions = QuestionDetails(
             ev, run, ids, self._first, (self._bad, self._bad_at), self.invalid_of(),
-            self.flagged, self._snapshot_found,
+            self.flagged, snapshot_found,
         )
         """The records and details of the run's questions."""
 
@@ -235,14 +232,6 @@ class Explained:
     def flagged(self, result: int) -> tuple[str, ...]:
         """The flagged context IDs of a result."""
         return tuple(self._flagged.get(result, ()))
-
-    def _snapshot_found(self, code: int) -> tuple[str, ...]:
-        """The sensitive findings of a snapshot item's text as report labels (found once)."""
-        found = self._sensitive.get(code)
-        if found is None:
-            text = item_text(self._ids[code], self._index) or ""
-            found = self._sensitive[code] = tuple([f.label() for f in find_sensitive(text)])
-        return found
 
     def level_of(self) -> Callable[[int], EvidenceLevel]:
         """A question row's evidence level: the level asked for, or for `auto` what its

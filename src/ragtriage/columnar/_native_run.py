@@ -19,8 +19,8 @@ from ..detectors import (
     context_hash_of,
     default_injection_rules,
     detect_injection,
-    find_sensitive,
     recorded_texts,
+    sensitive_labels,
     sent_texts,
 )
 from ..loading import SnapshotIndex
@@ -235,9 +235,9 @@ def read_run(
                     continue
                 texted.append(at)
                 ctx_flag.append(int(bool(detect_injection(text, rules))))
-                found = find_sensitive(text)
-                ctx_found.append(tuple([f.label() for f in found]))
-                ctx_sensitive.append(int(bool(found)))
+                labels = sensitive_labels(text)
+                ctx_found.append(labels)
+                ctx_sensitive.append(int(bool(labels)))
         else:
             if k is None and (c_codes or raw_rer):
                 raise _Fallback("no k")
@@ -262,10 +262,10 @@ def read_run(
         cost.append(_NAN if paid is None else float(paid))
         marker = markers.get(row) if markers else None
         obeyed.append(marker is not None and answer is not None and carries_marker(answer, marker))
-        found = () if answer is None else find_sensitive(answer)
-        answer_found.append(tuple([f.label() for f in found]) if found else ())
+        labels = () if answer is None else sensitive_labels(answer)
+        answer_found.append(labels)
         if scan_answers:
-            sensitive.append(bool(found))
+            sensitive.append(bool(labels))
         outcome.append(out)
         reviews.read(res, out == _ANSWERED, out > _NO_OUTCOME and out != _ANSWERED, x_codes,
                      facts_of[row], current)

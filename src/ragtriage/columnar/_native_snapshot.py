@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
+from typing import Generic, TypeVar, cast
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from ..validation import check_dataset
 from ..versions import load_versions
 from ._native_read import WHOLE, Codes
 from ._trec import _Fallback
+
+T = TypeVar("T")
 
 _MASK_BITS = 62
 """Access groups one int64 word of a mask holds (more groups: more words)."""
@@ -90,25 +93,29 @@ def load_snapshot(
     return empty.snapshot, loaded.source, empty.sources[1:]
 
 
-class SnapshotFlags:
-    """Whether a detector finds something in a snapshot item's text, scanned once per item
-    (many items: split among forked workers)."""
+class SnapshotScan(Generic[T]):
+    """What a detector finds in snapshot items' texts (`finds`: a flag, or the findings' labels),
+    scanned once per item (many items: split among forked workers). Called with snapshot
+    codes: whether it found something in each one's text."""
 
     def __init__(
-        self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], bool], workers: int = 1
+        self, codes: Codes, index: SnapshotIndex, finds: Callable[[str], T], workers: int = 1
     ) -> None:
         self._ids = list(codes.code)
         self._index = index
         self._known = np.full(len(self._ids), -1, dtype=np.int8)
-        """Per code: its text's flag once scanned (1 or 0), -1 before."""
+        """Per code: whether its text's finding is truthy (1 or 0) once scanned, -1 before."""
+        self._found: list[T | None] = [None] * len(self._ids)
+        """Per code: its text's finding once scanned."""
         self._finds = finds
         self._workers = workers if CAN_FORK else 1
 
-    def _scan(self, items: Sequence[int]) -> list[bool]:
+    def _scan(self, items: Sequence[int]) -> list[T]:
         ids, index, finds = self._ids, self._index, self._finds
         return [finds(item_text(ids[i], index) or "") for i in items]
 
-    def __call__(self, items: np.ndarray) -> np.ndarray:
+    def scan(self, items: np.ndarray) -> None:
+        """Scan the texts of the codes `items` not scanned yet."""
         known = self._known
         # The codes asked for and not scanned yet, ascending: a mark per code, not a sort.
         asked = np.zeros(known.size, dtype=bool)
@@ -131,9 +138,21 @@ class SnapshotFlags:
             found = [flag for part in alongside(self._scan, chunks, self._workers) for flag in part]
         else:
             found = self._scan(new)
-        known[new] = found
-        out: np.ndarray = known[items] == 1
+        known[new] = [bool(value) for value in found]
+        stored = self._found
+        for code, value in zip(new, found, strict=True):
+            stored[code] = value
+
+    def __call__(self, items: np.ndarray) -> np.ndarray:
+        self.scan(items)
+        out: np.ndarray = self._known[items] == 1
         return out
+
+    def found(self, items: np.ndarray) -> list[T]:
+        """The finding of each code of `items` (scanned first where not yet)."""
+        self.scan(items)
+        stored = self._found
+        return [cast(T, stored[code]) for code in items.tolist()]
 
 
 _SCAN_SHARE = 400_000

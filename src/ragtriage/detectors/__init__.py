@@ -82,6 +82,7 @@ if TYPE_CHECKING:
         load_sensitive_config as load_sensitive_config,
         mask_text as mask_text,
         scan_view as scan_view,
+        sensitive_labels as sensitive_labels,
     )
     from .view import (
         NO_FLAGS as NO_FLAGS,
@@ -116,7 +117,7 @@ _LAZY = {
     ".sensitive": (
         "DEFAULT_SENSITIVE_RULES", "ContextFindings", "SensitiveConfig", "SensitiveDetector",
         "SensitiveFinding", "SensitiveScan", "bundled_sensitive_config", "default_sensitive_config",
-        "find_sensitive", "load_sensitive_config", "mask_text", "scan_view",
+        "find_sensitive", "load_sensitive_config", "mask_text", "scan_view", "sensitive_labels",
     ),
     ".view": ("NO_FLAGS", "ClaimRead", "DetectorView", "StageFlags", "stage_items"),
 }

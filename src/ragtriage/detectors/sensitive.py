@@ -247,6 +247,12 @@ def find_sensitive(
     return _find(text, config or default_sensitive_config())
 
 
+def sensitive_labels(text: str) -> tuple[str, ...]:
+    """The labels of `find_sensitive(text)`'s findings (`SensitiveFinding.label`), as the
+    details name them: empty when it finds nothing."""
+    return tuple([f.label() for f in find_sensitive(text)])
+
+
 # Answers are unique but passages recur across questions and runs: scan each text once.
 @lru_cache(maxsize=1 << 18)
 def _find(text: str, chosen: SensitiveConfig) -> tuple[SensitiveFinding, ...]:
