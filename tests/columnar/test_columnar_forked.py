@@ -54,6 +54,27 @@ def test_alongside_gives_this_process_more_when_the_forked_ones_are_slower() -> 
     assert [pid == _HERE for _, pid in found] == [True] * 6 + [False] * 2
 
 
+def _packed(result: tuple[int, int]) -> tuple[str, int, int, int]:
+    return ("packed", *result, os.getpid())
+
+
+def _unpacked(sent: tuple[str, int, int, int]) -> tuple[int, int]:
+    kind, value, pid, packed_in = sent
+    assert (kind, packed_in) == ("packed", pid)  # packed by the process that computed it
+    return value + 100, pid
+
+
+def test_alongside_packs_a_forked_result_there_and_unpacks_it_here() -> None:
+    # The forked process packs the results it computed, this one unpacks them on receipt;
+    # its own results are taken as they are. Each is finished here after that.
+    found = alongside(
+        _slow_when_forked, [(value,) for value in range(8)], 2,
+        then=lambda index, result: (result[0] * 10, result[1]), wire=(_packed, _unpacked),
+    )
+    assert [value for value, _ in found] == [0, 10, 20, 30, 40, 50, 1060, 1070]
+    assert [pid == _HERE for _, pid in found] == [True] * 6 + [False] * 2
+
+
 def _sigterm_action(value: int) -> str:
     return str(signal.getsignal(signal.SIGTERM))
 

@@ -43,3 +43,26 @@ def test_counts_per_slice() -> None:
     empty = build_breakdown([], ORDER)
     assert (empty.overall.questions, empty.by_tag, empty.by_split) == (0, (), ())
     assert _counts(empty.overall)[0] == ("ok", 0, 0, 0)
+
+
+def test_verdicts_sent_as_their_fields_are_the_same_verdicts() -> None:
+    # How a forked worker sends its verdicts back: plain tuples, findings too.
+    from ragtriage.diagnosis import Finding, verdict_fields, verdicts_from_fields
+
+    verdicts = [
+        QuestionDiagnosis("q1", "ok", (), (), ("a",), "dev"),
+        QuestionDiagnosis(
+            "q2", "retrieval_miss", ("unsupported_claim",),
+            (Finding("retrieval_miss", ("d1", "d2"), "d1|d2 is not among the 3 candidates"),
+             Finding("unsupported_claim", ("c1",), "c1 is not supported")),
+            (), "holdout",
+        ),
+    ]
+    fields = verdict_fields(verdicts)
+    assert fields[1] == (
+        "q2", "retrieval_miss", ("unsupported_claim",),
+        (("retrieval_miss", ("d1", "d2"), "d1|d2 is not among the 3 candidates"),
+         ("unsupported_claim", ("c1",), "c1 is not supported")),
+        (), "holdout",
+    )
+    assert verdicts_from_fields(fields) == verdicts

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,8 @@ from ..diagnosis import (
     explain_inputs,
     run_diagnosis,
     stage_order,
+    verdict_fields,
+    verdicts_from_fields,
 )
 from ..evaluation import QuestionRecord, RunEvaluation, assemble_run
 from ..executors import CAN_FORK, alongside
@@ -76,6 +79,17 @@ _Part = tuple[
 ]
 """Explanations of consecutive chunks: records, each chunk's details (until this process makes
 the records from them), verdicts and the questions each boundary check names, per chunk."""
+
+
+def _packed(part: _Part) -> tuple[Any, ...]:
+    records, found, verdicts, bounds = part
+    return records, found, verdict_fields(verdicts), bounds
+
+
+def _unpacked(sent: tuple[Any, ...]) -> _Part:
+    records, found, fields, bounds = sent
+    return records, found, verdicts_from_fields(fields), bounds
+
 
 def run_evaluation(
     source: Records, run: RunColumns, rows: list[int], questions: QuestionModels,
@@ -167,7 +181,10 @@ def run_evaluation(
     given = [chunks[at : at + _SENT] for at in range(0, len(chunks), _SENT)]
     if shares > 1:  # the files' line offsets found here once, inherited by the forked workers
         build([])
-    parts = alongside(explain, [(part,) for part in given], shares, then=finish)
+    # A forked worker's verdicts come back as their fields, which pickle faster.
+    parts = alongside(
+        explain, [(part,) for part in given], shares, then=finish, wire=(_packed, _unpacked)
+    )
     findings.clear()
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[2]]

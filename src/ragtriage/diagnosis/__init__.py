@@ -16,7 +16,10 @@ from ._model import (
     RunDiagnosis,
     SliceBreakdown,
     StageCount,
+    VerdictFields,
     build_breakdown,
+    verdict_fields,
+    verdicts_from_fields,
 )
 from ._next_actions import (
     NEXT_ACTIONS,
@@ -67,6 +70,7 @@ __all__ = [
     "SliceBreakdown",
     "StageCount",
     "StageInputs",
+    "VerdictFields",
     "build_breakdown",
     "detected_stages",
     "diagnose",
@@ -80,4 +84,6 @@ __all__ = [
     "run_diagnosis",
     "stage_names",
     "stage_order",
+    "verdict_fields",
+    "verdicts_from_fields",
 ]
