@@ -148,9 +148,9 @@ def run_engine(
     rules = default_injection_rules()
     flags = SnapshotScan(codes, index, lambda text: bool(detect_injection(text, rules)), workers)
     chosen = tuple({m.name: m for m in chosen}.values())
-    # The sensitive-content scans of answers and recorded context texts are paid only when
-    # asked for; the snapshot texts a context shows are scanned for the details in any case
-    # (`Explained`), once for every run and the measure.
+    # The sensitive measures' columns are made only when asked for. The texts are scanned for
+    # the details in any case: answers and recorded context texts by the reader, the snapshot
+    # texts a context shows by `sensitive`, once for every run and for the measure.
     scan_answers = any(m.spec.name == "sensitive_in_answer" for m in chosen)
     scan_contexts = any(m.spec.name == "sensitive_in_context" for m in chosen)
     sensitive = SnapshotScan(codes, index, sensitive_labels, workers)
