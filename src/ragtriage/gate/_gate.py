@@ -35,9 +35,21 @@ LABEL_LAYERS = ("support", "coverage")
 """Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
 
 
-def in_slice(record: QuestionRecord, key: str) -> bool:
-    """Whether a question belongs to `all`, `tag:NAME` or `split:NAME`."""
-    return key == "all" or key in question_slices(record.tags, record.split)
+def slice_members(run: RunEvaluation, key: str) -> list[QuestionRecord]:
+    """The run's questions in `all`, `tag:NAME` or `split:NAME` (`question_slices`), in order;
+    each distinct pair of tags and split is looked up once."""
+    if key == "all":
+        return list(run.questions)
+    inside: dict[tuple[tuple[str, ...], str], bool] = {}
+    members = []
+    for record in run.questions:
+        fields = (record.tags, record.split)
+        held = inside.get(fields)
+        if held is None:
+            held = inside[fields] = key in question_slices(*fields)
+        if held:
+            members.append(record)
+    return members
 
 
 def _slice_suffix(slice_name: str) -> str:
@@ -80,7 +92,7 @@ def _counted(
 
 
 def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
-    members = [r.question_id for r in run.questions if in_slice(r, rule.slice)]
+    members = [r.question_id for r in slice_members(run, rule.slice)]
     stages = run_stages(run)
     hits = tuple(q for q in members if q in stages and rule.stage in stages[q].stages)
     what = f"in {rule.slice} diagnosed {rule.stage}"
@@ -92,7 +104,7 @@ def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
     keys = {"answer": ("sensitive_answer",), "context": ("sensitive_context",)}
     wanted = keys.get(rule.where, ("sensitive_answer", "sensitive_context"))
     where = {"answer": "in the answer", "context": "in the context"}.get(rule.where, "anywhere")
-    members = [r for r in run.questions if in_slice(r, rule.slice)]
+    members = slice_members(run, rule.slice)
     hits = tuple(r.question_id for r in members if any(r.details.get(k) for k in wanted))
     found = [
         f"{r.question_id} ({', '.join(f for k in wanted for f in r.details.get(k, ()))})"
@@ -140,7 +152,7 @@ def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) ->
     given = ((">=", rule.min), ("<=", rule.max))
     bounds = [f"{op} {bound_text(bound)}" for op, bound in given if bound is not None]
     name = rule.name or f"{measure.name} {' and '.join(bounds)}" + _slice_suffix(rule.slice)
-    members = [r for r in run.questions if in_slice(r, rule.slice)]
+    members = slice_members(run, rule.slice)
     agg = (
         run.summary.get(measure.name)
         if rule.slice == "all"
