@@ -5,6 +5,7 @@ from ..validation import LevelChoice
 from ._assemble import (
     assemble_run,
     run_evidence_level,
+    slice_rows,
 )
 from ._result import (
     NO_RESULT,
@@ -37,4 +38,5 @@ __all__ = [
     "no_result_note",
     "option_problems",
     "run_evidence_level",
+    "slice_rows",
 ]

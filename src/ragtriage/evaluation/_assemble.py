@@ -37,13 +37,11 @@ def _aggregates(
     return out
 
 
-def _slices(
-    records: Sequence[QuestionRecord], chosen: Sequence[Measure],
-    scores: Mapping[str, PerQuestion], summary: Mapping[str, Aggregate],
-) -> dict[str, dict[str, Aggregate]]:
-    """Each split's and tag's aggregates, over the questions it holds (`question_slices`); a
-    slice of every record (one split, say) has the summary's (`summary`), computed once."""
-    groups: dict[str, list[int]] = {}
+def slice_rows(records: Sequence[QuestionRecord]) -> dict[str, list[int]]:
+    """The rows of the records in each slice their questions are in
+    (`schemas.question_slices`), in order; each distinct pair of tags and split is looked up
+    once."""
+    rows: dict[str, list[int]] = {}
     slices: dict[tuple[tuple[str, ...], str], tuple[str, ...]] = {}  # by (tags, split)
     for row, rec in enumerate(records):
         fields = (rec.tags, rec.split)
@@ -51,7 +49,17 @@ def _slices(
         if keys is None:
             keys = slices[fields] = question_slices(*fields)
         for key in keys:
-            groups.setdefault(key, []).append(row)
+            rows.setdefault(key, []).append(row)
+    return rows
+
+
+def _slices(
+    records: Sequence[QuestionRecord], chosen: Sequence[Measure],
+    scores: Mapping[str, PerQuestion], summary: Mapping[str, Aggregate],
+) -> dict[str, dict[str, Aggregate]]:
+    """Each split's and tag's aggregates, over the questions it holds (`slice_rows`); a slice
+    of every record (one split, say) has the summary's (`summary`), computed once."""
+    groups = slice_rows(records)
     return {
         key: dict(summary) if len(groups[key]) == len(records)
         else _aggregates(scores, chosen, np.array(groups[key], dtype=np.int64))

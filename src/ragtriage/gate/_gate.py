@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from ..compare import (
@@ -22,10 +22,9 @@ from ..compare import (
     select_runs,
 )
 from ..errors import RequestError, counted
-from ..evaluation import Evaluation, QuestionRecord, RunEvaluation
+from ..evaluation import Evaluation, QuestionRecord, RunEvaluation, slice_rows
 from ..fileio import file_problem
 from ..metrics import parse_measure, value_text
-from ..schemas import question_slices
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
 from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
@@ -35,20 +34,17 @@ LABEL_LAYERS = ("support", "coverage")
 """Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
 
 
-def slice_members(run: RunEvaluation, key: str) -> list[QuestionRecord]:
-    """The run's questions in `all`, `tag:NAME` or `split:NAME` (`question_slices`), in order;
-    each distinct pair of tags and split is looked up once."""
-    if key == "all":
-        return list(run.questions)
-    inside: dict[tuple[tuple[str, ...], str], bool] = {}
-    members = []
-    for record in run.questions:
-        fields = (record.tags, record.split)
-        held = inside.get(fields)
-        if held is None:
-            held = inside[fields] = key in question_slices(*fields)
-        if held:
-            members.append(record)
+def _members(run: RunEvaluation) -> Callable[[str], list[QuestionRecord]]:
+    """The run's questions in `all`, `tag:NAME` or `split:NAME`, in order: each slice's rows
+    found once for every rule (`evaluation.slice_rows`)."""
+    rows = slice_rows(run.questions)
+    questions = run.questions
+
+    def members(key: str) -> list[QuestionRecord]:
+        if key == "all":
+            return list(questions)
+        return [questions[row] for row in rows.get(key, ())]
+
     return members
 
 
@@ -91,20 +87,24 @@ def _counted(
     )
 
 
-def _block(rule: BlockRule, run: RunEvaluation) -> RuleResult:
-    members = [r.question_id for r in slice_members(run, rule.slice)]
+def _block(
+    rule: BlockRule, run: RunEvaluation, slice_of: Callable[[str], list[QuestionRecord]]
+) -> RuleResult:
+    members = [r.question_id for r in slice_of(rule.slice)]
     stages = run_stages(run)
     hits = tuple(q for q in members if q in stages and rule.stage in stages[q].stages)
     what = f"in {rule.slice} diagnosed {rule.stage}"
     return _counted(rule, "block", f"no {rule.stage}", len(members), hits, what, ", ".join(hits))
 
 
-def _sensitive(rule: SensitiveRule, run: RunEvaluation) -> RuleResult:
+def _sensitive(
+    rule: SensitiveRule, slice_of: Callable[[str], list[QuestionRecord]]
+) -> RuleResult:
     # Findings come from evaluate's per-question details: detector and span, never the value.
     keys = {"answer": ("sensitive_answer",), "context": ("sensitive_context",)}
     wanted = keys.get(rule.where, ("sensitive_answer", "sensitive_context"))
     where = {"answer": "in the answer", "context": "in the context"}.get(rule.where, "anywhere")
-    members = slice_members(run, rule.slice)
+    members = slice_of(rule.slice)
     hits = tuple(r.question_id for r in members if any(r.details.get(k) for k in wanted))
     found = [
         f"{r.question_id} ({', '.join(f for k in wanted for f in r.details.get(k, ()))})"
@@ -147,12 +147,15 @@ def _no_regression(
     return result(verdict, float(len(bad)), observed, detail=detail, questions=bad)
 
 
-def _threshold(rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation) -> RuleResult:
+def _threshold(
+    rule: ThresholdRule, policy: LoadedPolicy, run: RunEvaluation,
+    slice_of: Callable[[str], list[QuestionRecord]],
+) -> RuleResult:
     measure = parse_measure(rule.metric)
     given = ((">=", rule.min), ("<=", rule.max))
     bounds = [f"{op} {bound_text(bound)}" for op, bound in given if bound is not None]
     name = rule.name or f"{measure.name} {' and '.join(bounds)}" + _slice_suffix(rule.slice)
-    members = slice_members(run, rule.slice)
+    members = slice_of(rule.slice)
     agg = (
         run.summary.get(measure.name)
         if rule.slice == "all"
@@ -289,14 +292,15 @@ def gate(
             allow_missing=evaluation.allow_missing,
             group=False,
         )
-    results: list[RuleResult] = [_block(rule, target) for rule in policy.policy.block]
+    slice_of = _members(target)
+    results: list[RuleResult] = [_block(rule, target, slice_of) for rule in policy.policy.block]
     regression = _no_regression(policy, target, comparison)
     if regression is not None:
         results.append(regression)
-    results += [_threshold(rule, policy, target) for rule in policy.policy.threshold]
+    results += [_threshold(rule, policy, target, slice_of) for rule in policy.policy.threshold]
     results += [_drop(rule, policy, comparison) for rule in policy.policy.drop]
     results += budget_rules(policy, target)
-    results += [_sensitive(rule, target) for rule in policy.policy.sensitive]
+    results += [_sensitive(rule, slice_of) for rule in policy.policy.sensitive]
     p = policy.policy
     return GateResult(
         p.name,
