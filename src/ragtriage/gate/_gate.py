@@ -25,6 +25,7 @@ from ..errors import RequestError, counted
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation, slice_rows
 from ..fileio import file_problem
 from ..metrics import parse_measure, value_text
+from ..schemas import question_slices
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
 from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
@@ -128,10 +129,11 @@ def _no_regression(
     result = partial(RuleResult, name, "no_regression", limit=limit)
     if comparison is None:
         return result("skipped", None, "no baseline", detail="needs --baseline")
+    keys = {*(f"split:{s}" for s in rule.splits), *(f"tag:{t}" for t in rule.tags)}
     protected = [
         q
         for q in comparison.pairs[0].questions
-        if q.split in rule.splits or set(q.tags) & set(rule.tags)
+        if not keys.isdisjoint(question_slices(q.tags, q.split))
     ]
     bad = tuple(q.question_id for q in protected if q.status in ("regressed", "mixed"))
     changes = [
