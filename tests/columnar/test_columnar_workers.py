@@ -186,3 +186,14 @@ def test_a_question_refused_in_a_forked_worker_hands_the_input_to_the_loader(
     assert loaded == [evalset]
     assert int(refused.read_text()) != os.getpid()  # refused in a forked worker
     assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))
+
+
+def test_the_first_range_read_here_is_front_times_as_long_as_each_other(tmp_path: Path) -> None:
+    """A file's byte ranges end on line starts: at the first line start past each cut, the
+    cuts made so that the first range (read by this process, which also unpickles the
+    others' parts) is `front` times as long as each of the others."""
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b'{"kind":"run"}\n' + b'{"a":100}\n' * 40)  # a 15-byte header, 10-byte lines
+    records = native_records.FileRecords(path, "results")
+    assert records.spans(3, min_bytes=0) == [(15, 155), (155, 285), (285, 415)]
+    assert records.spans(3, min_bytes=0, front=2.0) == [(15, 225), (225, 325), (325, 415)]

@@ -186,10 +186,12 @@ class FileRecords:
         """The header and the records (those of `span`, see `records`) as parsed JSON."""
         return records(self.path, self.list_key, span)
 
-    def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
-        """Cut a JSONL file's records into about equal byte ranges on line starts (None: keep
-        the file whole: a JSON document, or smaller than `min_bytes`, default 8 MiB, not worth
-        splitting)."""
+    def spans(
+        self, parts: int, min_bytes: int | None = None, front: float = 1.0
+    ) -> list[tuple[int, int]] | None:
+        """Cut a JSONL file's records into byte ranges on line starts, the first `front` times
+        as long as each other, the others about equal (None: keep the file whole: a JSON
+        document, or smaller than `min_bytes`, default 8 MiB, not worth splitting)."""
         path = self.path
         try:
             size = check_input(path)
@@ -204,8 +206,9 @@ class FileRecords:
             except InputError as exc:
                 raise _Fallback("header") from exc
             cuts = [handle.tell()]
+            start, shares = cuts[0], front + parts - 1
             for n in range(1, parts):
-                handle.seek(max(cuts[-1], size * n // parts))
+                handle.seek(max(cuts[-1], start + int((size - start) * (front + n - 1) / shares)))
                 if len(handle.readline(MAX_LINE_BYTES + 1)) > MAX_LINE_BYTES:
                     raise _Fallback("line")
                 cuts.append(max(cuts[-1], handle.tell()))
@@ -278,7 +281,9 @@ class ModelRecords(Generic[M]):
         """The header and every record, as the models' JSON form (never split)."""
         return self._header, (item.model_dump(mode="json") for item in self._items)
 
-    def spans(self, parts: int, min_bytes: int | None = None) -> list[tuple[int, int]] | None:
+    def spans(
+        self, parts: int, min_bytes: int | None = None, front: float = 1.0
+    ) -> list[tuple[int, int]] | None:
         """None: read whole."""
         return None
 
