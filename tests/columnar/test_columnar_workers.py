@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +198,49 @@ def test_the_first_range_read_here_is_front_times_as_long_as_each_other(tmp_path
     records = native_records.FileRecords(path, "results")
     assert records.spans(3, min_bytes=0) == [(15, 155), (155, 285), (285, 415)]
     assert records.spans(3, min_bytes=0, front=2.0) == [(15, 225), (225, 325), (325, 415)]
+
+
+def test_records_are_read_again_by_the_line_starts_their_first_read_found(
+    tmp_path: Path
+) -> None:
+    """The first read of a JSONL file's byte ranges finds each record's line start (blank
+    lines, whitespace lines, records after spaces and CRLF line ends as they come); the
+    records read again by them are the file's."""
+    lines = [
+        b"\n", b" \t\r\n", b'{"kind":"run"}\n', b'{"question_id":"q1"}\n', b"\n",
+        b'  {"question_id":"q2"}\r\n', b"\t \n", b'{"question_id":"q3"}\r\n',
+        b'{"question_id":"q4"}\n', b" \n", b'{"question_id":"q5"}',
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(lines))
+    records = native_records.FileRecords(path, "results")
+    spans = records.spans(3, min_bytes=0)
+    assert spans == [(20, 66), (66, 112), (112, 134)]
+    starts = array("q")
+    read = []
+    for span in spans:
+        header, items = records.read(span, starts)
+        assert header == {"kind": "run"}
+        read.append([item["question_id"] for item in items])
+    assert read == [["q1", "q2"], ["q3", "q4"], ["q5"]]
+    assert list(starts) == [20, 42, 69, 91, 114]
+    records.found_starts(np.array(starts, dtype=np.int64))
+    assert records.parsed(range(5)) == {n: {"question_id": f"q{n + 1}"} for n in range(5)}
+
+
+def test_the_engine_reads_records_again_by_the_line_starts_its_first_read_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No pass over a file to find its records' lines again: the ranges' reads found them."""
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 30, exotic=True, jsonl=True)
+    monkeypatch.setattr(native_records, "_SPLIT_BYTES", 1)
+    made = []
+    real = native_records.Rereader.__init__
+
+    def init(self: Any, path: Path, list_key: str, starts: Any = None) -> None:
+        made.append((path.name, starts is not None))
+        real(self, path, list_key, starts)
+
+    monkeypatch.setattr(native_records.Rereader, "__init__", init)
+    evaluate_native(evalset, snapshot, [run], workers=2)
+    assert sorted(made) == [(evalset.name, True), (run.name, True)]

@@ -97,7 +97,9 @@ def read_evalset_parallel(
     executor's workers when one is given)."""
     ranges = _ranges(source, workers, executor, _EVALSET_FRONT)
     if ranges is None:
-        return read_evalset(source, codes)
+        read = read_evalset(source, codes)
+        source.found_starts(read.line_starts)  # the records read again by these
+        return read
     # A part's `row_of` is empty (not pickled back for nothing): one map for all the rows.
     parts = _map(read_evalset, [(source, codes, span) for span in ranges], executor)
     ids = [i for part in parts for i in part.ids]
@@ -114,7 +116,9 @@ def read_evalset_parallel(
             key + b: x
             for p, b in zip(parts, bases, strict=False) for key, x in getattr(p, name).items()
         }
-    return _joined(parts, joined)
+    read = _joined(parts, joined)
+    source.found_starts(read.line_starts)
+    return read
 
 
 def read_run_parallel(
@@ -141,6 +145,7 @@ def read_run_parallel(
             _run_part, [(source, evalset, codes, options, span) for span in ranges], executor
         )
         run = _join(parts)
+    source.found_starts(run.line_starts)  # the results read again by these
     answered = np.zeros(len(evalset.ids), dtype=bool)
     answered[run.row] = True
     missing = np.flatnonzero(~answered)

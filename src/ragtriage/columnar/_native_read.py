@@ -10,6 +10,7 @@ message. Runs are read likewise by `_native_run`.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -108,6 +109,8 @@ class EvalColumns:
     """Row -> its canary's `document_id` as written, for rows with a canary."""
     group_label: dict[int, str]
     """Group (global index) -> its label, for labelled groups."""
+    line_starts: np.ndarray
+    """Per question read from a JSONL file: its line's start (byte offset; else empty)."""
     evalset_id: str = ""
     """The evaluation set's `evalset_id`."""
     recorded_snapshot_id: str | None = None
@@ -133,7 +136,8 @@ def read_evalset(
 
     A span's `row_of` is left empty: the parts' join maps every question ID to its row and
     finds an ID twice once, over all the parts (`_native_parts.read_evalset_parallel`)."""
-    header, items = source.read(span)
+    starts = array("q")
+    header, items = source.read(span, starts)
     if header.get("kind") != "evalset" or not is_schema_version(header.get("schema_version")):
         raise _Fallback("evalset kind")
     try:
@@ -275,6 +279,7 @@ def read_evalset(
         canary_marker,
         canary_named,
         group_label,
+        np.array(starts, dtype=np.int64),
         header["evalset_id"],
         header.get("snapshot_id"),
     )

@@ -18,6 +18,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
 
+import numpy as np
 import orjson
 from pydantic import BaseModel, ValidationError
 
@@ -37,11 +38,14 @@ from ._trec import _Fallback
 
 
 def records(
-    path: Path, list_key: str, span: tuple[int, int] | None = None
+    path: Path, list_key: str, span: tuple[int, int] | None = None,
+    starts: array[int] | None = None,
 ) -> tuple[dict[str, Any], Iterator[Any]]:
     """A file's header (without the record list) and its records as parsed JSON.
 
     `span` (JSONL only): read only the records whose lines start in [start, end) bytes.
+    `starts` (JSONL only): each record's line start (byte offset) is added to it as the
+    record is read.
     """
     if file_suffix(path) == ".jsonl":
         label = str(path)
@@ -57,7 +61,7 @@ def records(
             raise _Fallback("header")
         if span is not None:
             handle.seek(span[0])
-        return header, _parsed(handle, label, None if span is None else span[1])
+        return header, _parsed(handle, label, None if span is None else span[1], starts)
     try:
         data = loads(strip_bom(read_bytes(path), str(path)))
     except InputError as exc:
@@ -83,15 +87,22 @@ def _first_line(handle: BinaryIO, label: str) -> bytes:
     return b""
 
 
-def _parsed(handle: BinaryIO, label: str, end: int | None) -> Iterator[Any]:
-    """The records of the lines up to byte `end`, parsed (the handle closed at the end); a
-    line past the bound or an unreadable file falls back."""
+def _parsed(
+    handle: BinaryIO, label: str, end: int | None, starts: array[int] | None
+) -> Iterator[Any]:
+    """The records of the lines up to byte `end`, parsed (the handle closed at the end; each
+    one's line start added to `starts`); a line past the bound or an unreadable file falls
+    back."""
+    found = array("q") if starts is None else starts
+    at = handle.tell()
     with handle:
         try:
             for _, line in iter_lines(handle, label, end):
                 # Never empty; `isspace` finds a blank line without copying it as `strip` does.
                 if not line.isspace():
+                    found.append(at)
                     yield loads(line)
+                at += len(line)
         except InputError as exc:
             raise _Fallback("line") from exc
 
@@ -102,28 +113,18 @@ _SPLIT_BYTES = 8 << 20
 class Rereader:
     """A file's records read again a few at a time by position (0-based, header excluded).
 
-    In a JSONL file each record's line is found by its byte offset (one pass over the lines
-    to find them), so no read holds more than the records asked for. A JSON document is
-    parsed once, the first time a record is asked for, as the first read parsed it, and each
-    record kept as its compact JSON text (`orjson.dumps`), so a read parses only the records
-    asked for, not the whole document again: the texts, about the size of the file, are held
-    as long as the reader is.
+    In a JSONL file each record's line is found by its byte offset (`starts`: as the first
+    read found them), so no read holds more than the records asked for. A JSON document
+    (`starts` None) is parsed once, the first time a record is asked for, as the first read
+    parsed it, and each record kept as its compact JSON text (`orjson.dumps`), so a read
+    parses only the records asked for, not the whole document again: the texts, about the
+    size of the file, are held as long as the reader is.
     """
 
-    def __init__(self, path: Path, list_key: str) -> None:
+    def __init__(self, path: Path, list_key: str, starts: array[int] | None) -> None:
         self._where = (path, list_key)
-        self._starts: array[int] | None = None
+        self._starts = starts
         self._texts: list[bytes] | None = None
-        if file_suffix(path) == ".jsonl":
-            starts, at, header = array("q"), 0, True
-            with _open(path) as handle:
-                for line in handle:
-                    if line.strip():
-                        if not header:
-                            starts.append(at)
-                        header = False
-                    at += len(line)
-            self._starts = starts
 
     def parse(self, lines: dict[int, bytes]) -> dict[int, Any]:
         """Records' texts (from `lines`) parsed as the first read parsed them (`loads_again`;
@@ -182,9 +183,19 @@ class FileRecords:
         self._again: Rereader | None = None
         self._identity = _identity(path)
 
-    def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
-        """The header and the records (those of `span`, see `records`) as parsed JSON."""
-        return records(self.path, self.list_key, span)
+    def read(
+        self, span: tuple[int, int] | None = None, starts: array[int] | None = None
+    ) -> tuple[dict[str, Any], Iterator[Any]]:
+        """The header and the records (those of `span`, see `records`) as parsed JSON (each
+        one's line start added to `starts`, a JSONL file's)."""
+        return records(self.path, self.list_key, span, starts)
+
+    def found_starts(self, starts: np.ndarray) -> None:
+        """The line starts of every record of a JSONL file, as its first read found them
+        (`read`'s `starts`, the parts' joined): the records are read again by them (a JSON
+        document's are parsed again when first asked for)."""
+        if self._again is None and file_suffix(self.path) == ".jsonl":
+            self._again = Rereader(self.path, self.list_key, array("q", starts.tobytes()))
 
     def spans(
         self, parts: int, min_bytes: int | None = None, front: float = 1.0
@@ -248,7 +259,9 @@ class FileRecords:
             found = "a file changed or removed since (score it again)"
             raise file_problem(self.label, "the file as it was when it was scored", found)
         if self._again is None:
-            self._again = Rereader(self.path, self.list_key)
+            if file_suffix(self.path) == ".jsonl":  # `found_starts` makes a JSONL file's
+                raise RuntimeError(f"{self.label}: records read again before they were read")
+            self._again = Rereader(self.path, self.list_key, None)
         return self._again
 
     def held(self) -> Sequence[Any] | None:
@@ -277,9 +290,15 @@ class ModelRecords(Generic[M]):
         self.label = label
         """What the result names as the records' file."""
 
-    def read(self, span: tuple[int, int] | None = None) -> tuple[dict[str, Any], Iterator[Any]]:
-        """The header and every record, as the models' JSON form (never split)."""
+    def read(
+        self, span: tuple[int, int] | None = None, starts: array[int] | None = None
+    ) -> tuple[dict[str, Any], Iterator[Any]]:
+        """The header and every record, as the models' JSON form (never split; no line
+        starts)."""
         return self._header, (item.model_dump(mode="json") for item in self._items)
+
+    def found_starts(self, starts: np.ndarray) -> None:
+        """Nothing: the models are held."""
 
     def spans(
         self, parts: int, min_bytes: int | None = None, front: float = 1.0

@@ -110,6 +110,8 @@ class RunColumns:
     """Per result: its end-to-end latency as a float (NaN: not recorded)."""
     cost_usd: np.ndarray
     """Per result: its cost as a float (NaN: not recorded)."""
+    line_starts: np.ndarray
+    """Per result read from a JSONL file: its line's start (byte offset; else empty)."""
 
 
 def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> str:
@@ -153,7 +155,8 @@ def read_run(
     hash of a result some label of which records one (a stale label is left out of the
     verdicts, as `metrics.build_view` leaves it out). `default_k`: the cut-off when neither
     `k` nor the run's provenance gives one (the article format's)."""
-    header_data, items = source.read(span)
+    starts = array("q")
+    header_data, items = source.read(span, starts)
     if header_data.get("kind") != "run" or not is_schema_version(header_data.get("schema_version")):
         raise _Fallback("run kind")
     try:
@@ -306,6 +309,7 @@ def read_run(
         _objects(reviews.cited_as_written),
         np.array(latency, dtype=np.float64),
         np.array(cost, dtype=np.float64),
+        np.array(starts, dtype=np.int64),
     )
 
 
