@@ -4,6 +4,7 @@ workers."""
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import pickle
 from array import array
@@ -244,3 +245,26 @@ def test_the_engine_reads_records_again_by_the_line_starts_its_first_read_found(
     monkeypatch.setattr(native_records.Rereader, "__init__", init)
     evaluate_native(evalset, snapshot, [run], workers=2)
     assert sorted(made) == [(evalset.name, True), (run.name, True)]
+
+
+def test_the_score_columns_are_made_while_forked_workers_explain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers need none of the records' score columns: this process makes them (once)
+    after it has forked the workers, not before."""
+    evalset, snapshot, run = write_dataset(tmp_path, 5, 60, exotic=False)
+    alone = evaluate_native(evalset, snapshot, [run], workers=1)
+    monkeypatch.setattr(native_explain, "CHUNK", 7)
+    monkeypatch.setattr(native_explain, "_PER_WORKER", 20)
+    monkeypatch.setattr(native_explain, "_SENT", 2)  # 5 arguments: two forked workers
+    workers = []
+    real = native_explain.score_rows
+
+    def score_rows(*args: Any) -> Any:
+        workers.append(len(multiprocessing.active_children()))
+        return real(*args)
+
+    monkeypatch.setattr(native_explain, "score_rows", score_rows)
+    split = evaluate_native(evalset, snapshot, [run], workers=3)
+    assert workers == [2]
+    assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))

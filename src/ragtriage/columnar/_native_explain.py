@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -112,18 +112,25 @@ def run_evaluation(
     version, flagged = own.version_question, explained.stage_flags()
     build = RunViews(source, run, questions, index, explained, added)
     result_of = build.result_of(rows)
-    columns = score_rows(scores, chosen, rows)
-    # Each row's scores and `cannot_judge` counts, in `chosen` order: views of the columns.
-    score_table = {m.name: columns[m.name][0] for m in chosen}
-    count_table = {
-        m.name: column for m in chosen if (column := columns[m.name][1]) is not None
-    }
-    kept = kept_columns(scores, chosen, rows)
-    # Consumed: every row's columns are read (a million questions' are several hundred MB).
-    scores.clear()
+
+    @cache
+    def tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, PerQuestion]]:
+        """Each row's scores and `cannot_judge` counts, in `chosen` order (the records' views
+        of them), and the columns the run's aggregates read: made when the first records are
+        (after forked workers have started: they need none), `scores` then consumed (every
+        row's columns are read; a million questions' are several hundred MB)."""
+        columns = score_rows(scores, chosen, rows)
+        kept = kept_columns(scores, chosen, rows)
+        scores.clear()
+        return (
+            {m.name: columns[m.name][0] for m in chosen},
+            {m.name: column for m in chosen if (column := columns[m.name][1]) is not None},
+            kept,
+        )
 
     def made(starts: Sequence[int], found: Sequence[list[Details]]) -> list[QuestionRecord]:
         """The records of the chunks at `starts`, given each one's details."""
+        score_table, count_table, _ = tables()
         records: list[QuestionRecord] = []
         for start, details in zip(starts, found, strict=True):
             part = rows[start : start + CHUNK]
@@ -186,6 +193,7 @@ def run_evaluation(
         explain, [(part,) for part in given], shares, then=finish, wire=(_packed, _unpacked)
     )
     findings.clear()
+    kept = tables()[2]
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[2]]
     bounds = [b for part in parts for b in part[3]]
