@@ -186,7 +186,7 @@ def run_evaluation(
     # A few chunks at a time: this process explains them from the first, forked workers from
     # the last (each few sent back as soon as explained), until they meet.
     given = [chunks[at : at + _SENT] for at in range(0, len(chunks), _SENT)]
-    if shares > 1:  # the files' line offsets found here once, inherited by the forked workers
+    if shares > 1:  # a JSON document's records parsed here once, inherited by forked workers
         build([])
     # A forked worker's verdicts come back as their fields, which pickle faster.
     parts = alongside(
