@@ -268,3 +268,28 @@ def test_the_score_columns_are_made_while_forked_workers_explain(
     split = evaluate_native(evalset, snapshot, [run], workers=3)
     assert workers == [2]
     assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))
+
+
+def test_records_read_in_order_are_read_a_mebibyte_at_a_time_and_again_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a file's records in order, this process lets go of the interpreter lock once
+    a MiB (not every 8 KiB, which kept the pool's thread from handing a forked worker its
+    range); a record read again is read alone, with the default buffer."""
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b'{"kind":"run"}\n{"question_id":"q1"}\n{"question_id":"q2"}\n')
+    opened = []
+    real = native_records.open_input
+
+    def open_input(where: Path, buffering: int = -1) -> Any:
+        opened.append(buffering)
+        return real(where, buffering=buffering)
+
+    monkeypatch.setattr(native_records, "open_input", open_input)
+    records = native_records.FileRecords(path, "results")
+    starts = array("q")
+    _, items = records.read(None, starts)
+    assert list(items) == [{"question_id": "q1"}, {"question_id": "q2"}]
+    records.found_starts(np.array(starts, dtype=np.int64))
+    assert records.parsed([1]) == {1: {"question_id": "q2"}}
+    assert opened == [1 << 20, -1]

@@ -49,7 +49,7 @@ def records(
     """
     if file_suffix(path) == ".jsonl":
         label = str(path)
-        handle = _open(path)
+        handle = _open(path, _READ_AHEAD)
         try:
             first = _first_line(handle, label)
         except InputError as exc:
@@ -72,9 +72,19 @@ def records(
     return header, iter(data[list_key])
 
 
-def _open(path: Path) -> BinaryIO:
+_READ_AHEAD = 1 << 20
+"""Bytes read from the file at once when its records are read in order (a record read again
+is read alone). Fewer reads, not only fewer calls: each read lets go of the interpreter
+lock, and a thread waiting for it (the forked workers' pool hands them their work from one)
+takes it only after a switch interval without such a release. With reads of 8 KiB, one
+every fraction of a millisecond, the thread that hands the first worker its range often
+waited until this process had read its own range (at 100,000 questions, 0.1-0.3 s of the
+evaluation set's 0.35 s)."""
+
+
+def _open(path: Path, buffering: int = -1) -> BinaryIO:
     try:
-        return open_input(path)
+        return open_input(path, buffering=buffering)
     except InputError as exc:
         raise _Fallback("file") from exc
 

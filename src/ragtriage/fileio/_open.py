@@ -60,8 +60,9 @@ def _os_problem(label: str, exc: OSError) -> InputError:
     return file_problem(label, "a readable file", exc.strerror or type(exc).__name__)
 
 
-def open_input(path: PathArg, label: str | None = None) -> BinaryIO:
-    """Open a regular file for binary reading; anything else raises `InputError`."""
+def open_input(path: PathArg, label: str | None = None, buffering: int = -1) -> BinaryIO:
+    """Open a regular file for binary reading (`buffering` as `open` takes it); anything else
+    raises `InputError`."""
     path = as_path(path)
     label = str(path) if label is None else label
     try:
@@ -73,7 +74,7 @@ def open_input(path: PathArg, label: str | None = None) -> BinaryIO:
         if not stat.S_ISREG(mode):
             raise file_problem(label, "a regular file", kind_of(mode))
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)
         raise
