@@ -106,8 +106,7 @@ class QuestionDetails:
         self._ids = ids
         self._first, self._in_context = first, first[:, 2]
         self._invalid_of = invalid_of
-        self._k, self._derived, self._has_reranked = run.k, run.context_derived, run.has_reranked
-        self._candidates, self._reranked = run.candidates, run.reranked
+        self._k = run.k
         self._cited, self._as_written = run.citations, run.cited_as_written
         # The required groups' alternatives as (codes, offsets), as a stage's items are: where
         # each group starts in `alt_code` (groups are in order).
@@ -145,15 +144,15 @@ class QuestionDetails:
         self._flagged = flagged
         # The columns a stage row reads a number at a time (`StageRow`), as Python numbers: a
         # memoryview's item costs a third of a numpy scalar's.
-        self._one_groups, self._one_answerability, self._one_derived = (
-            c.data for c in (self._groups, ev.answerability, self._derived)
+        self._one_answerability, self._one_derived = (
+            c.data for c in (ev.answerability, run.context_derived)
         )
         self._one_reranked, self._one_outcome, self._one_claims, self._one_facts = (
-            c.data for c in (self._has_reranked, self._outcome, self._claims, self._facts)
+            c.data for c in (run.has_reranked, self._outcome, self._claims, self._facts)
         )
         self._one_lists = tuple(
             (codes.data, offsets.data)
-            for codes, offsets in (self._candidates, self._reranked, run.context)
+            for codes, offsets in (run.candidates, run.reranked, run.context)
         )
 
     def tags(self, row: int) -> tuple[str, ...]:
