@@ -98,10 +98,16 @@ def read_evalset_parallel(
     ranges = _ranges(source, workers, executor, _EVALSET_FRONT)
     if ranges is None:
         read = read_evalset(source, codes)
-        source.found_starts(read.line_starts)  # the records read again by these
-        return read
+    else:
+        read = _join_evalset(
+            _map(read_evalset, [(source, codes, span) for span in ranges], executor)
+        )
+    source.found_starts(read.line_starts)  # the records read again by these
+    return read
+
+
+def _join_evalset(parts: Sequence[EvalColumns]) -> EvalColumns:
     # A part's `row_of` is empty (not pickled back for nothing): one map for all the rows.
-    parts = _map(read_evalset, [(source, codes, span) for span in ranges], executor)
     ids = [i for part in parts for i in part.ids]
     joined: dict[str, Any] = {"ids": ids, "row_of": rows_by_id(ids)}
     # Each part's rows and groups follow those of the parts before it.
@@ -116,9 +122,7 @@ def read_evalset_parallel(
             key + b: x
             for p, b in zip(parts, bases, strict=False) for key, x in getattr(p, name).items()
         }
-    read = _joined(parts, joined)
-    source.found_starts(read.line_starts)
-    return read
+    return _joined(parts, joined)
 
 
 def read_run_parallel(
