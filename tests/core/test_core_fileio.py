@@ -238,7 +238,16 @@ def test_a_text_written_in_pieces_is_handed_to_the_disk_early_and_whole(
     assert threading.active_count() == 1  # no thread left to wait for at the exit
 
 
-def _refused(tmp_path: Path, pieces: Iterable[str], error: type[BaseException]) -> str:
+def test_pieces_of_text_and_of_utf8_bytes_are_written_as_they_are(tmp_path: Path) -> None:
+    # Bytes and memoryviews are written without being decoded; text is encoded; line breaks
+    # are kept as given (no translation) in either.
+    target = tmp_path / "report.json"
+    made = "✓ b\r\nc\n".encode()
+    fileio.write_text(target, iter(["a ", made, memoryview(made)[3:], "é\n"]))
+    assert target.read_bytes() == "a ✓ b\r\nc\n b\r\nc\né\n".encode()
+
+
+def _refused(tmp_path: Path, pieces: Iterable[str | bytes], error: type[BaseException]) -> str:
     """Write `pieces` over an older report.json: the error's message, once checked that the
     older file is left as it was, with no partial file beside it and no thread running."""
     import threading
@@ -277,7 +286,7 @@ def test_a_piece_utf8_cannot_encode_fails_the_writing_and_leaves_nothing(
 ) -> None:
     # The piece is written by the writing thread: its error reaches the caller, as if the
     # caller had written it.
-    message = _refused(tmp_path, iter(["first ", "bad \ud800 ", "third"]), fileio.OutputError)
+    message = _refused(tmp_path, iter([b"first ", "bad \ud800 ", "third"]), fileio.OutputError)
     assert message == (
         f"cannot write {tmp_path / 'report.json'}: the text holds '\\ud800', which utf-8 "
         "cannot encode (a lone surrogate?). Nothing was written."

@@ -4,6 +4,7 @@ evaluate --format json` writes) is, byte for byte, `dumps(evaluation_json(...))`
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,11 @@ from ragtriage.render import _json, dumps, evaluation_json, evaluation_text
 
 def _whole(evaluation: Evaluation) -> str:
     return dumps(evaluation_json(evaluation))
+
+
+def _joined(pieces: Iterable[str | memoryview]) -> str:
+    """The pieces' text: a piece is text, or UTF-8 bytes (orjson's)."""
+    return "".join(p if isinstance(p, str) else str(p, "utf-8") for p in pieces)
 
 
 def _dataset(answers: int) -> Evaluation:
@@ -46,7 +52,7 @@ def _dataset(answers: int) -> Evaluation:
 def test_pieces_join_to_the_whole_document() -> None:
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     pieces = list(evaluation_text(example))
-    assert "".join(pieces) == _whole(example)
+    assert _joined(pieces) == _whole(example)
     # Per run: the text before its list, one piece per `_PIECE` entries, the list's end; then
     # the text after the last run. The example's runs each hold fewer than `_PIECE` entries.
     assert [len(run.questions) for run in example.runs] == [15, 15]
@@ -59,7 +65,7 @@ def test_entries_written_a_piece_at_a_time(monkeypatch: MonkeyPatch) -> None:
     for piece in (1, 2, 7, 15, 16):
         monkeypatch.setattr(_json, "_PIECE", piece)
         pieces = list(evaluation_text(example))
-        assert "".join(pieces) == whole
+        assert _joined(pieces) == whole
         assert len(pieces) == 2 * (-(-15 // piece) + 2) + 1
 
 
@@ -77,8 +83,10 @@ def test_a_piece_is_written_as_the_whole_document_writes_it() -> None:
         scores={**first.scores, "evidence_recall": Score(3.0, 2e7)},
     )
     run = replace(run, questions=(odd, *rest))
-    piece = _json._piece_text(run, example.measures, _json._verdicts(run), 0, 2)
-    entry = piece.split(",\n        {")[0].split("\n")
+    piece = _json._piece(run, example.measures, _json._verdicts(run), 0, 2)
+    assert isinstance(piece, str)  # written by `json`: it holds lone surrogates
+    assert piece.startswith("[\n")
+    entry = piece.removeprefix("[\n").split(",\n        {")[0].split("\n")
     assert entry == [
         '        {',
         '          "answerability": "answerable",',
@@ -157,12 +165,28 @@ def test_a_piece_is_written_as_the_whole_document_writes_it() -> None:
     ]
 
 
+def test_a_later_piece_starts_at_the_comma_before_its_entries(monkeypatch: MonkeyPatch) -> None:
+    """The first piece holds the list's `[`, a later one the `,` joining its first entry to
+    the ones before; each ends with its last entry. Written by orjson: UTF-8 bytes."""
+    example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
+    run = example.runs[0]
+    verdicts = _json._verdicts(run)
+    first, later = (_json._piece(run, example.measures, verdicts, n, n + 2) for n in (0, 2))
+    assert isinstance(first, memoryview) and isinstance(later, memoryview)
+    whole = _whole(example)
+    at = whole.index('"questions": [\n        {') + len('"questions": ')
+    text = str(first, "utf-8") + str(later, "utf-8")
+    assert whole[at : at + len(text)] == text
+    assert text.startswith("[\n        {\n") and str(later, "utf-8").startswith(",\n        {\n")
+    assert str(first, "utf-8").endswith("\n        }") and text.endswith("\n        }")
+
+
 def test_runs_without_questions_and_texts_like_the_mark() -> None:
     for answers in (0, 1, 2):
         evaluation = _dataset(answers)
         assert [len(run.questions) for run in evaluation.runs] == [answers, answers]
-        assert "".join(evaluation_text(evaluation)) == _whole(evaluation)
-    empty = "".join(evaluation_text(_dataset(0)))
+        assert _joined(evaluation_text(evaluation)) == _whole(evaluation)
+    empty = _joined(evaluation_text(_dataset(0)))
     assert '"questions": []' in empty
 
 
@@ -181,21 +205,21 @@ def test_the_cycle_collector_is_paused_while_a_piece_is_made(monkeypatch: Monkey
     left paused when it was paused before)."""
     example = ragtriage.evaluate_files(example=True, notify=lambda _: None)
     seen: list[bool] = []
-    real = _json.plain_json_bytes
+    real = _json.plain_json
 
-    def write(data: Any) -> bytes:
+    def write(data: Any) -> bytes | str:
         seen.append(gc.isenabled())
         return real(data)
 
-    monkeypatch.setattr(_json, "plain_json_bytes", write)
+    monkeypatch.setattr(_json, "plain_json", write)
     pieces = evaluation_text(example)
     next(pieces)
     next(pieces)
     assert (seen, gc.isenabled()) == ([False], True)
-    assert "".join(pieces) and (seen, gc.isenabled()) == ([False, False], True)
+    assert _joined(pieces) and (seen, gc.isenabled()) == ([False, False], True)
     gc.disable()
     try:
-        "".join(evaluation_text(example))
+        _joined(evaluation_text(example))
         assert (seen, gc.isenabled()) == ([False] * 4, False)
     finally:
         gc.enable()

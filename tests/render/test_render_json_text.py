@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ragtriage
-from ragtriage.fileio import json_float, json_text, json_text_table, plain_json_bytes
+from ragtriage.fileio import json_float, json_text, json_text_table, plain_json
 from ragtriage.render import dumps, evaluation_json
 
 
@@ -161,7 +161,7 @@ def test_pinned_keys_strings_and_ints() -> None:
 
 
 def _as_given(data: Any) -> Any:
-    """`data` with each float as `json_float` gives it (what `plain_json_bytes` is given)."""
+    """`data` with each float as `json_float` gives it (what `plain_json` is given)."""
     if type(data) is float:
         return json_float(data)
     if type(data) in (list, tuple):
@@ -185,15 +185,19 @@ _GIVEN = st.recursive(
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_GIVEN)
 def test_plain_data_its_floats_made_so_is_written_as_json_dumps_writes_it(data: Any) -> None:
-    assert plain_json_bytes(_as_given(data)) == oracle(data).encode("utf-8", "surrogatepass")
+    written = plain_json(_as_given(data))
+    # orjson's bytes, or where it refuses the data (a lone surrogate, ...) json's text.
+    assert written == oracle(data) if isinstance(written, str) else (
+        str(written, "utf-8") == oracle(data)
+    )
 
 
-def test_pinned_plain_json_bytes() -> None:
+def test_pinned_plain_json() -> None:
     floats = [json_float(value) for value in (1e-05, math.nan, -math.inf, 0.5, 1e-11)]
     assert [type(value) is float for value in floats] == [False] * 3 + [True] * 2
     assert floats[:4] == [1e-05, floats[1], -math.inf, 0.5] and math.isnan(floats[1])
     data = {"s": ("a\ud800\"\n", "✓", "\udfff"), "f": floats, "e": {}}
-    assert plain_json_bytes(data).decode("utf-8", "surrogatepass") == (
+    assert plain_json(data) == (
         '{\n  "e": {},\n  "f": [\n    1e-05,\n    NaN,\n    -Infinity,\n    0.5,\n    1e-11\n  ],\n'
         '  "s": [\n    "a\ud800\\"\\n",\n    "✓",\n    "\udfff"\n  ]\n}\n'
     )

@@ -68,12 +68,12 @@ def say(line: str, *, err: bool = False) -> None:
     click.echo(visible(line), err=err)
 
 
-def write_output(text: str | Iterable[str], output: Path | None) -> None:
-    """Write a rendered report (its text, or its text in pieces) to a file (whole or not at
-    all), or to stdout."""
+def write_output(text: str | Iterable[str | bytes | memoryview], output: Path | None) -> None:
+    """Write a rendered report (its text, or its text in pieces: text or UTF-8 bytes) to a
+    file (whole or not at all), or to stdout."""
     if output is None:
         for piece in [text] if isinstance(text, str) else text:
-            click.echo(piece, nl=False)
+            click.echo(piece if isinstance(piece, str | bytes) else bytes(piece), nl=False)
     else:
         from ..fileio import write_text
 

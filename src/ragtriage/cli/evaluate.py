@@ -42,7 +42,7 @@ def evaluate_command(
 ) -> None:
     """Score DATASET (an evaluation set or an article-format file) and its runs."""
     result = held(evaluate_request(request, notify=print_notice))
-    text: str | Iterator[str]
+    text: str | Iterator[str | memoryview]
     if fmt == "json":
         text = evaluation_text(result)  # written as made: the document is never held whole
     elif fmt == "markdown":

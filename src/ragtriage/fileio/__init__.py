@@ -15,7 +15,7 @@ from ._json_text import (
     json_line,
     json_text,
     json_text_table,
-    plain_json_bytes,
+    plain_json,
 )
 from ._limits import (
     CUTOFF_RANGE,
@@ -76,7 +76,7 @@ __all__ = [
     "parse_json",
     "parse_json_values",
     "parse_toml",
-    "plain_json_bytes",
+    "plain_json",
     "read_bytes",
     "read_json",
     "read_text",

@@ -65,23 +65,26 @@ def json_text(data: Any) -> str:
     except (_NotPlain, RecursionError):
         return _json_dumps(data)
     value = data if fixed is None else fixed[0]
-    return plain_json_bytes(value).decode("utf-8", "surrogatepass")
+    written = plain_json(value)
+    return written if isinstance(written, str) else written.decode("utf-8")
 
 
-def plain_json_bytes(data: Any) -> bytes:
-    """`json_text(data)` encoded with `surrogatepass`, in one orjson call that does not look
-    at each value first, for data its caller made of exactly dict, list, tuple, str, int,
-    bool, None and floats as `json_float` gives them. What orjson refuses (a lone surrogate,
-    an int beyond 64 bits, a key not a str, nesting beyond its limit) is written by `json`."""
+def plain_json(data: Any) -> bytes | str:
+    """`json_text(data)` in one orjson call that does not look at each value first, for data
+    its caller made of exactly dict, list, tuple, str, int, bool, None and floats as
+    `json_float` gives them: orjson's UTF-8 bytes (never a lone surrogate: orjson refuses
+    one). What orjson refuses (a lone surrogate, an int beyond 64 bits, a key not a str,
+    nesting beyond its limit) is written by `json`, and given as its text (a str, which may
+    hold a lone surrogate)."""
     try:
         return orjson.dumps(data, default=_float, option=_OPTIONS)
     except orjson.JSONEncodeError:
-        return _json_dumps(data).encode("utf-8", "surrogatepass")
+        return _json_dumps(data)
 
 
 def json_float(value: float) -> float:
     """`value`, or when orjson writes it otherwise than `json` (see the module docstring) a
-    float of a type of its own, which `plain_json_bytes` writes as `json` does."""
+    float of a type of its own, which `plain_json` writes as `json` does."""
     size = value if value >= 0.0 else -value  # NaN stays NaN: fails both tests
     return value if _HIGH <= size < _INF or size < _LOW else _Float(value)
 

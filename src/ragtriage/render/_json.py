@@ -16,7 +16,7 @@ from ..columnar import row_columns, score_codes
 from ..detectors import mask_text
 from ..diagnosis import QuestionDiagnosis
 from ..evaluation import Evaluation, RunEvaluation
-from ..fileio import json_float, json_text, plain_json_bytes
+from ..fileio import json_float, json_text, plain_json
 from ..loading import report_head
 from ..metrics import Aggregate, Measure, Score
 from ._aggregate_json import aggregate_json
@@ -118,7 +118,12 @@ def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str,
     """The whole report as plain data, read back from its text (`evaluation_text`, which
     alone makes the runs' `questions` entries); `questions` False: without them."""
     if questions:
-        data: dict[str, Any] = json.loads("".join(evaluation_text(evaluation)))
+        data: dict[str, Any] = json.loads(
+            b"".join(
+                piece.encode("utf-8", "surrogatepass") if isinstance(piece, str) else piece
+                for piece in evaluation_text(evaluation)
+            )
+        )
         return data
     return {
         **report_head(evaluation.tool_version, evaluation.sources),
@@ -146,23 +151,31 @@ def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str,
 _PIECE = 2_000
 """Question entries made, written and dropped at a time."""
 
-_WRAP = (b"[\n  [\n    [\n      [\n", b"\n      ]\n    ]\n  ]\n]\n")
-"""Around a piece written in three lists: where a run's `questions` entries sit in the
-report (runs list, run object, questions list), eight spaces in."""
+_WRAP = ("[\n  [\n    [\n      ", "\n      ]\n    ]\n  ]\n]\n")
+"""Around a piece written in three lists: where a run's `questions` list sits in the report
+(runs list, run object), six spaces in, its entries eight."""
+
+_HELD = "[\n        0"
+"""The start of a later piece's list, which holds a 0 before the entries: the piece starts at
+the `,` after it, which joins them to the entries before."""
 
 
-def _piece_text(
+def _piece(
     run: RunEvaluation, measures: tuple[Measure, ...], verdicts: Sequence[QuestionDiagnosis],
     start: int, stop: int,
-) -> str:
+) -> str | memoryview:
     """The entries `start:stop` (at least one) of a run's `questions` list as they sit in
-    it: each indented eight spaces, joined by `,\n`, without the brackets (the writer
-    indents them, in one call for the piece)."""
+    it, each indented eight spaces and joined by `,\n`: the first piece from the list's `[`,
+    a later one from the `,\n` before its first entry, without the closing bracket (the
+    writer indents them, in one call for the piece). As orjson wrote them (UTF-8 bytes, not
+    copied nor decoded); as text where `json` wrote them (`plain_json`: it may hold a lone
+    surrogate, which the file's writer refuses)."""
     with no_cycle_collection():  # a few acyclic dicts and lists per question
-        text = plain_json_bytes([[[_entries(run, measures, verdicts, start, stop)]]])
+        entries: list[Any] = _entries(run, measures, verdicts, start, stop)
+        written = plain_json([[[entries if start == 0 else [0, *entries]]]])
     head, tail = _WRAP
-    assert text.startswith(head) and text.endswith(tail)  # the writer's fixed layout
-    return str(memoryview(text)[len(head) : -len(tail)], "utf-8", "surrogatepass")
+    text = written if isinstance(written, str) else memoryview(written)
+    return text[len(head) + (0 if start == 0 else len(_HELD)) : len(text) - len(tail)]
 
 
 def _entries(
@@ -171,7 +184,7 @@ def _entries(
 ) -> list[dict[str, Any]]:
     """The entries `start:stop` of a run's `questions` list: each record's id, labels, every
     measure's value and the IDs behind them, with its diagnosis; made a field at a time over
-    the records, tuples as they are (written as lists by `plain_json_bytes`), each entry's
+    the records, tuples as they are (written as lists by `plain_json`), each entry's
     keys inserted in sorted order: orjson sorts them again, a third faster when in order."""
     records = run.questions[start:stop]
     columns = row_columns([r.scores for r in records], [m.name for m in measures])
@@ -199,8 +212,9 @@ def _score_values(measure: Measure, scores: Sequence[Score | None]) -> list[Any]
     return values
 
 
-def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
-    """The report's JSON text, `dumps(evaluation_json(evaluation))` byte for byte, in pieces:
+def evaluation_text(evaluation: Evaluation) -> Iterator[str | memoryview]:
+    """The report's JSON text, `dumps(evaluation_json(evaluation))` byte for byte, in pieces
+    (text, or UTF-8 bytes where orjson wrote the question entries, `_piece`):
     `_PIECE` questions' entries at a time are made, written and dropped in turn, so the whole
     document is never held (a million questions' report is larger than the evaluation
     itself). They are made in this process: made by forked processes while this one wrote,
@@ -220,8 +234,7 @@ def evaluation_text(evaluation: Evaluation) -> Iterator[str]:
             continue
         verdicts = _verdicts(run)
         for start in range(0, size, _PIECE):
-            piece = _piece_text(run, evaluation.measures, verdicts, start, start + _PIECE)
-            yield ("[\n" if start == 0 else ",\n") + piece
+            yield _piece(run, evaluation.measures, verdicts, start, start + _PIECE)
         yield "\n      ]"
     yield text
 
