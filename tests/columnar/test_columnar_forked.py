@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterator
 
@@ -145,3 +146,22 @@ def test_a_forked_pool_sends_results_through_a_pipe_of_a_mebibyte() -> None:
     with _pool(1) as pool:
         assert fcntl.fcntl(pool._outqueue._reader.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20
         assert pool.apply(bytes, (3 << 20,)) == bytes(3 << 20)
+
+
+def _switch_interval(value: int) -> float:
+    return sys.getswitchinterval()
+
+
+def test_alongside_shortens_the_switch_interval_while_it_runs() -> None:
+    # The pool's threads wait at most half a millisecond for the interpreter lock that this
+    # process's busy main thread holds; the interval is restored after, also after an error.
+    before = sys.getswitchinterval()
+    assert alongside(_switch_interval, [(0,), (1,)], 2)[0] == 0.0005
+    assert sys.getswitchinterval() == before
+
+    def fails(value: int) -> None:
+        raise ZeroDivisionError(value)
+
+    with pytest.raises(ZeroDivisionError):
+        alongside(fails, [(0,), (1,)], 2)
+    assert sys.getswitchinterval() == before

@@ -8,6 +8,7 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import signal
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -67,6 +68,15 @@ def _widened(pool: multiprocessing.pool.Pool) -> multiprocessing.pool.Pool:
     return pool
 
 
+_SWITCH_INTERVAL = 0.0005
+"""The interpreter's switch interval while `alongside` runs (seconds; Python's default is
+0.005): how long the pool's threads, which hand the forked workers their arguments and read
+their results from the pipe, wait at most for the interpreter lock while this process's
+main thread computes its own share. At the default, a worker explaining 100,000 questions'
+chunks spent 0.18 s of its 1.6 s waiting to send its results (16 ms a result), against
+0.11 s."""
+
+
 def _call(index: int) -> Any:
     function, arguments, pack = _TASK["task"]
     return pack(function(*arguments[index]))
@@ -103,6 +113,8 @@ def alongside(
     results: list[Any] = [None] * count
     front, back = 0, count  # this process's next argument; the forked processes' last
     _TASK["task"] = (function, arguments, pack)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(_SWITCH_INTERVAL)
     try:
         with _pool(others) as pool:
             queued: deque[tuple[int, multiprocessing.pool.AsyncResult[Any]]] = deque()
@@ -124,6 +136,7 @@ def alongside(
             for index, result in queued:
                 results[index] = finish(index, unpack(result.get()))
     finally:
+        sys.setswitchinterval(interval)
         _TASK.clear()
     return results
 
