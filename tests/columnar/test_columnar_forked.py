@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -165,3 +166,38 @@ def test_alongside_shortens_the_switch_interval_while_it_runs() -> None:
     with pytest.raises(ZeroDivisionError):
         alongside(fails, [(0,), (1,)], 2)
     assert sys.getswitchinterval() == before
+
+
+def _waits_for_the_forked_ones(value: int, done: str, wanted: int, wait: float) -> int:
+    """Forked: note a value computed. Here, for the first value: wait up to `wait` seconds
+    for the forked process to have computed `wanted` values (given at first: this one gives
+    no more meanwhile)."""
+    if os.getpid() != _HERE:
+        with open(done, "a", encoding="utf-8") as file:
+            file.write(f"{value}\n")
+    elif value == 0:
+        deadline = time.monotonic() + wait
+        while len(_lines(done)) < wanted:
+            assert time.monotonic() < deadline, _lines(done)
+            time.sleep(0.01)
+    return value
+
+
+def _lines(path: str) -> list[str]:
+    with open(path, encoding="utf-8") as file:
+        return file.read().split()
+
+
+def test_alongside_gives_a_forked_process_first_arguments_at_first(tmp_path: Path) -> None:
+    # This process's first step waits for the forked one to have computed four: they were
+    # all given at first, from the last. At most a quarter of the arguments are, two at least.
+    done = str(tmp_path / "done")
+    open(done, "w").close()
+    arguments = [(value, done, 4, 20.0) for value in range(16)]
+    assert alongside(_waits_for_the_forked_ones, arguments, 2, first=4) == list(range(16))
+    assert _lines(done)[:4] == ["15", "14", "13", "12"]
+    open(done, "w").close()
+    few = [(value, done, 3, 1.0) for value in range(8)]
+    with pytest.raises(AssertionError) as waited:  # only two given at first: 7 and 6
+        alongside(_waits_for_the_forked_ones, few, 2, first=4)
+    assert str(waited.value).splitlines()[0] == "['7', '6']"

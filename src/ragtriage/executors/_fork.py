@@ -92,18 +92,19 @@ def default_workers() -> int:
 def alongside(
     function: Callable[..., T], arguments: Sequence[tuple[Any, ...]], processes: int | None = None,
     then: Callable[[int, T], T] | None = None,
-    wire: tuple[Callable[[T], Any], Callable[[Any], T]] | None = None,
+    wire: tuple[Callable[[T], Any], Callable[[Any], T]] | None = None, first: int = 2,
 ) -> list[T]:
     """`function(*a)` for each `a` of `arguments`, in order: this process takes them from the
     front, one at a time, while forked processes take them from the back, until the two
     meet (so neither waits on a share that proved slower: a forked process also pays for
     sending its results back, this one for reading them). Each forked process has at most
-    two queued at a time. `processes`: how many processes in all, this one included
-    (default: one per argument). `then(index, result)`, given, finishes each result in this
-    process (what is cheaper made here than sent back), as soon as it is computed here or
-    received, so that it overlaps the forked processes' work. `wire`, given, is (pack,
-    unpack): a forked process packs each of its results, and this one unpacks it on receipt
-    (a form that pickles faster than the result itself)."""
+    two queued at a time, `first` at first (at most a quarter of the arguments each: for a
+    caller whose first `then` takes longer). `processes`: how many processes in all, this
+    one included (default: one per argument). `then(index, result)`, given, finishes each
+    result in this process (what is cheaper made here than sent back), as soon as it is
+    computed here or received, so that it overlaps the forked processes' work. `wire`,
+    given, is (pack, unpack): a forked process packs each of its results, and this one
+    unpacks it on receipt (a form that pickles faster than the result itself)."""
     count = len(arguments)
     others = count - 1 if processes is None else min(processes - 1, count - 1)
     finish = then or _as_is
@@ -119,13 +120,13 @@ def alongside(
         with _pool(others) as pool:
             queued: deque[tuple[int, multiprocessing.pool.AsyncResult[Any]]] = deque()
 
-            def give() -> None:
+            def give(ahead: int = 2) -> None:
                 nonlocal back
-                while len(queued) < 2 * others and back - 1 > front:
+                while len(queued) < ahead * others and back - 1 > front:
                     back -= 1
                     queued.append((back, pool.apply_async(_call, (back,))))
 
-            give()
+            give(max(2, min(first, count // (4 * others))))
             while front < back:
                 results[front] = finish(front, function(*arguments[front]))
                 front += 1
