@@ -98,13 +98,13 @@ def alongside(
     front, one at a time, while forked processes take them from the back, until the two
     meet (so neither waits on a share that proved slower: a forked process also pays for
     sending its results back, this one for reading them). Each forked process has at most
-    two queued at a time, `first` at first (at most a quarter of the arguments each: for a
-    caller whose first `then` takes longer). `processes`: how many processes in all, this
-    one included (default: one per argument). `then(index, result)`, given, finishes each
-    result in this process (what is cheaper made here than sent back), as soon as it is
-    computed here or received, so that it overlaps the forked processes' work. `wire`,
-    given, is (pack, unpack): a forked process packs each of its results, and this one
-    unpacks it on receipt (a form that pickles faster than the result itself)."""
+    two queued at a time, `first` at first (for a caller whose first `then` takes longer;
+    together at most a quarter of the arguments, two each at least). `processes`: how many
+    processes in all, this one included (default: one per argument). `then(index, result)`,
+    given, finishes each result in this process (what is cheaper made here than sent back),
+    as soon as it is computed here or received, so that it overlaps the forked processes'
+    work. `wire`, given, is (pack, unpack): a forked process packs each of its results, and
+    this one unpacks it on receipt (a form that pickles faster than the result itself)."""
     count = len(arguments)
     others = count - 1 if processes is None else min(processes - 1, count - 1)
     finish = then or _as_is
