@@ -13,7 +13,7 @@ made by the entry points (`_native_eval`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -105,23 +105,31 @@ class _Fields(NamedTuple):
 
 def _filtered(
     question_filter: QuestionFilter | None, input_filter: QuestionFilter | None,
-    questions: QuestionModels, fields: Callable[[int], _Fields],
-) -> Iterator[tuple[int, bool, bool]]:
-    """Per question row, in order: whether `question_filter` keeps it and `input_filter` holds
-    it (None: every question). `FieldFilter`s are given the question's ID, tags and split as
-    read (`fields`); any other filter its model, read a chunk at a time."""
+    questions: QuestionModels, fields: tuple[list[str], list[tuple[str, ...]], list[str]],
+) -> tuple[list[int], np.ndarray]:
+    """The rows `question_filter` keeps, in order, and whether `input_filter` holds each row
+    (None: every question). `FieldFilter`s are given each question's ID, tags and split as
+    read (`fields`: those columns), one filter over every row, then the other; any other
+    filter its model, read a chunk at a time."""
+    held = np.ones(len(questions.ids), dtype=bool)
     if isinstance(question_filter, FieldFilter | None) and isinstance(
         input_filter, FieldFilter | None
     ):
-        for row in range(len(questions.ids)):
-            read = fields(row)
-            yield (row, question_filter is None or question_filter(read),
-                   input_filter is None or input_filter(read))
-        return
+        read = list(map(_Fields, *fields))
+        if input_filter is not None:
+            held = np.fromiter(map(bool, map(input_filter.keep, read)), bool, len(read))
+        if question_filter is None:
+            return list(range(len(read))), held
+        kept = np.fromiter(map(bool, map(question_filter.keep, read)), bool, len(read))
+        return np.flatnonzero(kept).tolist(), held
+    rows = []
     for models in questions.chunks():
         for row, question in models.items():
-            yield (row, question_filter is None or question_filter(question),
-                   input_filter is None or input_filter(question))
+            if question_filter is None or question_filter(question):
+                rows.append(row)
+            if input_filter is not None:
+                held[row] = input_filter(question)
+    return rows, held
 
 
 @no_cycle_collection()  # millions of acyclic objects: the collector would only scan them
@@ -189,14 +197,7 @@ def run_engine(
     rows: list[int] = list(range(n))
     held = np.ones(n, dtype=bool)
     if question_filter is not None or input_filter is not None:
-        rows = []
-        for row, kept, holds in _filtered(
-            question_filter, input_filter, questions,
-            lambda row: _Fields(ids[row], tags[row], splits[row]),
-        ):
-            if kept:
-                rows.append(row)
-            held[row] = holds
+        rows, held = _filtered(question_filter, input_filter, questions, (ids, tags, splits))
     if options.stages:  # decided here, before any explanation is built
         rows = rows_with_stages(rows, read, options.stages, questions, index, labels)
     out = [
