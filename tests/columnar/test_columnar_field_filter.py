@@ -64,3 +64,34 @@ def test_a_field_filter_and_a_model_filter_give_the_same_evaluation(
     assert len(models_read) == 4 + 17 + 4
     assert dumps(evaluation_json(by_fields)) == dumps(evaluation_json(by_models))
     assert [len(run.questions) for run in by_fields.runs] == [15, 15]
+
+
+def test_field_filters_are_called_once_per_question_the_input_filter_first() -> None:
+    # Each is called over every question in file order: the input filter, then the question
+    # filter; a truthy answer keeps or holds the question.
+    paths = example_paths()
+    calls: list[tuple[str, str]] = []
+
+    def called(name: str, answer: Any) -> FieldFilter:
+        def keep(question: QuestionFields) -> Any:
+            calls.append((name, question.id))
+            return answer(question)
+
+        return FieldFilter(keep)
+
+    evaluation = evaluate_native(
+        paths.evalset, paths.snapshot, list(paths.runs),
+        question_filter=called("kept", lambda q: "yes" if q.split != "holdout" else ""),
+        input_filter=called("held", lambda q: 1),
+    )
+    every = [
+        "exact-code", "two-facts", "dead-letter", "stale-retention", "key-rotation", "regions",
+        "free-quota", "log-extension", "refund", "message-size", "amqp-port", "raise-limit",
+        "ordering", "pricing", "webhook-retries", "purge", "sso",
+    ]
+    assert calls == [("held", qid) for qid in every] + [("kept", qid) for qid in every]
+    assert [len(run.questions) for run in evaluation.runs] == [15, 15]
+    assert [q.id for q in evaluation.questions] == [qid for qid in every if qid not in _HELD_OUT]
+
+
+_HELD_OUT = ("free-quota", "sso")  # the example's holdout questions
