@@ -112,6 +112,8 @@ def _filtered(
     read (`fields`: those columns), one filter over every row, then the other; any other
     filter its model, read a chunk at a time."""
     held = np.ones(len(questions.ids), dtype=bool)
+    if question_filter is None and input_filter is None:
+        return list(range(held.size)), held
     if isinstance(question_filter, FieldFilter | None) and isinstance(
         input_filter, FieldFilter | None
     ):
@@ -194,10 +196,7 @@ def run_engine(
     # a chunk at a time: here for a filter other than a `FieldFilter` (the request's are
     # field filters), else by the explanations that need a view.
     questions = QuestionModels(inputs.evalset, ids)
-    rows: list[int] = list(range(n))
-    held = np.ones(n, dtype=bool)
-    if question_filter is not None or input_filter is not None:
-        rows, held = _filtered(question_filter, input_filter, questions, (ids, tags, splits))
+    rows, held = _filtered(question_filter, input_filter, questions, (ids, tags, splits))
     if options.stages:  # decided here, before any explanation is built
         rows = rows_with_stages(rows, read, options.stages, questions, index, labels)
     out = [
