@@ -24,7 +24,7 @@ from boundaries_builders import agreeing
 from hypothesis import given, settings, strategies as st
 
 from ragtriage.detectors import bundled_injection_rules, detect_injection, load_injection_rules
-from ragtriage.detectors._literals import Needed, admits, fold, needed_literals
+from ragtriage.detectors._literals import FirstStrings, Needed, admits, fold, needed_literals
 from ragtriage.detectors.injection import InjectionRules, _detect
 
 VERSIONS = ("injection-v1", "injection-v2")
@@ -98,6 +98,17 @@ def test_the_prefilter_changes_no_finding_on_generated_texts(
     pieces: list[str], rng: random.Random
 ) -> None:
     same_findings(disguise("".join(pieces), rng))
+
+
+def test_first_strings_gives_the_rules_without_literals_and_those_with_one_held_first() -> None:
+    index = FirstStrings([
+        Needed(("disregard", "ignore"), ((("previous",),),)), None, Needed(("system",), ()),
+        Needed(("ignore",), ()),
+    ])
+    assert index.items() == [1]
+    assert index.items(frozenset({"the", "previous"})) == [1]
+    assert index.items(frozenset({"ignore"})) == [0, 1, 3]
+    assert index.items(frozenset({"disregard"}), frozenset({"system", "the"})) == [0, 1, 2]
 
 
 def test_fold_writes_alike_every_two_characters_re_ignorecase_equates() -> None:

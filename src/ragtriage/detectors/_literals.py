@@ -154,6 +154,34 @@ class Prefilter:
         return frozenset(found)
 
 
+class FirstStrings:
+    """Which items of a list (rules, detectors, each with its `Needed` or None) a text may
+    match, from the strings it holds: `admits` refuses an item none of whose `first` strings
+    the text holds, so only the others are asked (most texts hold none of most items')."""
+
+    def __init__(self, needs: Iterable[Needed | None]) -> None:
+        self._always: list[int] = []
+        """The items without literals (any text may match them)."""
+        self._items: dict[str, list[int]] = {}
+        """Per string: the items it is one of the `first` strings of."""
+        for n, needed in enumerate(needs):
+            if needed is None:
+                self._always.append(n)
+            else:
+                for string in needed.first:
+                    self._items.setdefault(string, []).append(n)
+
+    def items(self, *held: AbstractSet[str]) -> list[int]:
+        """The positions, ascending, of the items a text may match whose forms hold `held`
+        (`Prefilter.held` of each): `admits` refuses every other item for each of them."""
+        found = set(self._always)
+        items = self._items
+        for strings in held:
+            for string in items.keys() & strings:
+                found.update(items[string])
+        return sorted(found)
+
+
 def _groups(needed: Needed) -> Iterable[str]:
     return (s for alt in needed.alternatives for group in alt for s in group)
 

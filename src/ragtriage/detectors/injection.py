@@ -15,6 +15,7 @@ from typing import Literal, cast
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
 from ._literals import (
+    FirstStrings,
     Needed,
     Prefilter,
     admits,
@@ -101,6 +102,17 @@ class InjectionRules:
     def prefilter(self) -> Prefilter:
         """Finds in one pass the strings of every rule's literals a folded text holds."""
         return Prefilter(n for rule in self.rules for n in (rule.literals, *rule.branches))
+
+    @cached_property
+    def first_strings(self) -> FirstStrings:
+        """The rules a text may match, from the strings `prefilter` found in it."""
+        return FirstStrings(rule.literals for rule in self.rules)
+
+    def searched(self, *held: AbstractSet[str]) -> list[InjectionRule]:
+        """The rules, in order, that may match a text whose forms hold `held` (the others'
+        `search` gives None for each form at once)."""
+        rules = self.rules
+        return [rules[n] for n in self.first_strings.items(*held)]
 
 
 @dataclass(frozen=True)
@@ -217,7 +229,7 @@ def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
     found, held = [], chosen.prefilter.held
     if not chosen.normalise:
         present = held(fold(text))
-        for rule in chosen.rules:
+        for rule in chosen.searched(present):
             match = rule.search(text, present)
             if match is not None:
                 found.append(InjectionMatch(rule.id, rule.category, match.start(), match.end()))
@@ -225,7 +237,7 @@ def _detect(text: str, chosen: InjectionRules) -> tuple[InjectionMatch, ...]:
     texts = instruction_texts(text)
     keys = [held(fold(view)) for view in texts]
     hits = []
-    for rule in chosen.rules:
+    for rule in chosen.searched(*keys):
         spans = []
         for n, view in enumerate(texts):
             match = rule.search(view, keys[n])
