@@ -155,7 +155,7 @@ class Prefilter:
 
 
 class FirstStrings:
-    """Which items of a list (rules, detectors, each with its `Needed` or None) a text may
+    """Which items of a list (a rule set's rules, each with its `Needed` or None) a text may
     match, from the strings it holds: `admits` refuses an item none of whose `first` strings
     the text holds, so only the others are asked (most texts hold none of most items')."""
 
