@@ -7,6 +7,7 @@ import dataclasses
 import multiprocessing
 import os
 import pickle
+import threading
 from array import array
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 from native_layers_data import write_dataset
 
+import ragtriage.columnar._engine_pass as engine_pass
 import ragtriage.columnar._native_eval as native_eval
 import ragtriage.columnar._native_explain as native_explain
 import ragtriage.columnar._native_records as native_records
@@ -51,6 +53,35 @@ def test_snapshot_scan_split_among_workers_changes_nothing(
     report = dumps(evaluation_json(alone))
     assert '"injection_in_context": true' in report
     assert dumps(evaluation_json(split)) == report
+
+
+def test_the_layers_run_in_a_second_thread_and_no_scan_forks_while_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both snapshot scans fork their workers before the layers' thread starts; the layers
+    are computed in that thread, and the report is the one-process report."""
+    evalset, snapshot, run = write_dataset(tmp_path, 1, 60, exotic=False)
+    metrics = ["injection_in_context", "sensitive_in_context", "evidence_recall"]
+    alone = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=1)
+    monkeypatch.setattr(native_snapshot, "_SCAN_SHARE", 1)
+    forked: list[list[str]] = []  # the threads other than this one at each scan's fork
+    layered: list[bool] = []  # whether the layers ran in this thread
+    real_alongside, real_layers = native_snapshot.alongside, engine_pass._layers
+
+    def scan(function: Any, arguments: Any, processes: int) -> Any:
+        forked.append(sorted(t.name for t in threading.enumerate() if "ThreadPool" in t.name))
+        return real_alongside(function, arguments, processes)
+
+    def layers(*arguments: Any) -> Any:
+        layered.append(threading.current_thread() is threading.main_thread())
+        return real_layers(*arguments)
+
+    monkeypatch.setattr(native_snapshot, "alongside", scan)
+    monkeypatch.setattr(engine_pass, "_layers", layers)
+    split = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=2)
+    assert forked == [[], []]  # the injection scan, then the sensitive-content scan
+    assert layered == [False]
+    assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))
 
 
 def test_a_few_long_snapshot_texts_are_split_among_workers_by_their_length(
