@@ -25,9 +25,10 @@ import ragtriage.columnar._trec as native_trec
 from ragtriage.columnar import evaluate_native
 from ragtriage.diagnosis import Finding, QuestionDiagnosis
 from ragtriage.evaluation import QuestionRecord
+from ragtriage.loading import SnapshotIndex
 from ragtriage.metrics import Score
 from ragtriage.render import dumps, evaluation_json
-from ragtriage.schemas import Question
+from ragtriage.schemas import Document, Question, Snapshot
 
 
 @pytest.mark.parametrize(("seed", "shares"), [(1, 8), (2, 6)])
@@ -48,8 +49,8 @@ def test_snapshot_scan_split_among_workers_changes_nothing(
 
     monkeypatch.setattr(native_snapshot, "alongside", counted)
     split = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=2)
-    # The injection scan, then the sensitive-content scan.
-    assert calls == [(shares, 2), (shares, 2)]
+    # The injection and sensitive-content scans, in one pass.
+    assert calls == [(shares, 2)]
     report = dumps(evaluation_json(alone))
     assert '"injection_in_context": true' in report
     assert dumps(evaluation_json(split)) == report
@@ -58,7 +59,7 @@ def test_snapshot_scan_split_among_workers_changes_nothing(
 def test_the_layers_run_in_a_second_thread_and_no_scan_forks_while_it_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Both snapshot scans fork their workers before the layers' thread starts; the layers
+    """The snapshot scans fork their workers before the layers' thread starts; the layers
     are computed in that thread, and the report is the one-process report."""
     evalset, snapshot, run = write_dataset(tmp_path, 1, 60, exotic=False)
     metrics = ["injection_in_context", "sensitive_in_context", "evidence_recall"]
@@ -79,9 +80,37 @@ def test_the_layers_run_in_a_second_thread_and_no_scan_forks_while_it_runs(
     monkeypatch.setattr(native_snapshot, "alongside", scan)
     monkeypatch.setattr(engine_pass, "_layers", layers)
     split = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=2)
-    assert forked == [[], []]  # the injection scan, then the sensitive-content scan
+    assert forked == [[]]  # the injection and sensitive-content scans, in one pass
     assert layered == [False]
     assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))
+
+
+def test_scan_together_reads_each_text_once_for_every_scan_that_lacks_it() -> None:
+    snapshot = Snapshot(snapshot_id="s", documents=[
+        Document(id="d0", text="alpha"), Document(id="d1", text="beta"),
+        Document(id="d2", text="gamma"),
+    ])
+    codes, index = native_snapshot.snapshot_codes(snapshot), SnapshotIndex.build(snapshot)
+    read: list[tuple[str, str]] = []
+
+    def finder(name: str) -> Any:
+        def finds(text: str) -> str:
+            read.append((name, text))
+            return text.upper() if name == "upper" else ""
+        return finds
+
+    scans = [native_snapshot.SnapshotScan(codes, index, finder(n)) for n in ("upper", "empty")]
+    upper, empty = scans
+    upper.scan(np.array([0]))
+    native_snapshot.scan_together(np.array([2, 0, 2, 1]), scans)
+    native_snapshot.scan_together(np.array([1, 2]), scans)  # nothing left to scan
+    assert read == [
+        ("upper", "alpha"), ("upper", "alpha"), ("upper", "beta"), ("upper", "gamma"),
+        ("empty", "alpha"), ("empty", "beta"), ("empty", "gamma"),
+    ]
+    assert upper.found(np.array([2, 1, 0])) == ["GAMMA", "BETA", "ALPHA"]
+    assert upper(np.array([0, 1])).tolist() == [True, True]
+    assert empty(np.array([0, 1, 2])).tolist() == [False, False, False]
 
 
 def test_a_few_long_snapshot_texts_are_split_among_workers_by_their_length(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import numpy as np
 
@@ -110,37 +110,14 @@ class SnapshotScan(Generic[T]):
         self._finds = finds
         self._workers = workers if CAN_FORK else 1
 
-    def _scan(self, items: Sequence[int]) -> list[T]:
-        ids, index, finds = self._ids, self._index, self._finds
-        return [finds(item_text(ids[i], index) or "") for i in items]
-
     def scan(self, items: np.ndarray) -> None:
         """Scan the texts of the codes `items` not scanned yet."""
-        known = self._known
-        # The codes asked for and not scanned yet, ascending: a mark per code, not a sort.
-        asked = np.zeros(known.size, dtype=bool)
-        asked[items] = True
-        new = np.flatnonzero(asked & (known < 0)).tolist()
-        ids, index = self._ids, self._index
-        # The work of each text: its characters and a fixed cost per text.
-        work = np.array(
-            [len(item_text(ids[i], index) or "") + _TEXT_WORK for i in new], dtype=np.int64
-        )
-        total = int(work.sum())
-        shares = min(total // _SCAN_SHARE, len(new))
-        if shares > 1:
-            # A text goes to the share its work starts in; this process takes shares from
-            # the front while forked workers take them from the back (`alongside`).
-            starts = np.cumsum(work) - work
-            bounds = [total * n // shares for n in range(1, shares)]
-            cuts = np.unique([0, *np.searchsorted(starts, bounds).tolist(), len(new)]).tolist()
-            chunks = [(new[a:b],) for a, b in pairwise(cuts)]
-            found = [flag for part in alongside(self._scan, chunks, self._workers) for flag in part]
-        else:
-            found = self._scan(new)
-        known[new] = [bool(value) for value in found]
+        scan_together(items, [self])
+
+    def _store(self, codes: list[int], found: list[T]) -> None:
+        self._known[codes] = [bool(value) for value in found]
         stored = self._found
-        for code, value in zip(new, found, strict=True):
+        for code, value in zip(codes, found, strict=True):
             stored[code] = value
 
     def __call__(self, items: np.ndarray) -> np.ndarray:
@@ -155,13 +132,50 @@ class SnapshotScan(Generic[T]):
         return [cast(T, stored[code]) for code in items.tolist()]
 
 
+def scan_together(items: np.ndarray, scans: Sequence[SnapshotScan[Any]]) -> None:
+    """Scan the texts of the codes `items` that any of `scans` (scans of one snapshot, with
+    one number of workers) has not scanned yet, for every one of them in one pass: each text
+    is read once, and many texts are split among one set of forked workers."""
+    first = scans[0]
+    # The codes asked for and not scanned yet, ascending: a mark per code, not a sort.
+    asked = np.zeros(first._known.size, dtype=bool)
+    asked[items] = True
+    new = np.flatnonzero(asked & np.any([scan._known < 0 for scan in scans], axis=0)).tolist()
+    ids, index = first._ids, first._index
+    finds = [scan._finds for scan in scans]
+
+    def scan(part: Sequence[int]) -> list[list[Any]]:
+        texts = [item_text(ids[code], index) or "" for code in part]
+        return [list(map(find, texts)) for find in finds]
+
+    # The work of each text: its characters and a fixed cost per text.
+    work = np.array(
+        [len(item_text(ids[i], index) or "") + _TEXT_WORK for i in new], dtype=np.int64
+    )
+    total = int(work.sum())
+    shares = min(total // _SCAN_SHARE, len(new))
+    if shares > 1:
+        # A text goes to the share its work starts in; this process takes shares from the
+        # front while forked workers take them from the back (`alongside`).
+        starts = np.cumsum(work) - work
+        bounds = [total * n // shares for n in range(1, shares)]
+        cuts = np.unique([0, *np.searchsorted(starts, bounds).tolist(), len(new)]).tolist()
+        parts = alongside(scan, [(new[a:b],) for a, b in pairwise(cuts)], first._workers)
+        found = [[value for part in parts for value in part[n]] for n in range(len(scans))]
+    else:
+        found = scan(new)
+    for one, values in zip(scans, found, strict=True):
+        one._store(new, values)
+
+
 _SCAN_SHARE = 400_000
 """Scanning worth a share of its own (about a tenth of a second; a forked worker starts in
 10 to 30 ms), in characters of text, each text counting `_TEXT_WORK` more: the injection
 scan takes up to 0.25 µs a character and about 15 µs more a text (one CPU,
 `detect_injection` on 50- and 1,000-character texts: 26 and 188 µs English, 34 and 258 µs
-Chinese); the sensitive-content scan, counted alike, takes less (9 and 28 µs English, 17 and
-155 µs Chinese), so its shares are smaller."""
+Chinese, measured before the rules a text cannot match were left unasked); the
+sensitive-content scan, counted alike, takes less (9 and 28 µs English, 17 and 155 µs
+Chinese). Scanned together (`scan_together`), a share holds the work of both."""
 
 _TEXT_WORK = 60
 """A text's fixed cost, in characters."""
