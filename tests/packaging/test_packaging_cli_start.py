@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import subprocess
 import sys
 
@@ -48,9 +49,19 @@ def test_start_imports_no_command_and_no_heavy_package(option: str) -> None:
     assert "click" in modules  # the report is read right
     heavy = sorted(m for m in modules if m.partition(".")[0] in HEAVY)
     assert heavy == []
+    assert "importlib.metadata" not in modules  # the version is written in the package
     assert {m for m in modules if m.startswith("ragtriage")} <= LIGHT_RAGTRIAGE
     if option == "--version":
         assert stdout.startswith("ragtriage, version ")
+
+
+def test_the_installed_version_is_the_one_written_in_the_package() -> None:
+    from importlib.metadata import version
+
+    import ragtriage
+
+    assert version("ragtriage") == ragtriage.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+", ragtriage.__version__)
 
 
 def test_help_lists_every_command_as_click_would() -> None:
