@@ -65,7 +65,7 @@ def test_the_layers_run_in_a_second_thread_and_no_scan_forks_while_it_runs(
     metrics = ["injection_in_context", "sensitive_in_context", "evidence_recall"]
     alone = evaluate_native(evalset, snapshot, [run], metrics=metrics, workers=1)
     monkeypatch.setattr(native_snapshot, "_SCAN_SHARE", 1)
-    forked: list[list[str]] = []  # the threads other than this one at each scan's fork
+    forked: list[list[str]] = []  # the layers' threads alive at each scan's fork
     layered: list[bool] = []  # whether the layers ran in this thread
     real_alongside, real_layers = native_snapshot.alongside, engine_pass._layers
 
@@ -85,7 +85,7 @@ def test_the_layers_run_in_a_second_thread_and_no_scan_forks_while_it_runs(
     assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))
 
 
-def test_scan_together_reads_each_text_once_for_every_scan_that_lacks_it() -> None:
+def test_scan_together_scans_each_text_some_scan_lacks_once_for_every_scan() -> None:
     snapshot = Snapshot(snapshot_id="s", documents=[
         Document(id="d0", text="alpha"), Document(id="d1", text="beta"),
         Document(id="d2", text="gamma"),
