@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._collector import no_cycle_collection
 from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
 from ..diagnosis import stage_names
@@ -248,6 +249,7 @@ def _check_choices(label_policy: object, evidence_level: object) -> None:
         raise InputError(problems)
 
 
+@no_cycle_collection()  # from the snapshot's models on (at 100,000 documents: 0.35 s of scans)
 def _on_files(
     evalset: Path, snapshot: Path, runs: Sequence[Path], chosen: tuple[Measure, ...], *,
     labels: Sequence[Path] = (), versions: Path | None = None, **options: Any,
