@@ -30,7 +30,7 @@ from ._native_checks import ANSWERABILITY, OUTCOMES
 from ._native_layers import ANSWERABLE, ANSWERED
 from ._native_read import EvalColumns
 from ._native_run import RunColumns
-from ._native_stages import _owner, _spans, distinct
+from ._native_stages import _owner, _spans, distinct_codes
 
 Details = dict[str, tuple[str, ...]]
 """One question's details: key -> IDs."""
@@ -129,7 +129,7 @@ class QuestionDetails:
         # any), found once for the run here (before any worker is forked); per result:
         # whether such a text is in its context.
         side = run.context_flag < 0
-        shown = distinct(self._context[side])
+        shown = distinct_codes(self._context[side], len(ids))
         self._snapshot_labels = {
             code: labels
             for code, labels in zip(shown.tolist(), snapshot_found(shown), strict=True) if labels

@@ -36,7 +36,16 @@ from ..schemas import Labeller
 from ._native_details import QuestionDetails
 from ._native_read import Codes, EvalColumns
 from ._native_run import RunColumns
-from ._native_stages import RunStages, _owner, _spans, distinct, first_found, listed, validly_cited
+from ._native_stages import (
+    RunStages,
+    _owner,
+    _spans,
+    distinct,
+    first_found,
+    listed,
+    owners,
+    validly_cited,
+)
 
 
 class Explained:
@@ -56,13 +65,15 @@ class Explained:
         self._level, self._document_level = level, ev.level_document
         self._requires = np.diff(ev.group_offsets) > 0
         items, offsets = run.context
-        owner = _owner(offsets)
         ids = list(codes.code)
         self._ids = ids
         self._question_ids = ev.ids
         self._flagged: dict[int, list[str]] = {}
-        for at in np.flatnonzero(stages.injected).tolist():
-            self._flagged.setdefault(int(owner[at]), []).append(ids[int(items[at])])
+        injected = np.flatnonzero(stages.injected)
+        for result, code in zip(
+            owners(offsets, injected).tolist(), items[injected].tolist(), strict=True
+        ):
+            self._flagged.setdefault(result, []).append(ids[code])
         # Per required group: its first satisfying item's position among the candidates, in
         # the final ranking (the reranked list when the result has one) and in the context.
         result_of = np.zeros(len(ev.ids), dtype=np.int64)
@@ -75,7 +86,7 @@ class Explained:
         # Per result: the codes of its items (in any stage) satisfying a required group.
         units = len(ids) + 1  # a key is result * units + code
         keys = distinct(np.concatenate([
-            _owner(flat[1])[matched[name].at] * units + flat[0][matched[name].at]
+            owners(flat[1], matched[name].at) * units + flat[0][matched[name].at]
             for name, flat in (("candidates", run.candidates), ("reranked", run.reranked),
                                ("context", run.context))
         ]))
@@ -90,10 +101,10 @@ class Explained:
         inside = stages.cited_inside
         self._claims = run.claim_offsets
         self._bad = np.flatnonzero(~validly_cited(run, inside))
-        self._bad_at = np.searchsorted(_owner(run.claim_offsets)[self._bad], bounds)
+        self._bad_at = np.searchsorted(owners(run.claim_offsets, self._bad), bounds)
         self._cited = run.citations[1]
         self._outside = np.flatnonzero(~inside)
-        self._outside_claim = _owner(self._cited)[self._outside]
+        self._outside_claim = owners(self._cited, self._outside)
         # Per claim and per reference fact: its state, and its labels' marks (fresh, counted)
         # and judges.
         self._states = (run.claim_offsets, run.claim_state, run.claim_labels)
