@@ -13,6 +13,7 @@ from native_layers_data import write_dataset
 
 from ragtriage.columnar import _native_eval, evaluate_native
 from ragtriage.columnar._native_stages import _owner, distinct, distinct_codes, owners
+from ragtriage.evaluation import QuestionRecord, slice_rows
 
 
 @settings(max_examples=200, deadline=None)
@@ -40,6 +41,24 @@ def test_owners_gives_the_owner_of_each_position(lengths: list[int], data: Any) 
     got = owners(offsets, at)
     assert got.tolist() == [plain[p] for p in at.tolist()] == _owner(offsets)[at].tolist()
     assert got.dtype == np.int64
+
+
+def _record(n: int, tags: tuple[str, ...], split: str) -> QuestionRecord:
+    return QuestionRecord(f"q{n}", tags, split, "answerable", "answered", {}, {})
+
+
+def test_slice_rows_gives_each_slice_its_records_rows_in_order() -> None:
+    records = [
+        _record(0, ("a", "b"), "dev"), _record(1, (), "test"), _record(2, ("b", "b"), "dev"),
+        _record(3, ("a", "b"), "dev"), _record(4, ("c",), "holdout"), _record(5, (), "test"),
+    ]
+    rows = slice_rows(records)
+    assert {key: value.tolist() for key, value in rows.items()} == {
+        "split:dev": [0, 2, 3], "tag:a": [0, 3], "tag:b": [0, 2, 3], "split:test": [1, 5],
+        "split:holdout": [4], "tag:c": [4],
+    }
+    assert all(value.dtype == np.int64 for value in rows.values())
+    assert slice_rows([]) == {}
 
 
 def test_the_snapshot_is_read_with_the_cycle_collector_paused(

@@ -44,7 +44,7 @@ def _members(run: RunEvaluation) -> Callable[[str], list[QuestionRecord]]:
     def members(key: str) -> list[QuestionRecord]:
         if key == "all":
             return list(questions)
-        return [questions[row] for row in rows.get(key, ())]
+        return [questions[row] for row in rows[key].tolist()] if key in rows else []
 
     return members
 
