@@ -18,6 +18,7 @@ from ..schemas import EvalSet, Snapshot
 from ..validation import check_dataset
 from ..versions import load_versions
 from ._native_read import WHOLE, Codes
+from ._native_stages import distinct_codes
 from ._trec import _Fallback
 
 T = TypeVar("T")
@@ -137,10 +138,9 @@ def scan_together(items: np.ndarray, scans: Sequence[SnapshotScan[Any]]) -> None
     one number of workers) has not scanned yet, for every one of them in one pass: each text
     is read once, and many texts are split among one set of forked workers."""
     first = scans[0]
-    # The codes asked for and not scanned yet, ascending: a mark per code, not a sort.
-    asked = np.zeros(first._known.size, dtype=bool)
-    asked[items] = True
-    new = np.flatnonzero(asked & np.any([scan._known < 0 for scan in scans], axis=0)).tolist()
+    # The codes asked for and not scanned yet by some scan, ascending.
+    asked = distinct_codes(items, first._known.size)
+    new = asked[np.any([scan._known[asked] < 0 for scan in scans], axis=0)].tolist()
     ids, index = first._ids, first._index
     finds = [scan._finds for scan in scans]
 

@@ -239,7 +239,7 @@ def match_stage(
     first = np.full(n_groups, -1, dtype=np.int64)
     # A group's first pair in flat order is its first item in its list (one list per question).
     found, head = np.unique(groups, return_index=True)
-    first[found] = at[head] - offsets[np.searchsorted(offsets, at[head], side="right") - 1]
+    first[found] = at[head] - offsets[owners(offsets, at[head])]
     return StageMatch(at, groups, first)
 
 
