@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, strategies as st
 
 from ragtriage import fileio
 from ragtriage.columnar._native_checks import loads as fast_loads, loads_again
@@ -126,6 +128,63 @@ def test_a_text_orjson_refuses_is_read_again_as_loads_reads_it(line: bytes) -> N
     # to `loads`: the same marker, never an orjson error.
     assert loads_again(line) is fast_loads(line)
     assert type(loads_again(line)) is object
+
+
+class _Members(list[tuple[str, Any]]):
+    """An object as written: its members in order, a key possibly twice."""
+
+
+_SCALARS = (
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet='a:"\\ \n\u00e9', max_size=5)
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.lists(st.tuples(st.text(alphabet='ab:" \u00e9', max_size=2), inner), max_size=4).map(
+        _Members
+    ),
+    max_leaves=10,
+)
+_SPACES = st.sampled_from(["", " ", "  ", "\t", "\n", "\r\n "])
+
+
+def _written(value: Any, space: tuple[str, str, str, str], strings: str) -> str:
+    """`value` as JSON text, each object's members as listed (a key written twice stays
+    twice), spaced by `space`: before and after each comma, before and after each colon.
+    `strings`: "plain" (UTF-8 kept), "ascii" (`\\u` escapes beyond ASCII) or "colons"
+    (each colon in a string spelled `\\u003a`)."""
+    before, after, key_end, value_start = space
+    comma = f"{before},{after}"
+    if isinstance(value, _Members):
+        return "{" + comma.join(
+            _written(k, space, strings) + f"{key_end}:{value_start}" + _written(v, space, strings)
+            for k, v in value
+        ) + "}"
+    if isinstance(value, list):
+        return "[" + comma.join(_written(v, space, strings) for v in value) + "]"
+    text = json.dumps(value, ensure_ascii=strings == "ascii")
+    return text.replace(":", "\\u003a") if strings == "colons" else text
+
+
+@given(
+    _VALUES.filter(lambda value: isinstance(value, list)),  # an object or a list
+    st.tuples(_SPACES, _SPACES, _SPACES, _SPACES),
+    st.sampled_from(["plain", "ascii", "colons"]),
+)
+def test_the_fast_reader_refuses_and_keeps_what_the_strict_parser_does(
+    value: list[Any], space: tuple[str, str, str, str], strings: str
+) -> None:
+    # Spaced every way; keys and strings with colons, quotes, backslashes and `\\u` escapes;
+    # a key twice in an object now and then (the keys are few and short).
+    line = _written(value, space, strings).encode()
+    try:
+        expected = fileio.parse_json(line.decode(), "f.jsonl", 1)
+    except InputError:
+        assert type(fast_loads(line)) is object
+    else:
+        assert fast_loads(line) == expected
 
 
 def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_file_reader_too(
