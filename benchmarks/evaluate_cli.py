@@ -28,11 +28,15 @@ scans, such as the sensitive-content scan of answers, are paid once): a ~170-cha
 and a ~70-character claim, as a real run has. `--passage-chars N` lengthens every snapshot
 passage to about N characters (the generated ones have ~50; a real passage has hundreds),
 so the per-passage scans (the injection rules) cost what they cost on real documents.
+`--spaced` writes every line of the three files as Python's `json.dumps` writes it (a space
+after each comma and colon), as a script that writes its own files does; the generated
+lines are orjson's, without spaces.
 
     python benchmarks/evaluate_cli.py --questions 20000 --shared-units
     python benchmarks/evaluate_cli.py --questions 100000 --distinct-texts
     python benchmarks/evaluate_cli.py --questions 100000 --distinct-texts --passage-chars 1000
     python benchmarks/evaluate_cli.py --questions 20000 --evidence-level span
+    python benchmarks/evaluate_cli.py --questions 100000 --spaced
 
 `--repeat N` times both commands N times, one after the other in turn, and reports the median
 of each (with the range of the wall times): on a machine shared with other work one run of a
@@ -142,6 +146,18 @@ def _json_parse(paths: list[str]) -> None:
                 json.loads(line)
 
 
+def _spaced(path: Path) -> Path:
+    """The file with each line as Python's `json.dumps` writes it (written beside it as
+    NAME-spaced.jsonl)."""
+    import json
+
+    out = path.with_name(f"{path.stem}-spaced.jsonl")
+    with path.open(encoding="utf-8") as source, out.open("w", encoding="utf-8") as sink:
+        for line in source:
+            sink.write(json.dumps(json.loads(line), ensure_ascii=False) + "\n")
+    return out
+
+
 def timed(command: list[str]) -> tuple[float, float, float]:
     """Run a command as a child process: (wall seconds, CPU seconds, peak RSS in GB)."""
     start = time.perf_counter()
@@ -166,6 +182,8 @@ def main() -> None:
                         help="an answer and claim texts of its own for every question")
     parser.add_argument("--passage-chars", type=int, default=None, metavar="N",
                         help="lengthen every snapshot passage to about N characters")
+    parser.add_argument("--spaced", action="store_true",
+                        help="every line as Python's json.dumps writes it")
     parser.add_argument("--evidence-level", choices=["auto", "document", "chunk", "span"],
                         default="auto", help="the evaluate command's --evidence-level")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
@@ -195,6 +213,8 @@ def main() -> None:
                 run = _distinct_texts(run)
             if args.passage_chars:
                 snapshot = _long_passages(snapshot, args.passage_chars)
+            if args.spaced:
+                evalset, snapshot, run = map(_spaced, (evalset, snapshot, run))
             size = sum(p.stat().st_size for p in (evalset, snapshot, run)) / 1e6
             print(f"{questions:>9,} questions, {size:,.0f} MB of JSONL", flush=True)
             dataset = [str(evalset), "--snapshot", str(snapshot), "--run", str(run)]
