@@ -120,6 +120,25 @@ def test_jsonl_run_with_a_bad_line_and_a_bad_record(files: Path) -> None:
     ])
 
 
+@pytest.mark.parametrize("cut", [1, 2])
+def test_a_jsonl_line_cut_short_is_named_with_the_place_its_text_ends(
+    files: Path, cut: int
+) -> None:
+    # The header (line 1) or a result (line 2) cut short: the place is the end of that line,
+    # not the start of the next one.
+    lines = [
+        json.dumps({"kind": "run", "schema_version": 1, "name": "r"}),
+        json.dumps(result("q1", ["d1"], context=["d1"])),
+    ]
+    lines[cut - 1] = lines[cut - 1][:-1] + "  "
+    (files / "run.jsonl").write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    assert invoke(files, *_eval_args(files, "run.jsonl")) == (2, [
+        "Error: 1 problem found in the input:",
+        f"- run.jsonl: line {cut} column {len(lines[cut - 1]) + 1}: expected valid JSON; found the "
+        "end of the line (the JSON is cut short: a JSONL line holds one record)",
+    ])
+
+
 def test_valid_jsonl_run_loads(files: Path) -> None:
     good = result("q1", ["d1"], context=["d1"], claims=[claim("c", ["d1"], "supported", ["d1"])])
     text = json.dumps({"kind": "run", "schema_version": 1, "name": "r"}) + "\n\n" + json.dumps(good) + "\n"

@@ -204,10 +204,14 @@ def _decode(text: str, label: str, line: int | None, start: int) -> tuple[Any, i
     try:
         return _raw_decode(text, start)
     except json.JSONDecodeError as exc:
-        found = _plain(exc.msg)
-        if exc.msg.startswith("Expecting") and not text[exc.pos :].strip():
-            found = f"the end of the {'file' if line is None else 'line'} (the JSON is cut short)"
-        raise file_problem(label, "valid JSON", found, _where(text, exc.pos, line)) from None
+        found, at = _plain(exc.msg), exc.pos
+        if exc.msg.startswith("Expecting") and not text[at:].strip():
+            if line is None:
+                found = "the end of the file (the JSON is cut short)"
+            else:  # where the line's text ends, not the start of the next line
+                found = "the end of the line (the JSON is cut short: a JSONL line holds one record)"
+                at = len(text.rstrip("\r\n"))
+        raise file_problem(label, "valid JSON", found, _where(text, at, line)) from None
     except StrictJSONError as exc:
         raise file_problem(label, exc.expected, exc.found, _locate(text, exc.token, line)) from None
 
