@@ -283,3 +283,31 @@ def test_export_names_the_questions_its_qrels_leave_out(tmp_path: Path) -> None:
     qrels_file, _ = _files(tmp_path)
     imported = import_trec(qrels_file, [])
     assert export_trec(imported.evalset, None, qrels_path=tmp_path / "b.qrels", run_path=None) == ()
+
+
+def test_export_refuses_a_result_of_a_question_the_evaluation_set_lacks(tmp_path: Path) -> None:
+    """Written, it would be a TREC run line of no question of the qrels: refused as `evaluate`
+    refuses it (a holdout question's result is left out with its question, not refused)."""
+    import json
+
+    from ragtriage.example import example_paths
+
+    evalset, run = example_paths().evalset, example_paths().runs[0]
+    data = json.loads(run.read_text(encoding="utf-8"))
+    extra = {**data["results"][0], "question_id": "refnud"}
+    data["results"] += [extra, {**extra, "question_id": "nope"}]
+    changed = tmp_path / "run.json"
+    changed.write_text(json.dumps(data), encoding="utf-8")
+    result = CliRunner().invoke(cli, [
+        "export", "trec", str(evalset), "--qrels-out", str(tmp_path / "q.qrels"),
+        "--run", str(changed), "--run-out", str(tmp_path / "r.run"),
+    ])
+    expected = (
+        "results.question_id: expected a question of the evaluation set; found no such question"
+    )
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        f"- {changed}: question 'nope': {expected}",
+        f"- {changed}: question 'refnud': {expected} (did you mean 'refund'?)",
+    ])
+    assert list(tmp_path.iterdir()) == [changed]  # nothing written

@@ -429,13 +429,17 @@ def test_export_refuses_ids_a_trec_file_cannot_hold(tmp_path: Path) -> None:
     ])
     e, r = tmp_path / "e.json", tmp_path / "r.json"
     field = "a TREC field: non-empty, without whitespace or NUL"
+    # The run answers questions the evaluation set renamed: those are not its questions.
+    known = "results.question_id: expected a question of the evaluation set; found no such question"
     assert (result.exit_code, result.output.splitlines()) == (2, [
-        "Error: 5 problems found in the input:",
+        "Error: 7 problems found in the input:",
         f"- {e}: question 'a b': id: expected {field}, not starting with #; found 'a b'",
         f"- {e}: question '#two': id: expected {field}, not starting with #; found '#two'",
         f"- {e}: question '#two': required_evidence: expected {field}; found 'doc\\u2003x'",
         f"- {r}: question 'q\\u3000x': question_id: expected {field}, not starting with #; "
         "found 'q\\u3000x'",
+        f"- {r}: question 'q\\u3000x': {known}",
+        f"- {r}: question 'two-facts': {known}",
         f"- <command line>: --run-tag: expected {field}; found 'my tag'",
     ])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.json", "r.json"]

@@ -22,7 +22,7 @@ from ..formats.trec_files import (
 from ..formats.trec_records import FIRST_TOKEN, TOKEN, is_token
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import IDENTIFIER_EXPECTED, EvalSet, Provenance, Run, Snapshot, plain_ids
-from ..validation import check_repeats
+from ..validation import check_known_questions, check_repeats
 
 
 @dataclass(frozen=True)
@@ -195,6 +195,11 @@ def export_trec(
         _check_ids(collector, evalset_file, qid, "id", "required_evidence", judged)
     for qid, ranking in (ranked or {}).items():
         _check_ids(collector, run_file, qid, "question_id", "ranking", [d for d, _ in ranking])
+    if evalset is not None and run is not None and ranked is not None:
+        # A result of no question of the set would be written as a line of no qrels question.
+        check_known_questions(
+            collector.add, run_file, {q.id for q in evalset.questions}, ranked.keys()
+        )
     if tag is not None and not is_token(tag):
         collector.extend([option_problem("--run-tag", TOKEN, repr(tag))])
     collector.raise_if_any()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
-from ..errors import Problem
+from ..errors import Problem, Suggestions
 from ..loading import Dataset, SnapshotIndex
 
 _ARTICLE_FIELDS = {
@@ -40,6 +40,20 @@ def check_repeats(
             add(file, qid, "results", "one result per question", f"{n} results")
         elif n > 1:
             add(file, qid, "id", "unique question IDs", f"{qid!r} more than once")
+
+
+def check_known_questions(
+    add: Callable[[str, str | None, str, str, str], None], file: str,
+    questions: Collection[str], answered: Iterable[str],
+) -> None:
+    """A problem (`add`, as `check_repeats`) per question a run answers (`answered`, its
+    results' question IDs) that the evaluation set (`questions`, its IDs) does not hold, each
+    once, in ID order."""
+    names = Suggestions(questions)
+    for qid in sorted(set(answered)):
+        if qid not in questions:
+            found = "no such question" + names(qid)
+            add(file, qid, "results.question_id", "a question of the evaluation set", found)
 
 
 class Checker:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Mapping
 from functools import partial
 
-from ..errors import Problem, Suggestions, counted
+from ..errors import Problem, counted
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import (
     CONTEXT_HASH,
@@ -22,7 +22,7 @@ from ..schemas import (
     claim_ids,
     counted_labels,
 )
-from ._checker import Checker, check_repeats, dupes
+from ._checker import Checker, check_known_questions, check_repeats, dupes
 from ._inputs import check_evalset, check_snapshot
 
 
@@ -163,12 +163,8 @@ def _check_run(
     c.run_prefix = f"runs[{run.name}]." if c.ds.article else ""
     questions = {q.id: q for q in c.ds.evalset.questions}
     counts = Counter(res.question_id for res in run.results)
-    question_ids = Suggestions(questions.keys())
     check_repeats(c.add, file, counts.elements(), results=True)
-    for qid in sorted(counts):
-        if qid not in questions:
-            found = "no such question" + question_ids(qid)
-            c.add(file, qid, "results.question_id", "a question of the evaluation set", found)
+    check_known_questions(c.add, file, questions.keys(), counts)
     for qid in questions:
         if qid not in counts and not allow_missing:
             expected = f"a result for every question (run {run.name!r}; or --allow-missing)"
