@@ -59,6 +59,29 @@ def test_broken_json(files: Path) -> None:
     ])
 
 
+def test_a_metadata_value_of_no_allowed_type_is_one_problem(files: Path) -> None:
+    # One problem per value, not one per type the value could have had (`metadata.a.str`,
+    # `metadata.a.int`, ...); a value of an allowed type's subclass is taken as that type.
+    import enum
+
+    from ragtriage.schemas import Document
+
+    class Kind(enum.StrEnum):
+        A = "a"
+
+    docs = [doc("d1", "alpha"), {**doc("d2", "beta"), "metadata": {"a": {"b": 1}, "n": None}}]
+    write_json(files / "snapshot.json", snapshot_doc(docs))
+    assert invoke(files, *_eval_args(files, "run.json")) == (2, [
+        "Error: 2 problems found in the input:",
+        "- snapshot.json: document 'd2': metadata.a: expected a string, a number or a boolean; "
+        'found {"b": 1}',
+        "- snapshot.json: document 'd2': metadata.n: expected a string, a number or a boolean; "
+        "found null",
+    ])
+    assert Document(id="d", text="t", metadata={"k": Kind.A, "n": 1}).metadata == {"k": "a", "n": 1}
+    assert type(Document(id="d", text="t", metadata={"k": Kind.A}).metadata["k"]) is str
+
+
 def test_wrong_schema_version(files: Path) -> None:
     write_json(files / "evalset.json", {**evalset_doc([]), "schema_version": 2})
     assert invoke(files, *_eval_args(files)) == (2, [

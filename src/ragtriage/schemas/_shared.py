@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    GetCoreSchemaHandler,
     StringConstraints,
     WithJsonSchema,
 )
@@ -146,7 +147,20 @@ Text = Annotated[
 ]
 """A required text: non-empty and not only whitespace (`is_text`)."""
 
-Scalar = str | int | float | bool
+SCALAR_EXPECTED = "a string, a number or a boolean"
+
+
+class _OneProblem:
+    """A union that refuses a value with one problem, not one per type (`metadata.a.str`,
+    `metadata.a.int`, ...): pydantic-core's own union, given one error for when every type
+    refuses (no Python call per value)."""
+
+    def __get_pydantic_core_schema__(self, source: object, handler: GetCoreSchemaHandler) -> Any:
+        one = {"custom_error_type": "scalar_type", "custom_error_message": SCALAR_EXPECTED}
+        return {**handler(source), **one}  # the union's core schema, with that error
+
+
+Scalar = Annotated[str | int | float | bool, _OneProblem()]
 """A value allowed in free-form metadata and settings maps."""
 
 
