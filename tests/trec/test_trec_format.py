@@ -243,6 +243,22 @@ def test_cli_trec_eval_json(tmp_path: Path) -> None:
     ]
 
 
+def test_a_measure_asked_for_twice_is_listed_once(tmp_path: Path) -> None:
+    # By its name, another case and an alias: one measure, in the order first asked.
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n", encoding="utf-8")
+    asked = ["ndcg@3", "P@3", "NDCG@3", "precision@3", "ndcg@3"]
+    result = CliRunner().invoke(
+        cli, ["trec-eval", str(qrels), str(run), *(f"-m{m}" for m in asked), "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [m["name"] for m in data["metrics"]] == list(data["summary"]) == [
+        "ndcg@3", "precision@3"
+    ]
+
+
 def test_cli_trec_eval_bad_input_exits_2(tmp_path: Path) -> None:
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text("q1 0 a 2\n", encoding="utf-8")

@@ -68,17 +68,20 @@ def parse_rank_measures(
     texts: Iterable[str], source: str = "<command line>"
 ) -> tuple[RankMeasure, ...]:
     """Parse `name@k` measures (`recall@10`, `P@10`, `map@100`: a registry metric with a
-    rank form, by its name or an alias), reporting every bad one at once."""
+    rank form, by its name or an alias), reporting every bad one at once; a measure asked
+    for again (by another name) is the first one's (`ndcg@3` and `NDCG@3`: one measure)."""
     problems: list[Problem] = []
-    out: list[RankMeasure] = []
+    out: dict[str, RankMeasure] = {}
     for text in texts:
         try:
-            out.append(RankMeasure(parse_measure(text, source, rank=True)))
+            measure = RankMeasure(parse_measure(text, source, rank=True))
         except InputError as exc:
             problems.extend(exc.problems)
+            continue
+        out.setdefault(measure.label, measure)
     if problems:
         raise InputError(problems)
-    return tuple(out)
+    return tuple(out.values())
 
 
 @dataclass(frozen=True)
