@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ragtriage._version import __version__
@@ -85,6 +86,25 @@ def test_metric_parameter_is_checked(article_fixture: Path) -> None:
     )
     code, _, stderr = _evaluate(article_fixture, "--metric", "ndcg")
     assert stderr == "Error: 1 problem found in the input:\n- <command line>: metric: expected the form ndcg@k; found 'ndcg'\n"
+
+
+def test_every_bad_metric_is_named_at_once(article_fixture: Path) -> None:
+    # From the command line and from Python: each bad one, in the order given.
+    from ragtriage import evaluate_files
+    from ragtriage.errors import InputError
+
+    bad = ["ndcg@0", "claim_support", "mrr@x", "acuracy"]
+    code, _, stderr = _evaluate(article_fixture, *(f"--metric={m}" for m in bad))
+    expected = [
+        "- <command line>: metric ndcg parameter k: expected an integer from 1 to 10000; found '0'",
+        "- <command line>: metric mrr parameter k: expected an integer from 1 to 10000; found 'x'",
+    ]
+    lines = stderr.splitlines()
+    assert (code, lines[:3]) == (2, ["Error: 3 problems found in the input:", *expected])
+    assert lines[3].startswith("- <command line>: metric: expected one of canary_obeyed, ")
+    with pytest.raises(InputError) as caught:
+        evaluate_files(article_fixture, metrics=bad)
+    assert [f"- {p.message()}" for p in caught.value.problems] == lines[1:]
 
 
 def test_no_dataset_is_a_usage_error() -> None:

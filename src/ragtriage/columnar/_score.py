@@ -10,10 +10,10 @@ from typing import get_args
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, Problem, choice_problems
+from ..errors import InputError, choice_problems
 from ..executors import Executor, LocalExecutor, shard_bounds
 from ..loading import SourceFile
-from ..metrics import Aggregate, Measure, PerQuestion, RankForm, parse_measure
+from ..metrics import Aggregate, Measure, PerQuestion, RankForm, parse_measures
 from ..paths import PathArg, as_path
 from ._arrays import RankArrays
 from ._averaging import AveragingRule, average
@@ -70,17 +70,10 @@ def parse_rank_measures(
     """Parse `name@k` measures (`recall@10`, `P@10`, `map@100`: a registry metric with a
     rank form, by its name or an alias), reporting every bad one at once; a measure asked
     for again (by another name) is the first one's (`ndcg@3` and `NDCG@3`: one measure)."""
-    problems: list[Problem] = []
     out: dict[str, RankMeasure] = {}
-    for text in texts:
-        try:
-            measure = RankMeasure(parse_measure(text, source, rank=True))
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
+    for parsed in parse_measures(texts, source, rank=True):
+        measure = RankMeasure(parsed)
         out.setdefault(measure.label, measure)
-    if problems:
-        raise InputError(problems)
     return tuple(out.values())
 
 

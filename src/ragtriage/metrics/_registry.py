@@ -287,4 +287,20 @@ def measures(names: Iterable[str] | None) -> tuple[Measure, ...]:
         return default_measures()
     if isinstance(names, str):
         names = (names,)
-    return tuple(parse_measure(name) for name in names)
+    return parse_measures(names)
+
+
+def parse_measures(
+    texts: Iterable[str], source: str = "<command line>", *, rank: bool = False
+) -> tuple[Measure, ...]:
+    """`parse_measure` of each text, in order; `InputError` names every bad one at once."""
+    problems: list[Problem] = []
+    out: list[Measure] = []
+    for text in texts:
+        try:
+            out.append(parse_measure(text, source, rank=rank))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return tuple(out)
