@@ -162,6 +162,30 @@ def test_a_jsonl_line_cut_short_is_named_with_the_place_its_text_ends(
     ])
 
 
+@pytest.mark.parametrize("jsonl", [False, True])
+def test_results_with_an_empty_question_id_are_each_named_by_their_place(
+    files: Path, jsonl: bool
+) -> None:
+    # An empty ID names no question: each result is named by its place, not merged into one
+    # problem of "question ''".
+    good = result("q1", ["d1"], context=["d1"])
+    results = [good, {**good, "question_id": ""}, {**good, "question_id": ""}]
+    if jsonl:
+        head = json.dumps({"kind": "run", "schema_version": 1, "name": "r"})
+        text = "\n".join([head, *map(json.dumps, results)]) + "\n"
+        (files / "run.jsonl").write_text(text, encoding="utf-8")
+        places = ["line 3: ", "line 4: "]
+    else:
+        write_json(files / "run.json", run_doc("r", results))
+        places = ["results[1].", "results[2]."]
+    name = "run.jsonl" if jsonl else "run.json"
+    found = "question_id: expected a non-empty string; found an empty string"
+    assert invoke(files, *_eval_args(files, name)) == (2, [
+        "Error: 2 problems found in the input:",
+        *(f"- {name}: {place}{found}" for place in places),
+    ])
+
+
 def test_valid_jsonl_run_loads(files: Path) -> None:
     good = result("q1", ["d1"], context=["d1"], claims=[claim("c", ["d1"], "supported", ["d1"])])
     text = json.dumps({"kind": "run", "schema_version": 1, "name": "r"}) + "\n\n" + json.dumps(good) + "\n"

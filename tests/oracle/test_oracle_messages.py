@@ -76,8 +76,8 @@ CASES: list[tuple[Callable[[Small], None], str]] = [
      "found 2 results"),
     (claims_in_refusal, "r{s}: question 'q2': claims: expected no claims in a result whose "
      "outcome is refused; found 1 claim"),
-    (empty_document_id, "s{s}: document '': {line3}id: expected a non-empty string; found an "
-     "empty string"),
+    # An empty ID names no document: its place does.
+    (empty_document_id, "s{s}: {place}id: expected a non-empty string; found an empty string"),
     (empty_candidate_id, "r{s}: question 'q1': {line2}candidates[1].id: expected a non-empty "
      "string; found an empty string"),
     (nan_latency, "r{s}: line {line} column {column}: expected a finite number; found NaN"),
@@ -97,6 +97,7 @@ def test_pinned_message(
     jsonl = suffix == ".jsonl"
     want = message.format(s=suffix, line2="line 2: " if jsonl else "",
                           line3="line 3: " if jsonl else "",
+                          place="line 3: " if jsonl else "documents[1].",
                           line=AT[suffix]["line"], column=AT[suffix]["column"])
     assert messages(loaded, tmp_path) == [want]
     assert messages(read, tmp_path) == [want]

@@ -234,7 +234,7 @@ def validate_item(
             pydantic_problems(
                 exc,
                 file,
-                qid if isinstance(qid, str) else None,
+                qid if isinstance(qid, str) and qid else None,  # '' names no record
                 prefix,
                 record,
                 model=model,

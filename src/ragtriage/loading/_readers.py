@@ -155,7 +155,8 @@ def _validate_list(
     out = []
     for index, entry in enumerate(items):
         item = with_default_labeller(entry, default)
-        has_id = isinstance(item, dict) and isinstance(item.get(spec.id_key), str)
+        qid = item.get(spec.id_key) if isinstance(item, dict) else None
+        has_id = isinstance(qid, str) and qid != ""  # '' names no record: its place does
         prefix = "" if has_id else f"{key}[{index}]."
         name = None if spec.name_key is None else _entry_name(item, spec.name_key)
         if name is not None:
