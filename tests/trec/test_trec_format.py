@@ -259,6 +259,22 @@ def test_a_measure_asked_for_twice_is_listed_once(tmp_path: Path) -> None:
     ]
 
 
+def test_a_file_read_as_json_for_its_first_character_says_so(tmp_path: Path) -> None:
+    # A TREC file whose first question ID starts with { is read as JSON (ranx's form): its
+    # JSON problem says why it was read so.
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("{q1 0 a 1\n", encoding="utf-8")
+    run.write_text("{q1 Q0 a 1 3 t\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
+    why = "the file starts with {, so it is read as a JSON qrels or run, as ranx writes one"
+    found = "found a key not in double quotes, or a comma before a closing brace"
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        f"- {qrels}: line 1 column 2: expected valid JSON ({why}); {found}",
+        f"- {run}: line 1 column 2: expected valid JSON ({why}); {found}",
+    ])
+
+
 def test_cli_trec_eval_bad_input_exits_2(tmp_path: Path) -> None:
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text("q1 0 a 2\n", encoding="utf-8")

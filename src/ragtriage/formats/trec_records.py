@@ -12,6 +12,7 @@ reader's checks then apply to it as to a line.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from .._optional import extra_module
@@ -82,13 +83,23 @@ def _json_type(value: object) -> str:
     return "null" if value is None else f"{found} ({value!r:.40})" if found else repr(value)
 
 
+_STARTS_JSON = "the file starts with {, so it is read as a JSON qrels or run, as ranx writes one"
+
+
 def json_rows(
     path: PathArg, run: bool, collector: ProblemCollector, seen: set[str] | None = None
 ) -> Records:
     """(record number, TREC fields) of each (question, document) pair of a JSON object;
     `seen`, when given, receives every question ID, valid or not."""
     shown = str(path)
-    data = read_json(path, shown)
+    try:
+        data = read_json(path, shown)
+    except InputError as exc:  # told by its first character: say so, as a TREC file may start so
+        raise InputError([
+            replace(p, expected=f"{p.expected} ({_STARTS_JSON})")
+            if p.expected == "valid JSON" else p
+            for p in exc.problems
+        ]) from None
     value = "score" if run else "grade"
     if not isinstance(data, dict) or not data:
         expected = f"an object of question IDs, each an object of document IDs to {value}s"
