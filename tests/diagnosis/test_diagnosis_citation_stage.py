@@ -76,7 +76,8 @@ def test_json(files: list[str]) -> None:
     }
     assert run["questions"][1]["primary"] == "ok"
     assert run["breakdown"]["all"]["stages"]["invalid_citation"] == {
-        "primary": 1, "present": 1, "denominator": 2, "primary_rate": 0.5, "present_rate": 0.5,
+        "averaging": "macro", "primary": 1, "present": 1, "denominator": 2, "primary_rate": 0.5,
+        "present_rate": 0.5,
     }
 
 

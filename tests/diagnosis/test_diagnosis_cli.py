@@ -108,9 +108,12 @@ def test_json_report(article_fixture: Path) -> None:
         }],
     }
     overall = baseline["breakdown"]["all"]
-    assert overall["failing"] == {"numerator": 3, "denominator": 4, "rate": 0.75}
+    assert overall["failing"] == {
+        "averaging": "macro", "numerator": 3, "denominator": 4, "rate": 0.75
+    }
     assert overall["stages"]["retrieval_miss"] == {
-        "primary": 2, "present": 2, "denominator": 4, "primary_rate": 0.5, "present_rate": 0.5
+        "averaging": "macro", "primary": 2, "present": 2, "denominator": 4, "primary_rate": 0.5,
+        "present_rate": 0.5,
     }
     assert baseline["breakdown"]["worst_first"] == ["split:dev"]
     # Same inputs, byte-identical output.

@@ -24,6 +24,7 @@ def boundaries_json(section: RunBoundaries) -> dict[str, Any]:
         "rules": {"injection": section.injection_rules, "sensitive": section.sensitive_rules},
         "permission_leaks": {
             s.stage: {
+                "averaging": "macro",  # a share of questions: each counts once
                 "questions": list(s.questions_with_leak),
                 "numerator": len(s.questions_with_leak),
                 "denominator": s.questions_checked,

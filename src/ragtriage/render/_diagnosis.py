@@ -36,16 +36,19 @@ def question_diagnosis_json(entry: QuestionDiagnosis) -> dict[str, Any]:
 
 
 def slice_json(part: SliceBreakdown) -> dict[str, Any]:
-    """One slice: question count, failing count and rate, and every stage's counts and rates."""
+    """One slice: question count, failing count and rate, and every stage's counts and rates
+    (each a share of questions: `macro`, every question counts once)."""
     return {
         "questions": part.questions,
         "failing": {
+            "averaging": "macro",
             "numerator": part.failing,
             "denominator": part.questions,
             "rate": part.failure_rate,
         },
         "stages": {
             c.stage: {
+                "averaging": "macro",
                 "primary": c.primary,
                 "present": c.present,
                 "denominator": c.questions,
