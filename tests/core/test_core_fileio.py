@@ -51,7 +51,7 @@ def test_a_bom_inside_a_jsonl_file_is_not_skipped(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "found"),
     [
-        ('{"a": 1, "a": 2}', "(file): expected each key at most once in an object; "
+        ('{"a": 1, "a": 2}', "line 1 column 10: expected each key at most once in an object; "
                              "found the key 'a' twice"),
         ('{"a": [1,\n NaN]}', "line 2 column 2: expected a finite number; found NaN"),
         ('{"a": 1e400}', "line 1 column 7: expected a finite number; "
@@ -67,6 +67,31 @@ def test_parse_json_refuses_with_a_place(text: str, found: str) -> None:
     with pytest.raises(InputError) as caught:
         fileio.parse_json(text, "f.json")
     assert _message(caught) == f"f.json: {found}"
+
+
+@pytest.mark.parametrize(
+    ("text", "place", "key"),
+    [
+        ('{"a": 1, "a": 2}', "line 1 column 10", "a"),
+        # The object that ends first is the one named, as the decoder checks objects.
+        ('{"a": 1, "a": 2, "b": {"x": 1, "x": 2}}', "line 1 column 32", "x"),
+        ('[1, {"k": [{"z": "}"}, {"q": 2,\n "q" : 3}]}]', "line 2 column 2", "q"),
+        # Nested near the interpreter's recursion limit (the file's own bound is checked after).
+        ('{"a":' * 950 + '{"x": 1, "x": 2}' + "}" * 950, "line 1 column 4760", "x"),
+        # Keys inside a string are no keys.
+        ('{"t": "\\"a\\": 1, \\"a\\": 2", "r": [{"id": "x", "n": {}},\n  {"id": 1, "id": 2}]}',
+         "line 2 column 13", "id"),
+    ],
+)
+def test_a_key_written_twice_is_named_where_it_is_written_again(
+    text: str, place: str, key: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        fileio.parse_json(text, "f.json")
+    assert _message(caught) == (
+        f"f.json: {place}: expected each key at most once in an object; found the key {key!r} "
+        "twice"
+    )
 
 
 def test_json_values_one_after_another_are_read_strictly() -> None:
@@ -205,9 +230,10 @@ def test_a_duplicate_key_in_a_valid_run_line_is_refused_by_the_file_reader_too(
         invoke(reader, [*args])
         for reader in READERS
     ]
+    column = lines[2].rindex('"answer"') + 1  # the key written the second time
     expected = (
-        f"- {tmp_path / 'run.jsonl'}: line 3: expected each key at most once in an object; "
-        "found the key 'answer' twice"
+        f"- {tmp_path / 'run.jsonl'}: line 3 column {column}: expected each key at most once "
+        "in an object; found the key 'answer' twice"
     )
     assert [(o.exit_code, o.stderr.splitlines()[-1]) for o in outputs] == [(2, expected)] * 2
 

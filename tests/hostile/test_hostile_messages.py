@@ -91,7 +91,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "duplicate key": (
         ["evaluate", *DATA, "--run", "runs/baseline.json", "--labels", "dup.json"],
-        "- dup.json: (file): expected each key at most once in an object; "
+        "- dup.json: line 1 column 160: expected each key at most once in an object; "
         "found the key 'verdict' twice",
     ),
     "deep TOML policy": (

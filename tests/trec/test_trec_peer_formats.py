@@ -170,8 +170,8 @@ def test_an_empty_object_a_repeated_document_and_a_broken_gzip_are_refused(
     assert outputs == [
         f"Error: 2 problems found in the input:\n- {empty}: (file): expected an object of"
         " question IDs, each an object of document IDs to grades; found an object ({})\n"
-        f"- {twice}: (file): expected each key at most once in an object; found the key 'd1'"
-        " twice\n",
+        f"- {twice}: line 1 column 20: expected each key at most once in an object; found the"
+        " key 'd1' twice\n",
         f"Error: 2 problems found in the input:\n- {parquet}: question 'q1': row 2: document"
         " ID: expected each document judged once per question; found 'd1' again (first on row"
         f" 1)\n- {broken}: (file): expected gzip-compressed text; found Compressed file ended"

@@ -43,13 +43,16 @@ _DESCRIPTIONS = (
 
 class StrictJSONError(ValueError):
     """JSON a strict rule refuses: what was `expected` and what was `found` (and the number
-    `token` that broke the rule, to locate it in the text)."""
+    `token` that broke the rule, to locate it in the text; `twice`: a key written twice)."""
 
-    def __init__(self, expected: str, found: str, token: str | None = None) -> None:
+    def __init__(
+        self, expected: str, found: str, token: str | None = None, twice: bool = False
+    ) -> None:
         super().__init__(f"expected {expected}; found {found}")
         self.expected = expected
         self.found = found
         self.token = token
+        self.twice = twice
 
 
 def _too_deep(limit: int) -> StrictJSONError:
@@ -70,7 +73,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             if key in seen:
                 shown = key if len(key) <= 40 else key[:40] + "..."
                 raise StrictJSONError(
-                    "each key at most once in an object", f"the key {shown!r} twice"
+                    "each key at most once in an object", f"the key {shown!r} twice", twice=True
                 )
             seen.add(key)
     return out
@@ -213,7 +216,50 @@ def _decode(text: str, label: str, line: int | None, start: int) -> tuple[Any, i
                 at = len(text.rstrip("\r\n"))
         raise file_problem(label, "valid JSON", found, _where(text, at, line)) from None
     except StrictJSONError as exc:
-        raise file_problem(label, exc.expected, exc.found, _locate(text, exc.token, line)) from None
+        second = _second_key(text, start) if exc.twice else None
+        where = _locate(text, exc.token, line) if second is None else _where(text, second, line)
+        raise file_problem(label, exc.expected, exc.found, where) from None
+
+
+def _second_key(text: str, start: int) -> int | None:
+    """Where the JSON value at `start` first writes a key a second time in one object, the
+    object that ends first (as the decoder checks each object when it ends); None when no
+    key is. Read again only for the message: the decoder gives no place for it."""
+    plain = json.JSONDecoder()  # this walk reads no number and checks no rule
+
+    def walk(at: int) -> int:  # the end of the value at `at`; raises _Twice
+        at = _skip_space(text, at)
+        if text[at] not in "{[":
+            return plain.raw_decode(text, at)[1]
+        closing = "}" if text[at] == "{" else "]"
+        seen: set[str] = set()
+        twice = None
+        at = _skip_space(text, at + 1)
+        while text[at] != closing:
+            if closing == "}":
+                key, end = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+                if key in seen and twice is None:
+                    twice = at
+                seen.add(key)
+                at = _skip_space(text, end) + 1  # past the colon
+            at = _skip_space(text, walk(at))
+            at = _skip_space(text, at + (text[at] == ","))
+        if twice is not None:
+            raise _Twice(twice)
+        return at + 1
+
+    try:
+        walk(start)
+    except _Twice as found:
+        return found.at
+    except (ValueError, IndexError, RecursionError):  # refused first, or too deep: no place
+        return None
+    return None
+
+
+class _Twice(Exception):
+    def __init__(self, at: int) -> None:
+        self.at = at
 
 
 def _skip_space(text: str, position: int) -> int:
