@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
 from ..holdout import DEFAULT_WARN_AFTER, holdout_ids
 from ..paths import PathArg, as_paths
 
@@ -35,9 +34,8 @@ def calibrate_labels(
     recorded once the calibration is made (as `export_trec_files` records it).
     """
     from ..calibration import calibrate_files
-    from ..loading import load_dataset
     from ..request import Request, log_notice
-    from ..validation import check_dataset
+    from ..validation import load_checked
 
     judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
     request = Request.build(
@@ -56,9 +54,7 @@ def calibrate_labels(
     # The label files name DATASET's runs, questions, claims and facts, checked as
     # `evaluate --labels` checks them. The runs then hold the human label files' labels too:
     # read again as embedded, each agrees with itself (`agreed_verdict`), so counts are kept.
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=request.runs, labels=request.labels)
-    if problems := check_dataset(loaded, loaded.cutoffs(), allow_unreviewed=True):
-        raise InputError(problems)
+    loaded = load_checked(dataset, snapshot, request.runs, request.labels)
     held = holdout_ids(loaded.evalset)
     calibration = calibrate_files(judged, reviewed, dataset=loaded, confidence=confidence,
                                   left_out=frozenset() if include_holdout else held)

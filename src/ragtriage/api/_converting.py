@@ -329,10 +329,14 @@ def review_export_files(
 
     Texts are masked like every report unless `raw_text` (`--raw-text`) is true.
     """
+    from ..judges import judgeable_problems
     from ..loading import load_dataset
     from ..review import export_sheet
 
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    loaded = load_dataset(
+        dataset, snapshot=snapshot, runs=as_paths(runs),
+        check=lambda read: judgeable_problems(read, read.cutoffs(k)),
+    )
     check_some_run(len(loaded.runs), "review")
     return export_sheet(loaded, output, k=k, raw_text=raw_text)
 

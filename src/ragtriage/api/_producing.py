@@ -87,7 +87,6 @@ def run_files(
     """
     from .._optional import require_extra
     from ..fileio import OutputError, refuse_inputs, same_file
-    from ..loading import load_dataset
 
     require_extra("retrieval", "ragtriage run")
     from ..importers import write_native
@@ -98,7 +97,7 @@ def run_files(
         TokenizerSpec,
         run_retrieval,
     )
-    from ..validation import check_dataset, parse_k
+    from ..validation import load_checked, parse_k
 
     cutoff = parse_k(k)  # as the command line's -k, before any file is read
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
@@ -150,9 +149,7 @@ def run_files(
     if chunked is not None and same_file(path, chunked):
         raise OutputError(path, "it is also this command's --chunked-snapshot")
     # Checked as `evaluate` checks them: a repeated or unknown ID is refused here, not in the run.
-    loaded = load_dataset(dataset, snapshot=snapshot)
-    if problems := check_dataset(loaded, loaded.cutoffs(), allow_unreviewed=True):
-        raise InputError(problems)
+    loaded = load_checked(dataset, snapshot)
     run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")
     result = run_retrieval(
         loaded.snapshot, loaded.evalset, config, snapshot_file=loaded.sources[-1].path,
@@ -230,6 +227,7 @@ def judge_files(
         default_response_format,
         estimate,
         judge_dataset_async,
+        judgeable_problems,
         run_llm_judge,
         write_outputs,
     )
@@ -267,7 +265,10 @@ def judge_files(
     if executor == "ray" and judge != "lexical":
         # An LLM client cannot travel to a worker; it would need a factory per endpoint.
         raise RequestError("--executor ray supports --judge lexical only")
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    loaded = load_dataset(
+        dataset, snapshot=snapshot, runs=as_paths(runs),
+        check=lambda read: judgeable_problems(read, read.cutoffs(k)),
+    )
     check_some_run(len(loaded.runs), "judge")
     check_output_names([run.name for run in loaded.runs])  # before any judging
     prices = Prices(price_per_1k_input, price_per_1k_output)

@@ -224,18 +224,22 @@ def load_and_evaluate(
     _check_choices(
         options.get("label_policy", "human-first"), options.get("evidence_level", "auto")
     )
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels)
+    checks = ("k", "label_policy", "allow_unreviewed", "accept_self_labelling", "allow_missing")
+    given = {n: options[n] for n in checks if n in options}
+    if given.get("k") is not None:
+        given["k"] = parse_k(given["k"])
+
+    def check(loaded: Dataset) -> list[Problem]:
+        if versions is not None:
+            loaded = load_versions(loaded, versions)
+        return input_problems(loaded, **given)
+
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=check)
     if ids_check is not None:
         ids_check([question.id for question in loaded.evalset.questions])
     if versions is not None:
         loaded = load_versions(loaded, versions)
     if input_filter is not None:
-        checks = ("k", "label_policy", "allow_unreviewed", "accept_self_labelling",
-                  "allow_missing")
-        k = options.get("k")
-        given = {n: options[n] for n in checks if n in options}
-        if k is not None:
-            given["k"] = parse_k(k)
         if problems := input_problems(loaded, **given):
             raise InputError(problems)
         loaded = keep_questions(loaded, input_filter)

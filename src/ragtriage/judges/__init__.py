@@ -42,6 +42,7 @@ from ._runner import (
     final_context,
     judge_dataset,
     judge_dataset_async,
+    judgeable_problems,
     label_context_hash,
     passages_for,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "judge_dataset",
     "judge_dataset_async",
     "judge_on_executor",
+    "judgeable_problems",
     "label_context_hash",
     "load_prompts",
     "parse_claims",

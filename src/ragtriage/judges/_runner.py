@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ..detectors import context_hash, context_texts
-from ..errors import InputError
+from ..errors import InputError, Problem
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import (
     Claim,
@@ -123,15 +123,19 @@ class _Outcome:
     changed: bool
 
 
-def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
-    """Raise `InputError` for a dataset the judge cannot work on (unlabelled answers are fine,
-    and so is a missing outcome: the judge detects it)."""
-    problems = [
+def judgeable_problems(dataset: Dataset, ks: dict[str, int | None]) -> list[Problem]:
+    """What the judge cannot work on in a dataset, given each run's cut-off (unlabelled
+    answers are fine, and so is a missing outcome: the judge detects it)."""
+    return [
         p
         for p in check_dataset(dataset, ks, allow_unreviewed=True)
         if not (p.field == "outcome" and p.found == "nothing")
     ]
-    if problems:
+
+
+def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
+    """Raise `InputError` with the `judgeable_problems` of a dataset, if it has any."""
+    if problems := judgeable_problems(dataset, ks):
         raise InputError(problems)
 
 

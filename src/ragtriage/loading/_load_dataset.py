@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import Problem, ProblemCollector, Suggestions, option_problem
+from ..errors import InputError, Problem, ProblemCollector, Suggestions, option_problem
 from ..paths import PathArg, as_optional_path, as_path, as_paths
-from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot, claim_ids
+from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot, claim_ids, plain_ids
 from ._article_convert import ARTICLE_DEFAULT_K, convert_article
 from ._files import SourceFile
-from ._readers import Wanted, read_file
+from ._readers import LoadedFile, Wanted, read_file
 
 
 @dataclass(frozen=True)
@@ -139,12 +139,22 @@ def load_dataset(
     snapshot: PathArg | None = None,
     runs: Sequence[PathArg] = (),
     labels: Sequence[PathArg] = (),
+    check: Callable[[Dataset], Sequence[Problem]] | None = None,
 ) -> Dataset:
     """Read the files of one evaluation; raise `InputError` with every schema problem.
 
     A label of a label file that names a run, question or claim the runs lack is not attached:
     its problem is the dataset's `unattached`, reported by `validation.check_dataset` with
     every other problem of the dataset (a fact label's unknown fact, ...).
+
+    `check`: the checks the caller runs on the dataset next (`validation.check_dataset` with
+    its options; an `InputError` it raises counts as its problems). When every schema problem
+    is in the record of a question with a valid ID (a question, a result, a label), it is run
+    over the rest of the files, so that one error lists the other questions' problems too:
+    those that name a question with no schema problem, and those that name no question and
+    are in no file of questions (the snapshot's, a versions file's). Otherwise (a header, a
+    document, an unreadable line or ID) it is not run, and those problems come once the files
+    are read.
     """
     dataset = as_path(dataset, "dataset")
     snapshot = as_optional_path(snapshot, "snapshot")
@@ -157,60 +167,100 @@ def load_dataset(
         wanted=Wanted(("evalset", "article"), "an evaluation set or an article-format file"),
     )
     sources = [main.source]
+    main_content = _readable(main)
     snap: Snapshot | None = None
     evalset: EvalSet | None = None
     loaded_runs: list[Run] = []
     run_files: dict[str, str] = {}
     default_k: int | None = None
-    is_article = isinstance(main.content, ArticleDataset)
-    if isinstance(main.content, ArticleDataset):
+    is_article = isinstance(main_content, ArticleDataset)
+    if isinstance(main_content, ArticleDataset):
         snap, evalset, embedded = convert_article(
-            main.content, main.source.sha256, main.source.path, collector
+            main_content, main.source.sha256, main.source.path, collector
         )
         loaded_runs.extend(embedded)
         run_files.update({r.name: main.source.path for r in embedded})
         default_k = ARTICLE_DEFAULT_K
-    elif isinstance(main.content, EvalSet):
-        evalset = main.content
+    elif isinstance(main_content, EvalSet):
+        evalset = main_content
     if snapshot is not None:
         snap_file = read_file(snapshot, collector, wanted=Wanted(("snapshot",), "snapshot"))
         sources.append(snap_file.source)
-        if isinstance(snap_file.content, Snapshot):
+        if isinstance(snap_content := _readable(snap_file), Snapshot):
             if snap is not None:
                 expected = (
                     "no snapshot option for an article-format file (its corpus is the snapshot)"
                 )
                 collector.add(str(snapshot), None, "--snapshot", expected, "a snapshot file")
-            snap = snap_file.content
-    elif isinstance(main.content, EvalSet):
+            snap = snap_content
+    elif isinstance(main_content, EvalSet):
         expected = "a snapshot file for a native evaluation set"
         collector.extend([option_problem("--snapshot", expected, "none given")])
     for path in runs:
         run_file = read_file(path, collector, wanted=Wanted(("run",), "run"))
         sources.append(run_file.source)
-        if isinstance(run_file.content, Run):
-            if run_file.content.name in run_files:
-                found = repr(run_file.content.name)
+        if isinstance(run := _readable(run_file), Run):
+            if run.name in run_files:
+                found = repr(run.name)
                 collector.add(str(path), None, "name", "a run name not used by another run", found)
-            run_files[run_file.content.name] = str(path)
-            loaded_runs.append(run_file.content)
+            run_files[run.name] = str(path)
+            loaded_runs.append(run)
     label_sets: list[tuple[str, LabelSet]] = []
     for path in labels:
         label_file = read_file(path, collector, wanted=Wanted(("labels",), "labels"))
         sources.append(label_file.source)
-        if isinstance(label_file.content, LabelSet):
-            label_sets.append((str(path), label_file.content))
+        if isinstance(label_set := _readable(label_file), LabelSet):
+            label_sets.append((str(path), label_set))
     seen_names: set[str] = set()
     for run in loaded_runs:
         if run.name in seen_names and is_article:
             expected = "a run name not used by another run"
             collector.add(main.source.path, None, "runs.name", expected, repr(run.name))
         seen_names.add(run.name)
-    collector.raise_if_any()
+    schema = collector.problems
+    checkable = snap is not None and evalset is not None and check is not None
+    if schema and not (checkable and _each_names_a_question(schema)):
+        collector.raise_if_any()
     assert snap is not None and evalset is not None  # guaranteed by the checks above
     origins: dict[LabelPlace, str] = {}
-    attached = _attach_labels(loaded_runs, label_sets, collector, origins)
-    return Dataset(
+    unattached = ProblemCollector()
+    attached = _attach_labels(loaded_runs, label_sets, unattached, origins)
+    loaded = Dataset(
         snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files, origins,
-        tuple(collector.problems), tuple(label_sets),
+        unattached.problems, tuple(label_sets),
     )
+    if schema and check is not None:
+        raise InputError([*schema, *_beyond(loaded, check, schema)])
+    return loaded
+
+
+def _readable(loaded: LoadedFile) -> object:
+    """A file's content, or what passed of it (`LoadedFile.rest`)."""
+    return loaded.rest if loaded.content is None else loaded.content
+
+
+def _each_names_a_question(problems: Sequence[Problem]) -> bool:
+    """Whether each problem is in the record of a question named by a valid ID (an ID that is
+    itself refused may be a question's the other files name otherwise)."""
+    named = [p.question_id for p in problems if p.record == "question"]
+    return len(named) == len(problems) and all(named) and plain_ids(map(str, named))
+
+
+def _beyond(
+    partial: Dataset, check: Callable[[Dataset], Sequence[Problem]], schema: Sequence[Problem]
+) -> list[Problem]:
+    """The problems `check` finds in what passed of files with `schema` problems, each of
+    which names a question: those that name another question, and those that name none and
+    are not of a file of questions (an evaluation set, a run, labels: a problem of a whole
+    run counts questions not all read); the others come once the schema problems are mended."""
+    try:
+        found = check(partial)
+    except InputError as exc:
+        found = exc.problems
+    questions = {p.question_id for p in schema}
+    files = {source.path for source in partial.sources if source.kind != "snapshot"}
+    return [
+        p
+        for p in found
+        if (p.question_id not in questions if p.question_id else p.file not in files)
+    ]

@@ -51,6 +51,10 @@ class LoadedFile:
     """Where it came from."""
     content: Snapshot | EvalSet | Run | LabelSet | ArticleDataset | None
     """The validated content."""
+    rest: Snapshot | EvalSet | Run | LabelSet | ArticleDataset | None = None
+    """Of a native file with problems in some of its items (questions, results, documents,
+    labels) only, its header with the items that passed: what can still be checked further
+    (`load_dataset`'s `check`). None otherwise."""
 
 
 @dataclass(frozen=True)
@@ -344,9 +348,10 @@ def read_file(
             collector.extend(exc.problems)
         else:
             content = _from_json(data, shown, collector, wanted)
+    rest = None
     if len(collector.problems) > before:
-        content = None
+        content, rest = None, content
     kind = "article" if isinstance(content, ArticleDataset) else getattr(content, "kind", "unknown")
     # A file with problems is not hashed: it may be huge, and no report will name it.
     digest = file_sha256(path) if content is not None else ""
-    return LoadedFile(SourceFile(shown, kind, digest), content)
+    return LoadedFile(SourceFile(shown, kind, digest), content, rest)

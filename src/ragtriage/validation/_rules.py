@@ -6,11 +6,12 @@ Every check adds to one list, so the user sees every problem at once.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 
-from ..errors import Problem, counted
+from ..errors import InputError, Problem, counted
 from ..loading import Dataset, SnapshotIndex
+from ..paths import PathArg
 from ..schemas import (
     CONTEXT_HASH,
     CONTEXT_HASH_EXPECTED,
@@ -238,3 +239,23 @@ def check_dataset(
     for run in ds.runs:
         _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy, allow_missing)
     return c.problems
+
+
+def load_checked(
+    dataset: PathArg,
+    snapshot: PathArg | None = None,
+    runs: Sequence[PathArg] = (),
+    labels: Sequence[PathArg] = (),
+) -> Dataset:
+    """The files as `loading.load_dataset` reads them, checked as `evaluate` checks them with
+    any label accepted: `InputError` with every problem, those of both steps at once where
+    the files let the second run (see `load_dataset`'s `check`)."""
+    from ..loading import load_dataset  # as the package names it when called
+
+    def problems(read: Dataset) -> list[Problem]:
+        return check_dataset(read, read.cutoffs(), allow_unreviewed=True)
+
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=problems)
+    if found := problems(loaded):
+        raise InputError(found)
+    return loaded

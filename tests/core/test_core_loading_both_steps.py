@@ -1,0 +1,227 @@
+"""One error for both steps of checking the input: the schema problems of some questions and
+the problems the semantic checks find in the other questions (an unknown ID, a missing
+result, ...), where the files let the second step run over what passed the first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from core_builders import (
+    claim,
+    doc,
+    evalset_doc,
+    question,
+    result,
+    run_doc,
+    snapshot_doc,
+    write_json,
+)
+
+from ragtriage.cli.main import cli
+from ragtriage.columnar import evaluate_native, load_and_evaluate
+from ragtriage.errors import InputError
+
+
+def _files(
+    tmp: Path,
+    questions: dict[str, dict[str, Any]] | None = None,
+    results: dict[str, dict[str, Any]] | None = None,
+    documents: dict[str, dict[str, Any]] | None = None,
+    *,
+    jsonl: bool = False,
+) -> list[str]:
+    """Three questions over two documents and one run answering each, with `questions`,
+    `results` and `documents` changed by ID; the `evaluate` arguments for them."""
+    labelled = [claim("a", ["d1"], "supported", ["d1"])]
+    docs = [{**doc(d), **(documents or {}).get(d, {})} for d in ("d1", "d2")]
+    qs = [{**question(q, evidence=[["d1"]]), **(questions or {}).get(q, {})}
+          for q in ("q1", "q2", "q3")]
+    rs = [{**result(q, ["d1"], context=["d1"], claims=labelled), **(results or {}).get(q, {})}
+          for q in ("q1", "q2", "q3")]
+    write_json(tmp / "snapshot.json", snapshot_doc(docs))
+    files = {"evalset": (evalset_doc(qs), "questions"), "run": (run_doc("r", rs), "results")}
+    paths = {}
+    for name, (content, items) in files.items():
+        path = tmp / f"{name}.{'jsonl' if jsonl else 'json'}"
+        if jsonl:
+            header = {key: value for key, value in content.items() if key != items}
+            lines = [header, *content[items]]
+            path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        else:
+            write_json(path, content)
+        paths[name] = str(path)
+    return [paths["evalset"], "--snapshot", str(tmp / "snapshot.json"), "--run", paths["run"]]
+
+
+def _errors(tmp: Path, *args: str) -> list[str]:
+    out = CliRunner().invoke(cli, list(args))
+    assert out.exit_code == 2
+    assert "Traceback" not in out.stderr
+    return out.stderr.replace(str(tmp) + "/", "").splitlines()
+
+
+def test_the_other_questions_problems_come_with_the_schema_problems(tmp_path: Path) -> None:
+    # q1: a schema problem in the evaluation set (its result names an unknown document too);
+    # q3: a schema problem in the run (and an unknown document); q2: an unknown document only.
+    # Only q2's is the second step's to say now: q1's and q3's records were not all read.
+    args = _files(
+        tmp_path,
+        questions={"q1": {"answerability": "maybe"}},
+        results={
+            "q1": {"candidates": [{"id": "ghost"}]},
+            "q2": {"candidates": [{"id": "ghost"}]},
+            "q3": {"latency_ms": "fast", "candidates": [{"id": "ghost"}]},
+        },
+    )
+    assert _errors(tmp_path, "evaluate", *args) == [
+        "Error: 3 problems found in the input:",
+        "- evalset.json: question 'q1': answerability: expected 'answerable', 'unanswerable' or "
+        "'needs_clarification'; found 'maybe'",
+        "- run.json: question 'q3': latency_ms: expected a valid number; found 'fast'",
+        "- run.json: question 'q2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'",
+    ]
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "compare"])
+def test_jsonl_files_are_checked_in_both_steps_by_every_scoring_command(
+    tmp_path: Path, command: str
+) -> None:
+    args = _files(
+        tmp_path,
+        questions={"q1": {"answerability": "maybe"}},
+        results={"q2": {"candidates": [{"id": "ghost"}]}},
+        jsonl=True,
+    )
+    assert _errors(tmp_path, command, *args) == [
+        "Error: 2 problems found in the input:",
+        "- evalset.jsonl: question 'q1': line 2: answerability: expected 'answerable', "
+        "'unanswerable' or 'needs_clarification'; found 'maybe'",
+        "- run.jsonl: question 'q2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'",
+    ]
+
+
+def test_the_fast_reader_and_the_loader_report_the_same_problems(tmp_path: Path) -> None:
+    args = _files(
+        tmp_path,
+        questions={"q2": {"required_evidence": [{"any_of": ["d9"]}], "text": 5}},
+        results={"q1": {"context": [{"id": "d1"}, {"id": "d1"}]}, "q3": {"outcome": "sure"}},
+        jsonl=True,
+    )
+    evalset, snapshot, run = args[0], args[2], args[4]
+    refusals = []
+    for score in (
+        lambda: evaluate_native(evalset, snapshot, [run], workers=1),
+        lambda: load_and_evaluate(evalset, snapshot=snapshot, runs=[run]),
+    ):
+        with pytest.raises(InputError) as refused:
+            score()
+        refusals.append([p.message().replace(str(tmp_path) + "/", "")
+                         for p in refused.value.problems])
+    assert refusals[0] == refusals[1] == [
+        "evalset.jsonl: question 'q2': line 3: text: expected a valid string; found 5",
+        "run.jsonl: question 'q3': line 4: outcome: expected 'answered', 'refused', "
+        "'clarified' or 'escalated'; found 'sure'",
+        "run.jsonl: question 'q1': context: expected each ID at most once; found 'd1' more than once",
+    ]
+
+
+def test_a_problem_of_a_whole_run_waits(tmp_path: Path) -> None:
+    # The run holds no label: said of the whole run, with a count a question not read (its
+    # result, or the question itself) changes.
+    bare = {"claims": [claim("a", ["d1"], None)]}
+    args = _files(tmp_path, results={"q1": bare, "q2": bare, "q3": {**bare, "latency_ms": []}})
+    assert _errors(tmp_path, "evaluate", *args) == [
+        "Error: 1 problem found in the input:",
+        "- run.json: question 'q3': latency_ms: expected a valid number; found []",
+    ]
+    questions = {"q3": {"tags": "a"}}
+    args = _files(tmp_path, questions, results={"q1": bare, "q2": bare, "q3": bare})
+    assert _errors(tmp_path, "evaluate", *args) == [
+        "Error: 1 problem found in the input:",
+        "- evalset.json: question 'q3': tags: expected a valid list; found 'a'",
+    ]
+    args = _files(tmp_path, results={"q1": bare, "q2": bare, "q3": bare})
+    assert _errors(tmp_path, "evaluate", *args)[1:] == [
+        "- run.json: labels: expected a review label for every claim and reference fact of an "
+        "answer (in the run or a --labels FILE; or --allow-unreviewed); found no labels for run "
+        "'r' (3 claims and reference facts without one): did you forget --labels FILE?",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            {"questions": {"q1": {"id": " "}}},
+            "- evalset.json: question ' ': id: expected an identifier without control "
+            "characters, not only whitespace; found ' '",
+        ),
+        (
+            {"documents": {"d2": {"text": 3}}},
+            "- snapshot.json: document 'd2': text: expected a valid string; found 3",
+        ),
+        (
+            {"results": {"q1": {"question_id": 7}}},
+            "- run.json: results[0].question_id: expected a valid string; found 7",
+        ),
+    ],
+    ids=["question ID refused", "document", "result without a readable ID"],
+)
+def test_a_problem_no_valid_question_id_names_stops_at_the_first_step(
+    tmp_path: Path, change: dict[str, Any], problem: str
+) -> None:
+    # The second step could only guess here: the question (or result) of the refused ID may be
+    # the one another file names, and a document refused may be the one a context names.
+    results = {"q2": {"candidates": [{"id": "ghost"}]}, **change.pop("results", {})}
+    args = _files(tmp_path, results=results, **change)
+    assert _errors(tmp_path, "evaluate", *args) == [
+        "Error: 1 problem found in the input:", problem,
+    ]
+
+
+def test_judge_checks_both_steps_at_once(tmp_path: Path) -> None:
+    args = _files(
+        tmp_path,
+        questions={"q1": {"answerability": "maybe"}},
+        results={"q2": {"candidates": [{"id": "ghost"}]}},
+    )
+    out = str(tmp_path / "labels")
+    assert _errors(tmp_path, "judge", *args, "--judge", "lexical", "-o", out) == [
+        "Error: 2 problems found in the input:",
+        "- evalset.json: question 'q1': answerability: expected 'answerable', 'unanswerable' or "
+        "'needs_clarification'; found 'maybe'",
+        "- run.json: question 'q2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'",
+    ]
+    assert not (tmp_path / "labels").exists()
+
+
+def test_load_checked_reports_both_steps_for_run_and_calibrate(tmp_path: Path) -> None:
+    # `ragtriage run` and `calibrate` read their input through it; an unlabelled answer is fine.
+    from ragtriage.validation import load_checked
+
+    bare = {"claims": [claim("a", ["d1"], None)]}
+    args = _files(
+        tmp_path,
+        questions={"q1": {"answerability": "maybe"}},
+        results={"q2": {**bare, "candidates": [{"id": "ghost"}]}, "q3": bare},
+    )
+    with pytest.raises(InputError) as refused:
+        load_checked(args[0], args[2], [args[4]])
+    assert [p.message().replace(str(tmp_path) + "/", "") for p in refused.value.problems] == [
+        "evalset.json: question 'q1': answerability: expected 'answerable', 'unanswerable' or "
+        "'needs_clarification'; found 'maybe'",
+        "run.json: question 'q2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'",
+    ]
+    args = _files(tmp_path, results={"q2": bare, "q3": bare})
+    assert [q.id for q in load_checked(args[0], args[2], [args[4]]).evalset.questions] == [
+        "q1", "q2", "q3",
+    ]
+
