@@ -164,6 +164,38 @@ def test_broken_policy_is_exit_2_naming_file_rule_expected_found(
     ]
 
 
+def test_a_broken_policy_and_the_input_s_problems_come_in_one_error(tmp_path: Path) -> None:
+    # The policy's rules are not needed to check the input, so one run of the gate lists both.
+    paths = example_paths()
+    evalset = json.loads(paths.evalset.read_text(encoding="utf-8"))
+    evalset["questions"][0]["answerability"] = "maybe"
+    (tmp_path / "evalset.json").write_text(json.dumps(evalset), encoding="utf-8")
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[latency]\np95_ms = "fast"\n', encoding="utf-8")
+    runs = [arg for run in paths.runs for arg in ("--run", str(run))]
+    out = CliRunner().invoke(cli, [
+        "gate", str(tmp_path / "evalset.json"), "--snapshot", str(paths.snapshot), *runs,
+        "--candidate", "baseline", "--policy", str(policy),
+    ])
+    question = evalset["questions"][0]["id"]
+    assert (out.exit_code, out.stdout) == (2, "")
+    assert _error_lines(out.stderr.replace(str(tmp_path) + "/", "")) == [
+        "Error: 2 problems found in the input:",
+        "- policy.toml: latency.p95_ms: expected a valid number; found 'fast'",
+        f"- evalset.json: question {question!r}: answerability: expected 'answerable', "
+        "'unanswerable' or 'needs_clarification'; found 'maybe'",
+    ]
+    # A policy whose input is sound: its problems alone, as before, and no look at the holdout
+    # is recorded.
+    ledger = tmp_path / "ledger.jsonl"
+    code, stdout, stderr = _gate(policy, "--include-holdout", "--ledger", str(ledger))
+    assert not ledger.exists()
+    assert (code, stdout, _error_lines(stderr.replace(str(tmp_path) + "/", ""))) == (2, "", [
+        "Error: 1 problem found in the input:",
+        "- policy.toml: latency.p95_ms: expected a valid number; found 'fast'",
+    ])
+
+
 def test_integer_past_int_limit_and_deep_nesting_are_exit_2(tmp_path: Path) -> None:
     big = tmp_path / "big.toml"
     big.write_text("x = " + "9" * 5000 + "\n", encoding="utf-8")

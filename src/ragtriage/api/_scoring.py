@@ -244,12 +244,21 @@ def gate_request(
         from ..example import example_paths
 
         policy = example_paths().policy
-    loaded_policy = load_policy(as_path(policy, "policy"))
-    wanted = [m.name for m in default_measures()] + [*request.metrics, *loaded_policy.metrics()]
+    wanted = [*(m.name for m in default_measures()), *request.metrics]
+    try:
+        loaded_policy = load_policy(as_path(policy, "policy"))
+    except InputError as refused:
+        # The input's problems come with the policy's: its rules are not needed to find them.
+        try:
+            request.score("gate", lambda _: None, metrics=wanted, example_runs_once=True)
+        except InputError as exc:
+            raise InputError([*refused.problems, *exc.problems]) from None
+        raise
     # The look at the holdout is recorded once the gate has found its runs: a refused gate
     # records none.
     scored = request.score(
-        "gate", notify, metrics=list(dict.fromkeys(wanted)), example_runs_once=True
+        "gate", notify, metrics=list(dict.fromkeys([*wanted, *loaded_policy.metrics()])),
+        example_runs_once=True,
     )
     evaluation = scored.evaluation
     names = pick_runs(evaluation, baseline, [] if candidate is None else [candidate], gated=True)
