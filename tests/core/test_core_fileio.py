@@ -56,6 +56,13 @@ def test_a_bom_inside_a_jsonl_file_is_not_skipped(tmp_path: Path) -> None:
         ('{"a": [1,\n NaN]}', "line 2 column 2: expected a finite number; found NaN"),
         ('{"a": 1e400}', "line 1 column 7: expected a finite number; "
                          "found 1e400 (beyond the largest number, about 1.8e308)"),
+        # The refused value is named where it is: not in a string before it, and followed by
+        # anything (the decoder stops at the constant).
+        ('{"t": "r:NaN, [Infinity \\" :NaN", "a": NaN}', "line 1 column 40: expected a finite "
+                                                      "number; found NaN"),
+        ('{"a": NaN240.0}', "line 1 column 7: expected a finite number; found NaN"),
+        ('[1.5, 1e400.5]', "line 1 column 7: expected a finite number; "
+                           "found 1e400 (beyond the largest number, about 1.8e308)"),
         ('{"a": 1} {"b": 2}', "line 1 column 10: expected valid JSON; "
                               "found more text after the JSON value"),
         ('{"a": "x', "line 1 column 7: expected valid JSON; found a string that is not closed"),

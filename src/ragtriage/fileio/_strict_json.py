@@ -127,11 +127,13 @@ def _where(text: str, offset: int, line: int | None) -> str:
 
 
 def _locate(text: str, token: str | None, line: int | None) -> str:
-    """Where a refused number token first appears as a value ("(file)" when not found)."""
+    """Where a refused number token first appears as a value, outside strings ("(file)" when
+    not found). Every value before it was read, so none of them starts with the token."""
     if token:
-        found = re.search(r"[\[:,]\s*(" + re.escape(token) + r")(?![\w.+-])", text)
-        if found:
-            return _where(text, found.start(1), line)
+        value = re.compile(r'"(?:[^"\\]|\\.)*"|[\[:,]\s*(' + re.escape(token) + ")")
+        for found in value.finditer(text):
+            if found.group(1):
+                return _where(text, found.start(1), line)
     return "(file)" if line is None else f"line {line}"
 
 
