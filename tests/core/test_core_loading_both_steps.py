@@ -225,3 +225,29 @@ def test_load_checked_reports_both_steps_for_run_and_calibrate(tmp_path: Path) -
         "q1", "q2", "q3",
     ]
 
+
+@pytest.mark.parametrize("jsonl", [False, True], ids=["json", "jsonl"])
+def test_a_broken_versions_file_does_not_hide_the_input_s_problems(
+    tmp_path: Path, jsonl: bool
+) -> None:
+    # The versions file's problems are found without it; the input's are found without it too.
+    versions = write_json(tmp_path / "versions.json", {"d1": {"version": 3}, "d7": {}})
+    ghost = {"q2": {"candidates": [{"id": "ghost"}]}}
+    args = [*_files(tmp_path, results=ghost, jsonl=jsonl), "--versions", str(versions)]
+    suffix = "jsonl" if jsonl else "json"
+    refused = [
+        "- versions.json: d1.version: expected a valid string; found 3",
+        f"- run.{suffix}: question 'q2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'",
+    ]
+    assert _errors(tmp_path, "evaluate", *args) == [
+        "Error: 2 problems found in the input:", *refused,
+    ]
+    args = [*_files(tmp_path, {"q1": {"tags": "a"}}, ghost, jsonl=jsonl), "--versions",
+            str(versions)]
+    line = "line 2: " if jsonl else ""
+    assert _errors(tmp_path, "evaluate", *args) == [
+        "Error: 3 problems found in the input:",
+        f"- evalset.{suffix}: question 'q1': {line}tags: expected a valid list; found 'a'",
+        *refused,
+    ]

@@ -230,20 +230,31 @@ def load_and_evaluate(
         given["k"] = parse_k(given["k"])
 
     def check(loaded: Dataset) -> list[Problem]:
-        if versions is not None:
-            loaded = load_versions(loaded, versions)
-        return input_problems(loaded, **given)
+        refused, loaded = _versioned(loaded, versions)
+        return [*refused, *input_problems(loaded, **given)]
 
     loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=check)
     if ids_check is not None:
         ids_check([question.id for question in loaded.evalset.questions])
-    if versions is not None:
-        loaded = load_versions(loaded, versions)
+    refused, loaded = _versioned(loaded, versions)
+    if refused:
+        raise InputError([*refused, *input_problems(loaded, **given)])
     if input_filter is not None:
         if problems := input_problems(loaded, **given):
             raise InputError(problems)
         loaded = keep_questions(loaded, input_filter)
     return evaluate(loaded, **options)
+
+
+def _versioned(loaded: Dataset, versions: PathArg | None) -> tuple[list[Problem], Dataset]:
+    """The dataset with the versions file applied; else, with that file's problems, as it is
+    (its own problems are found without it)."""
+    if versions is None:
+        return [], loaded
+    try:
+        return [], load_versions(loaded, versions)
+    except InputError as exc:
+        return list(exc.problems), loaded
 
 
 def _check_choices(label_policy: object, evidence_level: object) -> None:
