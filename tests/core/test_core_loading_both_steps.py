@@ -251,3 +251,27 @@ def test_a_broken_versions_file_does_not_hide_the_input_s_problems(
         f"- evalset.{suffix}: question 'q1': {line}tags: expected a valid list; found 'a'",
         *refused,
     ]
+
+
+def test_review_import_refuses_what_review_export_refuses(tmp_path: Path) -> None:
+    # A sheet is read against the files it was exported from: files `evaluate` (and `review
+    # export`) refuse are refused before any row is read.
+    sheet, labels = tmp_path / "sheet.csv", str(tmp_path / "labels")
+    exported = CliRunner().invoke(cli, ["review", "export", *_files(tmp_path), "-o", str(sheet)])
+    assert exported.exit_code == 0, exported.stderr
+    ghost = {"q2": {"candidates": [{"id": "ghost"}]}}
+    unknown = (
+        "- run.json: question 'q2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'"
+    )
+    args = _files(tmp_path, results=ghost)
+    assert _errors(tmp_path, "review", "import", args[0], str(sheet), *args[1:], "-o", labels) == [
+        "Error: 1 problem found in the input:", unknown,
+    ]
+    args = _files(tmp_path, {"q1": {"tags": "a"}}, ghost)
+    assert _errors(tmp_path, "review", "import", args[0], str(sheet), *args[1:], "-o", labels) == [
+        "Error: 2 problems found in the input:",
+        "- evalset.json: question 'q1': tags: expected a valid list; found 'a'",
+        unknown,
+    ]
+    assert not (tmp_path / "labels").exists()

@@ -329,14 +329,10 @@ def review_export_files(
 
     Texts are masked like every report unless `raw_text` (`--raw-text`) is true.
     """
-    from ..judges import judgeable_problems
-    from ..loading import load_dataset
+    from ..judges import load_judgeable
     from ..review import export_sheet
 
-    loaded = load_dataset(
-        dataset, snapshot=snapshot, runs=as_paths(runs),
-        check=lambda read: judgeable_problems(read, read.cutoffs(k)),
-    )
+    loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)
     check_some_run(len(loaded.runs), "review")
     return export_sheet(loaded, output, k=k, raw_text=raw_text)
 
@@ -373,15 +369,14 @@ def review_import_files(
     unless every run's file can be. `k` (`-k`) is the cut-off the sheet was exported with: the
     sheet's `context_ids` must be the runs' final contexts with it.
     """
-    from ..judges import write_model
-    from ..loading import load_dataset
+    from ..judges import load_judgeable, write_model
     from ..review import import_sheet, merge_into_file
     from ..schemas import identifier_problems
 
     if refused := identifier_problems(("--reviewer", reviewer)):
         raise InputError(refused)  # before the files are read, not once per row
     folder = as_path(output)
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=as_paths(runs))
+    loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)  # as the sheet was exported
     imported = import_sheet(sheet, loaded, reviewer=reviewer, k=k)
     targets = [folder / f"{labels.run}.labels.json" for labels in imported.label_sets]
     problems: list[Problem] = []

@@ -227,11 +227,10 @@ def judge_files(
         default_response_format,
         estimate,
         judge_dataset_async,
-        judgeable_problems,
+        load_judgeable,
         run_llm_judge,
         write_outputs,
     )
-    from ..loading import load_dataset
     from ..schemas import identifier_problems
     from ..validation import SEED_RANGE, parse_k
 
@@ -265,10 +264,7 @@ def judge_files(
     if executor == "ray" and judge != "lexical":
         # An LLM client cannot travel to a worker; it would need a factory per endpoint.
         raise RequestError("--executor ray supports --judge lexical only")
-    loaded = load_dataset(
-        dataset, snapshot=snapshot, runs=as_paths(runs),
-        check=lambda read: judgeable_problems(read, read.cutoffs(k)),
-    )
+    loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)
     check_some_run(len(loaded.runs), "judge")
     check_output_names([run.name for run in loaded.runs])  # before any judging
     prices = Prices(price_per_1k_input, price_per_1k_output)

@@ -42,8 +42,8 @@ from ._runner import (
     final_context,
     judge_dataset,
     judge_dataset_async,
-    judgeable_problems,
     label_context_hash,
+    load_judgeable,
     passages_for,
 )
 from ._session import (
@@ -113,8 +113,8 @@ __all__ = [
     "judge_dataset",
     "judge_dataset_async",
     "judge_on_executor",
-    "judgeable_problems",
     "label_context_hash",
+    "load_judgeable",
     "load_prompts",
     "parse_claims",
     "parse_coverage",

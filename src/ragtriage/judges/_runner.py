@@ -10,6 +10,7 @@ from typing import Protocol, TypeVar
 from ..detectors import context_hash, context_texts
 from ..errors import InputError, Problem
 from ..loading import Dataset, SnapshotIndex
+from ..paths import PathArg
 from ..schemas import (
     Claim,
     ClaimLabel,
@@ -22,7 +23,7 @@ from ..schemas import (
     Run,
     claim_ids,
 )
-from ..validation import check_dataset
+from ..validation import check_dataset, load_checked
 from ._lexical_judge import split_claims
 from ._llm import Judge
 from ._spec import (
@@ -123,9 +124,14 @@ class _Outcome:
     changed: bool
 
 
-def judgeable_problems(dataset: Dataset, ks: dict[str, int | None]) -> list[Problem]:
-    """What the judge cannot work on in a dataset, given each run's cut-off (unlabelled
-    answers are fine, and so is a missing outcome: the judge detects it)."""
+def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
+    """Raise `InputError` for a dataset the judge cannot work on (unlabelled answers are fine,
+    and so is a missing outcome: the judge detects it)."""
+    if problems := _judgeable_problems(dataset, ks):
+        raise InputError(problems)
+
+
+def _judgeable_problems(dataset: Dataset, ks: dict[str, int | None]) -> list[Problem]:
     return [
         p
         for p in check_dataset(dataset, ks, allow_unreviewed=True)
@@ -133,10 +139,14 @@ def judgeable_problems(dataset: Dataset, ks: dict[str, int | None]) -> list[Prob
     ]
 
 
-def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
-    """Raise `InputError` with the `judgeable_problems` of a dataset, if it has any."""
-    if problems := judgeable_problems(dataset, ks):
-        raise InputError(problems)
+def load_judgeable(
+    dataset: PathArg, snapshot: PathArg | None, runs: Sequence[PathArg], k: int | None
+) -> Dataset:
+    """The files as `loading.load_dataset` reads them, refused as `check_judgeable` refuses
+    them (`validation.load_checked`), for the judge and for review sheets."""
+    return load_checked(
+        dataset, snapshot, runs, problems=lambda read: _judgeable_problems(read, read.cutoffs(k))
+    )
 
 
 def final_context(result: QuestionResult, k: int | None) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ Every check adds to one list, so the user sees every problem at once.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from ..errors import InputError, Problem, counted
@@ -246,16 +246,19 @@ def load_checked(
     snapshot: PathArg | None = None,
     runs: Sequence[PathArg] = (),
     labels: Sequence[PathArg] = (),
+    *,
+    problems: Callable[[Dataset], list[Problem]] | None = None,
 ) -> Dataset:
-    """The files as `loading.load_dataset` reads them, checked as `evaluate` checks them with
-    any label accepted: `InputError` with every problem, those of both steps at once where
-    the files let the second run (see `load_dataset`'s `check`)."""
+    """The files as `loading.load_dataset` reads them, refused with every problem that
+    `problems` finds in them (default: `evaluate`'s with any label accepted), those of both
+    steps at once where the files let the second run (see `load_dataset`'s `check`)."""
     from ..loading import load_dataset  # as the package names it when called
 
-    def problems(read: Dataset) -> list[Problem]:
+    def accepted(read: Dataset) -> list[Problem]:
         return check_dataset(read, read.cutoffs(), allow_unreviewed=True)
 
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=problems)
-    if found := problems(loaded):
+    find = problems or accepted
+    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=find)
+    if found := find(loaded):
         raise InputError(found)
     return loaded
