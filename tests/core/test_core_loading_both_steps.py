@@ -275,3 +275,24 @@ def test_review_import_refuses_what_review_export_refuses(tmp_path: Path) -> Non
         unknown,
     ]
     assert not (tmp_path / "labels").exists()
+
+
+def test_a_question_refused_still_counts_as_one_with_its_id(tmp_path: Path) -> None:
+    # A blank question takes its place in the second step: a second question with its ID is a
+    # repeat (which stops the second step before the runs, as it will once mended), and a
+    # result for a near ID is told which one it may have meant.
+    ghost = {"q2": {"candidates": [{"id": "ghost"}]}}
+    args = _files(tmp_path, results=ghost)
+    evalset = json.loads((tmp_path / "evalset.json").read_text(encoding="utf-8"))
+    evalset["questions"].append({**evalset["questions"][0], "answerability": "maybe"})
+    write_json(tmp_path / "evalset.json", evalset)
+    assert _errors(tmp_path, "evaluate", *args) == [
+        "Error: 1 problem found in the input:",
+        "- evalset.json: question 'q1': answerability: expected 'answerable', 'unanswerable' or "
+        "'needs_clarification'; found 'maybe'",
+    ]
+    args = _files(tmp_path, {"q3": {"tags": "a"}}, {"q3": {"question_id": "q3x"}})
+    assert _errors(tmp_path, "evaluate", *args)[2:] == [
+        "- run.json: question 'q3x': results.question_id: expected a question of the evaluation "
+        "set; found no such question (did you mean 'q3'?)",
+    ]

@@ -53,7 +53,8 @@ class LoadedFile:
     """The validated content."""
     rest: Snapshot | EvalSet | Run | LabelSet | ArticleDataset | None = None
     """Of a native file with problems in some of its items (questions, results, documents,
-    labels) only, its header with the items that passed: what can still be checked further
+    labels) only, its header with the items that passed, and a blank question or result in
+    place of each one refused (`_Items.stand_in`): what can still be checked further
     (`load_dataset`'s `check`). None otherwise."""
 
 
@@ -72,6 +73,23 @@ class _Items:
     name_key: str | None = None
     """The field (of the item, or of its label) naming an item of a JSON file in problems
     (`claim_labels[c2].`) when its `id_key` does not identify it alone."""
+    blank: dict[str, Any] | None = None
+    """The fields of a blank item besides its ID (see `stand_in`); None: no stand-in."""
+
+    def stand_in(self, data: Any) -> Any:
+        """What takes the place of an item the schema refused in `LoadedFile.rest`: a blank
+        question or result with the item's ID, so that the checks of the other items see the
+        ID (a result for it is not unknown, a second question with it is a repeat, a
+        suggestion may name it). None without a valid ID."""
+        from pydantic import ValidationError
+
+        found = data.get(self.id_key) if isinstance(data, dict) else None
+        if self.blank is None or not isinstance(found, str):
+            return None
+        try:
+            return self.model.model_validate({self.id_key: found, **self.blank})
+        except ValidationError:
+            return None
 
 
 @dataclass(frozen=True)
@@ -105,6 +123,9 @@ class _Layout:
         return validate_item(self.head, data, label, collector, None, prefix)
 
 
+_BLANK_QUESTION = {"text": "?", "answerability": "unanswerable"}
+"""The fields of a question that stands in for one refused, besides its ID."""
+
 _LAYOUTS = {
     "snapshot": _Layout(
         Snapshot,
@@ -116,11 +137,14 @@ _LAYOUTS = {
         required="documents",
     ),
     "evalset": _Layout(
-        EvalSet, (_Items("questions", Question, "id"),), required="questions", filled=True
+        EvalSet,
+        (_Items("questions", Question, "id", blank=_BLANK_QUESTION),),
+        required="questions",
+        filled=True,
     ),
     "run": _Layout(
         RunHeader,
-        (_Items("results", QuestionResult, "question_id"),),
+        (_Items("results", QuestionResult, "question_id", blank={}),),
         required="results",
     ),
     "labels": _Layout(
@@ -166,6 +190,8 @@ def _validate_list(
         if name is not None:
             prefix = f"{key}[{name}]."
         valid = validate_item(spec.model, item, label, collector, spec.id_key, prefix, spec.record)
+        if valid is None:
+            valid = spec.stand_in(item)
         if valid is not None:
             out.append(valid)
     return out
@@ -318,6 +344,8 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
         item = validate_item(
             items.model, data, label, entries, items.id_key, f"line {n}: ", items.record
         )
+        if item is None:
+            item = items.stand_in(data)
         if item is not None:
             lists[items.key].append(item)
     if layout.filled and n == number:
