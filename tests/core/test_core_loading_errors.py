@@ -366,6 +366,17 @@ def test_article_rules_use_the_article_field_names(tmp_path: Path) -> None:
     ])
 
 
+def test_an_article_result_for_an_unknown_case_names_case_id(tmp_path: Path) -> None:
+    data = _article()
+    data["runs"][0]["results"].append({**data["runs"][0]["results"][0], "caseId": "cc"})
+    write_json(tmp_path / "a.json", data)
+    assert invoke(tmp_path, "evaluate", str(tmp_path / "a.json")) == (2, [
+        "Error: 1 problem found in the input:",
+        "- a.json: question 'cc': runs[r].results.caseId: expected a question of the evaluation "
+        "set; found no such question",
+    ])
+
+
 # --- k ---------------------------------------------------------------------------------------
 
 

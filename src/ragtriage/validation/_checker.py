@@ -17,6 +17,7 @@ _ARTICLE_FIELDS = {
     "required_evidence": "requiredEvidenceIds",
     "reference_facts": "referenceFactIds",
     "results": "results",
+    "question_id": "caseId",
     "documents": "corpus",
     "questions": "cases",
 }
