@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .._collector import no_cycle_collection
 from ..errors import InputError, Problem, ProblemCollector, Suggestions, option_problem
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot, claim_ids, plain_ids
@@ -133,6 +134,7 @@ def _attach_labels(
     return [by_name[run.name] for run in runs]
 
 
+@no_cycle_collection()  # a model per record, none in a cycle (100,000 results: 32 s to 14 s)
 def load_dataset(
     dataset: PathArg,
     *,
