@@ -150,9 +150,9 @@ def load_dataset(
     every other problem of the dataset (a fact label's unknown fact, ...).
 
     `check`: the checks the caller runs on the dataset next (`validation.check_dataset` with
-    its options; an `InputError` it raises counts as its problems). When every schema problem
-    is in the record of a question with a valid ID (a question, a result, a label), it is run
-    over the rest of the files, so that one error lists the other questions' problems too:
+    its options), returning their problems. When every schema problem is in the record of a
+    question with a valid ID (a question, a result, a label), it is run over the rest of the
+    files (`LoadedFile.rest`), so that one error lists the other questions' problems too:
     those that name a question with no schema problem, and those that name no question and
     are in no file of questions (the snapshot's, a versions file's). Otherwise (a header, a
     document, an unreadable line or ID) it is not run, and those problems come once the files
@@ -255,14 +255,10 @@ def _beyond(
     which names a question: those that name another question, and those that name none and
     are not of a file of questions (an evaluation set, a run, labels: a problem of a whole
     run counts questions not all read); the others come once the schema problems are mended."""
-    try:
-        found = check(partial)
-    except InputError as exc:
-        found = exc.problems
     questions = {p.question_id for p in schema}
     files = {source.path for source in partial.sources if source.kind != "snapshot"}
     return [
         p
-        for p in found
+        for p in check(partial)
         if (p.question_id not in questions if p.question_id else p.file not in files)
     ]
