@@ -102,11 +102,12 @@ def test_article_k1_library_raises_input_error(article_fixture: Path) -> None:
 
 
 @pytest.mark.parametrize(("place", "field"), [
-    (("runs", 0, "results", 0, "claims", 0, "text"), "runs[0].results[0].claims[c1].text"),
+    (("runs", 0, "results", 0, "claims", 0, "text"),
+     "question 'exact-code': runs[synthetic-baseline].claims[c1].text"),
     (("runs", 0, "results", 0, "claims", 0, "citationIds", 0),
-     "runs[0].results[0].claims[c1].citationIds[0]"),
+     "question 'exact-code': runs[synthetic-baseline].claims[c1].citationIds[0]"),
     (("runs", 0, "name"), "runs[0].name"),
-    (("cases", 0, "question"), "cases[0].question"),
+    (("cases", 0, "question"), "question 'exact-code': question"),
 ])
 def test_an_empty_text_the_native_models_refuse_is_refused_by_the_article_reader(
     article_fixture: Path, tmp_path: Path, place: tuple[Any, ...], field: str

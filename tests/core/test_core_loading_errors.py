@@ -342,15 +342,16 @@ def test_article_rules_use_the_article_field_names(tmp_path: Path) -> None:
     data["runs"][0]["results"][0]["retrievedIds"] = ["a", "nope"]
     write_json(tmp_path / "a.json", data)
     code, err = invoke(tmp_path, "evaluate", str(tmp_path / "a.json"))
-    # The problems of the other cases come with it; those of case 'c' once it is mended.
+    # The covered fact the case lacks comes with every other problem, those of case 'c' too.
     assert (code, err) == (2, [
-        "Error: 6 problems found in the input:",
-        "- a.json: question 'c': runs[r].review.coveredReferenceFactIds: expected a reference fact of the case (f); found 'zz'",
+        "Error: 7 problems found in the input:",
         "- a.json: question 'u': answerability: expected no required evidence and no reference facts for an unanswerable question; found 1 evidence group, 0 reference facts",
         "- a.json: question 'n': requiredEvidenceIds: expected no repeated ID; found 'a' more than once",
         "- a.json: question 'n': answerability: expected reference facts for an answerable question; found none",
+        "- a.json: question 'c': runs[r].review.coveredReferenceFactIds: expected a reference fact of the case (f); found 'zz'",
         "- a.json: question 'u': runs[r].results: expected a result for every question (run 'r'; or --allow-missing); found no result",
         "- a.json: question 'n': runs[r].results: expected a result for every question (run 'r'; or --allow-missing); found no result",
+        "- a.json: question 'c': runs[r].retrievedIds: expected IDs of documents or chunks in the snapshot; found 'nope'",
     ])
     data["runs"][0]["results"][0]["review"]["coveredReferenceFactIds"] = ["f"]
     write_json(tmp_path / "a.json", data)

@@ -220,7 +220,7 @@ max_missing = "some"
         f"{path}: threshold[0].min: expected a valid number; found 'high'",
         f"{path}: threshold[1].metric: expected a valid string; found 5",
         f"{path}: threshold[2].max: expected a valid number; found 'low'",
-        f"{path}: drop[0].significant: expected a valid boolean; found 'yes'",
+        f"{path}: drop[0].significant: expected true or false; found 'yes'",
         f"{path}: drop[1].alpha: expected less than 1; found 2",
         f"{path}: latency.max_missing: expected a valid number; found 'some'",
         f"{path}: sensitive[0].where: expected 'answer', 'context' or 'any'; found 'subject'",

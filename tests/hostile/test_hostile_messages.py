@@ -117,8 +117,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "empty retrievedIds entry": (
         ["evaluate", "emptyid.json", "-k", "2"],
-        "- emptyid.json: runs[0].results[0].retrievedIds[0]: expected a non-empty string; "
-        "found an empty string",
+        "- emptyid.json: question 'exact-code': runs[synthetic-baseline].retrievedIds[0]: "
+        "expected a non-empty string; found an empty string",
     ),
     "compare with a file that does not exist": (
         ["compare", *DATA, "--run", "runs/baseline.json", "--candidate", "nothere.jsonl"],

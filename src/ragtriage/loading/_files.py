@@ -181,6 +181,8 @@ def pydantic_problems(
                 hint = did_you_mean(loc[-1], known_fields(model, loc[:-1]))
             expected = "no such field (it is not part of the format)"
             found = "an unknown field" + hint
+        elif kind in ("bool_type", "bool_parsing"):  # as the rule files say it
+            expected, found = "true or false", found_text(item.get("input"))
         elif kind == "model_type":  # pydantic's words name the class: "instance of Claim"
             expected, found = "an object", found_text(item.get("input"))
         elif kind == "too_short":  # a list shorter than its Field(min_length)

@@ -38,8 +38,9 @@ class Dataset:
     """For each label attached from a label file, that file (see `label_file`)."""
 
     unattached: tuple[Problem, ...] = ()
-    """Labels of label files naming a run, question or claim the runs lack: not attached,
-    each a problem `validation.check_dataset` reports with the others of the dataset."""
+    """Labels naming a run, question, claim or fact the runs lack (of label files, and an
+    article file's covered facts): not attached, each a problem `validation.check_dataset`
+    reports with the others of the dataset."""
 
     label_sets: tuple[tuple[str, LabelSet], ...] = ()
     """The label files as read, (file, label set) in the order given (`calibrate` tells the
@@ -176,9 +177,10 @@ def load_dataset(
     run_files: dict[str, str] = {}
     default_k: int | None = None
     is_article = isinstance(main_content, ArticleDataset)
+    unattached = ProblemCollector()
     if isinstance(main_content, ArticleDataset):
         snap, evalset, embedded = convert_article(
-            main_content, main.source.sha256, main.source.path, collector
+            main_content, main.source.sha256, main.source.path, unattached
         )
         loaded_runs.extend(embedded)
         run_files.update({r.name: main.source.path for r in embedded})
@@ -225,7 +227,6 @@ def load_dataset(
         collector.raise_if_any()
     assert snap is not None and evalset is not None  # guaranteed by the checks above
     origins: dict[LabelPlace, str] = {}
-    unattached = ProblemCollector()
     attached = _attach_labels(loaded_runs, label_sets, unattached, origins)
     loaded = Dataset(
         snap, evalset, tuple(attached), tuple(sources), default_k, is_article, run_files, origins,

@@ -26,6 +26,7 @@ from ..schemas import (
     valid_labeller,
     with_default_labeller,
 )
+from ._article_convert import read_article
 from ._files import (
     REQUIRED,
     SourceFile,
@@ -35,6 +36,7 @@ from ._files import (
     parse_line,
     validate_item,
 )
+from ._items import Items, validate_list
 
 KINDS = ("snapshot", "evalset", "run", "labels")
 
@@ -54,42 +56,8 @@ class LoadedFile:
     rest: Snapshot | EvalSet | Run | LabelSet | ArticleDataset | None = None
     """Of a native file with problems in some of its items (questions, results, documents,
     labels) only, its header with the items that passed, and a blank question or result in
-    place of each one refused (`_Items.stand_in`): what can still be checked further
+    place of each one refused (`Items.stand_in`): what can still be checked further
     (`load_dataset`'s `check`). None otherwise."""
-
-
-@dataclass(frozen=True)
-class _Items:
-    """One list of a native file: its key in a JSON file and the model of each item."""
-
-    key: str
-    model: type[Any]
-    id_key: str
-    """The field whose value names an item in problems (the ID of a question or `record`)."""
-    record: str = "question"
-    marker: str | None = None
-    """A field only this list's items have: a JSONL line holding it is one of them (the
-    other lines are items of the list without a marker)."""
-    name_key: str | None = None
-    """The field (of the item, or of its label) naming an item of a JSON file in problems
-    (`claim_labels[c2].`) when its `id_key` does not identify it alone."""
-    blank: dict[str, Any] | None = None
-    """The fields of a blank item besides its ID (see `stand_in`); None: no stand-in."""
-
-    def stand_in(self, data: Any) -> Any:
-        """What takes the place of an item the schema refused in `LoadedFile.rest`: a blank
-        question or result with the item's ID, so that the checks of the other items see the
-        ID (a result for it is not unknown, a second question with it is a repeat, a
-        suggestion may name it). None without a valid ID."""
-        from pydantic import ValidationError
-
-        found = data.get(self.id_key) if isinstance(data, dict) else None
-        if self.blank is None or not isinstance(found, str):
-            return None
-        try:
-            return self.model.model_validate({self.id_key: found, **self.blank})
-        except ValidationError:
-            return None
 
 
 @dataclass(frozen=True)
@@ -98,14 +66,14 @@ class _Layout:
     file's first line) and its lists."""
 
     head: type[Any]
-    lists: tuple[_Items, ...]
+    lists: tuple[Items, ...]
     required: str | None = None
     """The list a file must have (given empty to a `head` model that has it)."""
     filled: bool = False
     """Whether `required` must hold an item (an evaluation set without questions scores
     nothing: every aggregate would be not applicable, and a gate would pass on nothing)."""
 
-    def items_of(self, data: Any) -> _Items:
+    def items_of(self, data: Any) -> Items:
         """The list a JSONL line's record belongs to."""
         if isinstance(data, dict):
             for items in self.lists:
@@ -130,31 +98,31 @@ _LAYOUTS = {
     "snapshot": _Layout(
         Snapshot,
         (
-            _Items("documents", Document, "id", "document"),
+            Items("documents", Document, "id", "document"),
             # A chunk names its document at the top level (a document's metadata may too).
-            _Items("chunks", Chunk, "id", "chunk", marker="document_id"),
+            Items("chunks", Chunk, "id", "chunk", marker="document_id"),
         ),
         required="documents",
     ),
     "evalset": _Layout(
         EvalSet,
-        (_Items("questions", Question, "id", blank=_BLANK_QUESTION),),
+        (Items("questions", Question, "id", blank=_BLANK_QUESTION),),
         required="questions",
         filled=True,
     ),
     "run": _Layout(
         RunHeader,
-        (_Items("results", QuestionResult, "question_id", blank={}),),
+        (Items("results", QuestionResult, "question_id", blank={}),),
         required="results",
     ),
     "labels": _Layout(
         LabelSet,
         (
-            _Items(
+            Items(
                 "claim_labels", ClaimLabelEntry, "question_id", marker="claim_id",
                 name_key="claim_id",
             ),
-            _Items("fact_labels", FactLabelEntry, "question_id", name_key="fact_id"),
+            Items("fact_labels", FactLabelEntry, "question_id", name_key="fact_id"),
         ),
     ),
 }
@@ -168,33 +136,6 @@ def _assembled(head: Any, lists: dict[str, list[Any]]) -> Any:
     if type(head) is RunHeader:  # the model of a run's header has no `results`
         return Run.model_construct(**dict(head), results=lists["results"])
     return head.model_copy(update=lists)
-
-
-def _validate_list(
-    items: Any, spec: _Items, label: str, collector: ProblemCollector, default: Any
-) -> list[Any]:
-    """Validate each item of a JSON file's list, given a labels file's `default` labeller
-    as a JSONL line is; an item is named in its problems by its `name_key` (`key[NAME].`),
-    else by its place when its ID does not name it."""
-    key = spec.key
-    if not isinstance(items, list):
-        collector.add(label, None, key, "a list", found_text(items))
-        return []
-    out = []
-    for index, entry in enumerate(items):
-        item = with_default_labeller(entry, default)
-        qid = item.get(spec.id_key) if isinstance(item, dict) else None
-        has_id = isinstance(qid, str) and qid != ""  # '' names no record: its place does
-        prefix = "" if has_id else f"{key}[{index}]."
-        name = None if spec.name_key is None else _entry_name(item, spec.name_key)
-        if name is not None:
-            prefix = f"{key}[{name}]."
-        valid = validate_item(spec.model, item, label, collector, spec.id_key, prefix, spec.record)
-        if valid is None:
-            valid = spec.stand_in(item)
-        if valid is not None:
-            out.append(valid)
-    return out
 
 
 @dataclass(frozen=True)
@@ -251,7 +192,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
             return None
         if _unwanted("article", wanted, label, "kind", collector):
             return None
-        return validate_item(ArticleDataset, data, label, collector, None)
+        return read_article(data, label, collector)
     kind = _native_kind(data, label, collector, wanted)
     if kind is None:
         return None
@@ -260,7 +201,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
     header = {key: value for key, value in data.items() if key not in keys}
     default, entries = _label_defaults(kind, header, collector)
     lists = {
-        items.key: _validate_list(data.get(items.key, []), items, label, entries, default)
+        items.key: validate_list(data.get(items.key, []), items, label, entries, default)
         for items in layout.lists
     }
     _hinted(entries, collector, default)
@@ -277,16 +218,6 @@ LABELLER_EXPECTED = (
     "names none)"
 )
 """What a label without a labeller, in a file without a default one, should have had."""
-
-
-def _entry_name(item: Any, id_key: str) -> str | None:
-    """A label entry's claim ID (or its label's fact ID): it names the entry in problems."""
-    if not isinstance(item, dict):
-        return None
-    found = item.get(id_key)
-    if found is None and isinstance(item.get("label"), dict):
-        found = item["label"].get(id_key)
-    return found if isinstance(found, str) and found else None
 
 
 def _label_defaults(
