@@ -138,3 +138,28 @@ def test_a_problem_outside_the_cases_and_results_stops_at_the_first_step(
     # The unknown document of c3 would come with a case's problem; here it waits.
     path = _article(tmp_path, cases, {"c3": {"retrievedIds": ["ghost"]}}, **top)
     assert _errors(path) == ["Error: 1 problem found in the input:", first]
+
+
+def test_a_native_run_beside_an_article_file_is_named_in_its_own_fields(tmp_path: Path) -> None:
+    # Before, `runs[n].retrievedIds` and `runs[n].results.caseId`: the article's names for a
+    # file that has neither.
+    results = [
+        {"question_id": c, "candidates": [{"id": "a"}, {"id": d}], "outcome": "refused",
+         "answer": "No."}
+        for c, d in (("c1", "b"), ("c2", "ghost"), ("c3", "b"), ("c4", "b"))
+    ]
+    write_json(tmp_path / "n.json", {"kind": "run", "schema_version": 1, "name": "n",
+                                     "provenance": {"k": 2}, "results": results})
+    path = _article(tmp_path, results={"c1": {"retrievedIds": ["ghost"]}})
+    out = CliRunner().invoke(cli, ["evaluate", str(path), "--run", str(tmp_path / "n.json")])
+    assert (out.exit_code, out.stderr.replace(str(tmp_path) + "/", "").splitlines()) == (2, [
+        "Error: 4 problems found in the input:",
+        "- article.json: question 'c1': runs[r].retrievedIds: expected IDs of documents or "
+        "chunks in the snapshot; found 'ghost'",
+        "- article.json: question 'c1': runs[r].claims[c1].review.supportedByIds: expected IDs "
+        "in the top-2 context (ghost); found 'a'",
+        "- n.json: question 'c4': results.question_id: expected a question of the evaluation "
+        "set; found no such question",
+        "- n.json: question 'c2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'",
+    ])

@@ -58,7 +58,7 @@ def check_known_questions(
 
 
 class Checker:
-    """Collects problems; for an article-format file it names fields as that format spells them."""
+    """Collects problems; in an article-format file it names fields as that format spells them."""
 
     def __init__(self, ds: Dataset) -> None:
         self.ds = ds
@@ -68,7 +68,7 @@ class Checker:
 
     def add(self, file: str, qid: str | None, field: str, expected: str, found: str) -> None:
         """Record one problem."""
-        if self.ds.article:
+        if self.ds.article and file == self.ds.sources[0].path:  # not a native --run's
             head, _, rest = field.partition(".")
             base = head.split("[")[0]
             if base in _ARTICLE_FIELDS:
