@@ -87,7 +87,8 @@ class HoldoutLook:
     entry: LedgerEntry
     """The entry appended."""
     looks: int
-    """Entries in the ledger after this one."""
+    """Looks at this evaluation set after this one: the ledger's entries with its SHA-256 or
+    its path (a ledger may be shared by several sets; an edited set is the same set)."""
 
 
 def without_holdout(dataset: Dataset) -> Dataset:
@@ -215,7 +216,8 @@ def record_look(
         raise file_problem(
             str(path), "a writable holdout ledger (or pass --ledger)", exc.strerror or str(exc)
         ) from exc
-    return HoldoutLook(path, entry, len(previous) + 1)
+    return HoldoutLook(path, entry, 1 + sum(e.dataset_sha256 == sha or e.evalset == shown
+                                            for e in previous))
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,17 @@ class HoldoutPolicy:
             raise RequestError("--include-holdout needs DATASET (the holdout is one of its splits)")
         if problems := self.problems():
             raise InputError(problems)
+
+    def ledger_problems(self, evalset: Path) -> list[Problem]:
+        """The problems of the ledger a look would be added to (`read_ledger`; the one beside
+        `evalset` unless `ledger`), when `include`: said with the input's, before any scoring."""
+        if not self.include:
+            return []
+        try:
+            read_ledger(self.ledger or ledger_path(evalset))
+        except InputError as exc:
+            return list(exc.problems)
+        return []
 
     def refuse_ledger_as_input(self, inputs: Sequence[tuple[str, Path | None]]) -> None:
         """Raise `OutputError` when the ledger, which a look is added to, is one of the

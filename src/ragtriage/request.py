@@ -297,7 +297,13 @@ class Request:
                     **options,
                 )
 
-            scored = self.score_with(score, command, notify)
+            ledger = self.holdout.ledger_problems(files.dataset)
+            try:
+                scored = self.score_with(score, command, notify)
+            except InputError as exc:
+                raise InputError([*exc.problems, *ledger]) from None
+            if ledger:
+                raise InputError(ledger)
         self.note_unused_k(scored.evaluation, notify)
         return scored
 

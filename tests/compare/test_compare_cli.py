@@ -260,6 +260,53 @@ def test_every_bad_line_of_a_ledger_is_reported_at_once(example: Path) -> None:
     )
 
 
+_ENTRY = {
+    "time": "2026-11-30T05:40:00Z", "dataset_sha256": "0" * 64, "evalset": "other.json",
+    "runs": ["baseline"], "user": "ann", "command": "evaluate", "holdout_questions": 2,
+}
+"""A look at another evaluation set."""
+
+
+def test_a_broken_ledger_comes_with_the_input_s_problems(example: Path) -> None:
+    # Before, the ledger was read only once the input had been scored: its problem came a
+    # run after the run's.
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    ledger.write_text(json.dumps({**_ENTRY, "time": 3}) + "\n", encoding="utf-8")
+    run = json.loads((example / "runs" / "improved.json").read_text(encoding="utf-8"))
+    run["results"][0]["latency_ms"] = "fast"
+    (example / "runs" / "improved.json").write_text(json.dumps(run), encoding="utf-8")
+    code, _, err = _invoke("evaluate", *_files(example), "--include-holdout")
+    qid = run["results"][0]["question_id"]
+    assert (code, err.splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        f"- {example / 'runs' / 'improved.json'}: question {qid!r}: latency_ms: expected a valid "
+        "number; found 'fast'",
+        f"- {ledger}: line 1: time: expected a valid string; found 3",
+    ])
+    assert ledger.read_text(encoding="utf-8") == json.dumps({**_ENTRY, "time": 3}) + "\n"
+
+
+def test_a_ledger_shared_by_several_sets_counts_the_looks_at_this_one(example: Path) -> None:
+    # Before, every entry counted: five looks at another set made this one's first look its
+    # sixth. An entry with this set's path (an edited set) or its hash (a moved one) counts.
+    ledger = example / "shared-ledger.jsonl"
+    entry = _ENTRY
+    ledger.write_text("".join(json.dumps(entry) + "\n" for _ in range(5)), encoding="utf-8")
+    args = ["evaluate", *_files(example)[:5], "--include-holdout", "--ledger", str(ledger),
+            "--holdout-warn-after", "1"]
+    assert _invoke(*args)[::2] == (0, "")
+    edited = {**entry, "evalset": str(example / "evalset.json")}
+    sha = json.loads(ledger.read_text(encoding="utf-8").splitlines()[-1])["dataset_sha256"]
+    moved = {**entry, "dataset_sha256": sha}
+    with ledger.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(edited) + "\n" + json.dumps(moved) + "\n")
+    assert _invoke(*args)[::2] == (0, (
+        f"warning: the holdout of {example / 'evalset.json'} has been looked at 4 times "
+        "(more than 1); every look tunes against it, so its scores are drifting towards "
+        f"optimistic (ledger: {ledger})\n"
+    ))
+
+
 def test_a_look_after_a_ledger_line_without_its_line_end_starts_a_new_line(
     example: Path,
 ) -> None:
