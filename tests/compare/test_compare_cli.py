@@ -118,6 +118,43 @@ def test_compare_refuses_a_different_snapshot(example: Path) -> None:
     )
 
 
+def test_gate_refuses_a_different_snapshot_without_naming_an_option_it_lacks(
+    example: Path,
+) -> None:
+    # Before, gate said "(or pass --allow-different-snapshot)", an option only compare has.
+    improved = example / "runs" / "improved.json"
+    data = json.loads(improved.read_text(encoding="utf-8"))
+    data["provenance"]["snapshot_id"] = "another-snapshot"
+    improved.write_text(json.dumps(data), encoding="utf-8")
+    policy = example_paths().policy
+    args = ["gate", *_files(example), "--policy", str(policy), "--baseline", "baseline"]
+    assert _invoke(*args)[::2] == (2, HOLDOUT_NOTE + (
+        "Error: 1 problem found in the input:\n"
+        f"- {improved}: provenance.snapshot_id: expected 'lumenq-docs-2026-11' as in base run "
+        "'baseline' (a gate compares runs of one snapshot); found 'another-snapshot'\n"
+    ))
+
+
+def test_a_condition_one_run_does_not_record_is_said_in_words(example: Path) -> None:
+    # Before, "expected None as in base run 'improved'" (a Python value).
+    base = example / "runs" / "baseline.json"
+    data = json.loads(base.read_text(encoding="utf-8"))
+    del data["provenance"]["snapshot_id"]
+    base.write_text(json.dumps(data), encoding="utf-8")
+    args = ["compare", *_files(example), "--resamples", "200"]
+    assert _invoke(*args)[::2] == (2, HOLDOUT_NOTE + (
+        "Error: 1 problem found in the input:\n"
+        f"- {example / 'runs' / 'improved.json'}: provenance.snapshot_id: expected no "
+        "snapshot_id as in base run 'baseline' (or pass --allow-different-snapshot); found "
+        "'lumenq-docs-2026-11'\n"
+    ))
+    code, out, _ = _invoke(*args, "--allow-different-snapshot", "--format", "json")
+    assert (code, json.loads(out)["warnings"][0]) == (0, (
+        "run 'improved' has snapshot_id 'lumenq-docs-2026-11', base 'baseline' has no "
+        "snapshot_id (allowed by --allow-different-snapshot)"
+    ))
+
+
 def test_without_include_holdout_no_ledger_is_written(example: Path) -> None:
     code, out, err = _invoke(
         "evaluate",

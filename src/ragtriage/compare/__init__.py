@@ -1,6 +1,6 @@
 """Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
 
-from ._comparable import check_arguments, check_numbers, select_runs
+from ._comparable import check_arguments, check_comparable, check_numbers, select_runs
 from ._compare import compare, default_comparison
 from ._comparison import (
     Comparison,
@@ -51,6 +51,7 @@ __all__ = [
     "TestResult",
     "bootstrap_ci",
     "check_arguments",
+    "check_comparable",
     "check_numbers",
     "ci_text",
     "compare",

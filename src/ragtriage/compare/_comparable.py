@@ -13,9 +13,10 @@ from ..validation import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_
 def check_comparable(
     selected: Sequence[RunEvaluation],
     allow_missing: bool,
-    allow_snapshot: bool,
+    allow_snapshot: bool | None,
 ) -> list[str]:
     """Refuse runs on a different snapshot or evaluation set unless allowed; return warnings.
+    `allow_snapshot` None: no option allows runs on different snapshots (a gate's).
 
     Runs without a result for some questions never get here unless `allow_missing`: the
     evaluation refuses them."""
@@ -33,15 +34,28 @@ def check_comparable(
                 continue
             if allowed:
                 warnings.append(
-                    f"run {run.name!r} has {field} {got!r}, base {base.name!r} has {want!r} "
-                    f"(allowed by {option})"
+                    f"run {run.name!r} has {_said(field, got)}, base {base.name!r} has "
+                    f"{_said(field, want, bare=True)} (allowed by {option})"
                 )
             else:
-                expected = f"{want!r} as in base run {base.name!r} (or pass {option})"
-                problems.append(Problem(file, None, f"provenance.{field}", expected, repr(got)))
+                advice = "a gate compares runs of one snapshot" if allowed is None else (
+                    f"or pass {option}"
+                )
+                want_text = _said(field, want, bare=True)
+                expected = f"{want_text} as in base run {base.name!r} ({advice})"
+                found = "none recorded" if got is None else repr(got)
+                problems.append(Problem(file, None, f"provenance.{field}", expected, found))
     if problems:
         raise InputError(problems)
     return warnings
+
+
+def _said(field: str, value: str | None, bare: bool = False) -> str:
+    """A recorded condition in words: `snapshot_id 's1'` (`'s1'` when `bare`), or `no
+    snapshot_id` when none is recorded."""
+    if value is None:
+        return f"no {field}"
+    return repr(value) if bare else f"{field} {value!r}"
 
 
 def check_arguments(

@@ -17,6 +17,7 @@ from ..compare import (
     Comparison,
     MetricComparison,
     check_arguments,
+    check_comparable,
     compare,
     run_stages,
     select_runs,
@@ -285,6 +286,7 @@ def gate(
         raise file_problem("<command line>", expected, "none given", "--baseline")
     comparison = None
     if baseline is not None:
+        check_comparable(selected, evaluation.allow_missing, None)
         comparison = compare(
             evaluation,
             names,
