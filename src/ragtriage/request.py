@@ -159,12 +159,10 @@ class Request:
         """The measures as `evaluate` takes them (None: the standard set)."""
         return list(self.metrics) or None
 
-    def files(self, *, example_runs_once: bool = False) -> RequestFiles:
+    def files(self) -> RequestFiles:
         """The files to read; with `example`, the example's dataset and snapshot (a dataset
-        or snapshot given with it is refused: it would not be read).
-
-        The example's runs come first; `example_runs_once` leaves out run files that are
-        already among them. Raises `RequestError` when there is no dataset.
+        or snapshot given with it is refused: it would not be read) and its runs first.
+        Raises `RequestError` when there is no dataset.
         """
         dataset, snapshot, runs = self.dataset, self.snapshot, list(self.runs)
         if self.example:
@@ -180,10 +178,7 @@ class Request:
 
             paths = example_paths()
             dataset, snapshot = paths.evalset, paths.snapshot
-            if example_runs_once:
-                runs = [*paths.runs, *(f for f in runs if f not in paths.runs)]
-            else:
-                runs = [*paths.runs, *runs]
+            runs = [*paths.runs, *runs]
         if dataset is None:
             raise RequestError(MISSING_DATASET)
         return RequestFiles(dataset, snapshot, tuple(runs))
@@ -206,14 +201,11 @@ class Request:
         notify: Notify | None = None,
         *,
         metrics: Sequence[str] | None = None,
-        example_runs_once: bool = False,
     ) -> Evaluation:
         """This request's questions scored (`score`) and shown: a look at the holdout, if
         any, is recorded at once. A caller that may still refuse the result calls `score`,
         then `Scored.shown` once its own checks pass."""
-        return self.score(
-            command, notify, metrics=metrics, example_runs_once=example_runs_once
-        ).shown()
+        return self.score(command, notify, metrics=metrics).shown()
 
     def score(
         self,
@@ -221,7 +213,6 @@ class Request:
         notify: Notify | None = None,
         *,
         metrics: Sequence[str] | None = None,
-        example_runs_once: bool = False,
     ) -> Scored:
         """Score this request's questions; `metrics` overrides the request's measures.
 
@@ -232,7 +223,7 @@ class Request:
         questions included) and this request's selection and holdout policy apply (see
         `score_with`): the look at the holdout is recorded by `Scored.shown`, not here.
         `command` is what the holdout ledger records as having looked; `notify` receives the
-        notes and warnings (default: the `ragtriage` logger). `example_runs_once`: see `files`.
+        notes and warnings (default: the `ragtriage` logger).
         """
         from .calibration import read_calibrations
         from .diagnosis import stage_names
@@ -259,7 +250,7 @@ class Request:
         if problems:
             raise InputError(problems)
         check_ray_address(self.executor, self.ray_address)
-        files = self.files(example_runs_once=example_runs_once)
+        files = self.files()
         self.holdout.refuse_ledger_as_input([
             ("DATASET", files.dataset), ("--snapshot", files.snapshot),
             ("--versions", self.versions), *(("--run", p) for p in files.runs),

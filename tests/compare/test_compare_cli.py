@@ -155,6 +155,31 @@ def test_a_condition_one_run_does_not_record_is_said_in_words(example: Path) -> 
     ))
 
 
+def test_a_run_file_is_one_run_however_its_path_is_spelled(example: Path) -> None:
+    # Before, `--baseline` had to spell the file as `--run` did: another spelling was "a
+    # file not loaded with --run", and adding it again was a duplicate run.
+    spelled = str(example / "runs" / ".." / "runs" / "improved.json")
+    args = [*_files(example), "--resamples", "200", "--format", "json"]
+    code, out, _ = _invoke("compare", *args, "--baseline", spelled)
+    assert (code, [c["candidate"] for c in json.loads(out)["comparisons"]]) == (0, ["baseline"])
+    policy = str(example_paths().policy)
+    code, out, _ = _invoke("gate", *args, "--policy", policy, "--candidate", spelled)
+    assert (code, json.loads(out)["run"]) == (0, "improved")
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "gate", "diagnose"])
+def test_the_example_s_own_run_given_again_is_refused_by_every_command(command: str) -> None:
+    # Before, compare and gate dropped it without a word when spelled as the package's path
+    # (and refused it spelled otherwise); evaluate and diagnose refused it.
+    again = example_paths().runs[0]
+    outcome = CliRunner().invoke(cli, [command, "--example", "--run", str(again)])
+    assert (outcome.exit_code, outcome.stderr.splitlines()[-2:]) == (2, [
+        "Error: 1 problem found in the input:",
+        f"- {again}: name: expected a run name not used by another run; found 'baseline', as "
+        f"the run of {again}",
+    ])
+
+
 def test_without_include_holdout_no_ledger_is_written(example: Path) -> None:
     code, out, err = _invoke(
         "evaluate",

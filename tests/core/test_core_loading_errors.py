@@ -218,7 +218,8 @@ def test_provenance_k_at_the_bound_is_read(files: Path) -> None:
 def test_duplicate_run_names(files: Path) -> None:
     assert invoke(files, *_eval_args(files, "run.json", "run.json")) == (2, [
         "Error: 1 problem found in the input:",
-        "- run.json: name: expected a run name not used by another run; found 'r'",
+        "- run.json: name: expected a run name not used by another run; found 'r', as the run "
+        "of run.json",
     ])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
@@ -189,7 +190,7 @@ def compare_request(
     if problems:
         raise InputError(problems)
     check_numbers(seed, resamples, permutations)
-    scored = request.score("compare", notify, example_runs_once=True)
+    scored = request.score("compare", notify)
     evaluation = scored.evaluation
     # One name is one run (as `compare` takes it), not its characters.
     chosen = [candidates] if isinstance(candidates, str) else list(candidates)
@@ -250,15 +251,14 @@ def gate_request(
     except InputError as refused:
         # The input's problems come with the policy's: its rules are not needed to find them.
         try:
-            request.score("gate", lambda _: None, metrics=wanted, example_runs_once=True)
+            request.score("gate", lambda _: None, metrics=wanted)
         except InputError as exc:
             raise InputError([*refused.problems, *exc.problems]) from None
         raise
     # The look at the holdout is recorded once the gate has found its runs: a refused gate
     # records none.
     scored = request.score(
-        "gate", notify, metrics=list(dict.fromkeys([*wanted, *loaded_policy.metrics()])),
-        example_runs_once=True,
+        "gate", notify, metrics=list(dict.fromkeys([*wanted, *loaded_policy.metrics()]))
     )
     evaluation = scored.evaluation
     names = pick_runs(evaluation, baseline, [] if candidate is None else [candidate], gated=True)
@@ -324,6 +324,15 @@ def _check_title(title: object) -> None:
         raise InputError([option_problem("--title", "a page title (a str)", found)])
 
 
+def _file_key(path: str) -> str:
+    """A run file as `pick_runs` matches it: one file however it is spelled (its real path;
+    a file of the package by its name in reports, as its run records it)."""
+    from ..loading import display_path
+
+    shown = display_path(path)
+    return shown if shown.startswith("ragtriage:") else os.path.realpath(shown)
+
+
 def _not_a_run(value: str) -> str:
     """What a --baseline/--candidate value that names no loaded run is, in words."""
     path = as_paths(value)[0]
@@ -347,7 +356,7 @@ def pick_runs(
     run is the baseline (for `gated`: there is none). Without candidates, every other run is
     one; `gated` then needs exactly one.
     """
-    files = {run.file: run.name for run in evaluation.runs}
+    files = {_file_key(run.file): run.name for run in evaluation.runs if run.file}
     loaded_names = [run.name for run in evaluation.runs]
     known = ", ".join(loaded_names) or "none"
     problems: list[Problem] = []
@@ -358,7 +367,7 @@ def pick_runs(
                 f"{option}: expected a run name or a run file (a str); "
                 f"found {type(value).__name__} {value!r}"
             )
-        name = files.get(str(as_paths(value)[0]), value) if value not in loaded_names else value
+        name = files.get(_file_key(value), value) if value not in loaded_names else value
         if name not in loaded_names:
             problems.append(
                 option_problem(option, f"the name of a loaded run ({known})", _not_a_run(value))

@@ -204,8 +204,8 @@ def load_dataset(
         run_file = read_file(path, collector, wanted=Wanted(("run",), "run"))
         sources.append(run_file.source)
         if isinstance(run := _readable(run_file), Run):
-            if run.name in run_files:
-                found = repr(run.name)
+            if run.name in run_files:  # the same file read twice too (--example reads its own)
+                found = f"{run.name!r}, as the run of {run_files[run.name]}"
                 collector.add(str(path), None, "name", "a run name not used by another run", found)
             run_files[run.name] = str(path)
             loaded_runs.append(run)
