@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from compare_builders import make_dataset, result
@@ -17,7 +19,13 @@ from ragtriage.compare import (
 )
 from ragtriage.example import example_paths
 from ragtriage.loading import Dataset
-from ragtriage.schemas import QuestionResult
+from ragtriage.schemas import (
+    Document,
+    EvidenceGroup,
+    Question,
+    QuestionResult,
+    RankedItem,
+)
 
 Build = Callable[..., Dataset]
 
@@ -329,3 +337,39 @@ def test_runs_without_a_question_answered_by_both_say_nothing_is_compared(build:
     ) == 1
     evaluation = answering({"base": ("q1", "q2", "q3"), "cand": ("q3", "q4", "q5")})
     assert compare(evaluation, resamples=200, allow_missing=True).warnings == ()
+
+
+def test_a_paired_value_over_every_question_is_evaluate_s_value_to_the_last_digit(
+    build: Build,
+) -> None:
+    # Before, the paired value was summed by numpy (in pairs) and the run's value exactly
+    # (`metrics.aggregate`): 0.2041726971428984 against 0.20417269714289837 here.
+    ds = build({"base": ({}, {}), "cand": ({}, {})})
+    fillers = [Document(id=f"f{n}", text="filler") for n in range(18)]
+    ids = [f"q{n}" for n in range(40)]
+    questions = [
+        Question(id=q, text=f"{q}?", answerability="answerable",
+                 required_evidence=[EvidenceGroup(any_of=[f"d-{q}"])])
+        for q in ids
+    ]
+    docs = [Document(id=f"d-{q}", text=q) for q in ids]
+
+    def ranked(at: int, q: str) -> QuestionResult:
+        names = [f.id for f in fillers]
+        names.insert((at * 13) % 19, f"d-{q}")
+        return QuestionResult(question_id=q, candidates=[RankedItem(id=n) for n in names],
+                              outcome="refused", answer="No.")
+
+    results = [ranked(at, q) for at, q in enumerate(ids)]
+    ds = replace(
+        ds,
+        snapshot=ds.snapshot.model_copy(update={"documents": docs + fillers}),
+        evalset=ds.evalset.model_copy(update={"questions": questions}),
+        runs=tuple(run.model_copy(update={"results": results}) for run in ds.runs),
+    )
+    evaluation = evaluate(ds, metrics=["mrr@20"])
+    pair = compare(evaluation, resamples=200).pairs[0]
+    (mrr,) = [m for m in pair.metrics if m.metric == "mrr@20"]
+    own = evaluation.runs[0].summary["mrr@20"].value
+    assert (mrr.paired, mrr.base, mrr.base_all, mrr.candidate) == (40, own, own, own)
+    assert own == math.fsum(1 / ((at * 13) % 19 + 1) for at in range(40)) / 40

@@ -26,7 +26,7 @@ from ._comparison import (
     RunGroup,
     StageMap,
 )
-from ._pairing import change_status, combine_statuses, group_values, overall, pair
+from ._pairing import change_status, combine_statuses, group_values, overall, pair, pooled
 from ._provenance import diff_conditions, group_conditions, group_repeats
 from ._stages import modal_stage, run_stages
 from ._stats import TestResult, bootstrap_ci, group_means, mcnemar_exact, sign_flip_test
@@ -99,8 +99,8 @@ def _metric(
         )
     bn, bd = group_means(s.base_num, s.base_den)
     cn, cd = group_means(s.cand_num, s.cand_den)
-    base_value = float(bn.sum() / bd.sum())
-    cand_value = float(cn.sum() / cd.sum())
+    base_value = pooled(s.base_num, s.base_den)
+    cand_value = pooled(s.cand_num, s.cand_den)
     statuses = [
         change_status(spec.direction, float(b), float(c))
         for b, c in zip(bn / bd, cn / cd, strict=True)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..evaluation import RunEvaluation
 from ..metrics import Measure, exact_sum
-from ._stats import FloatArray, PairedSample
+from ._stats import FloatArray, PairedSample, group_means
 
 TOLERANCE = 1e-9
 """Per-question values closer than this count as unchanged (floating-point noise)."""
@@ -38,18 +38,19 @@ class GroupValues:
         return float(self.num[row][present].sum() / self.den[row][present].sum())
 
 
+def pooled(num: FloatArray, den: FloatArray) -> float:
+    """A group's value over questions that each have one: repeats averaged per question
+    (`group_means`), then summed as `metrics.aggregate` sums, so that a single run gives
+    exactly `evaluate`'s value over the same questions."""
+    mean_num, mean_den = group_means(num, den)
+    return exact_sum(mean_num) / exact_sum(mean_den)
+
+
 def overall(values: GroupValues) -> float | None:
-    """The aggregate over every question with a value, repeats averaged per question first
-    (as for the paired value); None when no question has one."""
+    """The aggregate over every question with a value (`pooled`, as the paired value is);
+    None when no question has one."""
     present = ~np.isnan(values.num).all(axis=1)
-    if not present.any():
-        return None
-    rows = values.num[present], values.den[present]
-    count = (~np.isnan(rows[0])).sum(axis=1)
-    num = np.where(np.isnan(rows[0]), 0.0, rows[0]).sum(axis=1) / count
-    den = np.where(np.isnan(rows[1]), 0.0, rows[1]).sum(axis=1) / count
-    # Summed as `metrics.aggregate` sums: a single run gives exactly `evaluate`'s value.
-    return exact_sum(num) / exact_sum(den)
+    return pooled(values.num[present], values.den[present]) if present.any() else None
 
 
 def group_values(runs: Sequence[RunEvaluation], measure: Measure) -> GroupValues:

@@ -105,13 +105,6 @@ def group_means(num: FloatArray, den: FloatArray) -> tuple[FloatArray, FloatArra
     return mean_num, mean_den
 
 
-def difference(sample: PairedSample) -> float:
-    """candidate - base, each a ratio of summed (repeat-averaged) numerators and denominators."""
-    bn, bd = group_means(sample.base_num, sample.base_den)
-    cn, cd = group_means(sample.cand_num, sample.cand_den)
-    return float(cn.sum() / cd.sum() - bn.sum() / bd.sum())
-
-
 def _compact(num: FloatArray, den: FloatArray) -> tuple[FloatArray, FloatArray, NDArray[np.int64]]:
     """Move each row's values to the front (NaNs last) and count them, for in-row resampling."""
     order = np.argsort(np.isnan(num), axis=1, kind="stable")
