@@ -12,6 +12,7 @@ TOML: `[retention-v2]` / `version = "v2"` / `supersedes = ["retention-v1"]`
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
@@ -47,6 +48,16 @@ class VersionEntry(StrictModel):
 
 def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, VersionEntry]:
     """Read a versions file (`.toml` or JSON); problems go to `collector`."""
+    entries = _read_entries(path, collector) or {}
+    return {doc_id: entry for doc_id, entry in entries.items() if entry is not None}
+
+
+def _read_entries(
+    path: PathArg, collector: ProblemCollector
+) -> dict[str, VersionEntry | None] | None:
+    """A versions file's entries, each validated apart (None: one the schema refused, whose
+    problems went to `collector`); None when the file itself is refused (unreadable, not an
+    object, another ragtriage file)."""
     path = as_path(path)
     label = str(path)
     data: Any
@@ -54,39 +65,45 @@ def read_versions(path: PathArg, collector: ProblemCollector) -> dict[str, Versi
         data = read_toml(path, label) if file_suffix(path) == ".toml" else read_json(path, label)
     except InputError as exc:
         collector.extend(exc.problems)
-        return {}
+        return None
     if not isinstance(data, dict):
         expected = "an object mapping document IDs to versions"
         collector.add(label, None, "(top level)", expected, type(data).__name__)
-        return {}
+        return None
     if (kind := declared_kind(data)) is not None:  # another ragtriage file: not each field
         expected = "a versions file (document IDs mapped to versions)"
         collector.add(label, None, "kind", expected, f"a file of kind {kind!r}")
-        return {}
-    out: dict[str, VersionEntry] = {}
-    for doc_id, value in data.items():
-        entry = validate_item(VersionEntry, value, label, collector, None, f"{doc_id}.")
-        if entry is not None:
-            out[doc_id] = entry
-    return out
+        return None
+    return {
+        doc_id: validate_item(VersionEntry, value, label, collector, None, f"{doc_id}.")
+        for doc_id, value in data.items()
+    }
 
 
 def apply_versions(
-    dataset: Dataset, versions: dict[str, VersionEntry], source: str, collector: ProblemCollector
+    dataset: Dataset,
+    versions: Mapping[str, VersionEntry | None],
+    source: str,
+    collector: ProblemCollector,
 ) -> Dataset:
-    """A copy of the dataset whose documents carry the side file's versions."""
+    """A copy of the dataset whose documents carry the side file's versions. An entry None
+    (one the schema refused) is only checked to name a document of the snapshot: what it
+    gives is not known, so a loop of supersession through its document is not named (once
+    mended, it may replace that document's `supersedes`)."""
     known = {doc.id for doc in dataset.snapshot.documents}
     for doc_id, given in versions.items():
         if doc_id not in known:
             collector.add(source, None, doc_id, "a document ID of the snapshot", repr(doc_id))
-        for old in given.supersedes:
+        for old in () if given is None else given.supersedes:
             if old not in known or old == doc_id:
                 expected = "IDs of other documents of the snapshot"
                 collector.add(source, None, f"{doc_id}.supersedes", expected, repr(old))
-    superseded = {old for entry in versions.values() for old in entry.supersedes}
+    refused = {doc_id for doc_id, entry in versions.items() if entry is None}
+    valid = {doc_id: entry for doc_id, entry in versions.items() if entry is not None}
+    superseded = {old for entry in valid.values() for old in entry.supersedes}
     documents: list[Document] = []
     for doc in dataset.snapshot.documents:
-        entry = versions.get(doc.id)
+        entry = valid.get(doc.id)
         # The entry's fields are the document's: each it gives (not None, supersedes not
         # empty) replaces the snapshot's.
         update: dict[str, Any] = {} if entry is None else entry.model_dump(exclude_defaults=True)
@@ -95,11 +112,11 @@ def apply_versions(
         documents.append(doc.model_copy(update=update) if update else doc)
     # A loop the file closes is named here, at the entry that closes it; one the snapshot
     # holds on its own is the snapshot's problem (`check_dataset`).
-    replacing = {doc_id for doc_id, entry in versions.items() if entry.supersedes}
+    replacing = {doc_id for doc_id, entry in valid.items() if entry.supersedes}
     snapshot = dataset.snapshot.model_copy(update={"documents": documents})
     for loop in supersession_loops(SnapshotIndex.build(snapshot).superseded_by):
         at = next((n for n, doc_id in enumerate(loop[:-1]) if doc_id in replacing), None)
-        if at is not None:
+        if at is not None and refused.isdisjoint(loop):
             shown = (*loop[at:-1], *loop[:at], loop[at])
             collector.add(
                 source, None, f"{shown[0]}.supersedes", SUPERSESSION_LOOP, " -> ".join(shown)
@@ -108,11 +125,13 @@ def apply_versions(
 
 
 def load_versions(dataset: Dataset, path: PathArg) -> Dataset:
-    """Read a versions file and apply it; raise `InputError` listing every problem."""
+    """Read a versions file and apply it; raise `InputError` listing every problem: with an
+    entry the schema refused, the other entries' problems of the snapshot too."""
     path = as_path(path)
     collector = ProblemCollector()
-    versions = read_versions(path, collector)
-    collector.raise_if_any()
+    versions = _read_entries(path, collector)
+    if versions is None:  # refused whole: its problems are in the collector
+        raise InputError(collector.problems)
     updated = apply_versions(dataset, versions, str(path), collector)
     collector.raise_if_any()
     source = SourceFile(display_path(path), "versions", file_sha256(path))

@@ -231,26 +231,55 @@ def test_a_broken_versions_file_does_not_hide_the_input_s_problems(
     tmp_path: Path, jsonl: bool
 ) -> None:
     # The versions file's problems are found without it; the input's are found without it too.
+    # Its other entries are checked against the snapshot: d7 names no document.
     versions = write_json(tmp_path / "versions.json", {"d1": {"version": 3}, "d7": {}})
     ghost = {"q2": {"candidates": [{"id": "ghost"}]}}
     args = [*_files(tmp_path, results=ghost, jsonl=jsonl), "--versions", str(versions)]
     suffix = "jsonl" if jsonl else "json"
     refused = [
         "- versions.json: d1.version: expected a valid string; found 3",
+        "- versions.json: d7: expected a document ID of the snapshot; found 'd7'",
         f"- run.{suffix}: question 'q2': candidates: expected IDs of documents or chunks in the "
         "snapshot; found 'ghost'",
     ]
     assert _errors(tmp_path, "evaluate", *args) == [
-        "Error: 2 problems found in the input:", *refused,
+        "Error: 3 problems found in the input:", *refused,
     ]
     args = [*_files(tmp_path, {"q1": {"tags": "a"}}, ghost, jsonl=jsonl), "--versions",
             str(versions)]
     line = "line 2: " if jsonl else ""
     assert _errors(tmp_path, "evaluate", *args) == [
-        "Error: 3 problems found in the input:",
+        "Error: 4 problems found in the input:",
         f"- evalset.{suffix}: question 'q1': {line}tags: expected a valid list; found 'a'",
         *refused,
     ]
+
+
+def test_a_versions_entry_refused_does_not_hide_the_other_entries(tmp_path: Path) -> None:
+    # Each entry is checked apart: those that pass are checked against the snapshot, and an
+    # entry refused is still checked to name a document (its ID is the key, whatever its
+    # fields). A loop of supersession through a refused entry's document is not named: once
+    # mended, the entry may replace that document's `supersedes` (here d2 -> d3 ends it).
+    args = _files(tmp_path)
+    docs = [doc("d1"), doc("d2", supersedes=["d1"]), doc("d3")]
+    write_json(tmp_path / "snapshot.json", snapshot_doc(docs))
+    versions = tmp_path / "versions.json"
+    write_json(versions, {"d1": {"version": 1}, "ghost": {"version": "v2"}, "d9": {"version": 2}})
+    assert _errors(tmp_path, "evaluate", *args, "--versions", str(versions)) == [
+        "Error: 4 problems found in the input:",
+        "- versions.json: d1.version: expected a valid string; found 1",
+        "- versions.json: d9.version: expected a valid string; found 2",
+        "- versions.json: ghost: expected a document ID of the snapshot; found 'ghost'",
+        "- versions.json: d9: expected a document ID of the snapshot; found 'd9'",
+    ]
+    write_json(versions, {"d1": {"supersedes": ["d2"]}, "d2": {"supersedes": ["d3"], "status": 0}})
+    assert _errors(tmp_path, "evaluate", *args, "--versions", str(versions)) == [
+        "Error: 1 problem found in the input:",
+        "- versions.json: d2.status: expected 'current', 'superseded' or 'withdrawn'; found 0",
+    ]
+    write_json(versions, {"d1": {"supersedes": ["d2"]}, "d2": {"supersedes": ["d3"]}})
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--versions", str(versions)])
+    assert (out.exit_code, out.stderr) == (0, "")
 
 
 def test_review_import_refuses_what_review_export_refuses(tmp_path: Path) -> None:

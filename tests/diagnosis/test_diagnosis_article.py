@@ -105,11 +105,14 @@ def test_versions_file_problems_are_all_reported(article_fixture: Path, tmp_path
     )
     with pytest.raises(InputError) as caught:
         load_versions(load_dataset(article_fixture), side)
+    # retention-v3's entry passed and names no document; retention-v2's supersedes come once
+    # its entry is mended.
     assert str(caught.value) == (
-        "2 problems found in the input:\n"
+        "3 problems found in the input:\n"
         f"- {side}: retention-v2.status: expected 'current', 'superseded' or 'withdrawn'; "
         "found 'old'\n"
-        f"- {side}: export-v2.version: expected a valid string; found 2"
+        f"- {side}: export-v2.version: expected a valid string; found 2\n"
+        f"- {side}: retention-v3: expected a document ID of the snapshot; found 'retention-v3'"
     )
     side.write_text(json.dumps({"retention-v3": {}, "retention-v2": {"supersedes": ["x"]}}))
     with pytest.raises(InputError) as caught:
