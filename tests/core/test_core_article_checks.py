@@ -163,3 +163,19 @@ def test_a_native_run_beside_an_article_file_is_named_in_its_own_fields(tmp_path
         "- n.json: question 'c2': candidates: expected IDs of documents or chunks in the "
         "snapshot; found 'ghost'",
     ])
+
+
+def test_a_result_s_problem_comes_with_the_versions_file_s(tmp_path: Path) -> None:
+    # As with a native evaluation set: the versions file's problems (an entry refused, and
+    # the other entry's unknown document) come with the result's, not once it is mended.
+    path = _article(tmp_path, results={"c1": {"abstained": "maybe"}})
+    versions = write_json(tmp_path / "versions.json", {"a": {"version": 1}, "ghost": {}})
+    out = CliRunner().invoke(cli, ["evaluate", str(path), "--versions", str(versions)])
+    assert (out.exit_code, out.stdout) == (2, "")
+    assert out.stderr.replace(str(tmp_path) + "/", "").splitlines() == [
+        "Error: 3 problems found in the input:",
+        "- article.json: question 'c1': runs[r].abstained: expected true or false; found "
+        "'maybe'",
+        "- versions.json: a.version: expected a valid string; found 1",
+        "- versions.json: ghost: expected a document ID of the snapshot; found 'ghost'",
+    ]
