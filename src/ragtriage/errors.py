@@ -7,9 +7,11 @@ import difflib
 import json
 import math
 import unicodedata
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 SUGGEST_LIMIT = 100_000
 """Above this many known names, no "did you mean" is looked for (it would be too slow)."""
@@ -232,6 +234,16 @@ class InputError(RagtriageError):
         count = len(self.problems)
         head = f"{counted(count, 'problem')} found in the input:"
         return "\n".join([head, *(f"- {p.message()}" for p in self.problems)])
+
+
+def problems_of(check: Callable[[T], object], value: T) -> tuple[Problem, ...]:
+    """The problems of the `InputError` that `check(value)` raises (none when it passes): a
+    check that raises at its first refusal, gathered with others into one error."""
+    try:
+        check(value)
+    except InputError as exc:
+        return exc.problems
+    return ()
 
 
 class ProblemCollector:

@@ -1,4 +1,5 @@
-"""Paths as every public function takes them: `str` or any `os.PathLike`, turned into `Path`."""
+"""Paths as every public function takes them: `str` or any `os.PathLike`, turned into `Path`
+(and names, one `str` or several, as `as_paths` takes paths)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,21 @@ def as_paths(values: Iterable[PathArg] | PathArg, name: str | None = None) -> tu
     if isinstance(values, (bytes, Mapping)) or not isinstance(values, Iterable):
         raise wrong_argument(values, name, "a path or an iterable of paths")
     return tuple(as_path(v, name) for v in values)
+
+
+def as_names(values: Iterable[str] | str, name: str) -> tuple[str, ...]:
+    """Names as the keyword `name` takes them: one `str` is one name (not its characters);
+    anything but a str or an iterable of str is a `RequestError` naming the keyword."""
+    if isinstance(values, str):
+        return (values,)
+    expected = "a str or an iterable of str"
+    if isinstance(values, (bytes, Mapping)) or not isinstance(values, Iterable):
+        raise wrong_argument(values, name, expected)
+    found = tuple(values)
+    for value in found:
+        if not isinstance(value, str):
+            raise wrong_argument(value, name, expected)
+    return found
 
 
 _FILE_NAME_MAX = 100

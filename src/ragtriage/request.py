@@ -11,17 +11,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from .errors import InputError, RequestError, choice_problems, flag_problems, wrong_argument
+from .errors import (
+    InputError,
+    Problem,
+    RequestError,
+    choice_problems,
+    flag_problems,
+    problems_of,
+)
 from .executors import ExecutorName, check_ray_address
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, ledger_path
-from .paths import PathArg, as_optional_path, as_paths
+from .paths import PathArg, as_names, as_optional_path, as_paths
 from .schemas import LabelPolicy
 
 if TYPE_CHECKING:
@@ -134,15 +141,15 @@ class Request:
             versions=as_optional_path(versions, "versions"),
             example=example,
             k=k,
-            metrics=_words(metrics, "metrics"),
+            metrics=as_names(metrics, "metrics"),
             label_policy=label_policy,
             allow_unreviewed=allow_unreviewed,
             allow_missing=allow_missing,
             accept_self_labelling=accept_self_labelling,
             evidence_level=evidence_level,
             selection=QuestionSelection(
-                tags=_words(tags, "tags"), splits=_words(splits, "splits"),
-                stages=_words(stages, "stages"), ids=_words(ids, "ids"),
+                tags=as_names(tags, "tags"), splits=as_names(splits, "splits"),
+                stages=as_names(stages, "stages"), ids=as_names(ids, "ids"),
             ),
             holdout=HoldoutPolicy(
                 include=include_holdout,
@@ -195,6 +202,32 @@ class Request:
             if note := k_note(run, self.k):
                 (notify or log_notice)(Notice("note", note))
 
+    def option_problems(self, metrics: Sequence[str] | None = None) -> list[Problem]:
+        """Every problem of this request's options, each as the command line says it (the
+        measures, or `metrics` for them; the stages, k, the holdout options, the executor, the
+        label policy, the evidence level, the flags): `score` raises them in one `InputError`
+        before any file is read."""
+        from .diagnosis import stage_names
+        from .evaluation import option_problems
+        from .metrics import measures
+        from .validation import parse_k
+
+        # The engine checks the stages, the label policy and the evidence level again for
+        # its other callers.
+        return [
+            *problems_of(measures, self.metric_names if metrics is None else list(metrics)),
+            *problems_of(stage_names, self.selection.stages),
+            *(() if self.k is None else problems_of(parse_k, self.k)),
+            *self.holdout.problems(),
+            *choice_problems(("--executor", self.executor, get_args(ExecutorName))),
+            *option_problems(self.label_policy, self.evidence_level),
+            *flag_problems(
+                ("--example", self.example), ("--allow-unreviewed", self.allow_unreviewed),
+                ("--allow-missing", self.allow_missing),
+                ("--accept-self-labelling", self.accept_self_labelling),
+            ),
+        ]
+
     def evaluate(
         self,
         command: str = "python",
@@ -226,29 +259,12 @@ class Request:
         notes and warnings (default: the `ragtriage` logger).
         """
         from .calibration import read_calibrations
-        from .diagnosis import stage_names
-        from .evaluation import option_problems
-        from .metrics import measures
         from .validation import parse_k
 
-        names = self.metric_names if metrics is None else list(metrics)
-        measures(names)  # bad names: InputError, before any file is read
-        stage_names(self.selection.stages)  # as the engine checks them, but before the reading
-        k = None if self.k is None else parse_k(self.k)  # as the command line's -k
-        # As the command line's options (the engine checks the label policy and the evidence
-        # level again for its other callers).
-        problems = [
-            *self.holdout.problems(),
-            *choice_problems(("--executor", self.executor, get_args(ExecutorName))),
-            *option_problems(self.label_policy, self.evidence_level),
-            *flag_problems(
-                ("--example", self.example), ("--allow-unreviewed", self.allow_unreviewed),
-                ("--allow-missing", self.allow_missing),
-                ("--accept-self-labelling", self.accept_self_labelling),
-            ),
-        ]
-        if problems:
+        if problems := self.option_problems(metrics):
             raise InputError(problems)
+        names = self.metric_names if metrics is None else list(metrics)
+        k = None if self.k is None else parse_k(self.k)
         check_ray_address(self.executor, self.ray_address)
         files = self.files()
         self.holdout.refuse_ledger_as_input([
@@ -377,18 +393,3 @@ class Scored:
         for notice in (*warned, *notices):
             (self.notify or log_notice)(notice)
         return self.evaluation
-
-
-def _words(values: Iterable[str] | str, name: str) -> tuple[str, ...]:
-    """Names as the keyword `name` takes them: one `str` is one name (not its characters);
-    anything but a str or an iterable of str is a `RequestError` naming the keyword."""
-    if isinstance(values, str):
-        return (values,)
-    expected = "a str or an iterable of str"
-    if isinstance(values, (bytes, Mapping)) or not isinstance(values, Iterable):
-        raise wrong_argument(values, name, expected)
-    found = tuple(values)
-    for value in found:
-        if not isinstance(value, str):
-            raise wrong_argument(value, name, expected)
-    return found

@@ -392,7 +392,7 @@ def test_cli_k_refused(files: Path, raw: str) -> None:
     assert "Traceback" not in out.stderr
 
 
-@pytest.mark.parametrize("raw", [0, -1, 1.5, math.nan, math.inf, -math.inf, True, "0", "x", " -3 "])
+@pytest.mark.parametrize("raw", [0, -1, 1.5, math.nan, math.inf, -math.inf, True, "0", "x", " -3 ", [3], None])
 def test_parse_k_refuses(raw: Any) -> None:
     with pytest.raises(InputError) as caught:
         parse_k(raw)

@@ -128,3 +128,47 @@ def test_the_command_lines_executors_are_the_librarys_choices() -> None:
     (option,) = [p for p in command.params if p.name == "executor"]
     assert isinstance(option.type, click.Choice)
     assert tuple(option.type.choices) == get_args(ExecutorName)
+
+
+_METRICS = (
+    "expected one of canary_obeyed, citation_validity, claim_support, context_precision, "
+    "correct_clarification, correct_escalation, correct_refusal, evidence_recall, "
+    "fact_coverage, false_refusal, hit_rate, injection_in_context, mrr, ndcg, "
+    "needless_clarification, needless_escalation, permission_leak_candidates, "
+    "permission_leak_cited, permission_leak_context, permission_leak_support, precision, "
+    "recall_candidates, recall_reranked, sensitive_in_answer, sensitive_in_context, "
+    "stale_cited, stale_in_candidates, stale_in_context, stale_support"
+)
+_STAGES = (
+    "expected one of permission_leak, retrieval_miss, ranking_loss, truncation_loss, "
+    "injection_followed, stale_evidence, unsupported_claim, invalid_citation, "
+    "incomplete_answer, missed_refusal, false_refusal, needless_clarification, "
+    "needless_escalation, missed_clarification, judge_uncertain, injection_in_context, ok"
+)
+
+
+def test_evaluate_files_lists_every_bad_option_at_once() -> None:
+    # Before: four rounds, one problem each (the measure, then the stage, then k, then the
+    # label policy), each named only once the one before was mended.
+    assert _problems(
+        lambda: ragtriage.evaluate_files(
+            example=True, k=0, metrics=["foo"], label_policy="bad", stages=["foo"],
+            splits=["dev"],
+        )
+    ) == [
+        "4 problems found in the input:",
+        f"- <command line>: metric: {_METRICS}; found 'foo'",
+        f"- <command line>: --stage: {_STAGES}; found 'foo'",
+        "- <command line>: -k: expected an integer from 1 to 10000; found 0",
+        f"- <command line>: --label-policy: {_POLICY}; found 'bad'",
+    ]
+    # compare_files: its own flags with the request's options (its numbers, a usage error
+    # as on the command line, come first).
+    assert _problems(
+        lambda: ragtriage.compare_files(example=True, no_grouping=0, k=[3], executor="dask")
+    ) == [
+        "3 problems found in the input:",
+        "- <command line>: --no-grouping: expected one of True, False; found 0",
+        "- <command line>: -k: expected an integer from 1 to 10000; found [3]",
+        f"- <command line>: --executor: {_EXECUTOR}; found 'dask'",
+    ]

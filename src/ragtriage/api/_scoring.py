@@ -184,12 +184,12 @@ def compare_request(
 
     # The look at the holdout is recorded once the runs are picked and compared: a refused
     # comparison records none.
+    check_numbers(seed, resamples, permutations)  # a usage error, as the command line's
     problems = flag_problems(
         ("--allow-different-snapshot", allow_different_snapshot), ("--no-grouping", no_grouping)
     )
-    if problems:
+    if problems := [*problems, *request.option_problems()]:
         raise InputError(problems)
-    check_numbers(seed, resamples, permutations)
     scored = request.score("compare", notify)
     evaluation = scored.evaluation
     # One name is one run (as `compare` takes it), not its characters.

@@ -36,5 +36,7 @@ def parse_k(raw: str | int | float, source: str = "<command line>", field: str =
     if isinstance(raw, (bool, int, float)):
         whole = not isinstance(raw, bool) and (isinstance(raw, int) or raw.is_integer())
         return _checked(raw if whole else None, raw, source, field)
+    if not isinstance(raw, str):  # a list, None...: refused as a non-number, not an error inside
+        return _checked(None, raw, source, field)
     text = raw.strip()
     return _checked(_digits(text[1:] if text.startswith("+") else text), raw, source, field)
