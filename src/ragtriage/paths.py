@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .errors import wrong_argument
+from .errors import Problem, option_problem, wrong_argument
 
 PathArg = str | os.PathLike[str]
 """A path as every public function takes it: `str` or any `os.PathLike`."""
@@ -52,6 +52,18 @@ def as_names(values: Iterable[str] | str, name: str) -> tuple[str, ...]:
         if not isinstance(value, str):
             raise wrong_argument(value, name, expected)
     return found
+
+
+def repeated_files(option: str, paths: Iterable[PathArg]) -> list[Problem]:
+    """A problem per file of `paths` that an earlier one is too, however it is spelled (one
+    real path): read twice, its records would count twice."""
+    seen: set[str] = set()
+    problems = []
+    for path in paths:
+        if (key := os.path.realpath(path)) in seen:
+            problems.append(option_problem(option, "each file once", f"'{path}' again"))
+        seen.add(key)
+    return problems
 
 
 _FILE_NAME_MAX = 100

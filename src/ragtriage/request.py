@@ -28,7 +28,7 @@ from .errors import (
 from .executors import ExecutorName, check_ray_address
 from .filters import QuestionSelection
 from .holdout import DEFAULT_WARN_AFTER, HoldoutPolicy, Notice, ledger_path
-from .paths import PathArg, as_names, as_optional_path, as_paths
+from .paths import PathArg, as_names, as_optional_path, as_paths, repeated_files
 from .schemas import LabelPolicy
 
 if TYPE_CHECKING:
@@ -217,6 +217,8 @@ class Request:
         return [
             *problems_of(measures, self.metric_names if metrics is None else list(metrics)),
             *problems_of(stage_names, self.selection.stages),
+            *repeated_files("--labels", self.labels),
+            *repeated_files("--calibration", self.calibrations),
             *(() if self.k is None else problems_of(parse_k, self.k)),
             *self.holdout.problems(),
             *choice_problems(("--executor", self.executor, get_args(ExecutorName))),

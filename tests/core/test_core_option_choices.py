@@ -172,3 +172,20 @@ def test_evaluate_files_lists_every_bad_option_at_once() -> None:
         "- <command line>: -k: expected an integer from 1 to 10000; found [3]",
         f"- <command line>: --executor: {_EXECUTOR}; found 'dask'",
     ]
+
+
+def test_a_label_or_calibration_file_given_twice_is_refused(tmp_path: Path) -> None:
+    # Before, it was read twice: each of its labels attached twice, the file listed twice
+    # among the report's inputs (a run file given twice is refused too, by its run's name).
+    labels = tmp_path / "labels.json"
+    labels.write_text("{}", encoding="utf-8")
+    again = tmp_path / ".." / tmp_path.name / "labels.json"
+    assert _problems(
+        lambda: ragtriage.evaluate_files(
+            example=True, labels=[labels, again], calibrations=[labels, labels]
+        )
+    ) == [
+        "2 problems found in the input:",
+        f"- <command line>: --labels: expected each file once; found '{again}' again",
+        f"- <command line>: --calibration: expected each file once; found '{labels}' again",
+    ]
