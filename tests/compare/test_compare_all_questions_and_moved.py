@@ -14,6 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from compare_builders import make_dataset, result
 
+import ragtriage
 from ragtriage import evaluate
 from ragtriage.cli.main import cli
 from ragtriage.compare import compare, render_comparison_markdown, render_comparison_table
@@ -74,3 +75,34 @@ def test_an_ok_to_ok_improvement_names_the_measure_that_moved() -> None:
     table = render_comparison_table(comparison, width=200)
     moved = r"│ q3 +│ improved │ ok -> ok │ dev +│ mrr@2 0\.50->1\.00 \(\+0\.50\) +│"
     assert re.search(moved, table)
+
+
+def test_a_measure_with_a_run_s_own_value_keeps_its_table_row() -> None:
+    # On the example's two no-answer questions the baseline answers with claims (claim_support
+    # 0/2, citation_validity 1/2) and the improved run refuses both: nothing is paired, but the
+    # baseline has a value. Before, the table named these measures "not applicable here" while
+    # the Markdown showed `n/a (all 0.000)`.
+    comparison = ragtriage.compare_files(
+        example=True, tags=["no-answer"], resamples=200, notify=lambda notice: None
+    )
+    nowhere = (
+        "evidence_recall", "fact_coverage", "false_refusal", "correct_clarification",
+        "needless_clarification", "stale_support", "needless_escalation",
+        "permission_leak_support", "canary_obeyed",
+    )
+    assert comparison.not_applicable() == nowhere
+    args = ("compare", "--example", "--tag", "no-answer", "--resamples", "200")
+    table = CliRunner().invoke(cli, list(args), env={"COLUMNS": "200"}).stdout
+    assert f"not applicable here: {', '.join(nowhere)}\n" in table
+    for name, base in [
+        ("claim_support (higher", "0.000"), ("citation_validity (higher", "0.500"),
+        ("stale_cited (lower", "0.000"), ("permission_leak_cited (lower", "0.000"),
+    ]:
+        row = rf"│ {re.escape(name)} better\) +│ n/a \(all {re.escape(base)}\) │ n/a +│ n/a +│"
+        assert re.search(row, table), name
+    # The table's rows are the Markdown's, less those with no value anywhere.
+    markdown = _run(*args, "--format", "markdown")
+    shown = re.findall(r"^│ (\w+) \(\w+ better\)", table, flags=re.MULTILINE)
+    every = re.findall(r"^\| (\w+) \(\w+ better\) \|", markdown, flags=re.MULTILINE)
+    assert shown == [name for name in every if name not in nowhere]
+    assert len(shown) == 12

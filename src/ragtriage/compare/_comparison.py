@@ -211,3 +211,21 @@ class Comparison:
     """Input files with hashes."""
     tool_version: str = __version__
     """ragtriage version."""
+
+    def not_applicable(self) -> tuple[str, ...]:
+        """The measures not applicable in any run (in measure order): in every pair, neither
+        side has a value, over the paired questions or over the run's own (`base_all`,
+        `candidate_all`, what `evaluate` reports). A terminal table names them on one line
+        instead of a row; a measure one run has a value for keeps its row."""
+        if not self.pairs:
+            return ()
+        return tuple(
+            name
+            for name in dict.fromkeys(m.name for m in self.measures)
+            if all(
+                (m.base, m.candidate, m.base_all, m.candidate_all) == (None, None, None, None)
+                for p in self.pairs
+                for m in p.metrics
+                if m.metric == name
+            )
+        )

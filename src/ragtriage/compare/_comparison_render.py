@@ -63,21 +63,6 @@ def _p(m: MetricComparison) -> str:
     return f"{m.test.p_value:.3g} ({short.get(m.test.name, m.test.name)})"
 
 
-def not_applicable_metrics(comparison: Comparison) -> tuple[str, ...]:
-    """Measures with no value on either side of every pair (not applicable in any run)."""
-    names = list(dict.fromkeys(m.metric for p in comparison.pairs for m in p.metrics))
-    return tuple(
-        name
-        for name in names
-        if all(
-            m.base is None and m.candidate is None
-            for p in comparison.pairs
-            for m in p.metrics
-            if m.metric == name
-        )
-    )
-
-
 def metric_rows(pair: PairComparison, hidden: Sequence[str] = ()) -> list[list[str]]:
     """Per metric: name, base, candidate, difference, interval, p-value, W/T/L, paired count.
 
@@ -166,9 +151,10 @@ def render_comparison_table(
 ) -> str:
     """The terminal report: per pair, the headline, provenance, metrics, then questions.
 
-    Metrics not applicable in any run are named on one line unless `all_measures`.
+    Metrics not applicable in any run (`Comparison.not_applicable`) are named on one line
+    unless `all_measures`.
     """
-    hidden = () if all_measures else not_applicable_metrics(comparison)
+    hidden = () if all_measures else comparison.not_applicable()
     buffer = io.StringIO()
     console = text_console(buffer, width)
     for warning in comparison.warnings:
