@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from core_builders import claim, doc, question, result, run_doc, write_files, write_json
 
+from loader_path import READERS, invoke
 from ragtriage.cli.main import cli
 from ragtriage.columnar import evaluate_native
 from ragtriage.errors import InputError, did_you_mean
@@ -200,6 +201,42 @@ def test_a_k_that_no_result_uses_is_said_on_stderr_and_in_the_header(tmp_path: P
     assert "### run (context recorded, k not used, evidence matched by document)" in (
         diagnosed.stdout
     )
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_k_with_no_question_scored_is_not_used(tmp_path: Path, reader: str) -> None:
+    # No result records its context, so -k 1 would cut their rankings; but the selection keeps
+    # no question (none has the stage). Before, the note said -k 1 was used in place of the
+    # provenance.k 2, and k_used was true.
+    results = [
+        result("q1", ["d-reset"], claims=[claim("reset it", ["d-reset"], "supported", ["d-reset"])],
+               covered=["f1"]),
+        result("q2", ["d-refund"], outcome="refused", answer="no"),
+    ]
+    args = write_files(tmp_path, DOCS, QUESTIONS, {"run": results})
+    write_json(tmp_path / "run.json", run_doc("run", results, k=2))
+    chosen = [*args, "-k", "1", "--stage", "needless_escalation"]
+    note = "note: -k 1 is not used for run 'run': no question is scored\n"
+    table = invoke(reader, ["evaluate", *chosen])
+    assert (table.exit_code, table.stderr) == (0, note)
+    assert "run (no question scored, k not used)" in table.stdout
+    markdown = invoke(reader, ["evaluate", *chosen, "--format", "markdown"]).stdout
+    assert "Runs: `run` (no question scored, k not used, evidence matched by document)." in (
+        markdown
+    )
+    data = json.loads(invoke(reader, ["evaluate", *chosen, "--format", "json"]).stdout)
+    assert (data["runs"][0]["k"], data["runs"][0]["k_used"], data["runs"][0]["questions"]) == (
+        1, False, []
+    )
+    diagnosed = invoke(reader, ["diagnose", *chosen, "--format", "json"])
+    assert (diagnosed.stderr, json.loads(diagnosed.stdout)["runs"][0]["k_used"]) == (note, False)
+    page = tmp_path / "page.html"
+    assert invoke(reader, ["report", *chosen, "-o", str(page)]).exit_code == 0
+    assert "<td>not used (no question scored)</td>" in page.read_text(encoding="utf-8")
+    # With the question kept, -k 1 cuts its ranking.
+    kept = invoke(reader, ["evaluate", *args, "-k", "1", "--format", "json"])
+    assert kept.stderr == "note: -k 1 is used for run 'run' in place of its provenance.k 2\n"
+    assert json.loads(kept.stdout)["runs"][0]["k_used"] is True
 
 
 def test_a_run_recorded_against_other_inputs_is_warned_of(tmp_path: Path) -> None:

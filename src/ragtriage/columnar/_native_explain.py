@@ -205,8 +205,9 @@ def run_evaluation(
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[2]]
     bounds = [b for part in parts for b in part[3]]
-    # Whether k cut some result's ranking (a run without results says nothing about k).
-    k_used = not rows or bool(run.context_derived[result_of].any())
+    # Whether k cut the ranking of some scored question's result: with none scored (a
+    # selection keeping no question, or no result for any), no k is used.
+    k_used = bool(rows) and bool(run.context_derived[result_of].any())
     # The run's level: its questions' that require evidence, with or without a result.
     level = explained.run_level([*rows, *extras.no_result])
     no_result = tuple(questions.ids[row] for row in extras.no_result)

@@ -176,13 +176,15 @@ class RunDiagnosis:
     no_result: tuple[str, ...] = ()
     """Questions the run has no result for (`allow_missing`): not diagnosed, listed."""
     k_used: bool = True
-    """Whether k cut any result's ranking (False: every result records its context)."""
+    """Whether k cut the ranking of any diagnosed question's result (False: every one
+    records its context, or no question is diagnosed)."""
 
     @property
     def cutoff(self) -> str | None:
-        """`k=5`, `context recorded, k not used`, or None when there is no k."""
+        """`k=5`, `context recorded, k not used`, `no question scored, k not used`, or None
+        when there is no k."""
         if not self.k_used:
-            return "context recorded, k not used"
+            return f"{'context recorded' if self.questions else 'no question scored'}, k not used"
         return None if self.k is None else f"k={self.k}"
 
     def question(self, question_id: str) -> QuestionDiagnosis:

@@ -115,10 +115,12 @@ def no_result_note(run: str, question_ids: Sequence[str]) -> str | None:
 
 
 def k_note(run: RunEvaluation, k: int) -> str | None:
-    """The note for a cut-off given for a run whose every result records its context, or
-    used in place of the run's other `provenance.k`; None when neither."""
+    """The note for a cut-off given for a run that uses none (every scored result records
+    its context, or no question is scored), or used in place of the run's other
+    `provenance.k`; None when neither."""
     if not run.k_used:
-        return f"-k {k} is not used for run {run.name!r}: every result records its context"
+        why = "no question is scored" if not run.questions else "every result records its context"
+        return f"-k {k} is not used for run {run.name!r}: {why}"
     if (recorded := run.provenance.k) not in (None, k):
         return f"-k {k} is used for run {run.name!r} in place of its provenance.k {recorded}"
     return None
@@ -150,7 +152,8 @@ class RunEvaluation:
     """Questions evaluated with no result in this run (only with `allow_missing`), in
     evaluation-set order: never scored, absent from `questions` and every aggregate."""
     k_used: bool = True
-    """Whether `k` cut any result's ranking (False: every result records its context)."""
+    """Whether `k` cut the ranking of any scored question's result (False: every scored
+    result records its context, or no question is scored)."""
     diagnosis: RunDiagnosis = field(kw_only=True)
     """Every question's failing stages and the per-stage breakdown, computed once here."""
     boundaries: RunBoundaries = field(kw_only=True)
@@ -168,11 +171,18 @@ class RunEvaluation:
         return self.build_views([r.question_id for r in self.questions])
 
     @property
+    def k_unused(self) -> str | None:
+        """Why `k` cut no ranking: `context recorded` (every scored result records its
+        context) or `no question scored`; None when it cut some."""
+        if self.k_used:
+            return None
+        return "context recorded" if self.questions else "no question scored"
+
+    @property
     def cutoff(self) -> str:
-        """How the context was chosen, for report headers: `k=5`, or that k is not used."""
-        if not self.k_used:
-            return "context recorded, k not used"
-        return f"k={self.k}"
+        """How the context was chosen, for report headers: `k=5`, or that k is not used and
+        why (`context recorded, k not used`, `no question scored, k not used`)."""
+        return f"k={self.k}" if self.k_unused is None else f"{self.k_unused}, k not used"
 
 
 @dataclass(frozen=True)

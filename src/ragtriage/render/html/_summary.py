@@ -159,8 +159,8 @@ def run_infos(evaluation: Evaluation) -> tuple[RunInfo, ...]:
         out.append(
             RunInfo(
                 run.name,
-                "not used (context recorded)"
-                if not run.k_used
+                f"not used ({run.k_unused})"
+                if run.k_unused is not None
                 else ("-" if run.k is None else str(run.k)),
                 run.evidence_level,
                 tuple(pair for pair in pairs if pair is not None),
