@@ -234,6 +234,24 @@ def test_a_misspelled_keyword_names_the_function_called(call: Any, name: str) ->
     assert str(two.value) == f"{name}() got unexpected keyword arguments 'runz', 'metric'"
 
 
+def test_diagnose_files_takes_no_metrics_as_diagnose_takes_no_metric() -> None:
+    # Before, the names were accepted and dropped unread ('no_such_metric' too).
+    with pytest.raises(TypeError) as raised:
+        ragtriage.diagnose_files(example=True, metrics=["no_such_metric", "ndcg@0"])  # type: ignore[call-arg]
+    assert str(raised.value) == "diagnose_files() got an unexpected keyword argument 'metrics'"
+    refused = CliRunner().invoke(cli, ["diagnose", "--example", "--metric", "ndcg@0"])
+    assert (refused.exit_code, refused.stderr.splitlines()[-1]) == (
+        2, "Error: No such option '--metric'."
+    )
+    # The commands with --metric take it, and refuse what they cannot use.
+    with pytest.raises(InputError) as unknown:
+        ragtriage.report_html(example=True, metrics=["ndcg@0"], notify=lambda notice: None)
+    assert str(unknown.value) == (
+        "1 problem found in the input:\n- <command line>: metric ndcg parameter k: expected an "
+        "integer from 1 to 10000; found '0'"
+    )
+
+
 def test_the_misspelled_keyword_error_is_worded_as_python_words_it() -> None:
     def compare_files(*, resamples: int = 0) -> None:
         """A function whose keywords Python itself checks."""

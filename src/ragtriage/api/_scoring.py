@@ -60,10 +60,10 @@ def diagnose_files(
     dataset: PathArg | None = None,
     *,
     notify: Notify | None = None,
-    **options: Unpack[RequestOptions],
+    **options: Unpack[DiagnoseOptions],
 ) -> tuple[RunDiagnosis, ...]:
     """`ragtriage diagnose DATASET ...`: the failing stage of every question of every run."""
-    request, _ = built("diagnose_files", dataset, options, RequestOptions)
+    request, _ = built("diagnose_files", dataset, options, DiagnoseOptions)
     return diagnose_request(request, notify=notify)[1]
 
 
@@ -85,11 +85,14 @@ class ComparedRuns:
     """The baseline against each candidate."""
 
 
-class RequestOptions(TypedDict, total=False):
-    """The keywords every dataset-reading call takes besides DATASET (see `Request.build`).
+class DiagnoseOptions(TypedDict, total=False):
+    """The keywords every dataset-reading call takes besides DATASET (see `Request.build`),
+    the keywords of `diagnose_files`; the others also take `metrics` (`RequestOptions`).
 
     Each is the command line's option name (`--label-policy` -> `label_policy`); a repeatable
     option takes a list under its plural name (`--run` -> `runs`, `--tag` -> `tags`).
+    `ragtriage diagnose` has no `--metric` (a diagnosis reads no measure's value), so
+    `diagnose_files(metrics=...)` is refused as any keyword it does not take.
     """
 
     snapshot: PathArg | None
@@ -99,7 +102,6 @@ class RequestOptions(TypedDict, total=False):
     versions: PathArg | None
     example: bool
     k: int | None
-    metrics: Iterable[str]
     label_policy: LabelPolicy
     allow_unreviewed: bool
     allow_missing: bool
@@ -115,6 +117,13 @@ class RequestOptions(TypedDict, total=False):
     ledger: PathArg | None
     executor: ExecutorName
     ray_address: str | None
+
+
+class RequestOptions(DiagnoseOptions, total=False):
+    """The keywords of `evaluate_files` and `report_html`: the dataset options and `metrics`
+    (`--metric`, repeatable), the measures to report."""
+
+    metrics: Iterable[str]
 
 
 class CompareOptions(RequestOptions, total=False):
