@@ -7,18 +7,22 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT, TAG
 
+import ragtriage
+from ragtriage import RequestError
 from ragtriage.api import report_page
 from ragtriage.cli.main import cli
 from ragtriage.columnar import load_and_evaluate
-from ragtriage.compare import default_comparison
+from ragtriage.compare import compare, default_comparison
 from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
 from ragtriage.render.html import (
     funnel,
     json_for_script,
+    render_html,
     report_data,
 )
 from ragtriage.render.html._payload import CITED, IN_CONTEXT, NOT_PERMITTED, REQUIRED, STALE
@@ -173,3 +177,51 @@ def test_one_run_has_no_comparison_section(example_evaluation: Evaluation) -> No
     page = report_page(single)
     assert 'id="changes"' not in page
     assert _data_json(page)["changes"] == []
+
+
+def _quiet(notice: object) -> None:
+    """Notices (the holdout left out) are not checked here."""
+
+
+def test_a_comparison_not_made_from_the_evaluation_is_refused(
+    example_evaluation: Evaluation, article_fixture: Path
+) -> None:
+    # Before, the page showed the article's runs beside the example's comparison.
+    of_example = ragtriage.compare_files(example=True, resamples=200, notify=_quiet)
+    article = ragtriage.evaluate_files(article_fixture, notify=_quiet)
+    expected = (
+        "comparison: expected one made from this evaluation, of its runs (synthetic-baseline, "
+        "synthetic-corrected; ragtriage.compare.compare(evaluation) makes one); found one of "
+    )
+    with pytest.raises(RequestError) as other_files:
+        report_page(article, comparison=of_example)
+    assert str(other_files.value) == expected + (
+        "input files the evaluation did not read (ragtriage:example/data/evalset.json, "
+        "ragtriage:example/data/snapshot.json, ragtriage:example/data/runs/baseline.json, "
+        "ragtriage:example/data/runs/improved.json), runs it lacks ('baseline', 'improved')"
+    )
+    with pytest.raises(RequestError) as rendered:  # the renderer refuses it too
+        render_html(article, comparison=of_example)
+    assert str(rendered.value) == str(other_files.value)
+    # The same files (read from other paths), but other questions.
+    tagged = ragtriage.compare_files(
+        example=True, tags=["no-answer"], resamples=200, notify=_quiet
+    )
+    with pytest.raises(RequestError) as other_questions:
+        report_page(example_evaluation, comparison=tagged)
+    assert str(other_questions.value) == (
+        "comparison: expected one made from this evaluation, of its runs (baseline, improved; "
+        "ragtriage.compare.compare(evaluation) makes one); found one of other questions (2; "
+        "the evaluation has 17)"
+    )
+    with pytest.raises(RequestError) as not_one:
+        report_page(example_evaluation, comparison={})  # type: ignore[arg-type]
+    assert str(not_one.value) == (
+        "comparison: expected a Comparison (ragtriage.compare.compare or "
+        "ragtriage.compare_files makes one); found dict"
+    )
+    # A comparison of the evaluation's runs, in any order, is shown.
+    reversed_runs = compare(example_evaluation, ["improved", "baseline"], resamples=200)
+    assert report_page(example_evaluation, comparison=reversed_runs) != report_page(
+        example_evaluation
+    )

@@ -315,7 +315,8 @@ def report_page(
     """The HTML page of an evaluation (each run's diagnosis as the evaluation carries it).
 
     Without `comparison`, two or more runs are compared first run against the others
-    (`ragtriage.compare.default_comparison`); the page shows the comparison it is given.
+    (`ragtriage.compare.default_comparison`); the page shows the comparison it is given, which
+    must be made from `evaluation` (`RequestError` otherwise, as `render_html` says).
     """
     from ..compare import default_comparison
     from ..render.html import render_html

@@ -1,6 +1,12 @@
 """Compare runs on one evaluation set: per-question changes, paired statistics, provenance."""
 
-from ._comparable import check_arguments, check_comparable, check_numbers, select_runs
+from ._comparable import (
+    check_arguments,
+    check_comparable,
+    check_made_from,
+    check_numbers,
+    select_runs,
+)
 from ._compare import compare, default_comparison
 from ._comparison import (
     Comparison,
@@ -52,6 +58,7 @@ __all__ = [
     "bootstrap_ci",
     "check_arguments",
     "check_comparable",
+    "check_made_from",
     "check_numbers",
     "ci_text",
     "compare",

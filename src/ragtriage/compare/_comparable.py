@@ -1,5 +1,6 @@
 """Which runs `compare` may compare, and with which arguments: the runs named, on one snapshot
-and question set unless allowed otherwise, and the statistics' arguments in their ranges."""
+and question set unless allowed otherwise, and the statistics' arguments in their ranges; and
+whether a comparison was made from an evaluation (the HTML page shows the two together)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from ..errors import InputError, Problem, RequestError, option_problem
 from ..evaluation import Evaluation, RunEvaluation
 from ..validation import LEVEL_RANGE, PERMUTATIONS_RANGE, RESAMPLES_RANGE, SEED_RANGE
+from ._comparison import Comparison
 
 
 def check_comparable(
@@ -104,3 +106,48 @@ def select_runs(evaluation: Evaluation, names: Sequence[str] | None) -> tuple[Ru
     if problems:
         raise InputError(problems)
     return tuple(by_name[n] for n in names)
+
+
+
+def check_made_from(comparison: object, evaluation: Evaluation) -> None:
+    """Refuse a comparison not made from `evaluation` (a page showing both would mix two
+    evaluations): it must be a `Comparison` of the evaluation's input files (by kind and
+    content), of some of its runs, over its questions."""
+    if not isinstance(comparison, Comparison):
+        raise RequestError(
+            "comparison: expected a Comparison (ragtriage.compare.compare or "
+            f"ragtriage.compare_files makes one); found {type(comparison).__name__}"
+        )
+    mine = {(s.kind, s.sha256) for s in evaluation.sources}
+    runs = {run.name: run for run in evaluation.runs}
+    names = [name for group in comparison.groups for name in group.runs]
+    found = []
+    if other := [s.path for s in comparison.sources if (s.kind, s.sha256) not in mine]:
+        found.append(f"input files the evaluation did not read ({', '.join(other)})")
+    if lacking := [name for name in names if name not in runs]:
+        found.append(f"runs it lacks ({', '.join(map(repr, lacking))})")
+    else:
+        base = runs[names[0]]
+        ids = {q.question_id for q in base.questions} | set(base.no_result)
+        if comparison.questions != len(ids) or not _question_ids(comparison) <= ids:
+            counts = f"{comparison.questions}; the evaluation has {len(ids)}"
+            found.append(f"other questions ({counts})")
+    if found:
+        raise RequestError(
+            "comparison: expected one made from this evaluation, of its runs "
+            f"({', '.join(runs) or 'none'}; ragtriage.compare.compare(evaluation) makes one); "
+            f"found one of {', '.join(found)}"
+        )
+
+
+def _question_ids(comparison: Comparison) -> set[str]:
+    """The IDs of the questions a comparison names: compared, or without a result."""
+    return {
+        qid
+        for pair in comparison.pairs
+        for qid in (
+            *(q.question_id for q in pair.questions),
+            *pair.base_no_result,
+            *pair.candidate_no_result,
+        )
+    }

@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 
 from ..._collector import no_cycle_collection
 from ..._version import __version__
-from ...compare import Comparison
+from ...compare import Comparison, check_made_from
 from ...diagnosis import diagnosis_next_actions, stage_order
 from ...evaluation import Evaluation
 from ...schemas import Question
@@ -136,7 +136,11 @@ def render_html(
 
     Shows each run's diagnosis as the evaluation carries it, and `comparison` when given
     (`ragtriage.api.report_page` compares two or more runs first). Same inputs, same bytes.
+    A comparison not made from `evaluation` (other files, runs or questions) is refused with
+    a `RequestError` (`ragtriage.compare.check_made_from`): the page would mix the two.
     """
+    if comparison is not None:
+        check_made_from(comparison, evaluation)
     # The payload is a few million small lists and dicts without cycles.
     with no_cycle_collection():
         return _render(evaluation, comparison, title)
