@@ -108,7 +108,6 @@ def select_runs(evaluation: Evaluation, names: Sequence[str] | None) -> tuple[Ru
     return tuple(by_name[n] for n in names)
 
 
-
 def check_made_from(comparison: object, evaluation: Evaluation) -> None:
     """Refuse a comparison not made from `evaluation` (a page showing both would mix two
     evaluations): it must be a `Comparison` of the evaluation's input files (by kind and
