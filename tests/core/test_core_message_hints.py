@@ -166,15 +166,21 @@ def test_a_run_with_some_labels_keeps_the_messages_per_claim(tmp_path: Path) -> 
     ]
 
 
-def test_a_k_other_than_the_runs_provenance_k_is_said_on_stderr(tmp_path: Path) -> None:
-    # -k overrides a run's recorded provenance.k; before, it did so without a word.
+def _recorded_k(tmp: Path) -> list[str]:
+    """The `evaluate` arguments of a run with provenance.k 2 whose results record no context."""
     results = [
         result("q1", ["d-reset"], claims=[claim("reset it", ["d-reset"], "supported", ["d-reset"])],
                covered=["f1"]),
         result("q2", ["d-refund"], outcome="refused", answer="no"),
     ]
-    args = write_files(tmp_path, DOCS, QUESTIONS, {"run": results})
-    write_json(tmp_path / "run.json", run_doc("run", results, k=2))
+    args = write_files(tmp, DOCS, QUESTIONS, {"run": results})
+    write_json(tmp / "run.json", run_doc("run", results, k=2))
+    return args
+
+
+def test_a_k_other_than_the_runs_provenance_k_is_said_on_stderr(tmp_path: Path) -> None:
+    # -k overrides a run's recorded provenance.k; before, it did so without a word.
+    args = _recorded_k(tmp_path)
     stderrs = [CliRunner().invoke(cli, ["evaluate", *args, *k]).stderr for k in
                (["-k", "1"], ["-k", "2"], [])]
     assert stderrs == ["note: -k 1 is used for run 'run' in place of its provenance.k 2\n", "", ""]
@@ -208,13 +214,7 @@ def test_a_k_with_no_question_scored_is_not_used(tmp_path: Path, reader: str) ->
     # No result records its context, so -k 1 would cut their rankings; but the selection keeps
     # no question (none has the stage). Before, the note said -k 1 was used in place of the
     # provenance.k 2, and k_used was true.
-    results = [
-        result("q1", ["d-reset"], claims=[claim("reset it", ["d-reset"], "supported", ["d-reset"])],
-               covered=["f1"]),
-        result("q2", ["d-refund"], outcome="refused", answer="no"),
-    ]
-    args = write_files(tmp_path, DOCS, QUESTIONS, {"run": results})
-    write_json(tmp_path / "run.json", run_doc("run", results, k=2))
+    args = _recorded_k(tmp_path)
     chosen = [*args, "-k", "1", "--stage", "needless_escalation"]
     note = "note: -k 1 is not used for run 'run': no question is scored\n"
     table = invoke(reader, ["evaluate", *chosen])
