@@ -4,15 +4,19 @@ nothing the line reader splits on (`_plain_fields`): both readers give the same 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
+from ragtriage.cli.main import cli
 from ragtriage.columnar import QuestionPolicy, id_keys, load_trec
 from ragtriage.columnar._trec import STRICT, _arrow, _numbers, _slow
 from ragtriage.errors import InputError
@@ -382,3 +386,25 @@ def test_the_grade_matrix_is_as_wide_as_the_longest_ranking_not_the_largest_k(
                                              [0, 0, 0, 1], [1, 0, 0, 0]]
     assert loaded.arrays.grades.tolist() == _slow(qrels, run, 10_000, STRICT).arrays.grades.tolist()
     assert loaded.arrays.ideal.tolist() == [[1]] * 5
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".parquet"])
+@pytest.mark.parametrize("long_id", ["aaaaaaaa", "aaaaaaaaa"])
+def test_tied_scores_on_lines_apart_rank_by_document_id(
+    tmp_path: Path, suffix: str, long_id: str
+) -> None:
+    # d1 and u2 tie at 0.1 on lines 1 and 3: u2 ranks first (IDs descending), so d1, the
+    # relevant one, is second. Before, with an ID past 8 bytes in the file, the fast reader
+    # missed the tie (not on adjacent lines) and ranked by the IDs' hashes: 1.0, not 0.5.
+    rows = [("d1", 0.1), ("u1", 0.0), ("u2", 0.1), (long_id, 0.01)]
+    run = tmp_path / f"run{suffix}"
+    if suffix == ".parquet":
+        pq.write_table(pa.table({"qid": ["q1"] * 4, "docid": [d for d, _ in rows],
+                                 "score": [s for _, s in rows]}), run)
+    else:
+        run.write_text("".join(f"q1 Q0 {d} {n} {s} t\n" for n, (d, s) in enumerate(rows, 1)),
+                       encoding="utf-8")
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    out = CliRunner().invoke(cli, ["trec-eval", str(tmp_path / "q.qrels"), str(run), "-m",
+                                   "mrr@10", "--per-question", "--format", "json"])
+    assert json.loads(out.stdout)["questions"] == [{"id": "q1", "mrr@10": 0.5}]

@@ -329,16 +329,23 @@ def _rank_order(groups: np.ndarray, scores: np.ndarray, ids: IdKeys) -> np.ndarr
     """Positions (into rows grouped by question) in ranking order.
 
     trec_eval's rule: score descending, equal scores by document ID descending. Most files
-    are written in that order already, which a linear check confirms; otherwise sort.
+    are written in that order already, which a linear check confirms; otherwise sort. Equal
+    scores of a question, wherever their lines are, are told apart by their IDs: IDs longer
+    than 8 bytes have no exact key (`IdKeys.exact`), so those go to the line reader.
     """
     same_group = groups[1:] == groups[:-1]
-    falling = scores[1:] <= scores[:-1]
-    tied = np.flatnonzero(same_group & (scores[1:] == scores[:-1]))
+    ordered = bool(np.all(~same_group | (scores[1:] <= scores[:-1])))
+    order = None if ordered else np.lexsort((~ids.keys, -scores, groups))
+    ranked, same = scores, same_group
+    if order is not None:
+        ranked, grouped = scores[order], groups[order]
+        same = grouped[1:] == grouped[:-1]
+    tied = np.flatnonzero(same & (ranked[1:] == ranked[:-1]))
     if tied.size and not ids.exact:
         raise _Fallback("tied scores with IDs longer than 8 bytes")
-    if bool(np.all(~same_group | falling)) and (
-        not tied.size or bool(np.all(ids.keys[tied] > ids.keys[tied + 1]))
-    ):
+    if order is not None:
+        return order
+    if not tied.size or bool(np.all(ids.keys[tied] > ids.keys[tied + 1])):
         return np.arange(groups.size, dtype=np.int64)
     return np.lexsort((~ids.keys, -scores, groups))
 
