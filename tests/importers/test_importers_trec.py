@@ -81,6 +81,22 @@ def test_unscored_rankings_get_order_keeping_scores() -> None:
     assert run_to_trec(run) == {"q": [("y", 2.0), ("x", 1.0)]}
 
 
+@pytest.mark.parametrize(("scores", "written"), [
+    ([("a", 1.0), ("x", 1.0)], [("a", 2.0), ("x", 1.0)]),  # trec_eval would put x first
+    ([("x", 0.5), ("a", 0.5), ("b", 0.9)], [("x", 3.0), ("a", 2.0), ("b", 1.0)]),
+    ([("x", 1.0), ("a", 1.0), ("b", -2.0)], [("x", 1.0), ("a", 1.0), ("b", -2.0)]),
+])
+def test_scores_that_would_rank_otherwise_give_way_to_order_keeping_ones(
+    scores: list[tuple[str, float]], written: list[tuple[str, float]]
+) -> None:
+    # Before, the recorded scores were written: trec_eval ranked x above a, so trec-eval on
+    # the exported files gave mrr 0.5 where evaluate, reading the list's order, gave 1.0.
+    run = Run(name="r", results=[QuestionResult(
+        question_id="q", candidates=[RankedItem(id=d, score=v) for d, v in scores]
+    )])
+    assert run_to_trec(run) == {"q": written}
+
+
 def test_bad_trec_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
     qrels = tmp_path / "bad.qrels"
     qrels.write_text("q1 0 d1\nq1 0 d2 x\n", encoding="utf-8")

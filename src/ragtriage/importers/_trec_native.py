@@ -13,6 +13,7 @@ from ..formats.trec_files import (
     parse_qrels,
     parse_run,
     qrels_to_evalset,
+    ranking_key,
     read_through,
     run_to_native,
     snapshot_for,
@@ -147,18 +148,21 @@ def evalset_to_qrels(evalset: EvalSet) -> dict[str, dict[str, int]]:
 def run_to_trec(run: Run) -> dict[str, list[tuple[str, float]]]:
     """The final ranking of each question (reranked if present, else candidates) with scores.
 
-    An item without a score gets one that keeps the recorded order (`count - position`), and
-    then every item of that ranking does, so recorded and synthetic scores never mix.
+    A ranking with an item without a score, or whose scores would rank it otherwise under
+    trec_eval's rule (equal scores go by document ID; a score above an earlier one's), gets
+    scores that keep the recorded order (`count - position`) for every item, so that
+    trec_eval ranks what `evaluate` scored, and recorded and synthetic scores never mix.
     """
     out: dict[str, list[tuple[str, float]]] = {}
     for result in run.results:
         ranking = result.reranked if result.reranked is not None else result.candidates
-        if any(item.score is None for item in ranking):
-            out[result.question_id] = [
-                (item.id, float(len(ranking) - n)) for n, item in enumerate(ranking)
-            ]
-        else:
-            out[result.question_id] = [(item.id, float(item.score or 0.0)) for item in ranking]
+        scored = [(item.id, float(item.score or 0.0)) for item in ranking]
+        kept = all(item.score is not None for item in ranking) and scored == sorted(
+            scored, key=ranking_key, reverse=True
+        )
+        out[result.question_id] = scored if kept else [
+            (item.id, float(len(ranking) - n)) for n, item in enumerate(ranking)
+        ]
     return out
 
 
