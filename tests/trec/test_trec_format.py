@@ -538,7 +538,10 @@ def test_a_field_count_names_a_separator_trec_eval_does_not_split_at(tmp_path: P
     # "q1 0 d\u00a0x 1" shows 4 fields; the no-break space made it 5, so the message says so
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text("q1 0 d\u00a0x 1\nq1 0 d\x1cy 1\n", encoding="utf-8")
-    run.write_text("q1 Q0 d\u3000x 1 2 t\n", encoding="utf-8")
+    # Two run lines whose count comes right: before, read as document 'a', rank 'x', score
+    # 2.0 (trec_eval's document is 'a\u00a0x'), and as fields split at the no-break space.
+    run.write_text("q1 Q0 d\u3000x 1 2 t\nq1 Q0 a\u00a0x 2 0.5\nq1\u00a0Q0 b 3 0.1 t\n",
+                   encoding="utf-8")
     result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run)])
     qrels_fields = "4 whitespace-separated fields (question ID, iteration, document ID, grade)"
     run_fields = (
@@ -553,6 +556,10 @@ def test_a_field_count_names_a_separator_trec_eval_does_not_split_at(tmp_path: P
             " split also at U+001C (column 7)",
             f"- {run}: question 'q1': line 1: expected {run_fields}; found 7 fields,"
             " split also at U+3000 IDEOGRAPHIC SPACE (column 8)",
+            f"- {run}: question 'q1': line 2: expected {run_fields}; found 6 fields,"
+            " split also at U+00A0 NO-BREAK SPACE (column 8)",
+            f"- {run}: question 'q1': line 3: expected {run_fields}; found 6 fields,"
+            " split also at U+00A0 NO-BREAK SPACE (column 3)",
         ],
     )
 

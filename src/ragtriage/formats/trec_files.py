@@ -81,13 +81,16 @@ def _field_count(
     collector: ProblemCollector,
     json_starts: str,
 ) -> bool:
-    if len(parts) == len(fields):
+    # A separator trec_eval does not split at is refused even where the count comes right:
+    # trec_eval would read other fields (`a\u00a0x 2 0.5` is its document ID, rank, score).
+    other = _other_separator(line)
+    if len(parts) == len(fields) and not other:
         return True
     # a JSON array, or a gzipped JSON object (an unpacked one is read: `trec_records.file_kind`)
     json = number == 1 and parts[0][:1] in json_starts
     json_hint = "; the file looks like a JSON document, not TREC lines" if json else ""
     expected = f"{len(fields)} whitespace-separated fields ({', '.join(fields)})"
-    found = f"{counted(len(parts), 'field')}{json_hint or _other_separator(line)}"
+    found = f"{counted(len(parts), 'field')}{json_hint or other}"
     collector.add(label, parts[0] if parts else None, f"line {number}", expected, found)
     return False
 
