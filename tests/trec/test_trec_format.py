@@ -585,3 +585,14 @@ def test_a_json_array_or_gzipped_json_is_named_as_json_on_its_first_line(
             "; the file looks like a JSON document, not TREC lines",
         ],
     )
+
+
+def test_per_question_values_in_a_table_are_refused(tmp_path: Path) -> None:
+    # Before, --per-question was dropped without a word when the format was the table.
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 0.5 t\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "--per-question"])
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        2, "Error: --per-question needs --format json (the table shows the means)"
+    )

@@ -79,6 +79,8 @@ def trec_eval_command(per_question: bool, fmt: str, output: Path | None, **optio
     from ..render import trec_json_text, trec_table
     from ._common import terminal_width
 
+    if per_question and fmt != "json":  # the table has no per-question part to hold them
+        raise click.UsageError("--per-question needs --format json (the table shows the means)")
     result = held(trec_eval_files(**options))
     if fmt == "json":
         text = trec_json_text(result, per_question)
