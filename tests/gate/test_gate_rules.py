@@ -11,7 +11,16 @@ import pytest
 from ragtriage import InputError, RequestError, evaluate, load_dataset
 from ragtriage.evaluation import Evaluation
 from ragtriage.example import example_paths
-from ragtriage.gate import GateResult, RuleResult, gate, gate_json, load_policy, render_junit
+from ragtriage.gate import (
+    GateResult,
+    RuleResult,
+    gate,
+    gate_json,
+    load_policy,
+    render_gate_markdown,
+    render_gate_table,
+    render_junit,
+)
 from ragtriage.holdout import without_holdout
 from ragtriage.loading import Dataset
 from ragtriage.metrics import default_measures
@@ -87,14 +96,48 @@ def test_every_rule_over_an_empty_slice_fails_closed(
     )
     result = _gate(tmp_path, example_evaluation, policy, "improved", "baseline")
     assert [(r.name, r.verdict, r.observed_text, r.detail) for r in result.rules] == [
-        ("no permission_leak in tag:nothing", "fail", "0/0 questions",
+        ("no permission_leak in tag:nothing", "fail", "no questions",
          "tag:nothing holds no question (fail closed)"),
-        ("no regression on protected questions", "fail", "0/0 regressed",
+        ("no regression on protected questions", "fail", "no protected questions",
          "no paired question in tag nothing (fail closed)"),
-        ("no sensitive values anywhere in split:holdout", "fail", "0/0 questions",
+        ("no sensitive values anywhere in split:holdout", "fail", "no questions",
          "split:holdout holds no question (fail closed)"),
     ]
     assert not result.passed
+
+
+def test_a_rule_over_no_question_observes_nothing_not_zero(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    # A count over no question is not applicable: block, sensitive and no_regression rules
+    # observed 0.0 ("0/0 questions") where a threshold over the same slice observes null.
+    policy = (
+        '[[block]]\nstage = "permission_leak"\nslice = "tag:nothing"\n'
+        '[[threshold]]\nmetric = "evidence_recall"\nslice = "tag:nothing"\nmin = 0.5\n'
+        '[[sensitive]]\nwhere = "any"\nslice = "tag:nothing"\n'
+        '[no_regression]\nsplits = []\ntags = ["nothing"]\n'
+    )
+    result = _gate(tmp_path, example_evaluation, policy, "improved", "baseline")
+    rules = gate_json(result)["rules"]
+    assert [(r["kind"], r["verdict"], r["observed"], r["observed_text"]) for r in rules] == [
+        ("block", "fail", None, "no questions"),
+        ("no_regression", "fail", None, "no protected questions"),
+        ("threshold", "fail", None, "no questions"),
+        ("sensitive", "fail", None, "no questions"),
+    ]
+    table = render_gate_table(result, width=400)
+    markdown = render_gate_markdown(result)
+    for text in (table, markdown):
+        assert "0/0" not in text
+        assert text.count("no questions") == 3
+    junit = ET.fromstring(render_junit(result))
+    failures = [f.text or "" for f in junit.iter("failure")]
+    assert [f.splitlines()[0] for f in failures] == [
+        "observed: no questions",
+        "observed: no protected questions",
+        "observed: no questions",
+        "observed: no questions",
+    ]
 
 
 def test_block_rule_in_a_slice(tmp_path: Path, example_evaluation: Evaluation) -> None:

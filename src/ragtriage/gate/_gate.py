@@ -57,6 +57,8 @@ def _slice_suffix(slice_name: str) -> str:
 
 _EMPTY = "{} holds no question (fail closed)"
 """The detail of a rule whose slice holds no question: it checks nothing, so it fails."""
+_NONE = "no questions"
+"""The observation of a rule whose slice holds no question (its observed value is None)."""
 
 
 def _counted(
@@ -81,8 +83,8 @@ def _counted(
         rule.name or default_name + _slice_suffix(rule.slice),
         kind,
         verdict,
-        float(len(hits)),
-        f"{len(hits)}/{members} questions",
+        float(len(hits)) if members else None,  # a count of nothing is not applicable, not 0
+        f"{len(hits)}/{members} questions" if members else _NONE,
         f"at most {counted(rule.max_questions, 'question')}",
         detail,
         hits,
@@ -146,6 +148,8 @@ def _no_regression(
     elif changes:
         detail += ": " + "; ".join(changes)
     verdict: Verdict = "fail" if bad or not protected else "pass"
+    if not protected:
+        return result(verdict, None, "no protected questions", detail=detail)
     observed = f"{len(bad)}/{len(protected)} regressed"
     return result(verdict, float(len(bad)), observed, detail=detail, questions=bad)
 
@@ -171,7 +175,7 @@ def _threshold(
     )
     result = partial(RuleResult, name, "threshold", limit=" and ".join(bounds))
     if not members or agg is None:
-        return result("fail", None, "no questions", detail=_EMPTY.format(rule.slice))
+        return result("fail", None, _NONE, detail=_EMPTY.format(rule.slice))
     observed = f"{value_text(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
     na_share = agg.not_applicable / len(members)
     uncertain = tuple(r.question_id for r in members if r.details.get("uncertain_labels"))
