@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -75,6 +76,94 @@ def test_judge_uncertain_share_applies_to_label_layers(
     assert support.detail == "1/15 questions with uncertain labels (7% > 5%; fail closed)"
     assert support.questions == ("ordering",)
     assert recall.verdict == "pass"  # a retrieval metric reads no labels
+
+
+def _claim_and_fact(tmp_path: Path, claim: str, fact: str) -> Evaluation:
+    """Two answered questions, each with one claim labelled `supported` and one reference
+    fact labelled `covered`, but qa's claim is labelled `claim` and its fact `fact`."""
+    person = {"kind": "human", "name": "mei"}
+
+    def label(verdict: str) -> dict[str, object]:
+        reason = {"reason": "unclear"} if verdict == "cannot_judge" else {}
+        support = {"supported_by": ["d1"]} if verdict == "supported" else {}
+        return {"verdict": verdict, **support, "labeller": person, **reason}
+
+    def result(question: str, claim: str, facts: list[dict[str, object]]) -> dict[str, object]:
+        return {
+            "question_id": question, "candidates": [{"id": "d1"}], "context": [{"id": "d1"}],
+            "answer": "7 days [d1]", "outcome": "answered",
+            "claims": [{"id": "c1", "text": "7 days", "citations": ["d1"],
+                        "labels": [] if claim == "unlabelled" else [label(claim)]}],
+            "fact_labels": facts,
+        }
+
+    evidence = [{"any_of": ["d1"]}]
+    files = {
+        "evalset.json": {
+            "schema_version": 1, "kind": "evalset", "evalset_id": "e", "snapshot_id": "s",
+            "questions": [
+                {"id": "qa", "text": "How long?", "answerability": "answerable",
+                 "required_evidence": evidence, "reference_facts": [{"id": "f1"}]},
+                {"id": "qb", "text": "How long again?", "answerability": "answerable",
+                 "required_evidence": evidence, "reference_facts": [{"id": "f2"}]},
+            ],
+        },
+        "snapshot.json": {
+            "schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
+            "documents": [{"id": "d1", "text": "Logs are kept 7 days."}],
+        },
+        "run.json": {
+            "schema_version": 1, "kind": "run", "name": "r",
+            "provenance": {"snapshot_id": "s", "evalset_id": "e", "k": 1},
+            "results": [
+                result("qa", claim, [] if fact == "unlabelled" else [
+                    {"fact_id": "f1", **label(fact)}
+                ]),
+                result("qb", "supported", [{"fact_id": "f2", **label("covered")}]),
+            ],
+        },
+    }
+    for name, doc in files.items():
+        (tmp_path / name).write_text(json.dumps(doc), encoding="utf-8")
+    dataset = load_dataset(
+        tmp_path / "evalset.json", snapshot=tmp_path / "snapshot.json",
+        runs=[tmp_path / "run.json"],
+    )
+    return evaluate(dataset, metrics=["claim_support", "fact_coverage"], allow_unreviewed=True)
+
+
+@pytest.mark.parametrize(
+    ("claim", "fact", "uncertain_metric"),
+    [
+        ("supported", "cannot_judge", "fact_coverage"),
+        ("cannot_judge", "covered", "claim_support"),
+        ("unlabelled", "covered", "claim_support"),  # counted as uncertain, as before
+        ("supported", "unlabelled", "fact_coverage"),
+    ],
+)
+def test_the_uncertain_limit_counts_only_the_labels_a_metric_reads(
+    tmp_path: Path, claim: str, fact: str, uncertain_metric: str
+) -> None:
+    # qa has one uncertain label: a fact (fact_coverage reads it) or a claim (claim_support
+    # does; a claim without a label is uncertain too). Both rules failed with "1/2 questions
+    # with uncertain labels", whichever it was.
+    evaluation = _claim_and_fact(tmp_path, claim, fact)
+    policy = (
+        "[defaults]\nmax_not_applicable = 1.0\nmax_judge_uncertain = 0.4\n"
+        '[[threshold]]\nmetric = "claim_support"\nmin = 0.0\n'
+        '[[threshold]]\nmetric = "fact_coverage"\nmin = 0.0\n'
+    )
+    result = _gate(tmp_path, evaluation, policy, "r")
+    averaging = {"claim_support": "micro", "fact_coverage": "macro"}
+    # The uncertain label is left out: its measure counts qb alone (1/1), the other both.
+    assert [(r.name, r.verdict, r.observed_text, r.detail, r.questions) for r in result.rules] == [
+        (f"{metric} >= 0", "fail", f"1.000 (1/1, {kind})",
+         "1/2 questions with uncertain labels (50% > 40%; fail closed)", ("qa",))
+        if metric == uncertain_metric
+        else (f"{metric} >= 0", "pass", f"1.000 (2/2, {kind})",
+              "within bounds over 2 questions", ())
+        for metric, kind in averaging.items()
+    ]
 
 
 def test_empty_slice_fails_closed(tmp_path: Path, example_evaluation: Evaluation) -> None:

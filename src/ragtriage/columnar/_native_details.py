@@ -171,11 +171,11 @@ class QuestionDetails:
     def records(
         self, rows: Sequence[int], results: Sequence[int], tags: Sequence[tuple[str, ...]],
         scores: Sequence[Mapping[str, Score | None]], details: Sequence[Details],
-        cannot_judge: Sequence[Mapping[str, int]],
+        cannot_judge: Sequence[Mapping[str, int]], uncertain: Sequence[Mapping[str, int]],
     ) -> list[QuestionRecord]:
         """The records of the questions `rows`, each answered by its result in `results`: its
-        computed `scores`, `details` and `cannot_judge` counts with what the reader found of
-        the question and result (each a list in `rows` order)."""
+        computed `scores`, `details`, `cannot_judge` and `uncertain` counts with what the
+        reader found of the question and result (each a list in `rows` order)."""
         at = np.asarray(results, dtype=np.int64)
         answerability = self._answerability[np.asarray(rows, dtype=np.int64)].tolist()
         question_ids, splits = self._question_ids, self._splits
@@ -189,13 +189,17 @@ class QuestionDetails:
                 scores=row_scores,
                 details=row_details,
                 cannot_judge=counts,
+                uncertain=uncertain_counts,
                 latency_ms=None if math.isnan(latency) else latency,
                 cost_usd=None if math.isnan(cost) else cost,
             )
-            for row, row_tags, kind, outcome, row_scores, row_details, counts, latency, cost
-            in zip(
+            for (
+                row, row_tags, kind, outcome, row_scores, row_details, counts, uncertain_counts,
+                latency, cost,
+            ) in zip(
                 rows, tags, answerability, self._outcome[at].tolist(), scores, details,
-                cannot_judge, self._latency[at].tolist(), self._cost[at].tolist(), strict=True,
+                cannot_judge, uncertain, self._latency[at].tolist(), self._cost[at].tolist(),
+                strict=True,
             )
         ]
 

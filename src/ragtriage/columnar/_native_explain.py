@@ -119,23 +119,27 @@ def run_evaluation(
     result_of = build.result_of(rows)
 
     @cache
-    def tables() -> tuple[dict[str, Any], dict[str, Any], dict[str, PerQuestion]]:
-        """Each row's scores and `cannot_judge` counts, in `chosen` order (the records' views
-        of them), and the columns the run's aggregates read: made when the first records are
-        (after forked workers have started: they need none), `scores` then consumed (every
-        row's columns are read; a million questions' are several hundred MB)."""
+    def tables() -> tuple[
+        dict[str, Any], dict[str, Any], dict[str, Any], dict[str, PerQuestion]
+    ]:
+        """Each row's scores, `cannot_judge` and `uncertain` counts, in `chosen` order (the
+        records' views of them), and the columns the run's aggregates read: made when the
+        first records are (after forked workers have started: they need none), `scores` then
+        consumed (every row's columns are read; a million questions' are several hundred
+        MB)."""
         columns = score_rows(scores, chosen, rows)
         kept = kept_columns(scores, chosen, rows)
         scores.clear()
         return (
             {m.name: columns[m.name][0] for m in chosen},
             {m.name: column for m in chosen if (column := columns[m.name][1]) is not None},
+            {m.name: column for m in chosen if (column := columns[m.name][2]) is not None},
             kept,
         )
 
     def made(starts: Sequence[int], found: Sequence[list[Details]]) -> list[QuestionRecord]:
         """The records of the chunks at `starts`, given each one's details."""
-        score_table, count_table, _ = tables()
+        score_table, count_table, uncertain_table, _ = tables()
         records: list[QuestionRecord] = []
         for start, details in zip(starts, found, strict=True):
             part = rows[start : start + CHUNK]
@@ -144,6 +148,7 @@ def run_evaluation(
                 part, result_of[start : start + CHUNK], [own.tags(row) for row in part],
                 [ColumnRow(score_table, n) for n in places], details,
                 [ColumnRow(count_table, n) for n in places],
+                [ColumnRow(uncertain_table, n) for n in places],
             )
         return records
 
@@ -201,7 +206,7 @@ def run_evaluation(
         first=_FIRST,
     )
     findings.clear()
-    kept = tables()[2]
+    kept = tables()[3]
     records = [r for part in parts for r in part[0]]
     verdicts = [v for part in parts for v in part[2]]
     bounds = [b for part in parts for b in part[3]]

@@ -101,6 +101,7 @@ def run_layers(
     scores["claim_support"] = dataclasses.replace(
         _ratio(supported, judged, (n_claims > 0) & (judged > 0)),
         cannot_judge=per_row(_count(claim_owner, state == 2, n)),
+        uncertain=per_row(_count(claim_owner, state >= 2, n)),
     )
     ctx_items, ctx_owner = run.context[0], _owner(run.context[1])
     valid = per_row(_count(claim_owner, validly_cited(run, stages.cited_inside), n))
@@ -122,6 +123,7 @@ def run_layers(
     scores["fact_coverage"] = dataclasses.replace(
         coverage,
         cannot_judge=np.where(answered_answerable, per_row(_count(fact_owner, fstate == 2, n)), 0),
+        uncertain=np.where(answered_answerable, per_row(_count(fact_owner, fstate >= 2, n)), 0),
     )
     recorded = outcome >= 0  # an outcome and an answer come together (`_native_run`)
     for name, applies, counted in (

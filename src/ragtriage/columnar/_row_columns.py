@@ -47,9 +47,10 @@ def score_codes(scores: Sequence[Score | None]) -> tuple[np.ndarray, list[Score 
 
 def score_rows(
     scores: dict[str, PerQuestion], chosen: tuple[Measure, ...], rows: list[int]
-) -> dict[str, tuple[ScoreColumn, list[int] | None]]:
-    """Per measure the arrays compute: the rows' scores and `cannot_judge` counts."""
-    out: dict[str, tuple[ScoreColumn, list[int] | None]] = {}
+) -> dict[str, tuple[ScoreColumn, list[int] | None, list[int] | None]]:
+    """Per measure the arrays compute: the rows' scores, `cannot_judge` and `uncertain`
+    counts."""
+    out: dict[str, tuple[ScoreColumn, list[int] | None, list[int] | None]] = {}
     at = np.array(rows, dtype=np.int64)
     made: dict[tuple[float, float], Score] = {}  # a few distinct fractions: one object each
     for m in chosen:
@@ -65,7 +66,8 @@ def score_rows(
             for pair in pairs
         ]
         left_out = None if part.cannot_judge is None else part.cannot_judge[at].tolist()
-        out[m.name] = (ScoreColumn(code, distinct), left_out)
+        uncertain = None if part.uncertain is None else part.uncertain[at].tolist()
+        out[m.name] = (ScoreColumn(code, distinct), left_out, uncertain)
     return out
 
 

@@ -94,6 +94,10 @@ class QuestionRecord:
     """IDs behind the numbers (stale items per stage, invalid citations, uncertain claims)."""
     cannot_judge: Mapping[str, int] = field(default_factory=dict)
     """Per measure that reads `cannot_judge` labels: the items so labelled it left out."""
+    uncertain: Mapping[str, int] = field(default_factory=dict)
+    """Per such measure: the items it left out for an uncertain label, `cannot_judge` or none
+    (unlabelled); the gate's `max_judge_uncertain` counts a question for a measure when its
+    count is above 0."""
     latency_ms: float | None = None
     """The result's recorded latency (None: not recorded), for latency budgets."""
     cost_usd: float | None = None

@@ -178,7 +178,9 @@ def _threshold(
         return result("fail", None, _NONE, detail=_EMPTY.format(rule.slice))
     observed = f"{value_text(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
     na_share = agg.not_applicable / len(members)
-    uncertain = tuple(r.question_id for r in members if r.details.get("uncertain_labels"))
+    # Uncertain for this measure: a label it reads (claims for support, facts for coverage)
+    # is uncertain; another layer's uncertain labels do not make it so.
+    uncertain = tuple(r.question_id for r in members if r.uncertain.get(measure.name, 0) > 0)
     unc_share = len(uncertain) / len(members)
     problems: list[str] = []
     if max_na is not None and na_share > max_na:

@@ -28,8 +28,8 @@ class Defaults(_PolicyModel):
     max_not_applicable: float | None = Field(default=None, ge=0, le=1)
     """Largest share of the slice's questions without a value before the metric fails."""
     max_judge_uncertain: float | None = Field(default=None, ge=0, le=1)
-    """Largest share of the slice's questions with `cannot_judge`/unlabelled claims or facts
-    before a label-based metric (support, coverage layers) fails."""
+    """Largest share of the slice's questions with `cannot_judge`/unlabelled labels of the
+    kind a label-based metric reads (claims for support, facts for coverage) before it fails."""
     alpha: float = Field(default=0.05, gt=0, lt=1)
     """Significance level of `significant` drop rules."""
 

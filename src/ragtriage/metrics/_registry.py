@@ -64,6 +64,9 @@ class PerQuestion:
     cannot_judge: np.ndarray | None = None
     """int64 per question: items labelled `cannot_judge` left out (measures that read such
     labels; None for the others)."""
+    uncertain: np.ndarray | None = None
+    """int64 per question: items left out for an uncertain label, `cannot_judge` or none at
+    all (what the gate's `max_judge_uncertain` reads; None as for `cannot_judge`)."""
 
     @property
     def applicable(self) -> np.ndarray:
