@@ -177,6 +177,55 @@ def test_a_score_or_time_no_file_can_hold_and_a_malformed_entry_are_refused(
     assert path.read_text(encoding="utf-8").count("\n") == 1  # the header only
 
 
+def test_what_evaluate_or_a_file_would_refuse_is_refused_when_the_question_ends(
+    tmp_path: Path,
+) -> None:
+    # an ID twice in a ranking or the context, and a reranked list without candidates, were
+    # written, and `evaluate` then refused the run; token counts as text raised a TypeError, an
+    # answer with a lone surrogate a UnicodeEncodeError while writing
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+        with pytest.raises(InputError) as err, recorder.question("q1") as q:
+            q.candidates([("d1", 0.9), ("d1", 0.5), ("d2", 0.1)])
+            q.reranked(["d3", "d2", "d3"])
+            q.context([("d1", "t"), ("d1", "t2")])
+            q.answer("a\udcff")
+            q.usage("a", 2)  # type: ignore[arg-type]
+            q.usage(1, 2)
+            q.cost("0.1")  # type: ignore[arg-type]
+        assert err.value.render().splitlines() == [
+            "7 problems found in the input:",
+            f"- {path}: question 'q1': usage.prompt_tokens: expected a valid integer; found 'a'",
+            f"- {path}: question 'q1': cost_usd: expected a number; found '0.1'",
+            f"- {path}: question 'q1': candidates: expected each ID at most once; found 'd1' more than once",
+            f"- {path}: question 'q1': reranked: expected each ID at most once; found 'd3' more than once",
+            f"- {path}: question 'q1': reranked: expected IDs that were among the candidates; found 'd3'",
+            f"- {path}: question 'q1': context: expected each ID at most once; found 'd1' more than once",
+            f"- {path}: question 'q1': answer: expected text UTF-8 can encode; found a lone "
+            "surrogate \\udcff in 'a\\udcff'",
+        ]
+        with pytest.raises(InputError) as err, recorder.question("q2") as q:
+            q.reranked([("d1", 0.9)])
+        assert err.value.render() == (
+            "1 problem found in the input:\n"
+            f"- {path}: question 'q2': reranked: expected IDs that were among the candidates; "
+            "found 'd1'"
+        )
+        with recorder.question("q3") as q:  # the calls that were refused above, made right
+            q.candidates(["d1", "d2"])
+            q.reranked(["d2"])
+            q.context([("d2", "t")])
+            q.answer("a")
+            q.usage(1, 2)
+            q.usage(3, 4)
+            q.cost(0.5)
+    assert recorder.recorded == frozenset({"q3"})
+    (result,) = _load(path).results
+    assert result.usage is not None
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (4, 6)
+    assert result.cost_usd == 0.5
+
+
 def test_resume_skips_recorded_questions_and_refuses_a_second_result(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     with _recorder(path, k=3) as recorder:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, RagtriageError, shortened
-from ..schemas import ContextItem, Outcome, QuestionResult, RankedItem
+from ..errors import InputError, Problem, RagtriageError, found_text, shortened
+from ..schemas import ContextItem, Outcome, QuestionResult, RankedItem, Usage
+from ..validation import ranking_problems
 
 RankedInput = str | tuple[str, float | None] | RankedItem | Mapping[str, Any]
 """A ranking entry as a user's code has it: an ID, `(id, score)`, a `RankedItem` or a mapping
@@ -39,18 +41,40 @@ def _item(
     return item  # neither: refused by the run schema, naming the question and the field
 
 
-def validation_problems(exc: ValidationError, file: str, question_id: str) -> list[Problem]:
-    """Every pydantic error of a question's result as a problem naming file, question and field."""
+def validation_problems(
+    exc: ValidationError, file: str, question_id: str, prefix: str = ""
+) -> list[Problem]:
+    """Every pydantic error of a question's result as a problem naming file, question and field
+    (`prefix`: the field the validated value fills, `usage.`)."""
     return [
         Problem(
             file,
             question_id,
-            ".".join(str(part) for part in err["loc"]) or "(result)",
+            prefix + ".".join(str(part) for part in err["loc"]) or "(result)",
             err["msg"].removeprefix("Input should be ").removeprefix("Value error, "),
             shortened(repr(err.get("input"))),
         )
         for err in exc.errors()
     ]
+
+
+def _unwritable(value: Any, field: str) -> list[tuple[str, str]]:
+    """`(field, found)` for each text in a result's JSON that UTF-8 cannot encode (a lone
+    surrogate: the line could not be written)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            bad = f"\\u{ord(value[exc.start]):04x}"
+            return [(field, f"a lone surrogate {bad} in {found_text(value)}")]
+        return []
+    if isinstance(value, dict):
+        parts: Iterable[tuple[Any, Any]] = value.items()
+    elif isinstance(value, list):
+        parts = enumerate(value)
+    else:
+        return []
+    return [hit for key, item in parts for hit in _unwritable(item, f"{field}.{key}".lstrip("."))]
 
 
 class QuestionRecording:
@@ -70,6 +94,7 @@ class QuestionRecording:
         self._latency: float | None = None
         self._usage: list[int] | None = None
         self._cost: float | None = None
+        self._problems: list[Problem] = []  # of calls refused, reported when the question ends
 
     def _set(self, key: str, value: Any) -> None:
         if key in self._data:
@@ -103,6 +128,11 @@ class QuestionRecording:
 
     def usage(self, prompt_tokens: int, completion_tokens: int) -> None:
         """Token counts of a generation call; several calls add up."""
+        try:
+            Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        except ValidationError as exc:
+            self._problems += validation_problems(exc, self._file, self.question_id, "usage.")
+            return
         if self._usage is None:
             self._usage = [0, 0]
         self._usage[0] += prompt_tokens
@@ -110,6 +140,11 @@ class QuestionRecording:
 
     def cost(self, usd: float) -> None:
         """Cost in US dollars; several calls add up."""
+        if isinstance(usd, bool) or not isinstance(usd, int | float):
+            self._problems.append(
+                Problem(self._file, self.question_id, "cost_usd", "a number", found_text(usd))
+            )
+            return
         self._cost = (self._cost or 0.0) + usd
 
     def latency(self, ms: float) -> None:
@@ -142,7 +177,21 @@ class QuestionRecording:
             data["usage"] = {"prompt_tokens": self._usage[0], "completion_tokens": self._usage[1]}
         if self._cost is not None:
             data["cost_usd"] = self._cost
+        problems = list(self._problems)
         try:
-            return QuestionResult.model_validate(data)
+            result = QuestionResult.model_validate(data)
         except ValidationError as exc:
-            raise InputError(validation_problems(exc, self._file, self.question_id)) from None
+            raise InputError(
+                problems + validation_problems(exc, self._file, self.question_id)
+            ) from None
+        # what `evaluate` refuses, and what no file can hold, is refused here: what the
+        # recorder writes always loads
+        where = partial(Problem, self._file, self.question_id)
+        problems += [where(*found) for found in ranking_problems(result)]
+        problems += [
+            where(field, "text UTF-8 can encode", found)
+            for field, found in _unwritable(result.model_dump(mode="json"), "")
+        ]
+        if problems:
+            raise InputError(problems)
+        return result

@@ -39,7 +39,11 @@ if TYPE_CHECKING:
         RerankKind as RerankKind,
         RetrieverKind as RetrieverKind,
     )
-    from ._rules import check_dataset as check_dataset, load_checked as load_checked
+    from ._rules import (
+        check_dataset as check_dataset,
+        load_checked as load_checked,
+        ranking_problems as ranking_problems,
+    )
 
 # Each name is imported from its module on first use, so that a command loads only
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
@@ -54,7 +58,7 @@ _LAZY = {
         "RRF_C_RANGE", "SEED_RANGE", "AveragingRule", "JudgeName", "LevelChoice", "RerankKind",
         "RetrieverKind",
     ),
-    "._rules": ("check_dataset", "load_checked"),
+    "._rules": ("check_dataset", "load_checked", "ranking_problems"),
 }
 
 

@@ -23,15 +23,39 @@ from ..schemas import (
     claim_ids,
     counted_labels,
 )
-from ._checker import Checker, check_known_questions, check_repeats, dupes
+from ._checker import _SNAPSHOT_IDS, Checker, check_known_questions, check_repeats, dupes
 from ._inputs import check_evalset, check_snapshot
 
 
-def _check_ranking(
-    c: Checker, file: str, res: QuestionResult, field: str, ids: list[str], index: SnapshotIndex
-) -> None:
-    c.repeated(file, res.question_id, field, "each ID at most once", ids)
-    c.unknown_ids(file, res.question_id, field, dict.fromkeys(ids), index)
+def ranking_problems(
+    res: QuestionResult, index: SnapshotIndex | None = None
+) -> list[tuple[str, str, str]]:
+    """`(field, expected, found)` for each ID a result's candidates, reranked list or context
+    holds more than once, and each reranked ID that was not among the candidates; with the
+    snapshot's `index`, also each ID it does not know (then not also as not a candidate).
+
+    One rule for `evaluate` and the recorder (which has no snapshot), so that what the recorder
+    writes is what `evaluate` accepts.
+    """
+    out: list[tuple[str, str, str]] = []
+    candidates = {i.id for i in res.candidates}
+    for field, items in (
+        ("candidates", res.candidates), ("reranked", res.reranked), ("context", res.context)
+    ):
+        if items is None:
+            continue
+        ids = [i.id for i in items]
+        out += [(field, "each ID at most once", f"{d!r} more than once") for d in dupes(ids)]
+        known = dict.fromkeys(ids)
+        if index is not None:
+            out += [(field, _SNAPSHOT_IDS, index.unknown(i)) for i in known if not index.known(i)]
+        if field == "reranked":
+            out += [
+                (field, "IDs that were among the candidates", repr(item))
+                for item in known
+                if item not in candidates and (index is None or index.known(item))
+            ]
+    return out
 
 
 def _kind(label: ClaimLabel | FactLabel) -> str:
@@ -64,16 +88,9 @@ def _check_result(
 ) -> None:
     qid = res.question_id
     add = partial(c.add, file, qid)  # a problem of this result's own file (not a label file)
-    _check_ranking(c, file, res, "candidates", [i.id for i in res.candidates], index)
-    if res.reranked is not None:
-        reranked = [i.id for i in res.reranked]
-        _check_ranking(c, file, res, "reranked", reranked, index)
-        candidates = {i.id for i in res.candidates}
-        for item in dict.fromkeys(reranked):
-            if item not in candidates and index.known(item):
-                add("reranked", "IDs that were among the candidates", repr(item))
+    for field, expected, found in ranking_problems(res, index):
+        add(field, expected, found)
     if res.context is not None:
-        _check_ranking(c, file, res, "context", [i.id for i in res.context], index)
         context = [i.id for i in res.context]
     else:
         ranking = res.reranked if res.reranked is not None else res.candidates
