@@ -483,6 +483,35 @@ def test_snapshot_writer_round_trips_and_reports_every_problem(tmp_path: Path) -
     assert not bad.exists()
 
 
+def test_snapshot_writer_refuses_what_the_loader_refuses_across_documents(
+    tmp_path: Path,
+) -> None:
+    # a `supersedes` naming an unknown document or the document itself, and a loop of
+    # supersession, were written, and the loader then refused the snapshot
+    docs = [
+        {"id": "d1", "text": "t", "supersedes": ["zz"]},
+        {"id": "d2", "text": "t", "supersedes": ["d2"]},
+        {"id": "d3", "text": "t", "supersedes": ["d4"]},
+        {"id": "d4", "text": "t", "supersedes": ["d3"]},
+        {"id": "d5", "text": 5},
+    ]
+    for name in ("snap.jsonl", "snap.json"):
+        path = tmp_path / name
+        with pytest.raises(InputError) as err:
+            write_snapshot(path, "kb-1", docs)
+        assert err.value.render().splitlines() == [
+            "4 problems found in the input:",
+            f"- {path}: document 'd5': text: expected a valid string; found 5",
+            f"- {path}: documents[id=d1].supersedes: expected IDs of other documents in the "
+            "snapshot; found 'zz'",
+            f"- {path}: documents[id=d2].supersedes: expected IDs of other documents in the "
+            "snapshot; found 'd2'",
+            f"- {path}: documents[id=d4].supersedes: expected no loop of supersession (a "
+            "document cannot replace one that replaces it); found d4 -> d3 -> d4",
+        ]
+        assert not path.exists()
+
+
 def test_a_run_that_is_not_jsonl_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         Recorder(tmp_path / "run.json", "baseline")

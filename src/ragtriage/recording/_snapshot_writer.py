@@ -9,8 +9,10 @@ from pydantic import ValidationError
 
 from ..errors import ProblemCollector
 from ..fileio import atomic_output, json_line, json_text, make_folder
+from ..loading import SnapshotIndex
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import Document, Scalar, Snapshot
+from ..validation import snapshot_problems
 
 
 def write_snapshot(
@@ -24,8 +26,9 @@ def write_snapshot(
 
     Each document is a `Document` or a mapping with its fields. `.jsonl` gets the line format
     (header first, one document per line, streamed); anything else one JSON document. Every
-    invalid document and repeated ID is reported at once (`InputError`), and then nothing is
-    written. Returns the number of documents written.
+    invalid document and repeated ID is reported at once (`InputError`), with every problem the
+    loader would find across the documents (a `supersedes` naming no other document, a loop of
+    supersession), and then nothing is written. Returns the number of documents written.
     """
     target = as_path(path)
     label = str(target)
@@ -35,6 +38,9 @@ def write_snapshot(
     make_folder(target.parent)
     seen: set[str] = set()
     kept: list[dict[str, Any]] = []
+    # what the checks across documents read, without the texts (a streamed snapshot's texts
+    # are not held)
+    outline: list[Document] = []
     count = 0
     # Written whole or not at all: a problem found on the way leaves no file (fileio).
     with atomic_output(target) as handle:
@@ -59,6 +65,7 @@ def write_snapshot(
                 collector.add(label, None, f"document {doc.id!r}: id", "a unique ID", "a repeat")
                 continue
             seen.add(doc.id)
+            outline.append(doc.model_copy(update={"text": ""}))
             count += 1
             data = doc.model_dump(mode="json")
             if jsonl:
@@ -69,5 +76,8 @@ def write_snapshot(
             whole = header.model_dump(mode="json")
             whole["documents"] = kept
             handle.write(json_text(whole))
+        written = Snapshot.model_construct(snapshot_id=snapshot_id, documents=outline, chunks=[])
+        for field, expected, found in snapshot_problems(written, SnapshotIndex.build(written)):
+            collector.add(label, None, field, expected, found)
         collector.raise_if_any()
     return count

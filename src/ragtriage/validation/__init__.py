@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     )
     from ._inputs import (
         SUPERSESSION_LOOP as SUPERSESSION_LOOP,
+        snapshot_problems as snapshot_problems,
         supersession_loops as supersession_loops,
     )
     from ._k import (
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
 _LAZY = {
     "._checker": ("check_known_questions", "check_repeats"),
-    "._inputs": ("SUPERSESSION_LOOP", "supersession_loops"),
+    "._inputs": ("SUPERSESSION_LOOP", "snapshot_problems", "supersession_loops"),
     "._k": ("CUTOFF_EXPECTED", "CUTOFF_RANGE", "MAX_CUTOFF", "parse_cutoff", "parse_k"),
     "._ranges": (
         "CHUNK_CHARS_RANGE", "CHUNK_SENTENCES_RANGE", "CONTEXT_CHARS_RANGE",

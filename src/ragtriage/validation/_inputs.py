@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import partial
 
 from ..errors import Suggestions, counted
 from ..loading import Dataset, SnapshotIndex
+from ..schemas import Snapshot
 from ._checker import Checker, check_repeats, dupes
 
 SUPERSESSION_LOOP = "no loop of supersession (a document cannot replace one that replaces it)"
@@ -68,14 +68,27 @@ def _source_file(ds: Dataset, kind: str) -> str:
 
 
 def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
-    ds, file = c.ds, _source_file(c.ds, "snapshot")
-    add = partial(c.add, file, None)  # a snapshot's problems name no question
-    for dup in dupes(d.id for d in ds.snapshot.documents):
+    file = _source_file(c.ds, "snapshot")
+    for field, expected, found in snapshot_problems(c.ds.snapshot, index):
+        c.add(file, None, field, expected, found)  # a snapshot's problems name no question
+
+
+def snapshot_problems(snapshot: Snapshot, index: SnapshotIndex) -> list[tuple[str, str, str]]:
+    """`(field, expected, found)` for everything wrong across a snapshot's documents and chunks
+    (`index`: `SnapshotIndex.build(snapshot)`): repeated IDs, chunks outside their document,
+    `supersedes` naming no other document, loops of supersession. One rule for the loader and
+    `recording.write_snapshot`."""
+    out: list[tuple[str, str, str]] = []
+
+    def add(field: str, expected: str, found: str) -> None:
+        out.append((field, expected, found))
+
+    for dup in dupes(d.id for d in snapshot.documents):
         add(f"documents[id={dup}]", "unique document IDs", f"{dup!r} more than once")
-    for dup in dupes(ch.id for ch in ds.snapshot.chunks):
+    for dup in dupes(ch.id for ch in snapshot.chunks):
         add(f"chunks[id={dup}]", "unique chunk IDs", f"{dup!r} more than once")
     document_ids = Suggestions(index.documents.keys())
-    for chunk in ds.snapshot.chunks:
+    for chunk in snapshot.chunks:
         where = f"chunks[id={chunk.id}]"
         if chunk.id in index.documents:
             add(f"{where}.id", "a chunk ID distinct from every document ID", repr(chunk.id))
@@ -89,7 +102,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
             add(f"{where}.start/end", expected, f"start {chunk.start}, end {chunk.end}")
         elif chunk.text is not None and doc.text[chunk.start : chunk.end] != chunk.text:
             add(f"{where}.text", "the document's text over [start, end)", "different text")
-    for doc in ds.snapshot.documents:
+    for doc in snapshot.documents:
         for old in doc.supersedes:
             if old == doc.id or old not in index.documents:
                 expected = "IDs of other documents in the snapshot"
@@ -97,6 +110,7 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
                 add(f"documents[id={doc.id}].supersedes", expected, found)
     for loop in supersession_loops(index.superseded_by):
         add(f"documents[id={loop[0]}].supersedes", SUPERSESSION_LOOP, " -> ".join(loop))
+    return out
 
 
 def check_evalset(c: Checker, index: SnapshotIndex) -> None:
