@@ -46,6 +46,13 @@ def check_keywords(function: str, given: Iterable[str], keywords: type[Any]) -> 
         raise TypeError(f"{function}() got unexpected keyword arguments {', '.join(unknown)}")
 
 
+def again(first: dict[str, int], key: str, at: int, shown: str) -> str | None:
+    """`'x' again (first at [0])` for a key met before (at `first[key]`), else None (noting
+    where it is first met)."""
+    earlier = first.setdefault(key, at)
+    return None if earlier == at else f"{shown} again (first at [{earlier}])"
+
+
 def found_text(value: object) -> str:
     """A value as it appears in an error message (the `found` part), shortened when long.
 

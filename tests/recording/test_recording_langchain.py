@@ -100,6 +100,29 @@ def test_a_document_without_an_id_fails_the_call(tmp_path: Path) -> None:
     )
 
 
+def test_a_document_id_twice_in_a_ranking_fails_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two chunks of one document sharing its doc_id were recorded as the same candidate
+    # twice, which `evaluate` then refused
+    chunked = tuple(("retention-v2" if d == "retention-v1" else d, *rest) for d, *rest in rc.DOCS)
+    monkeypatch.setattr(rc, "DOCS", chunked)
+    with Recorder(tmp_path / "run.jsonl", "chain", capture=False) as recorder:
+        handler = RecorderCallbackHandler(recorder, rc.evalset(), id_key="doc_id")
+        with pytest.raises(InputError) as err:
+            rc.build_chain().invoke("How long are logs kept?", config={"callbacks": [handler]})
+        assert recorder.recorded == frozenset()
+    (problem,) = err.value.problems
+    assert (problem.question_id, problem.expected, problem.found) == (
+        "q-retention",
+        "each document ID at most once in the candidates (chunks of one document share its "
+        "ID: take the ID from a key that names the chunk)",
+        "'retention-v2' again (first at [0])",
+    )
+    assert problem.field.startswith("trace ")
+    assert problem.field.endswith(": retriever.documents.2")
+
+
 def test_concurrent_async_calls_are_kept_apart(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     chain = rc.build_chain()

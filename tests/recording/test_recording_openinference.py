@@ -142,6 +142,38 @@ def test_a_document_without_an_id_is_reported_never_invented(traced: dict[str, P
     assert err.value.problems[0].found == "neither; metadata keys: doc_id"
 
 
+def test_a_document_id_twice_in_a_ranking_is_refused_naming_trace_field_and_id(
+    traced: dict[str, Path], tmp_path: Path
+) -> None:
+    # chunks of one document sharing its doc_id were written as the same candidate twice,
+    # which `evaluate` then refused
+    chunked = tmp_path / "chunked.jsonl"
+    text = traced["otlp"].read_text(encoding="utf-8")
+    for chunk, document in (("retention-v1", "retention-v2"), ("quota", "regions")):
+        text = text.replace(f'\\"doc_id\\": \\"{chunk}\\"', f'\\"doc_id\\": \\"{document}\\"')
+    chunked.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        import_openinference(
+            chunked, rc.evalset(), id_attribute="metadata.question_id", id_key="doc_id"
+        )
+    expected = (
+        "each document ID at most once in the candidates (chunks of one document share its "
+        "ID: take the ID from a key that names the chunk)"
+    )
+    assert [
+        (p.file, p.question_id, p.field.split(": ", 1)[1], p.expected, p.found)
+        for p in err.value.problems
+    ] == [
+        (str(chunked), "q-retention", "retriever.documents.2", expected,
+         "'retention-v2' again (first at [0])"),
+        (str(chunked), "q-backup", "retriever.documents.1", expected,
+         "'regions' again (first at [0])"),
+        (str(chunked), "q-sso", "retriever.documents.2", expected,
+         "'regions' again (first at [1])"),
+    ]
+    assert all(p.field.startswith("trace ") for p in err.value.problems)
+
+
 def test_a_question_text_shared_by_two_questions_is_not_guessed(traced: dict[str, Path]) -> None:
     evalset = rc.evalset()
     twin = evalset.questions[0].model_copy(update={"id": "q-twin"})

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ProblemCollector, found_text
+from ..errors import ProblemCollector, again, found_text
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
     IDENTIFIER_EXPECTED,
@@ -43,7 +43,7 @@ from ._record_dialects import (
     list_fields,
     normalise,
 )
-from ._records import again, read_records, text_id
+from ._records import read_records, text_id
 
 
 @dataclass(frozen=True)

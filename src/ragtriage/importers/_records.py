@@ -111,10 +111,3 @@ def _csv_rows(raw: str, label: str, collector: ProblemCollector) -> list[tuple[s
 def text_id(text: str) -> str:
     """A stable ID for a context known only by its text: `ctx-` and 12 hex digits of its SHA-256."""
     return "ctx-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-
-
-def again(first: dict[str, int], key: str, at: int, shown: str) -> str | None:
-    """`'x' again (first at [0])` for a key met before (at `first[key]`), else None (noting
-    where it is first met)."""
-    earlier = first.setdefault(key, at)
-    return None if earlier == at else f"{shown} again (first at [{earlier}])"

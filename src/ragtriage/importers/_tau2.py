@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import InputError, ProblemCollector, found_text
+from ..errors import InputError, ProblemCollector, again, found_text
 from ..fileio import decode, open_input, parse_json, refuse_blank
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
@@ -20,7 +20,6 @@ from ..schemas import (
     Snapshot,
     plain_ids,
 )
-from ._records import again
 
 TAU2_ATTRIBUTION: dict[str, Scalar] = {
     "source": "tau2-bench banking_knowledge domain (Sierra Research)",

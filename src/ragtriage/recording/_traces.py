@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, option_problem
+from ..errors import InputError, Problem, again, option_problem
 from ..schemas import EvalSet, Outcome, QuestionResult
 from ._question import validation_problems
 
@@ -64,6 +64,9 @@ class TraceRecord:
     """Duration of the whole request."""
     stage_latency_ms: Mapping[str, float] = field(default_factory=dict)
     """Time in `retrieval`, `rerank` and `generation`."""
+
+
+_ONCE = "chunks of one document share its ID: take the ID from a key that names the chunk"
 
 
 def _doc_id(
@@ -125,7 +128,8 @@ def result_from_trace(
     id_key: str | None = None,
     refusal_pattern: str | None = None,
 ) -> QuestionResult:
-    """The run result of one traced request; `InputError` lists every document without an ID.
+    """The run result of one traced request; `InputError` lists every document without an ID
+    and every ID a ranking holds twice.
 
     Candidates are the retriever's documents in order, the reranked list the reranker's output,
     the context the final ranking's documents whose text reached the model, the answer the
@@ -139,16 +143,24 @@ def result_from_trace(
         raise InputError([Problem(file, question_id, f"trace {trace.trace_id}", expected, found)])
     problems: list[Problem] = []
     stages: list[tuple[str, list[tuple[str, TraceDocument]]]] = []
-    for where, calls in (("retriever", trace.retrievals), ("reranker", trace.rerankings)):
+    for where, calls, run_field in (
+        ("retriever", trace.retrievals, "candidates"),
+        ("reranker", trace.rerankings, "reranked"),
+    ):
         ranking = []
+        first: dict[str, int] = {}
         for doc in calls[0] if calls else ():
-            doc_id, problem = _doc_id(
-                doc, id_key, f"trace {trace.trace_id}: {where}", file, question_id
-            )
+            place = f"trace {trace.trace_id}: {where}"
+            doc_id, problem = _doc_id(doc, id_key, place, file, question_id)
             if problem is not None:
                 problems.append(problem)
             elif doc_id is not None:
                 ranking.append((doc_id, doc))
+                # a run holds each ID once per list (chunks of one document share its ID)
+                if (repeat := again(first, doc_id, doc.position, repr(doc_id))) is not None:
+                    expected = f"each document ID at most once in the {run_field} ({_ONCE})"
+                    where_at = f"{place}.documents.{doc.position}"
+                    problems.append(Problem(file, question_id, where_at, expected, repeat))
         stages.append((where, ranking))
     if problems:
         raise InputError(problems)
