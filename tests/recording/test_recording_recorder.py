@@ -20,8 +20,11 @@ from ragtriage.recording import (
     Component,
     Recorder,
     RecordingError,
+    TraceDocument,
+    TraceRecord,
     capture_environment,
     git_commit,
+    result_from_trace,
     write_snapshot,
 )
 from ragtriage.schemas import Run, Snapshot
@@ -224,6 +227,26 @@ def test_what_evaluate_or_a_file_would_refuse_is_refused_when_the_question_ends(
     assert result.usage is not None
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (4, 6)
     assert result.cost_usd == 0.5
+
+
+def test_a_traced_reranking_of_documents_no_retriever_returned_is_refused() -> None:
+    # a reranker span without a retriever span was written as reranked IDs with no
+    # candidates, and `evaluate` then refused the run
+    trace = TraceRecord(
+        trace_id="t1",
+        question="x",
+        rerankings=((TraceDocument(0, "d1", 0.9, "text"), TraceDocument(1, "d2", 0.5, "b")),),
+        final_output="a",
+    )
+    with pytest.raises(InputError) as err:
+        result_from_trace(trace, "q1", file="spans.jsonl")
+    assert err.value.render().splitlines() == [
+        "2 problems found in the input:",
+        "- spans.jsonl: question 'q1': trace t1: reranked: expected IDs that were among the "
+        "candidates; found 'd1'",
+        "- spans.jsonl: question 'q1': trace t1: reranked: expected IDs that were among the "
+        "candidates; found 'd2'",
+    ]
 
 
 def test_resume_skips_recorded_questions_and_refuses_a_second_result(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError, Problem, again, option_problem
 from ..schemas import EvalSet, Outcome, QuestionResult
+from ..validation import ranking_problems
 from ._question import validation_problems
 
 
@@ -193,9 +194,14 @@ def result_from_trace(
             "completion_tokens": trace.completion_tokens or 0,
         }
     try:
-        return QuestionResult.model_validate(data)
+        result = QuestionResult.model_validate(data)
     except ValidationError as exc:
         raise InputError(validation_problems(exc, file, question_id)) from None
+    # `evaluate`'s rules for one result (a reranker's documents among the retriever's ...)
+    if broken := ranking_problems(result):
+        where = f"trace {trace.trace_id}: "
+        raise InputError([Problem(file, question_id, where + f, e, v) for f, e, v in broken])
+    return result
 
 
 @dataclass(frozen=True)
