@@ -379,6 +379,36 @@ def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(
     ]
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_a_sheet_without_its_context_hash_column_is_refused(
+    article_fixture: Path, tmp_path: Path, suffix: str
+) -> None:
+    # Without the column the labels would carry no hash and escape the stale-label check.
+    dataset = load_dataset(article_fixture)
+    rows = [dict(r) for r in build_sheet(dataset).rows]
+    path = tmp_path / f"sheet{suffix}"
+    rows[1].update(verdict="covered")
+    if suffix == ".xlsx":
+        from openpyxl import load_workbook
+
+        _rewrite(path, rows)
+        book = load_workbook(str(path))
+        book["review"].delete_cols(COLUMNS.index("context_hash") + 1)
+        book.save(str(path))
+    else:
+        kept = [c for c in COLUMNS if c != "context_hash"]
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=kept, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+    with pytest.raises(InputError) as info:
+        import_sheet(path, dataset, reviewer="ana")
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: row 1: context_hash: expected a 'context_hash' column (the exported header); "
+        "found no such column",
+    ]
+
+
 def test_a_sheet_made_against_a_context_changed_since_imports_and_its_labels_are_stale(
     article_fixture: Path, tmp_path: Path
 ) -> None:
@@ -425,6 +455,8 @@ def test_header_and_file_problems(article_fixture: Path, tmp_path: Path) -> None
         f"{path}: row 1: fact_id: expected a 'fact_id' column (the exported header); "
         "found no such column",
         f"{path}: row 1: context_ids: expected a 'context_ids' column (the exported header); "
+        "found no such column",
+        f"{path}: row 1: context_hash: expected a 'context_hash' column (the exported header); "
         "found no such column",
         f"{path}: row 1: colour: expected one of the exported columns ({', '.join(COLUMNS)}); "
         "found 'colour'",

@@ -44,8 +44,10 @@ REQUIRED_COLUMNS = (
     "fact_id",
     "context_ids",
     "verdict",
+    "context_hash",
 )
-"""Columns an imported sheet must have (the others are for the reviewer's eyes)."""
+"""Columns an imported sheet must have (the others are for the reviewer's eyes). Without
+`context_hash` the labels would carry no hash and escape the stale-label check."""
 
 
 @dataclass(frozen=True)
