@@ -358,6 +358,51 @@ def test_review_import_takes_the_k_the_sheet_was_exported_with(tmp_path: Path) -
     )
 
 
+def test_a_cell_read_otherwise_than_shown_is_reported_with_the_other_problems(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # A stray cell or a formula without its result once hid every other problem of the sheet.
+    dataset = load_dataset(article_fixture)
+    rows = [dict(r) for r in build_sheet(dataset).rows]
+    rows[0].update(verdict="yes")
+    rows[1].update(verdict="covered", supported_by="x")
+    csv_path = tmp_path / "sheet.csv"
+    with csv_path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        for n, row in enumerate(rows):
+            writer.writerow([row.get(c, "") for c in COLUMNS] + (["note"] if n == 2 else []))
+    xlsx_path = tmp_path / "sheet.xlsx"
+    write_sheet(xlsx_path, rows)
+    from openpyxl import load_workbook
+
+    book = load_workbook(str(xlsx_path))
+    book["review"].cell(row=4, column=len(COLUMNS) + 2, value="note")
+    book["review"].cell(row=5, column=COLUMNS.index("verdict") + 1, value="=1")
+    book.save(str(xlsx_path))
+    tail = [
+        "question 'exact-code': row 2: verdict: expected one of supported, unsupported, "
+        "cannot_judge on a claim row; found 'yes'",
+        "question 'exact-code': row 3: supported_by: expected nothing on a fact row; found 'x'",
+    ]
+    stray = "expected no cell outside the exported columns (this column has no name in the header)"
+    expected = {
+        csv_path: [f"row 4: column 18: {stray}; found 'note'", *tail],
+        xlsx_path: [
+            "row 5: verdict: expected a value (a formula's result saved in the workbook); "
+            "found the formula =1 without its result",
+            f"row 4: column 19: {stray}; found 'note'",
+            *tail,
+        ],
+    }
+    for path, messages in expected.items():
+        with pytest.raises(InputError) as info:
+            import_sheet(path, dataset, reviewer="ana")
+        assert [p.message() for p in info.value.problems] == [
+            f"{path}: {m}" for m in messages
+        ]
+
+
 def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(
     article_fixture: Path, tmp_path: Path
 ) -> None:

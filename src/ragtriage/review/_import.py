@@ -32,7 +32,7 @@ from ._sheet import (
     FACT_VERDICTS,
     ID_SEPARATOR,
     SheetRow,
-    read_sheet,
+    sheet_with_problems,
     split_ids,
 )
 
@@ -195,8 +195,12 @@ def import_sheet(
     path = as_path(path)
     known = KnownIds(dataset, k)
     file = str(path)
-    header, rows = read_sheet(path)
+    header, rows, sheet_problems = sheet_with_problems(path)
     collector = ProblemCollector()
+    # A cell the sheet does not read as shown is reported with every other problem of the
+    # sheet; its row is still checked.
+    collector.extend(sheet_problems)
+    before = len(collector.problems)
     exported = f"one of the exported columns ({', '.join(COLUMNS)})"
     wrong = [
         (c, f"a {c!r} column (the exported header)", "no such column")
@@ -206,7 +210,8 @@ def import_sheet(
     wrong += [(c, exported, repr(c)) for c in header if c and c not in COLUMNS]
     for column, expected, found in wrong:
         collector.add(file, None, f"row 1: {column}", expected, found)
-    collector.raise_if_any()
+    if len(collector.problems) > before:
+        collector.raise_if_any()  # the rows cannot be read without the exported header
     claims: dict[str, list[ClaimLabelEntry]] = {}
     facts: dict[str, list[FactLabelEntry]] = {}
     seen: dict[tuple[str, str, str, str], int] = {}

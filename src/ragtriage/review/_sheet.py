@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import IO, get_args
 
 from .._optional import require_extra
-from ..errors import InputError, Problem, counted, found_text, shortened
+from ..errors import InputError, Problem, counted, found_text
 from ..fileio import OutputError, atomic_output, check_input, file_problem, read_text
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import ClaimVerdict, FactVerdict
-from ._sheet_limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size, check_xlsx
+from ._sheet_limits import SHEET_LIMITS, SheetLimits, check_cell, check_file_size
+from ._xlsx_reader import column_name, read_xlsx
 
 COLUMNS: tuple[str, ...] = (
     "row_kind",
@@ -227,17 +228,6 @@ def _write_fixed_zip(archive: bytes, handle: IO[bytes], replaced: dict[str, byte
             out.writestr(fixed, replaced.get(entry.filename, source.read(entry.filename)))
 
 
-def _cell_text(value: object) -> str:
-    """A cell's value as text: numbers typed by a reviewer come back without a spurious `.0`."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
     check_file_size(path, limits)
     table: list[list[str]] = []
@@ -269,7 +259,8 @@ def _read_csv(path: Path, limits: SheetLimits) -> list[list[str]]:
 
 
 def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
-    """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files are errors.
+    """The header and the non-empty rows of a CSV or XLSX sheet; unreadable files, and the
+    problems of `sheet_with_problems`, are errors (every one at once).
 
     Each cell is read `unguarded`: a sheet `write_sheet` wrote reads back as the rows it was
     given, whatever their text.
@@ -277,16 +268,35 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
     A sheet past `SHEET_LIMITS` (file size, unpacked size, compression ratio, rows, columns,
     cell length) is refused before it is parsed.
     """
+    header, rows, problems = sheet_with_problems(path)
+    if problems:
+        raise InputError(problems)
+    return header, rows
+
+
+def sheet_with_problems(
+    path: PathArg,
+) -> tuple[tuple[str, ...], list[SheetRow], list[Problem]]:
+    """`read_sheet`'s header and rows, and the problems of cells that are read as something
+    else than the sheet shows (a column named twice, a cell
+    outside the exported columns, an XLSX formula without its saved result), for the caller
+    to report with the problems of the rows. A file that cannot be read at all, or is past
+    `SHEET_LIMITS` (a cell past `max_cell_chars` included), raises `InputError`."""
     path = as_path(path)
     suffix = _check_suffix(path, "SHEET")
     check_input(path)
-    table = _read_csv(path, SHEET_LIMITS) if suffix == ".csv" else _read_xlsx(path, SHEET_LIMITS)
+    cell_problems: list[Problem] = []
+    if suffix == ".csv":
+        table = _read_csv(path, SHEET_LIMITS)
+    else:
+        table, cell_problems = read_xlsx(path, SHEET_LIMITS)
     if not table:
         raise InputError([Problem(str(path), None, "row 1", "a header row", "an empty sheet")])
     header = tuple(cell.strip() for cell in table[0])
     rows = []
+    too_long = False
     # A name given to two columns would keep one column's cells and drop the other's.
-    cell_problems = [
+    cell_problems += [
         Problem(
             str(path), None, f"row 1: {name}", "each column name once in the header",
             f"{name!r} in columns "
@@ -297,9 +307,10 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
     ]
     for offset, values in enumerate(table, start=1):
         for index, value in enumerate(values):
-            problem = check_cell(path, offset, _column_name(header, index), value, SHEET_LIMITS)
+            problem = check_cell(path, offset, column_name(header, index), value, SHEET_LIMITS)
             if problem is not None:
                 cell_problems.append(problem)
+                too_long = True
         if offset == 1 or not any(v.strip() for v in values):
             continue
         # A cell under no column name (past the header, or under an empty name) would be read
@@ -316,76 +327,8 @@ def read_sheet(path: PathArg) -> tuple[tuple[str, ...], list[SheetRow]]:
             if name
         }
         rows.append(SheetRow(offset, cells))
-    if cell_problems:
+    if too_long:
+        # A cell past the bound is refused before the rows are checked, as a file past the
+        # other bounds is.
         raise InputError(cell_problems)
-    return header, rows
-
-
-def _column_name(header: Sequence[str], index: int) -> str:
-    """A sheet column as a problem names it: its header, else `column N` (1-based)."""
-    return header[index] if index < len(header) and header[index] else f"column {index + 1}"
-
-
-def _unsaved_formulas(
-    path: Path, title: str, values: list[list[object]], limits: SheetLimits
-) -> None:
-    """Raise `InputError` for every formula cell whose result the workbook does not hold (a
-    sheet saved by a program that does not compute formulas): its value is unknown, not
-    empty, so the row is not read as not filled yet."""
-    require_extra("review", "reading a review sheet (.xlsx)")
-    from openpyxl import load_workbook
-
-    if not any(v is None for row in values for v in row):
-        return
-    book = load_workbook(str(path), read_only=True, data_only=False)
-    try:
-        lines = book[title].iter_rows(
-            max_row=limits.max_rows, max_col=limits.max_columns, values_only=True
-        )
-        header = [_cell_text(v).strip() for v in values[0]] if values else []
-        problems = [
-            Problem(
-                str(path), None,
-                f"row {offset}: {_column_name(header, index)}",
-                "a value (a formula's result saved in the workbook)",
-                f"the formula {shortened(formula)} without its result",
-            )
-            for offset, (row, saved) in enumerate(zip(lines, values, strict=False), start=1)
-            for index, (formula, value) in enumerate(zip(row, saved, strict=False))
-            if value is None and isinstance(formula, str) and formula.startswith("=")
-        ]
-    finally:
-        book.close()
-    if problems:
-        raise InputError(problems)
-
-
-def _read_xlsx(path: Path, limits: SheetLimits) -> list[list[str]]:
-    require_extra("review", "reading a review sheet (.xlsx)")
-    check_xlsx(path, limits)
-    from openpyxl import load_workbook
-
-    try:
-        book = load_workbook(str(path), read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
-        found = f"{type(exc).__name__}: {exc}"
-        raise file_problem(str(path), "an XLSX workbook", found) from exc
-    try:
-        sheet = book["review"] if "review" in book.sheetnames else book.worksheets[0]
-        # check_xlsx bounded every position, so these bounds drop nothing and stop any padding.
-        lines = sheet.iter_rows(
-            max_row=limits.max_rows, max_col=limits.max_columns, values_only=True
-        )
-        cells: list[list[object]] = [list(row) for row in lines]
-        title = sheet.title
-    finally:
-        book.close()
-    _unsaved_formulas(path, title, cells, limits)
-    table = [[_cell_text(v) for v in row] for row in cells]
-    # Trailing empty cells and rows are padding (the bounds above), not content.
-    for values in table:
-        while values and values[-1] == "":
-            values.pop()
-    while table and not table[-1]:
-        table.pop()
-    return table
+    return header, rows, cell_problems
