@@ -403,6 +403,32 @@ def test_a_cell_read_otherwise_than_shown_is_reported_with_the_other_problems(
         ]
 
 
+def test_merged_cells_are_refused_naming_their_range(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # The cells of a merged range but its first read as blank: a verdict merged over two rows
+    # was one row's, the other row silently "not filled yet".
+    from openpyxl import load_workbook
+
+    dataset = load_dataset(article_fixture)
+    rows = [dict(r) for r in build_sheet(dataset).rows]
+    rows[1].update(verdict="covered")
+    rows[2].update(verdict="covered")
+    path = tmp_path / "sheet.xlsx"
+    write_sheet(path, rows)
+    book = load_workbook(str(path))
+    book["review"].merge_cells("M3:M4")
+    book["review"].merge_cells("O6:P6")
+    book.save(str(path))
+    with pytest.raises(InputError) as info:
+        import_sheet(path, dataset, reviewer="ana")
+    expected = "no merged cells (unmerge them: each cell but the first of a range reads as blank)"
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: cells M3:M4: expected {expected}; found M3:M4 merged",
+        f"{path}: cells O6:P6: expected {expected}; found O6:P6 merged",
+    ]
+
+
 def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(
     article_fixture: Path, tmp_path: Path
 ) -> None:

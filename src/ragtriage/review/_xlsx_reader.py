@@ -1,10 +1,13 @@
 """Reading an XLSX review sheet: its cells as text, and the problems of a sheet that would
-read as something else than what it shows (a formula without its saved result)."""
+read as something else than what it shows (merged cells, a formula without its saved
+result)."""
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from xml.etree.ElementTree import iterparse
 
 from .._optional import require_extra
 from ..errors import Problem, shortened
@@ -61,6 +64,22 @@ def _unsaved_formulas(
     return problems
 
 
+def _merged_ranges(path: Path, member: str) -> list[Problem]:
+    """A problem for every merged range of the worksheet `member` of the workbook: a merged
+    range shows one value over several cells, and each cell but its first reads as blank (a
+    verdict shown on two rows would be one row's, the other row not filled yet)."""
+    expected = "no merged cells (unmerge them: each cell but the first of a range reads as blank)"
+    problems = []
+    # check_xlsx has refused a worksheet that is not well-formed or declares a document type.
+    with zipfile.ZipFile(path) as book, book.open(member) as stream:
+        for _, element in iterparse(stream):
+            if element.tag.rsplit("}", 1)[-1] == "mergeCell":
+                ref = element.get("ref", "")
+                problems.append(Problem(str(path), None, f"cells {ref}", expected, f"{ref} merged"))
+            element.clear()
+    return problems
+
+
 def read_xlsx(path: Path, limits: SheetLimits) -> tuple[list[list[str]], list[Problem]]:
     """The cells of the sheet named `review` (else the first) as text, and the problems of
     cells that do not read as what they show; a file that is no workbook raises `InputError`."""
@@ -81,9 +100,11 @@ def read_xlsx(path: Path, limits: SheetLimits) -> tuple[list[list[str]], list[Pr
         )
         cells: list[list[object]] = [list(row) for row in lines]
         title = sheet.title
+        # Read-only worksheets do not parse merged ranges: they are read from the sheet's XML.
+        member = sheet._worksheet_path
     finally:
         book.close()
-    problems = _unsaved_formulas(path, title, cells, limits)
+    problems = _merged_ranges(path, member) + _unsaved_formulas(path, title, cells, limits)
     table = [[cell_text(v) for v in row] for row in cells]
     # Trailing empty cells and rows are padding (the bounds above), not content.
     for values in table:
