@@ -257,6 +257,31 @@ def test_broken_jsonl_line_is_located(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("dialect", ["ragas", "deepeval"])
+def test_every_jsonl_line_that_does_not_parse_is_reported_with_the_records_problems(
+    tmp_path: Path, dialect: str
+) -> None:
+    # The first line that did not parse once hid every other line and every record's problem.
+    path = tmp_path / "x.jsonl"
+    question = "user_input" if dialect == "ragas" else "input"
+    contexts = "retrieved_contexts" if dialect == "ragas" else "retrieval_context"
+    lines = [json.dumps({question: "Q", contexts: ["a"]}), "not json", f'{{"{question}": 5}}']
+    lines.append(f'{{"{question}": "Q", "x": NaN}}')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_records(path, dialect)
+    messages = [p.message() for p in info.value.problems]
+    assert messages[:2] == [
+        f"{path}: line 2 column 1: expected valid JSON; found something that is not a JSON value",
+        f"{path}: line 4 column {len(question) + 16}: expected a finite number; found NaN",
+    ]
+    # the records that parse are checked on: line 3's question is named
+    assert (len(messages), messages[3]) == (
+        6,
+        f"{path}: question 'q0002': line 3.{question}: expected a non-empty question; found 5",
+    )
+
+
 def test_ragas_bad_records_are_all_reported(tmp_path: Path) -> None:
     records = [
         {"user_input": "a", "question": "b", "retrieved_contexts": [], "reference_context_ids": []},

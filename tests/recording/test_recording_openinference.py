@@ -263,6 +263,24 @@ def test_unreadable_files_are_reported_with_line_numbers(tmp_path: Path) -> None
     )
 
 
+def test_every_value_that_does_not_parse_is_reported_and_the_others_read(
+    tmp_path: Path,
+) -> None:
+    # The first value that did not parse once ended the reading: the lines after it unread.
+    bad = tmp_path / "spans.jsonl"
+    bad.write_text('{"resourceSpans": []}\nnot json\n{"foo": NaN}\n{"foo": 1}\n{"broken\n')
+    with pytest.raises(InputError) as info:
+        import_openinference(bad, rc.evalset())
+    assert [p.message() for p in info.value.problems] == [
+        f"{bad}: line 2 column 1: expected valid JSON; found something that is not a JSON value",
+        f"{bad}: line 3 column 9: expected a finite number; found NaN",
+        f"{bad}: line 4: expected resourceSpans (OTLP JSON), a span with context (console "
+        "exporter, Phoenix) or traceId/spanId (an OTLP span); found keys foo",
+        f"{bad}: line 5 column 9: expected valid JSON; found a line break or control character "
+        "inside a string",
+    ]
+
+
 @pytest.mark.parametrize(
     ("pattern", "found"),
     [

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, ProblemCollector
 from ._limits import MAX_DEPTH, MAX_INT_DIGITS
 from ._open import file_problem
 
@@ -284,15 +284,36 @@ def parse_json(text: str, label: str, line: int | None = None) -> Any:
     return value
 
 
-def parse_json_values(text: str, label: str) -> Iterator[tuple[int, Any]]:
+def parse_json_values(
+    text: str, label: str, problems: ProblemCollector | None = None
+) -> Iterator[tuple[int, Any]]:
     """(line, value) of JSON values written one after another (JSON lines or indented
-    objects), each parsed strictly."""
+    objects), each parsed strictly. With `problems`, a value that does not parse is added to
+    it and the reading goes on at the next line starting with `{` or `[` (the next JSON line,
+    or the next top-level indented object); without, it is raised."""
     position = _skip_space(text, 0)
     while position < len(text):
         row = text.count("\n", 0, position) + 1
-        value, position = _decode(text, label, None, position)
+        try:
+            value, position = _decode(text, label, None, position)
+        except InputError as first:
+            if problems is None:
+                raise
+            found = _NEXT_VALUE.search(text, position + 1)
+            resume = found.start() + 1 if found else len(text)
+            try:  # placed within the value alone, so a refused token is found in it
+                parse_json(text[position:resume], label, row)
+            except InputError as refused:
+                problems.extend(refused.problems)
+            else:
+                problems.extend(first.problems)
+            position = _skip_space(text, resume)
+            continue
         yield row, value
         position = _skip_space(text, position)
+
+
+_NEXT_VALUE = re.compile(r"\n[\[{]")
 
 
 def _file_refusal(label: str, refused: StrictJSONError) -> InputError:

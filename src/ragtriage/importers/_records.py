@@ -7,10 +7,19 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ProblemCollector, found_text
-from ..fileio import check_input, file_problem, json_lines, read_json, read_text, refuse_blank
+from ..fileio import (
+    check_input,
+    file_problem,
+    parse_json,
+    read_json,
+    read_text,
+    refuse_blank,
+    text_lines,
+)
 from ..paths import PathArg, as_path, file_suffix
 
 LIST_KEYS = ("samples", "test_cases", "goldens", "records", "data")
@@ -26,8 +35,8 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
             found = "a .parquet file (pandas writes JSON with to_json(orient='records'))"
             raise file_problem(label, "records in JSON, JSONL or CSV", found)
         if file_suffix(path) == ".jsonl":
-            lines = [(f"line {number}", value) for number, value in json_lines(path, label)]
-            if not lines:  # read to its end: blank lines, or no byte
+            lines, unparsed = _json_lines(path, label, collector)
+            if not lines and not unparsed:  # read to its end: blank lines, or no byte
                 found = "only blank lines" if check_input(path, label) else "an empty file"
                 raise file_problem(label, "at least one record", found)
             return lines
@@ -56,6 +65,22 @@ def read_records(path: PathArg, collector: ProblemCollector) -> list[tuple[str, 
         collector.add(label, None, "(top level)", "a JSON array of records", found_text(data))
         return []
     return [(f"[{i}]", item) for i, item in enumerate(data)]
+
+
+def _json_lines(
+    path: Path, label: str, collector: ProblemCollector
+) -> tuple[list[tuple[str, Any]], bool]:
+    """The records of the lines that parse, and whether a line did not: every such line is a
+    problem, and the other records are checked on, as native JSONL files are."""
+    lines, unparsed = [], False
+    for number, text in text_lines(path, label):
+        if text.strip():
+            try:
+                lines.append((f"line {number}", parse_json(text, label, number)))
+            except InputError as exc:
+                collector.extend(exc.problems)
+                unparsed = True
+    return lines, unparsed
 
 
 _CSV_CELL_LIMIT = 1 << 30

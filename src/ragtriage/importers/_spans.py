@@ -240,7 +240,8 @@ def read_spans(path: Path, collector: ProblemCollector) -> list[Span]:
     try:
         text = read_text(path, label)
         refuse_blank(text, label, "at least one span")
-        for line, value in parse_json_values(text, label):
+        # Every value that does not parse is collected; the others are read on.
+        for line, value in parse_json_values(text, label, collector):
             spans += [
                 s for s in _spans_of(value, f"line {line}", collector, label) if s is not None
             ]
