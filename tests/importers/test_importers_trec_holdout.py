@@ -128,6 +128,48 @@ def test_a_refused_export_records_no_look_and_bad_holdout_options_are_refused(
     ))
 
 
+def test_the_set_without_qrels_out_leaves_its_holdout_out_of_the_run(
+    example: Path, tmp_path: Path
+) -> None:
+    # DATASET says which questions are holdout even when no qrels are written.
+    run = [str(example / "runs" / "baseline.json"), "--run-out", str(tmp_path / "r.run")]
+    dataset = str(example / "evalset.json")
+    result = CliRunner().invoke(cli, ["export", "trec", dataset, "--run", *run])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr.splitlines()[0] == (
+        "note: 2 holdout questions left out; --include-holdout writes them (and records the look)"
+    )
+    assert (len(_questions(tmp_path / "r.run")), HOLDOUT & _questions(tmp_path / "r.run")) == (
+        15, set()
+    )
+    assert not (tmp_path / "q.qrels").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["DATASET"], "DATASET alone writes nothing: give DATASET with --qrels-out and/or --run "
+         "with --run-out"),
+        ([], "nothing to write: give DATASET with --qrels-out and/or --run with --run-out"),
+        (["--qrels-out", "q.qrels"], "--qrels-out needs DATASET (the qrels are its required "
+         "evidence)"),
+        (["DATASET", "--run", "RUN"], "--run needs --run-out"),
+        (["DATASET", "--qrels-out", "q.qrels", "--run-out", "r.run"], "--run-out needs --run"),
+        (["--qrels-out", "q.qrels", "--run", "RUN"], "--qrels-out needs DATASET (the qrels are "
+         "its required evidence); --run needs --run-out"),
+    ],
+)
+def test_an_output_without_its_input_or_nothing_to_write_is_refused_naming_it(
+    example: Path, tmp_path: Path, options: list[str], message: str
+) -> None:
+    given = {"DATASET": example / "evalset.json", "RUN": example / "runs" / "baseline.json"}
+    out = {o: tmp_path / o for o in options if o.endswith((".qrels", ".run"))}
+    args = [str(given.get(o) or out.get(o) or o) for o in options]
+    result = CliRunner().invoke(cli, ["export", "trec", *args])
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (2, f"Error: {message}")
+    assert list(tmp_path.glob("*.qrels")) + list(tmp_path.glob("*.run")) == []
+
+
 def test_including_the_holdout_without_the_set_is_refused(example: Path, tmp_path: Path) -> None:
     run = CliRunner().invoke(cli, [
         "export", "trec", "--run", str(example / "runs" / "baseline.json"),

@@ -248,12 +248,7 @@ def export_trec_files(
     if len(run_files) > 1:
         raise RequestError("give one --run (each TREC run file holds one run)")
     run_file = run_files[0] if run_files else None
-    if (
-        (dataset is None) != (qrels_out is None)
-        or (run_file is None) != (run_out is None)
-        or (dataset is None and run_file is None)
-    ):
-        raise RequestError("give DATASET with --qrels-out and/or --run with --run-out")
+    _check_trec_outputs(dataset, qrels_out, run_file, run_out)
     request = Request.build(dataset, runs=run_files, include_holdout=include_holdout, who=who,
                             holdout_warn_after=holdout_warn_after, ledger=ledger)
     request.holdout.check(dataset)
@@ -287,6 +282,23 @@ def export_trec_files(
             f"{qrels_out} leaves out {counted(len(left), 'question')} without required evidence "
             f"({shown}); `ragtriage trec-eval` scores a run that ranks them with --allow-extra"
         )))
+
+
+def _check_trec_outputs(
+    dataset: PathArg | None, qrels_out: PathArg | None, run: Path | None, run_out: PathArg | None
+) -> None:
+    """Refuse an output without its input, --run without --run-out, and nothing to write.
+    DATASET needs no --qrels-out: it says which questions are holdout (left out of the run)."""
+    wrong = []
+    if qrels_out is not None and dataset is None:
+        wrong.append("--qrels-out needs DATASET (the qrels are its required evidence)")
+    if (run is None) != (run_out is None):
+        wrong.append("--run needs --run-out" if run_out is None else "--run-out needs --run")
+    if not wrong and qrels_out is None and run_out is None:
+        found = "DATASET alone writes nothing" if dataset is not None else "nothing to write"
+        wrong.append(f"{found}: give DATASET with --qrels-out and/or --run with --run-out")
+    if wrong:
+        raise RequestError("; ".join(wrong))
 
 
 def read_kinds(

@@ -31,6 +31,7 @@ def export_command() -> None:
         "ragtriage export trec evalset.json --qrels-out evalset.qrels",
         "ragtriage export trec evalset.json --qrels-out q.qrels --run bm25.jsonl "
         "--run-out bm25.run",
+        "ragtriage export trec evalset.json --run bm25.jsonl --run-out bm25.run",
     ),
 )
 @dataset_argument
@@ -45,7 +46,8 @@ def trec_export_command(holdout: HoldoutPolicy, **options: Any) -> None:
     """Qrels from DATASET (every alternative of a group is relevant) and/or a TREC run.
 
     DATASET is a native evaluation set; --run (one) is written as a TREC run (final ranking).
-    DATASET's holdout questions are left out of both unless --include-holdout.
+    DATASET's holdout questions are left out of both unless --include-holdout; DATASET
+    without --qrels-out says which to leave out of the run.
     """
     export_trec_files(
         **options, include_holdout=holdout.include, who=holdout.who,
