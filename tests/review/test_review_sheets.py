@@ -429,6 +429,27 @@ def test_merged_cells_are_refused_naming_their_range(
     ]
 
 
+def test_an_id_of_the_other_kind_typed_into_a_row_is_refused(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # A fact row's claim_id (a claim row's fact_id) is empty as exported; one typed there was
+    # dropped without a word, as context_ids on a fact row is not.
+    dataset = load_dataset(article_fixture)
+    path, rows = _exported(dataset, tmp_path)
+    assert (rows[0]["row_kind"], rows[1]["row_kind"]) == ("claim", "fact")
+    rows[0].update(verdict="supported", supported_by="retry-v2", fact_id="f9")
+    rows[1].update(verdict="covered", claim_id="c9")
+    _rewrite(path, rows)
+    with pytest.raises(InputError) as info:
+        import_sheet(path, dataset, reviewer="ana")
+    assert [p.message() for p in info.value.problems] == [
+        f"{path}: question 'exact-code': row 2: fact_id: expected nothing on a claim row (as "
+        "exported); found 'f9'",
+        f"{path}: question 'exact-code': row 3: claim_id: expected nothing on a fact row (as "
+        "exported); found 'c9'",
+    ]
+
+
 def test_a_context_hash_edited_by_hand_is_refused_naming_its_row(
     article_fixture: Path, tmp_path: Path
 ) -> None:

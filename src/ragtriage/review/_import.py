@@ -132,6 +132,16 @@ def _check_context_ids(
         )
 
 
+def _check_other_id(row: SheetRow, kind: str, file: str, collector: ProblemCollector) -> None:
+    """A claim row's `fact_id` and a fact row's `claim_id` are empty as exported: an ID typed
+    there would be dropped, not read."""
+    other = "fact" if kind == "claim" else "claim"
+    cell = row.get(f"{other}_id")
+    if cell:
+        where, expected = f"row {row.number}: {other}_id", f"nothing on a {kind} row (as exported)"
+        collector.add(file, row.get("question_id"), where, expected, repr(cell))
+
+
 def _checked_verdict(row: SheetRow, kind: str, file: str, collector: ProblemCollector) -> str:
     """The verdict of a filled claim or fact row, checked with the ID of the row's item."""
     verdicts = CLAIM_VERDICTS if kind == "claim" else FACT_VERDICTS
@@ -242,6 +252,7 @@ def import_sheet(
         known.check(file, row.number, kind, run, qid, item_id, collector)
         context = known.final_context(run, qid)
         _check_context_ids(row, context, file, collector)
+        _check_other_id(row, kind, file, collector)
         if run not in runs:
             runs.append(run)
         if not row.get("verdict"):
