@@ -31,7 +31,7 @@ TASKS = [
     {
         "id": "task_1",
         "user_scenario": {"instructions": "You want a card without fees."},
-        "required_documents": ["doc_a", "doc_b", "doc_a"],
+        "required_documents": ["doc_a", "doc_b"],
     },
 ]
 
@@ -137,6 +137,18 @@ def test_a_task_id_used_twice_is_refused(tmp_path: Path) -> None:
     assert [p.message() for p in info.value.problems] == [
         f"{tasks_file}: question 'task_1': [1].id: expected unique task IDs; "
         "found 'task_1' again (first at [0])"
+    ]
+
+
+def test_a_document_required_twice_by_a_task_is_refused(tmp_path: Path) -> None:
+    # merged into one evidence group, the repeat changed the input without a word
+    tasks = [{**TASKS[0], "required_documents": ["doc_a", "doc_b", "doc_a"]}]
+    with pytest.raises(InputError) as info:
+        import_tau2(_write(tmp_path / "dup", DOCS, tasks))
+    tasks_file = tmp_path / "dup" / "tasks.json"
+    assert [p.message() for p in info.value.problems] == [
+        f"{tasks_file}: question 'task_1': required_documents[2]: expected each document at "
+        "most once per task; found 'doc_a' again (first at [0])"
     ]
 
 

@@ -170,13 +170,18 @@ def _questions(
             found = "nothing" if "required_documents" not in record else found_text(required)
             collector.add(label, task_id, "required_documents", "a list of document IDs", found)
             continue
-        for item in required:
+        listed: dict[str, int] = {}
+        for n, item in enumerate(required):
             if known is not None and item not in known:
                 expected = "IDs of documents in documents.json.gz"
                 collector.add(label, task_id, "required_documents", expected, repr(item))
+            # Merged, a repeat would change the input; the record importers refuse one too.
+            if (repeat := again(listed, item, n, repr(item))) is not None:
+                where, expected = f"required_documents[{n}]", "each document at most once per task"
+                collector.add(label, task_id, where, expected, repeat)
         if instructions is None:
             continue
-        groups = [EvidenceGroup(any_of=[item]) for item in dict.fromkeys(required)]
+        groups = [EvidenceGroup(any_of=[item]) for item in required]
         questions.append(
             Question(
                 id=task_id,
