@@ -332,6 +332,23 @@ def _filled(dataset: Path, tmp_path: Path, reviewer: str, verdict: str) -> Path:
     return _write_rows(tmp_path / f"{reviewer}.csv", rows)
 
 
+def test_a_sheet_without_filled_rows_keeps_the_earlier_labels_without_calling_them_others(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # The earlier labels are ana's own: "kept 8 of other reviewers" said otherwise.
+    out = tmp_path / "labels"
+    target = out / "synthetic-baseline.labels.json"
+    assert _import(article_fixture, _filled(article_fixture, tmp_path, "ana", "unsupported"),
+                   out).exit_code == 0
+    blank = _exported(article_fixture, tmp_path / "blank.csv")
+    again = _import(article_fixture, blank, out, "--reviewer", "ana")
+    assert (again.exit_code, again.output.splitlines()[0]) == (
+        0,
+        "run synthetic-baseline: 0 claim labels, 0 fact labels, kept 8 earlier labels "
+        f"-> {target}",
+    )
+
+
 def test_two_reviewers_labels_are_merged_and_a_second_import_needs_force(
     article_fixture: Path, tmp_path: Path
 ) -> None:
@@ -347,7 +364,7 @@ def test_two_reviewers_labels_are_merged_and_a_second_import_needs_force(
     second = _import(article_fixture, bo, out)
     assert second.exit_code == 0
     assert second.output.splitlines()[0] == (
-        f"run synthetic-baseline: 4 claim labels, 4 fact labels, kept 8 of other reviewers "
+        f"run synthetic-baseline: 4 claim labels, 4 fact labels, kept 8 earlier labels "
         f"-> {target}"
     )
     merged = LabelSet.model_validate_json(target.read_text())
@@ -364,7 +381,7 @@ def test_two_reviewers_labels_are_merged_and_a_second_import_needs_force(
     forced = _import(article_fixture, ana, out, "--force")
     assert forced.exit_code == 0
     assert forced.output.splitlines()[0] == (
-        f"run synthetic-baseline: 4 claim labels, 4 fact labels, kept 8 of other reviewers, "
+        f"run synthetic-baseline: 4 claim labels, 4 fact labels, kept 8 earlier labels, "
         f"replaced 8 earlier -> {target}"
     )
     final = LabelSet.model_validate_json(target.read_text())

@@ -100,7 +100,9 @@ def import_command(**options: Any) -> None:
     if not imported.label_sets and not imported.unfilled:  # a header alone: say so
         say(f"{options['sheet']}: no claim or fact rows to import; nothing was written")
     for n, (labels, path) in enumerate(zip(imported.label_sets, found.written, strict=True)):
-        kept = f", kept {found.kept[n]} of other reviewers" if found.kept[n] else ""
+        # Kept: labels by no reviewer of this sheet's labels (all of them, when the sheet has
+        # none), whoever made them.
+        kept = f", kept {counted(found.kept[n], 'earlier label')}" if found.kept[n] else ""
         replaced = f", replaced {found.replaced[n]} earlier" if found.replaced[n] else ""
         say(
             f"run {labels.run}: {counted(len(labels.claim_labels), 'claim label')}, "

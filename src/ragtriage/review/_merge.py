@@ -25,9 +25,10 @@ class Merged:
     """A run's labels after the merge, and what happened to the file's earlier labels."""
 
     labels: LabelSet
-    """Earlier labels of other reviewers, then the sheet's."""
+    """Earlier labels kept, then the sheet's."""
     kept: int
-    """Earlier labels kept (other reviewers')."""
+    """Earlier labels kept: those by no reviewer of the sheet's labels (every earlier label
+    when the sheet has none, the same reviewer's included)."""
     replaced: int
     """Earlier labels of the sheet's reviewers dropped (only with `force`)."""
 
