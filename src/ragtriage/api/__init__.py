@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from ..starter import StarterDataset as StarterDataset
     from ._calibrating import calibrate_labels as calibrate_labels
     from ._converting import (
-        ImportedSheet as ImportedSheet,
         ImportedTraceRun as ImportedTraceRun,
         WrittenNative as WrittenNative,
         export_trec_files as export_trec_files,
@@ -23,14 +22,17 @@ if TYPE_CHECKING:
         import_records_files as import_records_files,
         import_tau2_files as import_tau2_files,
         import_trec_files as import_trec_files,
-        review_export_files as review_export_files,
-        review_import_files as review_import_files,
     )
     from ._producing import (
         JudgeOutcome as JudgeOutcome,
         WrittenRunFile as WrittenRunFile,
         judge_files as judge_files,
         run_files as run_files,
+    )
+    from ._reviewing import (
+        ImportedSheet as ImportedSheet,
+        review_export_files as review_export_files,
+        review_import_files as review_import_files,
     )
     from ._scoring import (
         ComparedRuns as ComparedRuns,
@@ -56,13 +58,13 @@ _LAZY = {
     "..starter": ("StarterDataset",),
     "._calibrating": ("calibrate_labels",),
     "._converting": (
-        "ImportedSheet", "ImportedTraceRun", "WrittenNative", "export_trec_files",
-        "import_openinference_files", "import_records_files", "import_tau2_files",
-        "import_trec_files", "review_export_files", "review_import_files",
+        "ImportedTraceRun", "WrittenNative", "export_trec_files", "import_openinference_files",
+        "import_records_files", "import_tau2_files", "import_trec_files",
     ),
     "._producing": (
         "JudgeOutcome", "WrittenRunFile", "judge_files", "run_files",
     ),
+    "._reviewing": ("ImportedSheet", "review_export_files", "review_import_files"),
     "._scoring": (
         "ComparedRuns", "GateOptions", "compare_files", "compare_request", "diagnose_files",
         "diagnose_request", "evaluate_files", "evaluate_request", "gate_files", "gate_request",
