@@ -48,7 +48,8 @@ def make_questions(n: int, seed: int = 0) -> list[dict[str, Any]]:
     passages = [_text(rng, 60) for _ in range(1000)]
     out = []
     for q in range(n):
-        ids = [f"doc-{rng.randrange(100_000):05d}" for _ in range(CANDIDATES)]
+        # distinct within a question: a ranking holds each ID once (the recorder refuses a repeat)
+        ids = [f"doc-{n:05d}" for n in rng.sample(range(100_000), CANDIDATES)]
         scores = sorted((rng.random() * 20 for _ in range(CANDIDATES)), reverse=True)
         out.append(
             {

@@ -214,6 +214,13 @@ def test_what_evaluate_or_a_file_would_refuse_is_refused_when_the_question_ends(
             f"- {path}: question 'q2': reranked: expected IDs that were among the candidates; "
             "found 'd1'"
         )
+        with pytest.raises(InputError) as err, recorder.question("q4") as q:
+            q.answer("b\ud800")  # alone: found as the line is encoded
+        assert err.value.render() == (
+            "1 problem found in the input:\n"
+            f"- {path}: question 'q4': answer: expected text UTF-8 can encode; found a lone "
+            "surrogate \\ud800 in 'b\\ud800'"
+        )
         with recorder.question("q3") as q:  # the calls that were refused above, made right
             q.candidates(["d1", "d2"])
             q.reranked(["d2"])

@@ -58,6 +58,15 @@ def validation_problems(
     ]
 
 
+def unwritable_problems(result: QuestionResult, file: str) -> list[Problem]:
+    """A problem per text of `result` that UTF-8 cannot encode (its line could not be
+    written)."""
+    return [
+        Problem(file, result.question_id, field, "text UTF-8 can encode", found)
+        for field, found in _unwritable(result.model_dump(mode="json"), "")
+    ]
+
+
 def _unwritable(value: Any, field: str) -> list[tuple[str, str]]:
     """`(field, found)` for each text in a result's JSON that UTF-8 cannot encode (a lone
     surrogate: the line could not be written)."""
@@ -188,10 +197,6 @@ class QuestionRecording:
         # recorder writes always loads
         where = partial(Problem, self._file, self.question_id)
         problems += [where(*found) for found in ranking_problems(result)]
-        problems += [
-            where(field, "text UTF-8 can encode", found)
-            for field, found in _unwritable(result.model_dump(mode="json"), "")
-        ]
-        if problems:
-            raise InputError(problems)
+        if problems:  # with the text no file can hold (else found when the line is encoded)
+            raise InputError([*problems, *unwritable_problems(result, self._file)])
         return result

@@ -20,7 +20,7 @@ from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader, Scalar
 from ._environment import capture_environment
-from ._question import QuestionRecording, RecordingError
+from ._question import QuestionRecording, RecordingError, unwritable_problems
 from ._wrap import StageWrappers
 
 Durability = Literal["fsync", "flush"]
@@ -171,14 +171,13 @@ class Recorder(StageWrappers):
             self.close()
             raise
         if not resumed:
-            self._append(json_line(self.header.model_dump(mode="json")))
+            self._append((json_line(self.header.model_dump(mode="json")) + "\n").encode("utf-8"))
 
-    def _append(self, line: str) -> None:
+    def _append(self, data: bytes) -> None:
         # One write of the whole line on an O_APPEND descriptor: a killed process leaves the
         # line whole or absent.
         if self._fd is None:
             raise RecordingError(f"{self.path}: the recorder is closed")
-        data = (line + "\n").encode("utf-8")
         while data:
             written = os.write(self._fd, data)
             data = data[written:]
@@ -238,13 +237,16 @@ class Recorder(StageWrappers):
                 f"{self.path}: record() takes a QuestionResult (ragtriage.schemas); found "
                 f"{type(result).__name__}"
             )
-        line = json_line(result.model_dump(mode="json"))
+        try:  # on the line as written: no walk over every text of every result
+            data = (json_line(result.model_dump(mode="json")) + "\n").encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(unwritable_problems(result, str(self.path))) from None
         with self._lock:
             if result.question_id in self._recorded:
                 raise RecordingError(
                     f"{self.path}: question {result.question_id!r} is already recorded"
                 )
-            self._append(line)
+            self._append(data)
             self._recorded.add(result.question_id)
             self._open.discard(result.question_id)
 
