@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,27 +129,28 @@ def test_real_data_imports_and_bm25_reproduces_the_published_recall(tmp_path: Pa
     assert round(sum(recalls) / len(recalls), 4) == 0.2588
 
 
+def _refused(tmp: Path, tasks: list[dict[str, Any]]) -> list[str]:
+    """The problems importing `tasks` gives, each without its file (tasks.json)."""
+    with pytest.raises(InputError) as info:
+        import_tau2(_write(tmp / "dup", DOCS, tasks))
+    tasks_file = f"{tmp / 'dup' / 'tasks.json'}: "
+    return [p.message().removeprefix(tasks_file) for p in info.value.problems]
+
+
 def test_a_task_id_used_twice_is_refused(tmp_path: Path) -> None:
     # two questions of one ID made an evaluation set that no command could load
     tasks = [*TASKS, {**TASKS[0], "user_scenario": {"instructions": "Other."}}]
-    with pytest.raises(InputError) as info:
-        import_tau2(_write(tmp_path / "dup", DOCS, tasks))
-    tasks_file = tmp_path / "dup" / "tasks.json"
-    assert [p.message() for p in info.value.problems] == [
-        f"{tasks_file}: question 'task_1': [1].id: expected unique task IDs; "
-        "found 'task_1' again (first at [0])"
+    assert _refused(tmp_path, tasks) == [
+        "question 'task_1': [1].id: expected unique task IDs; found 'task_1' again (first at [0])"
     ]
 
 
 def test_a_document_required_twice_by_a_task_is_refused(tmp_path: Path) -> None:
     # merged into one evidence group, the repeat changed the input without a word
     tasks = [{**TASKS[0], "required_documents": ["doc_a", "doc_b", "doc_a"]}]
-    with pytest.raises(InputError) as info:
-        import_tau2(_write(tmp_path / "dup", DOCS, tasks))
-    tasks_file = tmp_path / "dup" / "tasks.json"
-    assert [p.message() for p in info.value.problems] == [
-        f"{tasks_file}: question 'task_1': required_documents[2]: expected each document at "
-        "most once per task; found 'doc_a' again (first at [0])"
+    assert _refused(tmp_path, tasks) == [
+        "question 'task_1': required_documents[2]: expected each document at most once per "
+        "task; found 'doc_a' again (first at [0])"
     ]
 
 
