@@ -131,6 +131,79 @@ def test_ragas_reference_texts_given_with_their_ids_are_kept_and_checked(tmp_pat
     ]
 
 
+def test_a_reference_text_takes_the_id_the_record_gives_that_retrieved_text(
+    tmp_path: Path,
+) -> None:
+    # Retrieved contexts with IDs, reference contexts by text only (as Ragas' test set
+    # generator writes them): a reference text the record retrieved is that context, not a
+    # second document under the text's hash; a text retrieved under two IDs is found by
+    # either; a text not retrieved keeps its hash ID.
+    record = {
+        "user_input": "How are refunds paid?",
+        "retrieved_contexts": [
+            "Refunds are paid in five days.",
+            "Cards are blue.",
+            "Cards are blue.",
+        ],
+        "retrieved_context_ids": ["doc-3", "doc-7", "doc-8"],
+        "response": "In five days.",
+        "reference": "Within five days.",
+        "reference_contexts": [
+            "Refunds are paid in five days.",
+            "Cards are blue.",
+            "Refunds need an order.",
+        ],
+    }
+    path = _file(tmp_path, "ragas.jsonl", [record])
+    data = import_records(path, "ragas")
+    other = text_id("Refunds need an order.")
+    assert [g.any_of for g in data.evalset.questions[0].required_evidence] == [
+        ["doc-3"],
+        ["doc-7", "doc-8"],
+        [other],
+    ]
+    assert [d.id for d in data.snapshot.documents] == [other, "doc-3", "doc-7", "doc-8"]
+    out = tmp_path / "o"
+    for name, content in (
+        ("snapshot", data.snapshot),
+        ("evalset", data.evalset),
+        ("run", data.run),
+    ):
+        write_native(content, out / f"{name}.json")
+    args = [str(out / "evalset.json"), "--snapshot", str(out / "snapshot.json"), "--run"]
+    args += [str(out / "run.json"), "--allow-unreviewed", "--format", "json"]
+    result = CliRunner().invoke(cli, ["evaluate", *args, "--output", str(out / "report.json")])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["runs"][0]["summary"]
+    recall = summary["evidence_recall"]
+    assert (recall["numerator"], recall["denominator"]) == (0.6666666666666666, 1)  # 2 of 3 groups
+
+
+def test_a_retrieved_text_takes_the_id_the_record_gives_that_reference_text(
+    tmp_path: Path,
+) -> None:
+    # The reverse: retrieved contexts by text only, reference contexts by ID and text. A text
+    # two reference IDs share cannot say which one was retrieved, and is refused.
+    record = {
+        "id": "r1",
+        "user_input": "How are refunds paid?",
+        "retrieved_contexts": ["Cards are blue.", "Refunds are paid in five days."],
+        "reference_context_ids": ["doc-3"],
+        "reference_contexts": ["Refunds are paid in five days."],
+    }
+    data = import_records(_file(tmp_path, "ragas.jsonl", [record]), "ragas")
+    assert [c.id for c in data.run.results[0].candidates] == [text_id("Cards are blue."), "doc-3"]
+    assert [d.id for d in data.snapshot.documents] == [text_id("Cards are blue."), "doc-3"]
+    shared = {**record, "reference_context_ids": ["doc-3", "doc-4"]}
+    shared["reference_contexts"] = ["Refunds are paid in five days."] * 2
+    path = _file(tmp_path, "shared.jsonl", [shared])
+    with pytest.raises(InputError) as info:
+        import_records(path, "ragas")
+    assert str(info.value).splitlines()[1:] == [
+        f"- {path}: question 'r1': line 1.retrieved_contexts[1]: expected retrieved context IDs: this text is more than one reference context's; found the text of 'doc-3', 'doc-4'",  # noqa: E501
+    ]
+
+
 def test_deepeval_test_cases_golden(tmp_path: Path) -> None:
     case = {
         "input": "How are refunds paid?",

@@ -143,9 +143,9 @@ class _Builder:
 
 def _reference_ids(
     dialect: Dialect, record: dict[str, Any], at: _Record
-) -> list[tuple[str, str | None]] | None:
-    """The record's reference contexts as (ID, text): the IDs given, or derived from their
-    texts; a text is None when the record gives only the ID."""
+) -> tuple[list[tuple[str, str | None]], bool] | None:
+    """The record's reference contexts as (ID, text), and whether their IDs were derived from
+    their texts (none given); a text is None when the record gives only the ID."""
     texts: list[str] | None = None
     if dialect.reference_texts and dialect.reference_texts in record:
         texts = _strings(record, dialect.reference_texts, at)
@@ -156,22 +156,46 @@ def _reference_ids(
         if given is None or not _each_once(given, given, dialect.reference_ids, at):
             return None
         if texts is None:
-            return [(item_id, None) for item_id in given]
+            return [(item_id, None) for item_id in given], False
         # Both lists: each ID takes its text (as the retrieved contexts' do), so a text the
         # record shows is neither lost nor allowed to differ from the ID's other texts.
         if len(given) != len(texts):
             expected = f"one ID per reference context ({len(texts)})"
             at.add(dialect.reference_ids, expected, f"{len(given)} IDs")
             return None
-        return list(zip(given, texts, strict=True))
+        return list(zip(given, texts, strict=True)), False
     if texts is not None:
         ids = [text_id(text) for text in texts]
         if not _each_once(ids, texts, str(dialect.reference_texts), at):
             return None
-        return list(zip(ids, texts, strict=True))
+        return list(zip(ids, texts, strict=True)), True
     names = " or ".join(k for k in (dialect.reference_ids, dialect.reference_texts) if k)
     at.add("", f"the reference contexts ({names}) to score retrieval against", "nothing")
     return None
+
+
+def _named_by_text(
+    ids: list[str],
+    contexts: list[str],
+    references: list[tuple[str, str | None]],
+    field: str,
+    at: _Record,
+) -> list[str]:
+    """The retrieved contexts' IDs when the record gives none but names its reference contexts
+    by ID and text: a retrieved text that is a reference context's takes that context's ID (a
+    text two reference IDs share is a problem: which one was retrieved is unknown)."""
+    named: dict[str, list[str]] = {}
+    for item_id, text in references:
+        if text is not None:
+            named.setdefault(text, []).append(item_id)
+    for n, text in enumerate(contexts):
+        match named.get(text, []):
+            case [item_id]:
+                ids[n] = item_id
+            case [_, _, *_] as both:
+                expected = "retrieved context IDs: this text is more than one reference context's"
+                at.add(f"{field}[{n}]", expected, f"the text of {', '.join(map(repr, both))}")
+    return ids
 
 
 def _convert(
@@ -235,7 +259,7 @@ def _convert(
             expected = f"one ID per retrieved context ({len(contexts)})"
             at.add(dialect.context_ids, expected, f"{len(context_ids)} IDs")
             return None
-    references = _reference_ids(dialect, record, at)
+    given_references = _reference_ids(dialect, record, at)
     ids: list[str] | None = None
     if contexts is not None:
         if context_ids is not None and dialect.context_ids:
@@ -244,25 +268,33 @@ def _convert(
             ids, field, shown = [text_id(t) for t in contexts], dialect.contexts, contexts
         if not _each_once(ids, shown, field, at):
             ids = None
-    if not present or contexts is None or ids is None or references is None:
+    if not present or contexts is None or ids is None or given_references is None:
         return None
+    references, by_text = given_references
+    if context_ids is None and not by_text:
+        ids = _named_by_text(ids, contexts, references, f"{dialect.contexts}", at)
     for n, (item_id, text, source) in enumerate(zip(ids, contexts, sources, strict=True)):
         b.context(item_id, text, f"{dialect.contexts}[{n}]", at, source)
     for n, (item_id, reference_text) in enumerate(references):
         if reference_text is None:
             b.referenced(item_id)
-        else:
+        elif context_ids is None or not by_text or reference_text not in contexts:
             b.context(item_id, reference_text, f"{dialect.reference_texts}[{n}]", at)
-    reference_ids = [item_id for item_id, _ in references]
-    if not reference_ids and reference is not None and reference.strip():
+    groups = [[item_id] for item_id, _ in references]
+    if context_ids is not None and by_text:
+        groups = [
+            [i for i, t in zip(ids, contexts, strict=True) if t == text] or group
+            for group, (_, text) in zip(groups, references, strict=True)
+        ]
+    if not groups and reference is not None and reference.strip():
         expected = "at least one reference context for a record with a reference answer"
         at.add(str(dialect.reference_ids or dialect.reference_texts), expected, "none")
         return None
     question = Question(
         id=qid,
         text=record[present[0]],
-        answerability="answerable" if reference_ids else "unanswerable",
-        required_evidence=[EvidenceGroup(any_of=[i]) for i in reference_ids],
+        answerability="answerable" if groups else "unanswerable",
+        required_evidence=[EvidenceGroup(any_of=group) for group in groups],
         reference_facts=[ReferenceFact(id="reference", text=reference)]
         if reference and reference.strip()
         else [],
