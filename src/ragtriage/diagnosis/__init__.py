@@ -18,6 +18,7 @@ from ._model import (
     StageCount,
     VerdictFields,
     build_breakdown,
+    k_unused,
     verdict_fields,
     verdicts_from_fields,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "diagnose_view",
     "diagnosis_next_actions",
     "explain_inputs",
+    "k_unused",
     "next_action",
     "next_action_rows",
     "register_stage",

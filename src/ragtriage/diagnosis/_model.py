@@ -157,6 +157,14 @@ class Breakdown:
         )
 
 
+def k_unused(k_used: bool, scored: bool) -> str | None:
+    """Why a run's `k` cut no ranking: `context recorded` (every scored result records its
+    context) or `no question scored`; None when it cut some."""
+    if k_used:
+        return None
+    return "context recorded" if scored else "no question scored"
+
+
 @dataclass(frozen=True)
 class RunDiagnosis:
     """One run's diagnosis: every question's verdict and the breakdown."""
@@ -183,8 +191,8 @@ class RunDiagnosis:
     def cutoff(self) -> str | None:
         """`k=5`, `context recorded, k not used`, `no question scored, k not used`, or None
         when there is no k."""
-        if not self.k_used:
-            return f"{'context recorded' if self.questions else 'no question scored'}, k not used"
+        if (why := k_unused(self.k_used, bool(self.questions))) is not None:
+            return f"{why}, k not used"
         return None if self.k is None else f"k={self.k}"
 
     def question(self, question_id: str) -> QuestionDiagnosis:

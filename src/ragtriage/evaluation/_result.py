@@ -16,7 +16,7 @@ from ..calibration import LabelSources
 from ..detectors import (
     RunBoundaries,
 )
-from ..diagnosis import RunDiagnosis
+from ..diagnosis import RunDiagnosis, k_unused
 from ..errors import Problem, choice_problems, counted
 from ..loading import SourceFile
 from ..metrics import (
@@ -176,11 +176,8 @@ class RunEvaluation:
 
     @property
     def k_unused(self) -> str | None:
-        """Why `k` cut no ranking: `context recorded` (every scored result records its
-        context) or `no question scored`; None when it cut some."""
-        if self.k_used:
-            return None
-        return "context recorded" if self.questions else "no question scored"
+        """Why `k` cut no ranking (`diagnosis.k_unused`); None when it cut some."""
+        return k_unused(self.k_used, bool(self.questions))
 
     @property
     def cutoff(self) -> str:
