@@ -4,6 +4,7 @@ workers."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import multiprocessing
 import os
 import pickle
@@ -19,6 +20,7 @@ from native_layers_data import write_dataset
 import ragtriage.columnar._engine_pass as engine_pass
 import ragtriage.columnar._native_eval as native_eval
 import ragtriage.columnar._native_explain as native_explain
+import ragtriage.columnar._native_parts as native_parts
 import ragtriage.columnar._native_records as native_records
 import ragtriage.columnar._native_snapshot as native_snapshot
 import ragtriage.columnar._trec as native_trec
@@ -353,3 +355,30 @@ def test_records_read_in_order_are_read_a_mebibyte_at_a_time_and_again_alone(
     records.found_starts(np.array(starts, dtype=np.int64))
     assert records.parsed([1]) == {1: {"question_id": "q2"}}
     assert opened == [1 << 20, -1]
+
+
+def test_offsets_of_parts_join_after_a_part_with_nothing_in_the_column() -> None:
+    """Each byte range's part holds its own offsets from 0; a part whose records hold nothing
+    in the column (`[0]`) adds nothing, and the parts after it still start where the column
+    had got to (three or more parts read an empty array's last offset before)."""
+    parts = [np.array([0, 2]), np.array([0]), np.array([0]), np.array([0, 1, 3]), np.array([0])]
+    assert native_parts._join_offsets(parts).tolist() == [0, 2, 3, 5]
+    assert native_parts._join_offsets([np.array([0])] * 4).tolist() == [0]
+
+
+@pytest.mark.parametrize("workers", [3, 4, 8])
+def test_a_file_split_into_many_ranges_with_an_empty_column_scores_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """No question has reference facts, so no result has fact labels: the column is empty in
+    every byte range. Read in 3, 4 or 8 ranges (one per worker), the report is the one read
+    whole."""
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 30, exotic=False, jsonl=True)
+    for path, key in ((evalset, "reference_facts"), (run, "fact_labels")):
+        records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != key}) + "\n"
+                                for r in records), "utf-8")
+    alone = evaluate_native(evalset, snapshot, [run], workers=1, allow_unreviewed=True)
+    monkeypatch.setattr(native_records, "_SPLIT_BYTES", 1)
+    split = evaluate_native(evalset, snapshot, [run], workers=workers, allow_unreviewed=True)
+    assert dumps(evaluation_json(split)) == dumps(evaluation_json(alone))

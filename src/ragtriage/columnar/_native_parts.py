@@ -63,9 +63,12 @@ def _map(
 
 
 def _join_offsets(parts: Sequence[np.ndarray]) -> np.ndarray:
-    out = [parts[0]]
+    """Each part's offsets (from 0) after the parts before it: shifted by where they ended
+    (a part with nothing in the column, `[0]`, adds no offset)."""
+    out, end = [parts[0]], parts[0][-1]
     for offsets in parts[1:]:
-        out.append(offsets[1:] + out[-1][-1])
+        out.append(offsets[1:] + end)
+        end = end + offsets[-1]
     return np.concatenate(out)
 
 
