@@ -37,6 +37,8 @@ def test_example_policy_fails_baseline_with_named_rules() -> None:
     data = json.loads(out)
     policy = example_paths().policy
     assert data["policy"]["sha256"] == hashlib.sha256(policy.read_bytes()).hexdigest()
+    # Named as the example's other files are, whatever folder the package is installed in.
+    assert data["policy"]["path"] == "ragtriage:example/data/policy.toml"
     failed = {r["name"]: r["questions"] for r in data["rules"] if r["verdict"] == "fail"}
     assert list(failed) == [
         "no permission_leak",

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text, refused_once
 from ..fileio import decode, file_problem, parse_json, parse_toml, read_bytes
-from ..loading import pydantic_problems
+from ..loading import display_path, pydantic_problems
 from ..metrics import lookup, parse_measure
 from ..paths import PathArg, as_path, file_suffix
 from ._policy_format import (
@@ -259,4 +259,4 @@ def load_policy(path: PathArg) -> LoadedPolicy:
     _semantic(_Rules.of(data), file, collector, stage_order())
     if policy is None or collector.problems or refused:
         raise InputError(refused_once(refused, collector.problems))
-    return LoadedPolicy(policy, file, hashlib.sha256(raw).hexdigest())
+    return LoadedPolicy(policy, display_path(path), hashlib.sha256(raw).hexdigest())
