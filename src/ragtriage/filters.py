@@ -14,7 +14,7 @@ that stage), not a mistake: the report is empty.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, get_args
 
@@ -68,9 +68,11 @@ class QuestionSelection:
 
     def describe(self) -> str:
         """The selection as one line (`all questions` when empty)."""
+        from .evaluation import ALL_QUESTIONS
+
         kinds = {"tag": self.tags, "split": self.splits, "stage": self.stages, "id": self.ids}
         parts = [f"{name} {' or '.join(values)}" for name, values in kinds.items() if values]
-        return " and ".join(parts) if parts else "all questions"
+        return " and ".join(parts) if parts else ALL_QUESTIONS
 
 
 ID_EXPECTED = "the ID of a question of the evaluation set, or a glob matching one"
@@ -165,7 +167,7 @@ def score_selected(
         raise RuntimeError("the scoring function never gave the question IDs to ids_check")
     if selection.stages and looked:  # `kept` ran before the engine's stage condition
         looked.intersection_update(_scored_ids(result))
-    return SelectedScore(result, len(held), len(looked))
+    return SelectedScore(replace(result, selection=selection.describe()), len(held), len(looked))
 
 
 def _scored_ids(evaluation: Evaluation) -> set[str]:
@@ -192,9 +194,10 @@ def evaluate_selected(
     from .evaluation import FieldFilter
 
     check_id_patterns(selection.ids, (q.id for q in dataset.evalset.questions))
-    return evaluate(
+    result = evaluate(
         dataset,
         question_filter=FieldFilter(selection.matches_question),
         stages=selection.stages,
         **options,  # type: ignore[arg-type]
     )
+    return replace(result, selection=selection.describe())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import ragtriage.diagnosis._pipeline as pipeline
 from loader_path import READERS, invoke
 from ragtriage.columnar import evaluate, evaluate_native
 from ragtriage.diagnosis import Finding, register_stage
-from ragtriage.evaluation import Evaluation
+from ragtriage.evaluation import ALL_QUESTIONS, Evaluation
 from ragtriage.example import example_paths
 from ragtriage.filters import QuestionSelection, evaluate_selected
 from ragtriage.loading import load_dataset
@@ -47,6 +48,10 @@ def two_passes(score: Score, selection: QuestionSelection) -> Evaluation:
 
 
 def _shown(evaluation: Evaluation) -> tuple[str, str, tuple[str, ...], list[bool]]:
+    # What the engine scored. The record of which questions were asked for is the request's
+    # (`evaluate_selected` sets it; tests/core/test_core_selection_recorded.py), and the
+    # engine called with a filter function, as here, cannot name it.
+    evaluation = replace(evaluation, selection=ALL_QUESTIONS)
     return (
         dumps(evaluation_json(evaluation)),
         render_markdown(evaluation),

@@ -205,7 +205,12 @@ def test_one_question_is_counted_in_the_singular() -> None:
     args = ("gate", "--example", "--id", "exact-code", "--candidate", "improved")
     code, out, _ = _invoke(*args)
     assert code == 1
-    assert out.splitlines()[0].endswith("; 10 passed, 1 failed, 3 skipped, 1 question")
+    assert " ".join(out.split("┏")[0].split()).endswith(  # the headline, however wrapped
+        "; 10 passed, 1 failed, 3 skipped, 1 question, selected by id exact-code"
+    )
     code, out, _ = _invoke(*args, "--format", "markdown")
     assert code == 1
-    assert "\nRun `improved`, 1 question; policy **LumenQ release policy** (`" in out
+    assert (
+        "\nRun `improved`, 1 question, selected by id exact-code; "
+        "policy **LumenQ release policy** (`" in out
+    )

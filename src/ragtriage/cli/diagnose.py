@@ -39,11 +39,10 @@ from ._dataset import dataset_options, print_notice
 def diagnose_command(request: Request, fmt: str, output: Path | None) -> None:
     """Say where each question of DATASET's runs failed: primary stage, secondary ones, IDs."""
     evaluation, found = held(diagnose_request(request, notify=print_notice))
-    described = request.selection.describe()
     if fmt == "json":
-        text = dumps(diagnosis_report_json(evaluation, described))
+        text = dumps(diagnosis_report_json(evaluation))
     elif fmt == "markdown":
-        text = render_diagnosis_markdown(found, described)
+        text = render_diagnosis_markdown(found, evaluation.selection)
     else:
-        text = render_diagnosis_table(found, terminal_width())
+        text = render_diagnosis_table(found, terminal_width(), evaluation.selection)
     write_output(text, output)

@@ -272,6 +272,7 @@ def compare(
         len(selected[0].questions) + len(selected[0].no_result),
         tuple(warnings),
         evaluation.sources,
+        selection=evaluation.selection,
     )
 
 

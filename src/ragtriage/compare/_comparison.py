@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .._version import __version__
 from ..diagnosis import QuestionDiagnosis
+from ..evaluation import ALL_QUESTIONS
 from ..loading import SourceFile
 from ..metrics import Measure
 from ._provenance import ProvenanceDiff
@@ -211,6 +212,8 @@ class Comparison:
     """Input files with hashes."""
     tool_version: str = __version__
     """ragtriage version."""
+    selection: str = ALL_QUESTIONS
+    """Which questions were asked for (the evaluation's `selection`)."""
 
     def not_applicable(self) -> tuple[str, ...]:
         """The measures not applicable in any run (in measure order): in every pair, neither

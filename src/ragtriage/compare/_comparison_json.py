@@ -111,6 +111,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
             "methods": methods(comparison),
         },
         "questions": comparison.questions,
+        "selection": comparison.selection,
         "warnings": list(comparison.warnings),
         "groups": [_group_json(g) for g in comparison.groups],
         "comparisons": [_pair_json(p) for p in comparison.pairs],

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from .._console import text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
+from ..evaluation import selected_by
 from ..metrics import not_applicable_line, value_text
 from ._comparison import (
     STATUS_ORDER,
@@ -170,7 +171,8 @@ def render_comparison_table(
             console.print(text_table("conditions that differ", header, _provenance_rows(pair)))
         console.print(
             text_table(
-                f"metrics over paired questions (of {comparison.questions})",
+                f"metrics over paired questions (of {comparison.questions}"
+                f"{selected_by(comparison.selection)})",
                 metric_header(comparison.level),
                 metric_rows(pair, hidden),
                 wrap_first=False,
@@ -224,7 +226,8 @@ def render_comparison_markdown(comparison: Comparison) -> str:
                 ["condition", pair.base.label, pair.candidate.label], _provenance_rows(pair)
             )
             lines.append("")
-        lines += [f"Metrics over paired questions (of {comparison.questions}):", ""]
+        of = f"{comparison.questions}{selected_by(comparison.selection)}"
+        lines += [f"Metrics over paired questions (of {md_text(of)}):", ""]
         lines += md_table(metric_header(comparison.level), metric_rows(pair))
     m = methods(comparison)
     lines += [

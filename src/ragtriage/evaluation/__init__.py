@@ -8,6 +8,7 @@ from ._assemble import (
     slice_rows,
 )
 from ._result import (
+    ALL_QUESTIONS,
     NO_RESULT,
     Evaluation,
     FieldFilter,
@@ -20,9 +21,11 @@ from ._result import (
     k_note,
     no_result_note,
     option_problems,
+    selected_by,
 )
 
 __all__ = [
+    "ALL_QUESTIONS",
     "NO_RESULT",
     "Evaluation",
     "FieldFilter",
@@ -38,5 +41,6 @@ __all__ = [
     "no_result_note",
     "option_problems",
     "run_evidence_level",
+    "selected_by",
     "slice_rows",
 ]

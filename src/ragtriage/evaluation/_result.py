@@ -186,6 +186,15 @@ class RunEvaluation:
         return f"k={self.k}" if self.k_unused is None else f"{self.k_unused}, k not used"
 
 
+ALL_QUESTIONS = "all questions"
+"""The selection of a result that keeps every question (`Evaluation.selection`)."""
+
+
+def selected_by(selection: str) -> str:
+    """`, selected by tag refunds` after a count of questions; "" for every question."""
+    return "" if selection == ALL_QUESTIONS else f", selected by {selection}"
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """The result of `evaluate`: every run, the measures used and the provenance."""
@@ -214,6 +223,9 @@ class Evaluation:
     """The snapshot's `snapshot_id` (None: not known)."""
     evalset_snapshot_id: str | None = None
     """The `snapshot_id` the evaluation set records (None: none, or not known)."""
+    selection: str = ALL_QUESTIONS
+    """Which questions were asked for (`filters.QuestionSelection.describe`: `all questions`,
+    or e.g. `tag refunds and split dev`); the holdout is left out unless included either way."""
     questions: Sequence[Question] = field(default=(), repr=False, compare=False)
     """The questions evaluated (those the question filter kept), in evaluation-set order (on
     files read by `evaluate_native`, read again from the file when they are used)."""

@@ -322,4 +322,5 @@ def gate(
         _unique([_fail_non_finite(r) for r in results]),
         evaluation.sources,
         no_result=target.no_result,
+        selection=evaluation.selection,
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .._version import __version__
+from ..evaluation import ALL_QUESTIONS
 from ..loading import SourceFile
 
 Verdict = Literal["pass", "fail", "skipped"]
@@ -58,6 +59,8 @@ class GateResult:
     """ragtriage version."""
     no_result: tuple[str, ...] = ()
     """Questions the gated run has no result for (`allow_missing`): not gated, listed."""
+    selection: str = ALL_QUESTIONS
+    """Which questions were asked for (the evaluation's `selection`)."""
 
     @property
     def passed(self) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 from .._console import escaped, text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
 from ..errors import counted
-from ..evaluation import NO_RESULT
+from ..evaluation import NO_RESULT, selected_by
 from ..loading import report_head
 from ._verdict import GateResult
 
@@ -32,6 +32,7 @@ def gate_json(result: GateResult) -> dict[str, Any]:
         "run": result.run,
         "baseline": result.baseline,
         "questions": result.questions,
+        "selection": result.selection,
         "no_result": list(result.no_result),
         "passed": result.passed,
         "counts": {v: result.count(v) for v in ("pass", "fail", "skipped")},
@@ -60,7 +61,8 @@ def _headline(result: GateResult) -> str:
         f"gate {verdict}: run {result.run}{against}, policy {result.policy_name!r} "
         f"(sha256 {result.policy_sha256}); {result.count('pass')} passed, "
         f"{result.count('fail')} failed, {result.count('skipped')} skipped, "
-        f"{counted(result.questions, 'question')}{_no_result(result)}"
+        f"{counted(result.questions, 'question')}{selected_by(result.selection)}"
+        f"{_no_result(result)}"
     )
 
 
@@ -94,7 +96,8 @@ def render_gate_markdown(result: GateResult) -> str:
     against = f" against {md_code(result.baseline)}" if result.baseline else ""
     lines += [
         f"Run {md_code(result.run)}{against}, {counted(result.questions, 'question')}"
-        f"{md_text(_no_result(result))}; policy **{md_text(result.policy_name)}** "
+        f"{md_text(selected_by(result.selection) + _no_result(result))}; "
+        f"policy **{md_text(result.policy_name)}** "
         f"({md_code(result.policy_path)}, sha256 `{result.policy_sha256}`).",
         "",
     ]
@@ -139,6 +142,7 @@ def render_junit(result: GateResult) -> str:
         ("run", result.run),
         ("baseline", result.baseline or ""),
         ("questions", str(result.questions)),
+        ("selection", result.selection),
         ("no_result", ", ".join(result.no_result)),
     ):
         ET.SubElement(props, "property", name=key, value=_xml(value))

@@ -15,7 +15,7 @@ from ..diagnosis import (
     SliceBreakdown,
     diagnosis_next_actions,
 )
-from ..evaluation import Evaluation, no_result_note
+from ..evaluation import ALL_QUESTIONS, Evaluation, no_result_note
 from ..loading import report_head
 
 NEXT_ACTION_HEADER = ["stage", "try first", "hold fixed"]
@@ -70,14 +70,14 @@ def breakdown_json(breakdown: Breakdown) -> dict[str, Any]:
     }
 
 
-def diagnosis_report_json(evaluation: Evaluation, selection: str) -> dict[str, Any]:
+def diagnosis_report_json(evaluation: Evaluation) -> dict[str, Any]:
     """The whole `diagnose --format json` document: tool, inputs, selection and every run's
-    diagnosis (as the evaluation carries it)."""
+    diagnosis (as the evaluation carries them)."""
     from .._version import __version__
 
     return {
         **report_head(__version__, evaluation.sources),
-        "selection": selection,
+        "selection": evaluation.selection,
         "runs": [run_diagnosis_json(run.diagnosis) for run in evaluation.runs],
     }
 
@@ -161,10 +161,15 @@ _STAGE_HEADER = ["stage", "primary", "present (primary or secondary)"]
 _QUESTION_HEADER = ["question", "primary", "secondary", "proving IDs", "why (primary)"]
 
 
-def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> str:
-    """The terminal report: per run the slice breakdown (worst first), stages, failing questions."""
+def render_diagnosis_table(
+    runs: Sequence[RunDiagnosis], width: int = 120, selection: str = ALL_QUESTIONS
+) -> str:
+    """The terminal report: the selection (when some questions were asked for), then per run
+    the slice breakdown (worst first), stages, failing questions."""
     buffer = io.StringIO()
     console = text_console(buffer, width)
+    if selection != ALL_QUESTIONS:
+        console.print(f"note: only the questions selected by {selection} are diagnosed")
     for run in runs:
         k = f"{run.cutoff}, " if run.cutoff is not None else ""
         note = no_result_note(run.run, run.no_result)
@@ -195,7 +200,7 @@ def render_diagnosis_table(runs: Sequence[RunDiagnosis], width: int = 120) -> st
 
 
 def render_diagnosis_markdown(
-    runs: Sequence[RunDiagnosis], selection: str = "all questions"
+    runs: Sequence[RunDiagnosis], selection: str = ALL_QUESTIONS
 ) -> str:
     """A paste-ready pull-request summary: one line per run, then its tables."""
     lines = ["## ragtriage diagnosis", ""]

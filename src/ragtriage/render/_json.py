@@ -145,6 +145,7 @@ def evaluation_json(evaluation: Evaluation, questions: bool = True) -> dict[str,
         ],
         "runs": [run_json(run) for run in evaluation.runs],
         "calibration_notes": list(evaluation.calibration_notes),
+        "selection": evaluation.selection,
     }
 
 

@@ -12,7 +12,7 @@ from .._console import text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
-from ..evaluation import NO_RESULT, Evaluation, no_result_note
+from ..evaluation import ALL_QUESTIONS, NO_RESULT, Evaluation, no_result_note
 from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line, value_text
 from ._boundaries import evaluation_boundary_lines
 from ._diagnosis import NEXT_ACTION_HEADER, SLICE_HEADER, slice_rows
@@ -102,9 +102,12 @@ def _question_rows(
 
 
 def report_notes(evaluation: Evaluation) -> list[str]:
-    """The notes under a report's summary: questions without a result, per run
-    (`--allow-missing`), then the calibration notes."""
-    found = (no_result_note(run.name, run.no_result) for run in evaluation.runs)
+    """The notes under a report's summary: the question selection (when some questions were
+    asked for), questions without a result, per run (`--allow-missing`), then the calibration
+    notes."""
+    found = [no_result_note(run.name, run.no_result) for run in evaluation.runs]
+    if evaluation.selection != ALL_QUESTIONS:
+        found.insert(0, f"only the questions selected by {evaluation.selection} are scored")
     return [*(note for note in found if note is not None), *evaluation.calibration_notes]
 
 
