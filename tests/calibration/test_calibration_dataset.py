@@ -98,3 +98,24 @@ def test_the_dataset_is_loaded_once(example: Path, monkeypatch: pytest.MonkeyPat
     inputs = [(i["role"], i["kind"]) for i in json.loads(result.stdout)["inputs"]]
     assert inputs == [("judge", "labels"), ("human", "evalset"), ("human", "snapshot"),
                       ("human", "run")]
+
+
+def test_judge_labels_by_the_runs_generator_are_refused_as_evaluate_refuses_them(
+    example: Path,
+) -> None:
+    labels = json.loads((example / "judge.json").read_text(encoding="utf-8"))
+    for entry in labels["claim_labels"] + labels["fact_labels"]:
+        entry["label"]["labeller"]["name"] = "example-chat-model"  # the baseline's generator
+    (example / "judge.json").write_text(json.dumps(labels), encoding="utf-8")
+    refused = _calibrate(example)
+    run = example / "runs" / "baseline.json"
+    assert refused.exit_code == 2
+    assert refused.stderr.splitlines()[:2] == [
+        "Error: 13 problems found in the input:",
+        f"- {run}: question 'exact-code': claims.labels.labeller.name: expected a judge other "
+        "than the run's generator 'example-chat-model' (or --accept-self-labelling); found "
+        "'example-chat-model'",
+    ]
+    accepted = _calibrate(example, "--accept-self-labelling")
+    assert accepted.exit_code == 0, accepted.stderr
+    assert _paired(accepted) == (17, 15, 17, 17)

@@ -248,3 +248,27 @@ def test_each_label_file_is_read_once_with_a_dataset(
         *(("judge", str(path)) for path in judge_files),
         *(("human", str(path)) for path in human_files), ("human", str(article_fixture)),
     ]
+
+
+def test_a_stale_label_is_left_out_as_evaluate_leaves_it_out(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    judge_files, _ = _files(article_fixture, tmp_path)
+    label = ClaimLabel(verdict="supported", supported_by=["retention-v2"],
+                       labeller=Labeller(kind="human", name="cy"),
+                       context_hash="sha256:" + "0" * 64)  # another context than the result's
+    stale = _write(tmp_path / "stale.json", LabelSet(run="synthetic-baseline", claim_labels=[
+        ClaimLabelEntry(question_id="missing-answer", claim_id="c1", label=label)
+    ]))
+    result = CliRunner().invoke(calibrate_command, [
+        str(article_fixture), "--judge-labels", str(judge_files[0]), "--human-labels", str(stale),
+        "--format", "json",
+    ])
+    assert (result.exit_code, result.stderr) == (
+        0, "note: 1 stale label not used: made against another context than the result's now\n"
+    )
+    data = json.loads(result.stdout)
+    assert data["reviewers"] == ["article-reviewer"]
+    human = data["claim_support"][0]["human_only"]
+    assert (human["estimate"], human["n_labelled"]) == (0.75, 4)
+    assert data["claims"]["human_cannot_judge"]["numerator"] == 0

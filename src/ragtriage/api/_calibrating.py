@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..holdout import DEFAULT_WARN_AFTER, holdout_ids
+from ..errors import InputError, counted
+from ..holdout import DEFAULT_WARN_AFTER, Notice, holdout_ids
 from ..paths import PathArg, as_paths
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ def calibrate_labels(
     snapshot: PathArg | None = None,
     runs: Iterable[PathArg] | PathArg = (),
     confidence: float = 0.95,
+    accept_self_labelling: bool = False,
     include_holdout: bool = False,
     who: str | None = None,
     holdout_warn_after: int = DEFAULT_WARN_AFTER,
@@ -31,9 +33,12 @@ def calibrate_labels(
 
     DATASET (optional) adds the human labels embedded in its runs (e.g. an article file), and
     its holdout questions' items are left out unless `include_holdout`, whose look is
-    recorded once the calibration is made (as `export_trec_files` records it).
+    recorded once the calibration is made (as `export_trec_files` records it). With DATASET,
+    the labels are those `evaluate` uses: stale ones are left out (and counted in a note), and
+    judge labels made by a run's own generator are refused unless `accept_self_labelling`.
     """
     from ..calibration import calibrate_files
+    from ..detectors import find_self_labelling, self_labelling_problems
     from ..request import Request, log_notice
     from ..validation import load_checked
 
@@ -55,12 +60,21 @@ def calibrate_labels(
     # `evaluate --labels` checks them. The runs then hold the human label files' labels too:
     # read again as embedded, each agrees with itself (`agreed_verdict`), so counts are kept.
     loaded = load_checked(dataset, snapshot, request.runs, request.labels)
+    if not accept_self_labelling:  # refused as `evaluate` refuses it (`input_problems`)
+        files = {run.name: loaded.run_file(run.name) for run in loaded.runs}
+        if problems := self_labelling_problems(find_self_labelling(loaded.runs), files):
+            raise InputError(problems)
     held = holdout_ids(loaded.evalset)
     calibration = calibrate_files(judged, reviewed, dataset=loaded, confidence=confidence,
                                   left_out=frozenset() if include_holdout else held)
     labelled = {r.question_id for run in loaded.runs for r in run.results
                 if r.fact_labels or any(claim.labels for claim in r.claims or ())}
     names = [run.name for run in loaded.runs]
-    for notice in request.holdout_notices(len(held & labelled), "calibrate", names, "uses"):
+    notices = request.holdout_notices(len(held & labelled), "calibrate", names, "uses")
+    if calibration.stale_labels:
+        stale = counted(calibration.stale_labels, "stale label")
+        text = f"{stale} not used: made against another context than the result's now"
+        notices = (*notices, Notice("note", text))
+    for notice in notices:
         (notify or log_notice)(notice)
     return calibration

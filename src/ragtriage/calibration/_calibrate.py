@@ -6,8 +6,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
 
+from ..detectors import is_stale, label_context_hash
 from ..errors import ProblemCollector, option_problem
-from ..loading import Dataset, SourceFile, Wanted, read_file
+from ..loading import Dataset, SnapshotIndex, SourceFile, Wanted, read_file
 from ..paths import PathArg, as_paths
 from ..schemas import (
     ClaimLabel,
@@ -70,6 +71,9 @@ class Calibration:
     """Nominal coverage of the intervals."""
     inputs: tuple[tuple[str, SourceFile], ...] = ()
     """The files compared, as (`judge` or `human`, file with its hash)."""
+    stale_labels: int = 0
+    """Labels left out as `evaluate` leaves them out: made against another context than
+    their result's now (only known with a dataset)."""
 
 
 def _merge(verdicts: Sequence[str]) -> str:
@@ -188,6 +192,35 @@ def labels_in_runs(runs: Sequence[Run], kind: str, source: str) -> list[tuple[st
     return out
 
 
+def fresh_sets(
+    dataset: Dataset, sets: Sequence[tuple[str, LabelSet]]
+) -> list[tuple[str, LabelSet]]:
+    """The label sets without the labels `evaluate` leaves out as stale (`detectors.is_stale`
+    against the hash of the context of the result each names, at its run's cut-off)."""
+    index, ks = SnapshotIndex.build(dataset.snapshot), dataset.cutoffs()
+    results = {(run.name, res.question_id): res for run in dataset.runs for res in run.results}
+
+    def fresh(run: str, qid: str, label: ClaimLabel | FactLabel) -> bool:
+        result = results.get((run, qid))  # a label naming no result is refused on loading
+        if label.context_hash is None or result is None:
+            return True
+        return not is_stale(label, label_context_hash(result, index, ks[run]))
+
+    return [
+        (path, labels.model_copy(update={
+            "claim_labels": [e for e in labels.claim_labels
+                             if fresh(labels.run, e.question_id, e.label)],
+            "fact_labels": [e for e in labels.fact_labels
+                            if fresh(labels.run, e.question_id, e.label)],
+        }))
+        for path, labels in sets
+    ]
+
+
+def _count(sets: Sequence[tuple[str, LabelSet]]) -> int:
+    return sum(len(labels.claim_labels) + len(labels.fact_labels) for _, labels in sets)
+
+
 def calibrate_files(
     judge_files: Sequence[PathArg],
     human_files: Sequence[PathArg],
@@ -199,11 +232,13 @@ def calibrate_files(
     """Read the label files (every problem of every file at once) and calibrate; or take them
     as `dataset` read them (loaded with them, judge files first), whose runs' embedded human
     labels (e.g. an article-format file's reviews) count too and whose other files are
-    human inputs. The items of the questions `left_out` do not count (`calibrate`). The
-    result lists every input file with its hash."""
+    human inputs; with `dataset`, stale labels are left out as `evaluate` leaves them out
+    (`fresh_sets`) and counted. The items of the questions `left_out` do not count
+    (`calibrate`). The result lists every input file with its hash."""
     judge_files, human_files = as_paths(judge_files), as_paths(human_files)
     judged = len(judge_files)
     embedded: list[tuple[str, LabelSet]] = []
+    stale = 0
     if dataset is None:
         collector = ProblemCollector()
         read = []
@@ -215,12 +250,16 @@ def calibrate_files(
         sets = [(path, cast(LabelSet, file.content)) for path, file in read]
         sources, others = [file.source for _, file in read], []
     else:
-        sets = list(dataset.label_sets)
+        sets = fresh_sets(dataset, dataset.label_sets)
         sources = [source for source in dataset.sources if source.kind == "labels"]
         others = [source for source in dataset.sources if source.kind != "labels"]
         embedded = labels_in_runs(dataset.runs, "human", dataset.sources[0].path)
+        # The human files' labels are in the runs too (attached): counted once, as embedded.
+        stale = _count(dataset.label_sets[:judged]) - _count(sets[:judged]) + _count(embedded)
+        embedded = fresh_sets(dataset, embedded)
+        stale -= _count(embedded)
     inputs = [("judge" if at < judged else "human", source) for at, source in enumerate(sources)]
     inputs += [("human", source) for source in others]
     cal = calibrate(sets[:judged], sets[judged:] + embedded, confidence=confidence,
                     left_out=left_out)
-    return replace(cal, inputs=tuple(inputs))
+    return replace(cal, inputs=tuple(inputs), stale_labels=stale)

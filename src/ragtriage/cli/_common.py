@@ -306,6 +306,13 @@ K_HELP = "Cut-off: the top k of the final ranking is the context when a run reco
 k_option = click.option("-k", "k", type=KType(), default=None, help=K_HELP)
 """`-k N`: the command receives `k: int | None`."""
 
+self_labelling_option = click.option(
+    "--accept-self-labelling",
+    is_flag=True,
+    help="Use judge labels made by the run's own generator (scores they affect are marked).",
+)
+"""`--accept-self-labelling`: the command receives `accept_self_labelling: bool`."""
+
 
 def run_context_options(func: Callable[..., R]) -> Callable[..., R]:
     """`--snapshot`, `--run` (repeatable) and `-k`: the runs whose final contexts the command

@@ -27,6 +27,7 @@ from ._common import (
     packed,
     run_option,
     say,
+    self_labelling_option,
     snapshot_option,
     with_options,
 )
@@ -87,11 +88,7 @@ def dataset_options(*, metrics: bool = True) -> Callable[[Callable[..., R]], Cal
         ),
         click.option("--allow-unreviewed", is_flag=True, help=UNREVIEWED_HELP),
         click.option("--allow-missing", is_flag=True, help=MISSING_HELP),
-        click.option(
-            "--accept-self-labelling",
-            is_flag=True,
-            help="Use judge labels made by the run's own generator; affected metrics are marked.",
-        ),
+        self_labelling_option,
         click.option(
             "--evidence-level",
             type=click.Choice(get_args(LevelChoice)),

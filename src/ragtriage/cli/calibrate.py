@@ -20,6 +20,7 @@ from ._common import (
     output_path_option,
     report_options,
     run_option,
+    self_labelling_option,
     snapshot_option,
     terminal_width,
     write_output,
@@ -59,6 +60,7 @@ from ._holdout import holdout_options
     default=0.95,
     help="Coverage of the confidence intervals.",
 )
+@self_labelling_option
 @report_options(("table", "json"))
 @output_path_option(
     "--record",

@@ -5,6 +5,7 @@ cached in SQLite) and an offline lexical baseline. A reply that cannot be parsed
 fails after its retries, becomes `cannot_judge` with the reason: never a made-up verdict.
 """
 
+from ..detectors import final_context, label_context_hash
 from ..fileio import content_hash
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions, EndpointError, Reply
@@ -39,10 +40,8 @@ from ._runner import (
     JudgeResult,
     Progress,
     check_judgeable,
-    final_context,
     judge_dataset,
     judge_dataset_async,
-    label_context_hash,
     load_judgeable,
     passages_for,
 )

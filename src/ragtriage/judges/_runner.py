@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from ..detectors import context_hash, context_texts
+from ..detectors import context_texts, final_context, label_context_hash
 from ..errors import InputError, Problem
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg
@@ -149,25 +149,12 @@ def load_judgeable(
     )
 
 
-def final_context(result: QuestionResult, k: int | None) -> tuple[str, ...]:
-    """IDs of the final context: the recorded one, else the top k of the final ranking."""
-    if result.context is not None:
-        return tuple(item.id for item in result.context)
-    ranking = result.reranked if result.reranked is not None else result.candidates
-    return tuple(item.id for item in ranking[: k if k is not None else None])
-
-
 def passages_for(
     result: QuestionResult, index: SnapshotIndex, k: int | None
 ) -> tuple[Passage, ...]:
     """The final context with its text: recorded text, else the snapshot's text for the ID."""
     pairs = context_texts(result, final_context(result, k), index)
     return tuple(Passage(pid, text) for pid, text in pairs)
-
-
-def label_context_hash(result: QuestionResult, index: SnapshotIndex, k: int | None) -> str:
-    """The hash `evaluate` checks labels against (see `detectors.labels_trust`)."""
-    return context_hash(result, final_context(result, k), index, k)
 
 
 def _fallback_claims(answer: str) -> list[Claim]:
