@@ -132,3 +132,25 @@ def test_ppi_interval_covers_the_truth_in_at_least_93_percent_of_200_simulations
     assert covered == 194  # pinned: the simulation is seeded
     # With a useful judge the corrected interval is narrower than the human-only one.
     assert float(np.mean(widths_ppi)) < float(np.mean(widths_human))
+
+
+def test_the_ppi_estimate_is_a_share_inside_its_interval() -> None:
+    # Three claims the judge cannot judge (0.5) that humans call supported, and 40 claims only
+    # the judge labelled, all supported: the correction alone gives 0.375 + 1 = 1.375.
+    got = ppi_mean([1.0, 1.0, 1.0, 0.0], [0.5, 0.5, 0.5, 0.0], [1.0] * 40)
+    assert (got.estimate, got.low, got.high, got.weight) == (1.0, 1.0, 1.0, 1.0)
+    low = ppi_mean([0.0, 0.0, 0.0, 1.0], [0.5, 0.5, 0.5, 1.0], [0.0] * 40)
+    assert (low.estimate, low.low, low.high) == (0.0, 0.0, 0.0)
+
+
+def test_one_unlabelled_claim_gives_the_human_estimate_as_none_does() -> None:
+    # The judge's variance on the unlabelled claims needs two of them: with fewer, the
+    # estimate is the human one, whose counts still show the claim the humans left.
+    truth = [1.0, 0.0, 1.0]
+    one = ppi_mean(truth, [1.0, 0.0, 1.0], [1.0])
+    human = classical_mean(truth)
+    assert (one.estimate, one.low, one.high, one.weight) == (
+        human.estimate, human.low, human.high, None
+    )
+    assert (one.n_labelled, one.n_unlabelled) == (3, 1)
+    assert ppi_mean(truth, [1.0, 0.0, 1.0], []) == human

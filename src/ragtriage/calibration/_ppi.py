@@ -13,15 +13,18 @@ minus the judge's bias measured on L. lam is power-tuned (Angelopoulos et al., "
 lam = Cov_L(Y, f) / ((1 + n / N) * Var(f)), clipped to [0, 1], so a judge that tells little
 about the human labels is down-weighted and the interval is never much wider than the
 human-only one. The estimate is unbiased for the human-label mean whatever the judge, as long
-as L is a random subset of the items. When every judged item is human labelled (N = 0) the
-estimate is the human mean with its classical interval.
+as L is a random subset of the items. The estimate is a share: it is clipped to [0, 1], as
+the interval's bounds are, so the interval always contains it (a judge far off on L can push
+the uncorrected sum past 1). When fewer than two judged items lack a human label (N < 2: the
+variance of f on U cannot be estimated) the estimate is the human mean with its classical
+interval, and N is still reported.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist, fmean, variance
 
 
@@ -30,7 +33,7 @@ class MeanEstimate:
     """A mean with a confidence interval; values are None when too few items exist."""
 
     estimate: float | None
-    """The point estimate."""
+    """The point estimate (clipped to [0, 1] for a share)."""
     low: float | None
     """Lower bound of the interval (clipped to [0, 1] for a share)."""
     high: float | None
@@ -70,18 +73,17 @@ def ppi_mean(
     if len(labelled_truth) != len(labelled_pred):
         raise ValueError("labelled truth and predictions must be paired (same length)")
     n, big_n = len(labelled_truth), len(unlabelled_pred)
-    if big_n == 0:
-        return classical_mean(labelled_truth, confidence)
-    if n < 2 or big_n < 2:
+    if big_n < 2:
+        return replace(classical_mean(labelled_truth, confidence), n_unlabelled=big_n)
+    if n < 2:
         return MeanEstimate(None, None, None, confidence, n, big_n)
     lam = power_tuning(labelled_truth, labelled_pred, unlabelled_pred)
     residual = [y - lam * f for y, f in zip(labelled_truth, labelled_pred, strict=True)]
     estimate = fmean(residual) + lam * fmean(unlabelled_pred)
     spread = math.sqrt(variance(residual) / n + lam * lam * variance(unlabelled_pred) / big_n)
     half = NormalDist().inv_cdf(0.5 + confidence / 2) * spread
-    return MeanEstimate(
-        estimate, _clip(estimate - half), _clip(estimate + half), confidence, n, big_n, lam
-    )
+    low, high = _clip(estimate - half), _clip(estimate + half)
+    return MeanEstimate(_clip(estimate), low, high, confidence, n, big_n, lam)
 
 
 def power_tuning(
