@@ -272,3 +272,23 @@ def test_a_stale_label_is_left_out_as_evaluate_leaves_it_out(
     human = data["claim_support"][0]["human_only"]
     assert (human["estimate"], human["n_labelled"]) == (0.75, 4)
     assert data["claims"]["human_cannot_judge"]["numerator"] == 0
+
+
+def test_humans_only_reads_every_human_label_of_the_run(tmp_path: Path) -> None:
+    # The judge labelled q1-q3; humans labelled q1-q6 (q4-q6 unsupported).
+    judge = [("q1", "supported"), ("q2", "supported"), ("q3", "unsupported")]
+    human = [*judge, ("q4", "unsupported"), ("q5", "unsupported"), ("q6", "unsupported")]
+
+    def labels(kind: str, items: list[tuple[str, str]]) -> LabelSet:
+        labeller = Labeller(kind=kind, name="x", prompt_version="v1" if kind == "judge" else None)  # type: ignore[arg-type]
+        return LabelSet(run="r1", claim_labels=[ClaimLabelEntry(
+            question_id=q, claim_id="c1", label=ClaimLabel(
+                verdict=v, supported_by=["d1"] if v == "supported" else [], labeller=labeller,
+            ),  # type: ignore[arg-type]
+        ) for q, v in items])
+
+    cal = calibrate_files([_write(tmp_path / "j.json", labels("judge", judge))],
+                          [_write(tmp_path / "h.json", labels("human", human))])
+    humans = cal.support[0].human_only
+    assert (humans.estimate, humans.n_labelled, cal.human_only_items) == (2 / 6, 6, 3)
+    assert (cal.support[0].ppi.n_labelled, cal.support[0].ppi.n_unlabelled) == (3, 0)

@@ -43,7 +43,8 @@ class SupportEstimate:
     """Judge-supported / judge-judged claims: what `evaluate --label-policy judge` reports
     (judge-labelled, uncalibrated)."""
     human_only: MeanEstimate
-    """Human-supported share of the human-judged claims, with its interval."""
+    """Human-supported share of the run's human-judged claims (those the judge did not label
+    too), with its interval."""
     ppi: MeanEstimate
     """The prediction-powered estimate: judge labels on every claim, corrected with the
     human-labelled ones."""
@@ -163,8 +164,12 @@ def _support(
         elif verdict != "cannot_judge":  # claims humans cannot judge are outside claim_support
             truth.append(1.0 if verdict == "supported" else 0.0)
             pred.append(PREDICTION[judge[key]])
+    # Humans alone: every claim of the run they judged, whether the judge labelled it or not.
+    humans = [v == "supported" for k, v in sorted(human.items())
+              if k[0] == run and k[2] == "claim" and v != "cannot_judge"]
     return SupportEstimate(
-        run, judge_only, classical_mean(truth, confidence), ppi_mean(truth, pred, rest, confidence)
+        run, judge_only, classical_mean([float(v) for v in humans], confidence),
+        ppi_mean(truth, pred, rest, confidence),
     )
 
 
