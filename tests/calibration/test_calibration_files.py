@@ -292,3 +292,15 @@ def test_humans_only_reads_every_human_label_of_the_run(tmp_path: Path) -> None:
     humans = cal.support[0].human_only
     assert (humans.estimate, humans.n_labelled, cal.human_only_items) == (2 / 6, 6, 3)
     assert (cal.support[0].ppi.n_labelled, cal.support[0].ppi.n_unlabelled) == (3, 0)
+
+
+@pytest.mark.parametrize("level", [1.0, 2, -1, 0.3, 0.0, float("nan"), True])
+def test_the_api_refuses_the_confidence_the_command_line_refuses(
+    level: float, tmp_path: Path
+) -> None:
+    with pytest.raises(InputError) as info:
+        calibrate_labels(judge_labels=tmp_path / "j.json", human_labels=tmp_path / "h.json",
+                         confidence=level)
+    assert [p.message() for p in info.value.problems] == [
+        f"<command line>: --confidence: expected a number from 0.5 to 0.999; found {level!r}"
+    ]
