@@ -304,3 +304,25 @@ def test_the_api_refuses_the_confidence_the_command_line_refuses(
     assert [p.message() for p in info.value.problems] == [
         f"<command line>: --confidence: expected a number from 0.5 to 0.999; found {level!r}"
     ]
+
+
+def test_a_verdict_that_contradicts_supported_by_is_refused_as_evaluate_refuses_it(
+    tmp_path: Path,
+) -> None:
+    judge = LabelSet(run="r", claim_labels=[_claim("judge-a", "judge")])
+    ana = Labeller(kind="human", name="ana")
+    human = LabelSet(run="r", claim_labels=[
+        ClaimLabelEntry(question_id="q1", claim_id="c1",
+                        label=ClaimLabel(verdict="supported", labeller=ana)),
+        ClaimLabelEntry(question_id="q2", claim_id="c1", label=ClaimLabel(
+            verdict="unsupported", supported_by=["d1", "d2"], labeller=ana)),
+    ])
+    files = [_write(tmp_path / "j.json", judge)], [_write(tmp_path / "h.json", human)]
+    with pytest.raises(InputError) as info:
+        calibrate_files(*files)
+    assert [p.message() for p in info.value.problems] == [
+        f"{files[1][0]}: question 'q1': claims[c1].supported_by: expected at least one "
+        "supporting context ID for a supported claim; found none",
+        f"{files[1][0]}: question 'q2': claims[c1].supported_by: expected no supporting IDs for "
+        "a claim labelled unsupported; found d1, d2",
+    ]

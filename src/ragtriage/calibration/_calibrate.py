@@ -21,6 +21,7 @@ from ..schemas import (
     agreed_verdict,
     claim_ids,
 )
+from ..validation import support_problems
 from ._agreement import Agreement, ItemKind, Ratio, agreement
 from ._ppi import MeanEstimate, classical_mean, ppi_mean
 
@@ -98,6 +99,10 @@ def _side(
     labellers: list[Labeller] = []
     for path, labels in sets:
         for key, label in _entries([labels]):
+            if isinstance(label, ClaimLabel):  # refused as `evaluate` refuses it
+                for expected, found in support_problems(label):
+                    field = f"claims[{key[3]}].supported_by"
+                    collector.add(path, key[1], field, expected, found)
             if label.labeller.kind != kind:
                 field = f"{key[2]}_labels.label.labeller.kind"
                 expected = f"{kind} labels only (this file was given as {option})"

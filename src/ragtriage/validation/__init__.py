@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         check_dataset as check_dataset,
         load_checked as load_checked,
         ranking_problems as ranking_problems,
+        support_problems as support_problems,
     )
 
 # Each name is imported from its module on first use, so that a command loads only
@@ -59,7 +60,7 @@ _LAZY = {
         "RRF_C_RANGE", "SEED_RANGE", "AveragingRule", "JudgeName", "LevelChoice", "RerankKind",
         "RetrieverKind",
     ),
-    "._rules": ("check_dataset", "load_checked", "ranking_problems"),
+    "._rules": ("check_dataset", "load_checked", "ranking_problems", "support_problems"),
 }
 
 

@@ -58,6 +58,18 @@ def ranking_problems(
     return out
 
 
+def support_problems(lab: ClaimLabel) -> list[tuple[str, str]]:
+    """(expected, found) when a claim label's `supported_by` contradicts its verdict: a
+    supported claim names at least one supporting ID, any other verdict names none (the
+    field is `claims[ID].supported_by`; `evaluate` and `calibrate` both refuse it)."""
+    if lab.verdict == "supported" and not lab.supported_by:
+        return [("at least one supporting context ID for a supported claim", "none")]
+    if lab.verdict != "supported" and lab.supported_by:
+        expected = f"no supporting IDs for a claim labelled {lab.verdict}"
+        return [(expected, ", ".join(lab.supported_by))]
+    return []
+
+
 def _kind(label: ClaimLabel | FactLabel) -> str:
     return label.labeller.kind
 
@@ -130,12 +142,8 @@ def _check_result(
         for at, lab in enumerate(claim.labels):
             where = c.ds.label_file((run_name, qid, cid, at))  # its label file, if any
             support = f"claims[{cid}].supported_by"
-            if lab.verdict == "supported" and not lab.supported_by:
-                expected = "at least one supporting context ID for a supported claim"
-                c.add(where, qid, support, expected, "none")
-            if lab.verdict != "supported" and lab.supported_by:
-                expected = f"no supporting IDs for a claim labelled {lab.verdict}"
-                c.add(where, qid, support, expected, ", ".join(lab.supported_by))
+            for expected, found in support_problems(lab):
+                c.add(where, qid, support, expected, found)
             _check_hash(c, where, qid, f"claims[{cid}].labels", lab)
             _check_prompt(c, where, qid, f"claims[{cid}].labels", lab)
             for item in lab.supported_by:
