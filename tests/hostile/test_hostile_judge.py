@@ -439,6 +439,30 @@ def test_an_answer_with_claims_read_as_a_non_answer_keeps_its_claims_and_evaluat
     assert _evaluate(tmp_path, out) == (0, "")
 
 
+def test_an_answer_with_covered_facts_read_as_a_refusal_is_kept_answered(tmp_path: Path) -> None:
+    # A refusal may not cover reference facts either, and the run's fact labels are its
+    # author's data: kept as answered, as for claims, so the run file written evaluates.
+    args = write_dataset(tmp_path, None, outcome=None)
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    run["results"][0]["fact_labels"] = [
+        {"fact_id": "f1", "verdict": "covered", "labeller": {"kind": "human", "name": "mei"}}
+    ]
+    (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    out = tmp_path / "out"
+    with serve(_reads_q1_as("refused")) as server:
+        code, stdout, stderr = _judge(args, server.url, out)
+    assert (code, stderr) == (0, "")
+    assert stdout.splitlines()[4] == (
+        "  q1: outcome note: the judge read this answer as a refusal (it declines); kept as "
+        "answered because the run gives covered reference facts (f1)"
+    )
+    assert _labels(out)[("q1", "c1")] == ("supported", "stated")
+    first = json.loads((out / "base.run.json").read_text(encoding="utf-8"))["results"][0]
+    assert first["outcome"] == "answered"
+    assert [c["text"] for c in first["claims"]] == ["Refunds take 5 days."]
+    assert _evaluate(tmp_path, out) == (0, "")
+
+
 def test_an_answer_without_claims_read_as_a_refusal_is_written_refused(tmp_path: Path) -> None:
     args = write_dataset(tmp_path, [], outcome=None)
     out = tmp_path / "out"

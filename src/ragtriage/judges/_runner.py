@@ -23,7 +23,7 @@ from ..schemas import (
     Run,
     claim_ids,
 )
-from ..validation import check_dataset, load_checked
+from ..validation import check_dataset, load_checked, non_answer_problems
 from ._lexical_judge import split_claims
 from ._llm import Judge
 from ._spec import (
@@ -80,12 +80,19 @@ NO_CLAIMS_GIVEN = (
 """The note for an answer with `claims: []` and no outcome that the judge writes as answered."""
 
 
-def kept_answered_reason(outcome: str, judge_reason: str | None) -> str:
-    """The note for an answer the judge read as `outcome` but that keeps the run's claims."""
+def kept_answered_reason(
+    outcome: str, judge_reason: str | None, kept: Sequence[tuple[str, str, str]]
+) -> str:
+    """The note for an answer the judge read as `outcome` but that keeps what the run gives
+    and only an answer may carry (`kept`: `validation.non_answer_problems`)."""
     why = f" ({judge_reason})" if judge_reason else ""
+    given = [
+        "claims" if field == "claims" else f"covered reference facts ({found})"
+        for field, _, found in kept
+    ]
     return (
         f"the judge read this answer as {_OUTCOME_READ.get(outcome, outcome)}{why}; "
-        "kept as answered because the run gives claims"
+        f"kept as answered because the run gives {' and '.join(given)}"
     )
 
 
@@ -193,10 +200,12 @@ async def _judge_result(
             # question is then `cannot_judge` with this reason, so nothing reads as a verdict.
             unjudged = f"outcome not detected ({reason}); written as answered, not judged"
             outcome, changed = "answered", True
-        elif found.outcome != "answered" and result.claims:
-            # The run's claims are its author's data: a refusal (or clarification) with claims
-            # would not evaluate, and dropping them would lose them. They are judged as usual.
-            note("outcome", kept_answered_reason(found.outcome, found.reason), failed=False)
+        elif kept := non_answer_problems(result, found.outcome):
+            # The run's claims and fact labels are its author's data: a refusal (or
+            # clarification) with claims or covered facts would not evaluate, and dropping them
+            # would lose them. The answer's claims and facts are judged as usual.
+            reason = kept_answered_reason(found.outcome, found.reason, kept)
+            note("outcome", reason, failed=False)
             outcome, changed = "answered", True
         else:
             outcome, changed = found.outcome, True

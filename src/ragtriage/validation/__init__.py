@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ._rules import (
         check_dataset as check_dataset,
         load_checked as load_checked,
+        non_answer_problems as non_answer_problems,
         ranking_problems as ranking_problems,
         support_problems as support_problems,
     )
@@ -60,7 +61,10 @@ _LAZY = {
         "RRF_C_RANGE", "SEED_RANGE", "AveragingRule", "JudgeName", "LevelChoice", "RerankKind",
         "RetrieverKind",
     ),
-    "._rules": ("check_dataset", "load_checked", "ranking_problems", "support_problems"),
+    "._rules": (
+        "check_dataset", "load_checked", "non_answer_problems", "ranking_problems",
+        "support_problems",
+    ),
 }
 
 

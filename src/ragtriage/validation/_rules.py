@@ -70,6 +70,24 @@ def support_problems(lab: ClaimLabel) -> list[tuple[str, str]]:
     return []
 
 
+def non_answer_problems(res: QuestionResult, outcome: str | None) -> list[tuple[str, str, str]]:
+    """`(field, expected, found)` for what `res` carries that only an answer may (claims,
+    covered reference facts) when its outcome is `outcome`; none when that is answered.
+
+    One rule for `evaluate` and the judge (which keeps an answer as answered rather than
+    write a refusal that carries them)."""
+    if outcome not in ("refused", "clarified", "escalated"):
+        return []
+    out: list[tuple[str, str, str]] = []
+    if res.claims:
+        expected = f"no claims in a result whose outcome is {outcome}"
+        out.append(("claims", expected, counted(len(res.claims), "claim")))
+    if covered := sorted({lab.fact_id for lab in res.fact_labels if lab.verdict == "covered"}):
+        expected = f"no covered reference facts when the outcome is {outcome}"
+        out.append(("fact_labels", expected, ", ".join(covered)))
+    return out
+
+
 def _kind(label: ClaimLabel | FactLabel) -> str:
     return label.labeller.kind
 
@@ -115,14 +133,8 @@ def _check_result(
         found = "nothing" if res.answer is None else "an empty answer"
         add("answer", "non-empty answer text", found)
     claims = res.claims or []
-    covered = [lab.fact_id for lab in res.fact_labels if lab.verdict == "covered"]
-    if res.outcome in ("refused", "clarified", "escalated"):
-        if claims:
-            expected = f"no claims in a result whose outcome is {res.outcome}"
-            add("claims", expected, counted(len(claims), "claim"))
-        if covered:
-            expected = f"no covered reference facts when the outcome is {res.outcome}"
-            add("fact_labels", expected, ", ".join(sorted(set(covered))))
+    for field, expected, found in non_answer_problems(res, res.outcome):
+        add(field, expected, found)
     if res.outcome is None and res.answer is None and claims:
         # Claims belong to an answer; without one they would be scored while the result is
         # diagnosed as having no answer at all. (An answer without its outcome is refused
