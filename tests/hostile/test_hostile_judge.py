@@ -124,6 +124,28 @@ def test_a_server_that_only_answers_prose_is_exit_2(tmp_path: Path) -> None:
     assert not list((tmp_path / "out").glob("*.json"))
 
 
+def test_a_server_whose_every_label_call_fails_is_exit_2(tmp_path: Path) -> None:
+    # Outcome and claims calls are answered, every support and coverage call is prose: the
+    # session cannot label anything, though not every call failed.
+    args = write_dataset(tmp_path, None, outcome=None)
+
+    def script(task: str, user: str, number: int) -> Send:
+        if task in ("support", "coverage"):
+            return Send(envelope("Looks right to me."))
+        return Send(envelope(good(task)))
+
+    with serve(script) as server:
+        code, stdout, stderr = _judge(args, server.url, tmp_path / "out")
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "Error: no label but cannot_judge (5 of 5 labels; 5 of 7 judge calls failed), no labels "
+        "written; first failure: unparseable judge answer: not a JSON object (Expecting value "
+        f"at char 0): 'Looks right to me.'; check that a judge model answers at {server.url} "
+        "(--base-url, --model)\n"
+    )
+    assert not list((tmp_path / "out").glob("*.json"))
+
+
 # --- time and size ---------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import RagtriageError
+from ..errors import RagtriageError, counted
 from ..loading import Dataset
 from ..paths import PathArg, as_optional_path
 from ._cache import ReplyCache, cache_key
@@ -169,14 +169,27 @@ class JudgeFailed(RagtriageError):
 
 def check_answered(result: JudgeResult, base_url: str) -> None:
     """Raise `JudgeFailed` when calls were made and none gave a usable answer (no server,
-    wrong URL, a server that answers garbage): a labels file of nothing but `cannot_judge`
-    would look like a finished run."""
+    wrong URL, a server that answers garbage), or calls failed and no label but
+    `cannot_judge` was made (every support and coverage call failed): a labels file of
+    nothing but `cannot_judge` would look like a finished run."""
     s = result.stats
-    if s.calls == 0 or s.answered > 0:
+    verdicts = [
+        entry.label.verdict
+        for run in result.runs
+        for labels in (run.labels.claim_labels, run.labels.fact_labels)
+        for entry in labels
+    ]
+    unlabelled = s.failures > 0 and bool(verdicts) and set(verdicts) == {"cannot_judge"}
+    if s.calls == 0 or (s.answered > 0 and not unlabelled):
         return
+    what = f"every judge call failed ({s.failures} of {s.calls})"
+    if s.answered > 0:
+        what = (
+            f"no label but cannot_judge ({len(verdicts)} of {counted(len(verdicts), 'label')}; "
+            f"{s.failures} of {s.calls} judge calls failed)"
+        )
     why = s.stopped or s.first_failure or "no reason recorded"
     raise JudgeFailed(
-        f"every judge call failed ({s.failures} of {s.calls}), no labels written; "
-        f"first failure: {why}; check that a judge model answers at {base_url} "
-        "(--base-url, --model)"
+        f"{what}, no labels written; first failure: {why}; check that a judge model answers at "
+        f"{base_url} (--base-url, --model)"
     )
