@@ -614,6 +614,32 @@ def test_an_unusable_cache_is_exit_2_naming_it(tmp_path: Path) -> None:
         )
 
 
+def test_another_programs_database_as_cache_is_exit_2_and_left_alone(tmp_path: Path) -> None:
+    args = write_dataset(tmp_path, ["Refunds take 5 days."])
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    path = tmp_path / "app.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE foo (a)")
+        db.execute("CREATE TABLE bar (b)")
+    before = path.read_bytes()
+    code, stdout, stderr = _judge(args, url, tmp_path / "out", "--cache", str(path))
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "Error: 1 problem found in the input:\n"
+        f"- {path}: (judge cache): expected a judge cache (SQLite); {FIX}; found a database "
+        "of another shape (tables bar, foo; no replies table)\n"
+    )
+    assert path.read_bytes() == before
+    # An empty database file, or one with no table, is a new cache.
+    empty, bare = tmp_path / "empty.sqlite", tmp_path / "bare.sqlite"
+    empty.write_bytes(b"")
+    sqlite3.connect(bare).close()
+    for fresh in (empty, bare):
+        ReplyCache(fresh).close()
+        with sqlite3.connect(fresh) as db:
+            assert db.execute("SELECT COUNT(*) FROM replies").fetchone() == (0,)
+
+
 def test_a_cache_row_of_the_wrong_shape_is_a_miss(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     ReplyCache(path).close()

@@ -73,6 +73,17 @@ class ReplyCache:
         except sqlite3.Error as exc:
             raise _unusable(path, f"a file SQLite cannot open ({exc})") from None
         try:
+            # Another program's database is refused before anything is written into it.
+            tables = [
+                name
+                for (name,) in self._db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+                )
+            ]
+            if tables and "replies" not in tables:
+                self._db.close()
+                found = f"a database of another shape (tables {', '.join(tables)}"
+                raise _unusable(path, f"{found}; no replies table)")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(_SCHEMA)
             self._db.execute(f"SELECT {_COLUMNS} FROM replies LIMIT 1").fetchall()
