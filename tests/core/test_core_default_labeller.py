@@ -136,3 +136,62 @@ def test_leaving_questions_out_keeps_where_each_label_came_from(tmp_path: Path) 
     assert [q.id for q in kept.evalset.questions] == []
     assert kept.label_files == loaded.label_files
     assert kept.label_file(("run", "q1", "a", 0)) == str(labels)
+
+
+ANA = {"kind": "human", "name": "ana"}
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl"])
+def test_one_labeller_labelling_an_item_twice_is_refused(tmp_path: Path, suffix: str) -> None:
+    # mei labels claim a and fact f1 twice (the default labeller, then by name): refused by
+    # both engines of evaluate and by calibrate, rather than merged to cannot_judge. Two
+    # reviewers disagreeing on claim b (mei and ana) stays a merge.
+    from loader_path import loader_path
+
+    args = _files(tmp_path)
+    entries = _entries()
+    entries["claim_labels"][1]["label"]["labeller"] = ANA
+    entries["claim_labels"] += [
+        {"question_id": "q1", "claim_id": "a",
+         "label": {"verdict": "unsupported", "labeller": MEI}},
+        {"question_id": "q1", "claim_id": "b", "label": {"verdict": "supported",
+                                                         "supported_by": ["d1"]}},
+    ]
+    entries["fact_labels"] += [
+        {"question_id": "q1", "label": {"fact_id": "f1", "verdict": "cannot_judge"}}
+    ]
+    labels = tmp_path / f"labels.{suffix}"
+    head = {**HEAD, "labeller": MEI}
+
+    def write() -> None:
+        if suffix == "json":
+            write_json(labels, {**head, **entries})
+        else:
+            lines = [head, *entries["claim_labels"], *entries["fact_labels"]]
+            labels.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+    write()
+    refused = [
+        "Error: 2 problems found in the input:",
+        f"- {labels}: question 'q1': claim_labels[a]: expected one label by each labeller for a "
+        "claim; found labelled more than once by mei",
+        f"- {labels}: question 'q1': fact_labels[f1]: expected one label by each labeller for a "
+        "reference fact; found labelled more than once by mei",
+    ]
+    evaluate = ["evaluate", *args, "--labels", str(labels)]
+    with loader_path():
+        loaded = CliRunner().invoke(cli, evaluate)
+    read = CliRunner().invoke(cli, evaluate)
+    judge = tmp_path / "judge.json"
+    write_json(judge, {**HEAD, "labeller": JUDGE, "claim_labels": entries["claim_labels"][:1]})
+    calibrated = CliRunner().invoke(
+        cli, ["calibrate", "--judge-labels", str(judge), "--human-labels", str(labels)]
+    )
+    for out in (loaded, read, calibrated):
+        assert (out.exit_code, out.stderr.splitlines()) == (2, refused)
+    del entries["claim_labels"][2], entries["fact_labels"][1]
+    write()
+    out = CliRunner().invoke(cli, [*evaluate, "--format", "json"])
+    assert (out.exit_code, out.stderr) == (0, "")
+    summary = json.loads(out.stdout)["runs"][0]["summary"]["claim_support"]
+    assert (summary["numerator"], summary["denominator"], summary["cannot_judge"]) == (1, 1, 1)

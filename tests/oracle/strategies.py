@@ -210,6 +210,13 @@ def _result(
     return res
 
 
+def _once_each(labels: list[dict[str, Any]]) -> bool:
+    """Whether no labeller labels an item twice among `labels` (a claim's, or a result's fact
+    labels): a label file refuses such a repeat, while a run's own labels merge it."""
+    items = [(lab.get("fact_id"), json.dumps(lab["labeller"], sort_keys=True)) for lab in labels]
+    return len(set(items)) == len(items)
+
+
 def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
     """Move whole label lists of some claims and results into a labels file, and copy others
     there (the same labels given in the run and again in the file)."""
@@ -218,7 +225,7 @@ def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
     for res in run["results"]:
         for position, claim in enumerate(res.get("claims") or [], start=1):
             how = draw(st.sampled_from(["keep", "move", "copy"]))
-            if claim["labels"] and how != "keep":
+            if claim["labels"] and how != "keep" and _once_each(claim["labels"]):
                 cid = claim.get("id", f"c{position}")
                 for label in claim["labels"]:
                     if label["labeller"] == HUMAN:
@@ -228,7 +235,7 @@ def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
                 if how == "move":
                     claim["labels"] = []
         how = draw(st.sampled_from(["keep", "move", "copy"]))
-        if res.get("fact_labels") and how != "keep":
+        if res.get("fact_labels") and how != "keep" and _once_each(res["fact_labels"]):
             for label in res["fact_labels"]:
                 file["fact_labels"].append({"question_id": res["question_id"], "label": label})
             if how == "move":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -286,6 +287,24 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
     return _assembled(head, lists)
 
 
+def _labelled_twice(labels: LabelSet, label: str, collector: ProblemCollector) -> None:
+    """A labeller labels a claim or fact once: a second label of theirs is refused, not merged
+    as a disagreement (two labellers who disagree are, see `schemas.agreed_verdict`)."""
+    items = [(c.question_id, "claim", c.claim_id, c.label.labeller) for c in labels.claim_labels]
+    facts = labels.fact_labels
+    items += [(f.question_id, "fact", f.label.fact_id, f.label.labeller) for f in facts]
+    repeats = Counter(
+        (qid, kind, item, who.kind, who.name, who.prompt_version) for qid, kind, item, who in items
+    )
+    for (qid, kind, item, who, name, prompt), times in repeats.items():
+        if times > 1:
+            named = name if who == "human" else f"{name} (prompt {prompt})"
+            noun = "claim" if kind == "claim" else "reference fact"
+            expected = f"one label by each labeller for a {noun}"
+            field = f"{kind}_labels[{item}]"
+            collector.add(label, qid, field, expected, f"labelled more than once by {named}")
+
+
 def read_file(
     path: PathArg,
     collector: ProblemCollector,
@@ -307,6 +326,8 @@ def read_file(
             collector.extend(exc.problems)
         else:
             content = _from_json(data, shown, collector, wanted)
+    if isinstance(content, LabelSet):
+        _labelled_twice(content, shown, collector)
     rest = None
     if len(collector.problems) > before:
         content, rest = None, content
