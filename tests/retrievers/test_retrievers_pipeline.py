@@ -193,3 +193,47 @@ def test_filters_drop_stale_and_unreadable_documents_before_ranking(tmp_path: Pa
         "status": "current",
     }
     assert out.index_from_cache  # filters do not change the index
+
+
+def test_a_unit_without_index_terms_does_not_lengthen_the_average(tmp_path: Path) -> None:
+    # "the of and" has no term once stopwords go: bm25s indexes it with length 0, so the
+    # average length is 11/3 and the short document A ranks first (as plain bm25s ranks it)
+    import bm25s
+
+    snapshot = Snapshot(
+        snapshot_id="flip",
+        documents=[
+            Document(id="A", text="zebra"),
+            Document(id="B", text="zebra zebra zebra zebra zebra lion tiger bear wolf fox"),
+            Document(id="C", text="the of and"),
+        ],
+    )
+    evalset = EvalSet(
+        evalset_id="flip-q",
+        questions=[
+            Question(
+                id="q1",
+                text="zebra",
+                answerability="answerable",
+                required_evidence=[EvidenceGroup(any_of=["A"])],
+            )
+        ],
+    )
+    out = run_retrieval(snapshot, evalset, RetrievalConfig(k=1), name="b", cache_dir=tmp_path)
+    found = [(c.id, c.score) for c in out.run.results[0].candidates]
+    assert found == [("A", 0.279462), ("B", 0.278333)]
+    plain = bm25s.BM25(k1=1.5, b=0.75)
+    corpus = [["zebra"], ["zebra"] * 5 + ["lion", "tiger", "bear", "wolf", "fox"], []]
+    plain.index(corpus, show_progress=False)
+    assert [round(float(s), 6) for s in plain.get_scores(["zebra"])] == [0.279462, 0.278333, 0.0]
+    cached = run_retrieval(snapshot, evalset, RetrievalConfig(k=1), name="b", cache_dir=tmp_path)
+    assert cached.index_from_cache
+    assert [(c.id, c.score) for c in cached.run.results[0].candidates] == found
+
+
+def test_units_without_a_single_index_term_match_nothing(tmp_path: Path) -> None:
+    snapshot = Snapshot(
+        snapshot_id="stop", documents=[Document(id="A", text="the of"), Document(id="B", text="a")]
+    )
+    out = run_retrieval(snapshot, EVALSET, RetrievalConfig(k=1), name="s", cache_dir=tmp_path)
+    assert [(r.candidates, r.context) for r in out.run.results] == [([], []), ([], [])]

@@ -19,6 +19,9 @@ K1 = 1.5
 """BM25 term-frequency saturation (bm25s's default)."""
 B = 0.75
 """BM25 length normalisation (bm25s's default)."""
+INDEX_FORMAT = "2"
+"""How units become the index; changed when that changes the scores, so that an index cached
+before is not reused (2: a unit without terms has length 0, not 1)."""
 
 
 def bm25s_version() -> str:
@@ -54,7 +57,13 @@ class LexicalIndex:
 
 def lexical_settings(spec: TokenizerSpec) -> dict[str, str]:
     """Everything besides the units that changes the index (the cache key's settings)."""
-    return {"tokenizer": spec.describe(), "bm25s": bm25s_version(), "k1": str(K1), "b": str(B)}
+    return {
+        "tokenizer": spec.describe(),
+        "bm25s": bm25s_version(),
+        "k1": str(K1),
+        "b": str(B),
+        "format": INDEX_FORMAT,
+    }
 
 
 def build_lexical(
@@ -77,8 +86,10 @@ def build_lexical(
         return LexicalIndex(retriever, tokenizer, order_key, True)
     corpus = tokenizer.many(texts, advance)
     retriever = bm25s.BM25(k1=K1, b=B)
-    # An empty token list would make bm25s fail; such a unit can only score 0 anyway.
-    retriever.index([tokens or [""] for tokens in corpus], show_progress=False)
+    # A unit without terms is indexed as bm25s indexes it, with length 0, so that it does not
+    # change the average length. bm25s cannot index a corpus without a single term (average
+    # length 0); no query term can match such a corpus, so each unit gets a term no query has.
+    retriever.index(corpus if any(corpus) else [[""]] * len(corpus), show_progress=False)
 
     def fill(directory: Path) -> None:
         retriever.save(str(directory / "bm25"))
