@@ -171,3 +171,60 @@ def test_an_article_file_is_retrieved_over_its_own_corpus(tmp_path: Path) -> Non
         "- <command line>: --snapshot: expected a snapshot file for a native evaluation set; "
         "found none given\n"
     ))
+
+
+def test_a_cut_chunk_id_that_clashes_is_refused_before_any_retrieval(tmp_path: Path) -> None:
+    # 'a#0-11' is the ID --chunk-sentences 1 gives the first sentence of document 'a': as a
+    # document's ID the chunked snapshot could not be read back; as the ID of a chunk over
+    # another span, the cut chunk was left out of it while the run's context held its text
+    documents = [{"id": "a", "text": "apple pie. banana split."}]
+    question = {
+        "id": "q1",
+        "text": "apple",
+        "answerability": "answerable",
+        "required_evidence": [{"any_of": ["a"]}],
+    }
+    evalset = {"kind": "evalset", "schema_version": 1, "evalset_id": "e", "questions": [question]}
+    (tmp_path / "e.json").write_text(json.dumps(evalset), encoding="utf-8")
+    clash_chunk = [{"id": "a#0-11", "document_id": "a", "start": 11, "end": 24}]
+    cases = {
+        "document": (
+            [*documents, {"id": "a#0-11", "text": "cherry tart"}],
+            [],
+            "chunks[id=a#0-11].id: expected a chunk ID distinct from every document ID; "
+            "found 'a#0-11'",
+        ),
+        "chunk": (
+            documents,
+            clash_chunk,
+            "chunks[id=a#0-11]: expected unique chunk IDs; found 'a#0-11' more than once",
+        ),
+    }
+    for name, (docs, chunks, problem) in cases.items():
+        snapshot = {"kind": "snapshot", "schema_version": 1, "snapshot_id": "s"}
+        snapshot |= {"documents": docs, "chunks": chunks}
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(snapshot), encoding="utf-8")
+        code, output = _run(
+            "--snapshot", str(path), str(tmp_path / "e.json"), "--chunk-sentences", "1",
+            "--chunked-snapshot", str(tmp_path / "c.json"), "--no-cache",
+            "--output", str(tmp_path / "r.jsonl"),
+        )
+        assert code == 2
+        assert output == (
+            "Error: 1 problem found in the input:\n"
+            f"- {path}: {problem} (--chunk-sentences 1 names each chunk it cuts "
+            "DOCUMENT#START-END: give the snapshot's document or chunk another ID)\n"
+        )
+        assert not (tmp_path / "r.jsonl").exists() and not (tmp_path / "c.json").exists()
+    # a chunk the snapshot already holds over the same span is the same chunk, kept once
+    snapshot = {"kind": "snapshot", "schema_version": 1, "snapshot_id": "s", "documents": documents}
+    snapshot["chunks"] = [{"id": "a#0-11", "document_id": "a", "start": 0, "end": 11}]
+    (tmp_path / "same.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    code, _ = _run(
+        "--snapshot", str(tmp_path / "same.json"), str(tmp_path / "e.json"),
+        "--chunk-sentences", "1", "--chunked-snapshot", str(tmp_path / "c.json"), "--no-cache",
+        "--output", str(tmp_path / "r.jsonl"),
+    )
+    chunked = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert code == 0 and [c["id"] for c in chunked["chunks"]] == ["a#0-11", "a#11-24"]

@@ -49,7 +49,7 @@ from ._rerank import rerank
 from ._retrieval_filters import UnitFilter
 from ._scored import Scored
 from ._tokenize import TokenizerSpec, has_chinese
-from ._units import Chunking, Unit, make_chunks, make_units
+from ._units import Chunking, Unit, make_chunks, make_units, with_chunks
 
 RETRIEVAL_ONLY_NOTE = (
     "retrieval-only run: no generation stage, so answer, outcome and claims are null and the "
@@ -207,6 +207,8 @@ def run_retrieval(
     if problems:
         raise InputError(problems)
     chunks = make_chunks(snapshot, config.chunking)
+    # The snapshot the run's IDs refer to, refused before any retrieval if a cut ID clashes.
+    out_snapshot = with_chunks(snapshot, chunks, config.chunking, snapshot_file)
     units = make_units(snapshot, config.chunking, chunks)
     if not units:
         raise file_problem(snapshot_file, "at least one document with text", "none", "documents")
@@ -336,11 +338,5 @@ def run_retrieval(
             notes=notes,
         ),
         results=results,
-    )
-    # The snapshot's own chunks stay (evidence may name them); the new ones are added.
-    known = {chunk.id for chunk in snapshot.chunks}
-    added = [chunk for chunk in chunks if chunk.id not in known]
-    out_snapshot = (
-        snapshot.model_copy(update={"chunks": [*snapshot.chunks, *added]}) if added else snapshot
     )
     return RunOutput(run, out_snapshot, len(units), cached, index_seconds)

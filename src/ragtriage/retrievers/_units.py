@@ -12,8 +12,9 @@ from typing import Literal, get_args
 
 from .._optional import require_extra
 from ..errors import InputError, Problem, choice_problems, range_problems
+from ..loading import SnapshotIndex
 from ..schemas import Chunk, Snapshot
-from ..validation import CHUNK_CHARS_RANGE, CHUNK_SENTENCES_RANGE
+from ..validation import CHUNK_CHARS_RANGE, CHUNK_SENTENCES_RANGE, snapshot_problems
 
 ChunkMode = Literal["snapshot", "chars", "sentences"]
 
@@ -138,6 +139,30 @@ def make_chunks(snapshot: Snapshot, chunking: Chunking) -> tuple[Chunk, ...]:
             for s, e in spans(doc.text, chunking.size)
         )
     return tuple(chunks)
+
+
+def with_chunks(
+    snapshot: Snapshot, chunks: tuple[Chunk, ...], chunking: Chunking, snapshot_file: str
+) -> Snapshot:
+    """The snapshot plus the chunks `make_chunks` cut (one it already holds, same document and
+    span, is not added twice), checked as the loader checks a snapshot: a cut chunk's ID that
+    is a document's ID or another chunk's is refused, naming `snapshot_file`."""
+    own = {ch.id: (ch.document_id, ch.start, ch.end) for ch in snapshot.chunks}
+    added = [ch for ch in chunks if own.get(ch.id) != (ch.document_id, ch.start, ch.end)]
+    if not added:
+        return snapshot
+    out = snapshot.model_copy(update={"chunks": [*snapshot.chunks, *added]})
+    how = (
+        f"(--chunk-{chunking.mode} {chunking.size} names each chunk it cuts DOCUMENT#START-END: "
+        "give the snapshot's document or chunk another ID)"
+    )
+    problems = [
+        Problem(snapshot_file, None, field, expected, f"{found} {how}")
+        for field, expected, found in snapshot_problems(out, SnapshotIndex.build(out))
+    ]
+    if problems:
+        raise InputError(problems)
+    return out
 
 
 def make_units(
