@@ -118,6 +118,20 @@ def test_force_overwrites_the_starter_files_and_keeps_the_others(tmp_path: Path)
     assert json.loads((target / "run.json").read_text(encoding="utf-8"))["name"] == "starter-run"
 
 
+def test_force_checks_every_target_before_writing_any(tmp_path: Path) -> None:
+    # Before: README.md, snapshot.json, ... were written one by one, then policy.toml (a
+    # directory) failed with "Nothing was written".
+    target = tmp_path / "mine"
+    (target / "policy.toml").mkdir(parents=True)
+    code, stdout, stderr = _run("init", str(target), "--force")
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        f"Error: cannot write {target / 'policy.toml'}: it is a directory, not a regular file. "
+        "Nothing was written.\n"
+    )
+    assert sorted(p.name for p in target.iterdir()) == ["policy.toml"]
+
+
 def test_a_file_is_not_a_directory(tmp_path: Path) -> None:
     target = tmp_path / "file.json"
     target.write_text("{}", encoding="utf-8")

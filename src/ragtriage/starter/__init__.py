@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..fileio import file_problem, make_folder, write_bytes
+from ..fileio import check_output, file_problem, make_folder, write_bytes
 from ..paths import PathArg, as_path
 
 __all__ = ["STARTER_FILES", "StarterDataset", "dataset_arguments", "write_starter"]
@@ -61,7 +61,8 @@ def write_starter(directory: PathArg, *, force: bool = False) -> StarterDataset:
     """Write the starter dataset into `directory` (created when missing).
 
     A directory that already holds anything is refused unless `force`; with `force` the
-    starter's own files are overwritten and every other file is left as it is.
+    starter's own files are overwritten and every other file is left as it is; a target that
+    cannot be written (a directory, a read-only file) is refused before any file is written.
     """
     target = as_path(directory)
     # os.path's tests are False where a name is too long to look up: make_folder says why.
@@ -77,6 +78,8 @@ def write_starter(directory: PathArg, *, force: bool = False) -> StarterDataset:
             "overwriting files of the same name)"
         )
         raise file_problem(str(target), expected, f"a directory holding {shown}", "DIR")
+    for name in STARTER_FILES if entries else ():
+        check_output(target / name)
     make_folder(target)
     written, replaced = [], []
     for name in STARTER_FILES:
