@@ -106,6 +106,27 @@ def test_one_question_is_counted_in_the_singular(tmp_path: Path) -> None:
     assert result.stderr.startswith("bm25: 1 question, 17 units (index built in ")
 
 
+def test_documents_with_nothing_to_index_are_named_in_a_note(tmp_path: Path) -> None:
+    # Before: left out of the index without a word (a title alone is indexed)
+    paths = example_paths()
+    snapshot = json.loads(paths.snapshot.read_text(encoding="utf-8"))
+    for document in snapshot["documents"][:7]:
+        document["text"] = ""
+        document.pop("title", None)
+    (tmp_path / "s.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    result = CliRunner().invoke(cli, [
+        "run", "--snapshot", str(tmp_path / "s.json"), str(paths.evalset), "--no-cache",
+        "--no-progress", "--output", str(tmp_path / "r.jsonl"),
+    ])
+    assert result.exit_code == 0, result.output
+    ids = ", ".join(repr(d["id"]) for d in snapshot["documents"][:5])
+    assert result.stderr.startswith("bm25: 17 questions, 10 units (index built in ")
+    assert result.stderr.endswith(
+        "note: 7 documents have neither text nor a title: nothing to index, never retrieved: "
+        f"{ids}, ... (7 in all)\n"
+    )
+
+
 def test_the_dataset_is_checked_as_evaluate_checks_it(tmp_path: Path) -> None:
     # a repeated document or question ID, or evidence naming no document, is refused before
     # any retrieval, with every problem at once (it was written into a run evaluate refuses)
@@ -142,6 +163,7 @@ def test_a_snapshot_without_text_is_named_by_its_file(tmp_path: Path) -> None:
     snapshot = json.loads(paths.snapshot.read_text(encoding="utf-8"))
     for document in snapshot["documents"]:
         document["text"] = ""
+        document.pop("title", None)  # a title alone is indexed
     (tmp_path / "s.json").write_text(json.dumps(snapshot), encoding="utf-8")
     code, output = _run(
         "--snapshot", str(tmp_path / "s.json"), str(paths.evalset), "--no-cache",
@@ -150,8 +172,8 @@ def test_a_snapshot_without_text_is_named_by_its_file(tmp_path: Path) -> None:
     assert code == 2
     assert output == (
         "Error: 1 problem found in the input:\n"
-        f"- {tmp_path / 's.json'}: documents: expected at least one document with text; "
-        "found none\n"
+        f"- {tmp_path / 's.json'}: documents: expected at least one document with text or a "
+        "title; found none\n"
     )
 
 

@@ -9,7 +9,15 @@ import pytest
 from ragtriage import run_files
 from ragtriage.errors import InputError
 from ragtriage.retrievers import RETRIEVAL_ONLY_NOTE, Chunking, RetrievalConfig, run_retrieval
-from ragtriage.schemas import Document, EvalSet, EvidenceGroup, Question, Snapshot
+from ragtriage.schemas import (
+    Chunk,
+    ContextItem,
+    Document,
+    EvalSet,
+    EvidenceGroup,
+    Question,
+    Snapshot,
+)
 
 SNAPSHOT = Snapshot(
     snapshot_id="mini",
@@ -237,3 +245,35 @@ def test_units_without_a_single_index_term_match_nothing(tmp_path: Path) -> None
     )
     out = run_retrieval(snapshot, EVALSET, RetrievalConfig(k=1), name="s", cache_dir=tmp_path)
     assert [(r.candidates, r.context) for r in out.run.results] == [([], []), ([], [])]
+
+
+def test_every_document_with_something_to_index_can_be_retrieved(tmp_path: Path) -> None:
+    # Before: 'b' (no chunks, in a snapshot with chunks) and 'c' (a title, no text) were
+    # never indexed, and nothing said so
+    snapshot = Snapshot(
+        snapshot_id="s6",
+        documents=[
+            Document(id="a", text="apple pie. banana split."),
+            Document(id="b", text="cherry tart and apple"),
+            Document(id="c", title="Durian", text=""),
+            Document(id="e", text=""),
+        ],
+        chunks=[
+            Chunk(id="a1", document_id="a", start=0, end=11),
+            Chunk(id="a2", document_id="a", start=11, end=24),
+        ],
+    )
+    questions = [
+        Question(
+            id=qid,
+            text=text,
+            answerability="answerable",
+            required_evidence=[EvidenceGroup(any_of=[doc])],
+        )
+        for qid, text, doc in (("q1", "cherry tart", "b"), ("q2", "durian", "c"))
+    ]
+    evalset = EvalSet(evalset_id="e6", questions=questions)
+    out = run_retrieval(snapshot, evalset, RetrievalConfig(k=1), name="b", cache_dir=tmp_path)
+    assert (out.units, out.unindexed) == (4, ("e",))
+    assert [[c.id for c in r.candidates] for r in out.run.results] == [["b"], ["c"]]
+    assert [r.context for r in out.run.results][1] == [ContextItem(id="c", text="")]

@@ -60,6 +60,37 @@ def test_units_use_the_snapshots_own_chunks_when_present() -> None:
     assert [(u.id, u.text) for u in units] == [("a-1", "beta")]
 
 
+def test_a_document_without_chunks_is_one_whole_unit_beside_the_snapshots_chunks() -> None:
+    # Before: a snapshot with chunks indexed only its chunks, so 'b' could never be retrieved
+    snap = _snapshot(
+        Document(id="a", text="alpha beta"),
+        Document(id="b", text="gamma"),
+        chunks=(Chunk(id="a-1", document_id="a", start=6, end=10),),
+    )
+    units = make_units(snap, Chunking())
+    assert [(u.id, u.document_id, u.start, u.end, u.text) for u in units] == [
+        ("a-1", "a", 6, 10, "beta"),
+        ("b", "b", 0, 5, "gamma"),
+    ]
+
+
+@pytest.mark.parametrize("chunking", [Chunking(), Chunking("chars", 40), Chunking("sentences", 1)])
+def test_a_titled_document_without_text_is_indexed_by_its_title(chunking: Chunking) -> None:
+    # Before: skipped, though the title is indexed with every unit; with neither text nor a
+    # title there is nothing to index
+    snap = _snapshot(
+        Document(id="a", text="alpha."),
+        Document(id="c", title="Durian", text=""),
+        Document(id="e", text=""),
+    )
+    units = make_units(snap, chunking)
+    assert [(u.document_id, u.start, u.end, u.index_text) for u in units] == [
+        ("a", 0, 6, "alpha."),
+        ("c", 0, 0, "Durian\n"),
+    ]
+    assert units[1].id == "c" and units[1].text == ""
+
+
 def test_chunk_id_names_document_and_span() -> None:
     assert chunk_id("doc_7", 3, 9) == "doc_7#3-9"
 

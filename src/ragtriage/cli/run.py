@@ -154,3 +154,5 @@ def run_command(output: Path, progress: bool | None, **options: Any) -> None:
         f"{'run' if written.generated else 'retrieval-only run'} written to {output}",
         err=True,
     )
+    if note := result.unindexed_note():
+        say(f"note: {note}", err=True)

@@ -49,7 +49,7 @@ from ._rerank import rerank
 from ._retrieval_filters import UnitFilter
 from ._scored import Scored
 from ._tokenize import TokenizerSpec, has_chinese
-from ._units import Chunking, Unit, make_chunks, make_units, with_chunks
+from ._units import Chunking, Unit, make_chunks, make_units, unindexed, with_chunks
 
 RETRIEVAL_ONLY_NOTE = (
     "retrieval-only run: no generation stage, so answer, outcome and claims are null and the "
@@ -131,6 +131,21 @@ class RunOutput:
     """True when every index was loaded from the cache."""
     index_seconds: float
     """Time spent loading or building the indexes."""
+    unindexed: tuple[str, ...] = ()
+    """The documents with neither text nor title: nothing to index, so never retrieved."""
+
+    def unindexed_note(self) -> str | None:
+        """What `run` says of `unindexed` (None when every document is indexed)."""
+        if not self.unindexed:
+            return None
+        shown = ", ".join(repr(i) for i in self.unindexed[:5])
+        if len(self.unindexed) > 5:
+            shown += f", ... ({len(self.unindexed)} in all)"
+        verb = "has" if len(self.unindexed) == 1 else "have"
+        return (
+            f"{counted(len(self.unindexed), 'document')} {verb} neither text nor a title: "
+            f"nothing to index, never retrieved: {shown}"
+        )
 
 
 def _components(
@@ -211,7 +226,8 @@ def run_retrieval(
     out_snapshot = with_chunks(snapshot, chunks, config.chunking, snapshot_file)
     units = make_units(snapshot, config.chunking, chunks)
     if not units:
-        raise file_problem(snapshot_file, "at least one document with text", "none", "documents")
+        expected = "at least one document with text or a title"
+        raise file_problem(snapshot_file, expected, "none", "documents")
     texts = [unit.index_text for unit in units]
     ids = [unit.id for unit in units]
     order_key = np.argsort(
@@ -339,4 +355,6 @@ def run_retrieval(
         ),
         results=results,
     )
-    return RunOutput(run, out_snapshot, len(units), cached, index_seconds)
+    return RunOutput(
+        run, out_snapshot, len(units), cached, index_seconds, unindexed(snapshot)
+    )

@@ -168,7 +168,9 @@ def with_chunks(
 def make_units(
     snapshot: Snapshot, chunking: Chunking, cut: tuple[Chunk, ...] | None = None
 ) -> tuple[Unit, ...]:
-    """The retrieval units of a snapshot under a chunking (documents without text are skipped).
+    """The retrieval units of a snapshot under a chunking: its chunks, and each document that
+    has none as one whole unit (a document without text is indexed by its title; one with
+    neither is left out: `unindexed`).
 
     `cut` passes in what `make_chunks` already cut for this chunking, so it is not cut twice.
     """
@@ -178,21 +180,27 @@ def make_units(
         chunks = tuple(snapshot.chunks)
     else:
         chunks = cut if cut is not None else make_chunks(snapshot, chunking)
-    if chunks:
-        return tuple(
-            Unit(
-                id=ch.id,
-                document_id=ch.document_id,
-                start=ch.start,
-                end=ch.end,
-                text=texts.get(ch.document_id, "")[ch.start : ch.end],
-                title=titles.get(ch.document_id),
-            )
-            for ch in chunks
-            if ch.end > ch.start
+    chunked = {ch.document_id for ch in chunks}
+    units = [
+        Unit(
+            id=ch.id,
+            document_id=ch.document_id,
+            start=ch.start,
+            end=ch.end,
+            text=texts.get(ch.document_id, "")[ch.start : ch.end],
+            title=titles.get(ch.document_id),
         )
-    return tuple(
+        for ch in chunks
+        if ch.end > ch.start
+    ]
+    units.extend(
         Unit(doc.id, doc.id, 0, len(doc.text), doc.text, doc.title)
         for doc in snapshot.documents
-        if doc.text
+        if doc.id not in chunked and (doc.text or doc.title)
     )
+    return tuple(units)
+
+
+def unindexed(snapshot: Snapshot) -> tuple[str, ...]:
+    """The documents `make_units` leaves out under every chunking: neither text nor title."""
+    return tuple(doc.id for doc in snapshot.documents if not doc.text and not doc.title)
