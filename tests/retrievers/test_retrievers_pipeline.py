@@ -277,3 +277,30 @@ def test_every_document_with_something_to_index_can_be_retrieved(tmp_path: Path)
     assert (out.units, out.unindexed) == (4, ("e",))
     assert [[c.id for c in r.candidates] for r in out.run.results] == [["b"], ["c"]]
     assert [r.context for r in out.run.results][1] == [ContextItem(id="c", text="")]
+
+
+def test_the_tokenizers_libraries_are_in_the_cache_key_and_the_provenance(
+    tmp_path: Path,
+) -> None:
+    # Before: only bm25s's version; a new PyStemmer or jieba reused an index built by the old
+    from importlib.metadata import version
+
+    from ragtriage.retrievers import TokenizerSpec
+    from ragtriage.retrievers._lexical import lexical_settings
+
+    stem, jieba = {"pystemmer": version("PyStemmer")}, {"jieba": version("jieba")}
+    plain = {"tokenizer": "stemmer=none,stopwords=en,chinese=none", "bm25s": version("bm25s")}
+    plain |= {"k1": "1.5", "b": "0.75", "format": "2"}
+    assert lexical_settings(TokenizerSpec(stemmer=None, chinese=False)) == plain
+    spec = TokenizerSpec(stemmer="english", chinese=True)
+    assert lexical_settings(spec) == {
+        **plain, "tokenizer": spec.describe(), **stem, **jieba
+    }
+    out = run_retrieval(SNAPSHOT, EVALSET, RetrievalConfig(), name="b", cache_dir=tmp_path)
+    assert out.run.provenance.retriever is not None
+    assert out.run.provenance.retriever.settings["pystemmer"] == stem["pystemmer"]
+    assert "jieba" not in out.run.provenance.retriever.settings  # no Chinese text: not used
+    hybrid = RetrievalConfig(retriever="hybrid", tokenizer=TokenizerSpec(stemmer=None))
+    out = run_retrieval(SNAPSHOT, EVALSET, hybrid, name="h", cache_dir=tmp_path)
+    assert out.run.provenance.retriever is not None
+    assert "pystemmer" not in out.run.provenance.retriever.settings

@@ -63,6 +63,7 @@ def lexical_settings(spec: TokenizerSpec) -> dict[str, str]:
         "k1": str(K1),
         "b": str(B),
         "format": INDEX_FORMAT,
+        **spec.libraries(),
     }
 
 

@@ -158,7 +158,9 @@ def _components(
         "units_sha256": digest,
         "indexed_text": "title + text",
     }
-    lexical: dict[str, Scalar] = {"tokenizer": tokenizer.describe(), "k1": K1, "b": B}
+    lexical: dict[str, Scalar] = {
+        "tokenizer": tokenizer.describe(), "k1": K1, "b": B, **tokenizer.libraries()
+    }
     dense: dict[str, Scalar] = {"model": MODEL_NAME, "similarity": "cosine"}
     if config.retriever == "bm25":
         retriever = Component(name="bm25s", version=bm25s_version(), settings={**common, **lexical})

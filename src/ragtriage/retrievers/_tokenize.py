@@ -35,6 +35,14 @@ class TokenizerSpec:
         parts.append("chinese=jieba" if self.chinese else "chinese=none")
         return ",".join(parts)
 
+    def libraries(self) -> dict[str, str]:
+        """The installed version of each library this tokenization uses (PyStemmer when
+        stemming, jieba when segmenting Chinese), for the cache key and provenance."""
+        from importlib.metadata import version
+
+        used = {"pystemmer": ("PyStemmer", self.stemmer), "jieba": ("jieba", self.chinese)}
+        return {key: version(name) for key, (name, on) in used.items() if on}
+
 
 @cache
 def _stopwords(name: str) -> frozenset[str]:
