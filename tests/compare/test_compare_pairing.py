@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from compare_builders import make_dataset, result
@@ -203,6 +204,57 @@ def test_repeats_are_grouped_with_mean_std_and_flaky_questions(build: Build) -> 
     assert metric.ci is not None and metric.ci.method.endswith(
         "repeats resampled within each drawn copy of a question"
     )
+
+
+def test_a_group_pairs_every_question_some_repeat_answered_whatever_the_run_order(
+    build: Build,
+) -> None:
+    # Before, a group read its first repeat's questions only: with b1 (no result for q1)
+    # first, q1 was unpaired and its candidate value None, yet with b2 first it was paired
+    # (and q4, which b2 has no result for, unpaired). Neither repeat has every question.
+    ds = build(
+        {
+            "a1": ({"seed": 1}, {"q1": miss("q1")}),
+            "a2": ({"seed": 2}, {"q1": miss("q1"), "q3": miss("q3")}),
+            "b1": ({"seed": 1, "prompt_version": "p2"}, {"q2": miss("q2")}),
+            "b2": ({"seed": 2, "prompt_version": "p2"}, {}),
+        }
+    )
+    dropped = {"b1": "q1", "b2": "q4"}
+    runs = tuple(
+        run.model_copy(
+            update={"results": [r for r in run.results if r.question_id != dropped[run.name]]}
+        )
+        if run.name in dropped else run
+        for run in ds.runs
+    )
+    evaluation = evaluate(replace(ds, runs=runs), metrics=["evidence_recall"], allow_missing=True)
+
+    def compared(names: list[str]) -> dict[str, Any]:
+        # The label and the seeds list the runs in the order given; the interval's resampling
+        # stream is keyed by the labels. Everything else is the same.
+        found = comparison_json(
+            compare(evaluation, names, resamples=200, allow_missing=True)
+        )["comparisons"][0]
+        del found["metrics"]["evidence_recall"]["ci"]
+        return {key: found[key] for key in ("counts", "no_result", "metrics", "questions")}
+
+    forward, backward = compared(["a1", "a2", "b1", "b2"]), compared(["a1", "a2", "b2", "b1"])
+    assert forward == backward
+    recall = forward["metrics"]["evidence_recall"]
+    got = [recall[k] for k in ("paired", "unpaired", "base", "candidate", "difference")]
+    assert got == [5, 0, 0.7, 0.9, 0.9 - 0.7]
+    assert recall["test"]["p_value"] == 0.75
+    assert [(q["id"], q["status"]) for q in forward["questions"]] == [
+        ("q2", "regressed"), ("q1", "improved"), ("q3", "improved"), ("q4", "unchanged"),
+        ("q5", "unchanged"),
+    ]
+    q1 = next(q for q in forward["questions"] if q["id"] == "q1")
+    assert (q1["status"], q1["metrics"]["evidence_recall"]) == (
+        "improved", {"base": 0.0, "candidate": 1.0, "status": "improved"}
+    )
+    groups = compare(evaluation, ["a1", "a2", "b1", "b2"], resamples=200, allow_missing=True)
+    assert [f.question_id for f in groups.groups[1].flaky] == ["q1", "q2", "q4"]
 
 
 def test_runs_without_a_seed_are_never_grouped(build: Build) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -26,7 +27,15 @@ from ._comparison import (
     RunGroup,
     StageMap,
 )
-from ._pairing import change_status, combine_statuses, group_values, overall, pair, pooled
+from ._pairing import (
+    change_status,
+    combine_statuses,
+    group_question_ids,
+    group_values,
+    overall,
+    pair,
+    pooled,
+)
 from ._provenance import diff_conditions, group_conditions, group_repeats
 from ._stages import modal_stage, run_stages
 from ._stats import TestResult, bootstrap_ci, group_means, mcnemar_exact, sign_flip_test
@@ -51,29 +60,34 @@ def _repeat_stats(
     return tuple(out)
 
 
-def _flaky(runs: Sequence[RunEvaluation], stages: StageMap) -> tuple[FlakyQuestion, ...]:
+def _flaky(
+    runs: Sequence[RunEvaluation], stages: StageMap, ids: tuple[str, ...]
+) -> tuple[FlakyQuestion, ...]:
     if len(runs) < 2:
         return ()
+    found = [{r.question_id: r.outcome for r in run.questions} for run in runs]
     out = []
-    for rec in runs[0].questions:
-        qid = rec.question_id
-        outcomes = tuple(
-            next((r.outcome for r in run.questions if r.question_id == qid), None) for run in runs
-        )
+    for qid in ids:
+        outcomes = tuple(outcome.get(qid) for outcome in found)
         primaries = tuple(_primary(stages, run.name, qid) for run in runs)
         if len(set(outcomes)) > 1 or len(set(primaries)) > 1:
             out.append(FlakyQuestion(qid, outcomes, primaries))
     return tuple(out)
 
 
-def _group(runs: Sequence[RunEvaluation], chosen: Sequence[Measure], stages: StageMap) -> RunGroup:
+def _group(
+    runs: Sequence[RunEvaluation],
+    chosen: Sequence[Measure],
+    stages: StageMap,
+    ids: tuple[str, ...],
+) -> RunGroup:
     names = tuple(run.name for run in runs)
     return RunGroup(
         "+".join(names),
         names,
         group_conditions(runs),
         _repeat_stats(runs, chosen),
-        _flaky(runs, stages),
+        _flaky(runs, stages, ids),
     )
 
 
@@ -81,13 +95,14 @@ def _metric(
     m: Measure,
     base: Sequence[RunEvaluation],
     cand: Sequence[RunEvaluation],
+    ids: tuple[tuple[str, ...], tuple[str, ...]],
     *,
     seed: int,
     resamples: int,
     permutations: int,
     level: float,
 ) -> MetricComparison:
-    base_values, cand_values = group_values(base, m), group_values(cand, m)
+    base_values, cand_values = group_values(base, m, ids[0]), group_values(cand, m, ids[1])
     paired = pair(base_values, cand_values)
     s = paired.sample
     spec = m.spec
@@ -149,24 +164,25 @@ def _question_status(base_stage: str | None, cand_stage: str | None, metric_stat
 def _questions(
     base: Sequence[RunEvaluation],
     cand: Sequence[RunEvaluation],
+    ids: tuple[tuple[str, ...], tuple[str, ...]],
     chosen: Sequence[Measure],
     stages: StageMap,
 ) -> tuple[QuestionChange, ...]:
     order = stage_order()
-    base_values = {m.name: group_values(base, m) for m in chosen}
-    cand_values = {m.name: group_values(cand, m) for m in chosen}
-    cand_rows = {rec.question_id: i for i, rec in enumerate(cand[0].questions)}
-    cand_missing = set(no_result(cand))
+    base_values = {m.name: group_values(base, m, ids[0]) for m in chosen}
+    cand_values = {m.name: group_values(cand, m, ids[1]) for m in chosen}
+    cand_rows = {qid: i for i, qid in enumerate(ids[1])}
+    records = {rec.question_id: rec for run in base for rec in run.questions}
     out = []
-    for row, rec in enumerate(base[0].questions):
-        qid = rec.question_id
-        if qid in cand_missing:
-            continue
+    for row, qid in enumerate(ids[0]):
         crow = cand_rows.get(qid)
+        if crow is None:  # no candidate repeat has a result for it (`no_result`)
+            continue
+        rec = records[qid]
         changes = []
         for m in chosen:
             b = base_values[m.name].value(row)
-            c = None if crow is None else cand_values[m.name].value(crow)
+            c = cand_values[m.name].value(crow)
             changes.append(
                 MetricChange(m.name, m.spec.layer, b, c, change_status(m.spec.direction, b, c))
             )
@@ -226,10 +242,16 @@ def compare(
     stages = {run.name: run_stages(run) for run in selected}
     grouped = group_repeats(selected) if group else tuple((run,) for run in selected)
     chosen = evaluation.measures
-    groups = tuple(_group(g, chosen, stages) for g in grouped)
+
+    @functools.cache
+    def order() -> tuple[str, ...]:
+        return tuple(q.id for q in evaluation.questions)
+
+    ids = tuple(group_question_ids(g, order) for g in grouped)
+    groups = tuple(_group(g, chosen, stages, i) for g, i in zip(grouped, ids, strict=True))
     pairs = []
     every = {q.question_id for q in selected[0].questions} | set(selected[0].no_result)
-    for members, info in zip(grouped[1:], groups[1:], strict=True):
+    for members, info, cand_ids in zip(grouped[1:], groups[1:], ids[1:], strict=True):
         diff = diff_conditions(groups[0].conditions, info.conditions)
         if diff.confounded:
             warnings.append(f"{groups[0].label} vs {info.label}: {diff.warning()}")
@@ -243,6 +265,7 @@ def compare(
                 m,
                 grouped[0],
                 members,
+                (ids[0], cand_ids),
                 seed=seed,
                 resamples=resamples,
                 permutations=permutations,
@@ -256,7 +279,7 @@ def compare(
                 info,
                 diff,
                 metrics,
-                _questions(grouped[0], members, chosen, stages),
+                _questions(grouped[0], members, (ids[0], cand_ids), chosen, stages),
                 base_no_result=no_result(grouped[0]),
                 candidate_no_result=no_result(members),
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,9 +53,30 @@ def overall(values: GroupValues) -> float | None:
     return pooled(values.num[present], values.den[present]) if present.any() else None
 
 
-def group_values(runs: Sequence[RunEvaluation], measure: Measure) -> GroupValues:
-    """Collect a measure's per-question scores from each run of a group."""
-    ids = tuple(rec.question_id for rec in runs[0].questions)
+def group_question_ids(
+    runs: Sequence[RunEvaluation], order: Callable[[], Sequence[str]]
+) -> tuple[str, ...]:
+    """The questions some repeat of a group has a result for, in evaluation-set order.
+
+    A run lists the questions it has a result for (the others are its `no_result`), so a
+    group's are the union of its repeats', whatever their order. `order()` gives every
+    question ID in evaluation-set order; it is called only when no one repeat has them all,
+    as it may read the evaluation set's questions again.
+    """
+    scored = [tuple(rec.question_id for rec in run.questions) for run in runs]
+    widest = max(scored, key=len)
+    union = set().union(*scored)
+    if len(widest) == len(union):
+        return widest
+    rank = {qid: at for at, qid in enumerate(order())}
+    return tuple(sorted(union, key=lambda qid: (rank.get(qid, len(rank)), qid)))
+
+
+def group_values(
+    runs: Sequence[RunEvaluation], measure: Measure, ids: tuple[str, ...]
+) -> GroupValues:
+    """Collect a measure's per-question scores on `ids` (`group_question_ids`) from each run
+    of a group."""
     num = np.full((len(ids), len(runs)), np.nan)
     den = np.full((len(ids), len(runs)), np.nan)
     micro = measure.spec.averaging == "micro"
