@@ -282,6 +282,24 @@ def test_drop_rules_absolute_and_significant(
     )
 
 
+def test_a_drop_passes_up_to_max_drop_plus_1e_12_and_fails_past_it(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    # The drop is a difference of two floats, so it carries their rounding: 0.8 - 0.7 is
+    # 0.10000000000000009, a drop `max_drop = 0.1` must allow. The margin is absolute (every
+    # metric lies in 0..1), far above that rounding and far below any drop worth a verdict.
+    drop = 0.9166666666666666 - 0.513888888888889  # fact_coverage: improved -> baseline
+    assert (drop, 0.8 - 0.7) == (0.4027777777777777, 0.10000000000000009)
+    bounds = [drop, drop - 0.9e-12, drop - 1.1e-12]
+    policy = "".join(f'[[drop]]\nmetric = "fact_coverage"\nmax_drop = {b!r}\n' for b in bounds)
+    rules = _gate(tmp_path, example_evaluation, policy, "baseline", "improved").rules
+    assert [(r.name, r.observed, r.verdict) for r in rules] == [
+        ("fact_coverage drop <= 0.4027777777777777", drop, "pass"),
+        ("fact_coverage drop <= 0.4027777777768777", drop, "pass"),
+        ("fact_coverage drop <= 0.40277777777667767", drop, "fail"),
+    ]
+
+
 def test_baseline_rules_are_skipped_without_a_baseline(
     tmp_path: Path, example_evaluation: Evaluation
 ) -> None:

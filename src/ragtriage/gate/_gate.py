@@ -35,6 +35,11 @@ from ._verdict import GateResult, RuleResult, Verdict, beyond, bound_text
 LABEL_LAYERS = ("support", "coverage")
 """Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
 
+DROP_MARGIN = 1e-12
+"""A drop rule fails on a drop above `max_drop` plus this: a drop is a difference of two
+floats and carries their rounding (0.8 - 0.7 is 0.10000000000000009, which `max_drop = 0.1`
+allows). Absolute: every metric lies in 0..1. Thresholds compare their own value exactly."""
+
 
 def _members(run: RunEvaluation) -> Callable[[str], list[QuestionRecord]]:
     """The run's questions in `all`, `tag:NAME` or `split:NAME`, in order: each slice's rows
@@ -230,7 +235,7 @@ def _drop(rule: DropRule, policy: LoadedPolicy, comparison: Comparison | None) -
     drop = (-found.difference if found.direction == "higher" else found.difference) + 0.0
     p = found.test.p_value if found.test is not None else 1.0
     test = found.test.name if found.test is not None else "none"
-    exceeds = drop > (rule.max_drop if rule.max_drop is not None else 0.0) + 1e-12
+    exceeds = drop > (rule.max_drop if rule.max_drop is not None else 0.0) + DROP_MARGIN
     failed = exceeds and (not rule.significant or (drop > 0 and p < alpha))
     moved = f"{'drop' if drop > 0 else 'gain'} {abs(drop):.3f}" if drop else "no change"
     observed = f"{moved} ({value_text(found.base)} -> {value_text(found.candidate)}, p={p:.3g})"
