@@ -17,15 +17,19 @@ from two_level_oracle import (
     two_level_variance,
 )
 
+from ragtriage import evaluate, load_dataset
 from ragtriage.compare import (
     BootstrapCI,
     PairedSample,
     bootstrap_ci,
     ci_text,
+    compare,
+    comparison_json,
     mcnemar_exact,
     sign_flip_test,
 )
-from ragtriage.compare._stats import expanded_tail
+from ragtriage.compare._stats import exact_up_to, expanded_tail
+from ragtriage.example import example_paths
 
 
 def macro(base: np.ndarray, cand: np.ndarray) -> PairedSample:
@@ -81,6 +85,34 @@ def test_sign_flip_monte_carlo_agrees_with_scipy() -> None:
     assert abs(ours.p_value - ref.pvalue) < 0.01
     again = sign_flip_test(macro(base, cand), resamples=40_000, seed=3, label="m")
     assert again.p_value == ours.p_value
+
+
+def test_the_test_is_exact_while_every_sign_pattern_fits_in_the_resamples_as_it_says() -> None:
+    # Before, the methods text said "exact up to 16 differing questions" at any resamples,
+    # though 17 are enumerated when the 2**17 patterns fit in the resamples.
+    base = np.random.default_rng(17).random(17)
+    sample = macro(base, base + 0.5)
+    exact = sign_flip_test(sample, resamples=2**17, seed=0, label="m")
+    sampled = sign_flip_test(sample, resamples=2**17 - 1, seed=0, label="m")
+    assert (exact.name, exact.resamples, exact.p_value) == ("sign_flip_exact", 2**17, 2 / 2**17)
+    assert (sampled.name, sampled.resamples) == ("sign_flip_monte_carlo", 2**17 - 1)
+    assert [exact_up_to(r) for r in (100, 10_000, 2**17 - 1, 2**17, 1_000_000)] == [
+        16, 16, 16, 17, 19
+    ]
+    paths = example_paths()
+    evaluation = evaluate(load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs))
+
+
+    def said(permutations: int) -> str:
+        found = comparison_json(compare(evaluation, resamples=100, permutations=permutations))
+        return str(found["settings"]["methods"]["continuous_test"]).split("): ")[1]
+
+    assert [said(2**17 - 1), said(2**17)] == [
+        "exact up to 16 differing questions, else Monte Carlo with 131071 resamples, seed 0; "
+        "repeats averaged per question first",
+        "exact up to 17 differing questions, else Monte Carlo with 131072 resamples, seed 0; "
+        "repeats averaged per question first",
+    ]
 
 
 def test_micro_swap_test_matches_brute_force_enumeration() -> None:

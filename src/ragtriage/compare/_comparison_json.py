@@ -13,7 +13,7 @@ from ._comparison import (
     QuestionChange,
     RunGroup,
 )
-from ._stats import EXACT_LIMIT
+from ._stats import exact_up_to
 
 PAIRING = (
     "only questions where both sides have a value are compared; (all X) after a base or "
@@ -33,9 +33,10 @@ def methods(comparison: Comparison) -> dict[str, str]:
         ),
         "continuous_test": (
             "paired permutation test (sign flip of per-question differences; for micro "
-            f"averages, base and candidate swapped per question): exact up to {EXACT_LIMIT} "
-            f"differing questions, else Monte Carlo with {comparison.permutations} resamples, "
-            f"seed {comparison.seed}; repeats averaged per question first"
+            "averages, base and candidate swapped per question): exact up to "
+            f"{exact_up_to(comparison.permutations)} differing questions, else Monte Carlo "
+            f"with {comparison.permutations} resamples, seed {comparison.seed}; repeats "
+            "averaged per question first"
         ),
         "binary_test": "exact McNemar test (two-sided binomial on the discordant pairs)",
         "pairing": PAIRING,

@@ -25,7 +25,8 @@ from ._exact import binomial_two_sided, t_quantile
 FloatArray = NDArray[np.float64]
 
 EXACT_LIMIT = 16
-"""Up to this many non-tied pairs the permutation test enumerates all 2**n sign patterns."""
+"""Up to this many non-tied pairs the permutation test enumerates all 2**n sign patterns
+(and beyond, while 2**n is at most its resamples: `exact_up_to`)."""
 
 _BATCH_CELLS = 4_000_000
 """Resamples are drawn in batches of at most this many array cells, to bound memory."""
@@ -192,6 +193,12 @@ def bootstrap_ci(
     return BootstrapCI(float(low), float(high), level, resamples, method)
 
 
+def exact_up_to(resamples: int) -> int:
+    """The most differing pairs the permutation test enumerates exactly: `EXACT_LIMIT`, or
+    more while all 2**n sign patterns are no more than the Monte Carlo `resamples`."""
+    return max(EXACT_LIMIT, resamples.bit_length() - 1)
+
+
 def sign_flip_test(sample: PairedSample, *, resamples: int, seed: int, label: str) -> TestResult:
     """Paired permutation test: swap base and candidate per question (a sign flip of the
     per-question difference for macro metrics). Exact when few pairs differ, else Monte Carlo.
@@ -211,7 +218,7 @@ def sign_flip_test(sample: PairedSample, *, resamples: int, seed: int, label: st
     tolerance = abs(observed) * _EPS
     if n == 0:
         return TestResult("sign_flip_exact", 1.0, 1, "no question differs")
-    exact = n <= EXACT_LIMIT or 2**n <= resamples
+    exact = n <= exact_up_to(resamples)
     if exact:
         codes = np.arange(2**n, dtype=np.int64)
         swaps = ((codes[:, None] >> np.arange(n)[None, :]) & 1).astype(np.float64)
