@@ -13,6 +13,7 @@ from compare_builders import make_dataset, result
 import ragtriage
 from ragtriage import Evaluation, InputError, RequestError, evaluate
 from ragtriage.compare import (
+    Comparison,
     compare,
     comparison_json,
     render_comparison_markdown,
@@ -255,6 +256,39 @@ def test_a_group_pairs_every_question_some_repeat_answered_whatever_the_run_orde
     )
     groups = compare(evaluation, ["a1", "a2", "b1", "b2"], resamples=200, allow_missing=True)
     assert [f.question_id for f in groups.groups[1].flaky] == ["q1", "q2", "q4"]
+
+
+def test_one_paired_question_has_no_interval_two_have_the_plain_percentile_one(
+    build: Build,
+) -> None:
+    # Before, one paired question gave the interval [-1.000, -1.000]: every resample is that
+    # question, a point that looks certain.
+    ds = build({"base": ({}, {}), "cand": ({}, {"q1": miss("q1")})})
+
+    def paired_on(kept: tuple[str, ...]) -> Comparison:
+        runs = (
+            ds.runs[0],
+            ds.runs[1].model_copy(
+                update={"results": [r for r in ds.runs[1].results if r.question_id in kept]}
+            ),
+        )
+        evaluation = evaluate(replace(ds, runs=runs), metrics=["evidence_recall"],
+                              allow_missing=True)
+        return compare(evaluation, resamples=200, allow_missing=True)
+
+    one = paired_on(("q1",))
+    (recall,) = one.pairs[0].metrics
+    assert (recall.paired, recall.difference, recall.ci) == (1, -1.0, None)
+    assert comparison_json(one)["comparisons"][0]["metrics"]["evidence_recall"]["ci"] is None
+    assert (
+        "| evidence_recall (higher better) | 1.000 | 0.000 | -1.000 | n/a | 1 (perm. exact) "
+        "| 0/0/1 | 1 (4 unpaired) |"
+    ) in render_comparison_markdown(one)
+    # Two questions (differences -1 and 0): the plain 2.5% and 97.5% percentiles of the
+    # resampled means -1, -0.5 and 0.
+    (recall,) = paired_on(("q1", "q3")).pairs[0].metrics
+    assert recall.ci is not None
+    assert (recall.paired, recall.ci.low, recall.ci.high) == (2, -1.0, 0.0)
 
 
 def test_runs_without_a_seed_are_never_grouped(build: Build) -> None:

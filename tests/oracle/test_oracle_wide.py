@@ -139,9 +139,11 @@ def _json_reports(g: Generated, tmp: Path) -> dict[str, Any]:
 
 
 def check_sizes(g: Generated, times: int) -> None:
-    """A JSON report of `g`'s questions has the structure of its report at `times` copies."""
+    """A JSON report of two copies of `g`'s questions has the structure of its report at
+    `times` copies. (Two, not one: a value that needs two questions, a confidence interval of
+    a difference, is null over one paired question, as a value with an empty denominator is.)"""
     with tempfile.TemporaryDirectory() as small, tempfile.TemporaryDirectory() as big:
-        assert _json_reports(tiled(g, 1), Path(small)) == _json_reports(tiled(g, times),
+        assert _json_reports(tiled(g, 2), Path(small)) == _json_reports(tiled(g, times),
                                                                         Path(big))
 
 

@@ -132,7 +132,7 @@ class MetricComparison:
     difference: float | None
     """candidate - base (None without paired questions)."""
     ci: BootstrapCI | None
-    """Bootstrap interval of the difference."""
+    """Bootstrap interval of the difference; None below 2 paired questions (not applicable)."""
     test: TestResult | None
     """Paired test of no difference."""
     wins: int

@@ -28,6 +28,10 @@ EXACT_LIMIT = 16
 """Up to this many non-tied pairs the permutation test enumerates all 2**n sign patterns
 (and beyond, while 2**n is at most its resamples: `exact_up_to`)."""
 
+CI_MIN_QUESTIONS = 2
+"""Below this many paired questions there is no interval: one question is every resample,
+so its interval would be a point that looks certain."""
+
 _BATCH_CELLS = 4_000_000
 """Resamples are drawn in batches of at most this many array cells, to bound memory."""
 
@@ -144,7 +148,8 @@ def expanded_tail(level: float, n: int) -> float:
 
     The plain percentile interval is too narrow for small samples (it uses the normal
     quantile and the n-divisor variance); widening the percentiles to
-    Phi(-sqrt(n / (n - 1)) * t[n-1]) corrects both. Plain percentiles below 3 questions.
+    Phi(-sqrt(n / (n - 1)) * t[n-1]) corrects both. Plain percentiles below 3 questions:
+    at 2, t[1] (12.7) would move the tails past every resample, to their extremes.
     """
     tail = (1.0 - level) / 2.0
     if n < 3:
@@ -156,8 +161,11 @@ def expanded_tail(level: float, n: int) -> float:
 
 def bootstrap_ci(
     sample: PairedSample, *, resamples: int, seed: int, label: str, level: float = 0.95
-) -> BootstrapCI:
-    """Paired percentile bootstrap over questions (and over repeats within a question)."""
+) -> BootstrapCI | None:
+    """Paired percentile bootstrap over questions (and over repeats within a question); None
+    (not applicable) below `CI_MIN_QUESTIONS` questions."""
+    if sample.size < CI_MIN_QUESTIONS:
+        return None
     rng = seeded_rng(seed, "bootstrap:" + label)
     n = sample.size
     if sample.repeated:
