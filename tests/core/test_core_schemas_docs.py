@@ -13,7 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import COMMANDS, cli
+from ragtriage.errors import ProblemCollector
 from ragtriage.example import example_paths
+from ragtriage.loading import read_file
 from ragtriage.metrics._docs import render_metrics_markdown
 from ragtriage.schemas._format_docs import (
     JSONL_RUN_EXAMPLE,
@@ -195,3 +197,27 @@ def test_the_readme_json_contract_is_an_excerpt_of_the_report(
                                    "--format", "json"])  # fmt: skip
     assert (out.exit_code, out.stderr) == (0, "")
     assert _agrees(sample, json.loads(out.stdout), "report") == []
+
+
+def _schema_and_loader(kind: str, data: dict[str, object], tmp_path: Path) -> tuple[list[str], list[str]]:
+    """What the printed schema of `kind` says of `data` (its errors' messages) and what the loader
+    says of it written to a file (its problems' fields, expected, found)."""
+    messages = [e.message for e in jsonschema.Draft202012Validator(json_schema(kind)).iter_errors(data)]
+    path = tmp_path / f"{kind}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    collector = ProblemCollector()
+    read_file(path, collector)
+    return messages, [f"{p.field}: {p.expected}; {p.found}" for p in collector.problems]
+
+
+@pytest.mark.parametrize("kind", ["snapshot", "evalset", "run", "labels"])
+@pytest.mark.parametrize("field", ["schema_version", "kind"])
+def test_schema_requires_the_kind_and_version_the_loader_requires(
+    kind: str, field: str, tmp_path: Path
+) -> None:
+    example = {k: v for k, v in format_examples()[kind].items() if k != field}
+    messages, problems = _schema_and_loader(kind, example, tmp_path)
+    assert messages == [f"'{field}' is a required property"]
+    expected = "1" if field == "schema_version" else "one of snapshot, evalset, run, labels"
+    assert problems == [f"{field}: {expected}; nothing"]
+    assert "default" not in json_schema(kind)["properties"][field]

@@ -42,6 +42,8 @@ def json_schema(kind: str) -> dict[str, Any]:
         expected = f"one of {', '.join(SCHEMA_MODELS)}"
         raise file_problem("<command line>", expected, repr(kind), "KIND")
     schema = model.model_json_schema(mode="validation", schema_generator=_FieldDocs)
+    if "kind" in model.model_fields:
+        _declared(schema)
     if kind == "labels":
         _labeller_optional(schema)
     # `$schema` and `$id` make the file self-describing for editors and validators.
@@ -79,6 +81,15 @@ def _attribute_docs(cls: type) -> dict[str, str]:
         and isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
         and isinstance(doc.value.value, str)
     }
+
+
+def _declared(schema: dict[str, Any]) -> None:
+    # A native file must give its version and kind (the loader reads them before the model:
+    # `schema_version: expected 1; found nothing`); the models default them for Python callers.
+    names = ("schema_version", "kind")
+    for name in names:
+        del schema["properties"][name]["default"]
+    schema["required"] = [*names, *schema["required"]]
 
 
 LABELLER_DEFAULT_NOTE = (
