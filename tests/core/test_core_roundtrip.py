@@ -98,7 +98,11 @@ def model_strategy(model: type[BaseModel], depth: int = 0) -> st.SearchStrategy[
     optional: dict[str, st.SearchStrategy[Any]] = {}
     for name, info in model.model_fields.items():
         info = typing.cast(FieldInfo, info)
-        strat = strategy_for(hints[name], info.metadata, depth)
+        metadata = list(info.metadata)
+        if isinstance(info.json_schema_extra, dict) and "minItems" in info.json_schema_extra:
+            # a minimum the loader checks, not the model (an evaluation set's questions)
+            metadata.append(annotated_types.MinLen(typing.cast(int, info.json_schema_extra["minItems"])))
+        strat = strategy_for(hints[name], metadata, depth)
         (fields if info.is_required() else optional)[name] = strat
     return st.fixed_dictionaries(fields, optional=optional).map(lambda kw: model(**kw))
 

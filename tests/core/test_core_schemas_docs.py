@@ -221,3 +221,10 @@ def test_schema_requires_the_kind_and_version_the_loader_requires(
     expected = "1" if field == "schema_version" else "one of snapshot, evalset, run, labels"
     assert problems == [f"{field}: {expected}; nothing"]
     assert "default" not in json_schema(kind)["properties"][field]
+
+
+def test_schema_requires_a_question_as_the_loader_does(tmp_path: Path) -> None:
+    messages, problems = _schema_and_loader("evalset", {**format_examples()["evalset"], "questions": []}, tmp_path)
+    assert messages == ["[] should be non-empty"]
+    assert problems == ["questions: a list of at least 1 item; an empty list"]
+    assert json_schema("evalset")["properties"]["questions"]["minItems"] == 1

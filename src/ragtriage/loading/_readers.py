@@ -70,9 +70,14 @@ class _Layout:
     lists: tuple[Items, ...]
     required: str | None = None
     """The list a file must have (given empty to a `head` model that has it)."""
-    filled: bool = False
-    """Whether `required` must hold an item (an evaluation set without questions scores
-    nothing: every aggregate would be not applicable, and a gate would pass on nothing)."""
+
+    @property
+    def filled(self) -> bool:
+        """Whether `required` must hold an item: its field's JSON Schema says `minItems`
+        (an evaluation set's `questions`)."""
+        field = self.head.model_fields.get(self.required or "")
+        extra = field.json_schema_extra if field is not None else None
+        return isinstance(extra, dict) and extra.get("minItems") == 1
 
     def items_of(self, data: Any) -> Items:
         """The list a JSONL line's record belongs to."""
@@ -109,7 +114,6 @@ _LAYOUTS = {
         EvalSet,
         (Items("questions", Question, "id", blank=_BLANK_QUESTION),),
         required="questions",
-        filled=True,
     ),
     "run": _Layout(
         RunHeader,

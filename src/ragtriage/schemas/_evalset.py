@@ -94,7 +94,10 @@ class EvalSet(StrictModel):
     """ID that runs refer to."""
     snapshot_id: Identifier | None = None
     """The snapshot the questions are written against."""
-    questions: list[Question]
+    # Not `min_length`: the loader validates a file's header without its items, and refuses
+    # an empty list itself (`loading`'s layouts read this minimum): an evaluation set without
+    # questions scores nothing, every aggregate not applicable, and a gate would pass on it.
+    questions: list[Question] = Field(json_schema_extra={"minItems": 1})
     """The questions (at least one; a file without any is refused), one entry per ID."""
     metadata: dict[str, Scalar] = Field(default_factory=dict)
     """Free-form metadata about the set (source, licence, attribution ...)."""
