@@ -7,6 +7,7 @@ import importlib
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -228,3 +229,42 @@ def test_schema_requires_a_question_as_the_loader_does(tmp_path: Path) -> None:
     assert messages == ["[] should be non-empty"]
     assert problems == ["questions: a list of at least 1 item; an empty list"]
     assert json_schema("evalset")["properties"]["questions"]["minItems"] == 1
+
+
+def _evaluated(tmp_path: Path, kind: str, data: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """What the printed schema of `kind` says of `data` (its errors' messages), and the problems
+    `ragtriage evaluate` reports of the data-format examples with `data` in place of `kind`'s."""
+    messages = [e.message for e in jsonschema.Draft202012Validator(json_schema(kind)).iter_errors(data)]
+    files = {k: tmp_path / f"{k}.json" for k in ("snapshot", "evalset", "run", "labels")}
+    for k, path in files.items():
+        path.write_text(json.dumps(data if k == kind else format_examples()[k]), encoding="utf-8")
+    out = CliRunner().invoke(cli, ["evaluate", str(files["evalset"]), "--snapshot", str(files["snapshot"]),
+                                   "--run", str(files["run"]), "--labels", str(files["labels"])])
+    assert out.exit_code == 2
+    return messages, [line.replace(f"{tmp_path}/", "") for line in out.stderr.splitlines()[1:]]
+
+
+def _claim_label(**label: Any) -> dict[str, Any]:
+    """The labels example, its claim label changed by `label` (a None value leaves a field out)."""
+    example = format_examples()["labels"]
+    entry = example["claim_labels"][0]
+    changed = {k: v for k, v in {**entry["label"], **label}.items() if v is not None}
+    return {**example, "claim_labels": [{**entry, "label": changed}]}
+
+
+def test_schema_says_a_claim_is_supported_exactly_when_its_label_names_support(tmp_path: Path) -> None:
+    messages, problems = _evaluated(tmp_path, "labels", _claim_label(verdict="supported"))
+    assert messages == ["'supported_by' is a required property"]
+    assert problems == ["- labels.json: question 'retention': claims[c1].supported_by: expected at least one supporting context ID for a supported claim; found none"]
+    messages, problems = _evaluated(tmp_path, "labels", _claim_label(supported_by=["retention-v1"]))
+    assert messages == ["['retention-v1'] is expected to be empty"]
+    assert problems == ["- labels.json: question 'retention': claims[c1].supported_by: expected no supporting IDs for a claim labelled cannot_judge; found retention-v1"]
+
+
+def test_schema_says_a_judge_names_its_prompt_version(tmp_path: Path) -> None:
+    judge = {"kind": "judge", "name": "judge-model"}
+    messages, problems = _evaluated(tmp_path, "labels", _claim_label(labeller=judge))
+    assert messages == ["'prompt_version' is a required property"]
+    assert problems == ["- labels.json: question 'retention': claims[c1].labels.labeller.prompt_version: expected the judge's prompt version; found nothing"]
+    messages, _ = _evaluated(tmp_path, "labels", _claim_label(labeller={**judge, "prompt_version": ""}))
+    assert messages == ["'' should be non-empty"]

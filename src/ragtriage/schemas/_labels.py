@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from ._shared import SCHEMA_VERSION, Identifier, Labeller, SchemaVersion, StrictModel
 
@@ -56,6 +56,15 @@ def agreed_verdict(verdicts: Sequence[str]) -> str | None:
 
 class ClaimLabel(StrictModel):
     """One labeller's verdict on one claim."""
+
+    # The checks across files refuse the other pairs (`validation`); the JSON Schema says so.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"verdict": {"const": "supported"}}, "required": ["verdict"]},
+            "then": {"properties": {"supported_by": {"minItems": 1}}, "required": ["supported_by"]},
+            "else": {"properties": {"supported_by": {"maxItems": 0}}},
+        }
+    )
 
     verdict: ClaimVerdict
     """`supported`, `unsupported`, or `cannot_judge` (a valid answer, never scored)."""

@@ -175,6 +175,17 @@ class StrictModel(BaseModel):
 class Labeller(StrictModel):
     """Who made a label. The system under test never labels itself."""
 
+    # The checks across files refuse a judge without one (`validation`); the JSON Schema says so.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"kind": {"const": "judge"}}, "required": ["kind"]},
+            "then": {
+                "properties": {"prompt_version": {"type": "string", "minLength": 1}},
+                "required": ["prompt_version"],
+            },
+        }
+    )
+
     kind: Literal["human", "judge"]
     """`human` for a person, `judge` for an automatic judge (model or deterministic)."""
     name: Identifier
