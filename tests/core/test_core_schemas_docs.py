@@ -268,3 +268,25 @@ def test_schema_says_a_judge_names_its_prompt_version(tmp_path: Path) -> None:
     assert problems == ["- labels.json: question 'retention': claims[c1].labels.labeller.prompt_version: expected the judge's prompt version; found nothing"]
     messages, _ = _evaluated(tmp_path, "labels", _claim_label(labeller={**judge, "prompt_version": ""}))
     assert messages == ["'' should be non-empty"]
+
+
+def _second_result(**changes: Any) -> dict[str, Any]:
+    """The run example, its second (refused) result changed by `changes` (None leaves a field out)."""
+    example = format_examples()["run"]
+    first, second = example["results"]
+    changed = {k: v for k, v in {**second, **changes}.items() if v is not None}
+    return {**example, "results": [first, changed]}
+
+
+def test_schema_says_a_result_has_an_outcome_exactly_when_it_has_an_answer(tmp_path: Path) -> None:
+    messages, problems = _evaluated(tmp_path, "run", _second_result(outcome=None))
+    assert messages == ["'outcome' is a required property"]
+    assert problems == ["- run.json: question 'extension': outcome: expected answered, refused, clarified or escalated for a result with an answer; found nothing"]
+    messages, _ = _evaluated(tmp_path, "run", {**_second_result(), "results": [{**_second_result()["results"][1], "outcome": None}]})
+    assert messages == ["None is not of type 'string'"]
+    messages, problems = _evaluated(tmp_path, "run", _second_result(answer=" "))
+    assert messages == ["' ' does not match '\\\\S'"]
+    assert problems == ["- run.json: question 'extension': answer: expected non-empty answer text; found an empty answer"]
+    messages, problems = _evaluated(tmp_path, "run", _second_result(answer=None, claims=None))
+    assert messages == ["'answer' is a required property"]
+    assert problems[-1] == "- run.json: question 'extension': answer: expected non-empty answer text; found nothing"

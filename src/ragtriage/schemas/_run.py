@@ -5,11 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from ..fileio import CUTOFF_RANGE, MAX_CUTOFF
 from ._labels import ClaimLabel, FactLabel
-from ._shared import SCHEMA_VERSION, Identifier, Scalar, SchemaVersion, StrictModel, Text
+from ._shared import (
+    SCHEMA_VERSION,
+    TEXT_PATTERN,
+    Identifier,
+    Scalar,
+    SchemaVersion,
+    StrictModel,
+    Text,
+)
 
 
 def _cutoff(value: object) -> object:
@@ -113,6 +121,29 @@ class Usage(StrictModel):
 class QuestionResult(StrictModel):
     """What the system did for one question."""
 
+    # The checks across files refuse an answer without an outcome and the converse
+    # (`validation`; `ragtriage judge` detects a missing outcome); the JSON Schema says so.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"properties": {"answer": {"type": "string"}}, "required": ["answer"]},
+                    "then": {
+                        "properties": {"outcome": {"type": "string"}},
+                        "required": ["outcome"],
+                    },
+                },
+                {
+                    "if": {"properties": {"outcome": {"type": "string"}}, "required": ["outcome"]},
+                    "then": {
+                        "properties": {"answer": {"type": "string", "pattern": TEXT_PATTERN}},
+                        "required": ["answer"],
+                    },
+                },
+            ]
+        }
+    )
+
     question_id: Identifier
     """The question answered."""
     candidates: list[RankedItem] = Field(default_factory=list)
@@ -122,9 +153,10 @@ class QuestionResult(StrictModel):
     context: list[ContextItem] | None = None
     """The final context actually sent; `null` means the top k of the final ranking."""
     answer: str | None = None
-    """The answer text; `null` for a retrieval-only run."""
+    """The answer text, not only whitespace; `null` for a retrieval-only run."""
     outcome: Outcome | None = None
-    """`answered`, `refused`, `clarified` or `escalated`; `null` for a retrieval-only run."""
+    """`answered`, `refused`, `clarified` or `escalated`; `null` for a retrieval-only run.
+    Required with an answer (`ragtriage judge` reads a run without one and detects it)."""
     claims: list[Claim] | None = None
     """Claims of the answer; `null` when not extracted yet; none when there is no answer."""
     fact_labels: list[FactLabel] = Field(default_factory=list)
