@@ -21,6 +21,7 @@ from pydantic.fields import FieldInfo
 
 from ragtriage import schemas
 from ragtriage.schemas._json_schema import SCHEMA_MODELS
+from ragtriage.schemas._shared import ISO_DATE_PATTERN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,7 +65,7 @@ def strategy_for(tp: Any, metadata: list[Any] | None = None, depth: int = 0) -> 
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return model_strategy(tp, depth + 1)
     if tp is str and any(
-        (getattr(m, "json_schema", None) or {}).get("pattern") == "^[0-9]{4}(-[0-9]{2}){0,2}$"
+        (getattr(m, "json_schema", None) or {}).get("pattern") == ISO_DATE_PATTERN
         for m in metadata
     ):
         # an IsoDate: a day, a month or a year

@@ -290,3 +290,20 @@ def test_schema_says_a_result_has_an_outcome_exactly_when_it_has_an_answer(tmp_p
     messages, problems = _evaluated(tmp_path, "run", _second_result(answer=None, claims=None))
     assert messages == ["'answer' is a required property"]
     assert problems[-1] == "- run.json: question 'extension': answer: expected non-empty answer text; found nothing"
+
+
+@pytest.mark.parametrize(
+    ("date", "schema_accepts"),
+    [("2024-13-40", False), ("2024-00", False), ("2024-12-32", False), ("2024-12-00", False),
+     ("2024-12-31", True), ("2024-02-30", True), ("2024-12", True), ("2024", True)],
+)
+def test_schema_date_pattern_refuses_months_and_days_no_calendar_has(date: str, schema_accepts: bool, tmp_path: Path) -> None:
+    example = format_examples()["snapshot"]
+    first, *rest = example["documents"]
+    messages, problems = _schema_and_loader("snapshot", {**example, "documents": [{**first, "effective_date": date}, *rest]}, tmp_path)
+    pattern = json_schema("snapshot")["$defs"]["Document"]["properties"]["effective_date"]["anyOf"][0]["pattern"]
+    assert messages == ([] if schema_accepts else [f"{date!r} is not valid under any of the given schemas"])
+    # what the pattern lets through and the loader refuses: a day past its month's end
+    loader_accepts = schema_accepts and date != "2024-02-30"
+    assert problems == ([] if loader_accepts else [f"effective_date: an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY); {date!r}"])
+    assert pattern == "^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"

@@ -36,7 +36,9 @@ and one is the **article format** (`schemaVersion: 1`), which holds all of these
 Every native file is a JSON object with `schema_version: 1` and a `kind`. Unknown fields are
 refused, types are strict (`"3"` is not a number), and every problem is reported at once
 with file, question ID, field, what was expected and what was found. The JSON Schema of each
-kind is published in `schemas/KIND.schema.json` and printed by `ragtriage schema KIND`.
+kind is published in `schemas/KIND.schema.json` and printed by `ragtriage schema KIND`; it
+checks one file alone, so what needs another file (an ID that must be known, a supporting ID
+in the context) and a day past its month's end (`2026-02-30`) are checked by ragtriage only.
 Every file is UTF-8 JSON with no duplicate keys and only finite numbers, within size and
 nesting bounds: see [files.md](files.md) for what is accepted and the messages.
 
