@@ -307,3 +307,21 @@ def test_schema_date_pattern_refuses_months_and_days_no_calendar_has(date: str, 
     loader_accepts = schema_accepts and date != "2024-02-30"
     assert problems == ([] if loader_accepts else [f"effective_date: an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY); {date!r}"])
     assert pattern == "^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"
+
+
+def test_a_human_labeller_names_no_prompt_version(tmp_path: Path) -> None:
+    human = {"kind": "human", "name": "mei", "prompt_version": "v1"}
+    messages, problems = _evaluated(tmp_path, "labels", _claim_label(labeller=human))
+    assert messages == ["'v1' is not of type 'null'"]
+    assert problems == ["- labels.json: question 'retention': claims[c1].labels.labeller.prompt_version: expected none for a human labeller (a prompt version is a judge's: kind judge); found 'v1'"]
+    run = format_examples()["run"]
+    first, second = run["results"]
+    claim = first["claims"][0]
+    labelled = {**claim, "labels": [{**claim["labels"][0], "labeller": human}]}
+    changed = {**run, "results": [{**first, "claims": [labelled]}, second]}
+    messages, problems = _evaluated(tmp_path, "run", changed)
+    assert len(messages) == 1  # the claims' union (a list or null), whose best match is:
+    best = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(json_schema("run")).iter_errors(changed))
+    assert best is not None and best.message == "'v1' is not of type 'null'"
+    assert problems == ["- run.json: question 'retention': claims[c1].labels.labeller.prompt_version: expected none for a human labeller (a prompt version is a judge's: kind judge); found 'v1'"]
+    jsonschema.Draft202012Validator(json_schema("labels")).validate(_claim_label(labeller={**human, "prompt_version": None}))

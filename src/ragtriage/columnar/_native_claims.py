@@ -139,6 +139,8 @@ def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator:
         flags = _BY_JUDGE | (_SELF_MADE if by == generator else 0)
     elif kind != "human":
         raise _Fallback("labeller kind")
+    elif who.get("prompt_version") is not None:
+        raise _Fallback("a person with a prompt version")
     if lab.get("verdict") not in verdicts:
         raise _Fallback("verdict")
     stamp, reason = lab.get("context_hash"), lab.get("reason")

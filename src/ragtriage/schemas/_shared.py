@@ -180,7 +180,8 @@ class StrictModel(BaseModel):
 class Labeller(StrictModel):
     """Who made a label. The system under test never labels itself."""
 
-    # The checks across files refuse a judge without one (`validation`); the JSON Schema says so.
+    # The checks across files refuse a judge without a prompt version and a person with one
+    # (`validation`); the JSON Schema says so.
     model_config = ConfigDict(
         json_schema_extra={
             "if": {"properties": {"kind": {"const": "judge"}}, "required": ["kind"]},
@@ -188,6 +189,7 @@ class Labeller(StrictModel):
                 "properties": {"prompt_version": {"type": "string", "minLength": 1}},
                 "required": ["prompt_version"],
             },
+            "else": {"properties": {"prompt_version": {"type": "null"}}},
         }
     )
 
@@ -196,7 +198,8 @@ class Labeller(StrictModel):
     name: Identifier
     """The reviewer's name or ID for a human; the judge model's name for a judge."""
     prompt_version: str | None = None
-    """The judge's prompt template version; required for `judge`, absent for `human`."""
+    """The judge's prompt template version; required for `judge`, absent (or `null`) for
+    `human`: a label with one marked `human` is refused, as it would count as a person's."""
     endpoint_kind: str | None = None
     """For a judge: what served it (e.g. `openai-compatible`, `llama.cpp`, `lexical`)."""
     temperature: float | None = None

@@ -99,10 +99,15 @@ def _check_hash(c: Checker, file: str, qid: str, field: str, lab: ClaimLabel | F
 
 
 def _check_prompt(c: Checker, file: str, qid: str, field: str, lab: ClaimLabel | FactLabel) -> None:
-    """A judge's label must name the judge's prompt version."""
-    if lab.labeller.kind == "judge" and not lab.labeller.prompt_version:
+    """A judge's label must name the judge's prompt version, a person's none (a judge's label
+    marked `human` would count as a person's)."""
+    prompt = lab.labeller.prompt_version
+    if lab.labeller.kind == "judge" and not prompt:
         expected = "the judge's prompt version"
         c.add(file, qid, f"{field}.labeller.prompt_version", expected, "nothing")
+    if lab.labeller.kind == "human" and prompt is not None:
+        expected = "none for a human labeller (a prompt version is a judge's: kind judge)"
+        c.add(file, qid, f"{field}.labeller.prompt_version", expected, repr(prompt))
 
 
 def _check_result(
