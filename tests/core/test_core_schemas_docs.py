@@ -325,3 +325,12 @@ def test_a_human_labeller_names_no_prompt_version(tmp_path: Path) -> None:
     assert best is not None and best.message == "'v1' is not of type 'null'"
     assert problems == ["- run.json: question 'retention': claims[c1].labels.labeller.prompt_version: expected none for a human labeller (a prompt version is a judge's: kind judge); found 'v1'"]
     jsonschema.Draft202012Validator(json_schema("labels")).validate(_claim_label(labeller={**human, "prompt_version": None}))
+
+
+def test_schema_says_a_label_names_its_labeller_when_the_file_gives_none(tmp_path: Path) -> None:
+    example = format_examples()["labels"]
+    for default in ({}, {"labeller": None}):
+        without = {**{k: v for k, v in example.items() if k != "labeller"}, **default}
+        messages, problems = _schema_and_loader("labels", without, tmp_path)
+        assert messages == ["'labeller' is a required property"]
+        assert problems == ["fact_labels[7-days].label.labeller: a labeller (on the label, or `labeller` at the top of the file for every label that names none); nothing"]

@@ -18,7 +18,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from ..fileio import file_problem, json_text
 from ._article import ArticleDataset
 from ._evalset import EvalSet
-from ._labels import LabelSet
+from ._labels import LABEL_LISTS, LabelSet
 from ._run import Run
 from ._snapshot import Snapshot
 
@@ -106,6 +106,10 @@ def _labeller_optional(schema: dict[str, Any]) -> None:
         definition["required"] = [f for f in definition["required"] if f != "labeller"]
         prop = definition["properties"]["labeller"]
         prop["description"] = f"{prop['description']} {LABELLER_DEFAULT_NOTE}"
+    # ... but only in a file that gives one (`labeller` absent or null: no default).
+    named = {"items": {"properties": {"label": {"required": ["labeller"]}}}}
+    schema["if"] = {"properties": {"labeller": {"type": "null"}}}
+    schema["then"] = {"properties": dict.fromkeys(LABEL_LISTS, named)}
 
 
 def schema_text(kind: str) -> str:
