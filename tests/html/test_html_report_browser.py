@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -10,9 +11,11 @@ import pytest
 from html_report_injection import DOC_ID, IMG, QUESTION_ID, SCRIPT
 
 from ragtriage.api import report_page
+from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation
 from ragtriage.render.html import TABLE_MEASURES, funnel
+from ragtriage.starter import write_starter
 
 pytestmark = pytest.mark.slow
 
@@ -211,3 +214,65 @@ def test_planted_script_does_not_run(injected_page: Opened, output_dir: Path) ->
     assert context.endswith(SCRIPT + IMG)
     assert page.evaluate("typeof window.__pwned") == "undefined"
     page.screenshot(path=str(output_dir / "question-injected.png"), full_page=False)
+
+
+def _eighths(root: Path, covered: dict[str, int], *, allow_missing: bool = False) -> Evaluation:
+    """The starter with eight reference facts on `export-formats`, and a run per entry of
+    `covered` (run name -> how many of the eight its labels call covered)."""
+    write_starter(root)
+    evalset = json.loads((root / "evalset.json").read_text(encoding="utf-8"))
+    question = next(q for q in evalset["questions"] if q["id"] == "export-formats")
+    facts = [{"id": f"f{i}", "text": f"fact {i}", "evidence": ["export"]} for i in range(8)]
+    question["reference_facts"] = facts
+    (root / "evalset.json").write_text(json.dumps(evalset), encoding="utf-8")
+    run = json.loads((root / "run.json").read_text(encoding="utf-8"))
+    labels = json.loads((root / "labels.json").read_text(encoding="utf-8"))
+    kept = [x for x in labels["fact_labels"] if x["question_id"] != "export-formats"]
+    runs, label_files = [], []
+    for name, count in covered.items():
+        run["name"] = labels["run"] = name
+        labels["fact_labels"] = kept + [
+            {
+                "question_id": "export-formats",
+                "label": {
+                    "fact_id": f"f{i}",
+                    "verdict": "covered" if i < count else "not_covered",
+                    "labeller": {"kind": "human", "name": "reviewer-a"},
+                },
+            }
+            for i in range(8)
+        ]
+        runs.append(root / f"{name}.json")
+        label_files.append(root / f"{name}-labels.json")
+        runs[-1].write_text(json.dumps(run), encoding="utf-8")
+        label_files[-1].write_text(json.dumps(labels), encoding="utf-8")
+        # A run without a result for `reset-link`, when asked for.
+        if allow_missing:
+            run["results"] = [r for r in run["results"] if r["question_id"] != "reset-link"]
+    return load_and_evaluate(
+        root / "evalset.json",
+        snapshot=root / "snapshot.json",
+        runs=runs,
+        labels=label_files,
+        allow_missing=allow_missing,
+    )
+
+
+def test_values_round_as_python_prints_them(
+    browser: object, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path_factory.mktemp("eighths")
+    evaluation = _eighths(root, {"one": 1, "five": 5})
+    opened = Opened(browser, _write(evaluation, root / "report.html"))
+    page = opened.page
+    column = 6 + TABLE_MEASURES.index("fact_coverage")
+    cell = f"#q-body tr[data-qid='export-formats'] td:nth-child({column + 1})"
+    shown = [page.inner_text(cell)]
+    page.select_option("#f-run", "1")
+    shown.append(page.inner_text(cell))
+    # Python's f"{0.125:.2f}" is 0.12, as the terminal and Markdown print it; toFixed gave 0.13.
+    assert shown == ["0.12", "0.62"]
+    changed = page.inner_text("#changes-table tr[data-qid='export-formats'] .vchange")
+    assert changed == "fact_coverage 0.12→0.62"
+    assert opened.console == []
+    page.close()

@@ -139,7 +139,7 @@ def test_changes_list_regressions_first(example_evaluation: Evaluation) -> None:
     comparison = default_comparison(example_evaluation)
     changes = report_data(example_evaluation, comparison)["changes"]
     assert changes[0][:6] == [1, "improved", "purge", "regressed", "ok", "truncation_loss"]
-    assert ["evidence_recall", 1.0, 0.0, "regressed"] in changes[0][6]
+    assert ["evidence_recall", "1.00", "0.00", "regressed"] in changes[0][6]
     statuses = [row[3] for row in changes]
     order = ["regressed", "mixed", "improved", "changed"]
     assert statuses == sorted(statuses, key=order.index)

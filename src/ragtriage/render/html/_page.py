@@ -19,7 +19,7 @@ from ...evaluation import Evaluation
 from ...schemas import Question
 from .._boundaries import evaluation_boundary_lines
 from .._table import TABLE_MEASURES
-from .._text import report_notes
+from .._text import fmt_value, report_notes
 from ._assets import asset
 from ._charts import funnel, funnel_svg, stages_svg
 from ._payload import FLAG_NAMES, document_entries, question_entry, run_results
@@ -83,7 +83,11 @@ def _changes(evaluation: Evaluation, comparison: Comparison | None) -> list[list
             q.status,
             q.base_stage,
             q.candidate_stage,
-            [[m.metric, m.base, m.candidate, m.status] for m in q.metrics if m.status in moved],
+            [
+                [m.metric, fmt_value(m.base), fmt_value(m.candidate), m.status]
+                for m in q.metrics
+                if m.status in moved
+            ],
         ]
         for pair in comparison.pairs
         for q in pair.questions

@@ -10,7 +10,8 @@ Question (`questions[i]`): `id`, `t` text, `a` answerability, `s` split, `g` tag
 
 Result (`results[run][i]`, aligned with `questions`): `o` outcome, `p` primary stage,
 `s2` secondary stages, `w` findings as `[stage, why, [ids]]`, `v` values of the page's
-measures (`TABLE_MEASURES` among those evaluated, the page's `measures` list),
+measures (`TABLE_MEASURES` among those evaluated, the page's `measures` list; for sorting),
+`vt` the same values as text, as the terminal and Markdown print them (`fmt_value`),
 `rk` final ranking as `[id, flags, candidate rank or 0 when not a candidate]` (plus `rank`
 once items were skipped), `rn` ranking length, `cd` candidates the reranker dropped as
 `[id, flags, rank]`,
@@ -33,6 +34,7 @@ from ...metrics import Measure, QuestionView
 from ...metrics.coverage import non_answer_reason
 from ...schemas import Question
 from .._json import score_json
+from .._text import fmt_value
 
 REQUIRED = 1
 """Ranking flag: the item satisfies a required evidence group."""
@@ -148,7 +150,11 @@ def result_entry(
             entry["s2"] = list(diagnosis.secondary)
         if diagnosis.findings:
             entry["w"] = [[f.stage, f.why, list(f.ids)] for f in diagnosis.findings]
-    entry["v"] = [_rounded(score_json(m, record.scores[m.name])) for m in measures]
+    values = [score_json(m, record.scores[m.name]) for m in measures]
+    entry["v"] = [_rounded(v) for v in values]
+    # The page shows the text made here: a second formatter in the script would round
+    # differently (JavaScript's toFixed gives 0.13 for 0.125, Python 0.12).
+    entry["vt"] = [fmt_value(v) for v in values]
     ranking = view.ranking
     cand_rank = {item: n for n, item in reversed(list(enumerate(view.candidates, start=1)))}
     limit = _shown(view)
@@ -245,7 +251,8 @@ def run_results(
     evaluation-set order.
 
     `question_ids` (default: the run's own questions) is the report's question list; a
-    question the run has no result for gets `{"o": "no result", "v": [null, ...]}`.
+    question the run has no result for gets `{"o": "no result", "v": [null, ...],
+    "vt": ["n/a", ...]}`.
     """
     diagnoses = {q.question_id: q for q in run.diagnosis.questions}
     found = {
@@ -253,5 +260,6 @@ def run_results(
         for view, record in zip(run.views, run.questions, strict=True)
     }
     order = [r.question_id for r in run.questions] if question_ids is None else question_ids
-    missing = {"o": NO_RESULT, "v": [None] * len(measures)}
+    none = [None] * len(measures)
+    missing = {"o": NO_RESULT, "v": none, "vt": [fmt_value(None) for _ in none]}
     return [found.get(qid, missing) for qid in order]

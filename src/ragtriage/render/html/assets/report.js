@@ -26,12 +26,6 @@
   }
   function badge(text, cls) { return el("span", { cls: "badge " + (cls || ""), text: text }); }
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
-  function fmt(value) {
-    if (value === null || value === undefined) return "n/a";
-    if (value === true) return "yes";
-    if (value === false) return "no";
-    return value.toFixed(2);
-  }
   function stageClass(stage) { return stage === "ok" ? "ok" : "fail"; }
   function result(runIndex, qi) { return DATA.results[runIndex][qi]; }
 
@@ -160,7 +154,8 @@
     if (r.p) stageCell.appendChild(badge(r.p, stageClass(r.p)));
     (r.s2 || []).forEach(function (s) { stageCell.appendChild(badge(s, "secondary")); });
     tr.appendChild(stageCell);
-    r.v.forEach(function (v) { tr.appendChild(el("td", { cls: "num", text: fmt(v) })); });
+    // Values come as text, formatted once in Python as the terminal and Markdown print them.
+    r.vt.forEach(function (t) { tr.appendChild(el("td", { cls: "num", text: t })); });
     return tr;
   }
 
@@ -335,10 +330,11 @@
 
   /* ---- comparison ---- */
   function changeRow(c) {
-    // [run index, run label, question ID, status, base stage, stage, [[metric, base, candidate, status]]]
+    // [run index, run label, question ID, status, base stage, stage,
+    //  [[metric, base text, candidate text, status]]]
     var values = el("span");
     c[6].forEach(function (v) {
-      values.appendChild(el("span", { cls: "vchange " + (v[3] === "improved" ? "better" : "worse"), text: v[0] + " " + fmt(v[1]) + "→" + fmt(v[2]) }));
+      values.appendChild(el("span", { cls: "vchange " + (v[3] === "improved" ? "better" : "worse"), text: v[0] + " " + v[1] + "→" + v[2] }));
     });
     var tr = el("tr", { cls: "change " + c[3], "data-qid": c[2], "data-status": c[3] });
     tr.appendChild(el("td", { text: c[1] }));
