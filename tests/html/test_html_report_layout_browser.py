@@ -4,6 +4,7 @@ stay apart (also for colour-blind readers), and a link to `#q=ID` opens on the d
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 from pathlib import Path
 
@@ -161,4 +162,39 @@ def test_candidate_ranks_show_without_a_reranker(
     )
     assert ranks == [["1", "1"], ["2", "2"]]
     assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")  # type: ignore[attr-defined]
+    page.close()  # type: ignore[attr-defined]
+
+
+LONG_ID = "export_formats_" + "x" * 120
+"""A question ID without a place to break."""
+LONG_RUN = "starter_run_" + "r" * 120
+"""A run name without a place to break (the boundaries name it in `code`)."""
+
+
+@pytest.mark.parametrize("fragment", ["", "#q=" + LONG_ID])
+def test_long_unbroken_names_do_not_scroll_sideways(
+    browser: object, tmp_path_factory: pytest.TempPathFactory, fragment: str
+) -> None:
+    target = tmp_path_factory.mktemp("long-names")
+    write_starter(target)
+    for name in ("evalset.json", "run.json", "labels.json"):
+        path = target / name
+        text = path.read_text(encoding="utf-8").replace('"export-formats"', f'"{LONG_ID}"')
+        data = json.loads(text.replace('"starter-run"', f'"{LONG_RUN}"'))
+        if name == "evalset.json":
+            data["questions"][0]["text"] = "Which_formats_" + "y" * 200 + "?"
+        path.write_text(json.dumps(data), encoding="utf-8")
+    evaluation = load_and_evaluate(
+        target / "evalset.json",
+        snapshot=target / "snapshot.json",
+        runs=[target / "run.json"],
+        labels=[target / "labels.json"],
+    )
+    path = target / "report.html"
+    path.write_text(report_page(evaluation, title="t" * 200), encoding="utf-8")
+    page = _open(browser, path.as_uri() + fragment, 1280)
+    state = page.evaluate(  # type: ignore[attr-defined]
+        "[document.getElementById('detail').hidden, document.scrollingElement.scrollWidth]"
+    )
+    assert state == [not fragment, 1280]
     page.close()  # type: ignore[attr-defined]
