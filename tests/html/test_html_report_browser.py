@@ -218,7 +218,8 @@ def test_planted_script_does_not_run(injected_page: Opened, output_dir: Path) ->
 
 def _eighths(root: Path, covered: dict[str, int], *, allow_missing: bool = False) -> Evaluation:
     """The starter with eight reference facts on `export-formats`, and a run per entry of
-    `covered` (run name -> how many of the eight its labels call covered)."""
+    `covered` (run name -> how many of the eight its labels call covered); with
+    `allow_missing`, the runs after the first have no result for `reset-link`."""
     write_starter(root)
     evalset = json.loads((root / "evalset.json").read_text(encoding="utf-8"))
     question = next(q for q in evalset["questions"] if q["id"] == "export-formats")
@@ -230,6 +231,11 @@ def _eighths(root: Path, covered: dict[str, int], *, allow_missing: bool = False
     kept = [x for x in labels["fact_labels"] if x["question_id"] != "export-formats"]
     runs, label_files = [], []
     for name, count in covered.items():
+        if allow_missing and runs:
+            run["results"] = [r for r in run["results"] if r["question_id"] != "reset-link"]
+            for key in ("claim_labels", "fact_labels"):
+                labels[key] = [x for x in labels[key] if x["question_id"] != "reset-link"]
+            kept = [x for x in kept if x["question_id"] != "reset-link"]
         run["name"] = labels["run"] = name
         labels["fact_labels"] = kept + [
             {
@@ -246,9 +252,6 @@ def _eighths(root: Path, covered: dict[str, int], *, allow_missing: bool = False
         label_files.append(root / f"{name}-labels.json")
         runs[-1].write_text(json.dumps(run), encoding="utf-8")
         label_files[-1].write_text(json.dumps(labels), encoding="utf-8")
-        # A run without a result for `reset-link`, when asked for.
-        if allow_missing:
-            run["results"] = [r for r in run["results"] if r["question_id"] != "reset-link"]
     return load_and_evaluate(
         root / "evalset.json",
         snapshot=root / "snapshot.json",
@@ -274,5 +277,24 @@ def test_values_round_as_python_prints_them(
     assert shown == ["0.12", "0.62"]
     changed = page.inner_text("#changes-table tr[data-qid='export-formats'] .vchange")
     assert changed == "fact_coverage 0.12→0.62"
+    assert opened.console == []
+    page.close()
+
+
+def test_a_question_without_a_result_is_not_diagnosed(
+    browser: object, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path_factory.mktemp("missing")
+    evaluation = _eighths(root, {"whole": 1, "part": 1}, allow_missing=True)
+    path = _write(evaluation, root / "report.html")
+    opened = Opened(browser, path)
+    page = opened.page
+    page.select_option("#f-run", "1")
+    page.click("#q-body tr[data-qid='reset-link'] a")
+    page.wait_for_selector("#detail:not([hidden])")
+    assert page.inner_text("#d-title") == "Question reset-link · run part"
+    assert page.eval_on_selector_all("#d-body ul.why li", "n => n.map(x => x.textContent)") == [
+        "Not diagnosed (no result)."
+    ]
     assert opened.console == []
     page.close()

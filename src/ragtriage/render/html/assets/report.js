@@ -228,7 +228,9 @@
       if (f[2].length) li.appendChild(el("span", { cls: "ids", text: " [" + f[2].join(", ") + "]" }));
       why.appendChild(li);
     });
-    if (!(r.w || []).length) why.appendChild(el("li", { text: "No stage failed." }));
+    // Without a primary stage the question was not diagnosed: the run has no result for it.
+    var none = r.p ? "No stage failed." : "Not diagnosed (" + (r.o || "no diagnosis") + ").";
+    if (!(r.w || []).length) why.appendChild(el("li", { text: none }));
     diag.appendChild(why);
     body.appendChild(diag);
 
