@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_html_charts import HOSTILE_RUN, write_hostile
+from test_html_charts import SHOWN_RUN, write_hostile
 
 from ragtriage.api import report_page
 from ragtriage.columnar import load_and_evaluate
@@ -33,7 +33,7 @@ def test_hostile_names_in_the_charts_are_inert(
     runs_drawn = page.eval_on_selector_all(
         "#chart-funnel rect.bar", "rs => [...new Set(rs.map(r => r.dataset.run))]"
     )
-    assert runs_drawn == [HOSTILE_RUN, "improved"]
+    assert runs_drawn == [SHOWN_RUN, "improved"]
     assert console == []
     page.locator("#funnel").screenshot(path=str(output_dir / "chart-funnel-hostile.png"))
     page.locator("#slices").screenshot(path=str(output_dir / "chart-stages-hostile.png"))

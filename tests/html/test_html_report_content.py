@@ -225,3 +225,31 @@ def test_a_comparison_not_made_from_the_evaluation_is_refused(
     assert report_page(example_evaluation, comparison=reversed_runs) != report_page(
         example_evaluation
     )
+
+
+def test_control_and_bidi_characters_are_shown_escaped(tmp_path: Path) -> None:
+    paths = example_paths()
+    # U+202E would reverse the text after the ID; an escape sequence and a bell are
+    # written as the terminal and Markdown write them (`ragtriage._console.visible`).
+    planted = "two-facts\u202e\u200b"
+    runs = []
+    for run_path in paths.runs:
+        text = run_path.read_text(encoding="utf-8")
+        run = json.loads(text.replace('"two-facts"', json.dumps(planted)))
+        run["provenance"]["retriever"]["version"] = "1\x1b[2J"
+        runs.append(tmp_path / run_path.name)
+        runs[-1].write_text(json.dumps(run), encoding="utf-8")
+    evalset = json.loads(
+        paths.evalset.read_text(encoding="utf-8").replace('"two-facts"', json.dumps(planted))
+    )
+    evalset["questions"][1]["tags"].append("rtl\u202e")
+    (tmp_path / "evalset.json").write_text(json.dumps(evalset), encoding="utf-8")
+    evaluation = load_and_evaluate(tmp_path / "evalset.json", snapshot=paths.snapshot, runs=runs)
+    page = render_html(evaluation, title="a\x1b[31mb\x07")
+    assert [c for c in "\x1b\x07\u202e\u200b" if c in page] == []
+    assert "<title>a\\x1b[31mb\\x07</title>" in page
+    assert "<h1>a\\x1b[31mb\\x07</h1>" in page
+    assert "<b>retriever</b> bm25 1\\x1b[2J" in page
+    assert 'dominant-baseline="middle">tag:rtl\\u202e</text>' in page  # the chart
+    data = _data_json(page)
+    assert "two-facts\\u202e\\u200b" in [q["id"] for q in data["questions"]]  # type: ignore[attr-defined,index]

@@ -2,7 +2,8 @@
 
 Drawn here, in Python, when the page is built: the page needs no script to show them and
 the report's content security policy needs nothing for them. Every text from the inputs
-(run names, slice keys) is escaped, and long ones are cut to fit with the whole text kept
+(run names, slice keys) is escaped, its control and format characters shown as their
+escapes (`\\x1b`, `\\u202e`), and long ones are cut to fit with the whole text kept
 in the tooltip (`<title>`). Colours, orders and number formats are fixed, so the same
 inputs give the same bytes.
 """
@@ -18,6 +19,7 @@ from itertools import accumulate
 
 from markupsafe import Markup, escape
 
+from ..._console import visible
 from ...diagnosis import RunDiagnosis
 from ...evaluation import RunEvaluation
 from ...metrics import QuestionView
@@ -138,13 +140,21 @@ def fit(text: str, width: float, size: float = _FONT) -> str:
     return out + "…"
 
 
+def _escaped(text: str) -> Markup:
+    # Text from the inputs as the page shows it: control and format characters as their
+    # escapes (`visible`), then HTML-escaped.
+    return escape(visible(text))
+
+
 def _label(x: float, y: float, text: str, width: float, anchor: str = "end") -> str:
-    """A text label cut to `width`; the whole text is its tooltip when cut."""
+    """A text label cut to `width`; the whole text is its tooltip when cut. Control and
+    format characters show as their escapes (`visible`), as everywhere in the page."""
+    text = visible(text)
     shown = fit(text, width)
-    title = f"<title>{escape(text)}</title>" if shown != text else ""
+    title = f"<title>{_escaped(text)}</title>" if shown != text else ""
     return (
         f'<text x="{_num(x)}" y="{_num(y)}" text-anchor="{anchor}" '
-        f'dominant-baseline="middle">{title}{escape(shown)}</text>'
+        f'dominant-baseline="middle">{title}{_escaped(shown)}</text>'
     )
 
 
@@ -172,7 +182,7 @@ def _axis(left: float, top: float, bottom: float, ticks: list[float], labels: li
             f'<line x1="{_num(x)}" y1="{_num(top)}" x2="{_num(x)}" y2="{_num(bottom)}" '
             'stroke="#ddd"/>'
             f'<text x="{_num(x)}" y="{_num(bottom + 14)}" text-anchor="middle">'
-            f"{escape(label)}</text>"
+            f"{_escaped(label)}</text>"
         )
     return "".join(parts)
 
@@ -192,7 +202,7 @@ def _legend(
             x, y = x0, y + 18
         parts.append(
             f'<rect x="{_num(x)}" y="{_num(y - 1)}" width="12" height="12" '
-            f'fill="{colour}" stroke="#555" stroke-width="0.5" data-legend="{escape(name)}"/>'
+            f'fill="{colour}" stroke="#555" stroke-width="0.5" data-legend="{_escaped(name)}"/>'
             + _label(x + 16, y + 5, name, 200, anchor="start")
         )
         x += item_width
@@ -203,7 +213,7 @@ def _svg(width: float, height: float, title: str, body: str) -> Markup:
     return Markup(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
         f'viewBox="0 0 {_num(width)} {_num(height)}" role="img" font-size="{_FONT}" '
-        f'fill="currentColor" font-family="inherit"><title>{escape(title)}</title>{body}</svg>'
+        f'fill="currentColor" font-family="inherit"><title>{_escaped(title)}</title>{body}</svg>'
     )
 
 
@@ -241,9 +251,9 @@ def funnel_svg(steps: Sequence[FunnelStep]) -> Markup:
             tip = f"{run} · {step}: {s.questions}/{s.total}{share}"
             parts.append(
                 f'<rect class="bar" x="{_num(left)}" y="{_num(y)}" width="{_num(bar)}" '
-                f'height="{_BAR}" fill="{colour[run]}" data-run="{escape(run)}" '
-                f'data-step="{escape(step)}" data-value="{s.questions}">'
-                f"<title>{escape(tip)}</title></rect>"
+                f'height="{_BAR}" fill="{colour[run]}" data-run="{_escaped(run)}" '
+                f'data-step="{_escaped(step)}" data-value="{s.questions}">'
+                f"<title>{_escaped(tip)}</title></rect>"
                 f'<text x="{_num(left + bar + 3)}" y="{_num(y + _BAR / 2)}" '
                 f'dominant-baseline="middle" font-size="10">{value}</text>'
             )
@@ -308,9 +318,9 @@ def stages_svg(diagnoses: Sequence[RunDiagnosis], order: Sequence[str]) -> Marku
                 parts.append(
                     f'<rect class="bar" x="{_num(x)}" y="{_num(y + 1)}" width="{_num(width)}" '
                     f'height="{row_height - 2}" fill="{colour.get(seg.stage, colour["ok"])}" '
-                    f'data-run="{escape(run)}" data-slice="{escape(key)}" '
-                    f'data-stage="{escape(seg.stage)}" data-value="{seg.questions}">'
-                    f"<title>{escape(tip)}</title></rect>"
+                    f'data-run="{_escaped(run)}" data-slice="{_escaped(key)}" '
+                    f'data-stage="{_escaped(seg.stage)}" data-value="{seg.questions}">'
+                    f"<title>{_escaped(tip)}</title></rect>"
                 )
                 x += width
             y += row_height
