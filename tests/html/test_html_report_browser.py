@@ -298,3 +298,19 @@ def test_a_question_without_a_result_is_not_diagnosed(
     ]
     assert opened.console == []
     page.close()
+
+
+def test_a_malformed_fragment_shows_the_table(
+    browser: object, example_evaluation: Evaluation, tmp_path: Path
+) -> None:
+    path = _write(example_evaluation, tmp_path / "report.html")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(path.as_uri() + "#q=%E0%A4%A")
+    page.wait_for_selector("body[data-ready]", timeout=5000)
+    state = page.evaluate(
+        "[document.getElementById('detail').hidden, document.querySelectorAll('#q-body tr').length]"
+    )
+    assert (state, errors) == ([True, len(example_evaluation.questions)], [])
+    page.close()

@@ -326,7 +326,9 @@
   function fromHash(scroll) {
     var hash = location.hash;
     if (hash.indexOf("#q=") !== 0) return;
-    var id = decodeURIComponent(hash.slice(3));
+    var id;
+    // A fragment that is not valid percent-encoding names no question: show the table.
+    try { id = decodeURIComponent(hash.slice(3)); } catch (e) { if (e instanceof URIError) return; throw e; }
     for (var qi = 0; qi < DATA.questions.length; qi++) if (DATA.questions[qi].id === id) { showDetail(qi, scroll); return; }
   }
 
