@@ -211,3 +211,23 @@ def test_a_rule_file_with_a_nan_reports_its_other_problems_too(tmp_path: Path) -
         f"{path}: rules[0].lang: expected a finite number; found NaN",
         f"{path}: normalise: expected true or false; found 'yes'",
     ]
+
+
+def test_an_unknown_top_level_key_is_refused_with_the_key_it_is_close_to(
+    tmp_path: Path,
+) -> None:
+    # Before: ignored, so `normalize = false` left the rules matching normalised text.
+    path = tmp_path / "rules.toml"
+    rule = '[[rules]]\nid = "t"\nlang = "en"\ncategory = "format"\ndescription = "d"\n'
+    path.write_text(
+        f'version = "x"\nnormalize = false\nextra_top = 1\n{rule}pattern = "b"\npatern = "c"\n',
+        "utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_injection_rules(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: (top level): expected only version, description, normalise, rules; "
+        "found extra_top, normalize (did you mean 'normalise'?)",
+        f"{path}: rules[0]: expected only id, lang, category, description, pattern; "
+        "found patern (did you mean 'pattern'?)",
+    ]

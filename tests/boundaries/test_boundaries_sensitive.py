@@ -109,6 +109,24 @@ def test_a_detector_file_is_checked(tmp_path: Path) -> None:
     assert mask_text("TCK-123456 for Falcon", config) == "[masked:ticket] for [masked:projects]"
 
 
+def test_an_unknown_top_level_key_of_a_detector_file_is_refused(tmp_path: Path) -> None:
+    # Before: ignored, so `normalize = false` left the detectors matching normalised text.
+    path = tmp_path / "sensitive.toml"
+    path.write_text(
+        'version = "mine"\nnormalize = false\nlist = 1\n'
+        '[[detectors]]\nname = "pin"\npattern = "\\\\d{4}"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_sensitive_config(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: (top level): expected only version, description, normalise, detectors, lists; "
+        "found list (did you mean 'lists'?), normalize (did you mean 'normalise'?)"
+    ]
+    path.write_text(path.read_text().replace("normalize = false\nlist = 1\n", ""), "utf-8")
+    assert load_sensitive_config(path).normalise is True
+
+
 def _with_luhn_digit(body: str) -> str:
     for digit in "0123456789":
         if luhn_valid(body + digit):

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import TypeVar
 
-from ..errors import InputError, Problem, refused_once
+from ..errors import InputError, Problem, Suggestions, refused_once
 from ..fileio import parse_toml, read_text
 from ..paths import PathArg, as_path
 
@@ -69,9 +69,12 @@ def unknown_keys(
     raw: Mapping[str, object], allowed: Sequence[str], source: str, where: str,
     problems: list[Problem],
 ) -> None:
-    """Add to `problems` the keys of the table `where` that are not `allowed`, if any (`only
-    a, b, c` expected)."""
+    """Add to `problems` the keys of the table `where` (`(top level)` for the file's) that are
+    not `allowed`, if any (`only a, b, c` expected), each with the allowed key it is close
+    to, if one is (`normalize (did you mean 'normalise'?)`)."""
     extra = sorted(set(raw) - set(allowed))
     if extra:
         expected = f"only {', '.join(allowed)}"
-        problems.append(Problem(source, None, where, expected, ", ".join(extra)))
+        hint = Suggestions(allowed)
+        found = ", ".join(key + hint(key) for key in extra)
+        problems.append(Problem(source, None, where, expected, found))

@@ -39,6 +39,8 @@ DEFAULT_INJECTION_RULES = "injection-v2"
 
 Category = Literal["override", "format", "secrets", "tool_or_url"]
 _CATEGORIES = ("override", "format", "secrets", "tool_or_url")
+_TOP_KEYS = ("version", "description", "normalise", "rules")
+"""The top-level keys of a rule file."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
         )
         raw_rules = []
     normalise = read_normalise(data, source, problems)
+    unknown_keys(data, _TOP_KEYS, source, "(top level)", problems)
     rules: list[InjectionRule] = []
     seen: set[str] = set()
     for n, raw in enumerate(raw_rules):

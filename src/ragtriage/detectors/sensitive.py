@@ -112,6 +112,8 @@ class SensitiveFinding:
 
 _DETECTOR_KEYS = ("name", "description", "pattern", "checksum", "requires")
 """The keys of a `[[detectors]]` table."""
+_TOP_KEYS = ("version", "description", "normalise", "detectors", "lists")
+"""The top-level keys of a detector file."""
 
 
 def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
@@ -120,6 +122,7 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
     if not isinstance(version, str) or not version:
         problems.append(Problem(source, None, "version", "a non-empty string", repr(version)))
     normalise = read_normalise(data, source, problems)
+    unknown_keys(data, _TOP_KEYS, source, "(top level)", problems)
     detectors = []
     raw_detectors = data.get("detectors", [])
     if not isinstance(raw_detectors, list):
