@@ -127,6 +127,24 @@ def test_an_unknown_top_level_key_of_a_detector_file_is_refused(tmp_path: Path) 
     assert load_sensitive_config(path).normalise is True
 
 
+def test_a_repeated_detector_name_and_an_empty_list_term_are_refused(tmp_path: Path) -> None:
+    # Before: both accepted; the empty term was dropped and the two detectors shared a name.
+    path = tmp_path / "sensitive.toml"
+    path.write_text(
+        'version = "mine"\n'
+        '[[detectors]]\nname = "a"\npattern = "\\\\d{4}"\n'
+        '[[detectors]]\nname = "a"\npattern = "[a-z]{3}x"\n'
+        '[lists]\ncustomers = ["ACME", ""]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_sensitive_config(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: detectors[1].name: expected a detector name not used before; found 'a'",
+        f"{path}: lists.customers[1]: expected a non-empty string; found ''",
+    ]
+
+
 def _with_luhn_digit(body: str) -> str:
     for digit in "0123456789":
         if luhn_valid(body + digit):

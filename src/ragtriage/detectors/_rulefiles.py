@@ -78,3 +78,13 @@ def unknown_keys(
         hint = Suggestions(allowed)
         found = ", ".join(key + hint(key) for key in extra)
         problems.append(Problem(source, None, where, expected, found))
+
+
+def used_once(
+    key: str, seen: set[str], source: str, field: str, what: str, problems: list[Problem]
+) -> None:
+    """Add to `problems` that `key`, a `what` (`a rule ID`) at `field`, was used before in
+    the file (`seen`), if it was; `key` is then noted as used."""
+    if key in seen:
+        problems.append(Problem(source, None, field, f"{what} not used before", repr(key)))
+    seen.add(key)

@@ -30,6 +30,7 @@ from ._rulefiles import (
     parse_rule_file,
     read_normalise,
     unknown_keys,
+    used_once,
 )
 from .normalise import instruction_texts, instruction_views
 from .view import DetectorView
@@ -171,11 +172,7 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
         if bad:
             continue
         rule_id, category = str(fields["id"]), str(fields["category"])
-        if rule_id in seen:
-            problems.append(
-                Problem(source, None, f"{where}.id", "a rule ID not used before", repr(rule_id))
-            )
-        seen.add(rule_id)
+        used_once(rule_id, seen, source, f"{where}.id", "a rule ID", problems)
         if category not in _CATEGORIES:
             problems.append(
                 Problem(

@@ -29,6 +29,7 @@ from ._rulefiles import (
     parse_rule_file,
     read_normalise,
     unknown_keys,
+    used_once,
 )
 from .checksums import CHECKERS, CHECKSUMS, Checksum
 from .normalise import matching_form, matching_text
@@ -123,7 +124,7 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
         problems.append(Problem(source, None, "version", "a non-empty string", repr(version)))
     normalise = read_normalise(data, source, problems)
     unknown_keys(data, _TOP_KEYS, source, "(top level)", problems)
-    detectors = []
+    detectors, seen = [], set[str]()
     raw_detectors = data.get("detectors", [])
     if not isinstance(raw_detectors, list):
         problems.append(
@@ -150,6 +151,7 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
                 Problem(source, None, f"{where}.name", "a non-empty string", repr(name))
             )
             continue
+        used_once(name, seen, source, f"{where}.name", "a detector name", problems)
         if checksum is not None and checksum not in CHECKSUMS:
             problems.append(
                 Problem(
@@ -188,7 +190,11 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
                 Problem(source, None, f"lists.{name}", "a list of strings", repr(terms))
             )
             continue
-        lists.append((name, tuple(t for t in terms if t)))
+        for n, term in enumerate(terms):
+            if not term:  # it would match everywhere, yet masks nothing
+                field = f"lists.{name}[{n}]"
+                problems.append(Problem(source, None, field, "a non-empty string", "''"))
+        lists.append((name, tuple(terms)))
     if problems:
         raise InputError(problems)
     return SensitiveConfig(str(version), tuple(detectors), tuple(lists), normalise)
