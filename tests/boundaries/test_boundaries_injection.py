@@ -231,3 +231,28 @@ def test_an_unknown_top_level_key_is_refused_with_the_key_it_is_close_to(
         f"{path}: rules[0]: expected only id, lang, category, description, pattern; "
         "found patern (did you mean 'pattern'?)",
     ]
+
+
+def test_every_problem_of_every_rule_is_reported_at_once(tmp_path: Path) -> None:
+    # Before: a rule's first problem only (the category), the pattern once that was fixed.
+    path = tmp_path / "rules.toml"
+    path.write_text(
+        'version = "x"\n'
+        '[[rules]]\nid = "a"\nlang = "en"\ncategory = "nope"\ndescription = "d"\npattern = "(bad"\n'
+        '[[rules]]\nid = "a"\nlang = ""\ncategory = "oops"\ndescription = "d"\npattern = "[b"\n',
+        "utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_injection_rules(path)
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: rules[0].category: expected one of override, format, secrets, tool_or_url; "
+        "found 'nope'",
+        f"{path}: rules[0].pattern: expected a valid regular expression; "
+        "found missing ), unterminated subpattern at position 0",
+        f"{path}: rules[1].lang: expected a non-empty string; found ''",
+        f"{path}: rules[1].id: expected a rule ID not used before; found 'a'",
+        f"{path}: rules[1].category: expected one of override, format, secrets, tool_or_url; "
+        "found 'oops'",
+        f"{path}: rules[1].pattern: expected a valid regular expression; "
+        "found unterminated character set at position 0",
+    ]

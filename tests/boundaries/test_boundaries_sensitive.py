@@ -145,6 +145,29 @@ def test_a_repeated_detector_name_and_an_empty_list_term_are_refused(tmp_path: P
     ]
 
 
+def test_every_problem_of_every_detector_is_reported_at_once(tmp_path: Path) -> None:
+    # Before: a detector's first problem only (the checksum), the pattern once that was fixed.
+    path = tmp_path / "sensitive.toml"
+    path.write_text(
+        'version = "mine"\n'
+        '[[detectors]]\nname = "a"\nchecksum = "luhnn"\npattern = "(bad"\n'
+        '[[detectors]]\nname = ""\nrequires = ""\nchecksum = "crc"\npattern = ""\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_sensitive_config(path)
+    checksums = "one of luhn, card, gb11643, iban, ssn, jwt"
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: detectors[0].checksum: expected {checksums}; found 'luhnn'",
+        f"{path}: detectors[0].pattern: expected a valid regular expression; "
+        "found missing ), unterminated subpattern at position 0",
+        f"{path}: detectors[1].requires: expected a non-empty string; found ''",
+        f"{path}: detectors[1].name: expected a non-empty string; found ''",
+        f"{path}: detectors[1].checksum: expected {checksums}; found 'crc'",
+        f"{path}: detectors[1].pattern: expected a non-empty string; found ''",
+    ]
+
+
 def _with_luhn_digit(body: str) -> str:
     for digit in "0123456789":
         if luhn_valid(body + digit):

@@ -163,34 +163,28 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
             problems.append(Problem(source, None, where, "a table", repr(raw)))
             continue
         fields = {key: raw.get(key) for key in ("id", "lang", "category", "description", "pattern")}
-        bad = [key for key, value in fields.items() if not isinstance(value, str) or not value]
-        for key in bad:
-            problems.append(
-                Problem(source, None, f"{where}.{key}", "a non-empty string", repr(fields[key]))
-            )
+        given = {key: value for key, value in fields.items() if isinstance(value, str) and value}
+        for key, value in fields.items():
+            if key not in given:
+                at = f"{where}.{key}"
+                problems.append(Problem(source, None, at, "a non-empty string", repr(value)))
         unknown_keys(raw, tuple(fields), source, where, problems)
-        if bad:
-            continue
-        rule_id, category = str(fields["id"]), str(fields["category"])
-        used_once(rule_id, seen, source, f"{where}.id", "a rule ID", problems)
-        if category not in _CATEGORIES:
-            problems.append(
-                Problem(
-                    source,
-                    None,
-                    f"{where}.category",
-                    f"one of {', '.join(_CATEGORIES)}",
-                    repr(category),
-                )
-            )
-            continue
-        pattern = compile_pattern(str(fields["pattern"]), re.IGNORECASE, source, where)
-        if isinstance(pattern, Problem):
-            problems.append(pattern)
+        if "id" in given:
+            used_once(given["id"], seen, source, f"{where}.id", "a rule ID", problems)
+        category = given.get("category")
+        if category is not None and category not in _CATEGORIES:
+            expected = f"one of {', '.join(_CATEGORIES)}"
+            problems.append(Problem(source, None, f"{where}.category", expected, repr(category)))
+        pattern = None
+        if "pattern" in given:
+            pattern = compile_pattern(given["pattern"], re.IGNORECASE, source, where)
+            if isinstance(pattern, Problem):
+                problems.append(pattern)
+        if problems or not isinstance(pattern, re.Pattern):  # the file is refused
             continue
         kind = cast(Category, category)  # checked against _CATEGORIES above
         rules.append(
-            InjectionRule(rule_id, str(fields["lang"]), kind, str(fields["description"]), pattern)
+            InjectionRule(given["id"], given["lang"], kind, given["description"], pattern)
         )
     if problems:
         raise InputError(problems)

@@ -145,38 +145,28 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
             problems.append(
                 Problem(source, None, f"{where}.requires", "a non-empty string", repr(requires))
             )
-            continue
         if not isinstance(name, str) or not name:
             problems.append(
                 Problem(source, None, f"{where}.name", "a non-empty string", repr(name))
             )
-            continue
-        used_once(name, seen, source, f"{where}.name", "a detector name", problems)
+        else:
+            used_once(name, seen, source, f"{where}.name", "a detector name", problems)
         if checksum is not None and checksum not in CHECKSUMS:
-            problems.append(
-                Problem(
-                    source,
-                    None,
-                    f"{where}.checksum",
-                    f"one of {', '.join(CHECKSUMS)}",
-                    repr(checksum),
-                )
-            )
-            continue
+            expected = f"one of {', '.join(CHECKSUMS)}"
+            problems.append(Problem(source, None, f"{where}.checksum", expected, repr(checksum)))
+        compiled = None
         if not isinstance(pattern, str) or not pattern:
             problems.append(
                 Problem(source, None, f"{where}.pattern", "a non-empty string", repr(pattern))
             )
+        else:
+            compiled = compile_pattern(pattern, 0, source, where)
+            if isinstance(compiled, Problem):
+                problems.append(compiled)
+        if problems or not isinstance(compiled, re.Pattern):  # the file is refused
             continue
-        compiled = compile_pattern(pattern, 0, source, where)
-        if isinstance(compiled, Problem):
-            problems.append(compiled)
-            continue
-        detectors.append(
-            SensitiveDetector(
-                name, str(description), compiled, cast(Checksum | None, checksum), requires
-            )
-        )
+        kind, required = cast(Checksum | None, checksum), cast(str | None, requires)  # checked
+        detectors.append(SensitiveDetector(str(name), str(description), compiled, kind, required))
     lists = []
     raw_lists = data.get("lists", {})
     if not isinstance(raw_lists, dict):
@@ -192,8 +182,8 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
             continue
         for n, term in enumerate(terms):
             if not term:  # it would match everywhere, yet masks nothing
-                field = f"lists.{name}[{n}]"
-                problems.append(Problem(source, None, field, "a non-empty string", "''"))
+                at = f"lists.{name}[{n}]"
+                problems.append(Problem(source, None, at, "a non-empty string", "''"))
         lists.append((name, tuple(terms)))
     if problems:
         raise InputError(problems)
