@@ -256,3 +256,25 @@ def test_every_problem_of_every_rule_is_reported_at_once(tmp_path: Path) -> None
         f"{path}: rules[1].pattern: expected a valid regular expression; "
         "found unterminated character set at position 0",
     ]
+
+
+def test_a_rule_whose_pattern_can_match_empty_text_is_refused(tmp_path: Path) -> None:
+    # Before: accepted, and `a*` flagged every passage (an empty match at its start).
+    path = tmp_path / "rules.toml"
+    rule = 'lang = "en"\ncategory = "format"\ndescription = "d"\n'
+    path.write_text(
+        f'version = "x"\n[[rules]]\nid = "a"\n{rule}pattern = "a*"\n'
+        f'[[rules]]\nid = "b"\n{rule}pattern = "banana|(?<=x)"\n'
+        f'[[rules]]\nid = "c"\n{rule}pattern = "(?:ab)?cd"\n',
+        "utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_injection_rules(path)
+    expected = "expected a pattern that cannot match empty text"
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: rules[0].pattern: {expected}; found 'a*'",
+        f"{path}: rules[1].pattern: {expected}; found 'banana|(?<=x)'",
+    ]
+    path.write_text(f'version = "x"\n[[rules]]\nid = "c"\n{rule}pattern = "(?:ab)?cd"\n', "utf-8")
+    rules = load_injection_rules(path)
+    assert (detect_injection("plain text", rules), len(detect_injection("xcd", rules))) == ((), 1)

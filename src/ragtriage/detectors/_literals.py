@@ -306,6 +306,12 @@ def _node(op: str, av: Any) -> tuple[Strings | None, Need]:
     return None, _ANY
 
 
+def may_match_empty(pattern: re.Pattern[str]) -> bool:
+    """Whether `pattern` can match an empty string in some text: the fewest characters a
+    match consumes, read from its parse tree, is 0 (`a*`, a look-around alone, `x|`)."""
+    return int(_parser.parse(pattern.pattern, pattern.flags).getwidth()[0]) == 0
+
+
 def needed_digits(pattern: re.Pattern[str]) -> int:
     """The fewest decimal digits (`\\d`, Unicode category Nd) that every match of `pattern`
     consumes: a text with fewer cannot match (a card number needs 13, say, wherever the

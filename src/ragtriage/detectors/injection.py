@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Literal, cast
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, found_text
 from ..paths import PathArg, as_optional_path
 from ._literals import (
     FirstStrings,
@@ -22,6 +22,7 @@ from ._literals import (
     branch_literals,
     branch_patterns,
     fold,
+    may_match_empty,
     needed_literals,
 )
 from ._rulefiles import (
@@ -180,6 +181,10 @@ def _parse_rules(data: dict[str, object], source: str) -> InjectionRules:
             pattern = compile_pattern(given["pattern"], re.IGNORECASE, source, where)
             if isinstance(pattern, Problem):
                 problems.append(pattern)
+            elif may_match_empty(pattern):  # it would flag every passage
+                expected = "a pattern that cannot match empty text"
+                found = found_text(given["pattern"])
+                problems.append(Problem(source, None, f"{where}.pattern", expected, found))
         if problems or not isinstance(pattern, re.Pattern):  # the file is refused
             continue
         kind = cast(Category, category)  # checked against _CATEGORIES above
