@@ -168,6 +168,23 @@ def test_every_problem_of_every_detector_is_reported_at_once(tmp_path: Path) -> 
     ]
 
 
+def test_requires_never_changes_what_a_case_insensitive_pattern_matches(tmp_path: Path) -> None:
+    # Before: `requires` was compared case-sensitively, so `PASSWORD: x` was not scanned.
+    path = tmp_path / "sensitive.toml"
+    path.write_text(
+        'version = "mine"\n'
+        '[[detectors]]\nname = "pw"\nrequires = "password"\n'
+        'pattern = "(?i)password[:=] ?(?P<value>\\\\S+)"\n'
+        '[[detectors]]\nname = "pin"\nrequires = "pin"\n'
+        'pattern = "(?i:pin):? (?P<value>\\\\d{4})"\n',
+        encoding="utf-8",
+    )
+    config = load_sensitive_config(path)
+    assert mask_text("PASSWORD: x1 or Password=y2 and PIN 4821", config) == (
+        "PASSWORD: [masked:pw] or Password=[masked:pw] and PIN [masked:pin]"
+    )
+
+
 def _with_luhn_digit(body: str) -> str:
     for digit in "0123456789":
         if luhn_valid(body + digit):

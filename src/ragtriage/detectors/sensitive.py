@@ -56,7 +56,11 @@ class SensitiveDetector:
     checksum: Checksum | None = None
     """A check every match (its `value` group, if any) must pass, if any."""
     requires: str | None = None
-    """Text every match contains (case-sensitive); a text without it is not scanned (speed)."""
+    """Text every match contains; a text without it is not scanned (speed). Compared folded
+    (`_literals.fold`, as `re.IGNORECASE` equates characters), so that it never changes what
+    matches, whatever the pattern's flags."""
+    required: str | None = field(init=False, repr=False, compare=False)
+    """`requires`, folded."""
     literals: Needed | None = field(init=False, repr=False, compare=False)
     """What every match holds, folded, read from `pattern` (`_literals.needed_literals`); a
     text whose folded form lacks it is not scanned."""
@@ -67,6 +71,7 @@ class SensitiveDetector:
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", needed_literals(self.pattern))
         object.__setattr__(self, "digits", needed_digits(self.pattern))
+        object.__setattr__(self, "required", None if self.requires is None else fold(self.requires))
 
 
 # eq=False: hashed by identity, so the per-text scan cache does not rehash every rule.
@@ -212,9 +217,10 @@ def load_sensitive_config(path: PathArg | None = None) -> SensitiveConfig:
 
 
 def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int, str]]:
-    found, held, digits = [], config.prefilter.held(fold(text)), digit_count(text)
+    found, folded, digits = [], fold(text), digit_count(text)
+    held = config.prefilter.held(folded)
     for priority, det in enumerate(config.detectors):
-        lacks = det.requires is not None and det.requires not in text
+        lacks = det.required is not None and det.required not in folded
         if lacks or det.digits > digits or not admits(det.literals, held):
             continue
         valued = "value" in det.pattern.groupindex
