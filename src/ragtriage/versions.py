@@ -28,7 +28,15 @@ from .loading import (
     validate_item,
 )
 from .paths import PathArg, as_path, file_suffix
-from .schemas import Document, DocumentStatus, Identifier, IsoDate, StrictModel, declared_kind
+from .schemas import (
+    Document,
+    DocumentStatus,
+    Identifier,
+    IsoDate,
+    StrictModel,
+    declared_kind,
+    superseded_unless_stated,
+)
 from .validation import SUPERSESSION_LOOP, supersession_loops
 
 
@@ -107,9 +115,13 @@ def apply_versions(
         # The entry's fields are the document's: each it gives (not None, supersedes not
         # empty) replaces the snapshot's.
         update: dict[str, Any] = {} if entry is None else entry.model_dump(exclude_defaults=True)
-        if doc.id in superseded and (entry is None or entry.status is None):
-            update["status"] = "superseded"
         documents.append(doc.model_copy(update=update) if update else doc)
+
+    def stated(doc: Document) -> bool:  # a document the file supersedes: by its own entry
+        entry = valid.get(doc.id)
+        return doc.id not in superseded or (entry is not None and entry.status is not None)
+
+    documents = superseded_unless_stated(documents, stated)
     # A loop the file closes is named here, at the entry that closes it; one the snapshot
     # holds on its own is the snapshot's problem (`check_dataset`).
     replacing = {doc_id for doc_id, entry in valid.items() if entry.supersedes}

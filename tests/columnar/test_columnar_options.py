@@ -497,3 +497,41 @@ def test_evaluate_native_reads_self_labelling_from_the_input_filter(
         evaluate_native(evalset, snapshot, [run], input_filter=lambda q: q.split != "holdout")
     fields = {problem.field for problem in caught.value.problems}
     assert fields == {"claims.labels.labeller.name"}  # one problem per question
+
+
+def test_a_document_the_snapshot_supersedes_is_stale_as_when_a_versions_file_says_so(
+    tmp_path: Path,
+) -> None:
+    # b2 replaces b1 and b1 states no status: superseded, whether the snapshot or a
+    # versions file says b2 replaces it (docs/diagnosis.md); a1 states `current`: kept
+    docs = [{"id": "a1", "text": "Retention is 30 days.", "status": "current"},
+            {"id": "a2", "text": "Retention is 7 days.", "supersedes": ["a1"]},
+            {"id": "b1", "text": "Export as CSV."}, {"id": "b2", "text": "Export as JSON."}]
+    evalset = {"schema_version": 1, "kind": "evalset", "evalset_id": "e", "questions": [
+        {"id": q, "text": "?", "answerability": "answerable",
+         "required_evidence": [{"any_of": [q[1] + "2"]}]} for q in ("qa", "qb")]}
+    run = {"schema_version": 1, "kind": "run", "name": "r", "results": [
+        {"question_id": q, "candidates": [{"id": q[1] + "1"}], "context": [{"id": q[1] + "1"}]}
+        for q in ("qa", "qb")]}
+    files = {}
+    for name, doc_list in (("in_snapshot", [*docs[:3], {**docs[3], "supersedes": ["b1"]}]),
+                           ("plain", docs)):
+        snapshot = {"schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
+                    "documents": doc_list}
+        files[name] = tmp_path / f"{name}.json"
+        files[name].write_text(json.dumps(snapshot), "utf-8")
+    (tmp_path / "e.json").write_text(json.dumps(evalset), "utf-8")
+    (tmp_path / "r.json").write_text(json.dumps(run), "utf-8")
+    versions = tmp_path / "v.json"
+    versions.write_text(json.dumps({"b2": {"supersedes": ["b1"]}}), "utf-8")
+    args = [str(tmp_path / "e.json"), "--run", str(tmp_path / "r.json")]
+    reports = [
+        _both([*args, "--snapshot", str(files["in_snapshot"])]),
+        _both([*args, "--snapshot", str(files["plain"]), "--versions", str(versions)]),
+    ]
+    for (loaded, _), (read, _) in reports:
+        assert read == loaded
+        questions = json.loads(read)["runs"][0]["questions"]
+        assert [q["stale_in_context"] for q in questions] == [False, True]
+        summary = json.loads(read)["runs"][0]["summary"]["stale_in_candidates"]
+        assert (summary["numerator"], summary["denominator"]) == (1, 2)

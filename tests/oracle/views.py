@@ -26,6 +26,7 @@ class Snapshot:
     def __init__(self, data: dict[str, Any]) -> None:
         self.documents = {d["id"]: d for d in data["documents"]}
         self.chunks = {c["id"]: c for c in data.get("chunks", [])}
+        self.replaced = {old for d in data["documents"] for old in d.get("supersedes", [])}
 
     def document_of(self, item: str) -> str:
         """A chunk's document ID; any other ID is its own document."""
@@ -37,9 +38,13 @@ class Snapshot:
         return self.documents.get(self.document_of(item))
 
     def is_stale(self, item: str) -> bool:
-        """The item's document has status `superseded` or `withdrawn`."""
+        """The item's document has status `superseded` or `withdrawn`; without a status, it
+        is superseded when another document supersedes it."""
         doc = self.document(item)
-        return doc is not None and doc.get("status", "current") != "current"
+        if doc is None:
+            return False
+        return doc.get("status", "superseded" if doc["id"] in self.replaced else "current") \
+            != "current"
 
     def may_read(self, item: str, user_groups: list[str] | None) -> bool:
         """A user may read a document with no `access_groups`, or sharing one of them."""

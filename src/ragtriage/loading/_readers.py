@@ -24,6 +24,7 @@ from ..schemas import (
     RunHeader,
     Snapshot,
     is_schema_version,
+    superseded_unless_stated,
     valid_labeller,
     with_default_labeller,
 )
@@ -140,6 +141,8 @@ def _assembled(head: Any, lists: dict[str, list[Any]]) -> Any:
         return None
     if type(head) is RunHeader:  # the model of a run's header has no `results`
         return Run.model_construct(**dict(head), results=lists["results"])
+    if type(head) is Snapshot:  # its documents were validated apart: the status rule on all
+        lists = {**lists, "documents": superseded_unless_stated(lists["documents"])}
     return head.model_copy(update=lists)
 
 

@@ -68,7 +68,7 @@ from ._shared import (
     is_text,
     plain_ids,
 )
-from ._snapshot import Chunk, Document, DocumentStatus, Snapshot
+from ._snapshot import Chunk, Document, DocumentStatus, Snapshot, superseded_unless_stated
 
 __all__ = [
     "CONTEXT_HASH",
@@ -133,6 +133,7 @@ __all__ = [
     "question_slices",
     "record_kind",
     "schema_text",
+    "superseded_unless_stated",
     "valid_labeller",
     "with_default_labeller",
 ]

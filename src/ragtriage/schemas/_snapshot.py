@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ._shared import SCHEMA_VERSION, Identifier, IsoDate, Scalar, SchemaVersion, StrictModel
 
@@ -23,7 +24,8 @@ class Document(StrictModel):
     version: str | None = None
     """The document's version label (e.g. `v2`, `2026-09`)."""
     status: DocumentStatus = "current"
-    """`current`, `superseded` (a newer version replaces it) or `withdrawn` (no longer valid)."""
+    """`current`, `superseded` (a newer version replaces it) or `withdrawn` (no longer valid);
+    when not given, `superseded` if another document supersedes it, else `current`."""
     supersedes: list[Identifier] = Field(default_factory=list)
     """IDs of the older documents this one replaces."""
     effective_date: IsoDate | None = None
@@ -64,3 +66,28 @@ class Snapshot(StrictModel):
     """Chunks, if runs retrieve chunks rather than whole documents."""
     metadata: dict[str, Scalar] = Field(default_factory=dict)
     """Free-form metadata about the whole snapshot (source, licence, attribution ...)."""
+
+    @field_validator("documents")
+    @classmethod
+    def _infer_superseded(cls, documents: list[Document]) -> list[Document]:
+        return superseded_unless_stated(documents)
+
+
+def _status_given(doc: Document) -> bool:
+    return "status" in doc.model_fields_set
+
+
+def superseded_unless_stated(
+    documents: Sequence[Document], stated: Callable[[Document], bool] = _status_given
+) -> list[Document]:
+    """The documents, each that another one `supersedes` made `superseded` unless `stated`
+    (its status is given: by default its own field, as a snapshot gives it; by its entry, in
+    `versions.apply_versions`). The one status rule of a snapshot, built (`Snapshot`) or read
+    item by item (the loader), and of a versions file."""
+    replaced = {old for doc in documents for old in doc.supersedes}
+    return [
+        doc.model_copy(update={"status": "superseded"})
+        if doc.id in replaced and doc.status != "superseded" and not stated(doc)
+        else doc
+        for doc in documents
+    ]
