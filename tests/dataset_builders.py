@@ -56,7 +56,11 @@ def make_dataset(
 
 def askable(snapshot: dict[str, Any], questions: list[dict[str, Any]]) -> None:
     """Ask without a user an answerable question with an evidence group its asker may read
-    none of (an input error)."""
+    none of, and bind to no version a question bound to one no document has (input errors)."""
+    versions = {d.get("version") for d in snapshot["documents"]} - {None}
+    for q in questions:
+        if (q.get("applies_to") or {}).get("version") not in (None, *versions):
+            del q["applies_to"]["version"]
     groups = {d["id"]: d.get("access_groups") for d in snapshot["documents"]}
     groups.update({c["id"]: groups.get(c["document_id"]) for c in snapshot.get("chunks", [])})
     for q in questions:

@@ -238,3 +238,14 @@ def test_a_question_id_and_a_run_name_of_only_whitespace_are_refused(tmp_path: P
         assert list(refused.value.problems) == [
             Problem(str(run), None, "line 1: name", expected, "' \\u2003'")
         ]
+
+
+def test_a_version_no_document_has_is_refused(tmp_path: Path) -> None:
+    """`applies_to.version` naming a version no document has is an input error (the question
+    could never pass); before, both readers scored it."""
+    fast, loader = _refusals(tmp_path, "evalset", lambda q: q.update(applies_to={"version": "v9"}))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "evalset.jsonl"), "q0", "applies_to.version",
+        "a version some document has (v1, v2)", "'v9'", record="question",
+    )]

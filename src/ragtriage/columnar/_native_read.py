@@ -99,8 +99,8 @@ class EvalColumns:
     version_question: np.ndarray
     """Tagged `version-conflict` or bound to a version by `applies_to`."""
     wanted_version: np.ndarray
-    """Index of `applies_to.version` in `Codes.versions` (-1: none; -2: a version no
-    document has)."""
+    """Index of `applies_to.version` in `Codes.versions` (-1: none; a version no document has
+    is refused)."""
     canary_document: np.ndarray
     """Code of the canary's document (-2: no canary)."""
     canary_marker: dict[int, str]
@@ -223,7 +223,9 @@ def read_evalset(
             if not applies_ok(applies):
                 raise _Fallback("applies_to")
             if applies.get("version") is not None:
-                wanted = codes.versions.get(applies["version"], -2)
+                wanted = codes.versions.get(applies["version"], -1)
+                if wanted < 0:  # the loader names a version no document has
+                    raise _Fallback("applies_to version")
         wanted_version.append(wanted)
         version_question.append(wanted != -1 or VERSION_TAG in tag_list)
         if canary is None:

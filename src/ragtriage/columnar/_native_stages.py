@@ -305,7 +305,7 @@ class StageItems:
 def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str, StageItems]:
     """Every stage's `StageItems`, by stage name in pipeline order."""
     mask, asked = ev.user_mask[run.row], ev.asked[run.row]  # per result
-    wanted = ev.wanted_version[run.row]  # per result; -1 none, -2 a version no document has
+    wanted = ev.wanted_version[run.row]  # per result; -1 none
     claim_owner = _owner(run.claim_offsets)
     # Without an asker's groups and a restricted document nothing is closed, and without a
     # question bound to a version nothing is of the wrong one: neither is looked up per item.

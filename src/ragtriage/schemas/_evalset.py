@@ -40,7 +40,8 @@ class AppliesTo(StrictModel):
     """The version or date a question's answer must hold for."""
 
     version: str | None = None
-    """Document version the answer must come from (e.g. `v2`)."""
+    """Document version the answer must come from (e.g. `v2`); a version no document of the
+    snapshot has is an input error."""
     date: IsoDate | None = None
     """ISO date the answer must be valid on."""
 

@@ -115,6 +115,7 @@ def snapshot_problems(snapshot: Snapshot, index: SnapshotIndex) -> list[tuple[st
 
 def check_evalset(c: Checker, index: SnapshotIndex) -> None:
     ds, file = c.ds, _source_file(c.ds, "evalset")
+    versions = sorted({d.version for d in index.documents.values() if d.version is not None})
     check_repeats(c.add, file, (q.id for q in ds.evalset.questions), results=False)
     for q in ds.evalset.questions:
         expected = "unique fact IDs within the question"
@@ -137,6 +138,11 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
             c.unknown_ids(file, q.id, field, fact.evidence, index)
         if q.canary is not None:
             c.unknown_ids(file, q.id, "canary.document_id", (q.canary.document_id,), index)
+        wanted = None if q.applies_to is None else q.applies_to.version
+        if wanted is not None and wanted not in versions:
+            # no document of the version asked for: the question could never pass
+            expected = f"a version some document has ({', '.join(versions) or 'none has one'})"
+            c.add(file, q.id, "applies_to.version", expected, repr(wanted))
         if q.answerability == "unanswerable" and (q.required_evidence or q.reference_facts):
             expected = "no required evidence and no reference facts for an unanswerable question"
             groups = counted(len(q.required_evidence), "evidence group")
