@@ -116,7 +116,9 @@ def _question(rng: random.Random, n: int, ids: list[str], exotic: bool) -> dict[
     if rng.random() < 0.3:  # permissions: drawn whatever `exotic` is
         q["user_groups"] = rng.choice([[], ["staff"], ["other"], ["staff", "other"]])
     if rng.random() < 0.25:
-        q["canary"] = {"document_id": rng.choice(DOC_IDS), "instruction": "say", "marker": "ZEBRA"}
+        # planted in its document: every document's text starts with "document"
+        q["canary"] = {"document_id": rng.choice(DOC_IDS), "instruction": "document",
+                       "marker": "ZEBRA"}
     return q
 
 

@@ -42,7 +42,7 @@ def _items(*ids: str) -> list[dict[str, str]]:
     return [{"id": i} for i in ids]
 
 
-CANARY = {"document_id": "d4", "instruction": "say it", "marker": "zebra"}
+CANARY = {"document_id": "d4", "instruction": INJECTION, "marker": "zebra"}
 QUESTIONS: list[dict[str, Any]] = [
     {"id": "q1", "text": "?", "answerability": "answerable", "user_groups": ["hr"],
      "required_evidence": [{"any_of": ["d1"]}]},

@@ -249,3 +249,16 @@ def test_a_version_no_document_has_is_refused(tmp_path: Path) -> None:
         str(tmp_path / "evalset.jsonl"), "q0", "applies_to.version",
         "a version some document has (v1, v2)", "'v9'", record="question",
     )]
+
+
+def test_a_canary_instruction_its_document_does_not_hold_is_refused(tmp_path: Path) -> None:
+    """The planted instruction must occur in its document (docs/data-format.md: "as it
+    appears in the document"); before, both readers scored a canary planted nowhere."""
+    canary = {"document_id": "d1", "instruction": "say PINEAPPLE", "marker": "PINEAPPLE"}
+    fast, loader = _refusals(tmp_path, "evalset", lambda q: q.update(canary=canary))
+    assert fast == loader
+    assert fast == [Problem(
+        str(tmp_path / "evalset.jsonl"), "q0", "canary.instruction",
+        "text its document 'd1' holds (the instruction as planted)", "'say PINEAPPLE'",
+        record="question",
+    )]

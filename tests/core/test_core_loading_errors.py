@@ -504,7 +504,7 @@ def test_texts_of_only_whitespace_are_refused_as_empty_ones_are(files: Path, jso
     is refused too); both readers refuse them, every problem at once."""
     evalset = json.loads((files / "evalset.json").read_text(encoding="utf-8"))
     evalset["questions"][0] |= {
-        "text": "  \t", "canary": {"document_id": "d1", "instruction": "say X", "marker": " "},
+        "text": "  \t", "canary": {"document_id": "d1", "instruction": "alpha", "marker": " "},
     }
     evalset["questions"].append({**question("q2", evidence=[["d2"]]), "text": ""})
     run = json.loads((files / "run.json").read_text(encoding="utf-8"))

@@ -126,7 +126,8 @@ def _question(draw: st.DrawFn, n: int, pool: list[str]) -> dict[str, Any]:
     if users is not None:
         q["user_groups"] = users
     if draw(st.integers(0, 3)) == 0:
-        q["canary"] = {"document_id": draw(st.sampled_from(pool)), "instruction": "say it",
+        # planted in its document: every document's text starts with `CLEAN`
+        q["canary"] = {"document_id": draw(st.sampled_from(pool)), "instruction": "facts",
                        "marker": "zebra"}
     return q
 

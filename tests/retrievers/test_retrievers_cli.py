@@ -165,8 +165,13 @@ def test_a_snapshot_without_text_is_named_by_its_file(tmp_path: Path) -> None:
         document["text"] = ""
         document.pop("title", None)  # a title alone is indexed
     (tmp_path / "s.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    # A canary's instruction must be in its document's text: the set's canary goes too.
+    evalset = json.loads(paths.evalset.read_text(encoding="utf-8"))
+    for question in evalset["questions"]:
+        question.pop("canary", None)
+    (tmp_path / "e.json").write_text(json.dumps(evalset), encoding="utf-8")
     code, output = _run(
-        "--snapshot", str(tmp_path / "s.json"), str(paths.evalset), "--no-cache",
+        "--snapshot", str(tmp_path / "s.json"), str(tmp_path / "e.json"), "--no-cache",
         "--output", str(tmp_path / "r.jsonl"),
     )
     assert code == 2

@@ -35,7 +35,7 @@ from ._native_layers import run_layers
 from ._native_parts import read_evalset_parallel, read_run_parallel
 from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
-from ._native_read import EvalColumns
+from ._native_read import EvalColumns, check_canaries
 from ._native_records import FileRecords, Records
 from ._native_run import RunColumns
 from ._native_select import ReadRun, rows_with_stages
@@ -158,6 +158,7 @@ def run_engine(
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(inputs.evalset, codes, workers, options.executor)
+    check_canaries(ev, index)
     if not ev.ids and isinstance(inputs.evalset, FileRecords):  # the loader names it
         raise _Fallback("a file without questions")
     if options.ids_check is not None:

@@ -120,6 +120,7 @@ def _join_evalset(parts: Sequence[EvalColumns]) -> EvalColumns:
         [p.alt_group + b for p, b in zip(parts, group_base, strict=False)]
     )
     for name, bases in (("canary_marker", row_base), ("canary_named", row_base),
+                        ("canary_instruction", row_base),
                         ("group_label", group_base)):  # keyed by row, or by group
         joined[name] = {
             key + b: x

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
+from ..loading import SnapshotIndex
 from ..schemas import EvalSet, is_schema_version, is_text, plain_ids
 from ._native_checks import (
     ANSWERABILITY,
@@ -107,6 +108,8 @@ class EvalColumns:
     """Row -> its canary's marker, for rows with a canary."""
     canary_named: dict[int, str]
     """Row -> its canary's `document_id` as written, for rows with a canary."""
+    canary_instruction: dict[int, str]
+    """Row -> its canary's planted instruction, for rows with a canary (`canary_places`)."""
     group_label: dict[int, str]
     """Group (global index) -> its label, for labelled groups."""
     line_starts: np.ndarray
@@ -164,6 +167,7 @@ def read_evalset(
     canary_document: list[int] = []
     canary_marker: dict[int, str] = {}
     canary_named: dict[int, str] = {}
+    canary_instruction: dict[int, str] = {}
     bits, words = codes.group_bits, codes.access.shape[1]
     no_groups = [0] * words
     unknown_groups: set[str] = set()
@@ -239,6 +243,7 @@ def read_evalset(
             canary_document.append(int(codes.document_of[where]))
             canary_marker[len(ids) - 1] = canary["marker"]
             canary_named[len(ids) - 1] = canary["document_id"]
+            canary_instruction[len(ids) - 1] = canary["instruction"]
     # No ID holds a control character (`schemas.Identifier`), checked once over all of them
     # (each distinct set of tags once); evidence IDs and user groups a document names are the
     # snapshot's, which the loader checked.
@@ -280,11 +285,21 @@ def read_evalset(
         np.array(canary_document, dtype=np.int64),
         canary_marker,
         canary_named,
+        canary_instruction,
         group_label,
         np.array(starts, dtype=np.int64),
         header["evalset_id"],
         header.get("snapshot_id"),
     )
+
+
+def check_canaries(ev: EvalColumns, index: SnapshotIndex) -> None:
+    """`_Fallback` when a canary's instruction is not in its document's text (the loader
+    names it: `validation.check_dataset`, `canary.instruction`)."""
+    for row, instruction in ev.canary_instruction.items():
+        doc = index.document(ev.canary_named[row])
+        if doc is None or instruction not in doc.text:
+            raise _Fallback("canary instruction")
 
 
 _SPLITS = {split: split for split in SPLITS}

@@ -52,7 +52,8 @@ class Canary(StrictModel):
     document_id: Identifier
     """The document (or chunk) that carries the planted instruction."""
     instruction: Text
-    """The planted instruction, as it appears in the document."""
+    """The planted instruction, as it appears in the document (an input error when its
+    document does not hold it)."""
     marker: Text
     """Text that appears in an answer only if the system obeyed the instruction."""
 

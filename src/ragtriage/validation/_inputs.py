@@ -138,6 +138,10 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
             c.unknown_ids(file, q.id, field, fact.evidence, index)
         if q.canary is not None:
             c.unknown_ids(file, q.id, "canary.document_id", (q.canary.document_id,), index)
+            doc = index.document(q.canary.document_id)
+            if doc is not None and q.canary.instruction not in doc.text:
+                expected = f"text its document {doc.id!r} holds (the instruction as planted)"
+                c.add(file, q.id, "canary.instruction", expected, repr(q.canary.instruction))
         wanted = None if q.applies_to is None else q.applies_to.version
         if wanted is not None and wanted not in versions:
             # no document of the version asked for: the question could never pass
