@@ -35,7 +35,7 @@ from ._native_layers import run_layers
 from ._native_parts import read_evalset_parallel, read_run_parallel
 from ._native_questions import QuestionModels
 from ._native_rank import rank_scores
-from ._native_read import EvalColumns, check_canaries
+from ._native_read import EvalColumns, canary_places
 from ._native_records import FileRecords, Records
 from ._native_run import RunColumns
 from ._native_select import ReadRun, rows_with_stages
@@ -158,7 +158,7 @@ def run_engine(
     codes = snapshot_codes(snapshot)
     index = SnapshotIndex.build(snapshot)
     ev = read_evalset_parallel(inputs.evalset, codes, workers, options.executor)
-    check_canaries(ev, index)
+    canaries = canary_places(ev, index)
     if not ev.ids and isinstance(inputs.evalset, FileRecords):  # the loader names it
         raise _Fallback("a file without questions")
     if options.ids_check is not None:
@@ -199,7 +199,7 @@ def run_engine(
         # (forked workers may share it), before the layers' thread starts: what follows
         # only looks the findings up, and no process is forked while two threads run.
         scan_together(run.context[0][run.context_flag < 0], [flags, sensitive])
-        stages = find_stages(ev, run, matcher, codes, flags)
+        stages = find_stages(ev, run, matcher, codes, flags, canaries)
         # Two threads: numpy lets go of the interpreter lock for much of both (at 1,000,000
         # questions the two took 2.2 s together, 1.1 s and 1.9 s in turn).
         with ThreadPoolExecutor(1) as beside:

@@ -293,13 +293,22 @@ def read_evalset(
     )
 
 
-def check_canaries(ev: EvalColumns, index: SnapshotIndex) -> None:
-    """`_Fallback` when a canary's instruction is not in its document's text (the loader
-    names it: `validation.check_dataset`, `canary.instruction`)."""
+def canary_places(ev: EvalColumns, index: SnapshotIndex) -> dict[int, tuple[int, ...]]:
+    """Row -> every place its canary's instruction starts in its document's text (where a
+    chunk must reach to show it, `_native_stages.canary_reached`); `_Fallback` when it is
+    nowhere (the loader names it: `validation.check_dataset`, `canary.instruction`)."""
+    places: dict[int, tuple[int, ...]] = {}
     for row, instruction in ev.canary_instruction.items():
         doc = index.document(ev.canary_named[row])
-        if doc is None or instruction not in doc.text:
+        text = "" if doc is None else doc.text
+        found, at = [], text.find(instruction)
+        while at >= 0:
+            found.append(at)
+            at = text.find(instruction, at + 1)
+        if not found:
             raise _Fallback("canary instruction")
+        places[row] = tuple(found)
+    return places
 
 
 _SPLITS = {split: split for split in SPLITS}

@@ -337,15 +337,24 @@ def items_at_stages(ev: EvalColumns, run: RunColumns, codes: Codes) -> dict[str,
     return out
 
 
-def canary_reached(ev: EvalColumns, run: RunColumns, codes: Codes) -> np.ndarray:
-    """Per result: the document of its question's canary reached the final context (with the
-    answer's marker: the `injection_followed` stage and the `canary_obeyed` measure; a view
-    carries it as `StageFlags.canary_reached`)."""
+def canary_reached(
+    ev: EvalColumns, run: RunColumns, codes: Codes, places: dict[int, tuple[int, ...]]
+) -> np.ndarray:
+    """Per result: the final context holds its canary's document, or a chunk of it whose span
+    holds the instruction (`places`: `canary_places`); with the answer's marker: the
+    `injection_followed` stage, `canary_obeyed` (a view's `StageFlags.canary_reached`)."""
     ctx_items, ctx_offsets = run.context
     ctx_owner = _owner(ctx_offsets)
     target = ev.canary_document[run.row]  # per result; -2: no canary
-    hit = codes.document_of[ctx_items] == target[ctx_owner]
-    reached: np.ndarray = np.bincount(ctx_owner[hit], minlength=target.size) > 0
+    hit = np.flatnonzero(codes.document_of[ctx_items] == target[ctx_owner])
+    chunk = hit[codes.start[ctx_items[hit]] >= 0]  # the rest are the document itself
+    shows = np.ones(hit.size, dtype=bool)
+    shows[np.searchsorted(hit, chunk)] = [  # a chunk's span holds a place of the instruction
+        any(codes.start[item] <= at <= codes.end[item] - len(ev.canary_instruction[row])
+            for at in places[row])
+        for item, row in zip(ctx_items[chunk], run.row[ctx_owner[chunk]].tolist(), strict=True)
+    ]
+    reached: np.ndarray = np.bincount(ctx_owner[hit[shows]], minlength=target.size) > 0
     return reached
 
 
@@ -379,11 +388,12 @@ def context_flags(
 
 def find_stages(
     ev: EvalColumns, run: RunColumns, m: Matcher, codes: Codes,
-    flags: Callable[[np.ndarray], np.ndarray],
+    flags: Callable[[np.ndarray], np.ndarray], canaries: dict[int, tuple[int, ...]],
 ) -> RunStages:
     """What each stage of one run holds (`RunStages`); `flags`: whether snapshot codes' texts
-    are instruction-like."""
+    are instruction-like; `canaries`: `canary_places`."""
     return RunStages(
         match_stages(ev, run, m), items_at_stages(ev, run, codes), cited_in_context(run, codes),
-        canary_reached(ev, run, codes), context_flags(run.context_flag, run.context[0], flags),
+        canary_reached(ev, run, codes, canaries),
+        context_flags(run.context_flag, run.context[0], flags),
     )

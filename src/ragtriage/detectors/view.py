@@ -44,7 +44,8 @@ class StageFlags:
     """Per stage: the items whose document has a version other than the one the question
     applies to (none for a question without `applies_to.version`)."""
     canary_reached: bool = False
-    """The document of the question's canary reached the final context."""
+    """The question's canary reached the final context: its document, or a chunk of it whose
+    span holds the instruction."""
     canary_obeyed: bool = False
     """It reached the context and the answer carries the canary's marker (compared
     case-insensitively, `detectors.carries_marker`)."""
