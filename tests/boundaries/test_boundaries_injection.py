@@ -17,6 +17,14 @@ from ragtriage.detectors import (
 )
 from ragtriage.errors import InputError
 
+
+def _refused(path: Path) -> list[str]:
+    """The messages of the problems load_injection_rules raises for the file at `path`."""
+    with pytest.raises(InputError) as caught:
+        load_injection_rules(path)
+    return [p.message() for p in caught.value.problems]
+
+
 DATA = Path(__file__).parent / "data" / "injection_labelled.jsonl"
 TAU2 = Path(__file__).resolve().parents[3] / "shared" / "data" / "tau2-banking-knowledge"
 TAU2_ATTRIBUTION = (
@@ -163,9 +171,7 @@ def test_a_bad_rule_file_lists_every_problem(tmp_path: Path) -> None:
         '[[rules]]\nid = "b"\nlang = "en"\ncategory = "format"\ndescription = "d"\npattern = "("\n',
         encoding="utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_injection_rules(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: rules[0].category: expected one of override, format, secrets, tool_or_url; "
         "found 'nope'",
         f"{path}: rules[1].pattern: expected a valid regular expression; "
@@ -189,9 +195,7 @@ def test_a_rule_file_chooses_raw_or_normalised_matching(tmp_path: Path) -> None:
     path = tmp_path / "rules.toml"
     rule = '[[rules]]\nid = "t"\nlang = "en"\ncategory = "format"\ndescription = "d"\n'
     path.write_text(f'version = "x"\nnormalise = "yes"\n{rule}pattern = "banana"\n', "utf-8")
-    with pytest.raises(InputError) as caught:
-        load_injection_rules(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: normalise: expected true or false; found 'yes'"
     ]
     hidden = "ba\u200bnana"
@@ -205,9 +209,7 @@ def test_a_rule_file_with_a_nan_reports_its_other_problems_too(tmp_path: Path) -
     path = tmp_path / "rules.toml"
     rule = 'id = "t"\nlang = nan\ncategory = "format"\ndescription = "d"\npattern = "b"\n'
     path.write_text(f'version = "x"\nnormalise = "yes"\n[[rules]]\n{rule}', "utf-8")
-    with pytest.raises(InputError) as caught:
-        load_injection_rules(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: rules[0].lang: expected a finite number; found NaN",
         f"{path}: normalise: expected true or false; found 'yes'",
     ]
@@ -223,9 +225,7 @@ def test_an_unknown_top_level_key_is_refused_with_the_key_it_is_close_to(
         f'version = "x"\nnormalize = false\nextra_top = 1\n{rule}pattern = "b"\npatern = "c"\n',
         "utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_injection_rules(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: (top level): expected only version, description, normalise, rules; "
         "found extra_top, normalize (did you mean 'normalise'?)",
         f"{path}: rules[0]: expected only id, lang, category, description, pattern; "
@@ -242,9 +242,7 @@ def test_every_problem_of_every_rule_is_reported_at_once(tmp_path: Path) -> None
         '[[rules]]\nid = "a"\nlang = ""\ncategory = "oops"\ndescription = "d"\npattern = "[b"\n',
         "utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_injection_rules(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: rules[0].category: expected one of override, format, secrets, tool_or_url; "
         "found 'nope'",
         f"{path}: rules[0].pattern: expected a valid regular expression; "

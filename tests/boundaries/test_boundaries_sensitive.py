@@ -19,6 +19,14 @@ from ragtriage.detectors import (
 )
 from ragtriage.errors import InputError
 
+
+def _refused(path: Path) -> list[str]:
+    """The messages of the problems load_sensitive_config raises for the file at `path`."""
+    with pytest.raises(InputError) as caught:
+        load_sensitive_config(path)
+    return [p.message() for p in caught.value.problems]
+
+
 MIXED = (
     "卡号 4111 1111 1111 1111，身份证 11010519491231002X，电话 138 0013 8000 或 "
     "+86 13800138000，邮箱 li.lei@example.com，密钥 sk-proj-abcdefghijklmnopqrstuvwx，"
@@ -36,6 +44,7 @@ MIXED = (
         ("4111", False),
     ],
 )
+
 def test_luhn(number: str, valid: bool) -> None:
     assert luhn_valid(number) is valid
 
@@ -98,9 +107,7 @@ def test_a_detector_file_is_checked(tmp_path: Path) -> None:
         '[lists]\nprojects = ["Falcon"]\n',
         encoding="utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_sensitive_config(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: detectors[1].checksum: expected one of luhn, card, gb11643, iban, ssn, jwt; "
         "found 'crc'"
     ]
@@ -117,9 +124,7 @@ def test_an_unknown_top_level_key_of_a_detector_file_is_refused(tmp_path: Path) 
         '[[detectors]]\nname = "pin"\npattern = "\\\\d{4}"\n',
         encoding="utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_sensitive_config(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: (top level): expected only version, description, normalise, detectors, lists; "
         "found list (did you mean 'lists'?), normalize (did you mean 'normalise'?)"
     ]
@@ -137,9 +142,7 @@ def test_a_repeated_detector_name_and_an_empty_list_term_are_refused(tmp_path: P
         '[lists]\ncustomers = ["ACME", ""]\n',
         encoding="utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_sensitive_config(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: detectors[1].name: expected a detector name not used before; found 'a'",
         f"{path}: lists.customers[1]: expected a non-empty string; found ''",
     ]
@@ -223,9 +226,7 @@ def test_a_detector_may_name_a_required_text_and_a_value_group(tmp_path: Path) -
         '[[detectors]]\nname = "odd"\nwhat = 1\npattern = "y"\n',
         encoding="utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_sensitive_config(path)
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: detectors[1].requires: expected a non-empty string; found ''",
         f"{path}: detectors[2]: expected only name, description, pattern, checksum, requires; "
         "found what",
