@@ -197,6 +197,16 @@ def test_a_mask_covers_the_hidden_characters_too() -> None:
     assert mask_text(text, V1) == text  # v1 matched the raw text
 
 
+def test_named_list_terms_match_whole_not_inside_longer_words() -> None:
+    # Before: `Ann` was masked inside `Annual` and `Joann` (and counted as a finding).
+    config = V2.with_list("customers", ["Ann", "李雷", "ACME-1"])
+    text = "Ann, Annual, Joann, ANN's, _Ann; 客户李雷的; ACME-1x, ACME-1."
+    assert mask_text(text, config) == (
+        "[masked:customers], Annual, Joann, [masked:customers]'s, _Ann; "
+        "客户[masked:customers]的; ACME-1x, [masked:customers]."
+    )
+
+
 def test_email_next_to_chinese_text_takes_only_the_address() -> None:
     text = "邮箱li.lei@example.com告诉我"
     assert mask_text(text) == "邮箱[masked:email]告诉我"

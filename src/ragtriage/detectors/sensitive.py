@@ -116,6 +116,25 @@ class SensitiveFinding:
         return f"{self.detector}[{self.start}:{self.end}]"
 
 
+_UNSPACED = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+)
+"""Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, Chinese)."""
+_WORDISH = f"[^\\W{_UNSPACED}]"
+"""A letter, digit or `_` of a script that spaces its words: what a whole term may not touch."""
+
+
+def _whole(term: str) -> str:
+    """A list term as an expression that finds it whole: not inside a longer word (`Ann` is not
+    in `Annual`); an edge in a script without spaces (`李雷`) may touch anything."""
+    body = re.escape(term)
+    if re.match(_WORDISH, term[0]):
+        body = f"(?<!{_WORDISH}){body}"
+    if re.match(_WORDISH, term[-1]):
+        body = f"{body}(?!{_WORDISH})"
+    return body
+
+
 _DETECTOR_KEYS = ("name", "description", "pattern", "checksum", "requires")
 """The keys of a `[[detectors]]` table."""
 _TOP_KEYS = ("version", "description", "normalise", "detectors", "lists")
@@ -237,7 +256,7 @@ def _candidates(text: str, config: SensitiveConfig) -> list[tuple[int, int, int,
             continue
         if config.normalise:  # the text is matched in its normalised form: so are the terms
             terms = tuple(matching_text(t) for t in terms)
-        alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True) if t)
+        alternatives = "|".join(_whole(t) for t in sorted(terms, key=len, reverse=True) if t)
         if not alternatives:
             continue
         for match in re.finditer(alternatives, text, re.IGNORECASE):
