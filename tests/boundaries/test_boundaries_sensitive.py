@@ -139,12 +139,20 @@ def test_a_repeated_detector_name_and_an_empty_list_term_are_refused(tmp_path: P
         'version = "mine"\n'
         '[[detectors]]\nname = "a"\npattern = "\\\\d{4}"\n'
         '[[detectors]]\nname = "a"\npattern = "[a-z]{3}x"\n'
-        '[lists]\ncustomers = ["ACME", ""]\n',
+        '[lists]\ncustomers = ["ACME", "", " \\t"]\n',
         encoding="utf-8",
     )
+    blank = "expected a term with a character other than whitespace"
     assert _refused(path) == [
         f"{path}: detectors[1].name: expected a detector name not used before; found 'a'",
-        f"{path}: lists.customers[1]: expected a non-empty string; found ''",
+        f"{path}: lists.customers[1]: {blank}; found ''",
+        f"{path}: lists.customers[2]: {blank}; found ' \\t'",
+    ]
+    # A list given in code is checked alike; before, a blank term was dropped without a word.
+    with pytest.raises(InputError) as caught:
+        default_sensitive_config().with_list("customers", ["ACME", "  "])
+    assert [p.message() for p in caught.value.problems] == [
+        f"with_list: customers[1]: {blank}; found '  '"
     ]
 
 

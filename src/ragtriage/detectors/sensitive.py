@@ -95,9 +95,23 @@ class SensitiveConfig:
         return Prefilter(det.literals for det in self.detectors)
 
     def with_list(self, name: str, terms: Sequence[str]) -> SensitiveConfig:
-        """A copy with one more named list (replacing a list of the same name)."""
+        """A copy with one more named list (replacing a list of the same name); a term that
+        is empty or only whitespace raises `InputError`, as in a detector file."""
+        if problems := _blank_terms(terms, "with_list", name):
+            raise InputError(problems)
         kept = tuple(item for item in self.lists if item[0] != name)
-        return replace(self, lists=(*kept, (name, tuple(t for t in terms if t))))
+        return replace(self, lists=(*kept, (name, tuple(terms))))
+
+
+def _blank_terms(terms: Sequence[str], source: str, where: str) -> list[Problem]:
+    """A problem per term that is empty or only whitespace: it would match nothing or every
+    space, never a value."""
+    expected = "a term with a character other than whitespace"
+    return [
+        Problem(source, None, f"{where}[{n}]", expected, repr(term))
+        for n, term in enumerate(terms)
+        if not term.strip()
+    ]
 
 
 @dataclass(frozen=True, order=True)
@@ -204,10 +218,7 @@ def _parse(data: Mapping[str, object], source: str) -> SensitiveConfig:
                 Problem(source, None, f"lists.{name}", "a list of strings", repr(terms))
             )
             continue
-        for n, term in enumerate(terms):
-            if not term:  # it would match everywhere, yet masks nothing
-                at = f"lists.{name}[{n}]"
-                problems.append(Problem(source, None, at, "a non-empty string", "''"))
+        problems += _blank_terms(terms, source, f"lists.{name}")
         lists.append((name, tuple(terms)))
     if problems:
         raise InputError(problems)
