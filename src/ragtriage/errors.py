@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 SUGGEST_LIMIT = 100_000
 """Above this many known names, no "did you mean" is looked for (it would be too slow)."""
@@ -251,6 +252,21 @@ def problems_of(check: Callable[[T], object], value: T) -> tuple[Problem, ...]:
     except InputError as exc:
         return exc.problems
     return ()
+
+
+def each_or_refused(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
+    """`function` of each item, in order; when it refuses some (`InputError`), one error with
+    every refused item's problems (a function that stops at its first refusal, over many)."""
+    problems: list[Problem] = []
+    out: list[R] = []
+    for item in items:
+        try:
+            out.append(function(item))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return out
 
 
 class ProblemCollector:

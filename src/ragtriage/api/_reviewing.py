@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, Problem
+from ..errors import InputError, each_or_refused
 from ..paths import PathArg, as_path, as_paths
 from ._converting import check_some_run
 
@@ -78,15 +78,10 @@ def review_import_files(
     loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)  # as the sheet was exported
     imported = import_sheet(sheet, loaded, reviewer=reviewer, k=k)
     targets = [folder / f"{labels.run}.labels.json" for labels in imported.label_sets]
-    problems: list[Problem] = []
-    merged = []
-    for labels, target in zip(imported.label_sets, targets, strict=True):
-        try:
-            merged.append(merge_into_file(target, labels, force=force))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
+    merged = each_or_refused(
+        lambda pair: merge_into_file(pair[1], pair[0], force=force),
+        zip(imported.label_sets, targets, strict=True),
+    )
     written = tuple(write_model(m.labels, t) for m, t in zip(merged, targets, strict=True))
     return ImportedSheet(
         imported, written, tuple(m.kept for m in merged), tuple(m.replaced for m in merged)

@@ -12,7 +12,7 @@ from typing import Literal, Protocol, get_args
 
 import numpy as np
 
-from ..errors import InputError, Problem, did_you_mean
+from ..errors import InputError, Problem, did_you_mean, each_or_refused
 from ..validation import CUTOFF_EXPECTED, parse_cutoff
 
 Layer = Literal[
@@ -297,13 +297,4 @@ def parse_measures(
     texts: Iterable[str], source: str = "<command line>", *, rank: bool = False
 ) -> tuple[Measure, ...]:
     """`parse_measure` of each text, in order; `InputError` names every bad one at once."""
-    problems: list[Problem] = []
-    out: list[Measure] = []
-    for text in texts:
-        try:
-            out.append(parse_measure(text, source, rank=rank))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
-    return tuple(out)
+    return tuple(each_or_refused(lambda text: parse_measure(text, source, rank=rank), texts))
