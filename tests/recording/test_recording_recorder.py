@@ -513,6 +513,48 @@ def test_snapshot_writer_round_trips_and_reports_every_problem(tmp_path: Path) -
     assert not bad.exists()
 
 
+def test_snapshot_writer_leaves_an_unstated_status_to_the_loader_and_words_problems_as_it(
+    tmp_path: Path,
+) -> None:
+    # a superseded document whose status was not given was written as "current", so the
+    # loader's rule (superseded when another document supersedes it) never applied and its
+    # stale counts came out 0; problems were worded as pydantic's ("expected Field required")
+    docs = [
+        {"id": "a", "text": "x", "version": "v1"},
+        {"id": "b", "text": "y", "supersedes": ["a"]},
+        {"id": "c", "text": "z", "status": "current", "supersedes": ["d"]},
+        {"id": "d", "text": "w", "status": "current"},
+    ]
+    for name in ("snap.jsonl", "snap.json"):
+        path = tmp_path / name
+        write_snapshot(path, "kb-1", docs)
+        text = path.read_text()
+        written = (
+            [json.loads(line) for line in text.splitlines()[1:]]
+            if name.endswith(".jsonl")
+            else json.loads(text)["documents"]
+        )
+        assert [d.get("status") for d in written] == [None, None, "current", "current"]
+        collector = ProblemCollector()
+        loaded = read_file(path, collector)
+        assert collector.problems == ()
+        assert isinstance(loaded.content, Snapshot)
+        assert [(d.id, d.status) for d in loaded.content.documents] == [
+            ("a", "superseded"),
+            ("b", "current"),
+            ("c", "current"),
+            ("d", "current"),
+        ]
+    bad = tmp_path / "bad.json"
+    with pytest.raises(InputError) as err:
+        write_snapshot(bad, "kb-1", [{"id": "c"}, {"text": "t"}])
+    assert err.value.render().splitlines() == [
+        "2 problems found in the input:",
+        f"- {bad}: document 'c': text: expected a value (required field); found nothing",
+        f"- {bad}: documents[1].id: expected a value (required field); found nothing",
+    ]
+
+
 def test_snapshot_writer_refuses_what_the_loader_refuses_across_documents(
     tmp_path: Path,
 ) -> None:
