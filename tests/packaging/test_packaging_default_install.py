@@ -206,3 +206,21 @@ def test_every_extra_is_declared_in_pyproject() -> None:
     assert declared["all"] == [
         "ragtriage[trec,parquet,review,judge,retrieval,ray,langchain]"
     ]
+
+
+def test_every_file_of_the_package_that_is_not_python_is_package_data() -> None:
+    # the example's README.md, which `ragtriage demo` tells the user to read, was left out of
+    # the wheel: no package-data pattern named it
+    import tomllib
+
+    root = Path(__file__).parents[2]
+    package = root / "src" / "ragtriage"
+    with (root / "pyproject.toml").open("rb") as handle:
+        patterns = tomllib.load(handle)["tool"]["setuptools"]["package-data"]["ragtriage"]
+    shipped = {path for pattern in patterns for path in package.glob(pattern) if path.is_file()}
+    files = {
+        path
+        for path in package.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".py"
+    }
+    assert sorted(str(path.relative_to(package)) for path in files - shipped) == []
