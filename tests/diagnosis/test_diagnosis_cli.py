@@ -165,6 +165,19 @@ def test_every_unknown_stage_is_named_on_the_command_line(article_fixture: Path)
     assert err.splitlines()[-1].endswith("ok; found 'nope', 'retrievl_miss'")
 
 
+def test_every_unknown_split_is_named_on_the_command_line_in_the_library_s_words(
+    article_fixture: Path,
+) -> None:
+    # click's own choice message ("'holdot' is not one of 'dev', ...") named the first only
+    code, _, err = _invoke("diagnose", str(article_fixture), "--split", "holdot",
+                           "--split", "dev", "--split", "Dev")
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        "Error: Invalid value for '--split': expected one of dev, regression, holdout; "
+        "found 'holdot', 'Dev'"
+    )
+
+
 STAGES_EXPECTED = (
     "expected one of permission_leak, retrieval_miss, ranking_loss, truncation_loss, "
     "injection_followed, stale_evidence, unsupported_claim, invalid_citation, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -16,10 +17,23 @@ def _check_stages(
     # Checked at parse time, after every module that registers stages has been imported, by
     # the library's rule (the Python API's keywords are checked by the same).
     from ..diagnosis import stage_names
+
+    return _library_rule(lambda: stage_names(value))
+
+
+def _check_splits(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    return _library_rule(lambda: QuestionSelection(splits=value).splits)
+
+
+def _library_rule(check: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+    """An option's values as the library's rule takes them, its refusal in the library's
+    words (`expected ...; found` every value refused), as the Python API gives it."""
     from ..errors import InputError
 
     try:
-        return stage_names(value)
+        return check()
     except InputError as exc:
         found = ", ".join(problem.found for problem in exc.problems)  # every unknown one
         raise click.BadParameter(f"expected {exc.problems[0].expected}; found {found}") from None
@@ -28,8 +42,9 @@ def _check_stages(
 _OPTIONS = (
     click.option("--tag", "tags", multiple=True, metavar="TAG",
                  help="Only questions with this tag; repeatable (any of them)."),
-    click.option("--split", "splits", multiple=True, type=click.Choice(SPLITS),
-                 help="Only questions in this split; repeatable (any of them)."),
+    click.option("--split", "splits", multiple=True, metavar="SPLIT", callback=_check_splits,
+                 help=f"Only questions in this split ({', '.join(SPLITS)}); repeatable (any of "
+                 "them)."),
     click.option("--stage", "stages", multiple=True, metavar="STAGE", callback=_check_stages,
                  help="Only questions diagnosed with this stage (primary or secondary, in any "
                  "run); repeatable (any of them)."),
