@@ -131,5 +131,6 @@ def test_readme_and_metrics_doc_say_what_the_code_computes() -> None:
     metrics = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
     assert (
         "- **Formula:** covered reference facts / judged reference facts (cannot-judge facts "
-        "are left out and counted; a non-answer covers none of its facts, whatever their labels)"
+        "are left out and counted; a non-answer covers none of its facts: each counts as not "
+        "covered, a cannot-judge one too, and a covered label on one is refused)"
     ) in metrics

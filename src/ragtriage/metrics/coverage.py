@@ -34,7 +34,8 @@ FACT_COVERAGE = register(
         summary="Share of a question's reference facts the answer covers.",
         formula=(
             "covered reference facts / judged reference facts (cannot-judge facts are left out "
-            "and counted; a non-answer covers none of its facts, whatever their labels)"
+            "and counted; a non-answer covers none of its facts: each counts as not covered, a "
+            "cannot-judge one too, and a covered label on one is refused)"
         ),
         denominator="answerable questions with reference facts (macro average)",
         not_applicable=(
