@@ -31,7 +31,8 @@ _OPTIONS = (
         "--ledger",
         type=click.Path(path_type=Path),
         default=None,
-        help="Holdout ledger file (default: <evalset>.holdout-ledger.jsonl beside the set).",
+        help="Holdout ledger file (default: <evalset>.holdout-ledger.jsonl beside the set; "
+        "the bundled example's in the temporary directory).",
     ),
 )
 
