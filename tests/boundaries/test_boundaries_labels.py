@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from boundaries_builders import HUMAN, claim, doc, make_dataset, result
 
 from ragtriage.api import report_page
-from ragtriage.columnar import evaluate
-from ragtriage.detectors import context_hash_of
+from ragtriage.columnar import _native_eval, evaluate
+from ragtriage.detectors import context_hash_of, label_context_hash
 from ragtriage.errors import InputError
+from ragtriage.loading import SnapshotIndex, load_dataset
+from ragtriage.metrics import measures
 from ragtriage.render import evaluation_json, render_markdown
-from ragtriage.schemas import json_schema
+from ragtriage.schemas import QuestionResult, json_schema
 
 TEXTS = {"a": "Webhooks retry 3 times.", "b": "Ports: 5671 and 443."}
 
@@ -113,6 +116,71 @@ def test_a_fact_label_is_stamped_with_the_context_alone(answer: str) -> None:
     assert described["description"] == (
         "Hash of the context text the label was made against (not of the answer), when recorded."
     )
+
+
+FINAL_CONTEXTS: list[tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]] = [
+    ({"candidates": ["a", "b", "c"]}, ("a", "b"), ("a", "b", "c")),
+    ({"candidates": ["a", "b", "c"], "reranked": ["c", "a", "b"]}, ("c", "a"), ("c", "a", "b")),
+    ({"candidates": ["a", "b"], "reranked": []}, (), ()),
+    ({"candidates": ["a", "b", "c"], "context": ["c"]}, ("c",), ("c",)),
+    ({"candidates": ["a", "b", "c"], "context": []}, (), ()),
+    ({"candidates": ["a", "b", "c"], "reranked": ["b"], "context": ["c", "a"]}, ("c", "a"),
+     ("c", "a")),
+]
+"""(stages of a result, its final context at k=2, at no cut-off): the recorded context when
+there is one, else the top k of the reranked list when reranking ran, else of the candidates."""
+
+
+def _final_context_run(stamp: Any) -> list[dict[str, Any]]:
+    """One answered result per case of `FINAL_CONTEXTS` (question `qN`), its claim's label
+    stamped with `stamp(result model)`."""
+    out = []
+    for n, (stages, _, _) in enumerate(FINAL_CONTEXTS, start=1):
+        res: dict[str, Any] = {"question_id": f"q{n}", "answer": "an answer",
+                               "outcome": "answered"}
+        for stage, ids in stages.items():
+            res[stage] = [{"id": i} for i in ids]
+        label = {"verdict": "unsupported", "labeller": HUMAN}
+        res["claims"] = [{"text": "a claim", "labels": [label]}]
+        label["context_hash"] = stamp(QuestionResult.model_validate(res))
+        out.append(res)
+    return out
+
+
+def test_the_final_context_is_one_rule_for_the_model_the_loader_and_the_file_reader(
+    tmp_path: Path,
+) -> None:
+    """`QuestionResult.final_context` is the rule; the engine, on the loaded models and on the
+    records the file reader parses, reads the same context and checks labels against the
+    hash of it (`label_context_hash`): none is stale, and one stamped at another k is."""
+    questions = [{"id": f"q{n}", "text": "How often?", "answerability": "answerable",
+                  "required_evidence": [{"any_of": ["a"]}]}
+                 for n in range(1, len(FINAL_CONTEXTS) + 1)]
+    docs = [doc("a", TEXTS["a"]), doc("b", TEXTS["b"]), doc("c")]
+    index = SnapshotIndex.build(make_dataset(docs, questions, {}).snapshot)
+    for (stages, at_two, uncut), res in zip(
+        FINAL_CONTEXTS, _final_context_run(lambda m: ""), strict=True
+    ):
+        model = QuestionResult.model_validate(res)
+        assert (model.final_context(2), model.final_context(None)) == (at_two, uncut), stages
+    results = _final_context_run(lambda m: label_context_hash(m, index, 2))
+    other_k = _final_context_run(lambda m: label_context_hash(m, index, 3))
+    results[0]["claims"].append(other_k[0]["claims"][0])
+    data = make_dataset(docs, questions, {"r": results}, provenance={"k": 2})
+    paths = []
+    for name, model in (("evalset", data.evalset), ("snapshot", data.snapshot),
+                        ("run", data.runs[0])):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(model.model_dump_json(exclude_none=True), "utf-8")
+    evalset, snapshot, run = paths
+    by_loader = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run])).runs[0]
+    # The file reader itself (no fallback to the loader: an input it does not take raises).
+    by_reader = _native_eval._on_files(
+        evalset, snapshot, [run], measures(None), workers=1
+    ).runs[0]
+    for got in (by_loader, by_reader):
+        assert [v.context for v in got.views] == [c[1] for c in FINAL_CONTEXTS]
+        assert [v.stale_labels for v in got.views] == [("c2",)] + [()] * 5
 
 
 JUDGE = {"kind": "judge", "name": "model-x", "prompt_version": "p1"}

@@ -10,7 +10,7 @@ the verdict it gives `schemas.agreed_verdict`.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import chain
 from sys import intern
 from typing import Any
@@ -213,7 +213,7 @@ class Reviews:
         res: dict[str, Any],
         answered: bool,
         stopped: bool,
-        context: list[int],
+        context: Sequence[int],
         facts: tuple[str, ...],
         current: Callable[[dict[str, Any]], str],
     ) -> None:

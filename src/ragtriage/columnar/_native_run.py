@@ -24,7 +24,7 @@ from ..detectors import (
     sent_texts,
 )
 from ..loading import SnapshotIndex
-from ..schemas import LabelPolicy, RunHeader, is_schema_version
+from ..schemas import LabelPolicy, RunHeader, final_context_of, is_schema_version
 from ._native_checks import NO_LIST, OUTCOMES, RESULT_KEYS, extras_ok, item_codes
 from ._native_claims import Reviews
 from ._native_labels import Added
@@ -115,15 +115,11 @@ class RunColumns:
 
 
 def _current_hash(res: dict[str, Any], k: int | None, index: SnapshotIndex) -> str:
-    """The context hash of a result's final context (`detectors.context_hash`, from the
-    record as parsed): the recorded context, else the top k of the final ranking."""
+    """The context hash of a result's final context (`detectors.label_context_hash`, from the
+    record as parsed; `schemas.final_context_of`)."""
     recorded = res.get("context")
-    if recorded is not None:
-        ids = [item["id"] for item in recorded]
-    else:
-        ranking = res.get("reranked")
-        ids = [item["id"] for item in (res.get("candidates", []) if ranking is None else ranking)]
-        ids = ids if k is None else ids[:k]
+    final = final_context_of(recorded, res.get("reranked"), res.get("candidates", []), k)
+    ids = [item["id"] for item in final]
     return context_hash_of(sent_texts(recorded_texts(recorded), ids, index), k)
 
 
@@ -215,7 +211,7 @@ def read_run(
             raise _Fallback("candidates")
         cand += c_codes
         cand_n.append(len(c_codes))
-        final = c_codes
+        r_codes: list[int] | None = None
         raw_rer = res.get("reranked")
         if raw_rer is not None:
             r_codes = item_codes(raw_rer, code, False)
@@ -223,14 +219,14 @@ def read_run(
             if r_codes is None or len(reranked) < len(r_codes) or not reranked <= in_candidates:
                 raise _Fallback("reranked")
             rer += r_codes
-            final = r_codes
-        rer_n.append(0 if raw_rer is None else len(final))
-        has_rer.append(raw_rer is not None)
+        rer_n.append(0 if r_codes is None else len(r_codes))
+        has_rer.append(r_codes is not None)
         raw_ctx = res.get("context")
         derived.append(raw_ctx is None)
+        recorded: list[int] | None = None
         if raw_ctx is not None:
-            x_codes = item_codes(raw_ctx, code, True)
-            if x_codes is None or len(set(x_codes)) < len(x_codes):
+            recorded = item_codes(raw_ctx, code, True)
+            if recorded is None or len(set(recorded)) < len(recorded):
                 raise _Fallback("context")
             for at, item in enumerate(raw_ctx, start=len(ctx)):
                 text = item.get("text")
@@ -241,10 +237,9 @@ def read_run(
                 labels = sensitive_labels(text)
                 ctx_found.append(labels)
                 ctx_sensitive.append(int(bool(labels)))
-        else:
-            if k is None and (c_codes or raw_rer):
-                raise _Fallback("no k")
-            x_codes = final[:k] if k is not None else final
+        elif k is None and (c_codes or raw_rer):
+            raise _Fallback("no k")
+        x_codes = final_context_of(recorded, r_codes, c_codes, k)
         ctx += x_codes
         ctx_n.append(len(x_codes))
         answer, kind = res.get("answer"), res.get("outcome")

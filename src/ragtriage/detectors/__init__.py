@@ -45,7 +45,6 @@ if TYPE_CHECKING:
         context_hash as context_hash,
         context_hash_of as context_hash_of,
         context_texts as context_texts,
-        final_context as final_context,
         find_self_labelling as find_self_labelling,
         fresh_labels as fresh_labels,
         is_stale as is_stale,
@@ -107,7 +106,7 @@ _LAZY = {
         "detect_injection", "flag_context", "load_injection_rules",
     ),
     ".labels_trust": (
-        "SelfLabelling", "context_hash", "context_hash_of", "context_texts", "final_context",
+        "SelfLabelling", "context_hash", "context_hash_of", "context_texts",
         "find_self_labelling", "fresh_labels", "is_stale", "item_text", "label_context_hash",
         "recorded_texts", "self_labelling_problems", "sent_texts", "texts_of",
     ),

@@ -86,18 +86,10 @@ def context_hash(
     return context_hash_of(sent_texts(_recorded(result), context, index), k)
 
 
-def final_context(result: QuestionResult, k: int | None) -> tuple[str, ...]:
-    """IDs of the final context: the recorded one, else the top k of the final ranking."""
-    if result.context is not None:
-        return tuple(item.id for item in result.context)
-    ranking = result.reranked if result.reranked is not None else result.candidates
-    return tuple(item.id for item in ranking[: k if k is not None else None])
-
-
 def label_context_hash(result: QuestionResult, index: SnapshotIndex, k: int | None) -> str:
     """The hash `evaluate` checks labels against: the context hash of the result's final
-    context (`final_context`) at its run's cut-off `k`."""
-    return context_hash(result, final_context(result, k), index, k)
+    context (`QuestionResult.final_context`) at its run's cut-off `k`."""
+    return context_hash(result, result.final_context(k), index, k)
 
 
 def is_stale(label: ClaimLabel | FactLabel | Mapping[str, Any], current_hash: str) -> bool:

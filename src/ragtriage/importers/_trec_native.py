@@ -155,7 +155,7 @@ def run_to_trec(run: Run) -> dict[str, list[tuple[str, float]]]:
     """
     out: dict[str, list[tuple[str, float]]] = {}
     for result in run.results:
-        ranking = result.reranked if result.reranked is not None else result.candidates
+        ranking = result.ranking
         scored = [(item.id, float(item.score or 0.0)) for item in ranking]
         kept = all(item.score is not None for item in ranking) and scored == sorted(
             scored, key=ranking_key, reverse=True

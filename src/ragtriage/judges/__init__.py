@@ -5,7 +5,7 @@ cached in SQLite) and an offline lexical baseline. A reply that cannot be parsed
 fails after its retries, becomes `cannot_judge` with the reason: never a made-up verdict.
 """
 
-from ..detectors import final_context, label_context_hash
+from ..detectors import label_context_hash
 from ..fileio import content_hash
 from ._cache import CachedReply, ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions, EndpointError, Reply
@@ -108,7 +108,6 @@ __all__ = [
     "estimate",
     "estimate_lines",
     "estimate_tokens",
-    "final_context",
     "judge_dataset",
     "judge_dataset_async",
     "judge_on_executor",

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from ..detectors import context_texts, final_context, label_context_hash
+from ..detectors import context_texts, label_context_hash
 from ..errors import InputError, Problem
 from ..loading import Dataset, SnapshotIndex
 from ..paths import PathArg
@@ -160,7 +160,7 @@ def passages_for(
     result: QuestionResult, index: SnapshotIndex, k: int | None
 ) -> tuple[Passage, ...]:
     """The final context with its text: recorded text, else the snapshot's text for the ID."""
-    pairs = context_texts(result, final_context(result, k), index)
+    pairs = context_texts(result, result.final_context(k), index)
     return tuple(Passage(pid, text) for pid, text in pairs)
 
 

@@ -22,7 +22,7 @@ from ..detectors import (
     texts_of,
 )
 from ..loading import EvidenceLevel, SnapshotIndex
-from ..schemas import Question, QuestionResult, claim_ids, record_kind
+from ..schemas import Question, QuestionResult, claim_ids, final_ranking_of, record_kind
 
 ClaimState = Literal["supported", "unsupported", "cannot_judge", "unlabelled"]
 FactState = Literal["covered", "not_covered", "cannot_judge", "unlabelled"]
@@ -242,8 +242,9 @@ class QuestionView:
 
     @property
     def ranking(self) -> tuple[str, ...]:
-        """The final ranking: reranked when reranking ran, else the candidates."""
-        return self.reranked if self.reranked is not None else self.candidates
+        """The final ranking (`schemas.final_ranking_of`): reranked when reranking ran, else
+        the candidates."""
+        return final_ranking_of(self.reranked, self.candidates)
 
 
 _FORMS = frozenset({"record", "held"})

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import InputError, Problem, again, option_problem
-from ..schemas import EvalSet, Outcome, QuestionResult
+from ..schemas import EvalSet, Outcome, QuestionResult, final_ranking_of
 from ..validation import ranking_problems
 from ._question import validation_problems
 
@@ -165,7 +165,7 @@ def result_from_trace(
         stages.append((where, ranking))
     if problems:
         raise InputError(problems)
-    candidates, reranked = stages[0][1], stages[1][1]
+    candidates, reranked = stages[0][1], stages[1][1] if trace.rerankings else None
     answer = trace.final_output
     if answer is None and trace.llm_outputs:
         answer = trace.llm_outputs[-1]
@@ -176,12 +176,10 @@ def result_from_trace(
     data: dict[str, Any] = {
         "question_id": question_id,
         "candidates": [{"id": i, "score": d.score} for i, d in candidates],
-        "reranked": [{"id": i, "score": d.score} for i, d in reranked]
-        if trace.rerankings
-        else None,
-        "context": context_from_prompts(
-            reranked if trace.rerankings else candidates, trace.prompts
-        ),
+        "reranked": None
+        if reranked is None
+        else [{"id": i, "score": d.score} for i, d in reranked],
+        "context": context_from_prompts(final_ranking_of(reranked, candidates), trace.prompts),
         "answer": answer,
         "outcome": outcome,
         "latency_ms": trace.latency_ms,

@@ -29,6 +29,7 @@ from ..schemas import (
     Run,
     Scalar,
     Snapshot,
+    final_ranking_of,
 )
 from ..validation import (
     CONTEXT_CHARS_RANGE,
@@ -296,7 +297,7 @@ def run_retrieval(
                 )
             t2 = time.perf_counter()
             context = fit_context(
-                reranked if reranked is not None else candidates,
+                final_ranking_of(reranked, candidates),
                 units,
                 config.k,
                 config.context_chars,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import ProblemCollector
-from ..judges import final_context
 from ..loading import Dataset
 from ..paths import SAFE_FILE_STEM, is_safe_file_stem
 from ..schemas import claim_ids
@@ -34,7 +33,7 @@ class KnownIds:
                     continue
                 claims = tuple(claim_ids(c.id for c in res.claims or ()))
                 by_question[res.question_id] = (claims, facts.get(res.question_id, ()))
-                self._contexts[run.name, res.question_id] = final_context(res, ks[run.name])
+                self._contexts[run.name, res.question_id] = res.final_context(ks[run.name])
             self.answered[run.name] = by_question
         self._named: set[str] = set()
 

@@ -49,6 +49,8 @@ from ._run import (
     RunHeader,
     Usage,
     claim_ids,
+    final_context_of,
+    final_ranking_of,
 )
 from ._shared import (
     IDENTIFIER_EXPECTED,
@@ -124,6 +126,8 @@ __all__ = [
     "claim_ids",
     "counted_labels",
     "declared_kind",
+    "final_context_of",
+    "final_ranking_of",
     "identifier_problems",
     "is_iso_date",
     "is_schema_version",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Annotated, Literal
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BeforeValidator, ConfigDict, Field
 
@@ -109,6 +109,32 @@ def claim_ids(given: Iterable[str | None], start: int = 1) -> list[str]:
     return [given_id or f"c{n}" for n, given_id in enumerate(given, start=start)]
 
 
+_Item = TypeVar("_Item")
+_Ranking = TypeVar("_Ranking", bound=Sequence[Any])
+
+
+def final_ranking_of(reranked: _Ranking | None, candidates: _Ranking) -> _Ranking:
+    """A result's final ranking: its `reranked` list when reranking ran, else its candidates."""
+    return candidates if reranked is None else reranked
+
+
+def final_context_of(
+    context: Sequence[_Item] | None,
+    reranked: Sequence[_Item] | None,
+    candidates: Sequence[_Item],
+    k: int | None,
+) -> Sequence[_Item]:
+    """A result's final context: its recorded `context` when there is one, else the top `k`
+    (all when None) of its final ranking (`final_ranking_of`).
+
+    The one rule for every form of a result: its model (`QuestionResult.final_context`), its
+    record as parsed and the engine's item codes."""
+    if context is not None:
+        return context
+    ranking = final_ranking_of(reranked, candidates)
+    return ranking if k is None else ranking[:k]
+
+
 class Usage(StrictModel):
     """Token counts of the generation call."""
 
@@ -169,6 +195,18 @@ class QuestionResult(StrictModel):
     """Cost of answering this question."""
     usage: Usage | None = None
     """Token usage of the generation call."""
+
+    @property
+    def ranking(self) -> list[RankedItem]:
+        """The final ranking (`final_ranking_of`): reranked when reranking ran, else the
+        candidates."""
+        return final_ranking_of(self.reranked, self.candidates)
+
+    def final_context(self, k: int | None) -> tuple[str, ...]:
+        """IDs of the final context at the run's cut-off `k` (`final_context_of`)."""
+        items: Sequence[ContextItem | RankedItem]
+        items = final_context_of(self.context, self.reranked, self.candidates, k)
+        return tuple(item.id for item in items)
 
 
 class RunHeader(StrictModel):

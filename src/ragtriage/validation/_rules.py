@@ -125,11 +125,7 @@ def _check_result(
     add = partial(c.add, file, qid)  # a problem of this result's own file (not a label file)
     for field, expected, found in ranking_problems(res, index):
         add(field, expected, found)
-    if res.context is not None:
-        context = [i.id for i in res.context]
-    else:
-        ranking = res.reranked if res.reranked is not None else res.candidates
-        context = [i.id for i in ranking][: k if k is not None else None]
+    context = res.final_context(k)
     in_context = set(context)
     if res.outcome is None and res.answer is not None:
         expected = "answered, refused, clarified or escalated for a result with an answer"
