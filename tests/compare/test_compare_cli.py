@@ -10,8 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from loader_path import READERS, invoke
+from ragtriage import compare_files
 from ragtriage.cli.main import cli
+from ragtriage.compare import comparison_json
 from ragtriage.example import example_paths
+from ragtriage.render import dumps
 
 HOLDOUT_NOTE = (
     "note: 2 holdout questions left out; --include-holdout scores them (and records the look)\n"
@@ -604,3 +607,53 @@ def test_markdown_report_matches_the_golden_file(article_fixture: Path) -> None:
     assert code == 0
     golden = Path(__file__).parent / "golden" / "article_compare.md"
     assert out == golden.read_text(encoding="utf-8")
+
+
+def test_repeats_given_in_any_order_make_the_same_report_bytes(example: Path) -> None:
+    # Before, a group's label, its runs' order and the resampling streams keyed by the label
+    # followed the --run order: a1+a2 and b2+b1, with intervals that differed in their digits.
+    runs = {
+        name: json.loads((example / "runs" / f"{name}.json").read_text(encoding="utf-8"))
+        for name in ("baseline", "improved")
+    }
+    paths = {}
+    for name, source, seed, swapped, other in (
+        ("a1", "baseline", 1, 0, "improved"), ("a2", "baseline", 2, 3, "improved"),
+        ("b1", "improved", 1, 0, "baseline"), ("b2", "improved", 2, 4, "baseline"),
+    ):
+        data = json.loads(json.dumps(runs[source]))
+        data["name"], data["provenance"]["seed"] = name, seed
+        data["results"][:swapped] = runs[other]["results"][:swapped]
+        paths[name] = example / "runs" / f"{name}.json"
+        paths[name].write_text(json.dumps(data), encoding="utf-8")
+
+    def report(*names: str) -> str:
+        files = [arg for n in names for arg in ("--run", str(paths[n]))]
+        code, out, err = _invoke(
+            "compare", *_files(example)[:3], *files, "--format", "json", "--resamples", "300",
+            "--baseline", "a1",
+        )
+        assert (code, err) == (0, HOLDOUT_NOTE)
+        return out
+
+    given = report("a1", "a2", "b1", "b2")
+    assert report("b2", "a2", "b1", "a1") == given
+    assert report("a2", "b1", "a1", "b2") == given
+    data = json.loads(given)
+    assert [(g["label"], g["runs"], g["conditions"]["seed"]) for g in data["groups"]] == [
+        ("a1+a2", ["a1", "a2"], "1, 2"), ("b1+b2", ["b1", "b2"], "1, 2")
+    ]
+    assert [i["path"] for i in data["inputs"][2:]] == [str(paths[n]) for n in paths]
+
+    def api(*names: str) -> str:
+        comparison = compare_files(
+            str(example / "evalset.json"),
+            snapshot=str(example / "snapshot.json"),
+            runs=[str(paths[n]) for n in names],
+            baseline="a1",
+            resamples=300,
+        )
+        return dumps(comparison_json(comparison))
+
+    # The Python API orders them the same way.
+    assert api("b2", "a2", "b1", "a1") == api("a1", "a2", "b1", "b2") == given

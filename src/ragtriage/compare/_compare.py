@@ -12,6 +12,7 @@ from ..diagnosis import stage_order
 from ..errors import counted
 from ..evaluation import Evaluation, RunEvaluation
 from ..fileio import file_problem
+from ..loading import SourceFile
 from ..metrics import Measure
 from ..validation import PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
 from ._comparable import check_arguments, check_comparable, select_runs
@@ -89,6 +90,13 @@ def _group(
         _repeat_stats(runs, chosen),
         _flaky(runs, stages, ids),
     )
+
+
+def _inputs(sources: Sequence[SourceFile]) -> tuple[SourceFile, ...]:
+    """The input files with the run files in their places sorted by path: the same files
+    given in another order make the same report (`group_repeats` orders the runs)."""
+    runs = iter(sorted((s for s in sources if s.kind == "run"), key=lambda s: s.path))
+    return tuple(next(runs) if s.kind == "run" else s for s in sources)
 
 
 def _metric(
@@ -294,7 +302,7 @@ def compare(
         level,
         len(selected[0].questions) + len(selected[0].no_result),
         tuple(warnings),
-        evaluation.sources,
+        _inputs(evaluation.sources),
         selection=evaluation.selection,
     )
 

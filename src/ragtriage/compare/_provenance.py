@@ -124,12 +124,15 @@ def diff_conditions(
 
 
 def group_repeats(runs: Sequence[RunEvaluation]) -> tuple[tuple[RunEvaluation, ...], ...]:
-    """Group runs whose recorded conditions differ only in the seed, in order of first appearance.
+    """Group runs whose recorded conditions differ only in the seed.
 
     Only runs that record a seed are grouped.
     Grouping only happens when it leaves at least two groups to compare and some group
     has more than one run; otherwise every run stands alone (comparing seeds of one
-    configuration with each other is then a plain run-to-run comparison).
+    configuration with each other is then a plain run-to-run comparison). The first group
+    is the first run's (the baseline's); the others follow sorted by their runs' names, and
+    a group's runs are sorted by name, so that the labels, the member order and the
+    resampling streams keyed by the labels do not depend on the order the runs are given in.
     """
     groups: dict[tuple[str | None, ...], list[RunEvaluation]] = {}
     for position, run in enumerate(runs):
@@ -138,4 +141,5 @@ def group_repeats(runs: Sequence[RunEvaluation]) -> tuple[tuple[RunEvaluation, .
         groups.setdefault(key, []).append(run)
     if len(groups) < 2 or len(groups) == len(runs):
         return tuple((run,) for run in runs)
-    return tuple(tuple(members) for members in groups.values())
+    base, *others = (tuple(sorted(g, key=lambda run: run.name)) for g in groups.values())
+    return (base, *sorted(others, key=lambda g: [run.name for run in g]))
