@@ -162,7 +162,7 @@ def test_html_report_shows_no_result_for_the_missing_question(
     assert found is not None
     data = json.loads(found.group(1))
     assert [q["id"] for q in data["questions"]] == ["q1", "q2", "q3"]
-    assert data["results"][1][1] == {"o": "no result", "v": [None] * 6, "vt": ["n/a"] * 6}
+    assert data["results"][1][1] == {"nr": 1, "o": "no result", "v": [None] * 6, "vt": ["n/a"] * 6}
     assert data["results"][0][1]["o"] == "answered"
 
 

@@ -296,6 +296,22 @@ def test_a_question_without_a_result_is_not_diagnosed(
     assert page.eval_on_selector_all("#d-body ul.why li", "n => n.map(x => x.textContent)") == [
         "Not diagnosed (no result)."
     ]
+    # Before, the sections read like an empty answer: "no / no / no" evidence, "Final ranking
+    # (0 items)", "Empty context.", "(no answer recorded)", "Claims not extracted.", facts
+    # "unlabelled". The question's own evidence groups and facts are still listed.
+    sections = page.eval_on_selector_all(
+        "#d-body .dsec",
+        "ss => ss.slice(2).map(s => [s.querySelector('h3').textContent,"
+        " Array.from(s.querySelectorAll('p, td, .answer')).map(x => x.textContent)])",
+    )
+    none = "No result: the run has no entry for this question."
+    assert sections == [
+        ["Required evidence", ["1", "password-reset", "no result", "no result", "no result"]],
+        ["Final ranking", [none]],
+        ["Context sent to the model", [none]],
+        ["Answer", [none]],
+        ["Reference facts", ["thirty-minutes", "30 minutes", "no result"]],
+    ]
     assert opened.console == []
     page.close()
 

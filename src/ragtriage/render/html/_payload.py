@@ -251,8 +251,9 @@ def run_results(
     evaluation-set order.
 
     `question_ids` (default: the run's own questions) is the report's question list; a
-    question the run has no result for gets `{"o": "no result", "v": [null, ...],
-    "vt": ["n/a", ...]}`.
+    question the run has no result for gets `{"o": "no result", "nr": 1, "v": [null, ...],
+    "vt": ["n/a", ...]}` (`nr`: the detail view says there is no result instead of showing
+    an empty ranking, context and answer).
     """
     diagnoses = {q.question_id: q for q in run.diagnosis.questions}
     found = {
@@ -261,5 +262,5 @@ def run_results(
     }
     order = [r.question_id for r in run.questions] if question_ids is None else question_ids
     none = [None] * len(measures)
-    missing = {"o": NO_RESULT, "v": none, "vt": [fmt_value(None) for _ in none]}
+    missing = {"o": NO_RESULT, "nr": 1, "v": none, "vt": [fmt_value(None) for _ in none]}
     return [found.get(qid, missing) for qid in order]

@@ -234,67 +234,79 @@
     diag.appendChild(why);
     body.appendChild(diag);
 
+    // A run with no entry for the question (--allow-missing) has no ranking, context or
+    // answer to show: its sections say so instead of describing an empty result.
+    var noResult = r.nr ? el("p", { cls: "muted", text: "No result: the run has no entry for this question." }) : null;
+    function found(bit) { return r.nr ? "no result" : bit ? "yes" : "no"; }
     var ev = section("Required evidence");
     if ((q.ev || []).length) {
       var et = table(["group", "any of", "among candidates", "after reranking", "in context"]);
       q.ev.forEach(function (g, gi) {
         var bits = (r.gs || [])[gi] || 0;
-        row(et[1], [String(gi + 1) + (g[0] ? " · " + g[0] : ""), g[1].join(" | "), bits & 1 ? "yes" : "no", bits & 2 ? "yes" : "no", bits & 4 ? "yes" : "no"]);
+        row(et[1], [String(gi + 1) + (g[0] ? " · " + g[0] : ""), g[1].join(" | "), found(bits & 1), found(bits & 2), found(bits & 4)]);
       });
       ev.appendChild(et[0]);
     } else ev.appendChild(el("p", { cls: "muted", text: "No required evidence." }));
     body.appendChild(ev);
 
-    var rk = section("Final ranking (" + (r.rn || 0) + " items" + ((r.rk || []).length < (r.rn || 0) ? "; the top ones and any required item below them are shown" : "") + ")");
-    var rt = table(["rank", "ID", "marks", "candidate rank", "document"]);
-    (r.rk || []).forEach(function (item, index) {
-      var candidate = item[2] ? String(item[2]) : el("span", { cls: "muted", text: "not a candidate" });
-      var tr = row(rt[1], [String(item[3] || index + 1), el("code", { text: item[0] }), flagBadges(item[1]), candidate, docLabel(item[0])]);
-      tr.className = "rank";
-      tr.setAttribute("data-item", item[0]);
-    });
-    rk.appendChild(rt[0]);
-    body.appendChild(rk);
-    if (r.cd) {
-      var cd = section("Candidates the reranker dropped");
-      var cdt = table(["rank", "ID", "marks", "document"]);
-      r.cd.forEach(function (item) {
-        row(cdt[1], [String(item[2]), el("code", { text: item[0] }), flagBadges(item[1]), docLabel(item[0])]);
+    if (noResult) {
+      ["Final ranking", "Context sent to the model", "Answer"].forEach(function (title) {
+        var part = section(title);
+        part.appendChild(noResult.cloneNode(true));
+        body.appendChild(part);
       });
-      cd.appendChild(cdt[0]);
-      body.appendChild(cd);
+    } else {
+      var rk = section("Final ranking (" + (r.rn || 0) + " items" + ((r.rk || []).length < (r.rn || 0) ? "; the top ones and any required item below them are shown" : "") + ")");
+      var rt = table(["rank", "ID", "marks", "candidate rank", "document"]);
+      (r.rk || []).forEach(function (item, index) {
+        var candidate = item[2] ? String(item[2]) : el("span", { cls: "muted", text: "not a candidate" });
+        var tr = row(rt[1], [String(item[3] || index + 1), el("code", { text: item[0] }), flagBadges(item[1]), candidate, docLabel(item[0])]);
+        tr.className = "rank";
+        tr.setAttribute("data-item", item[0]);
+      });
+      rk.appendChild(rt[0]);
+      body.appendChild(rk);
+      if (r.cd) {
+        var cd = section("Candidates the reranker dropped");
+        var cdt = table(["rank", "ID", "marks", "document"]);
+        r.cd.forEach(function (item) {
+          row(cdt[1], [String(item[2]), el("code", { text: item[0] }), flagBadges(item[1]), docLabel(item[0])]);
+        });
+        cd.appendChild(cdt[0]);
+        body.appendChild(cd);
+      }
+
+      var cx = section("Context sent to the model");
+      var ct = table(["ID", "marks", "text"]);
+      (r.cx || []).forEach(function (item) {
+        var tr = row(ct[1], [el("code", { text: item[0] }), flagBadges(item[1]), el("div", { cls: "doc", text: docText(item[0], item[2]) })]);
+        tr.className = "ctx";
+        tr.setAttribute("data-item", item[0]);
+      });
+      if ((r.cx || []).length) cx.appendChild(ct[0]); else cx.appendChild(el("p", { cls: "muted", text: "Empty context." }));
+      body.appendChild(cx);
+
+      var an = section("Answer (" + (r.o || "no outcome") + ")");
+      an.appendChild(el("div", { cls: "answer", text: r.a === undefined ? "(no answer recorded)" : r.a }));
+      if (r.cl) {
+        var clt = table(["claim", "text", "citations", "support label", "supported by"]);
+        var context = {};
+        (r.cx || []).forEach(function (item) { context[item[0]] = true; });
+        r.cl.forEach(function (c) {
+          var cites = el("span");
+          c[2].forEach(function (id) { cites.appendChild(badge(id, context[id] ? "cite" : "cite bad")); });
+          if (!c[2].length) cites.appendChild(el("span", { cls: "muted", text: "none" }));
+          var label = el("span", null, badge(c[3], "l-" + c[3]));
+          if (c[5]) label.appendChild(el("span", { cls: "muted labeller", text: " by " + c[5] + ((c[6] || []).length ? " " + c[6].join(", ") : "") }));
+          var tr = row(clt[1], [c[0], c[1], cites, label, c[4].join(", ")]);
+          tr.className = "claim";
+          tr.setAttribute("data-claim", c[0]);
+          tr.setAttribute("data-label", c[3]);
+        });
+        an.appendChild(clt[0]);
+      } else an.appendChild(el("p", { cls: "muted", text: "Claims not extracted." }));
+      body.appendChild(an);
     }
-
-    var cx = section("Context sent to the model");
-    var ct = table(["ID", "marks", "text"]);
-    (r.cx || []).forEach(function (item) {
-      var tr = row(ct[1], [el("code", { text: item[0] }), flagBadges(item[1]), el("div", { cls: "doc", text: docText(item[0], item[2]) })]);
-      tr.className = "ctx";
-      tr.setAttribute("data-item", item[0]);
-    });
-    if ((r.cx || []).length) cx.appendChild(ct[0]); else cx.appendChild(el("p", { cls: "muted", text: "Empty context." }));
-    body.appendChild(cx);
-
-    var an = section("Answer (" + (r.o || "no outcome") + ")");
-    an.appendChild(el("div", { cls: "answer", text: r.a === undefined ? "(no answer recorded)" : r.a }));
-    if (r.cl) {
-      var clt = table(["claim", "text", "citations", "support label", "supported by"]);
-      var context = {};
-      (r.cx || []).forEach(function (item) { context[item[0]] = true; });
-      r.cl.forEach(function (c) {
-        var cites = el("span");
-        c[2].forEach(function (id) { cites.appendChild(badge(id, context[id] ? "cite" : "cite bad")); });
-        if (!c[2].length) cites.appendChild(el("span", { cls: "muted", text: "none" }));
-        var label = el("span", null, badge(c[3], "l-" + c[3]));
-        if (c[5]) label.appendChild(el("span", { cls: "muted labeller", text: " by " + c[5] + ((c[6] || []).length ? " " + c[6].join(", ") : "") }));
-        var tr = row(clt[1], [c[0], c[1], cites, label, c[4].join(", ")]);
-        tr.className = "claim";
-        tr.setAttribute("data-claim", c[0]);
-        tr.setAttribute("data-label", c[3]);
-      });
-      an.appendChild(clt[0]);
-    } else an.appendChild(el("p", { cls: "muted", text: "Claims not extracted." }));
-    body.appendChild(an);
 
     var fs = section("Reference facts");
     if ((q.f || []).length) {
@@ -302,7 +314,7 @@
       q.f.forEach(function (f, fi) {
         var s = (r.fs || [])[fi] || "unlabelled";
         var shown = s === "covered" ? "covered" : s === "not_covered" ? (r.fn ? "not covered (" + r.fn + ")" : "missing") : s;
-        var tr = row(ft[1], [f[0], f[1] || "", badge(shown, "l-" + s)]);
+        var tr = row(ft[1], [f[0], f[1] || "", r.nr ? "no result" : badge(shown, "l-" + s)]);
         tr.className = "fact";
         tr.setAttribute("data-state", s);
       });
