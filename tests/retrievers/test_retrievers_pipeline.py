@@ -304,3 +304,23 @@ def test_the_tokenizers_libraries_are_in_the_cache_key_and_the_provenance(
     out = run_retrieval(SNAPSHOT, EVALSET, hybrid, name="h", cache_dir=tmp_path)
     assert out.run.provenance.retriever is not None
     assert "pystemmer" not in out.run.provenance.retriever.settings
+
+
+def test_a_bm25_reranker_records_its_tokenizer_and_libraries(tmp_path: Path) -> None:
+    # Before: {"kind": "bm25", "depth": 100}; PyStemmer's version and the tokenization were
+    # recorded for a bm25 first stage only, so a dense run reranked by BM25 named neither.
+    from importlib.metadata import version
+
+    config = RetrievalConfig(retriever="dense", k=1, rerank="bm25", rerank_depth=2)
+    out = run_retrieval(SNAPSHOT, EVALSET, config, name="r", cache_dir=tmp_path)
+    reranker = out.run.provenance.reranker
+    assert reranker is not None
+    assert (reranker.name, reranker.version) == ("bm25s", version("bm25s"))
+    assert reranker.settings == {
+        "kind": "bm25",
+        "depth": 2,
+        "tokenizer": "stemmer=english,stopwords=en,chinese=none",
+        "k1": 1.5,
+        "b": 0.75,
+        "pystemmer": version("PyStemmer"),
+    }

