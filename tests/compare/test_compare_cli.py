@@ -657,3 +657,14 @@ def test_repeats_given_in_any_order_make_the_same_report_bytes(example: Path) ->
 
     # The Python API orders them the same way.
     assert api("b2", "a2", "b1", "a1") == api("a1", "a2", "b1", "b2") == given
+
+
+def test_runs_not_grouped_keep_their_files_in_the_order_given(example: Path) -> None:
+    # Only runs grouped as repeats have their files sorted in the report's inputs; two runs
+    # compared as themselves keep the order given, which sets the base and the columns.
+    runs = [str(example / "runs" / f"{name}.json") for name in ("improved", "baseline")]
+    comparison = compare_files(
+        str(example / "evalset.json"), snapshot=str(example / "snapshot.json"), runs=runs
+    )
+    assert [g.label for g in comparison.groups] == ["improved", "baseline"]
+    assert [s.path for s in comparison.sources if s.kind == "run"] == runs

@@ -93,8 +93,9 @@ def _group(
 
 
 def _inputs(sources: Sequence[SourceFile]) -> tuple[SourceFile, ...]:
-    """The input files with the run files in their places sorted by path: the same files
-    given in another order make the same report (`group_repeats` orders the runs)."""
+    """The input files with the run files in their places sorted by path, for runs grouped as
+    repeats: the same files given in another order make the same report (`group_repeats`
+    orders the runs; runs not grouped keep the order given, which sets the columns)."""
     runs = iter(sorted((s for s in sources if s.kind == "run"), key=lambda s: s.path))
     return tuple(next(runs) if s.kind == "run" else s for s in sources)
 
@@ -302,7 +303,7 @@ def compare(
         level,
         len(selected[0].questions) + len(selected[0].no_result),
         tuple(warnings),
-        _inputs(evaluation.sources),
+        _inputs(evaluation.sources) if len(grouped) < len(selected) else evaluation.sources,
         selection=evaluation.selection,
     )
 
