@@ -2,9 +2,10 @@
 
 Covers: documents and chunks, stale and superseded documents, instruction-like texts,
 alternative groups, groups sharing a document, no gold, no claims, retrieval-only results,
-all refusals, cannot-judge and disagreeing labels, unknown citations, recorded and derived
-contexts, permissions, canaries, version questions, labels with a context hash and
-sensitive values in snapshot and recorded context texts.
+all refusals, cannot-judge and disagreeing labels (of two labellers: one labels an item
+once), unknown citations, recorded and derived contexts, permissions, canaries, version
+questions, labels with a context hash and sensitive values in snapshot and recorded context
+texts.
 Labels with a context hash and groups sharing a unit (a document or chunk satisfying two
 groups of its question: the greedy relevance walk of the arrays) appear only with `exotic`.
 """
@@ -122,6 +123,19 @@ def _question(rng: random.Random, n: int, ids: list[str], exotic: bool) -> dict[
     return q
 
 
+def _first_each(labels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`labels` (one claim's, or one result's fact labels) without a labeller's second label of
+    an item, which a run refuses; left out after the draws, so that the rest is as drawn."""
+    seen: set[tuple[Any, str]] = set()
+    out = []
+    for label in labels:
+        key = (label.get("fact_id"), json.dumps(label["labeller"], sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            out.append(label)
+    return out
+
+
 def _labels(rng: random.Random, context: list[str], stamp: bool) -> list[dict[str, Any]]:
     labels = []
     for _ in range(rng.randint(1, 2)):
@@ -134,7 +148,7 @@ def _labels(rng: random.Random, context: list[str], stamp: bool) -> list[dict[st
         if stamp and rng.random() < 0.2:
             label["context_hash"] = "sha256:" + "0" * 64
         labels.append(label)
-    return labels
+    return _first_each(labels)
 
 
 def _result(rng: random.Random, q: dict[str, Any], ids: list[str], exotic: bool) -> dict[str, Any]:
@@ -171,11 +185,11 @@ def _result(rng: random.Random, q: dict[str, Any], ids: list[str], exotic: bool)
                 claim["id"] = f"k{n}"
             claims.append(claim)
         res["claims"] = claims
-        res["fact_labels"] = [
+        res["fact_labels"] = _first_each([
             {"fact_id": f, "verdict": rng.choice(["covered", "not_covered", "cannot_judge"]),
              "labeller": _labeller(rng)}
             for f in facts for _ in range(rng.randint(1, 2))
-        ]
+        ])
     else:
         res["claims"] = rng.choice([None, []])
         res["fact_labels"] = [

@@ -14,6 +14,7 @@ from native_layers_data import write_dataset
 
 from loader_path import READERS, invoke
 from ragtriage.columnar import _native_eval, evaluate
+from ragtriage.columnar._trec import _Fallback
 from ragtriage.errors import InputError
 from ragtriage.loading import load_dataset
 from ragtriage.metrics import measures
@@ -181,6 +182,46 @@ def test_file_reader_reads_label_files_as_the_loader_does(
                     **options)
     assert dumps(evaluation_json(got)) == dumps(evaluation_json(want))
     assert [s.path for s in got.sources][-2:] == [str(path) for path in labels]
+
+
+def test_file_reader_refuses_a_run_labelling_an_item_twice_but_takes_a_label_given_again(
+    tmp_path: Path,
+) -> None:
+    # Every label of the run given again in a label file: the file reader itself takes it
+    # (no fallback), as the loader does. One label of the run's own written twice in it: the
+    # file reader falls back, and the loader names it for both readers.
+    evalset, snapshot, run = write_dataset(tmp_path, 7, 30)
+    lines = run.read_text(encoding="utf-8").splitlines()
+    name, results = json.loads(lines[0])["name"], [json.loads(line) for line in lines[1:]]
+    claims = [(res["question_id"], claim.get("id", f"c{n}"), label)
+              for res in results for n, claim in enumerate(res.get("claims") or [], start=1)
+              for label in claim["labels"]]
+    labels = _labels_file(tmp_path / "again.labels.json", run=name, claim_labels=[
+        {"question_id": qid, "claim_id": cid, "label": label} for qid, cid, label in claims
+    ], fact_labels=[{"question_id": res["question_id"], "label": label}
+                    for res in results for label in res.get("fact_labels", [])])
+    options: dict[str, Any] = {"labels": [labels], "allow_unreviewed": True}
+    got = _native_eval._on_files(evalset, snapshot, [run], measures(None), workers=1, **options)
+    want = evaluate(load_dataset(evalset, snapshot=snapshot, runs=[run], labels=[labels]),
+                    allow_unreviewed=True)
+    assert dumps(evaluation_json(got)) == dumps(evaluation_json(want))
+
+    def twice(header: dict[str, Any], results: list[dict[str, Any]]) -> None:
+        res = next(r for r in results if r.get("claims"))
+        res["claims"][0]["labels"].append(res["claims"][0]["labels"][0])
+
+    _rewrite_run(run, twice)
+    with pytest.raises(_Fallback, match="a claim labelled twice by one labeller"):
+        _native_eval._on_files(evalset, snapshot, [run], measures(None), workers=1, **options)
+    refused = [invoke(reader, ["evaluate", str(evalset), "--snapshot", str(snapshot), "--run",
+                               str(run), "--allow-unreviewed"]) for reader in READERS]
+    assert [out.exit_code for out in refused] == [2, 2]
+    assert refused[1].stderr == refused[0].stderr
+    assert refused[1].stderr.splitlines() == [
+        "Error: 1 problem found in the input:",
+        f"- {run}: question 'q8': claims[k0].labels: expected one label by each labeller for a "
+        "claim; found labelled more than once by bo",
+    ]
 
 
 def _labels_file(path: Path, **fields: Any) -> Path:
@@ -450,8 +491,15 @@ def _self_made_only_in_the_holdout(tmp_path: Path) -> list[str]:
         for res in results:
             if res["question_id"] in holdout:
                 continue
+            # Ann's, one label of each claim and fact: a person labels an item once.
+            for claim in res.get("claims") or []:
+                del claim.get("labels", [])[1:]
+            firsts: dict[str, Any] = {}
+            for fact in res.get("fact_labels", []):
+                firsts.setdefault(fact["fact_id"], fact)
+            res["fact_labels"] = list(firsts.values())
             labels = [lab for c in res.get("claims") or [] for lab in c.get("labels", [])]
-            for label in [*labels, *res.get("fact_labels", [])]:
+            for label in [*labels, *res["fact_labels"]]:
                 label["labeller"] = {"kind": "human", "name": "ann"}
 
     _rewrite_run(run, edit)

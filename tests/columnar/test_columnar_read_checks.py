@@ -79,7 +79,7 @@ EDITS: dict[str, tuple[str, Edit, tuple[str | None, str, str, str]]] = {
     ), ("q2", "line 2: claims[k0].labels[0].supported_by[0]", "a valid string", "{}")),
     "fact_id": ("run", lambda r: r["fact_labels"].append(
         {"fact_id": ["f1"], "verdict": "covered", "labeller": {"kind": "human", "name": "ann"}}
-    ), ("q2", "line 2: fact_labels[6].fact_id", "a valid string", '["f1"]')),
+    ), ("q2", "line 2: fact_labels[5].fact_id", "a valid string", '["f1"]')),
     "any_of": ("evalset", lambda q: q["required_evidence"][0].update(any_of=[["d0"]]),
                ("q0", "line 2: required_evidence[0].any_of[0]", "a valid string", '["d0"]')),
     "fact evidence": ("evalset", lambda q: q["reference_facts"].append(

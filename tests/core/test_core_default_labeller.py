@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from core_builders import claim, doc, question, result, write_files, write_json
+from core_builders import claim, doc, question, result, run_doc, write_files, write_json
 
 from ragtriage.cli.main import cli
+from ragtriage.errors import InputError
 from ragtriage.loading import load_dataset
 from ragtriage.schemas import LabelSet
 from ragtriage.schemas._json_schema import json_schema
@@ -194,4 +195,66 @@ def test_one_labeller_labelling_an_item_twice_is_refused(tmp_path: Path, suffix:
     out = CliRunner().invoke(cli, [*evaluate, "--format", "json"])
     assert (out.exit_code, out.stderr) == (0, "")
     summary = json.loads(out.stdout)["runs"][0]["summary"]["claim_support"]
+    assert (summary["numerator"], summary["denominator"], summary["cannot_judge"]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl"])
+def test_one_labeller_labelling_an_item_twice_in_a_run_is_refused(
+    tmp_path: Path, suffix: str
+) -> None:
+    # In the run's own labels mei labels claim a twice and the judge fact f1 twice: refused by
+    # load_dataset and by both readers of evaluate, as in a label file, rather than merged to
+    # cannot_judge. A label given in the run and again in a label file is taken, and two
+    # reviewers disagreeing on claim b (mei and ana) stays a merge.
+    from loader_path import READERS, invoke
+
+    a = {**claim("a", ["d1"], "supported", ["d1"], MEI), "id": "a"}
+    b = {**claim("b", ["d1"], "supported", ["d1"], MEI), "id": "b"}
+    b["labels"].append({"verdict": "unsupported", "labeller": ANA})
+    fact = {"fact_id": "f1", "verdict": "covered", "labeller": JUDGE}
+    twice = [
+        {"verdict": "unsupported", "labeller": MEI},
+        {"fact_id": "f1", "verdict": "not_covered", "labeller": JUDGE},
+    ]
+    args = _files(tmp_path)
+    run = tmp_path / f"run.{suffix}"
+    args[4] = str(run)
+
+    def write(repeated: bool) -> None:
+        answered = result("q1", ["d1"], context=["d1"], claims=[a, b], fact_labels=[fact])
+        if repeated:
+            answered["claims"][0] = {**a, "labels": [*a["labels"], twice[0]]}
+            answered["fact_labels"] = [fact, twice[1]]
+        doc = run_doc("run", [answered])
+        if suffix == "json":
+            write_json(run, doc)
+        else:
+            lines = [{k: v for k, v in doc.items() if k != "results"}, answered]
+            run.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+    write(True)
+    problems = [
+        f"{run}: question 'q1': claims[a].labels: expected one label by each labeller for a "
+        "claim; found labelled more than once by mei",
+        f"{run}: question 'q1': fact_labels[f1]: expected one label by each labeller for a "
+        "reference fact; found labelled more than once by judge-model (prompt p1)",
+    ]
+    with pytest.raises(InputError) as refused:
+        load_dataset(args[0], snapshot=args[2], runs=[run])
+    assert [p.message() for p in refused.value.problems] == problems
+    evaluate = ["evaluate", *args]
+    for reader in READERS:
+        out = invoke(reader, evaluate)
+        assert (out.exit_code, out.stderr.splitlines()) == (
+            2, ["Error: 2 problems found in the input:", *(f"- {p}" for p in problems)]
+        ), reader
+    write(False)
+    labels = tmp_path / "labels.json"
+    write_json(labels, {**HEAD, "claim_labels": [
+        {"question_id": "q1", "claim_id": "a", "label": a["labels"][0]}
+    ], "fact_labels": [{"question_id": "q1", "label": fact}]})
+    reports = [invoke(r, [*evaluate, "--labels", str(labels), "--format", "json"]) for r in READERS]
+    assert [(out.exit_code, out.stderr) for out in reports] == [(0, ""), (0, "")]
+    assert reports[1].stdout == reports[0].stdout
+    summary = json.loads(reports[0].stdout)["runs"][0]["summary"]["claim_support"]
     assert (summary["numerator"], summary["denominator"], summary["cannot_judge"]) == (1, 1, 1)

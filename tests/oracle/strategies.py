@@ -149,7 +149,7 @@ def _labels(
         if hashed is not None:
             label["context_hash"] = stamp if hashed == "current" else "sha256:" + "0" * 64
         labels.append(label)
-    return labels
+    return _first_each(labels)
 
 
 def _result(
@@ -211,11 +211,17 @@ def _result(
     return res
 
 
-def _once_each(labels: list[dict[str, Any]]) -> bool:
-    """Whether no labeller labels an item twice among `labels` (a claim's, or a result's fact
-    labels): a label file refuses such a repeat, while a run's own labels merge it."""
-    items = [(lab.get("fact_id"), json.dumps(lab["labeller"], sort_keys=True)) for lab in labels]
-    return len(set(items)) == len(items)
+def _first_each(labels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`labels` (a claim's, or a result's fact labels) without a labeller's second label of an
+    item: a run refuses it, as a label file does."""
+    seen: set[tuple[Any, str]] = set()
+    out = []
+    for label in labels:
+        key = (label.get("fact_id"), json.dumps(label["labeller"], sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            out.append(label)
+    return out
 
 
 def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
@@ -226,7 +232,7 @@ def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
     for res in run["results"]:
         for position, claim in enumerate(res.get("claims") or [], start=1):
             how = draw(st.sampled_from(["keep", "move", "copy"]))
-            if claim["labels"] and how != "keep" and _once_each(claim["labels"]):
+            if claim["labels"] and how != "keep":
                 cid = claim.get("id", f"c{position}")
                 for label in claim["labels"]:
                     if label["labeller"] == HUMAN:
@@ -236,7 +242,7 @@ def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
                 if how == "move":
                     claim["labels"] = []
         how = draw(st.sampled_from(["keep", "move", "copy"]))
-        if res.get("fact_labels") and how != "keep" and _once_each(res["fact_labels"]):
+        if res.get("fact_labels") and how != "keep":
             for label in res["fact_labels"]:
                 file["fact_labels"].append({"question_id": res["question_id"], "label": label})
             if how == "move":

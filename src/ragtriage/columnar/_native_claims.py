@@ -26,6 +26,7 @@ from ..schemas import (
     claim_ids,
     counted_labels,
     is_text,
+    labelled_twice,
     plain_ids,
     record_kind,
 )
@@ -153,6 +154,16 @@ def _label(lab: Any, keys: frozenset[str], verdicts: tuple[str, ...], generator:
     return flags
 
 
+def _twice(labels: list[Label], facts: bool) -> bool:
+    """Whether one labeller labels an item more than once among `labels` (checked: a claim's,
+    or a result's fact labels), as `schemas.labelled_twice` tells."""
+    whos = [lab["labeller"] for lab in labels]
+    return bool(labelled_twice(
+        (lab["fact_id"] if facts else None, who["kind"], who["name"], who.get("prompt_version"))
+        for lab, who in zip(labels, whos, strict=True)
+    ))
+
+
 def labeller_key(who: dict[str, Any]) -> bytes:
     """A labeller as parsed JSON, as the one text every equal labeller gives (sorted keys):
     how the run's table of judges holds each distinct one once, in each part and joined."""
@@ -171,8 +182,12 @@ class Reviews:
         accept_self: bool,
         generator: str | None,
         added: Added,
+        as_written: bool,
     ) -> None:
         self._code = code
+        self._as_written = as_written
+        """The results are a run file's as written, their labels its own (a loaded dataset's
+        carry its label files' too, each file checked for labels given twice when read)."""
         self._policy = policy
         self._unreviewed_ok = unreviewed_ok
         self._accept_self = accept_self
@@ -228,7 +243,7 @@ class Reviews:
             claims = NO_LIST
         elif type(claims) is not list:
             raise _Fallback("claims")
-        fact_labels = res.get("fact_labels", NO_LIST)
+        fact_labels = own_facts = res.get("fact_labels", NO_LIST)
         if type(fact_labels) is not list:
             raise _Fallback("fact_labels")
         added = self._added.get(res["question_id"]) if self._added else None
@@ -271,7 +286,7 @@ class Reviews:
             cited_as_written.append(tuple(cits) if -1 in cited else None)
             cit += cited
             cit_n.append(len(cited))
-            labels = claim.get("labels", NO_LIST)
+            labels = own = claim.get("labels", NO_LIST)
             if type(labels) is not list:
                 raise _Fallback("claim labels")
             if named and names[n - 1] in claim_added:
@@ -290,6 +305,8 @@ class Reviews:
                     in_context = set(context)
                 if not in_context.issuperset(within):
                     raise _Fallback("supported_by")
+            if len(own) > 1 and self._as_written and _twice(own, False):
+                raise _Fallback("a claim labelled twice by one labeller")
             chosen = counted_labels(labels, policy, record_kind)
             if strict and not chosen:
                 raise _Fallback("unlabelled claim")
@@ -311,6 +328,10 @@ class Reviews:
             by_fact.setdefault(fact, []).append(lab)
         if covered and stopped:
             raise _Fallback("claims of a non-answer")
+        # Some fact has two labels before any labeller can have labelled one twice (rare).
+        twice = len(own_facts) > 1 and self._as_written and len(by_fact) < len(fact_labels)
+        if twice and _twice(own_facts, True):
+            raise _Fallback("a fact labelled twice by one labeller")
         self_claim, self_fact = bool(claim_flags & _SELF_MADE), bool(fact_flags & _SELF_MADE)
         if (self_claim or self_fact) and not self._accept_self:
             raise _Fallback("self-labelling")

@@ -29,7 +29,7 @@ from ._native_checks import NO_LIST, OUTCOMES, RESULT_KEYS, extras_ok, item_code
 from ._native_claims import Reviews
 from ._native_labels import Added
 from ._native_read import Codes, EvalColumns, _offsets
-from ._native_records import Records
+from ._native_records import FileRecords, Records
 from ._trec import _Fallback
 
 _ANSWERED = OUTCOMES["answered"]
@@ -190,6 +190,7 @@ def read_run(
     reviews = Reviews(
         code, label_policy, unreviewed_ok=allow_unreviewed, accept_self=accept_self_labelling,
         generator=generator, added=(added_labels or {}).get(header.name, {}),
+        as_written=isinstance(source, FileRecords),
     )
 
     def current(res: dict[str, Any]) -> str:

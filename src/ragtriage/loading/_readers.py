@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -17,13 +17,16 @@ from ..schemas import (
     Document,
     EvalSet,
     FactLabelEntry,
+    Labeller,
     LabelSet,
     Question,
     QuestionResult,
     Run,
     RunHeader,
     Snapshot,
+    claim_ids,
     is_schema_version,
+    labelled_twice,
     superseded_unless_stated,
     valid_labeller,
     with_default_labeller,
@@ -294,22 +297,40 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
     return _assembled(head, lists)
 
 
-def _labelled_twice(labels: LabelSet, label: str, collector: ProblemCollector) -> None:
-    """A labeller labels a claim or fact once: a second label of theirs is refused, not merged
-    as a disagreement (two labellers who disagree are, see `schemas.agreed_verdict`)."""
-    items = [(c.question_id, "claim", c.claim_id, c.label.labeller) for c in labels.claim_labels]
-    facts = labels.fact_labels
-    items += [(f.question_id, "fact", f.label.fact_id, f.label.labeller) for f in facts]
-    repeats = Counter(
-        (qid, kind, item, who.kind, who.name, who.prompt_version) for qid, kind, item, who in items
-    )
-    for (qid, kind, item, who, name, prompt), times in repeats.items():
-        if times > 1:
-            named = name if who == "human" else f"{name} (prompt {prompt})"
-            noun = "claim" if kind == "claim" else "reference fact"
+def _labelled_twice(content: LabelSet | Run, label: str, collector: ProblemCollector) -> None:
+    """A labeller labels a claim or fact once in a file (a label file, or a run's own labels):
+    a second label of theirs is refused, not merged as a disagreement (`schemas.labelled_twice`).
+    A label file's are attached to the run after this, so a label given in both is taken."""
+    if isinstance(content, LabelSet):
+        groups: Iterable[list[tuple[_Place, Labeller]]] = [
+            [((c.question_id, f"claim_labels[{c.claim_id}]", "claim", 0), c.label.labeller)
+             for c in content.claim_labels]
+            + [((f.question_id, f"fact_labels[{f.label.fact_id}]", "reference fact", 0),
+                f.label.labeller) for f in content.fact_labels]
+        ]
+    else:  # a claim's or fact's labels are in its result: each result apart
+        groups = map(_result_labellers, content.results)
+    for group in groups:
+        who = ((place, by.kind, by.name, by.prompt_version) for place, by in group)
+        for (qid, field, noun, _), named in labelled_twice(who):
             expected = f"one label by each labeller for a {noun}"
-            field = f"{kind}_labels[{item}]"
             collector.add(label, qid, field, expected, f"labelled more than once by {named}")
+
+
+_Place = tuple[str, str, str, int]
+"""A labelled item as `_labelled_twice` names it: question, field, noun and, in a run, the
+claim's position (a repeated claim ID is refused on its own)."""
+
+
+def _result_labellers(res: QuestionResult) -> list[tuple[_Place, Labeller]]:
+    """The labellers of a result's own labels, each with its item."""
+    qid, claims = res.question_id, res.claims or []
+    return [
+        ((qid, f"claims[{cid}].labels", "claim", n), lab.labeller)
+        for n, (cid, c) in enumerate(zip(claim_ids(c.id for c in claims), claims, strict=True))
+        for lab in c.labels
+    ] + [((qid, f"fact_labels[{lab.fact_id}]", "reference fact", -1), lab.labeller)
+         for lab in res.fact_labels]
 
 
 def read_file(
@@ -333,7 +354,7 @@ def read_file(
             collector.extend(exc.problems)
         else:
             content = _from_json(data, shown, collector, wanted)
-    if isinstance(content, LabelSet):
+    if isinstance(content, LabelSet | Run):
         _labelled_twice(content, shown, collector)
     rest = None
     if len(collector.problems) > before:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError, model_validator
@@ -22,6 +23,7 @@ CONTEXT_HASH_EXPECTED = "sha256: followed by 64 lowercase hex digits"
 """The `expected` text of every problem with a label's `context_hash`."""
 
 _L = TypeVar("_L")
+_I = TypeVar("_I", bound=Hashable)
 
 
 def counted_labels(
@@ -52,6 +54,21 @@ def agreed_verdict(verdicts: Sequence[str]) -> str | None:
     if not found:
         return None
     return found.pop() if len(found) == 1 else "cannot_judge"
+
+
+def labelled_twice(labels: Iterable[tuple[_I, str, str, str | None]]) -> list[tuple[_I, str]]:
+    """Each item labelled more than once by one labeller, with that labeller as a message
+    names them (a judge with its prompt version), in the order first labelled. `labels`: per
+    label, its item (a claim or fact, told apart as the caller needs) and its labeller's kind,
+    name and prompt version, which say who a labeller is (a judge's endpoint, temperature or
+    seed make no other judge). The one rule of the loader and the file reader: within a file,
+    a labeller labels an item once; a second label of theirs is not a second labeller who
+    disagrees (`agreed_verdict`)."""
+    return [
+        (item, name if kind == "human" else f"{name} (prompt {prompt})")
+        for (item, kind, name, prompt), times in Counter(labels).items()
+        if times > 1
+    ]
 
 
 class ClaimLabel(StrictModel):
