@@ -6,13 +6,15 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ragtriage.executors import alongside
+from ragtriage.executors import _fork, alongside
 
 
 def _square_and_process(value: int) -> tuple[int, int]:
@@ -166,6 +168,84 @@ def test_alongside_shortens_the_switch_interval_while_it_runs() -> None:
     with pytest.raises(ZeroDivisionError):
         alongside(fails, [(0,), (1,)], 2)
     assert sys.getswitchinterval() == before
+
+
+def _meets(value: int, entered: threading.Event, other: threading.Event) -> float:
+    """Here, for the first value: note that this call is inside, and wait for `other`."""
+    if os.getpid() == _HERE and value == 0:
+        entered.set()
+        assert other.wait(20)
+    return sys.getswitchinterval()
+
+
+def test_two_threads_overlapping_in_alongside_restore_the_switch_interval() -> None:
+    # A enters, B enters, A leaves (B still runs at the short interval), B leaves: the
+    # interval is the one from before both, not the short one that B found on entering.
+    before = sys.getswitchinterval()
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    found: dict[str, list[float]] = {}
+
+    def run(name: str, entered: threading.Event, other: threading.Event) -> None:
+        found[name] = alongside(_meets, [(value, entered, other) for value in range(4)], 2)
+
+    first = threading.Thread(target=run, args=("a", a_in, b_in))
+    second = threading.Thread(target=run, args=("b", b_in, a_out))
+    try:
+        first.start()
+        assert a_in.wait(20)
+        second.start()
+        first.join(20)
+        between = sys.getswitchinterval()
+        a_out.set()
+        second.join(20)
+        after = sys.getswitchinterval()
+    finally:
+        a_out.set()
+        b_in.set()
+        sys.setswitchinterval(before)
+    assert found == {"a": [0.0005] * 4, "b": [0.0005] * 4}
+    assert (between, after) == (0.0005, before)
+
+
+def _negated(value: int) -> int:
+    return -value
+
+
+def _square(value: int) -> int:
+    return value * value
+
+
+def test_two_threads_in_alongside_each_fork_their_own_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first thread's pool forks only after the second thread's pool forked (and maybe
+    # after it finished): its forked workers still compute its own function, not the other's.
+    real = _fork._pool
+    second_forked = threading.Event()
+    calls: list[str] = []
+
+    def pool(processes: int) -> Any:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            assert second_forked.wait(20)
+            return real(processes)
+        made = real(processes)
+        second_forked.set()
+        return made
+
+    monkeypatch.setattr(_fork, "_pool", pool)
+    found: dict[str, list[int]] = {}
+
+    def run(name: str, function: Any) -> None:
+        found[name] = alongside(function, [(value,) for value in range(6)], 2)
+
+    first = threading.Thread(target=run, args=("square", _square))
+    first.start()
+    while not calls:
+        time.sleep(0.01)
+    second = threading.Thread(target=run, args=("negated", _negated))
+    second.start()
+    second.join(20)
+    first.join(20)
+    assert found == {"square": [0, 1, 4, 9, 16, 25], "negated": [0, -1, -2, -3, -4, -5]}
 
 
 def _waits_for_the_forked_ones(value: int, done: str, wanted: int, wait: float) -> int:

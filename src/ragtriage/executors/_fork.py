@@ -4,6 +4,7 @@ fork (never pickled), and only their results come back through a pipe."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import multiprocessing.pool
 import os
@@ -11,7 +12,7 @@ import signal
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -19,8 +20,11 @@ T = TypeVar("T")
 CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
 """Whether this platform can fork workers (they inherit the caller's data, never pickled)."""
 
-_TASK: dict[str, Any] = {}
-"""The task of the forked workers (inherited at fork, never pickled)."""
+_TASKS: dict[int, tuple[Callable[..., Any], Sequence[tuple[Any, ...]], Callable[[Any], Any]]] = {}
+"""Each running `alongside` call's task, by the call's key: its forked workers inherit it at
+the fork, never pickled (a call in another thread adds its own, never replaces this one)."""
+
+_KEYS = itertools.count()
 
 
 def _default_sigterm() -> None:
@@ -77,8 +81,32 @@ chunks spent 0.18 s of its 1.6 s waiting to send its results (16 ms a result), a
 0.11 s."""
 
 
-def _call(index: int) -> Any:
-    function, arguments, pack = _TASK["task"]
+_SHORTENED = threading.Lock()
+_shortened_by = 0
+_interval_before = 0.0
+
+
+@contextlib.contextmanager
+def _short_switch_interval() -> Iterator[None]:
+    """`_SWITCH_INTERVAL` while any thread's `alongside` runs; the interval found by the first
+    restored when the last leaves (not the short one a second found on entering)."""
+    global _shortened_by, _interval_before
+    with _SHORTENED:
+        if _shortened_by == 0:
+            _interval_before = sys.getswitchinterval()
+            sys.setswitchinterval(_SWITCH_INTERVAL)
+        _shortened_by += 1
+    try:
+        yield
+    finally:
+        with _SHORTENED:
+            _shortened_by -= 1
+            if _shortened_by == 0:
+                sys.setswitchinterval(_interval_before)
+
+
+def _call(key: int, index: int) -> Any:
+    function, arguments, pack = _TASKS[key]
     return pack(function(*arguments[index]))
 
 
@@ -113,18 +141,17 @@ def alongside(
         return [finish(index, function(*a)) for index, a in enumerate(arguments)]
     results: list[Any] = [None] * count
     front, back = 0, count  # this process's next argument; the forked processes' last
-    _TASK["task"] = (function, arguments, pack)
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(_SWITCH_INTERVAL)
+    key = next(_KEYS)
+    _TASKS[key] = (function, arguments, pack)
     try:
-        with _pool(others) as pool:
+        with _short_switch_interval(), _pool(others) as pool:
             queued: deque[tuple[int, multiprocessing.pool.AsyncResult[Any]]] = deque()
 
             def give(ahead: int = 2) -> None:
                 nonlocal back
                 while len(queued) < ahead * others and back - 1 > front:
                     back -= 1
-                    queued.append((back, pool.apply_async(_call, (back,))))
+                    queued.append((back, pool.apply_async(_call, (key, back))))
 
             give(max(2, min(first, count // (4 * others))))
             while front < back:
@@ -137,8 +164,7 @@ def alongside(
             for index, result in queued:
                 results[index] = finish(index, unpack(result.get()))
     finally:
-        sys.setswitchinterval(interval)
-        _TASK.clear()
+        del _TASKS[key]
     return results
 
 
