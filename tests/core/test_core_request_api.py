@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import logging
@@ -421,3 +422,25 @@ def test_the_library_refuses_the_cut_offs_the_command_line_refuses(k: object) ->
 
 def test_a_whole_float_cut_off_is_the_integer() -> None:
     assert [run.k for run in ragtriage.evaluate_files(example=True, k=2.0).runs] == [2, 2]
+
+
+def _example_dataset() -> Any:
+    paths = example_paths()
+    return load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
+
+
+def _refused(call: Callable[[], object]) -> list[str]:
+    with pytest.raises(InputError) as refused:
+        call()
+    return str(refused.value).splitlines()
+
+
+def test_a_dataset_in_memory_with_two_runs_of_one_name_is_refused_as_files_are() -> None:
+    loaded = _example_dataset()
+    run = loaded.runs[0]
+    twice = dataclasses.replace(loaded, runs=(run, run))
+    assert _refused(lambda: evaluate(twice)) == [
+        "1 problem found in the input:",
+        f"- {loaded.run_file(run.name)}: name: expected a run name not used by another run; "
+        f"found {run.name!r}, as the run of {loaded.run_file(run.name)}",
+    ]

@@ -22,7 +22,14 @@ from ..errors import InputError, Problem, RequestError
 from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter, option_problems
 from ..executors import Executor
 from ..holdout import keep_questions
-from ..loading import Dataset, SourceFile, display_path, file_sha256_later, load_dataset
+from ..loading import (
+    Dataset,
+    SourceFile,
+    display_path,
+    file_sha256_later,
+    load_dataset,
+    reused_run_names,
+)
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy
@@ -114,6 +121,9 @@ def input_problems(
     The holdout policy asks this of the whole input before it leaves the holdout out, so a
     bad holdout result is reported as any other (see `load_and_evaluate`).
     """
+    named = reused_run_names([(dataset.run_file(run.name), run.name) for run in dataset.runs])
+    if named:  # the checks below, and the results, know a run by its name
+        return named
     problems = check_dataset(
         dataset, dataset.cutoffs(k), allow_unreviewed=allow_unreviewed, label_policy=label_policy,
         allow_missing=allow_missing,

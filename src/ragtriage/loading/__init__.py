@@ -15,7 +15,11 @@ if TYPE_CHECKING:
         validate_item as validate_item,
     )
     from ._index import EvidenceLevel as EvidenceLevel, SnapshotIndex as SnapshotIndex
-    from ._load_dataset import Dataset as Dataset, load_dataset as load_dataset
+    from ._load_dataset import (
+        Dataset as Dataset,
+        load_dataset as load_dataset,
+        reused_run_names as reused_run_names,
+    )
     from ._readers import LoadedFile as LoadedFile, Wanted as Wanted, read_file as read_file
 
 # Each name is imported from its module on first use, so that a command loads only
@@ -26,7 +30,7 @@ _LAZY = {
         "report_head", "validate_item",
     ),
     "._index": ("EvidenceLevel", "SnapshotIndex"),
-    "._load_dataset": ("Dataset", "load_dataset"),
+    "._load_dataset": ("Dataset", "load_dataset", "reused_run_names"),
     "._readers": ("LoadedFile", "Wanted", "read_file"),
 }
 

@@ -200,15 +200,16 @@ def load_dataset(
     elif isinstance(main_content, EvalSet):
         expected = "a snapshot file for a native evaluation set"
         collector.extend([option_problem("--snapshot", expected, "none given")])
+    read_runs: list[tuple[str, str]] = []
     for path in runs:
         run_file = read_file(path, collector, wanted=Wanted(("run",), "run"))
         sources.append(run_file.source)
         if isinstance(run := _readable(run_file), Run):
-            if run.name in run_files:  # the same file read twice too (--example reads its own)
-                found = f"{run.name!r}, as the run of {run_files[run.name]}"
-                collector.add(str(path), None, "name", "a run name not used by another run", found)
-            run_files[run.name] = str(path)
+            read_runs.append((str(path), run.name))
             loaded_runs.append(run)
+    # The same file read twice too (--example reads its own).
+    collector.extend(reused_run_names(read_runs, run_files))
+    run_files.update((name, path) for path, name in read_runs)
     label_sets: list[tuple[str, LabelSet]] = []
     for path in labels:
         label_file = read_file(path, collector, wanted=Wanted(("labels",), "labels"))
@@ -235,6 +236,22 @@ def load_dataset(
     if schema and check is not None:
         raise InputError([*schema, *_beyond(loaded, check, schema)])
     return loaded
+
+
+def reused_run_names(
+    runs: Sequence[tuple[str, str]], earlier: Mapping[str, str] | None = None
+) -> list[Problem]:
+    """A problem for each run, given as (file, name) in order, whose name a run before it has
+    (of `runs`, or of `earlier`: name to file): a run is known by its name alone."""
+    files = dict(earlier or {})
+    problems = []
+    expected = "a run name not used by another run"
+    for path, name in runs:
+        if name in files:
+            found = f"{name!r}, as the run of {files[name]}"
+            problems.append(Problem(path, None, "name", expected, found))
+        files[name] = path
+    return problems
 
 
 def _readable(loaded: LoadedFile) -> object:
