@@ -444,3 +444,20 @@ def test_a_dataset_in_memory_with_two_runs_of_one_name_is_refused_as_files_are()
         f"- {loaded.run_file(run.name)}: name: expected a run name not used by another run; "
         f"found {run.name!r}, as the run of {loaded.run_file(run.name)}",
     ]
+
+
+def test_evaluate_names_every_bad_option_at_once_as_evaluate_files_does() -> None:
+    # As with files, the options are refused before the input is checked: the two runs of
+    # one name are not named with them.
+    loaded = _example_dataset()
+    bad: dict[str, Any] = {
+        "metrics": ["nope"], "k": 0, "label_policy": "x", "evidence_level": "y", "stages": ["zz"],
+    }
+    files = _refused(lambda: ragtriage.evaluate_files(example=True, **bad))
+    twice = dataclasses.replace(loaded, runs=(loaded.runs[0], loaded.runs[0]))
+    assert _refused(lambda: evaluate(twice, **bad)) == files
+    assert files[0] == "5 problems found in the input:"
+    assert [line.split(": ")[1] for line in files[1:]] == [
+        "metric", "--stage", "-k", "--label-policy", "--evidence-level",
+    ]
+    assert files[3] == "- <command line>: -k: expected an integer from 1 to 10000; found 0"

@@ -18,7 +18,7 @@ from .._collector import no_cycle_collection
 from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
 from ..diagnosis import stage_names
-from ..errors import InputError, Problem, RequestError
+from ..errors import InputError, Problem, RequestError, problems_of
 from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter, option_problems
 from ..executors import Executor
 from ..holdout import keep_questions
@@ -82,10 +82,7 @@ def evaluate_native(
     files are read (`executors.RayExecutor`); None: forked workers of this machine.
     """
     evalset, snapshot, runs = as_path(evalset), as_path(snapshot), as_paths(runs)
-    chosen = measures(metrics)
-    if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
-        k = parse_k(k)
-    _check_choices(label_policy, evidence_level)
+    chosen, k, chosen_stages = _options(metrics, k, label_policy, evidence_level, stages)
     try:
         return _on_files(
             evalset, snapshot, runs, chosen, labels=as_paths(labels),
@@ -93,7 +90,7 @@ def evaluate_native(
             allow_unreviewed=allow_unreviewed, evidence_level=evidence_level,
             question_filter=question_filter, accept_self_labelling=accept_self_labelling,
             allow_missing=allow_missing, calibrations=calibrations, workers=workers,
-            input_filter=input_filter, executor=executor, stages=stage_names(stages),
+            input_filter=input_filter, executor=executor, stages=chosen_stages,
             ids_check=ids_check,
         )
     except _Fallback:
@@ -172,11 +169,7 @@ def evaluate(
             f"ragtriage.evaluate_files scores files); found {type(dataset).__name__} "
             f"{reprlib.repr(dataset)}"
         )
-    chosen = measures(metrics)
-    if k is not None:  # 0, negatives, fractions and values past the largest cut-off: refused
-        k = parse_k(k)
-    _check_choices(label_policy, evidence_level)
-    stages = stage_names(stages)
+    chosen, k, stages = _options(metrics, k, label_policy, evidence_level, stages)
     if problems := input_problems(
         dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
         accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
@@ -231,13 +224,12 @@ def load_and_evaluate(
     `ragtriage evaluate` does. `ids_check` is given every question ID of the evaluation set
     once the files are loaded, before anything is scored.
     """
-    _check_choices(
-        options.get("label_policy", "human-first"), options.get("evidence_level", "auto")
+    _, k, _ = _options(
+        options.get("metrics"), options.get("k"), options.get("label_policy", "human-first"),
+        options.get("evidence_level", "auto"), options.get("stages", ()),
     )
-    checks = ("k", "label_policy", "allow_unreviewed", "accept_self_labelling", "allow_missing")
-    given = {n: options[n] for n in checks if n in options}
-    if given.get("k") is not None:
-        given["k"] = parse_k(given["k"])
+    checks = ("label_policy", "allow_unreviewed", "accept_self_labelling", "allow_missing")
+    given = {"k": k, **{n: options[n] for n in checks if n in options}}
 
     def check(loaded: Dataset) -> list[Problem]:
         refused, loaded = _versioned(loaded, versions)
@@ -267,11 +259,21 @@ def _versioned(loaded: Dataset, versions: PathArg | None) -> tuple[list[Problem]
         return list(exc.problems), loaded
 
 
-def _check_choices(label_policy: object, evidence_level: object) -> None:
-    """Refuse a label policy or evidence level that is none of the command line's choices
-    (`InputError`), before anything is read: another value would be taken for one of them."""
-    if problems := option_problems(label_policy, evidence_level):
+def _options(
+    metrics: Sequence[str] | None, k: int | None, label_policy: object, evidence_level: object,
+    stages: Sequence[str],
+) -> tuple[tuple[Measure, ...], int | None, tuple[str, ...]]:
+    """The measures, the cut-off and the stages chosen; else `InputError` with every problem
+    of these options, in the request's order (`Request.option_problems`), before anything is
+    read. 0, negative, fractional k and k past the largest cut-off are refused."""
+    if problems := [
+        *problems_of(measures, metrics),
+        *problems_of(stage_names, stages),
+        *(() if k is None else problems_of(parse_k, k)),
+        *option_problems(label_policy, evidence_level),
+    ]:
         raise InputError(problems)
+    return measures(metrics), None if k is None else parse_k(k), stage_names(stages)
 
 
 @no_cycle_collection()  # from the snapshot's models on (at 100,000 documents: 0.35 s of scans)
