@@ -461,3 +461,14 @@ def test_evaluate_names_every_bad_option_at_once_as_evaluate_files_does() -> Non
         "metric", "--stage", "-k", "--label-policy", "--evidence-level",
     ]
     assert files[3] == "- <command line>: -k: expected an integer from 1 to 10000; found 0"
+
+
+def test_a_dataset_without_sources_is_refused_when_made() -> None:
+    loaded = _example_dataset()
+    with pytest.raises(RequestError) as refused:
+        dataclasses.replace(loaded, sources=())
+    assert str(refused.value) == (
+        "sources: expected the files read, the evaluation set's first (its path names the "
+        "dataset in messages: SourceFile('<memory>', 'evalset', '') for one made in memory); "
+        "found none"
+    )

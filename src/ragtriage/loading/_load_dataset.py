@@ -6,7 +6,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .._collector import no_cycle_collection
-from ..errors import InputError, Problem, ProblemCollector, Suggestions, option_problem
+from ..errors import (
+    InputError,
+    Problem,
+    ProblemCollector,
+    RequestError,
+    Suggestions,
+    option_problem,
+)
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import ArticleDataset, EvalSet, LabelSet, Run, Snapshot, claim_ids, plain_ids
 from ._article_convert import ARTICLE_DEFAULT_K, convert_article
@@ -25,7 +32,8 @@ class Dataset:
     runs: tuple[Run, ...]
     """The runs, with labels from label files attached."""
     sources: tuple[SourceFile, ...]
-    """The files read, with their hashes."""
+    """The files read, with their hashes: one at least, the evaluation set's (or article
+    file's) first."""
     default_k: int | None = None
     """A cut-off implied by the format (the article scorer's 2), if any."""
     article: bool = False
@@ -45,6 +53,14 @@ class Dataset:
     label_sets: tuple[tuple[str, LabelSet], ...] = ()
     """The label files as read, (file, label set) in the order given (`calibrate` tells the
     judge's from the humans' by it)."""
+
+    def __post_init__(self) -> None:
+        if not self.sources:  # `run_file` and every message about the dataset name the first
+            raise RequestError(
+                "sources: expected the files read, the evaluation set's first (its path names "
+                "the dataset in messages: SourceFile('<memory>', 'evalset', '') for one made in "
+                "memory); found none"
+            )
 
     def cutoffs(self, k: int | None = None) -> dict[str, int | None]:
         """Each run's cut-off by name: `k` when given, else the run's own (its provenance's
