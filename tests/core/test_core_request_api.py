@@ -472,3 +472,22 @@ def test_a_dataset_without_sources_is_refused_when_made() -> None:
         "dataset in messages: SourceFile('<memory>', 'evalset', '') for one made in memory); "
         "found none"
     )
+
+
+def test_a_dataset_in_memory_without_runs_is_refused_as_files_without_runs_are() -> None:
+    paths = example_paths()
+    none = dataclasses.replace(_example_dataset(), runs=())
+    files = _refused(lambda: ragtriage.evaluate_files(paths.evalset, snapshot=paths.snapshot))
+    assert _refused(lambda: evaluate(none)) == files == [
+        "1 problem found in the input:",
+        "- <command line>: --run: expected at least one run to evaluate (a --run file, or runs "
+        "in DATASET); found none",
+    ]
+
+
+@pytest.mark.parametrize(("workers", "found"), [(-1, "-1"), (0, "0"), ("2", "'2'"), (True, "True")])
+def test_evaluate_refuses_a_number_of_workers_that_is_no_count(workers: object, found: str) -> None:
+    assert _refused(lambda: evaluate(_example_dataset(), workers=workers)) == [
+        "1 problem found in the input:",
+        f"- <command line>: workers: expected an integer from 1 to 1024; found {found}",
+    ]

@@ -66,11 +66,11 @@ def write_imported(
 
 
 def check_some_run(runs: int, purpose: str) -> None:
-    """`InputError` when no run was loaded (no --run file, none in DATASET), for a command
-    that would otherwise do nothing and say nothing (`purpose`: what it does with runs)."""
-    if not runs:
-        expected = f"at least one run to {purpose} (a --run file, or runs in DATASET)"
-        raise InputError([option_problem("--run", expected, "none")])
+    """`InputError` when no run was loaded (`loading.no_run_problems`)."""
+    from ..loading import no_run_problems
+
+    if problems := no_run_problems(runs, purpose):
+        raise InputError(problems)
 
 
 def run_name_problems(name: str | None) -> list[Problem]:

@@ -18,7 +18,7 @@ from .._collector import no_cycle_collection
 from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
 from ..diagnosis import stage_names
-from ..errors import InputError, Problem, RequestError, problems_of
+from ..errors import InputError, Problem, RequestError, problems_of, range_problems
 from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter, option_problems
 from ..executors import Executor
 from ..holdout import keep_questions
@@ -28,12 +28,13 @@ from ..loading import (
     display_path,
     file_sha256_later,
     load_dataset,
+    no_run_problems,
     reused_run_names,
 )
 from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy
-from ..validation import check_dataset, parse_k
+from ..validation import WORKERS_RANGE, check_dataset, parse_k
 from ..versions import load_versions
 from ._engine_pass import EngineInputs, EngineOptions, run_engine
 from ._native_labels import read_labels
@@ -82,7 +83,9 @@ def evaluate_native(
     files are read (`executors.RayExecutor`); None: forked workers of this machine.
     """
     evalset, snapshot, runs = as_path(evalset), as_path(snapshot), as_paths(runs)
-    chosen, k, chosen_stages = _options(metrics, k, label_policy, evidence_level, stages)
+    chosen, k, chosen_stages = _options(
+        metrics, k, label_policy, evidence_level, stages, workers
+    )
     try:
         return _on_files(
             evalset, snapshot, runs, chosen, labels=as_paths(labels),
@@ -157,7 +160,9 @@ def evaluate(
 
     A run without a result for some questions is refused unless `allow_missing`; then those
     questions are listed per run (`no_result`) and left out of its records and aggregates.
-    `workers`: forked processes sharing a large run's explanations (default: one per CPU).
+    `workers`: forked processes sharing a large run's explanations (default: one per CPU;
+    `validation.WORKERS_RANGE`). A dataset without runs is refused, as `evaluate_files`
+    refuses files without one.
 
     `stages` keeps, of the questions `question_filter` keeps, only those diagnosed with any
     of these stages (primary or secondary) in at least one run: aggregates, slices, the
@@ -169,12 +174,25 @@ def evaluate(
             f"ragtriage.evaluate_files scores files); found {type(dataset).__name__} "
             f"{reprlib.repr(dataset)}"
         )
-    chosen, k, stages = _options(metrics, k, label_policy, evidence_level, stages)
-    if problems := input_problems(
-        dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
-        accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-    ):
+    chosen, k, stages = _options(metrics, k, label_policy, evidence_level, stages, workers)
+    if problems := [
+        *input_problems(
+            dataset, k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
+            accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
+        ),
+        *no_run_problems(len(dataset.runs), "evaluate"),
+    ]:
         raise InputError(problems)
+    return _score(dataset, chosen, EngineOptions(
+        k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
+        evidence_level=evidence_level, question_filter=question_filter,
+        accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
+        calibrations=calibrations, workers=workers, stages=stages,
+    ))
+
+
+def _score(dataset: Dataset, chosen: tuple[Measure, ...], options: EngineOptions) -> Evaluation:
+    """A dataset the checks accept, scored by the engine (no run: an evaluation of none)."""
     evalset = dataset.evalset
     questions = ModelRecords(
         evalset.model_dump(mode="json", exclude={"questions"}), evalset.questions,
@@ -191,13 +209,8 @@ def evaluate(
         questions, dataset.snapshot, runs, {}, lambda: dataset.sources, dataset.default_k
     )
     try:
-        return run_engine(inputs, chosen, EngineOptions(
-            k=k, label_policy=label_policy, allow_unreviewed=allow_unreviewed,
-            evidence_level=evidence_level, question_filter=question_filter,
-            accept_self_labelling=accept_self_labelling, allow_missing=allow_missing,
-            calibrations=calibrations, workers=workers, stages=stages,
-        ))
-    except _Fallback as exc:  # the checks above passed: the engine must take the input
+        return run_engine(inputs, chosen, options)
+    except _Fallback as exc:  # the checks passed: the engine must take the input
         raise RuntimeError(
             f"ragtriage could not score a dataset its checks accept ({exc}); please report it"
         ) from exc
@@ -215,7 +228,8 @@ def load_and_evaluate(
     **options: Any,
 ) -> Evaluation:
     """Load files with the loader (a native set or an article-format file; a versions file
-    applied to the snapshot) and `evaluate` them (same options).
+    applied to the snapshot) and `evaluate` them (same options; without a run, an evaluation
+    of none, which each command refuses in its own words).
 
     `input_filter` marks the questions the input holds for the caller (None: all): the whole
     input is checked first (`InputError` with every problem, the others' results included),
@@ -224,9 +238,10 @@ def load_and_evaluate(
     `ragtriage evaluate` does. `ids_check` is given every question ID of the evaluation set
     once the files are loaded, before anything is scored.
     """
-    _, k, _ = _options(
-        options.get("metrics"), options.get("k"), options.get("label_policy", "human-first"),
-        options.get("evidence_level", "auto"), options.get("stages", ()),
+    chosen, k, stages = _options(
+        options.pop("metrics", None), options.pop("k", None),
+        options.get("label_policy", "human-first"), options.get("evidence_level", "auto"),
+        options.pop("stages", ()), options.get("workers"),
     )
     checks = ("label_policy", "allow_unreviewed", "accept_self_labelling", "allow_missing")
     given = {"k": k, **{n: options[n] for n in checks if n in options}}
@@ -245,7 +260,9 @@ def load_and_evaluate(
         if problems := input_problems(loaded, **given):
             raise InputError(problems)
         loaded = keep_questions(loaded, input_filter)
-    return evaluate(loaded, **options)
+    if problems := input_problems(loaded, **given):
+        raise InputError(problems)
+    return _score(loaded, chosen, EngineOptions(k=k, stages=stages, **options))
 
 
 def _versioned(loaded: Dataset, versions: PathArg | None) -> tuple[list[Problem], Dataset]:
@@ -261,7 +278,7 @@ def _versioned(loaded: Dataset, versions: PathArg | None) -> tuple[list[Problem]
 
 def _options(
     metrics: Sequence[str] | None, k: int | None, label_policy: object, evidence_level: object,
-    stages: Sequence[str],
+    stages: Sequence[str], workers: object = None,
 ) -> tuple[tuple[Measure, ...], int | None, tuple[str, ...]]:
     """The measures, the cut-off and the stages chosen; else `InputError` with every problem
     of these options, in the request's order (`Request.option_problems`), before anything is
@@ -271,6 +288,7 @@ def _options(
         *problems_of(stage_names, stages),
         *(() if k is None else problems_of(parse_k, k)),
         *option_problems(label_policy, evidence_level),
+        *range_problems(("workers", workers, WORKERS_RANGE)),
     ]:
         raise InputError(problems)
     return measures(metrics), None if k is None else parse_k(k), stage_names(stages)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._load_dataset import (
         Dataset as Dataset,
         load_dataset as load_dataset,
+        no_run_problems as no_run_problems,
         reused_run_names as reused_run_names,
     )
     from ._readers import LoadedFile as LoadedFile, Wanted as Wanted, read_file as read_file
@@ -30,7 +31,9 @@ _LAZY = {
         "report_head", "validate_item",
     ),
     "._index": ("EvidenceLevel", "SnapshotIndex"),
-    "._load_dataset": ("Dataset", "load_dataset", "reused_run_names"),
+    "._load_dataset": (
+        "Dataset", "load_dataset", "no_run_problems", "reused_run_names",
+    ),
     "._readers": ("LoadedFile", "Wanted", "read_file"),
 }
 

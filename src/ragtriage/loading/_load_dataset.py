@@ -270,6 +270,15 @@ def reused_run_names(
     return problems
 
 
+def no_run_problems(runs: int, purpose: str) -> list[Problem]:
+    """A problem when no run was loaded (no --run file, none in DATASET), for a call that
+    would otherwise do nothing and say nothing (`purpose`: what it does with runs)."""
+    if runs:
+        return []
+    expected = f"at least one run to {purpose} (a --run file, or runs in DATASET)"
+    return [option_problem("--run", expected, "none")]
+
+
 def _readable(loaded: LoadedFile) -> object:
     """A file's content, or what passed of it (`LoadedFile.rest`)."""
     return loaded.rest if loaded.content is None else loaded.content

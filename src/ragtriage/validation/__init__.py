@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         RESAMPLES_RANGE as RESAMPLES_RANGE,
         RRF_C_RANGE as RRF_C_RANGE,
         SEED_RANGE as SEED_RANGE,
+        WORKERS_RANGE as WORKERS_RANGE,
         AveragingRule as AveragingRule,
         JudgeName as JudgeName,
         LevelChoice as LevelChoice,
@@ -58,8 +59,8 @@ _LAZY = {
         "CHUNK_CHARS_RANGE", "CHUNK_SENTENCES_RANGE", "CONTEXT_CHARS_RANGE",
         "GATE_RESAMPLES_DEFAULT", "HOLDOUT_WARN_AFTER_RANGE", "LEVEL_RANGE",
         "PERMUTATIONS_DEFAULT", "PERMUTATIONS_RANGE", "RESAMPLES_DEFAULT", "RESAMPLES_RANGE",
-        "RRF_C_RANGE", "SEED_RANGE", "AveragingRule", "JudgeName", "LevelChoice", "RerankKind",
-        "RetrieverKind",
+        "RRF_C_RANGE", "SEED_RANGE", "WORKERS_RANGE", "AveragingRule", "JudgeName",
+        "LevelChoice", "RerankKind", "RetrieverKind",
     ),
     "._rules": (
         "check_dataset", "load_checked", "non_answer_problems", "ranking_problems",

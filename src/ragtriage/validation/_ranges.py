@@ -48,3 +48,5 @@ RRF_C_RANGE = NumberRange(0, 100_000)
 """Reciprocal-rank fusion constant (`--rrf-c`)."""
 HOLDOUT_WARN_AFTER_RANGE = NumberRange(0, 1_000_000)
 """Looks at the holdout before the warning (`--holdout-warn-after`)."""
+WORKERS_RANGE = NumberRange(1, 1024)
+"""Processes sharing the engine's work, this one included (`workers`; None: one per CPU)."""
