@@ -308,17 +308,20 @@ def test_review_import_refuses_what_review_export_refuses(tmp_path: Path) -> Non
 
 def test_a_question_refused_still_counts_as_one_with_its_id(tmp_path: Path) -> None:
     # A blank question takes its place in the second step: a second question with its ID is a
-    # repeat (which stops the second step before the runs, as it will once mended), and a
-    # result for a near ID is told which one it may have meant.
+    # repeat (its problems come once mended), which leaves the runs' checks that do not depend
+    # on it (q2's unknown candidate), and a result for a near ID is told which one it may have
+    # meant.
     ghost = {"q2": {"candidates": [{"id": "ghost"}]}}
     args = _files(tmp_path, results=ghost)
     evalset = json.loads((tmp_path / "evalset.json").read_text(encoding="utf-8"))
     evalset["questions"].append({**evalset["questions"][0], "answerability": "maybe"})
     write_json(tmp_path / "evalset.json", evalset)
     assert _errors(tmp_path, "evaluate", *args) == [
-        "Error: 1 problem found in the input:",
+        "Error: 2 problems found in the input:",
         "- evalset.json: question 'q1': answerability: expected 'answerable', 'unanswerable' or "
         "'needs_clarification'; found 'maybe'",
+        "- run.json: question 'q2': candidates: expected IDs of documents or chunks in the "
+        "snapshot; found 'ghost'",
     ]
     args = _files(tmp_path, {"q3": {"tags": "a"}}, {"q3": {"question_id": "q3x"}})
     assert _errors(tmp_path, "evaluate", *args)[2:] == [

@@ -202,6 +202,26 @@ def test_all_problems_are_listed_at_once(tmp_path: Path) -> None:
     ]
 
 
+def test_a_duplicate_question_leaves_the_runs_checks_that_do_not_depend_on_it(
+    tmp_path: Path,
+) -> None:
+    # q1 twice, the second with another fact: the result's fact labels (f1) are not checked
+    # against either (which q1 they belong to is ambiguous); its empty answer, and a result
+    # for no question, are named with the duplicate.
+    data = base()
+    _append("questions", question("q1", evidence=[["d1"]], facts=["f2"]))(data)
+    _set("runs/run/0/answer", "")(data)
+    _append("runs/run", result("q9", ["d2"], context=["d2"], outcome="refused", answer="no"))(data)
+    code, _, stderr = run_cli(tmp_path, data)
+    assert code == 2
+    assert stderr.splitlines() == [
+        "Error: 3 problems found in the input:",
+        f"- {E}: question 'q1': id: expected unique question IDs; found 'q1' more than once",
+        f"- {R}: question 'q9': results.question_id: expected a question of the evaluation set; found no such question",
+        f"- {R}: question 'q1': answer: expected non-empty answer text; found an empty answer",
+    ]
+
+
 def test_support_outside_top_k_names_the_cut_off(tmp_path: Path) -> None:
     data = base()
     _q1(data).pop("context")

@@ -117,10 +117,12 @@ def _check_result(
     res: QuestionResult,
     k: int | None,
     index: SnapshotIndex,
-    fact_ids: set[str],
+    fact_ids: set[str] | None,
     allow_unreviewed: bool,
     policy: LabelPolicy,
 ) -> None:
+    """A result's problems; `fact_ids`: its question's reference facts (None: no one question,
+    for a result of an unknown or repeated question ID: its fact labels' facts go unchecked)."""
     qid = res.question_id
     add = partial(c.add, file, qid)  # a problem of this result's own file (not a label file)
     for field, expected, found in ranking_problems(res, index):
@@ -167,11 +169,11 @@ def _check_result(
     for at, flab in enumerate(res.fact_labels):
         where = c.ds.label_file((run_name, qid, None, at))
         _check_hash(c, where, qid, "fact_labels", flab)
-        if flab.fact_id not in fact_ids:
+        if fact_ids is not None and flab.fact_id not in fact_ids:
             expected = f"a reference fact of the question ({', '.join(sorted(fact_ids)) or 'none'})"
             c.add(where, qid, "fact_labels.fact_id", expected, repr(flab.fact_id))
         _check_prompt(c, where, qid, "fact_labels", flab)
-    if res.outcome == "answered" and not allow_unreviewed:
+    if res.outcome == "answered" and not allow_unreviewed and fact_ids is not None:
         labelled = {
             fact
             for fact in fact_ids
@@ -197,6 +199,7 @@ def _check_run(
     allow_unreviewed: bool,
     policy: LabelPolicy,
     allow_missing: bool,
+    repeated: set[str],
 ) -> None:
     file = c.ds.run_file(run.name)
     c.run_prefix = f"runs[{run.name}]." if c.ds.article else ""
@@ -218,7 +221,9 @@ def _check_run(
     before = len(c.problems)
     for res in run.results:
         question = questions.get(res.question_id)
-        facts = {f.id for f in question.reference_facts} if question else set()
+        # No one question (none, or two of the ID): no facts to check its fact labels against.
+        one = question is not None and res.question_id not in repeated
+        facts = {f.id for f in question.reference_facts} if question and one else None
         _check_result(c, file, run.name, res, k, index, facts, allow_unreviewed, policy)
     _forgotten_labels(c, run, file, before)
     c.run_prefix = ""
@@ -270,12 +275,14 @@ def check_dataset(
     check_snapshot(c, index)
     check_evalset(c, index)
     c.problems.extend(ds.unattached)
-    if dupes(q.id for q in ds.evalset.questions):
-        # Which question a result answers is ambiguous: checking the runs would only add
-        # problems that point elsewhere. The duplicate is the one problem to fix first.
-        return c.problems
+    # Which of two questions of one ID a result answers is ambiguous: its checks against the
+    # question's facts wait until the duplicate is fixed; the others do not depend on it.
+    repeated = set(dupes(q.id for q in ds.evalset.questions))
     for run in ds.runs:
-        _check_run(c, run, ks.get(run.name), index, allow_unreviewed, label_policy, allow_missing)
+        _check_run(
+            c, run, ks.get(run.name), index, allow_unreviewed, label_policy, allow_missing,
+            repeated,
+        )
     return c.problems
 
 
