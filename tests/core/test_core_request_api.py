@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import json
 import logging
+import operator
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -491,3 +493,20 @@ def test_evaluate_refuses_a_number_of_workers_that_is_no_count(workers: object, 
         "1 problem found in the input:",
         f"- <command line>: workers: expected an integer from 1 to 1024; found {found}",
     ]
+
+
+def test_a_run_evaluation_s_aggregates_are_read_only() -> None:
+    # The result is frozen: a caller's write into its aggregates is refused, not kept for the
+    # renderers to trip over.
+    run = ragtriage.evaluate_files(example=True).runs[0]
+    tag = next(iter(run.slices))
+    writes: list[tuple[Any, str]] = [
+        (run.summary, "claim_support"), (run.slices, "tag:new"), (run.slices[tag], "mrr"),
+        (run.label_sources, "claim_support"),
+    ]
+    for mapping, key in writes:
+        with pytest.raises(TypeError) as refused:
+            operator.setitem(mapping, key, None)
+        assert str(refused.value) == "'mappingproxy' object does not support item assignment"
+    again = copy.deepcopy(run)
+    assert again == run and dict(again.summary) == dict(run.summary)

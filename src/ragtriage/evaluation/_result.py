@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import Protocol, get_args
 
 from .._version import __version__
@@ -168,6 +169,22 @@ class RunEvaluation:
     """Builds the per-question views of some questions: every number above is computed
     already; a view is only for what shows a question's inputs (the HTML page) or diagnoses it
     again (`diagnosis.diagnose_run`)."""
+
+    def __post_init__(self) -> None:
+        # Frozen all through: a caller's write into the aggregates would reach every renderer.
+        read_only = {
+            "summary": MappingProxyType(dict(self.summary)),
+            "slices": MappingProxyType(
+                {name: MappingProxyType(dict(found)) for name, found in self.slices.items()}
+            ),
+            "label_sources": MappingProxyType(dict(self.label_sources)),
+        }
+        for name, value in read_only.items():
+            object.__setattr__(self, name, value)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> RunEvaluation:
+        """Itself: nothing in it changes (and a read-only mapping copies to no copy)."""
+        return self
 
     @cached_property
     def views(self) -> tuple[QuestionView, ...]:
