@@ -9,6 +9,7 @@ times. The ledger is never part of a scored report, so reports stay byte-identic
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -53,7 +54,8 @@ class LedgerEntry(StrictModel):
     dataset_sha256: str
     """SHA-256 of the evaluation set file (an edited set shows a different hash)."""
     evalset: str
-    """The evaluation set's path as given."""
+    """The evaluation set's path relative to the ledger's folder (`ragtriage:example/...` for
+    the bundled example); a line written before this rule: the path as given."""
     runs: list[str]
     """Names of the runs evaluated."""
     user: str
@@ -88,7 +90,10 @@ class HoldoutLook:
     """The entry appended."""
     looks: int
     """Looks at this evaluation set after this one: the ledger's entries with its SHA-256 or
-    its path (a ledger may be shared by several sets; an edited set is the same set)."""
+    a path naming its file (a ledger may be shared by several sets; an edited set is the same
+    set, however its path is spelt)."""
+    evalset: str
+    """The evaluation set as shown (its path as given, `ragtriage:example/...`)."""
 
 
 def without_holdout(dataset: Dataset) -> Dataset:
@@ -189,12 +194,16 @@ def record_look(
         return None
     shown, sha = evalset
     path = ledger if ledger is not None else ledger_path(Path(shown))
+    stored = shown
+    if not shown.startswith("ragtriage:"):  # the bundled example is shown as its own name
+        with contextlib.suppress(ValueError):  # no relative path to another drive
+            stored = os.path.relpath(Path(shown).absolute(), path.absolute().parent)
     previous = read_ledger(path)
     moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     entry = LedgerEntry(
         time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
         dataset_sha256=sha,
-        evalset=shown,
+        evalset=stored,
         runs=list(runs),
         user=current_user(who),
         command=command,
@@ -216,8 +225,28 @@ def record_look(
         raise file_problem(
             str(path), "a writable holdout ledger (or pass --ledger)", exc.strerror or str(exc)
         ) from exc
-    return HoldoutLook(path, entry, 1 + sum(e.dataset_sha256 == sha or e.evalset == shown
-                                            for e in previous))
+    same = _same_file(shown, path.parent, {e.evalset for e in previous})
+    looks = sum(e.dataset_sha256 == sha or e.evalset in same for e in previous)
+    return HoldoutLook(path, entry, 1 + looks, shown)
+
+
+def _same_file(shown: str, folder: Path, names: set[str]) -> set[str]:
+    """The ledger's evaluation set `names` that name the set shown as `shown`: the same text,
+    or a path that, taken from the ledger's `folder` (as written now) or from the working
+    directory (as a line written before gave it), names the same file."""
+    def resolved(path: Path) -> Path | None:
+        try:
+            return path.resolve()
+        except (OSError, RuntimeError):  # RuntimeError: a loop of symbolic links
+            return None
+
+    target = resolved(Path(shown))
+    if target is None:
+        return names & {shown}
+    return {
+        name for name in names
+        if name == shown or target in (resolved(folder / name), resolved(Path(name)))
+    }
 
 
 @dataclass(frozen=True)
@@ -304,7 +333,7 @@ def look_warning(look: HoldoutLook, warn_after: int = DEFAULT_WARN_AFTER) -> str
     if look.looks <= warn_after:
         return None
     return (
-        f"the holdout of {look.entry.evalset} has been looked at {look.looks} times "
+        f"the holdout of {look.evalset} has been looked at {look.looks} times "
         f"(more than {warn_after}); every look tunes against it, so its scores are "
         f"drifting towards optimistic (ledger: {look.ledger})"
     )

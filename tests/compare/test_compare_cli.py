@@ -372,6 +372,39 @@ def test_a_ledger_shared_by_several_sets_counts_the_looks_at_this_one(example: P
     ))
 
 
+def test_a_look_at_an_edited_set_counts_however_its_path_is_spelt(
+    example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the ledger stored the path as given and compared it as a string: the set
+    # looked at as example/evalset.json, edited, then as evalset.json from its own folder
+    # was a first look (no warning). The ledger now names the set relative to its own folder.
+    monkeypatch.chdir(example.parent)
+    args = ["--snapshot", "example/snapshot.json", "--run", "example/runs/baseline.json",
+            "--include-holdout", "--holdout-warn-after", "1"]
+    assert _invoke("evaluate", "example/evalset.json", *args)[::2] == (0, "")
+    evalset = example / "evalset.json"
+    evalset.write_text(evalset.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    monkeypatch.chdir(example)
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    inside = [a.removeprefix("example/") for a in args]
+    assert _invoke("evaluate", "evalset.json", *inside)[::2] == (0, (
+        "warning: the holdout of evalset.json has been looked at 2 times (more than 1); every "
+        "look tunes against it, so its scores are drifting towards optimistic (ledger: "
+        "evalset.holdout-ledger.jsonl)\n"
+    ))
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [e["evalset"] for e in entries] == ["evalset.json", "evalset.json"]
+    assert entries[0]["dataset_sha256"] != entries[1]["dataset_sha256"]
+    # A line written before, with the path as given from another folder, still counts.
+    ledger.write_text(json.dumps({**_ENTRY, "evalset": str(evalset)}) + "\n", encoding="utf-8")
+    monkeypatch.chdir(example.parent)
+    assert _invoke("evaluate", "example/evalset.json", *args)[::2] == (0, (
+        "warning: the holdout of example/evalset.json has been looked at 2 times (more than "
+        "1); every look tunes against it, so its scores are drifting towards optimistic "
+        "(ledger: example/evalset.holdout-ledger.jsonl)\n"
+    ))
+
+
 def test_a_look_after_a_ledger_line_without_its_line_end_starts_a_new_line(
     example: Path,
 ) -> None:
@@ -511,8 +544,8 @@ def test_a_command_that_shows_its_result_records_the_look_once(example: Path) ->
         (e["command"], e["evalset"], e["holdout_questions"], e["runs"], e["user"])
         for e in entries
     ] == [
-        ("compare", str(example / "evalset.json"), 2, ["baseline", "improved"], "ann"),
-        ("gate", str(example / "evalset.json"), 2, ["baseline", "improved"], "ann"),
+        ("compare", "evalset.json", 2, ["baseline", "improved"], "ann"),
+        ("gate", "evalset.json", 2, ["baseline", "improved"], "ann"),
     ]
 
 

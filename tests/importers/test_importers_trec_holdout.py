@@ -77,7 +77,7 @@ def test_including_the_holdout_writes_it_and_records_the_look(
     assert entry == {
         "command": "export trec",
         "dataset_sha256": hashlib.sha256(evalset.read_bytes()).hexdigest(),
-        "evalset": str(evalset),
+        "evalset": "example/evalset.json",  # relative to the ledger's folder
         "holdout_questions": 2,
         "runs": ["baseline"],
         "user": "ana",
