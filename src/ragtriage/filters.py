@@ -119,7 +119,8 @@ class SelectedScore:
     held: int
     """The evaluation set's holdout questions, scored or left out."""
     looked: int
-    """The holdout questions scored (none unless the holdout is included)."""
+    """The holdout questions scored: kept and answered by some run (none unless the holdout
+    is included)."""
 
 
 def score_selected(
@@ -141,7 +142,7 @@ def score_selected(
     from .evaluation import FieldFilter
 
     held: set[str] = set()
-    looked: set[str] = set()  # the holdout questions scored
+    looked: set[str] = set()  # the holdout questions kept (scored once some run answers them)
     checked: list[bool] = []
 
     def ids_check(question_ids: Sequence[str]) -> None:
@@ -165,18 +166,14 @@ def score_selected(
     result = score(FieldFilter(kept), FieldFilter(in_input), selection.stages, ids_check)
     if not checked:  # an unknown ID would have selected nothing, silently
         raise RuntimeError("the scoring function never gave the question IDs to ids_check")
-    if selection.stages and looked:  # `kept` ran before the engine's stage condition
-        looked.intersection_update(_scored_ids(result))
+    if looked:  # `kept` ran before the engine's stage condition, and a run may lack results
+        looked.intersection_update(_answered_ids(result))
     return SelectedScore(replace(result, selection=selection.describe()), len(held), len(looked))
 
 
-def _scored_ids(evaluation: Evaluation) -> set[str]:
-    """The questions an evaluation scored: each run lists every one, answered or not."""
-    return {
-        qid
-        for run in evaluation.runs
-        for qid in (*(r.question_id for r in run.questions), *run.no_result)
-    }
+def _answered_ids(evaluation: Evaluation) -> set[str]:
+    """The questions an evaluation scored a result of, in some run (not its `no_result`)."""
+    return {r.question_id for run in evaluation.runs for r in run.questions}
 
 
 def evaluate_selected(

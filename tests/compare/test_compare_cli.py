@@ -440,6 +440,28 @@ def test_a_look_counts_the_holdout_questions_the_filters_keep(example: Path, rea
     assert [(e["holdout_questions"], e["user"]) for e in entries] == [(1, "ann")]
 
 
+@pytest.mark.parametrize("reader", READERS)
+def test_a_look_counts_only_holdout_questions_a_run_answers(example: Path, reader: str) -> None:
+    # Before, a run without results for the holdout questions (--allow-missing) still
+    # recorded a look at both of them.
+    runs = example / "runs"
+    for name, missing in (("none", {"free-quota", "sso"}), ("one", {"sso"})):
+        run = json.loads((runs / "baseline.json").read_text(encoding="utf-8"))
+        run["name"] = name
+        run["results"] = [r for r in run["results"] if r["question_id"] not in missing]
+        (runs / f"{name}.json").write_text(json.dumps(run), encoding="utf-8")
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    args = ["evaluate", *_files(example)[:3], "--allow-missing", "--include-holdout"]
+    outcome = invoke(reader, [*args, "--run", str(runs / "none.json")])
+    assert (outcome.exit_code, outcome.stderr) == (0, "")
+    assert not ledger.exists()
+    outcome = invoke(reader, [*args, "--run", str(runs / "none.json"), "--run",
+                              str(runs / "one.json"), "--who", "ann"])
+    assert (outcome.exit_code, outcome.stderr) == (0, "")
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [(e["holdout_questions"], e["runs"]) for e in entries] == [(1, ["none", "one"])]
+
+
 def _one_run(root: Path) -> list[str]:
     return _files(root)[:5]
 
