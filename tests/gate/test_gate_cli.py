@@ -7,6 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
@@ -140,6 +141,31 @@ def test_gate_on_the_holdout_is_recorded(tmp_path: Path) -> None:
         "ci",
         ["baseline", "improved"],
     )
+
+
+def test_a_ledger_naming_the_policy_is_refused_as_an_input(tmp_path: Path) -> None:
+    # Before, the policy was no input to the ledger's check: its TOML lines were read as
+    # ledger lines (52 problems), and a ledger that read would have been appended to it.
+    from ragtriage.api import gate_files
+    from ragtriage.fileio import OutputError
+
+    policy = tmp_path / "policy.toml"
+    text = example_paths().policy.read_text(encoding="utf-8")
+    policy.write_text(text, encoding="utf-8")
+    message = (
+        f"cannot write {policy}: it is also an input of this command (--policy). "
+        "Nothing was written."
+    )
+    code, out, err = _invoke(
+        "gate", "--example", "--candidate", "improved", "--policy", str(policy),
+        "--include-holdout", "--ledger", str(policy),
+    )
+    assert (code, out, err) == (2, "", f"Error: {message}\n")
+    with pytest.raises(OutputError) as caught:
+        gate_files(example=True, candidate="improved", policy=policy, include_holdout=True,
+                   ledger=policy)
+    assert str(caught.value) == message
+    assert policy.read_text(encoding="utf-8") == text
 
 
 def test_an_edited_policy_shows_a_different_hash(tmp_path: Path) -> None:

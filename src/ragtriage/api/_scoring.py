@@ -253,9 +253,12 @@ def gate_request(
         from ..example import example_paths
 
         policy = example_paths().policy
+    policy = as_path(policy, "policy")
+    # The request's own files are refused as the ledger by `Request.score`; the policy is gate's.
+    request.holdout.refuse_ledger_as_input([("--policy", policy)])
     wanted = [*(m.name for m in default_measures()), *request.metrics]
     try:
-        loaded_policy = load_policy(as_path(policy, "policy"))
+        loaded_policy = load_policy(policy)
     except InputError as refused:
         # The input's problems come with the policy's: its rules are not needed to find them.
         try:
