@@ -117,7 +117,8 @@ class SelectedScore:
     evaluation: Evaluation
     """The result of the selected questions."""
     held: int
-    """The evaluation set's holdout questions, scored or left out."""
+    """The holdout questions the selection keeps, scored or left out (a left-out question is
+    not diagnosed: its stage condition aside)."""
     looked: int
     """The holdout questions scored: kept and answered by some run (none unless the holdout
     is included)."""
@@ -141,7 +142,7 @@ def score_selected(
     """
     from .evaluation import FieldFilter
 
-    held: set[str] = set()
+    held: set[str] = set()  # the holdout questions selected, scored or left out
     looked: set[str] = set()  # the holdout questions kept (scored once some run answers them)
     checked: list[bool] = []
 
@@ -152,7 +153,8 @@ def score_selected(
 
     def in_input(question: QuestionFields) -> bool:
         if question.split == HOLDOUT:
-            held.add(question.id)
+            if selection.matches_question(question):
+                held.add(question.id)
             return include_holdout
         return True
 

@@ -441,6 +441,29 @@ def test_a_look_counts_the_holdout_questions_the_filters_keep(example: Path, rea
 
 
 @pytest.mark.parametrize("reader", READERS)
+def test_the_holdout_note_counts_the_holdout_questions_the_filters_keep(
+    example: Path, reader: str
+) -> None:
+    # Before, the note counted every holdout question of the set: 2 for --tag no-answer
+    # (--include-holdout adds sso alone) and for --id exact-code (it adds none).
+    args = ["evaluate", *_files(example)[:5], "--format", "json"]
+    outcome = invoke(reader, [*args, "--tag", "no-answer"])
+    assert (outcome.exit_code, outcome.stderr) == (0, (
+        "note: 1 holdout question left out; --include-holdout scores them (and records the "
+        "look)\n"
+    ))
+    outcome = invoke(reader, [*args, "--id", "exact-code"])
+    assert (outcome.exit_code, outcome.stderr) == (0, "")
+    # A left-out question is not diagnosed: with --stage, those the other filters keep.
+    outcome = invoke(reader, [*args, "--stage", "ok", "--id", "sso", "--id", "purge"])
+    assert (outcome.exit_code, outcome.stderr) == (0, (
+        "note: 1 holdout question left out; --include-holdout scores them (and records the "
+        "look)\n"
+    ))
+    assert not (example / "evalset.holdout-ledger.jsonl").exists()
+
+
+@pytest.mark.parametrize("reader", READERS)
 def test_a_look_counts_only_holdout_questions_a_run_answers(example: Path, reader: str) -> None:
     # Before, a run without results for the holdout questions (--allow-missing) still
     # recorded a look at both of them.
