@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from .errors import (
     InputError,
@@ -46,25 +47,57 @@ DEFAULT_WARN_AFTER = 3
 """Warn when the holdout has been looked at more than this many times."""
 
 
+LEDGER_COMMANDS = (
+    "evaluate", "diagnose", "compare", "gate", "report", "export trec", "calibrate", "python"
+)
+"""The commands a look is recorded by (`python`: `Request.evaluate` called from Python)."""
+
+_SHA256 = re.compile("[0-9a-f]{64}")
+
+
+def _checked(expected: str, good: Callable[[str], bool]) -> AfterValidator:
+    """A field's check: `good` values pass, any other is refused as not `expected`."""
+
+    def check(value: str) -> str:
+        if not good(value):
+            raise ValueError(expected)
+        return value
+
+    return AfterValidator(check)
+
+
+def _utc_time(value: str) -> bool:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return "T" in value and moment.utcoffset() == timedelta(0)
+
+
 class LedgerEntry(StrictModel):
     """One look at the holdout (one line of the ledger file)."""
 
-    time: str
+    time: Annotated[
+        str, _checked("a UTC time in ISO 8601 (2026-11-30T05:40:00Z)", _utc_time)
+    ]
     """When, in UTC, ISO 8601 (`2026-11-30T05:40:00Z`)."""
-    dataset_sha256: str
+    dataset_sha256: Annotated[
+        str, _checked("64 lowercase hex digits (a SHA-256)", lambda v: bool(_SHA256.fullmatch(v)))
+    ]
     """SHA-256 of the evaluation set file (an edited set shows a different hash)."""
     evalset: str
     """The evaluation set's path relative to the ledger's folder (`ragtriage:example/...` for
     the bundled example); a line written before this rule: the path as given."""
     runs: list[str]
     """Names of the runs evaluated."""
-    user: str
+    user: str = Field(min_length=1)
     """Who looked: `--who`, else $USER, else `unknown`."""
-    command: str
-    """The ragtriage command that looked (`evaluate`, `compare`, `diagnose`, `gate`, `report`,
-    `export trec`, `calibrate`)."""
-    holdout_questions: int = Field(ge=0)
-    """How many holdout questions were scored."""
+    command: Annotated[
+        str, _checked(f"one of {', '.join(LEDGER_COMMANDS)}", lambda v: v in LEDGER_COMMANDS)
+    ]
+    """The ragtriage command that looked (`LEDGER_COMMANDS`)."""
+    holdout_questions: int = Field(ge=1)
+    """How many holdout questions were scored (a look at none is not recorded)."""
 
 
 @dataclass(frozen=True)

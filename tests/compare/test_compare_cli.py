@@ -319,10 +319,46 @@ def test_every_bad_line_of_a_ledger_is_reported_at_once(example: Path) -> None:
         "or a comma before a closing brace\n"
         f"- {ledger}: line 3: user: expected a value (required field); found nothing\n"
         f"- {ledger}: line 5: runs: expected a valid list; found 'baseline'\n"
-        f"- {ledger}: line 5: holdout_questions: expected greater than or equal to 0; found -1\n"
+        f"- {ledger}: line 5: holdout_questions: expected greater than or equal to 1; found -1\n"
         f"- {ledger}: line 5: users: expected no such field (it is not part of the format); "
         "found an unknown field (did you mean 'user'?)\n"
     )
+
+
+def test_a_ledger_line_with_values_no_look_has_is_refused(example: Path) -> None:
+    # Before, each line was accepted: only the values' types were checked.
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    good = {
+        "time": "2026-11-30T05:40:00Z", "dataset_sha256": "0" * 64, "evalset": "evalset.json",
+        "runs": ["baseline"], "user": "ann", "command": "export trec", "holdout_questions": 2,
+    }
+    lines = [
+        {**good, "time": "yesterday"},
+        {**good, "time": "2026-11-30T05:40:00+02:00"},
+        {**good, "time": "2026-11-30T05:40:00"},
+        {**good, "user": ""},
+        {**good, "dataset_sha256": "9FCF"},
+        {**good, "command": "evalute"},
+        {**good, "holdout_questions": 0},
+        {**good, "time": "2026-11-30T05:40:00.5+00:00"},  # UTC, as ISO 8601 allows it
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    ledger.write_text(text, encoding="utf-8")
+    outcome = CliRunner().invoke(cli, ["evaluate", *_files(example)[:5], "--include-holdout"])
+    time = "expected a UTC time in ISO 8601 (2026-11-30T05:40:00Z); found"
+    assert (outcome.exit_code, outcome.stderr) == (2, (
+        "Error: 7 problems found in the input:\n"
+        f"- {ledger}: line 1: time: {time} 'yesterday'\n"
+        f"- {ledger}: line 2: time: {time} '2026-11-30T05:40:00+02:00'\n"
+        f"- {ledger}: line 3: time: {time} '2026-11-30T05:40:00'\n"
+        f"- {ledger}: line 4: user: expected a non-empty string; found an empty string\n"
+        f"- {ledger}: line 5: dataset_sha256: expected 64 lowercase hex digits (a SHA-256); "
+        "found '9FCF'\n"
+        f"- {ledger}: line 6: command: expected one of evaluate, diagnose, compare, gate, "
+        "report, export trec, calibrate, python; found 'evalute'\n"
+        f"- {ledger}: line 7: holdout_questions: expected greater than or equal to 1; found 0\n"
+    ))
+    assert ledger.read_text(encoding="utf-8") == text
 
 
 _ENTRY = {
