@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, get_args
 
 from .errors import SUGGEST_LIMIT, InputError, Suggestions, found_text, option_problem
 from .holdout import HOLDOUT
-from .schemas import Split
+from .schemas import IDENTIFIER_EXPECTED, Split, plain_ids
 
 if TYPE_CHECKING:
     from .evaluation import Evaluation, IdsCheck, QuestionFields, QuestionFilter
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 SPLITS: tuple[str, ...] = get_args(Split)
 """The splits a question can be in (the schema's), in order."""
+
+TAG_EXPECTED = f"a non-empty tag ({IDENTIFIER_EXPECTED})"
+"""What a `--tag` that is no ID (as every question's tag is) is told it should be."""
 
 
 @dataclass(frozen=True)
@@ -45,13 +48,17 @@ class QuestionSelection:
     """Keep questions whose ID matches any of these glob patterns."""
 
     def __post_init__(self) -> None:
-        # A mistyped split would select nothing, silently: refused as `--split` refuses it.
+        # A mistyped split would select nothing, silently: refused as `--split` refuses it; so
+        # is a tag that is no ID (a question's tags are IDs: none is empty or only whitespace).
         unknown = [split for split in dict.fromkeys(self.splits) if split not in SPLITS]
-        if unknown:
-            expected = f"one of {', '.join(SPLITS)}"
-            raise InputError(
-                [option_problem("--split", expected, found_text(split)) for split in unknown]
-            )
+        expected = f"one of {', '.join(SPLITS)}"
+        problems = [option_problem("--split", expected, found_text(split)) for split in unknown]
+        problems += [
+            option_problem("--tag", TAG_EXPECTED, found_text(tag))
+            for tag in dict.fromkeys(self.tags) if not (tag and plain_ids((tag,)))
+        ]
+        if problems:
+            raise InputError(problems)
 
     @property
     def empty(self) -> bool:

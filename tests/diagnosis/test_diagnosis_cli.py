@@ -186,6 +186,26 @@ STAGES_EXPECTED = (
 )
 
 
+def test_a_tag_that_is_no_id_is_refused_as_a_mistyped_split_is(article_fixture: Path) -> None:
+    # Before, `--tag ""` (or `tags=[""]`) selected nothing, silently: no question has it.
+    code, out, err = _invoke("evaluate", str(article_fixture), "--tag", "", "--tag", " ",
+                             "--tag", "multi-fact", "--tag", "")
+    expected = (
+        "expected a non-empty tag (an identifier without control characters, not only "
+        "whitespace); found"
+    )
+    assert (code, out, err.splitlines()[-1]) == (
+        2, "", f"Error: Invalid value for '--tag': {expected} '', ' '"
+    )
+    with pytest.raises(InputError) as tags:
+        ragtriage.evaluate_files(article_fixture, tags=["", "multi-fact", "\t"])
+    assert str(tags.value) == "\n".join([
+        "2 problems found in the input:",
+        f"- <command line>: --tag: {expected} ''",
+        f"- <command line>: --tag: {expected} '\\t'",
+    ])
+
+
 def test_an_unknown_stage_or_split_is_refused_in_python_as_on_the_command_line(
     article_fixture: Path,
 ) -> None:

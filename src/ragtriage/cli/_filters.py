@@ -11,41 +11,43 @@ from ..filters import SPLITS, QuestionSelection
 from ._common import packed
 
 
-def _check_stages(
-    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
-) -> tuple[str, ...]:
-    # Checked at parse time, after every module that registers stages has been imported, by
-    # the library's rule (the Python API's keywords are checked by the same).
+def _checked(
+    rule: Callable[[tuple[str, ...]], tuple[str, ...]],
+) -> Callable[[click.Context, click.Parameter, tuple[str, ...]], tuple[str, ...]]:
+    """An option's values checked at parse time by the library's `rule` (the Python API's
+    keywords are checked by the same), every bad one named."""
+
+    def check(
+        ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+    ) -> tuple[str, ...]:
+        from ..errors import InputError
+
+        try:
+            return rule(value)
+        except InputError as exc:
+            found = ", ".join(problem.found for problem in exc.problems)  # every bad one
+            expected = exc.problems[0].expected
+            raise click.BadParameter(f"expected {expected}; found {found}") from None
+
+    return check
+
+
+def _stages(value: tuple[str, ...]) -> tuple[str, ...]:
+    # Imported at parse time, after every module that registers stages has been imported.
     from ..diagnosis import stage_names
 
-    return _library_rule(lambda: stage_names(value))
-
-
-def _check_splits(
-    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
-) -> tuple[str, ...]:
-    return _library_rule(lambda: QuestionSelection(splits=value).splits)
-
-
-def _library_rule(check: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
-    """An option's values as the library's rule takes them, its refusal in the library's
-    words (`expected ...; found` every value refused), as the Python API gives it."""
-    from ..errors import InputError
-
-    try:
-        return check()
-    except InputError as exc:
-        found = ", ".join(problem.found for problem in exc.problems)  # every unknown one
-        raise click.BadParameter(f"expected {exc.problems[0].expected}; found {found}") from None
+    return stage_names(value)
 
 
 _OPTIONS = (
     click.option("--tag", "tags", multiple=True, metavar="TAG",
+                 callback=_checked(lambda tags: QuestionSelection(tags=tags).tags),
                  help="Only questions with this tag; repeatable (any of them)."),
-    click.option("--split", "splits", multiple=True, metavar="SPLIT", callback=_check_splits,
+    click.option("--split", "splits", multiple=True, metavar="SPLIT",
+                 callback=_checked(lambda splits: QuestionSelection(splits=splits).splits),
                  help=f"Only questions in this split ({', '.join(SPLITS)}); repeatable (any of "
                  "them)."),
-    click.option("--stage", "stages", multiple=True, metavar="STAGE", callback=_check_stages,
+    click.option("--stage", "stages", multiple=True, metavar="STAGE", callback=_checked(_stages),
                  help="Only questions diagnosed with this stage (primary or secondary, in any "
                  "run); repeatable (any of them)."),
     click.option("--id", "ids", multiple=True, metavar="PATTERN",
