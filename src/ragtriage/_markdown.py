@@ -4,10 +4,12 @@ table writer, one inline text writer, one inline code span writer and one line j
 Strings from the files read (run names, question and document IDs, tags, claims, rule names,
 and the notes and warnings that name them) enter a report only through `md_text` (inline),
 `md_cell` (a table cell) or `md_code` (a code span), never as they are: a Markdown viewer that
-renders HTML would run `<script>` or `<img onerror=...>` in them. `md_text` and `md_cell`
-write a `<` that could start HTML as `&lt;` (and an `&` that could start an entity as
-`&amp;`); inside a code span entities are shown as written and HTML is not read at all, so
-`md_code` needs only a fence its text cannot close. Control and format characters (an escape
+renders HTML would run `<script>` or `<img onerror=...>` in them, and one that reads
+Markdown would make a link of `[t](https://...)` or emphasis of `*x*`. `md_text` and
+`md_cell` write a `<` that could start HTML as `&lt;`, an `&` that could start an entity as
+`&amp;` and escape what would be read as markup (`\\*x\\*`, see `_MARKUP`); inside a code
+span entities are shown as written and neither HTML nor Markdown is read at all, so `md_code`
+needs only a fence its text cannot close. Control and format characters (an escape
 sequence, U+202E) are written as their escapes (`\\x1b`, `\\u202e`) everywhere, since the
 report may be printed to a terminal. The reports' own words and markup (headings,
 `<details>`, "p < 0.05", "<= 0.1") are written as they are.
@@ -20,28 +22,36 @@ from collections.abc import Iterable, Sequence
 
 from ._console import visible
 
-_HTML_START = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|\\|(?<=!)\[")
-"""What in a text could make a Markdown viewer read HTML: a `<` starting a tag, a closing
-tag, a comment, a declaration, a processing instruction or an autolink (`<script`, `</`,
-`<!--`, `<?`, `<https:`); an `&` starting a character reference (`&lt;`, which would be shown
-as `<`); a backslash (which could escape the `&` of the entity written for the `<`); the `[`
-of an image (`![x](https://...)`, an `<img>` loading what the name points at), written `\\[`.
-A `<` or `>` that starts none of these ("p < 0.05", "<= 0.1", "ok -> fail") is no HTML to any
-viewer and is written as it is."""
+_MARKUP = re.compile(
+    r"<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|[\\`*~\[\]$]|_+|:(?=//)|(?<=[Ww]{3})\."
+    r"|@(?=[\w-]+\.\w)"
+)
+"""What in a text a Markdown viewer (CommonMark, GitHub's GFM) would read as markup rather
+than show: a `<` starting HTML (a tag, a closing tag, a comment, a declaration, a processing
+instruction or an autolink: `<script`, `</`, `<!--`, `<?`, `<https:`); an `&` starting a
+character reference (`&lt;`, shown as `<`); a backslash (it could escape what follows); a
+backtick (a code span); `*`, `~` and `$` (emphasis, strikethrough, GitHub's math); `[` and
+`]` (a link, an image or a footnote); a run of `_` unless it stands between two letters or
+digits (`evidence_recall`: inside a word `_` is never emphasis); and what GFM turns into a link
+without brackets: the `:` of `https://`, the `.` of `www.`, the `@` of `a@b.example`. A `<`
+or `>` that starts no HTML ("p < 0.05", "<= 0.1", "ok -> fail") is written as it is."""
 
-_ESCAPED = {"<": "&lt;", "&": "&amp;", "\\": "\\\\", "[": "\\["}
 
-
-def _no_html(text: str) -> str:
-    return _HTML_START.sub(lambda m: _ESCAPED[m.group()], text)
+def _escape(match: re.Match[str]) -> str:
+    found, text = match.group(), match.string
+    if found == "<" or found == "&":
+        return "&lt;" if found == "<" else "&amp;"
+    before, after = text[match.start() - 1 : match.start()], text[match.end() : match.end() + 1]
+    if found[0] == "_" and before.isalnum() and after.isalnum():
+        return found
+    return "".join("\\" + c for c in found)
 
 
 def md_text(text: str) -> str:
     """`text` (a string from the files read, or a sentence naming one) as inline Markdown
-    text: no HTML (`<script>` written `&lt;script>`, see `_HTML_START`), a backtick escaped
-    (it could open a code span that a code span of the line would close, leaving that span's
-    text to be read as Markdown), line ends as spaces."""
-    return _one_line(_no_html(text).replace("`", "\\`"))
+    text that a viewer shows as written: no HTML (`<script>` written `&lt;script>`), no
+    emphasis, link or code span (`\\*`, `\\[`, `\\``, see `_MARKUP`), line ends as spaces."""
+    return _one_line(_MARKUP.sub(_escape, text))
 
 
 def md_cell(text: str) -> str:

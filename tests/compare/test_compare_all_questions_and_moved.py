@@ -52,8 +52,8 @@ def test_table_markdown_and_html(article_fixture: Path, tmp_path: Path) -> None:
     assert re.search(r"│ 1\.000 \(all 0\.750\) +│ 1\.000 +│ \+0\.000 +│", table)
     markdown = _run("compare", str(article_fixture), *ARGS, "--format", "markdown")
     assert (
-        "| claim_support (higher better) | 1.000 (all 0.750) | 1.000 | +0.000 | [+0.000, +0.000] "
-        "| 1 (perm. exact) | 0/3/0 | 3 (1 unpaired) |"
+        "| claim_support (higher better) | 1.000 (all 0.750) | 1.000 | +0.000 "
+        "| \\[+0.000, +0.000\\] | 1 (perm. exact) | 0/3/0 | 3 (1 unpaired) |"
     ) in markdown
     assert f"{PAIRING}.</sub>" in markdown
     page = tmp_path / "page.html"

@@ -40,7 +40,7 @@ def test_markdown_is_a_paste_ready_summary(article_fixture: Path, versions: Path
         "- **synthetic-baseline**: 2 of 2 questions fail (100%); primary stages: retrieval_miss 2",
         "- **synthetic-corrected**: 0 of 2 questions fail (0%); primary stages: -",
         "",
-        "Questions: stage retrieval_miss and id *-*. Rates are over each slice's questions.",
+        "Questions: stage retrieval_miss and id \\*-\\*. Rates are over each slice's questions.",
         "",
         "### synthetic-baseline (k=2, evidence matched by document)",
         "",

@@ -31,8 +31,8 @@ HOSTILE = {
 OWN_TAGS = {"details", "summary", "sub"}
 """The HTML the reports write themselves (the failing questions folded, the methods line)."""
 
-_VIEWER = MarkdownIt("commonmark", {"html": True}).enable("table")
-"""A CommonMark viewer that renders raw HTML, as many do."""
+_VIEWER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+"""A CommonMark viewer that renders raw HTML, as many do, with GFM's tables and strikethrough."""
 
 
 def _plant(root: Path, hostile: dict[str, str] = HOSTILE) -> list[str]:
@@ -66,11 +66,10 @@ def test_html_in_the_files_is_text_in_every_markdown_report(command: str, tmp_pa
     assert out.exit_code == (1 if command == "gate" else 0), out.output
     html = _VIEWER.render(out.stdout)
     made = _tags(html) - OWN_TAGS
-    assert made <= {"h2", "h3", "p", "ul", "li", "strong", "code", "blockquote", "br", "a",
+    assert made <= {"h2", "h3", "p", "ul", "li", "strong", "code", "blockquote", "br",
                     "table", "thead", "tbody", "tr", "th", "td"}
-    assert not {"script", "img", "iframe", "svg", "b"} & _tags(html)
-    # A Markdown link in a name stays a link (no HTML); no planted URL becomes one.
-    assert "javascript:" not in "".join(re.findall(r'href="[^"]*"', html))
+    # A Markdown link in a name is shown as written too: no planted URL becomes a link.
+    assert not {"script", "img", "iframe", "svg", "b", "a"} & _tags(html)
     # Every planted name is shown as written (escaped by the viewer, not run).
     shown = html.replace("&quot;", '"')
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in shown
@@ -85,12 +84,12 @@ def test_the_exact_lines_of_a_hostile_evaluate_report(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     lines = out.stdout.splitlines()
     assert "### &lt;script>alert(1)&lt;/script>: failing questions per slice, worst first" in lines
-    assert "### [a](\\`)&lt;img src=x onerror=alert(2)>\\`: per question" in lines
+    assert "### \\[a\\](\\`)&lt;img src=x onerror=alert(2)>\\`: per question" in lines
     assert "| tag:&lt;iframe src=javascript:alert(4)> | 1 | 1 (100%) | stale_evidence 1 |" in lines
     assert ("| tag:a\\\\&lt;b> | 5 | 4 (80%) | ranking_loss 1, truncation_loss 1, "
             "unsupported_claim 1, incomplete_answer 1 |") in lines
     assert ("| metric | averaging | &lt;script>alert(1)&lt;/script> | "
-            "[a](\\`)&lt;img src=x onerror=alert(2)>\\` |") in lines
+            "\\[a\\](\\`)&lt;img src=x onerror=alert(2)>\\` |") in lines
     assert ("- `<script>alert(1)</script>`: rules injection-v2, sensitive-v2") in lines
     assert any(line.startswith("| &lt;img src=x onerror=alert(3)> | answered |") for line in lines)
     assert any(line.startswith("| &lt;!--p-->&lt;b>&amp;lt;q&lt;/b> | ") for line in lines)
@@ -103,17 +102,26 @@ def test_the_exact_lines_of_a_hostile_evaluate_report(tmp_path: Path) -> None:
         ("p < 0.05, <= 0.1, ok -> fail", "p < 0.05, <= 0.1, ok -> fail",
          "p < 0.05, <= 0.1, ok -> fail"),
         ("<!-- c --> <?pi?> <!DOCTYPE> </b> <https://x>", "&lt;!-- c --> &lt;?pi?> &lt;!DOCTYPE> "
-         "&lt;/b> &lt;https://x>", "&lt;!-- c --> &lt;?pi?> &lt;!DOCTYPE> &lt;/b> &lt;https://x>"),
+         "&lt;/b> &lt;https\\://x>",
+         "&lt;!-- c --> &lt;?pi?> &lt;!DOCTYPE> &lt;/b> &lt;https\\://x>"),
         ("&lt; &#60; &#x3c; a & b", "&amp;lt; &amp;#60; &amp;#x3c; a & b",
          "&amp;lt; &amp;#60; &amp;#x3c; a & b"),
         ("a\\<b> `c` |", "a\\\\&lt;b> \\`c\\` |", "a\\\\&lt;b> \\`c\\` \\|"),
         ("a\r\nb\nc", "a b c", "a b c"),
-        ("![x](https://e.example/p.png) [a](b) !![y]", "!\\[x](https://e.example/p.png) [a](b) "
-         "!!\\[y]", "!\\[x](https://e.example/p.png) [a](b) !!\\[y]"),
+        ("![x](https://e.example/p.png) [a](b) !![y]", "!\\[x\\](https\\://e.example/p.png) "
+         "\\[a\\](b) !!\\[y\\]", "!\\[x\\](https\\://e.example/p.png) \\[a\\](b) !!\\[y\\]"),
         # control and format characters as the terminal tables show them: a Markdown report
         # printed to a terminal could otherwise set its title or reverse a name's text
-        ("q\x1b]0;t\x07\u202ex\u200b\x9b|", "q\\x1b]0;t\\x07\\u202ex\\u200b\\x9b|",
-         "q\\x1b]0;t\\x07\\u202ex\\u200b\\x9b\\|"),
+        ("q\x1b]0;t\x07\u202ex\u200b\x9b|", "q\\x1b\\]0;t\\x07\\u202ex\\u200b\\x9b|",
+         "q\\x1b\\]0;t\\x07\\u202ex\\u200b\\x9b\\|"),
+        # emphasis, strikethrough and GitHub's math; `_` inside a word is no emphasis
+        ("*s* m*u*lti _u_ __v__ a_b x_ ~~s~~ $x$",
+         "\\*s\\* m\\*u\\*lti \\_u\\_ \\_\\_v\\_\\_ a_b x\\_ \\~\\~s\\~\\~ \\$x\\$",
+         "\\*s\\* m\\*u\\*lti \\_u\\_ \\_\\_v\\_\\_ a_b x\\_ \\~\\~s\\~\\~ \\$x\\$"),
+        # what GFM links without brackets; `nDCG@10` is no address
+        ("www.x.com https://x ftp://y a@b.example nDCG@10",
+         "www\\.x.com https\\://x ftp\\://y a\\@b.example nDCG@10",
+         "www\\.x.com https\\://x ftp\\://y a\\@b.example nDCG@10"),
     ],
 )
 def test_md_text_and_md_cell(text: str, inline: str, cell: str) -> None:
@@ -147,7 +155,8 @@ def test_a_code_span_is_not_escaped_and_renders_the_text_as_it_is() -> None:
 
 def test_each_viewer_shows_what_the_writers_were_given() -> None:
     for text in ["<script>x</script>", "a\\<b>", "&lt;", "p < 0.05", "x`<img>`y", "a\\`b",
-                 "![x](https://e.example/p.png)", "a\\![x](u)"]:
+                 "![x](https://e.example/p.png)", "a\\![x](u)", "[t](https://evil.example)",
+                 "~~strike~~", "*star*", "m*u*lti", "_u_", "a_b_", "[x]: https://e.example"]:
         assert _VIEWER.renderInline(md_text(text)) == _VIEWER.utils.escapeHtml(text)
 
 
@@ -177,9 +186,46 @@ def test_an_image_in_the_files_is_text_in_every_markdown_report(
     assert "![b](https://e.example/b.png)" in html
     lines = out.stdout.splitlines()
     if command == "evaluate":
-        assert "### !\\[b](https://e.example/b.png): per question" in lines
-        assert any(line.startswith("| !\\[q](https://e.example/q.png) | answered |")
+        assert "### !\\[b\\](https\\://e.example/b.png): per question" in lines
+        assert any(line.startswith("| !\\[q\\](https\\://e.example/q.png) | answered |")
                    for line in lines)
-        assert "| tag:!\\[t](https://e.example/t.png) | 1 | 1 (100%) | stale_evidence 1 |" in lines
+        assert ("| tag:!\\[t\\](https\\://e.example/t.png) | 1 | 1 (100%) | stale_evidence 1 |"
+                in lines)
     if command == "gate":
         assert "![p](https://e.example/p.png)" in html
+
+
+MARKUP = {
+    "baseline": "*base*",
+    "exact-code": "[t](https://evil.example)",
+    "purge": "~~strike~~ m*u*lti",
+    "version-conflict": "_v_ www.x.com",
+    "LumenQ release policy": "__policy__ a@b.example",
+}
+"""A run name, two question IDs, a tag and the policy's name written as Markdown markup."""
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "compare", "gate"])
+def test_markdown_markup_in_the_files_is_text_in_every_markdown_report(
+    command: str, tmp_path: Path
+) -> None:
+    # A link, emphasis or strikethrough in an ID would be rendered, not shown as written.
+    data = _plant(tmp_path, MARKUP)
+    extra = []
+    if command == "gate":
+        extra = ["--policy", str(tmp_path / "policy.toml"), "--candidate", "improved",
+                 "--baseline", MARKUP["baseline"]]
+    out = CliRunner().invoke(cli, [command, *data, *extra, "--format", "markdown"])
+    assert out.exit_code == (1 if command == "gate" else 0), out.output
+    html = _VIEWER.render(out.stdout)
+    assert not {"a", "em", "s", "img"} & _tags(html)
+    assert "*base*" in html
+    if command == "gate":
+        assert "__policy__ a@b.example" in html
+    if command in ("evaluate", "diagnose"):
+        assert "[t](https://evil.example)" in html
+        assert "~~strike~~ m*u*lti" in html
+        assert "tag:_v_ www.x.com" in html
+    if command == "evaluate":
+        assert any(line.startswith("| \\[t\\](https\\://evil.example) | answered |")
+                   for line in out.stdout.splitlines())
