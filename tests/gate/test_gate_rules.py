@@ -381,6 +381,22 @@ def test_junit_has_one_testcase_per_rule(tmp_path: Path, example_evaluation: Eva
     )
 
 
+def test_junit_is_valid_against_the_jenkins_junit_schema(example_evaluation: Evaluation) -> None:
+    # `skipped` is an attribute of <testsuite> only: on <testsuites> the schema refuses the file.
+    result = gate(example_evaluation, load_policy(example_paths().policy), "baseline")
+    root = ET.fromstring(render_junit(result))
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert root.attrib == {"name": "ragtriage gate", "tests": "14", "failures": "8", "errors": "0"}
+    assert {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
+        "tests": "14", "failures": "8", "errors": "0", "skipped": "3"
+    }
+    etree = pytest.importorskip("lxml.etree")
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "data" / "junit-10.xsd")))
+    document = etree.fromstring(render_junit(result).encode("utf-8"))
+    assert schema.validate(document), [str(e) for e in schema.error_log]
+
+
 def test_junit_writes_a_control_character_as_its_escape() -> None:
     # a tag or run name may hold one; written raw, it makes the file unreadable XML
     rule = RuleResult(
