@@ -119,3 +119,21 @@ def test_library_api_matches_cli(article_fixture: Path) -> None:
     result = evaluate_files(article_fixture, k=2)
     agg = result.runs[0].summary["claim_support"]
     assert (agg.value, agg.numerator, agg.denominator, agg.averaging) == (0.75, 3, 4, "micro")
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diagnose", "compare", "gate"])
+def test_an_option_value_with_an_undecodable_byte_is_refused_before_the_work(
+    command: str,
+) -> None:
+    # `--tag $'\xff'` reaches Python as a lone surrogate, which no report can write: refused
+    # up front (exit 2, also for gate, whose 1 means a failed gate), every such option at once.
+    args = [command, "--example", "--tag", "\udcff", "--id", "q\udcfe*", "--format", "json"]
+    out = CliRunner().invoke(cli, args)
+    assert (out.exit_code, out.stdout) == (2, "")
+    assert out.stderr == (
+        "Error: 2 problems found in the input:\n"
+        "- <command line>: --tag: expected text UTF-8 can encode; "
+        "found an undecodable byte in '\\udcff'\n"
+        "- <command line>: --id: expected text UTF-8 can encode; "
+        "found an undecodable byte in 'q\\udcfe*'\n"
+    )

@@ -241,3 +241,26 @@ def test_one_question_is_counted_in_the_singular() -> None:
         "\nRun `improved`, 1 question, selected by id exact-code; "
         "policy **LumenQ release policy** (`" in out
     )
+
+
+def test_a_policy_path_with_an_undecodable_byte_is_shown_escaped_in_every_output(
+    tmp_path: Path,
+) -> None:
+    # A file may be named so (`$'\xff'`): Python holds the byte as a lone surrogate, which no
+    # report could write; each shows the path escaped, on stdout and in files alike.
+    policy = tmp_path / "p\udcff.toml"
+    policy.write_bytes(example_paths().policy.read_bytes())
+    shown = str(tmp_path / "p\\udcff.toml")
+    args = ["gate", "--example", "--candidate", "improved", "--policy", str(policy)]
+    code, out, err = _invoke(*args, "--format", "json")
+    assert (code, err.count("Error")) == (0, 0)
+    assert json.loads(out)["policy"]["path"] == shown
+    markdown, junit = tmp_path / "s.md", tmp_path / "s.xml"
+    code, out, err = _invoke(*args, "--format", "markdown", "-o", str(markdown),
+                             "--junit", str(junit))
+    assert (code, err.count("Error")) == (0, 0)
+    assert f"(`{shown}`, sha256 " in markdown.read_text(encoding="utf-8")
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert props["policy"] == shown
+    code, out, err = _invoke(*args)
+    assert (code, err.count("Error"), out.startswith("gate PASSED: run improved")) == (0, 0, True)

@@ -11,7 +11,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from ..errors import RagtriageError, RequestError
+from ..errors import InputError, RagtriageError, RequestError, found_text, option_problem
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -37,7 +37,8 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
 
     A `RequestError` (options missing or not going together) is shown as a usage error. An
     output file that is also one of the command's input files is refused before the work
-    (`refuse_inputs_as_outputs`).
+    (`refuse_inputs_as_outputs`), and so is a text option holding an undecodable byte
+    (`refuse_undecodable`).
     """
 
     @functools.wraps(func)
@@ -46,6 +47,8 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         if ctx is not None:
             refuse_inputs_as_outputs(ctx)
         try:
+            if ctx is not None:
+                refuse_undecodable(ctx)
             return func(*args, **kwargs)
         except RequestError as exc:
             from .._console import visible
@@ -103,6 +106,35 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
         refuse_overwrites(written, inputs)
     except OutputError as exc:
         raise _CannotWrite(str(exc)) from None
+
+
+def refuse_undecodable(ctx: click.Context) -> None:
+    """Refuse (`InputError`, exit 2), every one at once, a text option or argument holding a
+    byte the system could not decode (`--tag $'\\xff'`: Python holds it as a lone surrogate,
+    `'\\udcff'`), which no report could write. A path may hold one (a file may be so named):
+    reports show it escaped (`display_path`)."""
+    problems = []
+    for param in ctx.command.params:
+        if isinstance(param.type, click.Path) or param.name is None:
+            continue
+        value = ctx.params.get(param.name)
+        for text in value if isinstance(value, tuple | list) else (value,):
+            if isinstance(text, str) and not text.isascii() and _undecodable(text):
+                found = f"an undecodable byte in {found_text(text)}"
+                problems.append(option_problem(_option_name(param), _ENCODABLE, found))
+    if problems:
+        raise InputError(problems)
+
+
+_ENCODABLE = "text UTF-8 can encode"
+
+
+def _undecodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _option_name(param: click.Parameter) -> str:

@@ -111,8 +111,9 @@ def render_gate_markdown(result: GateResult) -> str:
     return md_lines(lines) + "\n"
 
 
-_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-"""Characters XML 1.0 cannot hold, even escaped (control characters but tab and line ends)."""
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold, even escaped (control characters but tab and line ends,
+lone surrogates)."""
 
 
 def _xml(text: str) -> str:

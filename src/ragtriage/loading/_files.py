@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from .._console import visible
 from ..errors import InputError, Problem, ProblemCollector, counted, did_you_mean, found_text
 from ..fileio import open_input, parse_json, text_lines
 from ..paths import PathArg, as_path
@@ -54,13 +55,15 @@ def display_path(path: PathArg) -> str:
     """How a path appears in reports: as given, except files shipped inside the package.
 
     Bundled example files are named relative to the package (`ragtriage:example/...`) so that
-    the same inputs give byte-identical reports wherever the package is installed.
+    the same inputs give byte-identical reports wherever the package is installed. A control
+    character or an undecodable byte (`$'\\xff'`, held as the lone surrogate `\\udcff`, which
+    no report could write) is written as its escape, as the terminal shows it (`visible`).
     """
     path = as_path(path)
     try:
         inside = path.resolve().relative_to(_PACKAGE_ROOT)
     except (ValueError, OSError, RuntimeError):  # RuntimeError: a loop of symbolic links
-        return str(path)
+        return visible(str(path))
     return f"ragtriage:{inside.as_posix()}"
 
 
