@@ -57,8 +57,10 @@ def md_text(text: str) -> str:
 def md_cell(text: str) -> str:
     """`text` as one table cell: as `md_text` writes it, pipes escaped too, so the row keeps
     its cells and stays one line (a line end, `\\n`, `\\r\\n` or a lone `\\r`, which
-    Markdown also reads as one, is a space)."""
-    return md_text(text).replace("|", "\\|")
+    Markdown also reads as one, is a space). A viewer trims a cell, so a text with space at
+    an edge is quoted (`' spaced '`, not shown as `spaced`)."""
+    cell = md_text(text).replace("|", "\\|")
+    return f"'{cell}'" if cell != cell.strip() else cell
 
 
 def _one_line(text: str) -> str:

@@ -54,6 +54,13 @@ def again(first: dict[str, int], key: str, at: int, shown: str) -> str | None:
     return None if earlier == at else f"{shown} again (first at [{earlier}])"
 
 
+def id_list(ids: Iterable[str]) -> str:
+    """IDs joined by `, `, each that would read as another or as more than one (holding a
+    comma, empty, or with space at an edge) quoted as `repr` writes it: `'q3, q7', ' q9', q1`
+    (two IDs and a third, not four)."""
+    return ", ".join(repr(i) if "," in i or i != i.strip() or not i else i for i in ids)
+
+
 def found_text(value: object) -> str:
     """A value as it appears in an error message (the `found` part), shortened when long.
 

@@ -519,3 +519,24 @@ def test_a_run_gated_against_its_twin_shows_no_change(tmp_path: Path) -> None:
     ]
     assert [math.copysign(1.0, r.observed or 0.0) for r in result.rules] == [1.0, 1.0]
     assert '"observed": 0.0' in dumps(gate_json(result))
+
+
+def test_an_id_holding_the_separator_or_edge_spaces_is_quoted_in_every_gate_output() -> None:
+    # `q3, q7` is one ID: joined as it is, it would read as two; ` q9` would read as `q9`.
+    result = GateResult(
+        policy_name="p",
+        policy_path="policy.toml",
+        policy_sha256="0" * 64,
+        run="run",
+        baseline=None,
+        questions=4,
+        rules=(),
+        sources=(),
+        no_result=("q3, q7", " q9", "q1"),
+    )
+    listed = "'q3, q7', ' q9', q1"
+    assert f"(not gated, no result: {listed})" in render_gate_table(result, 200)
+    assert f"(not gated, no result: {listed})" in render_gate_markdown(result)
+    props = {p.get("name"): p.get("value") for p in ET.fromstring(render_junit(result)).iter(
+        "property")}
+    assert props["no_result"] == listed

@@ -229,3 +229,10 @@ def test_markdown_markup_in_the_files_is_text_in_every_markdown_report(
     if command == "evaluate":
         assert any(line.startswith("| \\[t\\](https\\://evil.example) | answered |")
                    for line in out.stdout.splitlines())
+
+
+def test_a_cell_with_space_at_an_edge_is_quoted() -> None:
+    # A viewer trims a cell: ` spaced ` would look like the ID `spaced`.
+    assert [md_cell(t) for t in (" spaced ", "spaced", "a b", "\tq")] == [
+        "' spaced '", "spaced", "a b", "\\x09q"
+    ]

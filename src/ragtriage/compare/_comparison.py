@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .._version import __version__
 from ..diagnosis import QuestionDiagnosis
+from ..errors import id_list
 from ..evaluation import ALL_QUESTIONS
 from ..loading import SourceFile
 from ..metrics import Measure
@@ -178,7 +179,7 @@ class PairComparison:
             (self.candidate_no_result, f"candidate {self.candidate.label!r}"),
         ]
         return "questions left out (no result): " + "; ".join(
-            f"{len(ids)} of {who}" + (f" ({', '.join(ids)})" if ids else "") for ids, who in sides
+            f"{len(ids)} of {who}" + (f" ({id_list(ids)})" if ids else "") for ids, who in sides
         )
 
     def count(self, status: str) -> int:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from .._console import text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
+from ..errors import id_list
 from ..evaluation import selected_by
 from ..metrics import not_applicable_line, value_text
 from ._comparison import (
@@ -140,7 +141,7 @@ def _repeat_lines(comparison: Comparison) -> list[str]:
             f"{g.label}: {len(g.runs)} repeats (seeds {g.conditions.get('seed')}); "
             f"mean ± sd: {stats}"
         )
-        flaky = ", ".join(f.question_id for f in g.flaky) or "none"
+        flaky = id_list(f.question_id for f in g.flaky) or "none"
         lines.append(
             f"{g.label}: flaky questions (outcome or stage changes between repeats): {flaky}"
         )

@@ -18,7 +18,7 @@ from ..detectors import (
     RunBoundaries,
 )
 from ..diagnosis import RunDiagnosis, k_unused
-from ..errors import Problem, choice_problems, counted
+from ..errors import Problem, choice_problems, counted, id_list
 from ..loading import SourceFile
 from ..metrics import (
     Aggregate,
@@ -115,7 +115,7 @@ def no_result_note(run: str, question_ids: Sequence[str]) -> str | None:
         return None
     return (
         f"run {run!r}: {NO_RESULT} for {counted(len(question_ids), 'question')}, not scored: "
-        + ", ".join(question_ids)
+        + id_list(question_ids)
     )
 
 

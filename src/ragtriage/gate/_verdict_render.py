@@ -11,7 +11,7 @@ from typing import Any
 
 from .._console import escaped, text_console, text_table
 from .._markdown import md_code, md_lines, md_table, md_text
-from ..errors import counted
+from ..errors import counted, id_list
 from ..evaluation import NO_RESULT, selected_by
 from ..loading import report_head
 from ._verdict import GateResult
@@ -70,7 +70,7 @@ def _no_result(result: GateResult) -> str:
     """` (not gated, no result: q3, q4)` when the run has no result for some questions."""
     if not result.no_result:
         return ""
-    return f" (not gated, {NO_RESULT}: {', '.join(result.no_result)})"
+    return f" (not gated, {NO_RESULT}: {id_list(result.no_result)})"
 
 
 def _rows(result: GateResult) -> list[list[str]]:
@@ -144,7 +144,7 @@ def render_junit(result: GateResult) -> str:
         ("baseline", result.baseline or ""),
         ("questions", str(result.questions)),
         ("selection", result.selection),
-        ("no_result", ", ".join(result.no_result)),
+        ("no_result", id_list(result.no_result)),
     ):
         ET.SubElement(props, "property", name=key, value=_xml(value))
     for r in result.rules:

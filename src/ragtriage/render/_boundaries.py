@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._markdown import md_code
 from ..detectors import RunBoundaries
+from ..errors import id_list
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluation
@@ -62,7 +63,7 @@ def boundaries_lines(
     perms = section.permissions
 
     def listed(values: Iterable[str]) -> str:
-        return ids(", ".join(values))
+        return ids(id_list(values))
 
     lines = [f"- {md_code(name)}: rules {section.injection_rules}, {section.sensitive_rules}"]
     for s in perms.stages:

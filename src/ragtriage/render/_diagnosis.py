@@ -15,6 +15,7 @@ from ..diagnosis import (
     SliceBreakdown,
     diagnosis_next_actions,
 )
+from ..errors import id_list
 from ..evaluation import ALL_QUESTIONS, Evaluation, no_result_note
 from ..loading import report_head
 
@@ -148,7 +149,7 @@ def question_rows(run: RunDiagnosis) -> list[list[str]]:
                 entry.question_id,
                 entry.primary,
                 ", ".join(entry.secondary) or "-",
-                ", ".join(first.ids) if first else "-",
+                id_list(first.ids) if first else "-",
                 first.why if first else "-",
             ]
         )
