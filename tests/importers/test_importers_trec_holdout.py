@@ -219,3 +219,28 @@ def test_an_output_that_is_an_input_or_the_other_output_is_refused_in_python(
         "--run", str(run), "--run-out", str(written),
     ])
     assert (cli_run.exit_code, cli_run.stderr) == (2, f"Error: {refused.value}\n")
+
+
+def test_export_reads_its_files_with_the_cycle_collector_paused(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each record becomes a model, none in a cycle: with the collector running, its passes
+    # took 73% of `export trec`'s time at 100,000 questions (42.5 s, 11.6 s paused).
+    import gc
+
+    from ragtriage.loading import _items
+
+    seen: set[bool] = set()
+    validate = _items.validate_item
+
+    def validate_item(*args: object, **kwargs: object) -> object:
+        seen.add(gc.isenabled())
+        return validate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_items, "validate_item", validate_item)
+    assert gc.isenabled()
+    ragtriage.api.export_trec_files(
+        str(example / "evalset.json"), runs=str(example / "runs" / "baseline.json"),
+        qrels_out=tmp_path / "q.qrels", run_out=tmp_path / "r.run",
+    )
+    assert (seen, gc.isenabled()) == ({False}, True)

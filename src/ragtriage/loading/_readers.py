@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .._collector import no_cycle_collection
 from ..errors import InputError, ProblemCollector, found_text
 from ..fileio import read_json
 from ..paths import PathArg, as_path, file_suffix
@@ -333,6 +334,7 @@ def _result_labellers(res: QuestionResult) -> list[tuple[_Place, Labeller]]:
          for lab in res.fact_labels]
 
 
+@no_cycle_collection()  # a model per record, none in a cycle, as load_dataset reads them
 def read_file(
     path: PathArg,
     collector: ProblemCollector,
