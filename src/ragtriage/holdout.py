@@ -195,7 +195,7 @@ def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
     label = str(path)
     collector = ProblemCollector()
     entries = []
-    for number, text in text_lines(path, label):
+    for number, text in text_lines(path, label, problems=collector):
         if not text.strip():
             continue
         try:

@@ -12,8 +12,8 @@ from hypothesis import given, strategies as st
 
 from ragtriage import fileio
 from ragtriage.columnar._native_checks import loads as fast_loads, loads_again
-from ragtriage.errors import InputError
-from ragtriage.formats.trec_files import read_qrels
+from ragtriage.errors import InputError, ProblemCollector
+from ragtriage.formats.trec_files import parse_run, read_qrels
 from ragtriage.review import read_sheet
 
 BOM = b"\xef\xbb\xbf"
@@ -393,3 +393,64 @@ def test_an_error_making_the_pieces_is_raised_as_it_is_and_leaves_nothing(
         raise ZeroDivisionError("made here")
 
     assert _refused(tmp_path, pieces(), ZeroDivisionError) == "made here"
+
+
+def test_a_line_that_is_not_utf8_is_one_problem_and_the_reading_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the reading of the file stopped at such a line: the problems of the lines after
+    # it were never reported, and an evaluation set read so far said it had no question.
+    from loader_path import both_readers
+    from ragtriage.columnar import _native_records, evaluate_native
+    from ragtriage.holdout import read_ledger
+    from ragtriage.loading import load_dataset
+
+    example = Path(__file__).resolve().parents[2] / "src" / "ragtriage" / "example" / "data"
+    data = json.loads((example / "evalset.json").read_text(encoding="utf-8"))
+    questions = data.pop("questions")
+    questions[2]["answerability"] = "maybe"
+    lines = [json.dumps(v).encode() for v in [data, *questions]]
+    lines[1] = lines[1].replace(b'"text": "', b'"text": "\xe9', 1)
+    evalset = tmp_path / "evalset.jsonl"
+    evalset.write_bytes(b"\n".join(lines) + b"\n")
+    column = lines[1].index(b"\xe9") + 1
+    expected = [
+        f"{evalset}: line 2 column {column}: expected UTF-8 text; found the byte 0xE9, which is "
+        "not UTF-8 (is the file GBK, Latin-1 or UTF-16?); convert it to UTF-8, e.g. "
+        "`iconv -f GBK -t UTF-8 evalset.jsonl > evalset.utf8.jsonl`",
+        f"{evalset}: question '{questions[2]['id']}': line 4: answerability: expected "
+        "'answerable', 'unanswerable' or 'needs_clarification'; found 'maybe'",
+    ]
+    snapshot, run = example / "snapshot.json", example / "runs" / "baseline.json"
+    found = [[p.message() for p in f] for f in both_readers(evalset, snapshot, run)]
+    monkeypatch.setattr(_native_records, "_SPLIT_BYTES", 1)  # read in byte ranges
+    with pytest.raises(InputError) as split:
+        evaluate_native(evalset, snapshot, [run], workers=2)
+    with pytest.raises(InputError) as loaded:
+        load_dataset(evalset, snapshot=snapshot, runs=[run])
+    found += [[p.message() for p in e.value.problems] for e in (split, loaded)]
+    assert found == [expected] * 4
+    # Only bad lines after the header: each is named, none is "found none".
+    evalset.write_bytes(lines[0] + b"\n" + lines[1] + b"\n")
+    assert [p.message() for p in both_readers(evalset, snapshot, run)[1]] == expected[:1]
+    # A header that cannot be read stops the reading, as one that is not JSON does.
+    evalset.write_bytes(b"\n".join([lines[1], lines[0], lines[2]]) + b"\n")
+    assert [p.message() for p in both_readers(evalset, snapshot, run)[1]] == [
+        expected[0].replace("line 2", "line 1")
+    ]
+    # TREC lines alike: the line not UTF-8, then the bad score of the next line.
+    (tmp_path / "run.txt").write_bytes(b"q1 Q0 d\xe91 1 1.0 r\nq1 Q0 d2 2 x r\n")
+    collector = ProblemCollector()
+    parse_run(tmp_path / "run.txt", collector)
+    assert [p.message() for p in collector.problems] == [
+        f"{tmp_path / 'run.txt'}: line 1 column 8: expected UTF-8 text; found the byte 0xE9, "
+        "which is not UTF-8 (is the file GBK, Latin-1 or UTF-16?); convert it to UTF-8, e.g. "
+        "`iconv -f GBK -t UTF-8 run.txt > run.utf8.txt`",
+        f"{tmp_path / 'run.txt'}: question 'q1': line 2: score: expected a finite number; "
+        "found 'x'",
+    ]
+    # So are a holdout ledger's lines.
+    (tmp_path / "ledger.jsonl").write_bytes(b'{"who": "\xe9"}\n{bad\n')
+    with pytest.raises(InputError) as ledger:
+        read_ledger(tmp_path / "ledger.jsonl")
+    assert [p.field for p in ledger.value.problems] == ["line 1 column 10", "line 2 column 2"]

@@ -7,6 +7,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO, cast
 
+from ..errors import InputError, ProblemCollector
 from ..paths import PathArg, as_path
 from ._decode import decode, strip_bom
 from ._limits import MAX_DOCUMENT_BYTES
@@ -43,10 +44,17 @@ def read_toml(path: PathArg, label: str | None = None) -> dict[str, Any]:
 
 
 def text_lines(
-    path: PathArg, label: str | None = None, gunzip: bool = False
+    path: PathArg,
+    label: str | None = None,
+    gunzip: bool = False,
+    problems: ProblemCollector | None = None,
 ) -> Iterator[tuple[int, str]]:
     """(line number, text) of every line of a text file, streamed, each line bounded;
-    `gunzip`: of the text a gzip-compressed file holds."""
+    `gunzip`: of the text a gzip-compressed file holds. With `problems`, a line that is not
+    UTF-8 text (a byte that is not UTF-8, a NUL) is added to it and the reading goes on with
+    the next line, as a line that is not JSON does; without, it is raised. A problem of the
+    file itself (not a regular file, a line past the bound, another encoding's byte order
+    mark) is always raised."""
     path = as_path(path)
     label = str(path) if label is None else label
     with open_input(path, label) as handle:
@@ -54,7 +62,14 @@ def text_lines(
         try:
             for number, raw in iter_lines(stream, label):
                 data = strip_bom(raw, label) if number == 1 else raw
-                yield number, decode(data, label, number, at_start=False)
+                try:
+                    text = decode(data, label, number, at_start=False)
+                except InputError as exc:
+                    if problems is None:
+                        raise
+                    problems.extend(exc.problems)
+                    continue
+                yield number, text
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise file_problem(label, "gzip-compressed text", str(exc)) from None
 

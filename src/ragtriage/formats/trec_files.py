@@ -114,7 +114,7 @@ def _rows(
                     yield number, parts
             return
         json_starts = "[{" if kind == "gzip" else "["
-        for number, line in text_lines(path, shown, gunzip=kind == "gzip"):
+        for number, line in text_lines(path, shown, kind == "gzip", collector):
             parts = line.split()
             if parts and parts[0].startswith("#"):
                 if comments is not None:

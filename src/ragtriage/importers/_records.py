@@ -72,15 +72,14 @@ def _json_lines(
 ) -> tuple[list[tuple[str, Any]], bool]:
     """The records of the lines that parse, and whether a line did not: every such line is a
     problem, and the other records are checked on, as native JSONL files are."""
-    lines, unparsed = [], False
-    for number, text in text_lines(path, label):
+    lines, before = [], len(collector.problems)
+    for number, text in text_lines(path, label, problems=collector):  # a line not UTF-8 too
         if text.strip():
             try:
                 lines.append((f"line {number}", parse_json(text, label, number)))
             except InputError as exc:
                 collector.extend(exc.problems)
-                unparsed = True
-    return lines, unparsed
+    return lines, len(collector.problems) > before
 
 
 _CSV_CELL_LIMIT = 1 << 30

@@ -207,11 +207,12 @@ def pydantic_problems(
 def iter_jsonl(path: Path, label: str, collector: ProblemCollector) -> Iterator[tuple[int, str]]:
     """Yield (line number, line) of a JSONL file, skipping blank lines; streams the file.
 
-    A problem with the file itself (not a regular file, a line past the bound, bytes that are
-    not UTF-8) is collected and ends the iteration.
+    A line that is not UTF-8 text is collected and skipped, as a line that is not JSON is; a
+    problem with the file itself (not a regular file, a line past the bound) is collected and
+    ends the iteration.
     """
     try:
-        for number, line in text_lines(path, label):
+        for number, line in text_lines(path, label, problems=collector):
             if line.strip():
                 yield number, line
     except InputError as exc:

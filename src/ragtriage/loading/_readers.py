@@ -243,7 +243,7 @@ def _label_defaults(
 
 
 def _hinted(entries: ProblemCollector, collector: ProblemCollector, default: Any) -> None:
-    """Pass a labels file's entry problems on to `collector`, a missing labeller pointing at
+    """Pass a file's entry problems on to `collector`, a label's missing labeller pointing at
     the file-level default when there is none."""
     if entries is collector:
         return
@@ -258,10 +258,14 @@ def _hinted(entries: ProblemCollector, collector: ProblemCollector, default: Any
 
 
 def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wanted | None) -> Any:
-    lines = iter_jsonl(path, label, collector)
+    # The lines' own problems in line order (those of a labels file's entries kept apart
+    # until `_hinted`), with those of lines not read at all (not UTF-8).
+    unread = ProblemCollector()
+    lines = iter_jsonl(path, label, unread)
     first = next(lines, None)
-    if first is None:
-        if not collector.problems:
+    if first is None or unread.problems:  # no header line, or one that could not be read
+        collector.extend(unread.problems)
+        if not unread.problems:
             blank = path.stat().st_size > 0  # read to its end: blank lines, or no byte
             found = "only blank lines" if blank else "an empty file"
             collector.add(label, None, "line 1", HEADER_EXPECTED, found)
@@ -275,7 +279,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
         return None
     layout = _LAYOUTS[kind]
     head = layout.head_of(header, label, collector, f"line {number}: ")
-    default, entries = _label_defaults(kind, header, collector)
+    default, entries = _label_defaults(kind, header, collector)[0], unread
     lists: dict[str, list[Any]] = {items.key: [] for items in layout.lists}
     n = number
     for n, line in lines:
@@ -291,7 +295,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
             item = items.stand_in(data)
         if item is not None:
             lists[items.key].append(item)
-    if layout.filled and n == number:
+    if layout.filled and n == number and not entries.problems:  # not even an unread line
         expected = "at least one line after the header"
         collector.add(label, None, str(layout.required), expected, "none")
     _hinted(entries, collector, default)
