@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,12 @@ def test_a_bom_inside_a_jsonl_file_is_not_skipped(tmp_path: Path) -> None:
         ('{"a": NaN240.0}', "line 1 column 7: expected a finite number; found NaN"),
         ('[1.5, 1e400.5]', "line 1 column 7: expected a finite number; "
                            "found 1e400 (beyond the largest number, about 1.8e308)"),
+        # An integer beyond the largest float too, the first in the text (it was "expected a
+        # valid number" where a float is read, and read as an integer elsewhere).
+        ('{"t": "' + "9" * 400 + '", "a": [2, -1' + "0" * 309 + ", 1" + "0" * 400 + "]}",
+         "line 1 column 420: expected a finite number; "
+         "found -100000000000000000000000000000000000000 (beyond the largest number, about "
+         "1.8e308)"),
         ('{"a": 1} {"b": 2}', "line 1 column 10: expected valid JSON; "
                               "found more text after the JSON value"),
         ('{"a": "x', "line 1 column 7: expected valid JSON; found a string that is not closed"),
@@ -101,6 +108,12 @@ def test_a_key_written_twice_is_named_where_it_is_written_again(
     )
 
 
+def test_an_integer_a_float_can_hold_is_read_exactly() -> None:
+    largest = int(sys.float_info.max)  # 309 digits, as the smallest integer refused
+    text = f'{{"a": [{largest}, -{largest}], "t": "{"1" * 400}"}}'
+    assert fileio.parse_json(text, "f.json") == {"a": [largest, -largest], "t": "1" * 400}
+
+
 def test_json_values_one_after_another_are_read_strictly() -> None:
     text = '{"a": 1}\n\n{\n  "b": [2]\n}\n'
     assert list(fileio.parse_json_values(text, "s.json")) == [(1, {"a": 1}), (3, {"b": [2]})]
@@ -116,6 +129,7 @@ def test_json_values_one_after_another_are_read_strictly() -> None:
         b'{"a":{"k":1,"k":1}}\r\n',
         b'{"id": "q1", "score": NaN}',
         b'{"id": "q1", "score": 1e400}',
+        b'{"id": "q1", "score": 1' + b"0" * 309 + b"}",
         b'{"id": "\\ud800"}',
         # Nested deeper than the bound: orjson reads it but cannot write it, or refuses it.
         b'{"id": "q1", "x": ' + b"[" * 300 + b"]" * 300 + b"}",

@@ -83,31 +83,49 @@ def _constant(name: str) -> Any:
     raise StrictJSONError(FINITE, name, name)
 
 
+def _beyond(text: str) -> StrictJSONError:
+    """A number, float or integer, that a float cannot hold (it would be infinity)."""
+    return StrictJSONError(
+        FINITE, f"{text[:40]} (beyond the largest number, about 1.8e308)", text
+    )
+
+
 def _float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise StrictJSONError(
-            FINITE, f"{text[:40]} (beyond the largest number, about 1.8e308)", text
-        )
+        raise _beyond(text)
     return value
 
 
 def _bounded_int(limit: int) -> Any:
+    """The parser of integers of at most `limit` digits that a float can hold: a number
+    beyond the largest float is refused as `1e400` is, integer or not (the reader knows no
+    field, and none takes one: scores, latency and cost are floats, counts and grades are
+    bounded far below, IDs are strings)."""
+    short = min(limit, 308)  # digits within both bounds: the float's is about 1.8e308
+
     def parse(text: str) -> int:
+        if len(text) <= short:  # the common case, no more to check
+            return int(text)
         if len(text) - text.startswith("-") > limit:
             raise _too_long(limit)
-        return int(text)
+        value = int(text)
+        try:
+            float(value)
+        except OverflowError:
+            raise _beyond(text) from None
+        return value
 
     return parse
 
 
 @cache
 def _decoder(max_int_digits: int) -> json.JSONDecoder:
-    """The strict decoder (made once per bound); integers within Python's own limit
-    (`MAX_INT_DIGITS`) are bounded by it, with no call per integer."""
-    bounded = _bounded_int(max_int_digits) if max_int_digits < MAX_INT_DIGITS else None
+    """The strict decoder (made once per bound): every number is read by `_float` or
+    `_bounded_int` (an integer costs a call, as a float already did)."""
     return json.JSONDecoder(
-        object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=bounded
+        object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float,
+        parse_int=_bounded_int(max_int_digits),
     )
 
 
