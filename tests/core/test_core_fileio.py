@@ -68,8 +68,10 @@ def test_a_bom_inside_a_jsonl_file_is_not_skipped(tmp_path: Path) -> None:
         # valid number" where a float is read, and read as an integer elsewhere).
         ('{"t": "' + "9" * 400 + '", "a": [2, -1' + "0" * 309 + ", 1" + "0" * 400 + "]}",
          "line 1 column 420: expected a finite number; "
-         "found -100000000000000000000000000000000000000 (beyond the largest number, about "
-         "1.8e308)"),
+         f"found -1{'0' * 75}... (beyond the largest number, about 1.8e308)"),
+        # A long number is shown shortened, marked so (it was cut at 40 characters, unmarked).
+        ('{"a": 1' + "0" * 5000 + ".5}", "line 1 column 7: expected a finite number; "
+         f"found 1{'0' * 76}... (beyond the largest number, about 1.8e308)"),
         ('{"a": 1} {"b": 2}', "line 1 column 10: expected valid JSON; "
                               "found more text after the JSON value"),
         ('{"a": "x', "line 1 column 7: expected valid JSON; found a string that is not closed"),

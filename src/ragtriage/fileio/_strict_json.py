@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from ..errors import InputError, Problem, ProblemCollector
+from ..errors import InputError, Problem, ProblemCollector, shortened
 from ._limits import MAX_DEPTH, MAX_INT_DIGITS
 from ._open import file_problem
 
@@ -86,7 +86,7 @@ def _constant(name: str) -> Any:
 def _beyond(text: str) -> StrictJSONError:
     """A number, float or integer, that a float cannot hold (it would be infinity)."""
     return StrictJSONError(
-        FINITE, f"{text[:40]} (beyond the largest number, about 1.8e308)", text
+        FINITE, f"{shortened(text)} (beyond the largest number, about 1.8e308)", text
     )
 
 
