@@ -72,6 +72,11 @@ def test_a_bom_inside_a_jsonl_file_is_not_skipped(tmp_path: Path) -> None:
         # A long number is shown shortened, marked so (it was cut at 40 characters, unmarked).
         ('{"a": 1' + "0" * 5000 + ".5}", "line 1 column 7: expected a finite number; "
          f"found 1{'0' * 76}... (beyond the largest number, about 1.8e308)"),
+        # A lone surrogate escape is named where it is written (it was at "(file)"): not a
+        # pair's, nor a backslash escaped by another.
+        ('{"a": "\\ud83d\\ude00 \\\\ud800",\n "b": ["x\\udc00\\ud800"]}',
+         "line 2 column 10: expected text UTF-8 can encode; "
+         "found a lone surrogate escape \\udc00 in a string"),
         ('{"a": 1} {"b": 2}', "line 1 column 10: expected valid JSON; "
                               "found more text after the JSON value"),
         ('{"a": "x', "line 1 column 7: expected valid JSON; found a string that is not closed"),
@@ -83,6 +88,15 @@ def test_parse_json_refuses_with_a_place(text: str, found: str) -> None:
     with pytest.raises(InputError) as caught:
         fileio.parse_json(text, "f.json")
     assert _message(caught) == f"f.json: {found}"
+
+
+def test_a_lone_surrogate_in_a_jsonl_line_is_named_by_its_line_and_column() -> None:
+    with pytest.raises(InputError) as caught:
+        fileio.parse_json('{"q": "a\\ud800"}', "f.jsonl", 4)
+    assert _message(caught) == (
+        "f.jsonl: line 4 column 9: expected text UTF-8 can encode; "
+        "found a lone surrogate escape \\ud800 in a string"
+    )
 
 
 @pytest.mark.parametrize(

@@ -164,7 +164,7 @@ def test_a_surrogate_in_an_answer_leaves_the_previous_report_and_sheet(tmp_path:
     )
     message = (
         "Error: 1 problem found in the input:\n"
-        "- runs/baseline.json: (file): expected text UTF-8 can encode; "
+        "- runs/baseline.json: line 37 column 34: expected text UTF-8 can encode; "
         "found a lone surrogate escape \\ud800 in a string\n"
     )
     assert [(r.code, r.stderr) for r in results] == [(2, message), (2, message)]

@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import InputError, Problem, ProblemCollector, shortened
 from ._limits import MAX_DEPTH, MAX_INT_DIGITS
 from ._open import file_problem
+from ._surrogates import lone_surrogate
 
 FINITE = "a finite number"
 """What a number in any input must be (the same words for every file kind)."""
@@ -43,16 +44,23 @@ _DESCRIPTIONS = (
 
 class StrictJSONError(ValueError):
     """JSON a strict rule refuses: what was `expected` and what was `found` (and the number
-    `token` that broke the rule, to locate it in the text; `twice`: a key written twice)."""
+    `token` that broke the rule, to locate it in the text; `twice`: a key written twice;
+    `at`: where in the text it is, when known)."""
 
     def __init__(
-        self, expected: str, found: str, token: str | None = None, twice: bool = False
+        self,
+        expected: str,
+        found: str,
+        token: str | None = None,
+        twice: bool = False,
+        at: int | None = None,
     ) -> None:
         super().__init__(f"expected {expected}; found {found}")
         self.expected = expected
         self.found = found
         self.token = token
         self.twice = twice
+        self.at = at
 
 
 def _too_deep(limit: int) -> StrictJSONError:
@@ -155,26 +163,6 @@ def _locate(text: str, token: str | None, line: int | None) -> str:
     return "(file)" if line is None else f"line {line}"
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]", re.ASCII)
-
-
-def _first_surrogate(value: Any) -> str | None:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                return f"\\u{ord(item[exc.start]):04x}"
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return None
-
-
 def depth_problem(value: Any, limit: int = MAX_DEPTH) -> bool:
     """True when `value` nests lists and dicts more than `limit` levels deep."""
     level = [value] if isinstance(value, (dict, list)) else []
@@ -209,8 +197,9 @@ def _raw_decode(
     piece = text[start:end]
     if piece.count("[") + piece.count("{") > max_depth and depth_problem(value, max_depth):
         raise _too_deep(max_depth)
-    if _SURROGATE_ESCAPE.search(piece) and (bad := _first_surrogate(value)) is not None:
-        raise StrictJSONError("text UTF-8 can encode", f"a lone surrogate escape {bad} in a string")
+    if (lone := lone_surrogate(text, start, end, value)) is not None:
+        found = f"a lone surrogate escape {lone[1]} in a string"
+        raise StrictJSONError("text UTF-8 can encode", found, at=lone[0])
     return value, end
 
 
@@ -236,8 +225,8 @@ def _decode(text: str, label: str, line: int | None, start: int) -> tuple[Any, i
                 at = len(text.rstrip("\r\n"))
         raise file_problem(label, "valid JSON", found, _where(text, at, line)) from None
     except StrictJSONError as exc:
-        second = _second_key(text, start) if exc.twice else None
-        where = _locate(text, exc.token, line) if second is None else _where(text, second, line)
+        place = _second_key(text, start) if exc.twice else exc.at
+        where = _locate(text, exc.token, line) if place is None else _where(text, place, line)
         raise file_problem(label, exc.expected, exc.found, where) from None
 
 
