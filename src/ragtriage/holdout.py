@@ -255,9 +255,9 @@ def record_look(
                     line = "\n" + line
             handle.write(line.encode("utf-8"))
     except OSError as exc:
-        raise file_problem(
-            str(path), "a writable holdout ledger (or pass --ledger)", exc.strerror or str(exc)
-        ) from exc
+        hint = " (or pass --ledger)" if ledger is None else ""  # not when it was passed
+        expected = f"a writable holdout ledger{hint}"
+        raise file_problem(str(path), expected, exc.strerror or str(exc)) from exc
     same = _same_file(shown, path.parent, {e.evalset for e in previous})
     looks = sum(e.dataset_sha256 == sha or e.evalset in same for e in previous)
     return HoldoutLook(path, entry, 1 + looks, shown)

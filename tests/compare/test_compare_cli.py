@@ -782,3 +782,27 @@ def test_runs_not_grouped_keep_their_files_in_the_order_given(example: Path) -> 
     )
     assert [g.label for g in comparison.groups] == ["improved", "baseline"]
     assert [s.path for s in comparison.sources if s.kind == "run"] == runs
+
+
+def test_a_ledger_that_cannot_be_written_names_the_option_only_when_it_was_not_passed(
+    example: Path,
+) -> None:
+    # Before, "(or pass --ledger)" was said to one who had passed --ledger.
+    ledger = example / "missing" / "ledger.jsonl"
+    args = ["evaluate", *_files(example)[:5], "--include-holdout", "--ledger", str(ledger)]
+    assert _invoke(*args)[::2] == (2, (
+        "Error: 1 problem found in the input:\n"
+        f"- {ledger}: (file): expected a writable holdout ledger; found No such file or "
+        "directory\n"
+    ))
+    # The ledger beside the evaluation set (here in a folder that is gone): the hint stays.
+    from ragtriage.errors import InputError
+    from ragtriage.holdout import record_look
+
+    evalset = example / "gone" / "evalset.json"
+    with pytest.raises(InputError) as refused:
+        record_look((str(evalset), "0" * 64), 2, command="evaluate", runs=["baseline"])
+    assert [p.message() for p in refused.value.problems] == [
+        f"{example / 'gone' / 'evalset.holdout-ledger.jsonl'}: (file): expected a writable "
+        "holdout ledger (or pass --ledger); found No such file or directory"
+    ]
