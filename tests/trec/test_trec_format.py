@@ -534,6 +534,24 @@ def test_cli_trec_eval_refuses_an_empty_qrels_or_run(tmp_path: Path) -> None:
     assert ok.exit_code == 0
 
 
+def test_a_qrels_or_run_of_only_blank_lines_says_so(tmp_path: Path) -> None:
+    # Before, "found an empty file", by trec-eval and import trec alike.
+    from ragtriage.importers import import_trec
+
+    blank, run = tmp_path / "blank.txt", tmp_path / "r.txt"
+    blank.write_text("  \n\t\n\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 1.5 t\n", encoding="utf-8")
+    qrels_line = (
+        f"{blank}: (file): expected at least one judgement line (question ID, iteration, "
+        "document ID, grade); found only blank lines"
+    )
+    result = CliRunner().invoke(cli, ["trec-eval", str(blank), str(run)])
+    assert (result.exit_code, result.output.splitlines()[1:]) == (2, [f"- {qrels_line}"])
+    with pytest.raises(InputError) as caught:
+        import_trec(blank, [run])
+    assert [p.message() for p in caught.value.problems] == [qrels_line]
+
+
 def test_a_field_count_names_a_separator_trec_eval_does_not_split_at(tmp_path: Path) -> None:
     # "q1 0 d\u00a0x 1" shows 4 fields; the no-break space made it 5, so the message says so
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"

@@ -229,11 +229,15 @@ def read_through(problems: Sequence[Problem]) -> bool:
     return not any(_UNREAD.match(p.field) or p.found == LONGER_LINE for p in problems)
 
 
-def nothing_to_read(label: str, kind: Literal["qrels", "run"], comments: int) -> Problem:
-    """The problem of a qrels or run file without one line to read (empty, or only comments):
-    it would give an empty evaluation set or run, never what was meant."""
+def nothing_to_read(
+    label: str, kind: Literal["qrels", "run"], comments: int, blank: bool = False
+) -> Problem:
+    """The problem of a qrels or run file without one line to read (empty, only comments, or
+    with `blank`, only blank lines): it would give an empty evaluation set or run, never what
+    was meant."""
     what, fields = ("judgement", QRELS_FIELDS) if kind == "qrels" else ("run", RUN_FIELDS)
-    found = f"only {counted(comments, 'comment line')}" if comments else "an empty file"
+    empty = "only blank lines" if blank else "an empty file"  # as JSONL files say
+    found = f"only {counted(comments, 'comment line')}" if comments else empty
     return Problem(label, None, "(file)", f"at least one {what} line ({', '.join(fields)})", found)
 
 
@@ -244,7 +248,7 @@ def first_line_problem(path: PathArg, kind: Literal["qrels", "run"]) -> Problem 
     that cannot be read (missing, not UTF-8, ...).
     """
     path = as_path(path)
-    comments, form = 0, file_kind(path)
+    comments, blanks, form = 0, 0, file_kind(path)
     if form in ("json", "parquet"):  # their readers refuse a file without records
         return None
     for _number, line in text_lines(path, str(path), gunzip=form == "gzip"):
@@ -252,7 +256,8 @@ def first_line_problem(path: PathArg, kind: Literal["qrels", "run"]) -> Problem 
         if parts and not parts[0].startswith("#"):
             return None
         comments += bool(parts)
-    return nothing_to_read(str(path), kind, comments)
+        blanks += not parts
+    return nothing_to_read(str(path), kind, comments, blanks > 0)
 
 
 def read_qrels(path: PathArg) -> Qrels:

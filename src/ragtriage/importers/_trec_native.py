@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import InputError, Problem, ProblemCollector, found_text, option_problem
 from ..formats.trec_files import (
     TrecRun,
+    first_line_problem,
     nothing_to_read,
     parse_qrels,
     parse_run,
@@ -54,14 +55,16 @@ def import_trec(
     judged_ids: set[str] = set()  # every qrels line's question, valid or not
     judged = parse_qrels(qrels, collector, seen=judged_ids, comments=comments)
     if not judged and len(collector.problems) == before:
-        collector.extend([nothing_to_read(str(qrels), "qrels", len(comments))])
+        empty = first_line_problem(qrels, "qrels")  # read again: blank lines, or no byte
+        collector.extend([empty or nothing_to_read(str(qrels), "qrels", len(comments))])
     known = judged_ids if read_through(collector.problems) else set()  # else: unknown
     parsed: list[tuple[Path, TrecRun]] = []
     for path in runs:
         comments, before = [], len(collector.problems)
         ranked = parse_run(path, collector, None, comments)
         if not ranked and len(collector.problems) == before:
-            collector.extend([nothing_to_read(str(path), "run", len(comments))])
+            empty = first_line_problem(path, "run")
+            collector.extend([empty or nothing_to_read(str(path), "run", len(comments))])
         parsed.append((path, ranked))
         for qid in sorted(set(ranked) - known) if known else ():
             # the evaluation set holds the qrels' questions only: `evaluate` would refuse it
