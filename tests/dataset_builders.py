@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,3 +71,17 @@ def askable(snapshot: dict[str, Any], questions: list[dict[str, Any]]) -> None:
             for g in q["required_evidence"]
         ):
             del q["user_groups"]
+
+
+def first_label_each(labels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`labels` (a claim's, or a result's fact labels) without a labeller's second label of an
+    item, which a run refuses as a label file does; left out after the draws, so that the rest
+    of a generated run is as drawn."""
+    seen: set[tuple[Any, str]] = set()
+    out = []
+    for label in labels:
+        key = (label.get("fact_id"), json.dumps(label["labeller"], sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            out.append(label)
+    return out

@@ -19,7 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from dataset_builders import HUMAN, JUDGE, askable
+from dataset_builders import HUMAN, JUDGE, askable, first_label_each
 
 from .views import Detectors, Snapshot, context_hash
 
@@ -149,7 +149,7 @@ def _labels(
         if hashed is not None:
             label["context_hash"] = stamp if hashed == "current" else "sha256:" + "0" * 64
         labels.append(label)
-    return _first_each(labels)
+    return first_label_each(labels)
 
 
 def _result(
@@ -209,19 +209,6 @@ def _result(
             for f in facts if draw(st.booleans())
         ]
     return res
-
-
-def _first_each(labels: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`labels` (a claim's, or a result's fact labels) without a labeller's second label of an
-    item: a run refuses it, as a label file does."""
-    seen: set[tuple[Any, str]] = set()
-    out = []
-    for label in labels:
-        key = (label.get("fact_id"), json.dumps(label["labeller"], sort_keys=True))
-        if key not in seen:
-            seen.add(key)
-            out.append(label)
-    return out
 
 
 def _split_labels(draw: st.DrawFn, run: dict[str, Any]) -> dict[str, Any]:
