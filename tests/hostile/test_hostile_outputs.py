@@ -8,7 +8,11 @@ leaves a partial file and never destroys an older good one.
 from __future__ import annotations
 
 import json
+import os
+import resource
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,6 +139,48 @@ def test_a_write_failing_half_way_leaves_the_old_file_and_no_partial(tmp_path: P
         handle.write(str(1 / 0))
     assert target.read_bytes() == b"a,b\r\n1,2\r\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sheet.csv"]
+
+
+def test_outputs_written_together_are_all_or_none(tmp_path: Path) -> None:
+    first, second = tmp_path / "report.json", tmp_path / "page.html"
+    first.write_text("old report", encoding="utf-8")
+    with pytest.raises(ZeroDivisionError), fileio.outputs_together():
+        fileio.write_text(first, "new report")
+        fileio.write_text(second, str(1 / 0))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+    assert first.read_text(encoding="utf-8") == "old report"
+    with fileio.outputs_together():
+        fileio.write_text(first, "new report")
+        with fileio.outputs_together():  # an inner block joins the outer one
+            fileio.write_text(second, "new page")
+        assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
+            "report.json"
+        ]
+    assert (first.read_text(encoding="utf-8"), second.read_text(encoding="utf-8")) == (
+        "new report", "new page"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html", "report.json"]
+
+
+def test_a_command_whose_second_output_fails_writes_neither(tmp_path: Path) -> None:
+    # Before: ok.txt was replaced by the new report, then writing r.html failed (a full disk;
+    # here files may not grow past 50 kB) and the message said "Nothing was written".
+    (tmp_path / "ok.txt").write_text("old report", encoding="utf-8")
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, 50_000))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ragtriage", "evaluate", "--example", "-o", "ok.txt",
+         "--html", "r.html"],
+        capture_output=True, text=True, cwd=tmp_path, preexec_fn=small_files, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(EXAMPLE.parents[2])},
+    )
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        2, "Error: cannot write r.html: File too large. Nothing was written."
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.txt"]
+    assert (tmp_path / "ok.txt").read_text(encoding="utf-8") == "old report"
 
 
 def test_a_new_file_gets_the_usual_permissions_and_an_old_one_keeps_its_own(

@@ -49,7 +49,7 @@ def write_imported(
 ) -> WrittenNative:
     """Write `snapshot.json`, `evalset.json` and one `NAME.jsonl` per run into `output`;
     nothing when one of them is a file of `inputs` (the option naming each and its path)."""
-    from ..fileio import refuse_inputs
+    from ..fileio import outputs_together, refuse_inputs
     from ..importers import write_native
 
     folder = as_path(output)
@@ -59,8 +59,9 @@ def write_imported(
         **{folder / f"{run.name}.jsonl": run for run in runs},
     }
     refuse_inputs(files, inputs)
-    for path, model in files.items():
-        write_native(model, path)
+    with outputs_together():
+        for path, model in files.items():
+            write_native(model, path)
     names = tuple(path.name for path in list(files)[2:])
     return WrittenNative(folder, len(snapshot.documents), len(evalset.questions), names)
 
@@ -238,7 +239,7 @@ def export_trec_files(
     """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run; notes
     name what is left out: questions without required evidence (qrels), and DATASET's holdout
     (both files) unless `include_holdout`, whose look is recorded before anything is written."""
-    from ..fileio import refuse_overwrites
+    from ..fileio import outputs_together, refuse_overwrites
     from ..holdout import HOLDOUT, Notice, holdout_ids, kept_questions
     from ..importers import export_trec
     from ..request import Request, log_notice
@@ -263,18 +264,19 @@ def export_trec_files(
     if evalset is not None and not include_holdout:
         evalset, answered = kept_questions(evalset, answered, lambda q: q.split != HOLDOUT)
     tell = notify or log_notice
-    left = export_trec(
-        evalset,
-        answered[0] if answered else None,
-        qrels_path=as_optional_path(qrels_out),
-        run_path=as_optional_path(run_out),
-        tag=run_tag,
-        evalset_file=str(dataset),
-        run_file=str(run_file),
-        before_writing=lambda: [tell(n) for n in request.holdout_notices(
-            held, "export trec", [r.name for r in answered], "writes"
-        )],
-    )
+    with outputs_together():  # the qrels and the run: both or neither
+        left = export_trec(
+            evalset,
+            answered[0] if answered else None,
+            qrels_path=as_optional_path(qrels_out),
+            run_path=as_optional_path(run_out),
+            tag=run_tag,
+            evalset_file=str(dataset),
+            run_file=str(run_file),
+            before_writing=lambda: [tell(n) for n in request.holdout_notices(
+                held, "export trec", [r.name for r in answered], "writes"
+            )],
+        )
     if left:
         shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
         tell(Notice("note", (

@@ -86,7 +86,7 @@ def run_files(
     sent to the endpoint and the answer and outcome are recorded.
     """
     from .._optional import require_extra
-    from ..fileio import OutputError, refuse_inputs, same_file
+    from ..fileio import OutputError, outputs_together, refuse_inputs, same_file
 
     require_extra("retrieval", "ragtriage run")
     from ..importers import write_native
@@ -156,9 +156,10 @@ def run_files(
         name=run_name, cache_dir=cache_dir, use_cache=not no_cache, progress=progress,
         generation=generation,
     )
-    write_native(result.run, path)
-    if chunked is not None:
-        write_native(result.snapshot, chunked)
+    with outputs_together():  # the run and the chunked snapshot: both or neither
+        write_native(result.run, path)
+        if chunked is not None:
+            write_native(result.snapshot, chunked)
     return WrittenRunFile(result, path, generation is not None)
 
 
@@ -214,6 +215,7 @@ def judge_files(
     `llama.cpp`, `json_object` for the other kinds.
     """
     from ..executors import ExecutorName, check_ray_address
+    from ..fileio import outputs_together
     from ..judges import (
         AUTO_RESPONSE_FORMAT,
         RESPONSE_FORMATS,
@@ -337,7 +339,8 @@ def judge_files(
         check_answered(result, options.base_url)
     inputs = [("DATASET", dataset), *(("--run", path) for path in as_paths(runs))]
     inputs += [] if snapshot is None else [("--snapshot", snapshot)]
-    written = write_outputs(result, out, inputs)
+    with outputs_together():
+        written = write_outputs(result, out, inputs)
     if result.stats.stopped is not None:
         files = ", ".join(str(w.labels) for w in written)
         raise EndpointError(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, each_or_refused
+from ..fileio import outputs_together
 from ..paths import PathArg, as_path, as_paths
 from ._converting import check_some_run
 
@@ -82,7 +83,8 @@ def review_import_files(
         lambda pair: merge_into_file(pair[1], pair[0], force=force),
         zip(imported.label_sets, targets, strict=True),
     )
-    written = tuple(write_model(m.labels, t) for m, t in zip(merged, targets, strict=True))
+    with outputs_together():
+        written = tuple(write_model(m.labels, t) for m, t in zip(merged, targets, strict=True))
     return ImportedSheet(
         imported, written, tuple(m.kept for m in merged), tuple(m.replaced for m in merged)
     )

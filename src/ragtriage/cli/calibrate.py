@@ -9,6 +9,7 @@ import click
 
 from ..api import calibrate_labels
 from ..calibration import calibration_json, render_calibration
+from ..fileio import outputs_together
 from ..holdout import HoldoutPolicy
 from ..render import dumps
 from ..validation import LEVEL_RANGE
@@ -91,6 +92,8 @@ def calibrate_command(
         holdout_warn_after=holdout.warn_after, ledger=holdout.ledger, notify=print_notice,
     )
     text = dumps(calibration_json(result))
-    if record is not None:
-        write_output(text, record)
-    write_output(text if fmt == "json" else render_calibration(result, terminal_width()), output)
+    with outputs_together():  # both or neither; stdout, which cannot be taken back, last
+        if record is not None:
+            write_output(text, record)
+        report = text if fmt == "json" else render_calibration(result, terminal_width())
+        write_output(report, output)

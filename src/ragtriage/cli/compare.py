@@ -9,6 +9,7 @@ import click
 
 from ..api import compare_request
 from ..compare import comparison_json, render_comparison_markdown, render_comparison_table
+from ..fileio import outputs_together
 from ..render import dumps
 from ..request import Request
 from ..validation import (
@@ -106,6 +107,7 @@ def compare_command(
         text = render_comparison_markdown(result)
     else:
         text = render_comparison_table(result, terminal_width(), all_measures=all_measures)
-    write_output(text, output)
-    if html is not None:
-        write_html(found.evaluation, html, comparison=result)
+    with outputs_together():  # both or neither; stdout, which cannot be taken back, last
+        if html is not None:
+            write_html(found.evaluation, html, comparison=result)
+        write_output(text, output)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..api import evaluate_request
+from ..fileio import outputs_together
 from ..render import evaluation_text
 from ..request import Request
 from ._common import (
@@ -53,6 +54,7 @@ def evaluate_command(
         from ..render import render_table
 
         text = render_table(result, terminal_width(), all_measures=all_measures)
-    write_output(text, output)
-    if html is not None:
-        write_html(result, html)
+    with outputs_together():  # both or neither; stdout, which cannot be taken back, last
+        if html is not None:
+            write_html(result, html)
+        write_output(text, output)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..api import gate_request
+from ..fileio import outputs_together
 from ..gate import gate_json, render_gate_markdown, render_gate_table, render_junit
 from ..render import dumps
 from ..request import Request
@@ -73,8 +74,9 @@ def gate_command(
         text = render_gate_markdown(result)
     else:
         text = render_gate_table(result, terminal_width())
-    write_output(text, output)
-    if junit is not None:
-        write_output(render_junit(result), junit)
+    with outputs_together():  # both or neither; stdout, which cannot be taken back, last
+        if junit is not None:
+            write_output(render_junit(result), junit)
+        write_output(text, output)
     if not result.passed:
         sys.exit(EXIT_GATE_FAILED)

@@ -17,6 +17,7 @@ import stat
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
@@ -176,7 +177,10 @@ def atomic_output(
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, _mode_for(path))
-        os.replace(temp, path)
+        if (pending := _TOGETHER.get()) is not None:
+            pending.append((temp, path))  # renamed, or removed, when `outputs_together` ends
+        else:
+            os.replace(temp, path)
         done = True
     except OSError as exc:
         raise OutputError(path, _reason(exc)) from None
@@ -187,6 +191,37 @@ def atomic_output(
         ) from None
     finally:
         if not done:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+_TOGETHER: ContextVar[list[tuple[str, Path]] | None] = ContextVar("_TOGETHER", default=None)
+"""The temporary files of the running `outputs_together` block, each with its target."""
+
+
+@contextlib.contextmanager
+def outputs_together() -> Iterator[None]:
+    """A command's several outputs, all or none: each output `atomic_output` completes in the
+    block waits, as its temporary file, and all are renamed into place when the block ends
+    without an exception; on any failure (a later output's full disk, an interrupt) every
+    temporary file is removed and no target is touched. A block inside another joins it."""
+    if _TOGETHER.get() is not None:
+        yield
+        return
+    pending: list[tuple[str, Path]] = []
+    token = _TOGETHER.set(pending)
+    try:
+        yield
+        while pending:  # renaming in one folder does not fail but for a vanished folder
+            temp, path = pending[0]
+            try:
+                os.replace(temp, path)
+            except OSError as exc:
+                raise OutputError(path, _reason(exc)) from None
+            pending.pop(0)
+    finally:
+        _TOGETHER.reset(token)
+        for temp, _ in pending:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
 

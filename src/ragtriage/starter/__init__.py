@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..fileio import check_output, file_problem, make_folder, write_bytes
+from ..fileio import check_output, file_problem, make_folder, outputs_together, write_bytes
 from ..paths import PathArg, as_path
 
 __all__ = ["STARTER_FILES", "StarterDataset", "dataset_arguments", "write_starter"]
@@ -82,10 +82,11 @@ def write_starter(directory: PathArg, *, force: bool = False) -> StarterDataset:
         check_output(target / name)
     make_folder(target)
     written, replaced = [], []
-    for name in STARTER_FILES:
-        path = target / name
-        if path.exists():
-            replaced.append(path)
-        write_bytes(path, (_FILES / name).read_bytes())
-        written.append(path)
+    with outputs_together():
+        for name in STARTER_FILES:
+            path = target / name
+            if path.exists():
+                replaced.append(path)
+            write_bytes(path, (_FILES / name).read_bytes())
+            written.append(path)
     return StarterDataset(target, tuple(written), tuple(replaced))
