@@ -3,9 +3,12 @@ command or its forked workers, and no output file (outputs are written whole or 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,41 @@ def test_a_forked_worker_leaves_ctrl_c_to_the_command() -> None:
         env={**os.environ, "PYTHONPATH": str(SRC)},
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "[10, 20, 30]\n", "")
+
+
+def _full_pipe() -> tuple[int, int]:
+    """A pipe whose buffer is full: a process writing to it waits until it is read."""
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(write, b"x" * 4096)
+    os.set_blocking(write, True)
+    return read, write
+
+
+def test_sigterm_ends_the_command_with_143_and_leaves_no_partial_file(tmp_path: Path) -> None:
+    # Before: no SIGTERM handler, so the process died where it was and left its temporary
+    # file (.r.html.XXXX.partial) beside the output. Here the command waits at a known
+    # point: its HTML page is written (not yet renamed) and its report to stdout waits on a
+    # full pipe.
+    read, write = _full_pipe()
+    command = [sys.executable, "-m", "ragtriage", "evaluate", "--example", "--html", "r.html"]
+    process = subprocess.Popen(
+        command, stdout=write, stderr=subprocess.PIPE, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    os.close(write)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".r.html.*.partial")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.2)  # the page written, the report waits on stdout
+    process.send_signal(signal.SIGTERM)
+    with os.fdopen(read, "rb") as stdout:  # the report goes on once read
+        stdout.read()
+    assert process.stderr is not None
+    stderr = process.stderr.read().decode()
+    assert (process.wait(timeout=30), stderr.splitlines()[-2:]) == (
+        143, ["", "Aborted: terminated (SIGTERM)."]
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -19,6 +19,7 @@ R = TypeVar("R")
 EXIT_GATE_FAILED = 1
 EXIT_INVALID = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 _HELD: list[Any] = []
 """The last command's result (see `held`)."""

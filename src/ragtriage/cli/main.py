@@ -11,16 +11,18 @@ from __future__ import annotations
 import atexit
 import keyword
 import os
+import signal
 import sys
 import threading
 from dataclasses import dataclass
 from importlib import import_module
+from types import FrameType
 from typing import NoReturn
 
 import click
 
 from .._version import __version__
-from ._common import EXIT_INTERRUPTED, examples
+from ._common import EXIT_INTERRUPTED, EXIT_TERMINATED, examples
 
 
 @dataclass(frozen=True)
@@ -114,13 +116,23 @@ class LazyGroup(click.Group):
         return name, command, rest
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the command; an interrupt (Ctrl-C) ends it with status 130, as a shell reports
-        a command SIGINT stopped, not click's 1 (a failed gate's)."""
+        """Run the command; an interrupt (Ctrl-C) ends it with status 130 and SIGTERM (a CI
+        cancel, `timeout`, `docker stop`) with 143, as a shell reports a command either signal
+        stopped, not click's 1 (a failed gate's). Both unwind the command first, so no
+        temporary output file is left and forked workers are stopped."""
+        main_thread = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("\nAborted: interrupted (SIGINT).", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except _Terminated:
+            click.echo("\nAborted: terminated (SIGTERM).", err=True)
+            raise click.exceptions.Exit(EXIT_TERMINATED) from None
+        finally:
+            if main_thread:  # None: a handler not set from Python, which cannot be restored
+                signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of `--help`, from the static table (no command is imported)."""
@@ -133,6 +145,15 @@ class LazyGroup(click.Group):
         ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+class _Terminated(BaseException):
+    """SIGTERM reached the command: raised in its main thread to unwind it as Ctrl-C does (a
+    BaseException, so that no `except Exception` takes it for a failure to report)."""
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated
 
 
 def refuse_repeats(command: click.Command, ctx: click.Context, args: list[str]) -> None:
