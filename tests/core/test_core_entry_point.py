@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 import sys
 import textwrap
@@ -133,3 +134,32 @@ def test_the_last_command_result_is_held_until_the_next(tmp_path: Path) -> None:
     [(evaluation, diagnoses)] = common._HELD
     assert isinstance(evaluation, Evaluation) and evaluation is not result
     assert diagnoses == evaluation.diagnoses
+
+
+FIXTURE = Path(__file__).parents[1] / "data" / "article-fixture.json"
+
+
+def test_a_full_stdout_is_one_line_and_status_2() -> None:
+    # Before: a 45-line OSError traceback and status 1 (a failed gate's).
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ragtriage", "evaluate", str(FIXTURE), "--format", "json"],
+            stdout=full, stderr=subprocess.PIPE, timeout=120, check=False,
+        )
+    assert (done.returncode, done.stderr) == (
+        2, b"Error: cannot write the report to standard output: no space left on the device\n"
+    )
+
+
+def test_a_reader_that_stops_ends_the_command_quietly_with_141() -> None:
+    # Before: status 1 (click turns a broken pipe into 1, a failed gate's) for `| head`.
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the report is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ragtriage", "evaluate", str(FIXTURE), "--format", "json"],
+            stdout=write, stderr=subprocess.PIPE, timeout=120, check=False,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, b"")

@@ -14,8 +14,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ragtriage.cli._bounds import FiniteFloatRange
-from ragtriage.cli._common import KType
+from ragtriage.cli._bounds import FiniteFloatRange, KType
 from ragtriage.cli.main import cli
 from ragtriage.validation import MAX_CUTOFF
 

@@ -24,7 +24,7 @@ HEAVY = ("numpy", "pydantic", "pydantic_core", "rich", "jinja2", "pyarrow", "htt
 """Packages a start must not import."""
 LIGHT_RAGTRIAGE = {"ragtriage", "ragtriage._lazy", "ragtriage._version", "ragtriage.errors",
                    "ragtriage.cli", "ragtriage.cli.main", "ragtriage.cli._common",
-                   "ragtriage.__main__"}
+                   "ragtriage.cli._bounds", "ragtriage.__main__"}
 """The only ragtriage modules `--version` and `--help` import."""
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..errors import NumberRange
+from ..errors import NumberRange, RagtriageError
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -33,3 +33,23 @@ def bounded(bound: NumberRange) -> click.IntRange | FiniteFloatRange:
     if bound.integer:
         return click.IntRange(int(bound.low), int(bound.high))
     return FiniteFloatRange(bound.low, bound.high, min_open=bound.low_open)
+
+
+class KType(click.ParamType):  # type: ignore[type-arg]
+    """The cut-off k: a positive integer, with the same message as file-level checks."""
+
+    name = "k"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int:
+        from ..validation import parse_k
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            raw: str | int = value
+        else:
+            raw = str(value)
+        try:
+            return parse_k(raw)
+        except RagtriageError as exc:
+            self.fail(str(exc).splitlines()[-1].removeprefix("- "), param, ctx)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from ..errors import InputError, RagtriageError, RequestError, found_text, option_problem
+from ._bounds import KType
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -20,6 +22,7 @@ EXIT_GATE_FAILED = 1
 EXIT_INVALID = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+EXIT_BROKEN_PIPE = 141
 
 _HELD: list[Any] = []
 """The last command's result (see `held`)."""
@@ -76,8 +79,17 @@ def write_output(text: str | Iterable[str | bytes | memoryview], output: Path | 
     """Write a rendered report (its text, or its text in pieces: text or UTF-8 bytes) to a
     file (whole or not at all), or to stdout."""
     if output is None:
-        for piece in [text] if isinstance(text, str) else text:
-            click.echo(piece if isinstance(piece, str | bytes) else bytes(piece), nl=False)
+        try:
+            for piece in [text] if isinstance(text, str) else text:
+                click.echo(piece if isinstance(piece, str | bytes) else bytes(piece), nl=False)
+        except BrokenPipeError:  # the reader stopped (`| head`): stop quietly, as on SIGPIPE
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing to flush
+            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+        except OSError as exc:  # a full disk (`> /dev/full`), ...
+            from ..fileio import os_reason
+
+            reason = os_reason(exc)
+            raise _CannotWrite(f"cannot write the report to standard output: {reason}") from None
     else:
         from ..fileio import write_text
 
@@ -188,26 +200,6 @@ def output_path_option(
         callback=checked_output(folder),
         help=help,
     )
-
-
-class KType(click.ParamType):  # type: ignore[type-arg]
-    """The cut-off k: a positive integer, with the same message as file-level checks."""
-
-    name = "k"
-
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> int:
-        from ..validation import parse_k
-
-        if isinstance(value, int) and not isinstance(value, bool):
-            raw: str | int = value
-        else:
-            raw = str(value)
-        try:
-            return parse_k(raw)
-        except RagtriageError as exc:
-            self.fail(str(exc).splitlines()[-1].removeprefix("- "), param, ctx)
 
 
 def with_options(

@@ -19,9 +19,8 @@ from ..validation import (
     RerankKind,
     RetrieverKind,
 )
-from ._bounds import bounded
+from ._bounds import KType, bounded
 from ._common import (
-    KType,
     examples,
     handle_errors,
     output_option,

@@ -74,7 +74,8 @@ def refuse_overwrites(
                 raise OutputError(path, f"it is also this command's {option}")
 
 
-def _reason(exc: OSError) -> str:
+def os_reason(exc: OSError) -> str:
+    """Why an OS call failed, in the words of every `cannot write` message."""
     names = {
         errno.ENOENT: "its folder does not exist",
         errno.ENOTDIR: "a part of the path is a file, not a folder",
@@ -101,7 +102,7 @@ def check_output(path: PathArg, *, folder: bool = False) -> None:
     except OSError as exc:  # a name too long, a folder that cannot be searched, ...
         # Below a file, an output folder is refused naming that file (below).
         if not folder or exc.errno != errno.ENOTDIR:
-            raise OutputError(path, _reason(exc)) from None
+            raise OutputError(path, os_reason(exc)) from None
         mode = None
     if folder:
         if mode is not None and not stat.S_ISDIR(mode):
@@ -139,7 +140,7 @@ def make_folder(path: PathArg) -> None:
     except FileExistsError:
         raise OutputError(path, "it exists and is not a folder") from None
     except OSError as exc:
-        raise OutputError(path, _reason(exc)) from None
+        raise OutputError(path, os_reason(exc)) from None
 
 
 def _mode_for(path: Path) -> int:
@@ -164,7 +165,7 @@ def atomic_output(
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     except OSError as exc:
-        raise OutputError(path, _reason(exc)) from None
+        raise OutputError(path, os_reason(exc)) from None
     done = False
     try:
         handle: IO[Any] = (
@@ -183,7 +184,7 @@ def atomic_output(
             os.replace(temp, path)
         done = True
     except OSError as exc:
-        raise OutputError(path, _reason(exc)) from None
+        raise OutputError(path, os_reason(exc)) from None
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.start + 1] if isinstance(exc.object, str) else ""
         raise OutputError(
@@ -217,7 +218,7 @@ def outputs_together() -> Iterator[None]:
             try:
                 os.replace(temp, path)
             except OSError as exc:
-                raise OutputError(path, _reason(exc)) from None
+                raise OutputError(path, os_reason(exc)) from None
             pending.pop(0)
     finally:
         _TOGETHER.reset(token)
