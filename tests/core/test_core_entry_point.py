@@ -163,3 +163,12 @@ def test_a_reader_that_stops_ends_the_command_quietly_with_141() -> None:
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (141, b"")
+
+
+@pytest.mark.parametrize("args", ["evaluate --example", "schema run", "trec-eval q.txt r.txt"])
+def test_a_report_for_a_closed_stdout_is_refused_before_the_work(args: str) -> None:
+    # Before: click wrote the report nowhere and the command ended with status 0.
+    done = _shut(args, "1>&-")
+    assert (done.returncode, done.stderr) == (
+        2, b"Error: cannot write the report: standard output is closed\n"
+    )

@@ -79,6 +79,8 @@ def write_output(text: str | Iterable[str | bytes | memoryview], output: Path | 
     """Write a rendered report (its text, or its text in pieces: text or UTF-8 bytes) to a
     file (whole or not at all), or to stdout."""
     if output is None:
+        if sys.stdout is None:  # its descriptor closed (`>&-`): click would write nothing
+            raise _CannotWrite(_STDOUT_CLOSED)
         try:
             for piece in [text] if isinstance(text, str) else text:
                 click.echo(piece if isinstance(piece, str | bytes) else bytes(piece), nl=False)
@@ -167,14 +169,20 @@ _OUTPUTS = "ragtriage.outputs"
 """`click.Context.meta` key: the names of the parameters naming a file the command writes."""
 
 
+_STDOUT_CLOSED = "cannot write the report: standard output is closed"
+
+
 def checked_output(
-    folder: bool = False,
+    folder: bool = False, stdout: bool = False
 ) -> Callable[[click.Context, click.Parameter, Path | None], Path | None]:
     """A click callback refusing, before any work, an output target that cannot be written
-    (`check_output`); `folder`: the option names a folder to write files into. A file (not a
-    folder) is noted as the command's output for `refuse_inputs_as_outputs`."""
+    (`check_output`); `folder`: the option names a folder to write files into; `stdout`: the
+    report goes to stdout without it, refused when closed. A file (not a folder) is noted as
+    the command's output for `refuse_inputs_as_outputs`."""
 
     def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+        if value is None and stdout and sys.stdout is None:
+            raise _CannotWrite(_STDOUT_CLOSED)
         if not folder and param.name is not None:
             ctx.meta.setdefault(_OUTPUTS, set()).add(param.name)
         if value is not None:
@@ -250,7 +258,7 @@ def output_option(
         type=click.Path(path_type=Path),
         required=required,
         metavar=metavar,
-        callback=checked_output(folder=metavar == "DIR"),
+        callback=checked_output(folder=metavar == "DIR", stdout=bool(where)),
         help=f"Write {what} here{where}.",
     )
 
