@@ -100,3 +100,42 @@ def test_sigterm_ends_the_command_with_143_and_leaves_no_partial_file(tmp_path: 
         143, ["", "Aborted: terminated (SIGTERM)."]
     )
     assert list(tmp_path.iterdir()) == []
+
+
+BUSY_WORKERS = """
+import os, sys, time
+from ragtriage.executors import alongside
+
+HERE = os.getpid()
+
+def work(n):
+    if os.getpid() != HERE:  # a forked worker: says it started, then works a while
+        open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+        time.sleep(5)
+    else:
+        time.sleep(60)
+    return n
+
+alongside(work, [(1,), (2,), (3,)])
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_forked_workers_end_with_the_process_that_forked_them(
+    tmp_path: Path, signum: int
+) -> None:
+    # Before: with the parent gone, each worker finished its task (5 s), then printed
+    # `Process ForkPoolWorker-N: ... BrokenPipeError` (34 lines) to the caller's stderr.
+    process = subprocess.Popen(
+        [sys.executable, "-c", BUSY_WORKERS, str(tmp_path)], stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    started = time.monotonic()
+    process.send_signal(signum)
+    assert process.stderr is not None
+    stderr = process.stderr.read()  # its end: when the workers, which share it, have ended
+    assert (process.wait(timeout=30), stderr) == (-signum, b"")
+    assert time.monotonic() - started < 3

@@ -27,7 +27,7 @@ the fork, never pickled (a call in another thread adds its own, never replaces t
 _KEYS = itertools.count()
 
 
-def _default_sigterm() -> None:
+def _default_sigterm(parent: int) -> None:
     # A forked worker dies on SIGTERM, whatever handler it inherited: the pool's `terminate`
     # (run on leaving its block) stops idle workers that way. A handler that raises instead
     # (Ray's driver installs one on `ray.init`, even one that fails) could leave a worker
@@ -36,22 +36,39 @@ def _default_sigterm() -> None:
     # Ctrl-C reaches every process of the group: the caller stops (and terminates the pool),
     # a worker would only print its own traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _end_with(parent)
+
+
+def _end_with(parent: int) -> None:
+    """Have Linux send this forked worker SIGTERM when `parent`, the process that forked it,
+    ends, even by SIGKILL: a worker left behind would finish its task, then print a broken
+    pipe's traceback to the caller's terminal after the command ended."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it ended before the request: no signal will come
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _pool(processes: int) -> multiprocessing.pool.Pool:
-    """Forked workers, each starting with the default SIGTERM action.
+    """Forked workers, each starting with the default SIGTERM action and ending with this
+    process (`_end_with`).
 
     The action is also the default while the workers are forked (from the main thread, where
     a handler can be set): a worker inherits the handler of the moment of its fork, and a
     SIGTERM that reached it before its initializer ran would run an inherited handler.
     """
     context = multiprocessing.get_context("fork")
+    start = (processes, _default_sigterm, (os.getpid(),))
     previous = signal.getsignal(signal.SIGTERM)  # None: a handler not set from Python
     if previous is None or threading.current_thread() is not threading.main_thread():
-        return _widened(context.Pool(processes, initializer=_default_sigterm))
+        return _widened(context.Pool(*start))
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
-        return _widened(context.Pool(processes, initializer=_default_sigterm))
+        return _widened(context.Pool(*start))
     finally:
         signal.signal(signal.SIGTERM, previous)
 
