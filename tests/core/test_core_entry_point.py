@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import subprocess
@@ -172,3 +173,73 @@ def test_a_report_for_a_closed_stdout_is_refused_before_the_work(args: str) -> N
     assert (done.returncode, done.stderr) == (
         2, b"Error: cannot write the report: standard output is closed\n"
     )
+
+
+def _chained(exc: BaseException, context: BaseException) -> BaseException:
+    exc.__context__ = context
+    return exc
+
+
+@pytest.mark.parametrize(
+    ("exc", "said"),
+    [
+        (MemoryError(), "out of memory: the command needs more than this process may use "
+         "(ulimit -v)"),
+        (RuntimeError("can't start new thread"),
+         "out of memory: a thread could not start (ulimit -v, ulimit -u)"),
+        (OSError(errno.EMFILE, "Too many open files"),
+         "too many open files: this process may open no more (ulimit -n)"),
+        (OSError(errno.ENFILE, "Too many open files in system"),
+         "too many open files: the system may open no more (ulimit -n)"),
+        # The pool's own error, raised while it handled the MemoryError of its result thread.
+        (_chained(AssertionError("Cannot have cache"), MemoryError()),
+         "out of memory: the command needs more than this process may use (ulimit -v)"),
+        (RuntimeError("a bug"), None),
+        (OSError(errno.ENOENT, "No such file or directory"), None),
+        (_chained(KeyError("k"), ValueError("v")), None),
+    ],
+)
+def test_only_running_out_of_memory_threads_or_files_is_named(
+    exc: BaseException, said: str | None
+) -> None:
+    assert entry.ran_out(exc) == said
+
+
+MEMORY_BOUND = """
+import resource, sys
+import numpy  # its start-up reserves depend on the machine: bounded after it
+from ragtriage.api import evaluate_request
+from ragtriage.cli import evaluate
+from ragtriage.cli.main import main
+
+with open("/proc/self/status", encoding="ascii") as status:
+    size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+bound = size + int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_AS, (bound, bound))
+sys.argv = ["ragtriage", *sys.argv[2:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("extra", [1 << 20, 10 << 20, 40 << 20])
+def test_running_out_of_memory_is_one_line_status_2_and_no_file(
+    tmp_path: Path, extra: int
+) -> None:
+    # Before: a 59-106 line traceback (MemoryError, numpy's, a thread that could not start)
+    # and status 1, a failed gate's.
+    (tmp_path / "r.json").write_text("old", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", MEMORY_BOUND, str(extra), "evaluate", "--example", "--format",
+         "json", "-o", "r.json", "--html", "r.html"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(entry.__file__).parents[2])},
+    )
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("note: ")]
+    assert done.returncode == 2
+    assert len(lines) == 1
+    assert lines[0] in {
+        "Error: out of memory: the command needs more than this process may use (ulimit -v)",
+        "Error: out of memory: a thread could not start (ulimit -v, ulimit -u)",
+    }
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    assert (tmp_path / "r.json").read_text(encoding="utf-8") == "old"

@@ -9,6 +9,7 @@ keeps equal to the commands' own one-line help.
 from __future__ import annotations
 
 import atexit
+import errno
 import keyword
 import os
 import signal
@@ -22,7 +23,7 @@ from typing import NoReturn
 import click
 
 from .._version import __version__
-from ._common import EXIT_INTERRUPTED, EXIT_TERMINATED, examples
+from ._common import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_TERMINATED, examples
 
 
 @dataclass(frozen=True)
@@ -119,11 +120,19 @@ class LazyGroup(click.Group):
         """Run the command; an interrupt (Ctrl-C) ends it with status 130 and SIGTERM (a CI
         cancel, `timeout`, `docker stop`) with 143, as a shell reports a command either signal
         stopped, not click's 1 (a failed gate's). Both unwind the command first, so no
-        temporary output file is left and forked workers are stopped."""
+        temporary output file is left and forked workers are stopped. Running out of memory,
+        threads or open files (`ran_out`) is one line and status 2, not a traceback and 1."""
         main_thread = threading.current_thread() is threading.main_thread()
         before = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+        hook = threading.excepthook
+        threading.excepthook = lambda done: None if ran_out(done.exc_value) else hook(done)
         try:
             return super().invoke(ctx)
+        except Exception as exc:
+            if (what := ran_out(exc)) is None:
+                raise
+            click.echo(f"Error: {what}", err=True)
+            raise click.exceptions.Exit(EXIT_INVALID) from None
         except KeyboardInterrupt:
             click.echo("\nAborted: interrupted (SIGINT).", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
@@ -131,6 +140,7 @@ class LazyGroup(click.Group):
             click.echo("\nAborted: terminated (SIGTERM).", err=True)
             raise click.exceptions.Exit(EXIT_TERMINATED) from None
         finally:
+            threading.excepthook = hook
             if main_thread:  # None: a handler not set from Python, which cannot be restored
                 signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
 
@@ -154,6 +164,22 @@ class _Terminated(BaseException):
 
 def _terminated(signum: int, frame: FrameType | None) -> None:
     raise _Terminated
+
+
+def ran_out(exc: BaseException | None) -> str | None:
+    """What the machine ran out of, when `exc` or an exception it was raised while handling
+    is one of: MemoryError, a thread that could not start, too many open files (EMFILE,
+    ENFILE); None for any other exception, a bug to show whole."""
+    while exc is not None:
+        if isinstance(exc, MemoryError):
+            return "out of memory: the command needs more than this process may use (ulimit -v)"
+        if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+            return "out of memory: a thread could not start (ulimit -v, ulimit -u)"
+        if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+            who = "this process" if exc.errno == errno.EMFILE else "the system"
+            return f"too many open files: {who} may open no more (ulimit -n)"
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def refuse_repeats(command: click.Command, ctx: click.Context, args: list[str]) -> None:

@@ -176,13 +176,24 @@ def alongside(
                 front += 1
                 while queued and queued[0][1].ready():
                     index, result = queued.popleft()
-                    results[index] = finish(index, unpack(result.get()))
+                    results[index] = finish(index, unpack(_received(result)))
                 give()
             for index, result in queued:
-                results[index] = finish(index, unpack(result.get()))
+                results[index] = finish(index, unpack(_received(result)))
     finally:
         del _TASKS[key]
     return results
+
+
+def _received(result: multiprocessing.pool.AsyncResult[Any]) -> Any:
+    """A forked process's result; one that ran out of memory sending it raises MemoryError, as
+    this process would (the pool says `MaybeEncodingError`, naming the MemoryError)."""
+    try:
+        return result.get()
+    except multiprocessing.pool.MaybeEncodingError as exc:  # type: ignore[attr-defined]
+        if not str(exc.exc).startswith("MemoryError("):
+            raise
+        raise MemoryError("a forked process ran out of memory sending its result") from exc
 
 
 def _as_is(index: int, result: T) -> T:
