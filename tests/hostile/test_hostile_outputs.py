@@ -356,3 +356,17 @@ def test_the_python_api_refuses_an_output_that_is_an_input_as_the_cli_does(
             call()
         assert str(caught.value) == f"cannot write {path}: it is also {what}. Nothing was written."
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="/proc is not writable for others: refused first")
+def test_a_folder_that_takes_no_new_file_is_not_called_missing() -> None:
+    # Before: "its folder does not exist" (creating the temporary file failed with ENOENT).
+    done = subprocess.run(
+        [sys.executable, "-m", "ragtriage", "schema", "run", "-o", "/proc/x.json"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(EXAMPLE.parents[2])},
+    )
+    assert (done.returncode, done.stderr) == (
+        2, "Error: cannot write /proc/x.json: a file cannot be created in the folder '/proc'. "
+        "Nothing was written.\n"
+    )

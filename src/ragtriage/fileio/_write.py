@@ -165,6 +165,10 @@ def atomic_output(
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     except OSError as exc:
+        folder = path.parent if str(path.parent) else Path(".")
+        if exc.errno == errno.ENOENT and folder.is_dir():  # /proc: no new file in it
+            reason = f"a file cannot be created in the folder {str(folder)!r}"
+            raise OutputError(path, reason) from None
         raise OutputError(path, os_reason(exc)) from None
     done = False
     try:
