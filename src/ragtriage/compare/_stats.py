@@ -133,14 +133,48 @@ def _copy_draw(
     independent repeat draws, as the documented two-level bootstrap says.
     """
     width = num.shape[1]
-    copies = counts[picks]
+    full = bool((counts == width).all())
+    # Denominators all 1 (a macro metric): every copy's mean is 1, a resample's sum is n.
+    unit = bool((den[np.arange(width)[None, :] < counts[:, None]] == 1.0).all())
+    copies: NDArray[np.int64] | int = width if full else counts[picks]
     uniform = rng.random((*picks.shape, width))
-    chosen = np.minimum((uniform * copies[..., None]).astype(np.int64), copies[..., None] - 1)
-    used = np.arange(width)[None, None, :] < copies[..., None]
-    cells = picks[..., None] * width + chosen
-    draw_num = np.where(used, num.ravel()[cells], 0.0).sum(axis=2) / copies
-    draw_den = np.where(used, den.ravel()[cells], 0.0).sum(axis=2) / copies
+    starts = picks * width
+    slots_num: list[FloatArray] = []
+    slots_den: list[FloatArray] = []
+    # Slot by slot on (resamples, questions) arrays: summing a short last axis is slow.
+    for slot in range(width):
+        chosen = np.minimum((uniform[..., slot] * copies).astype(np.int64), np.subtract(copies, 1))
+        cells = starts + chosen
+        # A copy uses its first `count` slots.
+        used = None if full or slot == 0 else np.greater(copies, slot)
+        slots_num.append(_drawn(num, cells, used))
+        if not unit:
+            slots_den.append(_drawn(den, cells, used))
+    draw_num = _slot_sum(slots_num) / copies
+    if unit:
+        return draw_num.sum(axis=1), np.full(len(picks), float(num.shape[0]))
+    draw_den = _slot_sum(slots_den) / copies
     return draw_num.sum(axis=1), draw_den.sum(axis=1)
+
+
+def _drawn(
+    values: FloatArray, cells: NDArray[np.int64], used: NDArray[np.bool_] | None
+) -> FloatArray:
+    """The values at `cells`, 0 where a slot is not `used`."""
+    found: FloatArray = values.ravel()[cells]
+    return found if used is None else np.where(used, found, 0.0)
+
+
+def _slot_sum(slots: list[FloatArray]) -> FloatArray:
+    """The slots' sum, added in numpy's order for a last axis of this length: one by one below
+    8 (its pairwise summation starts at 8), so results equal `.sum(axis=2)` bit for bit."""
+    if len(slots) >= 8:
+        summed: FloatArray = np.stack(slots, axis=2).sum(axis=2)
+        return summed
+    total = slots[0]
+    for more in slots[1:]:
+        total = total + more
+    return total
 
 
 def expanded_tail(level: float, n: int) -> float:
