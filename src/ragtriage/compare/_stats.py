@@ -125,17 +125,17 @@ def _copy_draw(
     den: FloatArray,
     counts: NDArray[np.int64],
     picks: NDArray[np.int64],
+    unit: bool,
 ) -> tuple[FloatArray, FloatArray]:
     """Summed numerator and denominator of each resample's drawn questions, where every drawn
     copy of a question draws its own `count` repeats with replacement (the second level).
 
     `picks` has shape (resamples, questions); a question drawn twice in one resample gets two
-    independent repeat draws, as the documented two-level bootstrap says.
+    independent repeat draws, as the documented two-level bootstrap says. With `unit`
+    denominators every copy's mean denominator is 1, and a resample's sum the questions.
     """
     width = num.shape[1]
     full = bool((counts == width).all())
-    # Denominators all 1 (a macro metric): every copy's mean is 1, a resample's sum is n.
-    unit = bool((den[np.arange(width)[None, :] < counts[:, None]] == 1.0).all())
     copies: NDArray[np.int64] | int = width if full else counts[picks]
     uniform = rng.random((*picks.shape, width))
     starts = picks * width
@@ -152,9 +152,20 @@ def _copy_draw(
             slots_den.append(_drawn(den, cells, used))
     draw_num = _slot_sum(slots_num) / copies
     if unit:
-        return draw_num.sum(axis=1), np.full(len(picks), float(num.shape[0]))
+        return draw_num.sum(axis=1), _questions_drawn(picks)
     draw_den = _slot_sum(slots_den) / copies
     return draw_num.sum(axis=1), draw_den.sum(axis=1)
+
+
+def _unit(num: FloatArray, den: FloatArray) -> bool:
+    """Whether every value's denominator is 1 (a macro metric's), so that any resample's
+    summed denominators are exactly its number of questions, in whatever order added."""
+    return bool(((den == 1.0) | np.isnan(num)).all())
+
+
+def _questions_drawn(picks: NDArray[np.int64]) -> FloatArray:
+    """Each resample's number of drawn questions, as a float: a sum of 1s over `picks`."""
+    return np.full(picks.shape[0], float(picks.shape[1]))
 
 
 def _drawn(
@@ -202,6 +213,7 @@ def bootstrap_ci(
         return None
     rng = seeded_rng(seed, "bootstrap:" + label)
     n = sample.size
+    units = (_unit(sample.base_num, sample.base_den), _unit(sample.cand_num, sample.cand_den))
     if sample.repeated:
         base = _compact(sample.base_num, sample.base_den)
         cand = _compact(sample.cand_num, sample.cand_den)
@@ -219,10 +231,12 @@ def bootstrap_ci(
         # Drawing indices and gathering is several times faster than multinomial weights.
         picks = rng.integers(0, n, (size, n))
         if sample.repeated:
-            bn2, bd2 = _copy_draw(rng, *base, picks)
-            cn2, cd2 = _copy_draw(rng, *cand, picks)
+            bn2, bd2 = _copy_draw(rng, *base, picks, units[0])
+            cn2, cd2 = _copy_draw(rng, *cand, picks, units[1])
         else:
-            bn2, bd2, cn2, cd2 = (a[picks].sum(1) for a in (bn, bd, cn, cd))
+            bn2, cn2 = bn[picks].sum(1), cn[picks].sum(1)
+            bd2 = _questions_drawn(picks) if units[0] else bd[picks].sum(1)
+            cd2 = _questions_drawn(picks) if units[1] else cd[picks].sum(1)
         diff = cn2 / cd2 - bn2 / bd2
         stats.append(diff)
         done += size
