@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pytest
 from compare_builders import make_dataset, result
 
@@ -19,6 +20,7 @@ from ragtriage.compare import (
     render_comparison_markdown,
     render_comparison_table,
 )
+from ragtriage.compare._pairing import GroupValues
 from ragtriage.example import example_paths
 from ragtriage.loading import Dataset
 from ragtriage.schemas import (
@@ -458,3 +460,29 @@ def test_a_paired_value_over_every_question_is_evaluate_s_value_to_the_last_digi
     own = evaluation.runs[0].summary["mrr@20"].value
     assert (mrr.paired, mrr.base, mrr.base_all, mrr.candidate) == (40, own, own, own)
     assert own == math.fsum(1 / ((at * 13) % 19 + 1) for at in range(40)) / 40
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5, 7, 8, 9])
+def test_per_question_values_pool_repeats_as_row_by_row_sums_do(width: int) -> None:
+    """Each question's pooled value equals the row's present numerators summed over its
+    present denominators, as a row-by-row sum gives it, to the last bit (-0.0, gaps, 0/0)."""
+    rng = np.random.default_rng(width)
+    num = rng.random((400, width)) * np.geomspace(1e-6, 1e6, width)
+    den = rng.integers(0, 4, (400, width)).astype(np.float64)
+    num[rng.random(num.shape) < 0.3] = np.nan
+    num[:3] = -0.0
+    num[0, 1:] = np.nan
+    num[3] = np.nan
+    den[0] = 1.0
+    den[1:3] = 0.0
+    values = GroupValues(tuple(f"q{i}" for i in range(400)), num, den)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = [
+            float(n[~np.isnan(n)].sum() / d[~np.isnan(n)].sum()) if (~np.isnan(n)).any() else None
+            for n, d in zip(num, den, strict=True)
+        ]
+    got = values.values()
+    assert [None if v is None else repr(v) for v in got] == [
+        None if v is None else repr(v) for v in want
+    ]
+    assert got[3] is None

@@ -178,8 +178,8 @@ def _questions(
     stages: StageMap,
 ) -> tuple[QuestionChange, ...]:
     order = stage_order()
-    base_values = {m.name: group_values(base, m, ids[0]) for m in chosen}
-    cand_values = {m.name: group_values(cand, m, ids[1]) for m in chosen}
+    base_values = {m.name: group_values(base, m, ids[0]).values() for m in chosen}
+    cand_values = {m.name: group_values(cand, m, ids[1]).values() for m in chosen}
     cand_rows = {qid: i for i, qid in enumerate(ids[1])}
     records = {rec.question_id: rec for run in base for rec in run.questions}
     out = []
@@ -190,8 +190,8 @@ def _questions(
         rec = records[qid]
         changes = []
         for m in chosen:
-            b = base_values[m.name].value(row)
-            c = cand_values[m.name].value(crow)
+            b = base_values[m.name][row]
+            c = cand_values[m.name][crow]
             changes.append(
                 MetricChange(m.name, m.spec.layer, b, c, change_status(m.spec.direction, b, c))
             )

@@ -30,12 +30,21 @@ class GroupValues:
     den: FloatArray
     """Denominators."""
 
-    def value(self, row: int) -> float | None:
-        """The question's value pooled over its repeats (None when no repeat has one)."""
-        present = ~np.isnan(self.num[row])
-        if not present.any():
-            return None
-        return float(self.num[row][present].sum() / self.den[row][present].sum())
+    def values(self) -> list[float | None]:
+        """Each question's value pooled over its repeats (None when no repeat has one)."""
+        present = ~np.isnan(self.num)
+        some: list[bool] = np.asarray(present.any(axis=1)).tolist()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self.num.shape[1] >= 8:  # numpy sums 8 or more values pairwise: row by row
+                return [
+                    float(n[p].sum() / d[p].sum()) if s else None
+                    for n, d, p, s in zip(self.num, self.den, present, some, strict=True)
+                ]
+            # Below 8 numpy adds one by one from 0.0, so 0.0 in the gaps changes no sum.
+            num = np.where(present, self.num, 0.0).sum(axis=1)
+            den = np.where(present, self.den, 0.0).sum(axis=1)
+            ratio: list[float] = (num / den).tolist()
+        return [v if s else None for v, s in zip(ratio, some, strict=True)]
 
 
 def pooled(num: FloatArray, den: FloatArray) -> float:
