@@ -486,3 +486,28 @@ def test_per_question_values_pool_repeats_as_row_by_row_sums_do(width: int) -> N
         None if v is None else repr(v) for v in want
     ]
     assert got[3] is None
+
+
+def test_each_group_s_values_are_collected_once_per_metric(
+    build: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The base group's values serve every pair, each candidate's its metrics and questions:
+    3 runs and 2 metrics, 6 collections; before, 16 (the base's 8, each candidate's 4)."""
+    from ragtriage.compare import _compare
+
+    ds = build({"a": ({}, {}), "b": ({}, {}), "c": ({}, {})})
+    evaluation = evaluate(ds, metrics=["mrr@20", "evidence_recall"])
+    calls: list[tuple[str, str]] = []
+    collect = _compare.group_values
+
+    def counted(runs: Any, measure: Any, ids: Any) -> Any:
+        calls.append(("+".join(r.name for r in runs), measure.name))
+        return collect(runs, measure, ids)
+
+    monkeypatch.setattr(_compare, "group_values", counted)
+    expected = compare(evaluation, resamples=200)
+    assert sorted(calls) == [
+        (run, metric) for run in "abc" for metric in ("evidence_recall", "mrr@20")
+    ]
+    monkeypatch.undo()
+    assert comparison_json(compare(evaluation, resamples=200)) == comparison_json(expected)

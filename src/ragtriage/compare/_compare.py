@@ -29,6 +29,7 @@ from ._comparison import (
     StageMap,
 )
 from ._pairing import (
+    GroupValues,
     change_status,
     combine_statuses,
     group_question_ids,
@@ -102,16 +103,15 @@ def _inputs(sources: Sequence[SourceFile]) -> tuple[SourceFile, ...]:
 
 def _metric(
     m: Measure,
-    base: Sequence[RunEvaluation],
-    cand: Sequence[RunEvaluation],
-    ids: tuple[tuple[str, ...], tuple[str, ...]],
+    values: tuple[GroupValues, GroupValues],
+    label: str,
     *,
     seed: int,
     resamples: int,
     permutations: int,
     level: float,
 ) -> MetricComparison:
-    base_values, cand_values = group_values(base, m, ids[0]), group_values(cand, m, ids[1])
+    base_values, cand_values = values
     paired = pair(base_values, cand_values)
     s = paired.sample
     spec = m.spec
@@ -129,7 +129,6 @@ def _metric(
         change_status(spec.direction, float(b), float(c))
         for b, c in zip(bn / bd, cn / cd, strict=True)
     ]
-    label = f"{m.name}:{'+'.join(r.name for r in base)}:{'+'.join(r.name for r in cand)}"
     ci = bootstrap_ci(s, resamples=resamples, seed=seed, label=label, level=level)
     test: TestResult
     if spec.kind == "boolean" and not s.repeated:
@@ -176,10 +175,11 @@ def _questions(
     ids: tuple[tuple[str, ...], tuple[str, ...]],
     chosen: Sequence[Measure],
     stages: StageMap,
+    values: tuple[dict[str, GroupValues], dict[str, GroupValues]],
 ) -> tuple[QuestionChange, ...]:
     order = stage_order()
-    base_values = {m.name: group_values(base, m, ids[0]).values() for m in chosen}
-    cand_values = {m.name: group_values(cand, m, ids[1]).values() for m in chosen}
+    base_values = {name: v.values() for name, v in values[0].items()}
+    cand_values = {name: v.values() for name, v in values[1].items()}
     cand_rows = {qid: i for i, qid in enumerate(ids[1])}
     records = {rec.question_id: rec for run in base for rec in run.questions}
     out = []
@@ -260,6 +260,7 @@ def compare(
     groups = tuple(_group(g, chosen, stages, i) for g, i in zip(grouped, ids, strict=True))
     pairs = []
     every = {q.question_id for q in selected[0].questions} | set(selected[0].no_result)
+    base_values = {m.name: group_values(grouped[0], m, ids[0]) for m in chosen}
     for members, info, cand_ids in zip(grouped[1:], groups[1:], ids[1:], strict=True):
         diff = diff_conditions(groups[0].conditions, info.conditions)
         if diff.confounded:
@@ -269,12 +270,12 @@ def compare(
                 f"{groups[0].label} vs {info.label}: no question has a result on both sides, "
                 "so nothing is compared"
             )
+        cand_values = {m.name: group_values(members, m, cand_ids) for m in chosen}
         metrics = tuple(
             _metric(
                 m,
-                grouped[0],
-                members,
-                (ids[0], cand_ids),
+                (base_values[m.name], cand_values[m.name]),
+                f"{m.name}:{groups[0].label}:{info.label}",
                 seed=seed,
                 resamples=resamples,
                 permutations=permutations,
@@ -288,7 +289,14 @@ def compare(
                 info,
                 diff,
                 metrics,
-                _questions(grouped[0], members, (ids[0], cand_ids), chosen, stages),
+                _questions(
+                    grouped[0],
+                    members,
+                    (ids[0], cand_ids),
+                    chosen,
+                    stages,
+                    (base_values, cand_values),
+                ),
                 base_no_result=no_result(grouped[0]),
                 candidate_no_result=no_result(members),
             )

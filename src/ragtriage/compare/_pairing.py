@@ -115,17 +115,16 @@ class Paired:
 
 def pair(base: GroupValues, candidate: GroupValues) -> Paired:
     """Keep the questions (by ID) on which both groups have at least one value."""
-    cand_rows = {qid: i for i, qid in enumerate(candidate.question_ids)}
+    has_c: list[bool] = np.asarray(~np.isnan(candidate.num).all(axis=1)).tolist()
+    cand_rows = {qid: i for i, qid in enumerate(candidate.question_ids) if has_c[i]}
+    has_b: list[bool] = np.asarray(~np.isnan(base.num).all(axis=1)).tolist()
     rows_b: list[int] = []
     rows_c: list[int] = []
     for i, qid in enumerate(base.question_ids):
         j = cand_rows.get(qid)
-        if j is None:
-            continue
-        if np.isnan(base.num[i]).all() or np.isnan(candidate.num[j]).all():
-            continue
-        rows_b.append(i)
-        rows_c.append(j)
+        if j is not None and has_b[i]:
+            rows_b.append(i)
+            rows_c.append(j)
     every = set(base.question_ids) | set(candidate.question_ids)
     sample = PairedSample(
         base.num[rows_b], base.den[rows_b], candidate.num[rows_c], candidate.den[rows_c]
