@@ -21,6 +21,7 @@ from ragtriage.compare import (
     render_comparison_table,
 )
 from ragtriage.compare._pairing import GroupValues
+from ragtriage.compare._stages import modal_stage
 from ragtriage.example import example_paths
 from ragtriage.loading import Dataset
 from ragtriage.schemas import (
@@ -511,3 +512,14 @@ def test_each_group_s_values_are_collected_once_per_metric(
     ]
     monkeypatch.undo()
     assert comparison_json(compare(evaluation, resamples=200)) == comparison_json(expected)
+
+
+def test_a_group_s_stage_is_its_repeats_most_frequent_earliest_on_a_tie() -> None:
+    order = ("retrieval_miss", "ranking_miss", "ok")
+    assert modal_stage(["ok"], order) == "ok"
+    assert modal_stage([None, "ranking_miss", None], order) == "ranking_miss"
+    assert modal_stage([None, None], order) is None
+    assert modal_stage([], order) is None
+    assert modal_stage(["ok", "ranking_miss", "ok"], order) == "ok"
+    assert modal_stage(["ok", "ranking_miss"], order) == "ranking_miss"
+    assert modal_stage(["zeta", "alpha"], order) == "alpha"

@@ -17,8 +17,8 @@ def run_stages(run: RunEvaluation) -> dict[str, QuestionDiagnosis]:
 def modal_stage(stages: Sequence[str | None], order: Sequence[str]) -> str | None:
     """The most frequent stage among repeats; a tie goes to the stage earliest in the pipeline."""
     present = [s for s in stages if s is not None]
-    if not present:
-        return None
+    if len(present) < 2:  # a single run, or one repeat with a stage: no vote to count
+        return present[0] if present else None
     counts = Counter(present)
     top = max(counts.values())
     tied = [s for s in counts if counts[s] == top]
