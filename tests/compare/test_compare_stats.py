@@ -29,7 +29,7 @@ from ragtriage.compare import (
     mcnemar_exact,
     sign_flip_test,
 )
-from ragtriage.compare._stats import exact_up_to, expanded_tail
+from ragtriage.compare._stats import _picked_sums, exact_up_to, expanded_tail
 from ragtriage.example import example_paths
 
 
@@ -355,3 +355,18 @@ def test_bootstrap_equals_the_first_implementation_bit_for_bit(
         assert ci is not None
         want = bootstrap_bounds(sample, resamples=resamples, seed=seed, label=f"s{seed}")
         assert (ci.low, ci.high) == want
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[0.0, 1.0], [0.0, 255.0, 7.0], [0.0, 256.0, 3.0], [-1.0, 2.0], [0.5, 1.0], [np.inf, 1.0],
+     [-0.0, 1.0]],
+)
+def test_picked_sums_equal_the_float_sums_bit_for_bit(values: list[float]) -> None:
+    """Bytes or floats, each resample's sum of its picks is the float sum, to the last bit."""
+    rng = np.random.default_rng(5)
+    array = rng.choice(np.array(values), 3000)
+    picks = rng.integers(0, 3000, (40, 3000))
+    got = _picked_sums(array, picks)
+    assert got.dtype == np.float64
+    assert [repr(v) for v in got.tolist()] == [repr(v) for v in array[picks].sum(1).tolist()]
