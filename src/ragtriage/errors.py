@@ -61,6 +61,17 @@ def id_list(ids: Iterable[str]) -> str:
     return ", ".join(repr(i) if "," in i or i != i.strip() or not i else i for i in ids)
 
 
+def unencodable_at(text: str) -> int | None:
+    """Where `text` first holds what UTF-8 cannot encode (a lone surrogate: how Python holds a
+    byte it could not decode, in a path or an option), None when nowhere: such a text could not
+    be written to any report or file."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
 def found_text(value: object) -> str:
     """A value as it appears in an error message (the `found` part), shortened when long.
 

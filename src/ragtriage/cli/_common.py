@@ -12,7 +12,14 @@ from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from ..errors import InputError, RagtriageError, RequestError, found_text, option_problem
+from ..errors import (
+    InputError,
+    RagtriageError,
+    RequestError,
+    found_text,
+    option_problem,
+    unencodable_at,
+)
 from ._bounds import KType
 
 P = ParamSpec("P")
@@ -134,7 +141,7 @@ def refuse_undecodable(ctx: click.Context) -> None:
             continue
         value = ctx.params.get(param.name)
         for text in value if isinstance(value, tuple | list) else (value,):
-            if isinstance(text, str) and not text.isascii() and _undecodable(text):
+            if isinstance(text, str) and not text.isascii() and unencodable_at(text) is not None:
                 found = f"an undecodable byte in {found_text(text)}"
                 problems.append(option_problem(_option_name(param), _ENCODABLE, found))
     if problems:
@@ -142,14 +149,6 @@ def refuse_undecodable(ctx: click.Context) -> None:
 
 
 _ENCODABLE = "text UTF-8 can encode"
-
-
-def _undecodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _option_name(param: click.Parameter) -> str:

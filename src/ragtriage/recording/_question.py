@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, RagtriageError, found_text, shortened
+from ..errors import InputError, Problem, RagtriageError, found_text, shortened, unencodable_at
 from ..schemas import ContextItem, Outcome, QuestionResult, RankedItem, Usage
 from ..validation import ranking_problems
 
@@ -71,12 +71,9 @@ def _unwritable(value: Any, field: str) -> list[tuple[str, str]]:
     """`(field, found)` for each text in a result's JSON that UTF-8 cannot encode (a lone
     surrogate: the line could not be written)."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            bad = f"\\u{ord(value[exc.start]):04x}"
-            return [(field, f"a lone surrogate {bad} in {found_text(value)}")]
-        return []
+        if (at := unencodable_at(value)) is None:
+            return []
+        return [(field, f"a lone surrogate \\u{ord(value[at]):04x} in {found_text(value)}")]
     if isinstance(value, dict):
         parts: Iterable[tuple[Any, Any]] = value.items()
     elif isinstance(value, list):
