@@ -142,17 +142,22 @@ def test_a_link_to_a_question_opens_on_its_detail(
     assert inked > 20 and colours > 50, (inked, colours)
 
 
-def test_candidate_ranks_show_without_a_reranker(
-    browser: object, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    target = tmp_path_factory.mktemp("starter-page")
-    write_starter(target)
-    evaluation = load_and_evaluate(
+def _starter_evaluation(target: Path) -> Evaluation:
+    """The starter dataset written in `target` (its files perhaps edited), evaluated."""
+    return load_and_evaluate(
         target / "evalset.json",
         snapshot=target / "snapshot.json",
         runs=[target / "run.json"],
         labels=[target / "labels.json"],
     )
+
+
+def test_candidate_ranks_show_without_a_reranker(
+    browser: object, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    target = tmp_path_factory.mktemp("starter-page")
+    write_starter(target)
+    evaluation = _starter_evaluation(target)
     path = target / "report.html"
     path.write_text(report_page(evaluation), encoding="utf-8")
     page = _open(browser, path.as_uri() + "#q=free-limit", 1400)
@@ -184,12 +189,7 @@ def test_long_unbroken_names_do_not_scroll_sideways(
         if name == "evalset.json":
             data["questions"][0]["text"] = "Which_formats_" + "y" * 200 + "?"
         path.write_text(json.dumps(data), encoding="utf-8")
-    evaluation = load_and_evaluate(
-        target / "evalset.json",
-        snapshot=target / "snapshot.json",
-        runs=[target / "run.json"],
-        labels=[target / "labels.json"],
-    )
+    evaluation = _starter_evaluation(target)
     path = target / "report.html"
     path.write_text(report_page(evaluation, title="t" * 200), encoding="utf-8")
     page = _open(browser, path.as_uri() + fragment, 1280)
