@@ -165,10 +165,8 @@ def test_every_problem_of_every_detector_is_reported_at_once(tmp_path: Path) -> 
         '[[detectors]]\nname = ""\nrequires = ""\nchecksum = "crc"\npattern = ""\n',
         encoding="utf-8",
     )
-    with pytest.raises(InputError) as caught:
-        load_sensitive_config(path)
     checksums = "one of luhn, card, gb11643, iban, ssn, jwt"
-    assert [p.message() for p in caught.value.problems] == [
+    assert _refused(path) == [
         f"{path}: detectors[0].checksum: expected {checksums}; found 'luhnn'",
         f"{path}: detectors[0].pattern: expected a valid regular expression; "
         "found missing ), unterminated subpattern at position 0",
