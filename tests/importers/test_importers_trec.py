@@ -9,7 +9,14 @@ from click.testing import CliRunner
 
 from ragtriage.cli import cli
 from ragtriage.errors import InputError
-from ragtriage.importers import evalset_to_qrels, export_trec, import_trec, run_to_trec
+from ragtriage.importers import (
+    evalset_to_qrels,
+    export_trec,
+    import_trec,
+    question_qrels,
+    result_ranking,
+    run_to_trec,
+)
 from ragtriage.schemas import EvalSet, EvidenceGroup, Question, QuestionResult, RankedItem, Run
 
 QRELS = "q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 0\nq2 0 d4 1\n"
@@ -35,8 +42,8 @@ def test_import_then_export_gives_the_same_files(tmp_path: Path) -> None:
         ("d9", 1.25),
     ]
     export_trec(
-        data.evalset,
-        data.runs[0],
+        [question_qrels(q) for q in data.evalset.questions],
+        [result_ranking(r) for r in data.runs[0].results],
         qrels_path=tmp_path / "out.qrels",
         run_path=tmp_path / "out.run",
         tag="sys",
@@ -298,7 +305,8 @@ def test_export_names_the_questions_its_qrels_leave_out(tmp_path: Path) -> None:
     # Where every question has required evidence, nothing is said.
     qrels_file, _ = _files(tmp_path)
     imported = import_trec(qrels_file, [])
-    assert export_trec(imported.evalset, None, qrels_path=tmp_path / "b.qrels", run_path=None) == ()
+    questions = [question_qrels(q) for q in imported.evalset.questions]
+    assert export_trec(questions, None, qrels_path=tmp_path / "b.qrels", run_path=None) == ()
 
 
 def test_export_refuses_a_result_of_a_question_the_evaluation_set_lacks(tmp_path: Path) -> None:

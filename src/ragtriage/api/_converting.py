@@ -12,7 +12,7 @@ from ..holdout import DEFAULT_WARN_AFTER
 from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
 
 if TYPE_CHECKING:
-    from ..importers import RecordFormat
+    from ..importers import QuestionQrels, RecordFormat, ResultRanking
     from ..request import Notify
     from ..schemas import EvalSet, Run, Snapshot
 
@@ -196,7 +196,7 @@ def import_openinference_files(
     if problems:
         raise InputError(problems)
     refuse_inputs([output], [("DATASET", dataset), ("TRACES", traces)])
-    _, evalset, _ = read_kinds(evalset=dataset)
+    evalset = read_kinds(evalset=dataset)[1]
     assert evalset is not None  # read_kinds raised otherwise
     data = import_openinference(
         as_path(traces),
@@ -240,7 +240,7 @@ def export_trec_files(
     name what is left out: questions without required evidence (qrels), and DATASET's holdout
     (both files) unless `include_holdout`, whose look is recorded before anything is written."""
     from ..fileio import outputs_together, refuse_overwrites
-    from ..holdout import HOLDOUT, Notice, holdout_ids, kept_questions
+    from ..holdout import Notice
     from ..importers import export_trec
     from ..request import Request, log_notice
 
@@ -258,23 +258,24 @@ def export_trec_files(
     refuse_overwrites(
         [("--qrels-out", qrels_out), ("--run-out", run_out)], [*inputs, ("--ledger", ledger)]
     )
-    _, evalset, run = read_kinds(evalset=dataset, run=run_file)
-    held = len(holdout_ids(evalset)) if evalset is not None else 0
-    answered: tuple[Run, ...] = (run,) if run is not None else ()
-    if evalset is not None and not include_holdout:
-        evalset, answered = kept_questions(evalset, answered, lambda q: q.split != HOLDOUT)
+    questions, results, name = _trec_rows(dataset, run_file)
+    held = {qid for holdout, (qid, _) in questions or () if holdout}
+    if held and not include_holdout:
+        questions = [row for row in questions or () if not row[0]]
+        results = None if results is None else [row for row in results if row[0] not in held]
     tell = notify or log_notice
     with outputs_together():  # the qrels and the run: both or neither
         left = export_trec(
-            evalset,
-            answered[0] if answered else None,
+            None if questions is None else [qrels for _, qrels in questions],
+            results,
             qrels_path=as_optional_path(qrels_out),
             run_path=as_optional_path(run_out),
             tag=run_tag,
+            run_name=name,
             evalset_file=str(dataset),
             run_file=str(run_file),
             before_writing=lambda: [tell(n) for n in request.holdout_notices(
-                held, "export trec", [r.name for r in answered], "writes"
+                len(held), "export trec", [name] if results is not None else [], "writes"
             )],
         )
     if left:
@@ -283,6 +284,29 @@ def export_trec_files(
             f"{qrels_out} leaves out {counted(len(left), 'question')} without required evidence "
             f"({shown}); `ragtriage trec-eval` scores a run that ranks them with --allow-extra"
         )))
+
+
+def _trec_rows(
+    dataset: PathArg | None, run: Path | None
+) -> tuple[list[tuple[bool, QuestionQrels]] | None, list[ResultRanking] | None, str]:
+    """What `export trec` writes of DATASET (each question's qrels, and whether it is a
+    holdout question) and of the run (each result's ranking, and the run's name), read a line
+    at a time (`loading.read_kept`); every problem of both files at once."""
+    from ..holdout import HOLDOUT
+    from ..importers import question_qrels, result_ranking
+    from ..loading import read_kept
+
+    collector = ProblemCollector()
+    questions = read_kept(
+        dataset, "evalset", lambda q: (q.split == HOLDOUT, question_qrels(q)), collector
+    ) if dataset is not None else None
+    results = read_kept(run, "run", result_ranking, collector) if run is not None else None
+    collector.raise_if_any()
+    return (
+        questions[1] if questions else None,
+        results[1] if results else None,
+        results[0].name if results else "",
+    )
 
 
 def _check_trec_outputs(
@@ -303,27 +327,22 @@ def _check_trec_outputs(
 
 
 def read_kinds(
-    *,
-    snapshot: PathArg | None = None,
-    evalset: PathArg | None = None,
-    run: PathArg | None = None,
-) -> tuple[Snapshot | None, EvalSet | None, Run | None]:
+    *, snapshot: PathArg | None = None, evalset: PathArg | None = None
+) -> tuple[Snapshot | None, EvalSet | None]:
     """Read the files given, each of the kind expected; every wrong kind is named at once."""
     from ..loading import Wanted, read_file
-    from ..schemas import EvalSet, Run, Snapshot
+    from ..schemas import EvalSet, Snapshot
 
     collector = ProblemCollector()
     found: list[object] = []
-    kinds = ((snapshot, "snapshot", Snapshot), (evalset, "evalset", EvalSet), (run, "run", Run))
-    for path, kind, model in kinds:
+    for path, kind, model in ((snapshot, "snapshot", Snapshot), (evalset, "evalset", EvalSet)):
         if path is None:
             found.append(None)
             continue
         loaded = read_file(as_path(path), collector, wanted=Wanted((kind,), kind))
         found.append(loaded.content if isinstance(loaded.content, model) else None)
     collector.raise_if_any()
-    snap, ev, rn = found
+    snap, ev = found
     assert snap is None or isinstance(snap, Snapshot)
     assert ev is None or isinstance(ev, EvalSet)
-    assert rn is None or isinstance(rn, Run)
-    return snap, ev, rn
+    return snap, ev

@@ -13,7 +13,17 @@ from ._rag_records import ImportedRecords, import_records
 from ._record_dialects import RecordFormat
 from ._records import text_id
 from ._tau2 import TAU2_ATTRIBUTION, TAU2_MAX_BYTES, Tau2Data, import_tau2
-from ._trec_native import ImportedTrec, evalset_to_qrels, export_trec, import_trec, run_to_trec
+from ._trec_native import (
+    ImportedTrec,
+    QuestionQrels,
+    ResultRanking,
+    evalset_to_qrels,
+    export_trec,
+    import_trec,
+    question_qrels,
+    result_ranking,
+    run_to_trec,
+)
 
 __all__ = [
     "TAU2_ATTRIBUTION",
@@ -21,7 +31,9 @@ __all__ = [
     "ImportedRecords",
     "ImportedTraces",
     "ImportedTrec",
+    "QuestionQrels",
     "RecordFormat",
+    "ResultRanking",
     "Tau2Data",
     "evalset_to_qrels",
     "export_trec",
@@ -30,6 +42,8 @@ __all__ = [
     "import_tau2",
     "import_trec",
     "native_text",
+    "question_qrels",
+    "result_ranking",
     "run_to_trec",
     "text_id",
     "write_native",

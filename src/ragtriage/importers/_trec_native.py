@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 
 from ..errors import InputError, Problem, ProblemCollector, found_text, option_problem
 from ..formats.trec_files import (
@@ -23,7 +24,16 @@ from ..formats.trec_files import (
 )
 from ..formats.trec_records import FIRST_TOKEN, TOKEN, is_token
 from ..paths import PathArg, as_optional_path, as_path, as_paths
-from ..schemas import IDENTIFIER_EXPECTED, EvalSet, Provenance, Run, Snapshot, plain_ids
+from ..schemas import (
+    IDENTIFIER_EXPECTED,
+    EvalSet,
+    Provenance,
+    Question,
+    QuestionResult,
+    Run,
+    Snapshot,
+    plain_ids,
+)
 from ..validation import check_known_questions, check_repeats
 
 
@@ -37,6 +47,12 @@ class ImportedTrec:
     """One question per qrels topic; each relevant document is one evidence group."""
     runs: tuple[Run, ...]
     """One retrieval-only run per run file, named by the file's stem."""
+
+
+QuestionQrels = tuple[str, dict[str, int]]
+"""A question's ID and its qrels: each required document's grade (`question_qrels`)."""
+ResultRanking = tuple[str, list[tuple[str, float]]]
+"""A result's question ID and its final ranking with scores (`result_ranking`)."""
 
 
 def import_trec(
@@ -132,57 +148,22 @@ def _held_ids(path: Path, named: Mapping[str, set[str]]) -> list[Problem]:
     return problems
 
 
-def evalset_to_qrels(evalset: EvalSet) -> dict[str, dict[str, int]]:
-    """Qrels from an evaluation set: every alternative of a group gets the group's grade.
-
-    TREC qrels cannot say "any one of these": a group of alternatives becomes several
-    relevant documents, so recall computed from the exported qrels can differ from ours for
-    questions with groups of more than one alternative.
-    """
-    qrels: dict[str, dict[str, int]] = {}
-    for question in evalset.questions:
-        judged = qrels.setdefault(question.id, {})
-        for group in question.required_evidence:
-            for item in group.any_of:
-                judged[item] = max(judged.get(item, 0), group.grade)
-    return {qid: judged for qid, judged in qrels.items() if judged}
-
-
-def run_to_trec(run: Run) -> dict[str, list[tuple[str, float]]]:
-    """The final ranking of each question (reranked if present, else candidates) with scores.
-
-    A ranking with an item without a score, or whose scores would rank it otherwise under
-    trec_eval's rule (equal scores go by document ID; a score above an earlier one's), gets
-    scores that keep the recorded order (`count - position`) for every item, so that
-    trec_eval ranks what `evaluate` scored, and recorded and synthetic scores never mix.
-    """
-    out: dict[str, list[tuple[str, float]]] = {}
-    for result in run.results:
-        ranking = result.ranking
-        scored = [(item.id, float(item.score or 0.0)) for item in ranking]
-        kept = all(item.score is not None for item in ranking) and scored == sorted(
-            scored, key=ranking_key, reverse=True
-        )
-        out[result.question_id] = scored if kept else [
-            (item.id, float(len(ranking) - n)) for n, item in enumerate(ranking)
-        ]
-    return out
-
-
 def export_trec(
-    evalset: EvalSet | None,
-    run: Run | None,
+    questions: Sequence[QuestionQrels] | None,
+    results: Sequence[ResultRanking] | None,
     *,
     qrels_path: PathArg | None,
     run_path: PathArg | None,
     tag: str | None = None,
+    run_name: str = "ragtriage",
     evalset_file: str = "evalset",
     run_file: str = "run",
     before_writing: Callable[[], object] = lambda: None,
 ) -> tuple[str, ...]:
-    """Write TREC qrels (from an evaluation set) and/or a TREC run (from a native run); return
-    the IDs of the questions the qrels leave out (without required evidence: qrels list only
-    relevant documents).
+    """Write TREC qrels (from an evaluation set's `questions`, `question_qrels` of each) and/or
+    a TREC run (from a native run's `results`, `result_ranking` of each, tagged `tag` or
+    `run_name`); return the IDs of the questions the qrels leave out (without required
+    evidence: qrels list only relevant documents).
 
     Raises `InputError`, before writing anything, for every ID a TREC file cannot hold
     (`is_token`), naming `evalset_file` or `run_file`, and for a `tag` it cannot hold;
@@ -190,38 +171,88 @@ def export_trec(
     """
     qrels_path = as_optional_path(qrels_path)
     run_path = as_optional_path(run_path)
-    qrels = evalset_to_qrels(evalset) if evalset is not None and qrels_path is not None else None
-    ranked = run_to_trec(run) if run is not None and run_path is not None else None
+    qrels = _merged(questions) if questions is not None and qrels_path is not None else None
+    ranked = dict(results) if results is not None and run_path is not None else None
     collector = ProblemCollector()
     # A TREC file holds one entry per question: a repeated one would be merged silently.
-    if evalset is not None and qrels is not None:
-        check_repeats(collector.add, evalset_file, (q.id for q in evalset.questions), False)
-    if run is not None and ranked is not None:
-        check_repeats(collector.add, run_file, (r.question_id for r in run.results), True)
+    if questions is not None and qrels is not None:
+        check_repeats(collector.add, evalset_file, (qid for qid, _ in questions), False)
+    if results is not None and ranked is not None:
+        check_repeats(collector.add, run_file, (qid for qid, _ in results), True)
     for qid, judged in (qrels or {}).items():
         _check_ids(collector, evalset_file, qid, "id", "required_evidence", judged)
     for qid, ranking in (ranked or {}).items():
         _check_ids(collector, run_file, qid, "question_id", "ranking", [d for d, _ in ranking])
-    if evalset is not None and run is not None and ranked is not None:
+    if questions is not None and ranked is not None:
         # A result of no question of the set would be written as a line of no qrels question.
-        check_known_questions(
-            collector.add, run_file, {q.id for q in evalset.questions}, ranked.keys()
-        )
+        known = {qid for qid, _ in questions}
+        check_known_questions(collector.add, run_file, known, ranked.keys())
     if tag is not None and not is_token(tag):
         collector.extend([option_problem("--run-tag", TOKEN, repr(tag))])
     collector.raise_if_any()
     before_writing()
     if qrels is not None and qrels_path is not None:
         write_qrels(qrels, qrels_path)
-    if ranked is not None and run is not None and run_path is not None:
-        write_run(
-            ranked,
-            run_path,
-            tag=tag or "".join(ch if not ch.isspace() else "_" for ch in run.name),
-        )
-    if qrels is None or evalset is None:
+    if ranked is not None and run_path is not None:
+        tag = tag or "".join(ch if not ch.isspace() else "_" for ch in run_name)
+        write_run(ranked, run_path, tag=tag)
+    if qrels is None or questions is None:
         return ()
-    return tuple(q.id for q in evalset.questions if q.id not in qrels)
+    return tuple(qid for qid, _ in questions if qid not in qrels)
+
+
+def _merged(questions: Sequence[QuestionQrels]) -> dict[str, dict[str, int]]:
+    """The qrels of the questions with required evidence, a repeated question's merged (each
+    document's highest grade)."""
+    qrels: dict[str, dict[str, int]] = {}
+    for qid, judged in questions:
+        for item, grade in judged.items():
+            merged = qrels.setdefault(qid, {})
+            merged[item] = max(merged.get(item, 0), grade)
+    return qrels
+
+
+def question_qrels(question: Question) -> QuestionQrels:
+    """A question's qrels: every alternative of a group gets the group's grade (the highest,
+    in several groups); none without required evidence.
+
+    TREC qrels cannot say "any one of these": a group of alternatives becomes several
+    relevant documents, so recall computed from the exported qrels can differ from ours for
+    questions with groups of more than one alternative.
+    """
+    judged: dict[str, int] = {}
+    for group in question.required_evidence:
+        for item in group.any_of:
+            judged[item] = max(judged.get(item, 0), group.grade)
+    return question.id, judged
+
+
+def evalset_to_qrels(evalset: EvalSet) -> dict[str, dict[str, int]]:
+    """The qrels of every question with required evidence (`question_qrels`)."""
+    return _merged(list(map(question_qrels, evalset.questions)))
+
+
+def result_ranking(result: QuestionResult) -> ResultRanking:
+    """The final ranking of a result (reranked if present, else candidates) with scores.
+
+    A ranking with an item without a score, or whose scores would rank it otherwise under
+    trec_eval's rule (equal scores go by document ID; a score above an earlier one's), gets
+    scores that keep the recorded order (`count - position`) for every item, so that
+    trec_eval ranks what `evaluate` scored, and recorded and synthetic scores never mix.
+    """
+    ranking = result.ranking
+    scored = [(intern(item.id), float(item.score or 0.0)) for item in ranking]
+    kept = all(item.score is not None for item in ranking) and scored == sorted(
+        scored, key=ranking_key, reverse=True
+    )
+    return result.question_id, scored if kept else [
+        (item_id, float(len(ranking) - n)) for n, (item_id, _) in enumerate(scored)
+    ]
+
+
+def run_to_trec(run: Run) -> dict[str, list[tuple[str, float]]]:
+    """The final ranking of each result of a run with scores (`result_ranking`)."""
+    return dict(map(result_ranking, run.results))
 
 
 def _check_ids(

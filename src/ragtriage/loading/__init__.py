@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         validate_item as validate_item,
     )
     from ._index import EvidenceLevel as EvidenceLevel, SnapshotIndex as SnapshotIndex
+    from ._kept import read_kept as read_kept
     from ._load_dataset import (
         Dataset as Dataset,
         load_dataset as load_dataset,
@@ -31,6 +32,7 @@ _LAZY = {
         "report_head", "validate_item",
     ),
     "._index": ("EvidenceLevel", "SnapshotIndex"),
+    "._kept": ("read_kept",),
     "._load_dataset": (
         "Dataset", "load_dataset", "no_run_problems", "reused_run_names",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -257,9 +257,17 @@ def _hinted(entries: ProblemCollector, collector: ProblemCollector, default: Any
     )
 
 
-def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wanted | None) -> Any:
-    # The lines' own problems in line order (those of a labels file's entries kept apart
-    # until `_hinted`), with those of lines not read at all (not UTF-8).
+def _from_jsonl(
+    path: Path,
+    label: str,
+    collector: ProblemCollector,
+    wanted: Wanted | None,
+    keep: Callable[[Any], Any] | None = None,
+) -> tuple[Any, dict[str, list[Any]]]:
+    """The header and the lists of items (None and {} when the file's kind cannot be read);
+    with `keep`, each item valid is put in its list as `keep(item)`, and one refused has no
+    stand-in. The lines' own problems in line order (those of a labels file's entries kept
+    apart until `_hinted`), with those of lines not read at all (not UTF-8)."""
     unread = ProblemCollector()
     lines = iter_jsonl(path, label, unread)
     first = next(lines, None)
@@ -269,14 +277,14 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
             blank = path.stat().st_size > 0  # read to its end: blank lines, or no byte
             found = "only blank lines" if blank else "an empty file"
             collector.add(label, None, "line 1", HEADER_EXPECTED, found)
-        return None
+        return None, {}
     number, text = first
     parsed, header = parse_line(text, number, label, collector)
     if not parsed:
-        return None
+        return None, {}
     kind = _native_kind(header, label, collector, wanted, f"line {number}: ")
     if kind is None:
-        return None
+        return None, {}
     layout = _LAYOUTS[kind]
     head = layout.head_of(header, label, collector, f"line {number}: ")
     default, entries = _label_defaults(kind, header, collector)[0], unread
@@ -291,6 +299,10 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
         item = validate_item(
             items.model, data, label, entries, items.id_key, f"line {n}: ", items.record
         )
+        if keep is not None:
+            if item is not None:
+                lists[items.key].append(keep(item))
+            continue
         if item is None:
             item = items.stand_in(data)
         if item is not None:
@@ -299,7 +311,7 @@ def _from_jsonl(path: Path, label: str, collector: ProblemCollector, wanted: Wan
         expected = "at least one line after the header"
         collector.add(label, None, str(layout.required), expected, "none")
     _hinted(entries, collector, default)
-    return _assembled(head, lists)
+    return head, lists
 
 
 def _labelled_twice(content: LabelSet | Run, label: str, collector: ProblemCollector) -> None:
@@ -316,10 +328,17 @@ def _labelled_twice(content: LabelSet | Run, label: str, collector: ProblemColle
     else:  # a claim's or fact's labels are in its result: each result apart
         groups = map(_result_labellers, content.results)
     for group in groups:
-        who = ((place, by.kind, by.name, by.prompt_version) for place, by in group)
-        for (qid, field, noun, _), named in labelled_twice(who):
-            expected = f"one label by each labeller for a {noun}"
-            collector.add(label, qid, field, expected, f"labelled more than once by {named}")
+        _labellers_once(group, label, collector)
+
+
+def _labellers_once(
+    group: Iterable[tuple[_Place, Labeller]], label: str, collector: ProblemCollector
+) -> None:
+    """A problem per item labelled more than once by one labeller in `group`."""
+    who = ((place, by.kind, by.name, by.prompt_version) for place, by in group)
+    for (qid, field, noun, _), named in labelled_twice(who):
+        expected = f"one label by each labeller for a {noun}"
+        collector.add(label, qid, field, expected, f"labelled more than once by {named}")
 
 
 _Place = tuple[str, str, str, int]
@@ -352,7 +371,7 @@ def read_file(
     before = len(collector.problems)
     content = None
     if file_suffix(path) == ".jsonl":
-        content = _from_jsonl(path, shown, collector, wanted)
+        content = _assembled(*_from_jsonl(path, shown, collector, wanted))
     else:
         try:
             data = read_json(path, shown)
