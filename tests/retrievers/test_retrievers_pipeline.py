@@ -290,7 +290,7 @@ def test_the_tokenizers_libraries_are_in_the_cache_key_and_the_provenance(
 
     stem, jieba = {"pystemmer": version("PyStemmer")}, {"jieba": version("jieba")}
     plain = {"tokenizer": "stemmer=none,stopwords=en,chinese=none", "bm25s": version("bm25s")}
-    plain |= {"k1": "1.5", "b": "0.75", "format": "2"}
+    plain |= {"k1": "1.5", "b": "0.75", "format": "3"}
     assert lexical_settings(TokenizerSpec(stemmer=None, chinese=False)) == plain
     spec = TokenizerSpec(stemmer="english", chinese=True)
     assert lexical_settings(spec) == {
@@ -324,3 +324,33 @@ def test_a_bm25_reranker_records_its_tokenizer_and_libraries(tmp_path: Path) -> 
         "b": 0.75,
         "pystemmer": version("PyStemmer"),
     }
+
+
+def test_full_width_and_decomposed_words_retrieve_their_ordinary_forms(tmp_path: Path) -> None:
+    # Before: the question "VPN 密码" matched the full-width "ＶＰＮ" of neither document and
+    # found both by "密码" alone, the shorter e-mail one first; "café" found nothing, as the
+    # document's decomposed "Cafe\u0301" was indexed as "cafe"
+    snapshot = Snapshot(
+        snapshot_id="nfkc",
+        documents=[
+            Document(id="vpn", text="ＶＰＮ客户端的登录密码至少１２位。"),
+            Document(id="mail", text="邮箱密码至少8位。"),
+            Document(id="cafe", text="Cafe\u0301 opens at nine."),
+        ],
+    )
+    questions = [
+        Question(
+            id=qid,
+            text=text,
+            answerability="answerable",
+            required_evidence=[EvidenceGroup(any_of=[doc])],
+        )
+        for qid, text, doc in (("q1", "VPN 密码", "vpn"), ("q2", "café", "cafe"))
+    ]
+    evalset = EvalSet(evalset_id="nfkc-q", questions=questions)
+    out = run_retrieval(snapshot, evalset, RetrievalConfig(k=1), name="b", cache_dir=tmp_path)
+    found = [[(c.id, c.score) for c in r.candidates] for r in out.run.results]
+    # BM25 (Lucene idf, k1 1.5, b 0.75) by hand over the terms [vpn 客户端 的 登录 密码 至少 12
+    # 位], [邮箱 密码 至少 位], [café open nine]: before, [("mail", 0.206595), ("vpn", 0.148033)]
+    # and []
+    assert found == [[("vpn", 0.456955), ("mail", 0.206595)], [("cafe", 0.478453)]]

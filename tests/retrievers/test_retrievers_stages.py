@@ -77,3 +77,12 @@ def test_chinese_runs_are_segmented_by_jieba_next_to_english_words() -> None:
 def test_without_chinese_segmentation_a_chinese_run_stays_whole() -> None:
     tokenizer = Tokenizer(TokenizerSpec(chinese=False))
     assert tokenizer.tokens("退款申请") == ["退款申请"]
+
+
+def test_text_is_tokenized_in_nfkc_form() -> None:
+    # Before: full-width letters and digits (as Chinese input methods type them) stayed
+    # full-width terms ("ｖｐｎ", "１２") and a decomposed accent was dropped ("cafe"), so
+    # neither matched the same word written the ordinary way
+    tokenizer = Tokenizer(TokenizerSpec())
+    assert tokenizer.tokens("ＶＰＮ密码１２位，Cafe\u0301") == tokenizer.tokens("VPN密码12位，Café")
+    assert tokenizer.tokens("ＶＰＮ密码１２位，Cafe\u0301") == ["vpn", "密码", "12", "位", "café"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -93,7 +94,10 @@ class Tokenizer:
         return out
 
     def tokens(self, text: str) -> list[str]:
-        """The index terms of one text, in order."""
+        """The index terms of one text, in order. The text is read in NFKC form, so full-width
+        letters and digits (as Chinese input methods type them) and decomposed accents are
+        the same terms as their ordinary forms."""
+        text = unicodedata.normalize("NFKC", text)
         if not self.spec.chinese:
             return self._latin(text)
         out: list[str] = []
