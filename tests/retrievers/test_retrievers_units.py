@@ -112,3 +112,15 @@ def test_a_chunking_mode_outside_its_choices_is_refused_not_read_as_sentences() 
         "- <command line>: chunking mode: expected one of snapshot, chars, sentences; "
         "found 'words'"
     )
+
+
+def test_char_chunks_do_not_cut_inside_a_number() -> None:
+    # Before: the point of 1.5 and the comma of 1,000 were read as a sentence end and a comma
+    # between words: ["费用按照1.", "5倍计算，共计1,", "000元，另付2,", "500元。"] and
+    # ["ab 3.", "5 cd 4.", "5 ef 5.", "5 gh"]
+    text = "费用按照1.5倍计算，共计1,000元，另付2,500元。"
+    chunks = make_chunks(_snapshot(Document(id="z", text=text)), Chunking("chars", 10))
+    assert [c.text for c in chunks] == ["费用按照1.5倍计算", "，共计1,000元，", "另付2,500元。"]
+    english = _snapshot(Document(id="e", text="ab 3.5 cd 4.5 ef 5.5 gh"))
+    chunks = make_chunks(english, Chunking("chars", 8))
+    assert [c.text for c in chunks] == ["ab 3.5 ", "cd 4.5 ", "ef 5.5 ", "gh"]

@@ -19,9 +19,10 @@ from ..validation import CHUNK_CHARS_RANGE, CHUNK_SENTENCES_RANGE, snapshot_prob
 ChunkMode = Literal["snapshot", "chars", "sentences"]
 
 # Sentence ends (with the spaces after them) are preferred cut points; other spaces and
-# commas come next; a window with neither is cut hard.
-_SENTENCE_END = re.compile(r"[。！？；.!?;]+\s*")
-_SOFT_BREAK = re.compile(r"[\s，、,]+")
+# commas come next; a window with neither is cut hard. An ASCII mark ends a sentence or a
+# word only before a space: the point of 1.5 or the comma of 1,000 is inside a number.
+_SENTENCE_END = re.compile(r"(?:[。！？；]+|[.!?;]+(?=\s))\s*")
+_SOFT_BREAK = re.compile(r"[\s，、]+|,+(?=\s)\s*")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -74,8 +75,9 @@ class Chunking:
 
 
 def _last_break(pattern: re.Pattern[str], text: str, low: int, high: int) -> int:
-    """The end of the last match of `pattern` ending within (low, high], or 0."""
-    ends = [m.end() for m in pattern.finditer(text, low, high)]
+    """The end (at most `high`) of the last match of `pattern` starting in [low, high), or 0;
+    the character after the window is searched too, for what follows a mark there."""
+    ends = [min(m.end(), high) for m in pattern.finditer(text, low, high + 1) if m.start() < high]
     return max(ends, default=0)
 
 
