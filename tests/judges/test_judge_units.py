@@ -213,6 +213,21 @@ def test_lexical_baseline_outcome_and_coverage() -> None:
     assert judge.stats().by_task == {"coverage": 2, "outcome": 5}
 
 
+def test_lexical_baseline_reads_full_width_letters_and_digits_as_ascii() -> None:
+    # Before: the answer "ＶＰＮ密码１２位" covered the fact "VPN 密码 12 位" at 0.50 (cannot
+    # judge): "ｖｐｎ" and "１２" were other words than "vpn" and "12"
+    judge = LexicalJudge()
+    got = _run(judge.judge_coverage("q", "VPN 密码 12 位", "ＶＰＮ密码１２位。"))
+    assert (got.verdict, got.reason) == ("covered", "lexical overlap 1.00 >= 0.7")
+    zh = [Passage("vpn", "VPN密码需要12位。")]
+    got = _run(judge.judge_support("ＶＰＮ密码１２位", zh))
+    assert (got.verdict, got.supported_by, got.reason) == (
+        "supported",
+        ("vpn",),
+        "lexical overlap 1.00 >= 0.7",
+    )
+
+
 def test_lexical_labels_say_baseline() -> None:
     lab = LEXICAL_SPEC.labeller()
     assert (lab.kind, lab.name, lab.endpoint_kind, lab.prompt_version) == (

@@ -8,6 +8,7 @@ labels say so (`endpoint_kind="lexical"`, name `lexical-baseline`); calibrate it
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ._spec import (
@@ -94,7 +95,9 @@ _CLARIFY = re.compile(
 
 
 def tokens(text: str) -> frozenset[str]:
-    """Overlap units: lower-cased words (minus a few stop words) and Chinese character bigrams."""
+    """Overlap units: lower-cased words (minus a few stop words) and Chinese character bigrams,
+    of the text in NFKC form (a full-width `１２` is the word `12`)."""
+    text = unicodedata.normalize("NFKC", text)
     units: set[str] = set()
     for run in _CJK_RUN.findall(text):
         if len(run) == 1:
@@ -111,7 +114,7 @@ def overlap(part: str, whole: str) -> float | None:
     if not mine:
         return None
     # A one-character Chinese word (a run of length 1) is found anywhere in the other text.
-    theirs = tokens(whole) | set("".join(_CJK_RUN.findall(whole)))
+    theirs = tokens(whole) | set("".join(_CJK_RUN.findall(unicodedata.normalize("NFKC", whole))))
     return len(mine & theirs) / len(mine)
 
 
