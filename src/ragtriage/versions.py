@@ -119,7 +119,9 @@ def apply_versions(
 
     def stated(doc: Document) -> bool:  # a document the file supersedes: by its own entry
         entry = valid.get(doc.id)
-        return doc.id not in superseded or (entry is not None and entry.status is not None)
+        if doc.id in superseded:
+            return entry is not None and entry.status is not None
+        return "status" in doc.model_fields_set  # by the snapshot or the entry
 
     documents = superseded_unless_stated(documents, stated)
     # A loop the file closes is named here, at the entry that closes it; one the snapshot

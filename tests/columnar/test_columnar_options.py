@@ -586,3 +586,30 @@ def test_a_document_the_snapshot_supersedes_is_stale_as_when_a_versions_file_say
         assert [q["stale_in_context"] for q in questions] == [False, True]
         summary = json.loads(read)["runs"][0]["summary"]["stale_in_candidates"]
         assert (summary["numerator"], summary["denominator"]) == (1, 2)
+
+
+def test_a_versions_file_that_moves_a_supersession_frees_the_document_it_left(
+    tmp_path: Path,
+) -> None:
+    # the snapshot's a2 replaces a1, whose status is unstated; the versions file says a2
+    # replaces b1 instead: nothing replaces a1 any more, so it is current (docs/diagnosis.md)
+    docs = [{"id": "a1", "text": "Retention is 30 days."},
+            {"id": "a2", "text": "Retention is 7 days.", "supersedes": ["a1"]},
+            {"id": "b1", "text": "Export as CSV."}]
+    snapshot = {"schema_version": 1, "kind": "snapshot", "snapshot_id": "s", "documents": docs}
+    evalset = {"schema_version": 1, "kind": "evalset", "evalset_id": "e", "questions": [
+        {"id": q, "text": "?", "answerability": "answerable",
+         "required_evidence": [{"any_of": ["a2"]}]} for q in ("qa", "qb")]}
+    run = {"schema_version": 1, "kind": "run", "name": "r", "results": [
+        {"question_id": q, "candidates": [{"id": q[1] + "1"}], "context": [{"id": q[1] + "1"}]}
+        for q in ("qa", "qb")]}
+    for name, content in (("s", snapshot), ("e", evalset), ("r", run),
+                          ("v", {"a2": {"supersedes": ["b1"]}})):
+        (tmp_path / f"{name}.json").write_text(json.dumps(content), "utf-8")
+    args = [str(tmp_path / "e.json"), "--snapshot", str(tmp_path / "s.json"), "--run",
+            str(tmp_path / "r.json"), "--versions", str(tmp_path / "v.json")]
+    (loaded, _), (read, _) = _both(args)
+    assert read == loaded
+    questions = json.loads(read)["runs"][0]["questions"]
+    assert [q["stale_in_context"] for q in questions] == [False, True]
+    assert [q["details"].get("stale_context") for q in questions] == [None, ["b1"]]

@@ -80,14 +80,18 @@ def _status_given(doc: Document) -> bool:
 def superseded_unless_stated(
     documents: Sequence[Document], stated: Callable[[Document], bool] = _status_given
 ) -> list[Document]:
-    """The documents, each that another one `supersedes` made `superseded` unless `stated`
-    (its status is given: by default its own field, as a snapshot gives it; by its entry, in
-    `versions.apply_versions`). The one status rule of a snapshot, built (`Snapshot`) or read
-    item by item (the loader), and of a versions file."""
+    """The documents, each whose status is not `stated` (given: by default its own field, as
+    a snapshot gives it; by its entry, in `versions.apply_versions`) made `superseded` when
+    another one `supersedes` it, else `current`; a status so found stays unstated, so that it
+    is found again when what supersedes what changes. The one status rule of a snapshot, built
+    (`Snapshot`) or read item by item (the loader), and of a versions file."""
     replaced = {old for doc in documents for old in doc.supersedes}
-    return [
-        doc.model_copy(update={"status": "superseded"})
-        if doc.id in replaced and doc.status != "superseded" and not stated(doc)
-        else doc
-        for doc in documents
-    ]
+    out = []
+    for doc in documents:
+        status = "superseded" if doc.id in replaced else "current"
+        if stated(doc) or doc.status == status:
+            out.append(doc)
+        else:
+            fields = {**dict(doc), "status": status}
+            out.append(Document.model_construct(set(doc.model_fields_set), **fields))
+    return out
