@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field
 
-from .errors import InputError, ProblemCollector
+from .errors import InputError, Problem, ProblemCollector
 from .fileio import read_json, read_toml
 from .loading import (
     Dataset,
@@ -141,12 +141,26 @@ def apply_versions(
 def load_versions(dataset: Dataset, path: PathArg) -> Dataset:
     """Read a versions file and apply it; raise `InputError` listing every problem: with an
     entry the schema refused, the other entries' problems of the snapshot too."""
+    problems, updated = versioned(dataset, path)
+    if problems:
+        raise InputError(problems)
+    return updated
+
+
+def versioned(dataset: Dataset, path: PathArg) -> tuple[tuple[Problem, ...], Dataset]:
+    """No problems and the dataset with the versions file applied (`load_versions`); else
+    the file's problems and the dataset with only the version labels of the entries that
+    pass, so that the checks of the evaluation set know the versions the file gives."""
     path = as_path(path)
     collector = ProblemCollector()
     versions = _read_entries(path, collector)
     if versions is None:  # refused whole: its problems are in the collector
-        raise InputError(collector.problems)
+        return collector.problems, dataset
     updated = apply_versions(dataset, versions, str(path), collector)
-    collector.raise_if_any()
+    if collector.problems:
+        labels = {doc_id: VersionEntry(version=entry.version)
+                  for doc_id, entry in versions.items()
+                  if entry is not None and entry.version is not None}
+        return collector.problems, apply_versions(dataset, labels, "", ProblemCollector())
     source = SourceFile(display_path(path), "versions", file_sha256(path))
-    return dataclasses.replace(updated, sources=(*updated.sources, source))
+    return (), dataclasses.replace(updated, sources=(*updated.sources, source))

@@ -282,6 +282,21 @@ def test_a_versions_entry_refused_does_not_hide_the_other_entries(tmp_path: Path
     assert (out.exit_code, out.stderr) == (0, "")
 
 
+def test_a_version_a_versions_entry_gives_is_known_while_another_entry_is_refused(
+    tmp_path: Path,
+) -> None:
+    # q1 applies to v9, which only the versions file's d1 gives: d1's entry passes, so v9 is
+    # a version some document has, whatever the other entries' problems
+    args = _files(tmp_path, {"q1": {"applies_to": {"version": "v9"}}})
+    versions = tmp_path / "versions.json"
+    write_json(versions, {"d1": {"version": "v9"}, "ghost": {}, "d2": {"version": 2}})
+    assert _errors(tmp_path, "evaluate", *args, "--versions", str(versions)) == [
+        "Error: 2 problems found in the input:",
+        "- versions.json: d2.version: expected a valid string; found 2",
+        "- versions.json: ghost: expected a document ID of the snapshot; found 'ghost'",
+    ]
+
+
 def test_review_import_refuses_what_review_export_refuses(tmp_path: Path) -> None:
     # A sheet is read against the files it was exported from: files `evaluate` (and `review
     # export`) refuse are refused before any row is read.

@@ -35,7 +35,7 @@ from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy
 from ..validation import WORKERS_RANGE, check_dataset, parse_k
-from ..versions import load_versions
+from ..versions import versioned
 from ._engine_pass import EngineInputs, EngineOptions, run_engine
 from ._native_labels import read_labels
 from ._native_records import FileRecords, ModelRecords
@@ -266,14 +266,12 @@ def load_and_evaluate(
 
 
 def _versioned(loaded: Dataset, versions: PathArg | None) -> tuple[list[Problem], Dataset]:
-    """The dataset with the versions file applied; else, with that file's problems, as it is
-    (its own problems are found without it)."""
+    """The dataset with the versions file applied; else, with that file's problems, as
+    `versions.versioned` leaves it (its own problems are found without the file)."""
     if versions is None:
         return [], loaded
-    try:
-        return [], load_versions(loaded, versions)
-    except InputError as exc:
-        return list(exc.problems), loaded
+    problems, applied = versioned(loaded, versions)
+    return list(problems), applied
 
 
 def _options(
