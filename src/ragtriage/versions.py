@@ -37,7 +37,7 @@ from .schemas import (
     declared_kind,
     superseded_unless_stated,
 )
-from .validation import SUPERSESSION_LOOP, supersession_loops
+from .validation import SUPERSESSION_LOOP, repeats, supersession_loops
 
 
 class VersionEntry(StrictModel):
@@ -106,6 +106,8 @@ def apply_versions(
             if old not in known or old == doc_id:
                 expected = "IDs of other documents of the snapshot"
                 collector.add(source, None, f"{doc_id}.supersedes", expected, repr(old))
+        for expected, found in repeats(() if given is None else given.supersedes):
+            collector.add(source, None, f"{doc_id}.supersedes", expected, found)
     refused = {doc_id for doc_id, entry in versions.items() if entry is None}
     valid = {doc_id: entry for doc_id, entry in versions.items() if entry is not None}
     superseded = {old for entry in valid.values() for old in entry.supersedes}

@@ -97,6 +97,8 @@ CASES: list[tuple[str, Callable[[Data], None], list[str]]] = [
      [f"{S}: documents[id=d2].supersedes: expected IDs of other documents in the snapshot; found 'nope'"]),
     ("supersedes itself", _set("docs/1/supersedes", ["d2"]),
      [f"{S}: documents[id=d2].supersedes: expected IDs of other documents in the snapshot; found 'd2'"]),
+    ("supersedes one twice", _set("docs/1/supersedes", ["d1", "d1"]),
+     [f"{S}: documents[id=d2].supersedes: expected each ID at most once; found 'd1' more than once"]),
     ("supersedes in a loop", _each(_set("docs/0/supersedes", ["d3"]), _set("docs/1/supersedes", ["d1"]), _set("docs/2/supersedes", ["d2"])),
      [f"{S}: documents[id=d3].supersedes: expected no loop of supersession (a document cannot replace one that replaces it); found d3 -> d2 -> d1 -> d3"]),
     # --- evaluation set ---

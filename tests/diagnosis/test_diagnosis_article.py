@@ -145,6 +145,20 @@ def test_a_loop_of_supersession_in_a_versions_file_is_refused(
     )
 
 
+def test_a_versions_entry_superseding_one_document_twice_is_refused(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    side = tmp_path / "versions.json"
+    side.write_text(json.dumps({"retention-v2": {"supersedes": ["retention-v1"] * 2}}), "utf-8")
+    with pytest.raises(InputError) as caught:
+        load_versions(load_dataset(article_fixture), side)
+    assert str(caught.value) == (
+        "1 problem found in the input:\n"
+        f"- {side}: retention-v2.supersedes: expected each ID at most once; found 'retention-v1' "
+        "more than once"
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "text", "problem"),
     [

@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from ._checker import (
         check_known_questions as check_known_questions,
         check_repeats as check_repeats,
+        repeats as repeats,
     )
     from ._inputs import (
         SUPERSESSION_LOOP as SUPERSESSION_LOOP,
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 # Each name is imported from its module on first use, so that a command loads only
 # what it runs (`ragtriage trec-eval` needs none of the evaluation stack).
 _LAZY = {
-    "._checker": ("check_known_questions", "check_repeats"),
+    "._checker": ("check_known_questions", "check_repeats", "repeats"),
     "._inputs": ("SUPERSESSION_LOOP", "snapshot_problems", "supersession_loops"),
     "._k": ("CUTOFF_EXPECTED", "CUTOFF_RANGE", "MAX_CUTOFF", "parse_cutoff", "parse_k"),
     "._ranges": (

@@ -30,6 +30,12 @@ def dupes(values: Iterable[str]) -> list[str]:
     return sorted(v for v, n in Counter(values).items() if n > 1)
 
 
+def repeats(ids: Iterable[str]) -> list[tuple[str, str]]:
+    """`(expected, found)` for each ID a list holds more than once: one rule for a ranking,
+    a context and a document's `supersedes` (in a snapshot or a versions file)."""
+    return [("each ID at most once", f"{d!r} more than once") for d in dupes(ids)]
+
+
 def check_repeats(
     add: Callable[[str, str | None, str, str, str], None], file: str, ids: Iterable[str],
     results: bool,

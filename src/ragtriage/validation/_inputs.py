@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from ..errors import Suggestions, counted
 from ..loading import Dataset, SnapshotIndex
 from ..schemas import Snapshot
-from ._checker import Checker, check_repeats, dupes
+from ._checker import Checker, check_repeats, dupes, repeats
 
 SUPERSESSION_LOOP = "no loop of supersession (a document cannot replace one that replaces it)"
 """The `expected` text of a loop of `supersedes` (in a snapshot or a versions file)."""
@@ -108,6 +108,8 @@ def snapshot_problems(snapshot: Snapshot, index: SnapshotIndex) -> list[tuple[st
                 expected = "IDs of other documents in the snapshot"
                 found = repr(old) + ("" if old in index.documents else document_ids(old))
                 add(f"documents[id={doc.id}].supersedes", expected, found)
+        for expected, found in repeats(doc.supersedes):
+            add(f"documents[id={doc.id}].supersedes", expected, found)
     for loop in supersession_loops(index.superseded_by):
         add(f"documents[id={loop[0]}].supersedes", SUPERSESSION_LOOP, " -> ".join(loop))
     return out

@@ -23,7 +23,7 @@ from ..schemas import (
     claim_ids,
     counted_labels,
 )
-from ._checker import _SNAPSHOT_IDS, Checker, check_known_questions, check_repeats, dupes
+from ._checker import _SNAPSHOT_IDS, Checker, check_known_questions, check_repeats, dupes, repeats
 from ._inputs import check_evalset, check_snapshot
 
 
@@ -45,7 +45,7 @@ def ranking_problems(
         if items is None:
             continue
         ids = [i.id for i in items]
-        out += [(field, "each ID at most once", f"{d!r} more than once") for d in dupes(ids)]
+        out += [(field, *repeat) for repeat in repeats(ids)]
         known = dict.fromkeys(ids)
         if index is not None:
             out += [(field, _SNAPSHOT_IDS, index.unknown(i)) for i in known if not index.known(i)]
