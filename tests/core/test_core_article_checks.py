@@ -179,3 +179,15 @@ def test_a_result_s_problem_comes_with_the_versions_file_s(tmp_path: Path) -> No
         "- versions.json: a.version: expected a valid string; found 1",
         "- versions.json: ghost: expected a document ID of the snapshot; found 'ghost'",
     ]
+
+
+def test_a_case_s_problem_comes_with_the_corpus_s_repeated_id(tmp_path: Path) -> None:
+    # As with a native snapshot, whose repeated document comes with a question's problem:
+    # the corpus is the article's snapshot. Before, it came once c1 was mended.
+    corpus = [{"id": "a", "text": "A."}, {"id": "b", "text": "B."}, {"id": "a", "text": "A2."}]
+    path = _article(tmp_path, cases={"c1": {"answerable": "yes"}}, corpus=corpus)
+    assert _errors(path) == [
+        "Error: 2 problems found in the input:",
+        "- article.json: question 'c1': answerable: expected true or false; found 'yes'",
+        "- article.json: corpus[id=a]: expected unique document IDs; found 'a' more than once",
+    ]

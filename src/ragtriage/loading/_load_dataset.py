@@ -297,11 +297,16 @@ def _beyond(
     """The problems `check` finds in what passed of files with `schema` problems, each of
     which names a question: those that name another question, and those that name none and
     are not of a file of questions (an evaluation set, a run, labels: a problem of a whole
-    run counts questions not all read); the others come once the schema problems are mended."""
+    run counts questions not all read) or are of an article-format file's corpus (its
+    snapshot); the others come once the schema problems are mended."""
     questions = {p.question_id for p in schema}
     files = {source.path for source in partial.sources if source.kind != "snapshot"}
     return [
         p
         for p in check(partial)
-        if (p.question_id not in questions if p.question_id else p.file not in files)
+        if (
+            p.question_id not in questions
+            if p.question_id
+            else p.file not in files or (partial.article and p.field.startswith("corpus["))
+        )
     ]
