@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from pydantic import Field
@@ -83,9 +84,17 @@ def _read_entries(
         collector.add(label, None, "kind", expected, f"a file of kind {kind!r}")
         return None
     return {
-        doc_id: validate_item(VersionEntry, value, label, collector, None, f"{doc_id}.")
+        doc_id: validate_item(VersionEntry, _iso_date(value), label, collector, None, f"{doc_id}.")
         for doc_id, value in data.items()
     }
+
+
+def _iso_date(entry: Any) -> Any:
+    """An entry with its `effective_date` written as a TOML date (unquoted, no time of day) as
+    the ISO text the field holds."""
+    if isinstance(entry, dict) and type(entry.get("effective_date")) is date:
+        return {**entry, "effective_date": entry["effective_date"].isoformat()}
+    return entry
 
 
 def apply_versions(

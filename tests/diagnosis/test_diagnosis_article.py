@@ -159,6 +159,14 @@ def test_a_versions_entry_superseding_one_document_twice_is_refused(
     )
 
 
+def test_a_toml_date_is_an_effective_date(article_fixture: Path, tmp_path: Path) -> None:
+    # TOML writes a date unquoted; before, 'expected a valid string; found 2026-06-01'
+    side = tmp_path / "versions.toml"
+    side.write_text("[retention-v2]\neffective_date = 2026-06-01\n", encoding="utf-8")
+    documents = load_versions(load_dataset(article_fixture), side).snapshot.documents
+    assert [d.effective_date for d in documents if d.id == "retention-v2"] == ["2026-06-01"]
+
+
 @pytest.mark.parametrize(
     ("name", "text", "problem"),
     [
