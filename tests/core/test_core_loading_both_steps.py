@@ -282,6 +282,19 @@ def test_a_versions_entry_refused_does_not_hide_the_other_entries(tmp_path: Path
     assert (out.exit_code, out.stderr) == (0, "")
 
 
+def test_a_snapshot_s_schema_problem_comes_with_the_versions_file_s_own(tmp_path: Path) -> None:
+    # The snapshot's problem stops the checks against it (d9 waits), not the versions file's
+    # own schema problems: before, they came once the snapshot was mended.
+    args = _files(tmp_path, documents={"d2": {"status": "old"}})
+    versions = write_json(tmp_path / "versions.json", {"d1": {"version": 3}, "d9": {}})
+    assert _errors(tmp_path, "evaluate", *args, "--versions", str(versions)) == [
+        "Error: 2 problems found in the input:",
+        "- snapshot.json: document 'd2': status: expected 'current', 'superseded' or "
+        "'withdrawn'; found 'old'",
+        "- versions.json: d1.version: expected a valid string; found 3",
+    ]
+
+
 def test_a_version_a_versions_entry_gives_is_known_while_another_entry_is_refused(
     tmp_path: Path,
 ) -> None:

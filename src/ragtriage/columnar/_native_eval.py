@@ -18,7 +18,14 @@ from .._collector import no_cycle_collection
 from ..calibration import CalibrationRecord
 from ..detectors import find_self_labelling, self_labelling_problems
 from ..diagnosis import stage_names
-from ..errors import InputError, Problem, RequestError, problems_of, range_problems
+from ..errors import (
+    InputError,
+    Problem,
+    ProblemCollector,
+    RequestError,
+    problems_of,
+    range_problems,
+)
 from ..evaluation import Evaluation, IdsCheck, LevelChoice, QuestionFilter, option_problems
 from ..executors import Executor
 from ..holdout import keep_questions
@@ -35,7 +42,7 @@ from ..metrics import Measure, measures
 from ..paths import PathArg, as_optional_path, as_path, as_paths
 from ..schemas import LabelPolicy
 from ..validation import WORKERS_RANGE, check_dataset, parse_k
-from ..versions import versioned
+from ..versions import read_versions, versioned
 from ._engine_pass import EngineInputs, EngineOptions, run_engine
 from ._native_labels import read_labels
 from ._native_records import FileRecords, ModelRecords
@@ -250,7 +257,15 @@ def load_and_evaluate(
         refused, loaded = _versioned(loaded, versions)
         return [*refused, *input_problems(loaded, **given)]
 
-    loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=check)
+    try:
+        loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=check)
+    except InputError as exc:  # stopped at the first step: the versions file's own problems too
+        if versions is None:
+            raise
+        own = ProblemCollector()
+        read_versions(versions, own)
+        new = [p for p in own.problems if p not in exc.problems]
+        raise InputError([*exc.problems, *new]) from exc
     if ids_check is not None:
         ids_check([question.id for question in loaded.evalset.questions])
     refused, loaded = _versioned(loaded, versions)
