@@ -455,6 +455,28 @@ def test_ragas_csv_list_cell_that_is_not_a_literal_is_refused(tmp_path: Path) ->
     ]
 
 
+def test_ragas_csv_list_cell_printed_by_numpy_is_refused_not_joined(tmp_path: Path) -> None:
+    # pandas writes a NumPy array cell (a Hugging Face dataset's to_csv, a DataFrame read
+    # from Parquet) as ['a' 'b']: Python joins the side-by-side strings into one, 'ab'.
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "user_input,retrieved_contexts,retrieved_context_ids,reference_context_ids\n"
+        "Q?,\"['Alpha.'\n 'Beta.']\",['d1' 'd2'],['d1']\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        import_records(path, "ragas")
+    side_by_side = (
+        " (strings side by side without a comma, as NumPy prints an array: Python would"
+        " join them into one)"
+    )
+    expected = "expected a list of strings written as a Python list literal (Ragas' CSV); found"
+    assert [p.message() for p in caught.value.problems] == [
+        f"{path}: row 1.retrieved_contexts: {expected} \"['Alpha.'\\n 'Beta.']\"{side_by_side}",
+        f"{path}: row 1.retrieved_context_ids: {expected} \"['d1' 'd2']\"{side_by_side}",
+    ]
+
+
 def test_csv_cells_longer_than_the_csv_module_default_are_read(tmp_path: Path) -> None:
     long_context = "x" * 200_000  # the csv module refuses cells over 131,072 by default
     path = tmp_path / "cases.csv"

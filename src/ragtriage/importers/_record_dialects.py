@@ -5,7 +5,9 @@ them), and how each writes a list inside one string."""
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -174,15 +176,33 @@ def normalise(
             # DeepEval's own reader: "" is an empty list, anything else splits on "|".
             out[key] = value.split("|") if value else []
         elif dialect.list_text == "python-csv" and csv_file:
-            try:
-                parsed = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                parsed = None
-            if isinstance(parsed, list) and all(isinstance(v, str) for v in parsed):
+            parsed, joined = _list_literal(value)
+            if parsed is not None and not joined:
                 out[key] = parsed
             else:
                 qid = out.get("id") if isinstance(out.get("id"), str) else None
                 expected = "a list of strings written as a Python list literal (Ragas' CSV)"
-                collector.add(label, qid, f"{where}.{key}", expected, found_text(value))
+                found = found_text(value) + (_JOINED if joined else "")
+                collector.add(label, qid, f"{where}.{key}", expected, found)
                 readable = False
     return out if readable else None
+
+
+_JOINED = (
+    " (strings side by side without a comma, as NumPy prints an array: Python would join them"
+    " into one)"
+)
+
+
+def _list_literal(text: str) -> tuple[list[str] | None, bool]:
+    """The strings of a Python list literal (None for anything else), and whether two of them
+    are written side by side, which Python joins into one (NumPy prints `['a' 'b']`)."""
+    try:
+        parsed = ast.literal_eval(text)
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        written = sum(token.type == tokenize.STRING for token in tokens)
+    except (ValueError, SyntaxError, tokenize.TokenError):
+        return None, False
+    if not isinstance(parsed, list) or not all(isinstance(v, str) for v in parsed):
+        return None, False
+    return parsed, written != len(parsed)
