@@ -13,7 +13,7 @@ from ragtriage.cli.main import cli
 from ragtriage.errors import InputError, ProblemCollector
 from ragtriage.importers import import_records, text_id, write_native
 from ragtriage.loading import load_dataset, read_file
-from ragtriage.schemas import EvalSet, Run, Snapshot
+from ragtriage.schemas import ContextItem, EvalSet, RankedItem, Run, Snapshot
 
 SEED_RECORD = {
     "question": "退款申请需要什么？",
@@ -474,6 +474,38 @@ def test_ragas_csv_list_cell_printed_by_numpy_is_refused_not_joined(tmp_path: Pa
     assert [p.message() for p in caught.value.problems] == [
         f"{path}: row 1.retrieved_contexts: {expected} \"['Alpha.'\\n 'Beta.']\"{side_by_side}",
         f"{path}: row 1.retrieved_context_ids: {expected} \"['d1' 'd2']\"{side_by_side}",
+    ]
+
+
+def test_deepeval_csv_empty_list_cell_is_an_empty_list_as_deepeval_reads_it(
+    tmp_path: Path,
+) -> None:
+    # DeepEval's save_as("csv") writes an empty list as an empty cell, and its own CSV reader
+    # reads a column's empty cell as []; only a column the file lacks is absent.
+    path = tmp_path / "cases.csv"
+    path.write_text(
+        "input,actual_output,expected_output,retrieval_context,context,name\n"
+        "Colour?,I don't know.,,Founded 2004.,,\n"
+        "Nothing retrieved,,,,Refunds: 30 days.,\n",
+        encoding="utf-8",
+    )
+    data = import_records(path, "deepeval")
+    first, second = data.evalset.questions
+    assert (first.answerability, first.required_evidence) == ("unanswerable", [])
+    assert [g.any_of for g in second.required_evidence] == [[text_id("Refunds: 30 days.")]]
+    assert [(r.candidates, r.context, r.outcome) for r in data.run.results] == [
+        ([RankedItem(id=text_id("Founded 2004."))],
+         [ContextItem(id=text_id("Founded 2004."), text="Founded 2004.")], "answered"),
+        ([], [], None),
+    ]
+    assert data.ignored_fields == ()
+    no_column = tmp_path / "no_context.csv"
+    no_column.write_text("input,actual_output,retrieval_context\nQ?,A.,\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        import_records(no_column, "deepeval")
+    assert [p.message() for p in caught.value.problems] == [
+        f"{no_column}: question 'q0001': row 1: expected the reference contexts (context) to"
+        " score retrieval against; found nothing"
     ]
 
 

@@ -331,7 +331,11 @@ def import_records(
     ignored: set[str] = set()
     for number, (where, record) in enumerate(records, start=1):
         if isinstance(record, dict):
-            ignored |= {k for k, v in record.items() if v is not None and k in dialect.optional}
+            ignored |= {
+                k
+                for k, v in record.items()
+                if v is not None and not (csv_file and v == "") and k in dialect.optional
+            }
         converted = _convert(fmt, dialect, where, record, number, builder, csv_file)
         if converted is not None:
             questions.append(converted[0])

@@ -162,12 +162,19 @@ def normalise(
     label: str,
     collector: ProblemCollector,
 ) -> dict[str, Any] | None:
-    """The record as the format means it: nulls dropped, lists written as strings split.
+    """The record as the format means it: nulls and empty CSV cells dropped, lists written as
+    strings split (DeepEval's CSV reader reads a column's empty cell as an empty list).
 
     None when a list cell could not be read (reported here; the record is refused, so its
     other fields are checked once that cell is fixed)."""
     readable = True
-    out = {k: v for k, v in record.items() if v is not None or not dialect.null_is_absent}
+    out = {
+        k: v
+        for k, v in record.items()
+        if (v is not None or not dialect.null_is_absent) and not (csv_file and v == "")
+    }
+    if csv_file and dialect.list_text == "pipe":
+        out |= {k: [] for k in list_fields(dialect) if record.get(k) == ""}
     for key in list_fields(dialect):
         value = out.get(key)
         if not isinstance(value, str):

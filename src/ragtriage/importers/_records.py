@@ -1,6 +1,6 @@
 """Reading record files for the importers: a JSON array, JSONL, an object holding one list,
-or CSV (a header row, then one record per row; an empty cell is an absent field, since
-CSV cannot tell an empty value from a missing one)."""
+or CSV (a header row, then one record per row, every cell a string; `normalise` reads an
+empty cell as an absent field, since CSV cannot tell an empty value from a missing one)."""
 
 from __future__ import annotations
 
@@ -123,9 +123,7 @@ def _csv_rows(raw: str, label: str, collector: ProblemCollector) -> list[tuple[s
                 expected = f"{len(header)} cells, one per header column"
                 collector.add(label, None, where, expected, f"{len(row)} cells")
                 continue
-            records.append(
-                (f"row {number}", {k: v for k, v in zip(header, row, strict=True) if v != ""})
-            )
+            records.append((f"row {number}", dict(zip(header, row, strict=True))))
     except csv.Error as exc:
         collector.add(label, None, f"line {rows.line_num}", "valid CSV", str(exc))
         return []
