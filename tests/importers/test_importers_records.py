@@ -509,6 +509,54 @@ def test_deepeval_csv_empty_list_cell_is_an_empty_list_as_deepeval_reads_it(
     ]
 
 
+def test_records_without_system_output_import_as_an_evaluation_set_without_a_run(
+    tmp_path: Path,
+) -> None:
+    # A Ragas testset (what its generator writes) and DeepEval goldens before any run: no
+    # record retrieved anything or answered.
+    refund = "Refunds are accepted within 30 days."
+    testset = _file(tmp_path, "testset.jsonl", [
+        {"user_input": "Refund window?", "reference_contexts": [refund], "reference": "30 days.",
+         "persona_name": "Shopper", "query_style": "PERFECT_GRAMMAR", "query_length": "SHORT",
+         "synthesizer_name": "single_hop_specific_query_synthesizer"},
+    ])
+    goldens = _file(tmp_path, "goldens.json", [
+        {"input": "Refund window?", "actual_output": None, "expected_output": "30 days.",
+         "retrieval_context": None, "context": [refund]},
+        {"input": "CEO's colour?", "actual_output": None, "retrieval_context": [], "context": []},
+    ])
+    for path, fmt in ((testset, "ragas"), (goldens, "deepeval")):
+        data = import_records(path, fmt)  # type: ignore[arg-type]
+        assert data.run is None
+        first = data.evalset.questions[0]
+        assert (first.text, [g.any_of for g in first.required_evidence]) == (
+            "Refund window?", [[text_id(refund)]]
+        )
+        assert [(d.id, d.text) for d in data.snapshot.documents] == [(text_id(refund), refund)]
+    assert import_records(testset, "ragas").ignored_fields == (
+        "persona_name", "query_length", "query_style", "synthesizer_name"
+    )
+    out = tmp_path / "o"
+    result = CliRunner().invoke(cli, ["import", "deepeval", str(goldens), "-o", str(out)])
+    assert (result.exit_code, result.output) == (
+        0,
+        f"wrote 1 document, 2 questions to {out}\nnote: no record retrieved a context or has"
+        " a response (actual_output): no run written\n",
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["evalset.json", "snapshot.json"]
+    # One record with system output makes every record need it.
+    mixed = _file(tmp_path, "mixed.json", [
+        {"input": "Q?", "actual_output": "A.", "retrieval_context": [refund], "context": [refund]},
+        {"input": "R?", "context": [refund]},
+    ])
+    with pytest.raises(InputError) as caught:
+        import_records(mixed, "deepeval")
+    assert [p.message() for p in caught.value.problems] == [
+        f"{mixed}: question 'q0002': [1].retrieval_context: expected a list of strings;"
+        " found nothing"
+    ]
+
+
 def test_csv_cells_longer_than_the_csv_module_default_are_read(tmp_path: Path) -> None:
     long_context = "x" * 200_000  # the csv module refuses cells over 131,072 by default
     path = tmp_path / "cases.csv"

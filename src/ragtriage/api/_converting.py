@@ -119,7 +119,8 @@ def import_records_files(
     if problems:
         raise InputError(problems)
     data = import_records(file, fmt, name=name, dataset_id=dataset_id)
-    written = write_imported(output, data.snapshot, data.evalset, (data.run,), [("FILE", file)])
+    runs = () if data.run is None else (data.run,)
+    written = write_imported(output, data.snapshot, data.evalset, runs, [("FILE", file)])
     return replace(written, ignored_fields=tuple(data.ignored_fields))
 
 

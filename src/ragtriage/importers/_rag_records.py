@@ -54,8 +54,9 @@ class ImportedRecords:
     """Every context seen (retrieved or referenced); one known only by ID has empty text."""
     evalset: EvalSet
     """One question per record."""
-    run: Run
-    """What the system retrieved and answered, per question."""
+    run: Run | None
+    """What the system retrieved and answered, per question; None when no record retrieved
+    anything or has a response (a Ragas testset, DeepEval goldens before a run)."""
     ignored_fields: tuple[str, ...] = ()
     """Fields the format defines that held a value somewhere but ragtriage does not use."""
 
@@ -198,6 +199,17 @@ def _named_by_text(
     return ids
 
 
+def _shows_output(dialect: Dialect, record: Any, csv_file: bool) -> bool:
+    """Whether a record retrieved something or has a response (its problems are reported
+    when it is converted)."""
+    if not isinstance(record, dict):
+        return False
+    record = normalise(dialect, record, csv_file, "", "", ProblemCollector()) or {}
+    response = record.get(dialect.response)
+    answered = isinstance(response, str) and bool(response.strip())
+    return bool(record.get(dialect.contexts)) or answered
+
+
 def _convert(
     fmt: RecordFormat,
     dialect: Dialect,
@@ -205,7 +217,8 @@ def _convert(
     record: Any,
     number: int,
     b: _Builder,
-    csv_file: bool = False,
+    csv_file: bool,
+    no_output: bool,
 ) -> tuple[Question, QuestionResult] | None:
     if not isinstance(record, dict):
         b.c.add(b.label, None, where, "a JSON object (one record)", found_text(record))
@@ -241,7 +254,8 @@ def _convert(
         at.add(asked, "a non-empty question", found)
     elif len({record[k] for k in present}) > 1:
         at.add(present[1], f"the same text as {present[0]}", "a different question")
-    contexts = _strings(record, dialect.contexts, at)
+    absent = no_output and dialect.contexts not in record  # no record retrieved anything
+    contexts = [] if absent else _strings(record, dialect.contexts, at)
     sources: list[str | None] = [None] * len(contexts or ())
     if contexts is not None and fmt == "deepeval":  # DeepEval's (source, context) markers
         marks = [SOURCED.match(text) for text in contexts]
@@ -328,6 +342,10 @@ def import_records(
     results: list[QuestionResult] = []
     records = read_records(path, collector)
     csv_file = file_suffix(path) == ".csv"
+    # an evaluation set without a run: a Ragas testset, DeepEval goldens before a run
+    no_output = not dialect.ids_required and not any(
+        _shows_output(dialect, record, csv_file) for _, record in records
+    )
     ignored: set[str] = set()
     for number, (where, record) in enumerate(records, start=1):
         if isinstance(record, dict):
@@ -336,7 +354,7 @@ def import_records(
                 for k, v in record.items()
                 if v is not None and not (csv_file and v == "") and k in dialect.optional
             }
-        converted = _convert(fmt, dialect, where, record, number, builder, csv_file)
+        converted = _convert(fmt, dialect, where, record, number, builder, csv_file, no_output)
         if converted is not None:
             questions.append(converted[0])
             results.append(converted[1])
@@ -373,6 +391,6 @@ def import_records(
     return ImportedRecords(
         snapshot,
         evalset,
-        Run(name=name, provenance=provenance, results=results),
+        None if no_output else Run(name=name, provenance=provenance, results=results),
         tuple(sorted(ignored - {"id"})),
     )
