@@ -138,6 +138,29 @@ def test_generation_records_answer_outcome_usage_and_provenance(
     assert len(seen) == 2
 
 
+def test_a_rerun_from_the_reply_cache_records_the_same_usage(
+    endpoint: tuple[str, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    # the run records the tokens the answer took, whether the reply came from the endpoint or
+    # from the cache: without latency, a rerun is byte-identical (docs/retrieval.md)
+    url, seen = endpoint
+    runs = [
+        run_retrieval(
+            SNAPSHOT,
+            EVALSET,
+            RetrievalConfig(k=1, record_latency=False),
+            name="gen",
+            cache_dir=tmp_path,
+            generation=GenerationConfig(url, "fake-model"),
+        ).run
+        for _ in range(2)
+    ]
+    assert len(seen) == 2
+    usages = [[r.usage.model_dump() if r.usage else None for r in run.results] for run in runs]
+    assert usages == [[{"prompt_tokens": 40, "completion_tokens": 6}] * 2] * 2
+    assert runs[0].model_dump() == runs[1].model_dump()
+
+
 def _with_weather(n: int) -> EvalSet:
     """n questions the endpoint fails on, then one it answers."""
     weather = [

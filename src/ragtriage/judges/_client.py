@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .._optional import extra_module, require_extra
@@ -50,9 +50,10 @@ class Reply:
     error: str | None
     """Why there is no content."""
     prompt_tokens: int = 0
-    """Input tokens reported (0 for a cache hit or a failure)."""
+    """Input tokens the reply took, as reported (a cache hit's as first reported; 0 for a
+    failure)."""
     completion_tokens: int = 0
-    """Output tokens reported."""
+    """Output tokens the reply took, as reported."""
     cached: bool = False
     """Answered from the cache."""
 
@@ -230,7 +231,8 @@ class ChatClient:
             hit = self.cache.get(key)
             if hit is not None:
                 self.counters.cache_hits += 1
-                return Reply(hit.content, hit.finish_reason, None, cached=True)
+                tokens = hit.prompt_tokens, hit.completion_tokens
+                return Reply(hit.content, hit.finish_reason, None, *tokens, cached=True)
         if self._stopped is not None:
             # The endpoint refused the key, model or URL: no further request is sent.
             raise EndpointError(self._stopped)
@@ -242,7 +244,7 @@ class ChatClient:
             shared = await asyncio.shield(pending)
             if shared.error is not None:
                 self.counters.failures += 1
-            return Reply(shared.content, shared.finish_reason, shared.error, cached=True)
+            return replace(shared, cached=True)
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
