@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -431,6 +432,38 @@ def test_asyncio_tasks_keep_their_own_question(tmp_path: Path) -> None:
             f"answer {qid}",
             "refused" if qid.endswith("7") else "answered",
         )
+
+
+def test_a_wrapped_generator_s_items_reach_the_caller_and_the_run(tmp_path: Path) -> None:
+    # a generator is read once: the recorder reads it and hands the same items on
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+
+        @recorder.retrieve()
+        def retrieve(text: str) -> Iterator[tuple[str, float]]:
+            yield from ((f"{text}-a", 0.9), (f"{text}-b", 0.5))
+
+        @recorder.select_context(to_item=lambda doc: (doc, f"text of {doc}"))
+        async def select(docs: list[str]) -> AsyncIterator[str]:
+            for doc in docs:
+                yield doc
+
+        async def pipeline() -> tuple[list[tuple[str, float]], list[str]]:
+            with recorder.question("q1"):
+                hits = list(retrieve("q1"))
+                return hits, [doc async for doc in select([doc for doc, _ in hits])]
+
+        assert asyncio.run(pipeline()) == (
+            [("q1-a", 0.9), ("q1-b", 0.5)],
+            ["q1-a", "q1-b"],
+        )
+    (result,) = _load(path).results
+    assert [(c.id, c.score) for c in result.candidates] == [("q1-a", 0.9), ("q1-b", 0.5)]
+    assert [(c.id, c.text) for c in result.context or []] == [
+        ("q1-a", "text of q1-a"),
+        ("q1-b", "text of q1-b"),
+    ]
+    assert sorted(result.stage_latency_ms) == ["context", "retrieval"]
 
 
 def test_a_wrapped_function_outside_a_question_is_refused(tmp_path: Path) -> None:

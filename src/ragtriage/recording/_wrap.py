@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar, cast
 
@@ -19,15 +19,24 @@ def _wrap(
     func: F,
     stage: str,
     current: Callable[[], QuestionRecording],
-    store: Callable[[QuestionRecording, Any], None],
+    store: Callable[[QuestionRecording, Any], Any],
 ) -> F:
-    """Time `func` as `stage` of the open question and store what it returns."""
+    """Time `func` as `stage` of the open question and store what it returns (`store` gives
+    back what the caller gets)."""
 
     def done(recording: QuestionRecording, start: float, out: Any) -> Any:
         recording.stage_latency(stage, (time.perf_counter() - start) * 1000.0)
-        store(recording, out)
-        return out
+        return store(recording, out)
 
+    if inspect.isasyncgenfunction(func):  # its items are read to the end, then handed on
+
+        @functools.wraps(func)
+        async def async_items(*args: Any, **kwargs: Any) -> Any:
+            recording, start = current(), time.perf_counter()
+            for item in done(recording, start, [item async for item in func(*args, **kwargs)]):
+                yield item
+
+        return cast(F, async_items)
     if inspect.iscoroutinefunction(func):
 
         @functools.wraps(func)
@@ -63,8 +72,11 @@ class StageWrappers:
     ) -> Callable[[F], F]:
         """Record the returned items with `add`, each turned by `to_item` when given."""
 
-        def store(recording: QuestionRecording, out: Iterable[Any]) -> None:
+        def store(recording: QuestionRecording, out: Iterable[Any]) -> Iterable[Any]:
+            if isinstance(out, Iterator):  # read once here: the caller gets the same items
+                out = list(out)
             add(recording, out if to_item is None else (to_item(x) for x in out))
+            return out
 
         return lambda func: _wrap(func, stage, self.current, store)
 
@@ -99,8 +111,9 @@ class StageWrappers:
         """Record the returned text as the answer; `outcome(text)` classifies it (default
         `answered`)."""
 
-        def store(recording: QuestionRecording, out: str) -> None:
+        def store(recording: QuestionRecording, out: str) -> str:
             recording.answer(out, outcome(out) if outcome else "answered")
+            return out
 
         return lambda func: _wrap(func, stage, self.current, store)
 
