@@ -28,7 +28,7 @@ from ragtriage.recording import (
     result_from_trace,
     write_snapshot,
 )
-from ragtriage.schemas import Run, Snapshot
+from ragtriage.schemas import QuestionResult, Run, Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -669,3 +669,30 @@ def test_record_takes_only_a_question_result(tmp_path: Path) -> None:
         "found dict"
     )
     recorder.close()
+
+
+def test_record_refuses_what_evaluate_would_refuse(tmp_path: Path) -> None:
+    # record() wrote a result with an ID twice and a reranked ID no candidate has, and
+    # `evaluate` then refused the run
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+        bad = QuestionResult.model_validate(
+            {
+                "question_id": "q1",
+                "candidates": [{"id": "d1"}, {"id": "d1"}],
+                "reranked": [{"id": "d2"}],
+                "answer": "a\udcff",
+                "outcome": "answered",
+            }
+        )
+        with pytest.raises(InputError) as err:
+            recorder.record(bad)
+        assert err.value.render().splitlines() == [
+            "3 problems found in the input:",
+            f"- {path}: question 'q1': candidates: expected each ID at most once; found 'd1' more than once",
+            f"- {path}: question 'q1': reranked: expected IDs that were among the candidates; found 'd2'",
+            f"- {path}: question 'q1': answer: expected text UTF-8 can encode; found a lone "
+            "surrogate \\udcff in 'a\\udcff'",
+        ]
+        recorder.record(QuestionResult.model_validate({"question_id": "q2"}))
+    assert [r.question_id for r in _load(path).results] == ["q2"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 from typing import Any
@@ -65,6 +65,17 @@ def unwritable_problems(result: QuestionResult, file: str) -> list[Problem]:
         Problem(file, result.question_id, field, "text UTF-8 can encode", found)
         for field, found in _unwritable(result.model_dump(mode="json"), "")
     ]
+
+
+def refused_problems(
+    result: QuestionResult, file: str, refused: Sequence[Problem] = ()
+) -> list[Problem]:
+    """The `refused` calls' problems and what `evaluate` refuses in one result
+    (`ranking_problems`), with, when there is any, the text no file can hold (else found when
+    the line is encoded): what the recorder writes always loads."""
+    where = partial(Problem, file, result.question_id)
+    found = [*refused, *(where(*problem) for problem in ranking_problems(result))]
+    return [*found, *unwritable_problems(result, file)] if found else []
 
 
 def _unwritable(value: Any, field: str) -> list[tuple[str, str]]:
@@ -183,17 +194,12 @@ class QuestionRecording:
             data["usage"] = {"prompt_tokens": self._usage[0], "completion_tokens": self._usage[1]}
         if self._cost is not None:
             data["cost_usd"] = self._cost
-        problems = list(self._problems)
         try:
             result = QuestionResult.model_validate(data)
         except ValidationError as exc:
             raise InputError(
-                problems + validation_problems(exc, self._file, self.question_id)
+                self._problems + validation_problems(exc, self._file, self.question_id)
             ) from None
-        # what `evaluate` refuses, and what no file can hold, is refused here: what the
-        # recorder writes always loads
-        where = partial(Problem, self._file, self.question_id)
-        problems += [where(*found) for found in ranking_problems(result)]
-        if problems:  # with the text no file can hold (else found when the line is encoded)
-            raise InputError([*problems, *unwritable_problems(result, self._file)])
+        if problems := refused_problems(result, self._file, self._problems):
+            raise InputError(problems)
         return result

@@ -20,7 +20,7 @@ from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader, Scalar
 from ._environment import capture_environment
-from ._question import QuestionRecording, RecordingError, unwritable_problems
+from ._question import QuestionRecording, RecordingError, refused_problems, unwritable_problems
 from ._wrap import StageWrappers
 
 Durability = Literal["fsync", "flush"]
@@ -237,6 +237,8 @@ class Recorder(StageWrappers):
                 f"{self.path}: record() takes a QuestionResult (ragtriage.schemas); found "
                 f"{type(result).__name__}"
             )
+        if problems := refused_problems(result, str(self.path)):  # as `evaluate` would
+            raise InputError(problems)
         try:  # on the line as written: no walk over every text of every result
             data = (json_line(result.model_dump(mode="json")) + "\n").encode("utf-8")
         except UnicodeEncodeError:
