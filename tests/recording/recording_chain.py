@@ -71,11 +71,17 @@ def evalset() -> EvalSet:
     )
 
 
-def build_chain() -> Any:
-    """The retrieval chain: retriever | prompt | fake chat model | text output."""
+USAGE = {"input_tokens": 11, "output_tokens": 3, "total_tokens": 14}
+"""The token counts a chat model reporting usage gives each answer (`usage_metadata`)."""
+
+
+def build_chain(usage: bool = False) -> Any:
+    """The retrieval chain: retriever | prompt | fake chat model | text output; with `usage`,
+    the model reports its tokens in each message's `usage_metadata`, as chat models do."""
     from langchain_core.documents import Document as LCDocument
     from langchain_core.embeddings import DeterministicFakeEmbedding
-    from langchain_core.language_models import FakeListChatModel
+    from langchain_core.language_models import FakeListChatModel, GenericFakeChatModel
+    from langchain_core.messages import AIMessage
     from langchain_core.output_parsers import StrOutputParser
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.runnables import RunnablePassthrough
@@ -93,7 +99,11 @@ def build_chain() -> Any:
     def join(docs: Sequence[LCDocument]) -> str:
         return "\n".join(doc.page_content for doc in docs)
 
-    model = FakeListChatModel(responses=list(ANSWERS))
+    model: Any = FakeListChatModel(responses=list(ANSWERS))
+    if usage:
+        reported: Any = USAGE
+        messages = (AIMessage(content=a, usage_metadata=reported) for a in ANSWERS)
+        model = GenericFakeChatModel(messages=messages)
     return (
         {"context": retriever | join, "question": RunnablePassthrough()}
         | prompt
@@ -108,9 +118,9 @@ def requests() -> list[tuple[str | None, str]]:
     return [*((qid, texts[qid]) for qid in ASKED), (None, STRAY)]
 
 
-def run_chain(callbacks: Sequence[Any] = ()) -> list[str]:
+def run_chain(callbacks: Sequence[Any] = (), usage: bool = False) -> list[str]:
     """Ask every request once; the question ID travels in the run's metadata."""
-    chain = build_chain()
+    chain = build_chain(usage)
     out = []
     for qid, text in requests():
         config: dict[str, Any] = {"callbacks": list(callbacks)}
@@ -120,7 +130,7 @@ def run_chain(callbacks: Sequence[Any] = ()) -> list[str]:
     return out
 
 
-def run_traced(directory: Path) -> dict[str, Path]:
+def run_traced(directory: Path, usage: bool = False) -> dict[str, Path]:
     """Run the chain instrumented with OpenInference; write OTLP JSON lines (one export request
     per trace, as protobuf's JSON mapping writes it) and the console exporter's output."""
     from google.protobuf.json_format import MessageToJson
@@ -146,7 +156,7 @@ def run_traced(directory: Path) -> dict[str, Path]:
             with warnings.catch_warnings():
                 # The instrumentation calls a LangChain method LangChain has deprecated.
                 warnings.simplefilter("ignore", DeprecationWarning)
-                run_chain()
+                run_chain(usage=usage)
         finally:
             instrumentor.uninstrument()
             provider.shutdown()

@@ -73,6 +73,30 @@ def test_the_handler_writes_what_the_trace_import_writes(tmp_path: Path) -> None
     assert stages == [["generation", "retrieval"]] * 3
 
 
+def test_token_counts_a_chat_model_reports_in_its_messages_are_recorded(tmp_path: Path) -> None:
+    # chat models report tokens in each message's usage_metadata, which the trace import reads:
+    # the handler recorded no usage
+    handled = tmp_path / "handled.jsonl"
+    with Recorder(handled, "chain", evalset_id="chain-questions", capture=False) as recorder:
+        handler = RecorderCallbackHandler(
+            recorder, rc.evalset(), id_metadata_key="question_id", id_key="doc_id"
+        )
+        rc.run_chain([handler], usage=True)
+    traced = rc.run_traced(tmp_path, usage=True)
+    imported = import_openinference(
+        traced["otlp"],
+        rc.evalset(),
+        name="chain",
+        id_attribute="metadata.question_id",
+        id_key="doc_id",
+    )
+    write_native(imported.run, tmp_path / "imported.jsonl")
+    assert _lines(handled) == _lines(tmp_path / "imported.jsonl")
+    assert [r["usage"] for r in _lines(handled)[1:]] == [
+        {"completion_tokens": 3, "prompt_tokens": 11}
+    ] * 3
+
+
 def test_matching_by_text_records_the_same_questions(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     with Recorder(path, "chain", capture=False) as recorder:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -49,6 +49,27 @@ class _Request:
     completion_tokens: int | None = None
     stages: dict[str, float] = field(default_factory=dict)
     open_stages: dict[UUID, tuple[str, float]] = field(default_factory=dict)
+
+
+_TOKEN_KEYS = {
+    "prompt_tokens": ("prompt_tokens", "input_tokens", "prompt_token_count"),
+    "completion_tokens": ("completion_tokens", "output_tokens", "candidates_token_count"),
+}
+"""Where a model's token counts are, by provider, as OpenInference's instrumentation reads them."""
+
+
+def _token_usage(response: LLMResult) -> Mapping[str, Any]:
+    """A model call's token counts where OpenInference's LangChain instrumentation reads them
+    (so the trace import records the same): the `llm_output`'s `token_usage` or `usage`, else
+    the first generation's message `usage_metadata` (chat models), else its `generation_info`'s."""
+    output = response.llm_output or {}
+    usage = output.get("token_usage") or output.get("usage")
+    first = response.generations[0][0] if response.generations and response.generations[0] else None
+    if not usage and first is not None:
+        message = getattr(first, "message", None)
+        usage = getattr(message, "usage_metadata", None)
+        usage = usage or (first.generation_info or {}).get("usage_metadata")
+    return usage if isinstance(usage, Mapping) else {}
 
 
 def _text_of(message: BaseMessage) -> list[str]:
@@ -224,12 +245,13 @@ class RecorderCallbackHandler(BaseCallbackHandler):
         request = self._request(run_id)
         if request is None:
             return
-        usage = (response.llm_output or {}).get("token_usage") or {}
+        usage = _token_usage(response)
         with self._lock:
             request.outputs += [gen.text for batch in response.generations for gen in batch[:1]]
-            for key in ("prompt_tokens", "completion_tokens"):
-                if isinstance(usage.get(key), int):
-                    setattr(request, key, (getattr(request, key) or 0) + usage[key])
+            for key, names in _TOKEN_KEYS.items():
+                count = next((usage[n] for n in names if usage.get(n) is not None), None)
+                if isinstance(count, int) and not isinstance(count, bool):
+                    setattr(request, key, (getattr(request, key) or 0) + count)
             self._close_stage(request, run_id)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
