@@ -237,6 +237,33 @@ def test_what_evaluate_or_a_file_would_refuse_is_refused_when_the_question_ends(
     assert result.cost_usd == 0.5
 
 
+def test_a_text_given_for_a_list_is_refused_not_split_into_characters(tmp_path: Path) -> None:
+    # q.candidates("doc12") recorded the candidates d, o, c, 1, 2, and q.claim(text, "d1")
+    # the citations d and 1
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder:
+
+        @recorder.rerank()
+        def rerank(hits: list[str]) -> str:
+            return hits[0]
+
+        with pytest.raises(InputError) as err, recorder.question("q1") as q:
+            q.candidates("doc12")  # type: ignore[arg-type]
+            rerank(["d1"])
+            q.context([("d1", "t")])
+            q.answer("a")
+            q.claim("c", "d1")
+    expected = "a list (IDs, (id, score) pairs or mappings), not one text"
+    assert err.value.render().splitlines() == [
+        "3 problems found in the input:",
+        f"- {path}: question 'q1': candidates: expected {expected}; found 'doc12'",
+        f"- {path}: question 'q1': reranked: expected {expected}; found 'd1'",
+        f"- {path}: question 'q1': claims.0.citations: expected a list of IDs, not one text; "
+        "found 'd1'",
+    ]
+    assert recorder.recorded == frozenset()
+
+
 def test_a_traced_reranking_of_documents_no_retriever_returned_is_refused() -> None:
     # a reranker span without a retriever span was written as reranked IDs with no
     # candidates, and `evaluate` then refused the run

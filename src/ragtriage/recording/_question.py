@@ -121,17 +121,32 @@ class QuestionRecording:
             )
         self._data[key] = value
 
+    def _listed(self, field: str, items: Iterable[Any], expected: str) -> Iterable[Any]:
+        """`items`, or none with a problem when they are one text (read as a list, each of its
+        characters would be an entry)."""
+        if not isinstance(items, str):
+            return items
+        self._problems.append(
+            Problem(self._file, self.question_id, field, expected, found_text(items))
+        )
+        return ()
+
+    def _ranking(self, field: str, items: Iterable[Any], model: type[Any], part: str) -> None:
+        expected = f"a list (IDs, (id, {part}) pairs or mappings), not one text"
+        listed = self._listed(field, items, expected)
+        self._set(field, [_item(item, model, part) for item in listed])
+
     def candidates(self, items: Iterable[RankedInput]) -> None:
         """The first-stage ranking (before reranking), best first, with scores when known."""
-        self._set("candidates", [_item(item, RankedItem, "score") for item in items])
+        self._ranking("candidates", items, RankedItem, "score")
 
     def reranked(self, items: Iterable[RankedInput]) -> None:
         """The ranking after reranking, best first."""
-        self._set("reranked", [_item(item, RankedItem, "score") for item in items])
+        self._ranking("reranked", items, RankedItem, "score")
 
     def context(self, items: Iterable[ContextInput]) -> None:
         """The context actually sent to the model: IDs and the exact text, in prompt order."""
-        self._set("context", [_item(item, ContextItem, "text") for item in items])
+        self._ranking("context", items, ContextItem, "text")
 
     def answer(self, text: str, outcome: Outcome = "answered") -> None:
         """The answer and its outcome (`answered`, `refused`, `clarified`, `escalated`)."""
@@ -141,7 +156,9 @@ class QuestionRecording:
     def claim(self, text: str, citations: Iterable[str] = (), claim_id: str | None = None) -> None:
         """One claim of the answer with the IDs it cites (claims are kept in call order)."""
         claims = self._data.setdefault("claims", [])
-        claims.append({"id": claim_id, "text": text, "citations": list(citations)})
+        field, expected = f"claims.{len(claims)}.citations", "a list of IDs, not one text"
+        cited = list(self._listed(field, citations, expected))
+        claims.append({"id": claim_id, "text": text, "citations": cited})
 
     def usage(self, prompt_tokens: int, completion_tokens: int) -> None:
         """Token counts of a generation call; several calls add up."""
