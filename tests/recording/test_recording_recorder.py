@@ -493,6 +493,32 @@ def test_a_wrapped_generator_s_items_reach_the_caller_and_the_run(tmp_path: Path
     assert sorted(result.stage_latency_ms) == ["context", "retrieval"]
 
 
+def test_a_question_id_that_is_no_id_is_refused_before_the_work(tmp_path: Path) -> None:
+    # per_question recorded a call with question_id=None as question 'None'
+    path = tmp_path / "run.jsonl"
+    calls: list[object] = []
+    with _recorder(path) as recorder:
+
+        @recorder.per_question("qid")
+        def answer(qid: object) -> None:
+            calls.append(qid)
+
+        for wrong, found in (
+            (None, "a valid string; found null"),
+            ("", "a non-empty string; found an empty string"),
+        ):
+            with pytest.raises(InputError) as err:
+                answer(wrong)
+            assert err.value.render() == (
+                f"1 problem found in the input:\n- {path}: question_id: expected {found}"
+            )
+        with pytest.raises(InputError), recorder.question(None):  # type: ignore[arg-type]
+            calls.append("block")
+        answer(7)  # a number names the question as its text, as the LangChain handler reads it
+    assert calls == [7]
+    assert [r.question_id for r in _load(path).results] == ["7"]
+
+
 def test_a_wrapped_function_outside_a_question_is_refused(tmp_path: Path) -> None:
     with _recorder(tmp_path / "run.jsonl") as recorder:
 

@@ -259,6 +259,10 @@ class Recorder(StageWrappers):
         The result is written when the block ends normally; an exception leaves the question
         unrecorded (a later run records it).
         """
+        try:  # an ID the run schema refuses is refused before the work, not after it
+            QuestionResult(question_id=question_id)
+        except ValidationError as exc:
+            raise InputError(pydantic_problems(exc, str(self.path), None)) from None
         self._reserve(question_id)
         recording = QuestionRecording(question_id, str(self.path))
         token = self._current.set(recording)

@@ -129,8 +129,12 @@ class StageWrappers:
             if arg not in signature.parameters:
                 raise TypeError(f"{func.__qualname__} has no argument {arg!r}")
 
-            def question_id(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-                return str(signature.bind(*args, **kwargs).arguments[arg])
+            def question_id(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+                # a number is the question's ID as text, as the LangChain handler reads one;
+                # any other value that is no text is left to `question` to refuse
+                value = signature.bind(*args, **kwargs).arguments[arg]
+                number = isinstance(value, int) and not isinstance(value, bool)
+                return str(value) if number else value
 
             if inspect.iscoroutinefunction(func):
 
