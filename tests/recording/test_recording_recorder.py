@@ -700,6 +700,21 @@ def test_wrong_header_arguments_are_named_as_fields(
     assert not path.exists()
 
 
+def test_a_durability_that_is_neither_fsync_nor_flush_is_refused_with_the_header(
+    tmp_path: Path,
+) -> None:
+    # durability="fsnyc" was taken as "flush": no line reached the disk before returning
+    path = tmp_path / "run.jsonl"
+    with pytest.raises(InputError) as raised:
+        Recorder(path, None, capture=False, durability="fsnyc")  # type: ignore[arg-type]
+    assert str(raised.value).splitlines() == [
+        "2 problems found in the input:",
+        f"- {path}: name: expected a valid string; found null",
+        f"- {path}: durability: expected 'fsync' or 'flush'; found 'fsnyc'",
+    ]
+    assert not path.exists()
+
+
 def test_a_path_that_is_no_path_or_below_a_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RequestError) as raised:
         Recorder(None, "r", capture=False)  # type: ignore[arg-type]

@@ -10,11 +10,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, ProblemCollector
+from ..errors import InputError, Problem, ProblemCollector, found_text
 from ..fileio import file_problem, json_line, make_folder
 from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
@@ -81,6 +81,10 @@ class Recorder(StageWrappers):
         environment: dict[str, Scalar] = (
             dict(capture_environment(packages, repo)) if capture else {}
         )
+        refused = []  # a misspelt durability would silently be "flush"
+        if durability not in get_args(Durability):
+            expected, found = "'fsync' or 'flush'", found_text(durability)
+            refused.append(Problem(str(self.path), None, "durability", expected, found))
         try:
             header = RunHeader(
                 name=name,
@@ -101,7 +105,9 @@ class Recorder(StageWrappers):
         except ValidationError as exc:
             # A wrong argument (a name that is no string, k as text) is named as the field of
             # the run's header it fills, as a loader names a field of a run file.
-            raise InputError(pydantic_problems(exc, str(self.path), None)) from None
+            raise InputError(pydantic_problems(exc, str(self.path), None) + refused) from None
+        if refused:
+            raise InputError(refused)
         self.header = header
         """The run's header line: name and provenance."""
         self._durability = durability
