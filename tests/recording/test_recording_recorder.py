@@ -670,6 +670,32 @@ def test_snapshot_writer_refuses_what_the_loader_refuses_across_documents(
         assert not path.exists()
 
 
+def test_snapshot_writer_names_a_text_no_file_can_hold_with_the_other_problems(
+    tmp_path: Path,
+) -> None:
+    # was an OutputError naming neither document nor field, raised at the first such text,
+    # before the other problems were found
+    docs = [
+        {"id": "d1", "text": "x\udcff", "title": "t\ud800"},
+        {"id": "d1", "text": "t"},
+        {"id": "d2", "text": 5},
+    ]
+    for name in ("snap.jsonl", "snap.json"):
+        path = tmp_path / name
+        with pytest.raises(InputError) as err:
+            write_snapshot(path, "kb-1", docs)
+        assert err.value.render().splitlines() == [
+            "4 problems found in the input:",
+            f"- {path}: document 'd1': text: expected text UTF-8 can encode; found a lone "
+            "surrogate \\udcff in 'x\\udcff'",
+            f"- {path}: document 'd1': title: expected text UTF-8 can encode; found a lone "
+            "surrogate \\ud800 in 't\\ud800'",
+            f"- {path}: document 'd1': id: expected a unique ID; found a repeat",
+            f"- {path}: document 'd2': text: expected a valid string; found 5",
+        ]
+        assert not path.exists()
+
+
 def test_a_run_that_is_not_jsonl_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         Recorder(tmp_path / "run.json", "baseline")

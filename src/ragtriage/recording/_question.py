@@ -63,7 +63,7 @@ def unwritable_problems(result: QuestionResult, file: str) -> list[Problem]:
     written)."""
     return [
         Problem(file, result.question_id, field, "text UTF-8 can encode", found)
-        for field, found in _unwritable(result.model_dump(mode="json"), "")
+        for field, found in unwritable_fields(result.model_dump(mode="json"), "")
     ]
 
 
@@ -78,9 +78,9 @@ def refused_problems(
     return [*found, *unwritable_problems(result, file)] if found else []
 
 
-def _unwritable(value: Any, field: str) -> list[tuple[str, str]]:
-    """`(field, found)` for each text in a result's JSON that UTF-8 cannot encode (a lone
-    surrogate: the line could not be written)."""
+def unwritable_fields(value: Any, field: str) -> list[tuple[str, str]]:
+    """`(field, found)` for each text in a result's (or a document's) JSON that UTF-8 cannot
+    encode (a lone surrogate: the line could not be written)."""
     if isinstance(value, str):
         if (at := unencodable_at(value)) is None:
             return []
@@ -91,7 +91,9 @@ def _unwritable(value: Any, field: str) -> list[tuple[str, str]]:
         parts = enumerate(value)
     else:
         return []
-    return [hit for key, item in parts for hit in _unwritable(item, f"{field}.{key}".lstrip("."))]
+    return [
+        hit for key, item in parts for hit in unwritable_fields(item, f"{field}.{key}".lstrip("."))
+    ]
 
 
 class QuestionRecording:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import ProblemCollector
+from ..errors import ProblemCollector, unencodable_at
 from ..fileio import atomic_output, json_line, json_text, make_folder
 from ..loading import SnapshotIndex, validate_item
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import Document, Scalar, Snapshot
 from ..validation import snapshot_problems
+from ._question import unwritable_fields
 
 
 def write_snapshot(
@@ -64,8 +65,16 @@ def write_snapshot(
             data = doc.model_dump(mode="json")
             if "status" not in doc.model_fields_set:  # left to the loader's rule, as unstated
                 del data["status"]
+            line = json_line(data)
+            # a text no file can hold, named by its field with the other problems
+            unwritable = unwritable_fields(data, "") if unencodable_at(line) is not None else []
+            for field, found in unwritable:
+                where = f"document {doc.id!r}: {field}"
+                collector.add(label, None, where, "text UTF-8 can encode", found)
+            if unwritable:
+                continue
             if jsonl:
-                handle.write(json_line(data) + "\n")
+                handle.write(line + "\n")
             else:
                 kept.append(data)
         if not jsonl:
