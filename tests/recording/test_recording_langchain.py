@@ -147,6 +147,22 @@ def test_a_document_id_twice_in_a_ranking_fails_the_call(
     assert problem.field.endswith(": retriever.documents.2")
 
 
+def test_a_boolean_question_id_matches_no_question_as_in_the_trace_import(
+    tmp_path: Path,
+) -> None:
+    # the handler read metadata {"question_id": True} as the ID 'True'; the import reads no ID
+    chain = rc.build_chain()
+    with Recorder(tmp_path / "run.jsonl", "chain", capture=False) as recorder:
+        handler = RecorderCallbackHandler(recorder, rc.evalset(), id_metadata_key="question_id")
+        for value in (True, 3):
+            config: Any = {"callbacks": [handler], "metadata": {"question_id": value}}
+            chain.invoke("How long are logs kept?", config=config)
+    assert [m.reason for m in handler.unmatched] == [
+        "no attribute 'question_id'",
+        "question_id '3' is no question ID",
+    ]
+
+
 def test_concurrent_async_calls_are_kept_apart(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     chain = rc.build_chain()

@@ -22,6 +22,7 @@ from ..recording import (
     QuestionMatcher,
     TraceDocument,
     TraceRecord,
+    question_key,
     refusal_regex,
     result_from_trace,
 )
@@ -124,8 +125,7 @@ def _lookup(attributes: dict[str, Any], path: str) -> str | None:
     """An attribute by exact key, or a key inside an attribute holding a JSON object
     (`metadata.question_id` reads `question_id` from the `metadata` attribute)."""
     if path in attributes:
-        value = attributes[path]
-        return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+        return question_key(attributes[path])
     head, dot, rest = path.partition(".")
     while dot:
         holder = attributes.get(head)

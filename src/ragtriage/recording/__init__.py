@@ -18,6 +18,7 @@ from ._traces import (
     QuestionMatcher,
     TraceDocument,
     TraceRecord,
+    question_key,
     refusal_regex,
     result_from_trace,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "TraceRecord",
     "capture_environment",
     "git_commit",
+    "question_key",
     "refusal_regex",
     "result_from_trace",
     "write_snapshot",

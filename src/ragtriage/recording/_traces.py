@@ -202,6 +202,12 @@ def result_from_trace(
     return result
 
 
+def question_key(value: Any) -> str | None:
+    """A question ID as a trace attribute or a run's metadata holds it: text, or a whole
+    number as its text (not a boolean); None for anything else."""
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+
+
 @dataclass(frozen=True)
 class Match:
     """How one trace was matched to an evaluation question, or why it was not."""

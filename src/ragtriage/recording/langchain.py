@@ -30,6 +30,7 @@ from ._traces import (  # noqa: E402
     QuestionMatcher,
     TraceDocument,
     TraceRecord,
+    question_key,
     refusal_regex,
     result_from_trace,
 )
@@ -160,8 +161,7 @@ class RecorderCallbackHandler(BaseCallbackHandler):
     ) -> None:
         key = None
         if self._id_metadata_key is not None and metadata is not None:
-            value = metadata.get(self._id_metadata_key)
-            key = str(value) if isinstance(value, (str, int)) else None
+            key = question_key(metadata.get(self._id_metadata_key))
         request = _Request(inputs if isinstance(inputs, str) else None, key, time.perf_counter())
         if stage is not None:
             request.open_stages[run_id] = (stage, request.started)
