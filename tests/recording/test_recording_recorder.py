@@ -303,6 +303,19 @@ def test_resume_skips_recorded_questions_and_refuses_a_second_result(tmp_path: P
     assert [r.question_id for r in _load(path).results] == ["q1", "q2", "q3"]
 
 
+def test_resume_ends_a_last_line_written_without_its_newline(tmp_path: Path) -> None:
+    # a run whose last line has no newline (as many tools write JSONL) got the next result
+    # on that same line, and the run no longer loaded
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as recorder, recorder.question("q1") as q:
+        q.candidates(["d1"])
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    with _recorder(path) as again, again.question("q2") as q:
+        q.candidates(["d2"])
+    assert [r.question_id for r in _load(path).results] == ["q1", "q2"]
+    assert path.read_bytes().count(b"\n") == 3
+
+
 def test_resume_refuses_a_different_header(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     _recorder(path, k=3).close()

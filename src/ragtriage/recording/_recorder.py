@@ -178,6 +178,14 @@ class Recorder(StageWrappers):
             raise
         if not resumed:
             self._append((json_line(self.header.model_dump(mode="json")) + "\n").encode("utf-8"))
+        elif not self._ends_a_line():  # another tool's last line: ended before the next
+            self._append(b"\n")
+
+    def _ends_a_line(self) -> bool:
+        """Whether the (non-empty) file's last byte is a newline."""
+        with self.path.open("rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
 
     def _append(self, data: bytes) -> None:
         # One write of the whole line on an O_APPEND descriptor: a killed process leaves the
