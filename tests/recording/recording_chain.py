@@ -75,12 +75,18 @@ USAGE = {"input_tokens": 11, "output_tokens": 3, "total_tokens": 14}
 """The token counts a chat model reporting usage gives each answer (`usage_metadata`)."""
 
 
-def build_chain(usage: bool = False) -> Any:
-    """The retrieval chain: retriever | prompt | fake chat model | text output; with `usage`,
-    the model reports its tokens in each message's `usage_metadata`, as chat models do."""
+def build_chain(model_kind: str = "chat") -> Any:
+    """The retrieval chain: retriever | prompt | fake model | text output. The model is a chat
+    model (`chat`); one that reports its tokens in each message's `usage_metadata`, as chat
+    models do (`usage`); or a completion model (`completion`, a prompt string in place of
+    messages), the documents' texts then holding a line break and quotes."""
     from langchain_core.documents import Document as LCDocument
     from langchain_core.embeddings import DeterministicFakeEmbedding
-    from langchain_core.language_models import FakeListChatModel, GenericFakeChatModel
+    from langchain_core.language_models import (
+        FakeListChatModel,
+        FakeListLLM,
+        GenericFakeChatModel,
+    )
     from langchain_core.messages import AIMessage
     from langchain_core.output_parsers import StrOutputParser
     from langchain_core.prompts import ChatPromptTemplate
@@ -88,8 +94,12 @@ def build_chain(usage: bool = False) -> Any:
     from langchain_core.vectorstores import InMemoryVectorStore
 
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=64))
+    quoted = model_kind == "completion"
     store.add_documents(
-        [LCDocument(page_content=text, metadata={"doc_id": i}) for i, text, _, _ in DOCS]
+        [
+            LCDocument(page_content=f'{text}\n"{i}"' if quoted else text, metadata={"doc_id": i})
+            for i, text, _, _ in DOCS
+        ]
     )
     retriever = store.as_retriever(search_kwargs={"k": K})
     prompt = ChatPromptTemplate.from_template(
@@ -100,10 +110,12 @@ def build_chain(usage: bool = False) -> Any:
         return "\n".join(doc.page_content for doc in docs)
 
     model: Any = FakeListChatModel(responses=list(ANSWERS))
-    if usage:
+    if model_kind == "usage":
         reported: Any = USAGE
         messages = (AIMessage(content=a, usage_metadata=reported) for a in ANSWERS)
         model = GenericFakeChatModel(messages=messages)
+    elif model_kind == "completion":
+        model = FakeListLLM(responses=list(ANSWERS))
     return (
         {"context": retriever | join, "question": RunnablePassthrough()}
         | prompt
@@ -118,9 +130,9 @@ def requests() -> list[tuple[str | None, str]]:
     return [*((qid, texts[qid]) for qid in ASKED), (None, STRAY)]
 
 
-def run_chain(callbacks: Sequence[Any] = (), usage: bool = False) -> list[str]:
+def run_chain(callbacks: Sequence[Any] = (), model_kind: str = "chat") -> list[str]:
     """Ask every request once; the question ID travels in the run's metadata."""
-    chain = build_chain(usage)
+    chain = build_chain(model_kind)
     out = []
     for qid, text in requests():
         config: dict[str, Any] = {"callbacks": list(callbacks)}
@@ -130,7 +142,7 @@ def run_chain(callbacks: Sequence[Any] = (), usage: bool = False) -> list[str]:
     return out
 
 
-def run_traced(directory: Path, usage: bool = False) -> dict[str, Path]:
+def run_traced(directory: Path, model_kind: str = "chat") -> dict[str, Path]:
     """Run the chain instrumented with OpenInference; write OTLP JSON lines (one export request
     per trace, as protobuf's JSON mapping writes it) and the console exporter's output."""
     from google.protobuf.json_format import MessageToJson
@@ -156,7 +168,7 @@ def run_traced(directory: Path, usage: bool = False) -> dict[str, Path]:
             with warnings.catch_warnings():
                 # The instrumentation calls a LangChain method LangChain has deprecated.
                 warnings.simplefilter("ignore", DeprecationWarning)
-                run_chain(usage=usage)
+                run_chain(model_kind=model_kind)
         finally:
             instrumentor.uninstrument()
             provider.shutdown()

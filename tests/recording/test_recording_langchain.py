@@ -81,8 +81,8 @@ def test_token_counts_a_chat_model_reports_in_its_messages_are_recorded(tmp_path
         handler = RecorderCallbackHandler(
             recorder, rc.evalset(), id_metadata_key="question_id", id_key="doc_id"
         )
-        rc.run_chain([handler], usage=True)
-    traced = rc.run_traced(tmp_path, usage=True)
+        rc.run_chain([handler], model_kind="usage")
+    traced = rc.run_traced(tmp_path, model_kind="usage")
     imported = import_openinference(
         traced["otlp"],
         rc.evalset(),
@@ -95,6 +95,30 @@ def test_token_counts_a_chat_model_reports_in_its_messages_are_recorded(tmp_path
     assert [r["usage"] for r in _lines(handled)[1:]] == [
         {"completion_tokens": 3, "prompt_tokens": 11}
     ] * 3
+
+
+def test_a_completion_model_s_prompt_gives_the_context_as_from_a_chat_model(
+    tmp_path: Path,
+) -> None:
+    # a completion model's span has the prompt in llm.prompts; the import read its input.value,
+    # JSON, where a text with a line break or a quote does not occur: the context was empty
+    handled = tmp_path / "handled.jsonl"
+    with Recorder(handled, "chain", evalset_id="chain-questions", capture=False) as recorder:
+        handler = RecorderCallbackHandler(
+            recorder, rc.evalset(), id_metadata_key="question_id", id_key="doc_id"
+        )
+        rc.run_chain([handler], model_kind="completion")
+    traced = rc.run_traced(tmp_path, model_kind="completion")
+    imported = import_openinference(
+        traced["otlp"], rc.evalset(), name="chain", id_attribute="metadata.question_id",
+        id_key="doc_id",
+    )
+    write_native(imported.run, tmp_path / "imported.jsonl")
+    assert _lines(handled) == _lines(tmp_path / "imported.jsonl")
+    assert [[c["id"] for c in r["context"]] for r in _lines(handled)[1:]] == [
+        [c["id"] for c in r["candidates"]] for r in _lines(handled)[1:]
+    ]
+    assert _lines(handled)[1]["context"][1]["text"] == 'Logs are kept for 7 days.\n"retention-v2"'
 
 
 def test_matching_by_text_records_the_same_questions(tmp_path: Path) -> None:

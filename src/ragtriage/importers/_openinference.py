@@ -4,7 +4,8 @@ Spans are mapped by the OpenInference semantic conventions: the root span's `inp
 the question and its `output.value` the answer; RETRIEVER spans give the candidates
 (`retrieval.documents.N.document.id/score/content/metadata`), RERANKER spans the reranked list
 (`reranker.output_documents.N...`), LLM spans the text sent to the model
-(`llm.input_messages.N.message.content`), its output and token counts. One trace is one result.
+(`llm.input_messages.N.message.content`, or a completion model's `llm.prompts`), its output
+and token counts. One trace is one result.
 """
 
 from __future__ import annotations
@@ -193,6 +194,9 @@ def trace_record(
     }
     llms = by_kind["LLM"]
     prompts = [text for s in llms for text in _messages(s, "llm.input_messages")]
+    if not prompts:  # a completion model's prompts as sent, not as its JSON input.value
+        listed = [s.attributes.get("llm.prompts") for s in llms]
+        prompts = [p for ps in listed if isinstance(ps, list) for p in ps if _text(p)]
     if not prompts:
         prompts = [t for s in llms if (t := _text(s.attributes.get("input.value"))) is not None]
     outputs = []
