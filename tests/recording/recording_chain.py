@@ -79,7 +79,8 @@ def build_chain(model_kind: str = "chat") -> Any:
     """The retrieval chain: retriever | prompt | fake model | text output. The model is a chat
     model (`chat`); one that reports its tokens in each message's `usage_metadata`, as chat
     models do (`usage`); or a completion model (`completion`, a prompt string in place of
-    messages), the documents' texts then holding a line break and quotes."""
+    messages), the documents' texts then holding a line break and quotes, and the chain
+    returning the answer with the question in a mapping (not text)."""
     from langchain_core.documents import Document as LCDocument
     from langchain_core.embeddings import DeterministicFakeEmbedding
     from langchain_core.language_models import (
@@ -90,7 +91,7 @@ def build_chain(model_kind: str = "chat") -> Any:
     from langchain_core.messages import AIMessage
     from langchain_core.output_parsers import StrOutputParser
     from langchain_core.prompts import ChatPromptTemplate
-    from langchain_core.runnables import RunnablePassthrough
+    from langchain_core.runnables import RunnableParallel, RunnablePassthrough
     from langchain_core.vectorstores import InMemoryVectorStore
 
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=64))
@@ -116,12 +117,13 @@ def build_chain(model_kind: str = "chat") -> Any:
         model = GenericFakeChatModel(messages=messages)
     elif model_kind == "completion":
         model = FakeListLLM(responses=list(ANSWERS))
-    return (
+    chain = (
         {"context": retriever | join, "question": RunnablePassthrough()}
         | prompt
         | model
         | StrOutputParser()
     )
+    return RunnableParallel(answer=chain, asked=RunnablePassthrough()) if quoted else chain
 
 
 def requests() -> list[tuple[str | None, str]]:

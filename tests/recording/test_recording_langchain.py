@@ -101,7 +101,8 @@ def test_a_completion_model_s_prompt_gives_the_context_as_from_a_chat_model(
     tmp_path: Path,
 ) -> None:
     # a completion model's span has the prompt in llm.prompts; the import read its input.value,
-    # JSON, where a text with a line break or a quote does not occur: the context was empty
+    # JSON, where a text with a line break or a quote does not occur: the context was empty;
+    # and its output only in a JSON output.value, which the import did not read: no answer
     handled = tmp_path / "handled.jsonl"
     with Recorder(handled, "chain", evalset_id="chain-questions", capture=False) as recorder:
         handler = RecorderCallbackHandler(
@@ -119,6 +120,8 @@ def test_a_completion_model_s_prompt_gives_the_context_as_from_a_chat_model(
         [c["id"] for c in r["candidates"]] for r in _lines(handled)[1:]
     ]
     assert _lines(handled)[1]["context"][1]["text"] == 'Logs are kept for 7 days.\n"retention-v2"'
+    # the chain's output is a mapping: the answer is the model's, from its JSON output.value
+    assert [r["answer"] for r in _lines(handled)[1:]] == list(rc.ANSWERS[:3])
 
 
 def test_matching_by_text_records_the_same_questions(tmp_path: Path) -> None:

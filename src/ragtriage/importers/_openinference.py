@@ -57,6 +57,16 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _generated_text(value: str) -> str | None:
+    """A completion model's text in its JSON `output.value` (LangChain's `LLMResult`:
+    `generations[0][0].text`; a chat model's is in `llm.output_messages`), else None."""
+    try:
+        found = parse_json(value, "")
+        return _text(found["generations"][0][0]["text"])
+    except (InputError, LookupError, TypeError):
+        return None
+
+
 def _is_json(span: Span, direction: str) -> bool:
     return span.attributes.get(f"{direction}.mime_type") == "application/json"
 
@@ -204,10 +214,11 @@ def trace_record(
         said = _messages(s, "llm.output_messages")
         if said:
             outputs.append("".join(said))
-        elif (t := _text(s.attributes.get("output.value"))) is not None and not _is_json(
-            s, "output"
-        ):
-            outputs.append(t)
+        elif (t := _text(s.attributes.get("output.value"))) is not None:
+            if not _is_json(s, "output"):
+                outputs.append(t)
+            elif (generated := _generated_text(t)) is not None:
+                outputs.append(generated)
     key = None
     if id_attribute is not None:
         for s in [root, *ordered]:
