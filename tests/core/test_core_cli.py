@@ -137,3 +137,59 @@ def test_an_option_value_with_an_undecodable_byte_is_refused_before_the_work(
         "- <command line>: --id: expected text UTF-8 can encode; "
         "found an undecodable byte in 'q\\udcfe*'\n"
     )
+
+
+def test_a_sum_is_written_alike_in_every_report_and_never_with_an_exponent(
+    tmp_path: Path,
+) -> None:
+    # 1,001 questions, each needing d0, d1 and d2; q0's ranking finds d0 alone (1/3), every
+    # other finds all three: evidence_recall's numerator is 1000.333... The table, Markdown
+    # and the HTML page wrote it `1e+03` (three significant digits), the gate `1000.33`;
+    # the example's baseline fact_coverage, 6.1666..., was `6.17` in the first three and
+    # `6.16667` in the gate.
+    questions = [
+        {"id": f"q{n}", "text": f"question {n}?", "answerability": "answerable",
+         "required_evidence": [{"any_of": [d]} for d in ("d0", "d1", "d2")]}
+        for n in range(1001)
+    ]
+    results = [
+        {"question_id": f"q{n}", "candidates": [{"id": d} for d in (["d0"] if n == 0 else
+         ["d0", "d1", "d2"])], "outcome": "refused", "answer": "no", "claims": []}
+        for n in range(1001)
+    ]
+    docs = [{"id": d, "text": f"text {d}"} for d in ("d0", "d1", "d2")]
+    files = {
+        "snapshot.json": {"schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
+                          "documents": docs},
+        "evalset.json": {"schema_version": 1, "kind": "evalset", "evalset_id": "e",
+                         "questions": questions},
+        "run.json": {"schema_version": 1, "kind": "run", "name": "r",
+                     "provenance": {"k": 3}, "results": results},
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[[threshold]]\nmetric = "evidence_recall"\nmin = 0.5\n', encoding="utf-8")
+    args = [str(tmp_path / "evalset.json"), "--snapshot", str(tmp_path / "snapshot.json"),
+            "--run", str(tmp_path / "run.json"), "--metric", "evidence_recall"]
+    table = CliRunner().invoke(cli, ["evaluate", *args])
+    markdown = CliRunner().invoke(cli, ["evaluate", *args, "--format", "markdown"])
+    page = CliRunner().invoke(cli, ["report", *args, "-o", str(tmp_path / "page.html")])
+    gated = CliRunner().invoke(cli, ["gate", *args, "--policy", str(policy), "--format", "json"])
+    html = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert [table.exit_code, markdown.exit_code, page.exit_code, gated.exit_code] == [0] * 4
+    assert "│ 1.00 (1000.3/1001)" in table.stdout
+    assert "| 1.00 (1000.3/1001) |" in markdown.stdout
+    assert '<span class="frac">(1000.3/1001)</span>' in html
+    assert json.loads(gated.stdout)["rules"][0]["observed_text"] == "0.999 (1000.3/1001, macro)"
+    example = CliRunner().invoke(cli, ["evaluate", "--example"])
+    example_policy = tmp_path / "fact.toml"
+    example_policy.write_text('[[threshold]]\nmetric = "fact_coverage"\nmin = 0.5\n', "utf-8")
+    example_gate = CliRunner().invoke(cli, [
+        "gate", "--example", "--candidate", "baseline", "--baseline", "improved",
+        "--policy", str(example_policy), "--format", "json",
+    ])
+    assert "0.51 (6.17/12)" in example.stdout
+    assert json.loads(example_gate.stdout)["rules"][0]["observed_text"] == (
+        "0.514 (6.17/12, macro)"
+    )

@@ -614,3 +614,14 @@ def test_per_question_values_in_a_table_are_refused(tmp_path: Path) -> None:
     assert (result.exit_code, result.output.splitlines()[-1]) == (
         2, "Error: --per-question needs --format json (the table shows the means)"
     )
+
+
+def test_the_table_writes_a_sum_as_evaluate_writes_it(tmp_path: Path) -> None:
+    # recall@2 of q1 is 1/3: `0.333 / 1`, as evaluate, its Markdown, the HTML page and the
+    # gate write a numerator (`0.333333 / 1` before, and a million questions `1e+06`).
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 1\nq1 0 c 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\n", encoding="utf-8")
+    table = CliRunner().invoke(cli, ["trec-eval", str(qrels), str(run), "-m", "recall@2"])
+    assert table.exit_code == 0
+    assert "│ recall@2 │ 0.3333 │               0.333 / 1 │   0 │" in table.output

@@ -25,7 +25,7 @@ from ..compare import (
 from ..errors import RequestError, counted
 from ..evaluation import Evaluation, QuestionRecord, RunEvaluation, slice_rows
 from ..fileio import file_problem
-from ..metrics import parse_measure, value_text
+from ..metrics import fraction_text, parse_measure, value_text
 from ..schemas import question_slices
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
@@ -181,7 +181,7 @@ def _threshold(
     result = partial(RuleResult, name, "threshold", limit=" and ".join(bounds))
     if not members or agg is None:
         return result("fail", None, _NONE, detail=_EMPTY.format(rule.slice))
-    observed = f"{value_text(agg.value)} ({agg.numerator:g}/{agg.denominator:g}, {agg.averaging})"
+    observed = f"{value_text(agg.value)} ({fraction_text(agg)}, {agg.averaging})"
     na_share = agg.not_applicable / len(members)
     # Uncertain for this measure: a label it reads (claims for support, facts for coverage)
     # is uncertain; another layer's uncertain labels do not make it so.

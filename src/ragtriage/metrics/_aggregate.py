@@ -109,3 +109,19 @@ def not_applicable_line(names: Sequence[str]) -> str:
 def value_text(value: float | None, digits: int = 3, signed: bool = False) -> str:
     """A value as the reports print it, `0.833` (`+0.833` signed), or `n/a` where there is none."""
     return "n/a" if value is None else f"{value:{'+' if signed else ''}.{digits}f}"
+
+
+def number_text(value: float) -> str:
+    """A numerator or denominator as every report prints it: 3, 1.5, 0.333, 6.17, 1000.3
+    (three significant digits, but every digit of the whole part and one decimal; never an
+    exponent)."""
+    if float(value).is_integer():
+        return str(int(value))
+    size = abs(value)
+    whole = len(str(int(size))) if size >= 1 else math.floor(math.log10(size)) + 1
+    return f"{value:.{max(1, 3 - whole)}f}".rstrip("0").rstrip(".")
+
+
+def fraction_text(agg: Aggregate, between: str = "/") -> str:
+    """`9.5/12`: an aggregate's numerator and denominator as every report writes them."""
+    return f"{number_text(agg.numerator)}{between}{number_text(agg.denominator)}"

@@ -13,7 +13,14 @@ from .._markdown import md_code, md_lines, md_table, md_text
 from ..calibration import LabelSources
 from ..diagnosis import diagnosis_next_actions
 from ..evaluation import ALL_QUESTIONS, NO_RESULT, Evaluation, no_result_note
-from ..metrics import Aggregate, Measure, not_applicable_everywhere, not_applicable_line, value_text
+from ..metrics import (
+    Aggregate,
+    Measure,
+    fraction_text,
+    not_applicable_everywhere,
+    not_applicable_line,
+    value_text,
+)
 from ._boundaries import evaluation_boundary_lines
 from ._diagnosis import NEXT_ACTION_HEADER, SLICE_HEADER, slice_rows
 from ._json import score_json
@@ -23,14 +30,9 @@ PER_QUESTION_LIMIT = 50
 """Per-question tables are printed up to this many questions; JSON always has them all."""
 
 
-def fmt_number(value: float) -> str:
-    """A count or sum as short text: 3, 1.5, 0.333."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
-
-
 def fmt_aggregate(agg: Aggregate) -> str:
     """`0.75 (3/4)`, or `n/a (0/0)` for an empty denominator."""
-    return f"{value_text(agg.value, 2)} ({fmt_number(agg.numerator)}/{fmt_number(agg.denominator)})"
+    return f"{value_text(agg.value, 2)} ({fraction_text(agg)})"
 
 
 def fmt_cannot_judge(agg: Aggregate) -> str:

@@ -12,7 +12,7 @@ from ..columnar import AVERAGING_RULES, TrecEvaluation
 from ..errors import counted
 from ..fileio import json_text, json_text_table
 from ..loading import report_head
-from ..metrics import value_text
+from ..metrics import fraction_text, value_text
 from ._aggregate_json import aggregate_json
 
 
@@ -86,7 +86,7 @@ def trec_table(evaluation: TrecEvaluation, width: int = 100) -> str:
     title = f"ragtriage trec-eval ({counted(questions, 'question')})"
     rows = []
     for label, agg in evaluation.scores.summary.items():
-        ratio = f"{agg.numerator:.6g} / {agg.denominator:.6g}"
+        ratio = fraction_text(agg, " / ")
         rows.append((label, value_text(agg.value, 4), ratio, str(agg.not_applicable)))
     header = ("measure", "value", "numerator / denominator", "n/a")
     table = text_table(title, header, rows, fold=False, figures=True)

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from ...compare import PAIRING, Comparison, ci_text, paired_value
 from ...evaluation import Evaluation
-from ...metrics import Aggregate, value_text
+from ...metrics import Aggregate, fraction_text, value_text
 from ...schemas import Component
-from .._text import fmt_number, label_mark
+from .._text import label_mark
 
 LAYER_TITLES: dict[str, str] = {
     "retrieval": "Evidence recall (retrieval)",
@@ -91,7 +91,7 @@ def cell(agg: Aggregate, self_labelled: bool = False, mark: str = "") -> Cell:
     value += mark
     return Cell(
         value,
-        f"{fmt_number(agg.numerator)}/{fmt_number(agg.denominator)}",
+        fraction_text(agg),
         agg.not_applicable,
         f"· {agg.cannot_judge} cannot judge" if agg.cannot_judge else "",
     )
