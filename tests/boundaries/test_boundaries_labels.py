@@ -195,6 +195,46 @@ def test_self_labelling_is_refused_by_default() -> None:
     ]
 
 
+def _self_labelled_files(path: Path) -> tuple[Path, Path, Path, Path]:
+    """Evaluation set, snapshot, run (generator model-x, labelled by a person) and a label
+    file whose claim label for q2 was made by model-x, under `path`."""
+    snapshot = {"schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
+                "documents": [doc("a", TEXTS["a"])]}
+    questions = [{"id": q, "text": "How often?", "answerability": "answerable",
+                  "required_evidence": [{"any_of": ["a"]}]} for q in ("q1", "q2")]
+    evalset = {"schema_version": 1, "kind": "evalset", "evalset_id": "e", "questions": questions}
+    run = {"schema_version": 1, "kind": "run", "name": "r",
+           "provenance": {"k": 1, "generator": {"name": "model-x"}},
+           "results": [result(q, ["a"], claims=[claim(["a"], ["a"])]) for q in ("q1", "q2")]}
+    labels = {"schema_version": 1, "kind": "labels", "run": "r", "labeller": JUDGE,
+              "claim_labels": [{"question_id": "q2", "claim_id": "c1",
+                                "label": {"verdict": "supported", "supported_by": ["a"]}}]}
+    files = []
+    for name, content in (("evalset", evalset), ("snapshot", snapshot), ("run", run),
+                          ("judge.labels", labels)):
+        files.append(path / f"{name}.json")
+        files[-1].write_text(json.dumps(content), encoding="utf-8")
+    return files[0], files[1], files[2], files[3]
+
+
+def test_a_self_made_label_of_a_label_file_is_refused_naming_that_file(tmp_path: Path) -> None:
+    """The run file holds no label of its generator: the problem names the label file, for
+    `evaluate` and for `calibrate` alike."""
+    from ragtriage.api import calibrate_labels, evaluate_files
+
+    evalset, snapshot, run, labels = _self_labelled_files(tmp_path)
+    expected = [
+        f"{labels}: question 'q2': claims.labels.labeller.name: expected a judge other than "
+        "the run's generator 'model-x' (or --accept-self-labelling); found 'model-x'"
+    ]
+    with pytest.raises(InputError) as caught:
+        evaluate_files(evalset, snapshot=snapshot, runs=[run], labels=[labels])
+    assert [p.message() for p in caught.value.problems] == expected
+    with pytest.raises(InputError) as caught:
+        calibrate_labels(evalset, snapshot=snapshot, runs=[run], judge_labels=[labels])
+    assert [p.message() for p in caught.value.problems] == expected
+
+
 def test_accepted_self_labelling_marks_every_affected_metric() -> None:
     evaluation = evaluate(
         _dataset([_labelled(None, JUDGE)]),

@@ -108,13 +108,12 @@ def test_judge_labels_by_the_runs_generator_are_refused_as_evaluate_refuses_them
         entry["label"]["labeller"]["name"] = "example-chat-model"  # the baseline's generator
     (example / "judge.json").write_text(json.dumps(labels), encoding="utf-8")
     refused = _calibrate(example)
-    run = example / "runs" / "baseline.json"
     assert refused.exit_code == 2
-    assert refused.stderr.splitlines()[:2] == [
+    assert refused.stderr.splitlines()[:2] == [  # the file holding the generator's labels
         "Error: 13 problems found in the input:",
-        f"- {run}: question 'exact-code': claims.labels.labeller.name: expected a judge other "
-        "than the run's generator 'example-chat-model' (or --accept-self-labelling); found "
-        "'example-chat-model'",
+        f"- {example / 'judge.json'}: question 'exact-code': claims.labels.labeller.name: "
+        "expected a judge other than the run's generator 'example-chat-model' "
+        "(or --accept-self-labelling); found 'example-chat-model'",
     ]
     accepted = _calibrate(example, "--accept-self-labelling")
     assert accepted.exit_code == 0, accepted.stderr

@@ -64,8 +64,8 @@ def calibrate_labels(
     # read again as embedded, each agrees with itself (`agreed_verdict`), so counts are kept.
     loaded = load_checked(dataset, snapshot, request.runs, request.labels)
     if not accept_self_labelling:  # refused as `evaluate` refuses it (`input_problems`)
-        files = {run.name: loaded.run_file(run.name) for run in loaded.runs}
-        if problems := self_labelling_problems(find_self_labelling(loaded.runs), files):
+        found = find_self_labelling(loaded.runs)
+        if problems := self_labelling_problems(found, loaded.label_file):
             raise InputError(problems)
     held = holdout_ids(loaded.evalset)
     calibration = calibrate_files(judged, reviewed, dataset=loaded, confidence=confidence,

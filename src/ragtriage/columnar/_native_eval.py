@@ -137,8 +137,8 @@ def input_problems(
     )
     if accept_self_labelling:
         return problems
-    files = {run.name: dataset.run_file(run.name) for run in dataset.runs}
-    return [*problems, *self_labelling_problems(find_self_labelling(dataset.runs), files)]
+    found = find_self_labelling(dataset.runs)
+    return [*problems, *self_labelling_problems(found, dataset.label_file)]
 
 
 def evaluate(

@@ -17,14 +17,14 @@ one character of a passage, the order or membership of the context, or k changes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import Problem
 from ..fileio import content_hash
-from ..loading import SnapshotIndex
-from ..schemas import ClaimLabel, FactLabel, QuestionResult, Run
+from ..loading import LabelPlace, SnapshotIndex
+from ..schemas import ClaimLabel, FactLabel, QuestionResult, Run, claim_ids
 
 
 def item_text(item_id: str, index: SnapshotIndex) -> str | None:
@@ -123,10 +123,27 @@ class SelfLabelling:
     """Questions with a self-made claim label."""
     fact_questions: tuple[str, ...]
     """Questions with a self-made fact label."""
+    places: Mapping[str, LabelPlace]
+    """Per question above, where its first self-made label sits (a claim label before a fact
+    label): the place `Dataset.label_file` names the file of."""
 
 
 def _self_made(labels: Iterable[ClaimLabel | FactLabel], generator: str) -> bool:
     return any(lab.labeller.kind == "judge" and lab.labeller.name == generator for lab in labels)
+
+
+def _first_self_made(res: QuestionResult, generator: str) -> tuple[str | None, int] | None:
+    """(claim ID, or None for a fact label; position among its labels) of the result's first
+    label made by `generator`; None when it has none."""
+    claims = res.claims or []
+    for cid, claim in zip(claim_ids(c.id for c in claims), claims, strict=True):
+        for at, lab in enumerate(claim.labels):
+            if _self_made((lab,), generator):
+                return cid, at
+    for at, fact in enumerate(res.fact_labels):
+        if _self_made((fact,), generator):
+            return None, at
+    return None
 
 
 def find_self_labelling(runs: Iterable[Run]) -> tuple[SelfLabelling, ...]:
@@ -137,25 +154,26 @@ def find_self_labelling(runs: Iterable[Run]) -> tuple[SelfLabelling, ...]:
         if generator is None:
             continue
         name = generator.name
-        claim_q = tuple(
-            res.question_id
-            for res in run.results
-            if _self_made((lab for c in res.claims or () for lab in c.labels), name)
-        )
+        places: dict[str, LabelPlace] = {}
+        for res in run.results:
+            if (first := _first_self_made(res, name)) is not None:
+                places.setdefault(res.question_id, (run.name, res.question_id, *first))
+        claim_q = tuple(qid for qid, place in places.items() if place[2] is not None)
         fact_q = tuple(res.question_id for res in run.results if _self_made(res.fact_labels, name))
-        if claim_q or fact_q:
-            out.append(SelfLabelling(run.name, name, claim_q, fact_q))
+        if places:
+            out.append(SelfLabelling(run.name, name, claim_q, fact_q, places))
     return tuple(out)
 
 
 def self_labelling_problems(
-    found: Sequence[SelfLabelling], run_files: Mapping[str, str]
+    found: Sequence[SelfLabelling], label_file: Callable[[LabelPlace], str]
 ) -> list[Problem]:
-    """One problem per affected question, for refusing self-labelled input."""
+    """One problem per affected question, for refusing self-labelled input, naming the file of
+    its first self-made label (`label_file`: `Dataset.label_file`, a label file's or the run's)."""
     problems = []
     for item in found:
-        file = run_files.get(item.run, "<run>")
         for qid in dict.fromkeys((*item.claim_questions, *item.fact_questions)):
+            file = label_file(item.places[qid])
             field = "claims.labels" if qid in item.claim_questions else "fact_labels"
             name = repr(item.generator)
             expected = f"a judge other than the run's generator {name} (or --accept-self-labelling)"

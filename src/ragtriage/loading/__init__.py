@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._kept import read_kept as read_kept
     from ._load_dataset import (
         Dataset as Dataset,
+        LabelPlace as LabelPlace,
         load_dataset as load_dataset,
         no_run_problems as no_run_problems,
         reused_run_names as reused_run_names,
@@ -34,7 +35,7 @@ _LAZY = {
     "._index": ("EvidenceLevel", "SnapshotIndex"),
     "._kept": ("read_kept",),
     "._load_dataset": (
-        "Dataset", "load_dataset", "no_run_problems", "reused_run_names",
+        "Dataset", "LabelPlace", "load_dataset", "no_run_problems", "reused_run_names",
     ),
     "._readers": ("LoadedFile", "Wanted", "read_file"),
 }
