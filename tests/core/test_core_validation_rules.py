@@ -296,6 +296,28 @@ def test_a_problem_of_a_label_from_a_label_file_names_that_file(tmp_path: Path) 
     ])
 
 
+def test_a_covered_fact_of_a_refusal_names_the_file_of_its_label(tmp_path: Path) -> None:
+    # q1 is refused: its run's own fact label (covered) and the label file's (covered, of a
+    # second reviewer) are each named in their own file.
+    data = base()
+    _set("runs/run/0/outcome", "refused")(data)
+    _set("runs/run/0/claims", [])(data)
+    args = write_files(tmp_path, data["docs"], data["questions"], data["runs"])
+    labels = {
+        "schema_version": 1, "kind": "labels", "run": "run",
+        "fact_labels": [{"question_id": "q1", "label": {
+            "fact_id": "f1", "verdict": "covered", "labeller": {"kind": "human", "name": "bo"}}}],
+    }
+    (tmp_path / "labels.json").write_text(json.dumps(labels), encoding="utf-8")
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--labels", str(tmp_path / "labels.json")])
+    expected = "fact_labels: expected no covered reference facts when the outcome is refused"
+    assert (out.exit_code, out.stderr.replace(str(tmp_path), "{d}").splitlines()) == (2, [
+        "Error: 2 problems found in the input:",
+        f"- {R}: question 'q1': {expected}; found f1",
+        f"- {{d}}/labels.json: question 'q1': {expected}; found f1",
+    ])
+
+
 def test_a_claim_is_named_by_its_own_id_else_by_its_position() -> None:
     from ragtriage.schemas import claim_ids
 

@@ -137,7 +137,17 @@ def _check_result(
         add("answer", "non-empty answer text", found)
     claims = res.claims or []
     for field, expected, found in non_answer_problems(res, res.outcome):
-        add(field, expected, found)
+        if field != "fact_labels":
+            add(field, expected, found)
+            continue
+        # Covered facts: named in each file holding such a label (a label file's, or the run's).
+        by_file: dict[str, list[str]] = {}
+        for at, flab in enumerate(res.fact_labels):
+            if flab.verdict == "covered":
+                where = c.ds.label_file((run_name, qid, None, at))
+                by_file.setdefault(where, []).append(flab.fact_id)
+        for where, facts in by_file.items():
+            c.add(where, qid, field, expected, ", ".join(sorted(set(facts))))
     if res.outcome is None and res.answer is None and claims:
         # Claims belong to an answer; without one they would be scored while the result is
         # diagnosed as having no answer at all. (An answer without its outcome is refused
