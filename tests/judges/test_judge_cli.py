@@ -237,6 +237,28 @@ def test_claims_need_an_answer_but_not_its_outcome_to_be_judged(tmp_path: Path) 
     ]
 
 
+@pytest.mark.parametrize("answer", ["", "  \n"])
+def test_an_empty_answer_without_an_outcome_is_refused_before_judging(
+    tmp_path: Path, answer: str
+) -> None:
+    # The judge detects a missing outcome, not a missing answer: an answer of no text is
+    # refused as `evaluate` refuses it, exit 2, rather than judged into claims of no text.
+    write_dataset(tmp_path, None)
+    run = tmp_path / "run.json"
+    data = json.loads(run.read_text(encoding="utf-8"))
+    data["results"][0].update(outcome=None, answer=answer)
+    run.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    result = CliRunner().invoke(
+        judge_command,
+        [*_args(tmp_path), "--judge", "lexical", "--output", str(tmp_path / "o"), "--no-progress"],
+    )
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        "Error: 1 problem found in the input:",
+        f"- {run}: question 'q1': answer: expected non-empty answer text; found an empty answer",
+    ])
+    assert not (tmp_path / "o").exists()
+
+
 def test_the_summary_counts_no_verdict_of_a_holdout_question(tmp_path: Path) -> None:
     # A count of verdicts is a score: the holdout's are written to the labels, not counted.
     from ragtriage.example import example_paths

@@ -132,9 +132,12 @@ def _check_result(
     if res.outcome is None and res.answer is not None:
         expected = "answered, refused, clarified or escalated for a result with an answer"
         add("outcome", expected, "nothing")
-    if res.outcome is not None and (res.answer is None or not res.answer.strip()):
-        found = "nothing" if res.answer is None else "an empty answer"
-        add("answer", "non-empty answer text", found)
+    # An answer of no text is refused with or without an outcome (the judge detects a
+    # missing outcome, and would take such an answer's claims from no text).
+    if res.answer is not None and not res.answer.strip():
+        add("answer", "non-empty answer text", "an empty answer")
+    elif res.outcome is not None and res.answer is None:
+        add("answer", "non-empty answer text", "nothing")
     claims = res.claims or []
     for field, expected, found in non_answer_problems(res, res.outcome):
         if field != "fact_labels":
