@@ -87,7 +87,22 @@ def test_a_stale_label_is_not_used_and_is_reported() -> None:
     assert report["questions"][0]["details"]["stale_labels"] == ["c1"]
     assert report["boundaries"]["stale_labels"] == {"q": ["c1"]}
     assert report["boundaries"]["stale_label_count"] == 1
-    assert "  - stale labels not used: 1 (q (c1))" in render_markdown(evaluation).splitlines()
+    assert "  - claims and facts whose stale labels were not used: 1 (q (c1))" in (
+        render_markdown(evaluation).splitlines()
+    )
+
+
+def test_the_stale_count_says_it_counts_claims_and_facts_not_labels() -> None:
+    # Two reviewers' stale labels on one claim: one claim left without a fresh label. The
+    # count is of claims and facts (as `calibrate`'s "N stale labels" counts labels), and says so.
+    old = _hash([("a", "Webhooks retry 5 times."), ("b", TEXTS["b"])], 2)
+    second = {**_labelled(old), "labeller": {"kind": "human", "name": "other"}}
+    evaluation = evaluate(_dataset([_labelled(old), second]), metrics=["claim_support"])
+    report = evaluation_json(evaluation)["runs"][0]
+    assert report["boundaries"]["stale_label_count"] == 1
+    assert "  - claims and facts whose stale labels were not used: 1 (q (c1))" in (
+        render_markdown(evaluation).splitlines()
+    )
 
 
 def test_a_different_k_makes_a_label_stale() -> None:

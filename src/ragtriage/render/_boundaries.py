@@ -83,7 +83,10 @@ def boundaries_lines(
             lines.append(f"  - {heading}: {listed(questions)}")
     if section.stale_labels:
         parts = [f"{ids(qid)} ({listed(found)})" for qid, found in section.stale_labels]
-        lines.append(f"  - stale labels not used: {section.stale_label_count} ({'; '.join(parts)})")
+        lines.append(
+            f"  - claims and facts whose stale labels were not used: {section.stale_label_count} "
+            f"({'; '.join(parts)})"
+        )
     if section.self_labelled:
         lines.append(
             "  - SELF-LABELLED (labels by the run's own generator, accepted explicitly): "
