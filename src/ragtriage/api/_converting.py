@@ -31,6 +31,8 @@ class WrittenNative:
     """The run files written (`NAME.jsonl`), in order."""
     ignored_fields: tuple[str, ...] = ()
     """Fields of the source records that held a value ragtriage does not use, each once."""
+    notes: tuple[str, ...] = ()
+    """What the user should know of what was (not) written."""
 
     def summary(self) -> str:
         """One line: what was written where."""
@@ -111,7 +113,7 @@ def import_records_files(
     dataset_id: str | None = None,
 ) -> WrittenNative:
     """`ragtriage import ragas|seed|deepeval FILE -o OUT`: other tools' records as native files."""
-    from ..importers import import_records
+    from ..importers import DIALECTS, import_records
 
     problems = [] if dataset_id is None else _dataset_id_problems(dataset_id)
     if not is_safe_file_stem(name):  # the run is written to OUT/NAME.jsonl, as it is named
@@ -121,7 +123,11 @@ def import_records_files(
     data = import_records(file, fmt, name=name, dataset_id=dataset_id)
     runs = () if data.run is None else (data.run,)
     written = write_imported(output, data.snapshot, data.evalset, runs, [("FILE", file)])
-    return replace(written, ignored_fields=tuple(data.ignored_fields))
+    notes = () if data.run is not None else (  # a Ragas testset, DeepEval goldens
+        "no record retrieved a context or has a response "
+        f"({DIALECTS[fmt].response}): no run written",
+    )
+    return replace(written, ignored_fields=tuple(data.ignored_fields), notes=notes)
 
 
 def import_trec_files(

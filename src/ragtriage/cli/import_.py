@@ -93,13 +93,8 @@ def _records(fmt: str) -> click.Command:
             file, fmt, output=output, name=name, dataset_id=dataset_id  # type: ignore[arg-type]
         )
         _tell(written)
-        if not written.runs:
-            response = {"deepeval": "actual_output"}.get(fmt, "response")
-            say(
-                f"note: no record retrieved a context or has a response ({response}): no run"
-                " written",
-                err=True,
-            )
+        for note in written.notes:
+            say(f"note: {note}", err=True)
         if written.ignored_fields:
             say(
                 f"ignored fields (not used by ragtriage): {', '.join(written.ignored_fields)}",

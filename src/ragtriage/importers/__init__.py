@@ -10,7 +10,7 @@
 from ._native_writer import native_text, write_native
 from ._openinference import ImportedTraces, import_openinference
 from ._rag_records import ImportedRecords, import_records
-from ._record_dialects import RecordFormat
+from ._record_dialects import DIALECTS, RecordFormat
 from ._records import text_id
 from ._tau2 import TAU2_ATTRIBUTION, TAU2_MAX_BYTES, Tau2Data, import_tau2
 from ._trec_native import (
@@ -26,6 +26,7 @@ from ._trec_native import (
 )
 
 __all__ = [
+    "DIALECTS",
     "TAU2_ATTRIBUTION",
     "TAU2_MAX_BYTES",
     "ImportedRecords",
