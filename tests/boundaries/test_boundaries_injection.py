@@ -26,6 +26,7 @@ def _refused(path: Path) -> list[str]:
 
 
 DATA = Path(__file__).parent / "data" / "injection_labelled.jsonl"
+HELDOUT = Path(__file__).parent / "data" / "injection_heldout_zh.jsonl"
 TAU2 = Path(__file__).resolve().parents[3] / "shared" / "data" / "tau2-banking-knowledge"
 TAU2_ATTRIBUTION = (
     "tau2-bench banking_knowledge documents.json.gz (Sierra Research, MIT licence; "
@@ -33,8 +34,8 @@ TAU2_ATTRIBUTION = (
 )
 
 
-def _rows() -> list[dict[str, object]]:
-    return [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
+def _rows(path: Path = DATA) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_rule_set_is_versioned_data() -> None:
@@ -61,13 +62,15 @@ def test_labelled_set_shape_and_attribution() -> None:
     assert len({r["id"] for r in rows}) == len(rows)
 
 
-def _confusion(version: str) -> tuple[dict[str, int], dict[str, list[int]], list[str]]:
+def _confusion(
+    version: str, path: Path = DATA
+) -> tuple[dict[str, int], dict[str, list[int]], list[str]]:
     """Counts, per-language (tp, fp, fn) and the wrongly classified IDs of one rule set."""
     rules = bundled_injection_rules(version)
     counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
     by_lang: dict[str, list[int]] = {"en": [0, 0, 0], "zh": [0, 0, 0]}  # tp, fp, fn
     wrong = []
-    for row in _rows():
+    for row in _rows(path):
         predicted, actual = bool(detect_injection(str(row["text"]), rules)), bool(row["label"])
         key = ("t" if predicted == actual else "f") + ("p" if predicted else "n")
         counts[key] += 1
@@ -102,6 +105,29 @@ def test_the_one_false_positive_and_the_misses_are_the_known_ones() -> None:
     assert _confusion("injection-v2")[2] == [
         "en-neg-17", "en-pos-22", "en-pos-24", "en-pos-28", "zh-pos-16", "zh-pos-17",
         "zh-pos-18", "zh-pos-22",
+    ]
+
+
+def test_heldout_chinese_set_shape() -> None:
+    rows = _rows(HELDOUT)
+    assert len(rows) == len({r["id"] for r in rows}) == 52
+    by_script = {(s, label): 0 for s in ("hans", "hant") for label in (True, False)}
+    for row in rows:
+        by_script[(str(row["script"]), bool(row["label"]))] += 1
+    assert by_script == {
+        ("hans", True): 13, ("hant", True): 13, ("hans", False): 14, ("hant", False): 12
+    }
+
+
+def test_the_heldout_chinese_set_with_the_previous_rule_sets() -> None:
+    # Traditional characters (無視, 規則, 設定), 命令 and object-first phrasings are missed;
+    # 提示音, 风险提示 after 请勿, 忘记密码 ... 上述指示 and 透露口令 after 请勿 are flagged.
+    assert _confusion("injection-v1", HELDOUT)[0] == {"tp": 8, "fp": 6, "fn": 18, "tn": 20}
+    counts, _, wrong = _confusion("injection-v2", HELDOUT)
+    assert counts == {"tp": 9, "fp": 6, "fn": 17, "tn": 20}
+    assert [w for w in wrong if "-neg-" in w] == [
+        "zh-ho-neg-02", "zh-ho-neg-09", "zh-ho-neg-11", "zh-ho-neg-12", "zh-ho-neg-16",
+        "zh-ho-neg-26",
     ]
 
 
