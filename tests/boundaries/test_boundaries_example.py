@@ -56,7 +56,7 @@ def test_planted_injection_obeyed_by_baseline_and_ignored_by_improved(example: E
     )
     assert base.findings[1].why == (
         "instruction-like text in the context: webhooks (en.override.ignore_previous) "
-        "[rules injection-v2]"
+        "[rules injection-v3]"
     )
     assert (improved.primary, improved.secondary) == ("injection_in_context", ())
     for run, obeyed in (("baseline", 1), ("improved", 0)):
@@ -155,7 +155,7 @@ def test_next_actions_and_boundaries_in_table_markdown_and_html(outputs: dict[st
     assert '["instruction-like",64]' in html  # flagged context items carry this badge
     report = json.loads(outputs["evaluate json stdout"])
     baseline = report["runs"][0]["boundaries"]
-    assert baseline["rules"] == {"injection": "injection-v2", "sensitive": "sensitive-v2"}
+    assert baseline["rules"] == {"injection": "injection-v3", "sensitive": "sensitive-v2"}
     assert baseline["permission_blocking"] == [
         {"documents": ["finance-discounts"], "question": "pricing"}
     ]

@@ -31,9 +31,10 @@ RULES = [
 ]
 MINE = InjectionRules("test", tuple(RULES)).prefilter.words
 """Every string of the test rules: held, it admits every rule and branch."""
-BUNDLED = [r for v in ("injection-v1", "injection-v2") for r in bundled_injection_rules(v).rules]
+VERSIONS = ("injection-v1", "injection-v2", "injection-v3")
+BUNDLED = [r for v in VERSIONS for r in bundled_injection_rules(v).rules]
 EVERY = frozenset().union(*(bundled_injection_rules(v).prefilter.words
-                            for v in ("injection-v1", "injection-v2")))  # fmt: skip
+                            for v in VERSIONS))  # fmt: skip
 """Every string of every bundled rule."""
 
 

@@ -24,7 +24,8 @@ from ragtriage.detectors import (
 )
 from ragtriage.detectors._literals import Prefilter, admits, fold
 
-PREFILTERS = [bundled_injection_rules(v).prefilter for v in ("injection-v1", "injection-v2")] + [
+INJECTION = ("injection-v1", "injection-v2", "injection-v3")
+PREFILTERS = [bundled_injection_rules(v).prefilter for v in INJECTION] + [
     bundled_sensitive_config(v).prefilter for v in ("sensitive-v1", "sensitive-v2")
 ]
 WORDS = sorted(set().union(*(p.words for p in PREFILTERS)))

@@ -300,10 +300,10 @@ def test_visible_escapes_exactly_the_invisible_characters() -> None:
 
 
 def test_square_brackets_in_a_reason_are_kept() -> None:
-    # The injection finding's reason ends in "[rules injection-v2]", which rich once read as
+    # The injection finding's reason ends in "[rules injection-v3]", which rich once read as
     # markup and dropped from the table.
     stdout = _run(["diagnose", "--example"], "200")[1]
-    assert "(en.override.ignore_previous) [rules injection-v2]" in stdout
+    assert "(en.override.ignore_previous) [rules injection-v3]" in stdout
 
 
 def test_line_ends_in_markdown_cells_become_spaces() -> None:
@@ -323,7 +323,7 @@ def test_a_backtick_in_a_run_name_cannot_end_its_code_span(tmp_path: Path) -> No
         "Runs: ``a`b<img src=x onerror=alert(1)>`` (context recorded, k not used, evidence "
         "matched by document), `improved` ("
     )
-    assert "- ``a`b<img src=x onerror=alert(1)>``: rules injection-v2, sensitive-v2" in out.stdout
+    assert "- ``a`b<img src=x onerror=alert(1)>``: rules injection-v3, sensitive-v2" in out.stdout
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from ._rulefiles import (
 from .normalise import instruction_texts, instruction_views
 from .view import DetectorView
 
-DEFAULT_INJECTION_RULES = "injection-v2"
+DEFAULT_INJECTION_RULES = "injection-v3"
 """The rule set used when none is named."""
 
 Category = Literal["override", "format", "secrets", "tool_or_url"]
