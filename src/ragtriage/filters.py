@@ -1,9 +1,10 @@
 """Question filters shared by every command: by tag, split, diagnosed stage and ID pattern.
 
 Values of one kind are alternatives (`--tag a --tag b`: either tag); different kinds must all
-hold (`--tag a --split dev`: tag a and split dev). ID patterns are shell-style globs matched
-case-sensitively (`exact-*`, `q-00?`). A stage matches a question whose diagnosis has that stage
-as its primary or a secondary stage in at least one of the runs.
+hold (`--tag a --split dev`: tag a and split dev). An ID pattern keeps the question it names
+and those it matches as a shell-style glob, case-sensitively (`exact-*`, `q-00?`). A stage
+matches a question whose diagnosis has that stage as its primary or a secondary stage in at
+least one of the runs.
 
 An ID pattern that matches no question of the evaluation set is a mistake (a mistyped ID
 would otherwise select nothing, silently): it is refused, every such pattern named
@@ -71,7 +72,7 @@ class QuestionSelection:
             return False
         if self.splits and question.split not in self.splits:
             return False
-        return not self.ids or any(fnmatchcase(question.id, pattern) for pattern in self.ids)
+        return not self.ids or any(id_matches(question.id, pattern) for pattern in self.ids)
 
     def describe(self) -> str:
         """The selection as one line (`all questions` when empty)."""
@@ -80,6 +81,12 @@ class QuestionSelection:
         kinds = {"tag": self.tags, "split": self.splits, "stage": self.stages, "id": self.ids}
         parts = [f"{name} {' or '.join(values)}" for name, values in kinds.items() if values]
         return " and ".join(parts) if parts else ALL_QUESTIONS
+
+
+def id_matches(question_id: str, pattern: str) -> bool:
+    """True when `pattern` is the question's ID or a glob matching it (`faq[1]` selects the
+    question `faq[1]`, and `faq1` as a glob)."""
+    return question_id == pattern or fnmatchcase(question_id, pattern)
 
 
 ID_EXPECTED = "the ID of a question of the evaluation set, or a glob matching one"
@@ -98,7 +105,7 @@ def check_id_patterns(patterns: Iterable[str], question_ids: Iterable[str]) -> N
     for question_id in question_ids:
         if not left:
             return
-        left = [p for p in left if not fnmatchcase(question_id, p)]
+        left = [p for p in left if not id_matches(question_id, p)]
         if seen is not None:
             seen.append(question_id)
             if len(seen) > SUGGEST_LIMIT:

@@ -4,6 +4,7 @@ set is refused, every such pattern named; other filters matching nothing give an
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -120,3 +121,43 @@ def test_an_unknown_id_is_refused_before_any_run_is_read_or_scored(
     assert work == []
     assert invoke(reader, ["evaluate", "--example", "--id", "exact-*"]).exit_code == 0
     assert work  # the spies see the work a known ID leads to
+
+
+def _bracketed_files(folder: Path) -> list[str]:
+    """A native set whose question IDs hold glob characters: `faq[1]`, `faq1`, `faq2`."""
+    ids = ["faq[1]", "faq1", "faq2"]
+    files = {
+        "snap.json": {"schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
+                      "documents": [{"id": "a", "text": "text of a"}]},
+        "set.json": {"schema_version": 1, "kind": "evalset", "evalset_id": "e", "questions": [
+            {"id": i, "text": "q?", "answerability": "answerable",
+             "required_evidence": [{"any_of": ["a"]}]} for i in ids
+        ]},
+        "run.json": {"schema_version": 1, "kind": "run", "name": "r", "provenance": {"k": 1},
+                     "results": [{"question_id": i, "candidates": [{"id": "a"}]} for i in ids]},
+    }
+    for name, content in files.items():
+        (folder / name).write_text(json.dumps(content), encoding="utf-8")
+    return [str(folder / "set.json"), "--snapshot", str(folder / "snap.json"),
+            "--run", str(folder / "run.json")]
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_an_id_holding_glob_characters_selects_its_own_question(
+    reader: str, tmp_path: Path
+) -> None:
+    # 'faq[1]' read only as a glob matches 'faq1' and never the question 'faq[1]' itself: the
+    # ID of a question of the set was refused as matching none, or left its question out.
+    files = _bracketed_files(tmp_path)
+    for command in ("evaluate", "diagnose"):
+        result = invoke(reader, [command, *files, "--id", "faq[1]", "--format", "json"])
+        assert (result.exit_code, result.stderr) == (0, "")
+        questions = json.loads(result.stdout)["runs"][0]["questions"]
+        assert [q["id"] for q in questions] == ["faq[1]", "faq1"]
+    result = invoke(reader, ["evaluate", *files, "--id", "faq[3]"])
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: 1 problem found in the input:\n{_problem(repr('faq[3]'))}\n"
+    selected = ragtriage.evaluate_files(
+        files[0], snapshot=files[2], runs=[files[4]], ids=["faq[1]"]
+    )
+    assert [q.question_id for q in selected.runs[0].questions] == ["faq[1]", "faq1"]

@@ -51,7 +51,8 @@ _OPTIONS = (
                  help="Only questions diagnosed with this stage (primary or secondary, in any "
                  "run); repeatable (any of them)."),
     click.option("--id", "ids", multiple=True, metavar="PATTERN",
-                 help="Only questions whose ID matches this glob (e.g. 'exact-*'); repeatable."),
+                 help="Only the question with this ID, or whose ID matches this glob (e.g. "
+                 "'exact-*'); repeatable."),
 )
 
 
