@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, get_args
 
-from .errors import SUGGEST_LIMIT, InputError, Suggestions, found_text, option_problem
+from .errors import SUGGEST_LIMIT, InputError, Problem, Suggestions, found_text, option_problem
 from .holdout import HOLDOUT
+from .paths import as_names
 from .schemas import IDENTIFIER_EXPECTED, Split, plain_ids
 
 if TYPE_CHECKING:
@@ -60,6 +61,19 @@ class QuestionSelection:
         ]
         if problems:
             raise InputError(problems)
+
+    @classmethod
+    def parted(
+        cls, tags: Iterable[str], splits: Iterable[str], stages: Iterable[str], ids: Iterable[str]
+    ) -> tuple[QuestionSelection, list[Problem]]:
+        """The selection of the keywords' values (`as_names`) and no problem; or, when a tag or
+        split is refused, the selection of the stages and IDs alone and the problems, for a
+        caller that reports them with the problems of its other options (`Request.build`)."""
+        stages, ids = as_names(stages, "stages"), as_names(ids, "ids")
+        try:
+            return cls(as_names(tags, "tags"), as_names(splits, "splits"), stages, ids), []
+        except InputError as refused:
+            return cls(stages=stages, ids=ids), list(refused.problems)
 
     @property
     def empty(self) -> bool:

@@ -132,7 +132,8 @@ class Request:
         ray_address: str | None = None,
     ) -> Request:
         """A request from the command line's words (each keyword is the option's name)."""
-        return cls(
+        selection, refused = QuestionSelection.parted(tags, splits, stages, ids)
+        request = cls(
             dataset=as_optional_path(dataset, "dataset"),
             snapshot=as_optional_path(snapshot, "snapshot"),
             runs=as_paths(runs, "runs"),
@@ -147,10 +148,7 @@ class Request:
             allow_missing=allow_missing,
             accept_self_labelling=accept_self_labelling,
             evidence_level=evidence_level,
-            selection=QuestionSelection(
-                tags=as_names(tags, "tags"), splits=as_names(splits, "splits"),
-                stages=as_names(stages, "stages"), ids=as_names(ids, "ids"),
-            ),
+            selection=selection,
             holdout=HoldoutPolicy(
                 include=include_holdout,
                 who=who,
@@ -160,6 +158,9 @@ class Request:
             executor=executor,
             ray_address=ray_address,
         )
+        if refused:  # a bad tag or split is refused with every other option's problem
+            raise InputError([*refused, *request.option_problems()])
+        return request
 
     @property
     def metric_names(self) -> list[str] | None:

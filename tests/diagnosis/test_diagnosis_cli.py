@@ -236,6 +236,25 @@ def test_an_unknown_stage_or_split_is_refused_in_python_as_on_the_command_line(
     ] * 2
 
 
+def test_a_bad_split_or_tag_in_python_is_refused_with_every_other_option_problem(
+    article_fixture: Path,
+) -> None:
+    # Before, the split and tag problems were raised alone, as the request was built: the
+    # unknown stage and the cut-off given with them went unsaid until they were mended.
+    with pytest.raises(InputError) as refused:
+        ragtriage.diagnose_files(
+            article_fixture, splits=["holdot"], tags=[""], stages=["nope"], k=0
+        )
+    assert str(refused.value) == "\n".join([
+        "4 problems found in the input:",
+        "- <command line>: --split: expected one of dev, regression, holdout; found 'holdot'",
+        "- <command line>: --tag: expected a non-empty tag (an identifier without control "
+        "characters, not only whitespace); found ''",
+        f"- <command line>: --stage: {STAGES_EXPECTED}; found 'nope'",
+        "- <command line>: -k: expected an integer from 1 to 10000; found 0",
+    ])
+
+
 def test_missing_versions_file_is_an_input_error(article_fixture: Path, tmp_path: Path) -> None:
     code, _, err = _invoke("diagnose", str(article_fixture), "--versions", str(tmp_path / "v.json"))
     assert code == 2
