@@ -519,6 +519,35 @@ def test_an_answer_without_claims_read_as_answered_gets_extracted_claims(tmp_pat
     assert _evaluate(tmp_path, out) == (0, "")
 
 
+def test_an_answer_recorded_as_answered_with_no_claims_gets_extracted_claims(
+    tmp_path: Path,
+) -> None:
+    # `outcome: answered` with `claims: []` does not evaluate either: the judge takes its
+    # claims from the answer, so the run file it writes evaluates.
+    args = write_dataset(tmp_path, [], outcome="answered")
+    out = tmp_path / "out"
+    with serve(_always(lambda task, user: good(task))) as server:
+        code, stdout, stderr = _judge(args, server.url, out)
+    assert (code, stderr) == (0, "")
+    assert stdout.splitlines()[1:5] == [
+        "run base: claims: 2 supported; reference facts: 3 covered",
+        f"  labels: {out / 'base.labels.json'}",
+        f"  run with extracted claims/outcomes: {out / 'base.run.json'}",
+        NO_CLAIMS_NOTE,
+    ]
+    assert stdout.splitlines()[5] == (
+        "calls: 6 (claims 1, coverage 3, support 2); HTTP requests: 6 (0 retries); "
+        "cache hits: 0; failed calls: 0"
+    )
+    assert _labels(out)[("q1", "c1")] == ("supported", "stated")
+    first = json.loads((out / "base.run.json").read_text(encoding="utf-8"))["results"][0]
+    assert (first["outcome"], [c["text"] for c in first["claims"]]) == (
+        "answered",
+        ["Refunds take 5 days."],
+    )
+    assert _evaluate(tmp_path, out) == (0, "")
+
+
 def test_an_answer_without_claims_whose_outcome_is_not_detected_evaluates(tmp_path: Path) -> None:
     args = write_dataset(tmp_path, [], outcome=None)
     out = tmp_path / "out"

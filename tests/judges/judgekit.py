@@ -30,13 +30,19 @@ def claim(text: str, cid: str | None = None, cites: Sequence[str] = ()) -> dict[
     return out
 
 
+ZH_CLAIMS = (claim("每日转账限额为五万元", "z1"),)
+"""q2's claims by default."""
+
+
 def write_dataset(
     folder: Path,
     claims_q1: Sequence[dict[str, Any]] | None,
-    claims_q2: Sequence[dict[str, Any]] | None = (),
+    claims_q2: Sequence[dict[str, Any]] | None = ZH_CLAIMS,
     outcome_q3: str | None = "refused",
 ) -> tuple[Path, Path, Path]:
-    """Snapshot, evaluation set and one run (`base`) as files; returns their paths."""
+    """Snapshot, evaluation set and one run (`base`) as files; returns their paths (q2 has one
+    claim unless told otherwise: an answered result with `claims: []` gets its claims
+    extracted)."""
     snapshot = {"schema_version": 1, "kind": "snapshot", "snapshot_id": "bank", "documents": DOCS}
     questions = [
         {

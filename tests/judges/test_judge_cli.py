@@ -154,7 +154,7 @@ def test_dry_run_counts_what_the_cache_would_answer(tmp_path: Path) -> None:
         dry = CliRunner().invoke(judge_command, [*common, "--base-url", server.url, "--dry-run"])
     assert (
         dry.output.splitlines()[0]
-        == "dry run: 4 calls (coverage 3, support 1); 4 answered by the cache"
+        == "dry run: 5 calls (coverage 3, support 2); 5 answered by the cache"
     )
 
 
@@ -216,7 +216,7 @@ def test_api_key_is_sent_as_bearer_token(tmp_path: Path) -> None:
         auth = set(server.auth)
     assert result.exit_code == 0, result.output
     assert auth == {"Bearer sekret"}
-    assert "tokens: 400 in, 80 out (cache hits not counted); cost: $0.560000" in result.output
+    assert "tokens: 500 in, 100 out (cache hits not counted); cost: $0.700000" in result.output
 
 
 def test_claims_need_an_answer_but_not_its_outcome_to_be_judged(tmp_path: Path) -> None:

@@ -222,7 +222,7 @@ def _cli_args(folder: Path, url: str, *extra: str) -> list[str]:
 def test_cli_sends_the_chosen_format_per_task(
     tmp_path: Path, extra: tuple[str, ...], expected: dict[str, Any]
 ) -> None:
-    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")], [])
+    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")])
     with serve(FakeServer()) as server:
         result = CliRunner().invoke(judge_command, _cli_args(tmp_path, server.url, *extra))
         bodies = list(server.bodies)
@@ -231,17 +231,17 @@ def test_cli_sends_the_chosen_format_per_task(
         (task_of(b["messages"][0]["content"]), json.dumps(b.get("response_format")))
         for b in bodies
     )
-    # support c1; coverage q1 f1, q1 f2, q2 f1 (q2 has no claim, q3 is refused)
+    # support c1, z1; coverage q1 f1, q1 f2, q2 f1 (q3 is refused)
     assert sent == sorted(
         (task, json.dumps(expected[task]))
-        for task in ("support", "coverage", "coverage", "coverage")
+        for task in ("support", "support", "coverage", "coverage", "coverage")
     )
 
 
 def test_api_refuses_an_unknown_response_format(tmp_path: Path) -> None:
     from ragtriage import judge_files
 
-    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")], [])
+    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")])
     with pytest.raises(InputError) as caught:
         judge_files(
             tmp_path / "evalset.json",
@@ -259,7 +259,7 @@ def test_api_refuses_an_unknown_response_format(tmp_path: Path) -> None:
 
 
 def test_cli_refuses_an_unknown_response_format(tmp_path: Path) -> None:
-    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")], [])
+    write_dataset(tmp_path, [claim("Refunds are paid within 5 working days.", "c1")])
     result = CliRunner().invoke(
         judge_command, _cli_args(tmp_path, "http://127.0.0.1:9/v1", "--response-format", "xml")
     )

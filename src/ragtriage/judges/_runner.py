@@ -77,7 +77,7 @@ NO_CLAIMS_GIVEN = (
     "the run gives no claims for an answer written as answered; its claims are taken from "
     "the answer"
 )
-"""The note for an answer with `claims: []` and no outcome that the judge writes as answered."""
+"""The note for an answer with `claims: []` that the judge writes as answered."""
 
 
 def kept_answered_reason(
@@ -213,9 +213,9 @@ async def _judge_result(
         updated = result.model_copy(update={"outcome": outcome}) if changed else result
         return _Outcome(updated, (), (), tuple(notes), changed)
     claims: list[Claim] | None = list(result.claims) if result.claims is not None else None
-    if result.outcome is None and claims == []:
-        # `evaluate` refuses an answered result without claims: now that the judge writes it as
-        # answered, its claims come from the answer, as for `claims: null`.
+    if claims == []:
+        # `evaluate` refuses an answered result without claims (recorded as answered, or written
+        # so by the judge): its claims come from the answer, as for `claims: null`.
         note("claims", NO_CLAIMS_GIVEN, failed=False)
         claims = None
     claim_reason: str | None = unjudged
