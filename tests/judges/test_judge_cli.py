@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from judgekit import FakeServer, claim, serve, write_dataset
 
 from ragtriage.cli.judge import judge_command
+from ragtriage.cli.main import cli as main_cli
 from ragtriage.errors import InputError
 from ragtriage.judges import check_judgeable
 from ragtriage.loading import load_dataset
@@ -278,3 +279,48 @@ def test_the_summary_counts_no_verdict_of_a_holdout_question(tmp_path: Path) -> 
     held = [e for e in written["claim_labels"] + written["fact_labels"]
             if e["question_id"] == "free-quota"]
     assert [e["label"]["verdict"] for e in held] == ["supported", "covered"]
+
+
+def test_a_run_without_a_result_for_some_questions_is_judged_where_it_answers(
+    tmp_path: Path,
+) -> None:
+    # The judge has no --allow-missing (nothing to label where there is no result): it labels
+    # the results there are, and `evaluate --allow-missing` reads what it wrote.
+    _, _, run = write_dataset(tmp_path, None)
+    data = json.loads(run.read_text(encoding="utf-8"))
+    data["results"] = [r for r in data["results"] if r["question_id"] != "q2"]
+    run.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "o"
+    result = CliRunner().invoke(
+        judge_command,
+        [*_args(tmp_path), "--judge", "lexical", "--output", str(out), "--no-progress"],
+    )
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout.splitlines()[1] == (
+        "run base: claims: 1 cannot_judge, 1 supported; reference facts: 2 covered"
+    )
+    labels = json.loads((out / "base.labels.json").read_text(encoding="utf-8"))
+    assert {e["question_id"] for e in labels["claim_labels"] + labels["fact_labels"]} == {"q1"}
+    written = json.loads((out / "base.run.json").read_text(encoding="utf-8"))
+    assert [r["question_id"] for r in written["results"]] == ["q1", "q3"]
+    evaluated = CliRunner().invoke(
+        main_cli,
+        ["evaluate", *_args(tmp_path)[:3], "--run", str(out / "base.run.json"), "--labels",
+         str(out / "base.labels.json"), "--label-policy", "judge", "--allow-missing",
+         "--format", "json"],
+    )
+    assert evaluated.exit_code == 0, evaluated.output
+    assert json.loads(evaluated.stdout)["runs"][0]["no_result"] == ["q2"]
+    human = {"schema_version": 1, "kind": "labels", "run": "base",
+             "labeller": {"kind": "human", "name": "mei"},
+             "fact_labels": [{"question_id": "q1", "label": {"fact_id": "f1",
+                                                             "verdict": "covered"}}]}
+    (tmp_path / "human.labels.json").write_text(json.dumps(human), encoding="utf-8")
+    calibrated = CliRunner().invoke(
+        main_cli,
+        ["calibrate", *_args(tmp_path)[:3], "--run", str(out / "base.run.json"),
+         "--judge-labels", str(out / "base.labels.json"), "--human-labels",
+         str(tmp_path / "human.labels.json"), "--format", "json"],
+    )
+    assert calibrated.exit_code == 0, calibrated.output
+    assert json.loads(calibrated.stdout)["facts"]["items"] == 1

@@ -133,7 +133,8 @@ class _Outcome:
 
 def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
     """Raise `InputError` for a dataset the judge cannot work on (unlabelled answers are fine,
-    and so is a missing outcome: the judge detects it)."""
+    a missing outcome too: the judge detects it; and a question without a result, which has
+    nothing to label)."""
     if problems := _judgeable_problems(dataset, ks):
         raise InputError(problems)
 
@@ -141,7 +142,7 @@ def check_judgeable(dataset: Dataset, ks: dict[str, int | None]) -> None:
 def _judgeable_problems(dataset: Dataset, ks: dict[str, int | None]) -> list[Problem]:
     return [
         p
-        for p in check_dataset(dataset, ks, allow_unreviewed=True)
+        for p in check_dataset(dataset, ks, allow_unreviewed=True, allow_missing=True)
         if not (p.field == "outcome" and p.found == "nothing")
     ]
 

@@ -309,11 +309,12 @@ def load_checked(
 ) -> Dataset:
     """The files as `loading.load_dataset` reads them, refused with every problem that
     `problems` finds in them (default: `evaluate`'s with any label accepted), those of both
-    steps at once where the files let the second run (see `load_dataset`'s `check`)."""
+    steps at once where the files let the second run (see `load_dataset`'s `check`); a
+    question without a result has no labels to read, and is accepted."""
     from ..loading import load_dataset  # as the package names it when called
 
     def accepted(read: Dataset) -> list[Problem]:
-        return check_dataset(read, read.cutoffs(), allow_unreviewed=True)
+        return check_dataset(read, read.cutoffs(), allow_unreviewed=True, allow_missing=True)
 
     find = problems or accepted
     loaded = load_dataset(dataset, snapshot=snapshot, runs=runs, labels=labels, check=find)
