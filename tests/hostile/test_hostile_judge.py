@@ -709,3 +709,26 @@ def test_judge_options_out_of_range_are_exit_2(
     code, _, stderr = _judge(args, "http://127.0.0.1:9/v1", tmp_path / "out", option, value)
     assert code == 2
     assert stderr.splitlines()[-1] == f"Error: Invalid value for '{option}': {shown}"
+
+
+def test_replies_without_token_counts_make_the_cost_not_known(tmp_path: Path) -> None:
+    # A reply without `usage` (or without one of its counts) took tokens nobody counted:
+    # the totals say so, and the cost is not known rather than the cost of the rest.
+    args = write_dataset(tmp_path, ["Refunds take 5 days."])
+
+    def script(task: str, user: str, number: int) -> Send:
+        if task == "coverage":
+            usage = {} if "Refunds need approval" in user else {"prompt_tokens": 7}
+            return Send(envelope(good(task), usage=usage))
+        return Send(envelope(good(task)))
+
+    with serve(script) as server:
+        code, stdout, stderr = _judge(
+            args, server.url, tmp_path / "out", "--price-per-1k-input", "1",
+            "--price-per-1k-output", "2",
+        )
+    assert (code, stderr) == (0, "")
+    assert stdout.splitlines()[-1] == (
+        "tokens: 34 in, 10 out (cache hits not counted; 3 replies without token counts); "
+        "cost: not known (3 replies without token counts)"
+    )

@@ -103,6 +103,7 @@ class _Counters:
         self.failures = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.unreported = 0
 
 
 _MAX_TOKENS_REPORTED = 10**12
@@ -118,10 +119,10 @@ def _field(value: Any, key: str, kind: type, where: str) -> Any:
     return found
 
 
-def _tokens(usage: dict[str, Any], key: str) -> int:
+def _tokens(usage: dict[str, Any], key: str) -> int | None:
     value = usage.get(key)
     if value is None:
-        return 0
+        return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"usage.{key} is {type(value).__name__}, not an integer")
     if not 0 <= value <= _MAX_TOKENS_REPORTED:
@@ -129,10 +130,10 @@ def _tokens(usage: dict[str, Any], key: str) -> int:
     return value
 
 
-def _envelope(body: bytes) -> tuple[str, str | None, int, int]:
-    """(content, finish_reason, prompt tokens, completion tokens) of a chat completion body;
-    anything odd (duplicate keys, deep nesting, `usage` that is not an object, a token count
-    that is not a small integer) raises ValueError or TypeError."""
+def _envelope(body: bytes) -> tuple[str, str | None, int | None, int | None]:
+    """(content, finish_reason, prompt tokens, completion tokens; None when not reported) of a
+    chat completion body; anything odd (duplicate keys, deep nesting, `usage` that is not an
+    object, a token count that is not a small integer) raises ValueError or TypeError."""
     data: Any = reply_json(body.decode("utf-8"))
     choices = _field(data, "choices", list, "body")
     if not choices:
@@ -300,13 +301,13 @@ class ChatClient:
                         except (ValueError, TypeError) as exc:
                             last_error = f"malformed response body ({type(exc).__name__}: {exc})"
                         else:
-                            self.counters.prompt_tokens += p_tok
-                            self.counters.completion_tokens += c_tok
+                            self.counters.unreported += p_tok is None or c_tok is None
+                            tokens = p_tok or 0, c_tok or 0
+                            self.counters.prompt_tokens += tokens[0]
+                            self.counters.completion_tokens += tokens[1]
                             if self.cache is not None:
-                                self.cache.put(
-                                    key, task, CachedReply(content, finish, p_tok, c_tok)
-                                )
-                            return Reply(content, finish, None, p_tok, c_tok)
+                                self.cache.put(key, task, CachedReply(content, finish, *tokens))
+                            return Reply(content, finish, None, *tokens)
                     elif status in RETRY_STATUS:
                         last_error = f"HTTP {status}"
                         delay = _retry_after(headers.get("retry-after"))

@@ -105,13 +105,17 @@ def summary_lines(
             lines.append(f"  {note.question_id}: {note.task} {done}: {note.reason}")
     s = result.stats
     cost = "no price given" if s.cost_usd is None else f"${s.cost_usd:.6f}"
+    missing = f"{s.unreported} {'reply' if s.unreported == 1 else 'replies'} without token counts"
+    if s.unreported:
+        cost = f"not known ({missing})"
     lines.append(
         f"calls: {s.calls} ({', '.join(f'{k} {v}' for k, v in s.by_task.items()) or 'none'}); "
         f"HTTP requests: {s.requests} ({s.retries} retries); cache hits: {s.cache_hits}; "
         f"failed calls: {s.failures}"
     )
     lines.append(
-        f"tokens: {s.prompt_tokens} in, {s.completion_tokens} out (cache hits not counted); "
+        f"tokens: {s.prompt_tokens} in, {s.completion_tokens} out (cache hits not counted"
+        f"{f'; {missing}' if s.unreported else ''}); "
         f"cost: {cost}"
     )
     return lines

@@ -159,7 +159,8 @@ async def run_llm_judge(
     finally:
         if cache is not None:
             cache.close()
-    cost = prices.cost(result.stats.prompt_tokens, result.stats.completion_tokens)
+    s = result.stats
+    cost = None if s.unreported else prices.cost(s.prompt_tokens, s.completion_tokens)
     return dataclasses.replace(result, stats=dataclasses.replace(result.stats, cost_usd=cost))
 
 

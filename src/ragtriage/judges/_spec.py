@@ -133,8 +133,10 @@ class CallStats:
     """Input tokens reported by the endpoint (not counting cache hits)."""
     completion_tokens: int = 0
     """Output tokens reported by the endpoint (not counting cache hits)."""
+    unreported: int = 0
+    """Replies (not cache hits) without both token counts: the totals leave them out."""
     cost_usd: float | None = None
-    """Cost from the given prices; `None` when no price was given."""
+    """Cost from the given prices; `None` when no price was given or `unreported` > 0."""
     by_task: dict[str, int] = field(default_factory=dict)
     """Calls per task (`outcome`, `claims`, `support`, `coverage`)."""
     first_failure: str | None = None
@@ -149,6 +151,7 @@ class CallStats:
 
 
 CALL_COUNTS = (
-    "calls", "requests", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens"
+    "calls", "requests", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens",
+    "unreported",
 )
 """The counts of `CallStats`: what a client tallies (`ChatClient.counters`), shards add up."""
