@@ -159,6 +159,27 @@ def test_dry_run_counts_what_the_cache_would_answer(tmp_path: Path) -> None:
     )
 
 
+def test_dry_run_follows_the_cached_outcomes_and_claims_as_the_session_would(
+    tmp_path: Path,
+) -> None:
+    # After a session, a dry run plans what a rerun would do: its outcome and claim replies
+    # are in the cache, so the claims are those extracted, not guessed, and nothing is left
+    # to pay for (the rerun sends no request).
+    write_dataset(tmp_path, None, outcome_q3=None)
+    common = [*_args(tmp_path), "--model", "m", "--output", str(tmp_path / "o"), "--no-progress"]
+    with serve(FakeServer()) as server:
+        done = CliRunner().invoke(judge_command, [*common, "--base-url", server.url])
+        assert done.exit_code == 0, done.output
+        dry = CliRunner().invoke(judge_command, [*common, "--base-url", server.url, "--dry-run"])
+    assert done.output.splitlines()[-2].startswith(
+        "calls: 11 (claims 2, coverage 3, outcome 1, support 5); HTTP requests: 11 "
+    )
+    assert dry.output.splitlines() == [
+        "dry run: 11 calls (claims 2, coverage 3, outcome 1, support 5); 11 answered by the cache",
+        "tokens (estimated): about 0 in, at most 0 out; cost: no price given",
+    ]
+
+
 def test_llm_judge_needs_url_and_model(tmp_path: Path) -> None:
     write_dataset(tmp_path, [claim("x", "c1")])
     result = CliRunner().invoke(judge_command, [*_args(tmp_path), "--output", str(tmp_path / "o")])

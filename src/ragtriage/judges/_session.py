@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from ..errors import RagtriageError, counted
 from ..loading import Dataset
 from ..paths import PathArg, as_optional_path
-from ._cache import ReplyCache, cache_key
+from ._cache import CachedReply, ReplyCache, cache_key
 from ._client import ChatClient, ClientOptions
 from ._lexical_judge import split_claims
 from ._llm import LLMJudge, render_passages
+from ._parse import parse_claims, parse_outcome
 from ._prompts import Message, PromptSet, Task, load_prompts, message_tokens
 from ._runner import JudgeResult, Progress, judge_dataset, judge_dataset_async
 from ._spec import (
@@ -65,25 +66,35 @@ class Estimate:
 
 
 class _Planner:
-    """A judge that sends nothing: it keeps the messages of every call a session would make,
-    taking each answer as answered and its sentences as its claims (the real extraction decides)."""
+    """A judge that sends nothing: it keeps the messages of every call a session would make
+    and whether the cache answers it, reading a cached outcome or claims reply as the session
+    would; without one, it takes the answer as answered and its sentences as its claims (the
+    real extraction decides)."""
 
-    def __init__(self, spec: JudgeSpec, prompts: PromptSet) -> None:
+    def __init__(self, spec: JudgeSpec, prompts: PromptSet, cache: ReplyCache | None) -> None:
         self.spec = spec
         self.prompts = prompts
-        self.planned: list[tuple[Task, list[Message]]] = []
+        self.cache = cache
+        self.planned: list[tuple[Task, list[Message], bool]] = []
         self.guessed = 0
         """Claims counted by splitting answers into sentences."""
 
-    def _plan(self, task: Task, **values: str) -> None:
-        self.planned.append((task, self.prompts.messages(task, **values)))
+    def _plan(self, task: Task, **values: str) -> CachedReply | None:
+        messages = self.prompts.messages(task, **values)
+        hit = None if self.cache is None else self.cache.get(cache_key(self.spec, task, messages))
+        self.planned.append((task, messages, hit is not None))
+        return hit
 
     async def detect_outcome(self, question: str, answer: str) -> OutcomeFound:
-        self._plan("outcome", question=question, answer=answer)
+        hit = self._plan("outcome", question=question, answer=answer)
+        if hit is not None:
+            return parse_outcome(hit.content, None, hit.finish_reason)
         return OutcomeFound("answered")
 
     async def extract_claims(self, question: str, answer: str) -> ClaimsFound:
-        self._plan("claims", question=question, answer=answer)
+        hit = self._plan("claims", question=question, answer=answer)
+        if hit is not None:
+            return parse_claims(hit.content, None, hit.finish_reason)
         found = split_claims(answer)
         self.guessed += len(found)
         return ClaimsFound(found)
@@ -109,23 +120,26 @@ def estimate(
     cache_path: PathArg | None = None,
     prices: Prices = Prices(),
 ) -> Estimate:
-    """Count calls and tokens a judge session would need; claims of unextracted answers are
-    estimated by splitting them into sentences (the extraction call itself decides)."""
+    """Count calls and tokens a judge session would need; outcome and claims replies in the
+    cache are read as the session reads them, other unextracted answers' claims are estimated
+    by splitting them into sentences (the extraction call itself decides)."""
     cache_path = as_optional_path(cache_path)
-    planner = _Planner(spec, load_prompts(spec.prompt_version))
-    judge_dataset(dataset, planner, k=k)
     cache = ReplyCache(cache_path) if cache_path is not None and cache_path.exists() else None
+    planner = _Planner(spec, load_prompts(spec.prompt_version), cache)
+    try:
+        judge_dataset(dataset, planner, k=k)
+    finally:
+        if cache is not None:
+            cache.close()
     calls: dict[str, int] = {}
     cached = tokens_in = tokens_out = 0
-    for task, messages in planner.planned:
+    for task, messages, hit in planner.planned:
         calls[task] = calls.get(task, 0) + 1
-        if cache is not None and cache.get(cache_key(spec, task, messages)) is not None:
+        if hit:
             cached += 1
             continue
         tokens_in += message_tokens(messages)
         tokens_out += spec.max_tokens
-    if cache is not None:
-        cache.close()
     return Estimate(
         dict(sorted(calls.items())),
         cached,
