@@ -345,3 +345,32 @@ def test_a_run_without_a_result_for_some_questions_is_judged_where_it_answers(
     )
     assert calibrated.exit_code == 0, calibrated.output
     assert json.loads(calibrated.stdout)["facts"]["items"] == 1
+
+
+def test_a_labels_file_with_other_labellers_labels_is_not_overwritten(tmp_path: Path) -> None:
+    # `review import -o DIR` adds a reviewer's labels to DIR/<run>.labels.json, next to what
+    # is there; a judge writing to the same DIR would replace the file and lose them. Its own
+    # earlier labels it replaces (a rerun), anyone else's it refuses to lose, before judging.
+    write_dataset(tmp_path, None)
+    out = tmp_path / "o"
+    args = [*_args(tmp_path), "--judge", "lexical", "--output", str(out), "--no-progress"]
+    for _ in range(2):
+        assert CliRunner().invoke(judge_command, args).exit_code == 0
+    path = out / "base.labels.json"
+    labels = json.loads(path.read_text(encoding="utf-8"))
+    labels["fact_labels"].append({"question_id": "q1", "label": {
+        "fact_id": "f1", "verdict": "covered", "labeller": {"kind": "human", "name": "bo"}}})
+    labels["fact_labels"].append({"question_id": "q1", "label": {
+        "fact_id": "f2", "verdict": "covered", "labeller": {
+            "kind": "judge", "name": "lexical-baseline", "prompt_version": "lexical-v0"}}})
+    path.write_text(json.dumps(labels), encoding="utf-8")
+    before = path.read_bytes()
+    result = CliRunner().invoke(judge_command, args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: 1 problem found in the input:\n"
+        f"- {path}: labeller: expected labels by this judge only (lexical-baseline, prompt "
+        "lexical-v1), which it replaces, or another --output folder; found labels by human "
+        "'bo', judge 'lexical-baseline' (prompt lexical-v0)\n"
+    )
+    assert path.read_bytes() == before

@@ -218,6 +218,7 @@ def judge_files(
     from ..fileio import outputs_together
     from ..judges import (
         AUTO_RESPONSE_FORMAT,
+        LEXICAL_SPEC,
         RESPONSE_FORMATS,
         ClientOptions,
         EndpointError,
@@ -225,6 +226,7 @@ def judge_files(
         LexicalJudge,
         Prices,
         check_answered,
+        check_label_files,
         check_output_names,
         default_response_format,
         estimate,
@@ -306,6 +308,7 @@ def judge_files(
             found = estimate(loaded, spec, k=k, cache_path=cache_path, prices=prices)
         return JudgeOutcome(found, None, ())
     assert out is not None  # checked above
+    check_label_files(out, [run.name for run in loaded.runs], (spec or LEXICAL_SPEC).labeller())
     api_key = endpoint.api_key()
     if executor == "ray":
         from ..executors import RayExecutor

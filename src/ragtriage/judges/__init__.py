@@ -22,6 +22,7 @@ from ._lexical_judge import LEXICAL_SPEC, LexicalJudge, split_claims, tokens
 from ._llm import Judge, LLMJudge
 from ._outputs import (
     WrittenRun,
+    check_label_files,
     check_output_names,
     estimate_lines,
     summary_lines,
@@ -102,6 +103,7 @@ __all__ = [
     "cache_key",
     "check_answered",
     "check_judgeable",
+    "check_label_files",
     "check_output_names",
     "content_hash",
     "default_response_format",

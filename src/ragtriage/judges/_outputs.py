@@ -7,8 +7,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, counted, option_problem
+from ..errors import InputError, ProblemCollector, counted, option_problem
 from ..paths import PathArg, as_path
+from ..schemas import Labeller, LabelSet
 from ._label_files import safe_name, write_model
 from ._runner import JudgeResult
 from ._session import Estimate
@@ -40,6 +41,44 @@ def check_output_names(runs: Sequence[str]) -> None:
         first.setdefault(stem, run)
     if problems:
         raise InputError(problems)
+
+
+def _who(labeller: Labeller) -> tuple[str, str, str]:
+    return labeller.kind, labeller.name, labeller.prompt_version or ""
+
+
+def check_label_files(out_dir: PathArg, runs: Sequence[str], labeller: Labeller) -> None:
+    """`InputError` when `out_dir` holds a `<run>.labels.json` that writing would lose: not a
+    labels file of that run, or one with labels by another labeller than the judge's own (a
+    person's review imported there, another judge or prompt version). Checked before judging."""
+    from ..loading import read_file
+
+    collector = ProblemCollector()
+    for run in runs:
+        path = as_path(out_dir) / f"{safe_name(run)}.labels.json"
+        if not path.exists():
+            continue
+        found = read_file(path, collector, label=str(path)).content
+        if not isinstance(found, LabelSet) or found.run != run:
+            if found is not None:
+                what = f"run {found.run!r}" if isinstance(found, LabelSet) else "another kind"
+                expected = f"a labels file of run {run!r}"
+                collector.add(str(path), None, "run", expected, f"a file of {what}")
+            continue
+        made = [e.label.labeller for e in found.claim_labels]
+        made += [e.label.labeller for e in found.fact_labels]
+        others = sorted({_who(who) for who in made} - {_who(labeller)})
+        if others:
+            names = ", ".join(
+                f"{kind} {name!r}" + (f" (prompt {prompt})" if prompt else "")
+                for kind, name, prompt in others
+            )
+            expected = (
+                f"labels by this judge only ({labeller.name}, prompt {labeller.prompt_version}), "
+                "which it replaces, or another --output folder"
+            )
+            collector.add(str(path), None, "labeller", expected, f"labels by {names}")
+    collector.raise_if_any()
 
 
 def write_outputs(
