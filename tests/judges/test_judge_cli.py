@@ -374,3 +374,15 @@ def test_a_labels_file_with_other_labellers_labels_is_not_overwritten(tmp_path: 
         "'bo', judge 'lexical-baseline' (prompt lexical-v0)\n"
     )
     assert path.read_bytes() == before
+
+
+def test_the_lexical_baseline_costs_nothing_at_the_prices_given(tmp_path: Path) -> None:
+    # Prices given: the summary gives the cost (nothing: no call is sent), not "no price given".
+    write_dataset(tmp_path, None)
+    args = [*_args(tmp_path), "--judge", "lexical", "--output", str(tmp_path / "o"),
+            "--no-progress", "--price-per-1k-input", "0.5"]
+    result = CliRunner().invoke(judge_command, args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        "tokens: 0 in, 0 out (cache hits not counted); cost: $0.000000"
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
@@ -340,6 +340,9 @@ def judge_files(
             )
         )
         check_answered(result, options.base_url)
+    if spec is None:  # the baseline sends nothing: at the prices given it costs 0
+        free = replace(result.stats, cost_usd=prices.cost(0, 0))
+        result = replace(result, stats=free)
     inputs = [("DATASET", dataset), *(("--run", path) for path in as_paths(runs))]
     inputs += [] if snapshot is None else [("--snapshot", snapshot)]
     with outputs_together():
