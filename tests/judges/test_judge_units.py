@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -150,6 +152,28 @@ def test_cache_key_depends_on_spec_prompt_and_inputs(tmp_path: Path) -> None:
     reopened = ReplyCache(tmp_path / "c.sqlite")
     assert reopened.get(key) == CachedReply("{}", "stop", 3, 4)
     reopened.close()
+
+
+def test_a_cache_another_judge_is_writing_is_opened_once_its_write_ends(
+    tmp_path: Path,
+) -> None:
+    # Parallel judges on one --cache: switching a busy database to WAL fails at once (SQLite
+    # calls no busy handler for it), which refused the cache as unusable.
+    path = tmp_path / "c.sqlite"
+    ReplyCache(path).close()
+    other = sqlite3.connect(path, check_same_thread=False)
+    other.execute("PRAGMA journal_mode=DELETE")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO replies VALUES ('k', 'support', '{}', 'stop', 3, 4)")
+    releasing = threading.Timer(0.3, other.commit)
+    releasing.start()
+    try:
+        cache = ReplyCache(path)
+    finally:
+        releasing.join()
+        other.close()
+    assert cache.get("k") == CachedReply("{}", "stop", 3, 4)
+    cache.close()
 
 
 def test_sentence_split_keeps_citations_with_their_sentence() -> None:

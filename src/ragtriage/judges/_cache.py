@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,8 @@ CREATE TABLE IF NOT EXISTS replies (
 )
 """
 _COLUMNS = "key, task, content, finish_reason, prompt_tokens, completion_tokens"
+_BUSY_SECONDS = 5.0
+"""How long a new cache another judge is writing is waited for (sqlite3's busy timeout)."""
 _FIX = "delete or move it, or give another --cache (or --no-cache)"
 
 
@@ -48,6 +51,11 @@ def cache_key(spec: JudgeSpec, task: str, messages: list[dict[str, str]]) -> str
     return content_hash(keyed)
 
 
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether SQLite refused because another connection holds the database."""
+    return (exc.sqlite_errorcode & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def _unusable(path: Path, found: str) -> InputError:
     return file_problem(str(path), f"a judge cache (SQLite); {_FIX}", found, "(judge cache)")
 
@@ -72,25 +80,37 @@ class ReplyCache:
             self._db = sqlite3.connect(str(path))
         except sqlite3.Error as exc:
             raise _unusable(path, f"a file SQLite cannot open ({exc})") from None
-        try:
-            # Another program's database is refused before anything is written into it.
-            tables = [
-                name
-                for (name,) in self._db.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-                )
-            ]
-            if tables and "replies" not in tables:
+        deadline = time.monotonic() + _BUSY_SECONDS
+        while True:
+            try:
+                self._set_up(path)
+                return
+            except sqlite3.Error as exc:
+                # Another judge writing a new cache: SQLite switches it to WAL only between
+                # writes, and waits for none (no busy handler), so try again.
+                if _busy(exc) and time.monotonic() < deadline:
+                    self._db.rollback()
+                    time.sleep(0.05)
+                    continue
                 self._db.close()
-                found = f"a database of another shape (tables {', '.join(tables)}"
-                raise _unusable(path, f"{found}; no replies table)")
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(_SCHEMA)
-            self._db.execute(f"SELECT {_COLUMNS} FROM replies LIMIT 1").fetchall()
-            self._db.commit()
-        except sqlite3.Error as exc:
+                raise _unusable(path, f"not a usable judge cache ({exc})") from None
+
+    def _set_up(self, path: Path) -> None:
+        # Another program's database is refused before anything is written into it.
+        tables = [
+            name
+            for (name,) in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
+        if tables and "replies" not in tables:
             self._db.close()
-            raise _unusable(path, f"not a usable judge cache ({exc})") from None
+            found = f"a database of another shape (tables {', '.join(tables)}"
+            raise _unusable(path, f"{found}; no replies table)")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(_SCHEMA)
+        self._db.execute(f"SELECT {_COLUMNS} FROM replies LIMIT 1").fetchall()
+        self._db.commit()
 
     def get(self, key: str) -> CachedReply | None:
         """The stored reply for a key, if any; a row of the wrong shape counts as absent."""
