@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -231,7 +232,6 @@ def record_look(
     if not shown.startswith("ragtriage:"):  # the bundled example is shown as its own name
         with contextlib.suppress(ValueError):  # no relative path to another drive
             stored = os.path.relpath(Path(shown).absolute(), path.absolute().parent)
-    previous = read_ledger(path)
     moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     entry = LedgerEntry(
         time=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -245,6 +245,11 @@ def record_look(
     line = json_line(entry.model_dump()) + "\n"
     try:
         with path.open("a+b") as handle:
+            if sys.platform != "win32":  # commands run at once count their looks in turn
+                import fcntl
+
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            previous = read_ledger(path)
             # A ledger edited by hand may lack its last line end: the entry then starts a
             # line of its own instead of running on into the last one (which would break
             # the ledger for every later look).

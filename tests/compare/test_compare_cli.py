@@ -806,3 +806,38 @@ def test_a_ledger_that_cannot_be_written_names_the_option_only_when_it_was_not_p
         f"{example / 'gone' / 'evalset.holdout-ledger.jsonl'}: (file): expected a writable "
         "holdout ledger (or pass --ledger); found No such file or directory"
     ]
+
+
+def test_looks_recorded_at_once_by_several_commands_are_counted_one_after_another(
+    tmp_path: Path,
+) -> None:
+    # Before, each command read the ledger and then appended unlocked, so two commands run
+    # at once both counted themselves as look 1, and the warning after N looks came late.
+    import fcntl
+    import threading
+
+    from ragtriage.holdout import read_ledger, record_look
+
+    ledger = tmp_path / "ledger.jsonl"
+    looks = []
+
+    def look() -> None:
+        evalset = (str(tmp_path / "evalset.json"), "0" * 64)
+        recorded = record_look(evalset, 2, command="gate", runs=["second"], ledger=ledger)
+        looks.append(None if recorded is None else recorded.looks)
+
+    first = {
+        "command": "evaluate", "dataset_sha256": "0" * 64, "evalset": "evalset.json",
+        "holdout_questions": 2, "runs": ["first"], "time": "2026-11-30T05:41:11Z", "user": "mei",
+    }
+    with ledger.open("a+b") as other:  # another command, in the middle of recording its look
+        fcntl.flock(other, fcntl.LOCK_EX)
+        waiting = threading.Thread(target=look)
+        waiting.start()
+        waiting.join(timeout=0.3)
+        waiting_for_the_other = waiting.is_alive()
+        other.write((json.dumps(first) + "\n").encode())
+    waiting.join()
+    assert waiting_for_the_other
+    assert looks == [2]
+    assert [e.runs for e in read_ledger(ledger)] == [["first"], ["second"]]
