@@ -255,3 +255,29 @@ def test_a_cut_chunk_id_that_clashes_is_refused_before_any_retrieval(tmp_path: P
     )
     chunked = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
     assert code == 0 and [c["id"] for c in chunked["chunks"]] == ["a#0-11", "a#11-24"]
+
+
+def test_a_cache_folder_that_cannot_be_written_is_refused_before_the_work(tmp_path: Path) -> None:
+    # Before, only --cache-dir was checked: $RAGTRIAGE_CACHE_DIR (or the user cache folder)
+    # ended in a NotADirectoryError traceback, and run_files(cache_dir=...) raised it.
+    import pytest
+
+    from ragtriage import run_files
+    from ragtriage.fileio import OutputError
+
+    paths = example_paths()
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    cache, out = tmp_path / "afile" / "cache", tmp_path / "r.jsonl"
+    message = (
+        f"cannot write {cache}: '{tmp_path / 'afile'}' is a file, not a folder. "
+        "Nothing was written."
+    )
+    result = CliRunner(env={"RAGTRIAGE_CACHE_DIR": str(cache)}).invoke(cli, [
+        "run", "--snapshot", str(paths.snapshot), str(paths.evalset), "--no-progress",
+        "--output", str(out),
+    ])
+    assert (result.exit_code, result.output) == (2, f"Error: {message}\n")
+    with pytest.raises(OutputError) as refused:
+        run_files(paths.evalset, snapshot=paths.snapshot, output=out, cache_dir=cache)
+    assert str(refused.value) == message
+    assert not out.exists()

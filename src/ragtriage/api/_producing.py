@@ -86,7 +86,7 @@ def run_files(
     sent to the endpoint and the answer and outcome are recorded.
     """
     from .._optional import require_extra
-    from ..fileio import OutputError, outputs_together, refuse_inputs, same_file
+    from ..fileio import OutputError, check_output, outputs_together, refuse_inputs, same_file
 
     require_extra("retrieval", "ragtriage run")
     from ..importers import write_native
@@ -95,6 +95,7 @@ def run_files(
         GenerationConfig,
         RetrievalConfig,
         TokenizerSpec,
+        default_cache_dir,
         run_retrieval,
     )
     from ..validation import load_checked, parse_k
@@ -148,6 +149,8 @@ def run_files(
     refuse_inputs([path], inputs)
     if chunked is not None and same_file(path, chunked):
         raise OutputError(path, "it is also this command's --chunked-snapshot")
+    if not no_cache:  # the default folder ($RAGTRIAGE_CACHE_DIR ...) as --cache-dir is
+        check_output(as_optional_path(cache_dir) or default_cache_dir(), folder=True)
     # Checked as `evaluate` checks them: a repeated or unknown ID is refused here, not in the run.
     loaded = load_checked(dataset, snapshot)
     run_name = name or (retriever if rerank is None else f"{retriever}+rerank-{rerank}")

@@ -14,6 +14,7 @@ from ._generate import (
     REFUSAL_MARKER,
     GenerationConfig,
 )
+from ._index_cache import default_cache_dir
 from ._retrieval_pipeline import (
     RETRIEVAL_ONLY_NOTE,
     RetrievalConfig,
@@ -41,6 +42,7 @@ __all__ = [
     "TokenizerSpec",
     "Unit",
     "chunk_id",
+    "default_cache_dir",
     "fit_context",
     "make_chunks",
     "make_units",
