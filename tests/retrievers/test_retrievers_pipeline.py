@@ -99,6 +99,29 @@ def test_index_is_cached_under_the_given_directory_only(tmp_path: Path) -> None:
     ).index_from_cache
 
 
+def test_an_index_another_process_stores_first_is_kept_without_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two `run`s building one index at once: the other finishes between this one's look for
+    # the index and its rename. Before, the rename onto the other's folder raised OSError.
+    from ragtriage.retrievers._index_cache import IndexCache
+
+    target = tmp_path / "bm25-key"
+    real_exists = Path.exists
+
+    def fill(folder: Path) -> None:
+        (folder / "index").write_text("mine", encoding="utf-8")
+        target.mkdir()  # the other process's index, renamed into place meanwhile
+        (target / "index").write_text("theirs", encoding="utf-8")
+        (target / "complete").write_text("ok\n", encoding="utf-8")
+        # ... after this process looked for it
+        monkeypatch.setattr(Path, "exists", lambda p: p != target and real_exists(p))
+
+    assert IndexCache(tmp_path).store("bm25-key", fill) == target
+    assert (target / "index").read_text(encoding="utf-8") == "theirs"
+    assert [p.name for p in tmp_path.iterdir()] == ["bm25-key"]  # no temporary folder left
+
+
 def test_no_cache_writes_nothing(tmp_path: Path) -> None:
     run_retrieval(
         SNAPSHOT, EVALSET, RetrievalConfig(), name="a", cache_dir=tmp_path, use_cache=False

@@ -62,11 +62,13 @@ class IndexCache:
             fill(tmp)
             (tmp / "complete").write_text("ok\n", encoding="utf-8")
             target = self.root / key
-            if target.exists():
-                # Another process finished the same index first: keep theirs.
-                shutil.rmtree(tmp)
-            else:
+            try:
                 tmp.rename(target)
+            except OSError:
+                if not (target / "complete").is_file():
+                    raise
+                # Another process finished the same index first (at any moment): keep theirs.
+                shutil.rmtree(tmp)
             return target
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
