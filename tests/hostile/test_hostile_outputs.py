@@ -162,6 +162,37 @@ def test_outputs_written_together_are_all_or_none(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html", "report.json"]
 
 
+def test_outputs_of_two_commands_at_once_are_all_of_one_never_a_mix(tmp_path: Path) -> None:
+    # Before, two commands writing the same -o and --junit at once renamed their files in
+    # turn, so the folder could end with one command's report and the other's JUnit file.
+    import fcntl
+    import threading
+
+    first, second = tmp_path / "report.md", tmp_path / "junit.xml"
+
+    def command() -> None:
+        with fileio.outputs_together():
+            fileio.write_text(first, "mine")
+            fileio.write_text(second, "mine")
+
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)  # another command, renaming its outputs
+        mine = threading.Thread(target=command)
+        mine.start()
+        mine.join(timeout=0.3)
+        waited = mine.is_alive() and not first.exists()
+        first.write_text("theirs", encoding="utf-8")
+        second.write_text("theirs", encoding="utf-8")
+    finally:
+        os.close(folder)  # the other command is done
+    mine.join()
+    assert waited
+    assert (first.read_text(encoding="utf-8"), second.read_text(encoding="utf-8")) == (
+        "mine", "mine"
+    )
+
+
 def test_a_command_whose_second_output_fails_writes_neither(tmp_path: Path) -> None:
     # Before: ok.txt was replaced by the new report, then writing r.html failed (a full disk;
     # here files may not grow past 50 kB) and the message said "Nothing was written".

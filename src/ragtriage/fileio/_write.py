@@ -14,6 +14,7 @@ import errno
 import os
 import queue
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -217,18 +218,36 @@ def outputs_together() -> Iterator[None]:
     token = _TOGETHER.set(pending)
     try:
         yield
-        while pending:  # renaming in one folder does not fail but for a vanished folder
-            temp, path = pending[0]
-            try:
-                os.replace(temp, path)
-            except OSError as exc:
-                raise OutputError(path, os_reason(exc)) from None
-            pending.pop(0)
+        with _folders_locked([path for _, path in pending]):
+            while pending:  # renaming in one folder does not fail but for a vanished folder
+                temp, path = pending[0]
+                try:
+                    os.replace(temp, path)
+                except OSError as exc:
+                    raise OutputError(path, os_reason(exc)) from None
+                pending.pop(0)
     finally:
         _TOGETHER.reset(token)
         for temp, _ in pending:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+
+
+@contextlib.contextmanager
+def _folders_locked(paths: Sequence[Path]) -> Iterator[None]:
+    """Several outputs' folders locked (`flock`, in one order, so two commands never wait for
+    each other) while they are renamed into place: another command writing the same outputs
+    at once renames all of its own before or after them, never in between (a mix of two)."""
+    with contextlib.ExitStack() as held:
+        if sys.platform != "win32" and len(paths) > 1:
+            import fcntl
+
+            for folder in sorted({os.path.abspath(path.parent) for path in paths}):
+                with contextlib.suppress(OSError):  # a vanished folder: its rename says so
+                    fd = os.open(folder, os.O_RDONLY)
+                    held.callback(os.close, fd)
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
 
 
 def write_text(path: PathArg, text: str | Iterable[str | bytes | memoryview]) -> None:
