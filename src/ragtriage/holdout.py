@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -193,6 +194,22 @@ def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
     path = as_path(path)
     if not os.path.lexists(path):  # a broken or looping link is read (and refused) below
         return ()
+    try:  # without blocking: a named pipe is refused below, not waited on
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:  # reading it names the problem
+        return _entries(path)
+    try:
+        if sys.platform != "win32" and stat.S_ISREG(os.fstat(fd).st_mode):
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_SH)  # a look another command appends is read whole
+        return _entries(path)
+    finally:
+        os.close(fd)
+
+
+def _entries(path: Path) -> tuple[LedgerEntry, ...]:
+    """`read_ledger` of an existing ledger, without a lock (`record_look` holds its own)."""
     label = str(path)
     collector = ProblemCollector()
     entries = []
@@ -249,7 +266,7 @@ def record_look(
                 import fcntl
 
                 fcntl.flock(handle, fcntl.LOCK_EX)
-            previous = read_ledger(path)
+            previous = _entries(path)
             # A ledger edited by hand may lack its last line end: the entry then starts a
             # line of its own instead of running on into the last one (which would break
             # the ledger for every later look).

@@ -841,3 +841,35 @@ def test_looks_recorded_at_once_by_several_commands_are_counted_one_after_anothe
     assert waiting_for_the_other
     assert looks == [2]
     assert [e.runs for e in read_ledger(ledger)] == [["first"], ["second"]]
+
+
+def test_a_ledger_read_while_another_command_appends_its_look_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    # Before, a command checking the ledger could read another's look half-written and refuse
+    # a good ledger ("line 1 column 30: expected valid JSON"), exit 2.
+    import fcntl
+    import threading
+
+    from ragtriage.holdout import read_ledger
+
+    ledger = tmp_path / "ledger.jsonl"
+    read: list[list[str]] = []
+    line = json.dumps({
+        "command": "evaluate", "dataset_sha256": "0" * 64, "evalset": "evalset.json",
+        "holdout_questions": 2, "runs": ["first"], "time": "2026-11-30T05:41:11Z", "user": "mei",
+    }) + "\n"
+    with ledger.open("a+b") as other:  # another command, half-way through its look
+        fcntl.flock(other, fcntl.LOCK_EX)
+        other.write(line[:30].encode())
+        other.flush()
+        reading = threading.Thread(target=lambda: read.append(
+            [run for entry in read_ledger(ledger) for run in entry.runs]
+        ))
+        reading.start()
+        reading.join(timeout=0.3)
+        waited = reading.is_alive()
+        other.write(line[30:].encode())
+    reading.join()
+    assert waited
+    assert read == [["first"]]
