@@ -767,6 +767,18 @@ def test_a_path_that_is_no_path_or_below_a_file_is_refused(tmp_path: Path) -> No
     )
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="/proc is not writable for others: refused first")
+def test_a_run_that_cannot_be_created_is_refused_as_every_output() -> None:
+    # Before: a FileNotFoundError (a PermissionError for a read-only run or folder) escaped
+    # the recorder, where every other output says `cannot write PATH: ...`.
+    with pytest.raises(OutputError) as refused:
+        Recorder("/proc/run.jsonl", "r", capture=False)
+    assert str(refused.value) == (
+        "cannot write /proc/run.jsonl: a file cannot be created in the folder '/proc'. "
+        "Nothing was written."
+    )
+
+
 def test_record_takes_only_a_question_result(tmp_path: Path) -> None:
     recorder = Recorder(tmp_path / "run.jsonl", "r", capture=False)
     with pytest.raises(RecordingError) as raised:

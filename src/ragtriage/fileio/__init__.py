@@ -38,6 +38,7 @@ from ._strict_json import (
 from ._write import (
     OutputError,
     atomic_output,
+    cannot_create,
     check_output,
     make_folder,
     os_reason,
@@ -61,6 +62,7 @@ __all__ = [
     "OutputError",
     "StrictJSONError",
     "atomic_output",
+    "cannot_create",
     "check_input",
     "check_output",
     "content_hash",

@@ -132,6 +132,15 @@ def check_output(path: PathArg, *, folder: bool = False) -> None:
         raise OutputError(path, f"the folder {str(probe)!r} is not writable")
 
 
+def cannot_create(path: PathArg, exc: OSError) -> OutputError:
+    """The `OutputError` of a file that could not be created (or opened to write) at `path`."""
+    path = as_path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if exc.errno == errno.ENOENT and folder.is_dir():  # /proc: no new file in it
+        return OutputError(path, f"a file cannot be created in the folder {str(folder)!r}")
+    return OutputError(path, os_reason(exc))
+
+
 def make_folder(path: PathArg) -> None:
     """Create an output folder (and its parents) unless it exists; failures are
     `OutputError`."""
@@ -166,11 +175,7 @@ def atomic_output(
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     except OSError as exc:
-        folder = path.parent if str(path.parent) else Path(".")
-        if exc.errno == errno.ENOENT and folder.is_dir():  # /proc: no new file in it
-            reason = f"a file cannot be created in the folder {str(folder)!r}"
-            raise OutputError(path, reason) from None
-        raise OutputError(path, os_reason(exc)) from None
+        raise cannot_create(path, exc) from None
     done = False
     try:
         handle: IO[Any] = (

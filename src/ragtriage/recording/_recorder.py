@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 from pydantic import ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector, found_text
-from ..fileio import file_problem, json_line, make_folder
+from ..fileio import cannot_create, file_problem, json_line, make_folder
 from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader, Scalar
@@ -160,7 +160,10 @@ class Recorder(StageWrappers):
         size = self.path.stat().st_size if self.path.is_file() else 0
         resumed = self._resume()
         make_folder(self.path.parent)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:  # a read-only run or folder, as every output says it
+            raise cannot_create(self.path, exc) from None
         try:
             if sys.platform != "win32":  # one writer, so `_recorded` is all the file holds
                 import fcntl
