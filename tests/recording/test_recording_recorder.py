@@ -400,6 +400,25 @@ def test_a_second_recorder_on_an_open_run_is_refused(tmp_path: Path) -> None:
     assert [r.question_id for r in _load(path).results] == ["q1"]
 
 
+def test_a_second_recorder_reading_a_line_the_first_is_writing_says_the_run_is_open(
+    tmp_path: Path,
+) -> None:
+    # Before, the second Recorder read the run before asking for its lock, met the line the
+    # first was writing half-way and refused the run as broken JSON.
+    import fcntl
+
+    path = tmp_path / "run.jsonl"
+    with _recorder(path) as first, first.question("q1") as q:
+        q.candidates(["d1"])
+    line = path.read_bytes().splitlines(keepends=True)[1]
+    path.write_bytes(path.read_bytes()[: -len(line) // 2])  # the first, half-way through q1
+    with path.open("ab") as writing:
+        fcntl.flock(writing, fcntl.LOCK_EX)
+        with pytest.raises(InputError) as err:
+            _recorder(path)
+    assert [p.message() for p in err.value.problems] == [TWO_WRITERS.format(path)]
+
+
 def test_threads_record_every_question_once(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     with _recorder(path) as recorder:

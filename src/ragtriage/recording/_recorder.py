@@ -44,6 +44,12 @@ def _differences(prefix: str, expected: Any, found: Any) -> list[tuple[str, Any,
     return [] if expected == found else [(prefix, expected, found)]
 
 
+def _taken_error(path: Path) -> InputError:
+    expected = "a run no other Recorder writes (threads and tasks share one)"
+    found = "another Recorder has it open, in this process or another"
+    return file_problem(str(path), expected, found)
+
+
 class Recorder(StageWrappers):
     """Records a run as native JSONL while the system answers, one question at a time.
 
@@ -158,7 +164,12 @@ class Recorder(StageWrappers):
             # The loaders read a `.json` file as one document; a streamed run is JSONL.
             raise file_problem(str(self.path), "a .jsonl path", repr(self.path.suffix))
         size = self.path.stat().st_size if self.path.is_file() else 0
-        resumed = self._resume()
+        try:
+            resumed = self._resume()
+        except InputError:  # what was read may be a line another Recorder is writing
+            if self._taken():
+                raise _taken_error(self.path) from None
+            raise
         make_folder(self.path.parent)
         try:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -171,9 +182,7 @@ class Recorder(StageWrappers):
                 try:
                     fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:  # a second writer could record a question again
-                    expected = "a run no other Recorder writes (threads and tasks share one)"
-                    found = "another Recorder has it open, in this process or another"
-                    raise file_problem(str(self.path), expected, found) from None
+                    raise _taken_error(self.path) from None
             if os.fstat(self._fd).st_size != size:  # written to before the lock was taken
                 resumed = self._resume()
         except BaseException:
@@ -183,6 +192,24 @@ class Recorder(StageWrappers):
             self._append((json_line(self.header.model_dump(mode="json")) + "\n").encode("utf-8"))
         elif not self._ends_a_line():  # another tool's last line: ended before the next
             self._append(b"\n")
+
+    def _taken(self) -> bool:
+        """Whether another Recorder holds the run's lock (in this process or another)."""
+        if sys.platform == "win32":
+            return False
+        import fcntl
+
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:  # BlockingIOError: held
+            return True
+        finally:
+            os.close(fd)
+        return False
 
     def _ends_a_line(self) -> bool:
         """Whether the (non-empty) file's last byte is a newline."""
