@@ -194,6 +194,35 @@ def test_valid_jsonl_run_loads(files: Path) -> None:
     assert (code, err) == (0, [])
 
 
+def test_a_list_in_a_jsonl_header_line_is_refused_not_dropped(files: Path) -> None:
+    # the lines after the header hold the lists: a list in the header was silently lost
+    # (questions, documents, chunks, labels) or refused as an unknown field (results)
+    lines = {
+        "evalset.jsonl": [{"kind": "evalset", "schema_version": 1, "evalset_id": "e",
+                           "questions": [{"id": "q0", "text": "?", "answerability": "unanswerable"}]},
+                          question("q1", evidence=[["d1"]])],
+        "snapshot.jsonl": [{"kind": "snapshot", "schema_version": 1, "snapshot_id": "s",
+                            "chunks": [{"id": "d1#0", "document_id": "d1", "start": 0, "end": 2}]},
+                           doc("d1", "alpha")],
+        "run.jsonl": [{"kind": "run", "schema_version": 1, "name": "r", "results": []},
+                      result("q1", ["d1"])],
+    }  # fmt: skip
+    for name, records in lines.items():
+        text = "".join(json.dumps(r) + "\n" for r in records)
+        (files / name).write_text(text, encoding="utf-8")
+    args = ["evaluate", str(files / "evalset.jsonl"), "--snapshot", str(files / "snapshot.jsonl"),
+            "--run", str(files / "run.jsonl")]  # fmt: skip
+    assert invoke(files, *args) == (2, [
+        "Error: 3 problems found in the input:",
+        "- evalset.jsonl: line 1: questions: expected no questions in the header line (one record"
+        ' per line after it); found [{"id": "q0", "text": "?", "answerability": "unanswerable"}]',
+        "- snapshot.jsonl: line 1: chunks: expected no chunks in the header line (one record per"
+        ' line after it); found [{"id": "d1#0", "document_id": "d1", "start": 0, "end": 2}]',
+        "- run.jsonl: line 1: results: expected no results in the header line (one record per"
+        " line after it); found []",
+    ])
+
+
 @pytest.mark.parametrize(
     ("k", "found"),
     [(0, "0"), (1.5, "1.5"), (-2, "-2"), (10_001, "10001"), (True, "true"), ("5", "'5'")],

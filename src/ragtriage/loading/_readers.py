@@ -77,6 +77,11 @@ class _Layout:
     """The list a file must have (given empty to a `head` model that has it)."""
 
     @property
+    def keys(self) -> set[str]:
+        """The keys of its lists."""
+        return {items.key for items in self.lists}
+
+    @property
     def filled(self) -> bool:
         """Whether `required` must hold an item: its field's JSON Schema says `minItems`
         (an evaluation set's `questions`)."""
@@ -209,8 +214,7 @@ def _from_json(data: Any, label: str, collector: ProblemCollector, wanted: Wante
     if kind is None:
         return None
     layout = _LAYOUTS[kind]
-    keys = {items.key for items in layout.lists}
-    header = {key: value for key, value in data.items() if key not in keys}
+    header = {key: value for key, value in data.items() if key not in layout.keys}
     default, entries = _label_defaults(kind, header, collector)
     lists = {
         items.key: validate_list(data.get(items.key, []), items, label, entries, default)
@@ -286,6 +290,11 @@ def _from_jsonl(
     if kind is None:
         return None, {}
     layout = _LAYOUTS[kind]
+    for key in (items.key for items in layout.lists if items.key in header):
+        # the lines after the header hold the lists: one in the header would be lost
+        expected = f"no {key} in the header line (one record per line after it)"
+        collector.add(label, None, f"line {number}: {key}", expected, found_text(header[key]))
+    header = {key: value for key, value in header.items() if key not in layout.keys}
     head = layout.head_of(header, label, collector, f"line {number}: ")
     default, entries = _label_defaults(kind, header, collector)[0], unread
     lists: dict[str, list[Any]] = {items.key: [] for items in layout.lists}

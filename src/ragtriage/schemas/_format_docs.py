@@ -44,11 +44,12 @@ nesting bounds: see [files.md](files.md) for what is accepted and the messages.
 
 **JSON or JSONL.** A file ending in `.jsonl` (in any case, as every suffix that tells a
 file's kind: `RUN.JSONL` too) holds the same content one record per line: the first line
-is the header (the object without its list), then one record per line — a question result
-for a run, a question for an evaluation set, a document or chunk (a record with
-`document_id`) for a snapshot, a claim label (a record with `claim_id`) or fact label
-for labels. JSONL is read line by line, so a 100,000-question run never sits in memory as
-text. Blank lines are skipped; a broken line is reported with its line number. A run in JSONL:
+is the header (the object without its lists: a list in it is refused, not read), then one
+record per line — a question result for a run, a question for an evaluation set, a document
+or chunk (a record with `document_id`) for a snapshot, a claim label (a record with
+`claim_id`) or fact label for labels. JSONL is read line by line, so a 100,000-question run
+never sits in memory as text. Blank lines are skipped; a broken line is reported with its
+line number. A run in JSONL:
 
 {jsonl}
 **IDs.** A field of type *ID* (document, chunk, question, fact and claim IDs, tags, access and
