@@ -111,6 +111,37 @@ def test_a_bad_default_labeller_is_reported_once(tmp_path: Path) -> None:
     assert len(problems) == 3  # the two labels without a labeller, then the default itself
 
 
+@pytest.mark.parametrize("suffix", ["json", "jsonl"])
+@pytest.mark.parametrize(
+    ("default", "expected"),
+    [
+        ({"kind": "judge", "name": "j"}, "expected the judge's prompt version; found nothing"),
+        ({**MEI, "prompt_version": "p1"}, "expected none for a human labeller (a prompt version"
+         " is a judge's: kind judge); found 'p1'"),
+    ],
+)
+def test_a_default_labeller_no_label_takes_is_checked_as_a_labels(
+    tmp_path: Path, suffix: str, default: dict[str, Any], expected: str
+) -> None:
+    # the schema refuses such a file; the loader accepted it when every label named its own
+    args = _files(tmp_path)
+    path = tmp_path / f"labels.{suffix}"
+    entries = _entries()
+    for entry in [*entries["claim_labels"], *entries["fact_labels"]]:
+        entry["label"].setdefault("labeller", MEI)
+    head = {**HEAD, "labeller": default}
+    if suffix == "json":
+        write_json(path, {**head, **entries})
+    else:
+        lines = [head, *entries["claim_labels"], *entries["fact_labels"]]
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    out = CliRunner().invoke(cli, ["evaluate", *args, "--labels", str(path)])
+    assert (out.exit_code, out.stderr.splitlines()) == (2, [
+        "Error: 1 problem found in the input:",
+        f"- {path}: labeller.prompt_version: {expected}",
+    ])
+
+
 def test_the_model_fills_in_the_default_too() -> None:
     labels = LabelSet.model_validate({**HEAD, "labeller": MEI, **_entries()})
     assert [e.label.labeller.name for e in labels.claim_labels] == ["mei", "judge-model"]

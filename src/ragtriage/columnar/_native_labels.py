@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import ProblemCollector
 from ..loading import SourceFile, read_file
 from ..schemas import LabelSet, claim_ids
+from ..validation import labeller_problems
 from ._trec import _Fallback
 
 Added = dict[str, tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]]
@@ -35,6 +36,8 @@ def read_labels(paths: Sequence[Path]) -> tuple[dict[str, Added], tuple[SourceFi
         labels = loaded.content
         if not isinstance(labels, LabelSet):
             raise _Fallback("labels file")
+        if labels.labeller is not None and labeller_problems(labels.labeller):
+            raise _Fallback("labeller")  # used or not: the loader says where
         added = by_run.setdefault(labels.run, {})
         for claim in labels.claim_labels:
             claims = added.setdefault(claim.question_id, ({}, []))[0]

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from ._rules import (
         check_dataset as check_dataset,
+        labeller_problems as labeller_problems,
         load_checked as load_checked,
         non_answer_problems as non_answer_problems,
         ranking_problems as ranking_problems,
@@ -64,8 +65,8 @@ _LAZY = {
         "LevelChoice", "RerankKind", "RetrieverKind",
     ),
     "._rules": (
-        "check_dataset", "load_checked", "non_answer_problems", "ranking_problems",
-        "support_problems",
+        "check_dataset", "labeller_problems", "load_checked", "non_answer_problems",
+        "ranking_problems", "support_problems",
     ),
 }
 

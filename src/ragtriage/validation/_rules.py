@@ -17,6 +17,7 @@ from ..schemas import (
     CONTEXT_HASH_EXPECTED,
     ClaimLabel,
     FactLabel,
+    Labeller,
     LabelPolicy,
     QuestionResult,
     Run,
@@ -98,16 +99,31 @@ def _check_hash(c: Checker, file: str, qid: str, field: str, lab: ClaimLabel | F
         c.add(file, qid, f"{field}.context_hash", CONTEXT_HASH_EXPECTED, repr(lab.context_hash))
 
 
-def _check_prompt(c: Checker, file: str, qid: str, field: str, lab: ClaimLabel | FactLabel) -> None:
-    """A judge's label must name the judge's prompt version, a person's none (a judge's label
-    marked `human` would count as a person's)."""
-    prompt = lab.labeller.prompt_version
-    if lab.labeller.kind == "judge" and not prompt:
-        expected = "the judge's prompt version"
-        c.add(file, qid, f"{field}.labeller.prompt_version", expected, "nothing")
-    if lab.labeller.kind == "human" and prompt is not None:
+def labeller_problems(by: Labeller) -> list[tuple[str, str]]:
+    """`(expected, found)` of a labeller's `prompt_version`: a judge names its prompt version,
+    a person none (a judge's label marked `human` would count as a person's)."""
+    if by.kind == "judge" and not by.prompt_version:
+        return [("the judge's prompt version", "nothing")]
+    if by.kind == "human" and by.prompt_version is not None:
         expected = "none for a human labeller (a prompt version is a judge's: kind judge)"
-        c.add(file, qid, f"{field}.labeller.prompt_version", expected, repr(prompt))
+        return [(expected, repr(by.prompt_version))]
+    return []
+
+
+def _check_prompt(c: Checker, file: str, qid: str | None, field: str, by: Labeller) -> None:
+    """`labeller_problems` of the labeller at `field`."""
+    for expected, found in labeller_problems(by):
+        c.add(file, qid, f"{field}.prompt_version", expected, found)
+
+
+def _check_default_labellers(c: Checker) -> None:
+    """A label file's default `labeller` that no label took is checked as a label's labeller
+    is (one that labels took is reported at each of them)."""
+    for file, label_set in c.ds.label_sets:
+        taken = {e.label.labeller for e in label_set.claim_labels}
+        taken |= {e.label.labeller for e in label_set.fact_labels}
+        if (by := label_set.labeller) and by not in taken:
+            _check_prompt(c, file, None, "labeller", by)
 
 
 def _check_result(
@@ -173,7 +189,7 @@ def _check_result(
             for expected, found in support_problems(lab):
                 c.add(where, qid, support, expected, found)
             _check_hash(c, where, qid, f"claims[{cid}].labels", lab)
-            _check_prompt(c, where, qid, f"claims[{cid}].labels", lab)
+            _check_prompt(c, where, qid, f"claims[{cid}].labels.labeller", lab.labeller)
             for item in lab.supported_by:
                 if item not in in_context:
                     shown = "final" if res.context is not None or k is None else f"top-{k}"
@@ -185,7 +201,7 @@ def _check_result(
         if fact_ids is not None and flab.fact_id not in fact_ids:
             expected = f"a reference fact of the question ({', '.join(sorted(fact_ids)) or 'none'})"
             c.add(where, qid, "fact_labels.fact_id", expected, repr(flab.fact_id))
-        _check_prompt(c, where, qid, "fact_labels", flab)
+        _check_prompt(c, where, qid, "fact_labels.labeller", flab.labeller)
     if res.outcome == "answered" and not allow_unreviewed and fact_ids is not None:
         labelled = {
             fact
@@ -288,6 +304,7 @@ def check_dataset(
     check_snapshot(c, index)
     check_evalset(c, index)
     c.problems.extend(ds.unattached)
+    _check_default_labellers(c)
     # Which of two questions of one ID a result answers is ambiguous: its checks against the
     # question's facts wait until the duplicate is fixed; the others do not depend on it.
     repeated = set(dupes(q.id for q in ds.evalset.questions))
