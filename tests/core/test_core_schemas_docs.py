@@ -72,6 +72,31 @@ def test_schema_rejects_an_unknown_field() -> None:
     assert "'extra' was unexpected" in caught.value.message
 
 
+def _result(**fields: Any) -> dict[str, Any]:
+    claim = {"id": "c1", "text": "Logs are kept 7 days.", "citations": ["d1"]}
+    return {"question_id": "q1", "candidates": [{"id": "d1"}], "claims": [claim], **fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "error"),
+    [
+        ({"answer": "7 days.", "outcome": "refused"}, "'answered' was expected"),
+        ({}, "'outcome' is a required property"),
+        ({"answer": "No.", "outcome": "escalated", "claims": [], "fact_labels": [
+            {"fact_id": "f1", "verdict": "covered", "labeller": {"kind": "human", "name": "mei"}}
+        ]}, "[{'fact_id': 'f1', 'verdict': 'covered', 'labeller': {'kind': 'human', 'name': "
+            "'mei'}}] should not be valid under {'contains': {'properties': {'verdict': "
+            "{'const': 'covered'}}, 'required': ['verdict']}}"),
+    ],
+)
+def test_run_schema_refuses_what_only_an_answer_carries(fields: dict[str, Any], error: str) -> None:
+    # claims of a refusal or of no answer, a refusal covering a fact: the loader refuses them
+    # (`validation.non_answer_problems`); the schema accepted them
+    run = {"schema_version": 1, "kind": "run", "name": "r", "results": [_result(**fields)]}
+    errors = list(jsonschema.Draft202012Validator(json_schema("run")).iter_errors(run))
+    assert [e.message for e in errors] == [error]
+
+
 def test_schema_command_prints_and_writes(tmp_path: Path) -> None:
     runner = CliRunner()
     out = runner.invoke(cli, ["schema", "run"])

@@ -39,6 +39,7 @@ from ._labels import (
     with_default_labeller,
 )
 from ._run import (
+    NON_ANSWERS,
     Claim,
     Component,
     ContextItem,
@@ -78,6 +79,7 @@ __all__ = [
     "CONTEXT_HASH_EXPECTED",
     "IDENTIFIER_EXPECTED",
     "IDENTIFIER_PATTERN",
+    "NON_ANSWERS",
     "SCHEMA_MODELS",
     "SCHEMA_VERSION",
     "TEXT_PATTERN",

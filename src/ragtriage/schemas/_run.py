@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic.config import JsonDict
 
 from ..fileio import CUTOFF_RANGE, MAX_CUTOFF
 from ._labels import ClaimLabel, FactLabel
@@ -27,6 +28,9 @@ def _cutoff(value: object) -> object:
 
 
 Outcome = Literal["answered", "refused", "clarified", "escalated"]
+NON_ANSWERS = ("refused", "clarified", "escalated")
+"""The outcomes that carry no claims and cover no reference fact."""
+_COVERED: JsonDict = {"properties": {"verdict": {"const": "covered"}}, "required": ["verdict"]}
 
 
 class Component(StrictModel):
@@ -165,6 +169,24 @@ class QuestionResult(StrictModel):
                         "properties": {"answer": {"type": "string", "pattern": TEXT_PATTERN}},
                         "required": ["answer"],
                     },
+                },
+                # claims and covered facts are an answer's: not of a refusal nor of no answer
+                {
+                    "if": {
+                        "properties": {"claims": {"type": "array", "minItems": 1}},
+                        "required": ["claims"],
+                    },
+                    "then": {
+                        "properties": {"outcome": {"const": "answered"}},
+                        "required": ["outcome"],
+                    },
+                },
+                {
+                    "if": {
+                        "properties": {"outcome": {"enum": list(NON_ANSWERS)}},
+                        "required": ["outcome"],
+                    },
+                    "then": {"properties": {"fact_labels": {"not": {"contains": _COVERED}}}},
                 },
             ]
         }

@@ -15,6 +15,7 @@ from ..paths import PathArg
 from ..schemas import (
     CONTEXT_HASH,
     CONTEXT_HASH_EXPECTED,
+    NON_ANSWERS,
     ClaimLabel,
     FactLabel,
     Labeller,
@@ -77,7 +78,7 @@ def non_answer_problems(res: QuestionResult, outcome: str | None) -> list[tuple[
 
     One rule for `evaluate` and the judge (which keeps an answer as answered rather than
     write a refusal that carries them)."""
-    if outcome not in ("refused", "clarified", "escalated"):
+    if outcome not in NON_ANSWERS:
         return []
     out: list[tuple[str, str, str]] = []
     if res.claims:
