@@ -320,7 +320,9 @@ def test_schema_says_a_result_has_an_outcome_exactly_when_it_has_an_answer(tmp_p
 @pytest.mark.parametrize(
     ("date", "schema_accepts"),
     [("2024-13-40", False), ("2024-00", False), ("2024-12-32", False), ("2024-12-00", False),
-     ("2024-12-31", True), ("2024-02-30", True), ("2024-12", True), ("2024", True)],
+     ("2024-12-31", True), ("2024-02-30", True), ("2024-12", True), ("2024", True),
+     # the year 0000 matched the pattern, and the loader refuses it
+     ("0000", False), ("0000-01-01", False), ("0001", True), ("0010-01", True)],
 )
 def test_schema_date_pattern_refuses_months_and_days_no_calendar_has(date: str, schema_accepts: bool, tmp_path: Path) -> None:
     example = format_examples()["snapshot"]
@@ -331,7 +333,8 @@ def test_schema_date_pattern_refuses_months_and_days_no_calendar_has(date: str, 
     # what the pattern lets through and the loader refuses: a day past its month's end
     loader_accepts = schema_accepts and date != "2024-02-30"
     assert problems == ([] if loader_accepts else [f"effective_date: an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY); {date!r}"])
-    assert pattern == "^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"
+    assert pattern == ("^([1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
+                       "(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$")
 
 
 def test_a_human_labeller_names_no_prompt_version(tmp_path: Path) -> None:

@@ -90,12 +90,14 @@ labeller), without control characters (`IDENTIFIER_PATTERN`)."""
 
 ISO_DATE_EXPECTED = "an ISO date (YYYY-MM-DD, or YYYY-MM or YYYY)"
 """What a date field expects, as problems say it."""
-ISO_DATE_PATTERN = "^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"
-"""The form of a date field: months 01-12, days 01-31 (`is_iso_date` also checks that it is
-a day of the calendar: not `2026-02-30`, nor the year `0000`)."""
+ISO_DATE_PATTERN = (
+    "^([1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"  # a year, not 0000 (no lookahead)
+    "(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"
+)
+"""The form of a date field: years 0001-9999, months 01-12, days 01-31 (`is_iso_date` also
+checks that it is a day of the calendar: not `2026-02-30`)."""
 _ISO_DATE_NOTE = (
-    "The pattern admits a day past its month's end (2026-02-30) and the year 0000, which "
-    "ragtriage refuses."
+    "The pattern admits a day past its month's end (2026-02-30), which ragtriage refuses."
 )
 _ISO_DATE = re.compile(ISO_DATE_PATTERN)
 
