@@ -73,25 +73,29 @@ def test_the_handler_writes_what_the_trace_import_writes(tmp_path: Path) -> None
     assert stages == [["generation", "retrieval"]] * 3
 
 
-def test_token_counts_a_chat_model_reports_in_its_messages_are_recorded(tmp_path: Path) -> None:
-    # chat models report tokens in each message's usage_metadata, which the trace import reads:
-    # the handler recorded no usage
+def _handled_as_imported(tmp_path: Path, model_kind: str) -> Path:
+    """The run the handler records of the chain with `model_kind`'s model, checked to be line
+    for line the run imported from the same chain's OpenInference trace."""
     handled = tmp_path / "handled.jsonl"
     with Recorder(handled, "chain", evalset_id="chain-questions", capture=False) as recorder:
         handler = RecorderCallbackHandler(
             recorder, rc.evalset(), id_metadata_key="question_id", id_key="doc_id"
         )
-        rc.run_chain([handler], model_kind="usage")
-    traced = rc.run_traced(tmp_path, model_kind="usage")
+        rc.run_chain([handler], model_kind=model_kind)
+    traced = rc.run_traced(tmp_path, model_kind=model_kind)
     imported = import_openinference(
-        traced["otlp"],
-        rc.evalset(),
-        name="chain",
-        id_attribute="metadata.question_id",
+        traced["otlp"], rc.evalset(), name="chain", id_attribute="metadata.question_id",
         id_key="doc_id",
     )
     write_native(imported.run, tmp_path / "imported.jsonl")
     assert _lines(handled) == _lines(tmp_path / "imported.jsonl")
+    return handled
+
+
+def test_token_counts_a_chat_model_reports_in_its_messages_are_recorded(tmp_path: Path) -> None:
+    # chat models report tokens in each message's usage_metadata, which the trace import reads:
+    # the handler recorded no usage
+    handled = _handled_as_imported(tmp_path, "usage")
     assert [r["usage"] for r in _lines(handled)[1:]] == [
         {"completion_tokens": 3, "prompt_tokens": 11}
     ] * 3
@@ -103,19 +107,7 @@ def test_a_completion_model_s_prompt_gives_the_context_as_from_a_chat_model(
     # a completion model's span has the prompt in llm.prompts; the import read its input.value,
     # JSON, where a text with a line break or a quote does not occur: the context was empty;
     # and its output only in a JSON output.value, which the import did not read: no answer
-    handled = tmp_path / "handled.jsonl"
-    with Recorder(handled, "chain", evalset_id="chain-questions", capture=False) as recorder:
-        handler = RecorderCallbackHandler(
-            recorder, rc.evalset(), id_metadata_key="question_id", id_key="doc_id"
-        )
-        rc.run_chain([handler], model_kind="completion")
-    traced = rc.run_traced(tmp_path, model_kind="completion")
-    imported = import_openinference(
-        traced["otlp"], rc.evalset(), name="chain", id_attribute="metadata.question_id",
-        id_key="doc_id",
-    )
-    write_native(imported.run, tmp_path / "imported.jsonl")
-    assert _lines(handled) == _lines(tmp_path / "imported.jsonl")
+    handled = _handled_as_imported(tmp_path, "completion")
     assert [[c["id"] for c in r["context"]] for r in _lines(handled)[1:]] == [
         [c["id"] for c in r["candidates"]] for r in _lines(handled)[1:]
     ]

@@ -270,6 +270,19 @@ def test_units_without_a_single_index_term_match_nothing(tmp_path: Path) -> None
     assert [(r.candidates, r.context) for r in out.run.results] == [([], []), ([], [])]
 
 
+def _evalset(evalset_id: str, *asked: tuple[str, str, str]) -> EvalSet:
+    """An evaluation set of answerable questions (ID, text, the one document answering it)."""
+    return EvalSet(evalset_id=evalset_id, questions=[
+        Question(
+            id=qid,
+            text=text,
+            answerability="answerable",
+            required_evidence=[EvidenceGroup(any_of=[doc])],
+        )
+        for qid, text, doc in asked
+    ])
+
+
 def test_every_document_with_something_to_index_can_be_retrieved(tmp_path: Path) -> None:
     # Before: 'b' (no chunks, in a snapshot with chunks) and 'c' (a title, no text) were
     # never indexed, and nothing said so
@@ -286,16 +299,7 @@ def test_every_document_with_something_to_index_can_be_retrieved(tmp_path: Path)
             Chunk(id="a2", document_id="a", start=11, end=24),
         ],
     )
-    questions = [
-        Question(
-            id=qid,
-            text=text,
-            answerability="answerable",
-            required_evidence=[EvidenceGroup(any_of=[doc])],
-        )
-        for qid, text, doc in (("q1", "cherry tart", "b"), ("q2", "durian", "c"))
-    ]
-    evalset = EvalSet(evalset_id="e6", questions=questions)
+    evalset = _evalset("e6", ("q1", "cherry tart", "b"), ("q2", "durian", "c"))
     out = run_retrieval(snapshot, evalset, RetrievalConfig(k=1), name="b", cache_dir=tmp_path)
     assert (out.units, out.unindexed) == (4, ("e",))
     assert [[c.id for c in r.candidates] for r in out.run.results] == [["b"], ["c"]]
@@ -361,16 +365,7 @@ def test_full_width_and_decomposed_words_retrieve_their_ordinary_forms(tmp_path:
             Document(id="cafe", text="Cafe\u0301 opens at nine."),
         ],
     )
-    questions = [
-        Question(
-            id=qid,
-            text=text,
-            answerability="answerable",
-            required_evidence=[EvidenceGroup(any_of=[doc])],
-        )
-        for qid, text, doc in (("q1", "VPN 密码", "vpn"), ("q2", "café", "cafe"))
-    ]
-    evalset = EvalSet(evalset_id="nfkc-q", questions=questions)
+    evalset = _evalset("nfkc-q", ("q1", "VPN 密码", "vpn"), ("q2", "café", "cafe"))
     out = run_retrieval(snapshot, evalset, RetrievalConfig(k=1), name="b", cache_dir=tmp_path)
     found = [[(c.id, c.score) for c in r.candidates] for r in out.run.results]
     # BM25 (Lucene idf, k1 1.5, b 0.75) by hand over the terms [vpn 客户端 的 登录 密码 至少 12
