@@ -13,7 +13,6 @@ import contextlib
 import os
 import re
 import stat
-import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -34,7 +33,7 @@ from .errors import (
     range_problems,
     shortened,
 )
-from .fileio import file_problem, json_line, parse_json, refuse_inputs, text_lines
+from .fileio import file_problem, json_line, lock_file, parse_json, refuse_inputs, text_lines
 from .loading import Dataset, validate_item
 from .paths import PathArg, as_optional_path, as_path
 from .schemas import EvalSet, Question, Run, StrictModel
@@ -199,10 +198,8 @@ def read_ledger(path: PathArg) -> tuple[LedgerEntry, ...]:
     except OSError:  # reading it names the problem
         return _entries(path)
     try:
-        if sys.platform != "win32" and stat.S_ISREG(os.fstat(fd).st_mode):
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_SH)  # a look another command appends is read whole
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # a look another command appends is read whole
+            lock_file(fd, shared=True)
         return _entries(path)
     finally:
         os.close(fd)
@@ -262,10 +259,7 @@ def record_look(
     line = json_line(entry.model_dump()) + "\n"
     try:
         with path.open("a+b") as handle:
-            if sys.platform != "win32":  # commands run at once count their looks in turn
-                import fcntl
-
-                fcntl.flock(handle, fcntl.LOCK_EX)
+            lock_file(handle)  # commands run at once count their looks in turn
             previous = _entries(path)
             # A ledger edited by hand may lack its last line end: the entry then starts a
             # line of its own instead of running on into the last one (which would break

@@ -238,20 +238,34 @@ def outputs_together() -> Iterator[None]:
                 os.unlink(temp)
 
 
+def lock_file(handle: int | IO[Any], *, shared: bool = False, wait: bool = True) -> bool:
+    """Lock an open file (or folder) against other processes' locks (`flock`), shared or
+    exclusive, until it is closed: True once held, False when `wait` is false and another
+    holds it. Where the system has no `flock` (Windows), nothing is locked: True."""
+    if sys.platform == "win32":
+        return True
+    import fcntl
+
+    mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+    try:
+        fcntl.flock(handle, mode if wait else mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 @contextlib.contextmanager
 def _folders_locked(paths: Sequence[Path]) -> Iterator[None]:
-    """Several outputs' folders locked (`flock`, in one order, so two commands never wait for
-    each other) while they are renamed into place: another command writing the same outputs
-    at once renames all of its own before or after them, never in between (a mix of two)."""
+    """Several outputs' folders locked (`lock_file`, in one order, so two commands never wait
+    for each other) while they are renamed into place: another command writing the same
+    outputs at once renames all of its own before or after them, never in between (a mix)."""
+    folders = {os.path.abspath(path.parent) for path in paths} if len(paths) > 1 else set()
     with contextlib.ExitStack() as held:
-        if sys.platform != "win32" and len(paths) > 1:
-            import fcntl
-
-            for folder in sorted({os.path.abspath(path.parent) for path in paths}):
-                with contextlib.suppress(OSError):  # a vanished folder: its rename says so
-                    fd = os.open(folder, os.O_RDONLY)
-                    held.callback(os.close, fd)
-                    fcntl.flock(fd, fcntl.LOCK_EX)
+        for folder in sorted(folders):
+            with contextlib.suppress(OSError):  # a vanished folder: its rename says so
+                fd = os.open(folder, os.O_RDONLY)
+                held.callback(os.close, fd)
+                lock_file(fd)
         yield
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ from typing import Any, Literal, get_args
 from pydantic import ValidationError
 
 from ..errors import InputError, Problem, ProblemCollector, found_text
-from ..fileio import cannot_create, file_problem, json_line, make_folder
+from ..fileio import cannot_create, file_problem, json_line, lock_file, make_folder
 from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
 from ..schemas import Component, Provenance, QuestionResult, Run, RunHeader, Scalar
@@ -176,13 +175,10 @@ class Recorder(StageWrappers):
         except OSError as exc:  # a read-only run or folder, as every output says it
             raise cannot_create(self.path, exc) from None
         try:
-            if sys.platform != "win32":  # one writer, so `_recorded` is all the file holds
-                import fcntl
-
-                try:
-                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:  # a second writer could record a question again
-                    raise _taken_error(self.path) from None
+            # one writer, so `_recorded` is all the file holds (a second could record a
+            # question again)
+            if not lock_file(self._fd, wait=False):
+                raise _taken_error(self.path) from None
             if os.fstat(self._fd).st_size != size:  # written to before the lock was taken
                 resumed = self._resume()
         except BaseException:
@@ -195,21 +191,16 @@ class Recorder(StageWrappers):
 
     def _taken(self) -> bool:
         """Whether another Recorder holds the run's lock (in this process or another)."""
-        if sys.platform == "win32":
-            return False
-        import fcntl
-
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
             return False
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:  # BlockingIOError: held
-            return True
+            return not lock_file(fd, shared=True, wait=False)
+        except OSError:  # a file system without locks: nothing says another holds it
+            return False
         finally:
             os.close(fd)
-        return False
 
     def _ends_a_line(self) -> bool:
         """Whether the (non-empty) file's last byte is a newline."""
