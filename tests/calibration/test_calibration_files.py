@@ -61,7 +61,7 @@ def test_calibration_of_the_lexical_baseline_on_the_article_fixture(
     cal = calibrate_files(judge_files, human_files)
     assert (cal.judge.name, cal.judge.prompt_version, cal.reviewers) == (
         "lexical-baseline",
-        "lexical-v1",
+        "lexical-v2",
         ("article-reviewer",),
     )
     assert cal.claims.matrix == ((7, 0, 0), (0, 1, 0), (0, 0, 0))
@@ -121,7 +121,7 @@ def test_cli_json_is_deterministic_and_complete(article_fixture: Path, tmp_path:
     table = CliRunner().invoke(calibrate_command, args)
     assert table.exit_code == 0, table.output
     assert table.output.splitlines()[0] == (
-        "judge lexical-baseline (prompt lexical-v1, lexical, temperature None, seed None) "
+        "judge lexical-baseline (prompt lexical-v2, lexical, temperature None, seed None) "
         "against article-reviewer"
     )
 

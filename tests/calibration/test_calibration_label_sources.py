@@ -29,7 +29,7 @@ from ragtriage.render.html._summary import layers
 LEXICAL = {
     "kind": "judge",
     "name": "lexical-baseline",
-    "prompt_version": "lexical-v1",
+    "prompt_version": "lexical-v2",
     "endpoint_kind": "lexical",
 }
 HUMAN_ONLY = {
@@ -50,9 +50,9 @@ CALIBRATED_ROW = (
     "| 1.00 (4/4) · 1 n/a · judge-labelled, calibrated (kappa 1.00 on 8 items) |"
 )
 NOT_USED = (
-    "calibration record for judge lexical-baseline (prompt lexical-v2) was not used: "
+    "calibration record for judge lexical-baseline (prompt lexical-v1) was not used: "
     "no counted label is by that judge (judges whose labels count: lexical-baseline "
-    "(prompt lexical-v1))"
+    "(prompt lexical-v2))"
 )
 
 
@@ -156,7 +156,7 @@ def test_a_record_for_another_judge_is_a_note(article_fixture: Path, tmp_path: P
     files = _judge_files(article_fixture, tmp_path)
     record = _record(article_fixture, files)
     other = record.model_copy(
-        update={"judge": record.judge.model_copy(update={"prompt_version": "lexical-v2"})}
+        update={"judge": record.judge.model_copy(update={"prompt_version": "lexical-v1"})}
     )
     alone = _judged(article_fixture, files, [other])
     assert alone.calibration_notes == (NOT_USED,)
@@ -175,7 +175,7 @@ def test_a_record_for_another_judge_is_a_note(article_fixture: Path, tmp_path: P
     # Human labels counting (human-first): the judge's record matches no counted label.
     humans = evaluate(load_dataset(article_fixture, labels=files), calibrations=[record])
     assert humans.calibration_notes == (
-        "calibration record for judge lexical-baseline (prompt lexical-v1) was not used: "
+        "calibration record for judge lexical-baseline (prompt lexical-v2) was not used: "
         "no counted label is by that judge (judges whose labels count: none)",
     )
 
@@ -189,7 +189,7 @@ def test_calibrate_output_writes_the_record_evaluate_reads(
     args += [str(article_fixture), "--record", str(out)]
     result = CliRunner().invoke(calibrate_command, args)
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("judge lexical-baseline (prompt lexical-v1, lexical,")
+    assert result.output.startswith("judge lexical-baseline (prompt lexical-v2, lexical,")
     (record,) = read_calibrations([out])
     assert record == _record(article_fixture, files).model_copy(
         update={"inputs": record.inputs}

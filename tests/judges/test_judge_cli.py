@@ -35,7 +35,7 @@ def test_lexical_baseline_writes_labels_and_a_run_with_claims(tmp_path: Path) ->
     assert result.exit_code == 0, result.output
     out = tmp_path / "o"
     assert result.output.splitlines() == [
-        "judge: lexical-baseline (lexical, prompt lexical-v1, temperature None, seed None) - "
+        "judge: lexical-baseline (lexical, prompt lexical-v2, temperature None, seed None) - "
         "judge-labelled, uncalibrated until `ragtriage calibrate` has compared it with "
         "human labels",
         "run base: claims: 1 cannot_judge, 2 supported; reference facts: 3 covered",
@@ -370,7 +370,7 @@ def test_a_labels_file_with_other_labellers_labels_is_not_overwritten(tmp_path: 
     assert result.stderr == (
         "Error: 1 problem found in the input:\n"
         f"- {path}: labeller: expected labels by this judge only (lexical-baseline, prompt "
-        "lexical-v1), which it replaces, or another --output folder; found labels by human "
+        "lexical-v2), which it replaces, or another --output folder; found labels by human "
         "'bo', judge 'lexical-baseline' (prompt lexical-v0)\n"
     )
     assert path.read_bytes() == before

@@ -258,5 +258,5 @@ def test_lexical_labels_say_baseline() -> None:
         "judge",
         "lexical-baseline",
         "lexical",
-        "lexical-v1",
+        "lexical-v2",
     )

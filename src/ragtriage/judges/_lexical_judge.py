@@ -25,7 +25,7 @@ from ._spec import (
 LEXICAL_SPEC = JudgeSpec(
     model="lexical-baseline",
     endpoint_kind="lexical",
-    prompt_version="lexical-v1",
+    prompt_version="lexical-v2",
     temperature=None,
     seed=None,
     max_tokens=0,
