@@ -44,8 +44,8 @@ EVALSET = EvalSet(
 
 @pytest.fixture
 def endpoint() -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A chat-completions server: refuses when the question mentions the canteen, and fails
-    (HTTP 400) when it mentions the weather."""
+    """A chat-completions server: refuses when the question mentions the canteen, fails
+    (HTTP 400) when it mentions the weather, and reports no usage when it mentions tokens."""
     seen: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -63,6 +63,8 @@ def endpoint() -> Iterator[tuple[str, list[dict[str, Any]]]]:
                 ],
                 "usage": {"prompt_tokens": 40, "completion_tokens": 6},
             }
+            if "tokens" in user:
+                del reply["usage"]
             data = json.dumps(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -159,6 +161,27 @@ def test_a_rerun_from_the_reply_cache_records_the_same_usage(
     usages = [[r.usage.model_dump() if r.usage else None for r in run.results] for run in runs]
     assert usages == [[{"prompt_tokens": 40, "completion_tokens": 6}] * 2] * 2
     assert runs[0].model_dump() == runs[1].model_dump()
+
+
+def test_an_endpoint_that_reports_no_tokens_records_no_usage(
+    endpoint: tuple[str, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    # recorded as usage 0/0 before, from the call and from the cache: zero tokens, not unknown
+    url, seen = endpoint
+    asked = Question(id="t1", text="How are tokens counted?", answerability="unanswerable")
+    evalset = EVALSET.model_copy(update={"questions": [asked]})
+    config = RetrievalConfig(k=1, record_latency=False)
+    runs = [
+        run_retrieval(
+            SNAPSHOT, evalset, config, name="gen", cache_dir=tmp_path,
+            generation=GenerationConfig(url, "fake-model"),
+        ).run
+        for _ in range(2)
+    ]
+    assert len(seen) == 1
+    assert [(r.answer, r.usage) for run in runs for r in run.results] == [
+        ("Within five days [refunds].", None)
+    ] * 2
 
 
 def _with_weather(n: int) -> EvalSet:

@@ -36,10 +36,14 @@ class CachedReply:
     """The message content."""
     finish_reason: str | None
     """Why generation stopped (`stop`, `length` ...)."""
-    prompt_tokens: int
-    """Input tokens of the original call."""
-    completion_tokens: int
-    """Output tokens of the original call."""
+    prompt_tokens: int | None
+    """Input tokens of the original call (None: the endpoint did not report them)."""
+    completion_tokens: int | None
+    """Output tokens of the original call (None: not reported)."""
+
+
+_UNREPORTED = -1
+"""How the cache stores a token count the endpoint did not report (its columns are NOT NULL)."""
 
 
 def cache_key(spec: JudgeSpec, task: str, messages: list[dict[str, str]]) -> str:
@@ -132,7 +136,8 @@ class ReplyCache:
             or not isinstance(c_tok, int)
         ):
             return None
-        return CachedReply(content, finish, p_tok, c_tok)
+        tokens = [None if n == _UNREPORTED else n for n in (p_tok, c_tok)]
+        return CachedReply(content, finish, *tokens)
 
     def put(self, key: str, task: str, reply: CachedReply) -> None:
         """Store a reply (the first stored reply for a key wins); a failed write only loses
@@ -145,8 +150,8 @@ class ReplyCache:
                     task,
                     reply.content,
                     reply.finish_reason,
-                    reply.prompt_tokens,
-                    reply.completion_tokens,
+                    _UNREPORTED if reply.prompt_tokens is None else reply.prompt_tokens,
+                    _UNREPORTED if reply.completion_tokens is None else reply.completion_tokens,
                 ),
             )
             self._db.commit()

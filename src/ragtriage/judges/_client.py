@@ -49,11 +49,11 @@ class Reply:
     """Why generation stopped."""
     error: str | None
     """Why there is no content."""
-    prompt_tokens: int = 0
+    prompt_tokens: int | None = 0
     """Input tokens the reply took, as reported (a cache hit's as first reported; 0 for a
-    failure)."""
-    completion_tokens: int = 0
-    """Output tokens the reply took, as reported."""
+    failure; None when the endpoint did not report them)."""
+    completion_tokens: int | None = 0
+    """Output tokens the reply took, as reported (None: not reported)."""
     cached: bool = False
     """Answered from the cache."""
 
@@ -302,12 +302,12 @@ class ChatClient:
                             last_error = f"malformed response body ({type(exc).__name__}: {exc})"
                         else:
                             self.counters.unreported += p_tok is None or c_tok is None
-                            tokens = p_tok or 0, c_tok or 0
-                            self.counters.prompt_tokens += tokens[0]
-                            self.counters.completion_tokens += tokens[1]
+                            self.counters.prompt_tokens += p_tok or 0
+                            self.counters.completion_tokens += c_tok or 0
+                            stored = CachedReply(content, finish, p_tok, c_tok)
                             if self.cache is not None:
-                                self.cache.put(key, task, CachedReply(content, finish, *tokens))
-                            return Reply(content, finish, None, *tokens)
+                                self.cache.put(key, task, stored)
+                            return Reply(content, finish, None, p_tok, c_tok)
                     elif status in RETRY_STATUS:
                         last_error = f"HTTP {status}"
                         delay = _retry_after(headers.get("retry-after"))

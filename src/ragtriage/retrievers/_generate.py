@@ -79,10 +79,10 @@ class Generated:
     """The reply, or `None` when the call failed after its retries."""
     refused: bool
     """True when the reply is the refusal marker."""
-    prompt_tokens: int
-    """Tokens sent (as reported)."""
-    completion_tokens: int
-    """Tokens generated (as reported)."""
+    prompt_tokens: int | None
+    """Tokens sent (as reported; None when the endpoint did not report them)."""
+    completion_tokens: int | None
+    """Tokens generated (as reported; None when not reported)."""
     seconds: float
     """Wall time of the call."""
     error: str | None = None
@@ -162,12 +162,12 @@ def generate(
             "latency_ms": round((result.latency_ms or 0.0) + gen.seconds * 1000, 3),
         }
         if gen.answer is not None:
+            sent, made = gen.prompt_tokens, gen.completion_tokens
             update.update(
                 answer=gen.answer,
                 outcome="refused" if gen.refused else "answered",
-                usage=Usage(
-                    prompt_tokens=gen.prompt_tokens, completion_tokens=gen.completion_tokens
-                ),
+                usage=None if sent is None or made is None  # not reported: no usage, not zeros
+                else Usage(prompt_tokens=sent, completion_tokens=made),
             )
         out.append(result.model_copy(update=update))
     return out
