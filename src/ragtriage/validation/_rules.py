@@ -6,7 +6,7 @@ Every check adds to one list, so the user sees every problem at once.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 
 from ..errors import InputError, Problem, counted
@@ -84,10 +84,19 @@ def non_answer_problems(res: QuestionResult, outcome: str | None) -> list[tuple[
     if res.claims:
         expected = f"no claims in a result whose outcome is {outcome}"
         out.append(("claims", expected, counted(len(res.claims), "claim")))
-    if covered := sorted({lab.fact_id for lab in res.fact_labels if lab.verdict == "covered"}):
+    if covered := _covered(res):
         expected = f"no covered reference facts when the outcome is {outcome}"
-        out.append(("fact_labels", expected, ", ".join(covered)))
+        out.append(("fact_labels", expected, _fact_list(fact for _, fact in covered)))
     return out
+
+
+def _covered(res: QuestionResult) -> list[tuple[int, str]]:
+    """(position among the result's fact labels, fact ID) of each `covered` label."""
+    return [(at, lab.fact_id) for at, lab in enumerate(res.fact_labels) if lab.verdict == "covered"]
+
+
+def _fact_list(facts: Iterable[str]) -> str:
+    return ", ".join(sorted(set(facts)))
 
 
 def _kind(label: ClaimLabel | FactLabel) -> str:
@@ -162,12 +171,10 @@ def _check_result(
             continue
         # Covered facts: named in each file holding such a label (a label file's, or the run's).
         by_file: dict[str, list[str]] = {}
-        for at, flab in enumerate(res.fact_labels):
-            if flab.verdict == "covered":
-                where = c.ds.label_file((run_name, qid, None, at))
-                by_file.setdefault(where, []).append(flab.fact_id)
+        for at, fact in _covered(res):
+            by_file.setdefault(c.ds.label_file((run_name, qid, None, at)), []).append(fact)
         for where, facts in by_file.items():
-            c.add(where, qid, field, expected, ", ".join(sorted(set(facts))))
+            c.add(where, qid, field, expected, _fact_list(facts))
     if res.outcome is None and res.answer is None and claims:
         # Claims belong to an answer; without one they would be scored while the result is
         # diagnosed as having no answer at all. (An answer without its outcome is refused
