@@ -57,6 +57,16 @@ def _invoke(*args: str) -> tuple[int, str, str]:
     return out.exit_code, out.stdout, out.stderr
 
 
+def _problems(stderr: str) -> list[str]:
+    """The problems an exit-2 usage error lists: its one `Error:` line's text, or each `- `
+    line after `Error: N problems with the command line:`."""
+    lines = stderr.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("Error: "))
+    if not lines[at].endswith(" problems with the command line:"):
+        return [lines[at].removeprefix("Error: ")]
+    return [line.removeprefix("- ") for line in lines[at + 1 :]]
+
+
 def test_every_numeric_option_of_every_command_is_bounded() -> None:
     assert len(NUMERIC) >= 30
     unbounded = []
@@ -88,17 +98,17 @@ def test_a_value_past_the_range_is_exit_2_before_any_work(name: str, option: cli
     code, stdout, stderr = _invoke(*name.split(), option.opts[0], value)
     assert code == 2
     assert stdout == ""
-    last = stderr.splitlines()[-1]
+    # The command's other problems (a missing argument) are listed with it.
+    named = f"Invalid value for '{option.opts[0]}'"
+    last = next(problem for problem in _problems(stderr) if problem.startswith(named))
     if isinstance(option.type, KType):
         assert last == (
-            f"Error: Invalid value for '{option.opts[0]}': <command line>: -k: expected an "
+            f"Invalid value for '{option.opts[0]}': <command line>: -k: expected an "
             f"integer from 1 to 10000; found {value!r}"
         )
     else:
         shown = "1e+300" if value == "1e300" else value
-        assert last.startswith(
-            f"Error: Invalid value for '{option.opts[0]}': {shown} is not in the range "
-        )
+        assert last.startswith(f"{named}: {shown} is not in the range ")
 
 
 @pytest.mark.parametrize(
@@ -128,7 +138,7 @@ def test_a_value_past_the_range_is_exit_2_before_any_work(name: str, option: cli
 def test_representative_option_messages(args: tuple[str, ...], message: str) -> None:
     code, _, stderr = _invoke(*args)
     assert code == 2
-    assert stderr.splitlines()[-1] == message
+    assert message.removeprefix("Error: ") in _problems(stderr)
 
 
 CUTOFFS = ["1e30", "10001", "1" + "0" * 5000, "0", "-3", "", " 5", "+5", "²", "１０", "5.0"]
@@ -200,9 +210,8 @@ def test_an_option_of_one_value_given_twice_is_exit_2_not_the_last_kept(
         twice = [option.opts[0], "1"] * 2
     code, stdout, stderr = _invoke(*name.split(), *twice)
     longest = max(option.opts, key=len)
-    assert (code, stdout, stderr.splitlines()[-1]) == (
-        2, "", f"Error: {longest}: expected the option at most once; found it 2 times"
-    )
+    assert (code, stdout) == (2, "")
+    assert f"{longest}: expected the option at most once; found it 2 times" in _problems(stderr)
 
 
 def test_the_repeated_option_is_named_and_repeatable_options_and_flags_are_not_refused(
@@ -213,12 +222,47 @@ def test_the_repeated_option_is_named_and_repeatable_options_and_flags_are_not_r
     assert _invoke("evaluate", "--example", "-k", "3", "-o", "a.json", "-k", "5")[2].endswith(
         "\nError: -k: expected the option at most once; found it 2 times\n"
     )
-    assert _invoke("run", "x", "--progress", "--no-progress")[2].endswith(
-        "\nError: --progress: expected the option at most once; found it 2 times\n"
-    )
+    assert _problems(_invoke("run", "x", "--progress", "--no-progress")[2]) == [
+        "--progress: expected the option at most once; found it 2 times",
+        "Missing option '--output' / '-o'.",
+    ]
     out = tmp_path / "report.json"
     code, _, stderr = _invoke(
         "evaluate", "--example", "--allow-missing", "--allow-missing", "--tag", "exact-id",
         "--tag", "version", "--format", "json", "-o", str(out),
     )
     assert (code, "Error" in stderr, out.exists()) == (0, False, True)
+
+
+def test_every_problem_of_a_command_line_is_listed_at_once() -> None:
+    # Before: click stopped at the first (`-k 0` alone), and the user met the next on the
+    # next try.
+    code, stdout, stderr = _invoke(
+        "evaluate", "--example", "-k", "0", "--label-policy", "foo", "--metrics", "x",
+        "-o", "a.json", "-o", "b.json",
+    )
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "Usage: cli evaluate [OPTIONS] [DATASET]\n"
+        "Try 'cli evaluate --help' for help.\n\n"
+        "Error: 4 problems with the command line:\n"
+        "- No such option '--metrics'. Did you mean '--metric'?\n"
+        "- --output: expected the option at most once; found it 2 times\n"
+        "- Invalid value for '-k': <command line>: -k: expected an integer from 1 to 10000; "
+        "found '0'\n"
+        "- Invalid value for '--label-policy': 'foo' is not one of 'human-first', 'human', "
+        "'judge'.\n"
+    )
+    # Without an unknown option, the arguments are judged too: a missing one, extra ones.
+    assert _problems(_invoke("trec-eval", "q.qrels", "r.run", "x", "y", "--format", "yaml")[2]) == [
+        "Invalid value for '--format': 'yaml' is not one of 'table', 'json'.",
+        "Got unexpected extra arguments (x y)",
+    ]
+    assert _problems(_invoke("export", "trec", "--zz", "--run")[2]) == [
+        "No such option '--zz'.", "Option '--run' requires an argument.",
+    ]
+    # One problem is click's own line, as before.
+    assert _invoke("evaluate", "--example", "-k", "0")[2].splitlines()[-1] == (
+        "Error: Invalid value for '-k': <command line>: -k: expected an integer from 1 to "
+        "10000; found '0'"
+    )

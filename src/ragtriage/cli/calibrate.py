@@ -28,10 +28,12 @@ from ._common import (
 )
 from ._dataset import print_notice
 from ._holdout import holdout_options
+from ._parsing import Command
 
 
 @click.command(
     "calibrate",
+    cls=Command,
     epilog=examples(
         "ragtriage calibrate --judge-labels judge/a.labels.json --human-labels human/a.labels.json",
         "ragtriage calibrate article-fixture.json --judge-labels labels/a.labels.json "

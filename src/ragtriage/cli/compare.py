@@ -29,6 +29,7 @@ from ._common import (
     write_output,
 )
 from ._dataset import dataset_options, print_notice
+from ._parsing import Command
 from .report import write_html
 
 baseline_option = click.option(
@@ -45,6 +46,7 @@ candidate_help = "A run measured against the baseline: a loaded run's name (or i
 
 @click.command(
     "compare",
+    cls=Command,
     epilog=examples(
         "ragtriage compare --example",
         "ragtriage compare evalset.json --snapshot snapshot.json --run bm25.jsonl "

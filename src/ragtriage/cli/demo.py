@@ -26,6 +26,7 @@ from ._common import (
     write_output,
 )
 from ._dataset import print_notice
+from ._parsing import Command
 from .evaluate import evaluate_command
 
 STARTER_DIR = "my-eval"
@@ -84,6 +85,7 @@ def next_steps(width: int) -> str:
 
 @click.command(
     "demo",
+    cls=Command,
     epilog=examples("ragtriage demo", "ragtriage demo --format markdown -o demo.md"),
 )
 @report_options(all_measures=True)

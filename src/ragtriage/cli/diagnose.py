@@ -23,10 +23,12 @@ from ._common import (
     write_output,
 )
 from ._dataset import dataset_options, print_notice
+from ._parsing import Command
 
 
 @click.command(
     "diagnose",
+    cls=Command,
     epilog=examples(
         "ragtriage diagnose --example",
         "ragtriage diagnose --example --stage retrieval_miss --format markdown",

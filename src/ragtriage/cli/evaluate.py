@@ -20,11 +20,13 @@ from ._common import (
     write_output,
 )
 from ._dataset import dataset_options, print_notice
+from ._parsing import Command
 from .report import write_html
 
 
 @click.command(
     "evaluate",
+    cls=Command,
     epilog=examples(
         "ragtriage evaluate --example",
         "ragtriage evaluate article-fixture.json -k 2 --format json -o report.json",

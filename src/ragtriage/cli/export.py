@@ -12,10 +12,12 @@ from ..holdout import HoldoutPolicy
 from ._common import dataset_argument, examples, handle_errors, output_path_option
 from ._dataset import print_notice
 from ._holdout import holdout_options
+from ._parsing import Group
 
 
 @click.group(
     "export",
+    cls=Group,
     epilog=examples(
         "ragtriage export trec evalset.json --qrels-out evalset.qrels",
         "ragtriage export trec --run bm25.jsonl --run-out bm25.run",

@@ -26,11 +26,13 @@ from ._common import (
     write_output,
 )
 from ._dataset import dataset_options, print_notice
+from ._parsing import Command
 from .compare import baseline_option, candidate_help
 
 
 @click.command(
     "gate",
+    cls=Command,
     epilog=examples(
         "ragtriage gate --example --candidate improved --baseline baseline",
         "ragtriage gate evalset.json --snapshot snapshot.json --run new.jsonl --policy policy.toml",

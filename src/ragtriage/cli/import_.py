@@ -15,6 +15,7 @@ from ..api import (
     import_trec_files,
 )
 from ._common import examples, handle_errors, output_option, say, snapshot_option
+from ._parsing import Command, Group
 
 _OUT = output_option("snapshot.json, evalset.json and the run files", required=True, metavar="DIR")
 
@@ -25,6 +26,7 @@ def _tell(written: WrittenNative) -> None:
 
 @click.group(
     "import",
+    cls=Group,
     epilog=examples(
         "ragtriage import tau2 ../shared/data/tau2-banking-knowledge -o tau2",
         "ragtriage import ragas records.jsonl --name my-rag -o native",
@@ -71,6 +73,7 @@ def _records(fmt: str) -> click.Command:
 
     @click.command(
         fmt,
+        cls=Command,
         short_help=short,
         help=f"{help_text} FILE is a JSON array, JSONL, or an object with one list.",
         epilog=examples(

@@ -10,10 +10,12 @@ import click
 from ..api import init_files
 from ..starter import dataset_arguments
 from ._common import examples, handle_errors, say
+from ._parsing import Command
 
 
 @click.command(
     "init",
+    cls=Command,
     epilog=examples(
         "ragtriage init my-eval",
         "ragtriage init my-eval --force",

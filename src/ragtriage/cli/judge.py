@@ -29,6 +29,7 @@ from ._common import (
     say,
 )
 from ._endpoint import endpoint_options
+from ._parsing import Command
 
 
 class _Bar:
@@ -65,6 +66,7 @@ class _Bar:
 
 @click.command(
     "judge",
+    cls=Command,
     epilog=examples(
         "ragtriage judge article-fixture.json --judge lexical -o labels/",
         "ragtriage judge evalset.json --snapshot snapshot.json --run a.jsonl --base-url "

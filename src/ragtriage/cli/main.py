@@ -107,15 +107,6 @@ class LazyGroup(click.Group):
         entry = _BY_NAME.get(cmd_name)
         return entry.load() if entry is not None else None
 
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        """The command and its arguments, once `refuse_repeats` found no option given twice."""
-        name, command, rest = super().resolve_command(ctx, args)
-        if command is not None and name is not None and not ctx.resilient_parsing:
-            refuse_repeats(command, click.Context(command, parent=ctx, info_name=name), rest)
-        return name, command, rest
-
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an interrupt (Ctrl-C) ends it with status 130 and SIGTERM (a CI
         cancel, `timeout`, `docker stop`) with 143, as a shell reports a command either signal
@@ -180,25 +171,6 @@ def ran_out(exc: BaseException | None) -> str | None:
             return f"too many open files: {who} may open no more (ulimit -n)"
         exc = exc.__cause__ or exc.__context__
     return None
-
-
-def refuse_repeats(command: click.Command, ctx: click.Context, args: list[str]) -> None:
-    """A usage error for an option taking one value given more than once (`-k 3 -k 5`, or
-    `run --progress --no-progress`): click keeps the last and drops the others without a word.
-    A plain flag given twice says one thing twice. A subcommand's options are checked too."""
-    _, rest, order = command.make_parser(ctx).parse_args(list(args))
-    for param in dict.fromkeys(order):
-        if not isinstance(param, click.Option) or param.multiple or param.count:
-            continue
-        times = order.count(param)
-        if times > 1 and not (param.is_flag and not param.secondary_opts):
-            name = max(param.opts, key=len)
-            expected = "the option at most once"
-            raise click.UsageError(f"{name}: expected {expected}; found it {times} times", ctx)
-    if isinstance(command, click.Group) and rest:
-        found = command.get_command(ctx, rest[0])
-        if found is not None:
-            refuse_repeats(found, click.Context(found, parent=ctx, info_name=rest[0]), rest[1:])
 
 
 @click.group(

@@ -17,6 +17,7 @@ from ._common import (
     write_output,
 )
 from ._dataset import dataset_options, print_notice
+from ._parsing import Command
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -33,6 +34,7 @@ def write_html(evaluation: Evaluation, path: Path, comparison: Comparison | None
 
 @click.command(
     "report",
+    cls=Command,
     epilog=examples(
         "ragtriage report --example -o report.html",
         "ragtriage report article-fixture.json -k 2 -o report.html",

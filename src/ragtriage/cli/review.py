@@ -16,10 +16,12 @@ from ._common import (
     run_context_options,
     say,
 )
+from ._parsing import Group
 
 
 @click.group(
     "review",
+    cls=Group,
     epilog=examples(
         "ragtriage review export article-fixture.json -o sheet.xlsx",
         "ragtriage review import article-fixture.json sheet.xlsx --reviewer ana -o labels/",

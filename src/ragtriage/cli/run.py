@@ -29,10 +29,12 @@ from ._common import (
     snapshot_option,
 )
 from ._endpoint import endpoint_options
+from ._parsing import Command
 
 
 @click.command(
     "run",
+    cls=Command,
     epilog=examples(
         "ragtriage run evalset.json --snapshot snapshot.json -o bm25.jsonl",
         "ragtriage run evalset.json --snapshot snapshot.json --retriever hybrid --rerank dense "

@@ -8,10 +8,12 @@ import click
 
 from ..schemas import SCHEMA_MODELS, schema_text
 from ._common import examples, handle_errors, output_option, write_output
+from ._parsing import Command
 
 
 @click.command(
     "schema",
+    cls=Command,
     epilog=examples("ragtriage schema run", "ragtriage schema evalset -o evalset.schema.json"),
 )
 @click.argument("kind", type=click.Choice(list(SCHEMA_MODELS)))

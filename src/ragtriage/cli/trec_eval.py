@@ -16,10 +16,12 @@ from ._common import (
     report_options,
     write_output,
 )
+from ._parsing import Command
 
 
 @click.command(
     "trec-eval",
+    cls=Command,
     epilog=examples(
         "ragtriage trec-eval q.qrels bm25.run",
         "ragtriage trec-eval q.qrels bm25.run -m ndcg@10 -m recall@100 --format json -o bm25.json",
