@@ -266,3 +266,35 @@ def test_the_engine_counts_each_measures_labels_over_its_arrays() -> None:
         "fact_coverage": (16, 0, [], None),
         "claim_support": (18, 1, ["example-judge-model"], "judge-labelled, uncalibrated"),
     }
+
+
+def test_a_record_whose_figures_contradict_its_matrices_is_refused(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # Every figure of an item kind follows from its confusion matrix, as `calibrate` wrote it;
+    # before, any numbers were read, and `evaluate` marked claim_support "judge-labelled,
+    # calibrated (kappa 7.50 on 999 items)" from a record that compared 8 items with kappa 1.
+    data = _record(article_fixture, _judge_files(article_fixture, tmp_path)).model_dump()
+    data["claims"]["cohen_kappa"] = 7.5
+    data["claims"]["items"] = 999
+    data["claims"]["recall"]["numerator"] = 6
+    data["facts"]["categories"] = ["supported", "unsupported", "cannot_judge"]
+    data["confidence"] = 42
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    square = tmp_path / "square.json"
+    data = _record(article_fixture, _judge_files(article_fixture, tmp_path)).model_dump()
+    data["claims"]["confusion_matrix"]["counts"] = [[7, 0], [0, 1]]
+    square.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_calibrations([bad, square])
+    assert [p.message() for p in info.value.problems] == [
+        f"{bad}: confidence: expected a number from 0.5 to 0.999; found 42.0",
+        f"{bad}: claims.items: expected 8 (from claims.confusion_matrix); found 999",
+        f"{bad}: claims.cohen_kappa: expected 1.0 (from claims.confusion_matrix); found 7.5",
+        f"{bad}: claims.recall: expected 7/7 (from claims.confusion_matrix); found 6/7",
+        f"{bad}: facts.categories: expected covered, not_covered, cannot_judge; "
+        "found supported, unsupported, cannot_judge",
+        f"{square}: claims.confusion_matrix.counts: expected 3 rows of 3 counts (one per "
+        "category); found 2 rows of 2, 2",
+    ]

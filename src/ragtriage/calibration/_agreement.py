@@ -91,19 +91,28 @@ def cohen_kappa(matrix: Sequence[Sequence[int]]) -> float | None:
 
 def agreement(kind: ItemKind, human: Sequence[str], judge: Sequence[str]) -> Agreement:
     """Every agreement figure for paired verdicts of one item kind."""
-    categories = CLAIM_CATEGORIES if kind == "claim" else FACT_CATEGORIES
-    matrix = confusion_matrix(human, judge, categories)
-    n = len(human)
-    positive = POSITIVE[kind]
-    both = sum(h == positive and j == positive for h, j in zip(human, judge, strict=True))
+    return from_matrix(kind, confusion_matrix(human, judge, categories_of(kind)))
+
+
+def categories_of(kind: ItemKind) -> tuple[str, ...]:
+    """The verdicts of one item kind, in confusion-matrix order."""
+    return CLAIM_CATEGORIES if kind == "claim" else FACT_CATEGORIES
+
+
+def from_matrix(kind: ItemKind, matrix: Sequence[Sequence[int]]) -> Agreement:
+    """Every agreement figure of one item kind, from its confusion matrix (in
+    `categories_of(kind)` order): each follows from the counts."""
+    categories = categories_of(kind)
+    n = sum(sum(row) for row in matrix)
+    pos, unsure = categories.index(POSITIVE[kind]), categories.index("cannot_judge")
     return Agreement(
         kind=kind,
         categories=categories,
-        matrix=matrix,
-        agreement=Ratio(sum(h == j for h, j in zip(human, judge, strict=True)), n),
+        matrix=tuple(tuple(row) for row in matrix),
+        agreement=Ratio(sum(matrix[i][i] for i in range(len(matrix))), n),
         kappa=cohen_kappa(matrix),
-        precision=Ratio(both, sum(j == positive for j in judge)),
-        recall=Ratio(both, sum(h == positive for h in human)),
-        judge_cannot_judge=Ratio(sum(j == "cannot_judge" for j in judge), n),
-        human_cannot_judge=Ratio(sum(h == "cannot_judge" for h in human), n),
+        precision=Ratio(matrix[pos][pos], sum(row[pos] for row in matrix)),
+        recall=Ratio(matrix[pos][pos], sum(matrix[pos])),
+        judge_cannot_judge=Ratio(sum(row[unsure] for row in matrix), n),
+        human_cannot_judge=Ratio(sum(matrix[unsure]), n),
     )

@@ -6,8 +6,9 @@ checked strictly, like every other input file.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import NonNegativeInt
 
@@ -16,6 +17,8 @@ from ..fileio import content_hash, read_json
 from ..loading import display_path, validate_item
 from ..paths import PathArg, as_paths
 from ..schemas import Labeller, SchemaVersion, StrictModel, declared_kind
+from ..validation import LEVEL_RANGE
+from ._agreement import ItemKind, categories_of, from_matrix
 
 
 class RatioRecord(StrictModel):
@@ -169,6 +172,50 @@ def read_calibrations(paths: Sequence[PathArg]) -> tuple[CalibrationRecord, ...]
             collector.add(shown, None, "kind", "'calibration'", repr(kind))
             continue
         if (record := validate_item(CalibrationRecord, data, shown, collector, None)) is not None:
+            _figure_problems(record, shown, collector)
             out.append(record)
     collector.raise_if_any()
     return tuple(out)
+
+
+_RATIOS = ("agreement", "precision", "recall", "judge_cannot_judge", "human_cannot_judge")
+
+
+def _same(found: float | None, expected: float | None) -> bool:
+    if found is None or expected is None:
+        return found is expected
+    return math.isclose(found, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _figure_problems(record: CalibrationRecord, shown: str, collector: ProblemCollector) -> None:
+    """A problem for each figure of an item kind that is not what its confusion matrix gives
+    (`from_matrix`, as `calibrate` wrote it), and for a confidence `--confidence` refuses."""
+    if record.confidence not in LEVEL_RANGE:
+        collector.add(shown, None, "confidence", LEVEL_RANGE.expected(), repr(record.confidence))
+    for kind in cast(tuple[ItemKind, ...], ("claim", "fact")):
+        found, name, categories = record.agreement_for(kind), f"{kind}s", categories_of(kind)
+        counts, size = found.confusion_matrix.counts, len(categories)
+        if found.categories != list(categories):
+            collector.add(shown, None, f"{name}.categories", ", ".join(categories),
+                          ", ".join(found.categories))
+            continue
+        if len(counts) != size or any(len(row) != size for row in counts):
+            collector.add(shown, None, f"{name}.confusion_matrix.counts",
+                          f"{size} rows of {size} counts (one per category)",
+                          f"{len(counts)} rows of {', '.join(str(len(r)) for r in counts)}")
+            continue
+        want, source = from_matrix(kind, counts), f" (from {name}.confusion_matrix)"
+        if found.items != want.items:
+            collector.add(shown, None, f"{name}.items", f"{want.items}{source}", str(found.items))
+        if not _same(found.cohen_kappa, want.kappa):
+            collector.add(shown, None, f"{name}.cohen_kappa", f"{want.kappa!r}{source}",
+                          repr(found.cohen_kappa))
+        for field in _RATIOS:
+            ratio, expected = getattr(found, field), getattr(want, field)
+            if (ratio.numerator, ratio.denominator) != (expected.numerator, expected.denominator):
+                collector.add(shown, None, f"{name}.{field}",
+                              f"{expected.numerator}/{expected.denominator}{source}",
+                              f"{ratio.numerator}/{ratio.denominator}")
+            elif not _same(ratio.value, expected.value):
+                collector.add(shown, None, f"{name}.{field}.value", f"{expected.value!r}{source}",
+                              repr(ratio.value))
