@@ -165,6 +165,27 @@ def test_wrong_kinds_and_several_judges_are_input_errors(tmp_path: Path) -> None
     ]
 
 
+def test_two_judges_of_one_name_and_prompt_are_told_apart_by_their_spec(tmp_path: Path) -> None:
+    # Judges that differ only in endpoint kind, temperature or seed are named with them;
+    # before, the message named the same judge twice ("jm (prompt v1), jm (prompt v1)").
+    def entry(question: str, seed: int) -> ClaimLabelEntry:
+        judge = Labeller(kind="judge", name="jm", prompt_version="v1", endpoint_kind="vllm",
+                         temperature=0.0, seed=seed)
+        return ClaimLabelEntry(question_id=question, claim_id="c1",
+                               label=ClaimLabel(verdict="unsupported", labeller=judge))
+
+    judges = _write(tmp_path / "j.json", LabelSet(run="r", claim_labels=[
+        entry("q1", 0), entry("q2", 1), _claim("judge-b", "judge")]))
+    humans = _write(tmp_path / "h.json", LabelSet(run="r", claim_labels=[_claim("ana", "human")]))
+    with pytest.raises(InputError) as info:
+        calibrate_files([judges], [humans])
+    assert [p.message() for p in info.value.problems] == [
+        "<command line>: --judge-labels: expected labels of one judge (calibrate each alone); "
+        "found 3 judges: jm (prompt v1, vllm, temperature 0.0, seed 0), "
+        "jm (prompt v1, vllm, temperature 0.0, seed 1), judge-b (prompt v1)",
+    ]
+
+
 def test_a_file_that_is_not_a_label_file(tmp_path: Path, article_fixture: Path) -> None:
     with pytest.raises(InputError) as info:
         calibrate_files([article_fixture], [tmp_path / "missing.json"])

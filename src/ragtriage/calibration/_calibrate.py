@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
@@ -114,6 +115,12 @@ def _side(
     return {key: _merge(v) for key, v in verdicts.items()}, labellers
 
 
+def spec_text(judge: Labeller) -> str:
+    """A judge by its whole spec: `jm (prompt v1, vllm, temperature 0.0, seed 0)`."""
+    return (f"{judge.name} (prompt {judge.prompt_version}, {judge.endpoint_kind}, "
+            f"temperature {judge.temperature}, seed {judge.seed})")
+
+
 def calibrate(
     judge_sets: Sequence[tuple[str, LabelSet]],
     human_sets: Sequence[tuple[str, LabelSet]],
@@ -127,7 +134,9 @@ def calibrate(
     judge, judges = _side(judge_sets, "judge", "--judge-labels", collector)
     human, humans = _side(human_sets, "human", "--human-labels", collector)
     if len(judges) > 1:
-        names = ", ".join(f"{j.name} (prompt {j.prompt_version})" for j in judges)
+        keys = Counter((j.name, j.prompt_version) for j in judges)
+        names = ", ".join(spec_text(j) if keys[j.name, j.prompt_version] > 1
+                          else f"{j.name} (prompt {j.prompt_version})" for j in judges)
         expected = "labels of one judge (calibrate each alone)"
         found = f"{len(judges)} judges: {names}"
         collector.extend([option_problem("--judge-labels", expected, found)])

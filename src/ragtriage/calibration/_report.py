@@ -8,7 +8,7 @@ from typing import Any
 from .._console import text_console, text_table
 from ..metrics import value_text
 from ._agreement import Agreement, Ratio
-from ._calibrate import Calibration
+from ._calibrate import Calibration, spec_text
 from ._label_sources import UNCALIBRATED
 from ._ppi import MeanEstimate
 from ._record import CalibrationRecord
@@ -97,11 +97,7 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
     """The calibration as terminal tables."""
     buffer = io.StringIO()
     console = text_console(buffer, width)
-    j = cal.judge
-    console.print(
-        f"judge {j.name} (prompt {j.prompt_version}, {j.endpoint_kind}, "
-        f"temperature {j.temperature}, seed {j.seed}) against {', '.join(cal.reviewers)}"
-    )
+    console.print(f"judge {spec_text(cal.judge)} against {', '.join(cal.reviewers)}")
     c, f = cal.claims, cal.facts
     figures = [
         ("paired items", str(c.items), str(f.items)),
