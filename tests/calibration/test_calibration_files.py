@@ -313,6 +313,11 @@ def test_humans_only_reads_every_human_label_of_the_run(tmp_path: Path) -> None:
     humans = cal.support[0].human_only
     assert (humans.estimate, humans.n_labelled, cal.human_only_items) == (2 / 6, 6, 3)
     assert (cal.support[0].ppi.n_labelled, cal.support[0].ppi.n_unlabelled) == (3, 0)
+    # Without unlabelled claims the estimate is the human mean on the judge's claims (the
+    # documented population), not the humans-only column's 2/6.
+    ppi = cal.support[0].ppi
+    assert (ppi.estimate, ppi.low, ppi.high) == (
+        2 / 3, 0.013345338486648761, 1.0)
 
 
 @pytest.mark.parametrize("level", [1.0, 2, -1, 0.3, 0.0, float("nan"), True])

@@ -45,8 +45,8 @@ class SupportEstimate:
     """Judge-supported / judge-judged claims: what `evaluate --label-policy judge` reports
     (judge-labelled, uncalibrated)."""
     human_only: MeanEstimate
-    """Human-supported share of the run's human-judged claims (those the judge did not label
-    too), with its interval."""
+    """Human-supported share of every human-judged claim of the run (the judge's or not), with
+    its interval."""
     ppi: MeanEstimate
     """The prediction-powered estimate: judge labels on every claim, corrected with the
     human-labelled ones."""
