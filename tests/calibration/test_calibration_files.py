@@ -23,6 +23,7 @@ from ragtriage.render import render_table
 from ragtriage.schemas import (
     ClaimLabel,
     ClaimLabelEntry,
+    FactLabel,
     FactLabelEntry,
     Labeller,
     LabelSet,
@@ -183,6 +184,27 @@ def test_two_judges_of_one_name_and_prompt_are_told_apart_by_their_spec(tmp_path
         "<command line>: --judge-labels: expected labels of one judge (calibrate each alone); "
         "found 3 judges: jm (prompt v1, vllm, temperature 0.0, seed 0), "
         "jm (prompt v1, vllm, temperature 0.0, seed 1), judge-b (prompt v1)",
+    ]
+
+
+def test_a_labellers_prompt_version_is_checked_without_a_dataset(tmp_path: Path) -> None:
+    # As `evaluate` refuses them (labeller_problems): a judge names its prompt version, a person
+    # none; before, calibrate without DATASET took both, the human label counting as a person's.
+    judge = Labeller(kind="judge", name="jm")
+    mei = Labeller(kind="human", name="mei", prompt_version="v1")
+    judges = _write(tmp_path / "j.json", LabelSet(run="r", claim_labels=[ClaimLabelEntry(
+        question_id="q1", claim_id="c1", label=ClaimLabel(verdict="unsupported", labeller=judge),
+    )]))
+    humans = _write(tmp_path / "h.json", LabelSet(run="r", fact_labels=[FactLabelEntry(
+        question_id="q2", label=FactLabel(fact_id="f1", verdict="covered", labeller=mei),
+    )]))
+    with pytest.raises(InputError) as info:
+        calibrate_files([judges], [humans])
+    assert [p.message() for p in info.value.problems] == [
+        f"{judges}: question 'q1': claims[c1].labels.labeller.prompt_version: expected the "
+        "judge's prompt version; found nothing",
+        f"{humans}: question 'q2': fact_labels.labeller.prompt_version: expected none for a "
+        "human labeller (a prompt version is a judge's: kind judge); found 'v1'",
     ]
 
 

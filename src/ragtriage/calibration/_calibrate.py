@@ -22,7 +22,7 @@ from ..schemas import (
     agreed_verdict,
     claim_ids,
 )
-from ..validation import support_problems
+from ..validation import labeller_problems, support_problems
 from ._agreement import Agreement, ItemKind, Ratio, agreement
 from ._ppi import MeanEstimate, classical_mean, ppi_mean
 
@@ -100,10 +100,15 @@ def _side(
     labellers: list[Labeller] = []
     for path, labels in sets:
         for key, label in _entries([labels]):
-            if isinstance(label, ClaimLabel):  # refused as `evaluate` refuses it
+            # Refused as `evaluate` refuses it (with a dataset, it was on loading).
+            labeller = f"claims[{key[3]}].labels.labeller" if key[2] == "claim" else (
+                "fact_labels.labeller")
+            if isinstance(label, ClaimLabel):
                 for expected, found in support_problems(label):
                     field = f"claims[{key[3]}].supported_by"
                     collector.add(path, key[1], field, expected, found)
+            for expected, found in labeller_problems(label.labeller):
+                collector.add(path, key[1], f"{labeller}.prompt_version", expected, found)
             if label.labeller.kind != kind:
                 field = f"{key[2]}_labels.label.labeller.kind"
                 expected = f"{kind} labels only (this file was given as {option})"
