@@ -298,3 +298,25 @@ def test_a_record_whose_figures_contradict_its_matrices_is_refused(
         f"{square}: claims.confusion_matrix.counts: expected 3 rows of 3 counts (one per "
         "category); found 2 rows of 2, 2",
     ]
+
+
+@pytest.mark.parametrize(
+    ("judge", "problems"),
+    [
+        ({"kind": "judge", "name": "x"},
+         ["judge.prompt_version: expected the judge's prompt version; found nothing"]),
+        ({"kind": "human", "name": "x"}, ["judge.kind: expected 'judge'; found 'human'"]),
+    ],
+)
+def test_a_record_names_a_judge_with_its_prompt_version(
+    judge: dict[str, str], problems: list[str], article_fixture: Path, tmp_path: Path
+) -> None:
+    # A record vouches for a judge by name and prompt version; before, one for a person, or for
+    # a judge without a prompt version, was read (and could only ever be "not used").
+    data = _record(article_fixture, _judge_files(article_fixture, tmp_path)).model_dump()
+    data["judge"] = judge
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_calibrations([bad])
+    assert [p.message() for p in info.value.problems] == [f"{bad}: {p}" for p in problems]

@@ -17,7 +17,7 @@ from ..fileio import content_hash, read_json
 from ..loading import display_path, validate_item
 from ..paths import PathArg, as_paths
 from ..schemas import Labeller, SchemaVersion, StrictModel, declared_kind
-from ..validation import LEVEL_RANGE
+from ..validation import LEVEL_RANGE, labeller_problems
 from ._agreement import ItemKind, categories_of, from_matrix
 
 
@@ -189,7 +189,12 @@ def _same(found: float | None, expected: float | None) -> bool:
 
 def _figure_problems(record: CalibrationRecord, shown: str, collector: ProblemCollector) -> None:
     """A problem for each figure of an item kind that is not what its confusion matrix gives
-    (`from_matrix`, as `calibrate` wrote it), and for a confidence `--confidence` refuses."""
+    (`from_matrix`, as `calibrate` wrote it), for a confidence `--confidence` refuses, and for
+    a judge that is not one with its prompt version (as labels name it: `labeller_problems`)."""
+    if record.judge.kind != "judge":
+        collector.add(shown, None, "judge.kind", "'judge'", repr(record.judge.kind))
+    for expected, given in labeller_problems(record.judge):
+        collector.add(shown, None, "judge.prompt_version", expected, given)
     if record.confidence not in LEVEL_RANGE:
         collector.add(shown, None, "confidence", LEVEL_RANGE.expected(), repr(record.confidence))
     for kind in cast(tuple[ItemKind, ...], ("claim", "fact")):
