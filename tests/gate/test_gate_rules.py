@@ -62,6 +62,24 @@ def test_not_applicable_share_fails_closed(tmp_path: Path, example_evaluation: E
     assert rule.detail == "13/15 questions not applicable (87% > 50%; fail closed)"
 
 
+def test_a_share_past_its_limit_is_shown_with_the_digits_that_tell_them_apart(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    # The limits of 0.866 and 0.066 rounded to 87% and 7%, as 13/15 and 1/15 do: the detail
+    # said `87% > 87%`, a comparison that does not hold; 5/15 rounds down to 33%
+    policy = (
+        '[[threshold]]\nmetric = "correct_refusal"\nmin = 0.0\nmax_not_applicable = 0.866\n'
+        '[[threshold]]\nmetric = "claim_support"\nmin = 0.0\nmax_judge_uncertain = 0.066\n'
+        '[[threshold]]\nmetric = "stale_cited"\nmax = 1.0\nmax_not_applicable = 0.333\n'
+    )
+    rules = _gate(tmp_path, example_evaluation, policy, "baseline").rules
+    assert [r.detail for r in rules] == [
+        "13/15 questions not applicable (87% > 86.6%; fail closed)",
+        "1/15 questions with uncertain labels (7% > 6.6%; fail closed)",
+        "5/15 questions not applicable (33.33% > 33.3%; fail closed)",  # 33% would not show it
+    ]
+
+
 def test_judge_uncertain_share_applies_to_label_layers(
     tmp_path: Path, example_evaluation: Evaluation
 ) -> None:

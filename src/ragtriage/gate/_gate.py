@@ -30,7 +30,7 @@ from ..schemas import question_slices
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
 from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
-from ._verdict import GateResult, RuleResult, Verdict, beyond, bound_text
+from ._verdict import GateResult, RuleResult, Verdict, beyond, bound_text, share_beyond
 
 LABEL_LAYERS = ("support", "coverage")
 """Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
@@ -191,12 +191,12 @@ def _threshold(
     if max_na is not None and na_share > max_na:
         problems.append(
             f"{agg.not_applicable}/{len(members)} questions not applicable "
-            f"({na_share:.0%} > {max_na:.0%}; fail closed)"
+            f"({share_beyond(na_share, max_na)}; fail closed)"
         )
     if max_unc is not None and measure.spec.layer in LABEL_LAYERS and unc_share > max_unc:
         problems.append(
             f"{len(uncertain)}/{len(members)} questions with uncertain labels "
-            f"({unc_share:.0%} > {max_unc:.0%}; fail closed)"
+            f"({share_beyond(unc_share, max_unc)}; fail closed)"
         )
     if agg.value is None:
         problems.append("not applicable to any question (fail closed)")

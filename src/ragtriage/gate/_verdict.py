@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
 from .._version import __version__
@@ -87,3 +88,20 @@ def beyond(value: float, op: str, bound: float, spec: str = "g", unit: str = "")
     if not low < high:
         shown = [repr(value), repr(bound)]
     return f"{shown[0]}{unit} {op} {shown[1]}{unit}"
+
+
+def percent_text(share: float) -> str:
+    """A policy's share as a percentage with every digit of the bound (`2.5%`, `86.6%`)."""
+    return format(Decimal(repr(share)).scaleb(2), "f") + "%"
+
+
+def share_beyond(share: float, limit: float) -> str:
+    """`share > limit` in percent as a failed rule's detail says it (`87% > 50%`): the limit
+    with every digit, the share with the decimals that show the comparison holding
+    (`33.33% > 33.3%`, not `33% > 33.3%`)."""
+    bound = percent_text(limit)
+    for places in range(18):
+        shown = f"{share:.{places}%}"
+        if Decimal(shown[:-1]) > Decimal(bound[:-1]):
+            return f"{shown} > {bound}"
+    return f"{percent_text(share)} > {bound}"
