@@ -399,6 +399,25 @@ def test_junit_has_one_testcase_per_rule(tmp_path: Path, example_evaluation: Eva
     )
 
 
+def test_every_rule_has_its_own_name_even_beside_one_named_like_a_numbered_twin(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    # the second twin was numbered `#2`, the name the third rule has: two test cases of one
+    # name in the JUnit file, which CI readers merge or overwrite
+    rule = '[[threshold]]\nmetric = "evidence_recall"\nmin = 0.5\n'
+    policy = rule * 2 + rule + 'name = "evidence_recall >= 0.5 #2"\n' + rule
+    result = _gate(tmp_path, example_evaluation, policy, "improved")
+    names = [
+        "evidence_recall >= 0.5",
+        "evidence_recall >= 0.5 #3",
+        "evidence_recall >= 0.5 #2",
+        "evidence_recall >= 0.5 #4",
+    ]
+    assert [r.name for r in result.rules] == names
+    cases = ET.fromstring(render_junit(result)).iter("testcase")
+    assert [c.get("name") for c in cases] == names
+
+
 def test_junit_is_valid_against_the_jenkins_junit_schema(example_evaluation: Evaluation) -> None:
     # `skipped` is an attribute of <testsuite> only: on <testsuites> the schema refuses the file.
     result = gate(example_evaluation, load_policy(example_paths().policy), "baseline")

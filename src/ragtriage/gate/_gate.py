@@ -259,12 +259,19 @@ def _fail_non_finite(result: RuleResult) -> RuleResult:
 
 
 def _unique(results: Sequence[RuleResult]) -> tuple[RuleResult, ...]:
-    seen: dict[str, int] = {}
+    """Each rule under its own name: a repeated name gets the lowest free number (`X #2`,
+    or `X #3` when another rule is named `X #2`), so JUnit has one test case per name."""
+    taken = {r.name for r in results}
+    seen: set[str] = set()
     out = []
     for r in results:
-        seen[r.name] = seen.get(r.name, 0) + 1
-        if seen[r.name] > 1:
-            r = dataclasses.replace(r, name=f"{r.name} #{seen[r.name]}")
+        if r.name in seen:
+            number = 2
+            while f"{r.name} #{number}" in taken:
+                number += 1
+            r = dataclasses.replace(r, name=f"{r.name} #{number}")
+            taken.add(r.name)
+        seen.add(r.name)
         out.append(r)
     return tuple(out)
 
