@@ -379,6 +379,21 @@ def test_latency_percentiles_and_cost_values(
     assert cost.observed == pytest.approx(0.0002526, rel=1e-9)
 
 
+def test_a_budget_limit_keeps_every_digit_of_its_share_of_unrecorded_questions(
+    tmp_path: Path, example_evaluation: Evaluation
+) -> None:
+    # `at most 2%` and `at most 12%` were not the policy's 0.025 and 0.125
+    policy = (
+        "[latency]\np50_ms = 5000\nmax_missing = 0.025\n"
+        "[cost]\nmax_mean_usd = 1.0\nmax_missing = 0.125\n"
+    )
+    rules = _gate(tmp_path, example_evaluation, policy, "improved").rules
+    assert [r.limit for r in rules] == [
+        "<= 5000 ms, at most 2.5% of questions unrecorded",
+        "<= 1 USD, at most 12.5% of questions unrecorded",
+    ]
+
+
 def test_junit_has_one_testcase_per_rule(tmp_path: Path, example_evaluation: Evaluation) -> None:
     result = gate(example_evaluation, load_policy(example_paths().policy), "baseline")
     root = ET.fromstring(render_junit(result))

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import counted
 from ..evaluation import RunEvaluation
 from ._policy_format import LoadedPolicy
-from ._verdict import RuleResult, Verdict, beyond, bound_text
+from ._verdict import RuleResult, Verdict, beyond, bound_text, percent_text
 
 
 def _records(
@@ -73,7 +73,8 @@ def _budget(
     budget: float,
     unit: str,
 ) -> RuleResult:
-    limit = f"<= {bound_text(budget)} {unit}, at most {max_missing:.0%} of questions unrecorded"
+    unrecorded = f"at most {percent_text(max_missing)} of questions unrecorded"
+    limit = f"<= {bound_text(budget)} {unit}, {unrecorded}"
     result = partial(RuleResult, name, kind, limit=limit)
     if not values:
         detail = f"no question records {kind} (fail closed)"
