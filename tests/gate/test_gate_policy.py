@@ -100,6 +100,20 @@ def test_a_no_regression_rule_protecting_nothing_is_refused(tmp_path: Path) -> N
     assert load_policy(_write(tmp_path, "[no_regression]\nsplits = []\n")).policy.no_regression
 
 
+def test_a_drop_rules_alpha_without_a_significance_test_is_refused(tmp_path: Path) -> None:
+    # `alpha` is the level of the significance test that `significant = true` asks for: on a
+    # rule without it the level was read by nothing, and the rule passed any p
+    path = _write(
+        tmp_path,
+        '[[drop]]\nmetric = "fact_coverage"\nmax_drop = 0.02\nalpha = 0.01\n'
+        '[[drop]]\nmetric = "fact_coverage"\nsignificant = true\nalpha = 0.01\n',
+    )
+    assert _messages(path) == [
+        f"{path}: drop[0].alpha: expected no alpha unless `significant = true` (the level of "
+        "its significance test); found 0.01 with significant = false"
+    ]
+
+
 def test_semantic_problems_are_all_listed(tmp_path: Path) -> None:
     path = _write(
         tmp_path,

@@ -165,6 +165,12 @@ def _semantic(
             drop.rule.max_drop is None and not drop.rule.significant
         ):
             refuse(f"drop[{i}]", "`max_drop`, `significant = true` or both", "neither")
+        if drop.ok("alpha", "significant") and drop.rule.alpha is not None and (
+            not drop.rule.significant
+        ):  # the level of a test the rule does not ask for would be read by nothing
+            expected = "no alpha unless `significant = true` (the level of its significance test)"
+            found = f"{bound_text(drop.rule.alpha)} with significant = false"
+            refuse(f"drop[{i}].alpha", expected, found)
         if drop.ok("metric", "max_drop"):
             field = f"drop[{i}].max_drop"
             _in_range(file, field, drop.rule.metric, drop.rule.max_drop, collector, span=True)
