@@ -114,6 +114,23 @@ def test_a_drop_rules_alpha_without_a_significance_test_is_refused(tmp_path: Pat
     ]
 
 
+def test_a_judge_uncertain_limit_on_a_measure_that_reads_no_labels_is_refused(
+    tmp_path: Path,
+) -> None:
+    # only claim_support and fact_coverage read review labels: on another measure the rule's
+    # own limit was read by nothing (the policy's default may apply to every rule)
+    path = _write(
+        tmp_path,
+        "[defaults]\nmax_judge_uncertain = 0.2\n"
+        '[[threshold]]\nmetric = "evidence_recall"\nmin = 0.5\nmax_judge_uncertain = 0.1\n'
+        '[[threshold]]\nmetric = "claim_support"\nmin = 0.5\nmax_judge_uncertain = 0.1\n',
+    )
+    assert _messages(path) == [
+        f"{path}: threshold[0].max_judge_uncertain: expected none on a measure that reads no "
+        "review labels (claim_support, fact_coverage read them); found 0.1 on evidence_recall"
+    ]
+
+
 def test_semantic_problems_are_all_listed(tmp_path: Path) -> None:
     path = _write(
         tmp_path,

@@ -29,11 +29,15 @@ from ..metrics import fraction_text, parse_measure, value_text
 from ..schemas import question_slices
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT
 from ._budgets import budget_rules
-from ._policy_format import BlockRule, DropRule, LoadedPolicy, SensitiveRule, ThresholdRule
+from ._policy_format import (
+    LABEL_LAYERS,
+    BlockRule,
+    DropRule,
+    LoadedPolicy,
+    SensitiveRule,
+    ThresholdRule,
+)
 from ._verdict import GateResult, RuleResult, Verdict, beyond, bound_text, share_beyond
-
-LABEL_LAYERS = ("support", "coverage")
-"""Layers whose metrics read review labels: the judge-uncertain limit applies to them."""
 
 DROP_MARGIN = 1e-12
 """A drop rule fails on a drop above `max_drop` plus this: a drop is a difference of two

@@ -16,9 +16,10 @@ from pydantic import ValidationError
 from ..errors import InputError, Problem, ProblemCollector, did_you_mean, found_text, refused_once
 from ..fileio import decode, file_problem, parse_json, parse_toml, read_bytes
 from ..loading import display_path, pydantic_problems
-from ..metrics import lookup, parse_measure
+from ..metrics import REGISTRY, MetricSpec, lookup, parse_measure
 from ..paths import PathArg, as_path, file_suffix
 from ._policy_format import (
+    LABEL_LAYERS,
     RULE_SECTIONS,
     BlockRule,
     DropRule,
@@ -156,6 +157,14 @@ def _semantic(
             refuse(f"threshold[{i}]", "`min`, `max` or both", "neither")
         elif rule.min is not None and rule.max is not None and rule.min > rule.max:
             refuse(f"threshold[{i}]", "min <= max", f"min {rule.min}, max {rule.max}")
+        spec = _spec(rule.metric) if threshold.ok("metric", "max_judge_uncertain") else None
+        if spec is not None and rule.max_judge_uncertain is not None and (
+            spec.layer not in LABEL_LAYERS
+        ):  # the rule's own limit would be read by nothing
+            readers = ", ".join(sorted(n for n, m in REGISTRY.items() if m.layer in LABEL_LAYERS))
+            expected = f"none on a measure that reads no review labels ({readers} read them)"
+            found = f"{bound_text(rule.max_judge_uncertain)} on {spec.name}"
+            refuse(f"threshold[{i}].max_judge_uncertain", expected, found)
         for bound in ("min", "max"):
             if threshold.ok("metric", bound):
                 field = f"threshold[{i}].{bound}"
@@ -193,6 +202,11 @@ def _semantic(
         refuse("latency", "`p50_ms`, `p95_ms` or both", "neither")
 
 
+def _spec(metric: str) -> MetricSpec | None:
+    """The registry's entry for a policy's measure name (`ndcg@10`), None when unknown."""
+    return lookup(metric.strip().split("@")[0])
+
+
 def _in_range(
     file: str,
     field: str,
@@ -205,7 +219,7 @@ def _in_range(
     """A bound (or, with `span`, an allowed drop) must lie in the metric's value range: a
     `min` above the highest value fails every run, a `max` below the lowest passes none, and
     a bound outside the range is most often a percentage written for a fraction."""
-    spec = lookup(metric.strip().split("@")[0])
+    spec = _spec(metric)
     if value is None or spec is None:
         return  # unknown metrics are reported on their own
     low, high = spec.value_range

@@ -11,6 +11,9 @@ from pydantic import ConfigDict, Field
 from ..metrics import parse_measure
 from ..schemas import SchemaVersion, StrictModel
 
+LABEL_LAYERS = ("support", "coverage")
+"""Layers whose measures read review labels: the judge-uncertain limit applies to them."""
+
 RULE_SECTIONS = ("block", "no_regression", "threshold", "drop", "latency", "cost", "sensitive")
 """The policy sections that hold rules: a policy without any of them gates nothing."""
 
