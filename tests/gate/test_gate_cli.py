@@ -109,6 +109,20 @@ def test_gate_needs_a_policy() -> None:
     assert "give --policy (or --example for the example's policy)" in err
 
 
+def test_a_gate_without_any_run_asks_for_a_run_not_a_candidate() -> None:
+    # `give --candidate NAME` named an option that cannot help when no run is loaded
+    paths = example_paths()
+    code, out, err = _invoke(
+        "gate", str(paths.evalset), "--snapshot", str(paths.snapshot), "--policy", str(paths.policy)
+    )
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-2:] == [
+        "Error: 1 problem found in the input:",
+        "- <command line>: --run: expected at least one run to gate (a --run file, or runs in "
+        "DATASET); found none",
+    ]
+
+
 def test_unknown_baseline_is_exit_2() -> None:
     code, _, err = _invoke("gate", "--example", "--candidate", "improved", "--baseline", "missing")
     assert code == 2

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli.main import cli
-from ragtriage.errors import RequestError
+from ragtriage.errors import InputError
 from ragtriage.example import example_paths
 from ragtriage.testing import GateFailed, gate
 
@@ -60,6 +60,9 @@ def test_a_passing_gate_returns_its_result(tmp_path: Path) -> None:
 
 def test_invalid_input_is_an_error_not_a_failure(tmp_path: Path) -> None:
     paths = example_paths()
-    with pytest.raises(RequestError) as err:
+    with pytest.raises(InputError) as err:
         gate(paths.evalset, policy=paths.policy, runs=[], snapshot=paths.snapshot)
-    assert str(err.value) == "give --candidate NAME: the run to gate (loaded runs: none)"
+    assert [p.message() for p in err.value.problems] == [
+        "<command line>: --run: expected at least one run to gate (a --run file, or runs in "
+        "DATASET); found none"
+    ]

@@ -272,6 +272,7 @@ def gate_request(
         "gate", notify, metrics=list(dict.fromkeys([*wanted, *loaded_policy.metrics()]))
     )
     evaluation = scored.evaluation
+    check_some_run(len(evaluation.runs), "gate")  # --candidate cannot name a run not loaded
     names = pick_runs(evaluation, baseline, [] if candidate is None else [candidate], gated=True)
     result = gate(
         evaluation,
