@@ -14,6 +14,7 @@ from ragtriage.api import report_page
 from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import diagnose
 from ragtriage.evaluation import Evaluation
+from ragtriage.example import example_paths
 from ragtriage.render.html import TABLE_MEASURES, funnel
 from ragtriage.starter import write_starter
 
@@ -329,4 +330,46 @@ def test_a_malformed_fragment_shows_the_table(
         "[document.getElementById('detail').hidden, document.querySelectorAll('#q-body tr').length]"
     )
     assert (state, errors) == ([True, len(example_evaluation.questions)], [])
+    page.close()
+
+
+def test_ids_and_tags_named_like_object_properties(browser: object, tmp_path: Path) -> None:
+    """A cited document `constructor` or `__proto__` outside the context is an invalid
+    citation (red), and a tag `__proto__` is in the tag filter like any other."""
+    paths = example_paths()
+    snapshot = json.loads(paths.snapshot.read_text(encoding="utf-8"))
+    snapshot["documents"] += [
+        {"id": name, "text": f"about {name}", "title": name, "status": "current"}
+        for name in ("constructor", "__proto__")
+    ]
+    evalset = json.loads(paths.evalset.read_text(encoding="utf-8"))
+    question = next(q for q in evalset["questions"] if q["id"] == "regions")
+    question["tags"] += ["__proto__", "constructor"]
+    run = json.loads(paths.runs[0].read_text(encoding="utf-8"))
+    result = next(r for r in run["results"] if r["question_id"] == "regions")
+    result["claims"][0]["citations"] = ["constructor"]
+    result["claims"][1]["citations"] = ["__proto__"]
+    files = {"snapshot.json": snapshot, "evalset.json": evalset, "run.json": run}
+    for name, data in files.items():
+        (tmp_path / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    evaluation = load_and_evaluate(
+        tmp_path / "evalset.json", snapshot=tmp_path / "snapshot.json", runs=[tmp_path / "run.json"]
+    )
+    opened = Opened(browser, _write(evaluation, tmp_path / "report.html"))
+    page = opened.page
+    tags = page.eval_on_selector_all("#f-tag option", "os => os.map(o => o.value)")
+    assert ("__proto__" in tags, "constructor" in tags) == (True, True)
+    page.select_option("#f-tag", "__proto__")
+    assert opened.rows() == ["regions"]
+    page.goto(page.url.split("#")[0] + "#q=regions")
+    page.wait_for_selector("#detail:not([hidden])")
+    cites = page.eval_on_selector_all(
+        "#d-body tr.claim .badge.cite", "bs => bs.map(b => [b.textContent, b.className])"
+    )
+    # Before, both showed as valid: `{}["constructor"]` is the Object function.
+    assert cites[:2] == [
+        ["constructor", "badge cite bad"],
+        ["__proto__", "badge cite bad"],
+    ]
+    assert opened.console == []
     page.close()

@@ -28,6 +28,10 @@
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
   function stageClass(stage) { return stage === "ok" ? "ok" : "fail"; }
   function result(runIndex, qi) { return DATA.results[runIndex][qi]; }
+  // Maps keyed by input text (IDs, tags) have no prototype: a key `constructor` or
+  // `__proto__` is then an entry like any other, not a property of every object.
+  function dict() { return Object.create(null); }
+  function doc(id) { return Object.prototype.hasOwnProperty.call(DATA.docs, id) ? DATA.docs[id] : null; }
 
   /* ---- filters ---- */
   function fillSelect(select, values, labels) {
@@ -38,7 +42,7 @@
   function setupFilters() {
     var runSel = document.getElementById("f-run");
     fillSelect(runSel, DATA.runs.map(function (_, i) { return i; }), DATA.runs.map(function (r) { return r.name; }));
-    var tags = {}, splits = {};
+    var tags = dict(), splits = dict();
     DATA.questions.forEach(function (q) {
       (q.g || []).forEach(function (t) { tags[t] = true; });
       splits[q.s] = true;
@@ -62,7 +66,7 @@
   }
   function refreshStages() {
     var select = document.getElementById("f-stage");
-    var counts = {};
+    var counts = dict();
     DATA.results[state.run].forEach(function (r) { if (r.p) counts[r.p] = (counts[r.p] || 0) + 1; });
     while (select.options.length > 1) select.remove(1);
     var present = DATA.stages.filter(function (s) { return counts[s]; });
@@ -169,15 +173,15 @@
   }
   function docText(id, recorded) {
     if (recorded !== null && recorded !== undefined) return recorded;
-    var doc = DATA.docs[id];
-    return doc ? doc[3] : "";
+    var entry = doc(id);
+    return entry ? entry[3] : "";
   }
   function docLabel(id) {
-    var doc = DATA.docs[id];
-    if (!doc) return "";
-    var parts = [doc[0]];
-    if (doc[2]) parts.push("version " + doc[2]);
-    if (doc[1]) parts.push(doc[1]);
+    var entry = doc(id);
+    if (!entry) return "";
+    var parts = [entry[0]];
+    if (entry[2]) parts.push("version " + entry[2]);
+    if (entry[1]) parts.push(entry[1]);
     return parts.join(" · ");
   }
   function section(title) { return el("div", { cls: "dsec" }, el("h3", { text: title })); }
@@ -290,7 +294,7 @@
       an.appendChild(el("div", { cls: "answer", text: r.a === undefined ? "(no answer recorded)" : r.a }));
       if (r.cl) {
         var clt = table(["claim", "text", "citations", "support label", "supported by"]);
-        var context = {};
+        var context = dict();
         (r.cx || []).forEach(function (item) { context[item[0]] = true; });
         r.cl.forEach(function (c) {
           var cites = el("span");
@@ -364,7 +368,7 @@
     var tableNode = document.getElementById("changes-table");
     if (!tableNode) return;
     var body = tableNode.querySelector("tbody");
-    var counts = {};
+    var counts = dict();
     DATA.changes.forEach(function (c) { counts[c[3]] = (counts[c[3]] || 0) + 1; });
     document.getElementById("changes-count").textContent = ["regressed", "mixed", "improved", "changed"].map(function (s) { return (counts[s] || 0) + " " + s; }).join(" · ");
     var shown = 0;
