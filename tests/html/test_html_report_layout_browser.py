@@ -198,3 +198,30 @@ def test_long_unbroken_names_do_not_scroll_sideways(
     )
     assert state == [not fragment, 1280]
     page.close()  # type: ignore[attr-defined]
+
+
+def test_long_run_names_and_tags_keep_the_filters_in_the_window(
+    browser: object, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    target = tmp_path_factory.mktemp("long-filters")
+    write_starter(target)
+    for name in ("run.json", "labels.json", "evalset.json"):
+        path = target / name
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text.replace('"starter-run"', '"' + "r" * 400 + '"'))
+        if name == "evalset.json":
+            data["questions"][0]["tags"] = ["t" * 400]
+        path.write_text(json.dumps(data), encoding="utf-8")
+    path = target / "report.html"
+    path.write_text(report_page(_starter_evaluation(target)), encoding="utf-8")
+    page = _open(browser, path.as_uri(), 1280)
+    # Before, each select was as wide as its longest option: 2,700 and 3,300 px.
+    state = page.evaluate(  # type: ignore[attr-defined]
+        "[document.scrollingElement.scrollWidth,"
+        " ...['f-run', 'f-tag'].map(id => document.getElementById(id)"
+        ".getBoundingClientRect().right <= innerWidth)]"
+    )
+    assert state == [1280, True, True]
+    page.select_option("#f-tag", "t" * 400)  # type: ignore[attr-defined]
+    assert page.eval_on_selector_all("#q-body tr", "rows => rows.length") == 1  # type: ignore[attr-defined]
+    page.close()  # type: ignore[attr-defined]
