@@ -104,6 +104,13 @@ def test_ranking_marks(example_evaluation: Evaluation) -> None:
     ]
     purge = baseline[ids.index("purge")]
     assert purge["cd"] == [["sdk-legacy", STALE, 4]]
+    # A dropped candidate's document is listed, for the detail view's document column.
+    assert data["docs"]["sdk-legacy"] == [
+        "withdrawn",
+        "Python SDK 1.x",
+        "1.x",
+        "The Python SDK 1.x is withdrawn; it no longer receives fixes.",
+    ]
     rotation = baseline[ids.index("key-rotation")]
     assert [(c[0], c[3]) for c in rotation["cl"]] == [
         ("c1", "supported"),

@@ -216,7 +216,8 @@ def result_entry(
 
 
 def document_entries(views: Sequence[QuestionView]) -> dict[str, list[Any]]:
-    """`{id: [status, title, version, snippet]}` for every item shown in a ranking or context.
+    """`{id: [status, title, version, snippet]}` for every item shown in a ranking, among the
+    candidates the reranker dropped, or in a context.
 
     Documents are listed once for the whole report rather than under every question.
     """
@@ -224,6 +225,7 @@ def document_entries(views: Sequence[QuestionView]) -> dict[str, list[Any]]:
     for view in views:
         limit = _shown(view)
         wanted.update(view.ranking[:limit])
+        wanted.update(view.candidates[:limit])
         wanted.update(view.context)
         for group in view.question.required_evidence:
             wanted.update(group.any_of)
