@@ -373,3 +373,22 @@ def test_ids_and_tags_named_like_object_properties(browser: object, tmp_path: Pa
     ]
     assert opened.console == []
     page.close()
+
+
+def test_questions_without_a_stage_sort_last(
+    browser: object, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path_factory.mktemp("stage-sort")
+    evaluation = _eighths(root, {"whole": 1, "part": 1}, allow_missing=True)
+    opened = Opened(browser, _write(evaluation, root / "report.html"))
+    page = opened.page
+    page.select_option("#f-run", "1")
+    stages = "rows => rows.map(r => [r.getAttribute('data-qid'), r.children[5].textContent])"
+    shown = []
+    for _ in range(2):
+        page.click("#q-head th[data-col='5']")
+        shown.append(page.eval_on_selector_all("#q-body tr", stages)[-1])
+    # Not diagnosed (no result): no stage, last in both directions; before, first ascending.
+    assert shown == [["reset-link", ""], ["reset-link", ""]]
+    assert opened.console == []
+    page.close()

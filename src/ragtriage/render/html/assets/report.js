@@ -82,7 +82,8 @@
     { name: "split", key: function (qi) { return DATA.questions[qi].s; } },
     { name: "tags", key: function (qi) { return (DATA.questions[qi].g || []).join(" "); } },
     { name: "outcome", key: function (qi) { return result(state.run, qi).o || ""; } },
-    { name: "stage", key: function (qi) { var p = result(state.run, qi).p; return p ? DATA.stages.indexOf(p) : -1; } },
+    // A question without a primary stage (no result) has none to sort by: it sorts last.
+    { name: "stage", key: function (qi) { var p = result(state.run, qi).p; return p ? DATA.stages.indexOf(p) : null; } },
   ].concat(DATA.measures.map(function (m, mi) {
     return { name: m[0], numeric: true, key: function (qi) { var v = result(state.run, qi).v[mi]; return v === null ? null : Number(v); } };
   }));
