@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ragtriage.cli import cli
@@ -281,3 +282,43 @@ def test_a_cache_folder_that_cannot_be_written_is_refused_before_the_work(tmp_pa
         run_files(paths.evalset, snapshot=paths.snapshot, output=out, cache_dir=cache)
     assert str(refused.value) == message
     assert not out.exists()
+
+
+def test_a_cache_folder_the_permission_check_passes_but_refuses_a_file_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a folder that os.access calls writable but that refuses a new entry (root on a
+    # read-only share, a sysfs path) ended in a PermissionError traceback when the index was
+    # stored; run_retrieval, which has no pre-check, raised NotADirectoryError for any bad root.
+    import errno
+    import tempfile
+
+    from ragtriage.fileio import OutputError
+    from ragtriage.retrievers import RetrievalConfig, run_retrieval
+    from ragtriage.validation import load_checked
+
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    paths = example_paths()
+    cache, out = tmp_path / "cache", tmp_path / "r.jsonl"
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    result = CliRunner().invoke(cli, [
+        "run", "--snapshot", str(paths.snapshot), str(paths.evalset), "--no-progress",
+        "--cache-dir", str(cache), "--output", str(out),
+    ])
+    message = f"cannot write {cache}: permission denied. Nothing was written."
+    assert (result.exit_code, result.output) == (2, f"Error: {message}\n")
+    assert not out.exists() and list(cache.iterdir()) == []
+    monkeypatch.undo()
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    data = load_checked(paths.evalset, paths.snapshot)
+    below_a_file = tmp_path / "afile" / "cache"
+    with pytest.raises(OutputError) as refused:
+        run_retrieval(
+            data.snapshot, data.evalset, RetrievalConfig(), name="b", cache_dir=below_a_file
+        )
+    assert str(refused.value) == (
+        f"cannot write {below_a_file}: a part of the path is a file, not a folder. "
+        "Nothing was written."
+    )

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..fileio import OutputError, os_reason
 from ._units import Unit
 
 
@@ -56,8 +57,12 @@ class IndexCache:
         """Create the index directory for `key` by calling `fill(tmp_dir)`; return its path."""
         if self.root is None:
             return None
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=self.root))
+        # A folder the pre-check passed may still refuse an entry (root on a read-only share).
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=self.root))
+        except OSError as exc:
+            raise OutputError(self.root, os_reason(exc)) from None
         try:
             fill(tmp)
             (tmp / "complete").write_text("ok\n", encoding="utf-8")
@@ -70,6 +75,8 @@ class IndexCache:
                 # Another process finished the same index first (at any moment): keep theirs.
                 shutil.rmtree(tmp)
             return target
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError):  # a full disk, a quota
+                raise OutputError(self.root, os_reason(exc)) from None
             raise
