@@ -178,3 +178,19 @@ def test_a_blank_file_is_named_as_such(tmp_path: Path) -> None:
     assert str(info.value).splitlines()[1:] == [
         f"- {directory / 'tasks.json'}: (file): expected a JSON document; found only whitespace"
     ]
+
+
+def test_a_document_refused_for_another_field_is_not_called_absent_from_its_file(
+    tmp_path: Path,
+) -> None:
+    # Before, each task requiring doc_a or doc_b also got "expected IDs of documents in
+    # documents.json.gz; found 'doc_a'", though both are in that file: their titles are bad.
+    docs = [{**DOCS[0], "title": ""}, {"id": "doc_b", "content": "x"}]
+    with pytest.raises(InputError) as info:
+        import_tau2(_write(tmp_path / "bad", docs, TASKS))
+    docs_file = tmp_path / "bad" / "documents.json.gz"
+    assert str(info.value).splitlines() == [
+        "2 problems found in the input:",
+        f"- {docs_file}: [0].title: expected a non-empty string; found ''",
+        f"- {docs_file}: [1].title: expected a non-empty string; found nothing",
+    ]

@@ -123,7 +123,11 @@ def _records(data: Any, what: str, label: str, collector: ProblemCollector) -> l
     return data
 
 
-def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Document]:
+def _documents(
+    data: Any, label: str, collector: ProblemCollector
+) -> tuple[list[Document], set[str]]:
+    """The documents, and every ID the file gives one: a task requiring a document refused
+    for another field is not told that it is absent."""
     documents = []
     seen: set[str] = set()
     for index, record in enumerate(_records(data, "document", label, collector)):
@@ -131,18 +135,19 @@ def _documents(data: Any, label: str, collector: ProblemCollector) -> list[Docum
         doc_id = _id_field(record, "id", label, where, collector)
         title = _str_field(record, "title", label, where, None, collector)
         content = _str_field(record, "content", label, where, None, collector)
-        if doc_id is None or title is None or content is None:
-            continue
         if doc_id in seen:
             collector.add(
                 label, None, f"{where}.id", "unique document IDs", f"{doc_id!r} more than once"
             )
             continue
+        if doc_id is None:
+            continue
         seen.add(doc_id)
-        documents.append(
-            Document(id=doc_id, title=title, text=content, metadata={"source": "tau2-bench"})
-        )
-    return documents
+        if title is not None and content is not None:
+            documents.append(
+                Document(id=doc_id, title=title, text=content, metadata={"source": "tau2-bench"})
+            )
+    return documents, seen
 
 
 def _questions(
@@ -203,10 +208,12 @@ def import_tau2(directory: PathArg) -> Tau2Data:
     collector = ProblemCollector()
     docs_path, tasks_path = directory / "documents.json.gz", directory / "tasks.json"
     raw_docs = _load(docs_path, collector)
-    documents = _documents(raw_docs, str(docs_path), collector) if raw_docs is not None else []
+    documents, named = (
+        _documents(raw_docs, str(docs_path), collector) if raw_docs is not None else ([], set())
+    )
     raw_tasks = _load(tasks_path, collector)
-    # Without readable documents, unknown-ID checks would only repeat the first problem.
-    known = {d.id for d in documents} if raw_docs is not None else None
+    # Without a readable array of documents, unknown-ID checks would only repeat its problem.
+    known = named if isinstance(raw_docs, list) else None
     questions = (
         _questions(raw_tasks, known, str(tasks_path), collector) if raw_tasks is not None else []
     )
