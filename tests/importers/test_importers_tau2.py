@@ -194,3 +194,18 @@ def test_a_document_refused_for_another_field_is_not_called_absent_from_its_file
         f"- {docs_file}: [0].title: expected a non-empty string; found ''",
         f"- {docs_file}: [1].title: expected a non-empty string; found nothing",
     ]
+
+
+def test_a_task_without_a_usable_id_is_still_checked_named_by_its_position(
+    tmp_path: Path,
+) -> None:
+    # Before, only the ID was reported: the task's missing instructions and its document
+    # absent from documents.json.gz came up one import later.
+    tasks = [{"id": 7, "user_scenario": {}, "required_documents": ["doc_a", "doc_z", "doc_a"]}]
+    assert _refused(tmp_path, tasks) == [
+        "[0].id: expected a non-empty string; found 7",
+        "[0].user_scenario.instructions: expected a non-empty string; found nothing",
+        "[0].required_documents: expected IDs of documents in documents.json.gz; found 'doc_z'",
+        "[0].required_documents[2]: expected each document at most once per task; "
+        "found 'doc_a' again (first at [0])",
+    ]

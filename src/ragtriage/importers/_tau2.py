@@ -157,34 +157,37 @@ def _questions(
     first: dict[str, int] = {}
     for index, record in enumerate(_records(data, "task", label, collector)):
         task_id = _id_field(record, "id", label, f"[{index}]", collector)
-        if task_id is None:
+        if not isinstance(record, dict):
             continue
-        if (repeat := again(first, task_id, index, repr(task_id))) is not None:
+        # A task without a usable ID is still checked, its fields named by its position.
+        at = "" if task_id is not None else f"[{index}]."
+        if task_id is not None and (repeat := again(first, task_id, index, repr(task_id))):
             collector.add(label, task_id, f"[{index}].id", "unique task IDs", repeat)
         scenario = record.get("user_scenario")
         instructions = _str_field(
             scenario if isinstance(scenario, dict) else None,
             "instructions",
             label,
-            "user_scenario",
+            f"{at}user_scenario",
             task_id,
             collector,
         )
         required = record.get("required_documents")
         if not isinstance(required, list) or not all(isinstance(item, str) for item in required):
             found = "nothing" if "required_documents" not in record else found_text(required)
-            collector.add(label, task_id, "required_documents", "a list of document IDs", found)
+            where, expected = f"{at}required_documents", "a list of document IDs"
+            collector.add(label, task_id, where, expected, found)
             continue
         listed: dict[str, int] = {}
         for n, item in enumerate(required):
             if known is not None and item not in known:
                 expected = "IDs of documents in documents.json.gz"
-                collector.add(label, task_id, "required_documents", expected, repr(item))
+                collector.add(label, task_id, f"{at}required_documents", expected, repr(item))
             # Merged, a repeat would change the input; the record importers refuse one too.
             if (repeat := again(listed, item, n, repr(item))) is not None:
-                where, expected = f"required_documents[{n}]", "each document at most once per task"
-                collector.add(label, task_id, where, expected, repeat)
-        if instructions is None:
+                where = f"{at}required_documents[{n}]"
+                collector.add(label, task_id, where, "each document at most once per task", repeat)
+        if instructions is None or task_id is None:
             continue
         groups = [EvidenceGroup(any_of=[item]) for item in required]
         questions.append(
