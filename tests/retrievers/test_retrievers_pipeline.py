@@ -317,7 +317,7 @@ def test_the_tokenizers_libraries_are_in_the_cache_key_and_the_provenance(
 
     stem, jieba = {"pystemmer": version("PyStemmer")}, {"jieba": version("jieba")}
     plain = {"tokenizer": "stemmer=none,stopwords=en,chinese=none", "bm25s": version("bm25s")}
-    plain |= {"k1": "1.5", "b": "0.75", "format": "3"}
+    plain |= {"k1": "1.5", "b": "0.75", "format": "4"}
     assert lexical_settings(TokenizerSpec(stemmer=None, chinese=False)) == plain
     spec = TokenizerSpec(stemmer="english", chinese=True)
     assert lexical_settings(spec) == {

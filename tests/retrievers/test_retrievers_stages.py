@@ -14,6 +14,7 @@ from ragtriage.retrievers import (
     reciprocal_rank_fusion,
 )
 from ragtriage.retrievers._scored import top
+from ragtriage.retrievers._tokenize import has_chinese
 
 
 def _unit(n: int, size: int) -> Unit:
@@ -72,6 +73,15 @@ def test_chinese_runs_are_segmented_by_jieba_next_to_english_words() -> None:
         "订单号",
         "refund",
     ]
+
+
+def test_chinese_characters_beyond_the_basic_plane_are_segmented_not_dropped() -> None:
+    # Before: 𠮷 (CJK extension B, as in names) was not taken for Chinese: alone it was
+    # dropped as a one-character word, and a text of such characters did not load jieba.
+    tokenizer = Tokenizer(TokenizerSpec())
+    assert tokenizer.tokens("我去𠮷野家吃饭") == ["我", "去", "𠮷", "野家", "吃饭"]
+    assert tokenizer.tokens("𠀀𠀁") == ["𠀀", "𠀁"]
+    assert has_chinese(["a 𠮷"])
 
 
 def test_without_chinese_segmentation_a_chinese_run_stays_whole() -> None:

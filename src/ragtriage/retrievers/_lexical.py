@@ -19,9 +19,10 @@ K1 = 1.5
 """BM25 term-frequency saturation (bm25s's default)."""
 B = 0.75
 """BM25 length normalisation (bm25s's default)."""
-INDEX_FORMAT = "3"
+INDEX_FORMAT = "4"
 """How units become the index; changed when that changes the scores, so that an index cached
-before is not reused (2: a unit without terms has length 0, not 1; 3: text read in NFKC form)."""
+before is not reused (2: a unit without terms has length 0, not 1; 3: text read in NFKC form;
+4: Chinese characters beyond the basic plane are Chinese)."""
 
 
 def bm25s_version() -> str:

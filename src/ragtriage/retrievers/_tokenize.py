@@ -12,8 +12,11 @@ from typing import Any
 
 from .._optional import require_extra
 
+CHINESE_CHARACTERS = "\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"
+"""The CJK ideographs, as a character-class body: extension A, the basic block, the
+compatibility block, and the two ideographic planes (extensions B to H, as in names)."""
 # A run of CJK ideographs is segmented by jieba; everything else is split into word tokens.
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = re.compile(f"[{CHINESE_CHARACTERS}]+")
 # Two or more word characters, like bm25s's default tokenizer, so English behaves as there.
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 _PUNCT_OR_SPACE = re.compile(r"^[\W_]+$")

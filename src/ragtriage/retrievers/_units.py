@@ -15,6 +15,7 @@ from ..errors import InputError, Problem, choice_problems, range_problems
 from ..loading import SnapshotIndex
 from ..schemas import Chunk, Snapshot
 from ..validation import CHUNK_CHARS_RANGE, CHUNK_SENTENCES_RANGE, snapshot_problems
+from ._tokenize import CHINESE_CHARACTERS
 
 ChunkMode = Literal["snapshot", "chars", "sentences"]
 
@@ -23,7 +24,7 @@ ChunkMode = Literal["snapshot", "chars", "sentences"]
 # word only before a space: the point of 1.5 or the comma of 1,000 is inside a number.
 _SENTENCE_END = re.compile(r"(?:[。！？；]+|[.!?;]+(?=\s))\s*")
 _SOFT_BREAK = re.compile(r"[\s，、]+|,+(?=\s)\s*")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{CHINESE_CHARACTERS}]")
 
 
 @dataclass(frozen=True)
