@@ -47,6 +47,26 @@ def test_top_orders_by_score_then_id_and_can_drop_zero_scores() -> None:
     assert [s.unit for s in top(scores, order_key, 2, positive_only=False)] == [3, 2]
 
 
+def test_scores_recorded_alike_are_ranked_as_a_tie_broken_by_id() -> None:
+    # Before, units were ranked by their unrounded scores and recorded to 6 decimals, so a
+    # run showed equal scores out of ID order (dense and hybrid on the tau2 data): re-sorted
+    # by score and ID, as the docs say it is ordered, it ranked otherwise.
+    scores = np.array([0.1234564, 0.1234561], dtype=np.float32)
+    order_key = np.array([1, 0], dtype=np.int64)  # unit 1's ID sorts first
+    assert top(scores, order_key, 2, positive_only=True) == [
+        Scored(1, 0.123456),
+        Scored(0, 0.123456),
+    ]
+    # 1/10001 and 1/10002 are both recorded as 0.0001
+    fused = reciprocal_rank_fusion(
+        [[Scored(1, 1.0)], [Scored(2, 1.0), Scored(0, 0.5)]],
+        np.array([0, 1, 2], dtype=np.int64),
+        depth=10,
+        c=10000,
+    )
+    assert [item.unit for item in fused] == [0, 1, 2]
+
+
 def test_context_budget_stops_at_k_or_at_the_first_unit_that_overflows() -> None:
     units = [_unit(0, 100), _unit(1, 300), _unit(2, 50)]
     ranking = [Scored(0, 3.0), Scored(1, 2.0), Scored(2, 1.0)]

@@ -10,7 +10,7 @@ import numpy.typing as npt
 from ..validation import RerankKind
 from ._dense import DenseIndex
 from ._lexical import LexicalIndex
-from ._scored import Scored
+from ._scored import Scored, best_first
 
 
 def rerank(
@@ -24,7 +24,8 @@ def rerank(
 ) -> list[Scored]:
     """Reorder the first `depth` candidates by the reranker's score; the rest keep their order.
 
-    `dense` scores by embedding cosine, `bm25` by the lexical score. Ties keep ID order.
+    `dense` scores by embedding cosine, `bm25` by the lexical score. Ties (as recorded) keep
+    ID order.
     """
     head, tail = list(candidates[:depth]), list(candidates[depth:])
     units = [item.unit for item in head]
@@ -38,9 +39,8 @@ def rerank(
             np.asarray(lexical.retriever.get_scores(tokens), dtype=np.float64) if tokens else None
         )
         scores = [float(all_scores[u]) if all_scores is not None else 0.0 for u in units]
-    rescored = sorted(
-        (Scored(unit, score) for unit, score in zip(units, scores, strict=True)),
-        key=lambda item: (-item.score, int(order_key[item.unit])),
+    rescored = best_first(
+        (Scored(unit, score) for unit, score in zip(units, scores, strict=True)), order_key
     )
     # Items beyond the reranked head keep their first-stage scores, which are on another scale;
     # they are appended in their original order, below every reranked item.

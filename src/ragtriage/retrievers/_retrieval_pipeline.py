@@ -48,7 +48,7 @@ from ._lexical import K1, B, LexicalIndex, bm25s_version, build_lexical
 from ._progress import Progress
 from ._rerank import rerank
 from ._retrieval_filters import UnitFilter
-from ._scored import Scored
+from ._scored import Scored, recorded
 from ._tokenize import TokenizerSpec, has_chinese
 from ._units import Chunking, Unit, make_chunks, make_units, unindexed, with_chunks
 
@@ -203,7 +203,7 @@ def _ranked(
     return [
         RankedItem(
             id=units[item.unit].id,
-            score=round(item.score, 6) if scored_upto is None or n < scored_upto else None,
+            score=recorded(item.score) if scored_upto is None or n < scored_upto else None,
         )
         for n, item in enumerate(items)
     ]

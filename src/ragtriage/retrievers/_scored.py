@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,21 @@ class Scored:
     """The stage's score (higher is better)."""
 
 
+SCORE_DECIMALS = 6
+"""Decimals a run records a score to. Units are ranked by the score as recorded, so scores
+recorded alike are a tie, broken by unit ID as the run shows them."""
+
+
+def recorded(score: float) -> float:
+    """A score as the run records it."""
+    return round(score, SCORE_DECIMALS)
+
+
+def best_first(items: Iterable[Scored], order_key: npt.NDArray[np.int64]) -> list[Scored]:
+    """`items` by recorded score, best first; scores recorded alike in ID order."""
+    return sorted(items, key=lambda item: (-recorded(item.score), int(order_key[item.unit])))
+
+
 def top(
     scores: npt.NDArray[np.float32],
     order_key: npt.NDArray[np.int64],
@@ -26,7 +42,8 @@ def top(
     positive_only: bool,
     allowed: npt.NDArray[np.bool_] | None = None,
 ) -> list[Scored]:
-    """The `depth` best units by score; equal scores are ordered by `order_key` (ID order).
+    """The `depth` best units by score as recorded (rounded to `SCORE_DECIMALS`, the score
+    they carry); scores recorded alike are ordered by `order_key` (ID order).
 
     `allowed` (one flag per unit) removes units before ranking, as a retrieval filter does.
     """
@@ -37,6 +54,6 @@ def top(
     if len(candidates) == 0:
         return []
     # Sort by score descending, then by ID rank: the same inputs always give the same order.
-    order = np.lexsort((order_key[candidates], -scores[candidates].astype(np.float64)))
-    chosen = candidates[order[:depth]]
-    return [Scored(int(i), float(scores[i])) for i in chosen]
+    rounded = np.round(scores[candidates].astype(np.float64), SCORE_DECIMALS)
+    order = np.lexsort((order_key[candidates], -rounded))[:depth]
+    return [Scored(int(candidates[n]), float(rounded[n])) for n in order]
