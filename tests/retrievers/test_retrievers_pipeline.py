@@ -372,3 +372,18 @@ def test_full_width_and_decomposed_words_retrieve_their_ordinary_forms(tmp_path:
     # 位], [邮箱 密码 至少 位], [café open nine]: before, [("mail", 0.206595), ("vpn", 0.148033)]
     # and []
     assert found == [[("vpn", 0.456955), ("mail", 0.206595)], [("cafe", 0.478453)]]
+
+
+def test_a_damaged_index_in_the_cache_is_an_error_naming_its_folder(tmp_path: Path) -> None:
+    # Before: an orjson.JSONDecodeError traceback from bm25s (a cached index whose files a
+    # cleaner or a full disk emptied after it was finished).
+    run_retrieval(SNAPSHOT, EVALSET, RetrievalConfig(), name="a", cache_dir=tmp_path)
+    (folder,) = tmp_path.glob("bm25-*")
+    (folder / "bm25" / "params.index.json").write_text("", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        run_retrieval(SNAPSHOT, EVALSET, RetrievalConfig(), name="a", cache_dir=tmp_path)
+    assert str(info.value).splitlines() == [
+        "1 problem found in the input:",
+        f"- {folder}: (file): expected a complete index (delete the folder to rebuild it, or "
+        "use --no-cache); found JSONDecodeError",
+    ]

@@ -105,10 +105,9 @@ def build_dense(
     """Load the unit embeddings from the cache, or compute and store them."""
     encoder = Encoder(threads)
     key = cache_key("dense", units_digest, dense_settings())
-    found = cache.path(key)
-    if found is not None:
-        vectors = np.load(found / "vectors.npy", allow_pickle=False)
-        return DenseIndex(vectors, encoder, order_key, True)
+    loaded = cache.load(key, lambda folder: np.load(folder / "vectors.npy", allow_pickle=False))
+    if loaded is not None:
+        return DenseIndex(loaded, encoder, order_key, True)
     vectors = encoder.encode(texts, advance)
 
     def fill(directory: Path) -> None:

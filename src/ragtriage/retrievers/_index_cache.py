@@ -9,9 +9,12 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from ..fileio import OutputError, os_reason
+from ..fileio import OutputError, file_problem, os_reason
 from ._units import Unit
+
+_Index = TypeVar("_Index")
 
 
 def default_cache_dir() -> Path:
@@ -52,6 +55,18 @@ class IndexCache:
             return None
         target = self.root / key
         return target if (target / "complete").is_file() else None
+
+    def load(self, key: str, read: Callable[[Path], _Index]) -> _Index | None:
+        """`read(folder)` of the finished index for `key`, or None when there is none. A
+        damaged one (emptied by a cleaner or a full disk) is an input error naming its folder."""
+        found = self.path(key)
+        if found is None:
+            return None
+        try:
+            return read(found)
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            expected = "a complete index (delete the folder to rebuild it, or use --no-cache)"
+            raise file_problem(str(found), expected, type(exc).__name__) from None
 
     def store(self, key: str, fill: Callable[[Path], None]) -> Path | None:
         """Create the index directory for `key` by calling `fill(tmp_dir)`; return its path."""

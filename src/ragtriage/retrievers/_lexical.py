@@ -82,10 +82,9 @@ def build_lexical(
 
     tokenizer = Tokenizer(spec)
     key = cache_key("bm25", units_digest, lexical_settings(spec))
-    found = cache.path(key)
-    if found is not None:
-        retriever = bm25s.BM25.load(str(found / "bm25"), mmap=True)
-        return LexicalIndex(retriever, tokenizer, order_key, True)
+    loaded = cache.load(key, lambda folder: bm25s.BM25.load(str(folder / "bm25"), mmap=True))
+    if loaded is not None:
+        return LexicalIndex(loaded, tokenizer, order_key, True)
     corpus = tokenizer.many(texts, advance)
     retriever = bm25s.BM25(k1=K1, b=B)
     # A unit without terms is indexed as bm25s indexes it, with length 0, so that it does not
