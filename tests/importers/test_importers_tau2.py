@@ -209,3 +209,27 @@ def test_a_task_without_a_usable_id_is_still_checked_named_by_its_position(
         "[0].required_documents[2]: expected each document at most once per task; "
         "found 'doc_a' again (first at [0])",
     ]
+
+
+def test_a_task_listing_no_required_documents_is_named_in_a_note(tmp_path: Path) -> None:
+    # Before, such a task silently became an unanswerable question: its retrieval measures
+    # are not applicable (right), but a generated answer to it counts as a missed refusal.
+    from click.testing import CliRunner
+
+    from ragtriage.api import import_tau2_files
+    from ragtriage.cli import cli
+
+    tasks = [*TASKS, {**TASKS[0], "id": "task_2", "required_documents": []}]
+    directory = _write(tmp_path / "in", DOCS, tasks)
+    note = (
+        "1 task lists no required documents (task_2): imported as an unanswerable question, "
+        "whose retrieval measures are not applicable"
+    )
+    assert import_tau2(directory).notes == (note,)
+    written = import_tau2_files(directory, output=tmp_path / "api")
+    assert written.notes == (note,)
+    result = CliRunner().invoke(cli, ["import", "tau2", str(directory), "-o", str(tmp_path / "o")])
+    assert (result.exit_code, result.output) == (
+        0, f"wrote 2 documents, 2 questions to {tmp_path / 'o'}\nnote: {note}\n"
+    )
+    assert import_tau2(_write(tmp_path / "all", DOCS, TASKS)).notes == ()

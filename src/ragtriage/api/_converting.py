@@ -101,7 +101,7 @@ def import_tau2_files(directory: PathArg, *, output: PathArg) -> WrittenNative:
     from ..importers import import_tau2
 
     data = import_tau2(directory)
-    return write_imported(output, data.snapshot, data.evalset)
+    return replace(write_imported(output, data.snapshot, data.evalset), notes=data.notes)
 
 
 def import_records_files(

@@ -22,6 +22,8 @@ _OUT = output_option("snapshot.json, evalset.json and the run files", required=T
 
 def _tell(written: WrittenNative) -> None:
     say(written.summary(), err=True)
+    for note in written.notes:
+        say(f"note: {note}", err=True)
 
 
 @click.group(
@@ -96,8 +98,6 @@ def _records(fmt: str) -> click.Command:
             file, fmt, output=output, name=name, dataset_id=dataset_id  # type: ignore[arg-type]
         )
         _tell(written)
-        for note in written.notes:
-            say(f"note: {note}", err=True)
         if written.ignored_fields:
             say(
                 f"ignored fields (not used by ragtriage): {', '.join(written.ignored_fields)}",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import InputError, ProblemCollector, again, found_text
+from ..errors import InputError, ProblemCollector, again, counted, found_text, id_list
 from ..fileio import decode, open_input, parse_json, refuse_blank
 from ..paths import PathArg, as_path, file_suffix
 from ..schemas import (
@@ -40,6 +40,8 @@ class Tau2Data:
     """698 documents (title and content)."""
     evalset: EvalSet
     """One question per task; query = the scenario instructions."""
+    notes: tuple[str, ...] = ()
+    """What the user should know of the conversion (tasks imported as unanswerable)."""
 
 
 TAU2_MAX_BYTES = 64 * 1024 * 1024
@@ -234,4 +236,12 @@ def import_tau2(directory: PathArg) -> Tau2Data:
             "evidence": "required_documents, one group each",
         },
     )
-    return Tau2Data(snapshot, evalset)
+    # An answerable question needs evidence: such a task can only be unanswerable; say so.
+    bare = [q.id for q in questions if not q.required_evidence]
+    one = len(bare) == 1
+    what = "an unanswerable question" if one else "unanswerable questions"
+    note = (
+        f"{counted(len(bare), 'task')} list{'s' if one else ''} no required documents "
+        f"({id_list(bare)}): imported as {what}, whose retrieval measures are not applicable"
+    )
+    return Tau2Data(snapshot, evalset, (note,) if bare else ())
