@@ -166,6 +166,46 @@ def test_a_reader_that_stops_ends_the_command_quietly_with_141() -> None:
     assert (done.returncode, done.stderr) == (141, b"")
 
 
+SUMMARY_COMMANDS = [
+    ["init", "starter"],
+    ["judge", str(FIXTURE), "--judge", "lexical", "--no-progress", "-o", "labels"],
+]
+"""Commands whose main output is files, with a summary of them on stdout."""
+
+
+@pytest.mark.parametrize("args", SUMMARY_COMMANDS)
+def test_a_full_stdout_for_a_summary_is_one_line_and_status_2(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # Before: an OSError traceback and status 1 (a failed gate's), as for a report once.
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ragtriage", *args], cwd=tmp_path,
+            stdout=full, stderr=subprocess.PIPE, timeout=120, check=False,
+        )
+    assert (done.returncode, done.stderr.splitlines()[-1:]) == (
+        2, [b"Error: cannot write the report to standard output: no space left on the device"]
+    )
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args", SUMMARY_COMMANDS)
+def test_a_reader_that_stops_a_summary_ends_the_command_quietly_with_141(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # Before: status 1 (click turns a broken pipe into 1, a failed gate's), as for a report once.
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ragtriage", *args], cwd=tmp_path,
+            stdout=write, stderr=subprocess.PIPE, timeout=120, check=False,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr.strip()) == (141, b"")
+
+
 @pytest.mark.parametrize("args", ["evaluate --example", "schema run", "trec-eval q.txt r.txt"])
 def test_a_report_for_a_closed_stdout_is_refused_before_the_work(args: str) -> None:
     # Before: click wrote the report nowhere and the command ended with status 0.

@@ -79,7 +79,10 @@ def say(line: str, *, err: bool = False) -> None:
     terminal."""
     from .._console import visible  # loaded when a command speaks, not by `--help`
 
-    click.echo(visible(line), err=err)
+    if err:
+        click.echo(visible(line), err=True)
+    else:  # a summary on stdout fails as a report there does (`to_stdout`)
+        to_stdout([visible(line) + "\n"])
 
 
 def write_output(text: str | Iterable[str | bytes | memoryview], output: Path | None) -> None:
@@ -88,21 +91,28 @@ def write_output(text: str | Iterable[str | bytes | memoryview], output: Path | 
     if output is None:
         if sys.stdout is None:  # its descriptor closed (`>&-`): click would write nothing
             raise _CannotWrite(_STDOUT_CLOSED)
-        try:
-            for piece in [text] if isinstance(text, str) else text:
-                click.echo(piece if isinstance(piece, str | bytes) else bytes(piece), nl=False)
-        except BrokenPipeError:  # the reader stopped (`| head`): stop quietly, as on SIGPIPE
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing to flush
-            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
-        except OSError as exc:  # a full disk (`> /dev/full`), ...
-            from ..fileio import os_reason
-
-            reason = os_reason(exc)
-            raise _CannotWrite(f"cannot write the report to standard output: {reason}") from None
+        to_stdout([text] if isinstance(text, str) else text)
     else:
         from ..fileio import write_text
 
         write_text(output, text)
+
+
+def to_stdout(pieces: Iterable[str | bytes | memoryview]) -> None:
+    """Write text (or UTF-8 bytes) to stdout: a reader that stopped (`| head`) ends the
+    command quietly with 141, as SIGPIPE would; a write the system refuses (`> /dev/full`)
+    with one line and exit 2, not a traceback and click's 1 (a failed gate's)."""
+    try:
+        for piece in pieces:
+            click.echo(piece if isinstance(piece, str | bytes) else bytes(piece), nl=False)
+    except BrokenPipeError:  # the reader stopped: nothing more to flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+    except OSError as exc:  # a full disk, ...
+        from ..fileio import os_reason
+
+        reason = os_reason(exc)
+        raise _CannotWrite(f"cannot write the report to standard output: {reason}") from None
 
 
 def refuse_inputs_as_outputs(ctx: click.Context) -> None:
