@@ -115,6 +115,23 @@ def test_an_unknown_command_is_a_usage_error() -> None:
     assert "No such command 'evaluat'" in out.stderr
 
 
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("evaluat", "Error: No such command 'evaluat'. Did you mean 'evaluate'?"),
+        ("trec_eval", "Error: No such command 'trec_eval'. Did you mean 'trec-eval'?"),
+        ("repot", "Error: No such command 'repot'. (Did you mean one of: 'export', 'report'?)"),
+        ("xyz", "Error: No such command 'xyz'."),
+    ],
+)
+def test_a_misspelt_command_is_told_the_close_ones(typed: str, said: str) -> None:
+    # Before: no suggestion for a command of `ragtriage` (loaded lazily, click saw none),
+    # where `ragtriage review exprt` had one.
+    out = CliRunner().invoke(cli, [typed, "x"])
+    assert out.exit_code == 2
+    assert out.stderr.splitlines()[-1] == said
+
+
 def test_the_file_models_are_built_without_reading_their_source() -> None:
     # The field docstrings are read where a JSON Schema is made (`schemas.json_schema`), not
     # parsed from each module's source as each model class is built (every command's cost).

@@ -9,6 +9,7 @@ keeps equal to the commands' own one-line help.
 from __future__ import annotations
 
 import atexit
+import difflib
 import errno
 import keyword
 import os
@@ -106,6 +107,18 @@ class LazyGroup(click.Group):
         """The command, imported now; None for an unknown name (click then says so)."""
         entry = _BY_NAME.get(cmd_name)
         return entry.load() if entry is not None else None
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command and its arguments. A name that is no command's is told the close ones,
+        as click tells them among the commands it holds (none here: they load when named)."""
+        if args and args[0] not in _BY_NAME and args[0][:1] != "-" and not ctx.resilient_parsing:
+            close = sorted(difflib.get_close_matches(args[0], _BY_NAME))
+            said = ", ".join(map(repr, close))
+            hints = ["", f" Did you mean {said}?", f" (Did you mean one of: {said}?)"]
+            ctx.fail(f"No such command {args[0]!r}.{hints[min(len(close), 2)]}")
+        return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an interrupt (Ctrl-C) ends it with status 130 and SIGTERM (a CI
