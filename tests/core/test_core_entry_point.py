@@ -166,6 +166,23 @@ def test_a_reader_that_stops_ends_the_command_quietly_with_141() -> None:
     assert (done.returncode, done.stderr) == (141, b"")
 
 
+@pytest.mark.parametrize(
+    ("args", "status"), [(["--example", "-o", "out.txt"], 0), (["nope.json"], 2)]
+)
+def test_a_full_stderr_leaves_the_report_and_the_status_as_they_are(
+    tmp_path: Path, args: list[str], status: int
+) -> None:
+    # Before: the note (holdout left out) or the error that stderr refused ended the command
+    # with a traceback (written nowhere) and status 1, a failed gate's, and no report.
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ragtriage", "evaluate", *args], cwd=tmp_path,
+            stdout=subprocess.PIPE, stderr=full, timeout=120, check=False,
+        )
+    assert (done.returncode, done.stdout) == (status, b"")
+    assert (tmp_path / "out.txt").exists() == (status == 0)
+
+
 SUMMARY_COMMANDS = [
     ["init", "starter"],
     ["judge", str(FIXTURE), "--judge", "lexical", "--no-progress", "-o", "labels"],

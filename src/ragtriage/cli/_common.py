@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
@@ -76,11 +77,12 @@ def say(line: str, *, err: bool = False) -> None:
     """Write a line of the command's own text (a summary, a note, an error) to stdout or
     stderr. It may name run names, IDs and paths from the files read, so control and
     zero-width characters are written as their escapes (`\\x1b`), never to act on the
-    terminal."""
+    terminal. A line stderr refuses is dropped: the command ends as it would have."""
     from .._console import visible  # loaded when a command speaks, not by `--help`
 
     if err:
-        click.echo(visible(line), err=True)
+        with contextlib.suppress(OSError):  # `2>/dev/full`: a note must not end the command
+            click.echo(visible(line), err=True)
     else:  # a summary on stdout fails as a report there does (`to_stdout`)
         to_stdout([visible(line) + "\n"])
 
