@@ -50,6 +50,7 @@ FOLDER_OPTIONS = {
 SUFFIX = {"review export -o": ".csv", "run -o": ".jsonl", "evaluate --html": ".html",
           "compare --html": ".html", "report -o": ".html"}
 
+SLASH = "a path ending in '/' names a folder, not a file"
 FILE_TARGETS = {
     "missing folder": ("nope/out{s}", "the folder 'nope' does not exist"),
     "a directory": ("adir{s}", "it is a directory, not a regular file"),
@@ -57,6 +58,9 @@ FILE_TARGETS = {
     "/dev/full": ("/dev/full", "it is a character device, not a regular file"),
     # Before: replaced by the report (renamed over it), keeping its mode 0444.
     "a read-only file": ("readonly{s}", "it is read-only"),
+    # Before: written as the file 'newout' (or over 'afile.txt'): the '/' was dropped.
+    "a folder's name": ("newout/", SLASH),
+    "a file's name as a folder's": ("afile.txt/", SLASH),
 }
 FOLDER_TARGETS = {
     "an existing file": ("afile.txt", "it exists and is not a folder"),
@@ -103,6 +107,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[int | str, 
     kept = {f.read_text(encoding="utf-8") for f in root.glob("readonly.*")}
     assert kept == {"keep\n"}
     assert not (root / "nope").exists()
+    assert not (root / "newout").exists()
     return [(r.code, r.stderr) for r in results]
 
 

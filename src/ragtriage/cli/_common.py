@@ -185,13 +185,13 @@ _STDOUT_CLOSED = "cannot write the report: standard output is closed"
 
 def checked_output(
     folder: bool = False, stdout: bool = False
-) -> Callable[[click.Context, click.Parameter, Path | None], Path | None]:
+) -> Callable[[click.Context, click.Parameter, str | None], Path | None]:
     """A click callback refusing, before any work, an output target that cannot be written
     (`check_output`); `folder`: the option names a folder to write files into; `stdout`: the
     report goes to stdout without it, refused when closed. A file (not a folder) is noted as
     the command's output for `refuse_inputs_as_outputs`."""
 
-    def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
         if value is None and stdout and sys.stdout is None:
             raise _CannotWrite(_STDOUT_CLOSED)
         if not folder and param.name is not None:
@@ -200,10 +200,10 @@ def checked_output(
             from ..fileio import OutputError, check_output
 
             try:
-                check_output(value, folder=folder)
+                check_output(value, folder=folder)  # as typed: a trailing '/' is seen
             except OutputError as exc:
                 raise _CannotWrite(str(exc)) from None
-        return value
+        return None if value is None else Path(value)
 
     return callback
 
@@ -214,7 +214,7 @@ def output_path_option(
     """An option naming a file (or `folder`) the command writes, checked before the work."""
     return click.option(
         *names,
-        type=click.Path(path_type=Path),
+        type=click.Path(),  # text: `checked_output` makes the Path
         default=None,
         callback=checked_output(folder),
         help=help,
@@ -266,7 +266,7 @@ def output_option(
         "--output",
         "-o",
         "output",
-        type=click.Path(path_type=Path),
+        type=click.Path(),  # text: `checked_output` makes the Path
         required=required,
         metavar=metavar,
         callback=checked_output(folder=metavar == "DIR", stdout=bool(where)),

@@ -92,7 +92,10 @@ def os_reason(exc: OSError) -> str:
 
 def check_output(path: PathArg, *, folder: bool = False) -> None:
     """Refuse, before any work, a target that cannot be written (or, with `folder`, an
-    output folder that cannot be created or written into)."""
+    output folder that cannot be created or written into). A file's path given as text
+    ending in '/' is refused: `Path` would drop the '/' and write a file of the folder's name."""
+    if not folder and isinstance(path, str) and path.endswith(("/", os.sep)):
+        raise OutputError(path, "a path ending in '/' names a folder, not a file")
     path = as_path(path)
     if str(path) == "-":  # written as a file named '-', a script reading stdout gets nothing
         raise OutputError(path, f"'-' {DASH.format('output')}")
