@@ -70,6 +70,15 @@ def test_a_run_name_with_control_characters_is_shown_as_escapes(tmp_path: Path) 
     )
 
 
+def test_no_progress_bar_writes_to_a_stderr_that_is_not_a_terminal(tmp_path: Path) -> None:
+    # Before: the bar, shown by default, left a blank line in a CI log or a file.
+    write_dataset(tmp_path, None, [claim("每日转账限额为五万元", "z1")])
+    result = CliRunner().invoke(
+        judge_command, [*_args(tmp_path), "--judge", "lexical", "-o", str(tmp_path / "o")]
+    )
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
 def test_two_runs_whose_names_give_one_label_file_are_refused_before_judging(
     tmp_path: Path,
 ) -> None:

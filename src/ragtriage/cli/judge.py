@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, get_args
 
@@ -136,7 +137,9 @@ class _Bar:
     help="Largest reply read; a bigger one is cannot_judge (not retried, not cached).",
 )
 @click.option("--dry-run", is_flag=True, help="Only estimate calls, tokens and cost.")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option(
+    "--no-progress", is_flag=True, help="No progress bar (shown when stderr is a terminal)."
+)
 @executor_options
 @handle_errors
 def judge_command(dry_run: bool, no_progress: bool, **options: Any) -> None:
@@ -147,7 +150,9 @@ def judge_command(dry_run: bool, no_progress: bool, **options: Any) -> None:
     and each reference fact against the answer. Labels go to OUTPUT/<run>.labels.json for
     `ragtriage evaluate --labels`; they never replace human labels.
     """
-    bar = _Bar(enabled=not (no_progress or dry_run))
+    # Not in a CI log or a file, where the bar would leave a blank line.
+    shown = sys.stderr is not None and sys.stderr.isatty()
+    bar = _Bar(enabled=shown and not (no_progress or dry_run))
     try:
         outcome = judge_files(dry_run=dry_run, progress=bar, **options)
     finally:
