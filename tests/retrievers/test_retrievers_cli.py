@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -322,3 +324,16 @@ def test_a_cache_folder_the_permission_check_passes_but_refuses_a_file_is_an_err
         f"cannot write {below_a_file}: a part of the path is a file, not a folder. "
         "Nothing was written."
     )
+
+
+def test_a_run_started_without_stderr_is_written(tmp_path: Path) -> None:
+    # Before: `2>&-` (Python's sys.stderr is then None) ended the command with an
+    # AttributeError from asking it whether it is a terminal, status 1 and no run.
+    article = Path(__file__).resolve().parents[1] / "data" / "article-fixture.json"
+    out = tmp_path / "r.jsonl"
+    done = subprocess.run(
+        f"{sys.executable} -m ragtriage run {article} --no-cache -o {out} 2>&-",
+        shell=True, capture_output=True, timeout=120, check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert out.read_text(encoding="utf-8").count("\n") == 5

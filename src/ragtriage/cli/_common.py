@@ -393,6 +393,12 @@ def executor_options(func: Callable[..., R]) -> Callable[..., R]:
     return with_options(func, options)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal, where a progress bar shows (not a CI log, a pipe, a file,
+    nor a closed stderr: `2>&-`, which Python holds as None)."""
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
 def terminal_width() -> int:
     """`render.terminal_width()`: imported when a command prints, not for `--help`."""
     from ..render import terminal_width as width

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, get_args
 
@@ -28,6 +27,7 @@ from ._common import (
     output_option,
     run_context_options,
     say,
+    stderr_is_terminal,
 )
 from ._endpoint import endpoint_options
 from ._parsing import Command
@@ -151,8 +151,7 @@ def judge_command(dry_run: bool, no_progress: bool, **options: Any) -> None:
     `ragtriage evaluate --labels`; they never replace human labels.
     """
     # Not in a CI log or a file, where the bar would leave a blank line.
-    shown = sys.stderr is not None and sys.stderr.isatty()
-    bar = _Bar(enabled=shown and not (no_progress or dry_run))
+    bar = _Bar(enabled=stderr_is_terminal() and not (no_progress or dry_run))
     try:
         outcome = judge_files(dry_run=dry_run, progress=bar, **options)
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, get_args
 
@@ -27,6 +26,7 @@ from ._common import (
     output_path_option,
     say,
     snapshot_option,
+    stderr_is_terminal,
 )
 from ._endpoint import endpoint_options
 from ._parsing import Command
@@ -143,7 +143,7 @@ def run_command(output: Path, progress: bool | None, **options: Any) -> None:
     """
     written = run_files(
         output=output,
-        progress=sys.stderr.isatty() if progress is None else progress,
+        progress=stderr_is_terminal() if progress is None else progress,
         **options,
     )
     result = written.output
