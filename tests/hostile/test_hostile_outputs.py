@@ -394,6 +394,34 @@ def test_the_python_api_refuses_an_output_that_is_an_input_as_the_cli_does(
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
+def test_the_python_api_refuses_a_file_path_ending_in_a_slash_as_the_cli_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: `Path` dropped the '/': the run, sheet or TREC file was written as 'out'.
+    from ragtriage import api
+
+    _inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traces.jsonl").write_text("{}\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    calls = [
+        lambda: api.run_files("evalset.json", snapshot="snapshot.json", output="out/"),
+        lambda: api.run_files("evalset.json", snapshot="snapshot.json", output="r.jsonl",
+                              chunk_chars=200, chunked_snapshot="out/"),
+        lambda: api.import_openinference_files("evalset.json", "traces.jsonl", output="out/"),
+        lambda: api.export_trec_files("evalset.json", qrels_out="out/"),
+        lambda: api.export_trec_files(runs=["runs/baseline.json"], run_out="out/"),
+        lambda: api.review_export_files("evalset.json", snapshot="snapshot.json",
+                                        runs=["runs/baseline.json"], output="out.csv/"),
+    ]
+    for call in calls:
+        with pytest.raises(fileio.OutputError) as caught:
+            call()
+        assert str(caught.value).endswith(f"/: {SLASH}. Nothing was written.")
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert not (tmp_path / "out").exists() and not (tmp_path / "r.jsonl").exists()
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="/proc is not writable for others: refused first")
 def test_a_folder_that_takes_no_new_file_is_not_called_missing() -> None:
     # Before: "its folder does not exist" (creating the temporary file failed with ENOENT).

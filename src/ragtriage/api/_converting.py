@@ -193,9 +193,10 @@ def import_openinference_files(
     refusal_pattern: str | None = None,
 ) -> ImportedTraceRun:
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
-    from ..fileio import refuse_inputs
+    from ..fileio import check_output, refuse_inputs
     from ..importers import import_openinference, write_native
 
+    check_output(output)  # as given, as the command line checks it: before the work
     problems = run_name_problems(name)
     for option, key in (("--match-attribute", match_attribute), ("--id-key", id_key)):
         if key == "":  # no attribute or metadata key has an empty name
@@ -246,7 +247,7 @@ def export_trec_files(
     """`ragtriage export trec [DATASET] [--run R]`: qrels from DATASET and/or a TREC run; notes
     name what is left out: questions without required evidence (qrels), and DATASET's holdout
     (both files) unless `include_holdout`, whose look is recorded before anything is written."""
-    from ..fileio import outputs_together, refuse_overwrites
+    from ..fileio import check_output, outputs_together, refuse_overwrites
     from ..holdout import Notice
     from ..importers import export_trec
     from ..request import Request, log_notice
@@ -256,6 +257,9 @@ def export_trec_files(
         raise RequestError("give one --run (each TREC run file holds one run)")
     run_file = run_files[0] if run_files else None
     _check_trec_outputs(dataset, qrels_out, run_file, run_out)
+    for target in (qrels_out, run_out):  # as given, as the command line checks them
+        if target is not None:
+            check_output(target)
     request = Request.build(dataset, runs=run_files, include_holdout=include_holdout, who=who,
                             holdout_warn_after=holdout_warn_after, ledger=ledger)
     request.holdout.check(dataset)

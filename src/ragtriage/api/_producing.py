@@ -142,6 +142,9 @@ def run_files(
             "--chunk-chars/--chunk-sentences need --chunked-snapshot PATH "
             "(the run's chunk IDs live there)"
         )
+    for target in (output, chunked_snapshot):  # as given: a '/' that `Path` drops is seen
+        if target is not None:
+            check_output(target)
     path, chunked = as_path(output), as_optional_path(chunked_snapshot)
     # As the command line refuses them: writing either would replace a file read here.
     inputs = [("DATASET", dataset), *([] if snapshot is None else [("--snapshot", snapshot)])]

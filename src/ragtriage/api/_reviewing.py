@@ -29,9 +29,11 @@ def review_export_files(
 
     Texts are masked like every report unless `raw_text` (`--raw-text`) is true.
     """
+    from ..fileio import check_output
     from ..judges import load_judgeable
     from ..review import export_sheet
 
+    check_output(output)  # as given, as the command line checks it: before the work
     loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)
     check_some_run(len(loaded.runs), "review")
     return export_sheet(loaded, output, k=k, raw_text=raw_text)
