@@ -12,6 +12,7 @@ each is shown as its escape instead, `\\x1b`, `\\u202e`, as `repr` writes it.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import IO, TYPE_CHECKING, Any
@@ -112,6 +113,12 @@ def text_table(
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal, where a progress bar shows (not a CI log, a pipe, a file,
+    nor a closed stderr: `2>&-`, which Python holds as None)."""
+    return sys.stderr is not None and sys.stderr.isatty()
 
 
 def progress_bar(*, transient: bool, disable: bool = False) -> Progress:

@@ -101,9 +101,8 @@ def write_output(text: str | Iterable[str | bytes | memoryview], output: Path | 
 
 
 def to_stdout(pieces: Iterable[str | bytes | memoryview]) -> None:
-    """Write text (or UTF-8 bytes) to stdout: a reader that stopped (`| head`) ends the
-    command quietly with 141, as SIGPIPE would; a write the system refuses (`> /dev/full`)
-    with one line and exit 2, not a traceback and click's 1 (a failed gate's)."""
+    """Write text (or UTF-8 bytes) to stdout: a reader that stopped (`| head`) ends the command
+    quietly with 141, as SIGPIPE would; a full disk with one line and exit 2, never 1."""
     try:
         for piece in pieces:
             click.echo(piece if isinstance(piece, str | bytes) else bytes(piece), nl=False)
@@ -113,8 +112,8 @@ def to_stdout(pieces: Iterable[str | bytes | memoryview]) -> None:
     except OSError as exc:  # a full disk, ...
         from ..fileio import os_reason
 
-        reason = os_reason(exc)
-        raise _CannotWrite(f"cannot write the report to standard output: {reason}") from None
+        said = f"cannot write the report to standard output: {os_reason(exc)}"
+        raise _CannotWrite(said) from None
 
 
 def refuse_inputs_as_outputs(ctx: click.Context) -> None:
@@ -178,7 +177,6 @@ class _CannotWrite(click.ClickException):
 
 _OUTPUTS = "ragtriage.outputs"
 """`click.Context.meta` key: the names of the parameters naming a file the command writes."""
-
 
 _STDOUT_CLOSED = "cannot write the report: standard output is closed"
 
@@ -391,12 +389,6 @@ def executor_options(func: Callable[..., R]) -> Callable[..., R]:
         ),
     )
     return with_options(func, options)
-
-
-def stderr_is_terminal() -> bool:
-    """Whether stderr is a terminal, where a progress bar shows (not a CI log, a pipe, a file,
-    nor a closed stderr: `2>&-`, which Python holds as None)."""
-    return sys.stderr is not None and sys.stderr.isatty()
 
 
 def terminal_width() -> int:

@@ -8,7 +8,7 @@ from typing import Any, get_args
 import click
 from rich.progress import Progress, TaskID
 
-from .._console import progress_bar
+from .._console import progress_bar, stderr_is_terminal
 from ..api import judge_files
 from ..endpoint import (
     DEFAULT_MAX_REPLY_BYTES,
@@ -27,7 +27,6 @@ from ._common import (
     output_option,
     run_context_options,
     say,
-    stderr_is_terminal,
 )
 from ._endpoint import endpoint_options
 from ._parsing import Command

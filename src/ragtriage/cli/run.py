@@ -7,6 +7,7 @@ from typing import Any, get_args
 
 import click
 
+from .._console import stderr_is_terminal
 from ..api import run_files
 from ..errors import counted
 from ..validation import (
@@ -26,7 +27,6 @@ from ._common import (
     output_path_option,
     say,
     snapshot_option,
-    stderr_is_terminal,
 )
 from ._endpoint import endpoint_options
 from ._parsing import Command
