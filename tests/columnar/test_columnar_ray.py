@@ -69,3 +69,20 @@ def test_evaluate_and_diagnose_on_ray_are_byte_identical_to_local(
             assert remote.stdout == local.stdout
             # The evaluation set and the run were each read in parts by Ray's workers.
             assert len(mapped) == before + 2 and min(mapped[before:]) > 1
+
+
+@pytest.mark.slow
+def test_a_private_ray_is_started_whatever_ray_address_the_environment_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without --ray-address ragtriage starts its own Ray (docs/scale.md), also where
+    # RAY_ADDRESS is set, as on a cluster's nodes; before, Ray joined the address it names
+    # (or raised a traceback on one it cannot use).
+    evalset, snapshot, run = write_dataset(tmp_path, 3, 20)
+    args = ["evaluate", str(evalset), "--snapshot", str(snapshot), "--run", str(run),
+            "--format", "json", "--include-holdout"]
+    local = CliRunner().invoke(cli, args)
+    assert local.exit_code == 0, local.output
+    monkeypatch.setenv("RAY_ADDRESS", "garbage")
+    remote = CliRunner().invoke(cli, [*args, "--executor", "ray"])
+    assert (remote.exit_code, remote.stdout) == (0, local.stdout)

@@ -28,7 +28,8 @@ class RayExecutor:
     """Maps work over a Ray cluster.
 
     `address=None` starts a private local Ray (`num_cpus` workers, no dashboard, session
-    files under a fresh temporary directory) and stops it on `close`; an address such as
+    files under a fresh temporary directory; whatever `RAY_ADDRESS` says) and stops it on
+    `close`; an address such as
     `ray://head:10001` or `auto` joins an existing cluster, which is left running. Ray is
     started (or joined) on first use, so a command that fails on its input first never
     waits for it.
@@ -63,6 +64,7 @@ class RayExecutor:
             if address is None:
                 self._temp_dir = tempfile.mkdtemp(prefix="ragtriage-ray-")
                 ray.init(
+                    address="local",  # a new Ray, whatever RAY_ADDRESS names
                     num_cpus=num_cpus,
                     include_dashboard=False,
                     _temp_dir=self._temp_dir,
