@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,20 @@ def test_a_private_ray_is_started_whatever_ray_address_the_environment_names(
     monkeypatch.setenv("RAY_ADDRESS", "garbage")
     remote = CliRunner().invoke(cli, [*args, "--executor", "ray"])
     assert (remote.exit_code, remote.stdout) == (0, local.stdout)
+
+
+@pytest.mark.slow
+def test_starting_ray_keeps_the_callers_sigterm_handler() -> None:
+    # Ray's driver installs its own SIGTERM handler on `ray.init`: a `timeout` or CI cancel
+    # then ended the command with status 134 and a stack dump, its Ray session folder left in
+    # the temporary directory, instead of "Aborted: terminated (SIGTERM)." and 143.
+    def handler(signum: int, frame: object) -> None:
+        raise AssertionError("not called")
+
+    before = signal.signal(signal.SIGTERM, handler)
+    try:
+        with RayExecutor(num_cpus=2) as engine:
+            assert engine.shard_count(10) == 4
+            assert signal.getsignal(signal.SIGTERM) is handler
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -7,9 +7,12 @@ whatever the number of shards or workers.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import signal
 import tempfile
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -24,15 +27,31 @@ def _call(func: Callable[[Any], Any], item: Any) -> Any:
     return func(item)
 
 
+@contextlib.contextmanager
+def _kept_sigterm() -> Iterator[None]:
+    """The caller's SIGTERM handler kept over `ray.init`, which installs Ray's own: with it, a
+    `timeout` or CI cancel ended the command with a stack dump and status 134, the private
+    Ray's session folder left behind (the handler of the main thread; None, one not set from
+    Python, cannot be put back)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
+
+
 class RayExecutor:
     """Maps work over a Ray cluster.
 
     `address=None` starts a private local Ray (`num_cpus` workers, no dashboard, session
     files under a fresh temporary directory; whatever `RAY_ADDRESS` says) and stops it on
-    `close`; an address such as
-    `ray://head:10001` or `auto` joins an existing cluster, which is left running. Ray is
-    started (or joined) on first use, so a command that fails on its input first never
-    waits for it.
+    `close`; an address such as `ray://head:10001` or `auto` joins an existing cluster, which
+    is left running. Ray is started (or joined) on first use, so a command that fails on its
+    input first never waits for it.
     """
 
     name = "ray"
@@ -59,35 +78,41 @@ class RayExecutor:
         require_extra("ray", "--executor ray")
         import ray
 
-        address, num_cpus = self._address, self._num_cpus
         if not ray.is_initialized():
-            if address is None:
-                self._temp_dir = tempfile.mkdtemp(prefix="ragtriage-ray-")
-                ray.init(
-                    address="local",  # a new Ray, whatever RAY_ADDRESS names
-                    num_cpus=num_cpus,
-                    include_dashboard=False,
-                    _temp_dir=self._temp_dir,
-                    log_to_driver=False,
-                    configure_logging=False,
-                )
-            else:
-                try:
-                    ray.init(address=address, log_to_driver=False, configure_logging=False)
-                except (RuntimeError, ValueError, OSError, SystemExit) as exc:
-                    # what Ray says of an address it cannot use (a malformed one, no cluster
-                    # there, a client package missing; with no cluster answering at a
-                    # HOST:PORT, Ray exits the process itself): the user's option, not a crash
-                    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                    if isinstance(exc, SystemExit):
-                        reason = "no Ray cluster answered there"
-                    expected = "the address of a running Ray cluster (ray://HOST:PORT or auto)"
-                    found = f"{address!r}" + (f" ({reason})" if reason else "")
-                    raise InputError([option_problem("--ray-address", expected, found)]) from exc
+            with _kept_sigterm():
+                self._init(ray)
             self._owned = True
-        cpus = int(ray.cluster_resources().get("CPU", num_cpus))  # type: ignore[no-untyped-call]
+        resources = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        cpus = int(resources.get("CPU", self._num_cpus))
         self._started = (ray, max(1, cpus * self._shards_per_cpu), ray.remote(_call))
         return self._started
+
+    def _init(self, ray: Any) -> None:
+        """Start the private Ray, or join the cluster at the address."""
+        address = self._address
+        if address is None:
+            self._temp_dir = tempfile.mkdtemp(prefix="ragtriage-ray-")
+            ray.init(
+                address="local",  # a new Ray, whatever RAY_ADDRESS names
+                num_cpus=self._num_cpus,
+                include_dashboard=False,
+                _temp_dir=self._temp_dir,
+                log_to_driver=False,
+                configure_logging=False,
+            )
+            return
+        try:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except (RuntimeError, ValueError, OSError, SystemExit) as exc:
+            # what Ray says of an address it cannot use (a malformed one, no cluster there, a
+            # client package missing; with no cluster answering at a HOST:PORT, Ray exits the
+            # process itself): the user's option, not a crash
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            if isinstance(exc, SystemExit):
+                reason = "no Ray cluster answered there"
+            expected = "the address of a running Ray cluster (ray://HOST:PORT or auto)"
+            found = f"{address!r}" + (f" ({reason})" if reason else "")
+            raise InputError([option_problem("--ray-address", expected, found)]) from exc
 
     def shard_count(self, items: int) -> int:
         """A few shards per CPU of the cluster, so slow workers do not hold up the rest."""
