@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -288,8 +289,9 @@ def test_a_ray_address_ray_cannot_use_is_an_option_problem(
 def test_a_ray_address_where_no_cluster_answers_is_an_option_problem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # With no cluster answering at a HOST:PORT, Ray gives up after its timeout by exiting the
-    # process (sys.exit(15)); the command still refuses the option, exit code 2.
+    # When a cluster at a HOST:PORT that accepts connections stops answering, Ray gives up
+    # after its timeout by exiting the process (sys.exit(15)); the command still refuses the
+    # option, exit code 2.
     ray = pytest.importorskip("ray")
 
     def exits(*args: object, **kwargs: object) -> None:
@@ -298,16 +300,49 @@ def test_a_ray_address_where_no_cluster_answers_is_an_option_problem(
     monkeypatch.setattr(ray, "init", exits)
     (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
     (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    with socket.socket() as listening:  # accepts connections (the kernel's backlog)
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        address = f"127.0.0.1:{listening.getsockname()[1]}"
+        result = CliRunner().invoke(
+            cli,
+            ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"),
+             "--executor", "ray", "--ray-address", address],
+        )
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --ray-address: expected the address of a running Ray cluster "
+        f"(ray://HOST:PORT or auto); found {address!r} (no Ray cluster answered there)\n"
+    )
+
+
+def test_a_ray_address_where_nothing_listens_is_refused_without_waiting_for_ray(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ray 2.60 waits without end for a cluster at a HOST:PORT nothing listens on (over 6
+    # minutes, printing its retries); the address is tried first, and refused at once.
+    ray = pytest.importorskip("ray")
+
+    def waits(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ray.init was called")
+
+    monkeypatch.setattr(ray, "init", waits)
+    with socket.socket() as probe:  # a port of this machine that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
     result = CliRunner().invoke(
         cli,
         ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--executor", "ray",
-         "--ray-address", "127.0.0.1:1"],
+         "--ray-address", f"127.0.0.1:{port}"],
     )
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         "Error: 1 problem found in the input:\n"
         "- <command line>: --ray-address: expected the address of a running Ray cluster "
-        "(ray://HOST:PORT or auto); found '127.0.0.1:1' (no Ray cluster answered there)\n"
+        f"(ray://HOST:PORT or auto); found '127.0.0.1:{port}' (no Ray cluster answered there)\n"
     )
 
 

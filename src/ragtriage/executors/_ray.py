@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +26,30 @@ R = TypeVar("R")
 
 def _call(func: Callable[[Any], Any], item: Any) -> Any:
     return func(item)
+
+
+_NO_CLUSTER = "no Ray cluster answered there"
+_PROBE_SECONDS = 5.0
+"""How long a HOST:PORT address is given to accept a connection."""
+
+
+def _unanswered(address: str) -> bool:
+    """Whether nothing accepts a connection at a HOST:PORT address, where Ray would wait for
+    a cluster without end; False for the other forms (`auto`, `ray://...`), Ray's to check."""
+    host, colon, port = address.rpartition(":")
+    if "://" in address or not colon or not host or not port.isdigit() or int(port) > 65535:
+        return False
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=_PROBE_SECONDS):
+            return False
+    except OSError:
+        return True
+
+
+def _refused(address: str, reason: str) -> InputError:
+    expected = "the address of a running Ray cluster (ray://HOST:PORT or auto)"
+    found = f"{address!r}" + (f" ({reason})" if reason else "")
+    return InputError([option_problem("--ray-address", expected, found)])
 
 
 @contextlib.contextmanager
@@ -101,18 +126,16 @@ class RayExecutor:
                 configure_logging=False,
             )
             return
+        if _unanswered(address):  # Ray would wait for it without end
+            raise _refused(address, _NO_CLUSTER)
         try:
             ray.init(address=address, log_to_driver=False, configure_logging=False)
         except (RuntimeError, ValueError, OSError, SystemExit) as exc:
             # what Ray says of an address it cannot use (a malformed one, no cluster there, a
-            # client package missing; with no cluster answering at a HOST:PORT, Ray exits the
-            # process itself): the user's option, not a crash
+            # client package missing; when a cluster stops answering, Ray exits the process
+            # itself): the user's option, not a crash
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            if isinstance(exc, SystemExit):
-                reason = "no Ray cluster answered there"
-            expected = "the address of a running Ray cluster (ray://HOST:PORT or auto)"
-            found = f"{address!r}" + (f" ({reason})" if reason else "")
-            raise InputError([option_problem("--ray-address", expected, found)]) from exc
+            raise _refused(address, _NO_CLUSTER if isinstance(exc, SystemExit) else reason) from exc
 
     def shard_count(self, items: int) -> int:
         """A few shards per CPU of the cluster, so slow workers do not hold up the rest."""
