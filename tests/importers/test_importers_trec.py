@@ -234,12 +234,53 @@ def test_run_questions_the_qrels_do_not_judge_are_refused(tmp_path: Path) -> Non
     run.write_text(RUN + "q3 Q0 d5 1 1 sys\nqX Q0 d1 1 2 sys\nqA Q0 d1 1 2 sys\n", encoding="utf-8")
     with pytest.raises(InputError) as caught:
         import_trec(qrels, [run])
-    expected = "expected a question the qrels judge (the evaluation set holds only those)"
+    expected = (
+        "expected a question the qrels judge (the evaluation set holds only those; "
+        "--allow-extra leaves the others out)"
+    )
     assert [p.message() for p in caught.value.problems] == [
         f"{qrels}: question 'q3': line 5: grade: expected an integer; found 'high'",
         f"{run}: question 'qA': question ID: {expected}; found not in the qrels",
         f"{run}: question 'qX': question ID: {expected}; found not in the qrels",
     ]
+
+
+def test_with_allow_extra_the_run_questions_the_qrels_do_not_judge_are_left_out_and_named(
+    tmp_path: Path,
+) -> None:
+    # Before: refused whatever was asked, so the pair `export trec` writes for a set with
+    # questions without required evidence could not be imported back.
+    from ragtriage.example import example_paths
+
+    evalset, run = example_paths().evalset, example_paths().runs[0]
+    qrels, trec_run = tmp_path / "q.qrels", tmp_path / "baseline.run"
+    exported = CliRunner().invoke(cli, [
+        "export", "trec", str(evalset), "--qrels-out", str(qrels),
+        "--run", str(run), "--run-out", str(trec_run),
+    ])
+    assert exported.exit_code == 0, exported.output
+    out = tmp_path / "native"
+    args = ["import", "trec", "--qrels", str(qrels), "--trec-run", str(trec_run), "-o", str(out)]
+    refused = CliRunner().invoke(cli, args)
+    assert refused.exit_code == 2 and refused.stderr.count("found not in the qrels") == 3
+    result = CliRunner().invoke(cli, [*args, "--allow-extra"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        f"wrote 16 documents, 12 questions and 1 run (baseline.jsonl) to {out}\n"
+        "note: run baseline: 3 questions the qrels do not judge left out (log-extension, "
+        "raise-limit, refund)\n"
+    )
+    imported = import_trec(qrels, [trec_run], allow_extra=True)
+    assert imported.extra == (("baseline", ("log-extension", "raise-limit", "refund")),)
+    assert sorted(r.question_id for r in imported.runs[0].results) == sorted(
+        q.id for q in imported.evalset.questions
+    )
+    scored = CliRunner().invoke(cli, [
+        "evaluate", str(out / "evalset.json"), "--snapshot", str(out / "snapshot.json"),
+        "--run", str(out / "baseline.jsonl"), "-k", "5", "--metric", "recall_candidates@5",
+        "--format", "json",
+    ])
+    assert scored.exit_code == 0, scored.output
 
 
 def test_an_empty_dataset_id_is_an_option_problem_not_a_traceback(tmp_path: Path) -> None:

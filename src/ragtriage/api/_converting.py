@@ -7,7 +7,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, Problem, ProblemCollector, RequestError, counted, option_problem
+from ..errors import (
+    InputError,
+    Problem,
+    ProblemCollector,
+    RequestError,
+    counted,
+    id_list,
+    option_problem,
+)
 from ..holdout import DEFAULT_WARN_AFTER
 from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
 
@@ -136,11 +144,14 @@ def import_trec_files(
     trec_runs: Iterable[PathArg] | PathArg = (),
     snapshot: PathArg | None = None,
     dataset_id: str = "trec",
+    allow_extra: bool = False,
     output: PathArg,
 ) -> WrittenNative:
     """`ragtriage import trec --qrels Q [--trec-run R] -o OUT`: TREC files as native files.
 
     `snapshot` is the native snapshot the IDs refer to (default: a text-less one).
+    `allow_extra`: a run's questions the qrels do not judge are left out of it, each run's
+    named in a note (else they are refused).
     """
     from ..errors import found_text
     from ..importers import import_trec
@@ -155,10 +166,18 @@ def import_trec_files(
     if problems:
         raise InputError(problems)
     snap = None if snapshot is None else read_kinds(snapshot=snapshot)[0]
-    data = import_trec(qrels, as_paths(trec_runs), snapshot=snap, dataset_id=dataset_id)
+    data = import_trec(
+        qrels, as_paths(trec_runs), snapshot=snap, dataset_id=dataset_id, allow_extra=allow_extra
+    )
     inputs = [("--qrels", qrels), *(("--trec-run", path) for path in as_paths(trec_runs))]
     inputs += [] if snapshot is None else [("--snapshot", snapshot)]
-    return write_imported(output, data.snapshot, data.evalset, data.runs, inputs)
+    notes = tuple(
+        f"run {name}: {counted(len(ids), 'question')} the qrels do not judge left out "
+        f"({id_list(ids)})"
+        for name, ids in data.extra
+    )
+    written = write_imported(output, data.snapshot, data.evalset, data.runs, inputs)
+    return replace(written, notes=notes)
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,11 @@ for _fmt in ("ragas", "seed", "deepeval"):
     default="trec",
     help="Evaluation-set (and default snapshot) ID.",
 )
+@click.option(
+    "--allow-extra",
+    is_flag=True,
+    help="Leave out (with a note) the run questions the qrels do not judge, instead of refusing.",
+)
 @_OUT
 @handle_errors
 def trec_command(**options: Any) -> None:

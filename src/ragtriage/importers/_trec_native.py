@@ -47,6 +47,9 @@ class ImportedTrec:
     """One question per qrels topic; each relevant document is one evidence group."""
     runs: tuple[Run, ...]
     """One retrieval-only run per run file, named by the file's stem."""
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Each run (by name) that ranks questions the qrels do not judge, with those questions:
+    left out of it (`allow_extra`)."""
 
 
 QuestionQrels = tuple[str, dict[str, int]]
@@ -61,8 +64,13 @@ def import_trec(
     *,
     snapshot: Snapshot | None = None,
     dataset_id: str = "trec",
+    allow_extra: bool = False,
 ) -> ImportedTrec:
-    """Read qrels and runs; raise `InputError` with every problem of every file."""
+    """Read qrels and runs; raise `InputError` with every problem of every file.
+
+    A run question the qrels do not judge is a problem (the evaluation set holds the qrels'
+    questions only), or with `allow_extra` left out of its run (as `trec-eval --allow-extra`
+    leaves it unscored), and listed in `extra`."""
     qrels = as_path(qrels)
     runs = as_paths(runs)
     collector = ProblemCollector()
@@ -75,17 +83,25 @@ def import_trec(
         collector.extend([empty or nothing_to_read(str(qrels), "qrels", len(comments))])
     known = judged_ids if read_through(collector.problems) else set()  # else: unknown
     parsed: list[tuple[Path, TrecRun]] = []
+    extra: list[tuple[str, tuple[str, ...]]] = []
     for path in runs:
         comments, before = [], len(collector.problems)
         ranked = parse_run(path, collector, None, comments)
         if not ranked and len(collector.problems) == before:
             empty = first_line_problem(path, "run")
             collector.extend([empty or nothing_to_read(str(path), "run", len(comments))])
-        parsed.append((path, ranked))
-        for qid in sorted(set(ranked) - known) if known else ():
+        unjudged = sorted(set(ranked) - known) if known else []
+        if unjudged and allow_extra:
+            extra.append((path.stem, tuple(unjudged)))
+            ranked = {qid: items for qid, items in ranked.items() if qid in known}
+        for qid in () if allow_extra else unjudged:
             # the evaluation set holds the qrels' questions only: `evaluate` would refuse it
-            expected = "a question the qrels judge (the evaluation set holds only those)"
+            expected = (
+                "a question the qrels judge (the evaluation set holds only those; "
+                "--allow-extra leaves the others out)"
+            )
             collector.add(str(path), qid, "question ID", expected, "not in the qrels")
+        parsed.append((path, ranked))
     # the documents each file names, per question: the qrels first, then each run
     named = [(qrels, {qid: set(docs) for qid, docs in judged.items()})]
     for path, ranked in parsed:
@@ -128,7 +144,7 @@ def import_trec(
         )
         for path, ranked in parsed
     )
-    return ImportedTrec(snap, evalset, native)
+    return ImportedTrec(snap, evalset, native, tuple(extra))
 
 
 def _held_ids(path: Path, named: Mapping[str, set[str]]) -> list[Problem]:
