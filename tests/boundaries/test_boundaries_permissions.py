@@ -9,6 +9,7 @@ from ragtriage.detectors import (
     check_permissions,
 )
 from ragtriage.diagnosis import NEXT_ACTIONS, diagnose_run, next_action, stage_order
+from ragtriage.render import boundaries_json
 
 DOCS = [doc("pub"), doc("fin", access_groups=["finance"]), doc("hr", access_groups=["hr"])]
 
@@ -95,6 +96,22 @@ def test_permission_leak_finding_names_every_stage() -> None:
     )
     # A candidate-only leak was filtered before the model saw it: reported, not diagnosed.
     assert "permission_leak" not in found["cand-only"].stages
+
+
+def test_blocking_leaks_name_the_documents_that_reached_the_context_or_answer() -> None:
+    # hr was only a candidate (filtered in time), fin reached the context: only fin blocks,
+    # in the run's `permission_blocking` as in the diagnosis's proving IDs.
+    data = make_dataset(
+        DOCS, [_question("q", user_groups=["support"])],
+        {"r": [result("q", ["pub", "fin"], candidates=["hr", "pub", "fin"],
+                      claims=[claim(["pub"], ["pub"])])]},
+    )
+    run = evaluate(data, metrics=[]).runs[0]
+    assert boundaries_json(run.boundaries)["permission_blocking"] == [
+        {"question": "q", "documents": ["fin"]}
+    ]
+    [finding] = diagnose_run(run).questions[0].findings
+    assert (finding.stage, finding.ids) == ("permission_leak", ("fin",))
 
 
 def test_escalation_rates_have_their_own_denominators() -> None:

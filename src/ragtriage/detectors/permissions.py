@@ -39,7 +39,13 @@ class PermissionCheck:
     @property
     def blocking(self) -> bool:
         """True when an unreadable document reached the context or the answer."""
-        return any(self.at(stage) for stage in BLOCKING_STAGES)
+        return bool(self.blocking_documents)
+
+    @property
+    def blocking_documents(self) -> tuple[str, ...]:
+        """The unreadable document IDs that reached the context or the answer, first seen first
+        (the `permission_leak` stage's proving IDs; a candidate-only one is not among them)."""
+        return tuple(dict.fromkeys(i for stage in BLOCKING_STAGES for i in self.at(stage)))
 
     @property
     def leaked(self) -> tuple[str, ...]:

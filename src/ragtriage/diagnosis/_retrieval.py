@@ -134,7 +134,7 @@ def check_permission_leak(view: QuestionView) -> Finding:
     The IDs are document IDs; the reason names, per document, every stage it reached
     (`ragtriage.detectors.permissions`).
     """
-    from ..detectors import BLOCKING_STAGES, check_permissions
+    from ..detectors import check_permissions
 
     check = check_permissions(view)
     # Only a leak that reached the model or the answer is this stage (a candidate-only leak
@@ -143,7 +143,7 @@ def check_permission_leak(view: QuestionView) -> Finding:
         "candidates": "among the candidates", "context": "in the context",
         "cited": "cited", "support": "supporting a claim",
     }
-    reached = tuple(dict.fromkeys(i for stage in BLOCKING_STAGES for i in check.at(stage)))
+    reached = check.blocking_documents
     parts = []
     for doc_id in reached:
         doc = view.index.documents.get(doc_id)

@@ -35,7 +35,8 @@ def boundaries_json(section: RunBoundaries) -> dict[str, Any]:
             for s in perms.stages
         },
         "permission_blocking": [
-            {"question": c.question_id, "documents": list(c.leaked)} for c in perms.blocking
+            {"question": c.question_id, "documents": list(c.blocking_documents)}
+            for c in perms.blocking
         ],
         "permission_unchecked_questions": perms.unchecked,
         "injection_in_context": list(section.injection_questions),
