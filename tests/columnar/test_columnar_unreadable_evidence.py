@@ -36,11 +36,13 @@ def _question(qid: str, groups: list[list[str]], **extra: Any) -> dict[str, Any]
     }
 
 
-def _write(tmp_path: Path, questions: list[dict[str, Any]]) -> tuple[Path, Path, Path]:
+def _write(
+    tmp_path: Path, questions: list[dict[str, Any]], docs: list[dict[str, Any]] = DOCS
+) -> tuple[Path, Path, Path]:
     snapshot, evalset, run = (tmp_path / n for n in ("snap.json", "ev.jsonl", "run.jsonl"))
     snapshot.write_text(json.dumps({
         "schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
-        "documents": DOCS, "chunks": CHUNKS,
+        "documents": docs, "chunks": CHUNKS,
     }), "utf-8")
     header = {"schema_version": 1, "kind": "evalset", "evalset_id": "e"}
     evalset.write_text("\n".join(json.dumps(x) for x in [header, *questions]) + "\n", "utf-8")
@@ -54,9 +56,11 @@ def _write(tmp_path: Path, questions: list[dict[str, Any]]) -> tuple[Path, Path,
     return evalset, snapshot, run
 
 
-def _both(tmp_path: Path, questions: list[dict[str, Any]]) -> tuple[str, str] | list[Problem]:
+def _both(
+    tmp_path: Path, questions: list[dict[str, Any]], docs: list[dict[str, Any]] = DOCS
+) -> tuple[str, str] | list[Problem]:
     """Both readers' reports as JSON, or (when both refuse) their one list of problems."""
-    found: list[Any] = both_readers(*_write(tmp_path, questions))
+    found: list[Any] = both_readers(*_write(tmp_path, questions, docs))
     assert type(found[0]) is type(found[1])
     if isinstance(found[0], list):
         assert found[0] == found[1]
@@ -76,6 +80,22 @@ def test_a_group_only_others_may_read_is_refused_by_both_readers(tmp_path: Path)
                 "'fin' readable by finance; 'nobody' readable by no group", record="question"),
         Problem(file, "q-chunk", "required_evidence[0]", EXPECTED.format("none"),
                 "'fin#0' readable by finance", record="question"),
+    ]
+
+
+def test_a_group_named_twice_is_refused_by_both_readers(tmp_path: Path) -> None:
+    # a document's or an asker's group listed twice is a slip (a copy-paste), refused as a
+    # repeated ID of `supersedes` is: before, both read it and a reason said "finance, finance"
+    docs = [*DOCS, {"id": "hr", "text": "hr text", "access_groups": ["hr", "finance", "hr"]}]
+    problems = _both(tmp_path, [
+        _question("q-twice", [["pub"]], user_groups=["support", "finance", "support"]),
+        _question("q-ok", [["pub"]], user_groups=["support"]),
+    ], docs)
+    assert problems == [
+        Problem(str(tmp_path / "snap.json"), None, "documents[id=hr].access_groups",
+                "each ID at most once", "'hr' more than once"),
+        Problem(str(tmp_path / "ev.jsonl"), "q-twice", "user_groups", "each ID at most once",
+                "'support' more than once"),
     ]
 
 

@@ -207,8 +207,8 @@ def read_evalset(
         tags.append(tag_sets.setdefault(tag_list, tag_list))  # each set of tags held once
         split.append(_SPLITS[q.get("split", "dev")])
         users = q.get("user_groups")
-        if users is not None and not id_list_ok(users):
-            raise _Fallback("user_groups")
+        if users is not None and (not id_list_ok(users) or len(set(users)) < len(users)):
+            raise _Fallback("user_groups")  # a group twice: the loader names it
         asked.append(users is not None)
         if users:
             masks = [0] * words

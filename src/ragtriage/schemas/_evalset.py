@@ -79,8 +79,9 @@ class Question(StrictModel):
     split: Split = "dev"
     """`dev` (tuning), `regression` (protects fixed behaviour) or `holdout` (kept apart)."""
     user_groups: list[Identifier] | None = None
-    """The asking user's access groups; `null` when the question is asked without a user. An
-    answerable question needs, in every evidence group, an alternative they may read."""
+    """The asking user's access groups, each named once; `null` when the question is asked
+    without a user. An answerable question needs, in every evidence group, an alternative they
+    may read."""
     canary: Canary | None = None
     """A planted instruction to check the answer against, if the set plants one."""
 

@@ -31,7 +31,8 @@ class Document(StrictModel):
     effective_date: IsoDate | None = None
     """ISO date from which this version applies, if known."""
     access_groups: list[Identifier] | None = None
-    """Groups allowed to read the document; `null` means everyone may read it."""
+    """Groups allowed to read the document, each named once; `null` means everyone may read
+    it."""
     metadata: dict[str, Scalar] = Field(default_factory=dict)
     """Free-form metadata (source, section, language ...)."""
 

@@ -76,8 +76,8 @@ def check_snapshot(c: Checker, index: SnapshotIndex) -> None:
 def snapshot_problems(snapshot: Snapshot, index: SnapshotIndex) -> list[tuple[str, str, str]]:
     """`(field, expected, found)` for everything wrong across a snapshot's documents and chunks
     (`index`: `SnapshotIndex.build(snapshot)`): repeated IDs, chunks outside their document,
-    `supersedes` naming no other document, loops of supersession. One rule for the loader and
-    `recording.write_snapshot`."""
+    `supersedes` naming no other document, loops of supersession, an access group twice. One
+    rule for the loader and `recording.write_snapshot`."""
     out: list[tuple[str, str, str]] = []
 
     def add(field: str, expected: str, found: str) -> None:
@@ -110,6 +110,8 @@ def snapshot_problems(snapshot: Snapshot, index: SnapshotIndex) -> list[tuple[st
                 add(f"documents[id={doc.id}].supersedes", expected, found)
         for expected, found in repeats(doc.supersedes):
             add(f"documents[id={doc.id}].supersedes", expected, found)
+        for expected, found in repeats(doc.access_groups or ()):
+            add(f"documents[id={doc.id}].access_groups", expected, found)
     for loop in supersession_loops(index.superseded_by):
         add(f"documents[id={loop[0]}].supersedes", SUPERSESSION_LOOP, " -> ".join(loop))
     return out
@@ -120,6 +122,8 @@ def check_evalset(c: Checker, index: SnapshotIndex) -> None:
     versions = sorted({d.version for d in index.documents.values() if d.version is not None})
     check_repeats(c.add, file, (q.id for q in ds.evalset.questions), results=False)
     for q in ds.evalset.questions:
+        for expected, found in repeats(q.user_groups or ()):
+            c.add(file, q.id, "user_groups", expected, found)
         expected = "unique fact IDs within the question"
         c.repeated(file, q.id, "reference_facts.id", expected, (f.id for f in q.reference_facts))
         for gi, group in enumerate(q.required_evidence):
