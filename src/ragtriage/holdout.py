@@ -170,12 +170,15 @@ def ledger_path(evalset: PathArg) -> Path:
     """`data/evalset.json` -> `data/evalset.holdout-ledger.jsonl`.
 
     The bundled example lives inside the installed package, which must stay read-only:
-    its ledger goes to the temporary directory instead.
+    its ledger goes to the temporary directory instead. A set named through a link has its
+    ledger beside the file linked to, so the looks at one set are counted together.
     """
     evalset = as_path(evalset)
     package = Path(__file__).resolve().parent
     if package in evalset.resolve().parents:
         return Path(tempfile.gettempdir()) / ("ragtriage-example" + LEDGER_SUFFIX)
+    if evalset.is_symlink():
+        evalset = evalset.resolve()
     return evalset.with_name(evalset.stem + LEDGER_SUFFIX)
 
 

@@ -674,6 +674,28 @@ def test_example_ledger_goes_to_the_temporary_directory() -> None:
     assert ledger_path(Path("data/set.json")) == Path("data/set.holdout-ledger.jsonl")
 
 
+def test_a_set_named_through_a_link_keeps_its_looks_in_the_ledger_beside_the_set(
+    example: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = elsewhere / "current.json"
+    link.symlink_to(example / "evalset.json")
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    assert _invoke("evaluate", *_one_run(example), "--include-holdout", "--who", "ann")[0] == 0
+    code, _, err = _invoke(
+        "evaluate", str(link), *_one_run(example)[1:], "--include-holdout", "--who", "ann",
+        "--holdout-warn-after", "1",
+    )
+    assert (code, sorted(elsewhere.iterdir())) == (0, [link])
+    assert err == (
+        f"warning: the holdout of {link} has been looked at 2 times (more than 1); every look "
+        f"tunes against it, so its scores are drifting towards optimistic (ledger: {ledger})\n"
+    )
+    entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert [e["evalset"] for e in entries] == ["evalset.json", "../elsewhere/current.json"]
+
+
 def test_the_example_records_its_holdout_looks_in_the_temporary_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
