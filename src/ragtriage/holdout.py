@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -337,16 +337,23 @@ class HoldoutPolicy:
         if problems := self.problems():
             raise InputError(problems)
 
-    def ledger_problems(self, evalset: Path) -> list[Problem]:
-        """The problems of the ledger a look would be added to (`read_ledger`; the one beside
-        `evalset` unless `ledger`), when `include`: said with the input's, before any scoring."""
-        if not self.include:
-            return []
+    @contextlib.contextmanager
+    def checking_ledger(self, evalset: Path | None) -> Iterator[None]:
+        """The input checked in this block with the ledger a look would go to (`read_ledger`,
+        with `include`): an `InputError` of the block carries the ledger's problems too, and a
+        bad ledger alone is refused as the block ends, before what follows scores or writes."""
+        ledger: list[Problem] = []
+        if self.include and evalset is not None:
+            try:
+                read_ledger(self.ledger or ledger_path(evalset))
+            except InputError as exc:
+                ledger = list(exc.problems)
         try:
-            read_ledger(self.ledger or ledger_path(evalset))
+            yield
         except InputError as exc:
-            return list(exc.problems)
-        return []
+            raise InputError([*exc.problems, *ledger]) from None
+        if ledger:
+            raise InputError(ledger)
 
     def refuse_ledger_as_input(self, inputs: Sequence[tuple[str, Path | None]]) -> None:
         """Raise `OutputError` when the ledger, which a look is added to, is one of the

@@ -307,13 +307,8 @@ class Request:
                     **options,
                 )
 
-            ledger = self.holdout.ledger_problems(files.dataset)
-            try:
+            with self.holdout.checking_ledger(files.dataset):
                 scored = self.score_with(score, command, notify)
-            except InputError as exc:
-                raise InputError([*exc.problems, *ledger]) from None
-            if ledger:
-                raise InputError(ledger)
         self.note_unused_k(scored.evaluation, notify)
         return scored
 

@@ -72,6 +72,20 @@ def test_the_ledger_is_no_output(example: Path) -> None:
     assert not ledger.exists()
 
 
+def test_a_broken_ledger_is_refused_with_the_other_input_files_problems(example: Path) -> None:
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    ledger.write_text("not json\n", encoding="utf-8")
+    (example / "judge.json").write_text("{\n", encoding="utf-8")
+    result = _calibrate(example, "--include-holdout")
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", (
+        "Error: 2 problems found in the input:\n"
+        f"- {example / 'judge.json'}: line 2 column 1: expected valid JSON; found the end of "
+        "the file (the JSON is cut short)\n"
+        f"- {ledger}: line 1 column 1: expected valid JSON; found something that is not a JSON "
+        "value\n"
+    ))
+
+
 def test_including_the_holdout_without_the_set_is_refused(example: Path) -> None:
     result = CliRunner().invoke(cli, [
         "calibrate", "--judge-labels", str(example / "judge.json"), "--include-holdout",

@@ -128,6 +128,23 @@ def test_a_refused_export_records_no_look_and_bad_holdout_options_are_refused(
     ))
 
 
+def test_a_broken_ledger_is_refused_with_the_other_input_files_problems(
+    example: Path, tmp_path: Path
+) -> None:
+    ledger = tmp_path / "looks.jsonl"
+    ledger.write_text("not json\n", encoding="utf-8")
+    (example / "runs" / "baseline.json").write_text("{\n", encoding="utf-8")
+    result = _export(example, tmp_path, "--include-holdout", "--ledger", str(ledger))
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", (
+        "Error: 2 problems found in the input:\n"
+        f"- {example / 'runs' / 'baseline.json'}: line 2 column 1: expected valid JSON; found "
+        "the end of the file (the JSON is cut short)\n"
+        f"- {ledger}: line 1 column 1: expected valid JSON; found something that is not a JSON "
+        "value\n"
+    ))
+    assert not (tmp_path / "q.qrels").exists()
+
+
 def test_the_set_without_qrels_out_leaves_its_holdout_out_of_the_run(
     example: Path, tmp_path: Path
 ) -> None:

@@ -62,11 +62,12 @@ def calibrate_labels(
     # The label files name DATASET's runs, questions, claims and facts, checked as
     # `evaluate --labels` checks them. The runs then hold the human label files' labels too:
     # read again as embedded, each agrees with itself (`agreed_verdict`), so counts are kept.
-    loaded = load_checked(dataset, snapshot, request.runs, request.labels)
-    if not accept_self_labelling:  # refused as `evaluate` refuses it (`input_problems`)
-        found = find_self_labelling(loaded.runs)
-        if problems := self_labelling_problems(found, loaded.label_file):
-            raise InputError(problems)
+    with request.holdout.checking_ledger(request.dataset):  # its problems with the input's
+        loaded = load_checked(dataset, snapshot, request.runs, request.labels)
+        if not accept_self_labelling:  # refused as `evaluate` refuses it (`input_problems`)
+            found = find_self_labelling(loaded.runs)
+            if problems := self_labelling_problems(found, loaded.label_file):
+                raise InputError(problems)
     held = holdout_ids(loaded.evalset)
     calibration = calibrate_files(judged, reviewed, dataset=loaded, confidence=confidence,
                                   left_out=frozenset() if include_holdout else held)

@@ -288,7 +288,8 @@ def export_trec_files(
     refuse_overwrites(
         [("--qrels-out", qrels_out), ("--run-out", run_out)], [*inputs, ("--ledger", ledger)]
     )
-    questions, results, name = _trec_rows(dataset, run_file)
+    with request.holdout.checking_ledger(request.dataset):  # its problems with the input's
+        questions, results, name = _trec_rows(dataset, run_file)
     held = {qid for holdout, (qid, _) in questions or () if holdout}
     if held and not include_holdout:
         questions = [row for row in questions or () if not row[0]]
