@@ -54,11 +54,14 @@ def again(first: dict[str, int], key: str, at: int, shown: str) -> str | None:
     return None if earlier == at else f"{shown} again (first at [{earlier}])"
 
 
-def id_list(ids: Iterable[str]) -> str:
-    """IDs joined by `, `, each that would read as another or as more than one (holding a
-    comma, empty, or with space at an edge) quoted as `repr` writes it: `'q3, q7', ' q9', q1`
-    (two IDs and a third, not four)."""
-    return ", ".join(repr(i) if "," in i or i != i.strip() or not i else i for i in ids)
+def id_list(ids: Iterable[str], joiner: str = ", ", words: tuple[str, ...] = (",",)) -> str:
+    """IDs joined by `joiner`, each that would read as another or as more than one (holding
+    one of `words`, a comma by default, as a word; empty, or with space at an edge) quoted as
+    `repr` writes it: `'q3, q7', ' q9', q1` (two IDs and a third, not four)."""
+    def ambiguous(i: str) -> bool:
+        return any(word in f" {i} " for word in words) or i != i.strip() or not i
+
+    return joiner.join(repr(i) if ambiguous(i) else i for i in ids)
 
 
 def unencodable_at(text: str) -> int | None:

@@ -19,7 +19,15 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, get_args
 
-from .errors import SUGGEST_LIMIT, InputError, Problem, Suggestions, found_text, option_problem
+from .errors import (
+    SUGGEST_LIMIT,
+    InputError,
+    Problem,
+    Suggestions,
+    found_text,
+    id_list,
+    option_problem,
+)
 from .holdout import HOLDOUT
 from .paths import as_names
 from .schemas import IDENTIFIER_EXPECTED, Split, plain_ids
@@ -93,7 +101,11 @@ class QuestionSelection:
         from .evaluation import ALL_QUESTIONS
 
         kinds = {"tag": self.tags, "split": self.splits, "stage": self.stages, "id": self.ids}
-        parts = [f"{name} {' or '.join(values)}" for name, values in kinds.items() if values]
+        # A value holding ` or ` or ` and ` is quoted: it would read as two, or two filters.
+        parts = [
+            f"{name} {id_list(values, ' or ', (' or ', ' and '))}"
+            for name, values in kinds.items() if values
+        ]
         return " and ".join(parts) if parts else ALL_QUESTIONS
 
 

@@ -63,3 +63,15 @@ def test_the_python_api_records_the_selection_as_the_command_does() -> None:
     dataset = load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs)
     chosen = evaluate_selected(dataset, QuestionSelection(ids=("p*",)))
     assert chosen.selection == "id p*"
+
+
+def test_a_value_that_would_read_as_more_filters_is_quoted_in_the_selection() -> None:
+    # Before, --tag 'x and split dev' read as --tag x --split dev, --id 'a or b' as two IDs.
+    assert QuestionSelection(tags=("x and split dev",)).describe() == "tag 'x and split dev'"
+    assert QuestionSelection(tags=("x",), splits=("dev",)).describe() == "tag x and split dev"
+    assert QuestionSelection(ids=("a or b", "c")).describe() == "id 'a or b' or c"
+    assert QuestionSelection(ids=("or", "x or", " q9", "q*1")).describe() == (
+        "id 'or' or 'x or' or ' q9' or q*1"
+    )
+    chosen = _run("evaluate", "--example", "--tag", "multi-fact and split dev", "--format", "json")
+    assert json.loads(chosen)["selection"] == "tag 'multi-fact and split dev'"
