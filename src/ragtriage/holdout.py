@@ -47,6 +47,9 @@ LEDGER_SUFFIX = ".holdout-ledger.jsonl"
 DEFAULT_WARN_AFTER = 3
 """Warn when the holdout has been looked at more than this many times."""
 
+BESIDE_THE_SET = "the holdout ledger"
+"""How an output naming the ledger beside the set (no `--ledger`) is told it is an input."""
+
 
 LEDGER_COMMANDS = (
     "evaluate", "diagnose", "compare", "gate", "report", "export trec", "calibrate", "python"
@@ -131,10 +134,8 @@ class HoldoutLook:
 
 
 def without_holdout(dataset: Dataset) -> Dataset:
-    """The dataset minus its holdout questions and every run's results for them.
-
-    Input hashes still describe the files as read; only what is scored changes.
-    """
+    """The dataset minus its holdout questions and every run's results for them (input
+    hashes still describe the files as read; only what is scored changes)."""
     return keep_questions(dataset, lambda question: question.split != HOLDOUT)
 
 

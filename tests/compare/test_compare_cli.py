@@ -696,6 +696,23 @@ def test_a_set_named_through_a_link_keeps_its_looks_in_the_ledger_beside_the_set
     assert [e["evalset"] for e in entries] == ["evalset.json", "../elsewhere/current.json"]
 
 
+def test_an_output_naming_the_ledger_beside_the_set_is_refused(example: Path) -> None:
+    # Before, `-o` wrote the report over the set's ledger: its looks were gone, and the next
+    # look was refused for a ledger of thousands of bad lines.
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    assert _invoke("evaluate", *_one_run(example), "--include-holdout", "--who", "ann")[0] == 0
+    before = ledger.read_bytes()
+    for args in (
+        ["evaluate", *_one_run(example), "--include-holdout", "--format", "json", "-o"],
+        ["compare", *_files(example), "--html"],
+    ):
+        assert _invoke(*args, str(ledger)) == (2, "", (
+            f"Error: cannot write {ledger}: it is also an input of this command (the holdout "
+            "ledger). Nothing was written.\n"
+        ))
+    assert ledger.read_bytes() == before
+
+
 def test_the_example_records_its_holdout_looks_in_the_temporary_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -145,6 +145,24 @@ def test_a_broken_ledger_is_refused_with_the_other_input_files_problems(
     assert not (tmp_path / "q.qrels").exists()
 
 
+def test_an_output_naming_the_ledger_beside_the_set_is_refused(
+    example: Path, tmp_path: Path
+) -> None:
+    ledger = example / "evalset.holdout-ledger.jsonl"
+    message = (
+        f"cannot write {ledger}: it is also an input of this command (the holdout ledger). "
+        "Nothing was written."
+    )
+    result = CliRunner().invoke(cli, [
+        "export", "trec", str(example / "evalset.json"), "--qrels-out", str(ledger),
+    ])
+    assert (result.exit_code, result.stderr) == (2, f"Error: {message}\n")
+    with pytest.raises(OutputError) as refused:
+        ragtriage.api.export_trec_files(example / "evalset.json", qrels_out=ledger)
+    assert str(refused.value) == message
+    assert not ledger.exists()
+
+
 def test_the_set_without_qrels_out_leaves_its_holdout_out_of_the_run(
     example: Path, tmp_path: Path
 ) -> None:

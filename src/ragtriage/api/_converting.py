@@ -267,7 +267,7 @@ def export_trec_files(
     name what is left out: questions without required evidence (qrels), and DATASET's holdout
     (both files) unless `include_holdout`, whose look is recorded before anything is written."""
     from ..fileio import check_output, outputs_together, refuse_overwrites
-    from ..holdout import Notice
+    from ..holdout import BESIDE_THE_SET, Notice, ledger_path
     from ..importers import export_trec
     from ..request import Request, log_notice
 
@@ -285,8 +285,10 @@ def export_trec_files(
     inputs = [("DATASET", request.dataset), ("--run", run_file)]
     request.holdout.refuse_ledger_as_input(inputs)
     # The ledger, which a look is added to, is no output either.
+    beside = None if dataset is None else ledger_path(dataset)
     refuse_overwrites(
-        [("--qrels-out", qrels_out), ("--run-out", run_out)], [*inputs, ("--ledger", ledger)]
+        [("--qrels-out", qrels_out), ("--run-out", run_out)],
+        [*inputs, ("--ledger", ledger) if ledger is not None else (BESIDE_THE_SET, beside)],
     )
     with request.holdout.checking_ledger(request.dataset):  # its problems with the input's
         questions, results, name = _trec_rows(dataset, run_file)

@@ -134,6 +134,15 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
     from ..fileio import OutputError, refuse_overwrites
 
     inputs = [(_option_name(p), path) for p, path in given if p.name not in outputs]
+    if "ledger" in ctx.params and ctx.params["ledger"] is None:  # the one beside the set
+        from ..example import example_paths
+        from ..holdout import BESIDE_THE_SET, ledger_path
+
+        dataset = ctx.params.get("dataset") or (
+            example_paths().evalset if ctx.params.get("example") else None
+        )
+        if dataset is not None:
+            inputs.append((BESIDE_THE_SET, ledger_path(dataset)))
     written = [(_option_name(p), path) for p, path in given if p.name in outputs]
     try:
         refuse_overwrites(written, inputs)
