@@ -102,8 +102,9 @@ class QuestionSelection:
 
         kinds = {"tag": self.tags, "split": self.splits, "stage": self.stages, "id": self.ids}
         # A value holding ` or ` or ` and ` is quoted: it would read as two, or two filters.
+        # The values are a set: each once, sorted, so one selection always reads the same.
         parts = [
-            f"{name} {id_list(values, ' or ', (' or ', ' and '))}"
+            f"{name} {id_list(sorted(set(values)), ' or ', (' or ', ' and '))}"
             for name, values in kinds.items() if values
         ]
         return " and ".join(parts) if parts else ALL_QUESTIONS

@@ -71,7 +71,24 @@ def test_a_value_that_would_read_as_more_filters_is_quoted_in_the_selection() ->
     assert QuestionSelection(tags=("x",), splits=("dev",)).describe() == "tag x and split dev"
     assert QuestionSelection(ids=("a or b", "c")).describe() == "id 'a or b' or c"
     assert QuestionSelection(ids=("or", "x or", " q9", "q*1")).describe() == (
-        "id 'or' or 'x or' or ' q9' or q*1"
+        "id ' q9' or 'or' or q*1 or 'x or'"
     )
     chosen = _run("evaluate", "--example", "--tag", "multi-fact and split dev", "--format", "json")
     assert json.loads(chosen)["selection"] == "tag 'multi-fact and split dev'"
+
+
+def test_the_selection_reads_the_same_whatever_the_order_or_repeats_of_its_values() -> None:
+    # Before, a set of tags from Python was described in its hash order, which changes from
+    # one process to the next (PYTHONHASHSEED): the same call wrote different JSON.
+    tags = {"multi-fact", "no-answer", "exact-identifier"}
+    assert evaluate_files(example=True, tags=tags).selection == (
+        "tag exact-identifier or multi-fact or no-answer"
+    )
+    assert QuestionSelection(tags=("b", "a", "b"), ids=("q*", "p*")).describe() == (
+        "tag a or b and id p* or q*"
+    )
+    one = _run("evaluate", "--example", "--tag", "no-answer", "--tag", "multi-fact",
+               "--tag", "no-answer", "--format", "json")
+    other = _run("evaluate", "--example", "--tag", "multi-fact", "--tag", "no-answer",
+                 "--format", "json")
+    assert one == other
