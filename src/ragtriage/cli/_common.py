@@ -13,14 +13,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from ..errors import (
-    InputError,
-    RagtriageError,
-    RequestError,
-    found_text,
-    option_problem,
-    unencodable_at,
-)
+from ..errors import RagtriageError, RequestError
 from ._bounds import KType
 
 P = ParamSpec("P")
@@ -60,6 +53,8 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
             refuse_inputs_as_outputs(ctx)
         try:
             if ctx is not None:
+                from ._parsing import refuse_undecodable  # a command's, not `--help`'s
+
                 refuse_undecodable(ctx)
             return func(*args, **kwargs)
         except RequestError as exc:
@@ -132,8 +127,9 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
         values = value if isinstance(value, tuple | list) else (value,)
         given += [(param, Path(v)) for v in values if v is not None]
     from ..fileio import OutputError, refuse_overwrites
+    from ._parsing import option_name
 
-    inputs = [(_option_name(p), path) for p, path in given if p.name not in outputs]
+    inputs = [(option_name(p), path) for p, path in given if p.name not in outputs]
     if "ledger" in ctx.params and ctx.params["ledger"] is None:  # the one beside the set
         from ..example import example_paths
         from ..holdout import BESIDE_THE_SET, ledger_path
@@ -143,39 +139,11 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
         )
         if dataset is not None:
             inputs.append((BESIDE_THE_SET, ledger_path(dataset)))
-    written = [(_option_name(p), path) for p, path in given if p.name in outputs]
+    written = [(option_name(p), path) for p, path in given if p.name in outputs]
     try:
         refuse_overwrites(written, inputs)
     except OutputError as exc:
         raise _CannotWrite(str(exc)) from None
-
-
-def refuse_undecodable(ctx: click.Context) -> None:
-    """Refuse (`InputError`, exit 2), every one at once, a text option or argument holding a
-    byte the system could not decode (`--tag $'\\xff'`: Python holds it as a lone surrogate,
-    `'\\udcff'`), which no report could write. A path may hold one (a file may be so named):
-    reports show it escaped (`display_path`)."""
-    problems = []
-    for param in ctx.command.params:
-        if isinstance(param.type, click.Path) or param.name is None:
-            continue
-        value = ctx.params.get(param.name)
-        for text in value if isinstance(value, tuple | list) else (value,):
-            if isinstance(text, str) and not text.isascii() and unencodable_at(text) is not None:
-                found = f"an undecodable byte in {found_text(text)}"
-                problems.append(option_problem(_option_name(param), _ENCODABLE, found))
-    if problems:
-        raise InputError(problems)
-
-
-_ENCODABLE = "text UTF-8 can encode"
-
-
-def _option_name(param: click.Parameter) -> str:
-    """How the user gave a parameter: its longest option (`--run`), or its name in capitals."""
-    if isinstance(param, click.Option):
-        return max(param.opts, key=len)
-    return (param.name or "").upper()
 
 
 class _CannotWrite(click.ClickException):

@@ -5,7 +5,10 @@ the user learnt of the second on the next try. A command of this module's classe
 click does; when click refuses the command line, it is read again to find every other
 problem (`line_problems`): each unknown option (the parse goes on without it), each option
 taking one value given more than once, then each parameter's value, all in one usage error. A
-command line with one problem is refused with click's own message.
+command line with one problem is refused with click's own message; one that click reads with
+an option taking one value given twice is refused too (click keeps the last without a word).
+A text option holding a byte the system could not decode is refused once the line reads
+(`refuse_undecodable`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 
 import click
 from click.core import iter_params_for_processing
+
+from ..errors import InputError, found_text, option_problem, unencodable_at
 
 
 class _Collecting(click.Command):
@@ -105,3 +110,31 @@ def line_problems(command: click.Command, ctx: click.Context, args: list[str]) -
         plural = "s" if len(left) > 1 else ""
         problems.append(f"Got unexpected extra argument{plural} ({' '.join(left)})")
     return problems
+
+
+def refuse_undecodable(ctx: click.Context) -> None:
+    """Refuse (`InputError`, exit 2), every one at once, a text option or argument holding a
+    byte the system could not decode (`--tag $'\\xff'`: Python holds it as a lone surrogate,
+    `'\\udcff'`), which no report could write. A path may hold one (a file may be so named):
+    reports show it escaped (`display_path`)."""
+    problems = []
+    for param in ctx.command.params:
+        if isinstance(param.type, click.Path) or param.name is None:
+            continue
+        value = ctx.params.get(param.name)
+        for text in value if isinstance(value, tuple | list) else (value,):
+            if isinstance(text, str) and not text.isascii() and unencodable_at(text) is not None:
+                found = f"an undecodable byte in {found_text(text)}"
+                problems.append(option_problem(option_name(param), _ENCODABLE, found))
+    if problems:
+        raise InputError(problems)
+
+
+_ENCODABLE = "text UTF-8 can encode"
+
+
+def option_name(param: click.Parameter) -> str:
+    """How the user gave a parameter: its longest option (`--run`), or its name in capitals."""
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return (param.name or "").upper()
