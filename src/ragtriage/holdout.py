@@ -175,11 +175,10 @@ def ledger_path(evalset: PathArg) -> Path:
     ledger beside the file linked to, so the looks at one set are counted together.
     """
     evalset = as_path(evalset)
-    package = Path(__file__).resolve().parent
-    if package in evalset.resolve().parents:
+    real = Path(os.path.realpath(evalset))  # not `resolve`: a link loop is the reader's to refuse
+    if Path(__file__).resolve().parent in real.parents:
         return Path(tempfile.gettempdir()) / ("ragtriage-example" + LEDGER_SUFFIX)
-    if evalset.is_symlink():
-        evalset = evalset.resolve()
+    evalset = real if evalset.is_symlink() else evalset
     return evalset.with_name(evalset.stem + LEDGER_SUFFIX)
 
 
