@@ -155,7 +155,7 @@ def test_next_actions_and_boundaries_in_table_markdown_and_html(outputs: dict[st
     assert '["instruction-like",64]' in html  # flagged context items carry this badge
     report = json.loads(outputs["evaluate json stdout"])
     baseline = report["runs"][0]["boundaries"]
-    assert baseline["rules"] == {"injection": "injection-v3", "sensitive": "sensitive-v2"}
+    assert baseline["rules"] == {"injection": "injection-v3", "sensitive": "sensitive-v3"}
     assert baseline["permission_blocking"] == [
         {"documents": ["finance-discounts"], "question": "pricing"}
     ]

@@ -26,7 +26,7 @@ from ragtriage.detectors._literals import Prefilter, admits, fold
 
 INJECTION = ("injection-v1", "injection-v2", "injection-v3")
 PREFILTERS = [bundled_injection_rules(v).prefilter for v in INJECTION] + [
-    bundled_sensitive_config(v).prefilter for v in ("sensitive-v1", "sensitive-v2")
+    bundled_sensitive_config(v).prefilter for v in ("sensitive-v1", "sensitive-v2", "sensitive-v3")
 ]
 WORDS = sorted(set().union(*(p.words for p in PREFILTERS)))
 """Every string of the bundled rule sets (the automata's words)."""

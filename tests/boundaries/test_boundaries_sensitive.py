@@ -95,7 +95,7 @@ def test_named_lists_match_terms_case_insensitively() -> None:
     assert mask_text("Ask Zhang San or zhang san about 李雷.", config) == (
         "Ask [masked:customers] or [masked:customers] about [masked:customers]."
     )
-    assert config.version == "sensitive-v2"
+    assert config.version == "sensitive-v3"
 
 
 def test_a_detector_file_is_checked(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from ragtriage.detectors import bundled_sensitive_config
 from ragtriage.detectors._literals import Needed
 from ragtriage.detectors.sensitive import _find
 
-VERSIONS = ("sensitive-v1", "sensitive-v2")
+VERSIONS = ("sensitive-v1", "sensitive-v2", "sensitive-v3")
 
 
 def _b64(value: object) -> str:

@@ -26,6 +26,7 @@ from ragtriage.detectors import (
 
 TAU2 = Path(__file__).resolve().parents[3] / "shared" / "data" / "tau2-banking-knowledge"
 V1, V2 = bundled_sensitive_config("sensitive-v1"), bundled_sensitive_config("sensitive-v2")
+V3 = bundled_sensitive_config("sensitive-v3")
 
 
 def _b64url(value: object) -> str:
@@ -157,8 +158,10 @@ def test_shapes_found_before_and_after() -> None:
     assert len(SHAPES) == 24
     missed = [shape for shape, value, _, _ in SHAPES if not find_sensitive(f"x {value} x", V1)]
     assert missed == MISSED_BY_V1
-    assert [shape for shape, value, _, _ in SHAPES if not find_sensitive(f"x {value} x", V2)] == []
-    assert default_sensitive_config() is V2
+    for config in (V2, V3):
+        missed = [shape for shape, v, _, _ in SHAPES if not find_sensitive(f"x {v} x", config)]
+        assert missed == []
+    assert default_sensitive_config() is V3
 
 
 @pytest.mark.parametrize(("value", "detector", "secret"), MORE_FORMS)
@@ -178,6 +181,7 @@ def test_look_alikes_before_and_after() -> None:
         "icon@2x.png",
     ]
     assert [t for t in LOOK_ALIKES if find_sensitive(t, V2)] == []
+    assert [t for t in LOOK_ALIKES if find_sensitive(t, V3)] == []
 
 
 def test_no_finding_on_the_tau2_bank_documents() -> None:
@@ -185,10 +189,25 @@ def test_no_finding_on_the_tau2_bank_documents() -> None:
     if not path.is_file():
         pytest.skip("shared tau2 data not on this machine")
     docs = json.loads(gzip.decompress(path.read_bytes()))
-    for config in (V1, V2):
+    for config in (V1, V2, V3):
         texts = {d["id"]: d["title"] + "\n\n" + d["content"] for d in docs}
         found = [doc for doc, text in texts.items() if find_sensitive(text, config)]
         assert (config.version, len(docs), found) == (config.version, 698, [])
+
+
+def test_an_international_phone_number_right_after_chinese_text_is_found() -> None:
+    # sensitive-v2 took a Chinese character before the `+` for a letter of a longer word.
+    texts = ["请拨打+44 20 7946 0958联系我们", "電話+81 90-1234-5678", "전화+82 10-2000-0000"]
+    assert [_found(t, V3) for t in texts] == [
+        [("phone_international", "+44 20 7946 0958")],
+        [("phone_international", "+81 90-1234-5678")],
+        [("phone_international", "+82 10-2000-0000")],
+    ]
+    assert [_found(t, V2) for t in texts] == [[], [], []]
+    masked = mask_text("请拨打+44 20 7946 0958联系我们")
+    assert masked == "请拨打[masked:phone_international]联系我们"
+    # a letter, digit or `_` of a spaced script, or a second `+`, still rules it out
+    assert [_found(f"{c}+44 20 7946 0958", V3) for c in ("a", "é", "7", "_", "+")] == [[]] * 5
 
 
 def test_a_mask_covers_the_hidden_characters_too() -> None:

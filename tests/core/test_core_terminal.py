@@ -323,7 +323,7 @@ def test_a_backtick_in_a_run_name_cannot_end_its_code_span(tmp_path: Path) -> No
         "Runs: ``a`b<img src=x onerror=alert(1)>`` (context recorded, k not used, evidence "
         "matched by document), `improved` ("
     )
-    assert "- ``a`b<img src=x onerror=alert(1)>``: rules injection-v3, sensitive-v2" in out.stdout
+    assert "- ``a`b<img src=x onerror=alert(1)>``: rules injection-v3, sensitive-v3" in out.stdout
 
 
 @pytest.mark.parametrize(

@@ -92,7 +92,7 @@ def test_boundaries_show_code_not_backticks(example_evaluation: Evaluation) -> N
     section = section[: section.index("</section>")]
     assert "`" not in section
     assert section.startswith(
-        '<ul class="boundaries"><li><code>baseline</code>: rules injection-v3, sensitive-v2<ul>'
+        '<ul class="boundaries"><li><code>baseline</code>: rules injection-v3, sensitive-v3<ul>'
     )
 
 

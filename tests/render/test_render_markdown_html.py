@@ -90,7 +90,7 @@ def test_the_exact_lines_of_a_hostile_evaluate_report(tmp_path: Path) -> None:
             "unsupported_claim 1, incomplete_answer 1 |") in lines
     assert ("| metric | averaging | &lt;script>alert(1)&lt;/script> | "
             "\\[a\\](\\`)&lt;img src=x onerror=alert(2)>\\` |") in lines
-    assert ("- `<script>alert(1)</script>`: rules injection-v3, sensitive-v2") in lines
+    assert ("- `<script>alert(1)</script>`: rules injection-v3, sensitive-v3") in lines
     assert any(line.startswith("| &lt;img src=x onerror=alert(3)> | answered |") for line in lines)
     assert any(line.startswith("| &lt;!--p-->&lt;b>&amp;lt;q&lt;/b> | ") for line in lines)
 

@@ -35,7 +35,7 @@ from .checksums import CHECKERS, CHECKSUMS, Checksum
 from .normalise import matching_form, matching_text
 from .view import DetectorView
 
-DEFAULT_SENSITIVE_RULES = "sensitive-v2"
+DEFAULT_SENSITIVE_RULES = "sensitive-v3"
 """The bundled detector set used when none is named."""
 
 
