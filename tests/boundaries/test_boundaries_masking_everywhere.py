@@ -7,6 +7,8 @@ Chinese resident ID number and an API key, each a value the bundled detectors re
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import zipfile
@@ -228,3 +230,41 @@ def test_raw_text_sheets_are_an_explicit_option(
         _mail("fact-q1"), _mail("fact-q2"), _mail("question-q1"), _mail("question-q2"),
         CARD, RESIDENT_ID,
     ]  # fmt: skip
+
+
+def test_a_value_split_between_two_chunks_is_masked_in_both(tmp_path: Path) -> None:
+    # The chunk boundary falls inside the card number: neither half is a card number alone.
+    text = f"Customer card on file is {CARD} and it expires soon."
+    cut = text.index(CARD) + 10  # after "4111 1111 "
+    chunks = [
+        {"id": "c1", "document_id": "d1", "start": 0, "end": cut},
+        {"id": "c2", "document_id": "d1", "start": cut, "end": len(text)},
+    ]
+    snapshot = {"schema_version": 1, "kind": "snapshot", "snapshot_id": "s",
+                "documents": [{"id": "d1", "text": text}], "chunks": chunks}  # fmt: skip
+    question = {"id": "q1", "text": "Which card?", "answerability": "answerable",
+                "required_evidence": [{"any_of": ["c1"]}]}  # fmt: skip
+    evalset = {"schema_version": 1, "kind": "evalset", "evalset_id": "e", "snapshot_id": "s",
+               "questions": [question]}  # fmt: skip
+    claim = {"text": "It is on file.", "citations": ["c1"]}
+    result = {"question_id": "q1", "candidates": [{"id": "c1"}, {"id": "c2"}],
+              "context": [{"id": "c1"}, {"id": "c2"}], "answer": "It is on file.",
+              "outcome": "answered", "claims": [claim]}  # fmt: skip
+    run = {"schema_version": 1, "kind": "run", "name": "r", "results": [result]}
+    for name, body in (("snapshot", snapshot), ("evalset", evalset), ("run", run)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(body), encoding="utf-8")
+    data = [str(tmp_path / "evalset.json"), "--snapshot", str(tmp_path / "snapshot.json"),
+            "--run", str(tmp_path / "run.json")]  # fmt: skip
+    sheet, page = tmp_path / "sheet.csv", tmp_path / "report.html"
+    for args in (["review", "export", *data, "-o", str(sheet)],
+                 ["report", *data, "--allow-unreviewed", "-o", str(page)]):  # fmt: skip
+        assert CliRunner().invoke(cli, args).exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(sheet.read_text(encoding="utf-8-sig"))))
+    assert rows[0]["context"] == (
+        "[c1] Customer card on file is [masked:card_number]\n\n"
+        "[c2] [masked:card_number] and it expires soon."
+    )
+    html = page.read_text(encoding="utf-8")
+    assert '"c1":["current",null,null,"Customer card on file is [masked:card_number]"]' in html
+    assert '"c2":["current",null,null,"[masked:card_number] and it expires soon."]' in html
+    assert "4111 1111" not in sheet.read_text(encoding="utf-8-sig") + html

@@ -15,6 +15,7 @@ from ragtriage.detectors import (
     gb11643_valid,
     load_sensitive_config,
     luhn_valid,
+    mask_span,
     mask_text,
 )
 from ragtriage.errors import InputError
@@ -241,3 +242,11 @@ def test_a_detector_may_name_a_required_text_and_a_value_group(tmp_path: Path) -
     config = load_sensitive_config(path)
     assert config.normalise is True  # the default for a detector file
     assert mask_text("PIN: 4821, pin: 4821", config) == "PIN: [masked:pin], pin: 4821"
+
+
+def test_mask_span_masks_the_part_of_a_value_the_span_cuts() -> None:
+    text = "card 4111 1111 1111 1111 ok"
+    assert mask_span(text, 0, 15) == "card [masked:card_number]"
+    assert mask_span(text, 15, len(text)) == "[masked:card_number] ok"
+    assert mask_span(text, 0, 4) == "card"
+    assert mask_span(text, 0, len(text)) == mask_text(text) == "card [masked:card_number] ok"

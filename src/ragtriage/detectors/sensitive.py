@@ -308,15 +308,21 @@ def _find(text: str, chosen: SensitiveConfig) -> tuple[SensitiveFinding, ...]:
 
 def mask_text(text: str, config: SensitiveConfig | None = None) -> str:
     """`text` with every sensitive value replaced by `[masked:DETECTOR]`."""
-    findings = find_sensitive(text, config)
+    return mask_span(text, 0, len(text), config)
+
+
+def mask_span(text: str, start: int, end: int, config: SensitiveConfig | None = None) -> str:
+    """`text[start:end]` masked as a part of `text`: a value the span cuts has its part inside
+    masked too (a value split between two chunks of a document shows in neither)."""
+    findings = [f for f in find_sensitive(text, config) if f.end > start and f.start < end]
     if not findings:
-        return text
-    parts, last = [], 0
+        return text[start:end]
+    parts, last = [], start
     for finding in findings:
-        parts.append(text[last : finding.start])
+        parts.append(text[last : max(finding.start, start)])
         parts.append(f"[masked:{finding.detector}]")
-        last = finding.end
-    parts.append(text[last:])
+        last = min(finding.end, end)
+    parts.append(text[last:end])
     return "".join(parts)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..detectors import mask_text
+from ..detectors import mask_text, masked_item_text
 from ..errors import InputError, Problem, found_text
 from ..judges import check_judgeable, label_context_hash, passages_for
 from ..loading import Dataset, SnapshotIndex
@@ -93,7 +93,10 @@ def build_sheet(dataset: Dataset, *, k: int | None = None, raw_text: bool = Fals
                 "answer": shown(res.answer),
                 "context_hash": label_context_hash(res, index, ks[run.name]),
             }
-            context = "\n\n".join(f"[{p.id}] {shown(p.text)}" for p in passages)
+            context = "\n\n".join(
+                f"[{p.id}] {p.text if raw_text else masked_item_text(p.id, p.text, index)}"
+                for p in passages
+            )
             context_ids = ID_SEPARATOR.join(p.id for p in passages)
             if res.claims is None:
                 skipped.append(Skipped(run.name, question.id, "claims not extracted"))

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...detectors import mask_text
+from ...detectors import mask_text, masked_item_text
 from ...diagnosis import QuestionDiagnosis
 from ...evaluation import NO_RESULT, QuestionRecord, RunEvaluation
 from ...metrics import Measure, QuestionView
@@ -70,12 +70,21 @@ ANSWER_CHARS = 4000
 """Answers are cut to this many characters in the report."""
 
 
-def _cut(text: str | None, limit: int) -> str | None:
+def _cut(text: str | None, limit: int, masked: str | None = None) -> str | None:
     # Mask sensitive values before cutting, so a cut never splits one past recognition.
-    text = None if text is None else mask_text(text)
+    text = masked if masked is not None else None if text is None else mask_text(text)
     if text is None or len(text) <= limit:
         return text
     return text[:limit] + "…"
+
+
+def _recorded_snippet(view: QuestionView, item: str) -> str | None:
+    """The text the run recorded for a context item, masked (as a part of its document when
+    it is a chunk's span) and cut."""
+    text = view.recorded.get(item)
+    if text is None:
+        return None
+    return _cut(text, SNIPPET_CHARS, masked_item_text(item, text, view.index))
 
 
 def _masked(text: str | None) -> str | None:
@@ -187,7 +196,7 @@ def result_entry(
         entry["gs"] = groups
     if view.context:
         entry["cx"] = [
-            [item, mark(item), _cut(view.recorded.get(item), SNIPPET_CHARS)]
+            [item, mark(item), _recorded_snippet(view, item)]
             for item in view.context
         ]
     if view.answer is not None:
@@ -242,7 +251,8 @@ def document_entries(views: Sequence[QuestionView]) -> dict[str, list[Any]]:
             text = chunk.text if chunk.text is not None else doc.text[chunk.start : chunk.end]
         else:
             text = doc.text
-        out[item] = [doc.status, _masked(doc.title), doc.version, _cut(text, SNIPPET_CHARS)]
+        snippet = _cut(text, SNIPPET_CHARS, masked_item_text(item, text, index))
+        out[item] = [doc.status, _masked(doc.title), doc.version, snippet]
     return out
 
 
