@@ -210,6 +210,19 @@ def test_an_international_phone_number_right_after_chinese_text_is_found() -> No
     assert [_found(f"{c}+44 20 7946 0958", V3) for c in ("a", "é", "7", "_", "+")] == [[]] * 5
 
 
+def test_a_signed_amount_is_not_an_international_phone_number() -> None:
+    amounts = [
+        "Credited +100.50 to your account.", "余额变动+5000.00元", "+12345.67 USD", "+1,234.56",
+        "+1 234.56", "+100.50 2024-01-01", "Balance change: +796.18.",
+    ]  # fmt: skip
+    assert [_found(t, V3) for t in amounts] == [[]] * 7
+    # sensitive-v2 flagged all but the one after Chinese text (it missed every number there)
+    assert [bool(_found(t, V2)) for t in amounts] == [True, False, True, False, True, True, True]
+    # numbers with dots still are phone numbers: the EPP form, dotted groups
+    numbers = ["+1.2025550123", "+86.10.12345678", "+44.20.7946.0958", "+7 912 345-67-89"]
+    assert [_found(t, V3) for t in numbers] == [[("phone_international", t)] for t in numbers]
+
+
 def test_a_mask_covers_the_hidden_characters_too() -> None:
     text = "card 4111\u200b1111\u200b1111\u200b1111 ok"
     assert mask_text(text) == "card [masked:card_number] ok"
