@@ -223,6 +223,23 @@ def test_a_signed_amount_is_not_an_international_phone_number() -> None:
     assert [_found(t, V3) for t in numbers] == [[("phone_international", t)] for t in numbers]
 
 
+def test_international_numbers_with_a_one_digit_area_code_are_found() -> None:
+    # phonenumbers' example numbers in its international format (France, the Netherlands,
+    # Australia, Japan, Korea, Taiwan, the Emirates, Benin with five groups)
+    numbers = [
+        "+33 6 12 34 56 78", "+33 1 23 45 67 89", "+31 6 12345678", "+61 2 1234 5678",
+        "+81 3-1234-5678", "+82 2-212-3456", "+886 2 2123 4567", "+971 2 234 5678",
+        "+229 01 95 12 34 56",
+    ]  # fmt: skip
+    assert [_found(f"Tel {n}.", V3) for n in numbers] == [
+        [("phone_international", n)] for n in numbers
+    ]
+    # sensitive-v2 missed the first eight and left the last group of the ninth unmasked
+    assert [_found(f"Tel {n}.", V2) for n in numbers] == [[]] * 8 + [
+        [("phone_international", "+229 01 95 12 34")]
+    ]
+
+
 def test_a_mask_covers_the_hidden_characters_too() -> None:
     text = "card 4111\u200b1111\u200b1111\u200b1111 ok"
     assert mask_text(text) == "card [masked:card_number] ok"
