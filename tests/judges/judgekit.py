@@ -133,7 +133,8 @@ class FakeServer:
     A user message containing `fault=NAME` gets: `429-once`, `500-once`, `timeout-once`
     (sleeps past the client's timeout once), `cut-once` (a truncated HTTP body once),
     `500-always`, `body-always` (a 200 whose body is not JSON), `prose` (content that is not
-    JSON), `truncated` (cut-off JSON with finish_reason `length`), `status-401`.
+    JSON), `echo` (the user message back, not JSON), `truncated` (cut-off JSON with
+    finish_reason `length`), `status-401`.
     """
 
     delay: float = 0.0
@@ -176,6 +177,8 @@ class FakeServer:
         content = good_answer(task, user)
         if fault == "prose":
             content = "The claim is supported, I think."
+        elif fault == "echo":
+            content = user
         elif fault == "truncated":
             content, finish = content[: len(content) // 2], "length"
         envelope = {

@@ -395,3 +395,21 @@ def test_the_lexical_baseline_costs_nothing_at_the_prices_given(tmp_path: Path) 
     assert result.stdout.splitlines()[-1] == (
         "tokens: 0 in, 0 out (cache hits not counted); cost: $0.000000"
     )
+
+
+def test_a_judge_reply_quoted_in_a_note_or_an_error_is_masked(tmp_path: Path) -> None:
+    # A reply that does not parse is quoted; it may echo the answer it was asked about.
+    write_dataset(tmp_path, None, outcome_q3=None)
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    run["results"][2]["answer"] = "fault=echo Card 4111 1111 1111 1111, li.lei@example.com"
+    (tmp_path / "run.json").write_text(json.dumps(run, ensure_ascii=False), encoding="utf-8")
+    common = [*_args(tmp_path), "--model", "m", "--output", str(tmp_path / "o"), "--no-progress"]
+    with serve(FakeServer()) as server:
+        result = CliRunner().invoke(judge_command, [*common, "--base-url", server.url])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("  q3:")]
+    assert notes == [
+        "  q3: outcome failed: unparseable judge answer: not a JSON object (Expecting value "
+        "at char 0): \"Question: What is the CEO's phone number? Reply: fault=echo Card "
+        "[masked:card_number], [masked:email] Return the JSON...\""
+    ]

@@ -13,6 +13,7 @@ from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
+from ..detectors import mask_text
 from ..errors import counted, shortened
 from ..fileio import StrictJSONError
 from ..schemas import ClaimVerdict, FactVerdict, Identifier
@@ -91,7 +92,9 @@ class ParseFailure(ValueError):
 
 
 def _shown(text: str) -> str:
-    flat = " ".join(text.split())
+    # A reply may echo the texts it was asked about: masked like every shown text, before
+    # it is shortened, so that a cut never splits a value past recognition.
+    flat = " ".join(mask_text(text).split())
     return repr(shortened(flat, _MAX_SHOWN))
 
 
