@@ -109,8 +109,8 @@ def test_a_detector_file_is_checked(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert _refused(path) == [
-        f"{path}: detectors[1].checksum: expected one of luhn, card, gb11643, iban, ssn, jwt; "
-        "found 'crc'"
+        f"{path}: detectors[1].checksum: expected one of luhn, card, gb11643, iban, "
+        "iban_registry, ssn, jwt; found 'crc'"
     ]
     path.write_text(path.read_text().replace('checksum = "crc"\n', ""), encoding="utf-8")
     config = load_sensitive_config(path)
@@ -166,7 +166,7 @@ def test_every_problem_of_every_detector_is_reported_at_once(tmp_path: Path) -> 
         '[[detectors]]\nname = ""\nrequires = ""\nchecksum = "crc"\npattern = ""\n',
         encoding="utf-8",
     )
-    checksums = "one of luhn, card, gb11643, iban, ssn, jwt"
+    checksums = "one of luhn, card, gb11643, iban, iban_registry, ssn, jwt"
     assert _refused(path) == [
         f"{path}: detectors[0].checksum: expected {checksums}; found 'luhnn'",
         f"{path}: detectors[0].pattern: expected a valid regular expression; "

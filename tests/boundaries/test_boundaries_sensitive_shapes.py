@@ -17,6 +17,7 @@ from ragtriage.detectors import (
     default_sensitive_config,
     find_sensitive,
     gb11643_valid,
+    iban_registry_valid,
     iban_valid,
     jwt_valid,
     luhn_valid,
@@ -240,6 +241,21 @@ def test_international_numbers_with_a_one_digit_area_code_are_found() -> None:
     ]
 
 
+def test_an_iban_needs_a_registered_country_and_its_length() -> None:
+    # An ISO 11649 creditor reference uses the IBAN's mod 97; so does, by chance, one in 97
+    # order references shaped like an IBAN (these three among them).
+    texts = ["Payment reference RF18 5390 0754 7034.", "RF18539007547034",
+             "Order SO04 2330 7750 6749", "Ref TX13 6573 0050 5126 4410"]  # fmt: skip
+    assert [_found(t, V3) for t in texts] == [[]] * 4
+    assert [[d for d, _ in _found(t, V2)] for t in texts] == [["iban"]] * 4
+    # IBANs of the registry's shortest and longest countries, and of Somalia (SO)
+    ibans = [
+        "NO93 8601 1117 947", "LC55 HEMM 0001 0001 0012 0012 0002 3015",
+        "RU02 0445 2560 0407 0281 0412 3456 7890 1", "SO21 1000 0010 0100 0100 141",
+    ]  # fmt: skip
+    assert [_found(f"IBAN {n}.", V3) for n in ibans] == [[("iban", n)] for n in ibans]
+
+
 def test_a_mask_covers_the_hidden_characters_too() -> None:
     text = "card 4111\u200b1111\u200b1111\u200b1111 ok"
     assert mask_text(text) == "card [masked:card_number] ok"
@@ -306,6 +322,22 @@ def test_luhn_reads_unicode_digits_and_ignores_other_characters() -> None:
 )
 def test_iban_mod_97(number: str, valid: bool) -> None:
     assert iban_valid(number) is valid
+
+
+@pytest.mark.parametrize(
+    ("number", "valid"),
+    [
+        ("GB82 WEST 1234 5698 7654 32", True),
+        ("gb82west12345698765432", True),
+        ("GB82 WEST 1234 5698 7654 3", False),  # mod 97 aside, a British IBAN has 22
+        ("RF18 5390 0754 7034", False),  # a creditor reference: mod 97 holds, RF is no country
+        ("NO93 8601 1117 947", True),
+        ("NO93 8601 1117 9470", False),
+    ],
+)
+def test_iban_registry_country_and_length(number: str, valid: bool) -> None:
+    assert iban_registry_valid(number) is valid
+    assert iban_valid("RF18 5390 0754 7034") is True
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .checksums import (
         card_valid as card_valid,
         gb11643_valid as gb11643_valid,
+        iban_registry_valid as iban_registry_valid,
         iban_valid as iban_valid,
         jwt_valid as jwt_valid,
         luhn_valid as luhn_valid,
@@ -100,7 +101,8 @@ if TYPE_CHECKING:
 _LAZY = {
     ".checks": ("BoundaryQuestions", "RunBoundaries", "boundary_questions", "run_boundaries"),
     ".checksums": (
-        "card_valid", "gb11643_valid", "iban_valid", "jwt_valid", "luhn_valid", "ssn_valid",
+        "card_valid", "gb11643_valid", "iban_registry_valid", "iban_valid", "jwt_valid",
+        "luhn_valid", "ssn_valid",
     ),
     ".injection": (
         "DEFAULT_INJECTION_RULES", "FlaggedItem", "InjectionMatch", "InjectionRule",
