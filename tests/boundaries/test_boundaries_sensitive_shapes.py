@@ -256,6 +256,21 @@ def test_an_iban_needs_a_registered_country_and_its_length() -> None:
     assert [_found(f"IBAN {n}.", V3) for n in ibans] == [[("iban", n)] for n in ibans]
 
 
+def test_an_email_address_with_an_apostrophe_is_masked_whole() -> None:
+    texts = [
+        "Write to first.o'brien@bank.ie today", "mary-o'neil@example.org", "客户o'brien@bank.ie",
+    ]  # fmt: skip
+    assert [mask_text(t) for t in texts] == [
+        "Write to [masked:email] today", "[masked:email]", "客户[masked:email]",
+    ]  # fmt: skip
+    # sensitive-v2 masked the part after the apostrophe and showed the rest
+    assert mask_text(texts[0], V2) == "Write to first.o'[masked:email] today"
+    # a quote around an address or a word before it is not part of it
+    assert mask_text("'john@example.com' or it's john@example.com") == (
+        "'[masked:email]' or it's [masked:email]"
+    )
+
+
 def test_a_mask_covers_the_hidden_characters_too() -> None:
     text = "card 4111\u200b1111\u200b1111\u200b1111 ok"
     assert mask_text(text) == "card [masked:card_number] ok"
