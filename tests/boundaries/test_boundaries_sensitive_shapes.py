@@ -211,6 +211,16 @@ def test_an_international_phone_number_right_after_chinese_text_is_found() -> No
     assert [_found(f"{c}+44 20 7946 0958", V3) for c in ("a", "é", "7", "_", "+")] == [[]] * 5
 
 
+def test_an_international_phone_number_right_after_thai_or_khmer_text_is_found() -> None:
+    # Thai, Lao, Myanmar and Khmer are written without spaces between words, as Chinese is
+    texts = ["โทร+66 81 234 5678", "ទូរស័ព្ទ+855 12 345 678"]
+    assert [_found(t, V3) for t in texts] == [
+        [("phone_international", "+66 81 234 5678")],
+        [("phone_international", "+855 12 345 678")],
+    ]
+    assert [_found(t, V2) for t in texts] == [[], []]
+
+
 def test_a_signed_amount_is_not_an_international_phone_number() -> None:
     amounts = [
         "Credited +100.50 to your account.", "余额变动+5000.00元", "+12345.67 USD", "+1,234.56",
