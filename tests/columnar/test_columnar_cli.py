@@ -260,6 +260,28 @@ def test_a_scoring_command_takes_a_ray_address_only_with_the_ray_executor(
     assert result.stderr.endswith("Error: --ray-address needs --executor ray\n")
 
 
+def _ray_address_refused(tmp_path: Path, address: str) -> str:
+    """The error `trec-eval --executor ray --ray-address ADDRESS` ends with (exit 2, nothing on
+    stdout), for a one-line qrels and run."""
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli,
+        ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--executor", "ray",
+         "--ray-address", address],
+    )
+    assert (result.exit_code, result.stdout) == (2, "")
+    return result.stderr
+
+
+def _not_a_cluster(address: str, reason: str) -> str:
+    return (
+        "Error: 1 problem found in the input:\n"
+        "- <command line>: --ray-address: expected the address of a running Ray cluster "
+        f"(ray://HOST:PORT or auto); found {address!r} ({reason})\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("address", "reason"),
     [
@@ -271,19 +293,7 @@ def test_a_ray_address_ray_cannot_use_is_an_option_problem(
     tmp_path: Path, address: str, reason: str
 ) -> None:
     pytest.importorskip("ray")
-    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
-    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
-    result = CliRunner().invoke(
-        cli,
-        ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--executor", "ray",
-         "--ray-address", address],
-    )
-    assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
-        "Error: 1 problem found in the input:\n"
-        "- <command line>: --ray-address: expected the address of a running Ray cluster "
-        f"(ray://HOST:PORT or auto); found {address!r} ({reason})\n"
-    )
+    assert _ray_address_refused(tmp_path, address) == _not_a_cluster(address, reason)
 
 
 def test_a_ray_address_where_no_cluster_answers_is_an_option_problem(
@@ -298,23 +308,12 @@ def test_a_ray_address_where_no_cluster_answers_is_an_option_problem(
         raise SystemExit(15)
 
     monkeypatch.setattr(ray, "init", exits)
-    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
-    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
     with socket.socket() as listening:  # accepts connections (the kernel's backlog)
         listening.bind(("127.0.0.1", 0))
         listening.listen()
         address = f"127.0.0.1:{listening.getsockname()[1]}"
-        result = CliRunner().invoke(
-            cli,
-            ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"),
-             "--executor", "ray", "--ray-address", address],
-        )
-    assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
-        "Error: 1 problem found in the input:\n"
-        "- <command line>: --ray-address: expected the address of a running Ray cluster "
-        f"(ray://HOST:PORT or auto); found {address!r} (no Ray cluster answered there)\n"
-    )
+        refused = _ray_address_refused(tmp_path, address)
+    assert refused == _not_a_cluster(address, "no Ray cluster answered there")
 
 
 def test_a_ray_address_where_nothing_listens_is_refused_without_waiting_for_ray(
@@ -331,18 +330,9 @@ def test_a_ray_address_where_nothing_listens_is_refused_without_waiting_for_ray(
     with socket.socket() as probe:  # a port of this machine that nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
-    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
-    result = CliRunner().invoke(
-        cli,
-        ["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--executor", "ray",
-         "--ray-address", f"127.0.0.1:{port}"],
-    )
-    assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
-        "Error: 1 problem found in the input:\n"
-        "- <command line>: --ray-address: expected the address of a running Ray cluster "
-        f"(ray://HOST:PORT or auto); found '127.0.0.1:{port}' (no Ray cluster answered there)\n"
+    address = f"127.0.0.1:{port}"
+    assert _ray_address_refused(tmp_path, address) == _not_a_cluster(
+        address, "no Ray cluster answered there"
     )
 
 
