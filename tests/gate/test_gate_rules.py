@@ -487,6 +487,49 @@ def test_junit_writes_a_control_character_as_its_escape() -> None:
     assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 questions\n{detail}"
 
 
+def test_junit_writes_c1_and_format_characters_as_the_table_and_markdown_do() -> None:
+    # XML 1.0 holds NEL (\x85), U+202E and a tab, so they were written raw: CI showed the
+    # policy name reversed where the table and the Markdown show `\x85\u202e`
+    rule = RuleResult(
+        name="no permission_leak in tag:a\u202eb",
+        kind="block",
+        verdict="fail",
+        observed=1.0,
+        observed_text="1/2 questions",
+        limit="at most 0 questions",
+        detail="1 of 2 questions in tag:a\u202eb diagnosed permission_leak: q\u200b",
+    )
+    result = GateResult(
+        policy_name="p\x85\t",
+        policy_path="pol\u2066.toml",
+        policy_sha256="0" * 64,
+        run="run\u202e",
+        baseline="base\x9b",
+        questions=2,
+        rules=(rule,),
+        sources=(),
+        no_result=("q\ufeff",),
+    )
+    root = ET.fromstring(render_junit(result))
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("name") == "ragtriage gate: p\\x85\\x09 on run\\u202e"
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert [props[k] for k in ("policy", "run", "baseline", "no_result")] == [
+        "pol\\u2066.toml", "run\\u202e", "base\\x9b", "q\\ufeff"
+    ]
+    case = suite.find("testcase")
+    assert case is not None
+    assert case.get("name") == "no permission_leak in tag:a\\u202eb"
+    failure = case.find("failure")
+    assert failure is not None
+    detail = "1 of 2 questions in tag:a\\u202eb diagnosed permission_leak: q\\u200b"
+    assert failure.get("message") == detail
+    assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 questions\n{detail}"
+    for shown in (render_gate_table(result), render_gate_markdown(result)):
+        assert "p\\x85" in shown and "tag:a\\u202eb" in shown
+
+
 def test_a_bound_equal_to_the_value_passes_and_one_ulp_past_it_fails_in_full_digits(
     tmp_path: Path, example_evaluation: Evaluation
 ) -> None:

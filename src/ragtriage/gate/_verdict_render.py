@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from .._console import escaped, text_console, text_table
+from .._console import escaped, text_console, text_table, visible
 from .._markdown import md_code, md_lines, md_table, md_text
 from ..errors import counted, id_list
 from ..evaluation import NO_RESULT, selected_by
@@ -111,21 +111,21 @@ def render_gate_markdown(result: GateResult) -> str:
     return md_lines(lines) + "\n"
 
 
-_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-"""Characters XML 1.0 cannot hold, even escaped (control characters but tab and line ends,
-lone surrogates)."""
+_NOT_XML = re.compile("[\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold, even escaped, that `visible` leaves as they are."""
 
 
 def _xml(text: str) -> str:
-    # A tag, question ID or run name may hold a control character: written as such, it would
-    # make the whole file unreadable to CI, so it is written as its escape instead.
-    return escaped(text, _NOT_XML)
+    # As the table and the Markdown show it: a control or format character (U+202E, NEL) as
+    # its escape, which also keeps every character XML cannot hold out of the file.
+    return escaped(visible(text), _NOT_XML)
 
 
 def render_junit(result: GateResult) -> str:
     """JUnit XML: one test case per rule, so CI shows each rule; no timestamps (reproducible).
 
-    A character XML cannot hold (a control character) is written as its escape, `\\x01`.
+    A control or format character (and any other XML cannot hold) is written as its escape,
+    `\\x01`, `\\u202e`, as the table and the Markdown write it.
     """
     counts = {  # the same on the suites and the one suite, which alone may say `skipped`
         "tests": str(len(result.rules)),
