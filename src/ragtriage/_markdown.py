@@ -79,12 +79,14 @@ def md_lines(lines: Iterable[str]) -> str:
 def md_code(text: str) -> str:
     """`text` as one inline code span: fenced with one backtick more than its longest run of
     backticks (so a backtick in a run name cannot end the span and let the rest be read as
-    Markdown or HTML), padded with a space where it starts or ends with one, line ends as
-    spaces. Text without backticks is written as `` `text` ``."""
+    Markdown or HTML), padded with a space where it starts or ends with one or starts and
+    ends with a space (a viewer strips one from each end: `` ` base ` `` shows `base`), line
+    ends as spaces. Text without backticks is written as `` `text` ``."""
     text = _one_line(text)
     runs = [len(r) for r in re.findall("`+", text)]
     fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    spaced = text.startswith(" ") and text.endswith(" ") and bool(text.strip(" "))
+    pad = " " if spaced or text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 

@@ -236,3 +236,18 @@ def test_a_cell_with_space_at_an_edge_is_quoted() -> None:
     assert [md_cell(t) for t in (" spaced ", "spaced", "a b", "\tq")] == [
         "' spaced '", "spaced", "a b", "\\x09q"
     ]
+
+
+def test_a_code_span_keeps_the_space_at_both_edges_of_a_name(tmp_path: Path) -> None:
+    # A viewer strips one space from each end of `` ` base ` ``: the run ` base ` was shown
+    # as `base`, another run's name.
+    assert [md_code(t) for t in (" base ", " q", "   ", "` a ")] == [
+        "`  base  `", "` q`", "`   `", "`` ` a  ``"
+    ]
+    for text in (" base ", " q", "   ", "` a "):
+        shown = _VIEWER.utils.escapeHtml(text)
+        assert _VIEWER.renderInline(md_code(text)) == f"<code>{shown}</code>"
+    data = _plant(tmp_path, {"baseline": " base "})
+    out = CliRunner().invoke(cli, ["evaluate", *data, "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    assert "<code> base </code>" in _VIEWER.render(out.stdout)
