@@ -374,3 +374,21 @@ def test_a_verdict_that_contradicts_supported_by_is_refused_as_evaluate_refuses_
         f"{files[1][0]}: question 'q2': claims[c1].supported_by: expected no supporting IDs for "
         "a claim labelled unsupported; found d1, d2",
     ]
+
+
+def test_a_long_run_name_folds_in_the_table_and_is_never_cut(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # the table cut a name too long for its column with an ellipsis: `run-xxxxxxxxxxxxxxxxx…`
+    long = "run-" + "x" * 150 + "-end"
+    judge_files, human_files = _files(article_fixture, tmp_path)
+    for path in [*judge_files, *human_files]:
+        path.write_text(path.read_text("utf-8").replace("synthetic-baseline", long), "utf-8")
+    args = [a for f in judge_files for a in ("--judge-labels", str(f))]
+    args += [a for f in human_files for a in ("--human-labels", str(f))]
+    out = CliRunner().invoke(calibrate_command, args, env={"COLUMNS": "80"})
+    assert out.exit_code == 0, out.output
+    assert "…" not in out.output
+    table = out.output.split("claim_support per run")[1].splitlines()
+    first = "".join(line.split("│")[1].strip() for line in table if line.startswith("│"))
+    assert first == long + "synthetic-corrected"

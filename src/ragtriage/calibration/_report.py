@@ -109,7 +109,7 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
         ("humans cannot judge", _fmt_ratio(c.human_cannot_judge), _fmt_ratio(f.human_cannot_judge)),
     ]
     header = ["figure", "claims", "reference facts"]
-    console.print(text_table("agreement on items both labelled", header, figures, fold=False))
+    console.print(text_table("agreement on items both labelled", header, figures))
     for agree in (c, f):
         title = f"{agree.kind}s: rows human, columns judge"
         header = ["human \\ judge", *agree.categories]
@@ -117,7 +117,7 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
             [cat, *(str(v) for v in row)]
             for cat, row in zip(agree.categories, agree.matrix, strict=True)
         ]
-        console.print(text_table(title, header, rows, fold=False))
+        console.print(text_table(title, header, rows))
     title = f"claim_support per run ({cal.confidence * 100:g}% intervals)"
     judge_only = f"judge only ({UNCALIBRATED})"
     header = ["run", judge_only, "humans only", "prediction-powered (calibrated)"]
@@ -125,7 +125,7 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
         [s.run, _fmt_ratio(s.judge_only), _fmt_mean(s.human_only), _fmt_mean(s.ppi)]
         for s in cal.support
     ]
-    console.print(text_table(title, header, rows, fold=False))
+    console.print(text_table(title, header, rows))
     console.print(
         f"items only the judge labelled: {cal.judge_only_items}; "
         f"items only humans labelled: {cal.human_only_items}"
