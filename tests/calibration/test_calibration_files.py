@@ -392,3 +392,20 @@ def test_a_long_run_name_folds_in_the_table_and_is_never_cut(
     table = out.output.split("claim_support per run")[1].splitlines()
     first = "".join(line.split("│")[1].strip() for line in table if line.startswith("│"))
     assert first == long + "synthetic-corrected"
+
+
+def test_a_reviewer_name_holding_a_comma_is_quoted_in_the_table(
+    article_fixture: Path, tmp_path: Path
+) -> None:
+    # `against rev, alice` read as two reviewers, `rev` and `alice`
+    judge_files, human_files = _files(article_fixture, tmp_path)
+    for path in human_files:
+        path.write_text(path.read_text("utf-8").replace("article-reviewer", "rev, alice"), "utf-8")
+    args = [a for f in judge_files for a in ("--judge-labels", str(f))]
+    args += [a for f in human_files for a in ("--human-labels", str(f))]
+    out = CliRunner().invoke(calibrate_command, args, env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0] == (
+        "judge lexical-baseline (prompt lexical-v2, lexical, temperature None, seed None) "
+        "against 'rev, alice'"
+    )

@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from .._console import text_console, text_table
+from ..errors import id_list
 from ..metrics import value_text
 from ._agreement import Agreement, Ratio
 from ._calibrate import Calibration, spec_text
@@ -97,7 +98,7 @@ def render_calibration(cal: Calibration, width: int = 120) -> str:
     """The calibration as terminal tables."""
     buffer = io.StringIO()
     console = text_console(buffer, width)
-    console.print(f"judge {spec_text(cal.judge)} against {', '.join(cal.reviewers)}")
+    console.print(f"judge {spec_text(cal.judge)} against {id_list(cal.reviewers)}")
     c, f = cal.claims, cal.facts
     figures = [
         ("paired items", str(c.items), str(f.items)),
