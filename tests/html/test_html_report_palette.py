@@ -8,7 +8,9 @@ import re
 
 import pytest
 from colour_vision import VISIONS, distance
+from markupsafe import escape
 
+from ragtriage._markdown import md_code
 from ragtriage.api import report_page
 from ragtriage.columnar import load_and_evaluate
 from ragtriage.diagnosis import stage_order
@@ -83,6 +85,18 @@ def test_inline_code_escapes_and_keeps_unmatched_backticks() -> None:
     assert markdown_bullets(["- `run`: rules", "  - leak: q1", "- `other`: none"]) == [
         ("<code>run</code>: rules", ["leak: q1"]),
         ("<code>other</code>: none", []),
+    ]
+
+
+def test_a_run_name_or_id_holding_backticks_is_shown_whole() -> None:
+    # the page split the line at every backtick: ``a `x` b`` showed as `<code></code>a
+    # <code>x</code> b<code></code>`, and an ID `x`y`z` in a sub-item as x<code>y</code>z
+    for name in ("base|line `x` *y* #", "a``b", "`t`", " base "):
+        shown = escape(name)
+        assert inline_code(md_code(name) + ": rules") == f"<code>{shown}</code>: rules"
+    assert inline_code("``a`b") == "``a`b"
+    assert markdown_bullets(["- `r`: rules", "  - BLOCKING permission leaks: x`y`z"]) == [
+        ("<code>r</code>: rules", ["BLOCKING permission leaks: x`y`z"]),
     ]
 
 

@@ -40,32 +40,45 @@ def json_for_script(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+_TICKS = re.compile("`+")
+
+
 def inline_code(text: str) -> Markup:
     """A line of Markdown with `code` spans as HTML: escaped text (control and format
-    characters as their escapes, `visible`), spans as `<code>`.
+    characters as their escapes, `visible`), spans as `<code>`, read as a viewer reads what
+    `md_code` writes (a span closes at a run of as many backticks as opened it; one space of
+    padding at both ends is dropped), so a name holding backticks is shown whole.
 
-    A line with an unmatched backtick is shown as it is, escaped.
+    A backtick run that nothing closes is shown as it is, escaped.
     """
     text = visible(text)
-    parts = text.split("`")
-    if len(parts) % 2 == 0:
-        return Markup(escape(text))
-    return Markup("").join(
-        Markup("<code>{}</code>").format(part) if i % 2 else escape(part)
-        for i, part in enumerate(parts)
-    )
+    parts, start, at = [], 0, 0
+    while (opening := _TICKS.search(text, at)) is not None:
+        fence = re.compile(f"(?<!`){opening.group()}(?!`)")
+        closing = fence.search(text, opening.end())
+        if closing is None:
+            at = opening.end()
+            continue
+        code = text[opening.end() : closing.start()]
+        if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+            code = code[1:-1]
+        parts += [escape(text[start : opening.start()]), Markup("<code>{}</code>").format(code)]
+        start = at = closing.end()
+    return Markup("").join([*parts, escape(text[start:])])
 
 
 def markdown_bullets(lines: Sequence[str]) -> list[tuple[Markup, list[Markup]]]:
-    """Markdown bullet lines (`- item`, indented `  - sub-item`) as items with sub-items."""
+    """Markdown bullet lines (`- item`, indented `  - sub-item`) as items with sub-items.
+
+    Only an item's code spans are read: a sub-item lists IDs as they are (`x`y`z`)."""
     items: list[tuple[Markup, list[Markup]]] = []
     for line in lines:
         nested = line.startswith(" ") and bool(items)
-        text = inline_code(line.strip().removeprefix("- "))
+        text = line.strip().removeprefix("- ")
         if nested:
-            items[-1][1].append(text)
+            items[-1][1].append(escape(visible(text)))
         else:
-            items.append((text, []))
+            items.append((inline_code(text), []))
     return items
 
 
