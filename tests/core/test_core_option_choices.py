@@ -189,3 +189,68 @@ def test_a_label_or_calibration_file_given_twice_is_refused(tmp_path: Path) -> N
         f"- <command line>: --labels: expected each file once; found '{again}' again",
         f"- <command line>: --calibration: expected each file once; found '{labels}' again",
     ]
+
+
+def _flag(option: str, found: str) -> str:
+    return f"- <command line>: {option}: expected one of True, False; found {found}"
+
+
+def test_every_call_refuses_a_flag_that_is_no_bool(tmp_path: Path) -> None:
+    # Before, a flag was taken for true when its value was truthy: `dry_run="no"` judged
+    # nothing, `force="no"` overwrote a starter folder, `allow_extra="no"` scored extras.
+    missing = tmp_path / "missing.json"
+    calls: list[tuple[Any, list[str]]] = [
+        (
+            lambda: ragtriage.judge_files(
+                missing, judge="lexical", output=tmp_path, no_cache="no", dry_run="no"
+            ),
+            [_flag("--no-cache", "'no'"), _flag("--dry-run", "'no'")],
+        ),
+        (
+            lambda: ragtriage.run_files(
+                missing, snapshot=missing, output=tmp_path / "r.jsonl", current_only="no",
+                respect_permissions=1, no_latency=0, no_stemming=None, no_cache="", progress=[],
+            ),
+            [
+                _flag("--current-only", "'no'"), _flag("--respect-permissions", "1"),
+                _flag("--no-latency", "0"), _flag("--no-stemming", "None"),
+                _flag("--no-cache", "''"), _flag("--progress", "[]"),
+            ],
+        ),
+        (
+            lambda: ragtriage.api.init_files(tmp_path, force="no"),
+            [_flag("--force", "'no'")],
+        ),
+        (
+            lambda: ragtriage.trec_eval_files(missing, missing, allow_missing=1, allow_extra="no"),
+            [_flag("--allow-missing", "1"), _flag("--allow-extra", "'no'")],
+        ),
+        (
+            lambda: ragtriage.api.import_trec_files(
+                qrels=missing, allow_extra="no", output=tmp_path
+            ),
+            [_flag("--allow-extra", "'no'")],
+        ),
+        (
+            lambda: ragtriage.api.review_export_files(
+                missing, output=tmp_path / "s.csv", raw_text="no"
+            ),
+            [_flag("--raw-text", "'no'")],
+        ),
+        (
+            lambda: ragtriage.api.review_import_files(
+                missing, missing, output=tmp_path, force="no"
+            ),
+            [_flag("--force", "'no'")],
+        ),
+        (
+            lambda: ragtriage.calibrate_labels(
+                missing, judge_labels=[missing], accept_self_labelling="no"
+            ),
+            [_flag("--accept-self-labelling", "'no'")],
+        ),
+    ]
+    for call, expected in calls:
+        problems = _problems(call)
+        assert problems[1:] == expected
+    assert list(tmp_path.iterdir()) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, counted, range_problems
+from ..errors import InputError, counted, flag_problems, range_problems
 from ..holdout import DEFAULT_WARN_AFTER, Notice, holdout_ids
 from ..paths import PathArg, as_paths
 from ..validation import LEVEL_RANGE
@@ -43,7 +43,9 @@ def calibrate_labels(
     from ..request import Request, log_notice
     from ..validation import load_checked
 
-    if problems := range_problems(("--confidence", confidence, LEVEL_RANGE)):
+    problems = range_problems(("--confidence", confidence, LEVEL_RANGE))
+    problems += flag_problems(("--accept-self-labelling", accept_self_labelling))
+    if problems:
         raise InputError(problems)  # before any file is read, as the command line refuses it
     judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
     request = Request.build(

@@ -13,6 +13,7 @@ from ..errors import (
     ProblemCollector,
     RequestError,
     counted,
+    flag_problems,
     id_list,
     option_problem,
 )
@@ -157,7 +158,7 @@ def import_trec_files(
     from ..importers import import_trec
     from ..schemas import IDENTIFIER_EXPECTED, plain_ids
 
-    problems = _dataset_id_problems(dataset_id)
+    problems = _dataset_id_problems(dataset_id) + flag_problems(("--allow-extra", allow_extra))
     problems += [  # each run is named by its file's stem
         Problem(str(path), None, "run name", IDENTIFIER_EXPECTED, found_text(path.stem))
         for path in as_paths(trec_runs)

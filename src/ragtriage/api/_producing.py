@@ -24,6 +24,7 @@ from ..errors import (
     RequestError,
     choice_problems,
     counted,
+    flag_problems,
     option_problem,
     range_problems,
 )
@@ -126,6 +127,11 @@ def run_files(
     # Every value out of its command-line range at once, before any file is read.
     problems = [*endpoint.range_problems(), *config.problems()]
     problems += run_name_problems(name)
+    problems += flag_problems(
+        ("--current-only", current_only), ("--respect-permissions", respect_permissions),
+        ("--no-latency", no_latency), ("--no-stemming", no_stemming), ("--no-cache", no_cache),
+        ("--progress", progress),
+    )
     if problems:
         raise InputError(problems)
     if endpoint.given and endpoint.missing():
@@ -268,6 +274,7 @@ def judge_files(
         ("--price-per-1k-output", price_per_1k_output, PRICE_PER_1K_RANGE),
     )
     problems += identifier_problems(("--model", model))  # the labeller's name
+    problems += flag_problems(("--no-cache", no_cache), ("--dry-run", dry_run))
     if problems:
         raise InputError(problems)
     check_ray_address(executor, ray_address)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, each_or_refused
+from ..errors import InputError, each_or_refused, flag_problems
 from ..fileio import outputs_together
 from ..paths import PathArg, as_path, as_paths
 from ._converting import check_some_run
@@ -34,6 +34,8 @@ def review_export_files(
     from ..review import export_sheet
 
     check_output(output)  # as given, as the command line checks it: before the work
+    if problems := flag_problems(("--raw-text", raw_text)):
+        raise InputError(problems)
     loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)
     check_some_run(len(loaded.runs), "review")
     return export_sheet(loaded, output, k=k, raw_text=raw_text)
@@ -75,7 +77,8 @@ def review_import_files(
     from ..review import import_sheet, merge_into_file
     from ..schemas import identifier_problems
 
-    if refused := identifier_problems(("--reviewer", reviewer)):
+    refused = identifier_problems(("--reviewer", reviewer)) + flag_problems(("--force", force))
+    if refused:
         raise InputError(refused)  # before the files are read, not once per row
     folder = as_path(output)
     loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)  # as the sheet was exported

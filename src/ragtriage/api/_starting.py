@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import InputError, flag_problems
 from ..paths import PathArg
 from ..starter import StarterDataset, write_starter
 
@@ -12,4 +13,6 @@ def init_files(directory: PathArg, *, force: bool = False) -> StarterDataset:
 
     A directory that already holds anything is refused (`InputError`) unless `force`.
     """
+    if problems := flag_problems(("--force", force)):
+        raise InputError(problems)
     return write_starter(directory, force=force)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal, get_args
 
-from ..errors import InputError, Problem, choice_problems
+from ..errors import InputError, Problem, choice_problems, flag_problems
 from ..executors import ExecutorName, check_ray_address
 from ..paths import PathArg
 
@@ -30,7 +30,9 @@ def trec_eval_files(
     from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
     from ..executors import LocalExecutor, RayExecutor
 
-    if problems := choice_problems(("--executor", executor, get_args(ExecutorName))):
+    problems = choice_problems(("--executor", executor, get_args(ExecutorName)))
+    problems += flag_problems(("--allow-missing", allow_missing), ("--allow-extra", allow_extra))
+    if problems:
         raise InputError(problems)
     check_ray_address(executor, ray_address)
     _refuse_empty(qrels, run)
