@@ -254,3 +254,15 @@ def test_every_call_refuses_a_flag_that_is_no_bool(tmp_path: Path) -> None:
         problems = _problems(call)
         assert problems[1:] == expected
     assert list(tmp_path.iterdir()) == []
+
+
+def test_import_records_files_refuses_a_format_it_does_not_know(tmp_path: Path) -> None:
+    # Before: a KeyError 'ragas2' (a traceback) from the table of dialects.
+    assert _problems(
+        lambda: ragtriage.api.import_records_files(
+            tmp_path / "records.json", "ragas2", output=tmp_path / "out"
+        )
+    ) == [
+        "1 problem found in the input:",
+        "- <command line>: fmt: expected one of ragas, seed, deepeval; found 'ragas2'",
+    ]

@@ -12,6 +12,7 @@ from ..errors import (
     Problem,
     ProblemCollector,
     RequestError,
+    choice_problems,
     counted,
     flag_problems,
     id_list,
@@ -124,7 +125,8 @@ def import_records_files(
     """`ragtriage import ragas|seed|deepeval FILE -o OUT`: other tools' records as native files."""
     from ..importers import DIALECTS, import_records
 
-    problems = [] if dataset_id is None else _dataset_id_problems(dataset_id)
+    problems = choice_problems(("fmt", fmt, tuple(DIALECTS)))
+    problems += [] if dataset_id is None else _dataset_id_problems(dataset_id)
     if not is_safe_file_stem(name):  # the run is written to OUT/NAME.jsonl, as it is named
         problems.append(option_problem("--name", SAFE_FILE_STEM, repr(name)))
     if problems:
