@@ -69,7 +69,7 @@ def repeated_files(option: str, paths: Iterable[PathArg]) -> list[Problem]:
 _FILE_NAME_MAX = 100
 
 
-def is_safe_file_stem(name: str) -> bool:
+def is_safe_file_stem(name: object) -> bool:
     """True when `name` can be a file name's stem as it is, on every common file system.
 
     Letters (any script), digits, `-`, `_` and `.`; not starting with `.`; at most 100
@@ -77,7 +77,8 @@ def is_safe_file_stem(name: str) -> bool:
     rewritten (two different names must not land in one file).
     """
     return (
-        0 < len(name) <= _FILE_NAME_MAX
+        isinstance(name, str)
+        and 0 < len(name) <= _FILE_NAME_MAX
         and not name.startswith(".")
         and all(ch.isalnum() or ch in "-_." for ch in name)
     )

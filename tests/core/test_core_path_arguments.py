@@ -7,10 +7,12 @@ import importlib
 import inspect
 import pkgutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 import ragtriage
+import ragtriage.api
 from ragtriage import RequestError
 from ragtriage.example import example_paths
 
@@ -127,3 +129,61 @@ def test_a_name_list_that_is_no_list_of_str_is_refused_naming_the_keyword(
 def test_one_name_as_a_str_is_one_name() -> None:
     one = ragtriage.evaluate_files(example=True, ids="exact-*", notify=lambda n: None)
     assert [[q.question_id for q in run.questions] for run in one.runs] == [["exact-code"]] * 2
+
+
+_ID = "expected an identifier without control characters, not only whitespace; found 5"
+
+
+def test_a_name_or_id_that_is_no_str_is_refused_naming_the_keyword(tmp_path: Path) -> None:
+    # Before: a TypeError from inside ("sequence item 0: expected str instance, int found",
+    # "object of type 'int' has no len()").
+    from ragtriage.errors import InputError
+
+    missing = tmp_path / "missing.json"
+    calls: list[tuple[Callable[[], object], list[str]]] = [
+        (
+            lambda: ragtriage.run_files(
+                missing, snapshot=missing, output=tmp_path / "r.jsonl", name=5  # type: ignore[arg-type]
+            ),
+            [f"--name: {_ID}"],
+        ),
+        (
+            lambda: ragtriage.api.import_openinference_files(
+                missing, missing, output=tmp_path / "r.jsonl", name=5  # type: ignore[arg-type]
+            ),
+            [f"--name: {_ID}"],
+        ),
+        (
+            lambda: ragtriage.api.review_import_files(
+                missing, missing, output=tmp_path, reviewer=5  # type: ignore[arg-type]
+            ),
+            [f"--reviewer: {_ID}"],
+        ),
+        (
+            lambda: ragtriage.api.import_trec_files(
+                qrels=missing, dataset_id=5, output=tmp_path  # type: ignore[arg-type]
+            ),
+            [f"--dataset-id: {_ID}"],
+        ),
+        (
+            lambda: ragtriage.api.import_records_files(
+                missing, "ragas", output=tmp_path, name=5, dataset_id=5  # type: ignore[arg-type]
+            ),
+            [
+                f"--dataset-id: {_ID}",
+                "--name: expected a name usable as a file name (letters, digits, '-', '_', '.'; "
+                "not starting with '.'; at most 100 characters); found 5",
+            ],
+        ),
+        (
+            lambda: ragtriage.judge_files(
+                missing, judge="lexical", output=tmp_path, model=5  # type: ignore[arg-type]
+            ),
+            [f"--model: {_ID}"],
+        ),
+    ]
+    for call, expected in calls:
+        with pytest.raises(InputError) as refused:
+            call()
+        problems = refused.value.problems
+        assert [f"{p.field}: expected {p.expected}; found {p.found}" for p in problems] == expected

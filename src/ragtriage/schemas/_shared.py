@@ -74,11 +74,12 @@ def identifier_problems(*options: tuple[str, str | None]) -> list[Problem]:
     """A problem for each `(option, value)` whose value becomes an `Identifier` (a run name,
     a dataset ID, a labeller's name) but holds a control character, worded as the files' ID
     problems (`<command line>: --model: expected an identifier without control characters;
-    found 'gp\\x07t'`): checked before any work, not when the native model is built."""
+    found 'gp\\x07t'`): checked before any work, not when the native model is built. A value
+    that is no str (from Python) is refused the same way."""
     return [
         option_problem(option, IDENTIFIER_EXPECTED, found_text(value))
         for option, value in options
-        if value is not None and not plain_ids((value,))
+        if value is not None and not (isinstance(value, str) and plain_ids((value,)))
     ]
 
 
