@@ -405,8 +405,11 @@ def test_import_and_export_calls_write_what_the_commands_write(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("k", [0, -3, 10_001, 2.5, True])
-def test_the_library_refuses_the_cut_offs_the_command_line_refuses(k: object) -> None:
-    # The request owns -k's range: 0 is not "no k", a negative k is not a cut-off.
+def test_the_library_refuses_the_cut_offs_the_command_line_refuses(
+    k: object, tmp_path: Path
+) -> None:
+    # The request owns -k's range: 0 is not "no k", a negative k is not a cut-off. The review
+    # sheet calls used to take any k (a sheet exported with k=0 as `review export -k 0` is not).
     paths = example_paths()
     expected = f"- <command line>: -k: expected an integer from 1 to 10000; found {k!r}"
     calls = [
@@ -415,11 +418,20 @@ def test_the_library_refuses_the_cut_offs_the_command_line_refuses(k: object) ->
         lambda: evaluate(
             load_dataset(paths.evalset, snapshot=paths.snapshot, runs=paths.runs), k=k
         ),
+        lambda: ragtriage.api.review_export_files(
+            paths.evalset, snapshot=paths.snapshot, runs=paths.runs, k=k,
+            output=tmp_path / "sheet.csv",
+        ),
+        lambda: ragtriage.api.review_import_files(
+            paths.evalset, tmp_path / "sheet.csv", snapshot=paths.snapshot, runs=paths.runs,
+            k=k, output=tmp_path,
+        ),
     ]
     for call in calls:
         with pytest.raises(InputError) as refused:
             call()
         assert str(refused.value).splitlines()[1:] == [expected]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_whole_float_cut_off_is_the_integer() -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, each_or_refused, flag_problems
+from ..errors import InputError, Problem, each_or_refused, flag_problems, problems_of
 from ..fileio import outputs_together
 from ..paths import PathArg, as_path, as_paths
 from ._converting import check_some_run
@@ -34,8 +34,7 @@ def review_export_files(
     from ..review import export_sheet
 
     check_output(output)  # as given, as the command line checks it: before the work
-    if problems := flag_problems(("--raw-text", raw_text)):
-        raise InputError(problems)
+    k = _checked_k(k, flag_problems(("--raw-text", raw_text)))
     loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)
     check_some_run(len(loaded.runs), "review")
     return export_sheet(loaded, output, k=k, raw_text=raw_text)
@@ -78,8 +77,7 @@ def review_import_files(
     from ..schemas import identifier_problems
 
     refused = identifier_problems(("--reviewer", reviewer)) + flag_problems(("--force", force))
-    if refused:
-        raise InputError(refused)  # before the files are read, not once per row
+    k = _checked_k(k, refused)  # before the files are read, not once per row
     folder = as_path(output)
     loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)  # as the sheet was exported
     imported = import_sheet(sheet, loaded, reviewer=reviewer, k=k)
@@ -93,3 +91,14 @@ def review_import_files(
     return ImportedSheet(
         imported, written, tuple(m.kept for m in merged), tuple(m.replaced for m in merged)
     )
+
+
+def _checked_k(k: int | None, problems: list[Problem]) -> int | None:
+    """`k` as the command line's `-k` takes it (`validation.parse_k`); an `InputError` with
+    its problem and `problems` (the call's other options) at once."""
+    from ..validation import parse_k
+
+    problems = [*problems, *(() if k is None else problems_of(parse_k, k))]
+    if problems:
+        raise InputError(problems)
+    return None if k is None else parse_k(k)
