@@ -187,3 +187,17 @@ def test_a_name_or_id_that_is_no_str_is_refused_naming_the_keyword(tmp_path: Pat
             call()
         problems = refused.value.problems
         assert [f"{p.field}: expected {p.expected}; found {p.found}" for p in problems] == expected
+
+
+def test_trec_eval_files_takes_one_measure_as_a_str_and_refuses_none(tmp_path: Path) -> None:
+    # Before: "ndcg@10" was seven measures, one per character ("found 'n'" ...), and None a
+    # TypeError from inside.
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 1.0 r\n", encoding="utf-8")
+    one = ragtriage.trec_eval_files(qrels, run, metrics="ndcg@10")
+    assert one == ragtriage.trec_eval_files(qrels, run, metrics=["ndcg@10"])
+    assert [m.measure.name for m in one.scores.measures] == ["ndcg@10"]
+    assert _refusal(lambda: ragtriage.trec_eval_files(qrels, run, metrics=None)) == (
+        "metrics: expected a str or an iterable of str; found None"
+    )

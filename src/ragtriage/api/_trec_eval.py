@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from ..errors import InputError, Problem, choice_problems, flag_problems
 from ..executors import ExecutorName, check_ray_address
-from ..paths import PathArg
+from ..paths import PathArg, as_names
 
 if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
@@ -34,10 +34,10 @@ def trec_eval_files(
     problems += flag_problems(("--allow-missing", allow_missing), ("--allow-extra", allow_extra))
     if problems:
         raise InputError(problems)
+    chosen = list(as_names(metrics, "metrics")) or list(DEFAULT_TREC_MEASURES)
     check_ray_address(executor, ray_address)
     _refuse_empty(qrels, run)
     policy = QuestionPolicy(allow_missing=allow_missing, allow_extra=allow_extra)
-    chosen = list(metrics) or list(DEFAULT_TREC_MEASURES)
     where = RayExecutor(ray_address) if executor == "ray" else nullcontext(LocalExecutor())
     with where as started:
         return evaluate_trec(
