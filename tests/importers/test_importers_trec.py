@@ -376,3 +376,21 @@ def test_export_refuses_a_result_of_a_question_the_evaluation_set_lacks(tmp_path
         f"- {changed}: question 'refnud': {expected} (did you mean 'refund'?)",
     ])
     assert list(tmp_path.iterdir()) == [changed]  # nothing written
+
+
+def test_export_trec_files_refuses_a_run_tag_that_is_no_str(tmp_path: Path) -> None:
+    # Before: an AttributeError ('int' object has no attribute 'split') from the field check.
+    import ragtriage.api
+    from ragtriage.example import example_paths
+
+    evalset, run = example_paths().evalset, example_paths().runs[0]
+    with pytest.raises(InputError) as refused:
+        ragtriage.api.export_trec_files(
+            evalset, runs=run, run_out=tmp_path / "r.run", run_tag=5  # type: ignore[arg-type]
+        )
+    assert str(refused.value).splitlines() == [
+        "1 problem found in the input:",
+        "- <command line>: --run-tag: expected a TREC field: non-empty, without whitespace or "
+        "NUL; found 5",
+    ]
+    assert list(tmp_path.iterdir()) == []

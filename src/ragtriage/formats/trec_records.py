@@ -43,12 +43,14 @@ FIRST_TOKEN = TOKEN + ", not starting with #"
 """What `is_token(..., first=True)` accepts, as messages say it."""
 
 
-def is_token(value: str, first: bool = False) -> bool:
+def is_token(value: object, first: bool = False) -> bool:
     """Whether `value` can be written as one field of a TREC line and read back as itself:
-    non-empty, no character `str.split()` splits on, no NUL (refused in any text file) and,
-    as a line's first field (`first`, the question ID), no `#` first (a comment line)."""
+    a str (a Python caller's 5 is none), non-empty, no character `str.split()` splits on, no
+    NUL (refused in any text file) and, as a line's first field (`first`, the question ID),
+    no `#` first (a comment line)."""
     return (
-        value.split() == [value]
+        isinstance(value, str)
+        and value.split() == [value]
         and "\x00" not in value
         and not (first and value.startswith("#"))
     )
