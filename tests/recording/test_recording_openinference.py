@@ -332,3 +332,33 @@ def test_a_base64_span_id_that_begins_with_0x_is_read_whole() -> None:
     assert hex_id("0x00f067aa0ba902b7") == "00f067aa0ba902b7"
     assert hex_id("APBnqgupArc=") == "00f067aa0ba902b7"
     assert hex_id("0xnot-an-id") is None
+
+
+def test_a_key_or_pattern_that_is_no_str_is_refused_naming_the_option(tmp_path: Path) -> None:
+    # Before: a TypeError from re.compile ("first argument must be string or compiled
+    # pattern"); a key that is no str was looked up as one.
+    import ragtriage.api
+
+    evalset = tmp_path / "evalset.json"
+    write_native(rc.evalset(), evalset)
+    with pytest.raises(InputError) as refused:
+        ragtriage.api.import_openinference_files(
+            evalset, tmp_path / "spans.json", output=tmp_path / "r.jsonl",
+            match_attribute=5, id_key=["id"], refusal_pattern=5,  # type: ignore[arg-type]
+        )
+    assert str(refused.value).splitlines() == [
+        "3 problems found in the input:",
+        "- <command line>: --match-attribute: expected a non-empty key; found 5",
+        "- <command line>: --id-key: expected a non-empty key; found [\"id\"]",
+        "- <command line>: --refusal-pattern: expected a regular expression; found 5",
+    ]
+    with pytest.raises(InputError) as refused:
+        ragtriage.api.import_openinference_files(
+            evalset, tmp_path / "spans.json", output=tmp_path / "r.jsonl",
+            refusal_pattern=5,  # type: ignore[arg-type]
+        )
+    assert str(refused.value).splitlines() == [
+        "1 problem found in the input:",
+        "- <command line>: --refusal-pattern: expected a regular expression; found 5",
+    ]
+    assert list(tmp_path.iterdir()) == [evalset]

@@ -15,8 +15,10 @@ from ..errors import (
     choice_problems,
     counted,
     flag_problems,
+    found_text,
     id_list,
     option_problem,
+    problems_of,
 )
 from ..holdout import DEFAULT_WARN_AFTER
 from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
@@ -156,7 +158,6 @@ def import_trec_files(
     `allow_extra`: a run's questions the qrels do not judge are left out of it, each run's
     named in a note (else they are refused).
     """
-    from ..errors import found_text
     from ..importers import import_trec
     from ..schemas import IDENTIFIER_EXPECTED, plain_ids
 
@@ -217,12 +218,15 @@ def import_openinference_files(
     """`ragtriage import openinference DATASET TRACES -o RUN`: traces as a run of DATASET."""
     from ..fileio import check_output, refuse_inputs
     from ..importers import import_openinference, write_native
+    from ..recording import refusal_regex
 
     check_output(output)  # as given, as the command line checks it: before the work
     problems = run_name_problems(name)
     for option, key in (("--match-attribute", match_attribute), ("--id-key", id_key)):
-        if key == "":  # no attribute or metadata key has an empty name
-            problems.append(option_problem(option, "a non-empty key", "nothing"))
+        if key == "" or not isinstance(key, str | None):  # no key has an empty name
+            found = "nothing" if key == "" else found_text(key)
+            problems.append(option_problem(option, "a non-empty key", found))
+    problems += problems_of(refusal_regex, refusal_pattern)
     if problems:
         raise InputError(problems)
     refuse_inputs([output], [("DATASET", dataset), ("TRACES", traces)])

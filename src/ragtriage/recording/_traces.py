@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, again, option_problem
+from ..errors import InputError, Problem, again, found_text, option_problem
 from ..schemas import EvalSet, Outcome, QuestionResult, final_ranking_of
 from ..validation import ranking_problems
 from ._question import validation_problems
@@ -113,7 +113,9 @@ def refusal_regex(pattern: str | None) -> re.Pattern[str] | None:
     if pattern is None:
         return None
     found = "an empty pattern (it matches every answer: every answer would be a refusal)"
-    if pattern:
+    if not isinstance(pattern, str):  # from Python: 5 is no pattern, not a TypeError
+        found = found_text(pattern)
+    elif pattern:
         try:
             return re.compile(pattern)
         except re.error as exc:
