@@ -87,6 +87,10 @@ CALLS: dict[str, tuple[Callable[[], object], str]] = {
         ),
         "--candidate: expected a run name or a run file (a str); found int 3",
     ),
+    "compare_files(candidates=None)": (  # was a TypeError once every run was scored
+        lambda: ragtriage.compare_files(example=True, candidates=None),  # type: ignore[arg-type]
+        "candidates: expected a str or an iterable of str; found None",
+    ),
     "evaluate(None)": (
         lambda: ragtriage.evaluate(None),  # type: ignore[arg-type]
         "dataset: expected a Dataset (ragtriage.load_dataset reads one from files; "

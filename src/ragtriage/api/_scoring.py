@@ -15,7 +15,7 @@ from ..errors import (
     shortened,
 )
 from ..executors import ExecutorName
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_names, as_path
 from ..request import Notify, Request
 from ..schemas import LabelPolicy
 from ..validation import GATE_RESAMPLES_DEFAULT, PERMUTATIONS_DEFAULT, RESAMPLES_DEFAULT
@@ -193,6 +193,7 @@ def compare_request(
     # The look at the holdout is recorded once the runs are picked and compared: a refused
     # comparison records none.
     check_numbers(seed, resamples, permutations)  # a usage error, as the command line's
+    chosen = list(as_names(candidates, "candidates"))  # one name is one run, not its characters
     problems = flag_problems(
         ("--allow-different-snapshot", allow_different_snapshot), ("--no-grouping", no_grouping)
     )
@@ -200,8 +201,6 @@ def compare_request(
         raise InputError(problems)
     scored = request.score("compare", notify)
     evaluation = scored.evaluation
-    # One name is one run (as `compare` takes it), not its characters.
-    chosen = [candidates] if isinstance(candidates, str) else list(candidates)
     names = pick_runs(evaluation, baseline, chosen)
     comparison = compare(
         evaluation,
