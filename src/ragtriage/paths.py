@@ -54,6 +54,16 @@ def as_names(values: Iterable[str] | str, name: str) -> tuple[str, ...]:
     return found
 
 
+def check_paths(
+    *required: tuple[str, object], optional: Iterable[tuple[str, object]] = ()
+) -> None:
+    """Refuse the first `(argument, value)` whose value is no path (`as_path`: a
+    `RequestError` naming the argument); an `optional` one may be None. The values are
+    checked, not turned into `Path`s: an output is checked as given (`fileio.check_output`)."""
+    for name, value in [*required, *((n, v) for n, v in optional if v is not None)]:
+        as_path(value, name)  # type: ignore[arg-type]
+
+
 def repeated_files(option: str, paths: Iterable[PathArg]) -> list[Problem]:
     """A problem per file of `paths` that an earlier one is too, however it is spelled (one
     real path): read twice, its records would count twice."""

@@ -91,6 +91,47 @@ CALLS: dict[str, tuple[Callable[[], object], str]] = {
         lambda: ragtriage.compare_files(example=True, candidates=None),  # type: ignore[arg-type]
         "candidates: expected a str or an iterable of str; found None",
     ),
+    # The calls below said "expected a path ..." without naming the argument.
+    **{
+        call: (function, f"{name}: expected a path (a str or os.PathLike); found {found}")
+        for call, function, name, found in [
+            ("init_files(5)", lambda: ragtriage.api.init_files(5), "directory", "int 5"),
+            ("trec_eval_files(None, run)", lambda: ragtriage.trec_eval_files(None, "r"), "qrels",
+             "None"),
+            ("trec_eval_files(qrels, 5)", lambda: ragtriage.trec_eval_files("q", 5), "run",
+             "int 5"),
+            ("import_tau2_files(output=None)",
+             lambda: ragtriage.api.import_tau2_files("d", output=None), "output", "None"),
+            ("import_trec_files(qrels=None)",
+             lambda: ragtriage.api.import_trec_files(qrels=None, output="o"), "qrels", "None"),
+            ("import_records_files(None)",
+             lambda: ragtriage.api.import_records_files(None, "ragas", output="o"), "file",
+             "None"),
+            ("import_openinference_files(traces=None)",
+             lambda: ragtriage.api.import_openinference_files("e", None, output="r.jsonl"),
+             "traces", "None"),
+            ("export_trec_files(qrels_out=5)",
+             lambda: ragtriage.api.export_trec_files("e", qrels_out=5), "qrels_out", "int 5"),
+            ("review_export_files(output=None)",
+             lambda: ragtriage.api.review_export_files("e", output=None), "output", "None"),
+            ("review_import_files(sheet=None)",
+             lambda: ragtriage.api.review_import_files("e", None, output="o"), "sheet", "None"),
+            ("judge_files(cache=5)",
+             lambda: ragtriage.judge_files("e", output="o", cache=5), "cache", "int 5"),
+            ("run_files(output=None)",
+             lambda: ragtriage.run_files("e", snapshot="s", output=None), "output", "None"),
+        ]
+    },
+    "calibrate_labels(judge_labels=5)": (
+        lambda: ragtriage.calibrate_labels(judge_labels=5),  # type: ignore[arg-type]
+        "judge_labels: expected a path or an iterable of paths; found int 5",
+    ),
+    "import_trec_files(trec_runs=None)": (
+        lambda: ragtriage.api.import_trec_files(
+            qrels="q", trec_runs=None, output="o"  # type: ignore[arg-type]
+        ),
+        "trec_runs: expected a path or an iterable of paths; found None",
+    ),
     "evaluate(None)": (
         lambda: ragtriage.evaluate(None),  # type: ignore[arg-type]
         "dataset: expected a Dataset (ragtriage.load_dataset reads one from files; "

@@ -47,9 +47,10 @@ def calibrate_labels(
     problems += flag_problems(("--accept-self-labelling", accept_self_labelling))
     if problems:
         raise InputError(problems)  # before any file is read, as the command line refuses it
-    judged, reviewed = as_paths(judge_labels), as_paths(human_labels)
+    judged = as_paths(judge_labels, "judge_labels")
+    reviewed = as_paths(human_labels, "human_labels")
     request = Request.build(
-        dataset, snapshot=snapshot, runs=as_paths(runs), labels=[*judged, *reviewed],
+        dataset, snapshot=snapshot, runs=as_paths(runs, "runs"), labels=[*judged, *reviewed],
         include_holdout=include_holdout, who=who, holdout_warn_after=holdout_warn_after,
         ledger=ledger,
     )

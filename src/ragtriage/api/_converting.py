@@ -21,7 +21,7 @@ from ..errors import (
     problems_of,
 )
 from ..holdout import DEFAULT_WARN_AFTER
-from ..paths import SAFE_FILE_STEM, PathArg, as_optional_path, as_path, as_paths, is_safe_file_stem
+from ..paths import PathArg, as_optional_path, as_path, as_paths, check_paths
 
 if TYPE_CHECKING:
     from ..importers import QuestionQrels, RecordFormat, ResultRanking
@@ -112,6 +112,7 @@ def import_tau2_files(directory: PathArg, *, output: PathArg) -> WrittenNative:
     """`ragtriage import tau2 DIRECTORY -o OUT`: tau2-bench banking data as native files."""
     from ..importers import import_tau2
 
+    check_paths(("directory", directory), ("output", output))
     data = import_tau2(directory)
     return replace(write_imported(output, data.snapshot, data.evalset), notes=data.notes)
 
@@ -126,7 +127,9 @@ def import_records_files(
 ) -> WrittenNative:
     """`ragtriage import ragas|seed|deepeval FILE -o OUT`: other tools' records as native files."""
     from ..importers import DIALECTS, import_records
+    from ..paths import SAFE_FILE_STEM, is_safe_file_stem
 
+    check_paths(("file", file), ("output", output))
     problems = choice_problems(("fmt", fmt, tuple(DIALECTS)))
     problems += [] if dataset_id is None else _dataset_id_problems(dataset_id)
     if not is_safe_file_stem(name):  # the run is written to OUT/NAME.jsonl, as it is named
@@ -161,10 +164,11 @@ def import_trec_files(
     from ..importers import import_trec
     from ..schemas import IDENTIFIER_EXPECTED, plain_ids
 
+    check_paths(("qrels", qrels), ("output", output), optional=[("snapshot", snapshot)])
     problems = _dataset_id_problems(dataset_id) + flag_problems(("--allow-extra", allow_extra))
     problems += [  # each run is named by its file's stem
         Problem(str(path), None, "run name", IDENTIFIER_EXPECTED, found_text(path.stem))
-        for path in as_paths(trec_runs)
+        for path in as_paths(trec_runs, "trec_runs")
         if not plain_ids((path.stem,))
     ]
     if problems:
@@ -220,6 +224,7 @@ def import_openinference_files(
     from ..importers import import_openinference, write_native
     from ..recording import refusal_regex
 
+    check_paths(("dataset", dataset), ("traces", traces), ("output", output))
     check_output(output)  # as given, as the command line checks it: before the work
     problems = run_name_problems(name)
     for option, key in (("--match-attribute", match_attribute), ("--id-key", id_key)):
@@ -278,7 +283,8 @@ def export_trec_files(
     from ..importers import export_trec
     from ..request import Request, log_notice
 
-    run_files = as_paths(runs)
+    check_paths(optional=[("dataset", dataset), ("qrels_out", qrels_out), ("run_out", run_out)])
+    run_files = as_paths(runs, "runs")
     if len(run_files) > 1:
         raise RequestError("give one --run (each TREC run file holds one run)")
     run_file = run_files[0] if run_files else None

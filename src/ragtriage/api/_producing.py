@@ -29,7 +29,7 @@ from ..errors import (
     range_problems,
 )
 from ..holdout import holdout_ids
-from ..paths import PathArg, as_optional_path, as_path, as_paths
+from ..paths import PathArg, as_optional_path, as_path, as_paths, check_paths
 from ..validation import JudgeName, RerankKind, RetrieverKind
 from ._converting import check_some_run, run_name_problems
 
@@ -101,6 +101,9 @@ def run_files(
     )
     from ..validation import load_checked, parse_k
 
+    check_paths(("dataset", dataset), ("output", output), optional=(
+        ("snapshot", snapshot), ("chunked_snapshot", chunked_snapshot), ("cache_dir", cache_dir),
+    ))
     cutoff = parse_k(k)  # as the command line's -k, before any file is read
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     if chunk_chars is not None and chunk_sentences is not None:
@@ -250,6 +253,9 @@ def judge_files(
     from ..schemas import identifier_problems
     from ..validation import SEED_RANGE, parse_k
 
+    check_paths(("dataset", dataset), optional=(
+        ("snapshot", snapshot), ("output", output), ("cache", cache),
+    ))
     endpoint = Endpoint(base_url, model, api_key_env, max_tokens, concurrency, timeout)
     # Every value out of its command-line range at once, before any file is read (the
     # client checks its own options again, for callers that build one themselves); k as
@@ -281,7 +287,7 @@ def judge_files(
     if executor == "ray" and judge != "lexical":
         # An LLM client cannot travel to a worker; it would need a factory per endpoint.
         raise RequestError("--executor ray supports --judge lexical only")
-    loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)
+    loaded = load_judgeable(dataset, snapshot, as_paths(runs, "runs"), k)
     check_some_run(len(loaded.runs), "judge")
     check_output_names([run.name for run in loaded.runs])  # before any judging
     prices = Prices(price_per_1k_input, price_per_1k_output)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError, Problem, each_or_refused, flag_problems, problems_of
 from ..fileio import outputs_together
-from ..paths import PathArg, as_path, as_paths
+from ..paths import PathArg, as_path, as_paths, check_paths
 from ._converting import check_some_run
 
 if TYPE_CHECKING:
@@ -33,9 +33,10 @@ def review_export_files(
     from ..judges import load_judgeable
     from ..review import export_sheet
 
+    check_paths(("dataset", dataset), ("output", output), optional=[("snapshot", snapshot)])
     check_output(output)  # as given, as the command line checks it: before the work
     k = _checked_k(k, flag_problems(("--raw-text", raw_text)))
-    loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)
+    loaded = load_judgeable(dataset, snapshot, as_paths(runs, "runs"), k)
     check_some_run(len(loaded.runs), "review")
     return export_sheet(loaded, output, k=k, raw_text=raw_text)
 
@@ -76,10 +77,15 @@ def review_import_files(
     from ..review import import_sheet, merge_into_file
     from ..schemas import identifier_problems
 
+    check_paths(
+        ("dataset", dataset), ("sheet", sheet), ("output", output),
+        optional=[("snapshot", snapshot)],
+    )
     refused = identifier_problems(("--reviewer", reviewer)) + flag_problems(("--force", force))
     k = _checked_k(k, refused)  # before the files are read, not once per row
     folder = as_path(output)
-    loaded = load_judgeable(dataset, snapshot, as_paths(runs), k)  # as the sheet was exported
+    # As the sheet was exported.
+    loaded = load_judgeable(dataset, snapshot, as_paths(runs, "runs"), k)
     imported = import_sheet(sheet, loaded, reviewer=reviewer, k=k)
     targets = [folder / f"{labels.run}.labels.json" for labels in imported.label_sets]
     merged = each_or_refused(

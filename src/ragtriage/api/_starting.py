@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InputError, flag_problems
-from ..paths import PathArg
+from ..paths import PathArg, check_paths
 from ..starter import StarterDataset, write_starter
 
 
@@ -13,6 +13,7 @@ def init_files(directory: PathArg, *, force: bool = False) -> StarterDataset:
 
     A directory that already holds anything is refused (`InputError`) unless `force`.
     """
+    check_paths(("directory", directory))
     if problems := flag_problems(("--force", force)):
         raise InputError(problems)
     return write_starter(directory, force=force)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from ..errors import InputError, Problem, choice_problems, flag_problems
 from ..executors import ExecutorName, check_ray_address
-from ..paths import PathArg, as_names
+from ..paths import PathArg, as_names, check_paths
 
 if TYPE_CHECKING:
     from ..columnar import AveragingRule, TrecEvaluation
@@ -30,6 +30,7 @@ def trec_eval_files(
     from ..columnar import DEFAULT_TREC_MEASURES, QuestionPolicy, evaluate_trec
     from ..executors import LocalExecutor, RayExecutor
 
+    check_paths(("qrels", qrels), ("run", run))
     problems = choice_problems(("--executor", executor, get_args(ExecutorName)))
     problems += flag_problems(("--allow-missing", allow_missing), ("--allow-extra", allow_extra))
     if problems:
