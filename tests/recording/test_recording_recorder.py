@@ -781,6 +781,28 @@ def test_a_durability_that_is_neither_fsync_nor_flush_is_refused_with_the_header
     assert not path.exists()
 
 
+def test_capture_takes_a_bool_and_packages_one_name_as_a_str(tmp_path: Path) -> None:
+    # capture="no" captured the environment; packages="numpy" recorded package:n,
+    # package:u, ... (one per character), all "not installed".
+    path = tmp_path / "run.jsonl"
+    with pytest.raises(InputError) as raised:
+        Recorder(path, "r", capture="no", durability="fsnyc")  # type: ignore[arg-type]
+    assert str(raised.value).splitlines() == [
+        "2 problems found in the input:",
+        f"- {path}: durability: expected 'fsync' or 'flush'; found 'fsnyc'",
+        f"- {path}: capture: expected one of True, False; found 'no'",
+    ]
+    assert not path.exists()
+    recorder = Recorder(path, "r", packages="no-such-package-here")
+    assert {k: v for k, v in recorder.header.provenance.environment.items() if "package" in k} == {
+        "package:no-such-package-here": "not installed"
+    }
+    recorder.close()
+    with pytest.raises(RequestError) as refused:
+        Recorder(tmp_path / "other.jsonl", "r", packages=5)  # type: ignore[arg-type]
+    assert str(refused.value) == "packages: expected a str or an iterable of str; found int 5"
+
+
 def test_a_path_that_is_no_path_or_below_a_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RequestError) as raised:
         Recorder(None, "r", capture=False)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .._version import __version__
-from ..paths import PathArg, as_path
+from ..paths import PathArg, as_names, as_path
 
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 GIT_TIMEOUT_S = 5.0
@@ -105,7 +105,7 @@ def capture_environment(
     it is not), and `git_commit` when the working tree is a git repository.
     """
     found: dict[str, str] = {"ragtriage": __version__, "python": platform.python_version()}
-    for name in packages:
+    for name in as_names(packages, "packages"):  # one str is one package, not its letters
         try:
             found[f"package:{name}"] = version(name)
         except PackageNotFoundError:

@@ -7,13 +7,14 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 
-from ..errors import InputError, Problem, ProblemCollector, found_text
+from ..errors import InputError, Problem, ProblemCollector, flag_problems, found_text
 from ..fileio import cannot_create, file_problem, json_line, lock_file, make_folder
 from ..loading import Wanted, pydantic_problems, read_file
 from ..paths import as_path, file_suffix
@@ -90,6 +91,8 @@ class Recorder(StageWrappers):
         if durability not in get_args(Durability):
             expected, found = "'fsync' or 'flush'", found_text(durability)
             refused.append(Problem(str(self.path), None, "durability", expected, found))
+        # capture="no" is no False: refused as every flag is, named with the run file.
+        refused += [replace(p, file=str(self.path)) for p in flag_problems(("capture", capture))]
         try:
             header = RunHeader(
                 name=name,
