@@ -325,6 +325,13 @@ class RequestError(RagtriageError):
     """
 
 
+def check_callback(value: object, name: str) -> None:
+    """Refuse a callback that is neither None nor callable (`notify=5`), naming it, before any
+    work: it is only called once there is something to say, which may be after the work."""
+    if value is not None and not callable(value):
+        raise wrong_argument(value, name, "a callable or None")
+
+
 def wrong_argument(value: object, name: str | None, expected: str) -> RequestError:
     """A Python argument of the wrong type (None, a number, bytes ...) as a `RequestError`
     naming it, instead of a `TypeError` from deep inside: `NAME: expected EXPECTED; found

@@ -21,6 +21,7 @@ from .errors import (
     InputError,
     Problem,
     RequestError,
+    check_callback,
     choice_problems,
     flag_problems,
     problems_of,
@@ -264,6 +265,7 @@ class Request:
         from .calibration import read_calibrations
         from .validation import parse_k
 
+        check_callback(notify, "notify")
         if problems := self.option_problems(metrics):
             raise InputError(problems)
         names = self.metric_names if metrics is None else list(metrics)

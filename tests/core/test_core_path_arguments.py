@@ -122,6 +122,18 @@ CALLS: dict[str, tuple[Callable[[], object], str]] = {
              lambda: ragtriage.run_files("e", snapshot="s", output=None), "output", "None"),
         ]
     },
+    # notify=5 was a TypeError ('int' object is not callable) once the work was done.
+    **{
+        call: (function, "notify: expected a callable or None; found int 5")
+        for call, function in [
+            ("evaluate_files(notify=5)", lambda: ragtriage.evaluate_files(example=True, notify=5)),
+            ("gate_files(notify=5)", lambda: ragtriage.gate_files(example=True, notify=5)),
+            ("calibrate_labels(notify=5)",
+             lambda: ragtriage.calibrate_labels(judge_labels=["j"], notify=5)),
+            ("export_trec_files(notify=5)",
+             lambda: ragtriage.api.export_trec_files("e", qrels_out="q", notify=5)),
+        ]
+    },
     "calibrate_labels(judge_labels=5)": (
         lambda: ragtriage.calibrate_labels(judge_labels=5),  # type: ignore[arg-type]
         "judge_labels: expected a path or an iterable of paths; found int 5",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, counted, flag_problems, range_problems
+from ..errors import InputError, check_callback, counted, flag_problems, range_problems
 from ..holdout import DEFAULT_WARN_AFTER, Notice, holdout_ids
 from ..paths import PathArg, as_paths
 from ..validation import LEVEL_RANGE
@@ -43,6 +43,7 @@ def calibrate_labels(
     from ..request import Request, log_notice
     from ..validation import load_checked
 
+    check_callback(notify, "notify")
     problems = range_problems(("--confidence", confidence, LEVEL_RANGE))
     problems += flag_problems(("--accept-self-labelling", accept_self_labelling))
     if problems:

@@ -12,6 +12,7 @@ from ..errors import (
     Problem,
     ProblemCollector,
     RequestError,
+    check_callback,
     choice_problems,
     counted,
     flag_problems,
@@ -284,6 +285,7 @@ def export_trec_files(
     from ..request import Request, log_notice
 
     check_paths(optional=[("dataset", dataset), ("qrels_out", qrels_out), ("run_out", run_out)])
+    check_callback(notify, "notify")
     run_files = as_paths(runs, "runs")
     if len(run_files) > 1:
         raise RequestError("give one --run (each TREC run file holds one run)")
