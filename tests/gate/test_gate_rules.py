@@ -6,6 +6,7 @@ import json
 import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -449,83 +450,69 @@ def test_junit_is_valid_against_the_jenkins_junit_schema(example_evaluation: Eva
     assert schema.validate(document), [str(e) for e in schema.error_log]
 
 
-def test_junit_writes_a_control_character_as_its_escape() -> None:
-    # a tag or run name may hold one; written raw, it makes the file unreadable XML
+def _hostile_junit(
+    mark: str, policy_name: str, run: str, no_result: str, **fields: str | None
+) -> tuple[GateResult, Any, Any]:
+    """A failed block rule on tag `a{mark}b` with the names given, and its JUnit file's suite
+    and failure (each checked to be there)."""
     rule = RuleResult(
-        name="no permission_leak in tag:a\x01b",
+        name=f"no permission_leak in tag:a{mark}b",
         kind="block",
         verdict="fail",
         observed=1.0,
         observed_text="1/2 questions",
         limit="at most 0 questions",
-        detail="1 of 2 questions in tag:a\x01b diagnosed permission_leak: q\x1f",
+        detail=f"1 of 2 questions in tag:a{mark}b diagnosed permission_leak: q{fields.pop('q')}",
     )
     result = GateResult(
-        policy_name="p\x0b",
-        policy_path="policy.toml",
+        policy_name=policy_name,
+        policy_path=fields.pop("policy_path", None) or "policy.toml",
         policy_sha256="0" * 64,
-        run="run\x00",
-        baseline=None,
+        run=run,
+        baseline=fields.pop("baseline", None),
         questions=2,
         rules=(rule,),
         sources=(),
-        no_result=("q\ufffe",),
+        no_result=(no_result,),
     )
-    root = ET.fromstring(render_junit(result))
-    suite = root.find("testsuite")
+    suite = ET.fromstring(render_junit(result)).find("testsuite")
     assert suite is not None
+    case = suite.find("testcase")
+    assert case is not None
+    failure = case.find("failure")
+    assert failure is not None
+    assert failure.text == (
+        f"observed: 1/2 questions\nlimit: at most 0 questions\n{failure.get('message')}"
+    )
+    return result, suite, case
+
+
+def test_junit_writes_a_control_character_as_its_escape() -> None:
+    # a tag or run name may hold one; written raw, it makes the file unreadable XML
+    _, suite, case = _hostile_junit("\x01", "p\x0b", "run\x00", "q\ufffe", q="\x1f")
     assert suite.get("name") == "ragtriage gate: p\\x0b on run\\x00"
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert (props["run"], props["no_result"]) == ("run\\x00", "q\\ufffe")
-    case = suite.find("testcase")
-    assert case is not None
     assert case.get("name") == "no permission_leak in tag:a\\x01b"
-    failure = case.find("failure")
-    assert failure is not None
     detail = "1 of 2 questions in tag:a\\x01b diagnosed permission_leak: q\\x1f"
-    assert failure.get("message") == detail
-    assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 questions\n{detail}"
+    assert case.find("failure").get("message") == detail
 
 
 def test_junit_writes_c1_and_format_characters_as_the_table_and_markdown_do() -> None:
     # XML 1.0 holds NEL (\x85), U+202E and a tab, so they were written raw: CI showed the
     # policy name reversed where the table and the Markdown show `\x85\u202e`
-    rule = RuleResult(
-        name="no permission_leak in tag:a\u202eb",
-        kind="block",
-        verdict="fail",
-        observed=1.0,
-        observed_text="1/2 questions",
-        limit="at most 0 questions",
-        detail="1 of 2 questions in tag:a\u202eb diagnosed permission_leak: q\u200b",
+    result, suite, case = _hostile_junit(
+        "\u202e", "p\x85\t", "run\u202e", "q\ufeff", q="\u200b",
+        policy_path="pol\u2066.toml", baseline="base\x9b",
     )
-    result = GateResult(
-        policy_name="p\x85\t",
-        policy_path="pol\u2066.toml",
-        policy_sha256="0" * 64,
-        run="run\u202e",
-        baseline="base\x9b",
-        questions=2,
-        rules=(rule,),
-        sources=(),
-        no_result=("q\ufeff",),
-    )
-    root = ET.fromstring(render_junit(result))
-    suite = root.find("testsuite")
-    assert suite is not None
     assert suite.get("name") == "ragtriage gate: p\\x85\\x09 on run\\u202e"
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert [props[k] for k in ("policy", "run", "baseline", "no_result")] == [
         "pol\\u2066.toml", "run\\u202e", "base\\x9b", "q\\ufeff"
     ]
-    case = suite.find("testcase")
-    assert case is not None
     assert case.get("name") == "no permission_leak in tag:a\\u202eb"
-    failure = case.find("failure")
-    assert failure is not None
     detail = "1 of 2 questions in tag:a\\u202eb diagnosed permission_leak: q\\u200b"
-    assert failure.get("message") == detail
-    assert failure.text == f"observed: 1/2 questions\nlimit: at most 0 questions\n{detail}"
+    assert case.find("failure").get("message") == detail
     for shown in (render_gate_table(result), render_gate_markdown(result)):
         assert "p\\x85" in shown and "tag:a\\u202eb" in shown
 
