@@ -490,3 +490,48 @@ def test_a_line_that_is_not_utf8_is_one_problem_and_the_reading_goes_on(
     with pytest.raises(InputError) as ledger:
         read_ledger(tmp_path / "ledger.jsonl")
     assert [p.field for p in ledger.value.problems] == ["line 1 column 10", "line 2 column 2"]
+
+
+_THREADS_NEAR_THE_BOUND = """
+import resource, sys, threading
+from pathlib import Path
+from ragtriage.fileio import room_for_a_thread, write_text
+from ragtriage.loading import file_sha256_later
+started = []
+start = threading.Thread.start
+def spy(self):
+    started.append(self.name)
+    start(self)
+threading.Thread.start = spy
+if sys.argv[1] != "none":
+    with open("/proc/self/status", encoding="ascii") as status:
+        size = next(int(line.split()[1]) << 10 for line in status if line.startswith("VmSize:"))
+    bound = size + int(sys.argv[1])
+    resource.setrlimit(resource.RLIMIT_AS, (bound, bound))
+target = Path(sys.argv[2])
+write_text(target, iter(["ab", b"cd"]))
+digests = file_sha256_later([target])()
+print(room_for_a_thread(), started, target.read_text(), len(digests[0]))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/status")
+def test_near_the_address_space_bound_no_thread_is_started_and_the_work_is_done_here(
+    tmp_path: Path,
+) -> None:
+    # Before: the writer and the hash each started a thread whatever the bound; under 10 MB
+    # (`ulimit -v`) a thread's start-up could run out of memory, and CPython's
+    # Thread.start() then waited for it without end (seen in CI: the command hung).
+    import os
+    import subprocess
+
+    def run(extra: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", _THREADS_NEAR_THE_BOUND, extra, str(tmp_path / "r.json")],
+            capture_output=True, text=True, timeout=60, check=True,
+            env={**os.environ, "PYTHONPATH": str(Path(fileio.__file__).parents[2])},
+        )
+        return done.stdout
+
+    assert run(str(10 << 20)) == "False [] abcd 64\n"
+    assert run("none") == "True ['ragtriage-write', 'ragtriage-sha256'] abcd 64\n"

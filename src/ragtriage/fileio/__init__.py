@@ -35,6 +35,7 @@ from ._strict_json import (
     parse_json_values,
     parse_toml,
 )
+from ._threads import room_for_a_thread
 from ._write import (
     OutputError,
     atomic_output,
@@ -92,6 +93,7 @@ __all__ = [
     "refuse_blank",
     "refuse_inputs",
     "refuse_overwrites",
+    "room_for_a_thread",
     "same_file",
     "strip_bom",
     "text_lines",

@@ -25,6 +25,7 @@ from typing import IO, Any
 from ..errors import RagtriageError
 from ..paths import PathArg, as_path
 from ._open import DASH, kind_of
+from ._threads import room_for_a_thread
 
 
 class OutputError(RagtriageError):
@@ -283,11 +284,17 @@ def write_text(path: PathArg, text: str | Iterable[str | bytes | memoryview]) ->
     (copying a 1.8 GB report took ~3.7 s on the 2-core machine). Every `_FLUSH_EVERY`
     bytes, what was written so far is handed to the disk by another thread; the final
     `fsync` then finds little left to write (a 1.8 GB report waited ~2.4 s for it, after its
-    last piece was made). Those threads' errors are raised here (`OutputError`).
+    last piece was made). Those threads' errors are raised here (`OutputError`). Near the
+    address-space bound (`room_for_a_thread`) the pieces are written here, without a thread.
     """
     if isinstance(text, str):
         with atomic_output(path) as handle:
             handle.write(text)
+        return
+    if not room_for_a_thread():  # near `ulimit -v`: the pieces are written here
+        with atomic_output(path, "wb") as handle:
+            for piece in text:
+                handle.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
         return
     with atomic_output(path, "wb") as handle:
         writer = _Writer(handle)
@@ -340,7 +347,9 @@ class _Writer(threading.Thread):
                 # Text UTF-8 cannot encode (a lone surrogate) raises here, as a text file would.
                 data = piece.encode("utf-8") if isinstance(piece, str) else piece
                 since += self.handle.write(data)
-                if since >= _FLUSH_EVERY and (flush is None or not flush.is_alive()):
+                if since >= _FLUSH_EVERY and (flush is None or not flush.is_alive()) and (
+                    room_for_a_thread()
+                ):
                     _Flush.check(flush)
                     self.handle.flush()
                     flush, since = _Flush(self.handle.fileno()), 0

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._console import visible
 from ..errors import InputError, Problem, ProblemCollector, counted, did_you_mean, found_text
-from ..fileio import open_input, parse_json, text_lines
+from ..fileio import open_input, parse_json, room_for_a_thread, text_lines
 from ..paths import PathArg, as_path
 
 if TYPE_CHECKING:  # pydantic is imported by the functions that validate (not by hashing)
@@ -78,6 +78,8 @@ def file_sha256_later(paths: Sequence[PathArg]) -> Callable[[], list[str]]:
     so that hashing overlaps other work; the call returned waits for it. A file that could
     not be hashed there is hashed again by that call, which raises what `file_sha256` does."""
     found: list[str] = []
+    if not room_for_a_thread():  # near `ulimit -v`: hashed when asked, by the caller
+        return lambda: [file_sha256(path) for path in paths]
 
     def run() -> None:
         with contextlib.suppress(Exception):
