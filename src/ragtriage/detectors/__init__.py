@@ -51,7 +51,6 @@ if TYPE_CHECKING:
         is_stale as is_stale,
         item_text as item_text,
         label_context_hash as label_context_hash,
-        masked_item_text as masked_item_text,
         recorded_texts as recorded_texts,
         self_labelling_problems as self_labelling_problems,
         sent_texts as sent_texts,
@@ -85,6 +84,7 @@ if TYPE_CHECKING:
         load_sensitive_config as load_sensitive_config,
         mask_span as mask_span,
         mask_text as mask_text,
+        masked_item_text as masked_item_text,
         scan_view as scan_view,
         sensitive_labels as sensitive_labels,
     )
@@ -112,7 +112,7 @@ _LAZY = {
     ".labels_trust": (
         "SelfLabelling", "context_hash", "context_hash_of", "context_texts",
         "find_self_labelling", "fresh_labels", "is_stale", "item_text", "label_context_hash",
-        "masked_item_text", "recorded_texts", "self_labelling_problems", "sent_texts", "texts_of",
+        "recorded_texts", "self_labelling_problems", "sent_texts", "texts_of",
     ),
     ".normalise": ("MappedText", "fold", "instruction_texts", "instruction_views", "matching_form"),
     ".permissions": (
@@ -122,8 +122,8 @@ _LAZY = {
     ".sensitive": (
         "DEFAULT_SENSITIVE_RULES", "ContextFindings", "SensitiveConfig", "SensitiveDetector",
         "SensitiveFinding", "SensitiveScan", "bundled_sensitive_config", "default_sensitive_config",
-        "find_sensitive", "load_sensitive_config", "mask_span", "mask_text", "scan_view",
-        "sensitive_labels",
+        "find_sensitive", "load_sensitive_config", "mask_span", "mask_text", "masked_item_text",
+        "scan_view", "sensitive_labels",
     ),
     ".view": ("NO_FLAGS", "ClaimRead", "DetectorView", "StageFlags", "stage_items"),
 }

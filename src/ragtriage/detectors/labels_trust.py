@@ -25,7 +25,6 @@ from ..errors import Problem
 from ..fileio import content_hash
 from ..loading import LabelPlace, SnapshotIndex
 from ..schemas import ClaimLabel, FactLabel, QuestionResult, Run, claim_ids
-from .sensitive import mask_span, mask_text
 
 
 def item_text(item_id: str, index: SnapshotIndex) -> str | None:
@@ -38,17 +37,6 @@ def item_text(item_id: str, index: SnapshotIndex) -> str | None:
         return None if doc is None else doc.text[chunk.start : chunk.end]
     doc = index.documents.get(item_id)
     return None if doc is None else doc.text
-
-
-def masked_item_text(item_id: str, text: str, index: SnapshotIndex) -> str:
-    """`text`, shown for a document or chunk ID, masked (`mask_text`); a chunk's text that is
-    its span of its document is masked as a part of the document (`mask_span`), so that a
-    value a chunk boundary cuts is masked in both chunks."""
-    chunk = index.chunks.get(item_id)
-    doc = None if chunk is None else index.documents.get(chunk.document_id)
-    if chunk is not None and doc is not None and doc.text[chunk.start : chunk.end] == text:
-        return mask_span(doc.text, chunk.start, chunk.end)
-    return mask_text(text)
 
 
 def recorded_texts(context: Iterable[Mapping[str, Any]] | None) -> dict[str, str]:

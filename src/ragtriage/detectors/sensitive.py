@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..errors import InputError, Problem
 from ..paths import PathArg, as_optional_path
@@ -34,6 +34,9 @@ from ._rulefiles import (
 from .checksums import CHECKERS, CHECKSUMS, Checksum
 from .normalise import matching_form, matching_text
 from .view import DetectorView
+
+if TYPE_CHECKING:
+    from ..loading import SnapshotIndex
 
 DEFAULT_SENSITIVE_RULES = "sensitive-v3"
 """The bundled detector set used when none is named."""
@@ -324,6 +327,17 @@ def mask_span(text: str, start: int, end: int, config: SensitiveConfig | None = 
         last = min(finding.end, end)
     parts.append(text[last:end])
     return "".join(parts)
+
+
+def masked_item_text(item_id: str, text: str, index: SnapshotIndex) -> str:
+    """`text`, shown for a document or chunk ID, masked (`mask_text`); a chunk's text that is
+    its span of its document is masked as a part of the document (`mask_span`), so that a
+    value a chunk boundary cuts is masked in both chunks."""
+    chunk = index.chunks.get(item_id)
+    doc = None if chunk is None else index.documents.get(chunk.document_id)
+    if chunk is not None and doc is not None and doc.text[chunk.start : chunk.end] == text:
+        return mask_span(doc.text, chunk.start, chunk.end)
+    return mask_text(text)
 
 
 @dataclass(frozen=True)
