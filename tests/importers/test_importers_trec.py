@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from ragtriage.cli import cli
 from ragtriage.errors import InputError
@@ -245,19 +245,26 @@ def test_run_questions_the_qrels_do_not_judge_are_refused(tmp_path: Path) -> Non
     ]
 
 
+def _export_example(tmp_path: Path) -> tuple[Path, Path, Result]:
+    """`export trec` of the bundled example's set and baseline run: the qrels, the run file
+    (`baseline.run`) and how the command ended."""
+    from ragtriage.example import example_paths
+
+    evalset, run = example_paths().evalset, example_paths().runs[0]
+    qrels, trec_run = tmp_path / "q.qrels", tmp_path / "baseline.run"
+    result = CliRunner().invoke(cli, [
+        "export", "trec", str(evalset), "--qrels-out", str(qrels),
+        "--run", str(run), "--run-out", str(trec_run),
+    ])
+    return qrels, trec_run, result
+
+
 def test_with_allow_extra_the_run_questions_the_qrels_do_not_judge_are_left_out_and_named(
     tmp_path: Path,
 ) -> None:
     # Before: refused whatever was asked, so the pair `export trec` writes for a set with
     # questions without required evidence could not be imported back.
-    from ragtriage.example import example_paths
-
-    evalset, run = example_paths().evalset, example_paths().runs[0]
-    qrels, trec_run = tmp_path / "q.qrels", tmp_path / "baseline.run"
-    exported = CliRunner().invoke(cli, [
-        "export", "trec", str(evalset), "--qrels-out", str(qrels),
-        "--run", str(run), "--run-out", str(trec_run),
-    ])
+    qrels, trec_run, exported = _export_example(tmp_path)
     assert exported.exit_code == 0, exported.output
     out = tmp_path / "native"
     args = ["import", "trec", "--qrels", str(qrels), "--trec-run", str(trec_run), "-o", str(out)]
@@ -325,14 +332,7 @@ def test_ids_holding_control_characters_are_refused_not_a_traceback(tmp_path: Pa
 def test_export_names_the_questions_its_qrels_leave_out(tmp_path: Path) -> None:
     """Questions without required evidence have no line in TREC qrels: the export says which,
     and how `trec-eval` then scores a run that ranks them; the exported pair scores so."""
-    from ragtriage.example import example_paths
-
-    evalset, run = example_paths().evalset, example_paths().runs[0]
-    qrels, trec_run = tmp_path / "q.qrels", tmp_path / "r.run"
-    result = CliRunner().invoke(cli, [
-        "export", "trec", str(evalset), "--qrels-out", str(qrels),
-        "--run", str(run), "--run-out", str(trec_run),
-    ])
+    qrels, trec_run, result = _export_example(tmp_path)
     assert (result.exit_code, result.stdout) == (0, "")
     # The holdout question sso (no required evidence either) is left out as the holdout.
     assert result.stderr == (
